@@ -1,0 +1,2 @@
+// Column block codec exports (see assembly/README.md, section Codecs).
+export {};

@@ -1,0 +1,2 @@
+// Line-protocol scanner exports (see assembly/README.md, section Line protocol).
+export {};

@@ -1,0 +1,90 @@
+// The three kinds of errors (STYLE.md §13): user errors from one catalog of code, status and
+// message; bugs (an Error whose message starts with "BUG:", answered as a plain 500); and
+// corrupt data (CorruptionError, naming the file, the offset and the check that failed).
+// Runtime-agnostic: the engine, storage and ingest throw these; host/server maps them to HTTP.
+
+/**
+ * Every user-facing error: its six-digit code (CnosDB's scheme: 2-digit module, 4-digit number;
+ * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only; the README
+ * lists them all (a test checks it).
+ */
+export const ERRORS = {
+  // 00 general
+  internal: { code: '000001', status: 500, title: 'internal error' },
+  unavailable: { code: '000003', status: 503, title: 'service unavailable' },
+  // 01 query
+  sqlPlan: { code: '010001', status: 422, title: 'planning error' },
+  privilege: { code: '010004', status: 422, title: 'insufficient privileges' },
+  notImplemented: { code: '010005', status: 422, title: 'not implemented' },
+  sqlParse: { code: '010009', status: 422, title: 'SQL parse error' },
+  queryTimeout: { code: '010010', status: 500, title: 'query timeout' },
+  queryMemory: { code: '010011', status: 422, title: 'query memory limit exceeded' },
+  sqlExecute: { code: '010012', status: 422, title: 'query execution error' },
+  multiStatement: { code: '010013', status: 422, title: 'several statements' },
+  auth: { code: '010016', status: 401, title: 'authentication failed' },
+  // 02 storage
+  schemaConflict: { code: '020010', status: 422, title: 'schema conflict' },
+  pointExpired: { code: '020011', status: 422, title: 'point older than the retention period' },
+  timestampOverflow: { code: '020012', status: 422, title: 'timestamp out of range' },
+  corruptData: { code: '020013', status: 500, title: 'corrupt data' },
+  // 03 meta
+  tenantNotFound: { code: '030010', status: 422, title: 'tenant not found' },
+  databaseExists: { code: '030016', status: 422, title: 'database already exists' },
+  databaseNotFound: { code: '030017', status: 422, title: 'database not found' },
+  tableExists: { code: '030018', status: 422, title: 'table already exists' },
+  tableNotFound: { code: '030019', status: 422, title: 'table not found' },
+  limitReached: { code: '030024', status: 429, title: 'limit reached' },
+  // 04 http
+  badParameter: { code: '040001', status: 400, title: 'bad query parameter' },
+  lineProtocol: { code: '040004', status: 400, title: 'line protocol parse error' },
+  badHeader: { code: '040005', status: 400, title: 'bad header' },
+  openTsdbText: { code: '040010', status: 400, title: 'OpenTSDB text parse error' },
+  openTsdbJson: { code: '040011', status: 400, title: 'OpenTSDB JSON parse error' },
+  bodyDecode: { code: '040013', status: 400, title: 'request body decode error' },
+  bodyTooLarge: { code: '040014', status: 413, title: 'request body too large' },
+  logParse: { code: '040016', status: 400, title: 'log parse error' },
+  protobuf: { code: '040017', status: 400, title: 'protobuf body decode error' },
+} as const satisfies Record<string, { code: string; status: number; title: string }>;
+
+export type ErrorKind = keyof typeof ERRORS;
+
+/** An error caused by the request, reported to the client with its catalog code and status. */
+export class UserError extends Error {
+  override readonly name = 'UserError';
+  readonly kind: ErrorKind;
+  /** Seconds for Retry-After (429 and 503). */
+  readonly retryAfterS: number | undefined;
+
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterS?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.retryAfterS = options?.retryAfterS;
+  }
+
+  get code(): string {
+    return ERRORS[this.kind].code;
+  }
+
+  get status(): number {
+    return ERRORS[this.kind].status;
+  }
+}
+
+/** Stored or logged data failed a check (Prometheus wlog.CorruptionErr). */
+export class CorruptionError extends Error {
+  override readonly name = 'CorruptionError';
+
+  constructor(
+    readonly source: string,
+    readonly offset: number,
+    readonly check: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`corrupt ${source} at offset ${offset}: ${check}`, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** Marks a broken invariant: the message starts with "BUG:" and the client gets a plain 500. */
+export function bug(message: string): Error {
+  return new Error(`BUG: ${message}`);
+}

@@ -1,0 +1,274 @@
+// The write batch: the columnar unit of ingest, laid out in host/storage/FORMAT.md §1.
+// The reader builds zero-copy typed-array views, so a batch read from Wasm memory is only valid
+// until the next call into the scanner; copy the bytes first if it must live longer.
+
+import { CorruptionError } from './errors.js';
+
+export const BATCH_MAGIC = 0x31425753; // "SWB1"
+
+/** Column kinds and value types as numbered on disk (append-only). */
+export const ColumnKind = { Tag: 1, Field: 2 } as const;
+export type ColumnKind = (typeof ColumnKind)[keyof typeof ColumnKind];
+
+export const ValueType = { Tag: 0, Double: 1, BigInt: 2, Unsigned: 3, Boolean: 4, String: 5 } as const;
+export type ValueType = (typeof ValueType)[keyof typeof ValueType];
+export type FieldType = Exclude<ValueType, 0>;
+
+/** SQL names of the value types, as CnosDB prints them. */
+export const VALUE_TYPE_NAMES: Record<ValueType, string> = {
+  0: 'TAG',
+  1: 'DOUBLE',
+  2: 'BIGINT',
+  3: 'BIGINT UNSIGNED',
+  4: 'BOOLEAN',
+  5: 'STRING',
+};
+
+export interface BatchStrings {
+  /** rowCount + 1 offsets into `bytes`. */
+  offsets: Uint32Array;
+  bytes: Uint8Array;
+}
+
+export interface BatchColumn {
+  name: string;
+  kind: ColumnKind;
+  type: ValueType;
+  /** 1 = present, per row; undefined when every row is present (and for tags). */
+  validity?: Uint8Array;
+  /** DOUBLE: Float64Array, BIGINT: BigInt64Array, BIGINT UNSIGNED: BigUint64Array, BOOLEAN: Uint8Array. */
+  values?: Float64Array | BigInt64Array | BigUint64Array | Uint8Array;
+  strings?: BatchStrings;
+}
+
+export interface BatchSeries {
+  /** Canonical series key (FORMAT.md §1). */
+  key: string;
+  /** First row of this series in the table's row order. */
+  rowStart: number;
+  rowCount: number;
+  minTs: bigint;
+  maxTs: bigint;
+  /** Timestamps are non-decreasing within the series. */
+  sorted: boolean;
+  /** [column index, value], by increasing column name. */
+  tags: Array<[number, string]>;
+}
+
+export interface BatchTable {
+  name: string;
+  rowCount: number;
+  columns: BatchColumn[];
+  series: BatchSeries[];
+  timestamps: BigInt64Array;
+}
+
+export interface WriteBatch {
+  rowCount: number;
+  tables: BatchTable[];
+  /** The encoded bytes the views point into. */
+  bytes: Uint8Array;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const pad8 = (n: number): number => (n + 7) & ~7;
+
+/**
+ * Decodes and validates a write batch. Throws CorruptionError on any inconsistency; never reads
+ * outside `bytes`. `bytes.byteOffset` must be a multiple of 8 (copy into a fresh Uint8Array
+ * otherwise); `source` names the origin in error messages.
+ */
+export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): WriteBatch {
+  const fail = (offset: number, what: string): never => {
+    throw new CorruptionError(source, offset, what);
+  };
+  if (bytes.byteOffset % 8 !== 0) fail(0, `buffer not 8-byte aligned (byteOffset ${bytes.byteOffset})`);
+  if (bytes.length < 16) fail(0, `too short; got ${bytes.length} bytes, want at least 16`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = dv.getUint32(0, true);
+  if (magic !== BATCH_MAGIC) fail(0, `bad magic 0x${magic.toString(16)}, want 0x${BATCH_MAGIC.toString(16)}`);
+  const byteLength = dv.getUint32(4, true);
+  if (byteLength !== bytes.length) fail(4, `byteLength ${byteLength} does not match buffer length ${bytes.length}`);
+  const tableCount = dv.getUint32(8, true);
+  const rowCount = dv.getUint32(12, true);
+  const tables: BatchTable[] = [];
+  let pos = 16;
+  let rowsSeen = 0;
+
+  const need = (at: number, n: number, what: string): void => {
+    if (n < 0 || at + n > byteLength) fail(at, `${what}: need ${n} bytes, ${byteLength - at} left`);
+  };
+  const text = (at: number, n: number, what: string): string => {
+    need(at, n, what);
+    try {
+      return utf8.decode(bytes.subarray(at, at + n));
+    } catch {
+      return fail(at, `${what}: invalid UTF-8`);
+    }
+  };
+
+  for (let t = 0; t < tableCount; t++) {
+    const start = pos;
+    need(pos, 16, 'table header');
+    const blockLength = dv.getUint32(pos, true);
+    if (blockLength % 8 !== 0 || blockLength < 16) fail(pos, `table block length ${blockLength} not a multiple of 8`);
+    need(pos, blockLength, 'table block');
+    const end = pos + blockLength;
+    const tRows = dv.getUint32(pos + 4, true);
+    const seriesCount = dv.getUint32(pos + 8, true);
+    const columnCount = dv.getUint16(pos + 12, true);
+    const nameLength = dv.getUint16(pos + 14, true);
+    pos += 16;
+    if (nameLength === 0) fail(pos, 'empty table name');
+    const name = text(pos, nameLength, 'table name');
+    pos += nameLength;
+
+    const columns: BatchColumn[] = [];
+    const names = new Set<string>();
+    for (let c = 0; c < columnCount; c++) {
+      need(pos, 6, 'column descriptor');
+      const kind = dv.getUint8(pos);
+      const type = dv.getUint8(pos + 1);
+      const flags = dv.getUint8(pos + 2);
+      const len = dv.getUint16(pos + 4, true);
+      pos += 6;
+      if (kind !== ColumnKind.Tag && kind !== ColumnKind.Field) fail(pos - 6, `bad column kind ${kind}`);
+      if (kind === ColumnKind.Tag ? type !== 0 : type < 1 || type > 5) fail(pos - 5, `bad column type ${type} for kind ${kind}`);
+      if (len === 0) fail(pos, 'empty column name');
+      const cname = text(pos, len, 'column name');
+      pos += len;
+      if (cname === 'time' || names.has(cname)) fail(pos - len, `duplicate or reserved column name '${cname}'`);
+      names.add(cname);
+      columns.push({ name: cname, kind: kind as ColumnKind, type: type as ValueType, validity: flags & 1 ? new Uint8Array(0) : undefined });
+    }
+    pos = pad8(pos);
+
+    const series: BatchSeries[] = [];
+    let rowStart = 0;
+    for (let s = 0; s < seriesCount; s++) {
+      need(pos, 32, 'series descriptor');
+      const minTs = dv.getBigInt64(pos, true);
+      const maxTs = dv.getBigInt64(pos + 8, true);
+      const sRows = dv.getUint32(pos + 16, true);
+      const sflags = dv.getUint8(pos + 20);
+      const tagCount = dv.getUint16(pos + 22, true);
+      const keyLength = dv.getUint32(pos + 24, true);
+      pos += 28;
+      if (minTs > maxTs) fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
+      const key = text(pos, keyLength, 'series key');
+      pos += keyLength;
+      const tags: Array<[number, string]> = [];
+      let prevName: string | undefined;
+      for (let k = 0; k < tagCount; k++) {
+        need(pos, 8, 'series tag');
+        const ci = dv.getUint16(pos, true);
+        const vlen = dv.getUint32(pos + 4, true);
+        pos += 8;
+        const col = columns[ci];
+        if (col === undefined || col.kind !== ColumnKind.Tag) fail(pos - 8, `series tag refers to column ${ci}, not a tag`);
+        if (prevName !== undefined && !(compareBytes(prevName, col!.name) < 0)) fail(pos - 8, 'series tags not sorted by name');
+        prevName = col!.name;
+        tags.push([ci, text(pos, vlen, 'tag value')]);
+        pos += vlen;
+      }
+      pos = pad8(pos);
+      series.push({ key, rowStart, rowCount: sRows, minTs, maxTs, sorted: (sflags & 1) !== 0, tags });
+      rowStart += sRows;
+    }
+    if (rowStart !== tRows) fail(pos, `series rows sum to ${rowStart}, table has ${tRows}`);
+
+    need(pos, tRows * 8, 'timestamps');
+    const timestamps = new BigInt64Array(bytes.buffer, bytes.byteOffset + pos, tRows);
+    pos += tRows * 8;
+
+    for (const col of columns) {
+      if (col.kind !== ColumnKind.Field) continue;
+      if (col.validity) {
+        need(pos, tRows, 'validity');
+        col.validity = bytes.subarray(pos, pos + tRows);
+        pos = pad8(pos + tRows);
+      }
+      const at = bytes.byteOffset + pos;
+      switch (col.type) {
+        case ValueType.Double:
+          need(pos, tRows * 8, 'DOUBLE values');
+          col.values = new Float64Array(bytes.buffer, at, tRows);
+          pos += tRows * 8;
+          break;
+        case ValueType.BigInt:
+          need(pos, tRows * 8, 'BIGINT values');
+          col.values = new BigInt64Array(bytes.buffer, at, tRows);
+          pos += tRows * 8;
+          break;
+        case ValueType.Unsigned:
+          need(pos, tRows * 8, 'BIGINT UNSIGNED values');
+          col.values = new BigUint64Array(bytes.buffer, at, tRows);
+          pos += tRows * 8;
+          break;
+        case ValueType.Boolean:
+          need(pos, tRows, 'BOOLEAN values');
+          col.values = bytes.subarray(pos, pos + tRows);
+          pos = pad8(pos + tRows);
+          break;
+        case ValueType.String: {
+          need(pos, (tRows + 1) * 4, 'STRING offsets');
+          const offsets = new Uint32Array(bytes.buffer, at, tRows + 1);
+          pos = pad8(pos + (tRows + 1) * 4);
+          const total = offsets[tRows]!;
+          if (offsets[0] !== 0) fail(pos, 'STRING offsets do not start at 0');
+          for (let i = 0; i < tRows; i++) if (offsets[i]! > offsets[i + 1]!) fail(pos, `STRING offsets decrease at row ${i}`);
+          need(pos, total, 'STRING bytes');
+          col.strings = { offsets, bytes: bytes.subarray(pos, pos + total) };
+          pos = pad8(pos + total);
+          break;
+        }
+      }
+    }
+    if (pos !== end) fail(pos, `table block '${name}' has ${end - pos} unexpected trailing bytes`);
+    tables.push({ name, rowCount: tRows, columns, series, timestamps });
+    rowsSeen += tRows;
+    pos = end;
+    if (start === pos) fail(pos, 'empty table block');
+  }
+  if (pos !== byteLength) fail(pos, `unexpected tail of ${byteLength - pos} bytes after the last table`);
+  if (rowsSeen !== rowCount) fail(12, `tables hold ${rowsSeen} rows, header says ${rowCount}`);
+  return { rowCount, tables, bytes };
+}
+
+/** Decodes row `i` of a STRING column. */
+export function batchString(strings: BatchStrings, i: number): string {
+  return utf8.decode(strings.bytes.subarray(strings.offsets[i]!, strings.offsets[i + 1]!));
+}
+
+/**
+ * Compares two strings by their UTF-8 bytes (the order of tags in a series key). UTF-8 byte
+ * order is code point order; UTF-16 code unit order differs from it only where a surrogate
+ * (a code point above U+FFFF) meets a unit in U+E000..U+FFFF, which is handled explicitly.
+ */
+export function compareBytes(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    const sa = ca >= 0xd800 && ca <= 0xdfff;
+    const sb = cb >= 0xd800 && cb <= 0xdfff;
+    if (sa !== sb) return sa ? 1 : -1;
+    return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+/** Escapes `\`, `,`, `=` and space with a backslash, as in the canonical series key. */
+export function escapeKeyPart(s: string): string {
+  return /[\\,= ]/.test(s) ? s.replace(/[\\,= ]/g, '\\$&') : s;
+}
+
+/** The canonical series key of a table and its tags (unsorted input is sorted here). */
+export function seriesKey(table: string, tags: ReadonlyArray<readonly [string, string]>): string {
+  let key = escapeKeyPart(table);
+  const sorted = tags.length > 1 ? [...tags].sort((x, y) => compareBytes(x[0], y[0])) : tags;
+  for (const [k, v] of sorted) key += ',' + escapeKeyPart(k) + '=' + escapeKeyPart(v);
+  return key;
+}

@@ -1,0 +1,29 @@
+// Runs once before the vitest suite: makes sure build/sundial.wasm and dist/ are current, so that
+// tests which spawn the real server (dist/host/cli/main.js) never run stale code.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('.ts')) t = Math.max(t, statSync(join(e.parentPath, e.name)).mtimeMs);
+  }
+  return t;
+}
+
+function mtime(file: string): number {
+  return existsSync(join(root, file)) ? statSync(join(root, file)).mtimeMs : 0;
+}
+
+export default function setup(): void {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  if (newest('assembly') > mtime('build/sundial.wasm') || mtime('asconfig.json') > mtime('build/sundial.wasm')) {
+    execFileSync(npm, ['run', '--silent', 'build:wasm'], { cwd: root, stdio: 'inherit' });
+  }
+  if (newest('host') > mtime('dist/.build-stamp')) {
+    execFileSync(npm, ['run', '--silent', 'build:ts'], { cwd: root, stdio: 'inherit' });
+  }
+}
