@@ -24,6 +24,12 @@ export default function setup(): void {
     execFileSync(npm, ['run', '--silent', 'build:wasm'], { cwd: root, stdio: 'inherit' });
   }
   if (newest('host') > mtime('dist/.build-stamp')) {
-    execFileSync(npm, ['run', '--silent', 'build:ts'], { cwd: root, stdio: 'inherit' });
+    try {
+      execFileSync(npm, ['run', '--silent', 'build:ts'], { cwd: root, stdio: 'inherit' });
+    } catch {
+      // tsc still emits JavaScript on type errors, and `npm test` typechecks separately; tests
+      // that spawn the server then show what is broken at run time.
+      process.stderr.write('global-setup: tsc reported errors (see above); continuing with the emitted JavaScript\n');
+    }
   }
 }

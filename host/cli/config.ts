@@ -1,0 +1,157 @@
+// Server settings from four sources, later ones overriding earlier ones: built-in defaults, a
+// TOML file (--config), SUNDIAL_* environment variables, command-line flags. Every setting is
+// declared once in SETTINGS (the README's table is checked against it by a test); a bad value
+// fails at startup naming the setting and the source it came from.
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
+
+type Kind = 'string' | 'int' | 'bytes' | 'duration' | 'bool' | 'level';
+
+interface SettingSpec {
+  /** Dotted TOML path, e.g. "server.port". */
+  key: string;
+  kind: Kind;
+  default: string | number | boolean;
+  doc: string;
+}
+
+/** Every setting; env name = SUNDIAL_ + last path segment upper-cased; flag = --last-segment. */
+export const SETTINGS = [
+  { key: 'server.host', kind: 'string', default: '127.0.0.1', doc: 'Address to listen on. A non-loopback address needs a root password.' },
+  { key: 'server.port', kind: 'int', default: 8902, doc: 'TCP port (0 picks a free one and logs it).' },
+  { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
+  { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
+  { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
+  { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },
+  { key: 'limits.max_inflight_write_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Decompressed write bytes being processed at once (429 beyond).' },
+  { key: 'limits.max_concurrent_queries', kind: 'int', default: 64, doc: 'SQL requests running at once (429 beyond).' },
+  { key: 'limits.query_timeout', kind: 'duration', default: 600_000, doc: 'A query running longer fails with 500 `010010`.' },
+  { key: 'limits.query_memory_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Memory one query may hold (422 `010011` beyond).' },
+  { key: 'storage.memtable_bytes', kind: 'bytes', default: 256 * 1024 * 1024, doc: 'In-memory data across databases before writes get 429.' },
+  { key: 'storage.wal_segment_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Size at which a WAL segment file is closed and a new one started.' },
+  { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
+  { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
+] as const satisfies readonly SettingSpec[];
+
+type SettingKey = (typeof SETTINGS)[number]['key'];
+type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'bool' ? boolean : string;
+type Shape = { [S in (typeof SETTINGS)[number] as S['key']]: ValueOf<S['kind']> };
+
+/** Resolved settings, keyed by dotted path. Sizes are bytes, durations milliseconds. */
+export type Config = Readonly<Shape>;
+
+export const envName = (key: string): string => 'SUNDIAL_' + key.slice(key.lastIndexOf('.') + 1).toUpperCase();
+export const flagName = (key: string): string => key.slice(key.lastIndexOf('.') + 1).replaceAll('_', '-');
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const SIZE_UNITS: Record<string, number> = {
+  '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9,
+  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3,
+};
+const TIME_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean {
+  const bad = (want: string): never => {
+    throw new ConfigError(`invalid ${spec.key} from ${source}: ${JSON.stringify(raw)} (want ${want})`);
+  };
+  switch (spec.kind) {
+    case 'string':
+      return typeof raw === 'string' ? raw : bad('a string');
+    case 'level':
+      return typeof raw === 'string' && LEVELS.includes(raw) ? raw : bad(LEVELS.join(', '));
+    case 'bool':
+      if (typeof raw === 'boolean') return raw;
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      return bad('true or false');
+    case 'int': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+      return Number.isSafeInteger(n) && n >= 0 ? n : bad('a non-negative integer');
+    }
+    case 'bytes': {
+      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? raw : bad('a positive number of bytes');
+      const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
+      const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+      return m && unit !== undefined && Number(m[1]) > 0 ? Math.round(Number(m[1]) * unit) : bad('bytes like 1048576, "64MiB" or "500MB"');
+    }
+    case 'duration': {
+      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? raw : bad('positive milliseconds');
+      const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw) : null;
+      return m && Number(m[1]) > 0 ? Math.round(Number(m[1]) * TIME_UNITS[m[2] ?? 'ms']!) : bad('a duration like 30000, "30s" or "10m"');
+    }
+  }
+}
+
+function lookup(tree: Record<string, unknown>, key: string): unknown {
+  let node: unknown = tree;
+  for (const part of key.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/** Keys present in the TOML file that no setting declares (typos must not pass silently). */
+function unknownKeys(tree: Record<string, unknown>, prefix = ''): string[] {
+  const known = new Set<string>(SETTINGS.map((s) => s.key));
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(tree)) {
+    const path = prefix + k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !known.has(path)) out.push(...unknownKeys(v as Record<string, unknown>, path + '.'));
+    else if (!known.has(path)) out.push(path);
+  }
+  return out;
+}
+
+export interface LoadOptions {
+  argv?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+/** Resolves the configuration. Throws ConfigError naming the setting and source on bad input. */
+export function loadConfig({ argv = process.argv.slice(2), env = process.env }: LoadOptions = {}): Config {
+  const options: Record<string, { type: 'string' }> = { config: { type: 'string' } };
+  for (const s of SETTINGS) options[flagName(s.key)] = { type: 'string' };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  const flags = parsed.values as Record<string, string | undefined>;
+
+  let file: Record<string, unknown> = {};
+  const configPath = flags.config ?? env.SUNDIAL_CONFIG;
+  if (configPath !== undefined) {
+    try {
+      file = parseToml(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${configPath}: ${(e as Error).message}`);
+    }
+    const unknown = unknownKeys(file);
+    if (unknown.length > 0) throw new ConfigError(`unknown setting(s) in ${configPath}: ${unknown.join(', ')}`);
+  }
+
+  const out: Record<string, string | number | boolean> = {};
+  for (const spec of SETTINGS as readonly SettingSpec[]) {
+    let value = spec.default;
+    const fromFile = lookup(file, spec.key);
+    if (fromFile !== undefined) value = convert(spec, fromFile, `config file ${configPath}`);
+    const fromEnv = env[envName(spec.key)];
+    if (fromEnv !== undefined) value = convert(spec, fromEnv, `environment variable ${envName(spec.key)}`);
+    const fromFlag = flags[flagName(spec.key)];
+    if (fromFlag !== undefined) value = convert(spec, fromFlag, `flag --${flagName(spec.key)}`);
+    out[spec.key] = value;
+  }
+  if ((out['server.port'] as number) > 65535) throw new ConfigError(`invalid server.port: ${out['server.port']} (want 0-65535)`);
+  return out as Config;
+}
+
+export type { SettingKey };

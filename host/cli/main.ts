@@ -1,0 +1,98 @@
+// The `sundial` command: resolve the configuration, load the Wasm core, listen at once (503 while
+// the WAL replays), open the storage, serve; on SIGINT/SIGTERM stop accepting, finish in-flight
+// requests, sync the WALs and exit 0.
+
+import { resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { Core } from '../core/wasm.js';
+import { LineProtocolScanner } from '../ingest/line-protocol.js';
+import { Authenticator } from '../server/auth.js';
+import { Budget } from '../server/limits.js';
+import { hashPassword, verifyPassword } from '../server/password.js';
+import { SundialServer } from '../server/server.js';
+import { Storage } from '../storage/storage.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { coreWasmBytes, packageVersion } from './package-info.js';
+
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`sundial: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = pino({ level: config['log.log_level'], base: { pid: process.pid } });
+  const version = packageVersion();
+  const dataDir = resolve(config['storage.data_dir']);
+
+  const core = await Core.load(coreWasmBytes());
+  const storage = await Storage.open({
+    dataDir,
+    logger,
+    rootPasswordHash: await hashPassword(config['auth.root_password']),
+    memtableBytes: config['storage.memtable_bytes'],
+    walSegmentBytes: config['storage.wal_segment_bytes'],
+    walSync: config['storage.wal_sync'],
+  });
+  const root = storage.catalog.users.get('root');
+  if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
+    logger.fatal({ host: config['server.host'] }, 'refusing to listen on a non-loopback address while the root password is empty; set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1');
+    process.exit(2);
+  }
+
+  const server = new SundialServer(config, logger, version);
+  const url = await server.listen();
+  logger.info({ url, dataDir, version }, 'listening');
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await server.stop(SHUTDOWN_TIMEOUT_MS);
+      await storage.close();
+      logger.info('stopped');
+      logger.flush();
+      process.exit(0);
+    } catch (err) {
+      logger.fatal({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const started = Date.now();
+  await storage.recover();
+  server.ready({
+    core,
+    storage,
+    authenticator: new Authenticator(storage.catalog),
+    lineProtocol: new LineProtocolScanner(core, { windowBytes: config['ingest.scan_window_bytes'] }),
+    writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
+    queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
+    nowMs: Date.now,
+  });
+  logger.info({ recoveryMs: Date.now() - started }, 'ready');
+}
+
+main().catch((err: unknown) => {
+  const logger: Logger = pino();
+  logger.fatal({ err }, 'startup failed');
+  logger.flush();
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+// Timestamp units: a request's precision (ns, us, ms, s) and a database's (NS, US, MS), and the
+// exact integer conversion between them (multiply, or divide truncating toward zero as CnosDB).
+
+export type TimeUnit = 'ns' | 'us' | 'ms' | 's';
+
+export const NANOS_PER: Readonly<Record<TimeUnit, bigint>> = { ns: 1n, us: 1000n, ms: 1_000_000n, s: 1_000_000_000n };
+
+export interface UnitConversion {
+  multiplier: bigint;
+  divisor: bigint;
+}
+
+/** The factors that turn a timestamp in `from` into one in `to`: ts * multiplier / divisor. */
+export function unitConversion(from: TimeUnit, to: TimeUnit): UnitConversion {
+  const f = NANOS_PER[from];
+  const t = NANOS_PER[to];
+  return f >= t ? { multiplier: f / t, divisor: 1n } : { multiplier: 1n, divisor: t / f };
+}
+
+/** The database precision ('NS', 'US', 'MS') as a unit. */
+export function dbUnit(precision: 'NS' | 'US' | 'MS'): TimeUnit {
+  return precision.toLowerCase() as TimeUnit;
+}
+
+/** `nowMs` (milliseconds since the epoch) truncated to `unit`, expressed in `unit`. */
+export function nowIn(unit: TimeUnit, nowMs: number): bigint {
+  const ns = BigInt(Math.trunc(nowMs)) * 1_000_000n;
+  return ns / NANOS_PER[unit];
+}

@@ -1,0 +1,65 @@
+// HTTP Basic authentication against the catalog's users. Every failure is the same 401 (missing
+// or malformed header, unknown user, wrong password), and an unknown user costs the same scrypt
+// time as a wrong password. A cache keyed by a SHA-256 of the credentials spares the hot write
+// path one scrypt per request; it is keyed on the stored hash too, so a password change
+// invalidates it.
+
+import { createHash } from 'node:crypto';
+import { UserError } from '../core/errors.js';
+import type { Catalog, UserDef } from '../storage/catalog.js';
+import { DUMMY_HASH_PROMISE, verifyPassword } from './password.js';
+
+const CACHE_LIMIT = 10_000;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+/** Parses `Authorization: Basic base64(user:password)`; the password may be empty or hold ':'. */
+export function parseBasic(header: string | undefined): Credentials {
+  if (header === undefined || header === '') throw new UserError('auth', 'missing Authorization header (want Basic credentials)');
+  const space = header.indexOf(' ');
+  const scheme = space < 0 ? header : header.slice(0, space);
+  if (scheme.toLowerCase() !== 'basic') throw new UserError('auth', `unsupported authorization scheme '${scheme.slice(0, 20)}', want Basic`);
+  const b64 = header.slice(space + 1).trim();
+  if (b64.length % 4 !== 0 || !BASE64.test(b64)) throw new UserError('auth', 'malformed Basic credentials: not base64');
+  let text: string;
+  try {
+    text = utf8.decode(Buffer.from(b64, 'base64'));
+  } catch {
+    throw new UserError('auth', 'malformed Basic credentials: not UTF-8');
+  }
+  const colon = text.indexOf(':');
+  if (colon < 0) throw new UserError('auth', "malformed Basic credentials: no ':' between user and password");
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+export class Authenticator {
+  readonly #catalog: Catalog;
+  /** credential digest -> the stored hash it was verified against */
+  readonly #cache = new Map<string, { user: string; passwordHash: string }>();
+
+  constructor(catalog: Catalog) {
+    this.#catalog = catalog;
+  }
+
+  /** Returns the user, or throws UserError('auth') for any failure. */
+  async authenticate(header: string | undefined): Promise<UserDef> {
+    const { user, password } = parseBasic(header);
+    const digest = createHash('sha256').update(user).update('\0').update(password).digest('base64');
+    const found = this.#catalog.users.get(user);
+    const cached = this.#cache.get(digest);
+    if (found !== undefined && cached !== undefined && cached.user === user && cached.passwordHash === found.passwordHash) return found;
+
+    const ok = await verifyPassword(password, found?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    if (!ok || found === undefined) {
+      throw new UserError('auth', `Access denied for user '${user}': username or password invalid`);
+    }
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+    this.#cache.set(digest, { user, passwordHash: found.passwordHash });
+    return found;
+  }
+}

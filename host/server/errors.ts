@@ -1,0 +1,69 @@
+// The one place where errors become HTTP responses (CONTRACT.md "Errors"). Write routes answer
+// with an empty body; every other route with {"error_code","error_message"} JSON. Both carry the
+// code and message in X-Sundial-Error-Code / X-Sundial-Error headers.
+
+import type { Boom } from '@hapi/boom';
+import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
+import type { Logger } from 'pino';
+import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
+
+/** How a route reports errors. */
+export type ErrorStyle = 'empty' | 'json';
+
+const MAX_HEADER_CHARS = 1000;
+
+/** Makes a message safe for an HTTP header: printable ASCII, non-ASCII escaped as \uXXXX. */
+export function headerSafe(message: string): string {
+  let out = '';
+  for (const ch of message) {
+    const c = ch.codePointAt(0)!;
+    if (c >= 0x20 && c < 0x7f) out += ch;
+    else if (c <= 0xffff) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += '\\u{' + c.toString(16) + '}';
+    if (out.length >= MAX_HEADER_CHARS) return out.slice(0, MAX_HEADER_CHARS - 3) + '...';
+  }
+  return out;
+}
+
+/** Classifies anything thrown while handling a request. */
+export function toUserError(err: unknown, logger: Logger, request: Request): UserError {
+  if (err instanceof UserError) return err;
+  const boom = err as Partial<Boom> & Error;
+  if (err instanceof CorruptionError) {
+    logger.error({ err, path: request.path }, 'corrupt data');
+    return new UserError('corruptData', err.message);
+  }
+  if (boom.isBoom && boom.output && !isBug(err)) {
+    const status = boom.output.statusCode;
+    const message = String(boom.output.payload?.message ?? boom.message);
+    if (status === 413) return new UserError('bodyTooLarge', message);
+    if (status === 415) return new UserError('badHeader', message);
+    if (status >= 400 && status < 500) return new UserError('badParameter', message);
+    if (status === 503) return new UserError('unavailable', message, { retryAfterS: 1 });
+  }
+  logger.error({ err, path: request.path, method: request.method }, 'internal error');
+  const text = err instanceof Error && err.message.startsWith('BUG:') ? err.message : 'internal error; see the server log';
+  return new UserError('internal', text);
+}
+
+function isBug(err: unknown): boolean {
+  // hapi boomifies errors thrown by handlers with status 500; keep them as internal errors.
+  const boom = err as Partial<Boom>;
+  return !!boom.isServer && !(err instanceof UserError);
+}
+
+/** Builds the response for `err` in the route's style. */
+export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorStyle): ResponseObject {
+  const res =
+    style === 'json'
+      ? h.response(JSON.stringify({ error_code: err.code, error_message: err.message })).type('application/json')
+      : h.response();
+  res.code(err.status);
+  res.header('X-Sundial-Error-Code', err.code);
+  res.header('X-Sundial-Error', headerSafe(err.message));
+  if (err.status === 401) res.header('WWW-Authenticate', 'Basic realm="sundial", charset="UTF-8"');
+  if (err.retryAfterS !== undefined) res.header('Retry-After', String(err.retryAfterS));
+  return res;
+}
+
+export { ERRORS };

@@ -1,0 +1,142 @@
+// The HTTP host: a hapi server with every route of CONTRACT.md under /api/v1, Basic auth,
+// response compression, one error mapping, and a lifecycle (starting -> ready -> stopping) in
+// which everything but ping answers 503 while the storage is not ready.
+
+import Hapi, { type Request, type ResponseToolkit, type ServerRoute } from '@hapi/hapi';
+import type { Logger } from 'pino';
+import { UserError } from '../core/errors.js';
+import type { Config } from '../cli/config.js';
+import type { UserDef } from '../storage/catalog.js';
+import { registerEncoders } from './compression.js';
+import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
+import { fallbackRoute } from './routes/fallback.js';
+import { pingRoutes } from './routes/ping.js';
+import { writeRoutes } from './routes/write.js';
+import type { Services } from './services.js';
+
+export type Phase = 'starting' | 'ready' | 'stopping';
+
+/** What route handlers see of the server. */
+export interface ServerContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly version: string;
+  phase(): Phase;
+  /** The services, or a 503 UserError while starting or stopping. */
+  services(): Services;
+}
+
+/** Per-route settings read by the server's extensions (route.options.plugins.sundial). */
+export interface RouteSettings {
+  /** Whether the route needs Basic credentials (default true). */
+  auth?: boolean;
+  /** How errors are reported: empty body (write routes) or JSON body. */
+  errors: ErrorStyle;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    sundial?: RouteSettings;
+  }
+  interface RequestApplicationState {
+    user?: UserDef;
+  }
+}
+
+export function settingsOf(request: Request): RouteSettings {
+  return request.route.settings.plugins?.sundial ?? { errors: 'json' };
+}
+
+/** The authenticated user of a request (set by the onPreAuth extension). */
+export function userOf(request: Request): UserDef {
+  const u = request.app.user;
+  if (u === undefined) throw new Error('BUG: route without authentication asked for the user');
+  return u;
+}
+
+export class SundialServer {
+  readonly hapi: Hapi.Server;
+  readonly #ctx: ServerContext;
+  #phase: Phase = 'starting';
+  #services: Services | undefined;
+
+  constructor(config: Config, logger: Logger, version: string) {
+    this.hapi = Hapi.server({
+      host: config['server.host'],
+      port: config['server.port'],
+      // Every response with a body is compressed when the client asks (CONTRACT.md).
+      compression: { minBytes: 1 },
+      mime: {
+        override: {
+          'text/csv': { compressible: true },
+          'text/tsv': { compressible: true },
+          'text/table': { compressible: true },
+          'application/nd-json': { compressible: true },
+          'application/x-ndjson': { compressible: true },
+          'application/ndjson': { compressible: true },
+        },
+      },
+      routes: { response: { emptyStatusCode: 200 } },
+      router: { isCaseSensitive: true, stripTrailingSlash: false },
+    });
+    const self = this;
+    this.#ctx = {
+      config,
+      logger,
+      version,
+      phase: () => self.#phase,
+      services: () => {
+        if (self.#phase !== 'ready' || self.#services === undefined) {
+          throw new UserError('unavailable', self.#phase === 'stopping' ? 'server is shutting down' : 'server is starting up', { retryAfterS: 1 });
+        }
+        return self.#services;
+      },
+    };
+    registerEncoders(this.hapi);
+    this.#extensions();
+    const routes: ServerRoute[] = [...pingRoutes(this.#ctx), ...writeRoutes(this.#ctx), fallbackRoute()];
+    this.hapi.route(routes);
+  }
+
+  get phase(): Phase {
+    return this.#phase;
+  }
+
+  /** Starts listening (in phase "starting": only ping answers). Returns the base URL. */
+  async listen(): Promise<string> {
+    await this.hapi.start();
+    return `http://${this.hapi.info.host.includes(':') ? `[${this.hapi.info.host}]` : this.hapi.info.host}:${this.hapi.info.port}`;
+  }
+
+  /** Makes the services available; the server is ready. */
+  ready(services: Services): void {
+    this.#services = services;
+    this.#phase = 'ready';
+  }
+
+  /** Stops accepting connections and waits for in-flight requests (up to `timeoutMs`). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.#phase = 'stopping';
+    await this.hapi.stop({ timeout: timeoutMs });
+  }
+
+  #extensions(): void {
+    const ctx = this.#ctx;
+
+    // Authenticate before the body is read: an unauthenticated 160 MiB upload costs nothing.
+    this.hapi.ext('onPreAuth', async (request: Request, h: ResponseToolkit) => {
+      if (settingsOf(request).auth === false) return h.continue;
+      const services = ctx.services();
+      request.app.user = await services.authenticator.authenticate(request.headers.authorization as string | undefined);
+      return h.continue;
+    });
+
+    this.hapi.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
+      const response = request.response;
+      if (!('isBoom' in response) || !response.isBoom) return h.continue;
+      const err = toUserError(response, ctx.logger, request);
+      if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
+      return errorResponse(h, err, settingsOf(request).errors);
+    });
+  }
+}

@@ -1,0 +1,20 @@
+// The long-lived objects route handlers use, created once the storage is open.
+
+import type { Core } from '../core/wasm.js';
+import type { LineProtocolScanner } from '../ingest/line-protocol.js';
+import type { Storage } from '../storage/storage.js';
+import type { Authenticator } from './auth.js';
+import type { Budget } from './limits.js';
+
+export interface Services {
+  core: Core;
+  storage: Storage;
+  authenticator: Authenticator;
+  lineProtocol: LineProtocolScanner;
+  /** Decompressed write bytes being processed. */
+  writeBytes: Budget;
+  /** SQL requests running. */
+  queries: Budget;
+  /** The clock in milliseconds since the epoch. */
+  nowMs: () => number;
+}

@@ -1,0 +1,160 @@
+// Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
+// write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
+// any point leaves either the old or the new document, never a mix.
+
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CorruptionError } from '../core/errors.js';
+import {
+  Catalog,
+  DEFAULT_DATABASE,
+  DEFAULT_DATABASE_OPTIONS,
+  DEFAULT_TENANT,
+  type ColumnDef,
+  type DatabaseDef,
+  type TableDef,
+  type TenantDef,
+  type UserDef,
+} from './catalog.js';
+import { fsyncDir } from './fs-util.js';
+
+const FILE = 'catalog.json';
+const FORMAT = 'sundial-catalog';
+const VERSION = 1;
+
+interface Persisted {
+  format: typeof FORMAT;
+  version: number;
+  nextId: number;
+  tenants: Array<Omit<TenantDef, 'members' | 'roles'> & { members: Record<string, string>; roles: Record<string, { inherit: 'owner' | 'member'; privileges: Record<string, 'read' | 'write' | 'all'> }> }>;
+  databases: Array<Omit<DatabaseDef, 'tables'> & { tables: TableDef[] }>;
+  users: UserDef[];
+}
+
+export interface CatalogBootstrap {
+  /** Password hash for `root` when the catalog is created. */
+  rootPasswordHash: string;
+}
+
+export class CatalogStore {
+  readonly catalog: Catalog;
+  readonly #path: string;
+  readonly #dir: string;
+  #savedVersion: number;
+  #saving: Promise<void> = Promise.resolve();
+
+  /** `savedVersion` is the catalog version already on disk (-1: nothing is). */
+  private constructor(dir: string, catalog: Catalog, savedVersion: number) {
+    this.#dir = dir;
+    this.#path = join(dir, FILE);
+    this.catalog = catalog;
+    this.#savedVersion = savedVersion;
+  }
+
+  /** Loads the catalog from `dir`, or creates and saves the initial one (tenant cnosdb, database public, user root). */
+  static async open(dir: string, bootstrap: CatalogBootstrap): Promise<CatalogStore> {
+    let text: string | undefined;
+    try {
+      text = await readFile(join(dir, FILE), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (text === undefined) {
+      const store = new CatalogStore(dir, initialCatalog(bootstrap), -1);
+      await store.save();
+      return store;
+    }
+    const catalog = decode(text, join(dir, FILE));
+    return new CatalogStore(dir, catalog, catalog.version);
+  }
+
+  /** True when there are changes not yet saved. */
+  get dirty(): boolean {
+    return this.catalog.version !== this.#savedVersion;
+  }
+
+  /**
+   * Saves the current state. Concurrent calls are serialised; a call made while a save runs
+   * waits for it and then saves again if anything changed, so on return every change made
+   * before the call is durable.
+   */
+  save(): Promise<void> {
+    const next = this.#saving.then(async () => {
+      if (!this.dirty) return;
+      const version = this.catalog.version;
+      const text = JSON.stringify(encode(this.catalog), null, 1) + '\n';
+      const tmp = this.#path + '.tmp';
+      const fh = await open(tmp, 'w');
+      try {
+        await fh.writeFile(text, 'utf8');
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, this.#path);
+      await fsyncDir(this.#dir);
+      this.#savedVersion = version;
+    });
+    // A failed save must not poison later saves; the caller of this one sees the error.
+    this.#saving = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Removes a leftover temporary file from an interrupted save. */
+  static async cleanup(dir: string): Promise<void> {
+    await unlink(join(dir, FILE + '.tmp')).catch(() => undefined);
+  }
+}
+
+function initialCatalog(bootstrap: CatalogBootstrap): Catalog {
+  const c = new Catalog();
+  c.addTenant({ id: c.nextId(), name: DEFAULT_TENANT, comment: 'system tenant', members: new Map([['root', 'owner']]), roles: new Map(), options: {} });
+  c.addDatabase({ id: c.nextId(), tenant: DEFAULT_TENANT, name: DEFAULT_DATABASE, options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() });
+  c.addUser({ id: c.nextId(), name: 'root', passwordHash: bootstrap.rootPasswordHash, admin: true, mustChangePassword: false, comment: 'system admin' });
+  return c;
+}
+
+function encode(c: Catalog): Persisted {
+  return {
+    format: FORMAT,
+    version: VERSION,
+    nextId: c.idWatermark + 1,
+    tenants: [...c.tenants.values()].map((t) => ({
+      ...t,
+      members: Object.fromEntries(t.members),
+      roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
+    })),
+    databases: c.databases().map((d) => ({ ...d, tables: [...d.tables.values()] })),
+    users: [...c.users.values()],
+  };
+}
+
+function decode(text: string, path: string): Catalog {
+  let p: Persisted;
+  try {
+    p = JSON.parse(text) as Persisted;
+  } catch (e) {
+    throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
+  }
+  if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
+  if (p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads ${VERSION}`);
+  const c = new Catalog();
+  for (const t of p.tenants) {
+    c.tenants.set(t.name, {
+      ...t,
+      members: new Map(Object.entries(t.members)),
+      roles: new Map(Object.entries(t.roles).map(([k, r]) => [k, { inherit: r.inherit, privileges: new Map(Object.entries(r.privileges)) }])),
+    });
+  }
+  for (const d of p.databases) {
+    const tables = new Map<string, TableDef>();
+    for (const t of d.tables) tables.set(t.name, { ...t, tags: t.tags.map(col), fields: t.fields.map(col) });
+    c.addDatabase({ ...d, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables });
+  }
+  for (const u of p.users) c.users.set(u.name, u);
+  c.reserveIds(p.nextId - 1);
+  c.version = 0;
+  return c;
+}
+
+const col = (c: ColumnDef): ColumnDef => ({ ...c });

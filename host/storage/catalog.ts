@@ -1,0 +1,214 @@
+// The catalog: tenants, databases with their options, tables with typed columns, users. It is
+// plain in-memory state; CatalogStore (catalog-store.ts) persists it. Every mutation validates
+// first and changes nothing on failure, then bumps `version` so the store knows to save.
+
+import { UserError } from '../core/errors.js';
+import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
+
+export type Precision = 'NS' | 'US' | 'MS';
+
+export interface DatabaseOptions {
+  /** Retention in milliseconds; null = infinite. */
+  ttlMs: number | null;
+  shard: number;
+  vnodeDurationMs: number;
+  replica: number;
+  precision: Precision;
+  maxMemcacheSize: number;
+  memcachePartitions: number;
+  walMaxFileSize: number;
+  walSync: boolean;
+  strictWrite: boolean;
+  maxCacheReaders: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+export const DEFAULT_DATABASE_OPTIONS: Readonly<DatabaseOptions> = {
+  ttlMs: null,
+  shard: 1,
+  // CnosDB's default of one year is too coarse for retention to drop anything in time; a week
+  // keeps partitions small enough to expire promptly and large enough to compress well.
+  vnodeDurationMs: 7 * DAY_MS,
+  replica: 1,
+  precision: 'NS',
+  maxMemcacheSize: 128 * 1024 * 1024,
+  memcachePartitions: 16,
+  walMaxFileSize: 128 * 1024 * 1024,
+  walSync: false,
+  strictWrite: false,
+  maxCacheReaders: 32,
+};
+
+export interface ColumnDef {
+  id: number;
+  name: string;
+  kind: 'tag' | 'field';
+  /** ValueType.Tag for tags. */
+  type: ValueType;
+  /** CnosDB codec name, upper case (DEFAULT unless chosen by CREATE/ALTER TABLE). */
+  codec: string;
+}
+
+export interface TableDef {
+  id: number;
+  name: string;
+  /** Tag columns, then field columns, each in creation order (the order of SELECT *). */
+  tags: ColumnDef[];
+  fields: ColumnDef[];
+  /** Codec of the time column. */
+  timeCodec: string;
+}
+
+export interface DatabaseDef {
+  id: number;
+  tenant: string;
+  name: string;
+  options: DatabaseOptions;
+  tables: Map<string, TableDef>;
+}
+
+export type TenantRole = 'owner' | 'member' | string;
+
+export interface TenantDef {
+  id: number;
+  name: string;
+  comment: string;
+  /** user name -> role name (owner, member, or a custom role of this tenant) */
+  members: Map<string, TenantRole>;
+  roles: Map<string, { inherit: 'owner' | 'member'; privileges: Map<string, 'read' | 'write' | 'all'> }>;
+  options: Record<string, string>;
+}
+
+export interface UserDef {
+  id: number;
+  name: string;
+  /** "scrypt$N$r$p$saltB64$hashB64" (see auth/password.ts). */
+  passwordHash: string;
+  admin: boolean;
+  mustChangePassword: boolean;
+  comment: string;
+}
+
+export const DEFAULT_TENANT = 'cnosdb';
+export const DEFAULT_DATABASE = 'public';
+
+export class Catalog {
+  readonly tenants = new Map<string, TenantDef>();
+  /** key: tenant + "\0" + database */
+  readonly #databases = new Map<string, DatabaseDef>();
+  readonly users = new Map<string, UserDef>();
+  #nextId = 1;
+  /** Incremented on every change; the store saves when it differs from the saved version. */
+  version = 0;
+
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  /** Restores the id counter when loading (ids are never reused). */
+  reserveIds(upTo: number): void {
+    this.#nextId = Math.max(this.#nextId, upTo + 1);
+  }
+
+  get idWatermark(): number {
+    return this.#nextId - 1;
+  }
+
+  changed(): void {
+    this.version++;
+  }
+
+  database(tenant: string, name: string): DatabaseDef | undefined {
+    return this.#databases.get(tenant + '\0' + name);
+  }
+
+  databases(tenant?: string): DatabaseDef[] {
+    const all = [...this.#databases.values()];
+    return tenant === undefined ? all : all.filter((d) => d.tenant === tenant);
+  }
+
+  /** The database or UserError('databaseNotFound'). */
+  requireDatabase(tenant: string, name: string): DatabaseDef {
+    const db = this.database(tenant, name);
+    if (db === undefined) throw new UserError('databaseNotFound', `Database not found: "${name}"`);
+    return db;
+  }
+
+  addTenant(t: TenantDef): void {
+    this.tenants.set(t.name, t);
+    this.changed();
+  }
+
+  addDatabase(db: DatabaseDef): void {
+    this.#databases.set(db.tenant + '\0' + db.name, db);
+    this.changed();
+  }
+
+  removeDatabase(tenant: string, name: string): void {
+    this.#databases.delete(tenant + '\0' + name);
+    this.changed();
+  }
+
+  addUser(u: UserDef): void {
+    this.users.set(u.name, u);
+    this.changed();
+  }
+
+  /**
+   * Checks the tables and columns of a write batch against the schema and creates the missing
+   * ones. All checks run before any change, so a rejected batch creates nothing. Throws
+   * UserError('schemaConflict') naming the column, the stored type and the written type.
+   */
+  applyBatchSchema(db: DatabaseDef, tables: readonly BatchTable[]): boolean {
+    // Pass 1: check every column against the stored schema and against the other tables of the
+    // request (one request may hold several batches with the same table).
+    const pending = new Map<string, Map<string, { kind: 'tag' | 'field'; type: ValueType }>>();
+    for (const t of tables) {
+      const def = db.tables.get(t.name);
+      let seen = pending.get(t.name);
+      if (seen === undefined) pending.set(t.name, (seen = new Map()));
+      for (const c of t.columns) {
+        const kind = c.kind === ColumnKind.Tag ? 'tag' : 'field';
+        const have = (def && findColumn(def, c.name)) ?? seen.get(c.name);
+        if (have === undefined) {
+          seen.set(c.name, { kind, type: c.type });
+        } else if (have.kind !== kind || have.type !== c.type) {
+          throw new UserError(
+            'schemaConflict',
+            `column '${c.name}' of table '${t.name}' is ${describe(have.kind, have.type)}, written as ${describe(kind, c.type)}`,
+          );
+        }
+      }
+    }
+    // Pass 2: create what is missing. Columns new to a table are created sorted by name (tags,
+    // then fields), as CnosDB creates them from line protocol; later additions are appended.
+    let changed = false;
+    for (const [name, columns] of pending) {
+      let def = db.tables.get(name);
+      if (def === undefined) {
+        def = { id: this.nextId(), name, tags: [], fields: [], timeCodec: 'DEFAULT' };
+        db.tables.set(name, def);
+        changed = true;
+      }
+      const fresh = [...columns].filter(([c]) => findColumn(def, c) === undefined);
+      fresh.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [c, { kind, type }] of fresh) {
+        (kind === 'tag' ? def.tags : def.fields).push({ id: this.nextId(), name: c, kind, type, codec: 'DEFAULT' });
+        changed = true;
+      }
+    }
+    if (changed) this.changed();
+    return changed;
+  }
+}
+
+export function findColumn(table: TableDef, name: string): ColumnDef | undefined {
+  return table.tags.find((c) => c.name === name) ?? table.fields.find((c) => c.name === name);
+}
+
+function describe(kind: 'tag' | 'field', type: ValueType): string {
+  return kind === 'tag' ? 'a TAG' : `a ${VALUE_TYPE_NAMES[type]} field`;
+}
+
+export { ValueType };

@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../host/core/errors.js';
+import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
+import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
+import { CatalogStore } from '../../host/storage/catalog-store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sundial-catalog-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const bootstrap = { rootPasswordHash: 'scrypt$1$1$1$AA==$AA==' };
+
+function tables(rows: Array<[string, Array<[string, string]>, Array<[string, ValueType]>]>) {
+  const b = new WriteBatchBuilder();
+  for (const [t, tags, fields] of rows) {
+    b.addRow(t, tags, 1n, fields.map(([name, type]) => ({ name, type: type as 1, value: type === ValueType.String ? 's' : type === ValueType.Boolean ? true : type === ValueType.Double ? 1 : 1n })));
+  }
+  return readWriteBatch(b.finish()).tables;
+}
+
+describe('CatalogStore', () => {
+  it('creates tenant cnosdb, database public and user root on first open', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    expect([...store.catalog.tenants.keys()]).toEqual(['cnosdb']);
+    expect(store.catalog.databases().map((d) => `${d.tenant}.${d.name}`)).toEqual(['cnosdb.public']);
+    expect(store.catalog.users.get('root')).toMatchObject({ admin: true, passwordHash: bootstrap.rootPasswordHash });
+    expect(store.dirty).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 1 });
+  });
+
+  it('saves tables and columns and reloads them identically', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    store.catalog.applyBatchSchema(db, tables([['cpu', [['host', 'a']], [['usage', ValueType.Double], ['count', ValueType.BigInt]]]]));
+    expect(store.dirty).toBe(true);
+    await store.save();
+    const again = await CatalogStore.open(dir, bootstrap);
+    const t = again.catalog.requireDatabase('cnosdb', 'public').tables.get('cpu')!;
+    expect(t.tags.map((c) => c.name)).toEqual(['host']);
+    expect(t.fields.map((c) => [c.name, c.type])).toEqual([['count', ValueType.BigInt], ['usage', ValueType.Double]]);
+    expect(again.catalog.nextId()).toBeGreaterThan(Math.max(...t.fields.map((c) => c.id)));
+  });
+
+  it('never leaves a half-written catalog: a stale temporary file is ignored', async () => {
+    await CatalogStore.open(dir, bootstrap);
+    writeFileSync(join(dir, 'catalog.json.tmp'), '{"format":"sundial-catal');
+    await CatalogStore.cleanup(dir);
+    expect(existsSync(join(dir, 'catalog.json.tmp'))).toBe(false);
+    const store = await CatalogStore.open(dir, bootstrap);
+    expect(store.catalog.databases().length).toBe(1);
+  });
+
+  it('refuses a corrupt catalog with an error naming the file', async () => {
+    writeFileSync(join(dir, 'catalog.json'), '{"format":"sundial-catalog","version":1,');
+    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/corrupt .*catalog\.json at offset 0: not valid JSON/);
+    writeFileSync(join(dir, 'catalog.json'), '{"format":"sundial-catalog","version":99}');
+    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/unsupported catalog version 99/);
+  });
+});
+
+describe('Catalog.applyBatchSchema', () => {
+  const conflicts: Array<[string, Parameters<typeof tables>[0], Parameters<typeof tables>[0], RegExp]> = [
+    ['field type against the stored schema', [['m', [], [['x', ValueType.BigInt]]]], [['m', [], [['x', ValueType.Double]]]], /column 'x' of table 'm' is a BIGINT field, written as a DOUBLE field/],
+    ['tag stored, field written', [['m', [['x', 'a']], [['f', ValueType.Double]]]], [['m', [], [['x', ValueType.Double]]]], /column 'x' of table 'm' is a TAG, written as a DOUBLE field/],
+    ['field stored, tag written', [['m', [], [['x', ValueType.String]]]], [['m', [['x', 'a']], [['f', ValueType.Double]]]], /column 'x' of table 'm' is a STRING field, written as a TAG/],
+  ];
+  for (const [name, first, second, message] of conflicts) {
+    it(`rejects a conflict (${name}) and creates nothing`, async () => {
+      const store = await CatalogStore.open(dir, bootstrap);
+      const db = store.catalog.requireDatabase('cnosdb', 'public');
+      store.catalog.applyBatchSchema(db, tables(first));
+      const before = JSON.stringify([...db.tables.values()]);
+      const version = store.catalog.version;
+      const attempt = tables([...second, ['other', [], [['y', ValueType.Double]]]]);
+      expect(() => store.catalog.applyBatchSchema(db, attempt)).toThrow(message);
+      expect(() => store.catalog.applyBatchSchema(db, attempt)).toThrow(UserError);
+      expect(JSON.stringify([...db.tables.values()])).toBe(before);
+      expect(db.tables.has('other')).toBe(false);
+      expect(store.catalog.version).toBe(version);
+    });
+  }
+
+  it('rejects conflicting types across batches of one request', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    const both = [...tables([['m', [], [['x', ValueType.BigInt]]]]), ...tables([['m', [], [['x', ValueType.Boolean]]]])];
+    expect(() => store.catalog.applyBatchSchema(db, both)).toThrow(/column 'x' of table 'm' is a BIGINT field, written as a BOOLEAN field/);
+    expect(db.tables.size).toBe(0);
+  });
+
+  it('creates new columns sorted by name, tags before fields, and appends later ones', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    store.catalog.applyBatchSchema(db, tables([['m', [['b', '1'], ['a', '1']], [['z', ValueType.Double], ['c', ValueType.Double]]]]));
+    store.catalog.applyBatchSchema(db, tables([['m', [['aa', '1']], [['b2', ValueType.Double]]]]));
+    const t = db.tables.get('m')!;
+    expect(t.tags.map((c) => c.name)).toEqual(['a', 'b', 'aa']);
+    expect(t.fields.map((c) => c.name)).toEqual(['c', 'z', 'b2']);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
+import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
+import { Memtable } from '../../host/storage/memtable.js';
+import type { SeriesData } from '../../host/storage/series-data.js';
+
+type Row = [tags: Array<[string, string]>, ts: bigint, fields: FieldInput[]];
+
+function batch(table: string, rows: Row[]) {
+  const b = new WriteBatchBuilder();
+  for (const [tags, ts, fields] of rows) b.addRow(table, tags, ts, fields);
+  return readWriteBatch(b.finish());
+}
+
+const f = (name: string, value: number): FieldInput => ({ name, type: ValueType.Double, value });
+
+/** Rows of a snapshot as plain objects (null for absent values). */
+function rows(s: SeriesData): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < s.length; i++) {
+    const r: Record<string, unknown> = { ts: s.ts[i] };
+    for (const [name, c] of s.columns) r[name] = c.validity && c.validity[i] === 0 ? null : c.values[i];
+    out.push(r);
+  }
+  return out;
+}
+
+function only(m: Memtable, table = 'm'): SeriesData {
+  const t = m.tables.get(table)!;
+  expect(t.series.size).toBe(1);
+  return [...t.series.values()][0]!.snapshot();
+}
+
+describe('Memtable', () => {
+  it('appends in-order batches without normalising', () => {
+    const m = new Memtable();
+    m.apply(batch('m', [[[['h', 'a']], 1n, [f('x', 1)]], [[['h', 'a']], 2n, [f('x', 2)]]]));
+    m.apply(batch('m', [[[['h', 'a']], 3n, [f('x', 3)]]]));
+    const s = [...m.tables.get('m')!.series.values()][0]!;
+    expect(s.normalized).toBe(true);
+    expect(rows(s.snapshot())).toEqual([
+      { ts: 1n, x: 1 },
+      { ts: 2n, x: 2 },
+      { ts: 3n, x: 3 },
+    ]);
+    expect(m.rows).toBe(3);
+    expect(m.bytes).toBeGreaterThan(0);
+  });
+
+  it('sorts out-of-order rows and merges equal timestamps field by field, last write wins', () => {
+    const m = new Memtable();
+    m.apply(batch('m', [[[], 5n, [f('x', 1), f('y', 10)]], [[], 3n, [f('x', 2)]]]));
+    m.apply(batch('m', [[[], 5n, [f('x', 7)]], [[], 4n, [f('y', 40)]], [[], 3n, [f('y', 30)]]]));
+    expect(rows(only(m))).toEqual([
+      { ts: 3n, x: 2, y: 30 },
+      { ts: 4n, x: null, y: 40 },
+      { ts: 5n, x: 7, y: 10 },
+    ]);
+  });
+
+  it('detects a duplicate timestamp at the boundary of two appends', () => {
+    const m = new Memtable();
+    m.apply(batch('m', [[[], 1n, [f('x', 1)]], [[], 2n, [f('x', 2)]]]));
+    m.apply(batch('m', [[[], 2n, [f('x', 20)]]]));
+    expect(rows(only(m))).toEqual([
+      { ts: 1n, x: 1 },
+      { ts: 2n, x: 20 },
+    ]);
+  });
+
+  it('orders negative and huge timestamps correctly', () => {
+    const m = new Memtable();
+    const big = 9_000_000_000_000_000_000n;
+    m.apply(batch('m', [[[], big, [f('x', 1)]], [[], -5n, [f('x', 2)]], [[], 0n, [f('x', 3)]], [[], -(2n ** 40n), [f('x', 4)]]]));
+    expect(rows(only(m)).map((r) => r.ts)).toEqual([-(2n ** 40n), -5n, 0n, big]);
+  });
+
+  it('keeps every value type and marks columns missing from a batch as absent', () => {
+    const m = new Memtable();
+    m.apply(
+      batch('m', [
+        [[], 1n, [
+          { name: 'd', type: ValueType.Double, value: -0 },
+          { name: 'i', type: ValueType.BigInt, value: -(2n ** 63n) },
+          { name: 'u', type: ValueType.Unsigned, value: 2n ** 64n - 1n },
+          { name: 'b', type: ValueType.Boolean, value: true },
+          { name: 's', type: ValueType.String, value: 'héllo' },
+        ]],
+      ]),
+    );
+    m.apply(batch('m', [[[], 2n, [{ name: 's', type: ValueType.String, value: '' }]]]));
+    const r = rows(only(m));
+    expect(Object.is(r[0]!.d, -0)).toBe(true);
+    expect(r).toEqual([
+      { ts: 1n, d: -0, i: -(2n ** 63n), u: 2n ** 64n - 1n, b: 1, s: 'héllo' },
+      { ts: 2n, d: null, i: null, u: null, b: null, s: '' },
+    ]);
+  });
+
+  it('gives earlier snapshots stable rows while writes continue', () => {
+    const m = new Memtable();
+    m.apply(batch('m', [[[], 2n, [f('x', 2)]]]));
+    const before = only(m);
+    for (let i = 0; i < 200; i++) m.apply(batch('m', [[[], BigInt(1000 - i), [f('x', i)]]]));
+    expect(rows(before)).toEqual([{ ts: 2n, x: 2 }]);
+    expect(only(m).length).toBe(201);
+  });
+
+  it('keeps one series per distinct tag set', () => {
+    const m = new Memtable();
+    m.apply(batch('m', [[[['a', '1']], 1n, [f('x', 1)]], [[['a', '2']], 1n, [f('x', 2)]], [[['a', '1'], ['b', '1']], 1n, [f('x', 3)]]]));
+    const keys = [...m.tables.get('m')!.series.keys()].sort();
+    expect(keys).toEqual(['m,a=1', 'm,a=1,b=1', 'm,a=2']);
+    m.dropTable('m');
+    expect(m.tables.size).toBe(0);
+    expect(m.bytes).toBe(0);
+  });
+});

@@ -1,0 +1,100 @@
+// Starts the real server (dist/host/cli/main.js, built by the global setup) as a child process
+// on a free port with a temporary data directory, and talks to it over HTTP.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const MAIN = new URL('../../dist/host/cli/main.js', import.meta.url).pathname;
+
+export interface StartOptions {
+  /** Reuse a data directory (e.g. after a crash); default: a fresh temporary one. */
+  dataDir?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Wait until the server is ready (not just listening). Default true. */
+  waitReady?: boolean;
+}
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  pid: number;
+  child: ChildProcess;
+  /** Log lines (parsed JSON) seen so far. */
+  logs: Array<Record<string, unknown>>;
+  /** SIGTERM and wait for exit; resolves to the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+  /** Resolves when a log line satisfies `pred`. */
+  waitForLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Removes the data directory (unless it was given). */
+  cleanup(): void;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const waiters: Array<{ pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      parsed = { msg: line };
+    }
+    logs.push(parsed);
+    for (const w of [...waiters]) {
+      if (w.pred(parsed)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> => {
+    const seen = logs.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stderr: ${stderr}; logs: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+      waiters.push({ pred, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code} before the expected log line; stderr: ${stderr}; logs: ${JSON.stringify(logs.slice(-5))}`));
+      });
+    });
+  };
+
+  const listening = await waitForLog((l) => l.msg === 'listening');
+  if (options.waitReady !== false) await waitForLog((l) => l.msg === 'ready');
+  return {
+    url: String(listening.url),
+    dataDir,
+    pid: child.pid!,
+    child,
+    logs,
+    waitForLog,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    cleanup: () => {
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
