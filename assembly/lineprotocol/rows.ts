@@ -1,0 +1,47 @@
+// The row log of the batch being built: rows in input order, each a header and its values, that
+// the batch writer later walks series by series (the rows of a series are chained by offset).
+//
+//   row:   ts i64 | series u32 | valueCount u32 | next u32 (offset of the series' next row) | 0 u32
+//   value: column u32 (batch column id) | aux u32 | bits u64
+//     DOUBLE: bits = f64, or (aux != 0) a fixup: bits = token offset from the input, aux = its length
+//     BIGINT, BIGINT UNSIGNED: bits = the value; BOOLEAN: bits = 0 or 1
+//     STRING: bits = pointer to the bytes (input or unescape area), aux = length
+
+import { newArena, push, pushPtr } from './arena';
+
+export const ROW_SIZE: usize = 24;
+export const VALUE_SIZE: usize = 16;
+
+export const rows = newArena(1 << 16);
+/** Rows in the batch; also the serial of the row being scanned. */
+export let rowCount: u32 = 0;
+
+export function beginRows(): void {
+  rows.len = 0;
+  rowCount = 0;
+}
+
+/** Opens a row for series `s`; returns its offset. Values follow with `pushValue`. */
+@inline
+export function openRow(): usize {
+  return push(rows, ROW_SIZE);
+}
+
+@inline
+export function pushValue(column: u32, aux: u32, bits: u64): void {
+  const v = pushPtr(rows, VALUE_SIZE);
+  store<u32>(v, column);
+  store<u32>(v, aux, 4);
+  store<u64>(v, bits, 8);
+}
+
+/** Completes the row opened at `at`, with `count` values. */
+@inline
+export function closeRow(at: usize, ts: i64, s: u32, count: u32): void {
+  const r = rows.base + at;
+  store<i64>(r, ts);
+  store<u32>(r, s, 8);
+  store<u32>(r, count, 12);
+  store<u32>(r, 0xffffffff, 16);
+  rowCount++;
+}

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+describe('Basic authentication', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ env: { SUNDIAL_ROOT_PASSWORD: 'pa:ss:word' } });
+  });
+  afterAll(async () => {
+    await server.stop();
+    server.cleanup();
+  });
+
+  const rejected: Array<[string, string | undefined]> = [
+    ['a missing header', undefined],
+    ['an empty header', ''],
+    ['another scheme', 'Bearer abc'],
+    ['credentials that are not base64', 'Basic %%%'],
+    ['base64 without a colon', `Basic ${b64('root')}`],
+    ['base64 of invalid UTF-8', `Basic ${Buffer.from([0xff, 0x3a, 0x61]).toString('base64')}`],
+    ['an unknown user', `Basic ${b64('nobody:pa:ss:word')}`],
+    ['a wrong password', `Basic ${b64('root:pa:ss')}`],
+    ['an empty password', `Basic ${b64('root:')}`],
+    ['the password with a trailing space', `Basic ${b64('root:pa:ss:word ')}`],
+  ];
+  for (const [name, header] of rejected) {
+    it(`answers 401 with WWW-Authenticate for ${name}`, async () => {
+      const r = await http(server.url, '/api/v1/write', {
+        method: 'POST',
+        body: 'm f=1 1',
+        auth: null,
+        headers: header === undefined ? {} : { authorization: header },
+      });
+      expect(r.status).toBe(401);
+      expect(r.headers['www-authenticate']).toMatch(/^Basic realm="sundial"/);
+      expect(r.headers['x-sundial-error-code']).toBe('010016');
+      expect(r.body.length).toBe(0);
+    });
+  }
+
+  it('accepts a password containing colons (split at the first colon)', async () => {
+    const r = await http(server.url, '/api/v1/write', { body: 'm f=1 1', auth: { user: 'root', password: 'pa:ss:word' } });
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBe(0);
+  });
+
+  it('accepts the scheme name in any case', async () => {
+    const r = await http(server.url, '/api/v1/write', { body: 'm f=1 1', auth: null, headers: { authorization: `basic ${b64('root:pa:ss:word')}` } });
+    expect(r.status).toBe(200);
+  });
+
+  it('does not ask ping for credentials', async () => {
+    expect((await http(server.url, '/api/v1/ping', { auth: null })).status).toBe(200);
+  });
+});
+
+describe('listening address', () => {
+  it('refuses a non-loopback address while the root password is empty', async () => {
+    await expect(startServer({ args: ['--host', '0.0.0.0'] })).rejects.toThrow(/exited with 2/);
+  });
+});
