@@ -1,0 +1,286 @@
+// Columnar data of the engine: a Vector is one column of values of one DataType in a typed array
+// (JS arrays for strings and composite types), with an optional validity byte per row; a
+// RecordBatch is equally long vectors under a schema. Operators exchange RecordBatches.
+//
+// Physical layout by type:
+//   Null            no values (every row is NULL)
+//   Boolean         Uint8Array of 0/1
+//   Int64           BigInt64Array          Timestamp   BigInt64Array (in the type's unit)
+//   UInt64          BigUint64Array         Float64     Float64Array
+//   Utf8            string[]               Date32      Int32Array (days since the epoch)
+//   Interval        IntervalValue[]        Struct      one child Vector per field
+//   List            unknown[][] (element values as getValue returns them)
+// A NULL row's value slot holds an arbitrary value of the right type (0, '', ...).
+
+import type { DataType, Field } from './types.js';
+import { BOOLEAN, FLOAT64, INT64, NULL, UINT64, UTF8 } from './types.js';
+
+export interface IntervalValue {
+  months: number;
+  days: number;
+  nanos: bigint;
+}
+
+export type VectorValues =
+  | Uint8Array
+  | BigInt64Array
+  | BigUint64Array
+  | Float64Array
+  | Int32Array
+  | string[]
+  | IntervalValue[]
+  | Vector[]
+  | unknown[][]
+  | null;
+
+export interface Vector {
+  readonly type: DataType;
+  readonly length: number;
+  readonly values: VectorValues;
+  /** 1 = valid, 0 = NULL; undefined means every row is valid (except for type Null). */
+  readonly validity?: Uint8Array;
+}
+
+export interface Schema {
+  readonly fields: readonly Field[];
+}
+
+export interface RecordBatch {
+  readonly schema: Schema;
+  readonly columns: readonly Vector[];
+  readonly length: number;
+}
+
+/** A JS value of one cell: bigint (Int64, UInt64, Timestamp), number (Float64, Date32), string, boolean, IntervalValue, object (Struct), array (List) or null. */
+export type Scalar = bigint | number | string | boolean | IntervalValue | { [field: string]: Scalar } | Scalar[] | null;
+
+export function isValid(v: Vector, i: number): boolean {
+  if (v.type.id === 'Null') return false;
+  return v.validity === undefined || v.validity[i] === 1;
+}
+
+/** The value at row `i` as a JS value (slow path: use the typed arrays in hot loops). */
+export function getValue(v: Vector, i: number): Scalar {
+  if (!isValid(v, i)) return null;
+  switch (v.type.id) {
+    case 'Boolean':
+      return (v.values as Uint8Array)[i] === 1;
+    case 'Struct': {
+      const out: { [field: string]: Scalar } = {};
+      const children = v.values as Vector[];
+      v.type.fields.forEach((f, k) => (out[f.name] = getValue(children[k]!, i)));
+      return out;
+    }
+    default:
+      return (v.values as ArrayLike<Scalar>)[i]!;
+  }
+}
+
+/** Builds a vector of one type from JS values (slow path). */
+export class VectorBuilder {
+  readonly type: DataType;
+  #values: Scalar[] = [];
+  #valid: number[] = [];
+  #nulls = 0;
+
+  constructor(type: DataType) {
+    this.type = type;
+  }
+
+  get length(): number {
+    return this.#values.length;
+  }
+
+  push(value: Scalar): void {
+    if (value === null) {
+      this.#nulls++;
+      this.#valid.push(0);
+      this.#values.push(null);
+    } else {
+      this.#valid.push(1);
+      this.#values.push(value);
+    }
+  }
+
+  finish(): Vector {
+    return vectorFrom(this.type, this.#values, this.#nulls > 0 ? Uint8Array.from(this.#valid) : undefined);
+  }
+}
+
+/** A vector from JS values; `validity` marks NULLs (their value slots may hold null). */
+export function vectorFrom(type: DataType, values: readonly Scalar[], validity?: Uint8Array): Vector {
+  const n = values.length;
+  const valid = (i: number): boolean => validity === undefined || validity[i] === 1;
+  switch (type.id) {
+    case 'Null':
+      return { type, length: n, values: null };
+    case 'Boolean': {
+      const a = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] ? 1 : 0;
+      return { type, length: n, values: a, validity };
+    }
+    case 'Int64':
+    case 'Timestamp': {
+      const a = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as bigint;
+      return { type, length: n, values: a, validity };
+    }
+    case 'UInt64': {
+      const a = new BigUint64Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as bigint;
+      return { type, length: n, values: a, validity };
+    }
+    case 'Float64': {
+      const a = new Float64Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as number;
+      return { type, length: n, values: a, validity };
+    }
+    case 'Date32': {
+      const a = new Int32Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as number;
+      return { type, length: n, values: a, validity };
+    }
+    case 'Utf8': {
+      const a = new Array<string>(n);
+      for (let i = 0; i < n; i++) a[i] = valid(i) ? (values[i] as string) : '';
+      return { type, length: n, values: a, validity };
+    }
+    case 'Interval': {
+      const a = new Array<IntervalValue>(n);
+      for (let i = 0; i < n; i++) a[i] = valid(i) ? (values[i] as IntervalValue) : { months: 0, days: 0, nanos: 0n };
+      return { type, length: n, values: a, validity };
+    }
+    case 'Struct': {
+      const children = type.fields.map((f) =>
+        vectorFrom(
+          f.type,
+          values.map((v, i) => (valid(i) && v !== null ? (v as { [k: string]: Scalar })[f.name] ?? null : null)),
+          Uint8Array.from(values, (v, i) => (valid(i) && v !== null && (v as { [k: string]: Scalar })[f.name] != null ? 1 : 0)),
+        ),
+      );
+      return { type, length: n, values: children, validity };
+    }
+    case 'List': {
+      const a = new Array<unknown[]>(n);
+      for (let i = 0; i < n; i++) a[i] = valid(i) ? (values[i] as unknown[]) : [];
+      return { type, length: n, values: a, validity };
+    }
+  }
+}
+
+/** A vector holding `value` `n` times. */
+export function constantVector(type: DataType, value: Scalar, n: number): Vector {
+  if (value === null) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null), new Uint8Array(n)).values, validity: new Uint8Array(n) };
+  return vectorFrom(type, new Array<Scalar>(n).fill(value));
+}
+
+/** Rows [start, end) of a vector (shares typed-array memory). */
+export function sliceVector(v: Vector, start: number, end: number): Vector {
+  if (start === 0 && end === v.length) return v;
+  const length = end - start;
+  const validity = v.validity?.subarray(start, end);
+  if (v.values === null) return { type: v.type, length, values: null };
+  if (v.type.id === 'Struct') {
+    return { type: v.type, length, values: (v.values as Vector[]).map((c) => sliceVector(c, start, end)), validity };
+  }
+  const values = Array.isArray(v.values) ? v.values.slice(start, end) : (v.values as Uint8Array).subarray(start, end);
+  return { type: v.type, length, values: values as VectorValues, validity };
+}
+
+/** The rows of `v` at `indices`, in that order. */
+export function takeVector(v: Vector, indices: ArrayLike<number>): Vector {
+  const n = indices.length;
+  let validity: Uint8Array | undefined;
+  if (v.validity !== undefined) {
+    validity = new Uint8Array(n);
+    for (let i = 0; i < n; i++) validity[i] = v.validity[indices[i]!]!;
+  }
+  if (v.values === null) return { type: v.type, length: n, values: null };
+  if (v.type.id === 'Struct') return { type: v.type, length: n, values: (v.values as Vector[]).map((c) => takeVector(c, indices)), validity };
+  const src = v.values;
+  let out: VectorValues;
+  if (Array.isArray(src)) {
+    const a = new Array(n);
+    for (let i = 0; i < n; i++) a[i] = src[indices[i]!];
+    out = a as VectorValues;
+  } else {
+    const ctor = (src as Float64Array).constructor as new (n: number) => Float64Array;
+    const a = new ctor(n);
+    const s = src as Float64Array;
+    for (let i = 0; i < n; i++) a[i] = s[indices[i]!]!;
+    out = a as unknown as VectorValues;
+  }
+  return { type: v.type, length: n, values: out, validity };
+}
+
+/** Concatenates vectors of the same type. */
+export function concatVectors(type: DataType, parts: readonly Vector[]): Vector {
+  if (parts.length === 1) return parts[0]!;
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const anyNull = parts.some((p) => p.validity !== undefined || p.values === null);
+  let validity: Uint8Array | undefined;
+  if (anyNull) {
+    validity = new Uint8Array(n);
+    let at = 0;
+    for (const p of parts) {
+      if (p.values === null) validity.fill(0, at, at + p.length);
+      else if (p.validity) validity.set(p.validity, at);
+      else validity.fill(1, at, at + p.length);
+      at += p.length;
+    }
+  }
+  if (type.id === 'Null') return { type, length: n, values: null };
+  if (type.id === 'Struct') {
+    const children = type.fields.map((f, k) => concatVectors(f.type, parts.map((p) => (p.values === null ? constantVector(f.type, null, p.length) : (p.values as Vector[])[k]!))));
+    return { type, length: n, values: children, validity };
+  }
+  const first = parts.find((p) => p.values !== null);
+  if (first === undefined) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null)).values, validity: new Uint8Array(n) };
+  if (Array.isArray(first.values)) {
+    const out: unknown[] = [];
+    for (const p of parts) {
+      if (p.values === null) for (let i = 0; i < p.length; i++) out.push(vectorFrom(type, [null]).values![0 as never]);
+      else for (const x of p.values as unknown[]) out.push(x);
+    }
+    return { type, length: n, values: out as VectorValues, validity };
+  }
+  const ctor = (first.values as Float64Array).constructor as new (n: number) => Float64Array;
+  const a = new ctor(n);
+  let at = 0;
+  for (const p of parts) {
+    if (p.values !== null) a.set(p.values as Float64Array, at);
+    at += p.length;
+  }
+  return { type, length: n, values: a as unknown as VectorValues, validity };
+}
+
+/** A batch of no rows. */
+export function emptyBatch(schema: Schema): RecordBatch {
+  return { schema, length: 0, columns: schema.fields.map((f) => vectorFrom(f.type, [])) };
+}
+
+/** Rows [start, end) of a batch. */
+export function sliceBatch(b: RecordBatch, start: number, end: number): RecordBatch {
+  if (start === 0 && end === b.length) return b;
+  return { schema: b.schema, length: end - start, columns: b.columns.map((c) => sliceVector(c, start, end)) };
+}
+
+/** The engine type of a storage value type (host/core/write-batch.ts ValueType numbering). */
+export function typeOfValueType(valueType: number): DataType {
+  switch (valueType) {
+    case 0:
+    case 5:
+      return UTF8;
+    case 1:
+      return FLOAT64;
+    case 2:
+      return INT64;
+    case 3:
+      return UINT64;
+    case 4:
+      return BOOLEAN;
+    default:
+      return NULL;
+  }
+}

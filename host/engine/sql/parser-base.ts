@@ -1,0 +1,183 @@
+// The token cursor every parse function shares: lookahead, keyword and operator matching, the
+// "Expected X, found: Y" error, the nesting-depth guard, and names. The parse functions for each
+// statement family live in parser-*.ts and take this cursor as their first argument.
+
+import type { ObjectName } from './ast.js';
+import { SqlParseError } from './errors.js';
+import { tokenize } from './lexer.js';
+import { describeToken, type Pos, type Token } from './tokens.js';
+
+/**
+ * The nesting budget (STYLE §16, sqlparser-rs's RecursionCounter). Each recursive descent costs
+ * one unit and so does each operator folded into a left-deep chain (`a OR b OR c ...`), so the
+ * AST is never deeper than this: the printer, the planner and every other recursive walker are
+ * safe from stack overflow. sqlparser-rs allows 50 levels of recursion; 500 keeps flat chains of
+ * a few hundred terms usable and costs about 2,000 JavaScript frames at the deepest.
+ */
+export const MAX_DEPTH = 500;
+
+/** A saved cursor position for the rare places that must try one reading, then another. */
+export interface Mark {
+  readonly index: number;
+  readonly depth: number;
+}
+
+export class Parser {
+  readonly #tokens: Token[];
+  #index = 0;
+  #depth = 0;
+
+  constructor(sql: string) {
+    this.#tokens = tokenize(sql);
+  }
+
+  /** The token `offset` places ahead; the final `eof` token repeats past the end. */
+  peek(offset = 0): Token {
+    const tokens = this.#tokens;
+    return tokens[Math.min(this.#index + offset, tokens.length - 1)]!;
+  }
+
+  /** Consumes and returns the next token (never moves past `eof`). */
+  next(): Token {
+    const token = this.peek();
+    if (token.kind !== 'eof') this.#index++;
+    return token;
+  }
+
+  pos(): Pos {
+    const { line, column } = this.peek();
+    return { line, column };
+  }
+
+  mark(): Mark {
+    return { index: this.#index, depth: this.#depth };
+  }
+
+  reset(mark: Mark): void {
+    this.#index = mark.index;
+    this.#depth = mark.depth;
+  }
+
+  atEnd(): boolean {
+    return this.peek().kind === 'eof';
+  }
+
+  /** Is the token `offset` ahead the unquoted word `keyword` (upper case)? */
+  peekKeyword(keyword: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return token.kind === 'word' && token.upper === keyword;
+  }
+
+  /** Consumes `keyword` if it is next. */
+  parseKeyword(keyword: string): boolean {
+    if (!this.peekKeyword(keyword)) return false;
+    this.#index++;
+    return true;
+  }
+
+  /** Consumes the whole sequence if all of it is next, and nothing otherwise. */
+  parseKeywords(...keywords: string[]): boolean {
+    for (let k = 0; k < keywords.length; k++) if (!this.peekKeyword(keywords[k]!, k)) return false;
+    this.#index += keywords.length;
+    return true;
+  }
+
+  expectKeyword(keyword: string): Token {
+    if (!this.peekKeyword(keyword)) this.expected(keyword);
+    return this.next();
+  }
+
+  expectKeywords(...keywords: string[]): void {
+    for (const keyword of keywords) this.expectKeyword(keyword);
+  }
+
+  peekOp(op: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return token.kind === 'op' && token.value === op;
+  }
+
+  consumeOp(op: string): boolean {
+    if (!this.peekOp(op)) return false;
+    this.#index++;
+    return true;
+  }
+
+  expectOp(op: string): Token {
+    if (!this.peekOp(op)) this.expected(op);
+    return this.next();
+  }
+
+  /** Throws "Expected `what`, found: <token>" at the token (the next one by default). */
+  expected(what: string, token: Token = this.peek()): never {
+    throw new SqlParseError(`Expected ${what}, found: ${describeToken(token)}`, token);
+  }
+
+  /** Throws a parse error with a message of its own at `pos`. */
+  fail(detail: string, pos: Pos = this.peek()): never {
+    throw new SqlParseError(detail, pos);
+  }
+
+  /** Spends `units` of the nesting budget; give them back with `leave`. */
+  enter(units = 1): void {
+    this.#depth += units;
+    if (this.#depth > MAX_DEPTH) this.fail('recursion limit exceeded');
+  }
+
+  leave(units = 1): void {
+    this.#depth -= units;
+  }
+
+  /**
+   * An identifier, as sqlparser-rs reads one: any word (keywords included, so a database may be
+   * called `limit`), a "quoted" name, or a 'single-quoted' string (CnosDB's `drop database 'dd c'`).
+   */
+  parseIdentifier(): string {
+    const token = this.peek();
+    if (token.kind === 'word' || token.kind === 'quoted' || token.kind === 'string') {
+      this.#index++;
+      return token.value;
+    }
+    return this.expected('identifier');
+  }
+
+  /** `a.b.c` as ['a', 'b', 'c']. */
+  parseObjectName(): ObjectName {
+    const parts = [this.parseIdentifier()];
+    while (this.consumeOp('.')) parts.push(this.parseIdentifier());
+    return parts;
+  }
+
+  /** `( a, b, ... )` of identifiers. */
+  parseIdentifierList(): string[] {
+    this.expectOp('(');
+    const names = [this.parseIdentifier()];
+    while (this.consumeOp(',')) names.push(this.parseIdentifier());
+    this.expectOp(')');
+    return names;
+  }
+
+  /** A comma-separated list of one or more items. */
+  parseCommaSeparated<T>(item: (p: Parser) => T): T[] {
+    const items = [item(this)];
+    while (this.consumeOp(',')) items.push(item(this));
+    return items;
+  }
+
+  /** A string literal's value, or "Expected a string literal, found: X". */
+  parseStringLiteral(): string {
+    const token = this.peek();
+    if (token.kind !== 'string') return this.expected('a string literal');
+    this.#index++;
+    return token.value;
+  }
+}
+
+/**
+ * CnosDB's checks on the name of a new database, table, tenant, user or role: no `/`, and not
+ * empty or blank. The messages are CnosDB's own.
+ */
+export function checkObjectName(name: string, pos: Pos): string {
+  if (name.includes('/')) throw new SqlParseError(`not supported keyword contains '/': ${name}`, pos);
+  if (name.trim() === '') throw new SqlParseError('Name cannot be empty or contain only spaces', pos);
+  return name;
+}
