@@ -5,7 +5,10 @@
 
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
+import type { DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
 import type { DataType } from './types.js';
+
+export type { ChunkColumn, DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
 
 export interface ColumnInfo {
   name: string;
@@ -27,41 +30,6 @@ export interface TableInfo {
 export interface DatabaseInfo {
   name: string;
   options: DatabaseOptions;
-}
-
-/** One field column of a series chunk (layout as the engine's Vector for the field's type). */
-export interface ChunkColumn {
-  values: Float64Array | BigInt64Array | BigUint64Array | Uint8Array | string[];
-  /** 1 = present; undefined when every row is present. */
-  validity: Uint8Array | undefined;
-}
-
-/** Consecutive rows of one series, sorted by time, without duplicate timestamps. */
-export interface SeriesChunk {
-  /** Tag name -> value; a tag the series lacks is NULL. */
-  tags: ReadonlyMap<string, string>;
-  length: number;
-  /** Timestamps in the database precision. */
-  time: BigInt64Array;
-  /** The requested fields the chunk has; a requested field it lacks is NULL throughout. */
-  fields: ReadonlyMap<string, ChunkColumn>;
-}
-
-export interface ScanRequest {
-  /** Field columns to read (tags and time always come with the chunk). */
-  fields: readonly string[];
-  /** Inclusive time bounds in the database precision. */
-  minTime?: bigint;
-  maxTime?: bigint;
-  /** Series to keep, decided on tag values alone (pushed-down tag predicates). */
-  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
-}
-
-/** A row predicate for DELETE: tag equalities/predicate and a time range. */
-export interface DeleteRequest {
-  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
-  minTime?: bigint;
-  maxTime?: bigint;
 }
 
 export interface EngineCatalog {
