@@ -23,7 +23,10 @@ export interface ColumnInfo {
 export interface TableInfo {
   database: string;
   name: string;
-  /** `time` first, then tags, then fields, each in creation order (the order of SELECT *). */
+  /**
+   * The order of SELECT * and DESCRIBE: `time` first, then the other columns in table order
+   * (CREATE TABLE puts its tags before its fields; ALTER TABLE ADD appends).
+   */
   columns: ColumnInfo[];
 }
 

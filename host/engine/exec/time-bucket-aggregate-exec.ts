@@ -1,0 +1,374 @@
+// The time-bucket aggregate: GROUP BY tags and date_bin(stride, time) over a table scan, computed
+// on the storage chunks directly. A chunk is one series sorted by time, so its tags are constant
+// and each bucket is a run of consecutive rows: the run ends are found by binary search on the
+// time array and each aggregate folds a run with one tight loop over the column's typed array
+// (64-bit integers through an Int32Array alias, no BigInt per row). Nothing is materialized
+// per row: the TSBS "mean per host per hour" query reads 864k rows as 2,400 runs.
+//
+// Eligible plans are decided at planning time (shape); predicates that neither bound time nor
+// test tags make the operator hand over to the general hash aggregate at run time.
+
+import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
+import { vectorFrom } from '../batch.js';
+import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
+import {
+  CountAccumulator,
+  FirstLastAccumulator,
+  FloatMinMaxAccumulator,
+  FloatSumAccumulator,
+  IntMinMaxAccumulator,
+  IntSumAccumulator,
+  words,
+} from '../functions/accumulators.js';
+import type { GroupsAccumulator } from '../functions/function-types.js';
+import type { LExpr } from '../plan/expr.js';
+import { exprDisplay } from '../plan/expr-display.js';
+import type { Aggregate, TableScan } from '../plan/logical-plan.js';
+import { intervalNanos } from '../time.js';
+import { unitNanos, type DataType, type TimeUnit } from '../types.js';
+import type { IntervalValue } from '../batch.js';
+import { slices } from './batches.js';
+import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { HashAggregateExec } from './hash-aggregate-exec.js';
+import { ScanExec } from './scan-exec.js';
+import { analyzeScanPredicates, constantValue, seriesFilter } from './scan-predicates.js';
+
+type AggKind = 'count' | 'sum' | 'avg' | 'min' | 'max' | 'first' | 'last';
+
+interface AggSpec {
+  kind: AggKind;
+  /** The field (or tag/time for count) read; undefined for count(*). */
+  column: string | undefined;
+  columnKind: 'time' | 'tag' | 'field' | undefined;
+  /** The column's type (before an AVG's cast to DOUBLE). */
+  type: DataType;
+  returnType: DataType;
+}
+
+interface GroupSpec {
+  kind: 'tag' | 'bucket';
+  tag?: string;
+  stride?: LExpr;
+  origin?: LExpr;
+  type: DataType;
+}
+
+const AGG_KINDS = new Set<string>(['count', 'sum', 'avg', 'mean', 'min', 'max', 'first', 'last']);
+
+function columnName(e: LExpr, scan: TableScan): string | undefined {
+  const x = e.kind === 'cast' && (e.expr.type.id === 'Int64' || e.expr.type.id === 'UInt64') && e.type.id === 'Float64' ? e.expr : e;
+  if (x.kind !== 'column') return undefined;
+  return scan.table.columns.some((c) => c.name === x.name) ? x.name : undefined;
+}
+
+/** The operator for an eligible Aggregate, or undefined. */
+export function timeBucketAggregate(plan: Aggregate): ExecNode | undefined {
+  const scan = plan.input;
+  if (scan.kind !== 'scan' || scan.fetch !== undefined) return undefined;
+  const kinds = new Map(scan.table.columns.map((c) => [c.name, c]));
+  const groups: GroupSpec[] = [];
+  let buckets = 0;
+  for (const grouped of plan.groupBy) {
+    const g = grouped.kind === 'alias' ? grouped.expr : grouped;
+    const name = g.kind === 'column' ? g.name : undefined;
+    if (name !== undefined && kinds.get(name)?.kind === 'tag') {
+      groups.push({ kind: 'tag', tag: name, type: g.type });
+      continue;
+    }
+    if (g.kind === 'scalarFn' && g.fn.name === 'date_bin' && g.args.length >= 2) {
+      const t = g.args[1]!;
+      if (t.kind !== 'column' || kinds.get(t.name)?.kind !== 'time' || t.type.id !== 'Timestamp') return undefined;
+      groups.push({ kind: 'bucket', stride: g.args[0]!, origin: g.args[2], type: g.type });
+      buckets++;
+      continue;
+    }
+    return undefined;
+  }
+  if (buckets > 1) return undefined;
+  const aggs: AggSpec[] = [];
+  for (const a of plan.aggregates) {
+    if (a.kind !== 'aggregate' || a.distinct || a.filter !== undefined || a.orderBy.length > 0 || !AGG_KINDS.has(a.fn.name)) return undefined;
+    const kind = (a.fn.name === 'mean' ? 'avg' : a.fn.name) as AggKind;
+    if (kind === 'count') {
+      if (a.args.length > 1) return undefined;
+      const col = a.args.length === 0 ? undefined : columnName(a.args[0]!, scan);
+      if (a.args.length === 1 && col === undefined) return undefined;
+      aggs.push({ kind, column: col, columnKind: col === undefined ? undefined : kinds.get(col)!.kind, type: a.type, returnType: a.type });
+      continue;
+    }
+    const valueArg = kind === 'first' || kind === 'last' ? a.args[1] : a.args[0];
+    if (kind === 'first' || kind === 'last') {
+      const t = a.args[0]!;
+      if (t.kind !== 'column' || kinds.get(t.name)?.kind !== 'time') return undefined;
+    }
+    const col = valueArg === undefined ? undefined : columnName(valueArg, scan);
+    if (col === undefined) return undefined;
+    const info = kinds.get(col)!;
+    if (info.kind !== 'field') return undefined;
+    const t = info.type.id;
+    if (kind !== 'first' && kind !== 'last' && t !== 'Float64' && t !== 'Int64' && t !== 'UInt64') return undefined;
+    if ((kind === 'first' || kind === 'last') && a.type.id !== info.type.id) return undefined;
+    aggs.push({ kind, column: col, columnKind: 'field', type: info.type, returnType: a.type });
+  }
+  const fallback = new HashAggregateExec(
+    new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined }),
+    plan.groupBy,
+    plan.aggregates,
+    scan.schema,
+    plan.schema.toSchema(),
+  );
+  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback);
+}
+
+function lowerBoundTime(time: BigInt64Array, from: number, to: number, v: bigint): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (time[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function createAccumulator(a: AggSpec): GroupsAccumulator {
+  switch (a.kind) {
+    case 'count':
+      return new CountAccumulator();
+    case 'sum':
+      return a.type.id === 'Float64' ? new FloatSumAccumulator(false) : new IntSumAccumulator(a.type);
+    case 'avg':
+      return new FloatSumAccumulator(true);
+    case 'min':
+    case 'max':
+      return a.type.id === 'Float64' ? new FloatMinMaxAccumulator(a.kind === 'max') : new IntMinMaxAccumulator(a.type, a.kind === 'max');
+    case 'first':
+    case 'last':
+      return new FirstLastAccumulator(a.returnType, a.kind === 'last');
+  }
+}
+
+const TWO32 = 4294967296;
+
+/** Folds rows [s, e) of a chunk column into group g of `acc`. */
+function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChunk, data: ChunkColumn | undefined, s: number, e: number): void {
+  const m = data?.validity;
+  if (a.kind === 'count') {
+    if (a.columnKind !== 'field') {
+      // count(*), count(time), count(tag): every row, unless the tag is missing.
+      if (a.columnKind === 'tag' && !chunk.tags.has(a.column!)) return;
+      (acc as CountAccumulator).add(g, e - s);
+      return;
+    }
+    if (data === undefined) return;
+    let c = e - s;
+    if (m !== undefined) {
+      c = 0;
+      for (let i = s; i < e; i++) c += m[i]!;
+    }
+    (acc as CountAccumulator).add(g, c);
+    return;
+  }
+  if (data === undefined) return;
+  if (a.kind === 'first' || a.kind === 'last') {
+    const step = a.kind === 'first' ? 1 : -1;
+    for (let i = a.kind === 'first' ? s : e - 1; i >= s && i < e; i += step) {
+      if (m !== undefined && m[i] === 0) continue;
+      const v = (data.values as ArrayLike<unknown>)[i];
+      const value: Scalar = a.type.id === 'Boolean' ? v === 1 : (v as Scalar);
+      (acc as FirstLastAccumulator).offer(g, chunk.time[i]!, value);
+      return;
+    }
+    return;
+  }
+  if (a.type.id === 'Float64') {
+    const x = data.values as Float64Array;
+    if (a.kind === 'sum' || a.kind === 'avg') {
+      let sum = 0;
+      let count = 0;
+      if (m === undefined) {
+        for (let i = s; i < e; i++) sum += x[i]!;
+        count = e - s;
+      } else {
+        for (let i = s; i < e; i++) if (m[i] === 1) (sum += x[i]!, count++);
+      }
+      if (count > 0) (acc as FloatSumAccumulator).add(g, sum, count);
+      return;
+    }
+    let best = NaN;
+    let seen = false;
+    const max = a.kind === 'max';
+    for (let i = s; i < e; i++) {
+      if (m !== undefined && m[i] === 0) continue;
+      const v = x[i]!;
+      if (!seen || (max ? v > best : v < best)) best = v;
+      seen = true;
+    }
+    if (seen) (acc as FloatMinMaxAccumulator).add(g, best);
+    return;
+  }
+  // BIGINT / BIGINT UNSIGNED through 32-bit words.
+  const w = words(data.values as BigInt64Array);
+  const unsigned = a.type.id === 'UInt64';
+  if (a.kind === 'sum' || a.kind === 'avg') {
+    let hi = 0;
+    let lo = 0;
+    let count = 0;
+    for (let i = s; i < e; i++) {
+      if (m !== undefined && m[i] === 0) continue;
+      lo += w[2 * i]! >>> 0;
+      hi += unsigned ? w[2 * i + 1]! >>> 0 : w[2 * i + 1]!;
+      count++;
+    }
+    if (count === 0) return;
+    if (a.kind === 'avg') (acc as FloatSumAccumulator).add(g, hi * TWO32 + lo, count);
+    else (acc as IntSumAccumulator).add(g, BigInt(hi) * 4294967296n + BigInt(lo));
+    return;
+  }
+  let bi = -1;
+  const max = a.kind === 'max';
+  for (let i = s; i < e; i++) {
+    if (m !== undefined && m[i] === 0) continue;
+    if (bi < 0) {
+      bi = i;
+      continue;
+    }
+    const h = w[2 * i + 1]!;
+    const bh = w[2 * bi + 1]!;
+    let c: number;
+    if (h !== bh) c = unsigned ? ((h >>> 0) > (bh >>> 0) ? 1 : -1) : h > bh ? 1 : -1;
+    else {
+      const l = w[2 * i]! >>> 0;
+      const bl = w[2 * bi]! >>> 0;
+      c = l > bl ? 1 : l < bl ? -1 : 0;
+    }
+    if (max ? c > 0 : c < 0) bi = i;
+  }
+  if (bi >= 0) (acc as IntMinMaxAccumulator).add(g, (data.values as BigInt64Array)[bi]!);
+}
+
+export class TimeBucketAggregateExec implements ExecNode {
+  readonly name = 'TimeBucketAggregateExec';
+  readonly schema: Schema;
+  readonly children: readonly ExecNode[];
+  readonly #scan: TableScan;
+  readonly #groups: readonly GroupSpec[];
+  readonly #aggs: readonly AggSpec[];
+  readonly #plan: Aggregate;
+  readonly #fallback: ExecNode;
+
+  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode) {
+    this.#scan = scan;
+    this.#groups = groups;
+    this.#aggs = aggs;
+    this.#plan = plan;
+    this.#fallback = fallback;
+    this.schema = plan.schema.toSchema();
+    this.children = [];
+  }
+
+  describe(): string {
+    const s = this.#scan;
+    return describeNode(
+      this.name,
+      `gby=[${this.#plan.groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#plan.aggregates.map(exprDisplay).join(', ')}], scan=${s.qualifier}${s.filters.length > 0 ? `, filters=[${s.filters.map(exprDisplay).join(', ')}]` : ''}`,
+    );
+  }
+
+  async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
+    const scan = this.#scan;
+    const table: TableInfo = scan.table;
+    const preds = analyzeScanPredicates(scan.filters, table, ctx);
+    if (preds.residual.length > 0) {
+      yield* this.#fallback.execute(ctx);
+      return;
+    }
+    const bucketSpec = this.#groups.find((g) => g.kind === 'bucket');
+    let stride: IntervalValue | undefined;
+    let originNs = 0n;
+    let strideUnits: bigint | undefined;
+    const timeCol = table.columns.find((c) => c.kind === 'time')!;
+    const unit = (timeCol.type as { unit: TimeUnit }).unit;
+    const per = unitNanos(unit);
+    if (bucketSpec !== undefined) {
+      const sv = constantValue(bucketSpec.stride!, ctx);
+      const ov = bucketSpec.origin === undefined ? { value: 0n as Scalar } : constantValue(bucketSpec.origin, ctx);
+      if (sv === undefined || ov === undefined || sv.value === null || ov.value === null) {
+        yield* this.#fallback.execute(ctx);
+        return;
+      }
+      stride = sv.value as IntervalValue;
+      originNs = ov.value as bigint;
+      const ns = intervalNanos(stride);
+      // Runs by binary search need a fixed stride that is a whole number of time units.
+      if (ns === undefined || ns <= 0n || ns % per !== 0n || originNs % per !== 0n) {
+        yield* this.#fallback.execute(ctx);
+        return;
+      }
+      strideUnits = ns / per;
+    }
+    if (preds.empty) {
+      if (this.#groups.length === 0) yield* this.#fallback.execute(ctx);
+      return;
+    }
+
+    const fields = [...new Set(this.#aggs.filter((a) => a.columnKind === 'field').map((a) => a.column!))];
+    const request = {
+      fields,
+      ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
+      ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
+      ...(preds.tagPredicates.length > 0 ? { seriesFilter: seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx)! } : {}),
+    };
+    const accs = this.#aggs.map(createAccumulator);
+    const groupIds = new Map<string, number>();
+    const tagValues: (string | null)[][] = this.#groups.map(() => []);
+    const bucketValues: bigint[] = [];
+    let numGroups = this.#groups.length === 0 ? 1 : 0;
+    const originUnits = originNs / per;
+    let reserved = 0;
+    try {
+      for await (const chunk of ctx.catalog.scan(scan.database, table.name, request)) {
+        ctx.checkAbort();
+        const n = chunk.length;
+        if (n === 0) continue;
+        let seriesKey = '';
+        const tags = this.#groups.map((g) => (g.kind === 'tag' ? (chunk.tags.get(g.tag!) ?? null) : null));
+        for (const t of tags) seriesKey += t === null ? '\u0000N' : `\u0000${t}`;
+        const data = this.#aggs.map((a) => (a.columnKind === 'field' ? chunk.fields.get(a.column!) : undefined));
+        const time = chunk.time;
+        let s = 0;
+        while (s < n) {
+          let e = n;
+          let bucket = 0n;
+          if (strideUnits !== undefined) {
+            bucket = originUnits + ((time[s]! - originUnits) / strideUnits) * strideUnits;
+            if (time[s]! - originUnits < 0n && (time[s]! - originUnits) % strideUnits !== 0n) bucket -= strideUnits;
+            e = lowerBoundTime(time, s, n, bucket + strideUnits);
+          }
+          const key = strideUnits === undefined ? seriesKey : `${seriesKey}\u0001${bucket}`;
+          let g = groupIds.get(key);
+          if (g === undefined) {
+            g = numGroups++;
+            groupIds.set(key, g);
+            this.#groups.forEach((spec, k) => tagValues[k]!.push(spec.kind === 'tag' ? tags[k]! : null));
+            bucketValues.push(bucket);
+            ctx.memory.reserve(128, 'GROUP BY hash table');
+            reserved += 128;
+          }
+          for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], s, e);
+          s = e;
+        }
+        await ctx.maybeYield();
+      }
+      const columns: Vector[] = this.#groups.map((spec, k) => {
+        if (spec.kind === 'tag') return vectorFrom(spec.type, tagValues[k]!, Uint8Array.from(tagValues[k]!, (v) => (v === null ? 0 : 1)));
+        return { type: spec.type, length: numGroups, values: BigInt64Array.from(bucketValues) };
+      });
+      for (const acc of accs) columns.push(acc.finish(numGroups));
+      yield* slices({ schema: this.schema, length: numGroups, columns });
+    } finally {
+      ctx.memory.release(reserved);
+    }
+  }
+}
+
