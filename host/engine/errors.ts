@@ -25,6 +25,11 @@ export function notImplemented(message: string): UserError {
   return new UserError('notImplemented', `This feature is not implemented: ${message}`);
 }
 
+/** DataFusion's own NotImplemented (unsupported casts): CnosDB shows it with its prefix. */
+export function datafusionNotImplemented(message: string): UserError {
+  return new UserError('notImplemented', `Datafusion: This feature is not implemented: ${message}`);
+}
+
 /** A failure while computing a result (division by zero, a bad cast of a value): 422 010012. */
 export function executionError(message: string): UserError {
   return new UserError('sqlExecute', message);

@@ -5,7 +5,7 @@
 
 import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
-import { castError, notImplemented } from '../errors.js';
+import { castError, datafusionNotImplemented } from '../errors.js';
 import { canCast } from '../planner/coercion.js';
 import { formatRustF64 } from '../sql/display-name.js';
 import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil } from '../time.js';
@@ -167,7 +167,7 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
 
 /** Throws at planning time when no CAST from `from` to `to` exists, with DataFusion's text. */
 export function checkCast(from: DataType, to: DataType): void {
-  if (!canCast(from, to)) throw notImplemented(`Unsupported CAST from ${typeName(from)} to ${typeName(to)}`);
+  if (!canCast(from, to)) throw datafusionNotImplemented(`Unsupported CAST from ${typeName(from)} to ${typeName(to)}`);
 }
 
 /** Casts a whole vector. Fast paths for the common numeric and timestamp cases. */

@@ -323,7 +323,12 @@ export class TimeBucketAggregateExec implements ExecNode {
     const groupIds = new Map<string, number>();
     const tagValues: (string | null)[][] = this.#groups.map(() => []);
     const bucketValues: bigint[] = [];
-    let numGroups = this.#groups.length === 0 ? 1 : 0;
+    let numGroups = 0;
+    if (this.#groups.length === 0) {
+      // Without GROUP BY there is one group, also when no row arrives.
+      groupIds.set('', numGroups++);
+      bucketValues.push(0n);
+    }
     const originUnits = originNs / per;
     let reserved = 0;
     try {

@@ -10,9 +10,12 @@ import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { floorDiv } from '../time.js';
+import { executionError } from '../errors.js';
 import { timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import { compileExpr } from './evaluate.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+
+const I64_MAX = 2n ** 63n - 1n;
 
 export class TimeWindowExec implements ExecNode {
   readonly name = 'TimeWindowExec';
@@ -67,8 +70,10 @@ export class TimeWindowExec implements ExecNode {
       const start = new BigInt64Array(n);
       const end = new BigInt64Array(n);
       for (let k = 0; k < n; k++) {
+        const e = floorDiv(starts[k]! + this.#windowNs, per);
+        if (e > I64_MAX) throw executionError(`time_window: the window end of ${starts[k]!}ns is past the largest timestamp`);
         start[k] = floorDiv(starts[k]!, per);
-        end[k] = floorDiv(starts[k]! + this.#windowNs, per);
+        end[k] = e;
       }
       const idx = Int32Array.from(rows);
       const st = timestamp(unit);

@@ -129,6 +129,9 @@ function firstLast(name: 'first' | 'last'): AggregateFunction {
 
 export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = [
   count,
+  // CnosDB's exact_count counts rows after merging duplicate points, which is what count does
+  // here (storage never returns duplicates).
+  { ...count, name: 'exact_count', displayName: 'exact_count' },
   sum,
   avg,
   { ...avg, name: 'mean' },

@@ -19,6 +19,7 @@ import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
 import { castTargetType } from './sql-types.js';
+import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -70,10 +71,13 @@ function intervalLiteral(e: ast.IntervalLiteral, negate: boolean): LExpr {
   return lit(negate ? { months: -iv.months, days: -iv.days, nanos: -iv.nanos } : iv, INTERVAL);
 }
 
-/** The literal value of a planned constant expression, or undefined. */
+/** The value of a planned constant expression (folded if need be), or undefined. */
 export function constantOf(e: LExpr): Scalar | undefined {
   if (e.kind === 'literal') return e.value;
-  return undefined;
+  if (e.kind === 'column' || e.kind === 'outerColumn') return undefined;
+  // now() folds to the epoch here; the values wanted are window sizes and origins.
+  const folded = simplifyExpr(e, { nowNs: 0n });
+  return folded.kind === 'literal' ? folded.value : undefined;
 }
 
 function isBooleanLike(t: DataType): boolean {
@@ -336,7 +340,7 @@ export class ExprPlanner {
 
   aggregateCall(fn: AggregateFunction, e: ast.FunctionCall): LExpr {
     if (!this.scope.allowAggregates) throw planError(`Aggregate functions are not allowed here: ${fn.displayName}`);
-    const star = fn.name === 'count' && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
+    const star = (fn.name === 'count' || fn.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
     let args: LExpr[];
     if (star) args = [];
     else {

@@ -4,12 +4,12 @@
 // columns that are not selected (then the projection is widened for the sort and trimmed after,
 // as DataFusion does).
 
-import { bug } from '../../core/errors.js';
+import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { aggregate, distinct, emptyRelation, filter, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
+import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
 import { qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { windowParams, windowStructType } from '../functions/time-window.js';
@@ -62,6 +62,32 @@ function planSlidingWindows(qp: QueryPlanner, sel: ast.Select, input: LogicalPla
   return { input: expanded, replacements };
 }
 
+/** Finds a topk/bottom call among the select items and maps it to its column (one at most). */
+function planSelector(sel: ast.Select, planner: ExprPlanner, scope: Scope): { column: LExpr; k: number; bottom: boolean } | undefined {
+  const calls: ast.FunctionCall[] = [];
+  for (const item of sel.items) {
+    findCalls(item.expr, 'topk', calls);
+    findCalls(item.expr, 'bottom', calls);
+  }
+  if (calls.length === 0) return undefined;
+  const planned = calls.map((c) => ({ call: c, args: c.args.map((a) => planner.plan(a)) }));
+  const nested = sel.items.some((i) => calls.includes(i.expr as ast.FunctionCall)) === false;
+  if (planned.length > 1 || nested) {
+    const names = planned.map((p) => `${p.call.name.toUpperCase()}(${p.args.map(exprName).join(',')})`);
+    throw new UserError(
+      'sqlPlan',
+      `Datafusion: transform_bottom_func_to_topk_node\ncaused by\nError during planning: 1. There cannot be nested selection functions. 2. There cannot be multiple selection functions., found: [${names.join(', ')}]`,
+    );
+  }
+  const { call, args } = planned[0]!;
+  const k = args[1];
+  if (args.length !== 2 || k === undefined || k.kind !== 'literal' || typeof k.value !== 'bigint' || k.value < 1n) {
+    throw planError(`${call.name}(column, k) needs a column and a positive integer k`);
+  }
+  (scope.replacements as Map<ast.Expr, LExpr>).set(call, args[0]!);
+  return { column: args[0]!, k: Number(k.value), bottom: call.name === 'bottom' };
+}
+
 function expandWildcard(w: ast.Wildcard, input: LogicalPlan, hasFrom: boolean): Item[] {
   if (!hasFrom) throw planError('SELECT * with no tables specified is not valid');
   const fields = w.qualifier === undefined ? input.schema.fields : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
@@ -107,6 +133,9 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   const scope: Scope = { ...base, schema: input.schema, replacements: sliding.replacements };
   const planner = new ExprPlanner(scope);
 
+  // CnosDB's selectors topk(col, k) / bottom(col, k): the column, from the k rows with the
+  // largest / smallest values (a top-k under the projection).
+  const selector = planSelector(sel, planner, scope);
   // Select list.
   const items: Item[] = [];
   for (const it of sel.items) {
@@ -188,6 +217,9 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   }
 
   const exprs = items.map(itemExpr);
+  if (selector !== undefined) {
+    pre = limit(sort(pre, [{ expr: selector.column, asc: selector.bottom, nullsFirst: false }], selector.k), 0, selector.k);
+  }
   let plan: LogicalPlan = projection(pre, exprs);
   if (sel.distinct) plan = distinct(plan);
   if (sortItems.length === 0) return plan;

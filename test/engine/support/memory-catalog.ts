@@ -167,8 +167,9 @@ export class MemoryCatalog implements EngineCatalog {
         let t = db.tables.get(bt.name);
         if (t === undefined) {
           const unit = db.info.options.precision === 'MS' ? 'Millisecond' : db.info.options.precision === 'US' ? 'Microsecond' : 'Nanosecond';
-          const tags = bt.columns.filter((c) => c.kind === ColumnKind.Tag).map((c): ColumnInfo => ({ name: c.name, kind: 'tag', type: typeOfValueType(0), valueType: ValueType.Tag, codec: 'DEFAULT' }));
-          const fields = bt.columns.filter((c) => c.kind === ColumnKind.Field).map((c): ColumnInfo => ({ name: c.name, kind: 'field', type: typeOfValueType(c.type), valueType: c.type, codec: 'DEFAULT' }));
+          const byName = [...bt.columns].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+          const tags = byName.filter((c) => c.kind === ColumnKind.Tag).map((c): ColumnInfo => ({ name: c.name, kind: 'tag', type: typeOfValueType(0), valueType: ValueType.Tag, codec: 'DEFAULT' }));
+          const fields = byName.filter((c) => c.kind === ColumnKind.Field).map((c): ColumnInfo => ({ name: c.name, kind: 'field', type: typeOfValueType(c.type), valueType: c.type, codec: 'DEFAULT' }));
           t = { info: { database, name: bt.name, columns: [{ name: 'time', kind: 'time', type: timestamp(unit) as DataType, codec: 'DEFAULT' }, ...tags, ...fields] }, series: new Map() };
           db.tables.set(bt.name, t);
         }
