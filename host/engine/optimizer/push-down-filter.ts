@@ -60,7 +60,8 @@ function pushChildren(plan: LogicalPlan): LogicalPlan {
 function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
   switch (plan.kind) {
     case 'filter':
-      return push(plan.input, [...preds, ...splitConjunction(plan.predicate)]);
+      // A conjunct that is the constant TRUE filters nothing.
+      return push(plan.input, [...preds, ...splitConjunction(plan.predicate).filter((c) => !(c.kind === 'literal' && c.value === true))]);
     case 'scan':
       if (preds.length === 0) return plan;
       return { ...plan, filters: [...plan.filters, ...preds] };
