@@ -22,9 +22,9 @@ type AggregateExpr = Extract<LExpr, { kind: 'aggregate' }>;
 /** A value usable as a Map key that distinguishes NULL and keeps bigint/number/string apart. */
 function keyPart(v: Vector, i: number): unknown {
   if (!isValid(v, i)) return NULL_KEY;
-  const x = (v.values as ArrayLike<unknown>)[i];
-  if (typeof x === 'object') return JSON.stringify(getValue(v, i), (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y));
-  return x;
+  const t = v.type.id;
+  if (t === 'Struct' || t === 'Interval' || t === 'List') return JSON.stringify(getValue(v, i), (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y));
+  return (v.values as ArrayLike<unknown>)[i];
 }
 
 function compositeKey(keys: readonly Vector[], i: number): string {

@@ -400,7 +400,7 @@ export class GenericMinMaxAccumulator implements GroupsAccumulator {
   }
 }
 
-/** CnosDB's first(time, v) / last(time, v): the value at the smallest / largest time. */
+/** CnosDB's first(time, v) / last(time, v): the non-NULL value at the smallest / largest time. */
 export class FirstLastAccumulator implements GroupsAccumulator {
   #times = new BigInt64Array(16);
   #seen = new Uint8Array(16);
@@ -421,8 +421,9 @@ export class FirstLastAccumulator implements GroupsAccumulator {
     const v = args[1]!;
     if (t.type.id === 'Null') return;
     const ts = t.values as BigInt64Array;
+    // NULL values are skipped: first/last give the first/last value the field has.
     for (let i = 0; i < n; i++) {
-      if (!isValid(t, i)) continue;
+      if (!isValid(t, i) || !isValid(v, i)) continue;
       this.#offer(groups[i]!, ts[i]!, getValue(v, i));
     }
   }
