@@ -14,6 +14,7 @@ import { insert } from './commands/insert.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { MemoryPool, displayExecPlan, type ExecContext } from './exec/exec-plan.js';
+import { installKernels } from './exec/kernels.js';
 import { createPhysicalPlan } from './exec/physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
@@ -44,6 +45,7 @@ export class SqlEngine implements QueryEngine {
 
   constructor(opts: EngineOptions) {
     this.#opts = opts;
+    if (opts.core !== undefined) installKernels(opts.core);
   }
 
   async run(sql: string, session: QuerySession): Promise<QueryResult> {

@@ -11,6 +11,7 @@ import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval } from '../time.js';
 import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
 import { scalarToString } from './cast.js';
+import { int64Kernels } from './kernels.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -55,6 +56,8 @@ function compareInterval(a: IntervalValue, b: IntervalValue): number {
 
 type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
+const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
 function cmpResult(op: CmpOp, c: number): number {
   switch (op) {
     case '=':
@@ -81,6 +84,17 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
   if (t === 'Null' || a.values === null || b.values === null) return { type: BOOLEAN, length: n, values: out, validity: new Uint8Array(n) };
   const av = a.values as ArrayLike<unknown>;
   const bv = b.values as ArrayLike<unknown>;
+  if (t === 'Int64' || t === 'UInt64' || t === 'Timestamp') {
+    const k = int64Kernels(n);
+    if (k !== undefined) {
+      // A constant operand goes in as one value; a constant left side flips the operator.
+      const flipped = a.constant === true && b.constant !== true;
+      const [x, y] = flipped ? [bv, av] : [av, bv];
+      const o = flipped ? FLIP[op] : op;
+      const values = k.compare(o, x as BigInt64Array, y as BigInt64Array, (flipped ? a : b).constant === true, t === 'UInt64', n);
+      return { type: BOOLEAN, length: n, values, validity };
+    }
+  }
   switch (t) {
     case 'Float64':
     case 'Int64':
@@ -240,6 +254,13 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       const signed = type.id === 'Int64';
       const x = a.values as BigInt64Array | BigUint64Array;
       const y = b.values as BigInt64Array | BigUint64Array;
+      const k = int64Kernels(n);
+      if (k !== undefined && a.constant !== true) {
+        const r = k.arithmetic(op, x, y, b.constant === true, !signed, validity, n);
+        if ('values' in r) return { type, length: n, values: r.values, validity };
+        if (r.failure.kind === 'divideByZero') throw divideByZero();
+        throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
+      }
       const out = signed ? new BigInt64Array(n) : new BigUint64Array(n);
       const lo = signed ? I64_MIN : 0n;
       const hi = signed ? I64_MAX : U64_MAX;

@@ -31,6 +31,16 @@ export interface ScanOptions {
   readonly lastPerSeries?: number;
 }
 
+/** Rows [start, end) of a chunk (shares its arrays). */
+export function sliceChunk(chunk: SeriesChunk, start: number, end: number): SeriesChunk {
+  if (start === 0 && end === chunk.length) return chunk;
+  const fields = new Map<string, ChunkColumn>();
+  for (const [name, c] of chunk.fields) {
+    fields.set(name, { values: Array.isArray(c.values) ? c.values.slice(start, end) : c.values.subarray(start, end), validity: c.validity?.subarray(start, end) });
+  }
+  return { tags: chunk.tags, length: end - start, time: chunk.time.subarray(start, end), fields };
+}
+
 /** A column of a chunk as a vector of the column's type (shares the chunk's arrays). */
 export function chunkVector(table: TableInfo, name: string, chunk: SeriesChunk): Vector {
   const col = table.columns.find((c) => c.name === name)!;
@@ -91,11 +101,12 @@ export class ScanExec implements ExecNode {
     };
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
-    for await (const chunk of ctx.catalog.scan(database, table.name, request)) {
+    for await (const whole of ctx.catalog.scan(database, table.name, request)) {
       ctx.checkAbort();
-      if (chunk.length === 0) continue;
+      if (whole.length === 0) continue;
+      // Without a row predicate the last rows of a series can be cut before any vector exists.
+      const chunk = last !== undefined && predicate === undefined && whole.length > last ? sliceChunk(whole, whole.length - last, whole.length) : whole;
       let batch: RecordBatch = { schema: batchSchema, length: chunk.length, columns: read.map((n) => chunkVector(table, n, chunk)) };
-      if (last !== undefined && predicate === undefined && batch.length > last) batch = sliceBatch(batch, batch.length - last, batch.length);
       if (predicate !== undefined) {
         if (predicate.needsPrepare) await predicate.prepare(batch);
         batch = filterBatch(batch, predicate.evaluate(batch));

@@ -95,11 +95,43 @@ export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInf
 }
 
 /**
+ * `tag = 'v'`, `tag != 'v'`, `tag IN ('v', ...)` as a direct test of the tag map (most series
+ * filters are these); undefined for anything else. A missing tag is NULL: no test passes.
+ */
+function simpleTagTest(p: LExpr): ((tags: ReadonlyMap<string, string>) => boolean) | undefined {
+  if (p.kind === 'binary' && (p.op === '=' || p.op === '!=')) {
+    const [c, l] = p.left.kind === 'column' ? [p.left, p.right] : [p.right, p.left];
+    if (c.kind !== 'column' || l.kind !== 'literal' || typeof l.value !== 'string') return undefined;
+    const name = c.name;
+    const value = l.value;
+    if (p.op === '=') return (tags) => tags.get(name) === value;
+    return (tags) => {
+      const v = tags.get(name);
+      return v !== undefined && v !== value;
+    };
+  }
+  if (p.kind === 'inList' && !p.negated && p.expr.kind === 'column' && p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')) {
+    const name = p.expr.name;
+    const set = new Set(p.list.map((x) => (x as { value: string }).value));
+    return (tags) => {
+      const v = tags.get(name);
+      return v !== undefined && set.has(v);
+    };
+  }
+  return undefined;
+}
+
+/**
  * A series filter from tag predicates: the predicates evaluated on a one-row batch of the
  * series' tag values (a tag the series lacks is NULL). Undefined when there are none.
  */
 export function seriesFilter(predicates: readonly LExpr[], table: TableInfo, qualifier: string, ctx: ExecContext): ((tags: ReadonlyMap<string, string>) => boolean) | undefined {
   if (predicates.length === 0) return undefined;
+  const fast = predicates.map(simpleTagTest);
+  if (fast.every((f) => f !== undefined)) {
+    const tests = fast as ((tags: ReadonlyMap<string, string>) => boolean)[];
+    return (tags) => tests.every((t) => t(tags));
+  }
   const tagColumns = table.columns.filter((c) => c.kind === 'tag');
   const fields: PlanField[] = tagColumns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true }));
   const schema = new PlanSchema(fields);

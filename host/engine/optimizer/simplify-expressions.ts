@@ -9,7 +9,7 @@ import { getValue, isValid } from '../batch.js';
 import { constantContext } from '../exec/constant-context.js';
 import { compileExpr } from '../exec/evaluate.js';
 import { exprName } from '../plan/expr-display.js';
-import { children, exprKey, transformExpr, type LExpr } from '../plan/expr.js';
+import { children, rewriteExpr, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';
 import { BOOLEAN } from '../types.js';
@@ -43,15 +43,16 @@ function isBool(e: LExpr, v: boolean): boolean {
   return e.kind === 'literal' && e.value === v;
 }
 
-/** The simplified expression, or `e` itself when nothing changed. */
-export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
-  const out = simplifyTree(e, ctx);
-  return exprKey(out) === exprKey(e) ? e : out;
+let cachedContext: { nowNs: bigint; ctx: ReturnType<typeof constantContext> } | undefined;
+
+function evalContext(nowNs: bigint): ReturnType<typeof constantContext> {
+  if (cachedContext === undefined || cachedContext.nowNs !== nowNs) cachedContext = { nowNs, ctx: constantContext(nowNs) };
+  return cachedContext.ctx;
 }
 
-function simplifyTree(e: LExpr, ctx: OptimizerContext): LExpr {
-  const evalCtx = constantContext(ctx.nowNs);
-  return transformExpr(e, (x) => {
+/** The simplified expression, or `e` itself when nothing changed. */
+export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
+  return rewriteExpr(e, (x) => {
     if (x.kind === 'binary' && x.op === 'AND') {
       if (isBool(x.left, false) || isBool(x.right, false)) return { kind: 'literal', value: false, type: BOOLEAN };
       if (isBool(x.left, true)) return x.right;
@@ -65,7 +66,7 @@ function simplifyTree(e: LExpr, ctx: OptimizerContext): LExpr {
     if (x.kind === 'not' && x.expr.kind === 'not') return x.expr.expr;
     if (!foldable(x)) return x;
     try {
-      const v = compileExpr(x, PlanSchema.empty(), evalCtx).evaluate(ONE_ROW);
+      const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs)).evaluate(ONE_ROW);
       return { kind: 'literal', value: isValid(v, 0) ? getValue(v, 0) : null, type: x.type };
     } catch {
       return x;

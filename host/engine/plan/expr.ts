@@ -221,6 +221,20 @@ export function transformExpr(e: LExpr, f: (e: LExpr) => LExpr): LExpr {
 }
 
 /**
+ * Rebuilds `e` bottom-up like transformExpr, but keeps every node whose children did not change
+ * (and that `f` returns unchanged) as the same object, so callers can test `result === e`.
+ */
+export function rewriteExpr(e: LExpr, f: (e: LExpr) => LExpr): LExpr {
+  let changed = false;
+  const node = transformChildren(e, (c) => {
+    const r = rewriteExpr(c, f);
+    if (r !== c) changed = true;
+    return r;
+  });
+  return f(changed ? node : e);
+}
+
+/**
  * Rewrites `e` top-down: where `f` returns an expression, that replaces the node and its
  * subtree is not visited; where it returns undefined, the children are visited.
  */
