@@ -32,9 +32,38 @@ const NONE: i64 = i64.MIN_VALUE;
   return reinterpret<u64>(<f64>n / p) == reinterpret<u64>(v) ? n : NONE;
 }
 
+/**
+ * Multiplies the integers of the first `count` values by 10^d; one that leaves the exact range
+ * becomes an exception repeating its predecessor. Returns how many new exceptions there are.
+ */
+function rescale(ints: usize, isException: usize, count: u32, d: u32): u32 {
+  const factor = <i64>load<f64>(POW10 + (<usize>d << 3));
+  const limit = <i64>TWO53 / factor;
+  let added: u32 = 0;
+  let prev: i64 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const at = ints + (<usize>i << 3);
+    let n = load<i64>(at);
+    if (load<u8>(isException + i) == 0) {
+      if (n > limit || n < -limit) {
+        store<u8>(isException + i, 1);
+        added++;
+        n = prev;
+      } else {
+        n *= factor;
+      }
+    } else {
+      n = prev;
+    }
+    store<i64>(at, n);
+    prev = n;
+  }
+  return added;
+}
+
 /** Scratch bytes encodeDecimal may take for m values. */
 @inline export function decimalScratch(m: u32): usize {
-  return (<usize>m << 3) * 2 + (<usize>m << 2) + intScratch(m) + intBound(m) + 1024;
+  return (<usize>m << 3) + <usize>m + (<usize>m << 2) + intScratch(m) + intBound(m) + 1024;
 }
 
 /**
@@ -42,41 +71,47 @@ const NONE: i64 = i64.MIN_VALUE;
  * than `limit` bytes; returns its end, or 0 when the values are not decimals enough.
  */
 export function encodeDecimal(src: usize, m: u32, dst: usize, limit: usize): usize {
-  // The smallest exponent that makes most values exact; a value needing more than MAX_E (or
-  // none) is an exception and does not raise it.
-  let e: u32 = 0;
-  let exceptions: u32 = 0;
-  const maxExceptions = m >> 3;
-  for (let i: u32 = 0; i < m; i++) {
-    const v = load<f64>(src + (<usize>i << 3));
-    if (scaled(v, e) != NONE) continue;
-    let f = e + 1;
-    while (f <= MAX_E && scaled(v, f) == NONE) f++;
-    if (f > MAX_E) {
-      if (++exceptions > maxExceptions) return 0;
-    } else {
-      e = f;
-    }
-  }
+  // One pass with the smallest exponent that makes the values so far exact: a value needing a
+  // larger one raises it and rescales the integers before it (exactly: n * 10^d is the same
+  // decimal); a value no exponent up to MAX_E makes exact is an exception and raises nothing.
   const mark = scratchMark();
   const ints = scratchTake(<usize>m << 3);
-  const excPos = scratchTake(<usize>m << 2);
-  exceptions = 0;
+  const isException = scratchTake(m);
+  const maxExceptions = m >> 3;
+  let exceptions: u32 = 0;
+  let e: u32 = 0;
   let prev: i64 = 0;
   for (let i: u32 = 0; i < m; i++) {
     const v = load<f64>(src + (<usize>i << 3));
     let n = scaled(v, e);
+    let exception = false;
     if (n == NONE) {
-      store<u32>(excPos + (<usize>exceptions << 2), i);
-      exceptions++;
-      n = prev;
+      let f = e + 1;
+      while (f <= MAX_E && (n = scaled(v, f)) == NONE) f++;
+      if (f > MAX_E) {
+        exception = true;
+        n = prev;
+      } else {
+        exceptions += rescale(ints, isException, i, f - e);
+        e = f;
+      }
+    }
+    store<u8>(isException + i, exception ? 1 : 0);
+    if (exception) exceptions++;
+    if (exceptions > maxExceptions) {
+      scratchRelease(mark);
+      return 0;
     }
     store<i64>(ints + (<usize>i << 3), n);
     prev = n;
   }
-  if (exceptions > maxExceptions) {
-    scratchRelease(mark);
-    return 0;
+  const excPos = scratchTake(<usize>(exceptions + 1) << 2);
+  let listed: u32 = 0;
+  for (let i: u32 = 0; i < m; i++) {
+    if (load<u8>(isException + i) != 0) {
+      store<u32>(excPos + (<usize>listed << 2), i);
+      listed++;
+    }
   }
   const block = scratchTake(intBound(m) + 32);
   const intLen = encodeInts(ints, m, MODE_AUTO, block) - block;

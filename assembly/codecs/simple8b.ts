@@ -12,10 +12,15 @@ const BITS: usize = memory.data<u8>([0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 2
 /** Values from 2^60 up cannot be packed. */
 export const SIMPLE8B_LIMIT: u64 = <u64>1 << 60;
 
+// Per value bit width w (0..60): the selector with the fewest bits >= w, and its count.
+const SEL_OF_WIDTH: usize = memory.data<u8>([0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 11, 12, 12, 12, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15]);
+const COUNT_OF_WIDTH: usize = memory.data<u8>([240, 60, 30, 20, 15, 12, 10, 8, 7, 6, 6, 5, 5, 4, 4, 4, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+
 /**
  * Packs `cnt` u64 values at `src` into words at `dst` (room for 8 * cnt bytes) and returns the
- * byte length, or -1 if a value is 2^60 or more. Greedy: each word takes the selector with the
- * most values that all fit, as in the paper.
+ * byte length, or -1 if a value is 2^60 or more. Greedy as in the paper (each word takes the
+ * selector with the most values that all fit), in one pass: a word grows while its widest
+ * value still allows that many values, then takes the largest selector count that fits.
  */
 export function encodeSimple8b(src: usize, cnt: u32, dst: usize): i32 {
   let i: u32 = 0;
@@ -23,21 +28,30 @@ export function encodeSimple8b(src: usize, cnt: u32, dst: usize): i32 {
   while (i < cnt) {
     const left = cnt - i;
     const at = src + (<usize>i << 3);
-    let sel: u32 = 0;
-    let take: u32 = 0;
-    for (; sel < 16; sel++) {
-      const c = <u32>load<u8>(COUNT + sel);
-      const limit: u64 = <u64>1 << <u64>load<u8>(BITS + sel);
-      take = c < left ? c : left;
-      let j: u32 = 0;
-      while (j < take && load<u64>(at + (<usize>j << 3)) < limit) j++;
-      if (j == take) break;
+    let n: u32 = 0;
+    let width: u32 = 0;
+    while (n < left) {
+      const v = load<u64>(at + (<usize>n << 3));
+      if (v >= SIMPLE8B_LIMIT) return -1;
+      const vw: u32 = 64 - <u32>clz<u64>(v);
+      const w2 = vw > width ? vw : width;
+      const room = <u32>load<u8>(COUNT_OF_WIDTH + w2);
+      if (n + 1 > room) break;
+      n++;
+      width = w2;
+      if (n == room) break;
     }
-    if (sel == 16) return -1;
+    let sel = <u32>load<u8>(SEL_OF_WIDTH + width);
+    let take = n;
+    if (n < left) {
+      // Not the last word: it must be full, so take the largest count <= n (wider bits fit too).
+      while (<u32>load<u8>(COUNT + sel) > n) sel++;
+      take = <u32>load<u8>(COUNT + sel);
+    }
     const b = <u64>load<u8>(BITS + sel);
     let word: u64 = <u64>sel;
-    let shift: u64 = 4;
     if (b != 0) {
+      let shift: u64 = 4;
       for (let j: u32 = 0; j < take; j++) {
         word |= load<u64>(at + (<usize>j << 3)) << shift;
         shift += b;
