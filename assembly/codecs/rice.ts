@@ -207,9 +207,9 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize, order: i3
   // in the same loop; otherwise the quotients are stored and finished below.
   const fused = k == 0 && esc == 0;
   let rc: i32;
-  if (!fused) rc = unary(u, words, cnt, dst, 0, 0, 0, unaryAt);
-  else if (order == 1) rc = unary(u, words, cnt, dst, 1, v, d, unaryAt);
-  else rc = unary(u, words, cnt, dst, 2, v, d, unaryAt);
+  if (!fused) rc = unary(u, words, cnt, dst, 0, 0, 0, unaryAt, unaryBytes);
+  else if (order == 1) rc = unary(u, words, cnt, dst, 1, v, d, unaryAt, unaryBytes);
+  else rc = unary(u, words, cnt, dst, 2, v, d, unaryAt, unaryBytes);
   scratchRelease(mark);
   if (rc != 0) return rc;
   if (<usize>((unaryNext + 7) >> 3) != unaryBytes) return fail(ERR_PADDING, unaryAt);
@@ -304,7 +304,7 @@ let unaryNext: u32 = 0;
  * quotient (order 0), or the integer after zigzag and one (order 1) or two (order 2) prefix
  * sums starting from v and d. `order` is a constant at every call, so each loop is specialised.
  */
-@inline function unary(u: usize, words: usize, cnt: u32, dst: usize, order: i32, v: i64, d: i64, at: usize): i32 {
+@inline function unary(u: usize, words: usize, cnt: u32, dst: usize, order: i32, v: i64, d: i64, at: usize, bytes: usize): i32 {
   let count: u32 = 0;
   let next: u32 = 0;
   let over: u32 = 0;
@@ -337,6 +337,6 @@ let unaryNext: u32 = 0;
   }
   unaryNext = next;
   if (over != 0) return fail(ERR_VALUE, at);
-  if (count != cnt) return fail(ERR_COUNT, at + (words << 3));
+  if (count != cnt) return fail(ERR_COUNT, at + bytes);
   return 0;
 }

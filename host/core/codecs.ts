@@ -224,9 +224,11 @@ export class BlockCodecs {
   decode(type: ValueType, block: Uint8Array, n: number): DecodedColumn {
     const fam = family(type);
     if (!Number.isInteger(n) || n < 0) throw bug(`bad row count ${n}`);
+    /** Where the zstd payload starts in the stored block, if it is wrapped (-1 if not). */
+    let payloadAt = -1;
     if (block.length > 0 && block[0] === Encoding.Zstd) {
       if (fam !== 'str') throw new CorruptionError(SOURCE, 0, 'zstd wrapper on a non-string column');
-      block = this.#unwrapZstd(block);
+      [block, payloadAt] = this.#unwrapZstd(block);
     }
     const src = this.#input(block.length);
     this.#core.bytes().set(block, src);
@@ -239,7 +241,9 @@ export class BlockCodecs {
     const r = this.#result();
     if (rc < 0) {
       if (rc === -2) throw bug(`codec decode rejected its arguments (n ${n}, ${block.length} bytes)`);
-      throw new CorruptionError(SOURCE, r[R_ERROR_OFFSET]!, CHECKS[rc] ?? `codec status ${rc}`);
+      const check = CHECKS[rc] ?? `codec status ${rc}`;
+      if (payloadAt < 0) throw new CorruptionError(SOURCE, r[R_ERROR_OFFSET]!, check);
+      throw new CorruptionError(SOURCE, payloadAt, `${check} at offset ${r[R_ERROR_OFFSET]!} of the zstd payload`);
     }
     const buf = this.#core.exports.memory.buffer;
     const ptr = r[R_PTR]!;
@@ -312,8 +316,8 @@ export class BlockCodecs {
     return values;
   }
 
-  /** The inner block of a ZSTD wrapper: id 3 | raw length varint | one zstd frame. */
-  #unwrapZstd(block: Uint8Array): Uint8Array {
+  /** The inner block of a ZSTD wrapper (id 3 | raw length varint | one zstd frame) and the frame's offset. */
+  #unwrapZstd(block: Uint8Array): [Uint8Array, number] {
     const [rawLength, at] = readVarint(block, 1);
     const frame = block.subarray(at);
     // The frame header must announce exactly rawLength bytes, so a corrupt length can neither
@@ -328,7 +332,7 @@ export class BlockCodecs {
       throw new CorruptionError(SOURCE, at, 'zstd frame does not decompress', { cause });
     }
     if (inner.length !== rawLength) throw new CorruptionError(SOURCE, at, `zstd frame gave ${inner.length} bytes, want ${rawLength}`);
-    return inner;
+    return [inner, at];
   }
 
   /** Copies the encoded block out of Wasm memory. */
