@@ -50,5 +50,5 @@ export const MODE_GORILLA: u32 = 4;
 export const MODE_BITPACK: u32 = 5;
 export const MODE_LAST: u32 = 5;
 
-/** Rows per block the exports accept (the block format has no limit; this bounds memory). */
-export const MAX_ROWS: u32 = 1 << 24;
+/** Rows per block the exports accept (the format has no limit; this bounds scratch memory to ~100 MiB). */
+export const MAX_ROWS: u32 = 1 << 20;

@@ -6,7 +6,8 @@
 //
 // Contract:
 // - A block is decoded with the column's value type and row count only; its first byte names
-//   its encoding. The caller stores the row count (the segment footer does).
+//   its encoding. The caller stores the row count (the segment footer does). A block holds at
+//   most MAX_BLOCK_ROWS rows.
 // - Returned arrays are fresh copies the caller owns; nothing points into Wasm memory.
 // - encode* never fails on any values (every CnosDB codec name maps to an encoding); a wrong
 //   argument (n larger than the arrays, an unknown codec name) is a bug.
@@ -18,6 +19,9 @@
 import type { Core } from './wasm.js';
 import { bug, CorruptionError } from './errors.js';
 import { ValueType } from './write-batch.js';
+
+/** Rows one block may hold (assembly/codecs/ids.ts MAX_ROWS; bounds the core's scratch memory). */
+export const MAX_BLOCK_ROWS = 1 << 20;
 
 /** zstd one-shot functions, injected by the runtime (host/core never imports node:*). */
 export interface Zstd {
@@ -223,7 +227,7 @@ export class BlockCodecs {
   /** Decodes a block of n rows of a column of `type`. Throws CorruptionError on bad bytes. */
   decode(type: ValueType, block: Uint8Array, n: number): DecodedColumn {
     const fam = family(type);
-    if (!Number.isInteger(n) || n < 0) throw bug(`bad row count ${n}`);
+    if (!Number.isInteger(n) || n < 0 || n > MAX_BLOCK_ROWS) throw bug(`bad row count ${n}`);
     /** Where the zstd payload starts in the stored block, if it is wrapped (-1 if not). */
     let payloadAt = -1;
     if (block.length > 0 && block[0] === Encoding.Zstd) {
@@ -359,7 +363,7 @@ export class BlockCodecs {
   }
 
   #checkLength(have: number, n: number): void {
-    if (!Number.isInteger(n) || n < 0 || n > have) throw bug(`row count ${n} out of range (array of ${have})`);
+    if (!Number.isInteger(n) || n < 0 || n > have || n > MAX_BLOCK_ROWS) throw bug(`row count ${n} out of range (array of ${have})`);
   }
 }
 
