@@ -93,7 +93,12 @@ function columns(ints: HostSeries[], floats: HostSeries[]): Column[] {
     cols.push({ name, type, codec, blocks });
   };
   add('time (10 s regular)', 'time', 'DEFAULT', ints.flatMap((h) => cut(h.ts, (p) => BigInt64Array.from(p))));
-  const jitter = ints.flatMap((h) => cut(h.ts.map((t, i) => t + BigInt((i * 7919) % 1000) * 1000n), (p) => BigInt64Array.from(p)));
+  let seed = 12345;
+  const random = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const jitter = ints.flatMap((h) => cut(h.ts.map((t) => t + BigInt(Math.floor(random() * 1000)) * 1000n), (p) => BigInt64Array.from(p)));
   add('time (10 s + up to 1 ms jitter)', 'time', 'DEFAULT', jitter);
   const intBlocks = ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => BigInt64Array.from(p, BigInt))));
   add('BIGINT (TSBS fields)', ValueType.BigInt, 'DEFAULT', intBlocks);

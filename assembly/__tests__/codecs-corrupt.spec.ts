@@ -120,13 +120,15 @@ describe('corrupt blocks', () => {
     // Truncated varint, overlong varint.
     expect<i32>(decodeI64(fromHex('0580'), 1)).toBe(ERR_TRUNCATED);
     expect<i32>(decodeI64(fromHex('05ffffffffffffffffff7f'), 1)).toBe(ERR_VARINT);
-    // Rice k beyond 56, at offset 2 (after id and first value).
-    expect<i32>(decodeI64(fromHex('090039000000'), 2)).toBe(ERR_VALUE);
-    expect<u32>(errorOffset()).toBe(2);
-    // Rice unary plane with more codes than values.
-    expect<i32>(decodeI64(fromHex('0900000000010f'), 3)).toBe(ERR_COUNT);
+    // Rice k beyond 56, at offset 4 (after id, first value, scale and base).
+    expect<i32>(decodeI64(fromHex('090001003900000000'), 2)).toBe(ERR_VALUE);
+    expect<u32>(errorOffset()).toBe(4);
+    // A scale of 0.
+    expect<i32>(decodeI64(fromHex('0900000000000000'), 2)).toBe(ERR_VALUE);
+    // Rice unary plane with more codes (4) than values (2).
+    expect<i32>(decodeI64(fromHex('09000100000000010f'), 3)).toBe(ERR_COUNT);
     // Simple-8b: selector 9 (7 x 8 bits) with its 4 spare high bits set.
-    expect<i32>(decodeI64(fromHex('0700' + '09000000000000f0'), 8)).toBe(ERR_PADDING);
+    expect<i32>(decodeI64(fromHex('07000100' + '09000000000000f0'), 8)).toBe(ERR_PADDING);
     // BITPACK with bits set past the last row.
     expect<i32>(decodeBool(fromHex('0f0f'), 3)).toBe(ERR_PADDING);
     // BOOL_RLE with a run longer than the block.

@@ -54,22 +54,23 @@ describe('integer blocks: exact bytes', () => {
     expect<string>(encodeI64(ts, null, MODE_AUTO).hex()).toBe('068080f89a8e9592a5288090dfc04a');
   });
   it('writes small zigzag deltas as Rice codes with k = 0', () => {
-    // deltas 1, 0, -1, 2 -> zigzag 2, 0, 1, 4 -> unary 001 1 01 00001 -> 0x2c 0x04
-    expect<string>(encodeI64([100, 101, 101, 100, 102], null, MODE_AUTO).hex()).toBe('09c8010000022c04');
+    // first 100 (c8 01), scale 1, base 0; deltas 1 0 -1 2 -1 0 -1 -> zigzag 2 0 1 4 1 0 1
+    // -> k 0, no escapes, 2 unary bytes: 001 1 01 00001 01 1 01 -> 0x2c 0xb4
+    expect<string>(encodeI64([100, 101, 101, 100, 102, 101, 101, 100], null, MODE_AUTO).hex()).toBe('09c80101000000022cb4');
   });
   it('writes PLAIN for CODEC(NULL)', () => {
     expect<string>(encodeI64([1, 2], null, MODE_PLAIN).hex()).toBe('0401000000000000000200000000000000');
   });
   it('writes after a prefix without touching it', () => {
-    const values: u64[] = [100, 101, 101, 100, 102];
-    const src = heap.alloc(40);
-    for (let k = 0; k < 5; k++) store<u64>(src + (<usize>k << 3), values[k]);
-    const buf = heap.alloc(intBound(5) + 64);
+    const values: u64[] = [100, 101, 101, 100, 102, 101, 101, 100];
+    const src = heap.alloc(64);
+    for (let k = 0; k < 8; k++) store<u64>(src + (<usize>k << 3), values[k]);
+    const buf = heap.alloc(intBound(8) + 64);
     store<u32>(buf, 0xdeadbeef);
-    scratchReset(intScratch(5));
-    const end = encodeInts(src, 5, MODE_AUTO, buf + 4);
+    scratchReset(intScratch(8));
+    const end = encodeInts(src, 8, MODE_AUTO, buf + 4);
     expect<u32>(load<u32>(buf)).toBe(0xdeadbeef);
-    expect<string>(hex(buf + 4, end - buf - 4)).toBe('09c8010000022c04');
+    expect<string>(hex(buf + 4, end - buf - 4)).toBe('09c80101000000022cb4');
   });
 });
 
@@ -145,7 +146,7 @@ describe('integer blocks: the encoding each shape gets', () => {
     }
     expect<u8>(roundTrip(v, MODE_DELTA)).toBe(ENC_DELTA_SIMPLE8B);
   });
-  it('picks deltas of deltas for counters with a steady rate and jitter', () => {
+  it('picks deltas minus their average for counters with a steady rate and jitter', () => {
     const r = new Rng(6);
     const v = new Array<u64>(1000);
     let x: u64 = 1 << 40;
@@ -153,6 +154,13 @@ describe('integer blocks: the encoding each shape gets', () => {
       x += 1000000 + r.below(3);
       v[k] = x;
     }
+    const b = encodeI64(v, null, MODE_AUTO);
+    expect<u8>(roundTrip(v)).toBe(ENC_DELTA_RICE);
+    expect<bool>(b.len < 300).toBe(true); // under 2.4 bits per value
+  });
+  it('picks deltas of deltas for a steadily growing step', () => {
+    const v = new Array<u64>(1000);
+    for (let k = 0; k < 1000; k++) v[k] = <u64>(k * k * 3 + (k % 2));
     const id = roundTrip(v);
     expect<bool>(id == ENC_DOD_RICE || id == ENC_DOD_SIMPLE8B || id == ENC_DOD_RLE).toBe(true);
   });
@@ -167,6 +175,29 @@ describe('integer blocks: the encoding each shape gets', () => {
     const v = walk(1000, 4, 1, 0, 100);
     v[500] = 1 << 50;
     expect<u8>(roundTrip(v)).toBe(ENC_DELTA_RICE);
+  });
+});
+
+describe('integer blocks: common scale of the deltas', () => {
+  it('divides deltas by their greatest common divisor (ms timestamps in a ns column)', () => {
+    const r = new Rng(21);
+    const v = new Array<u64>(1000);
+    let t: u64 = 1451606400000000000;
+    for (let k = 0; k < 1000; k++) {
+      t += 10000000000 + (r.below(2001) - 1000) * 1000000; // 10 s +- up to 1 s, in whole ms
+      v[k] = t;
+    }
+    const b = encodeI64(v, null, MODE_AUTO);
+    expect<u8>(roundTrip(v)).toBe(ENC_DELTA_RICE);
+    // scale varint right after the first value: 10^6 = 0xc0843d
+    expect<string>(b.hex().substr(20, 6)).toBe('c0843d');
+    expect<bool>(b.len < 1700).toBe(true); // about 12.5 bits per value, not 32
+  });
+  it('keeps scaled blocks exact across wrapping and negative steps', () => {
+    roundTrip([0, i(-4), 8, i(-4000), 12, i(I64_MIN), 16]);
+    roundTrip([i(I64_MAX - 5), i(I64_MIN + 5), i(I64_MAX - 5), i(I64_MIN + 5), i(I64_MAX - 15)]);
+    roundTrip([i(I64_MIN), 0, i(I64_MIN), 0, i(I64_MIN), i(I64_MIN)]);
+    roundTrip([7, 7 + 3 * 5, 7 + 3 * 9, 7 + 3 * 11, 7], MODE_DOD);
   });
 });
 

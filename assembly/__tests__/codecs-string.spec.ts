@@ -22,8 +22,11 @@ describe('string blocks', () => {
     expect<string>(encodeStr(['a', 'a'], null, MODE_AUTO).hex()).toBe('050161');
     expect<string>(encodeStr([''], null, MODE_AUTO).hex()).toBe('0500');
     expect<string>(encodeStr(['a', 'b'], null, MODE_AUTO).hex()).toBe('0401016162');
-    // dictionary abc, xyz; indexes 0 0 1 0 as DELTA_RICE (zigzag 0 2 1 -> unary 1 001 01)
-    expect<string>(encodeStr(['abc', 'abc', 'xyz', 'abc'], null, MODE_AUTO).hex()).toBe('1102030361626378797a090000000129');
+    // dictionary abc, xyz; indexes 0 0 0 1 0 as DELTA_RICE: first 0, scale 1, base 0, k 0, no escapes,
+    // 1 unary byte (zigzag 0 0 2 1 -> 1 1 001 01 -> 0x53)
+    expect<string>(encodeStr(['abc', 'abc', 'abc', 'xyz', 'abc'], null, MODE_AUTO).hex()).toBe('1102030361626378797a0900010000000153');
+    // the same with one row less: DICT (17 bytes) is not smaller than PLAIN (17 bytes)
+    expect<string>(encodeStr(['abc', 'abc', 'xyz', 'abc'], null, MODE_AUTO).hex()).toBe('040303030361626361626378797a616263');
     expect<string>(encodeStr(['a', 'a'], null, MODE_PLAIN).hex()).toBe('0401016161');
     expect<string>(encodeStr([], null, MODE_AUTO).hex()).toBe('04');
   });

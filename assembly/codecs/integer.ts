@@ -9,14 +9,14 @@ import {
   ENC_CONST, ENC_DELTA_CONST, ENC_DELTA_RICE, ENC_DELTA_RLE, ENC_DELTA_SIMPLE8B, ENC_DOD_RICE,
   ENC_DOD_RLE, ENC_DOD_SIMPLE8B, ENC_PLAIN, MODE_DELTA, MODE_DOD, MODE_PLAIN,
 } from './ids';
-import { ERR_CODEC, ERR_COUNT, ERR_TRAILING, ERR_TRUNCATED, fail } from './errors';
+import { ERR_CODEC, ERR_COUNT, ERR_TRAILING, ERR_TRUNCATED, ERR_VALUE, fail } from './errors';
 import { fill64, fillProgression } from './fill';
 import { rdErr, rdInit, rdPos, rdVarint } from './reader';
 import { bestRiceSize, chooseRiceK, decodeRice, encodeRice } from './rice';
 import { decodeRle, encodeRle, rleSize } from './rle';
 import { scratchMark, scratchRelease, scratchTake } from './scratch';
 import { decodeSimple8b, encodeSimple8b } from './simple8b';
-import { svarintSize, writeSvarint } from './varint';
+import { svarintSize, varintSize, writeSvarint, writeVarint } from './varint';
 import { undoZigzagInPlace, unzigzag, zigzagDeltas, zigzagDeltasOfDeltas } from './zigzag';
 
 const PACK_SIMPLE8B: u32 = 0;
@@ -28,9 +28,9 @@ const PACK_RICE: u32 = 2;
   return 1 + (<usize>m << 3);
 }
 
-/** Scratch bytes encodeInts may take for m values (two zigzag streams, two Simple-8b outputs). */
+/** Scratch bytes encodeInts may take for m values (scaled values, two zigzag streams, two Simple-8b outputs). */
 @inline export function intScratch(m: u32): usize {
-  return (<usize>m << 5) + 1024;
+  return (<usize>m << 5) + (<usize>m << 3) + 1024;
 }
 
 // The best packing of the last packCost call.
@@ -98,8 +98,30 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
   // packing); Simple-8b and run-length are tried only for the family whose Rice size is
   // smallest, or for both when they are within 1/8 of each other.
   const mark = scratchMark();
-  const hD = 1 + <u64>svarintSize(v0);
-  const hDD = hD + <u64>svarintSize(d0);
+  // When every delta is a multiple of some scale > 1 (timestamps written in ms into a ns
+  // database: 10^6), the families work on w[i] = (v[i] - v[0]) / scale, built delta by delta
+  // (wrapping), and the decoder multiplies back: v[i] = v[0] + scale * w[i].
+  const scale = deltaGcd(src, m);
+  let a = src;
+  let a0 = v0;
+  if (scale > 1) {
+    a = scratchTake(<usize>m << 3);
+    a0 = 0;
+    let w: i64 = 0;
+    store<i64>(a, 0);
+    for (let j: u32 = 1; j < m; j++) {
+      const at = src + (<usize>j << 3);
+      w += (load<i64>(at) - load<i64>(at - 8)) / <i64>scale;
+      store<i64>(a + (<usize>j << 3), w);
+    }
+  }
+  // DELTA blocks store deltas minus their average (rounded toward zero, wrapping like all the
+  // arithmetic here): 0 for gauges, the interval for jittered timestamps and steady counters.
+  const base = (load<i64>(a + ((<usize>m - 1) << 3)) - a0) / <i64>(m - 1);
+  const first = load<i64>(a, 8) - a0;
+  const h = 1 + <u64>svarintSize(v0) + <u64>varintSize(scale);
+  const hD = h + <u64>svarintSize(base);
+  const hDD = h + <u64>svarintSize(first);
   const NO: u64 = <u64>-1;
   let riceD: u64 = NO;
   let riceDD: u64 = NO;
@@ -109,12 +131,12 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
   const zzDD = scratchTake(<usize>m << 3);
   const s8b = scratchTake(<usize>m << 3);
   if (mode != MODE_DOD) {
-    zigzagDeltas(src, m, zzD);
+    zigzagDeltas(a, m, zzD, base);
     kD = chooseRiceK(zzD, m - 1);
     riceD = hD + bestRiceSize;
   }
   if (mode != MODE_DELTA) {
-    zigzagDeltasOfDeltas(src, m, zzDD);
+    zigzagDeltasOfDeltas(a, m, zzDD);
     kDD = chooseRiceK(zzDD, m - 2);
     riceDD = hDD + bestRiceSize;
   }
@@ -158,16 +180,52 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
     end = writePlain(src, m, dst);
   } else {
     store<u8>(dst, bestId);
-    let p = writeSvarint(dst + 1, v0);
+    let p = writeVarint(writeSvarint(dst + 1, v0), scale);
     let cnt = m - 1;
     if (bestId >= ENC_DOD_SIMPLE8B) {
-      p = writeSvarint(p, d0);
+      p = writeSvarint(p, first);
       cnt = m - 2;
+    } else {
+      p = writeSvarint(p, base);
     }
     end = writePack(bestKind, bestK, bestPack, bestZz, cnt, bestS8b, p);
   }
   scratchRelease(mark);
   return end;
+}
+
+/**
+ * The greatest common divisor of the deltas (as magnitudes; binary GCD, stopping at 1, which
+ * for noisy data comes within a few values); 1 if there is no delta other than 0.
+ */
+function deltaGcd(src: usize, m: u32): u64 {
+  let g: u64 = 0;
+  for (let j: u32 = 1; j < m; j++) {
+    const at = src + (<usize>j << 3);
+    const d = load<i64>(at) - load<i64>(at - 8);
+    let x: u64 = d < 0 ? <u64>(0 - d) : <u64>d;
+    if (x == 0) continue;
+    if (g == 0) {
+      g = x;
+      continue;
+    }
+    // Stein's algorithm.
+    const shift = min(ctz<u64>(g), ctz<u64>(x));
+    let y = g >> ctz<u64>(g);
+    x >>= ctz<u64>(x);
+    while (x != y) {
+      if (x > y) {
+        x -= y;
+        x >>= ctz<u64>(x);
+      } else {
+        y -= x;
+        y >>= ctz<u64>(y);
+      }
+    }
+    g = y << shift;
+    if (g == 1) return 1;
+  }
+  return g == 0 ? 1 : g;
 }
 
 function writePlain(src: usize, m: u32, dst: usize): usize {
@@ -200,13 +258,19 @@ export function decodeInts(p: usize, len: usize, m: u32, dst: usize): i32 {
     fill64(dst, v0, m);
     return 0;
   }
-  const d0 = id == ENC_DELTA_CONST || id >= ENC_DOD_SIMPLE8B ? unzigzag(rdVarint()) : 0;
-  if (rdErr() != 0) return rdErr();
   if (id == ENC_DELTA_CONST) {
+    const step = unzigzag(rdVarint());
+    if (rdErr() != 0) return rdErr();
     if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
-    fillProgression(dst, v0, d0, m);
+    fillProgression(dst, v0, step, m);
     return 0;
   }
+  const scaleAt = rdPos();
+  const scale = rdVarint();
+  // DELTA_*: the base added to every delta; DOD_*: the first delta (both of w, see encodeInts).
+  const d0 = unzigzag(rdVarint());
+  if (rdErr() != 0) return rdErr();
+  if (scale == 0) return fail(ERR_VALUE, scaleAt);
   const dod = id >= ENC_DOD_SIMPLE8B;
   const skip: u32 = dod ? 2 : 1;
   if (m < skip) return fail(ERR_COUNT, p);
@@ -214,16 +278,27 @@ export function decodeInts(p: usize, len: usize, m: u32, dst: usize): i32 {
   const out = dst + (<usize>skip << 3);
   const at = rdPos();
   const pack = <u32>(id - (dod ? ENC_DOD_SIMPLE8B : ENC_DELTA_SIMPLE8B));
-  store<i64>(dst, v0);
-  if (dod) store<i64>(dst, v0 + d0, 8);
-  // Prefix sums start after the values stored above: order 1 from v0, order 2 from v0 + d0 with step d0.
-  const v = dod ? v0 + d0 : v0;
-  const d = dod ? d0 : 0;
+  // Prefix sums start after the values stored below: order 1 from the first value adding the
+  // base d0 to every delta, order 2 from the second value with running delta d0. Scaled blocks
+  // sum w from 0 and multiply at the end.
+  const w0: i64 = scale == 1 ? v0 : 0;
+  store<i64>(dst, w0);
+  if (dod) store<i64>(dst, w0 + d0, 8);
+  const v = dod ? w0 + d0 : w0;
   const order = dod ? 2 : 1;
-  if (pack == PACK_RICE) return decodeRice(at, end, cnt, out, order, v, d);
-  const rc = pack == PACK_SIMPLE8B ? decodeSimple8b(at, end, cnt, out) : decodeRle(at, end, cnt, out);
-  if (rc != 0) return rc;
-  if (dod) undoZigzagInPlace(out, cnt, v, d, 2);
-  else undoZigzagInPlace(out, cnt, v, d, 1);
+  let rc: i32;
+  if (pack == PACK_RICE) {
+    rc = decodeRice(at, end, cnt, out, order, v, d0);
+  } else {
+    rc = pack == PACK_SIMPLE8B ? decodeSimple8b(at, end, cnt, out) : decodeRle(at, end, cnt, out);
+    if (rc == 0) {
+      if (dod) undoZigzagInPlace(out, cnt, v, d0, 2);
+      else undoZigzagInPlace(out, cnt, v, d0, 1);
+    }
+  }
+  if (rc != 0 || scale == 1) return rc;
+  const s = <i64>scale;
+  const stop = dst + (<usize>m << 3);
+  for (let q = dst; q < stop; q += 8) store<i64>(q, v0 + s * load<i64>(q));
   return 0;
 }

@@ -286,7 +286,7 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize, order: i3
     bit += kk;
     const z = unzigzag((hi << kk) | low);
     if (order == 1) {
-      v += z;
+      v += z + d;
     } else {
       d += z;
       v += d;
@@ -323,7 +323,7 @@ let unaryNext: u32 = 0;
         over |= <u32>(q >= <u32>CAP);
         const z = unzigzag(<u64>q);
         if (order == 1) {
-          v += z;
+          v += z + d;
         } else {
           d += z;
           v += d;
