@@ -57,9 +57,10 @@ let encAt: usize = 0;
 
 /**
  * Starts an encoded block at dst: ALL_NULL (returns true: done), a NULLABLE header with the
- * present values compacted into scratch, or nothing when every row is present.
+ * present values (of `size` bytes; 0 for strings, which pick their own) compacted into
+ * scratch, or nothing when every row is present.
  */
-function openEncode<T>(src: usize, n: u32, validity: usize, dst: usize): bool {
+function openEncode(src: usize, n: u32, validity: usize, dst: usize, size: usize): bool {
   encValues = src;
   encCount = n;
   encAt = dst;
@@ -72,9 +73,9 @@ function openEncode<T>(src: usize, n: u32, validity: usize, dst: usize): bool {
     return true;
   }
   encAt = writeNullableHeader(dst, validity, n);
-  if (isReference<T>()) return false; // strings compact their references themselves
-  encValues = scratchTake(<usize>m * sizeof<T>() + 16);
-  encCount = compact<T>(src, validity, n, encValues);
+  if (size == 0) return false;
+  encValues = scratchTake(<usize>m * size + 16);
+  encCount = size == 8 ? compact<u64>(src, validity, n, encValues) : compact<u8>(src, validity, n, encValues);
   return false;
 }
 
@@ -95,7 +96,7 @@ export function codec_encode_i64(src: usize, n: u32, validity: usize, mode: u32)
   if (!inMemory(src, <u64>n << 3) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
   scratchReset((<usize>n << 3) + intScratch(n) + boolBound(n) + 4096);
   const dst = ensure(outBlock, nullableBound(n) + intBound(n));
-  if (openEncode<u64>(src, n, validity, dst)) return finishEncode(dst, encAt);
+  if (openEncode(src, n, validity, dst, 8)) return finishEncode(dst, encAt);
   return finishEncode(dst, encodeInts(encValues, encCount, mode, encAt));
 }
 
@@ -106,7 +107,7 @@ export function codec_encode_f64(src: usize, n: u32, validity: usize, mode: u32)
   if (!inMemory(src, <u64>n << 3) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
   scratchReset((<usize>n << 3) + doubleScratch(n) + boolBound(n) + 4096);
   const dst = ensure(outBlock, nullableBound(n) + intBound(n) + 16);
-  if (openEncode<u64>(src, n, validity, dst)) return finishEncode(dst, encAt);
+  if (openEncode(src, n, validity, dst, 8)) return finishEncode(dst, encAt);
   return finishEncode(dst, encodeDoubles(encValues, encCount, mode, encAt));
 }
 
@@ -117,7 +118,7 @@ export function codec_encode_bool(src: usize, n: u32, validity: usize, mode: u32
   if (!inMemory(src, n) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
   scratchReset(<usize>n * 2 + 2 * boolBound(n) + 4096);
   const dst = ensure(outBlock, nullableBound(n) + boolBound(n));
-  if (openEncode<u8>(src, n, validity, dst)) return finishEncode(dst, encAt);
+  if (openEncode(src, n, validity, dst, 1)) return finishEncode(dst, encAt);
   return finishEncode(dst, encodeBools(encValues, encCount, mode, encAt));
 }
 
@@ -138,7 +139,7 @@ export function codec_encode_str(offsets: usize, bytes: usize, n: u32, validity:
   if (!inMemory(bytes, prev)) return ERR_ARGUMENT;
   scratchReset((<usize>n << 3) + stringScratch(n) + boolBound(n) + 4096);
   const dst = ensure(outBlock, nullableBound(n) + stringBound(n, prev));
-  if (openEncode<string>(offsets, n, validity, dst)) return finishEncode(dst, encAt);
+  if (openEncode(offsets, n, validity, dst, 0)) return finishEncode(dst, encAt);
   // (pointer, length) of each present value.
   const refs = scratchTake(<usize>n << 3);
   let m: u32 = 0;

@@ -202,37 +202,39 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize, order: i3
   if (words > 0) store<u64>(u + ((<usize>words - 1) << 3), 0);
   memory.copy(u, unaryAt, unaryBytes);
 
-  // Unary plane: each one bit ends a code; q = zero bits since the previous code. Without low
-  // bits and escapes (k = 0, the common case of small deltas), zigzag and prefix sums are done
-  // in the same loop; otherwise the quotients are stored and finished below.
-  const fused = k == 0 && esc == 0;
+  // Unary plane: each one bit ends a code; q = zero bits since the previous code. Without
+  // escapes (the common case), low bits, zigzag and prefix sums are done in the same loop,
+  // specialised for k = 0 (small deltas) and k > 0; with escapes, the quotients are stored and
+  // finished below.
+  const fused = esc == 0;
+  const mask: u64 = k == 0 ? 0 : (<u64>-1) >> (64 - kk);
+  let l: usize = 0;
+  if (fused && k != 0) {
+    l = scratchTake(lowBytes + 8);
+    memory.copy(l, lowAt, lowBytes);
+    store<u64>(l + lowBytes, 0);
+  }
   let rc: i32;
-  if (!fused) rc = unary(u, words, cnt, dst, 0, 0, 0, unaryAt, unaryBytes);
-  else if (order == 1) rc = unary(u, words, cnt, dst, 1, v, d, unaryAt, unaryBytes);
-  else rc = unary(u, words, cnt, dst, 2, v, d, unaryAt, unaryBytes);
+  if (!fused) rc = unary(u, words, cnt, dst, 0, false, 0, 0, 0, 0, 0, unaryAt, unaryBytes);
+  else if (k == 0 && order == 1) rc = unary(u, words, cnt, dst, 1, false, 0, 0, 0, v, d, unaryAt, unaryBytes);
+  else if (k == 0) rc = unary(u, words, cnt, dst, 2, false, 0, 0, 0, v, d, unaryAt, unaryBytes);
+  else if (order == 1) rc = unary(u, words, cnt, dst, 1, true, l, kk, mask, v, d, unaryAt, unaryBytes);
+  else rc = unary(u, words, cnt, dst, 2, true, l, kk, mask, v, d, unaryAt, unaryBytes);
   scratchRelease(mark);
   if (rc != 0) return rc;
   if (<usize>((unaryNext + 7) >> 3) != unaryBytes) return fail(ERR_PADDING, unaryAt);
+  const lastBits = (<u64>cnt * kk) & 7;
+  if (lastBits != 0 && (<u32>load<u8>(lowAt + lowBytes - 1) >> <u32>lastBits) != 0) {
+    return fail(ERR_PADDING, lowAt + lowBytes - 1);
+  }
   if (fused) {
     if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
     return 0;
   }
-  // Low plane and escapes.
-  const l = scratchTake(lowBytes + 8);
+  // Escapes: the low plane and the escaped high parts.
+  l = scratchTake(lowBytes + 8);
   memory.copy(l, lowAt, lowBytes);
   store<u64>(l + lowBytes, 0);
-  const mask: u64 = k == 0 ? 0 : (<u64>-1) >> (64 - kk);
-  if (esc == 0) {
-    // k > 0 without escapes (DECIMAL doubles): low bits, zigzag and prefix sums in one loop.
-    scratchRelease(mark);
-    if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
-    const lastBits = (<u64>cnt * kk) & 7;
-    if (lastBits != 0 && (<u32>load<u8>(lowAt + lowBytes - 1) >> <u32>lastBits) != 0) {
-      return fail(ERR_PADDING, lowAt + lowBytes - 1);
-    }
-    const over = order == 1 ? withLowBits(dst, cnt, l, kk, mask, 1, v, d) : withLowBits(dst, cnt, l, kk, mask, 2, v, d);
-    return over ? fail(ERR_COUNT, unaryAt) : 0;
-  }
   let bit: u64 = 0;
   let seen: u32 = 0;
   for (let i: u32 = 0; i < cnt; i++) {
@@ -262,38 +264,10 @@ export function decodeRice(p: usize, end: usize, cnt: u32, dst: usize, order: i3
   }
   scratchRelease(mark);
   if (seen != esc) return fail(ERR_COUNT, rdPos());
-  if (k != 0 && (bit & 7) != 0 && (<u32>load<u8>(lowAt + lowBytes - 1) >> <u32>(bit & 7)) != 0) {
-    return fail(ERR_PADDING, lowAt + lowBytes - 1);
-  }
   if (rdPos() != end) return fail(ERR_TRAILING, rdPos());
   if (order == 1) undoZigzagInPlace(dst, cnt, v, d, 1);
   else undoZigzagInPlace(dst, cnt, v, d, 2);
   return 0;
-}
-
-/**
- * Finishes quotients at dst with the k low bits at l (zero-padded) into integers (zigzag and
- * `order` prefix sums from v and d). Returns true if a quotient needed an escape.
- */
-@inline function withLowBits(dst: usize, cnt: u32, l: usize, kk: u64, mask: u64, order: i32, v: i64, d: i64): bool {
-  let bit: u64 = 0;
-  let over = false;
-  const end = dst + (<usize>cnt << 3);
-  for (let at = dst; at < end; at += 8) {
-    const hi = load<u64>(at);
-    over |= hi >= CAP;
-    const low = (load<u64>(l + <usize>(bit >> 3)) >> (bit & 7)) & mask;
-    bit += kk;
-    const z = unzigzag((hi << kk) | low);
-    if (order == 1) {
-      v += z + d;
-    } else {
-      d += z;
-      v += d;
-    }
-    store<i64>(at, v);
-  }
-  return over;
 }
 
 /** Bit position after the last code of the last `unary` call. */
@@ -301,13 +275,18 @@ let unaryNext: u32 = 0;
 
 /**
  * Walks the one bits of the unary plane (`words` zero-padded u64 at u) and stores per code its
- * quotient (order 0), or the integer after zigzag and one (order 1) or two (order 2) prefix
- * sums starting from v and d. `order` is a constant at every call, so each loop is specialised.
+ * quotient (order 0), or the integer after adding the k low bits from l (when `low`), zigzag
+ * and one (order 1, each delta plus the base d) or two (order 2) prefix sums from v and d.
+ * `order` and `low` are constants at every call, so each loop is specialised.
  */
-@inline function unary(u: usize, words: usize, cnt: u32, dst: usize, order: i32, v: i64, d: i64, at: usize, bytes: usize): i32 {
+@inline function unary(
+  u: usize, words: usize, cnt: u32, dst: usize, order: i32, low: bool, l: usize, kk: u64, mask: u64,
+  v: i64, d: i64, at: usize, bytes: usize,
+): i32 {
   let count: u32 = 0;
   let next: u32 = 0;
   let over: u32 = 0;
+  let lowBit: u64 = 0;
   for (let wi: usize = 0; wi < words; wi++) {
     let w = load<u64>(u + (wi << 3));
     if (count + <u32>popcnt<u64>(w) > cnt) return fail(ERR_COUNT, at + (wi << 3));
@@ -321,7 +300,12 @@ let unaryNext: u32 = 0;
       } else {
         // No escapes here: a quotient of CAP would need one.
         over |= <u32>(q >= <u32>CAP);
-        const z = unzigzag(<u64>q);
+        let zz = <u64>q;
+        if (low) {
+          zz = (zz << kk) | ((load<u64>(l + <usize>(lowBit >> 3)) >> (lowBit & 7)) & mask);
+          lowBit += kk;
+        }
+        const z = unzigzag(zz);
         if (order == 1) {
           v += z + d;
         } else {
