@@ -81,7 +81,7 @@ describe('server lifecycle', () => {
           .waitForLog((l) => l.msg === 'shutting down')
           .then(async () => {
             // The listener is closed (or closing): a new connection is refused, reset, or told 503.
-            const late = await http(server.url, '/api/v1/ping', { auth: null }).catch((e: NodeJS.ErrnoException) => e.code);
+            const late = await http(server.url, '/api/v1/ping', { auth: null }).catch((e: NodeJS.ErrnoException) => String(e.code));
             if (typeof late === 'string') expect(['ECONNREFUSED', 'ECONNRESET']).toContain(late);
             else expect(late.status).toBe(503);
             req.end(body.subarray(half));
