@@ -8,6 +8,7 @@
 
 import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue } from '../batch.js';
+import { bug } from '../../core/errors.js';
 import type { DataType } from '../types.js';
 import { ByteSink } from './byte-sink.js';
 import { writeArrowF64 } from './float-text.js';
@@ -33,8 +34,9 @@ function scratchText(fill: (sink: ByteSink) => void): string {
   return String.fromCharCode.apply(null, scratch.buf.subarray(0, scratch.pos) as unknown as number[]);
 }
 
-/** A timestamp's text in `style` (`value` in the type's unit). */
-export function timestampText(type: Extract<DataType, { id: 'Timestamp' }>, value: bigint, style: TimestampStyle): string {
+/** A timestamp's text in `style` (`value` in the unit of `type`, a Timestamp type). */
+export function timestampText(type: DataType, value: bigint, style: TimestampStyle): string {
+  if (type.id !== 'Timestamp') throw bug(`timestampText of a ${type.id} value`);
   const w = timestampWriter(type, style);
   return scratchText((sink) => w.writeBig(sink, value));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dateText, timestampText } from '../../../host/engine/format/display-text.js';
-import { timestamp, type TimeUnit } from '../../../host/engine/types.js';
+import { timestamp, type DataType, type TimeUnit } from '../../../host/engine/types.js';
 import { prng } from './support.js';
 
 const NS = timestamp('Nanosecond');
@@ -8,7 +8,7 @@ const I64_MAX = 2n ** 63n - 1n;
 const I64_MIN = -(2n ** 63n);
 
 // [name, type, value, CSV text, display text (JSON, text/table, .slt)]
-const CASES: ReadonlyArray<readonly [string, ReturnType<typeof timestamp>, bigint, string, string]> = [
+const CASES: ReadonlyArray<readonly [string, DataType, bigint, string, string]> = [
   ['the epoch', NS, 0n, '1970-01-01T00:00:00.000000000', '1970-01-01T00:00:00'],
   ['a whole second', NS, 1690510331000000000n, '2023-07-28T02:12:11.000000000', '2023-07-28T02:12:11'],
   ['milliseconds as 3 digits', NS, 1690510331001000000n, '2023-07-28T02:12:11.001000000', '2023-07-28T02:12:11.001'],
