@@ -158,7 +158,7 @@ function describe(outcome: Outcome): string {
   }
 }
 
-function judge(record: Extract<SltRecord, { kind: 'statement' | 'query' }>, outcome: Outcome): Verdict {
+export function judge(record: Extract<SltRecord, { kind: 'statement' | 'query' }>, outcome: Outcome): Verdict {
   const got = describe(outcome);
   const expect = record.expect;
   if (expect.kind === 'error') return judgeError(expect.error, outcome, got);
