@@ -30,7 +30,7 @@ const FILES: Record<string, string> = {
     `halt`,
     `statement ok\nnever run`,
   ].join('\n\n'),
-  'z.slt': `include ./common.part\n\nstatement ok\n${LP('mem,host=z used=1i 1')}\n`,
+  'z.slt': `include ./common.part\n\nstatement ok\n${LP('mem,host=z used=1i 1')}\n\nstatement error Table not found\n--#DATABASE = nosuchdb\n${LP('mem,host=z used=1i 1')}\n`,
   'common.part': `statement ok\n${LP('mem,host=part used=1i 1')}\n`,
   'sub/b.slt': `statement ok\n${LP('disk,host=b free=1 1')}\n`,
   'sub/broken.slt': 'statement ok\n',
@@ -62,11 +62,11 @@ describe('conformance runner', () => {
   it('counts passes, failures and skips per file and in total', () => {
     expect(result.files.map(fileLine)).toEqual([
       'a.slt: 6 passed, 3 failed, 2 skipped',
-      'z.slt: 2 passed, 0 failed',
+      'z.slt: 2 passed, 1 failed',
       'sub/b.slt: 1 passed, 0 failed',
       'sub/broken.slt: 0 passed, 1 failed',
     ]);
-    expect(totalLine(result)).toBe('total: 9 passed, 4 failed, 2 skipped (4 files)');
+    expect(totalLine(result)).toBe('total: 9 passed, 5 failed, 2 skipped (4 files)');
   });
 
   it('reports each failure with its location, SQL, expected and got', () => {
@@ -82,5 +82,8 @@ describe('conformance runner', () => {
     const report = fullReport(result);
     expect(report).toContain('FAIL a.slt:15\n  sql:\n    --#LP_BEGIN\n    cpu,host=a usage=2 2\n    --#LP_END\n  expected:\n    an error\n  got:\n    success without a result set\n');
     expect(result.files[1]!.passes).toEqual(['common.part:1 (included from z.slt:1)', 'z.slt:3']);
+    expect(result.files[1]!.failures.map((f) => [f.location, f.expected, f.errorTextOnly])).toEqual([['z.slt:8', 'an error matching /Table not found/', true]]);
+    expect(a!.failures.every((f) => !f.errorTextOnly)).toBe(true);
+    expect(report).toContain('(1 of the failures got the expected error with another message)');
   });
 });

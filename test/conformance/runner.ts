@@ -36,6 +36,8 @@ export interface RecordFailure {
   sql: string;
   expected: string;
   got: string;
+  /** An error was expected and came, but its message did not match. */
+  errorTextOnly: boolean;
 }
 
 export interface FileResult {
@@ -94,7 +96,7 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     records = parseSltFile(path);
   } catch (e) {
     result.failed++;
-    result.failures.push({ location: file, sql: '', expected: 'a file the parser reads', got: (e as Error).message });
+    result.failures.push({ location: file, sql: '', expected: 'a file the parser reads', got: (e as Error).message, errorTextOnly: false });
     return result;
   }
   const state = initialState(options.timeoutMs ?? 30_000);
@@ -106,7 +108,7 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     }
     if (record.kind === 'system') {
       if (skipped(record.conditions)) result.skipped++;
-      else fail(result, { location: where(record.loc), sql: record.command, expected: 'a shell command run', got: 'system commands are not run over HTTP' });
+      else fail(result, { location: where(record.loc), sql: record.command, expected: 'a shell command run', got: 'system commands are not run over HTTP', errorTextOnly: false });
       continue;
     }
     if (record.kind !== 'statement' && record.kind !== 'query') continue;
@@ -125,7 +127,7 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     if (verdict.ok) {
       result.passed++;
       result.passes.push(where(record.loc));
-    } else fail(result, { location: where(record.loc), sql: record.sql, expected: verdict.expected, got: verdict.got });
+    } else fail(result, { location: where(record.loc), sql: record.sql, expected: verdict.expected, got: verdict.got, errorTextOnly: verdict.errorTextOnly === true });
   }
   return result;
 }
@@ -143,6 +145,7 @@ interface Verdict {
   ok: boolean;
   expected: string;
   got: string;
+  errorTextOnly?: boolean;
 }
 
 function describe(outcome: Outcome): string {
@@ -191,16 +194,19 @@ function judgeError(error: ExpectedError, outcome: Outcome, got: string): Verdic
   switch (error.kind) {
     case 'any':
       return { ok: true, expected: 'an error', got };
-    case 'multiline':
-      return { ok: outcome.message.trim() === error.text, expected: `the error ${JSON.stringify(error.text)}`, got };
+    case 'multiline': {
+      const ok = outcome.message.trim() === error.text;
+      return { ok, expected: `the error ${JSON.stringify(error.text)}`, got, errorTextOnly: !ok };
+    }
     case 'regex': {
       let re: RegExp;
       try {
         re = errorRegex(error.source);
       } catch (e) {
-        return { ok: false, expected: `an error matching ${error.source}`, got: `(the regex does not compile in JavaScript: ${(e as Error).message}) ${got}` };
+        return { ok: false, expected: `an error matching ${error.source}`, got: `(the regex does not compile in JavaScript: ${(e as Error).message}) ${got}`, errorTextOnly: true };
       }
-      return { ok: re.test(outcome.message), expected: `an error matching /${re.source}/`, got };
+      const ok = re.test(outcome.message);
+      return { ok, expected: `an error matching /${re.source}/`, got, errorTextOnly: !ok };
     }
   }
 }
