@@ -3,7 +3,8 @@
 // holds the delimiter, `"`, CR or LF (quotes doubled); NULL is an empty field, and a row whose
 // only field is empty is written `""` so that it is not a blank line (csv-core does the same).
 // Values: booleans `true`/`false`, integers exact, DOUBLE as Arrow displays it (`1.0`, `1.0e-6`),
-// timestamps with nine fraction digits and no zone; Interval, Struct and List as Arrow displays
+// timestamps with nine fraction digits and no zone (a zoned value as its UTC instant); Interval,
+// Struct and List as Arrow displays
 // them (CnosDB cannot write those to CSV at all).
 
 import type { RecordBatch, Schema } from '../batch.js';

@@ -1,6 +1,7 @@
 // Text of TIMESTAMP and DATE values as CnosDB 2.4 writes them, straight into a ByteSink:
-//   'csv'      arrow-csv 42 `%Y-%m-%dT%H:%M:%S.%9f`: nine fraction digits, no zone; with a time
-//              zone `%:z` is appended (`+00:00`).
+//   'csv'      arrow-csv 42 `%Y-%m-%dT%H:%M:%S.%9f`: nine fraction digits, no zone. A value with a
+//              time zone is written as its UTC instant, also without a zone (CONTRACT.md: CSV
+//              timestamps have no zone; CnosDB appends `%:z`, `+00:00` for now()): departs.
 //   'display'  Arrow's display (JSON, text/table, .slt files): chrono's NaiveDateTime Debug, the
 //              fraction only when non-zero and as 3, 6 or 9 digits; with a time zone RFC 3339 with
 //              the same fraction rule and `Z` for UTC (arrow-cast 42 display.rs format_rfc3339).
@@ -94,7 +95,7 @@ export class TimestampWriter {
     this.#bigPerSecond = BigInt(this.#perSecond);
     this.#nanosPerUnit = 1e9 / this.#perSecond;
     this.#style = style;
-    this.#offset = tz === undefined ? undefined : zoneOffset(tz);
+    this.#offset = tz === undefined || style === 'csv' ? undefined : zoneOffset(tz);
   }
 
   /** Writes value `i` of `values`; `words` is an Int32Array over the same memory. */
@@ -181,7 +182,7 @@ export class TimestampWriter {
       else sink.padded(nanos, 9);
     }
     if (this.#offset === undefined) return;
-    if (offset === 0 && this.#style === 'display') {
+    if (offset === 0) {
       buf[sink.pos++] = 90; // 'Z'
       return;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createResultWriter } from '../../../host/engine/format/index.js';
 import { displayWidth } from '../../../host/engine/format/table-writer.js';
-import { BOOLEAN, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
 import { batchOf, render, schemaOf } from './support.js';
 
 const WINDOW: DataType = {
@@ -39,6 +39,19 @@ describe('text/table writer', () => {
       '+-------------------------+--------+----------------------+------+---+-------------------------------------------------------+------------------------------------------------------------+--------+',
       '| 1999-12-31T00:00:00.010 | 1.0e-6 | 18446744073709551615 | true |   | 0 years 0 mons 0 days 0 hours 0 mins 0.010000000 secs | {start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010} | [1, 2] |',
       '+-------------------------+--------+----------------------+------+---+-------------------------------------------------------+------------------------------------------------------------+--------+',
+    ]);
+  });
+
+  it('shows dates, zoned timestamps, integers and strings as Arrow displays them', () => {
+    const schema = schemaOf([['d', DATE32], ['now()', timestamp('Nanosecond', '+00:00')], ['i', INT64], ['s', UTF8]]);
+    const body = render('table', schema, [batchOf(schema, [[19000, 1690510331001000000n, -(2n ** 63n), 'héllo'], [null, null, 0n, '']])]);
+    expect(body.split('\n')).toEqual([
+      '+------------+--------------------------+----------------------+-------+',
+      '| d          | now()                    | i                    | s     |',
+      '+------------+--------------------------+----------------------+-------+',
+      '| 2022-01-08 | 2023-07-28T02:12:11.001Z | -9223372036854775808 | héllo |',
+      '|            |                          | 0                    |       |',
+      '+------------+--------------------------+----------------------+-------+',
     ]);
   });
 

@@ -25,11 +25,13 @@ const CASES: ReadonlyArray<readonly [string, DataType, bigint, string, string]> 
   ['year 10000 with a sign', timestamp('Second'), 253402300800n, '+10000-01-01T00:00:00.000000000', '+10000-01-01T00:00:00'],
   ['year 0', timestamp('Second'), -62167219200n, '0000-01-01T00:00:00.000000000', '0000-01-01T00:00:00'],
   ['year -1 with a sign', timestamp('Second'), -62167219201n, '-0001-12-31T23:59:59.000000000', '-0001-12-31T23:59:59'],
-  ['UTC (now())', timestamp('Nanosecond', 'UTC'), 1690510331001000000n, '2023-07-28T02:12:11.001000000+00:00', '2023-07-28T02:12:11.001Z'],
-  ['a fixed offset', timestamp('Millisecond', '+08:00'), 0n, '1970-01-01T08:00:00.000000000+08:00', '1970-01-01T08:00:00+08:00'],
-  ['a negative offset', timestamp('Second', '-05:30'), 0n, '1969-12-31T18:30:00.000000000-05:30', '1969-12-31T18:30:00-05:30'],
-  ['an IANA zone in winter', timestamp('Second', 'America/New_York'), 0n, '1969-12-31T19:00:00.000000000-05:00', '1969-12-31T19:00:00-05:00'],
-  ['an IANA zone in summer', timestamp('Second', 'Europe/Berlin'), 1690510331n, '2023-07-28T04:12:11.000000000+02:00', '2023-07-28T04:12:11+02:00'],
+  // CSV writes a zoned value as its UTC instant without a zone; the display as RFC 3339.
+  ['UTC (now())', timestamp('Nanosecond', 'UTC'), 1690510331001000000n, '2023-07-28T02:12:11.001000000', '2023-07-28T02:12:11.001Z'],
+  ['+00:00 (DataFusion now())', timestamp('Nanosecond', '+00:00'), 0n, '1970-01-01T00:00:00.000000000', '1970-01-01T00:00:00Z'],
+  ['a fixed offset', timestamp('Millisecond', '+08:00'), 0n, '1970-01-01T00:00:00.000000000', '1970-01-01T08:00:00+08:00'],
+  ['a negative offset', timestamp('Second', '-05:30'), 0n, '1970-01-01T00:00:00.000000000', '1969-12-31T18:30:00-05:30'],
+  ['an IANA zone in winter', timestamp('Second', 'America/New_York'), 0n, '1970-01-01T00:00:00.000000000', '1969-12-31T19:00:00-05:00'],
+  ['an IANA zone in summer', timestamp('Second', 'Europe/Berlin'), 1690510331n, '2023-07-28T02:12:11.000000000', '2023-07-28T04:12:11+02:00'],
 ];
 
 describe('timestamp text', () => {
