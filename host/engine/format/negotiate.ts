@@ -106,7 +106,7 @@ export function negotiateFormat(accept: string | undefined): { format: ResultFor
   if (best === undefined) {
     throw new UserError(
       'badHeader',
-      `unsupported Accept header ${JSON.stringify(accept)}: want text/csv, text/tsv, application/json, application/nd-json or text/table`,
+      `unsupported Accept header ${JSON.stringify(accept.length > 200 ? accept.slice(0, 200) + '...' : accept)}: want text/csv, text/tsv, application/json, application/nd-json or text/table`,
     );
   }
   const chosen: Candidate = best;

@@ -39,6 +39,9 @@ describe('negotiateFormat', () => {
       expect(negotiateFormat(accept)).toEqual({ format, contentType });
     });
   }
+  it('shortens a long header in the message', () => {
+    expect(() => negotiateFormat('x/' + 'y'.repeat(5000))).toThrow(new RegExp(`^unsupported Accept header "x/${'y'.repeat(198)}\\.\\.\\.": want`));
+  });
   for (const accept of REFUSED) {
     it(`refuses ${JSON.stringify(accept)} with 040005`, () => {
       let err: unknown;
