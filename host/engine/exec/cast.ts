@@ -7,7 +7,7 @@ import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import { castError, datafusionNotImplemented } from '../errors.js';
 import { canCast } from '../planner/coercion.js';
-import { formatRustF64 } from '../sql/display-name.js';
+import { formatArrowF64, formatRustF64 } from '../format/float-text.js';
 import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil } from '../time.js';
 import { typeEquals, typeName, unitNanos, type DataType } from '../types.js';
 
@@ -15,23 +15,8 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 
-/**
- * A double as arrow/lexical-core writes it: the shortest text that reads back, always with a
- * decimal point (`1.0`), in exponent form below 1e-5 and from 1e10 on (`1.0e-6`, `3.5e10`).
- */
-export function formatFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(x);
-  if (abs < 1e-5 || abs >= 1e10) {
-    const [mantissa, exponent] = x.toExponential().split('e') as [string, string];
-    const m = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
-    return `${m}e${exponent.startsWith('+') ? exponent.slice(1) : exponent}`;
-  }
-  const text = formatRustF64(x);
-  return text.includes('.') ? text : `${text}.0`;
-}
+/** A double as arrow writes it (`1.0`, `1.0e-6`, `3.5e10`): the format module's text. */
+export const formatFloat = formatArrowF64;
 
 function formatInterval(v: IntervalValue): string {
   const parts: string[] = [];

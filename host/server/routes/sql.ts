@@ -18,7 +18,7 @@ import { toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
-import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from './sql-format-shim.js';
+import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write.js';
 
 const RANK: Record<Privilege, number> = { read: 1, write: 2, all: 3 };
