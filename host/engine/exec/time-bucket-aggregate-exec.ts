@@ -151,7 +151,7 @@ function createAccumulator(a: AggSpec): GroupsAccumulator {
 const TWO32 = 4294967296;
 
 /** Folds rows [s, e) of a chunk column into group g of `acc`. */
-function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChunk, data: ChunkColumn | undefined, s: number, e: number): void {
+function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChunk, data: ChunkColumn | undefined, w: Int32Array | undefined, s: number, e: number): void {
   const m = data?.validity;
   if (a.kind === 'count') {
     if (a.columnKind !== 'field') {
@@ -208,7 +208,7 @@ function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChu
     return;
   }
   // BIGINT / BIGINT UNSIGNED through 32-bit words.
-  const w = words(data.values as BigInt64Array);
+  if (w === undefined) return;
   const unsigned = a.type.id === 'UInt64';
   if (a.kind === 'sum' || a.kind === 'avg') {
     let hi = 0;
@@ -329,13 +329,14 @@ export class TimeBucketAggregateExec implements ExecNode {
       ...(preds.tagPredicates.length > 0 ? { seriesFilter: seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx)! } : {}),
     };
     const accs = this.#aggs.map(createAccumulator);
-    const groupIds = new Map<string, number>();
+    // Groups: series key (the group-by tags) -> bucket -> group id.
+    const seriesGroups = new Map<string, Map<bigint, number>>();
     const tagValues: (string | null)[][] = this.#groups.map(() => []);
     const bucketValues: bigint[] = [];
     let numGroups = 0;
     if (this.#groups.length === 0) {
       // Without GROUP BY there is one group, also when no row arrives.
-      groupIds.set('', numGroups++);
+      seriesGroups.set('', new Map([[0n, numGroups++]]));
       bucketValues.push(0n);
     }
     const originUnits = originNs / per;
@@ -349,6 +350,10 @@ export class TimeBucketAggregateExec implements ExecNode {
         const tags = this.#groups.map((g) => (g.kind === 'tag' ? (chunk.tags.get(g.tag!) ?? null) : null));
         for (const t of tags) seriesKey += t === null ? '\u0000N' : `\u0000${t}`;
         const data = this.#aggs.map((a) => (a.columnKind === 'field' ? chunk.fields.get(a.column!) : undefined));
+        // 64-bit integer columns are read through one Int32Array alias per chunk.
+        const wordViews = data.map((d, k) => (d !== undefined && (this.#aggs[k]!.type.id === 'Int64' || this.#aggs[k]!.type.id === 'UInt64') ? words(d.values as BigInt64Array) : undefined));
+        let buckets = seriesGroups.get(seriesKey);
+        if (buckets === undefined) seriesGroups.set(seriesKey, (buckets = new Map()));
         const time = chunk.time;
         let s = 0;
         while (s < n) {
@@ -359,17 +364,16 @@ export class TimeBucketAggregateExec implements ExecNode {
             if (time[s]! - originUnits < 0n && (time[s]! - originUnits) % strideUnits !== 0n) bucket -= strideUnits;
             e = lowerBoundTime(time, s, n, bucket + strideUnits);
           }
-          const key = strideUnits === undefined ? seriesKey : `${seriesKey}\u0001${bucket}`;
-          let g = groupIds.get(key);
+          let g = buckets.get(bucket);
           if (g === undefined) {
             g = numGroups++;
-            groupIds.set(key, g);
+            buckets.set(bucket, g);
             this.#groups.forEach((spec, k) => tagValues[k]!.push(spec.kind === 'tag' ? tags[k]! : null));
             bucketValues.push(bucket);
             ctx.memory.reserve(128, 'GROUP BY hash table');
             reserved += 128;
           }
-          for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], s, e);
+          for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], wordViews[k], s, e);
           s = e;
         }
         await ctx.maybeYield();
