@@ -55,6 +55,44 @@ export function chunkVector(table: TableInfo, name: string, chunk: SeriesChunk):
   return { type: col.type, length: n, values: data.values, validity: data.validity };
 }
 
+/**
+ * The last row of each series as one-row chunks, from EngineCatalog.lastPoints. The newest value
+ * of every field of the table is asked for, since the last row is the newest time among them
+ * (a row has at least one field value); `fields` are the ones returned, NULL where their newest
+ * value is older.
+ */
+async function* lastRows(ctx: ExecContext, database: string, table: TableInfo, fields: readonly string[], filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): AsyncGenerator<SeriesChunk> {
+  const all = table.columns.filter((c) => c.kind === 'field').map((c) => c.name);
+  const lasts = await ctx.catalog.lastPoints!(database, table.name, { fields: all, ...(filter === undefined ? {} : { seriesFilter: filter }) });
+  for (const s of lasts) {
+    let time: bigint | undefined;
+    for (const v of s.fields.values()) if (time === undefined || v.time > time) time = v.time;
+    if (time === undefined) continue;
+    const columns = new Map<string, ChunkColumn>();
+    for (const name of fields) {
+      const v = s.fields.get(name);
+      if (v === undefined || v.time !== time) continue;
+      columns.set(name, { values: oneValue(table.columns.find((c) => c.name === name)!.type.id, v.value), validity: undefined });
+    }
+    yield { tags: s.tags, length: 1, time: BigInt64Array.of(time), fields: columns };
+  }
+}
+
+function oneValue(type: string, v: number | bigint | string | boolean): ChunkColumn['values'] {
+  switch (type) {
+    case 'Float64':
+      return Float64Array.of(Number(v));
+    case 'Int64':
+      return BigInt64Array.of(BigInt.asIntN(64, BigInt(v as bigint)));
+    case 'UInt64':
+      return BigUint64Array.of(BigInt.asUintN(64, BigInt(v as bigint)));
+    case 'Boolean':
+      return Uint8Array.of(v === true || v === 1 ? 1 : 0);
+    default:
+      return [String(v)];
+  }
+}
+
 export class ScanExec implements ExecNode {
   readonly name = 'ScanExec';
   readonly schema: Schema;
@@ -93,15 +131,19 @@ export class ScanExec implements ExecNode {
     const identity = outIndex.every((i, k) => i === k) && outIndex.length === read.length;
     const batchSchema = readSchema.toSchema();
 
+    const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
     const request = {
       fields,
       ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
       ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
-      ...(preds.tagPredicates.length > 0 ? { seriesFilter: seriesFilter(preds.tagPredicates, table, qualifier, ctx)! } : {}),
+      ...(tagFilter === undefined ? {} : { seriesFilter: tagFilter }),
     };
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
-    for await (const whole of ctx.catalog.scan(database, table.name, request)) {
+    // The last row of every series, unbounded in time, is what the store's last-point index holds.
+    const fromLastPoints = last === 1 && predicate === undefined && preds.minTime === undefined && preds.maxTime === undefined && ctx.catalog.lastPoints !== undefined;
+    const source = fromLastPoints ? lastRows(ctx, database, table, fields, tagFilter) : ctx.catalog.scan(database, table.name, request);
+    for await (const whole of source) {
       ctx.checkAbort();
       if (whole.length === 0) continue;
       // Without a row predicate the last rows of a series can be cut before any vector exists.

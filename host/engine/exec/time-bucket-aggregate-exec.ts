@@ -10,7 +10,8 @@
 
 import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
 import { vectorFrom } from '../batch.js';
-import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
+import type { ChunkColumn, SeriesChunk, SeriesStats, TableInfo } from '../catalog.js';
+import { bug } from '../../core/errors.js';
 import {
   CountAccumulator,
   FirstLastAccumulator,
@@ -201,7 +202,8 @@ function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChu
     for (let i = s; i < e; i++) {
       if (m !== undefined && m[i] === 0) continue;
       const v = x[i]!;
-      if (!seen || (max ? v > best : v < best)) best = v;
+      // NaN is greater than every number (as in the hash aggregate).
+      if (!seen || (max ? v > best || (v !== v && best === best) : v < best || (best !== best && v === v))) best = v;
       seen = true;
     }
     if (seen) (acc as FloatMinMaxAccumulator).add(g, best);
@@ -254,6 +256,50 @@ function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChu
     if (max ? c > 0 : c < 0) bi = i;
   }
   if (bi >= 0) (acc as IntMinMaxAccumulator).add(g, (data.values as BigInt64Array)[bi]!);
+}
+
+/** Whether a run's statistics hold everything the aggregates need (min/max/sum are absent when inexact). */
+function statsComplete(aggs: readonly AggSpec[], st: SeriesStats): boolean {
+  for (const a of aggs) {
+    if (a.kind === 'count' || a.columnKind !== 'field') continue;
+    const f = st.fields.get(a.column!);
+    if (f === undefined || f.count === 0) continue;
+    if ((a.kind === 'min' && f.min === undefined) || (a.kind === 'max' && f.max === undefined) || ((a.kind === 'sum' || a.kind === 'avg') && f.sum === undefined)) return false;
+  }
+  return true;
+}
+
+/** Folds a run known by its statistics into group g of `acc` (count/sum/avg/min/max of DOUBLE and BIGINT). */
+function foldStats(a: AggSpec, acc: GroupsAccumulator, g: number, st: SeriesStats): void {
+  if (a.kind === 'count' && a.columnKind !== 'field') {
+    if (a.columnKind === 'tag' && !st.tags.has(a.column!)) return;
+    (acc as CountAccumulator).add(g, st.rows);
+    return;
+  }
+  const f = st.fields.get(a.column!);
+  if (f === undefined || f.count === 0) return;
+  const float = a.type.id === 'Float64';
+  switch (a.kind) {
+    case 'count':
+      (acc as CountAccumulator).add(g, f.count);
+      return;
+    case 'avg':
+      (acc as FloatSumAccumulator).add(g, Number(f.sum!), f.count);
+      return;
+    case 'sum':
+      if (float) (acc as FloatSumAccumulator).add(g, Number(f.sum!), f.count);
+      else (acc as IntSumAccumulator).add(g, BigInt(f.sum!));
+      return;
+    case 'min':
+    case 'max': {
+      const v = a.kind === 'min' ? f.min! : f.max!;
+      if (float) (acc as FloatMinMaxAccumulator).add(g, Number(v));
+      else (acc as IntMinMaxAccumulator).add(g, BigInt(v));
+      return;
+    }
+    default:
+      throw bug(`statistics cannot fold ${a.kind}`);
+  }
 }
 
 export class TimeBucketAggregateExec implements ExecNode {
@@ -341,42 +387,77 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
     const originUnits = originNs / per;
     let reserved = 0;
+    const bucketOf = (t: bigint): bigint => {
+      if (strideUnits === undefined) return 0n;
+      let bucket = originUnits + ((t - originUnits) / strideUnits) * strideUnits;
+      if (t - originUnits < 0n && (t - originUnits) % strideUnits !== 0n) bucket -= strideUnits;
+      return bucket;
+    };
+    /** The buckets of a series' group-by tags, and those tags. */
+    const seriesOf = (chunkTags: ReadonlyMap<string, string>): { buckets: Map<bigint, number>; tags: (string | null)[] } => {
+      let seriesKey = '';
+      const tags = this.#groups.map((g) => (g.kind === 'tag' ? (chunkTags.get(g.tag!) ?? null) : null));
+      for (const t of tags) seriesKey += t === null ? '\u0000N' : `\u0000${t}`;
+      let buckets = seriesGroups.get(seriesKey);
+      if (buckets === undefined) seriesGroups.set(seriesKey, (buckets = new Map()));
+      return { buckets, tags };
+    };
+    const groupOf = (series: { buckets: Map<bigint, number>; tags: (string | null)[] }, bucket: bigint): number => {
+      let g = series.buckets.get(bucket);
+      if (g === undefined) {
+        g = numGroups++;
+        series.buckets.set(bucket, g);
+        this.#groups.forEach((spec, k) => tagValues[k]!.push(spec.kind === 'tag' ? series.tags[k]! : null));
+        bucketValues.push(bucket);
+        ctx.memory.reserve(128, 'GROUP BY hash table');
+        reserved += 128;
+      }
+      return g;
+    };
+    const foldChunk = (chunk: SeriesChunk): void => {
+      const n = chunk.length;
+      if (n === 0) return;
+      const series = seriesOf(chunk.tags);
+      const data = this.#aggs.map((a) => (a.columnKind === 'field' ? chunk.fields.get(a.column!) : undefined));
+      // 64-bit integer columns are read through one Int32Array alias per chunk.
+      const wordViews = data.map((d, k) => (d !== undefined && this.#aggs[k]!.kind !== 'count' && (this.#aggs[k]!.type.id === 'Int64' || this.#aggs[k]!.type.id === 'UInt64') ? words(d.values as BigInt64Array) : undefined));
+      const time = chunk.time;
+      let s = 0;
+      while (s < n) {
+        let e = n;
+        const bucket = bucketOf(time[s]!);
+        if (strideUnits !== undefined) e = lowerBoundTime(time, s, n, bucket + strideUnits);
+        const g = groupOf(series, bucket);
+        for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], wordViews[k], s, e);
+        s = e;
+      }
+    };
+    // Statistics of whole stored blocks stand for their rows when every aggregate can fold them.
+    const useStats = ctx.catalog.scanStats !== undefined && this.#aggs.every((a) => a.kind === 'count' || (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')));
     try {
-      for await (const chunk of ctx.catalog.scan(scan.database, table.name, request)) {
-        ctx.checkAbort();
-        const n = chunk.length;
-        if (n === 0) continue;
-        let seriesKey = '';
-        const tags = this.#groups.map((g) => (g.kind === 'tag' ? (chunk.tags.get(g.tag!) ?? null) : null));
-        for (const t of tags) seriesKey += t === null ? '\u0000N' : `\u0000${t}`;
-        const data = this.#aggs.map((a) => (a.columnKind === 'field' ? chunk.fields.get(a.column!) : undefined));
-        // 64-bit integer columns are read through one Int32Array alias per chunk.
-        const wordViews = data.map((d, k) => (d !== undefined && (this.#aggs[k]!.type.id === 'Int64' || this.#aggs[k]!.type.id === 'UInt64') ? words(d.values as BigInt64Array) : undefined));
-        let buckets = seriesGroups.get(seriesKey);
-        if (buckets === undefined) seriesGroups.set(seriesKey, (buckets = new Map()));
-        const time = chunk.time;
-        let s = 0;
-        while (s < n) {
-          let e = n;
-          let bucket = 0n;
-          if (strideUnits !== undefined) {
-            bucket = originUnits + ((time[s]! - originUnits) / strideUnits) * strideUnits;
-            if (time[s]! - originUnits < 0n && (time[s]! - originUnits) % strideUnits !== 0n) bucket -= strideUnits;
-            e = lowerBoundTime(time, s, n, bucket + strideUnits);
+      if (useStats) {
+        const statsRequest = { ...request, ...(strideUnits === undefined ? {} : { bucket: { origin: originUnits, width: strideUnits } }) };
+        for await (const item of ctx.catalog.scanStats!(scan.database, table.name, statsRequest)) {
+          ctx.checkAbort();
+          if (item.kind === 'chunk') foldChunk(item.chunk);
+          else if (statsComplete(this.#aggs, item.stats)) {
+            const st = item.stats;
+            const g = groupOf(seriesOf(st.tags), bucketOf(st.minTime));
+            for (let k = 0; k < accs.length; k++) foldStats(this.#aggs[k]!, accs[k]!, g, st);
+          } else {
+            // Inexact statistics (NaN, an integer sum past 64 bits): read that run's rows.
+            const st = item.stats;
+            const same = (tags: ReadonlyMap<string, string>): boolean => tags.size === st.tags.size && [...st.tags].every(([k, v]) => tags.get(k) === v);
+            for await (const chunk of ctx.catalog.scan(scan.database, table.name, { fields, minTime: st.minTime, maxTime: st.maxTime, seriesFilter: same })) foldChunk(chunk);
           }
-          let g = buckets.get(bucket);
-          if (g === undefined) {
-            g = numGroups++;
-            buckets.set(bucket, g);
-            this.#groups.forEach((spec, k) => tagValues[k]!.push(spec.kind === 'tag' ? tags[k]! : null));
-            bucketValues.push(bucket);
-            ctx.memory.reserve(128, 'GROUP BY hash table');
-            reserved += 128;
-          }
-          for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], wordViews[k], s, e);
-          s = e;
+          await ctx.maybeYield();
         }
-        await ctx.maybeYield();
+      } else {
+        for await (const chunk of ctx.catalog.scan(scan.database, table.name, request)) {
+          ctx.checkAbort();
+          foldChunk(chunk);
+          await ctx.maybeYield();
+        }
       }
       const columns: Vector[] = this.#groups.map((spec, k) => {
         if (spec.kind === 'tag') return vectorFrom(spec.type, tagValues[k]!, Uint8Array.from(tagValues[k]!, (v) => (v === null ? 0 : 1)));

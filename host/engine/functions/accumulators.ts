@@ -252,7 +252,8 @@ export class FloatMinMaxAccumulator implements GroupsAccumulator {
   add(group: number, v: number): void {
     this.#best = grow(this.#best, group + 1);
     this.#seen = grow(this.#seen, group + 1);
-    if (this.#seen[group] === 0 || (this.#max ? v > this.#best[group]! : v < this.#best[group]!)) this.#best[group] = v;
+    const b = this.#best[group]!;
+    if (this.#seen[group] === 0 || (this.#max ? v > b || (v !== v && b === b) : v < b || (b !== b && v === v))) this.#best[group] = v;
     this.#seen[group] = 1;
   }
 

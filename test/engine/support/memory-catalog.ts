@@ -3,8 +3,10 @@
 // that honour time bounds, field lists and series filters, series chunks of a chosen size. It
 // decodes real write batches (host/core/write-batch.ts), so INSERT goes through the same bytes
 // as on the server. The server's own adapter over the storage engine is tested over HTTP.
+// Optionally (MemoryCatalogOptions) it also serves block statistics and last points the way the
+// storage engine does: each series cut into blocks of a fixed number of rows.
 
-import type { ColumnInfo, DatabaseInfo, DeleteRequest, EngineCatalog, ScanRequest, SeriesChunk, TableChange, TableInfo } from '../../../host/engine/catalog.js';
+import type { ColumnInfo, DatabaseInfo, DeleteRequest, EngineCatalog, FieldStats, LastRequest, LastValue, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, TableChange, TableInfo } from '../../../host/engine/catalog.js';
 import { ColumnKind, batchString, readWriteBatch, ValueType } from '../../../host/core/write-batch.js';
 import type { DatabaseOptions } from '../../../host/core/schema.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
@@ -29,6 +31,16 @@ interface DbState {
   tables: Map<string, TableState>;
 }
 
+export interface MemoryCatalogOptions {
+  /** Serve scanStats, with each series cut into blocks of this many rows. */
+  statsBlockRows?: number;
+  /** Serve lastPoints. */
+  lastPoints?: boolean;
+}
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
 export class MemoryCatalog implements EngineCatalog {
   readonly tenant = 'cnosdb';
   readonly #dbs = new Map<string, DbState>();
@@ -36,9 +48,75 @@ export class MemoryCatalog implements EngineCatalog {
   chunkRows = 1 << 30;
   /** Scan requests seen, for pushdown tests. */
   readonly scans: ScanRequest[] = [];
+  /** Blocks handed out as statistics, and lastPoints calls, for pushdown tests. */
+  statsServed = 0;
+  lastPointsServed = 0;
+  readonly scanStats?: (database: string, table: string, request: StatsRequest) => AsyncIterable<StatsOrChunk>;
+  readonly lastPoints?: (database: string, table: string, request: LastRequest) => Promise<SeriesLast[]>;
 
-  constructor() {
+  constructor(options: MemoryCatalogOptions = {}) {
     this.#dbs.set('public', { info: { name: 'public', options: { ...DEFAULT_DATABASE_OPTIONS } }, tables: new Map() });
+    if (options.statsBlockRows !== undefined) {
+      const blockRows = options.statsBlockRows;
+      this.scanStats = (database, table, request) => this.#scanStats(database, table, request, blockRows);
+    }
+    if (options.lastPoints === true) this.lastPoints = async (database, table, request) => this.#lastPoints(database, table, request);
+  }
+
+  /** Blocks within the request's range (and one bucket) as statistics; the rest as rows. */
+  async *#scanStats(database: string, table: string, request: StatsRequest, blockRows: number): AsyncIterable<StatsOrChunk> {
+    const t = this.#db(database).tables.get(table);
+    if (t === undefined) return;
+    const bucketOf = (ts: bigint): bigint | undefined => {
+      if (request.bucket === undefined) return undefined;
+      const d = ts - request.bucket.origin;
+      const w = request.bucket.width;
+      return d >= 0n ? d / w : -((-d + w - 1n) / w);
+    };
+    for (const key of [...t.series.keys()].sort()) {
+      const s = t.series.get(key)!;
+      if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
+      const times = [...s.rows.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (let start = 0; start < times.length; start += blockRows) {
+        const block = times.slice(start, start + blockRows);
+        const lo = block[0]!;
+        const hi = block[block.length - 1]!;
+        const inRange = (request.minTime === undefined || lo >= request.minTime) && (request.maxTime === undefined || hi <= request.maxTime);
+        if (inRange && bucketOf(lo) === bucketOf(hi)) {
+          const fields = new Map<string, FieldStats>();
+          for (const f of request.fields) {
+            const col = t.info.columns.find((c) => c.name === f);
+            if (col?.kind === 'field') fields.set(f, blockStats(col.type.id, block.map((ts) => s.rows.get(ts)!.get(f))));
+          }
+          this.statsServed++;
+          yield { kind: 'stats', stats: { tags: s.tags, rows: block.length, minTime: lo, maxTime: hi, fields } };
+          continue;
+        }
+        for await (const chunk of this.scan(database, table, { ...request, seriesFilter: (tags) => tags === s.tags, minTime: max(lo, request.minTime), maxTime: min(hi, request.maxTime) })) {
+          yield { kind: 'chunk', chunk };
+        }
+      }
+    }
+  }
+
+  async #lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
+    this.lastPointsServed++;
+    const t = this.#db(database).tables.get(table);
+    if (t === undefined) return [];
+    const out: SeriesLast[] = [];
+    for (const key of [...t.series.keys()].sort()) {
+      const s = t.series.get(key)!;
+      if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
+      const fields = new Map<string, LastValue>();
+      for (const [ts, row] of s.rows) {
+        for (const f of request.fields) {
+          const v = row.get(f);
+          if (v !== undefined && (fields.get(f)?.time ?? I64_MIN) <= ts) fields.set(f, { time: ts, value: v });
+        }
+      }
+      if (fields.size > 0) out.push({ tags: s.tags, fields });
+    }
+    return out;
   }
 
   databases(): DatabaseInfo[] {
@@ -203,5 +281,41 @@ export class MemoryCatalog implements EngineCatalog {
       }
       if (s.rows.size === 0) t.series.delete(key);
     }
+  }
+}
+
+function max(a: bigint, b: bigint | undefined): bigint {
+  return b === undefined || a > b ? a : b;
+}
+
+function min(a: bigint, b: bigint | undefined): bigint {
+  return b === undefined || a < b ? a : b;
+}
+
+/** The storage engine's block statistics rules: no min/max for DOUBLE with NaN, no sum past 64 bits, only a count for STRING. */
+function blockStats(type: string, values: (Value | undefined)[]): FieldStats {
+  const present = values.filter((v) => v !== undefined);
+  const count = present.length;
+  if (count === 0) return { count };
+  switch (type) {
+    case 'Float64': {
+      const xs = present as number[];
+      const sum = xs.reduce((a, b) => a + b, 0);
+      return xs.some((x) => Number.isNaN(x)) ? { count, sum } : { count, min: Math.min(...xs), max: Math.max(...xs), sum };
+    }
+    case 'Int64':
+    case 'UInt64': {
+      const xs = present as bigint[];
+      const sum = xs.reduce((a, b) => a + b, 0n);
+      const lo = xs.reduce((a, b) => (b < a ? b : a));
+      const hi = xs.reduce((a, b) => (b > a ? b : a));
+      return sum >= I64_MIN && sum <= I64_MAX ? { count, min: lo, max: hi, sum } : { count, min: lo, max: hi };
+    }
+    case 'Boolean': {
+      const trues = present.filter((v) => v === true).length;
+      return { count, min: trues === count ? 1 : 0, max: trues > 0 ? 1 : 0, sum: trues };
+    }
+    default:
+      return { count };
   }
 }

@@ -7,7 +7,7 @@ import { SqlEngine } from '../../../host/engine/engine.js';
 import { formatFloat } from '../../../host/engine/exec/cast.js';
 import type { QuerySession } from '../../../host/engine/query.js';
 import { formatTimestamp } from '../../../host/engine/time.js';
-import { MemoryCatalog } from './memory-catalog.js';
+import { MemoryCatalog, type MemoryCatalogOptions } from './memory-catalog.js';
 
 /** 2024-01-01T00:00:00Z in nanoseconds: the fixed now() of engine tests. */
 export const TEST_NOW_NS = 1_704_067_200_000_000_000n;
@@ -47,8 +47,8 @@ export interface TestDb {
   exec(script: string): Promise<void>;
 }
 
-export function testDb(): TestDb {
-  const catalog = new MemoryCatalog();
+export function testDb(options: MemoryCatalogOptions = {}): TestDb {
+  const catalog = new MemoryCatalog(options);
   const engine = new SqlEngine({ catalogFor: () => catalog });
   const session = (o: Partial<QuerySession> = {}): QuerySession => ({
     tenant: 'cnosdb',
