@@ -11,6 +11,7 @@ import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { pingRoutes } from './routes/ping.js';
+import { openTsdbRoutes } from './routes/opentsdb.js';
 import { writeRoutes } from './routes/write.js';
 import type { Services } from './services.js';
 
@@ -94,7 +95,7 @@ export class SundialServer {
     };
     registerEncoders(this.hapi);
     this.#extensions();
-    const routes: ServerRoute[] = [...pingRoutes(this.#ctx), ...writeRoutes(this.#ctx), fallbackRoute()];
+    const routes: ServerRoute[] = [...pingRoutes(this.#ctx), ...writeRoutes(this.#ctx), ...openTsdbRoutes(this.#ctx), fallbackRoute()];
     this.hapi.route(routes);
   }
 
