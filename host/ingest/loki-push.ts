@@ -26,7 +26,7 @@ message EntryAdapter { Timestamp timestamp = 1; string line = 2; repeated LabelP
 message Timestamp { int64 seconds = 1; int32 nanos = 2; }
 `;
 
-const PushRequest = protobuf.parse(PUSH_PROTO, { keepCase: true }).root.lookupType('logproto.PushRequest');
+export const LOKI_PUSH_REQUEST = protobuf.parse(PUSH_PROTO, { keepCase: true }).root.lookupType('logproto.PushRequest');
 
 interface PushMessage {
   streams: Array<{
@@ -84,7 +84,7 @@ export function parseLokiJson(body: Uint8Array, options: LogOptions): Uint8Array
 
 /** Parses a (snappy-decoded) Loki protobuf PushRequest. Throws 'protobuf' or 'logParse'. */
 export function parseLokiProtobuf(message: Uint8Array, options: LogOptions): Uint8Array[] {
-  const req = decodeMessage<PushMessage>(PushRequest, message, 'Loki PushRequest');
+  const req = decodeMessage<PushMessage>(LOKI_PUSH_REQUEST, message, 'Loki PushRequest');
   const writer = new LogRowWriter(options);
   const columns: Array<[string, unknown]> = [];
   req.streams.forEach((stream, s) => {
