@@ -37,7 +37,9 @@ function forEachLine(text: string, each: (line: string, lineNo: number) => void)
     const line = text.slice(start, end);
     start = end + 1;
     // JSON.parse tolerates surrounding whitespace (and a trailing \r); only skip blank lines.
-    if (line.length === 0 || line.trim().length === 0) continue;
+    if (line.length === 0) continue;
+    const c = line.charCodeAt(0);
+    if ((c === 32 || c === 9 || c === 13) && line.trim().length === 0) continue;
     each(line, lineNo);
   }
 }
@@ -54,18 +56,26 @@ function parseLine(line: string, lineNo: number): unknown {
 export function parseBulk(body: Uint8Array, options: LogOptions): BulkResult {
   const writer = new LogRowWriter(options);
   const actions: BulkAction[] = [];
-  let pending: { action: BulkAction; lineNo: number } | undefined;
+  let pending: BulkAction | undefined;
+  let pendingLine = 0;
+  // Shippers repeat one action line (`{"create":{"_index":"logs"}}`) before every document.
+  let lastActionText = '';
+  let lastAction: BulkAction = 'create';
   forEachLine(decode(body), (line, lineNo) => {
-    const doc = parseLine(line, lineNo);
     if (pending === undefined) {
-      pending = { action: parseAction(doc, lineNo), lineNo };
+      if (line !== lastActionText) {
+        lastAction = parseAction(parseLine(line, lineNo), lineNo);
+        lastActionText = line;
+      }
+      pending = lastAction;
+      pendingLine = lineNo;
       return;
     }
-    writer.addDocument(doc, `line ${lineNo}`, line);
-    actions.push(pending.action);
+    writer.addDocument(parseLine(line, lineNo), lineNo, line);
+    actions.push(pending);
     pending = undefined;
   });
-  if (pending !== undefined) throw new UserError('logParse', `line ${pending.lineNo}: the '${pending.action}' action has no document after it`);
+  if (pending !== undefined) throw new UserError('logParse', `line ${pendingLine}: the '${pending}' action has no document after it`);
   return { batches: writer.finish(), actions };
 }
 
@@ -89,6 +99,6 @@ function parseAction(doc: unknown, lineNo: number): BulkAction {
 /** Parses an NDJSON body (one document per line). Throws UserError 'logParse' naming the line. */
 export function parseNdjson(body: Uint8Array, options: LogOptions): Uint8Array[] {
   const writer = new LogRowWriter(options);
-  forEachLine(decode(body), (line, lineNo) => writer.addDocument(parseLine(line, lineNo), `line ${lineNo}`, line));
+  forEachLine(decode(body), (line, lineNo) => writer.addDocument(parseLine(line, lineNo), lineNo, line));
   return writer.finish();
 }

@@ -146,6 +146,52 @@ export function decodeOtlpJson(body: Uint8Array): unknown {
   }
 }
 
+/**
+ * Fields of the row being built, from a pool of FieldInput objects reused row after row (the
+ * batch builder copies what it keeps), with attribute column names built once per prefix and key.
+ */
+class SpanFields {
+  readonly list: FieldInput[] = [];
+  readonly #pool: FieldInput[] = [];
+  readonly #names = new Map<string, Map<string, string>>();
+
+  reset(): void {
+    this.list.length = 0;
+  }
+
+  add(name: string, type: FieldInput['type'], value: FieldInput['value']): void {
+    let f = this.#pool[this.list.length];
+    if (f === undefined) this.#pool.push((f = { name, type, value }));
+    else {
+      f.name = name;
+      f.type = type;
+      f.value = value;
+    }
+    this.list.push(f);
+  }
+
+  str(name: string, value: string): void {
+    this.add(name, ValueType.String, value);
+  }
+
+  num(name: string, value: number): void {
+    this.add(name, ValueType.Double, value);
+  }
+
+  /** `prefix + key`, the same string object for the same pair. */
+  name(prefix: string, key: string): string {
+    let m = this.#names.get(prefix);
+    if (m === undefined) this.#names.set(prefix, (m = new Map()));
+    let n = m.get(key);
+    if (n === undefined) m.set(key, (n = prefix + key));
+    return n;
+  }
+
+  attributes(prefix: string, attributes: readonly KeyValue[]): void {
+    for (const kv of attributes) this.str(this.name(prefix, kv.key), anyValueText(kv.value));
+  }
+}
+
 /** Turns a decoded ExportTraceServiceRequest into write batches, one row per span. */
 export function otlpTracesToBatches(request: unknown, options: TraceOptions): { batches: Uint8Array[]; spans: number } {
   const req = request as ExportRequest;
@@ -153,64 +199,73 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
   const toDb = new TimestampConverter('ns', options.dbUnit);
   const out = new RowBatcher();
   const C = SPAN_COLUMNS;
+  const f = new SpanFields();
+  const tags: Array<[string, string]> = [];
   let spans = 0;
   req.resourceSpans.forEach((rs, r) => {
-    // Columns shared by every span of the resource and scope, computed once.
-    const resourceTags: Array<[string, string]> = [];
-    const resourceFields: FieldInput[] = [str(C.resourceSchemaUrl, rs.schemaUrl)];
+    // What every span of the resource and scope shares, read once.
+    let serviceName: string | undefined;
+    const resourceAttributes: KeyValue[] = [];
     if (rs.resource !== null) {
       for (const kv of rs.resource.attributes) {
-        if (kv.key === 'service.name') resourceTags.push([C.serviceName, anyValueText(kv.value)]);
-        else resourceFields.push(str(C.resourceAttributes + kv.key, anyValueText(kv.value)));
+        if (kv.key === 'service.name') serviceName = anyValueText(kv.value);
+        else resourceAttributes.push(kv);
       }
-      resourceFields.push(num(C.resourceDropped, rs.resource.droppedAttributesCount));
     }
     rs.scopeSpans.forEach((ss, s) => {
-      const scopeTags = [...resourceTags];
-      const scopeFields = [...resourceFields, str(C.scopeSchemaUrl, ss.schemaUrl)];
-      if (ss.scope !== null) {
-        scopeTags.push([C.scopeName, ss.scope.name], [C.scopeVersion, ss.scope.version]);
-        for (const kv of ss.scope.attributes) scopeFields.push(str(C.scopeAttributes + kv.key, anyValueText(kv.value)));
-        scopeFields.push(num(C.scopeDropped, ss.scope.droppedAttributesCount));
-      }
       ss.spans.forEach((span, i) => {
         try {
-          const tags: Array<[string, string]> = [
-            ...scopeTags,
-            [C.traceId, hex(span.traceId)],
-            [C.spanId, hex(span.spanId)],
-            [C.parentSpanId, hex(span.parentSpanId)],
-            [C.traceState, span.traceState],
-            [C.name, span.name],
+          // In byte order of the names, so that the builder's sort has nothing to do.
+          tags.length = 0;
+          if (serviceName !== undefined) tags.push([C.serviceName, serviceName]);
+          if (ss.scope !== null) tags.push([C.scopeName, ss.scope.name], [C.scopeVersion, ss.scope.version]);
+          tags.push(
             [C.statusCode, statusCodeNames[span.status?.code ?? 0] ?? 'STATUS_CODE_UNSET'],
-          ];
+            [C.name, span.name],
+            [C.parentSpanId, hex(span.parentSpanId)],
+            [C.spanId, hex(span.spanId)],
+            [C.traceId, hex(span.traceId)],
+            [C.traceState, span.traceState],
+          );
           const start = int64ToBigInt(span.startTimeUnixNano);
           const end = int64ToBigInt(span.endTimeUnixNano);
-          const fields: FieldInput[] = [
-            ...scopeFields,
-            num(C.flags, span.flags),
-            str(C.kind, spanKindNames[span.kind] ?? 'SPAN_KIND_UNSPECIFIED'),
-            num(C.endTime, Number(end)),
-          ];
-          for (const kv of span.attributes) fields.push(str(C.spanAttributes + kv.key, anyValueText(kv.value)));
-          fields.push(num(C.droppedAttributes, span.droppedAttributesCount));
+          f.reset();
+          f.str(C.resourceSchemaUrl, rs.schemaUrl);
+          if (rs.resource !== null) {
+            f.attributes(C.resourceAttributes, resourceAttributes);
+            f.num(C.resourceDropped, rs.resource.droppedAttributesCount);
+          }
+          f.str(C.scopeSchemaUrl, ss.schemaUrl);
+          if (ss.scope !== null) {
+            f.attributes(C.scopeAttributes, ss.scope.attributes);
+            f.num(C.scopeDropped, ss.scope.droppedAttributesCount);
+          }
+          f.num(C.flags, span.flags);
+          f.str(C.kind, spanKindNames[span.kind] ?? 'SPAN_KIND_UNSPECIFIED');
+          f.num(C.endTime, Number(end));
+          f.attributes(C.spanAttributes, span.attributes);
+          f.num(C.droppedAttributes, span.droppedAttributesCount);
           span.events.forEach((ev, e) => {
-            const p = `${C.event}${e}/`;
-            fields.push(num(p + 'time_unix_nano', int64ToNumber(ev.timeUnixNano)), str(p + 'name', ev.name));
-            for (const kv of ev.attributes) fields.push(str(p + 'attributes/' + kv.key, anyValueText(kv.value)));
-            fields.push(num(p + 'dropped_attributes_count', ev.droppedAttributesCount));
+            const p = f.name(C.event, `${e}/`);
+            f.num(f.name(p, 'time_unix_nano'), int64ToNumber(ev.timeUnixNano));
+            f.str(f.name(p, 'name'), ev.name);
+            f.attributes(f.name(p, 'attributes/'), ev.attributes);
+            f.num(f.name(p, 'dropped_attributes_count'), ev.droppedAttributesCount);
           });
-          fields.push(num(C.droppedEvents, span.droppedEventsCount));
+          f.num(C.droppedEvents, span.droppedEventsCount);
           span.links.forEach((link, l) => {
-            const p = `${C.link}${l}/`;
-            fields.push(str(p + 'trace_id', hex(link.traceId)), str(p + 'span_id', hex(link.spanId)), str(p + 'trace_state', link.traceState));
-            for (const kv of link.attributes) fields.push(str(p + 'attributes/' + kv.key, anyValueText(kv.value)));
-            fields.push(num(p + 'dropped_attributes_count', link.droppedAttributesCount), num(p + 'flags', link.flags));
+            const p = f.name(C.link, `${l}/`);
+            f.str(f.name(p, 'trace_id'), hex(link.traceId));
+            f.str(f.name(p, 'span_id'), hex(link.spanId));
+            f.str(f.name(p, 'trace_state'), link.traceState);
+            f.attributes(f.name(p, 'attributes/'), link.attributes);
+            f.num(f.name(p, 'dropped_attributes_count'), link.droppedAttributesCount);
+            f.num(f.name(p, 'flags'), link.flags);
           });
-          fields.push(num(C.droppedLinks, span.droppedLinksCount));
-          fields.push(str(C.statusMessage, span.status?.message ?? ''));
-          fields.push(num(C.duration, Number(end - start)));
-          out.add(options.table, tags, toDb.convert(start), fields);
+          f.num(C.droppedLinks, span.droppedLinksCount);
+          f.str(C.statusMessage, span.status?.message ?? '');
+          f.num(C.duration, Number(end - start));
+          out.add(options.table, tags, toDb.convert(start), f.list);
           spans++;
         } catch (e) {
           throw locate(e, `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`, 'protobuf');
@@ -219,14 +274,6 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
     });
   });
   return { batches: out.finish(), spans };
-}
-
-function str(name: string, value: string): FieldInput {
-  return { name, type: ValueType.String, value };
-}
-
-function num(name: string, value: number): FieldInput {
-  return { name, type: ValueType.Double, value };
 }
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

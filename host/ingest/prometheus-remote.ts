@@ -71,10 +71,12 @@ export function parsePromWrite(message: Uint8Array, dbUnit: TimeUnit): { batches
       if (l.name === PROM_NAME_LABEL) table = l.value;
       tags.push([l.name, l.value]);
     }
+    const hint = String(i);
     try {
       for (const s of ts.samples) {
         field.value = s.value;
-        out.add(table, tags, toDb.convert(int64ToBigInt(s.timestamp)), fields);
+        // The series' index in the request names its labels exactly: the builder's series key.
+        out.add(table, tags, toDb.convert(int64ToBigInt(s.timestamp)), fields, hint);
         samples++;
       }
     } catch (e) {

@@ -28,10 +28,10 @@ export class RowBatcher {
   /**
    * Adds one row; `ts` is already in the database precision. Throws UserError as
    * WriteBatchBuilder.addRow does (a type conflict within the request, a reserved name, a row
-   * without fields), leaving the batcher unchanged.
+   * without fields), leaving the batcher unchanged. `tagsKey` as for WriteBatchBuilder.addRow.
    */
-  add(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[]): void {
-    this.#builder.addRow(table, tags, ts, fields);
+  add(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[], tagsKey?: string): void {
+    this.#builder.addRow(table, tags, ts, fields, tagsKey);
     this.#rows++;
     if (this.#builder.rowCount >= this.#maxRows) {
       this.#done.push(this.#builder.finish());

@@ -71,7 +71,7 @@ beforeAll(async () => {
   });
   const post = (path: string, body: Buffer | string, headers: Record<string, string>) => http(server.url, path, { method: 'POST', body, headers });
   rejected.set('write: a corrupt snappy block', await post('/api/v1/prom/write', Buffer.from('not snappy at all'), FIXTURE_HEADERS));
-  rejected.set('write: a truncated protobuf', await post('/api/v1/prom/write', compressSync(uncompressSync(FIXTURE, { asBuffer: true }).subarray(0, 100) as Buffer), FIXTURE_HEADERS));
+  rejected.set('write: a truncated protobuf', await post('/api/v1/prom/write', compressSync((uncompressSync(FIXTURE, { asBuffer: true }) as Buffer).subarray(0, 100)), FIXTURE_HEADERS));
   rejected.set('write: remote write 2.0', await post('/api/v1/prom/write', FIXTURE, { ...FIXTURE_HEADERS, 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' }));
   rejected.set('write: a JSON body', await post('/api/v1/prom/write', '{}', { 'content-type': 'application/json' }));
   rejected.set('read: a bad regex', await post('/api/v1/prom/read', readRequest([{ start: 0, end: 1, matchers: [{ type: 2, name: 'job', value: '(' }] }]), READ_HEADERS));
