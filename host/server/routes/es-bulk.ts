@@ -8,7 +8,7 @@ import { UserError } from '../../core/errors.js';
 import { parseBulk, parseNdjson } from '../../ingest/es-bulk.js';
 import { parseTagColumns, type LogOptions } from '../../ingest/log-documents.js';
 import { parseLokiJson, parseLokiProtobuf } from '../../ingest/loki-push.js';
-import { databaseOf, queryParam, tenantOf } from '../params.js';
+import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
@@ -41,7 +41,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/v1/es/_bulk',
       options: { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'json' } } },
       handler: async (request: Request, h: ResponseToolkit) => {
-        const table = queryParam(request, 'table');
+        const table = paramOrHeader(request, 'table');
         if (table === undefined || table === '') throw new UserError('logParse', "the 'table' parameter is required");
         const logType = logTypeOf(request);
         const timeColumn = queryParam(request, 'time_column') ?? 'time';

@@ -29,6 +29,16 @@ interface TraceTable {
   ctx: ServerContext;
 }
 
+/** Runs a lookup as a query: it counts against the concurrent-query limit (429 beyond). */
+async function asQuery<T>(ctx: ServerContext, run: () => Promise<T>): Promise<T> {
+  const release = ctx.services().queries.acquire(1);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
+}
+
 function traceTable(ctx: ServerContext, request: Request): TraceTable {
   const table = requiredTable(request);
   const services = ctx.services();
@@ -138,91 +148,96 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       method: 'GET',
       path: '/api/services',
       options,
-      handler: async (request, h) => {
-        const t = traceTable(ctx, request);
-        const data = await distinct(t, { fields: [] }, (tags) => tags.get(C.serviceName));
-        return envelope(h, data, data.length);
-      },
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const data = await distinct(t, { fields: [] }, (tags) => tags.get(C.serviceName));
+          return envelope(h, data, data.length);
+        }),
     },
     {
       method: 'GET',
       path: '/api/services/{service}/operations',
       options,
-      handler: async (request, h) => {
-        const t = traceTable(ctx, request);
-        const service = request.params.service as string;
-        const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags) => tags.get(C.name));
-        return envelope(h, data, data.length);
-      },
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const service = request.params.service as string;
+          const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags) => tags.get(C.name));
+          return envelope(h, data, data.length);
+        }),
     },
     {
       method: 'GET',
       path: '/api/operations',
       options,
-      handler: async (request, h) => {
-        const t = traceTable(ctx, request);
-        const service = queryParam(request, 'service');
-        if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
-        const spanKind = queryParam(request, 'spanKind') ?? '';
-        const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags, kind) => {
-          const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
-          if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
-          return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
-        });
-        return envelope(h, data, data.length);
-      },
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const service = queryParam(request, 'service');
+          if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
+          const spanKind = queryParam(request, 'spanKind') ?? '';
+          const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags, kind) => {
+            const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
+            if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
+            return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
+          });
+          return envelope(h, data, data.length);
+        }),
     },
     {
       method: 'GET',
       path: '/api/traces/{traceId}',
       options,
-      handler: async (request, h) => {
-        const t = traceTable(ctx, request);
-        const id = normalizeTraceId(request.params.traceId as string);
-        const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id }));
-        if (traces.length === 0) return envelope(h, null, 0, 404, [{ code: 404, msg: 'trace not found' }]);
-        return envelope(h, traces, 0);
-      },
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const id = normalizeTraceId(request.params.traceId as string);
+          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id }));
+          if (traces.length === 0) return envelope(h, null, 0, 404, [{ code: 404, msg: 'trace not found' }]);
+          return envelope(h, traces, 0);
+        }),
     },
     {
       method: 'GET',
       path: '/api/traces',
       options,
-      handler: async (request, h) => {
-        const t = traceTable(ctx, request);
-        const ids = request.query.traceID as string | string[] | undefined;
-        if (ids !== undefined) {
-          const wanted = new Set((Array.isArray(ids) ? ids : [ids]).flatMap((s) => s.split(',')).filter((s) => s !== '').map(normalizeTraceId));
-          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? '') }));
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const ids = request.query.traceID as string | string[] | undefined;
+          if (ids !== undefined) {
+            const wanted = new Set((Array.isArray(ids) ? ids : [ids]).flatMap((s) => s.split(',')).filter((s) => s !== '').map(normalizeTraceId));
+            const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? '') }));
+            return envelope(h, traces, traces.length);
+          }
+          const service = queryParam(request, 'service');
+          const operation = queryParam(request, 'operation');
+          const start = integerParam(request, 'start');
+          const end = integerParam(request, 'end');
+          const limit = integerParam(request, 'limit') ?? DEFAULT_SEARCH_LIMIT;
+          const minDuration = queryParam(request, 'minDuration');
+          const maxDuration = queryParam(request, 'maxDuration');
+          const minUs = minDuration ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
+          const maxUs = maxDuration ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
+          const tags = tagFilter(request);
+          const candidates = await readSpans(t, {
+            minTime: microsToUnit(start, t.unit),
+            maxTime: microsToUnit(end, t.unit),
+            seriesFilter: (s) => (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
+          });
+          // The most recent `limit` traces with a matching span, returned whole.
+          const latest = new Map<string, number>();
+          for (const row of candidates) {
+            const d = row.span.duration;
+            if ((minUs !== undefined && d < minUs) || (maxUs !== undefined && d > maxUs) || !spanHasTags(row, tags)) continue;
+            latest.set(row.span.traceID, Math.max(latest.get(row.span.traceID) ?? -Infinity, row.span.startTime));
+          }
+          const chosen = new Set([...latest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, Math.max(0, limit)).map(([id]) => id));
+          const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? '') }));
+          traces.sort((a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1));
           return envelope(h, traces, traces.length);
-        }
-        const service = queryParam(request, 'service');
-        const operation = queryParam(request, 'operation');
-        const start = integerParam(request, 'start');
-        const end = integerParam(request, 'end');
-        const limit = integerParam(request, 'limit') ?? DEFAULT_SEARCH_LIMIT;
-        const minDuration = queryParam(request, 'minDuration');
-        const maxDuration = queryParam(request, 'maxDuration');
-        const minUs = minDuration ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
-        const maxUs = maxDuration ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
-        const tags = tagFilter(request);
-        const candidates = await readSpans(t, {
-          minTime: microsToUnit(start, t.unit),
-          maxTime: microsToUnit(end, t.unit),
-          seriesFilter: (s) => (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
-        });
-        // The most recent `limit` traces with a matching span, returned whole.
-        const latest = new Map<string, number>();
-        for (const row of candidates) {
-          const d = row.span.duration;
-          if ((minUs !== undefined && d < minUs) || (maxUs !== undefined && d > maxUs) || !spanHasTags(row, tags)) continue;
-          latest.set(row.span.traceID, Math.max(latest.get(row.span.traceID) ?? -Infinity, row.span.startTime));
-        }
-        const chosen = new Set([...latest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, Math.max(0, limit)).map(([id]) => id));
-        const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? '') }));
-        traces.sort((a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1));
-        return envelope(h, traces, traces.length);
-      },
+        }),
     },
   ];
 }

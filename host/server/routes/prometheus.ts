@@ -71,7 +71,13 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
         const raw = await readBody(request.payload as never, encoding, limit, contentLength(request));
         const queries = parsePromRead(decodeSnappyBlock(raw, limit));
         const results: PromSeries[][] = [];
-        for (const q of queries) results.push(await runQuery(services.storage, db, q));
+        // A remote read is a query: it counts against the concurrent-query limit (429 beyond).
+        const release = services.queries.acquire(1);
+        try {
+          for (const q of queries) results.push(await runQuery(services.storage, db, q));
+        } finally {
+          release();
+        }
         return h
           .response(compressSync(Buffer.from(encodePromReadResponse(results))))
           .type('application/x-protobuf')
