@@ -48,9 +48,11 @@ describe('Prometheus remote write', () => {
   const ts = decoded.timeseries[0]!.samples[0]!.timestamp;
   const scrapeDuration = decoded.timeseries[5]!.samples[0]!.value!;
 
-  it('builds, with protobufjs, exactly the bytes Prometheus 2.42 sent', () => {
+  it('builds, with protobufjs and snappy, exactly the bytes Prometheus 2.42 sent', () => {
     const built = PROM_TYPES.WriteRequest.encode(PROM_TYPES.WriteRequest.fromObject(fixtureRequest(instance, ts, scrapeDuration))).finish();
     expect(Buffer.from(built).toString('hex')).toBe(message.toString('hex'));
+    // and the snappy block around it too, as sent on the wire
+    expect(compressSync(Buffer.from(built)).toString('hex')).toBe(FIXTURE.toString('hex'));
   });
 
   it('stores the captured request as CnosDB maps it: table from __name__, labels as tags, DOUBLE value', () => {
