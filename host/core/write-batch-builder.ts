@@ -66,6 +66,8 @@ interface TableState {
 
 const encoder = new TextEncoder();
 const MAX_NAME_BYTES = 65535;
+/** Columns per table: the batch format counts them in 16 bits (as the line-protocol scanner). */
+const MAX_COLUMNS = 65535;
 
 /**
  * seriesKey() of tags already sorted, with names escaped through a cache. Built with join, which
@@ -110,6 +112,7 @@ export class WriteBatchBuilder {
   #cols: ColumnState[] = [];
   #vals: FieldValue[] = [];
   #newFields: FieldInput[] = [];
+  #newNames = new Set<string>();
   /** Escaped table and tag names for series keys (names repeat; values rarely do). */
   readonly #escaped = new Map<string, string>();
 
@@ -183,6 +186,8 @@ export class WriteBatchBuilder {
     cols.length = 0;
     vals.length = 0;
     newFields.length = 0;
+    const newNames = this.#newNames;
+    if (newNames.size > 0) newNames.clear(); // also after a refused row
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]!;
       const c = t.columns.get(f.name);
@@ -192,12 +197,17 @@ export class WriteBatchBuilder {
         c.stamp = stamp;
         cols.push(c);
         vals.push(f.value);
-      } else if (!newFields.some((n) => n.name === f.name)) {
+      } else if (!newNames.has(f.name)) {
         if (badName(f.name) || newTags?.includes(f.name)) this.#explain(t, tags, fields);
+        newNames.add(f.name);
         newFields.push(f);
       }
     }
     if (cols.length + newFields.length === 0) this.#explain(t, tags, fields);
+    const columnCount = t.columns.size + (newTags?.length ?? 0) + newFields.length;
+    if (columnCount > MAX_COLUMNS) {
+      throw new UserError('badParameter', `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`);
+    }
 
     // Commit: nothing above changed the builder (stamps aside).
     if (!this.#tables.has(table)) this.#tables.set(table, t);

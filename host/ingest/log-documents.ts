@@ -25,6 +25,9 @@ export interface LogOptions {
   nowMs: number;
 }
 
+/** Nesting levels a document may have (objects and arrays). */
+const MAX_DEPTH = 64;
+
 /** Parses `tag_columns`: comma-separated, trimmed, empty names dropped. */
 export function parseTagColumns(text: string | undefined): Set<string> {
   const out = new Set<string>();
@@ -74,7 +77,7 @@ export class LogRowWriter {
     }
     this.#begin(where, raw);
     try {
-      this.#flatten('', doc);
+      this.#flatten('', doc, 0);
       this.#commit();
     } catch (e) {
       throw locate(e, whereText(where), 'logParse');
@@ -135,12 +138,14 @@ export class LogRowWriter {
     return name;
   }
 
-  #flatten(prefix: string, v: unknown): void {
+  #flatten(prefix: string, v: unknown, depth: number): void {
     if (typeof v === 'object' && v !== null) {
+      // JSON.parse takes any depth; recursing without a bound would overflow the stack (a 500).
+      if (depth === MAX_DEPTH) throw new UserError('logParse', `${whereText(this.#where)}: the document is nested deeper than ${MAX_DEPTH} levels`);
       if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) this.#flatten(this.#name(prefix, String(i)), v[i]);
+        for (let i = 0; i < v.length; i++) this.#flatten(this.#name(prefix, String(i)), v[i], depth + 1);
       } else {
-        for (const k in v) this.#flatten(this.#name(prefix, k), (v as Record<string, unknown>)[k]);
+        for (const k in v) this.#flatten(this.#name(prefix, k), (v as Record<string, unknown>)[k], depth + 1);
       }
       return;
     }

@@ -302,15 +302,19 @@ export function anyValueText(v: AnyValue | null | undefined): string {
       return Buffer.from(v.bytesValue ?? new Uint8Array(0)).toString('base64');
     case 'arrayValue':
     case 'kvlistValue':
-      return anyValueJson(v);
+      return anyValueJson(v, 0);
     default:
       return '';
   }
 }
 
+/** Nesting levels of arrays and maps in one attribute value. */
+const MAX_VALUE_DEPTH = 64;
+
 /** An attribute value as JSON text, for the elements of arrays and maps. */
-function anyValueJson(v: AnyValue | null | undefined): string {
+function anyValueJson(v: AnyValue | null | undefined, depth: number): string {
   if (v === null || v === undefined) return 'null';
+  if (depth === MAX_VALUE_DEPTH) throw new UserError('protobuf', `an attribute value is nested deeper than ${MAX_VALUE_DEPTH} levels`);
   switch (v.value) {
     case 'stringValue':
       return JSON.stringify(v.stringValue ?? '');
@@ -322,9 +326,9 @@ function anyValueJson(v: AnyValue | null | undefined): string {
     case 'bytesValue':
       return JSON.stringify(anyValueText(v));
     case 'arrayValue':
-      return `[${(v.arrayValue?.values ?? []).map(anyValueJson).join(',')}]`;
+      return `[${(v.arrayValue?.values ?? []).map((e) => anyValueJson(e, depth + 1)).join(',')}]`;
     case 'kvlistValue':
-      return `{${(v.kvlistValue?.values ?? []).map((kv) => `${JSON.stringify(kv.key)}:${anyValueJson(kv.value)}`).join(',')}}`;
+      return `{${(v.kvlistValue?.values ?? []).map((kv) => `${JSON.stringify(kv.key)}:${anyValueJson(kv.value, depth + 1)}`).join(',')}}`;
     default:
       return 'null';
   }

@@ -7,6 +7,7 @@
 // The snappy framing is the route's business. Runtime-agnostic.
 
 import protobuf from 'protobufjs';
+import { RE2JS } from 're2js';
 import { UserError } from '../core/errors.js';
 import type { TimeUnit } from '../core/precision.js';
 import { ValueType } from '../core/write-batch.js';
@@ -92,8 +93,8 @@ export interface PromMatcher {
   type: MatcherType;
   name: string;
   value: string;
-  /** For RE/NRE: the anchored expression. */
-  regex?: RegExp;
+  /** For RE/NRE: the expression, matched against the whole value. */
+  regex?: RE2JS;
 }
 
 export interface PromQuery {
@@ -117,8 +118,9 @@ export function parsePromRead(message: Uint8Array): PromQuery[] {
       if (type === undefined) throw new UserError('protobuf', `queries[${i}]: unknown matcher type ${m.type}`);
       if (type === 'EQ' || type === 'NEQ') return { type, name: m.name, value: m.value };
       try {
-        // Prometheus anchors every label regex (RE2 syntax; JavaScript agrees on the common subset).
-        return { type, name: m.name, value: m.value, regex: new RegExp(`^(?:${m.value})$`, 'su') };
+        // RE2, as Prometheus: its syntax, and matching in linear time, so that no matcher can hang
+        // the server (a JavaScript RegExp backtracks). Anchored at both ends, `.` matching `\n`.
+        return { type, name: m.name, value: m.value, regex: RE2JS.compile(m.value, RE2JS.DOTALL) };
       } catch (e) {
         throw new UserError('badParameter', `queries[${i}]: invalid regular expression ${JSON.stringify(m.value)}: ${(e as Error).message}`);
       }
@@ -134,9 +136,9 @@ export function matches(m: PromMatcher, value: string): boolean {
     case 'NEQ':
       return value !== m.value;
     case 'RE':
-      return m.regex!.test(value);
+      return m.regex!.matches(value);
     case 'NRE':
-      return !m.regex!.test(value);
+      return !m.regex!.matches(value);
   }
 }
 

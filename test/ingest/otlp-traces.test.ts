@@ -208,6 +208,27 @@ describe('OTLP traces', () => {
     });
   }
 
+  it('rejects attribute values nested too deeply, in both encodings', () => {
+    let value: object = { stringValue: 'x' };
+    for (let i = 0; i < 100; i++) value = { arrayValue: { values: [value] } };
+    const req = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', attributes: [{ key: 'deep', value }] }] }] }] };
+    expect(rejection(() => decodeOtlpJson(utf8(JSON.stringify(req))))).toEqual(['040017', 'the body is not an OTLP/JSON ExportTraceServiceRequest: maximum nesting depth exceeded']);
+    // The same request in protobuf, written field by field (protobufjs refuses to encode it).
+    const field = (tag: number, bytes: Uint8Array): Uint8Array => {
+      const len: number[] = [];
+      for (let n = bytes.length; ; n >>>= 7) {
+        len.push(n > 0x7f ? (n & 0x7f) | 0x80 : n);
+        if (n <= 0x7f) break;
+      }
+      return Uint8Array.from([(tag << 3) | 2, ...len, ...bytes]);
+    };
+    let any = field(1, utf8('x')); // AnyValue.string_value, as the body of an AnyValue
+    for (let i = 0; i < 100; i++) any = field(5, field(1, any)); // AnyValue.array_value.values
+    const body = field(1, field(2, field(2, field(9, Uint8Array.from([...field(1, utf8('deep')), ...field(2, any)])))));
+    const [code, message] = rejection(() => decodeOtlpProtobuf(body));
+    expect([code, message]).toEqual(['040017', 'cannot decode the body as an OTLP ExportTraceServiceRequest: maximum nesting depth exceeded']);
+  });
+
   it('rejects a start time beyond the 64-bit signed range', () => {
     const req = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', startTimeUnixNano: '18446744073709551615' }] }] }] };
     expect(rejection(() => parsed(decodeOtlpJson(utf8(JSON.stringify(req)))))).toEqual([

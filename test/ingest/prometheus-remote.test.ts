@@ -129,6 +129,17 @@ describe('Prometheus remote read', () => {
     expect([matches(neq!, ''), matches(neq!, 'eu')]).toEqual([true, false]);
   });
 
+  it('matches in linear time (RE2), so a pathological regex cannot hang the server', () => {
+    const evil = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(a+)+$' }] }] })).finish();
+    const [q] = parsePromRead(evil);
+    expect(matches(q!.matchers[0]!, 'a'.repeat(5000) + 'b')).toBe(false);
+  });
+
+  it('lets . match a newline, as Prometheus does', () => {
+    const req = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: 'x.y' }] }] })).finish();
+    expect(matches(parsePromRead(req)[0]!.matchers[0]!, 'x\ny')).toBe(true);
+  });
+
   it('rejects an invalid regular expression and a truncated message', () => {
     const bad = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(' }] }] })).finish();
     expect(rejection(() => parsePromRead(bad))[0]).toBe('040001');

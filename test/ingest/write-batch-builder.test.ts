@@ -98,3 +98,16 @@ describe('WriteBatchBuilder', () => {
     expect(Buffer.from(fast.finish()).equals(Buffer.from(ref.finish()))).toBe(true);
   });
 });
+
+describe('WriteBatchBuilder limits', () => {
+  it('refuses a row that would take a table past 65535 columns, and stays usable', () => {
+    const b = new WriteBatchBuilder();
+    const wide = Array.from({ length: 65536 }, (_, i): FieldInput => ({ name: `f${i}`, type: ValueType.Double, value: i }));
+    expect(() => b.addRow('t', [], 1n, wide)).toThrow("table 't' would have 65536 columns; at most 65535 are allowed");
+    b.addRow('t', [['h', 'a']], 2n, wide.slice(0, 3));
+    expect(b.rowCount).toBe(1);
+    const ref = new ReferenceWriteBatchBuilder();
+    ref.addRow('t', [['h', 'a']], 2n, wide.slice(0, 3));
+    expect(Buffer.from(b.finish()).equals(Buffer.from(ref.finish()))).toBe(true);
+  });
+});
