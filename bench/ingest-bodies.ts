@@ -14,6 +14,8 @@ export interface Workload {
   path: string;
   headers: Record<string, string>;
   bodies: Buffer[];
+  /** Rows in each body. */
+  bodyRows: number[];
   rows: number;
   /** Field values per row (for comparing with line protocol's values/s). */
   valuesPerRow: number;
@@ -62,8 +64,13 @@ export function openTsdbWorkload(hosts: number, intervals: number, linesPerBody 
     }
   }
   const bodies: Buffer[] = [];
-  for (let i = 0; i < lines.length; i += linesPerBody) bodies.push(Buffer.from(lines.slice(i, i + linesPerBody).join('')));
-  return { name: 'OpenTSDB text', unit: 'points', path: '/api/v1/opentsdb/write', headers: {}, bodies, rows: lines.length, valuesPerRow: 1 };
+  const bodyRows: number[] = [];
+  for (let i = 0; i < lines.length; i += linesPerBody) {
+    const part = lines.slice(i, i + linesPerBody);
+    bodies.push(Buffer.from(part.join('')));
+    bodyRows.push(part.length);
+  }
+  return { name: 'OpenTSDB text', unit: 'points', path: '/api/v1/opentsdb/write', headers: {}, bodies, bodyRows, rows: lines.length, valuesPerRow: 1 };
 }
 
 /** Web-server access logs of the shape Filebeat and Vector ship: 14 columns, 2 of them tags. */
@@ -96,30 +103,40 @@ const LOG_QUERY = 'time_column=@timestamp&tag_columns=host.name,service';
 export function bulkWorkload(count: number, docsPerBody = 5000): Workload {
   const docs = logDocuments(count);
   const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
   for (let i = 0; i < docs.length; i += docsPerBody) {
-    bodies.push(Buffer.from(docs.slice(i, i + docsPerBody).map((d) => `{"create":{"_index":"logs"}}\n${JSON.stringify(d)}\n`).join('')));
+    const part = docs.slice(i, i + docsPerBody);
+    bodies.push(Buffer.from(part.map((d) => `{"create":{"_index":"logs"}}\n${JSON.stringify(d)}\n`).join('')));
+    bodyRows.push(part.length);
   }
-  return { name: 'ES bulk', unit: 'documents', path: `/api/v1/es/_bulk?table=bulk_logs&${LOG_QUERY}`, headers: { 'content-type': 'application/x-ndjson' }, bodies, rows: count, valuesPerRow: 12 };
+  return { name: 'ES bulk', unit: 'documents', path: `/api/v1/es/_bulk?table=bulk_logs&${LOG_QUERY}`, headers: { 'content-type': 'application/x-ndjson' }, bodies, bodyRows, rows: count, valuesPerRow: 12 };
 }
 
 export function ndjsonWorkload(count: number, docsPerBody = 5000): Workload {
   const docs = logDocuments(count);
   const bodies: Buffer[] = [];
-  for (let i = 0; i < docs.length; i += docsPerBody) bodies.push(Buffer.from(docs.slice(i, i + docsPerBody).map((d) => JSON.stringify(d) + '\n').join('')));
-  return { name: 'NDJSON', unit: 'documents', path: `/api/v1/es/_bulk?table=nd_logs&log_type=ndjson&${LOG_QUERY}`, headers: {}, bodies, rows: count, valuesPerRow: 12 };
+  const bodyRows: number[] = [];
+  for (let i = 0; i < docs.length; i += docsPerBody) {
+    const part = docs.slice(i, i + docsPerBody);
+    bodies.push(Buffer.from(part.map((d) => JSON.stringify(d) + '\n').join('')));
+    bodyRows.push(part.length);
+  }
+  return { name: 'NDJSON', unit: 'documents', path: `/api/v1/es/_bulk?table=nd_logs&log_type=ndjson&${LOG_QUERY}`, headers: {}, bodies, bodyRows, rows: count, valuesPerRow: 12 };
 }
 
 /** Promtail's push: snappy protobuf, 8 streams per request. */
 export function lokiWorkload(count: number, entriesPerBody = 5000): Workload {
   const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
   for (let i = 0; i < count; i += entriesPerBody) {
+    bodyRows.push(Math.min(entriesPerBody, count - i));
     const streams = Array.from({ length: 8 }, (_, s) => ({ labels: `{job="varlogs", host="web-${s}", filename="/var/log/app-${s}.log"}`, entries: [] as object[] }));
     for (let j = i; j < Math.min(count, i + entriesPerBody); j++) {
       streams[j % 8]!.entries.push({ timestamp: { seconds: START_S + Math.floor(j / 1000), nanos: (j % 1000) * 1_000_000 }, line: `level=info msg="request served" path=/api/items/${j} status=200 duration=${j % 97}ms` });
     }
     bodies.push(compressSync(Buffer.from(LOKI_PUSH_REQUEST.encode(LOKI_PUSH_REQUEST.fromObject({ streams })).finish())));
   }
-  return { name: 'Loki protobuf', unit: 'entries', path: '/api/v1/es/_bulk?table=loki_logs&log_type=loki&tag_columns=job,host', headers: { 'content-type': 'application/x-protobuf' }, bodies, rows: count, valuesPerRow: 2 };
+  return { name: 'Loki protobuf', unit: 'entries', path: '/api/v1/es/_bulk?table=loki_logs&log_type=loki&tag_columns=job,host', headers: { 'content-type': 'application/x-protobuf' }, bodies, bodyRows, rows: count, valuesPerRow: 2 };
 }
 
 /** OpenTelemetry SDK batches: 512 spans per request (the BatchSpanProcessor default), 3 services. */
@@ -134,8 +151,10 @@ export function otlpWorkload(count: number, spansPerBody = 512): Workload {
   const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
   const int = (key: string, v: number) => ({ key, value: { intValue: v } });
   const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
   for (let i = 0; i < count; i += spansPerBody) {
     const n = Math.min(spansPerBody, count - i);
+    bodyRows.push(n);
     const spans: object[] = [];
     let traceId = id(16);
     let parent: Buffer | undefined;
@@ -172,7 +191,16 @@ export function otlpWorkload(count: number, spansPerBody = 512): Workload {
     };
     bodies.push(Buffer.from(T.encode(T.fromObject(request)).finish()));
   }
-  return { name: 'OTLP spans (protobuf)', unit: 'spans', path: '/api/v1/traces', headers: { 'content-type': 'application/x-protobuf', table: 'spans' }, bodies, rows: count, valuesPerRow: 20 };
+  return {
+    name: 'OTLP spans (protobuf)',
+    unit: 'spans',
+    path: '/api/v1/traces',
+    headers: { 'content-type': 'application/x-protobuf', table: 'spans' },
+    bodies,
+    bodyRows,
+    rows: count,
+    valuesPerRow: 20,
+  };
 }
 
 /** Prometheus remote write: 2000 samples per request (its max_samples_per_send), TSBS-like series. */
@@ -188,8 +216,11 @@ export function promWorkload(hosts: number, intervals: number, samplesPerBody = 
     }
   }
   const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
   for (let i = 0; i < series.length; i += samplesPerBody) {
-    const m = PROM_TYPES.WriteRequest.fromObject({ timeseries: series.slice(i, i + samplesPerBody) });
+    const part = series.slice(i, i + samplesPerBody);
+    bodyRows.push(part.length);
+    const m = PROM_TYPES.WriteRequest.fromObject({ timeseries: part });
     bodies.push(compressSync(Buffer.from(PROM_TYPES.WriteRequest.encode(m).finish())));
   }
   return {
@@ -198,6 +229,7 @@ export function promWorkload(hosts: number, intervals: number, samplesPerBody = 
     path: '/api/v1/prom/write',
     headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
     bodies,
+    bodyRows,
     rows: series.length,
     valuesPerRow: 1,
   };
