@@ -19,7 +19,7 @@ import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
-import { contentLength, WRITE_PAYLOAD } from './write.js';
+import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
 const RANK: Record<Privilege, number> = { read: 1, write: 2, all: 3 };
 const decoder = new TextDecoder('utf-8');
