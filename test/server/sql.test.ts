@@ -237,3 +237,40 @@ describe('POST /api/v1/sql limits', () => {
     throw new Error('the query slot was not released');
   });
 });
+
+describe('POST /api/v1/sql when the client goes away', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ args: ['--max-concurrent-queries', '1'] });
+    const lines: string[] = [];
+    for (let i = 0; i < 2000; i++) lines.push(`big,h=h${i % 10} v=${i}i ${i}`);
+    expect((await writeLp(s.url, lines.join('\n'))).status).toBe(200);
+  });
+  afterAll(async () => {
+    await s.stop();
+    s.cleanup();
+  });
+
+  it('stops the query of a closed connection and frees its slot', async () => {
+    const { request } = await import('node:http');
+    const auth = 'Basic ' + Buffer.from('root:').toString('base64');
+    // 8e9 joined rows: far longer than this test, unless the disconnect stops it.
+    const req = request(new URL('/api/v1/sql', s.url), { method: 'POST', headers: { authorization: auth } });
+    req.on('error', () => {});
+    req.end('SELECT count(*) FROM big a, big b, big c');
+    let busy = false;
+    for (let i = 0; i < 100 && !busy; i++) {
+      busy = (await sql(s, 'SELECT 1')).status === 429;
+      if (!busy) await new Promise((done) => setTimeout(done, 10));
+    }
+    expect(busy).toBe(true);
+    req.destroy();
+    for (let i = 0; i < 100; i++) {
+      const r = await sql(s, 'SELECT 1');
+      if (r.status === 200) return;
+      expect(r.status).toBe(429);
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    throw new Error('the query of the closed connection kept its slot');
+  });
+});

@@ -128,8 +128,12 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
 
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), ctx.config['limits.query_timeout']);
-        const onDisconnect = (): void => abort.abort(new UserError('unavailable', 'the client closed the connection'));
-        request.events.once('disconnect', onDisconnect);
+        // The response's 'close' before it finished is a disconnect (hapi's request.events would
+        // build an event emitter per request for the same thing).
+        const res = request.raw.res;
+        res.once('close', () => {
+          if (!res.writableFinished) abort.abort(new UserError('unavailable', 'the client closed the connection'));
+        });
         let finished = false;
         const done = (): void => {
           if (finished) return;
