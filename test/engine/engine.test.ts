@@ -83,9 +83,9 @@ describe('SqlEngine', () => {
     const db = await filled(10);
     const plain = await db.run("EXPLAIN SELECT g, max(v) FROM t WHERE g = 'g1' GROUP BY g");
     expect(plain.columns).toEqual(['plan_type', 'plan']);
-    expect(plain.rows[0]).toMatch(/^logical_plan \| Projection: t\.g, MAX\(t\.v\)/);
+    expect(plain.rows[0]).toMatch(/^logical_plan \| Aggregate: groupBy=\[\[t\.g\]\], aggr=\[\[MAX\(t\.v\)\]\]/);
     expect(plain.rows[1]).toContain('TimeBucketAggregateExec');
     const analyzed = await db.run('EXPLAIN ANALYZE SELECT v FROM t');
-    expect(analyzed.rows[1]).toMatch(/^Plan with Metrics \| ProjectionExec[\s\S]*output_rows=10, elapsed_ms=\d+, peak_memory_bytes=\d+$/);
+    expect(analyzed.rows[1]).toMatch(/^Plan with Metrics \| ScanExec[\s\S]*output_rows=10, elapsed_ms=\d+, peak_memory_bytes=\d+$/);
   });
 });

@@ -33,8 +33,17 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
       const fields = projection.map((n) => plan.schema.field(plan.schema.resolve(plan.qualifier, n)));
       return { ...plan, projection, schema: new PlanSchema(fields) };
     }
-    case 'projection':
-      return { ...plan, input: prune(plan.input, addColumns(new Set(), plan.exprs)) };
+    case 'projection': {
+      const input = prune(plan.input, addColumns(new Set(), plan.exprs));
+      // A projection that passes its input's columns through unchanged goes (as in DataFusion).
+      const identity =
+        plan.exprs.length === input.schema.length &&
+        plan.exprs.every((e, i) => {
+          const f = input.schema.field(i);
+          return e.kind === 'column' && e.name === f.name && (e.qualifier ?? '') === (f.qualifier ?? '');
+        });
+      return identity ? input : { ...plan, input };
+    }
     case 'filter': {
       const input = prune(plan.input, addColumns(new Set(req), [plan.predicate]));
       return { ...plan, input, schema: input.schema };

@@ -14,9 +14,8 @@ const cases = [
   {
     name: 'reads no column for count(*)',
     sql: 'SELECT count(*) FROM cpu',
-    plan: `Projection: COUNT(UInt8(1))
-  Aggregate: groupBy=[[]], aggr=[[COUNT(UInt8(1))]]
-    TableScan: cpu projection=[]`,
+    plan: `Aggregate: groupBy=[[]], aggr=[[COUNT(UInt8(1))]]
+  TableScan: cpu projection=[]`,
   },
   {
     name: 'reads the join keys of both sides',
