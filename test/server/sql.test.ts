@@ -114,7 +114,7 @@ describe('POST /api/v1/sql', () => {
   it('explains a query: logical and physical plans', async () => {
     const r = await sql(s, "EXPLAIN SELECT host FROM cpu WHERE host = 'a' LIMIT 1");
     expect(r.status).toBe(200);
-    expect(r.text).toContain('logical_plan,"Limit: skip=0, fetch=1\n  Projection: cpu.host\n    TableScan: cpu projection=[host], full_filters=[cpu.host = Utf8(""a"")], fetch=1"');
+    expect(r.text).toContain('logical_plan,"Limit: skip=0, fetch=1\n  TableScan: cpu projection=[host], full_filters=[cpu.host = Utf8(""a"")], fetch=1"');
     expect(r.text).toContain('physical_plan,"LimitExec');
   });
 
