@@ -1,9 +1,10 @@
 // npm run bench:query — the three TSBS-style queries of ../shared/bench/queries-sundial.json
 // (a: max per minute of one host over one hour; b: mean per host per hour over the day;
 // c: last point per host) on the cpu-only data set (100 hosts x 1 day), median of 5 runs after
-// a warm-up, side by side with InfluxDB 1.6 (InfluxQL) and VictoriaMetrics (MetricsQL) in the
-// same run, with the same client (../shared/bench/query-bench.mjs). Each peer runs alone and
-// only while it is measured (started and stopped by PID with the shared scripts).
+// a warm-up, once each server has settled after the load, side by side with InfluxDB 1.6
+// (InfluxQL) and VictoriaMetrics (MetricsQL) in the same run, with the same client
+// (../shared/bench/query-bench.mjs). Each peer runs alone and only while it is measured
+// (started and stopped by PID with the shared scripts).
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5
 // Needs `npm run build` first (npm run bench:query does it).
@@ -52,6 +53,29 @@ function load(file: string, url: string, pid: number, auth?: string): void {
   if (r.status !== 0) throw new Error(`loader exited with ${r.status}`);
 }
 
+/** CPU seconds a process has used so far (/proc, Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Waits until the server has finished the work the load left behind (flushes, compactions:
+ * every system here has some) — less than 2% of a core over one second — so that queries are
+ * measured on settled data, the same way for every system. Gives up after a minute.
+ */
+async function settle(name: string, pid: number): Promise<void> {
+  const start = Date.now();
+  let last = cpuSeconds(pid);
+  while (Date.now() - start < 60_000) {
+    await new Promise((done) => setTimeout(done, 1000));
+    const now = cpuSeconds(pid);
+    if (now - last < 0.02) break;
+    last = now;
+  }
+  console.error(`${name}: settled ${((Date.now() - start) / 1000).toFixed(1)} s after the load`);
+}
+
 function queries(target: string, extra: string[]): QueryResult[] {
   const out = join(WORK, `query-${target}.json`);
   const args = [join(SHARED, 'query-bench.mjs'), '--target', target, '--duration', opts.duration!, '--runs', opts.runs!, '--json', out, ...extra];
@@ -66,6 +90,7 @@ async function benchSundial(file: string): Promise<QueryResult[]> {
   const server = await startServer({ dataDir });
   try {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
+    await settle('Sundial', server.pid);
     return queries('custom', ['--base', server.url, '--db', 'public', '--user', 'root', '--pass', '', '--queries', join(SHARED, 'queries-sundial.json')]);
   } finally {
     await server.stop();
@@ -78,7 +103,7 @@ function portBusy(port: number): boolean {
   return r.stdout.split('\n').length > 2;
 }
 
-function benchPeer(peer: 'influxdb' | 'vm', file: string): QueryResult[] | undefined {
+async function benchPeer(peer: 'influxdb' | 'vm', file: string): Promise<QueryResult[] | undefined> {
   const binary = peer === 'influxdb' ? '/usr/bin/influxd' : '/usr/bin/victoria-metrics';
   if (!existsSync(binary)) {
     console.error(`${peer}: ${binary} not installed; see ../shared/bench/PEERS.md`);
@@ -94,6 +119,7 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string): QueryResult[] | undef
     const pid = Number(readFileSync(`/tmp/peers/run/${peer}.pid`, 'utf8'));
     load(file, peer === 'influxdb' ? 'http://127.0.0.1:8086/write?db=bench&precision=ns' : 'http://127.0.0.1:8428/write', pid);
     if (peer === 'vm') spawnSync('curl', ['-fsS', 'http://127.0.0.1:8428/internal/force_flush']);
+    await settle(peer, pid);
     return queries(peer, []);
   } finally {
     execFileSync(join(SHARED, 'stop-peers.sh'), [peer], { stdio: 'inherit' });
@@ -110,7 +136,7 @@ async function main(): Promise<void> {
   const file = dataFile();
   const results: { name: string; rows: QueryResult[] | undefined }[] = [{ name: 'Sundial', rows: await benchSundial(file) }];
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
-  for (const p of peers) results.push({ name: p === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', rows: benchPeer(p, file) });
+  for (const p of peers) results.push({ name: p === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', rows: await benchPeer(p, file) });
   console.log(`\nQuery latency on ${file}, ms: median (min–max) of ${opts.runs} runs after a warm-up, same run:\n`);
   console.log(`| query | ${results.map((r) => r.name).join(' | ')} |`);
   console.log(`|---|${results.map(() => '---').join('|')}|`);
