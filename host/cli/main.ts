@@ -43,6 +43,10 @@ async function main(): Promise<void> {
     memtableBytes: config['storage.memtable_bytes'],
     walSegmentBytes: config['storage.wal_segment_bytes'],
     walSync: config['storage.wal_sync'],
+    flushBytes: config['storage.flush_bytes'],
+    flushAgeMs: config['storage.flush_age'],
+    compactionFanIn: config['storage.compaction_fan_in'],
+    blockCacheBytes: config['storage.block_cache_bytes'],
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
