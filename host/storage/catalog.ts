@@ -161,7 +161,8 @@ export class Catalog {
         changed = true;
       }
       const fresh = [...columns].filter(([c]) => findColumn(def, c) === undefined);
-      fresh.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      // Tags before fields, each by name: ids follow, and id order is the order of SELECT *.
+      fresh.sort(([a, x], [b, y]) => (x.kind !== y.kind ? (x.kind === 'tag' ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0));
       for (const [c, { kind, type }] of fresh) {
         (kind === 'tag' ? def.tags : def.fields).push({ id: this.nextId(), name: c, kind, type, codec: 'DEFAULT' });
         changed = true;
