@@ -147,7 +147,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       await w.abort(); // everything was deleted or dropped
     }
     committing = true;
-    await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs });
+    await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs, fault: 'compact:manifest-temp' });
   } catch (e) {
     // Before the manifest names the new file it is ours to delete; if saving the manifest
     // failed midway it may be named, and the next start sorts it out.

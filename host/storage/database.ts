@@ -17,6 +17,7 @@ import type { WriteBatch } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
 import type { ColumnCodecs } from './column-codecs.js';
+import type { FaultPoint } from './fault-points.js';
 import { flushMemtable } from './flush.js';
 import { fsyncDir } from './fs-util.js';
 import { LastPointCache } from './last-points.js';
@@ -68,6 +69,8 @@ export interface Change {
   popFrozen?: boolean;
   /** Fail (StaleChange) unless these are all still listed (a compaction's inputs). */
   require?: readonly SegmentSlot[];
+  /** Crash-test point between writing the new manifest and renaming it into place. */
+  fault?: FaultPoint;
 }
 
 /** A change whose inputs another change removed meanwhile (retention dropped a partition). */
@@ -291,7 +294,7 @@ export class DatabaseStore {
         segments: slots.map((s) => s.record),
         tombstones: liveTombstones(this.tombstones, slots, frozen),
       };
-      await saveManifest(this.dir, state);
+      await saveManifest(this.dir, state, change.fault);
       // The switch: synchronous, so no reader sees half of it.
       this.slots = slots;
       this.flushedLsn = flushedLsn;

@@ -89,7 +89,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
   const slots: SegmentSlot[] = [];
   for (const r of records) slots.push(await db.openSegment(r));
   const flushedLsn = Math.max(db.flushedLsn, m.cleanLsn);
-  await db.commit({ add: slots, flushedLsn, popFrozen: true });
+  await db.commit({ add: slots, flushedLsn, popFrozen: true, fault: 'flush:manifest-temp' });
   faultPoint('flush:manifest-saved');
   await db.wal.removeSegmentsBefore(flushedLsn);
   faultPoint('flush:wal-trimmed');

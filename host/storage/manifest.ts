@@ -7,7 +7,7 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorruptionError } from '../core/errors.js';
-import { faultPoint } from './fault-points.js';
+import { faultPoint, type FaultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
 
 const FILE = 'manifest.json';
@@ -109,8 +109,8 @@ function num(v: unknown): number {
   return v;
 }
 
-/** Replaces the manifest in `dir` atomically; on return the new state is durable. */
-export async function saveManifest(dir: string, state: ManifestState): Promise<void> {
+/** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
+export async function saveManifest(dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
   const doc = {
     format: FORMAT,
     version: VERSION,
@@ -135,7 +135,7 @@ export async function saveManifest(dir: string, state: ManifestState): Promise<v
   } finally {
     await fh.close();
   }
-  faultPoint('manifest:temp-written');
+  if (fault !== undefined) faultPoint(fault);
   await rename(tmp, path);
   await fsyncDir(dir);
 }

@@ -149,6 +149,10 @@ export class Storage {
       def,
       this.#watermark,
     );
+    // A flush may make a compaction due: look at once rather than at the next tick.
+    state.onFlushed = () => {
+      if (!this.#closed && this.#compaction === undefined) this.#startCompaction(false);
+    };
     this.#dbs.set(def.id, state);
     return state;
   }
