@@ -15,6 +15,7 @@
 // file; after it, unlisted inputs; the next start deletes either.
 
 import { unlink } from 'node:fs/promises';
+import { CorruptionError } from '../core/errors.js';
 import { tableById } from './catalog.js';
 import { StaleChange, type DatabaseStore, type SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
@@ -36,7 +37,8 @@ export function planCompaction(db: DatabaseStore, fanIn: number, full: boolean):
     g.push(s);
   }
   for (const g of groups.values()) {
-    if (g.some((s) => s.reader === undefined)) continue; // an unreadable file: leave the partition alone
+    // A file with a corrupt part: leave the partition alone (reads of its sound blocks go on).
+    if (g.some((s) => s.reader === undefined || s.error !== undefined)) continue;
     const candidates: SegmentSlot[][] = [];
     if (full) {
       if (g.length > 1) candidates.push(g);
@@ -157,6 +159,10 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       await unlink(db.segmentPath(fileId)).catch(() => undefined);
     }
     if (e instanceof StaleChange) return;
+    if (e instanceof CorruptionError) {
+      const bad = inputs.find((s) => s.reader?.path === e.source);
+      if (bad !== undefined) bad.error = e;
+    }
     throw e;
   }
   faultPoint('compact:manifest-saved');

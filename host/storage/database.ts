@@ -283,9 +283,13 @@ export class DatabaseStore {
         throw new StaleChange(`database ${this.def.name}: segments changed meanwhile`);
       }
       const removed = new Set(change.remove ?? []);
-      const slots = [...this.slots.filter((s) => !removed.has(s)), ...(change.add ?? [])].sort((a, b) => a.record.minLsn - b.record.minLsn);
       const flushedLsn = change.flushedLsn ?? this.flushedLsn;
       const expiredBefore = change.expiredBefore ?? this.expiredBefore;
+      // A file written while retention moved past it (a flush or compaction that was running)
+      // is not listed; it is deleted below.
+      const expired = (change.add ?? []).filter((s) => expiredBefore !== null && s.record.maxTs < expiredBefore);
+      const add = (change.add ?? []).filter((s) => !expired.includes(s));
+      const slots = [...this.slots.filter((s) => !removed.has(s)), ...add].sort((a, b) => a.record.minLsn - b.record.minLsn);
       const frozen = change.popFrozen ? this.frozen.slice(1) : this.frozen;
       const state: ManifestState = {
         flushedLsn,
@@ -302,6 +306,10 @@ export class DatabaseStore {
       if (change.popFrozen) this.frozen.shift();
       this.tombstones = liveTombstones(this.tombstones, slots, this.frozen);
       for (const s of removed) s.reader?.retire();
+      for (const s of expired) {
+        s.reader?.retire();
+        await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+      }
     });
     this.#lock = run.catch(() => undefined);
     return run;
@@ -339,7 +347,7 @@ export class DatabaseStore {
   async expire(nowMs: number): Promise<boolean> {
     const ttl = this.def.options.ttlMs;
     if (ttl === null) return false;
-    const cutoff = BigInt(nowMs - ttl) * unitsPerMs(this.def.options.precision);
+    const cutoff = BigInt(Math.floor(nowMs - ttl)) * unitsPerMs(this.def.options.precision);
     const bound = partitionStart(cutoff, partitionUnits(this.def.options));
     if (this.expiredBefore !== null && bound <= this.expiredBefore) return false;
     const drop = this.slots.filter((s) => s.record.maxTs < bound);

@@ -199,7 +199,7 @@ export class Storage {
 
   #checkRetention(state: DatabaseStore, batches: readonly WriteBatch[]): void {
     const o = state.def.options;
-    let cutoff = o.ttlMs === null ? undefined : BigInt(this.#nowMs() - o.ttlMs) * unitsPerMs(o.precision);
+    let cutoff = o.ttlMs === null ? undefined : BigInt(Math.floor(this.#nowMs() - o.ttlMs)) * unitsPerMs(o.precision);
     if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore)) cutoff = state.expiredBefore;
     if (cutoff === undefined) return;
     for (const b of batches) {
@@ -384,9 +384,10 @@ export class Storage {
         const now = this.#nowMs();
         for (const s of this.#dbs.values()) {
           if (this.#closed) return;
+          // Retention first, so that a flush it starts skips expired rows.
+          await s.expire(now).catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
           s.rotateIfOld(now, this.#opts.flushAgeMs ?? STORAGE_DEFAULTS.flushAgeMs);
           s.resumeFlushes();
-          await s.expire(now).catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
         }
         if (this.#compaction === undefined && !this.#closed) this.#startCompaction(false);
       } finally {

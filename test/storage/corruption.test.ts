@@ -71,6 +71,15 @@ describe('corrupt segment files', () => {
     expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(300);
     expect(await dump(store.storage, 'm', { fields: [v], seriesFilter: (t) => t.get('h') === 'b' })).toHaveLength(100);
     expect(await dump(store.storage, 'm', { fields: [v], minTime: WEEK })).toHaveLength(100);
+    // Compaction of that partition fails once, names the file, and is not retried.
+    await store.storage.write(store.storage.catalog.requireDatabase('cnosdb', 'public'), [batch([['m', [['h', 'b']], 500n, [dbl('v', 5)]]])]);
+    await store.storage.flushAll();
+    await store.storage.compactAll();
+    await store.storage.compactAll();
+    const failures = store.logs.filter((l) => l.msg === 'compaction failed');
+    expect(failures).toHaveLength(1);
+    expect((failures[0]!.err as { message: string }).message).toContain(`corrupt ${week0} at offset ${vAt}`);
+    expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(301);
   });
 
   it('a corrupt footer: the file is reported at start, its time range fails, the rest is served and written', async () => {
