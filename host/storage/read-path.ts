@@ -205,9 +205,10 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
       if (whole) {
         const { entry, group } = p.segment!;
         const stats = new Map<string, FieldStats>();
+        for (const name of request.fields) stats.set(name, { count: 0 });
         for (const [id, name] of fields) {
           const i = entry.columns.findIndex((col) => col.id === id);
-          stats.set(name, i < 0 ? { count: 0 } : { ...group.columns[i]!.stats });
+          if (i >= 0) stats.set(name, { ...group.columns[i]!.stats });
         }
         yield { kind: 'stats', stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats } };
         continue;

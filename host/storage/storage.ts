@@ -163,6 +163,11 @@ export class Storage {
     return s;
   }
 
+  /** The block cache's size and hit counts (tests, metrics). */
+  get blockCache(): { bytes: number; hits: number; misses: number } {
+    return { bytes: this.#cache.bytes, hits: this.#cache.hits, misses: this.#cache.misses };
+  }
+
   /** Bytes held by all memtables (active and being flushed). */
   get memtableBytes(): number {
     let n = 0;

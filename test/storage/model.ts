@@ -47,6 +47,22 @@ export class TableModel {
     }
   }
 
+  /** Per series (sorted by key): for each field, the newest time with a value and the value, printed. */
+  last(fields: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const key of [...this.#series.keys()].sort()) {
+      const s = this.#series.get(key)!;
+      const cells: string[] = [];
+      for (const f of fields) {
+        let best: bigint | undefined;
+        for (const [ts, r] of s.rows) if (r.has(f) && (best === undefined || ts > best)) best = ts;
+        if (best !== undefined) cells.push(`${f}@${best}=${print(s.rows.get(best)!.get(f))}`);
+      }
+      if (cells.length > 0) out.push(`${s.tags.map(([k, v]) => `${k}=${v}`).join(',')} | ${cells.join(' ')}`);
+    }
+    return out;
+  }
+
   dump(fields: readonly string[], minTs?: bigint, maxTs?: bigint): string[] {
     const out: string[] = [];
     for (const key of [...this.#series.keys()].sort()) {
