@@ -172,3 +172,35 @@ describe('POST /api/v1/write limits', () => {
     expect((await http(small.url, '/api/v1/ping', { auth: null })).status).toBe(200);
   });
 });
+
+describe('POST /api/v1/write admission', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ args: ['--memtable-bytes', '65536'] });
+  });
+  afterAll(async () => {
+    await server.stop();
+    server.cleanup();
+  });
+
+  it('answers 429 with Retry-After once the memtable is full, and stores nothing of that request', async () => {
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<typeof writeLp>> | undefined;
+    for (let i = 0; i < 200 && refused === undefined; i++) {
+      const body = Array.from({ length: 100 }, (_, k) => `full,s=s${i}_${k} v=${k}i ${i}`).join('\n');
+      const r = await writeLp(server.url, body);
+      statuses.push(r.status);
+      if (r.status !== 200) refused = r;
+    }
+    expect(refused, `statuses: ${statuses.join(',')}`).toBeDefined();
+    expect([refused!.status, refused!.headers['x-sundial-error-code'], refused!.headers['retry-after'], refused!.body.length]).toEqual([429, '030024', '1', 0]);
+    const acknowledged = statuses.filter((s) => s === 200).length;
+    expect(await server.stop()).toBe(0);
+    const stored = await readBack(server.dataDir);
+    try {
+      expect(stored.rows('full').length).toBe(acknowledged * 100);
+    } finally {
+      await stored.close();
+    }
+  });
+});

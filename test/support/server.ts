@@ -25,6 +25,8 @@ export interface TestServer {
   child: ChildProcess;
   /** Log lines (parsed JSON) seen so far. */
   logs: Array<Record<string, unknown>>;
+  /** Resolves to the exit code once the process has exited (sends no signal). */
+  exited: Promise<number | null>;
   /** SIGTERM and wait for exit; resolves to the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait for exit. */
@@ -84,6 +86,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     pid: child.pid!,
     child,
     logs,
+    exited,
     waitForLog,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -1,0 +1,106 @@
+// The server's lifecycle (issue 2, CONTRACT.md "Ping"): while the WAL replays every route answers
+// 503 (ping with "status":"unavailable"); on SIGTERM it stops accepting, finishes the requests in
+// flight, makes them durable and exits 0 (SIGINT alike).
+
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { basic, http, writeLp } from '../support/http.js';
+import { readBack } from '../support/read-back.js';
+import { startServer } from '../support/server.js';
+
+/** `rows` lines of one table, `batch` per request. */
+async function fill(url: string, table: string, rows: number, batch: number): Promise<void> {
+  for (let start = 0; start < rows; start += batch) {
+    const lines: string[] = [];
+    for (let i = start; i < Math.min(rows, start + batch); i++) lines.push(`${table},host=h${i % 50} a=${i}i,b=${i / 4},c="row ${i}" ${i}`);
+    const r = await writeLp(url, lines.join('\n'));
+    expect(r.status).toBe(200);
+  }
+}
+
+describe('server lifecycle', () => {
+  it('answers 503 to every route while it replays the WAL, then serves', async () => {
+    const first = await startServer();
+    // Enough WAL that replay takes a noticeable while on any machine.
+    await fill(first.url, 'replay', 400_000, 20_000);
+    await first.kill();
+
+    const server = await startServer({ dataDir: first.dataDir, waitReady: false });
+    try {
+      let ready = false;
+      void server.waitForLog((l) => l.msg === 'ready', 120_000).then(() => (ready = true));
+      const seen: string[] = [];
+      while (!ready) {
+        const readyBefore = ready;
+        const ping = await http(server.url, '/api/v1/ping', { auth: null });
+        const write = await writeLp(server.url, 'late f=1 1');
+        const readyAfter = ready;
+        if (readyBefore === readyAfter && !readyAfter) {
+          // Both requests were answered before the server said it was ready.
+          expect([ping.status, JSON.parse(ping.text).status]).toEqual([503, 'unavailable']);
+          expect([write.status, write.headers['x-sundial-error-code'], write.body.length]).toEqual([503, '000003', 0]);
+          expect(write.headers['retry-after']).toBe('1');
+          seen.push('unavailable');
+        }
+      }
+      expect(seen.length, 'at least one request arrived during replay').toBeGreaterThan(0);
+      const ping = await http(server.url, '/api/v1/ping', { auth: null });
+      expect([ping.status, JSON.parse(ping.text).status]).toEqual([200, 'healthy']);
+      expect((await writeLp(server.url, 'late f=1 1')).status).toBe(200);
+      expect(await server.stop()).toBe(0);
+      const stored = await readBack(server.dataDir);
+      try {
+        expect(stored.rows('replay').length).toBe(400_000);
+      } finally {
+        await stored.close();
+      }
+    } finally {
+      await server.kill();
+      first.cleanup();
+    }
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('finishes a request in flight on %s, refuses new ones, and exits 0', async (signal) => {
+    const server = await startServer();
+    try {
+      const body = Buffer.from(Array.from({ length: 1000 }, (_, i) => `inflight,k=${i % 7} v=${i}i ${i}`).join('\n'));
+      const half = body.length >> 1;
+      // A write whose body arrives in two parts, with SIGTERM in between.
+      const response = new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          new URL('/api/v1/write', server.url),
+          { method: 'POST', agent: false, headers: { authorization: basic('root', ''), 'content-length': String(body.length) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.write(body.subarray(0, half));
+        void server
+          .waitForLog((l) => l.msg === 'shutting down')
+          .then(async () => {
+            // The listener is closed (or closing): a new connection is refused, reset, or told 503.
+            const late = await http(server.url, '/api/v1/ping', { auth: null }).catch((e: NodeJS.ErrnoException) => String(e.code));
+            if (typeof late === 'string') expect(['ECONNREFUSED', 'ECONNRESET']).toContain(late);
+            else expect(late.status).toBe(503);
+            req.end(body.subarray(half));
+          }, reject);
+      });
+      // Let the server receive the headers and the first half before the signal.
+      await new Promise((r) => setTimeout(r, 300));
+      server.child.kill(signal);
+      expect(await response).toBe(200);
+      expect(await server.exited).toBe(0);
+      const stored = await readBack(server.dataDir);
+      try {
+        expect(stored.rows('inflight').length).toBe(1000);
+      } finally {
+        await stored.close();
+      }
+    } finally {
+      await server.kill();
+      server.cleanup();
+    }
+  });
+});
