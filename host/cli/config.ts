@@ -32,7 +32,7 @@ export const SETTINGS = [
   { key: 'limits.query_memory_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Memory one query may hold (422 `010011` beyond).' },
   { key: 'storage.memtable_bytes', kind: 'bytes', default: 256 * 1024 * 1024, doc: 'In-memory data across databases (including memtables being flushed) before writes get 429.' },
   { key: 'storage.wal_segment_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Size at which a WAL segment file is closed and a new one started.' },
-  { key: 'storage.flush_bytes', kind: 'bytes', default: 32 * 1024 * 1024, doc: "A database's memtable is written to segment files once it holds this much (at most half of `storage.memtable_bytes`)." },
+  { key: 'storage.flush_bytes', kind: 'bytes', default: 32 * 1024 * 1024, doc: "A database's memtable is written to segment files once it holds this much, or when all memtables together reach `storage.memtable_bytes`." },
   { key: 'storage.flush_age', kind: 'duration', default: 600_000, doc: '... or once its oldest row has waited this long in memory.' },
   { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },

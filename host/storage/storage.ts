@@ -46,7 +46,7 @@ export interface StorageOptions {
   memtableBytes: number;
   walSegmentBytes: number;
   walSync: boolean;
-  /** A database's active memtable is flushed once it holds this much (capped at half of memtableBytes). */
+  /** A database's active memtable is flushed once it holds this much (or when all memtables reach memtableBytes). */
   flushBytes?: number;
   /** ... or once its oldest row is this old. */
   flushAgeMs?: number;
@@ -133,7 +133,6 @@ export class Storage {
   }
 
   async #openDatabase(def: DatabaseDef): Promise<DatabaseStore> {
-    const memtable = this.#opts.memtableBytes;
     const state = await DatabaseStore.open(
       {
         dataDir: this.#opts.dataDir,
@@ -144,7 +143,7 @@ export class Storage {
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,
         nowMs: this.#nowMs,
-        flushBytes: Math.min(this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes, Math.floor(memtable / 2)),
+        flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
       },
       def,
       this.#watermark,
@@ -175,9 +174,13 @@ export class Storage {
     return n;
   }
 
-  /** Throws 429 when the memtables are full (before a request's body is even read). */
+  /**
+   * Throws 429 when the memtables are full (before a request's body is even read), and starts
+   * flushing them, so that capacity returns even when `flushBytes` was never reached.
+   */
   checkWriteCapacity(): void {
     if (this.memtableBytes >= this.#opts.memtableBytes) {
+      for (const s of this.#dbs.values()) s.rotate();
       throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1 });
     }
   }

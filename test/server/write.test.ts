@@ -198,7 +198,7 @@ describe('POST /api/v1/write admission', () => {
     expect(await server.stop()).toBe(0);
     const stored = await readBack(server.dataDir);
     try {
-      expect(stored.rows('full').length).toBe(acknowledged * 100);
+      expect((await stored.rows('full')).length).toBe(acknowledged * 100);
     } finally {
       await stored.close();
     }
