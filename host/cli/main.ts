@@ -10,6 +10,7 @@ import { Authenticator } from '../server/auth.js';
 import { Budget } from '../server/limits.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
+import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     flushAgeMs: config['storage.flush_age'],
     compactionFanIn: config['storage.compaction_fan_in'],
     blockCacheBytes: config['storage.block_cache_bytes'],
+    codecs: storageCodecs(core),
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {

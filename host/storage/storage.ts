@@ -32,7 +32,6 @@ import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
 import { DatabaseStore, type SegmentSlot } from './database.js';
-import { FallbackCodecs } from './fallback-codecs.js';
 import { unitsPerMs } from './partition.js';
 import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
 import type { CachedBlock } from './segment-reader.js';
@@ -56,8 +55,8 @@ export interface StorageOptions {
   blockCacheBytes?: number;
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
   maintenanceIntervalMs?: number;
-  /** The column codecs (default: the TypeScript fallback). */
-  codecs?: ColumnCodecs;
+  /** The column codecs (`storageCodecs` in codecs.ts): whoever reads a directory must use the ones that wrote it. */
+  codecs: ColumnCodecs;
   /** The clock, in milliseconds since the epoch (tests substitute their own). */
   nowMs?: () => number;
 }
@@ -91,7 +90,7 @@ export class Storage {
     this.#opts = opts;
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
-    this.#codecs = opts.codecs ?? new FallbackCodecs();
+    this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
   }

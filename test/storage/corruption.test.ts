@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CorruptionError } from '../../host/core/errors.js';
 import { DAY_MS } from '../../host/core/schema.js';
 import { BlockCache } from '../../host/storage/block-cache.js';
-import { FallbackCodecs } from '../../host/storage/fallback-codecs.js';
+import { storageCodecs } from '../../host/storage/codecs.js';
+import { loadCore } from '../support/core.js';
 import { SegmentReader } from '../../host/storage/segment-reader.js';
 import { writeLp } from '../support/http.js';
 import { startServer } from '../support/server.js';
@@ -56,7 +57,7 @@ describe('corrupt segment files', () => {
     const [week0] = await setup(store);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const vId = table.fields.find((f) => f.name === 'v')!.id;
-    const reader = await SegmentReader.open(week0!, 1, new FallbackCodecs(), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(week0!, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
     const a = reader.tables.get(table.id)!.find((e) => e.tags[0]![1] === 'a')!;
     const vAt = a.groups[0]!.columns[a.columns.findIndex((c) => c.id === vId)]!.offset;
     reader.retire();

@@ -2,13 +2,15 @@
 // storage API, prints "done" once every step was acknowledged, then waits to be killed -9.
 
 import { ValueType } from '../../host/core/write-batch.js';
+import { storageCodecs } from '../../host/storage/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
+import { loadCore } from '../support/core.js';
 import { recordingLogger } from '../support/logger.js';
 import { batch, dbl, int, str } from './support.js';
 
 const dir = process.argv[2]!;
 const { logger } = recordingLogger();
-const s = await Storage.open({ dataDir: dir, logger, rootPasswordHash: 'unused', memtableBytes: 64 << 20, walSegmentBytes: 1 << 20, walSync: true, maintenanceIntervalMs: 0 });
+const s = await Storage.open({ dataDir: dir, logger, codecs: storageCodecs(await loadCore()), rootPasswordHash: 'unused', memtableBytes: 64 << 20, walSegmentBytes: 1 << 20, walSync: true, maintenanceIntervalMs: 0 });
 await s.recover();
 const db = () => s.catalog.requireDatabase('cnosdb', 'public');
 

@@ -2,6 +2,8 @@
 // integer extremes, huge u64, empty and unicode strings, values bit for bit at every stage,
 // against a reference model; overlapping writes merge field by field, the newer winning.
 
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TableModel } from './model.js';
 import { batch, bool, dbl, dump, int, openStore, str, uns, type Row, type TestStore } from './support.js';
@@ -95,5 +97,26 @@ describe('storage round trip', () => {
     await store.storage.flushAll();
     await store.reopen();
     expect(await dump(store.storage, 'types', { fields: FIELDS })).toEqual(model.dump(FIELDS));
+  });
+});
+
+describe('flush by age', () => {
+  it('writes a memtable whose oldest row waited flush_age to files and trims the WAL', async () => {
+    store = await openStore({ flushAgeMs: 60_000 });
+    const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
+    const walDir = join(store.dir, 'db', String(db.id), 'wal');
+    await store.storage.write(db, [batch([['m', [], 1n, [dbl('x', 1)]]])]);
+    store.clock.now += 59_000;
+    await store.storage.maintain();
+    await store.storage.idle();
+    expect(store.logs.filter((l) => l.msg === 'flushed')).toHaveLength(0);
+    store.clock.now += 1_000;
+    await store.storage.maintain();
+    await store.storage.flushAll();
+    expect(store.logs.filter((l) => l.msg === 'flushed')).toHaveLength(1);
+    // The WAL segment that held the row is gone; the new one is empty (header only).
+    expect(readdirSync(walDir).map((f) => statSync(join(walDir, f)).size)).toEqual([16]);
+    await store.reopen();
+    expect(await dump(store.storage, 'm')).toEqual([' | 1 | x=f:3ff0000000000000']);
   });
 });

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
 import { ValueType } from '../../host/core/write-batch.js';
 import type { ScanRequest, SeriesChunk } from '../../host/core/scan.js';
+import { storageCodecs } from '../../host/storage/codecs.js';
 import { Storage, type StorageOptions } from '../../host/storage/storage.js';
+import { loadCore } from '../support/core.js';
 import { recordingLogger } from '../support/logger.js';
 
 export interface TestStore {
@@ -31,6 +33,7 @@ export async function openStore(options: Partial<StorageOptions> = {}, dir?: str
     const s = await Storage.open({
       dataDir: d,
       logger,
+      codecs: storageCodecs(await loadCore()),
       rootPasswordHash: 'unused',
       memtableBytes: 64 << 20,
       walSegmentBytes: 1 << 20,

@@ -3,7 +3,9 @@
 // can read it over HTTP.
 
 import type { StorageOptions } from '../../host/storage/storage.js';
+import { storageCodecs } from '../../host/storage/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
+import { loadCore } from './core.js';
 import { recordingLogger } from './logger.js';
 
 export type StoredRow = Record<string, unknown> & { time: bigint };
@@ -22,6 +24,7 @@ export async function readBack(dataDir: string, options: Partial<StorageOptions>
   const storage = await Storage.open({
     dataDir,
     logger,
+    codecs: storageCodecs(await loadCore()),
     rootPasswordHash: 'unused',
     memtableBytes: 1 << 30,
     walSegmentBytes: 64 << 20,
