@@ -146,13 +146,17 @@ async function materialize(cluster: readonly Piece[], key: string, columnIds: re
   return parts.length === 1 ? parts[0]! : mergeRows(parts, columnIds);
 }
 
+/** A chunk whose arrays hold exactly its rows (memtable arrays are longer than their rows). */
 function toChunk(rows: SeriesRows, tags: ReadonlyMap<string, string>, fields: ReadonlyArray<readonly [number, string]>): SeriesChunk {
+  const n = rows.length;
   const out = new Map<string, ChunkColumn>();
   for (const [id, name] of fields) {
     const c = rows.columns.get(id);
-    if (c !== undefined) out.set(name, { values: c.values, validity: c.validity });
+    if (c === undefined) continue;
+    const values = c.values.length === n ? c.values : Array.isArray(c.values) ? c.values.slice(0, n) : c.values.subarray(0, n);
+    out.set(name, { values, validity: c.validity === undefined || c.validity.length === n ? c.validity : c.validity.subarray(0, n) });
   }
-  return { tags, length: rows.length, time: rows.ts, fields: out };
+  return { tags, length: n, time: rows.ts.length === n ? rows.ts : rows.ts.subarray(0, n), fields: out };
 }
 
 /** [column id, name] of the requested fields that exist (unknown names are NULL throughout). */

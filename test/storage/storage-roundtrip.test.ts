@@ -120,3 +120,16 @@ describe('flush by age', () => {
     expect(await dump(store.storage, 'm')).toEqual([' | 1 | x=f:3ff0000000000000']);
   });
 });
+
+describe('scan chunks', () => {
+  it('hold exactly their rows, in time order, one series after another', async () => {
+    store = await openStore();
+    const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
+    await store.storage.write(db, [batch([3n, 1n, 2n].map((ts) => ['m', [['h', 'a']], ts, [dbl('x', Number(ts)), str('s', `v${ts}`)]] as Row))]);
+    for await (const c of store.storage.scan(db, 'm', { fields: ['x', 's', 'nope'] })) {
+      expect([c.length, c.time.length, c.fields.get('x')!.values.length, c.fields.get('s')!.values.length]).toEqual([3, 3, 3, 3]);
+      expect([...c.time]).toEqual([1n, 2n, 3n]);
+      expect(c.fields.has('nope')).toBe(false);
+    }
+  });
+});
