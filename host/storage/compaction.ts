@@ -102,8 +102,8 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   }
   const first = inputs[0]!.record;
   const fileId = db.allocateFileId();
-  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs);
   const slicer = new TimeSlicer();
+  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, () => slicer.step());
   let slot: SegmentSlot | undefined;
   let committing = false;
   try {

@@ -60,10 +60,11 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
 
   const records: SegmentRecord[] = [];
   const slicer = new TimeSlicer();
+  const step = () => slicer.step();
   try {
     for (const [start, items] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const fileId = db.allocateFileId();
-      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs);
+      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step);
       try {
         for (const it of items) {
           if (db.closing) throw new FlushAborted(`database ${db.def.name} is closing`);

@@ -50,6 +50,7 @@ export class SegmentWriter {
   #maxTs: bigint | undefined;
   #rows = 0;
   #last: [number, string] | undefined;
+  #step: (() => Promise<void>) | undefined;
 
   private constructor(path: string, fh: FileHandle, codecs: ColumnCodecs) {
     this.path = path;
@@ -58,9 +59,11 @@ export class SegmentWriter {
     this.#codecs = codecs;
   }
 
-  static async create(path: string, fileId: number, codecs: ColumnCodecs): Promise<SegmentWriter> {
+  /** `step` is awaited between blocks (background work yields to requests there, time-slice.ts). */
+  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void>): Promise<SegmentWriter> {
     const fh = await open(path + '.tmp', 'w');
     const w = new SegmentWriter(path, fh, codecs);
+    w.#step = step;
     w.#push(encodeHeader(fileId));
     w.#offset = HEADER_BYTES;
     return w;
@@ -130,6 +133,7 @@ export class SegmentWriter {
         blocks.push({ ...this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats });
       }
       groups.push({ rows: n, minTs: part.ts[0]!, maxTs: part.ts[n - 1]!, time, columns: blocks });
+      await this.#step?.();
     }
     const cols: SeriesColumn[] = present.map((c) => ({ id: c.id, type: c.type }));
     this.#index.addSeries(tableId, tags, cols, groups);

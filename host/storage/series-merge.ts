@@ -4,7 +4,7 @@
 // compaction, so both resolve duplicates the same way.
 
 import type { Tombstone } from './manifest.js';
-import { allocValues, compareI64, filterRows, type ColumnData, type SeriesRows } from './series-data.js';
+import { allocValues, compareI64, concatRows, filterRows, type ColumnData, type SeriesRows } from './series-data.js';
 
 /**
  * Merges `parts`, each sorted without duplicates, given oldest first. Only `columnIds` are kept
@@ -14,6 +14,12 @@ export function mergeRows(parts: readonly SeriesRows[], columnIds?: readonly num
   const live = parts.filter((p) => p.length > 0);
   if (live.length === 0) return { length: 0, ts: new BigInt64Array(0), columns: new Map() };
   if (live.length === 1 && columnIds === undefined) return live[0]!;
+  // Common case (files of successive flushes): no time overlap, so no duplicate to resolve and
+  // no sort needed; the parts only need putting in time order.
+  const byTime = [...live].sort((a, b) => (a.ts[0]! < b.ts[0]! ? -1 : a.ts[0]! > b.ts[0]! ? 1 : 0));
+  if (byTime.every((p, i) => i === 0 || p.ts[0]! > byTime[i - 1]!.ts[byTime[i - 1]!.length - 1]!)) {
+    return concatRows(byTime, columnIds ?? [...new Set(live.flatMap((p) => [...p.columns.keys()]))]);
+  }
   let n = 0;
   for (const p of live) n += p.length;
   // All rows, ordered by (time, source age): a stable sort of the concatenation by time.
