@@ -31,6 +31,12 @@ export interface ScanRequest {
   maxTime?: bigint;
   /** Series to keep, decided on tag values alone (pushed-down tag predicates). */
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
+  /**
+   * Inclusive value bounds from WHERE, all of which a row must meet (a NULL meets none). Stored
+   * blocks that certainly hold no such row (by their min/max statistics) are left out; the
+   * caller still filters the rows it gets. Bounds are numbers for DOUBLE, bigints otherwise.
+   */
+  valueBounds?: ReadonlyArray<{ field: string; min?: number | bigint; max?: number | bigint }>;
 }
 
 /** Rows to delete (DELETE FROM): the series that pass the filter, within the time range. */

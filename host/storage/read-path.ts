@@ -169,14 +169,43 @@ function requestedFields(table: TableDef, names: readonly string[]): Array<[numb
   return out;
 }
 
+/** [column id, min, max] of the value bounds; undefined when some bound names no column (no row can match). */
+function valueBounds(table: TableDef, request: ScanRequest): Array<[number, number | bigint | undefined, number | bigint | undefined]> | undefined {
+  const out: Array<[number, number | bigint | undefined, number | bigint | undefined]> = [];
+  for (const v of request.valueBounds ?? []) {
+    const c = table.fields.find((f) => f.name === v.field);
+    if (c === undefined) return undefined;
+    out.push([c.id, v.min, v.max]);
+  }
+  return out;
+}
+
+/** A lone stored block none of whose rows can meet the value bounds, by its statistics. */
+function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefined, number | bigint | undefined]>): boolean {
+  if (p.segment === undefined || vb.length === 0) return false;
+  const { entry, group } = p.segment;
+  for (const [id, min, max] of vb) {
+    const i = entry.columns.findIndex((c) => c.id === id);
+    const st = i < 0 ? undefined : group.columns[i]!.stats;
+    if (st === undefined || st.count === 0) return true; // NULL throughout
+    if (st.min === undefined || st.max === undefined) continue;
+    if ((min !== undefined && st.max < min) || (max !== undefined && st.min > max)) return true;
+  }
+  return false;
+}
+
 export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest): AsyncGenerator<SeriesChunk> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
+  const vb = valueBounds(table, request);
+  if (vb === undefined) return;
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
   for (const s of listSeries(view, table, b, request.seriesFilter)) {
     for (const c of clusters(pieces(view, table.id, s.key, b))) {
+      // Only a lone block's statistics describe the rows a merge would produce.
+      if (c.length === 1 && excluded(c[0]!, vb)) continue;
       const rows = await materialize(c, s.key, ids, b, tombs);
       if (rows.length > 0) yield toChunk(rows, s.names, fields);
     }

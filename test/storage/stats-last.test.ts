@@ -193,3 +193,36 @@ describe('memory bound', () => {
     await s.write(db, [batch(rows(100_000, 10, 0))]);
   });
 });
+
+describe('value bounds', () => {
+  it('leave out only blocks that cannot hold a matching row', async () => {
+    store = await openStore();
+    const s = store.storage;
+    const db = s.catalog.requireDatabase('cnosdb', 'public');
+    const rs: Row[] = [];
+    for (let t = 0; t < 10_000; t++) rs.push(['m', [['h', 'a']], BigInt(t), t % 7 === 0 ? [dbl('x', t / 2)] : [dbl('x', t / 2), int('n', BigInt(t))]]);
+    await s.write(db, [batch(rs)]);
+    await s.flushAll();
+    await s.write(db, [batch([['m', [['h', 'a']], 20_000n, [int('n', 1n)]]])]); // in memory: never left out
+    const matching = async (r: Parameters<Storage['scan']>[2]) => {
+      let rows = 0;
+      let chunks = 0;
+      for await (const c of s.scan(db, 'm', r)) {
+        chunks++;
+        const n = c.fields.get('n');
+        for (let i = 0; i < c.length; i++) {
+          if (n === undefined || n.validity?.[i] === 0) continue;
+          const v = n.values[i] as bigint;
+          if (v >= 9000n && v <= 9500n) rows++;
+        }
+      }
+      return { rows, chunks };
+    };
+    const all = await matching({ fields: ['n'] });
+    const pruned = await matching({ fields: ['n'], valueBounds: [{ field: 'n', min: 9000n, max: 9500n }] });
+    expect(pruned.rows).toBe(all.rows);
+    expect(all.rows).toBe(501 - 72); // multiples of 7 have no n
+    expect([all.chunks, pruned.chunks]).toEqual([4, 2]); // 3 blocks + the memtable; 2 blocks left out
+    expect(await matching({ fields: ['n'], valueBounds: [{ field: 'nope', min: 1n }] })).toEqual({ rows: 0, chunks: 0 });
+  });
+});
