@@ -5,6 +5,7 @@
 // what was inferred and how sure it is).
 
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
+import { formatRustF64 } from '../format/float-text.js';
 import { printExpr } from './printer-expressions.js';
 
 export interface DisplayNameHooks {
@@ -44,19 +45,8 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 
-/** Rust's `{}` for f64: shortest round-trip digits, never an exponent; `3.0` is "3". */
-export function formatRustF64(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const sign = x < 0 ? '-' : '';
-  const [mantissa, exponent] = Math.abs(x).toExponential().split('e') as [string, string];
-  const digits = mantissa.replace('.', '');
-  const point = Number(exponent) + 1;
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
-}
+// Rust's `{}` for f64 lives with the other float texts of the output formats.
+export { formatRustF64 };
 
 /** Months, days, nanoseconds per unit of arrow-cast 42's interval parser. */
 const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
