@@ -6,8 +6,9 @@
 // highest input. When `fanIn` files of the same level follow each other in the partition's LSN
 // order, they are merged. Only runs that are contiguous in LSN order among every file
 // overlapping their time range are merged, so the merged file keeps a well-defined age relative
-// to the others (what makes last-write-wins across files sound). `full` merges every partition
-// down to one file and rewrites lone files that hold deleted or dropped data.
+// to the others (what makes last-write-wins across files sound). A lone file holding deleted,
+// dropped or expired rows is rewritten without them. `full` merges every partition down to one
+// file (tests, benchmarks).
 //
 // Steps: write the new file (temporary name, fsync, rename; compact:segment-*), fsync the
 // directory, save the manifest listing it instead of the inputs (compact:manifest-saved),
@@ -40,17 +41,15 @@ export function planCompaction(db: DatabaseStore, fanIn: number, full: boolean):
     // A file with a corrupt part: leave the partition alone (reads of its sound blocks go on).
     if (g.some((s) => s.reader === undefined || s.error !== undefined)) continue;
     const candidates: SegmentSlot[][] = [];
-    if (full) {
-      if (g.length > 1) candidates.push(g);
-      else if (needsCleanup(db, g[0]!)) candidates.push(g);
-    } else {
-      for (let i = 0; i < g.length; ) {
-        let j = i + 1;
-        while (j < g.length && g[j]!.record.level === g[i]!.record.level) j++;
-        if (j - i >= fanIn) candidates.push(g.slice(i, j));
-        i = j;
-      }
+    if (full && g.length > 1) candidates.push(g);
+    for (let i = 0; i < g.length; ) {
+      let j = i + 1;
+      while (j < g.length && g[j]!.record.level === g[i]!.record.level) j++;
+      if (j - i >= fanIn) candidates.push(g.slice(i, j));
+      i = j;
     }
+    // Space held by deleted, dropped or expired rows comes back without waiting for merges.
+    for (const s of g) if (needsCleanup(db, s)) candidates.push([s]);
     for (const run of candidates) if (isolated(db, run)) return run;
   }
   return undefined;

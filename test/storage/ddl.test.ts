@@ -4,7 +4,7 @@
 // the data directory taken while the storage is still open, which is what a kill -9 leaves on
 // disk at that instant (ddl-kill.test.ts does the same with a real SIGKILL).
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -197,6 +197,12 @@ describe('DDL durability and replay', () => {
     await afterCrash(store, async (c) => expect(await dump(c, 'm')).toEqual(['h=a | 3 | x=3']));
     await s.compactAll();
     await afterCrash(store, async (c) => expect(await dump(c, 'm')).toEqual(['h=a | 3 | x=3']));
+    // The background reclaims a dropped table's files without waiting for merges.
+    await s.flushAll();
+    await s.dropTable(pub(s), 'm');
+    await s.maintain();
+    await s.idle();
+    expect(readdirSync(join(store.dir, 'db', String(pub(s).id), 'seg'))).toEqual([]);
   });
 
   it('recreates tables and columns whose catalog save a crash lost, with their ids', async () => {
