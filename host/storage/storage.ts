@@ -85,6 +85,7 @@ export class Storage {
   #timer: NodeJS.Timeout | undefined;
   #maintaining: Promise<void> | undefined;
   #compaction: Promise<void> | undefined;
+  #compactingDb: DatabaseStore | undefined;
 
   private constructor(opts: StorageOptions, store: CatalogStore) {
     this.#opts = opts;
@@ -243,7 +244,10 @@ export class Storage {
     await this.#store.save();
     const state = this.#dbs.get(def.id);
     this.#dbs.delete(def.id);
-    await state?.destroy();
+    if (state === undefined) return;
+    state.closing = true; // a compaction of it stops at its next series
+    while (this.#compaction !== undefined && this.#compactingDb === state) await this.#compaction;
+    await state.destroy();
   }
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
@@ -410,9 +414,13 @@ export class Storage {
       if (s.closing) continue;
       const inputs = planCompaction(s, fanIn, full);
       if (inputs === undefined) continue;
+      this.#compactingDb = s;
       this.#compaction = compact(s, inputs)
         .catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'compaction failed'))
-        .finally(() => (this.#compaction = undefined));
+        .finally(() => {
+          this.#compaction = undefined;
+          this.#compactingDb = undefined;
+        });
       return true;
     }
     return false;
