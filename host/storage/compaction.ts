@@ -87,6 +87,7 @@ function needsCleanup(db: DatabaseStore, s: SegmentSlot): boolean {
 /** Merges `inputs` (one partition, LSN order) into one file and swaps it in. */
 export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
   const started = performance.now();
+  db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
   const tombs = [...db.tombstones];
   const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
   const expiredBefore = db.expiredBefore;

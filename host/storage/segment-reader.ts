@@ -155,7 +155,7 @@ export class SegmentReader {
     try {
       ts = this.#codecs.decodeTime(b, group.rows);
     } catch (e) {
-      throw new CorruptionError(this.path, group.time.offset, `time block does not decode: ${(e as Error).message}`, { cause: e });
+      throw decodeFailure(this.path, group.time.offset, 'time block', e);
     }
     if (ts.length !== group.rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${group.rows}`);
     if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
@@ -172,7 +172,7 @@ export class SegmentReader {
     try {
       col = this.#codecs.decodeValues(type, b, group.rows);
     } catch (e) {
-      throw new CorruptionError(this.path, ref.offset, `column block does not decode: ${(e as Error).message}`, { cause: e });
+      throw decodeFailure(this.path, ref.offset, 'column block', e);
     }
     if (col.values.length !== group.rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.values.length} rows, the index says ${group.rows}`);
     if (cache) this.#cache.set(key, col, estimateBytes(col, group.rows));
@@ -194,6 +194,12 @@ export class SegmentReader {
     }
     return { length: group.rows, ts, columns };
   }
+}
+
+/** A codec's failure, as a CorruptionError naming the file and the offset in it (the codecs report offsets within the block). */
+function decodeFailure(path: string, blockAt: number, what: string, e: unknown): CorruptionError {
+  if (e instanceof CorruptionError) return new CorruptionError(path, blockAt + e.offset, `${what}: ${e.check}`, { cause: e });
+  return new CorruptionError(path, blockAt, `${what} does not decode: ${(e as Error).message}`, { cause: e });
 }
 
 function estimateBytes(col: DecodedColumn, rows: number): number {
