@@ -1,20 +1,26 @@
 // Bounds-checked byte reader for block headers and small fields, with a sticky error like
 // Prometheus' encoding.Decbuf (STYLE.md §16): every read checks the remaining length, a failed
 // read records the first error and returns 0, and callers check `rdErr()` once per section.
-// Hot loops never use it: they validate their range once and then load directly.
+// Hot loops never use it: they validate their range once and then load directly. It is one
+// global cursor: a decoder that calls a nested block decoder saves `rdPos()`/`rdEnd()` first
+// and puts them back with `rdRestore`.
 import { ERR_TRUNCATED, ERR_VARINT, ERR_VALUE, fail } from './errors';
 
-let rBase: usize = 0;
 let rPos: usize = 0;
 let rEnd: usize = 0;
 let rErr: i32 = 0;
 
-/** Starts reading the block [base, base + len). */
+/** Starts reading the range [base, base + len). */
 export function rdInit(base: usize, len: usize): void {
-  rBase = base;
   rPos = base;
   rEnd = base + len;
   rErr = 0;
+}
+
+/** Continues reading at `pos` up to `end` after a nested decoder moved the cursor. */
+export function rdRestore(pos: usize, end: usize): void {
+  rPos = pos;
+  rEnd = end;
 }
 
 @inline export function rdPos(): usize {
@@ -25,10 +31,6 @@ export function rdInit(base: usize, len: usize): void {
   return rEnd;
 }
 
-@inline export function rdBase(): usize {
-  return rBase;
-}
-
 @inline export function rdErr(): i32 {
   return rErr;
 }
@@ -37,12 +39,9 @@ export function rdInit(base: usize, len: usize): void {
   return rEnd - rPos;
 }
 
-/** Records the first error at `pos` (an absolute pointer inside the block). */
+/** Records the first error at `pos` (an absolute pointer) and returns it. */
 export function rdFailAt(code: i32, pos: usize): i32 {
-  if (rErr == 0) {
-    rErr = code;
-    fail(code, pos - rBase);
-  }
+  if (rErr == 0) rErr = fail(code, pos);
   return rErr;
 }
 
@@ -60,7 +59,7 @@ export function rdU8(): u32 {
 
 export function rdU64(): u64 {
   if (rEnd - rPos < 8) {
-    rdFail(ERR_TRUNCATED);
+    rdFailAt(ERR_TRUNCATED, rEnd);
     return 0;
   }
   const v = load<u64>(rPos);
@@ -75,7 +74,6 @@ export function rdVarint(): u64 {
   const start = rPos;
   while (true) {
     if (rPos >= rEnd) {
-      rPos = start;
       rdFailAt(ERR_TRUNCATED, rEnd);
       return 0;
     }

@@ -1,6 +1,7 @@
 // One growable scratch region in raw memory for the codecs' temporaries (compacted values,
-// zigzag streams, hash tables), so that no call allocates per value and repeated calls reuse
-// the same memory. Each export reserves its worst case once, then bumps through it.
+// zigzag streams, candidate encodings, hash tables, padded copies of bit streams), so that no
+// call allocates per value and repeated calls reuse the same memory. Each export reserves its
+// worst case once with scratchReset (which may move the region), then bumps through it.
 
 let base: usize = 0;
 let capacity: usize = 0;
@@ -25,4 +26,13 @@ export function scratchTake(size: usize): usize {
   // Exceeding the reservation is a bug in the caller's size arithmetic, never a property of input.
   if (top > base + capacity) unreachable();
   return p;
+}
+
+/** The current bump position, to give back with scratchRelease when a temporary is done. */
+@inline export function scratchMark(): usize {
+  return top;
+}
+
+@inline export function scratchRelease(mark: usize): void {
+  top = mark;
 }

@@ -1,5 +1,6 @@
-// LEB128 varints and zigzag-free size arithmetic for the writers. Writers always know the exact
-// size of what they write before writing it (the capacity is checked once per block).
+// LEB128 varints for the writers. Writers always know the exact size of what they write before
+// writing it (output capacity is reserved once per block).
+import { zigzag } from './zigzag';
 
 /** Bytes taken by `v` as LEB128 (1..10). */
 @inline export function varintSize(v: u64): u32 {
@@ -14,4 +15,14 @@ export function writeVarint(p: usize, v: u64): usize {
   }
   store<u8>(p++, <u8>v);
   return p;
+}
+
+/** Bytes of a signed value as a zigzag varint. */
+@inline export function svarintSize(v: i64): u32 {
+  return varintSize(zigzag(v));
+}
+
+/** Writes a signed value as a zigzag varint. */
+@inline export function writeSvarint(p: usize, v: i64): usize {
+  return writeVarint(p, zigzag(v));
 }

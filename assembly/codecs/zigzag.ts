@@ -10,14 +10,18 @@
   return <i64>(z >> 1) ^ -<i64>(z & 1);
 }
 
-/** dst[i] = zigzag(src[i + 1] - src[i]) for i < n - 1 (u64 arrays); returns the OR of them. */
-export function zigzagDeltas(src: usize, n: u32, dst: usize): u64 {
+/**
+ * dst[i] = zigzag(src[i + 1] - src[i] - base) for i < n - 1 (u64 arrays); returns their OR.
+ * The base (the average step) centres the deltas of steadily rising series, such as
+ * timestamps with jitter, on zero.
+ */
+export function zigzagDeltas(src: usize, n: u32, dst: usize, base: i64): u64 {
   let or: u64 = 0;
   if (n < 2) return 0;
   let prev = load<i64>(src);
   for (let i: u32 = 1; i < n; i++) {
     const v = load<i64>(src + (<usize>i << 3));
-    const z = zigzag(v - prev);
+    const z = zigzag(v - prev - base);
     store<u64>(dst + (<usize>(i - 1) << 3), z);
     or |= z;
     prev = v;
@@ -45,14 +49,15 @@ export function zigzagDeltasOfDeltas(src: usize, n: u32, dst: usize): u64 {
 
 /**
  * Turns n zigzag values at p (in place) back into values: order 1 is a delta stream starting
- * after `v` (out = prefix sums); order 2 a delta-of-delta stream after `v` with running delta `d`.
+ * after `v`, each delta offset by the base `d` (out = prefix sums); order 2 a delta-of-delta
+ * stream after `v` with running delta `d`.
  * `order` is a compile-time constant at every call site, so one loop remains per case.
  */
 @inline export function undoZigzagInPlace(p: usize, n: u32, v: i64, d: i64, order: i32): void {
   const end = p + (<usize>n << 3);
   if (order == 1) {
     while (p < end) {
-      v += unzigzag(load<u64>(p));
+      v += unzigzag(load<u64>(p)) + d;
       store<i64>(p, v);
       p += 8;
     }

@@ -85,6 +85,7 @@ export function beginScan(base: usize, end: usize, last: bool, safe: usize, utf8
   lineNumber = 0;
   newlines = 0;
   errCode = 0;
+  errWhat = 0;
 }
 
 @inline

@@ -1,7 +1,7 @@
 // What the segment layer needs from the column codecs: encode one column block, decode it back.
 // Blocks are self-describing (their first bytes name the codec), so a reader needs only the value
 // type and the row count, both in the segment footer. The Wasm codecs (host/core/codecs.ts,
-// FORMAT.md §4) implement this; `fallback-codecs.ts` is a plain TypeScript stand-in.
+// FORMAT.md §4) implement it (codecs.ts); the segment layer knows only this interface.
 //
 // Contract: inputs hold exactly `rows` values (the caller slices); returned arrays and bytes are
 // owned by the caller (never views into Wasm memory). Decoders throw on malformed input; the
