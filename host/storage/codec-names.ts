@@ -1,7 +1,9 @@
-// The CnosDB column codec names CREATE/ALTER TABLE accept, per value type, and the error texts
-// CnosDB gives for the others (reference/cnosdb-sql.md §1.1; conformance ddl/alter_codec.slt).
-// Only names are checked here; which codec actually encodes a block is the codecs' business.
+// Checks a CODEC(...) name of CREATE/ALTER TABLE against the column type, with the error texts
+// CnosDB gives (reference/cnosdb-sql.md §1.1; conformance ddl/alter_codec.slt). Which names a
+// type takes is the codecs' business (host/core/codecs.ts codecAllowed); this file only words
+// the refusals as CnosDB does.
 
+import { codecAllowed } from '../core/codecs.js';
 import { UserError } from '../core/errors.js';
 import { ValueType } from '../core/write-batch.js';
 
@@ -21,28 +23,26 @@ const DISPLAY: Record<string, string> = {
   BITPACK: 'BitPack',
 };
 
-const INTEGER = ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'];
-const ALLOWED: Record<number, { type: string; names: string[] }> = {
-  [ValueType.Double]: { type: 'F64', names: ['DEFAULT', 'NULL', 'GORILLA', 'QUANTILE'] },
-  [ValueType.BigInt]: { type: 'I64', names: INTEGER },
-  [ValueType.Unsigned]: { type: 'U64', names: INTEGER },
-  [ValueType.Boolean]: { type: 'Boolean', names: ['DEFAULT', 'NULL', 'BITPACK'] },
-  [ValueType.String]: { type: 'String', names: ['DEFAULT', 'NULL', 'GZIP', 'BZIP', 'ZSTD', 'SNAPPY', 'ZLIB'] },
+/** CnosDB's names of the physical types in those messages. */
+const TYPE_NAMES: Record<number, string> = {
+  [ValueType.Double]: 'F64',
+  [ValueType.BigInt]: 'I64',
+  [ValueType.Unsigned]: 'U64',
+  [ValueType.Boolean]: 'Boolean',
+  [ValueType.String]: 'String',
 };
-const TIME = { type: 'Timestamp', names: INTEGER };
 
 /**
  * Returns the canonical (upper-case) codec name for a field of `type` (or the time column when
- * `type` is 'time'), or throws UserError with CnosDB's message.
+ * `type` is 'time'), or throws UserError with CnosDB's message. Tags take no codec.
  */
 export function checkCodec(codec: string | undefined, type: ValueType | 'time'): string {
   if (codec === undefined) return 'DEFAULT';
   const name = codec.toUpperCase();
   if (DISPLAY[name] === undefined) throw new UserError('sqlParse', `${codec} is not valid encoding`);
-  const allowed = type === 'time' ? TIME : ALLOWED[type];
-  if (allowed === undefined) throw new UserError('sqlPlan', 'Tag does not support compression');
-  if (!allowed.names.includes(name)) {
-    throw new UserError('sqlPlan', `Unsupported encoding type ${DISPLAY[name]} for ${allowed.type}`);
+  if (type === ValueType.Tag) throw new UserError('sqlPlan', 'Tag does not support compression');
+  if (!codecAllowed(type, name)) {
+    throw new UserError('sqlPlan', `Unsupported encoding type ${DISPLAY[name]} for ${type === 'time' ? 'Timestamp' : TYPE_NAMES[type]}`);
   }
   return name;
 }
