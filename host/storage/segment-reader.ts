@@ -9,6 +9,7 @@
 
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { decompress } from 'zstd-napi';
 import { CorruptionError } from '../core/errors.js';
 import type { FieldType } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
@@ -16,6 +17,7 @@ import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
 import {
   decodeDirectory,
   decodeTrailer,
+  INDEX_ZSTD,
   IndexError,
   TRAILER_BYTES,
   type BlockRef,
@@ -81,11 +83,20 @@ export class SegmentReader {
       const trailer = decodeTrailer(tb, size);
       if (typeof trailer === 'string') fail(size - TRAILER_BYTES, trailer);
       const t = trailer as Exclude<typeof trailer, string>;
-      const tcrc = crc32(tb.subarray(0, 24));
+      const tcrc = crc32(tb.subarray(0, 28));
       if (tcrc !== t.trailerCrc) fail(size - TRAILER_BYTES, `trailer checksum mismatch: stored 0x${t.trailerCrc.toString(16)}, computed 0x${tcrc.toString(16)}`);
-      const index = await readExactly(fh, t.indexOffset, t.indexLength);
-      const icrc = crc32(index);
+      const stored = await readExactly(fh, t.indexOffset, t.indexLength);
+      const icrc = crc32(stored);
       if (icrc !== t.indexCrc) fail(t.indexOffset, `index checksum mismatch: stored 0x${t.indexCrc.toString(16)}, computed 0x${icrc.toString(16)}`);
+      let index = stored;
+      if (t.flags & INDEX_ZSTD) {
+        try {
+          index = decompress(stored);
+        } catch (e) {
+          fail(t.indexOffset, `index does not decompress: ${(e as Error).message}`);
+        }
+        if (index.length !== t.indexRawLength) fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
+      }
       let dir: ReturnType<typeof decodeDirectory>;
       try {
         dir = decodeDirectory(index, t.seriesCount, t.indexOffset);

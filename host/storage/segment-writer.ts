@@ -1,5 +1,5 @@
 // Writes one segment file (FORMAT.md §5) under a temporary name: series by series, each split
-// into row groups of up to BLOCK_ROWS rows, one codec block per column per group; then the
+// into row groups of up to BLOCK_ROWS rows (groupBounds), one codec block per column per group; then the
 // footer index and trailer, fsync, rename to the final name. The caller fsyncs the directory and
 // only then names the file in the manifest, so a crash leaves at most an unlisted file, which
 // the next start deletes (FORMAT.md §6).
@@ -9,14 +9,16 @@
 
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { compress } from 'zstd-napi';
 import { bug } from '../core/errors.js';
 import type { FieldType } from '../core/write-batch.js';
 import { computeStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
 import {
-  BLOCK_ROWS,
   encodeHeader,
+  groupBounds,
+  INDEX_ZSTD,
   encodeTrailer,
   HEADER_BYTES,
   IndexBuilder,
@@ -29,6 +31,7 @@ import {
 import { sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
 
 const WRITE_CHUNK_BYTES = 1 << 20;
+const INDEX_ZSTD_LEVEL = 9;
 
 /** A column to write: its id, type and the codec its table declares. */
 export interface WriteColumn {
@@ -116,8 +119,8 @@ export class SegmentWriter {
     this.#last = [tableId, key];
     const present = columns.filter((c) => rows.columns.has(c.id));
     const groups: RowGroup[] = [];
-    for (let lo = 0; lo < rows.length; lo += BLOCK_ROWS) {
-      const part = sliceRows(rows, lo, Math.min(rows.length, lo + BLOCK_ROWS));
+    for (const [lo, hi] of groupBounds(rows.length)) {
+      const part = sliceRows(rows, lo, hi);
       const n = part.length;
       const time = this.#block(this.#codecs.encodeTime(part.ts.length === n ? part.ts : part.ts.subarray(0, n), timeCodec));
       const blocks: ColumnBlock[] = [];
@@ -152,12 +155,21 @@ export class SegmentWriter {
   async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number }> {
     if (this.#minTs === undefined || this.#maxTs === undefined) throw bug('segment writer: no series');
     const full: SegmentMeta = { ...meta, minTs: this.#minTs, maxTs: this.#maxTs, rows: this.#rows };
-    const index = this.#index.finish(full);
+    const raw = this.#index.finish(full);
+    // The index compresses about 4:1 (offsets, counts, small min/max/sum); stored as a zstd frame.
+    const index = compress(raw, { compressionLevel: INDEX_ZSTD_LEVEL });
     const indexOffset = this.#offset;
     this.#push(index);
     this.#offset += index.length;
-    const trailer = encodeTrailer(indexOffset, index.length, crc32(index), this.#index.seriesCount);
-    new DataView(trailer.buffer).setUint32(24, crc32(trailer.subarray(0, 24)), true);
+    const trailer = encodeTrailer({
+      indexOffset,
+      indexLength: index.length,
+      indexRawLength: raw.length,
+      indexCrc: crc32(index),
+      seriesCount: this.#index.seriesCount,
+      flags: INDEX_ZSTD,
+    });
+    new DataView(trailer.buffer).setUint32(28, crc32(trailer.subarray(0, 28)), true);
     this.#push(trailer);
     this.#offset += trailer.length;
     await this.#drain();
