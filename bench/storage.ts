@@ -92,10 +92,8 @@ async function benchSundial(file: string, tag: string): Promise<Result> {
     res = JSON.parse(readFileSync(out, 'utf8')) as LoadResult;
     rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
     // Let the background work started by the load finish (as the peers get to settle).
-    const busy = (): boolean => {
-      const last = server.logs.filter((l) => ['flushed', 'compacting', 'compacted'].includes(String(l.msg))).at(-1);
-      return last !== undefined && last.msg === 'compacting';
-    };
+    const count = (msg: string): number => server.logs.filter((l) => l.msg === msg).length;
+    const busy = (): boolean => count('compacting') > count('compacted') + count('compaction failed');
     for (let i = 0; i < 600 && busy(); i++) await new Promise((r) => setTimeout(r, 100));
   } finally {
     await server.stop();
