@@ -9,7 +9,7 @@
 //          --flush-bytes 8MiB --codec-only
 // Needs `npm run build` first (npm run bench:storage does it).
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -83,12 +83,14 @@ async function benchSundial(file: string, tag: string): Promise<Result> {
   let rss: number;
   try {
     const out = join(WORK, `load-sundial-${tag}.json`);
-    const r = spawnSync(
+    // Asynchronously: the server's log lines (flushes, compactions) are read meanwhile.
+    const loader = spawn(
       process.execPath,
       [join(SHARED, 'load-lp.mjs'), file, `${server.url}/api/v1/write?db=public`, '--batch', '5000', '--workers', '2', '--pid', String(server.pid), '--json', out, '--quiet', '--auth', 'root:'],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
-    if (r.status !== 0) console.error(`loader exited with ${r.status}`);
+    const status = await new Promise<number | null>((resolve) => loader.once('exit', resolve));
+    if (status !== 0) console.error(`loader exited with ${status}`);
     res = JSON.parse(readFileSync(out, 'utf8')) as LoadResult;
     rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
     // Let the background work started by the load finish (as the peers get to settle).
