@@ -3,7 +3,8 @@
 // InfluxDB 1.6 and VictoriaMetrics loaded with the same file in the same run
 // (../shared/bench/bench-peer.sh: fresh start, load, wait until their compaction settles);
 // ingest rows/s while flushes and compactions run (flush_bytes small enough that the load is
-// many times what the memtable holds); encode and decode speed of each column codec.
+// many times what the memtable holds), against the same load with no flush in the same run;
+// encode and decode speed of each column codec.
 //
 // Options: --hosts 100 --duration 1d --types int,float --peers influxdb,vm (or none)
 //          --flush-bytes 8MiB --codec-only
@@ -75,10 +76,12 @@ interface LoadResult {
   failedRows?: number;
 }
 
-async function benchSundial(file: string, tag: string): Promise<Result> {
+/** Loads `file` into a fresh server; `flushBytes` undefined: nothing leaves memory (the baseline). */
+async function benchSundial(file: string, tag: string, flushBytes: string | undefined): Promise<Result> {
   const dataDir = join(WORK, `sundial-storage-${tag}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir, args: ['--flush-bytes', opts['flush-bytes']!, '--log-level', 'info'] });
+  const args = flushBytes === undefined ? ['--flush-bytes', '4GiB', '--memtable-bytes', '4GiB', '--flush-age', '1h'] : ['--flush-bytes', flushBytes];
+  const server = await startServer({ dataDir, args });
   let res: LoadResult;
   let rss: number;
   try {
@@ -121,13 +124,16 @@ async function benchSundial(file: string, tag: string): Promise<Result> {
   const total = allocated(dataDir);
   const segments = apparent(dataDir, '.seg');
   return {
-    name: 'Sundial',
+    name: flushBytes === undefined ? 'Sundial, memtable only (baseline)' : 'Sundial',
     rowsPerSec: res.rowsPerSec,
     fieldValues: res.fieldValues,
     bytesPerValue: total / res.fieldValues,
     sampleBytesPerValue: segments / res.fieldValues,
     peakRssMiB: rss,
-    note: `${flushes} flushes and ${compactions} compactions by the server during and right after the load (flush_bytes ${opts['flush-bytes']}); failed rows ${res.failedRows ?? 0}`,
+    note:
+      flushBytes === undefined
+        ? `no flush during the load; files written after it; failed rows ${res.failedRows ?? 0}`
+        : `${flushes} flushes and ${compactions} compactions by the server during and right after the load (flush_bytes ${flushBytes}); failed rows ${res.failedRows ?? 0}`,
   };
 }
 
@@ -203,7 +209,7 @@ function sample(type: FieldType | 'time', n: number, seed: number): BigInt64Arra
 }
 
 function codecSpeeds(codecs: ColumnCodecs): string[] {
-  const n = 4096;
+  const n = 4320; // a TSBS series' day (8640 rows) makes two blocks of this size
   const out: string[] = ['| column | codec | bytes/value | encode M values/s | decode M values/s |', '|---|---|---|---|---|'];
   const cases: Array<[string, FieldType | 'time', string]> = [
     ['timestamps (10 s apart)', 'time', 'DEFAULT'],
@@ -238,13 +244,13 @@ function codecSpeeds(codecs: ColumnCodecs): string[] {
 async function main(): Promise<void> {
   const core = await loadCore();
   const codecs = storageCodecs(core);
-  console.log(`Column codecs (${codecs.constructor.name}), one core, blocks of 4096 values:\n`);
+  console.log(`Column codecs (${codecs.constructor.name}), one core, blocks of 4320 values as segment files hold them:\n`);
   console.log(codecSpeeds(codecs).join('\n'));
   if (opts['codec-only']) return;
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   for (const types of opts.types!.split(',')) {
     const file = dataFile(types);
-    const results: Result[] = [await benchSundial(file, types)];
+    const results: Result[] = [await benchSundial(file, types, opts['flush-bytes']), await benchSundial(file, `${types}-baseline`, undefined)];
     for (const p of peers) {
       const r = benchPeer(p, file, types);
       if (r) results.push(r);
