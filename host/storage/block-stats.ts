@@ -35,6 +35,8 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
     }
     case ValueType.BigInt:
     case ValueType.Unsigned: {
+      const small = smallIntStats(type, values as BigInt64Array, validity, rows);
+      if (small !== undefined) return small;
       const v = values as BigInt64Array;
       let min: bigint | undefined;
       let max: bigint | undefined;
@@ -66,4 +68,30 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
       for (let i = 0; i < rows; i++) if (validity === undefined || validity[i] === 1) count++;
       return { count };
   }
+}
+
+/**
+ * Integer statistics without a BigInt per value when every value fits in 32 bits (the common
+ * case: the profile of a TSBS flush showed BigInt compares as its largest JavaScript cost).
+ * Reads the low and high words through an Int32Array alias; undefined when a value is wider.
+ */
+function smallIntStats(type: ValueType, values: BigInt64Array, validity: Uint8Array | undefined, rows: number): BlockStats | undefined {
+  const w = new Int32Array(values.buffer, values.byteOffset, rows * 2);
+  const unsigned = type === ValueType.Unsigned;
+  let count = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  for (let i = 0; i < rows; i++) {
+    if (validity !== undefined && validity[i] === 0) continue;
+    const lo = w[2 * i]!;
+    const hi = w[2 * i + 1]!;
+    if (unsigned ? hi !== 0 || lo < 0 : hi !== lo >> 31) return undefined;
+    count++;
+    sum += lo; // at most 2^20 rows of 2^31: exact in a double
+    if (lo < min) min = lo;
+    if (lo > max) max = lo;
+  }
+  if (count === 0) return { count };
+  return { count, min: BigInt(min), max: BigInt(max), sum: BigInt(sum) };
 }
