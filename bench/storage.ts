@@ -62,6 +62,8 @@ function apparent(dir: string, suffix?: string): number {
 interface Result {
   name: string;
   rowsPerSec: number;
+  /** Server CPU seconds during the load (the steadier figure on a shared machine). */
+  cpuSeconds: number;
   fieldValues: number;
   bytesPerValue: number;
   sampleBytesPerValue: number;
@@ -73,6 +75,7 @@ interface LoadResult {
   rows: number;
   fieldValues: number;
   rowsPerSec: number;
+  server?: { cpuSeconds: number };
   failedRows?: number;
 }
 
@@ -126,6 +129,7 @@ async function benchSundial(file: string, tag: string, flushBytes: string | unde
   return {
     name: flushBytes === undefined ? 'Sundial, memtable only (baseline)' : 'Sundial',
     rowsPerSec: res.rowsPerSec,
+    cpuSeconds: res.server?.cpuSeconds ?? NaN,
     fieldValues: res.fieldValues,
     bytesPerValue: total / res.fieldValues,
     sampleBytesPerValue: segments / res.fieldValues,
@@ -175,10 +179,12 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string, tag: string): Result |
     bytesPerFieldValueSampleFiles: number;
     vmHWMMiB: number;
     compactionWaitSeconds: number;
+    serverCpuSeconds: number;
   };
   return {
     name: peer === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics',
     rowsPerSec: s.rowsPerSec,
+    cpuSeconds: s.serverCpuSeconds,
     fieldValues: s.fieldValues,
     bytesPerValue: s.bytesPerFieldValueFinal,
     sampleBytesPerValue: s.bytesPerFieldValueSampleFiles,
@@ -256,10 +262,12 @@ async function main(): Promise<void> {
       if (r) results.push(r);
     }
     console.log(`\n${file} (${types} fields), loaded with 5000-line batches on 2 connections, then flushed and compacted:\n`);
-    console.log('| server | bytes/value on disk | bytes/value data files | ingest rows/s | peak RSS MiB | note |');
-    console.log('|---|---|---|---|---|---|');
+    console.log('| server | bytes/value on disk | bytes/value data files | ingest rows/s | server CPU s | peak RSS MiB | note |');
+    console.log('|---|---|---|---|---|---|---|');
     for (const r of results) {
-      console.log(`| ${r.name} | ${r.bytesPerValue.toFixed(3)} | ${r.sampleBytesPerValue.toFixed(3)} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.note} |`);
+      console.log(
+        `| ${r.name} | ${r.bytesPerValue.toFixed(3)} | ${r.sampleBytesPerValue.toFixed(3)} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} | ${r.note} |`,
+      );
     }
   }
 }

@@ -70,8 +70,20 @@ function isolated(db: DatabaseStore, run: readonly SegmentSlot[]): boolean {
   );
 }
 
-/** A lone file worth rewriting: tombstones still hide rows in it, or it holds dropped tables or columns. */
+/**
+ * A lone file worth rewriting: tombstones still hide rows in it, or it holds dropped tables or
+ * columns, or expired rows. The answer "no" is remembered until the catalog, the tombstones or
+ * the retention bound change, so the once-a-second planning costs O(files), not O(series).
+ */
 function needsCleanup(db: DatabaseStore, s: SegmentSlot): boolean {
+  const state = `${db.env.catalog.version}/${db.tombstones.length}/${db.tombstones.at(-1)?.lsn}/${db.expiredBefore}`;
+  if (s.cleanAt === state) return false;
+  const dirty = isDirty(db, s);
+  if (!dirty) s.cleanAt = state;
+  return dirty;
+}
+
+function isDirty(db: DatabaseStore, s: SegmentSlot): boolean {
   const r = s.record;
   if (db.tombstones.some((t) => t.lsn > r.cleanLsn && t.minTs <= r.maxTs && r.minTs <= t.maxTs)) return true;
   if (db.expiredBefore !== null && r.minTs < db.expiredBefore) return true;

@@ -57,6 +57,8 @@ export interface SegmentSlot {
   record: SegmentRecord;
   reader: SegmentReader | undefined;
   error?: Error;
+  /** compaction.ts: the state in which the file was last found to need no cleanup. */
+  cleanAt?: string;
 }
 
 /** What `commit` changes. */
