@@ -3,7 +3,13 @@
 // VictoriaMetrics, in the same run with the same loader (../shared/bench/load-lp.mjs: 5000-line
 // batches, 2 connections). Prints rows/s, server CPU seconds and peak RSS side by side.
 //
-// Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1
+// Then every other ingest format on data of realistic shape (bench/ingest-bodies.ts), each into a
+// fresh server over 2 connections: OpenTSDB text, Elasticsearch bulk, NDJSON, Loki protobuf, OTLP
+// spans, Prometheus remote write; printed with the targets of issue 6 next to them.
+//
+// Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1 (0: the formats alone)
+//          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
+//          --format-scale 1 (multiplies the size of every format's data set)
 // Needs `npm run build` first (npm run bench:ingest does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,6 +17,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
+import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
+import { benchFormat, type FormatResult } from './ingest-formats.js';
 
 const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
 const WORK = '/tmp/sundial-bench';
@@ -22,6 +30,8 @@ const { values: opts } = parseArgs({
     peers: { type: 'string', default: 'influxdb,vm' },
     runs: { type: 'string', default: '1' },
     types: { type: 'string', default: 'int' },
+    formats: { type: 'string', default: 'all' },
+    'format-scale': { type: 'string', default: '1' },
   },
 });
 
@@ -100,9 +110,60 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string, run: number): Row | un
   }
 }
 
+/** The formats to run, with the target the issue sets for each (as a check on rows/s). */
+function formatWorkloads(): Array<{ make: () => Workload; target: (r: FormatResult, lp: Row | undefined) => string }> {
+  const k = Number(opts['format-scale']);
+  const all = {
+    opentsdb: {
+      make: () => openTsdbWorkload(100, Math.round(360 * k)),
+      target: (r: FormatResult, lp: Row | undefined) =>
+        lp === undefined ? 'within 30% of line protocol (not run)' : `within 30% of line protocol: ${((r.rowsPerSec / lp.rowsPerSec) * 100).toFixed(0)}% of its rows/s, ${((r.valuesPerSec / (lp.rowsPerSec * 10)) * 100).toFixed(0)}% of its values/s`,
+    },
+    bulk: { make: () => bulkWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
+    ndjson: { make: () => ndjsonWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
+    loki: { make: () => lokiWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 entries/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
+    // 16 k spans: every span is a series of its own (span_id is a tag, as CnosDB maps them), and
+    // today's memtable gives each new series room for 32 rows of every column of its batch, about
+    // 13 KB a span, so the default 256 MiB refuses writes (429) past some 20 k spans.
+    otlp: { make: () => otlpWorkload(Math.round(16_384 * k)), target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}` },
+    prom: { make: () => promWorkload(100, Math.round(200 * k)), target: () => '(no target)' },
+  };
+  const names = opts.formats === 'none' ? [] : opts.formats === 'all' ? Object.keys(all) : opts.formats!.split(',');
+  return names.map((n) => {
+    const w = all[n as keyof typeof all];
+    if (w === undefined) throw new Error(`unknown format '${n}'; want ${Object.keys(all).join(', ')}`);
+    return w;
+  });
+}
+
+async function benchFormats(lp: Row | undefined): Promise<void> {
+  const workloads = formatWorkloads();
+  if (workloads.length === 0) return;
+  const results: Array<[FormatResult, string]> = [];
+  for (const w of workloads) {
+    const workload = w.make();
+    const r = await benchFormat(workload, WORK);
+    results.push([r, w.target(r, lp)]);
+  }
+  console.log('\nEvery other format, each into a fresh server (2 connections), same run:\n');
+  console.log('| format | rows stored / sent | body MiB | rows/s | values/s | server CPU s | rows per CPU s | peak RSS MiB | failed requests | target |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  if (lp !== undefined) {
+    console.log(`| line protocol (TSBS cpu, above) | rows | | ${Math.round(lp.rowsPerSec).toLocaleString('en')} | ${Math.round(lp.rowsPerSec * 10).toLocaleString('en')} | ${lp.cpuSeconds.toFixed(1)} | ${Math.round(lp.rowsPerCpuSecond).toLocaleString('en')} | ${lp.peakRssMiB.toFixed(0)} | | |`);
+  }
+  for (const [r, target] of results) {
+    const n = (v: number) => Math.round(v).toLocaleString('en');
+    console.log(`| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`);
+  }
+}
+
 async function main(): Promise<void> {
-  const file = dataFile();
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
+  if (Number(opts.runs) === 0) {
+    await benchFormats(undefined);
+    return;
+  }
+  const file = dataFile();
   const rows: Row[] = [];
   for (let run = 1; run <= Number(opts.runs); run++) {
     rows.push(await benchSundial(file, run));
@@ -119,6 +180,7 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(1)} | ${Math.round(r.rowsPerCpuSecond).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.failedRows} |`);
   }
   if (scan.status === 0) console.log(`\nWasm line-protocol scanner alone:\n${scan.stdout.trim()}`);
+  await benchFormats(rows.find((r) => r.name === 'Sundial'));
 }
 
 await main();

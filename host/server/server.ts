@@ -9,8 +9,13 @@ import type { Config } from '../cli/config.js';
 import type { UserDef } from '../storage/catalog.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
+import { esRoutes } from './routes/es-bulk.js';
 import { fallbackRoute } from './routes/fallback.js';
+import { jaegerRoutes } from './routes/jaeger.js';
 import { pingRoutes } from './routes/ping.js';
+import { openTsdbRoutes } from './routes/opentsdb.js';
+import { prometheusRoutes } from './routes/prometheus.js';
+import { traceRoutes } from './routes/traces.js';
 import { writeRoutes } from './routes/write.js';
 import type { Services } from './services.js';
 
@@ -94,7 +99,16 @@ export class SundialServer {
     };
     registerEncoders(this.hapi);
     this.#extensions();
-    const routes: ServerRoute[] = [...pingRoutes(this.#ctx), ...writeRoutes(this.#ctx), fallbackRoute()];
+    const routes: ServerRoute[] = [
+      ...pingRoutes(this.#ctx),
+      ...writeRoutes(this.#ctx),
+      ...openTsdbRoutes(this.#ctx),
+      ...esRoutes(this.#ctx),
+      ...traceRoutes(this.#ctx),
+      ...prometheusRoutes(this.#ctx),
+      ...jaegerRoutes(this.#ctx),
+      fallbackRoute(),
+    ];
     this.hapi.route(routes);
   }
 

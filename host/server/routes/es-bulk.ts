@@ -1,0 +1,99 @@
+// POST /api/v1/es/_bulk (log_type bulk, ndjson, loki) and the handshake routes that log shippers
+// and the Elasticsearch clients probe first, answered as CnosDB answers them (no credentials,
+// `X-Elastic-Product: Elasticsearch`, which the official clients require on every 2xx reply).
+// Errors carry a JSON body: this is not one of the spec's empty-body write routes.
+
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { UserError } from '../../core/errors.js';
+import { parseBulk, parseNdjson } from '../../ingest/es-bulk.js';
+import { parseTagColumns, type LogOptions } from '../../ingest/log-documents.js';
+import { parseLokiJson, parseLokiProtobuf } from '../../ingest/loki-push.js';
+import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
+import type { ServerContext } from '../server.js';
+import { mediaType } from './content-type.js';
+import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
+
+type LogType = 'bulk' | 'ndjson' | 'loki';
+
+const ELASTIC_PRODUCT = ['X-Elastic-Product', 'Elasticsearch'] as const;
+/** The version the handshake reports (CnosDB's); shippers pick their protocol by it. */
+const ES_VERSION = '8.4.0';
+
+function logTypeOf(request: Request): LogType {
+  const v = queryParam(request, 'log_type');
+  if (v === undefined) return 'bulk';
+  const t = v.toLowerCase();
+  if (t === 'bulk' || t === 'ndjson' || t === 'loki') return t;
+  throw new UserError('badParameter', `invalid log_type '${v}': want bulk, ndjson or loki`);
+}
+
+export function esRoutes(ctx: ServerContext): ServerRoute[] {
+  const open = { plugins: { sundial: { auth: false, errors: 'json' as const } } };
+  const stub = (path: string): ServerRoute => ({
+    method: '*',
+    path,
+    options: open,
+    handler: (_r: Request, h: ResponseToolkit) => h.response().code(200).header(...ELASTIC_PRODUCT),
+  });
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/es/_bulk',
+      options: { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'json' } } },
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const table = paramOrHeader(request, 'table');
+        if (table === undefined || table === '') throw new UserError('logParse', "the 'table' parameter is required");
+        const logType = logTypeOf(request);
+        const timeColumn = queryParam(request, 'time_column') ?? 'time';
+        const tagColumns = parseTagColumns(queryParam(request, 'tag_columns'));
+        const protobufBody = logType === 'loki' && mediaType(request) === 'application/x-protobuf';
+        const target = { tenant: tenantOf(request), database: databaseOf(request) };
+        const out = await runWrite(
+          ctx,
+          request,
+          target,
+          { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
+          ({ body, dbUnit, nowMs }) => {
+            const options: LogOptions = { table, timeColumn, tagColumns, dbUnit, nowMs };
+            if (logType === 'bulk') return parseBulk(body, options);
+            const batches = logType === 'ndjson' ? parseNdjson(body, options) : protobufBody ? parseLokiProtobuf(body, options) : parseLokiJson(body, options);
+            return { batches, actions: undefined };
+          },
+        );
+        if (out.actions === undefined) return h.response().code(200);
+        const items = out.actions.map((action) => `{"${action}":{"status":201}}`).join(',');
+        const took = Math.max(0, Date.now() - request.info.received);
+        return h
+          .response(`{"took":${took},"errors":false,"items":[${items}]}`)
+          .type('application/json')
+          .header(...ELASTIC_PRODUCT);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/es',
+      options: open,
+      handler: (_r: Request, h: ResponseToolkit) =>
+        h.response(JSON.stringify({ version: { number: ES_VERSION } })).type('application/json').header(...ELASTIC_PRODUCT),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/es/_license',
+      options: open,
+      handler: (_r: Request, h: ResponseToolkit) =>
+        h
+          .response(
+            JSON.stringify({
+              // CnosDB's reply, plus `type`, the key Elasticsearch itself (and Beats) use.
+              license: { uid: 'cbff45e7-c553-41f7-ae4f-9205eabd80xx', type: 'oss', license_type: 'oss', status: 'active', expiry_date_in_millis: 4000000000000 },
+            }),
+          )
+          .type('application/json')
+          .header(...ELASTIC_PRODUCT),
+    },
+    stub('/api/v1/es/_ingest/{rest*}'),
+    stub('/api/v1/es/_nodes/{rest*}'),
+    stub('/api/v1/es/_ilm/policy/{rest*}'),
+    stub('/api/v1/es/_index_template/{rest*}'),
+  ];
+}

@@ -1,0 +1,243 @@
+// The Jaeger query API over a traces table (CONTRACT.md "Writes", `/api/v1/traces`), at the
+// paths jaeger-query serves (`/api/...`, not under /api/v1), so that Grafana's Jaeger data source
+// and the Jaeger UI can be pointed at the server's base URL: `/api/services`,
+// `/api/services/{service}/operations`, `/api/operations`, `/api/traces` (search) and
+// `/api/traces/{id}`. `tenant`, `db` and `table` come as headers or query parameters, as for
+// writes; the user needs Read on the database. Replies use jaeger-query's envelope
+// `{"data":...,"total":N,"limit":0,"offset":0,"errors":null}`; a trace that does not exist is
+// jaeger-query's 404 with `errors`.
+
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { UserError } from '../../core/errors.js';
+import { dbUnit, NANOS_PER, type TimeUnit } from '../../core/precision.js';
+import type { ScanRequest } from '../../core/scan.js';
+import { SPAN_COLUMNS as C } from '../../ingest/otlp-traces.js';
+import type { DatabaseDef } from '../../storage/catalog.js';
+import { requireDatabaseAccess } from '../access.js';
+import { databaseOf, queryParam, tenantOf } from '../params.js';
+import { userOf, type ServerContext } from '../server.js';
+import { assembleTraces, JAEGER_SPAN_KIND, SpanColumnPlan, type SpanRow } from './jaeger-spans.js';
+import { readTable, tableFields } from './table-reader.js';
+import { requiredTable } from './traces.js';
+
+const DEFAULT_SEARCH_LIMIT = 20;
+
+interface TraceTable {
+  db: DatabaseDef;
+  table: string;
+  unit: TimeUnit;
+  ctx: ServerContext;
+}
+
+/** Runs a lookup as a query: it counts against the concurrent-query limit (429 beyond). */
+async function asQuery<T>(ctx: ServerContext, run: () => Promise<T>): Promise<T> {
+  const release = ctx.services().queries.acquire(1);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
+}
+
+function traceTable(ctx: ServerContext, request: Request): TraceTable {
+  const table = requiredTable(request);
+  const services = ctx.services();
+  const db = requireDatabaseAccess(services.storage.catalog, userOf(request), tenantOf(request), databaseOf(request), 'read');
+  tableFields(db, table);
+  return { db, table, unit: dbUnit(db.options.precision), ctx };
+}
+
+function envelope(h: ResponseToolkit, data: unknown, total: number, code = 200, errors: unknown = null): ReturnType<ResponseToolkit['response']> {
+  return h.response(JSON.stringify({ data, total, limit: 0, offset: 0, errors })).type('application/json').code(code);
+}
+
+/** Distinct values of `pick` over every row, sorted. */
+async function distinct<T>(t: TraceTable, request: ScanRequest, pick: (tags: ReadonlyMap<string, string>, kind: string | undefined) => T | undefined): Promise<T[]> {
+  const seen = new Map<string, T>();
+  for await (const chunk of readTable(t.ctx.services().storage, t.db, t.table, request)) {
+    const kinds = chunk.fields.get(C.kind);
+    for (let i = 0; i < chunk.length; i++) {
+      const kind = kinds === undefined || kinds.validity?.[i] === 0 ? undefined : (kinds.values[i] as string);
+      const v = pick(chunk.tags, kind);
+      if (v !== undefined) seen.set(JSON.stringify(v), v);
+    }
+  }
+  return [...seen.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, v]) => v);
+}
+
+/** Every span of the table that passes the scan request, as Jaeger spans. */
+async function readSpans(t: TraceTable, request: Omit<ScanRequest, 'fields'>): Promise<SpanRow[]> {
+  const fields = tableFields(t.db, t.table);
+  const plan = new SpanColumnPlan(fields);
+  const rows: SpanRow[] = [];
+  for await (const chunk of readTable(t.ctx.services().storage, t.db, t.table, { ...request, fields })) {
+    for (let i = 0; i < chunk.length; i++) rows.push(plan.span(chunk, i, t.unit));
+  }
+  return rows;
+}
+
+/** Lowercase, zero-padded to 32 digits (some clients drop leading zeros). */
+function normalizeTraceId(id: string): string {
+  const v = id.trim().toLowerCase();
+  if (!/^[0-9a-f]{1,32}$/.test(v)) throw new UserError('badParameter', `invalid trace id '${id.slice(0, 64)}': want up to 32 hex digits`);
+  return v.padStart(32, '0');
+}
+
+function integerParam(request: Request, name: string): number | undefined {
+  const v = queryParam(request, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UserError('badParameter', `invalid ${name} '${v.slice(0, 40)}': want an integer`);
+  return Number(v);
+}
+
+const DURATION_UNITS_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** A Go duration (`1.5s`, `100ms`, `1h30m`) in nanoseconds, as Jaeger's minDuration takes it. */
+export function parseGoDuration(text: string, name: string): number {
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  let total = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (m === null) throw new UserError('badParameter', `invalid ${name} '${text.slice(0, 40)}': want a duration such as 1.5s or 100ms`);
+    total += Number(m[1]) * DURATION_UNITS_NS[m[2]!]!;
+    pos = re.lastIndex;
+  }
+  if (pos === 0) throw new UserError('badParameter', `invalid ${name} '': want a duration such as 1.5s or 100ms`);
+  return total;
+}
+
+/** The search's tag filter: `tags` (a JSON object) and repeated `tag=key:value`. */
+function tagFilter(request: Request): Map<string, string> {
+  const out = new Map<string, string>();
+  const json = queryParam(request, 'tags');
+  if (json !== undefined && json !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new UserError('badParameter', `invalid tags '${json.slice(0, 60)}': want a JSON object of strings`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError('badParameter', 'invalid tags: want a JSON object of strings');
+    for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) out.set(k, String(v));
+  }
+  const raw = request.query.tag as string | string[] | undefined;
+  for (const t of raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]) {
+    const colon = t.indexOf(':');
+    if (colon <= 0) throw new UserError('badParameter', `invalid tag '${t.slice(0, 60)}': want key:value`);
+    out.set(t.slice(0, colon), t.slice(colon + 1));
+  }
+  return out;
+}
+
+function spanHasTags(row: SpanRow, wanted: ReadonlyMap<string, string>): boolean {
+  for (const [k, v] of wanted) {
+    const hit = row.span.tags.some((t) => t.key === k && String(t.value) === v) || row.process.tags.some((t) => t.key === k && String(t.value) === v);
+    if (!hit) return false;
+  }
+  return true;
+}
+
+export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
+  const options = { plugins: { sundial: { errors: 'json' as const } } };
+  const microsToUnit = (us: number | undefined, unit: TimeUnit): bigint | undefined =>
+    us === undefined ? undefined : (BigInt(us) * NANOS_PER.us) / NANOS_PER[unit];
+  return [
+    {
+      method: 'GET',
+      path: '/api/services',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const data = await distinct(t, { fields: [] }, (tags) => tags.get(C.serviceName));
+          return envelope(h, data, data.length);
+        }),
+    },
+    {
+      method: 'GET',
+      path: '/api/services/{service}/operations',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const service = request.params.service as string;
+          const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags) => tags.get(C.name));
+          return envelope(h, data, data.length);
+        }),
+    },
+    {
+      method: 'GET',
+      path: '/api/operations',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const service = queryParam(request, 'service');
+          if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
+          const spanKind = queryParam(request, 'spanKind') ?? '';
+          const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags, kind) => {
+            const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
+            if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
+            return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
+          });
+          return envelope(h, data, data.length);
+        }),
+    },
+    {
+      method: 'GET',
+      path: '/api/traces/{traceId}',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const id = normalizeTraceId(request.params.traceId as string);
+          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id }));
+          if (traces.length === 0) return envelope(h, null, 0, 404, [{ code: 404, msg: 'trace not found' }]);
+          return envelope(h, traces, 0);
+        }),
+    },
+    {
+      method: 'GET',
+      path: '/api/traces',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, async () => {
+          const t = traceTable(ctx, request);
+          const ids = request.query.traceID as string | string[] | undefined;
+          if (ids !== undefined) {
+            const wanted = new Set((Array.isArray(ids) ? ids : [ids]).flatMap((s) => s.split(',')).filter((s) => s !== '').map(normalizeTraceId));
+            const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? '') }));
+            return envelope(h, traces, traces.length);
+          }
+          const service = queryParam(request, 'service');
+          const operation = queryParam(request, 'operation');
+          const start = integerParam(request, 'start');
+          const end = integerParam(request, 'end');
+          const limit = integerParam(request, 'limit') ?? DEFAULT_SEARCH_LIMIT;
+          const minDuration = queryParam(request, 'minDuration');
+          const maxDuration = queryParam(request, 'maxDuration');
+          const minUs = minDuration ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
+          const maxUs = maxDuration ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
+          const tags = tagFilter(request);
+          const candidates = await readSpans(t, {
+            minTime: microsToUnit(start, t.unit),
+            maxTime: microsToUnit(end, t.unit),
+            seriesFilter: (s) => (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
+          });
+          // The most recent `limit` traces with a matching span, returned whole.
+          const latest = new Map<string, number>();
+          for (const row of candidates) {
+            const d = row.span.duration;
+            if ((minUs !== undefined && d < minUs) || (maxUs !== undefined && d > maxUs) || !spanHasTags(row, tags)) continue;
+            latest.set(row.span.traceID, Math.max(latest.get(row.span.traceID) ?? -Infinity, row.span.startTime));
+          }
+          const chosen = new Set([...latest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, Math.max(0, limit)).map(([id]) => id));
+          const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? '') }));
+          traces.sort((a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1));
+          return envelope(h, traces, traces.length);
+        }),
+    },
+  ];
+}

@@ -1,0 +1,60 @@
+// POST /api/v1/opentsdb/write (telnet-style text) and /api/v1/opentsdb/put (OpenTSDB's HTTP JSON),
+// both write routes with empty error bodies (CONTRACT.md "Errors"). `precision` is optional: without
+// it OpenTSDB's own seconds/milliseconds rule applies. `/put` also answers OpenTSDB's `?summary`
+// and `?details` with OpenTSDB's JSON, since Telegraf and other /api/put clients ask for it; a
+// request is atomic, so `failed` is always 0 on success.
+
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { TimeUnit } from '../../core/precision.js';
+import { parseOpenTsdbJson } from '../../ingest/opentsdb-json.js';
+import { parseOpenTsdbText } from '../../ingest/opentsdb-text.js';
+import { databaseOf, precisionOf, queryParam, tenantOf } from '../params.js';
+import type { ServerContext } from '../server.js';
+import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
+
+/** The `precision` parameter if given (validated), else undefined. */
+function optionalPrecision(request: Request): TimeUnit | undefined {
+  return queryParam(request, 'precision') === undefined ? undefined : precisionOf(request);
+}
+
+/** OpenTSDB's flags are present-or-absent (`?details`); `false`/`0` also turn them off. */
+function flag(request: Request, name: string): boolean {
+  const v = queryParam(request, name);
+  return v !== undefined && v !== 'false' && v !== '0';
+}
+
+export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
+  const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'empty' as const } } };
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/opentsdb/write',
+      options,
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const precision = optionalPrecision(request);
+        const target = { tenant: tenantOf(request), database: databaseOf(request) };
+        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit }) => ({
+          batches: parseOpenTsdbText(body, { precision, dbUnit }),
+        }));
+        return h.response().code(200);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/opentsdb/put',
+      options,
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const precision = optionalPrecision(request);
+        const details = flag(request, 'details');
+        const summary = flag(request, 'summary');
+        const target = { tenant: tenantOf(request), database: databaseOf(request) };
+        const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit }) =>
+          parseOpenTsdbJson(body, { precision, dbUnit }),
+        );
+        if (details) return h.response(JSON.stringify({ success: out.points, failed: 0, errors: [] })).type('application/json');
+        if (summary) return h.response(JSON.stringify({ success: out.points, failed: 0 })).type('application/json');
+        return h.response().code(200);
+      },
+    },
+  ];
+}

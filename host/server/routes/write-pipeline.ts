@@ -1,0 +1,83 @@
+// The one write path every ingest route shares (CONTRACT.md "Writes"), in this order: the
+// route's own parameters (checked by the route before calling in), credentials (the server's
+// onPreAuth), tenant membership, Write privilege and database, memtable capacity,
+// Content-Encoding, the body (size limit on the wire and after decompression), optional snappy
+// block framing, the in-flight byte budget, then the format's parser and one atomic, durable
+// store of all its batches. A failure anywhere stores nothing.
+
+import type { Request } from '@hapi/hapi';
+import type { TimeUnit } from '../../core/precision.js';
+import { dbUnit } from '../../core/precision.js';
+import type { DatabaseDef } from '../../storage/catalog.js';
+import { requireDatabaseAccess } from '../access.js';
+import { checkContentEncoding, readBody } from '../request-body.js';
+import { userOf, type ServerContext } from '../server.js';
+import type { Services } from '../services.js';
+import { decodeSnappyBlock } from './snappy-body.js';
+
+/** Route payload settings for write routes: the raw stream, read by readBody. */
+export const WRITE_PAYLOAD = { output: 'stream', parse: false, maxBytes: Number.MAX_SAFE_INTEGER, timeout: false } as const;
+
+export interface WriteTarget {
+  tenant: string;
+  database: string;
+}
+
+export interface WriteOptions {
+  /** Largest body, compressed or not. */
+  bodyLimitBytes: number;
+  /**
+   * The body is a snappy block (Prometheus, Loki protobuf). `Content-Encoding: snappy` then names
+   * that framing (Prometheus sends it) rather than a second encoding.
+   */
+  snappy?: boolean;
+}
+
+/** What a format's parser gets. */
+export interface WriteInput {
+  /** The decoded body; valid until the parser returns. */
+  body: Buffer;
+  db: DatabaseDef;
+  /** The database precision. */
+  dbUnit: TimeUnit;
+  /** The request's clock (fixed for the request), milliseconds since the epoch. */
+  nowMs: number;
+  services: Services;
+}
+
+/** What a parser returns: the batches to store, and anything the route replies with. */
+export type WriteOutput<T> = { batches: Uint8Array[] } & T;
+
+/**
+ * Runs the write pipeline for one request and resolves with the parser's output once its
+ * batches are durable. Throws UserError for every rejection.
+ */
+export async function runWrite<T>(
+  ctx: ServerContext,
+  request: Request,
+  target: WriteTarget,
+  options: WriteOptions,
+  parse: (input: WriteInput) => WriteOutput<T>,
+): Promise<WriteOutput<T>> {
+  const services = ctx.services();
+  const db = requireDatabaseAccess(services.storage.catalog, userOf(request), target.tenant, target.database, 'write');
+  services.storage.checkWriteCapacity();
+  const header = request.headers['content-encoding'] as string | undefined;
+  const snappyHeader = options.snappy === true && header?.trim().toLowerCase() === 'snappy';
+  const encoding = snappyHeader ? 'identity' : checkContentEncoding(header);
+  let body = await readBody(request.payload as never, encoding, options.bodyLimitBytes, contentLength(request));
+  if (options.snappy === true && body.length > 0) body = decodeSnappyBlock(body, options.bodyLimitBytes);
+  const release = services.writeBytes.acquire(body.length);
+  try {
+    const out = parse({ body, db, dbUnit: dbUnit(db.options.precision), nowMs: services.nowMs(), services });
+    await services.storage.write(db, out.batches);
+    return out;
+  } finally {
+    release();
+  }
+}
+
+export function contentLength(request: Request): number | undefined {
+  const v = request.headers['content-length'];
+  return v === undefined ? undefined : Number(v);
+}

@@ -1,0 +1,223 @@
+// POST /api/v1/es/_bulk against a real server, driven by the clients people use: the official
+// @elastic/elasticsearch bulk helper, NDJSON streamed in chunks, and Loki pushes as Promtail sends
+// them (JSON, and snappy-compressed protobuf); the handshake routes shippers probe; every
+// rejection with its status and JSON error. Stored rows are read back after the server stops.
+
+import { Readable } from 'node:stream';
+import { request as httpRequest } from 'node:http';
+import { Client } from '@elastic/elasticsearch';
+import protobuf from 'protobufjs';
+import { compressSync } from 'snappy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, type HttpResponse } from '../support/http.js';
+import { readBack, type ReadBack } from '../support/read-back.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+const PUSH = protobuf
+  .parse(
+    // grafana/loki pkg/push/push.proto, the messages Promtail sends (gogoproto options dropped).
+    `syntax = "proto3"; package logproto;
+     message PushRequest { repeated StreamAdapter streams = 1; }
+     message StreamAdapter { string labels = 1; repeated EntryAdapter entries = 2; uint64 hash = 3; }
+     message LabelPairAdapter { string name = 1; string value = 2; }
+     message EntryAdapter { Timestamp timestamp = 1; string line = 2; repeated LabelPairAdapter structuredMetadata = 3; }
+     message Timestamp { int64 seconds = 1; int32 nanos = 2; }`,
+  )
+  .root.lookupType('logproto.PushRequest');
+
+const DOCS = Array.from({ length: 250 }, (_, i) => ({
+  '@timestamp': new Date(Date.UTC(2024, 0, 31, 12, 0, 0, i)).toISOString(),
+  host: `web-${i % 3}`,
+  message: `GET /item/${i} 200`,
+  http: { status: 200 + (i % 2), bytes: i * 10, ok: i % 2 === 0 },
+  tags: ['a', 'b'],
+}));
+
+const NDJSON_LINES = Array.from({ length: 100 }, (_, i) => JSON.stringify({ time: `2024-02-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(3, '0')}+00:00`, level: i % 5 === 0 ? 'warn' : 'info', n: i }));
+
+/** POSTs `chunks` with chunked transfer encoding (no Content-Length), as a streaming shipper does. */
+function postStream(url: string, path: string, chunks: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, url), { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from('root:').toString('base64'), 'content-type': 'application/x-ndjson' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    Readable.from(chunks).pipe(req);
+  });
+}
+
+interface Case {
+  name: string;
+  query: string;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+  status: number;
+  code?: string;
+  message?: string;
+  absent?: string;
+}
+
+const cases: Case[] = [
+  { name: 'a missing table', query: 'log_type=ndjson', body: '{"a":1}', status: 400, code: '040016', message: "the 'table' parameter is required" },
+  { name: 'an unknown log_type', query: 'table=bad1&log_type=csv', body: '{"a":1}', status: 400, code: '040001', message: "invalid log_type 'csv': want bulk, ndjson or loki", absent: 'bad1' },
+  { name: 'a null value', query: 'table=bad2&log_type=ndjson', body: '{"a":1}\n{"a":null}\n', status: 400, code: '040016', message: "line 2: column 'a' is null; null values are not supported", absent: 'bad2' },
+  { name: 'a time that does not parse', query: 'table=bad3', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n', status: 400, code: '040016', absent: 'bad3' },
+  { name: 'a document that is not an object', query: 'table=bad4&log_type=ndjson', body: '[1,2]\n', status: 400, code: '040016', message: 'line 1: expected a JSON object, found an array', absent: 'bad4' },
+  { name: 'a bulk action without its document', query: 'table=bad5', body: '{"create":{}}\n', status: 400, code: '040016', absent: 'bad5' },
+  { name: 'a truncated Loki protobuf', query: 'table=bad6&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: lokiProtobuf(true), status: 400, code: '040017', absent: 'bad6' },
+  { name: 'a corrupt snappy block', query: 'table=bad7&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([0x20, 0x00, 0x01]), status: 400, code: '040013', absent: 'bad7' },
+  { name: 'a type conflict within the request', query: 'table=bad8&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n', status: 422, code: '020010', absent: 'bad8' },
+  { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 422, code: '030017', message: 'Database not found: "nope"' },
+];
+
+function lokiProtobuf(truncated = false): Buffer {
+  const message = PUSH.encode(
+    PUSH.fromObject({
+      streams: [
+        {
+          labels: '{job="varlogs", filename="/var/log/syslog"}',
+          entries: [
+            { timestamp: { seconds: 1706702400, nanos: 1 }, line: 'kernel: boot' },
+            { timestamp: { seconds: 1706702401 }, line: 'sshd: accepted', structuredMetadata: [{ name: 'pid', value: '42' }] },
+          ],
+        },
+      ],
+    }),
+  ).finish();
+  return compressSync(Buffer.from(truncated ? message.subarray(0, message.length - 5) : message));
+}
+
+let server: TestServer;
+let stored: ReadBack;
+let bulkStats: { total: number; successful: number; failed: number };
+let gzipStats: { total: number; successful: number; failed: number };
+let rawBulk: HttpResponse;
+let ndjsonStatus: number;
+let lokiJson: HttpResponse;
+let lokiProto: HttpResponse;
+const handshake = new Map<string, HttpResponse>();
+const responses = new Map<string, HttpResponse>();
+
+beforeAll(async () => {
+  server = await startServer();
+  const client = (compression: boolean) => new Client({ node: `${server.url}/api/v1/es`, auth: { username: 'root', password: '' }, compression });
+  const bulk = (docs: object[], query: Record<string, string>, compression = false) =>
+    client(compression).helpers.bulk({ datasource: docs, onDocument: () => ({ create: { _index: 'ignored' } }), flushBytes: 8 * 1024, onDrop: (d) => console.error(d) }, { querystring: query });
+  bulkStats = await bulk(DOCS, { table: 'es_logs', time_column: '@timestamp', tag_columns: 'host' });
+  gzipStats = await bulk(DOCS.slice(0, 10), { table: 'es_gzip', time_column: '@timestamp' }, true);
+  rawBulk = await http(server.url, '/api/v1/es/_bulk?table=es_raw', { method: 'POST', body: '{"index":{"_id":"1"}}\n{"v":1}\n{"create":{}}\n{"v":2}\n' });
+  ndjsonStatus = await postStream(server.url, '/api/v1/es/_bulk?table=nd&log_type=ndjson&tag_columns=level', NDJSON_LINES.map((l) => l + '\n'));
+  lokiJson = await http(server.url, '/api/v1/es/_bulk?table=loki_json&log_type=loki&tag_columns=job', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ streams: [{ stream: { job: 'api', level: 'error' }, values: [['1706702400000000005', 'timeout'], ['1706702400000000006', 'retry', { attempt: '2' }]] }] }),
+  });
+  lokiProto = await http(server.url, '/api/v1/es/_bulk?table=loki_proto&log_type=loki&tag_columns=job,filename', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: lokiProtobuf(),
+  });
+  for (const [method, path] of [
+    ['GET', '/api/v1/es'],
+    ['HEAD', '/api/v1/es'],
+    ['GET', '/api/v1/es/_license'],
+    ['PUT', '/api/v1/es/_index_template/logs'],
+    ['GET', '/api/v1/es/_ilm/policy/x'],
+    ['GET', '/api/v1/es/_nodes/http'],
+    ['PUT', '/api/v1/es/_ingest/pipeline/p'],
+  ] as const) {
+    handshake.set(`${method} ${path}`, await http(server.url, path, { method, auth: null }));
+  }
+  for (const c of cases) responses.set(c.name, await http(server.url, `/api/v1/es/_bulk?${c.query}`, { method: 'POST', body: c.body, headers: c.headers }));
+  expect(await server.stop()).toBe(0);
+  stored = await readBack(server.dataDir);
+});
+
+afterAll(async () => {
+  await stored?.close();
+  server?.cleanup();
+});
+
+describe('POST /api/v1/es/_bulk', () => {
+  it('takes every document from the Elasticsearch client bulk helper', () => {
+    expect(bulkStats).toMatchObject({ total: 250, successful: 250, failed: 0 });
+    expect(gzipStats).toMatchObject({ total: 10, successful: 10, failed: 0 });
+  });
+
+  it('stored the bulk documents: flattened, time from @timestamp, host as tag', async () => {
+    const rows = await stored.rows('es_logs');
+    expect(rows).toHaveLength(250);
+    const first = rows.find((r) => r.message === 'GET /item/0 200');
+    expect(first).toEqual({
+      time: 1706702400_000_000_000n,
+      host: 'web-0',
+      message: 'GET /item/0 200',
+      'http.status': 200,
+      'http.bytes': 0,
+      'http.ok': true,
+      'tags.0': 'a',
+      'tags.1': 'b',
+    });
+    const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('es_logs')!;
+    expect(t.tags.map((c) => c.name)).toEqual(['host']);
+    expect(await stored.rows('es_gzip')).toHaveLength(10);
+  });
+
+  it("answers bulk with Elasticsearch's reply shape, one item per action", () => {
+    expect(rawBulk.status).toBe(200);
+    expect(rawBulk.headers['x-elastic-product']).toBe('Elasticsearch');
+    expect(rawBulk.text).toMatch(/^\{"took":\d+,"errors":false,"items":\[\{"index":\{"status":201\}\},\{"create":\{"status":201\}\}\]\}$/);
+  });
+
+  it('takes NDJSON streamed in chunks', async () => {
+    expect(ndjsonStatus).toBe(200);
+    const rows = await stored.rows('nd');
+    expect(rows).toHaveLength(100);
+    expect(rows.filter((r) => r.level === 'warn')).toHaveLength(20);
+    expect(rows.find((r) => r.n === 61)).toEqual({ time: 1706745601_061_000_000n, level: 'info', n: 61 });
+  });
+
+  it('takes Loki JSON: one row per entry, line in msg, labels as columns', async () => {
+    expect([lokiJson.status, lokiJson.body.length]).toEqual([200, 0]);
+    expect(await stored.rows('loki_json')).toEqual([
+      { time: 1706702400000000005n, job: 'api', level: 'error', msg: 'timeout' },
+      { time: 1706702400000000006n, job: 'api', level: 'error', msg: 'retry', attempt: '2' },
+    ]);
+  });
+
+  it('takes Loki snappy protobuf as Promtail sends it', async () => {
+    expect([lokiProto.status, lokiProto.body.length]).toEqual([200, 0]);
+    expect(await stored.rows('loki_proto')).toEqual([
+      { time: 1706702400000000001n, filename: '/var/log/syslog', job: 'varlogs', msg: 'kernel: boot' },
+      { time: 1706702401000000000n, filename: '/var/log/syslog', job: 'varlogs', msg: 'sshd: accepted', pid: '42' },
+    ]);
+  });
+
+  for (const c of cases) {
+    it(`rejects ${c.name} with ${c.status} ${c.code}`, () => {
+      const r = responses.get(c.name)!;
+      expect([r.status, r.headers['x-sundial-error-code']]).toEqual([c.status, c.code]);
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+      const body = JSON.parse(r.text) as { error_code: string; error_message: string };
+      expect(body.error_code).toBe(c.code);
+      if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      if (c.absent !== undefined) expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has(c.absent)).toBe(false);
+    });
+  }
+});
+
+describe('Elasticsearch handshake routes', () => {
+  it('answer as CnosDB does, without credentials', () => {
+    const get = handshake.get('GET /api/v1/es')!;
+    expect([get.status, get.headers['x-elastic-product'], get.text]).toEqual([200, 'Elasticsearch', '{"version":{"number":"8.4.0"}}']);
+    const head = handshake.get('HEAD /api/v1/es')!;
+    expect([head.status, head.headers['x-elastic-product'], head.body.length]).toEqual([200, 'Elasticsearch', 0]);
+    const license = JSON.parse(handshake.get('GET /api/v1/es/_license')!.text) as { license: Record<string, unknown> };
+    expect(license.license).toMatchObject({ type: 'oss', license_type: 'oss', status: 'active' });
+    for (const k of ['PUT /api/v1/es/_index_template/logs', 'GET /api/v1/es/_ilm/policy/x', 'GET /api/v1/es/_nodes/http', 'PUT /api/v1/es/_ingest/pipeline/p']) {
+      const r = handshake.get(k)!;
+      expect([k, r.status, r.body.length]).toEqual([k, 200, 0]);
+    }
+  });
+});
