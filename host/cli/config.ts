@@ -30,8 +30,12 @@ export const SETTINGS = [
   { key: 'limits.max_concurrent_queries', kind: 'int', default: 64, doc: 'SQL requests running at once (429 beyond).' },
   { key: 'limits.query_timeout', kind: 'duration', default: 600_000, doc: 'A query running longer fails with 500 `010010`.' },
   { key: 'limits.query_memory_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Memory one query may hold (422 `010011` beyond).' },
-  { key: 'storage.memtable_bytes', kind: 'bytes', default: 256 * 1024 * 1024, doc: 'In-memory data across databases before writes get 429.' },
+  { key: 'storage.memtable_bytes', kind: 'bytes', default: 256 * 1024 * 1024, doc: 'In-memory data across databases (including memtables being flushed) before writes get 429.' },
   { key: 'storage.wal_segment_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Size at which a WAL segment file is closed and a new one started.' },
+  { key: 'storage.flush_bytes', kind: 'bytes', default: 32 * 1024 * 1024, doc: "A database's memtable is written to segment files once it holds this much, or when all memtables together reach `storage.memtable_bytes`." },
+  { key: 'storage.flush_age', kind: 'duration', default: 600_000, doc: '... or once its oldest row has waited this long in memory.' },
+  { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
+  { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
 ] as const satisfies readonly SettingSpec[];
@@ -150,6 +154,7 @@ export function loadConfig({ argv = process.argv.slice(2), env = process.env }: 
     if (fromFlag !== undefined) value = convert(spec, fromFlag, `flag --${flagName(spec.key)}`);
     out[spec.key] = value;
   }
+  if ((out['storage.compaction_fan_in'] as number) < 2) throw new ConfigError(`invalid storage.compaction_fan_in: ${out['storage.compaction_fan_in']} (want 2 or more)`);
   if ((out['server.port'] as number) > 65535) throw new ConfigError(`invalid server.port: ${out['server.port']} (want 0-65535)`);
   return out as Config;
 }

@@ -10,6 +10,7 @@ import { Authenticator } from '../server/auth.js';
 import { Budget } from '../server/limits.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
+import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
@@ -43,6 +44,11 @@ async function main(): Promise<void> {
     memtableBytes: config['storage.memtable_bytes'],
     walSegmentBytes: config['storage.wal_segment_bytes'],
     walSync: config['storage.wal_sync'],
+    flushBytes: config['storage.flush_bytes'],
+    flushAgeMs: config['storage.flush_age'],
+    compactionFanIn: config['storage.compaction_fan_in'],
+    blockCacheBytes: config['storage.block_cache_bytes'],
+    codecs: storageCodecs(core),
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {

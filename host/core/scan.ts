@@ -32,6 +32,12 @@ export interface ScanRequest {
   maxTime?: bigint;
   /** Series to keep, decided on tag values alone (pushed-down tag predicates). */
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
+  /**
+   * Inclusive value bounds from WHERE, all of which a row must meet (a NULL meets none). Stored
+   * blocks that certainly hold no such row (by their min/max statistics) are left out; the
+   * caller still filters the rows it gets. Bounds are numbers for DOUBLE, bigints otherwise.
+   */
+  valueBounds?: ReadonlyArray<{ field: string; min?: number | bigint; max?: number | bigint }>;
 }
 
 /** Rows to delete (DELETE FROM): the series that pass the filter, within the time range. */
@@ -40,4 +46,56 @@ export interface DeleteRequest {
   /** Inclusive time bounds in the database precision; absent = unbounded. */
   minTime?: bigint;
   maxTime?: bigint;
+}
+
+/** Statistics of one field over a run of rows: present values, their min, max and sum. */
+export interface FieldStats {
+  count: number;
+  /** Absent when not exact (STRING; DOUBLE with NaN). BOOLEAN: 0/1. */
+  min?: number | bigint;
+  max?: number | bigint;
+  /** Absent for STRING and when an integer sum left 64 bits. BOOLEAN: the count of true. */
+  sum?: number | bigint;
+}
+
+/** A run of rows of one series known only by its statistics (a whole stored block). */
+export interface SeriesStats {
+  tags: ReadonlyMap<string, string>;
+  /** Rows in the run, and the time range they lie in (inclusive). */
+  rows: number;
+  minTime: bigint;
+  maxTime: bigint;
+  /** The requested fields; a field the run lacks has count 0. */
+  fields: ReadonlyMap<string, FieldStats>;
+}
+
+/**
+ * A stats scan (count/min/max/sum pushed into storage): like ScanRequest, and when `bucket` is
+ * given, statistics are only returned for runs that lie within one bucket
+ * [origin + k * width, origin + (k + 1) * width); everything else comes as rows.
+ */
+export interface StatsRequest extends ScanRequest {
+  bucket?: { origin: bigint; width: bigint };
+}
+
+export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };
+
+/** The newest present value of a field in a series, with its time. */
+export interface LastValue {
+  time: bigint;
+  value: number | bigint | string | boolean;
+}
+
+/**
+ * Per series, the newest present value of each requested field. The last row of the series
+ * (ORDER BY time DESC LIMIT 1) is the fields whose time equals the largest time among them.
+ */
+export interface SeriesLast {
+  tags: ReadonlyMap<string, string>;
+  fields: ReadonlyMap<string, LastValue>;
+}
+
+export interface LastRequest {
+  fields: readonly string[];
+  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
 }

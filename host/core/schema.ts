@@ -1,5 +1,7 @@
 // Catalog shapes shared by the storage engine and the query engine (neither imports the other).
 
+import type { FieldType } from './write-batch.js';
+
 export type Precision = 'NS' | 'US' | 'MS';
 
 export interface DatabaseOptions {
@@ -34,3 +36,40 @@ export const DEFAULT_DATABASE_OPTIONS: Readonly<DatabaseOptions> = {
   strictWrite: false,
   maxCacheReaders: 32,
 };
+
+/** A column of CREATE TABLE or ALTER TABLE ADD. `codec` is a CnosDB codec name, any case; absent = DEFAULT. */
+export interface NewTag {
+  name: string;
+  codec?: string;
+}
+
+export interface NewField {
+  name: string;
+  type: FieldType;
+  codec?: string;
+}
+
+/**
+ * CREATE TABLE: the time column is implicit. Columns get ids in the order tags, then fields,
+ * each in the order given; ids increase in creation order, so sorting a table's columns by id
+ * gives the order of SELECT * and DESCRIBE TABLE.
+ */
+export interface NewTable {
+  name: string;
+  tags: readonly NewTag[];
+  fields: readonly NewField[];
+  /** Codec of the time column; absent = DEFAULT. */
+  timeCodec?: string;
+}
+
+/**
+ * One ALTER TABLE action. Column ids survive a rename (stored data follows the new name); a
+ * dropped column's id is never reused, so data written under it never reappears, even under a
+ * column later added with the same name.
+ */
+export type TableChange =
+  | { kind: 'addTag'; name: string }
+  | { kind: 'addField'; name: string; type: FieldType; codec?: string }
+  | { kind: 'dropColumn'; name: string }
+  | { kind: 'renameColumn'; from: string; to: string }
+  | { kind: 'setCodec'; column: string; codec: string };

@@ -161,7 +161,8 @@ export class Catalog {
         changed = true;
       }
       const fresh = [...columns].filter(([c]) => findColumn(def, c) === undefined);
-      fresh.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      // Tags before fields, each by name: ids follow, and id order is the order of SELECT *.
+      fresh.sort(([a, x], [b, y]) => (x.kind !== y.kind ? (x.kind === 'tag' ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0));
       for (const [c, { kind, type }] of fresh) {
         (kind === 'tag' ? def.tags : def.fields).push({ id: this.nextId(), name: c, kind, type, codec: 'DEFAULT' });
         changed = true;
@@ -181,3 +182,30 @@ function describe(kind: 'tag' | 'field', type: ValueType): string {
 }
 
 export { ValueType };
+
+export function tableById(db: DatabaseDef, id: number): TableDef | undefined {
+  for (const t of db.tables.values()) if (t.id === id) return t;
+  return undefined;
+}
+
+export function columnById(table: TableDef, id: number): ColumnDef | undefined {
+  return table.tags.find((c) => c.id === id) ?? table.fields.find((c) => c.id === id);
+}
+
+/**
+ * The table and column ids a write batch's tables resolve to, by name (after applyBatchSchema
+ * created what was missing): what the WAL stamps into the record.
+ */
+export function stampsOf(db: DatabaseDef, tables: readonly BatchTable[]): Array<{ tableId: number; columnIds: Uint32Array }> {
+  return tables.map((t) => {
+    const def = db.tables.get(t.name);
+    if (def === undefined) throw new Error(`BUG: table ${t.name} missing after the schema was applied`);
+    const columnIds = new Uint32Array(t.columns.length);
+    t.columns.forEach((c, i) => {
+      const col = findColumn(def, c.name);
+      if (col === undefined) throw new Error(`BUG: column ${c.name} of ${t.name} missing after the schema was applied`);
+      columnIds[i] = col.id;
+    });
+    return { tableId: def.id, columnIds };
+  });
+}

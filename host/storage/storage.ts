@@ -1,56 +1,99 @@
-// The storage engine's front: opens the catalog and every database's WAL (replaying it into the
-// memtable), takes write batches durably, and serves scans. The only writer of catalog state.
+// The storage engine's front: the catalog (and its DDL), every database's store (WAL, memtables,
+// segment files), durable writes and deletes, scans, and the background work that keeps memory
+// and disk in shape: flush by size and age, compaction, retention. The only writer of catalog state.
 //
 // Data directory layout:
 //   catalog.json            tenants, databases, tables, users (catalog-store.ts)
-//   db/<id>/wal/*.wal       the WAL of database <id> (wal.ts)
+//   db/<id>/                one database (database.ts): manifest.json, seg/, wal/
+//
+// DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
+// logged with the table and column ids they resolved to, and deletes as WAL records, so replay
+// after a crash applies old records to the right columns, never to dropped or renamed ones.
 
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
-import { readWriteBatch, type WriteBatch } from '../core/write-batch.js';
-import type { Catalog, DatabaseDef } from './catalog.js';
+import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
+import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
+import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
+import { BlockCache } from './block-cache.js';
+import { stampsOf, type Catalog, type DatabaseDef, type TableDef } from './catalog.js';
+import {
+  alterDatabaseDef,
+  alterTableDef,
+  createDatabaseDef,
+  createTableDef,
+  dropDatabaseDef,
+  dropTableDef,
+  requireTable,
+} from './catalog-ddl.js';
 import { CatalogStore } from './catalog-store.js';
-import { Memtable } from './memtable.js';
-import type { ColumnData, FieldValues, SeriesData } from './series-data.js';
-import { Wal } from './wal.js';
-import { RecordType } from './wal-record.js';
+import type { ColumnCodecs } from './column-codecs.js';
+import { compact, planCompaction } from './compaction.js';
+import { DatabaseStore, type SegmentSlot } from './database.js';
+import { unitsPerMs } from './partition.js';
+import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
+import type { CachedBlock } from './segment-reader.js';
 
 export interface StorageOptions {
   dataDir: string;
   logger: Logger;
   /** Hash of root's password when the catalog is first created. */
   rootPasswordHash: string;
+  /** Memory of all memtables (active and being flushed) before writes get 429. */
   memtableBytes: number;
   walSegmentBytes: number;
   walSync: boolean;
+  /** A database's active memtable is flushed once it holds this much (or when all memtables reach memtableBytes). */
+  flushBytes?: number;
+  /** ... or once its oldest row is this old. */
+  flushAgeMs?: number;
+  /** Files of one level merged at once. */
+  compactionFanIn?: number;
+  /** Decoded blocks kept in memory. */
+  blockCacheBytes?: number;
+  /** How often the background work runs; 0 = only when `maintain` is called (tests). */
+  maintenanceIntervalMs?: number;
+  /** The column codecs (`storageCodecs` in codecs.ts): whoever reads a directory must use the ones that wrote it. */
+  codecs: ColumnCodecs;
   /** The clock, in milliseconds since the epoch (tests substitute their own). */
   nowMs?: () => number;
 }
 
-/** The open state of one database. */
-interface DatabaseState {
-  def: DatabaseDef;
-  wal: Wal;
-  memtable: Memtable;
-}
+export const STORAGE_DEFAULTS = {
+  flushBytes: 32 * 1024 * 1024,
+  flushAgeMs: 10 * 60_000,
+  compactionFanIn: 4,
+  blockCacheBytes: 64 * 1024 * 1024,
+  maintenanceIntervalMs: 1000,
+};
 
-export interface ScanOptions {
-  /** Inclusive bounds in the database precision. */
-  minTs?: bigint;
-  maxTs?: bigint;
-}
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
 
 export class Storage {
   readonly #opts: StorageOptions;
   readonly #store: CatalogStore;
-  readonly #dbs = new Map<number, DatabaseState>();
+  readonly #dbs = new Map<number, DatabaseStore>();
+  readonly #cache: BlockCache<CachedBlock>;
+  readonly #codecs: ColumnCodecs;
+  readonly #nowMs: () => number;
+  /** The highest catalog id as loaded from disk (wal-replay.ts). */
+  readonly #watermark: number;
   #closed = false;
+  #timer: NodeJS.Timeout | undefined;
+  #maintaining: Promise<void> | undefined;
+  #compaction: Promise<void> | undefined;
+  #compactingDb: DatabaseStore | undefined;
 
   private constructor(opts: StorageOptions, store: CatalogStore) {
     this.#opts = opts;
     this.#store = store;
+    this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
+    this.#codecs = opts.codecs;
+    this.#nowMs = opts.nowMs ?? Date.now;
+    this.#watermark = store.catalog.idWatermark;
   }
 
   get catalog(): Catalog {
@@ -62,68 +105,82 @@ export class Storage {
    * replay the WALs (the server already answers 503 meanwhile).
    */
   static async open(opts: StorageOptions): Promise<Storage> {
-    await mkdir(opts.dataDir, { recursive: true });
+    await mkdir(join(opts.dataDir, 'db'), { recursive: true });
     await CatalogStore.cleanup(opts.dataDir);
     const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash });
     return new Storage(opts, store);
   }
 
-  /** Replays every database's WAL into its memtable. */
+  /** Opens every database (replaying its WAL), removes what dropped databases left, starts the background work. */
   async recover(): Promise<void> {
-    for (const db of this.catalog.databases()) await this.#openDatabase(db);
+    const live = new Set<string>();
+    for (const def of this.catalog.databases()) {
+      live.add(String(def.id));
+      await this.#openDatabase(def);
+    }
+    // A DROP DATABASE saves the catalog before deleting files; a crash in between leaves them.
+    for (const name of await readdir(join(this.#opts.dataDir, 'db'))) {
+      if (live.has(name)) continue;
+      await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
+      this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
+    }
     if (this.#store.dirty) await this.#store.save();
+    const every = this.#opts.maintenanceIntervalMs ?? STORAGE_DEFAULTS.maintenanceIntervalMs;
+    if (every > 0) {
+      this.#timer = setInterval(() => void this.maintain(), every);
+      this.#timer.unref();
+    }
   }
 
-  async #openDatabase(def: DatabaseDef): Promise<DatabaseState> {
-    const memtable = new Memtable();
-    const dir = join(this.#opts.dataDir, 'db', String(def.id), 'wal');
-    let records = 0;
-    let rows = 0;
-    const wal = await Wal.open(
-      { dir, segmentBytes: this.#opts.walSegmentBytes, sync: this.#opts.walSync, logger: this.#opts.logger },
-      0,
-      (lsn, type, payload) => {
-        if (type !== RecordType.Write) {
-          this.#opts.logger.warn({ db: def.name, lsn, type }, 'WAL: skipping a record of unknown type');
-          return;
-        }
-        for (const batch of splitBatches(payload, `WAL record ${lsn} of database ${def.name}`)) {
-          try {
-            this.catalog.applyBatchSchema(def, batch.tables);
-          } catch (e) {
-            // Only possible if the schema changed after the write (e.g. a column dropped and
-            // re-added with another type): that data was deleted with the old column.
-            this.#opts.logger.warn({ db: def.name, lsn, err: e }, 'WAL: skipping a batch that conflicts with the current schema');
-            continue;
-          }
-          memtable.apply(batch);
-          rows += batch.rowCount;
-        }
-        records++;
+  async #openDatabase(def: DatabaseDef): Promise<DatabaseStore> {
+    const state = await DatabaseStore.open(
+      {
+        dataDir: this.#opts.dataDir,
+        logger: this.#opts.logger,
+        codecs: this.#codecs,
+        cache: this.#cache,
+        catalog: this.catalog,
+        walSegmentBytes: this.#opts.walSegmentBytes,
+        walSync: this.#opts.walSync,
+        nowMs: this.#nowMs,
+        flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
       },
+      def,
+      this.#watermark,
     );
-    if (records > 0) this.#opts.logger.info({ db: def.name, records, rows }, 'WAL replayed');
-    const state = { def, wal, memtable };
+    // A flush may make a compaction due: look at once rather than at the next tick.
+    state.onFlushed = () => {
+      if (!this.#closed && this.#compaction === undefined) this.#startCompaction(false);
+    };
     this.#dbs.set(def.id, state);
     return state;
   }
 
-  #state(db: DatabaseDef): DatabaseState {
+  #state(db: DatabaseDef): DatabaseStore {
     const s = this.#dbs.get(db.id);
     if (s === undefined) throw new UserError('databaseNotFound', `Database not found: "${db.name}"`);
     return s;
   }
 
-  /** Bytes held by all memtables. */
+  /** The block cache's size and hit counts (tests, metrics). */
+  get blockCache(): { bytes: number; hits: number; misses: number } {
+    return { bytes: this.#cache.bytes, hits: this.#cache.hits, misses: this.#cache.misses };
+  }
+
+  /** Bytes held by all memtables (active and being flushed). */
   get memtableBytes(): number {
     let n = 0;
-    for (const s of this.#dbs.values()) n += s.memtable.bytes;
+    for (const s of this.#dbs.values()) n += s.memtableBytes;
     return n;
   }
 
-  /** Throws 429 when the memtables are full (before a request's body is even read). */
+  /**
+   * Throws 429 when the memtables are full (before a request's body is even read), and starts
+   * flushing them, so that capacity returns even when `flushBytes` was never reached.
+   */
   checkWriteCapacity(): void {
     if (this.memtableBytes >= this.#opts.memtableBytes) {
+      for (const s of this.#dbs.values()) s.rotate();
       throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1 });
     }
   }
@@ -139,21 +196,20 @@ export class Storage {
     this.checkWriteCapacity();
     const batches = encoded.map((b) => readWriteBatch(b));
     if (batches.every((b) => b.rowCount === 0)) return;
-    this.#checkRetention(db, batches);
+    this.#checkRetention(state, batches);
     if (this.catalog.applyBatchSchema(db, batches.flatMap((b) => b.tables))) {
-      // The schema is also recoverable from the WAL, so this save need not block the write.
+      // The WAL record carries the ids (wal-replay.ts), so this save need not block the write.
       this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
     }
-    const { durable } = state.wal.append(RecordType.Write, encoded);
-    for (const b of batches) state.memtable.apply(b);
-    await durable;
+    const stamps = batches.map((b) => stampsOf(db, b.tables));
+    await state.write(batches, encoded, stamps);
   }
 
-  #checkRetention(db: DatabaseDef, batches: readonly WriteBatch[]): void {
-    const ttl = db.options.ttlMs;
-    if (ttl === null) return;
-    const unit = db.options.precision === 'MS' ? 1n : db.options.precision === 'US' ? 1000n : 1_000_000n;
-    const cutoff = BigInt((this.#opts.nowMs ?? Date.now)() - ttl) * unit;
+  #checkRetention(state: DatabaseStore, batches: readonly WriteBatch[]): void {
+    const o = state.def.options;
+    let cutoff = o.ttlMs === null ? undefined : BigInt(Math.floor(this.#nowMs() - o.ttlMs)) * unitsPerMs(o.precision);
+    if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore)) cutoff = state.expiredBefore;
+    if (cutoff === undefined) return;
     for (const b of batches) {
       for (const t of b.tables) {
         for (const s of t.series) {
@@ -165,66 +221,245 @@ export class Storage {
     }
   }
 
-  /** Every series of a table with rows sorted by time, restricted to [minTs, maxTs]. */
-  scan(db: DatabaseDef, table: string, options: ScanOptions = {}): SeriesData[] {
-    const t = this.#state(db).memtable.tables.get(table);
-    if (t === undefined) return [];
-    const out: SeriesData[] = [];
-    for (const s of t.series.values()) {
-      const snap = s.snapshot();
-      out.push(sliceByTime(snap, options.minTs, options.maxTs));
-    }
-    return out.filter((s) => s.length > 0);
+  // ---- DDL: validate, change the catalog in memory, save it (durable on return), then the data.
+
+  async createDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<DatabaseDef> {
+    this.#open();
+    const def = createDatabaseDef(this.catalog, tenant, name, options);
+    await this.#store.save();
+    await this.#openDatabase(def);
+    return def;
   }
 
-  /** Flushes and closes every WAL and saves the catalog. */
+  async alterDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<void> {
+    this.#open();
+    alterDatabaseDef(this.catalog, tenant, name, options);
+    await this.#store.save();
+  }
+
+  /** Drops the database and deletes its files. */
+  async dropDatabase(tenant: string, name: string): Promise<void> {
+    this.#open();
+    const def = dropDatabaseDef(this.catalog, tenant, name);
+    await this.#store.save();
+    const state = this.#dbs.get(def.id);
+    this.#dbs.delete(def.id);
+    if (state === undefined) return;
+    state.closing = true; // a compaction of it stops at its next series
+    while (this.#compaction !== undefined && this.#compactingDb === state) await this.#compaction;
+    await state.destroy();
+  }
+
+  async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
+    this.#open();
+    this.#state(db);
+    const table = createTableDef(this.catalog, db, def);
+    await this.#store.save();
+    return table;
+  }
+
+  async alterTable(db: DatabaseDef, table: string, change: TableChange): Promise<void> {
+    this.#open();
+    const state = this.#state(db);
+    const { table: t, column } = alterTableDef(this.catalog, db, table, change);
+    if (change.kind === 'dropColumn') state.dropColumn(t.id, column.id);
+    await this.#store.save();
+  }
+
+  async dropTable(db: DatabaseDef, table: string): Promise<void> {
+    this.#open();
+    const state = this.#state(db);
+    const t = dropTableDef(this.catalog, db, table);
+    state.dropTable(t.id);
+    await this.#store.save();
+  }
+
+  /** Deletes rows (DELETE FROM): durable on return; hidden at once, removed by compaction. */
+  async delete(db: DatabaseDef, table: string, request: DeleteRequest): Promise<void> {
+    this.#open();
+    const state = this.#state(db);
+    const t = requireTable(db, table);
+    const minTs = request.minTime ?? I64_MIN;
+    const maxTs = request.maxTime ?? I64_MAX;
+    if (minTs > maxTs) return;
+    let series: string[] | null = null;
+    if (request.seriesFilter !== undefined) {
+      const { view, release } = state.view();
+      try {
+        series = listSeries(view, t, bounds(view), request.seriesFilter).map((s) => s.key);
+      } finally {
+        release();
+      }
+      if (series.length === 0) return;
+    }
+    await state.delete(t.id, series, minTs, maxTs);
+  }
+
+  #open(): void {
+    if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+  }
+
+  // ---- Reads.
+
+  /** The chunks of every series of a table that pass the request, series after series (sorted by series key), each in time order. */
+  async *scan(db: DatabaseDef, table: string, request: ScanRequest): AsyncGenerator<SeriesChunk> {
+    const t = db.tables.get(table);
+    if (t === undefined) return;
+    const { view, broken, release } = this.#state(db).view();
+    try {
+      checkBroken(broken, bounds(view, request.minTime, request.maxTime));
+      yield* scanTable(view, t, request);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Like `scan`, but whole stored blocks that need no merging come as their statistics
+   * (count/min/max/sum from the footer index, nothing decoded).
+   */
+  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest): AsyncGenerator<StatsOrChunk> {
+    const t = db.tables.get(table);
+    if (t === undefined) return;
+    const { view, broken, release } = this.#state(db).view();
+    try {
+      checkBroken(broken, bounds(view, request.minTime, request.maxTime));
+      yield* scanTableStats(view, t, request);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Per series, the newest present value of each requested field (series sorted by key; series
+   * without any of them are left out). Served from the last-point cache when it knows them.
+   */
+  async lastPoints(db: DatabaseDef, table: string, request: LastRequest): Promise<SeriesLast[]> {
+    const t = db.tables.get(table);
+    if (t === undefined) return [];
+    const state = this.#state(db);
+    const fields = request.fields.map((n) => t.fields.find((c) => c.name === n)).filter((c) => c !== undefined);
+    const { view, broken, release } = state.view();
+    const out: SeriesLast[] = [];
+    try {
+      checkBroken(broken, bounds(view));
+      for (const s of listSeries(view, t, bounds(view), request.seriesFilter)) {
+        let entry = state.last.get(t.id, s.key);
+        const missing = fields.filter((c) => entry === undefined || !entry.has(c.id)).map((c) => c.id);
+        if (missing.length > 0) {
+          const epoch = state.last.epoch;
+          const got = await lastValues(view, t, s, missing);
+          if (state.last.epoch === epoch) {
+            if (entry === undefined) state.last.set(t.id, s.key, (entry = new Map()));
+            for (const [id, v] of got) entry.set(id, v);
+          } else {
+            entry = new Map([...(entry ?? []), ...got]);
+          }
+        }
+        const values = new Map<string, LastValue>();
+        for (const c of fields) {
+          const v = entry!.get(c.id);
+          if (v === null || v === undefined) continue;
+          values.set(c.name, { time: v[0], value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']) });
+        }
+        if (values.size > 0) out.push({ tags: s.names, fields: values });
+      }
+    } finally {
+      release();
+    }
+    return out;
+  }
+
+  /** Tag sets of the series of a table, sorted by series key, without reading data. */
+  series(db: DatabaseDef, table: string): Iterable<ReadonlyMap<string, string>> {
+    const t = db.tables.get(table);
+    if (t === undefined) return [];
+    const { view, release } = this.#state(db).view();
+    try {
+      return listSeries(view, t, bounds(view)).map((s) => s.names);
+    } finally {
+      release();
+    }
+  }
+
+  // ---- Background work.
+
+  /**
+   * One round of background work: flush memtables that are old enough (or whose flush failed),
+   * apply retention, start a compaction if one is due and none runs. The timer calls it; tests
+   * call it with their clock.
+   */
+  maintain(): Promise<void> {
+    this.#maintaining ??= (async () => {
+      try {
+        const now = this.#nowMs();
+        for (const s of this.#dbs.values()) {
+          if (this.#closed) return;
+          // Retention first, so that a flush it starts skips expired rows.
+          await s.expire(now).catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
+          s.rotateIfOld(now, this.#opts.flushAgeMs ?? STORAGE_DEFAULTS.flushAgeMs);
+          s.resumeFlushes();
+        }
+        if (this.#compaction === undefined && !this.#closed) this.#startCompaction(false);
+      } finally {
+        this.#maintaining = undefined;
+      }
+    })();
+    return this.#maintaining;
+  }
+
+  #startCompaction(full: boolean): boolean {
+    const fanIn = this.#opts.compactionFanIn ?? STORAGE_DEFAULTS.compactionFanIn;
+    for (const s of this.#dbs.values()) {
+      if (s.closing) continue;
+      const inputs = planCompaction(s, fanIn, full);
+      if (inputs === undefined) continue;
+      this.#compactingDb = s;
+      this.#compaction = compact(s, inputs)
+        .catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'compaction failed'))
+        .finally(() => {
+          this.#compaction = undefined;
+          this.#compactingDb = undefined;
+        });
+      return true;
+    }
+    return false;
+  }
+
+  /** Flushes every memtable (of one database, or all) into segment files; resolves when done. */
+  async flushAll(db?: DatabaseDef): Promise<void> {
+    for (const s of this.#dbs.values()) if (db === undefined || s.def.id === db.id) await s.flushAll();
+  }
+
+  /** Compacts every partition down to one file; resolves when done (tests, benchmarks). */
+  async compactAll(): Promise<void> {
+    for (;;) {
+      while (this.#compaction !== undefined) await this.#compaction;
+      if (!this.#startCompaction(true)) return;
+    }
+  }
+
+  /** Waits for background work in progress (tests). */
+  async idle(): Promise<void> {
+    while (this.#maintaining !== undefined || this.#compaction !== undefined) {
+      await this.#maintaining;
+      await this.#compaction;
+    }
+  }
+
+  /** Stops background work, flushes and closes every WAL, saves the catalog. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const s of this.#dbs.values()) await s.wal.close();
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    for (const s of this.#dbs.values()) s.closing = true;
+    await this.idle();
+    for (const s of this.#dbs.values()) await s.close();
     await this.#store.save();
   }
 }
 
-/** Splits a WAL write payload into its batches (each declares its own length). */
-function splitBatches(payload: Uint8Array, source: string): WriteBatch[] {
-  const out: WriteBatch[] = [];
-  let pos = 0;
-  while (pos < payload.length) {
-    const dv = new DataView(payload.buffer, payload.byteOffset + pos);
-    const len = payload.length - pos >= 8 ? dv.getUint32(4, true) : 0;
-    if (len < 16 || pos + len > payload.length) {
-      out.push(readWriteBatch(payload.subarray(pos), source)); // throws the precise CorruptionError
-      break;
-    }
-    out.push(readWriteBatch(payload.subarray(pos, pos + len), source));
-    pos += len;
+function checkBroken(broken: readonly SegmentSlot[], b: Bounds): void {
+  for (const s of broken) {
+    if ((b.lo === undefined || s.record.maxTs >= b.lo) && (b.hi === undefined || s.record.minTs <= b.hi)) throw s.error!;
   }
-  return out;
-}
-
-/** Restricts a sorted series to rows with minTs <= ts <= maxTs (shares the arrays). */
-function sliceByTime(s: SeriesData, minTs?: bigint, maxTs?: bigint): SeriesData {
-  if (minTs === undefined && maxTs === undefined) return s;
-  let lo = 0;
-  let hi = s.length;
-  if (minTs !== undefined) lo = lowerBound(s.ts, s.length, minTs);
-  if (maxTs !== undefined) hi = lowerBound(s.ts, s.length, maxTs + 1n);
-  if (lo === 0 && hi === s.length) return s;
-  const columns = new Map<string, ColumnData>();
-  for (const [name, c] of s.columns) {
-    const values: FieldValues = Array.isArray(c.values) ? c.values.slice(lo, hi) : c.values.subarray(lo, hi);
-    columns.set(name, { type: c.type, values, validity: c.validity?.subarray(lo, hi) });
-  }
-  return { key: s.key, tags: s.tags, length: Math.max(0, hi - lo), ts: s.ts.subarray(lo, hi), columns };
-}
-
-function lowerBound(ts: BigInt64Array, n: number, v: bigint): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

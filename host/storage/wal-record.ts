@@ -12,6 +12,10 @@ export const RECORD_HEADER_BYTES = 24;
 export const RecordType = {
   /** Payload: one or more write batches (FORMAT.md §1) back to back; one request, atomically. */
   Write: 1,
+  /** Payload: the table and column ids the batches resolved to, then the batches (wal-payloads.ts). */
+  StampedWrite: 2,
+  /** Payload: a DELETE resolved to a table id, series keys and a time range (wal-payloads.ts). */
+  Delete: 3,
 } as const;
 export type RecordType = (typeof RecordType)[keyof typeof RecordType];
 

@@ -59,6 +59,8 @@ export class Wal {
   /** Set after a failed write or fsync: the log can no longer be trusted (see "fsyncgate"). */
   #failed: Error | undefined;
   #closed = false;
+  /** Start a new segment before the next write (so that a flush can trim the old ones). */
+  #rollRequested = false;
 
   private constructor(opts: WalOptions, nextLsn: number) {
     this.#opts = opts;
@@ -169,12 +171,25 @@ export class Wal {
     // Let every append of the current tick join the first group.
     await new Promise<void>((r) => setImmediate(r));
     try {
-      while (this.#queue.length > 0) {
+      while (this.#queue.length > 0 || this.#rollRequested) {
+        if (this.#queue.length === 0) {
+          // A roll with nothing to write: start the new segment now.
+          this.#rollRequested = false;
+          try {
+            if (!this.#failed && this.#size > SEGMENT_HEADER_BYTES) await this.#startSegment(this.#writtenLsn);
+          } catch (e) {
+            this.#fail(e as Error);
+          }
+          continue;
+        }
         const group = this.#queue;
         this.#queue = [];
         try {
           if (this.#failed) throw this.#failed;
-          if (this.#size >= this.#opts.segmentBytes) await this.#startSegment(this.#writtenLsn);
+          if (this.#size >= this.#opts.segmentBytes || (this.#rollRequested && this.#size > SEGMENT_HEADER_BYTES)) {
+            this.#rollRequested = false;
+            await this.#startSegment(this.#writtenLsn);
+          }
           const buffers = group.flatMap((p) => p.buffers);
           let bytes = 0;
           for (const p of group) bytes += p.bytes;
@@ -184,17 +199,19 @@ export class Wal {
           if (this.#opts.sync) await this.#fh!.datasync();
           for (const p of group) p.resolve();
         } catch (e) {
-          const err = e as Error;
-          if (!this.#failed) {
-            this.#failed = new Error(`WAL in ${this.#opts.dir} failed, no further writes are accepted: ${err.message}`, { cause: err });
-            this.#opts.logger.fatal({ err, dir: this.#opts.dir }, 'WAL write failed');
-          }
-          for (const p of group) p.reject(this.#failed);
+          this.#fail(e as Error);
+          for (const p of group) p.reject(this.#failed!);
         }
       }
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  #fail(err: Error): void {
+    if (this.#failed) return;
+    this.#failed = new Error(`WAL in ${this.#opts.dir} failed, no further writes are accepted: ${err.message}`, { cause: err });
+    this.#opts.logger.fatal({ err, dir: this.#opts.dir }, 'WAL write failed');
   }
 
   /** Closes the current segment (if any) and starts one whose first record will be `firstLsn`. */
@@ -211,6 +228,18 @@ export class Wal {
     this.#fh = fh;
     this.#size = SEGMENT_HEADER_BYTES;
     this.#segments.push({ firstLsn, path });
+  }
+
+  /**
+   * Closes the current segment (unless it is empty) and starts the next, so that every record
+   * appended so far lives in segments `removeSegmentsBefore` can delete once flushed. Resolves
+   * when the new segment exists.
+   */
+  async rollover(): Promise<void> {
+    if (this.#closed) return;
+    this.#rollRequested = true;
+    this.#flushing ??= this.#flush();
+    await this.sync();
   }
 
   /** Waits until every record appended so far is durable (or the log failed). */

@@ -74,7 +74,7 @@ describe('request Content-Encoding', () => {
     expect(await server.stop()).toBe(0);
     const stored = await readBack(server.dataDir);
     try {
-      encoders.forEach((_, i) => expect(stored.rows(`enc${i}`).length).toBe(100));
+      for (let i = 0; i < encoders.length; i++) expect((await stored.rows(`enc${i}`)).length).toBe(100);
       expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has('bad')).toBe(false);
     } finally {
       await stored.close();

@@ -67,7 +67,7 @@ describe('crash safety', () => {
 
     const stored = await readBack(server.dataDir);
     try {
-      const rows = stored.rows('crash');
+      const rows = await stored.rows('crash');
       const byRequest = new Map<string, typeof rows>();
       for (const r of rows) {
         const [w, seq] = String(r.s).split('-');

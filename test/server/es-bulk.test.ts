@@ -145,8 +145,8 @@ describe('POST /api/v1/es/_bulk', () => {
     expect(gzipStats).toMatchObject({ total: 10, successful: 10, failed: 0 });
   });
 
-  it('stored the bulk documents: flattened, time from @timestamp, host as tag', () => {
-    const rows = stored.rows('es_logs');
+  it('stored the bulk documents: flattened, time from @timestamp, host as tag', async () => {
+    const rows = await stored.rows('es_logs');
     expect(rows).toHaveLength(250);
     const first = rows.find((r) => r.message === 'GET /item/0 200');
     expect(first).toEqual({
@@ -161,7 +161,7 @@ describe('POST /api/v1/es/_bulk', () => {
     });
     const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('es_logs')!;
     expect(t.tags.map((c) => c.name)).toEqual(['host']);
-    expect(stored.rows('es_gzip')).toHaveLength(10);
+    expect(await stored.rows('es_gzip')).toHaveLength(10);
   });
 
   it("answers bulk with Elasticsearch's reply shape, one item per action", () => {
@@ -170,25 +170,25 @@ describe('POST /api/v1/es/_bulk', () => {
     expect(rawBulk.text).toMatch(/^\{"took":\d+,"errors":false,"items":\[\{"index":\{"status":201\}\},\{"create":\{"status":201\}\}\]\}$/);
   });
 
-  it('takes NDJSON streamed in chunks', () => {
+  it('takes NDJSON streamed in chunks', async () => {
     expect(ndjsonStatus).toBe(200);
-    const rows = stored.rows('nd');
+    const rows = await stored.rows('nd');
     expect(rows).toHaveLength(100);
     expect(rows.filter((r) => r.level === 'warn')).toHaveLength(20);
     expect(rows.find((r) => r.n === 61)).toEqual({ time: 1706745601_061_000_000n, level: 'info', n: 61 });
   });
 
-  it('takes Loki JSON: one row per entry, line in msg, labels as columns', () => {
+  it('takes Loki JSON: one row per entry, line in msg, labels as columns', async () => {
     expect([lokiJson.status, lokiJson.body.length]).toEqual([200, 0]);
-    expect(stored.rows('loki_json')).toEqual([
+    expect(await stored.rows('loki_json')).toEqual([
       { time: 1706702400000000005n, job: 'api', level: 'error', msg: 'timeout' },
       { time: 1706702400000000006n, job: 'api', level: 'error', msg: 'retry', attempt: '2' },
     ]);
   });
 
-  it('takes Loki snappy protobuf as Promtail sends it', () => {
+  it('takes Loki snappy protobuf as Promtail sends it', async () => {
     expect([lokiProto.status, lokiProto.body.length]).toEqual([200, 0]);
-    expect(stored.rows('loki_proto')).toEqual([
+    expect(await stored.rows('loki_proto')).toEqual([
       { time: 1706702400000000001n, filename: '/var/log/syslog', job: 'varlogs', msg: 'kernel: boot' },
       { time: 1706702401000000000n, filename: '/var/log/syslog', job: 'varlogs', msg: 'sshd: accepted', pid: '42' },
     ]);

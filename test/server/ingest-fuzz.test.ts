@@ -84,7 +84,7 @@ describe('ingest fuzz over HTTP', () => {
     expect(await server.stop()).toBe(0);
     const stored = await readBack(server.dataDir);
     try {
-      expect(stored.rows('keep')).toEqual([{ time: 1n, k: '1', v: 42n }]);
+      expect(await stored.rows('keep')).toEqual([{ time: 1n, k: '1', v: 42n }]);
     } finally {
       await stored.close();
     }

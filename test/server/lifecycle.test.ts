@@ -50,7 +50,7 @@ describe('server lifecycle', () => {
       expect(await server.stop()).toBe(0);
       const stored = await readBack(server.dataDir);
       try {
-        expect(stored.rows('replay').length).toBe(400_000);
+        expect((await stored.rows('replay')).length).toBe(400_000);
       } finally {
         await stored.close();
       }
@@ -94,7 +94,7 @@ describe('server lifecycle', () => {
       expect(await server.exited).toBe(0);
       const stored = await readBack(server.dataDir);
       try {
-        expect(stored.rows('inflight').length).toBe(1000);
+        expect((await stored.rows('inflight')).length).toBe(1000);
       } finally {
         await stored.close();
       }

@@ -104,32 +104,32 @@ describe('POST /api/v1/opentsdb/write and /put', () => {
     expect([noAuth.status, noAuth.headers['x-sundial-error-code'], noAuth.body.length]).toEqual([401, '010016', 0]);
   });
 
-  it('stored the Telegraf lines: table per metric, tags, DOUBLE value, seconds', () => {
-    expect(stored.rows('telegraf.cpu.usage_idle')).toEqual([
+  it('stored the Telegraf lines: table per metric, tags, DOUBLE value, seconds', async () => {
+    expect(await stored.rows('telegraf.cpu.usage_idle')).toEqual([
       { time: 1700000000n * S, cpu: 'cpu-total', host: 'server01', value: 98.7012987012987 },
       { time: 1700000010n * S, cpu: 'cpu-total', host: 'server01', value: 97.5 },
     ]);
-    expect(stored.rows('telegraf.mem.used')).toEqual([{ time: 1700000000n * S, host: 'server01', value: 1048576 }]);
+    expect(await stored.rows('telegraf.mem.used')).toEqual([{ time: 1700000000n * S, host: 'server01', value: 1048576 }]);
     const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('telegraf.cpu.usage_user')!;
     expect([t.tags.map((c) => c.name), t.fields.map((c) => [c.name, c.type])]).toEqual([['cpu', 'host'], [['value', 1]]]);
   });
 
-  it('read milliseconds by digit count, and the precision given', () => {
-    expect(stored.rows('ms_table')).toEqual([{ time: 1_700_000_000_123_000_000n, k: 'v', value: 5 }]);
-    expect(stored.rows('us_table')).toEqual([{ time: 1_700_000_000_123_456_000n, k: 'v', value: 1 }]);
+  it('read milliseconds by digit count, and the precision given', async () => {
+    expect(await stored.rows('ms_table')).toEqual([{ time: 1_700_000_000_123_000_000n, k: 'v', value: 5 }]);
+    expect(await stored.rows('us_table')).toEqual([{ time: 1_700_000_000_123_456_000n, k: 'v', value: 1 }]);
   });
 
-  it('stored the JSON data points', () => {
-    expect(stored.rows('put.one')).toEqual([{ time: 1700000000n * S, host: 'a', value: 1.5 }]);
-    expect(stored.rows('put.many')).toEqual([
+  it('stored the JSON data points', async () => {
+    expect(await stored.rows('put.one')).toEqual([{ time: 1700000000n * S, host: 'a', value: 1.5 }]);
+    expect(await stored.rows('put.many')).toEqual([
       { time: 1700000000n * S, host: 'a', value: 1 },
       { time: 1700000001n * S, host: 'b', value: 2 },
     ]);
   });
 
-  it('stored nothing of the request with a type conflict', () => {
+  it('stored nothing of the request with a type conflict', async () => {
     const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('telegraf.mem.used')!;
     expect(t.tags.map((c) => c.name)).toEqual(['host']);
-    expect(stored.rows('telegraf.mem.used')).toHaveLength(1);
+    expect(await stored.rows('telegraf.mem.used')).toHaveLength(1);
   });
 });

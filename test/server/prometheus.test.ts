@@ -86,14 +86,14 @@ afterAll(async () => {
 });
 
 describe('POST /api/v1/prom/write', () => {
-  it('stores what Prometheus sent: table from __name__, labels as tags, value DOUBLE, ms to ns', () => {
+  it('stores what Prometheus sent: table from __name__, labels as tags, value DOUBLE, ms to ns', async () => {
     expect([write.status, write.body.length]).toEqual([200, 0]);
-    const rows = stored.rows('sundial_fixture_requests_total');
+    const rows = await stored.rows('sundial_fixture_requests_total');
     expect(rows.map((r) => [r.time, r.method, r.path, r.value, r.__name__, r.job])).toEqual([
       [BigInt(SAMPLE_MS) * 1_000_000n, 'GET', '/a b', 3, 'sundial_fixture_requests_total', 'fixture'],
       [BigInt(SAMPLE_MS) * 1_000_000n, 'POST', '/ü"q"', 1.5, 'sundial_fixture_requests_total', 'fixture'],
     ]);
-    expect(stored.rows('up').map((r) => r.value)).toEqual([1]);
+    expect((await stored.rows('up')).map((r) => r.value)).toEqual([1]);
     const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('up')!;
     expect([t.tags.map((c) => c.name), t.fields.map((c) => c.name)]).toEqual([['__name__', 'instance', 'job'], ['value']]);
   });

@@ -125,8 +125,8 @@ type Trace = { traceID: string; spans: Array<Record<string, unknown> & { spanID:
 const data = <T>(path: string): T => (JSON.parse(api.get(path)!.text) as { data: T }).data;
 
 describe('POST /api/v1/traces', () => {
-  it('stored one row per span with CnosDB column names', () => {
-    const rows = stored.rows('spans');
+  it('stored one row per span with CnosDB column names', async () => {
+    const rows = await stored.rows('spans');
     expect(rows).toHaveLength(4);
     const root = rows.find((r) => r[`${SP}span_id`] === ids.rootSpan)!;
     expect(root).toMatchObject({
@@ -166,8 +166,8 @@ describe('POST /api/v1/traces', () => {
     expect(billing).toMatchObject({ 'ResourceSpans/Resource/attributes/service.name': 'billing', [`${SP}attributes/amount`]: '12.5', [`${SP}kind`]: 'SPAN_KIND_INTERNAL' });
   });
 
-  it("does not leak one span's attributes into another", () => {
-    for (const r of stored.rows('spans')) {
+  it("does not leak one span's attributes into another", async () => {
+    for (const r of await stored.rows('spans')) {
       const name = r[`${SP}name`];
       const attrs = Object.keys(r).filter((k) => k.startsWith(`${SP}attributes/`) || k.startsWith(`${SP}Event_`) || k.startsWith(`${SP}Link_`));
       if (name === 'GET /health') expect(attrs).toEqual([`${SP}attributes/only.on.health`]);

@@ -46,7 +46,7 @@ describe('WAL repair on start', () => {
       expect(await again.stop()).toBe(0);
       const stored = await readBack(server.dataDir);
       try {
-        expect(stored.rows('torn').map((r) => r.i)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+        expect((await stored.rows('torn')).map((r) => r.i)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
       } finally {
         await stored.close();
         server.cleanup();

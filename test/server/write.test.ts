@@ -108,7 +108,7 @@ afterAll(async () => {
 
 describe('POST /api/v1/write', () => {
   for (const c of cases) {
-    it(`${c.status === 200 ? 'stores' : 'rejects'}: ${c.name}`, () => {
+    it(`${c.status === 200 ? 'stores' : 'rejects'}: ${c.name}`, async () => {
       const r = responses.get(c.name)!;
       expect({ status: r.status, code: r.headers['x-sundial-error-code'], message: r.headers['x-sundial-error'] }).toMatchObject({ status: c.status, code: c.code });
       expect(r.body.length, 'write responses have an empty body').toBe(0);
@@ -118,25 +118,25 @@ describe('POST /api/v1/write', () => {
         const table = c.table ?? c.body.split(/[ ,]/)[0]!;
         const have = stored.storage.catalog.database('cnosdb', 'public')!.tables.has(table);
         if (c.rows.length === 0) expect(have, `table ${table} must not exist`).toBe(false);
-        else expect(stored.rows(table)).toEqual(c.rows);
+        else expect(await stored.rows(table)).toEqual(c.rows);
       }
     });
   }
 
   for (const s of sequences) {
-    it(s.name, () => {
+    it(s.name, async () => {
       const rs = seqResponses.get(s.name)!;
       expect(rs.map((r) => [r.status, r.headers['x-sundial-error-code']])).toEqual(s.bodies.map(([, st, code]) => [st, code]));
-      expect(stored.rows(s.table)).toEqual(s.rows);
+      expect(await stored.rows(s.table)).toEqual(s.rows);
       expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has('s01x')).toBe(false);
       const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('s01');
       if (s.table === 's01') expect(t!.fields.map((f) => f.name)).toEqual(['f']);
     });
   }
 
-  it('gives a point without a timestamp the server time', () => {
+  it('gives a point without a timestamp the server time', async () => {
     expect(missingTsResponse.status).toBe(200);
-    const rows = stored.rows('nots');
+    const rows = await stored.rows('nots');
     expect(rows.map((r) => r.h)).toEqual(['a', 'b']);
     for (const r of rows) {
       expect(r.time >= startNs - NOW_SLACK_NS && r.time <= endNs + NOW_SLACK_NS).toBe(true);
@@ -198,7 +198,7 @@ describe('POST /api/v1/write admission', () => {
     expect(await server.stop()).toBe(0);
     const stored = await readBack(server.dataDir);
     try {
-      expect(stored.rows('full').length).toBe(acknowledged * 100);
+      expect((await stored.rows('full')).length).toBe(acknowledged * 100);
     } finally {
       await stored.close();
     }

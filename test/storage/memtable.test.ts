@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
-import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
+import { readWriteBatch, ValueType, type WriteBatch } from '../../host/core/write-batch.js';
+import { Catalog, stampsOf, type DatabaseDef } from '../../host/storage/catalog.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
 import { Memtable } from '../../host/storage/memtable.js';
-import type { SeriesData } from '../../host/storage/series-data.js';
+import type { SeriesRows } from '../../host/storage/series-data.js';
 
 type Row = [tags: Array<[string, string]>, ts: bigint, fields: FieldInput[]];
 
@@ -14,19 +16,37 @@ function batch(table: string, rows: Row[]) {
 
 const f = (name: string, value: number): FieldInput => ({ name, type: ValueType.Double, value });
 
+// The memtable keys tables, series and columns by catalog id: a catalog resolves them here.
+const catalog = new Catalog();
+const db: DatabaseDef = { id: catalog.nextId(), tenant: 't', name: 'd', options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() };
+let lsn = 0;
+beforeEach(() => db.tables.clear());
+
+function apply(m: Memtable, b: WriteBatch): void {
+  catalog.applyBatchSchema(db, b.tables);
+  m.apply(b, stampsOf(db, b.tables), ++lsn, 0);
+}
+
+const tableId = (name: string): number => db.tables.get(name)!.id;
+
+function columnName(id: number): string {
+  for (const t of db.tables.values()) for (const c of [...t.tags, ...t.fields]) if (c.id === id) return c.name;
+  throw new Error(`no column ${id}`);
+}
+
 /** Rows of a snapshot as plain objects (null for absent values). */
-function rows(s: SeriesData): Array<Record<string, unknown>> {
+function rows(s: SeriesRows): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < s.length; i++) {
     const r: Record<string, unknown> = { ts: s.ts[i] };
-    for (const [name, c] of s.columns) r[name] = c.validity && c.validity[i] === 0 ? null : c.values[i];
+    for (const [id, c] of s.columns) r[columnName(id)] = c.validity && c.validity[i] === 0 ? null : c.values[i];
     out.push(r);
   }
   return out;
 }
 
-function only(m: Memtable, table = 'm'): SeriesData {
-  const t = m.tables.get(table)!;
+function only(m: Memtable, table = 'm'): SeriesRows {
+  const t = m.tables.get(tableId(table))!;
   expect(t.series.size).toBe(1);
   return [...t.series.values()][0]!.snapshot();
 }
@@ -34,9 +54,9 @@ function only(m: Memtable, table = 'm'): SeriesData {
 describe('Memtable', () => {
   it('appends in-order batches without normalising', () => {
     const m = new Memtable();
-    m.apply(batch('m', [[[['h', 'a']], 1n, [f('x', 1)]], [[['h', 'a']], 2n, [f('x', 2)]]]));
-    m.apply(batch('m', [[[['h', 'a']], 3n, [f('x', 3)]]]));
-    const s = [...m.tables.get('m')!.series.values()][0]!;
+    apply(m, batch('m', [[[['h', 'a']], 1n, [f('x', 1)]], [[['h', 'a']], 2n, [f('x', 2)]]]));
+    apply(m, batch('m', [[[['h', 'a']], 3n, [f('x', 3)]]]));
+    const s = [...m.tables.get(tableId('m'))!.series.values()][0]!;
     expect(s.normalized).toBe(true);
     expect(rows(s.snapshot())).toEqual([
       { ts: 1n, x: 1 },
@@ -49,8 +69,8 @@ describe('Memtable', () => {
 
   it('sorts out-of-order rows and merges equal timestamps field by field, last write wins', () => {
     const m = new Memtable();
-    m.apply(batch('m', [[[], 5n, [f('x', 1), f('y', 10)]], [[], 3n, [f('x', 2)]]]));
-    m.apply(batch('m', [[[], 5n, [f('x', 7)]], [[], 4n, [f('y', 40)]], [[], 3n, [f('y', 30)]]]));
+    apply(m, batch('m', [[[], 5n, [f('x', 1), f('y', 10)]], [[], 3n, [f('x', 2)]]]));
+    apply(m, batch('m', [[[], 5n, [f('x', 7)]], [[], 4n, [f('y', 40)]], [[], 3n, [f('y', 30)]]]));
     expect(rows(only(m))).toEqual([
       { ts: 3n, x: 2, y: 30 },
       { ts: 4n, x: null, y: 40 },
@@ -60,8 +80,8 @@ describe('Memtable', () => {
 
   it('detects a duplicate timestamp at the boundary of two appends', () => {
     const m = new Memtable();
-    m.apply(batch('m', [[[], 1n, [f('x', 1)]], [[], 2n, [f('x', 2)]]]));
-    m.apply(batch('m', [[[], 2n, [f('x', 20)]]]));
+    apply(m, batch('m', [[[], 1n, [f('x', 1)]], [[], 2n, [f('x', 2)]]]));
+    apply(m, batch('m', [[[], 2n, [f('x', 20)]]]));
     expect(rows(only(m))).toEqual([
       { ts: 1n, x: 1 },
       { ts: 2n, x: 20 },
@@ -71,13 +91,13 @@ describe('Memtable', () => {
   it('orders negative and huge timestamps correctly', () => {
     const m = new Memtable();
     const big = 9_000_000_000_000_000_000n;
-    m.apply(batch('m', [[[], big, [f('x', 1)]], [[], -5n, [f('x', 2)]], [[], 0n, [f('x', 3)]], [[], -(2n ** 40n), [f('x', 4)]]]));
+    apply(m, batch('m', [[[], big, [f('x', 1)]], [[], -5n, [f('x', 2)]], [[], 0n, [f('x', 3)]], [[], -(2n ** 40n), [f('x', 4)]]]));
     expect(rows(only(m)).map((r) => r.ts)).toEqual([-(2n ** 40n), -5n, 0n, big]);
   });
 
   it('keeps every value type and marks columns missing from a batch as absent', () => {
     const m = new Memtable();
-    m.apply(
+    apply(m, 
       batch('m', [
         [[], 1n, [
           { name: 'd', type: ValueType.Double, value: -0 },
@@ -88,7 +108,7 @@ describe('Memtable', () => {
         ]],
       ]),
     );
-    m.apply(batch('m', [[[], 2n, [{ name: 's', type: ValueType.String, value: '' }]]]));
+    apply(m, batch('m', [[[], 2n, [{ name: 's', type: ValueType.String, value: '' }]]]));
     const r = rows(only(m));
     expect(Object.is(r[0]!.d, -0)).toBe(true);
     expect(r).toEqual([
@@ -99,19 +119,19 @@ describe('Memtable', () => {
 
   it('gives earlier snapshots stable rows while writes continue', () => {
     const m = new Memtable();
-    m.apply(batch('m', [[[], 2n, [f('x', 2)]]]));
+    apply(m, batch('m', [[[], 2n, [f('x', 2)]]]));
     const before = only(m);
-    for (let i = 0; i < 200; i++) m.apply(batch('m', [[[], BigInt(1000 - i), [f('x', i)]]]));
+    for (let i = 0; i < 200; i++) apply(m, batch('m', [[[], BigInt(1000 - i), [f('x', i)]]]));
     expect(rows(before)).toEqual([{ ts: 2n, x: 2 }]);
     expect(only(m).length).toBe(201);
   });
 
   it('keeps one series per distinct tag set', () => {
     const m = new Memtable();
-    m.apply(batch('m', [[[['a', '1']], 1n, [f('x', 1)]], [[['a', '2']], 1n, [f('x', 2)]], [[['a', '1'], ['b', '1']], 1n, [f('x', 3)]]]));
-    const keys = [...m.tables.get('m')!.series.keys()].sort();
-    expect(keys).toEqual(['m,a=1', 'm,a=1,b=1', 'm,a=2']);
-    m.dropTable('m');
+    apply(m, batch('m', [[[['a', '1']], 1n, [f('x', 1)]], [[['a', '2']], 1n, [f('x', 2)]], [[['a', '1'], ['b', '1']], 1n, [f('x', 3)]]]));
+    const tags = [...m.tables.get(tableId('m'))!.series.values()].map((s) => s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(',')).sort();
+    expect(tags).toEqual(['a=1', 'a=1,b=1', 'a=2']);
+    m.dropTable(tableId('m'));
     expect(m.tables.size).toBe(0);
     expect(m.bytes).toBe(0);
   });

@@ -3,12 +3,11 @@
 // the type the storage engine's scan API hands out, so moving to `Storage.scan(db, table,
 // ScanRequest): AsyncIterable<SeriesChunk>` is a change to this file alone.
 //
-// Today's storage (on main) offers only a synchronous `scan(db, table, {minTs, maxTs})` returning
-// whole series (SeriesData); this adapts it: field projection, the series filter and the time
-// range are applied here.
+// The storage scan does the field projection, the series filter and the time range, and prunes
+// partitions, files and blocks by them.
 
 import { UserError } from '../../core/errors.js';
-import type { ChunkColumn, ScanRequest, SeriesChunk } from '../../core/scan.js';
+import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
 import type { Storage } from '../../storage/storage.js';
 
@@ -22,11 +21,5 @@ export function tableFields(db: DatabaseDef, table: string): string[] {
 /** Streams the series of `table` that pass `request.seriesFilter`, restricted to the time range. */
 export async function* readTable(storage: Storage, db: DatabaseDef, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
   tableFields(db, table);
-  const wanted = new Set(request.fields);
-  for (const s of storage.scan(db, table, { minTs: request.minTime, maxTs: request.maxTime })) {
-    if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
-    const fields = new Map<string, ChunkColumn>();
-    for (const [name, c] of s.columns) if (wanted.has(name)) fields.set(name, { values: c.values, validity: c.validity });
-    yield { tags: s.tags, length: s.length, time: s.ts, fields };
-  }
+  yield* storage.scan(db, table, request);
 }

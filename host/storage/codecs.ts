@@ -1,0 +1,44 @@
+// The column codecs segment files use: the Wasm core's (host/core/codecs.ts, FORMAT.md §4),
+// with zstd from zstd-napi for STRING blocks. One place, so that the server, its tools and its
+// tests always read a directory with the codecs that wrote it.
+
+import * as zstd from 'zstd-napi';
+import { BlockCodecs } from '../core/codecs.js';
+import type { Core } from '../core/wasm.js';
+import type { FieldType } from '../core/write-batch.js';
+import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
+import type { FieldValues } from './series-data.js';
+
+/** ColumnCodecs over BlockCodecs. Not re-entrant, like BlockCodecs: calls are synchronous. */
+export class WasmColumnCodecs implements ColumnCodecs {
+  readonly #codecs: BlockCodecs;
+
+  constructor(core: Core) {
+    this.#codecs = BlockCodecs.create(core, zstd);
+  }
+
+  encodeTime(ts: BigInt64Array, codec: string): Uint8Array {
+    return this.#codecs.encodeTimestamps(ts, ts.length, codec);
+  }
+
+  decodeTime(block: Uint8Array, rows: number): BigInt64Array {
+    return this.#codecs.decodeTimestamps(block, rows);
+  }
+
+  encodeValues(type: FieldType, values: FieldValues, validity: Uint8Array | undefined, codec: string): Uint8Array {
+    return this.#codecs.encode(type, values, validity, values.length, codec);
+  }
+
+  decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn {
+    return this.#codecs.decode(type, block, rows);
+  }
+}
+
+const byCore = new WeakMap<Core, ColumnCodecs>();
+
+/** The codecs for segment blocks (one per core instance). */
+export function storageCodecs(core: Core): ColumnCodecs {
+  let c = byCore.get(core);
+  if (c === undefined) byCore.set(core, (c = new WasmColumnCodecs(core)));
+  return c;
+}

@@ -1,0 +1,25 @@
+// What the segment layer needs from the column codecs: encode one column block, decode it back.
+// Blocks are self-describing (their first bytes name the codec), so a reader needs only the value
+// type and the row count, both in the segment footer. The Wasm codecs (host/core/codecs.ts,
+// FORMAT.md §4) implement it (codecs.ts); the segment layer knows only this interface.
+//
+// Contract: inputs hold exactly `rows` values (the caller slices); returned arrays and bytes are
+// owned by the caller (never views into Wasm memory). Decoders throw on malformed input; the
+// segment reader wraps that in a CorruptionError naming the file and offset.
+
+import type { FieldType } from '../core/write-batch.js';
+import type { FieldValues } from './series-data.js';
+
+export interface DecodedColumn {
+  values: FieldValues;
+  /** 1 = present; undefined when every row is present. */
+  validity: Uint8Array | undefined;
+}
+
+export interface ColumnCodecs {
+  /** `codec` is the column's CnosDB codec name (upper case, DEFAULT unless chosen). */
+  encodeTime(ts: BigInt64Array, codec: string): Uint8Array;
+  decodeTime(block: Uint8Array, rows: number): BigInt64Array;
+  encodeValues(type: FieldType, values: FieldValues, validity: Uint8Array | undefined, codec: string): Uint8Array;
+  decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn;
+}

@@ -1,0 +1,195 @@
+// Compaction: merges segment files of one time partition into one (FORMAT.md §6), deduplicating
+// the same series and time (the newer file wins, field by field), applying tombstones, and
+// dropping data of dropped tables and columns and of expired time.
+//
+// Which files: tiered. A flush writes level 0; merging files makes a file one level above the
+// highest input. When `fanIn` files of the same level follow each other in the partition's LSN
+// order, they are merged. Only runs that are contiguous in LSN order among every file
+// overlapping their time range are merged, so the merged file keeps a well-defined age relative
+// to the others (what makes last-write-wins across files sound). A lone file holding deleted,
+// dropped or expired rows is rewritten without them. `full` merges every partition down to one
+// file (tests, benchmarks).
+//
+// Steps: write the new file (temporary name, fsync, rename; compact:segment-*), fsync the
+// directory, save the manifest listing it instead of the inputs (compact:manifest-saved),
+// delete the inputs (compact:inputs-deleted). A crash before the manifest leaves an unlisted
+// file; after it, unlisted inputs; the next start deletes either.
+
+import { unlink } from 'node:fs/promises';
+import { CorruptionError } from '../core/errors.js';
+import { tableById } from './catalog.js';
+import { StaleChange, type DatabaseStore, type SegmentSlot } from './database.js';
+import { faultPoint } from './fault-points.js';
+import { writeColumns } from './flush.js';
+import { fsyncDir } from './fs-util.js';
+import { SegmentWriter } from './segment-writer.js';
+import { applicable, applyTombstones, mergeRows, tableTombstones } from './series-merge.js';
+import { concatRows, sliceByTime, type SeriesRows, type SeriesTags } from './series-data.js';
+import { TimeSlicer } from './time-slice.js';
+
+const partitionOf = (s: SegmentSlot): string => `${s.record.partitionStart}:${s.record.partitionEnd}`;
+
+/** The next set of files to merge, or undefined. */
+export function planCompaction(db: DatabaseStore, fanIn: number, full: boolean): SegmentSlot[] | undefined {
+  const groups = new Map<string, SegmentSlot[]>();
+  for (const s of db.slots) {
+    let g = groups.get(partitionOf(s));
+    if (g === undefined) groups.set(partitionOf(s), (g = []));
+    g.push(s);
+  }
+  for (const g of groups.values()) {
+    // A file with a corrupt part: leave the partition alone (reads of its sound blocks go on).
+    if (g.some((s) => s.reader === undefined || s.error !== undefined)) continue;
+    const candidates: SegmentSlot[][] = [];
+    if (full && g.length > 1) candidates.push(g);
+    for (let i = 0; i < g.length; ) {
+      let j = i + 1;
+      while (j < g.length && g[j]!.record.level === g[i]!.record.level) j++;
+      if (j - i >= fanIn) candidates.push(g.slice(i, j));
+      i = j;
+    }
+    // Space held by deleted, dropped or expired rows comes back without waiting for merges.
+    for (const s of g) if (needsCleanup(db, s)) candidates.push([s]);
+    for (const run of candidates) if (isolated(db, run)) return run;
+  }
+  return undefined;
+}
+
+/** No file outside the run overlaps it in time with data written between the run's files. */
+function isolated(db: DatabaseStore, run: readonly SegmentSlot[]): boolean {
+  const minLsn = run[0]!.record.minLsn;
+  const maxLsn = run.at(-1)!.record.maxLsn;
+  let minTs = run[0]!.record.minTs;
+  let maxTs = run[0]!.record.maxTs;
+  for (const s of run) {
+    if (s.record.minTs < minTs) minTs = s.record.minTs;
+    if (s.record.maxTs > maxTs) maxTs = s.record.maxTs;
+  }
+  return !db.slots.some(
+    (s) => !run.includes(s) && s.record.maxLsn > minLsn && s.record.minLsn < maxLsn && s.record.minTs <= maxTs && minTs <= s.record.maxTs,
+  );
+}
+
+/**
+ * A lone file worth rewriting: tombstones still hide rows in it, or it holds dropped tables or
+ * columns, or expired rows. The answer "no" is remembered until the catalog, the tombstones or
+ * the retention bound change, so the once-a-second planning costs O(files), not O(series).
+ */
+function needsCleanup(db: DatabaseStore, s: SegmentSlot): boolean {
+  const state = `${db.env.catalog.version}/${db.tombstones.length}/${db.tombstones.at(-1)?.lsn}/${db.expiredBefore}`;
+  if (s.cleanAt === state) return false;
+  const dirty = isDirty(db, s);
+  if (!dirty) s.cleanAt = state;
+  return dirty;
+}
+
+function isDirty(db: DatabaseStore, s: SegmentSlot): boolean {
+  const r = s.record;
+  if (db.tombstones.some((t) => t.lsn > r.cleanLsn && t.minTs <= r.maxTs && r.minTs <= t.maxTs)) return true;
+  if (db.expiredBefore !== null && r.minTs < db.expiredBefore) return true;
+  for (const [tableId, series] of s.reader!.tables) {
+    const table = tableById(db.def, tableId);
+    if (table === undefined) return true;
+    const live = new Set(table.fields.map((c) => c.id));
+    for (const e of series) if (e.columns.some((c) => !live.has(c.id))) return true;
+  }
+  return false;
+}
+
+/** Merges `inputs` (one partition, LSN order) into one file and swaps it in. */
+export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
+  const started = performance.now();
+  db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
+  const tombs = [...db.tombstones];
+  const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
+  const expiredBefore = db.expiredBefore;
+  const series = new Map<number, Map<string, SeriesTags>>();
+  for (const s of inputs) {
+    for (const [tableId, entries] of s.reader!.tables) {
+      if (tableById(db.def, tableId) === undefined) continue; // dropped table
+      let m = series.get(tableId);
+      if (m === undefined) series.set(tableId, (m = new Map()));
+      for (const e of entries) m.set(e.key, e.tags);
+    }
+  }
+  const first = inputs[0]!.record;
+  const fileId = db.allocateFileId();
+  const slicer = new TimeSlicer();
+  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, () => slicer.step());
+  let slot: SegmentSlot | undefined;
+  let committing = false;
+  try {
+    for (const tableId of [...series.keys()].sort((a, b) => a - b)) {
+      const table = tableById(db.def, tableId);
+      if (table === undefined) continue;
+      const columns = writeColumns(table);
+      const ids = columns.map((c) => c.id);
+      const ttombs = tableTombstones(tombs, tableId);
+      const keys = series.get(tableId)!;
+      for (const key of [...keys.keys()].sort()) {
+        if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
+        const parts: SeriesRows[] = [];
+        for (const s of inputs) {
+          const entry = s.reader!.seriesByKey(tableId).get(key);
+          if (entry === undefined) continue;
+          const groups: SeriesRows[] = [];
+          for (const g of entry.groups) groups.push(await s.reader!.readRows(entry, g, ids, false));
+          let rows = concatRows(groups, ids);
+          rows = applyTombstones(rows, applicable(ttombs, key, s.record.cleanLsn, entry.minTs, entry.maxTs));
+          if (expiredBefore !== null) rows = sliceByTime(rows, expiredBefore, undefined);
+          parts.push(rows);
+        }
+        const merged = parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
+        if (merged.length > 0) await w.addSeries(tableId, key, keys.get(key)!, merged, columns, table.timeCodec);
+        await slicer.step();
+      }
+    }
+    if (w.seriesCount > 0) {
+      const { meta, bytes } = await w.finish(
+        {
+          partitionStart: first.partitionStart,
+          partitionEnd: first.partitionEnd,
+          minLsn: Math.min(...inputs.map((s) => s.record.minLsn)),
+          maxLsn: Math.max(...inputs.map((s) => s.record.maxLsn)),
+          cleanLsn: Math.max(maxTomb, ...inputs.map((s) => s.record.cleanLsn)),
+        },
+        { written: 'compact:segment-written', renamed: 'compact:segment-renamed' },
+      );
+      await fsyncDir(db.segDir);
+      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes });
+    } else {
+      await w.abort(); // everything was deleted or dropped
+    }
+    committing = true;
+    await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs, fault: 'compact:manifest-temp' });
+  } catch (e) {
+    // Before the manifest names the new file it is ours to delete; if saving the manifest
+    // failed midway it may be named, and the next start sorts it out.
+    if (!committing || e instanceof StaleChange) {
+      await w.abort();
+      slot?.reader?.retire();
+      await unlink(db.segmentPath(fileId)).catch(() => undefined);
+    }
+    if (e instanceof StaleChange) return;
+    if (e instanceof CorruptionError) {
+      const bad = inputs.find((s) => s.reader?.path === e.source);
+      if (bad !== undefined) bad.error = e;
+    }
+    throw e;
+  }
+  faultPoint('compact:manifest-saved');
+  for (const s of inputs) await unlink(db.segmentPath(s.record.fileId)).catch(() => undefined);
+  await fsyncDir(db.segDir);
+  faultPoint('compact:inputs-deleted');
+  db.log.info(
+    {
+      db: db.def.name,
+      inputs: inputs.map((s) => s.record.fileId),
+      output: slot?.record.fileId,
+      rows: slot?.record.rows ?? 0,
+      bytes: slot?.record.bytes ?? 0,
+      ms: Math.round(performance.now() - started),
+    },
+    'compacted',
+  );
+}

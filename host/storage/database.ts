@@ -1,0 +1,417 @@
+// The storage state of one database: its WAL, the active memtable, frozen memtables waiting for
+// their flush, the segment files its manifest lists, the tombstones of deletes and the
+// retention bound. Opening it recovers: manifest, orphan cleanup, segment footers, WAL replay
+// from the manifest's flushed LSN (FORMAT.md §6).
+//
+// Directory: db/<id>/manifest.json, db/<id>/seg/<fileId>.seg, db/<id>/wal/*.wal.
+//
+// Changes of the file set (flush, compaction, retention) run one at a time under `commit`: the
+// new manifest is saved first, then the in-memory state switches in one synchronous step, so a
+// reader's view (`view`) is always a consistent set of sources.
+
+import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { CorruptionError, bug } from '../core/errors.js';
+import type { WriteBatch } from '../core/write-batch.js';
+import type { BlockCache } from './block-cache.js';
+import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
+import type { ColumnCodecs } from './column-codecs.js';
+import type { FaultPoint } from './fault-points.js';
+import { flushMemtable } from './flush.js';
+import { fsyncDir } from './fs-util.js';
+import { LastPointCache } from './last-points.js';
+import {
+  cleanupManifest,
+  loadManifest,
+  saveManifest,
+  segmentFileName,
+  type ManifestState,
+  type SegmentRecord,
+  type Tombstone,
+} from './manifest.js';
+import { Memtable, type TableStamp } from './memtable.js';
+import { partitionStart, partitionUnits, unitsPerMs } from './partition.js';
+import type { ReadView } from './read-path.js';
+import { SegmentReader, type CachedBlock } from './segment-reader.js';
+import { Wal } from './wal.js';
+import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
+import { RecordType } from './wal-record.js';
+import { reconcileStamps } from './wal-replay.js';
+
+export interface DatabaseEnv {
+  dataDir: string;
+  logger: Logger;
+  codecs: ColumnCodecs;
+  cache: BlockCache<CachedBlock>;
+  catalog: Catalog;
+  walSegmentBytes: number;
+  walSync: boolean;
+  nowMs: () => number;
+  /** Rotate the active memtable (and flush it) once it holds this many bytes. */
+  flushBytes: number;
+}
+
+/** A segment the manifest lists; `reader` is undefined when the file failed to open. */
+export interface SegmentSlot {
+  record: SegmentRecord;
+  reader: SegmentReader | undefined;
+  error?: Error;
+  /** compaction.ts: the state in which the file was last found to need no cleanup. */
+  cleanAt?: string;
+}
+
+/** What `commit` changes. */
+export interface Change {
+  add?: SegmentSlot[];
+  remove?: readonly SegmentSlot[];
+  flushedLsn?: number;
+  expiredBefore?: bigint;
+  /** The oldest frozen memtable is now in segments. */
+  popFrozen?: boolean;
+  /** Fail (StaleChange) unless these are all still listed (a compaction's inputs). */
+  require?: readonly SegmentSlot[];
+  /** Crash-test point between writing the new manifest and renaming it into place. */
+  fault?: FaultPoint;
+}
+
+/** A change whose inputs another change removed meanwhile (retention dropped a partition). */
+export class StaleChange extends Error {
+  override readonly name = 'StaleChange';
+}
+
+export class DatabaseStore {
+  readonly def: DatabaseDef;
+  readonly dir: string;
+  readonly segDir: string;
+  readonly env: DatabaseEnv;
+  wal!: Wal;
+  active = new Memtable();
+  /** Oldest first; flushed in this order. */
+  frozen: Memtable[] = [];
+  /** Sorted by minLsn: the order in which their data was written. */
+  slots: SegmentSlot[] = [];
+  tombstones: Tombstone[] = [];
+  flushedLsn = 0;
+  nextFileId = 1;
+  expiredBefore: bigint | null = null;
+  readonly last = new LastPointCache();
+  /** Set by close: background work stops at its next step. */
+  closing = false;
+  compacting = false;
+  #lock: Promise<void> = Promise.resolve();
+  #flushLoop: Promise<void> | undefined;
+  /** Called when a flush finished or failed (the storage front schedules more work). */
+  onFlushed: (() => void) | undefined;
+
+  private constructor(env: DatabaseEnv, def: DatabaseDef) {
+    this.env = env;
+    this.def = def;
+    this.dir = join(env.dataDir, 'db', String(def.id));
+    this.segDir = join(this.dir, 'seg');
+  }
+
+  get log(): Logger {
+    return this.env.logger;
+  }
+
+  /** Memory held by the active and frozen memtables. */
+  get memtableBytes(): number {
+    let n = this.active.bytes;
+    for (const m of this.frozen) n += m.bytes;
+    return n;
+  }
+
+  /**
+   * Opens the database and replays its WAL. `watermark` is the highest id of the catalog as it
+   * was loaded from disk (see wal-replay.ts).
+   */
+  static async open(env: DatabaseEnv, def: DatabaseDef, watermark: number): Promise<DatabaseStore> {
+    const db = new DatabaseStore(env, def);
+    await mkdir(db.segDir, { recursive: true });
+    await cleanupManifest(db.dir);
+    const m = await loadManifest(db.dir);
+    db.flushedLsn = m.flushedLsn;
+    db.nextFileId = m.nextFileId;
+    db.expiredBefore = m.expiredBefore;
+    db.tombstones = m.tombstones;
+    await db.#openSegments(m);
+
+    let records = 0;
+    let rows = 0;
+    const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
+    db.wal = await Wal.open(
+      { dir: join(db.dir, 'wal'), segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger },
+      m.flushedLsn,
+      (lsn, type, payload) => {
+        records++;
+        if (type === RecordType.StampedWrite) {
+          const { stamps, batches } = decodeStampedWrite(payload, source(lsn));
+          batches.forEach((b, i) => {
+            const effective = reconcileStamps(env.catalog, def, b.tables, stamps[i]!, watermark, env.logger, lsn);
+            db.active.apply(b, effective, lsn, env.nowMs());
+            rows += b.rowCount;
+          });
+        } else if (type === RecordType.Write) {
+          // Written before records carried ids: applied by name (version 1 data directories).
+          for (const b of splitBatches(payload, source(lsn))) {
+            try {
+              env.catalog.applyBatchSchema(def, b.tables);
+            } catch (err) {
+              env.logger.warn({ db: def.name, lsn, err }, 'WAL: skipping a batch that conflicts with the current schema');
+              continue;
+            }
+            db.active.apply(b, stampsOf(def, b.tables), lsn, env.nowMs());
+            rows += b.rowCount;
+          }
+        } else if (type === RecordType.Delete) {
+          const d = decodeDelete(payload, source(lsn));
+          db.#applyDelete(lsn, d.tableId, d.series, d.minTs, d.maxTs);
+        } else {
+          env.logger.warn({ db: def.name, lsn, type }, 'WAL: skipping a record of unknown type');
+        }
+        // Keep memory bounded during a long replay: freeze, and flush once open.
+        if (db.active.bytes >= env.flushBytes) db.#freeze();
+      },
+    );
+    if (records > 0) env.logger.info({ db: def.name, records, rows }, 'WAL replayed');
+    if (db.frozen.length > 0) db.#startFlushLoop();
+    return db;
+  }
+
+  async #openSegments(m: ManifestState): Promise<void> {
+    const listed = new Set(m.segments.map((s) => segmentFileName(s.fileId)));
+    // Files a crashed flush or compaction left behind: never listed, never read.
+    for (const name of await readdir(this.segDir)) {
+      if (listed.has(name)) continue;
+      await unlink(join(this.segDir, name));
+      this.log.info({ db: this.def.name, file: name }, 'removed an unlisted segment file');
+    }
+    for (const record of [...m.segments].sort((a, b) => a.minLsn - b.minLsn)) {
+      const path = join(this.segDir, segmentFileName(record.fileId));
+      try {
+        const reader = await SegmentReader.open(path, record.fileId, this.env.codecs, this.env.cache);
+        this.slots.push({ record, reader });
+      } catch (e) {
+        const error = e instanceof CorruptionError ? e : new CorruptionError(path, 0, `cannot open: ${(e as Error).message}`, { cause: e });
+        this.log.error({ db: this.def.name, err: error }, 'segment file unreadable; queries over its time range fail until it is repaired');
+        this.slots.push({ record, reader: undefined, error });
+      }
+    }
+  }
+
+  /** Appends a request's batches: one WAL record, then the memtable. Resolves once durable. */
+  write(batches: readonly WriteBatch[], encoded: readonly Uint8Array[], stamps: ReadonlyArray<readonly TableStamp[]>): Promise<void> {
+    const { lsn, durable } = this.wal.append(RecordType.StampedWrite, encodeStampedWrite(stamps, encoded));
+    const now = this.env.nowMs();
+    batches.forEach((b, i) => {
+      this.active.apply(b, stamps[i]!, lsn, now);
+      this.last.onWrite(b, stamps[i]!);
+    });
+    if (this.active.bytes >= this.env.flushBytes) this.rotate();
+    return durable;
+  }
+
+  /** Logs and applies a DELETE of rows of `series` (null = all) of a table. Resolves once durable. */
+  delete(tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): Promise<void> {
+    const { lsn, durable } = this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })]);
+    this.#applyDelete(lsn, tableId, series, minTs, maxTs);
+    return durable;
+  }
+
+  #applyDelete(lsn: number, tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): void {
+    this.active.deleteRows(tableId, series === null ? null : new Set(series), minTs, maxTs, lsn);
+    this.last.invalidate(tableId, series);
+    // Older sources keep their rows; the tombstone hides them until compaction removes them.
+    if ((this.slots.length > 0 || this.frozen.length > 0) && !this.tombstones.some((t) => t.lsn === lsn)) {
+      this.tombstones.push({ lsn, tableId, minTs, maxTs, series });
+    }
+  }
+
+  #freeze(): void {
+    if (this.active.cleanLsn === 0) return;
+    this.frozen.push(this.active);
+    this.active = new Memtable();
+  }
+
+  /** Freezes the active memtable and flushes it in the background. */
+  rotate(): void {
+    if (this.active.cleanLsn === 0 || this.closing) return;
+    this.#freeze();
+    // A new WAL segment, so that the flushed records' segments can be deleted.
+    void this.wal.rollover();
+    this.#startFlushLoop();
+  }
+
+  /** Rotates when the oldest row of the active memtable is older than `ageMs`. */
+  rotateIfOld(nowMs: number, ageMs: number): void {
+    if (this.active.firstWriteMs !== 0 && nowMs - this.active.firstWriteMs >= ageMs) this.rotate();
+  }
+
+  #startFlushLoop(): void {
+    this.#flushLoop ??= (async () => {
+      try {
+        while (this.frozen.length > 0 && !this.closing) {
+          await flushMemtable(this, this.frozen[0]!);
+        }
+      } catch (err) {
+        this.log.error({ db: this.def.name, err }, 'flush failed; the data stays in memory and in the WAL, retrying later');
+      } finally {
+        this.#flushLoop = undefined;
+        this.onFlushed?.();
+      }
+    })();
+  }
+
+  /** Retries pending flushes (after a failure). */
+  resumeFlushes(): void {
+    if (this.frozen.length > 0) this.#startFlushLoop();
+  }
+
+  /** Rotates and waits until every memtable is in segment files. */
+  async flushAll(): Promise<void> {
+    this.rotate();
+    while (this.#flushLoop !== undefined) await this.#flushLoop;
+    if (this.frozen.length > 0) throw new Error(`flush of database ${this.def.name} did not complete`);
+  }
+
+  /**
+   * Applies a change of the file set: saves the new manifest, then switches the in-memory state
+   * at once. Serialised with every other change of this database.
+   */
+  commit(change: Change): Promise<void> {
+    const run = this.#lock.then(async () => {
+      if (change.require !== undefined && !change.require.every((s) => this.slots.includes(s))) {
+        throw new StaleChange(`database ${this.def.name}: segments changed meanwhile`);
+      }
+      const removed = new Set(change.remove ?? []);
+      const flushedLsn = change.flushedLsn ?? this.flushedLsn;
+      const expiredBefore = change.expiredBefore ?? this.expiredBefore;
+      // A file written while retention moved past it (a flush or compaction that was running)
+      // is not listed; it is deleted below.
+      const expired = (change.add ?? []).filter((s) => expiredBefore !== null && s.record.maxTs < expiredBefore);
+      const add = (change.add ?? []).filter((s) => !expired.includes(s));
+      const slots = [...this.slots.filter((s) => !removed.has(s)), ...add].sort((a, b) => a.record.minLsn - b.record.minLsn);
+      const frozen = change.popFrozen ? this.frozen.slice(1) : this.frozen;
+      const state: ManifestState = {
+        flushedLsn,
+        nextFileId: this.nextFileId,
+        expiredBefore,
+        segments: slots.map((s) => s.record),
+        tombstones: liveTombstones(this.tombstones, slots, frozen),
+      };
+      await saveManifest(this.dir, state, change.fault);
+      // The switch: synchronous, so no reader sees half of it.
+      this.slots = slots;
+      this.flushedLsn = flushedLsn;
+      this.expiredBefore = expiredBefore;
+      if (change.popFrozen) this.frozen.shift();
+      this.tombstones = liveTombstones(this.tombstones, slots, this.frozen);
+      for (const s of removed) s.reader?.retire();
+      for (const s of expired) {
+        s.reader?.retire();
+        await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+      }
+    });
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A consistent view for one scan; call `release` when done. Unreadable segments are listed in `broken`. */
+  view(): { view: ReadView; broken: SegmentSlot[]; release: () => void } {
+    const readers: SegmentReader[] = [];
+    const broken: SegmentSlot[] = [];
+    for (const s of this.slots) {
+      if (s.reader === undefined) broken.push(s);
+      else {
+        s.reader.acquire();
+        readers.push(s.reader);
+      }
+    }
+    const memtables = [...this.frozen.map((m) => ({ memtable: m, cleanLsn: m.cleanLsn })), { memtable: this.active, cleanLsn: Infinity }];
+    let released = false;
+    return {
+      view: { segments: readers, memtables, tombstones: [...this.tombstones], expiredBefore: this.expiredBefore },
+      broken,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const r of readers) r.release();
+      },
+    };
+  }
+
+  /**
+   * Retention: once the database TTL has passed the end of a partition, drops its files and hides
+   * its rows everywhere else (memtables, files of an older partitioning). The bound is a
+   * partition start, so whole partitions go at once. Returns whether anything changed.
+   */
+  async expire(nowMs: number): Promise<boolean> {
+    const ttl = this.def.options.ttlMs;
+    if (ttl === null) return false;
+    const cutoff = BigInt(Math.floor(nowMs - ttl)) * unitsPerMs(this.def.options.precision);
+    const bound = partitionStart(cutoff, partitionUnits(this.def.options));
+    if (this.expiredBefore !== null && bound <= this.expiredBefore) return false;
+    const drop = this.slots.filter((s) => s.record.maxTs < bound);
+    await this.commit({ remove: drop, expiredBefore: bound });
+    for (const s of drop) await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+    this.last.clear();
+    if (drop.length > 0) this.log.info({ db: this.def.name, expiredBefore: String(bound), files: drop.map((s) => s.record.fileId) }, 'retention dropped expired partitions');
+    return true;
+  }
+
+  dropTable(tableId: number): void {
+    this.active.dropTable(tableId);
+    for (const m of this.frozen) m.dropTable(tableId);
+    this.last.invalidate(tableId, null);
+  }
+
+  dropColumn(tableId: number, columnId: number): void {
+    this.active.dropColumn(tableId, columnId);
+    for (const m of this.frozen) m.dropColumn(tableId, columnId);
+  }
+
+  /** Stops background work, flushes the WAL to disk and closes files. */
+  async close(): Promise<void> {
+    this.closing = true;
+    while (this.#flushLoop !== undefined) await this.#flushLoop;
+    await this.#lock;
+    await this.wal.close();
+    for (const s of this.slots) s.reader?.retire();
+  }
+
+  /** Closes and deletes every file of the database (DROP DATABASE). */
+  async destroy(): Promise<void> {
+    await this.close();
+    await rm(this.dir, { recursive: true, force: true });
+    await fsyncDir(join(this.env.dataDir, 'db')).catch(() => undefined);
+  }
+
+  /** A file id for a new segment (persisted with the next manifest). */
+  allocateFileId(): number {
+    return this.nextFileId++;
+  }
+
+  segmentPath(fileId: number): string {
+    return join(this.segDir, segmentFileName(fileId));
+  }
+
+  /** Opens a segment this database just wrote. */
+  async openSegment(record: SegmentRecord): Promise<SegmentSlot> {
+    const reader = await SegmentReader.open(this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache);
+    if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
+    return { record, reader };
+  }
+}
+
+/**
+ * The tombstones some source still needs: a segment or frozen memtable whose rows may be older
+ * than the delete (cleanLsn below its LSN) and whose time range it touches.
+ */
+function liveTombstones(all: readonly Tombstone[], slots: readonly SegmentSlot[], frozen: readonly Memtable[]): Tombstone[] {
+  return all.filter(
+    (t) =>
+      frozen.some((m) => m.cleanLsn < t.lsn) ||
+      slots.some((s) => s.record.cleanLsn < t.lsn && s.record.minTs <= t.maxTs && t.minTs <= s.record.maxTs),
+  );
+}

@@ -1,0 +1,280 @@
+// The storage read path over one consistent view of a database: segments (oldest first), frozen
+// memtables being flushed, the active memtable. Per series it lists "pieces" (a segment row
+// group, or a memtable's rows) pruned by time range, groups pieces whose time ranges overlap
+// into clusters, and turns each cluster into sorted rows: a lone piece as it is, overlapping
+// pieces merged with the newer source winning field by field. Tombstones hide rows of pieces
+// older than the delete (FORMAT.md §6). Series are pruned by the tag filter before any block is
+// read, segments and blocks by their time bounds.
+
+import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, StatsRequest } from '../core/scan.js';
+import { seriesKey } from '../core/write-batch.js';
+import type { TableDef } from './catalog.js';
+import type { Tombstone } from './manifest.js';
+import type { Memtable } from './memtable.js';
+import type { RowGroup } from './segment-format.js';
+import type { SegmentReader, SegmentSeries } from './segment-reader.js';
+import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
+import { sliceByTime, type SeriesRows, type SeriesTags } from './series-data.js';
+
+/** A consistent view of one database's data, oldest source first. */
+export interface ReadView {
+  segments: readonly SegmentReader[];
+  /** Frozen memtables (oldest first), then the active one (cleanLsn Infinity: deletes applied in place). */
+  memtables: ReadonlyArray<{ memtable: Memtable; cleanLsn: number }>;
+  tombstones: readonly Tombstone[];
+  expiredBefore: bigint | null;
+}
+
+interface Piece {
+  /** Age of the source: a higher rank wins a duplicate timestamp. */
+  rank: number;
+  cleanLsn: number;
+  minTs: bigint;
+  maxTs: bigint;
+  rows?: SeriesRows;
+  segment?: { reader: SegmentReader; entry: SegmentSeries; group: RowGroup };
+}
+
+export interface SeriesInfo {
+  key: string;
+  tags: SeriesTags;
+  /** tag name -> value */
+  names: ReadonlyMap<string, string>;
+}
+
+/** Inclusive time bounds after retention; undefined = open. */
+export interface Bounds {
+  lo: bigint | undefined;
+  hi: bigint | undefined;
+}
+
+export function bounds(view: ReadView, minTime?: bigint, maxTime?: bigint): Bounds {
+  let lo = minTime;
+  if (view.expiredBefore !== null && (lo === undefined || lo < view.expiredBefore)) lo = view.expiredBefore;
+  return { lo, hi: maxTime };
+}
+
+const overlaps = (minTs: bigint, maxTs: bigint, b: Bounds): boolean => (b.lo === undefined || maxTs >= b.lo) && (b.hi === undefined || minTs <= b.hi);
+
+/**
+ * The series of a table with data in the bounds (by the sources' time bounds), sorted by their
+ * canonical key (table name and tags by name), and passing `filter`.
+ */
+export function listSeries(view: ReadView, table: TableDef, b: Bounds, filter?: (tags: ReadonlyMap<string, string>) => boolean): SeriesInfo[] {
+  const found = new Map<string, SeriesTags>();
+  for (const seg of view.segments) {
+    if (!overlaps(seg.meta.minTs, seg.meta.maxTs, b)) continue;
+    for (const e of seg.tables.get(table.id) ?? []) if (overlaps(e.minTs, e.maxTs, b) && !found.has(e.key)) found.set(e.key, e.tags);
+  }
+  for (const { memtable } of view.memtables) {
+    for (const s of memtable.tables.get(table.id)?.series.values() ?? []) {
+      if (s.length > 0 && overlaps(s.minTs, s.maxTs, b) && !found.has(s.key)) found.set(s.key, s.tags);
+    }
+  }
+  const tagNames = new Map(table.tags.map((c) => [c.id, c.name]));
+  const out: Array<SeriesInfo & { sort: string }> = [];
+  for (const [key, tags] of found) {
+    const names = new Map<string, string>();
+    for (const [id, v] of tags) {
+      const n = tagNames.get(id);
+      if (n !== undefined) names.set(n, v);
+    }
+    if (filter !== undefined && !filter(names)) continue;
+    out.push({ key, tags, names, sort: seriesKey(table.name, [...names]) });
+  }
+  out.sort((x, y) => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0));
+  return out;
+}
+
+/** The pieces of one series within the bounds, oldest source first. */
+function pieces(view: ReadView, tableId: number, key: string, b: Bounds): Piece[] {
+  const out: Piece[] = [];
+  let rank = 0;
+  for (const reader of view.segments) {
+    rank++;
+    if (!overlaps(reader.meta.minTs, reader.meta.maxTs, b)) continue;
+    const entry = reader.seriesByKey(tableId).get(key);
+    if (entry === undefined || !overlaps(entry.minTs, entry.maxTs, b)) continue;
+    for (const group of entry.groups) {
+      if (!overlaps(group.minTs, group.maxTs, b)) continue;
+      out.push({ rank, cleanLsn: reader.meta.cleanLsn, minTs: group.minTs, maxTs: group.maxTs, segment: { reader, entry, group } });
+    }
+  }
+  for (const { memtable, cleanLsn } of view.memtables) {
+    rank++;
+    const s = memtable.tables.get(tableId)?.series.get(key);
+    if (s === undefined || s.length === 0 || !overlaps(s.minTs, s.maxTs, b)) continue;
+    const rows = s.snapshot();
+    out.push({ rank, cleanLsn, minTs: rows.ts[0]!, maxTs: rows.ts[rows.length - 1]!, rows });
+  }
+  return out;
+}
+
+/** Groups pieces with overlapping time ranges; clusters in time order, pieces oldest first. */
+function clusters(list: Piece[]): Piece[][] {
+  const sorted = [...list].sort((a, b) => (a.minTs < b.minTs ? -1 : a.minTs > b.minTs ? 1 : a.rank - b.rank));
+  const out: Piece[][] = [];
+  let cur: Piece[] = [];
+  let curMax = 0n;
+  for (const p of sorted) {
+    if (cur.length > 0 && p.minTs > curMax) {
+      out.push(cur);
+      cur = [];
+    }
+    if (cur.length === 0 || p.maxTs > curMax) curMax = p.maxTs;
+    cur.push(p);
+  }
+  if (cur.length > 0) out.push(cur);
+  for (const c of out) c.sort((a, b) => a.rank - b.rank);
+  return out;
+}
+
+async function load(p: Piece, columnIds: readonly number[]): Promise<SeriesRows> {
+  if (p.rows !== undefined) return p.rows;
+  const { reader, entry, group } = p.segment!;
+  return reader.readRows(entry, group, columnIds);
+}
+
+/** Sorted, deduplicated rows of one cluster within the bounds, tombstones applied. */
+async function materialize(cluster: readonly Piece[], key: string, columnIds: readonly number[], b: Bounds, tombs: readonly TableTombstones[]): Promise<SeriesRows> {
+  const parts: SeriesRows[] = [];
+  for (const p of cluster) {
+    let rows = sliceByTime(await load(p, columnIds), b.lo, b.hi);
+    rows = applyTombstones(rows, applicable(tombs, key, p.cleanLsn, p.minTs, p.maxTs));
+    parts.push(rows);
+  }
+  return parts.length === 1 ? parts[0]! : mergeRows(parts, columnIds);
+}
+
+/** A chunk whose arrays hold exactly its rows (memtable arrays are longer than their rows). */
+function toChunk(rows: SeriesRows, tags: ReadonlyMap<string, string>, fields: ReadonlyArray<readonly [number, string]>): SeriesChunk {
+  const n = rows.length;
+  const out = new Map<string, ChunkColumn>();
+  for (const [id, name] of fields) {
+    const c = rows.columns.get(id);
+    if (c === undefined) continue;
+    const values = c.values.length === n ? c.values : Array.isArray(c.values) ? c.values.slice(0, n) : c.values.subarray(0, n);
+    out.set(name, { values, validity: c.validity === undefined || c.validity.length === n ? c.validity : c.validity.subarray(0, n) });
+  }
+  return { tags, length: n, time: rows.ts.length === n ? rows.ts : rows.ts.subarray(0, n), fields: out };
+}
+
+/** [column id, name] of the requested fields that exist (unknown names are NULL throughout). */
+function requestedFields(table: TableDef, names: readonly string[]): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  for (const n of names) {
+    const c = table.fields.find((f) => f.name === n);
+    if (c !== undefined) out.push([c.id, n]);
+  }
+  return out;
+}
+
+/** [column id, min, max] of the value bounds; undefined when some bound names no column (no row can match). */
+function valueBounds(table: TableDef, request: ScanRequest): Array<[number, number | bigint | undefined, number | bigint | undefined]> | undefined {
+  const out: Array<[number, number | bigint | undefined, number | bigint | undefined]> = [];
+  for (const v of request.valueBounds ?? []) {
+    const c = table.fields.find((f) => f.name === v.field);
+    if (c === undefined) return undefined;
+    out.push([c.id, v.min, v.max]);
+  }
+  return out;
+}
+
+/** A lone stored block none of whose rows can meet the value bounds, by its statistics. */
+function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefined, number | bigint | undefined]>): boolean {
+  if (p.segment === undefined || vb.length === 0) return false;
+  const { entry, group } = p.segment;
+  for (const [id, min, max] of vb) {
+    const i = entry.columns.findIndex((c) => c.id === id);
+    const st = i < 0 ? undefined : group.columns[i]!.stats;
+    if (st === undefined || st.count === 0) return true; // NULL throughout
+    if (st.min === undefined || st.max === undefined) continue;
+    if ((min !== undefined && st.max < min) || (max !== undefined && st.min > max)) return true;
+  }
+  return false;
+}
+
+export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest): AsyncGenerator<SeriesChunk> {
+  const b = bounds(view, request.minTime, request.maxTime);
+  if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
+  const vb = valueBounds(table, request);
+  if (vb === undefined) return;
+  const fields = requestedFields(table, request.fields);
+  const ids = fields.map(([id]) => id);
+  const tombs = tableTombstones(view.tombstones, table.id);
+  for (const s of listSeries(view, table, b, request.seriesFilter)) {
+    for (const c of clusters(pieces(view, table.id, s.key, b))) {
+      // Only a lone block's statistics describe the rows a merge would produce.
+      if (c.length === 1 && excluded(c[0]!, vb)) continue;
+      const rows = await materialize(c, s.key, ids, b, tombs);
+      if (rows.length > 0) yield toChunk(rows, s.names, fields);
+    }
+  }
+}
+
+/** Statistics for whole blocks that need no merge, no tombstone and lie within the range (and one bucket); rows otherwise. */
+export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest): AsyncGenerator<StatsOrChunk> {
+  const b = bounds(view, request.minTime, request.maxTime);
+  if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
+  const fields = requestedFields(table, request.fields);
+  const ids = fields.map(([id]) => id);
+  const tombs = tableTombstones(view.tombstones, table.id);
+  const bucketOf = (t: bigint): bigint | undefined => {
+    if (request.bucket === undefined) return undefined;
+    const d = t - request.bucket.origin;
+    const w = request.bucket.width;
+    return d >= 0n ? d / w : -((-d + w - 1n) / w);
+  };
+  for (const s of listSeries(view, table, b, request.seriesFilter)) {
+    for (const c of clusters(pieces(view, table.id, s.key, b))) {
+      const p = c[0]!;
+      const whole =
+        c.length === 1 &&
+        p.segment !== undefined &&
+        (b.lo === undefined || p.minTs >= b.lo) &&
+        (b.hi === undefined || p.maxTs <= b.hi) &&
+        bucketOf(p.minTs) === bucketOf(p.maxTs) &&
+        applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
+      if (whole) {
+        const { entry, group } = p.segment!;
+        const stats = new Map<string, FieldStats>();
+        for (const name of request.fields) stats.set(name, { count: 0 });
+        for (const [id, name] of fields) {
+          const i = entry.columns.findIndex((col) => col.id === id);
+          if (i >= 0) stats.set(name, { ...group.columns[i]!.stats });
+        }
+        yield { kind: 'stats', stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats } };
+        continue;
+      }
+      const rows = await materialize(c, s.key, ids, b, tombs);
+      if (rows.length > 0) yield { kind: 'chunk', chunk: toChunk(rows, s.names, fields) };
+    }
+  }
+}
+
+/**
+ * The newest present value of each of `columnIds` in one series, reading clusters from the
+ * newest back until every column is found (or the data ends). Values are [time, value].
+ */
+export async function lastValues(view: ReadView, table: TableDef, series: SeriesInfo, columnIds: readonly number[]): Promise<Map<number, [bigint, unknown] | null>> {
+  const b = bounds(view);
+  const tombs = tableTombstones(view.tombstones, table.id);
+  const out = new Map<number, [bigint, unknown] | null>();
+  const missing = new Set(columnIds);
+  const list = clusters(pieces(view, table.id, series.key, b));
+  for (let ci = list.length - 1; ci >= 0 && missing.size > 0; ci--) {
+    const rows = await materialize(list[ci]!, series.key, [...missing], b, tombs);
+    for (const id of [...missing]) {
+      const c = rows.columns.get(id);
+      if (c === undefined) continue;
+      for (let i = rows.length - 1; i >= 0; i--) {
+        if (c.validity !== undefined && c.validity[i] === 0) continue;
+        out.set(id, [rows.ts[i]!, c.values[i]]);
+        missing.delete(id);
+        break;
+      }
+    }
+  }
+  for (const id of missing) out.set(id, null);
+  return out;
+}

@@ -1,0 +1,232 @@
+// Reads one segment file (FORMAT.md §5): the trailer and the whole footer index when opened
+// (checksums verified, so a corrupt index fails at open), blocks on demand through the shared
+// block cache, each checked against its CRC32 before it is decoded. Every failed check is a
+// CorruptionError naming the file, the offset and the check.
+//
+// Lifetime: the file handle stays open while the reader is listed in the manifest or used by a
+// scan (`acquire`/`release`); a compaction `retire`s it and the last release closes it, so a
+// query never sees a file vanish under it.
+
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { decompress } from 'zstd-napi';
+import { CorruptionError } from '../core/errors.js';
+import type { FieldType } from '../core/write-batch.js';
+import type { BlockCache } from './block-cache.js';
+import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
+import {
+  decodeDirectory,
+  decodeTrailer,
+  INDEX_ZSTD,
+  IndexError,
+  TRAILER_BYTES,
+  type BlockRef,
+  type RowGroup,
+  type SegmentMeta,
+  type SeriesEntry,
+} from './segment-format.js';
+import { seriesIdKey, type ColumnData, type SeriesRows } from './series-data.js';
+
+export type CachedBlock = BigInt64Array | DecodedColumn;
+
+let nextUid = 1;
+
+/** A series entry with its internal key. */
+export interface SegmentSeries extends SeriesEntry {
+  key: string;
+}
+
+export class SegmentReader {
+  readonly path: string;
+  readonly fileId: number;
+  readonly meta: SegmentMeta;
+  readonly bytes: number;
+  /** Series of each table, sorted by key. */
+  readonly tables: ReadonlyMap<number, readonly SegmentSeries[]>;
+  readonly #fh: FileHandle;
+  readonly #codecs: ColumnCodecs;
+  readonly #cache: BlockCache<CachedBlock>;
+  readonly #uid = nextUid++;
+  #refs = 1;
+  #retired = false;
+  readonly #byKey = new Map<number, Map<string, SegmentSeries>>();
+
+  private constructor(
+    path: string,
+    fileId: number,
+    fh: FileHandle,
+    bytes: number,
+    meta: SegmentMeta,
+    tables: Map<number, SegmentSeries[]>,
+    codecs: ColumnCodecs,
+    cache: BlockCache<CachedBlock>,
+  ) {
+    this.path = path;
+    this.fileId = fileId;
+    this.#fh = fh;
+    this.bytes = bytes;
+    this.meta = meta;
+    this.tables = tables;
+    this.#codecs = codecs;
+    this.#cache = cache;
+  }
+
+  static async open(path: string, fileId: number, codecs: ColumnCodecs, cache: BlockCache<CachedBlock>): Promise<SegmentReader> {
+    const fh = await open(path, 'r');
+    try {
+      const size = (await fh.stat()).size;
+      const fail = (offset: number, check: string): never => {
+        throw new CorruptionError(path, offset, check);
+      };
+      if (size < TRAILER_BYTES + 16) fail(0, `file of ${size} bytes is too short for a segment`);
+      const tb = await readExactly(fh, size - TRAILER_BYTES, TRAILER_BYTES);
+      const trailer = decodeTrailer(tb, size);
+      if (typeof trailer === 'string') fail(size - TRAILER_BYTES, trailer);
+      const t = trailer as Exclude<typeof trailer, string>;
+      const tcrc = crc32(tb.subarray(0, 28));
+      if (tcrc !== t.trailerCrc) fail(size - TRAILER_BYTES, `trailer checksum mismatch: stored 0x${t.trailerCrc.toString(16)}, computed 0x${tcrc.toString(16)}`);
+      const stored = await readExactly(fh, t.indexOffset, t.indexLength);
+      const icrc = crc32(stored);
+      if (icrc !== t.indexCrc) fail(t.indexOffset, `index checksum mismatch: stored 0x${t.indexCrc.toString(16)}, computed 0x${icrc.toString(16)}`);
+      let index = stored;
+      if (t.flags & INDEX_ZSTD) {
+        try {
+          index = decompress(stored);
+        } catch (e) {
+          fail(t.indexOffset, `index does not decompress: ${(e as Error).message}`);
+        }
+        if (index.length !== t.indexRawLength) fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
+      }
+      let dir: ReturnType<typeof decodeDirectory>;
+      try {
+        dir = decodeDirectory(index, t.seriesCount, t.indexOffset);
+      } catch (e) {
+        if (e instanceof IndexError) fail(t.indexOffset + e.offset, `index: ${e.message}`);
+        throw e;
+      }
+      const tables = new Map<number, SegmentSeries[]>();
+      for (const s of dir!.series) {
+        let list = tables.get(s.tableId);
+        if (list === undefined) tables.set(s.tableId, (list = []));
+        list.push({ ...s, key: seriesIdKey(s.tags) });
+      }
+      return new SegmentReader(path, fileId, fh, size, dir!.meta, tables, codecs, cache);
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+  }
+
+  /** The series of a table by key. */
+  seriesByKey(tableId: number): ReadonlyMap<string, SegmentSeries> {
+    let m = this.#byKey.get(tableId);
+    if (m === undefined) {
+      m = new Map((this.tables.get(tableId) ?? []).map((s) => [s.key, s]));
+      this.#byKey.set(tableId, m);
+    }
+    return m;
+  }
+
+  acquire(): void {
+    this.#refs++;
+  }
+
+  release(): void {
+    if (--this.#refs === 0) {
+      this.#cache.dropPrefix(this.#uid + ':');
+      void this.#fh.close().catch(() => undefined);
+    }
+  }
+
+  /** The manifest no longer lists this file: close it once the last scan releases it. */
+  retire(): void {
+    if (this.#retired) return;
+    this.#retired = true;
+    this.release();
+  }
+
+  async #readBlock(ref: BlockRef, what: string): Promise<Uint8Array> {
+    const b = await readExactly(this.#fh, ref.offset, ref.length).catch((e: Error) => {
+      throw new CorruptionError(this.path, ref.offset, `${what}: ${e.message}`);
+    });
+    const crc = crc32(b);
+    if (crc !== ref.crc) {
+      throw new CorruptionError(this.path, ref.offset, `${what} checksum mismatch: stored 0x${ref.crc.toString(16)}, computed 0x${crc.toString(16)}`);
+    }
+    return b;
+  }
+
+  /** `cache` false: a one-off read (compaction) that should not evict what queries use. */
+  async readTime(group: RowGroup, cache = true): Promise<BigInt64Array> {
+    const key = this.#uid + ':' + group.time.offset;
+    const hit = cache ? this.#cache.get(key) : undefined;
+    if (hit !== undefined) return hit as BigInt64Array;
+    const b = await this.#readBlock(group.time, 'time block');
+    let ts: BigInt64Array;
+    try {
+      ts = this.#codecs.decodeTime(b, group.rows);
+    } catch (e) {
+      throw decodeFailure(this.path, group.time.offset, 'time block', e);
+    }
+    if (ts.length !== group.rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${group.rows}`);
+    if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
+    return ts;
+  }
+
+  async readColumn(group: RowGroup, index: number, type: FieldType, cache = true): Promise<DecodedColumn> {
+    const ref = group.columns[index]!;
+    const key = this.#uid + ':' + ref.offset;
+    const hit = cache ? this.#cache.get(key) : undefined;
+    if (hit !== undefined) return hit as DecodedColumn;
+    const b = await this.#readBlock(ref, 'column block');
+    let col: DecodedColumn;
+    try {
+      col = this.#codecs.decodeValues(type, b, group.rows);
+    } catch (e) {
+      throw decodeFailure(this.path, ref.offset, 'column block', e);
+    }
+    if (col.values.length !== group.rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.values.length} rows, the index says ${group.rows}`);
+    if (cache) this.#cache.set(key, col, estimateBytes(col, group.rows));
+    return col;
+  }
+
+  /** Rows of one group with the given columns (those the series lacks are left out). */
+  async readRows(series: SeriesEntry, group: RowGroup, columnIds: readonly number[], cache = true): Promise<SeriesRows> {
+    const ts = await this.readTime(group, cache);
+    const columns = new Map<number, ColumnData>();
+    for (const id of columnIds) {
+      const i = series.columns.findIndex((c) => c.id === id);
+      if (i < 0) continue;
+      const type = series.columns[i]!.type as FieldType;
+      const ref = group.columns[i]!;
+      if (ref.length === 0) continue;
+      const col = await this.readColumn(group, i, type, cache);
+      columns.set(id, { type, values: col.values, validity: col.validity });
+    }
+    return { length: group.rows, ts, columns };
+  }
+}
+
+/** A codec's failure, as a CorruptionError naming the file and the offset in it (the codecs report offsets within the block). */
+function decodeFailure(path: string, blockAt: number, what: string, e: unknown): CorruptionError {
+  if (e instanceof CorruptionError) return new CorruptionError(path, blockAt + e.offset, `${what}: ${e.check}`, { cause: e });
+  return new CorruptionError(path, blockAt, `${what} does not decode: ${(e as Error).message}`, { cause: e });
+}
+
+function estimateBytes(col: DecodedColumn, rows: number): number {
+  const v = col.values;
+  let n = Array.isArray(v) ? rows * 16 : v.byteLength;
+  if (Array.isArray(v)) for (const s of v) n += s.length * 2;
+  return n + (col.validity?.byteLength ?? 0) + 64;
+}
+
+async function readExactly(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await fh.read(out, got, length - got, position + got);
+    if (bytesRead === 0) throw new Error(`file ends after ${position + got} bytes, ${length - got} more wanted`);
+    got += bytesRead;
+  }
+  return out;
+}

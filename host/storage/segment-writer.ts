@@ -1,0 +1,202 @@
+// Writes one segment file (FORMAT.md §5) under a temporary name: series by series, each split
+// into row groups of up to BLOCK_ROWS rows (groupBounds), one codec block per column per group; then the
+// footer index and trailer, fsync, rename to the final name. The caller fsyncs the directory and
+// only then names the file in the manifest, so a crash leaves at most an unlisted file, which
+// the next start deletes (FORMAT.md §6).
+//
+// Call order: `create`, `addSeries` in increasing (table id, series key) order, then `finish`
+// or `abort`.
+
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { compress } from 'zstd-napi';
+import { bug } from '../core/errors.js';
+import type { FieldType } from '../core/write-batch.js';
+import { computeStats } from './block-stats.js';
+import type { ColumnCodecs } from './column-codecs.js';
+import { faultPoint, type FaultPoint } from './fault-points.js';
+import {
+  encodeHeader,
+  groupBounds,
+  INDEX_ZSTD,
+  encodeTrailer,
+  HEADER_BYTES,
+  IndexBuilder,
+  type BlockRef,
+  type ColumnBlock,
+  type RowGroup,
+  type SegmentMeta,
+  type SeriesColumn,
+} from './segment-format.js';
+import { sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
+
+const WRITE_CHUNK_BYTES = 1 << 20;
+const INDEX_ZSTD_LEVEL = 9;
+
+/** A column to write: its id, type and the codec its table declares. */
+export interface WriteColumn {
+  id: number;
+  type: FieldType;
+  codec: string;
+}
+
+export class SegmentWriter {
+  readonly path: string;
+  readonly #tmp: string;
+  readonly #fh: FileHandle;
+  readonly #codecs: ColumnCodecs;
+  readonly #index = new IndexBuilder();
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #offset = HEADER_BYTES;
+  #minTs: bigint | undefined;
+  #maxTs: bigint | undefined;
+  #rows = 0;
+  #last: [number, string] | undefined;
+  #step: (() => Promise<void>) | undefined;
+
+  private constructor(path: string, fh: FileHandle, codecs: ColumnCodecs) {
+    this.path = path;
+    this.#tmp = path + '.tmp';
+    this.#fh = fh;
+    this.#codecs = codecs;
+  }
+
+  /** `step` is awaited between blocks (background work yields to requests there, time-slice.ts). */
+  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void>): Promise<SegmentWriter> {
+    const fh = await open(path + '.tmp', 'w');
+    const w = new SegmentWriter(path, fh, codecs);
+    w.#step = step;
+    w.#push(encodeHeader(fileId));
+    w.#offset = HEADER_BYTES;
+    return w;
+  }
+
+  get rows(): number {
+    return this.#rows;
+  }
+
+  get seriesCount(): number {
+    return this.#index.seriesCount;
+  }
+
+  #push(b: Uint8Array): void {
+    this.#pending.push(b);
+    this.#pendingBytes += b.length;
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#pendingBytes === 0) return;
+    const parts = this.#pending;
+    this.#pending = [];
+    const bytes = this.#pendingBytes;
+    this.#pendingBytes = 0;
+    const start = this.#offset - bytes;
+    let written = 0;
+    while (written < bytes) {
+      const rest = sliceParts(parts, written);
+      const { bytesWritten } = await this.#fh.writev(rest, start + written);
+      written += bytesWritten;
+    }
+  }
+
+  #block(bytes: Uint8Array): BlockRef {
+    const ref = { offset: this.#offset, length: bytes.length, crc: crc32(bytes) };
+    this.#push(bytes);
+    this.#offset += bytes.length;
+    return ref;
+  }
+
+  /**
+   * Adds one series: `rows` sorted by time without duplicates, non-empty. Only `columns` are
+   * written (a column with no present value in a group gets no block there).
+   */
+  async addSeries(tableId: number, key: string, tags: SeriesTags, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+    if (rows.length === 0) throw bug('segment writer: empty series');
+    if (this.#last !== undefined && (tableId < this.#last[0] || (tableId === this.#last[0] && key <= this.#last[1]))) {
+      throw bug(`segment writer: series out of order (${tableId}/${key} after ${this.#last[0]}/${this.#last[1]})`);
+    }
+    this.#last = [tableId, key];
+    const present = columns.filter((c) => rows.columns.has(c.id));
+    const groups: RowGroup[] = [];
+    for (const [lo, hi] of groupBounds(rows.length)) {
+      const part = sliceRows(rows, lo, hi);
+      const n = part.length;
+      const time = this.#block(this.#codecs.encodeTime(part.ts.length === n ? part.ts : part.ts.subarray(0, n), timeCodec));
+      const blocks: ColumnBlock[] = [];
+      for (const c of present) {
+        const col = part.columns.get(c.id)!;
+        const stats = computeStats(c.type, col.values, col.validity, n);
+        if (stats.count === 0) {
+          blocks.push({ offset: 0, length: 0, crc: 0, stats });
+          continue;
+        }
+        const values = col.values.length === n ? col.values : Array.isArray(col.values) ? col.values.slice(0, n) : col.values.subarray(0, n);
+        const validity = stats.count === n ? undefined : col.validity?.subarray(0, n);
+        blocks.push({ ...this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats });
+      }
+      groups.push({ rows: n, minTs: part.ts[0]!, maxTs: part.ts[n - 1]!, time, columns: blocks });
+      await this.#step?.();
+    }
+    const cols: SeriesColumn[] = present.map((c) => ({ id: c.id, type: c.type }));
+    this.#index.addSeries(tableId, tags, cols, groups);
+    const first = rows.ts[0]!;
+    const last = rows.ts[rows.length - 1]!;
+    if (this.#minTs === undefined || first < this.#minTs) this.#minTs = first;
+    if (this.#maxTs === undefined || last > this.#maxTs) this.#maxTs = last;
+    this.#rows += rows.length;
+    if (this.#pendingBytes >= WRITE_CHUNK_BYTES) await this.#drain();
+  }
+
+  /**
+   * Writes the index and trailer, fsyncs, closes and renames the file to its final name.
+   * Returns the metadata (what the manifest lists) and the file size.
+   */
+  async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number }> {
+    if (this.#minTs === undefined || this.#maxTs === undefined) throw bug('segment writer: no series');
+    const full: SegmentMeta = { ...meta, minTs: this.#minTs, maxTs: this.#maxTs, rows: this.#rows };
+    const raw = this.#index.finish(full);
+    // The index compresses about 4:1 (offsets, counts, small min/max/sum); stored as a zstd frame.
+    const index = compress(raw, { compressionLevel: INDEX_ZSTD_LEVEL });
+    const indexOffset = this.#offset;
+    this.#push(index);
+    this.#offset += index.length;
+    const trailer = encodeTrailer({
+      indexOffset,
+      indexLength: index.length,
+      indexRawLength: raw.length,
+      indexCrc: crc32(index),
+      seriesCount: this.#index.seriesCount,
+      flags: INDEX_ZSTD,
+    });
+    new DataView(trailer.buffer).setUint32(28, crc32(trailer.subarray(0, 28)), true);
+    this.#push(trailer);
+    this.#offset += trailer.length;
+    await this.#drain();
+    await this.#fh.sync();
+    await this.#fh.close();
+    faultPoint(fault.written);
+    await rename(this.#tmp, this.path);
+    faultPoint(fault.renamed);
+    return { meta: full, bytes: this.#offset };
+  }
+
+  /** Closes and deletes the temporary file. */
+  async abort(): Promise<void> {
+    await this.#fh.close().catch(() => undefined);
+    await unlink(this.#tmp).catch(() => undefined);
+  }
+}
+
+function sliceParts(parts: Uint8Array[], skip: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const p of parts) {
+    if (skip >= p.length) {
+      skip -= p.length;
+      continue;
+    }
+    out.push(skip > 0 ? p.subarray(skip) : p);
+    skip = 0;
+  }
+  return out;
+}

@@ -1,0 +1,17 @@
+// Background work (flush, compaction) runs on the main thread in short slices: after about
+// SLICE_MS of work it yields to the event loop, so requests wait at most one slice. The codecs
+// are one Wasm instance per process, which a worker thread could not share; the slices keep
+// writes and queries flowing, as the issue asks, without a second instance per worker.
+
+const SLICE_MS = 8;
+
+export class TimeSlicer {
+  #since = performance.now();
+
+  /** Yields to the event loop when the current slice is used up. */
+  async step(): Promise<void> {
+    if (performance.now() - this.#since < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#since = performance.now();
+  }
+}

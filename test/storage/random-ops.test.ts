@@ -1,0 +1,72 @@
+// Seeded random sequences of writes (overlapping, out of order, sparse fields), deletes,
+// flushes, compactions and restarts, checked against the reference model after every step:
+// whatever mix of memtables, files and tombstones holds the data, a scan reads what the model says.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { TableModel } from './model.js';
+import { batch, dbl, dump, int, openStore, str, type Row, type TestStore } from './support.js';
+
+let store: TestStore | undefined;
+afterEach(async () => {
+  await store?.cleanup();
+  store = undefined;
+});
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FIELDS = ['x', 'n', 's'];
+const HOSTS = ['a', 'b', 'c', 'd'];
+
+describe('random operation sequences', () => {
+  for (const seed of [1, 2, 3]) {
+    it(`agree with the model (seed ${seed})`, async () => {
+      const r = rng(seed);
+      store = await openStore({ flushBytes: 32 << 10, compactionFanIn: 2 });
+      const t = store;
+      const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
+      const model = new TableModel('m');
+      for (let step = 0; step < 60; step++) {
+        const op = r();
+        if (op < 0.6) {
+          const rows: Row[] = [];
+          const base = Math.floor(r() * 5000);
+          for (let i = Math.floor(r() * 300); i >= 0; i--) {
+            const fields = [];
+            if (r() < 0.7) fields.push(dbl('x', Math.floor(r() * 1000) / 10));
+            if (r() < 0.5) fields.push(int('n', BigInt(Math.floor(r() * 100) - 50)));
+            if (r() < 0.3) fields.push(str('s', `s${Math.floor(r() * 4)}`));
+            if (fields.length === 0) fields.push(dbl('x', step));
+            rows.push(['m', [['h', HOSTS[Math.floor(r() * HOSTS.length)]!]], BigInt(base + Math.floor(r() * 400)), fields]);
+          }
+          await t.storage.write(db(), [batch(rows)]);
+          model.write(rows);
+        } else if (op < 0.7 && db().tables.has('m')) {
+          const lo = BigInt(Math.floor(r() * 5000));
+          const hi = lo + BigInt(Math.floor(r() * 500));
+          const hosts = HOSTS.filter(() => r() < 0.5);
+          await t.storage.delete(db(), 'm', { minTime: lo, maxTime: hi, seriesFilter: (tags) => hosts.includes(tags.get('h')!) });
+          model.delete(lo, hi, (tags) => hosts.includes(tags.get('h')!));
+        } else if (op < 0.82) {
+          await t.storage.flushAll();
+        } else if (op < 0.9) {
+          await t.storage.maintain();
+          await t.storage.idle();
+        } else if (op < 0.95) {
+          await t.storage.compactAll();
+        } else {
+          await t.reopen();
+        }
+        expect(await dump(t.storage, 'm', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
+      }
+    });
+  }
+});
