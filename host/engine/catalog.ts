@@ -5,10 +5,22 @@
 
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
-import type { DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
+import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
 import type { DataType } from './types.js';
 
-export type { ChunkColumn, DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
+export type {
+  ChunkColumn,
+  DeleteRequest,
+  FieldStats,
+  LastRequest,
+  LastValue,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  SeriesStats,
+  StatsOrChunk,
+  StatsRequest,
+} from '../core/scan.js';
 
 export interface ColumnInfo {
   name: string;
@@ -64,53 +76,6 @@ export interface EngineCatalog {
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */
   write(database: string, batches: Uint8Array[]): Promise<void>;
   delete(database: string, table: string, request: DeleteRequest): Promise<void>;
-}
-
-// The shapes of the storage engine's statistics and last-point reads (aggregate pushdown).
-
-/** Statistics of one field over a run of rows: present values, their min, max and sum. */
-export interface FieldStats {
-  count: number;
-  /** Absent when not exact (STRING; DOUBLE with NaN). BOOLEAN: 0/1. */
-  min?: number | bigint;
-  max?: number | bigint;
-  /** Absent for STRING and when an integer sum left 64 bits. BOOLEAN: the count of true. */
-  sum?: number | bigint;
-}
-
-/** A run of rows of one series known only by its statistics. */
-export interface SeriesStats {
-  tags: ReadonlyMap<string, string>;
-  /** Rows in the run, and the time range they lie in (inclusive). */
-  rows: number;
-  minTime: bigint;
-  maxTime: bigint;
-  /** The requested fields; a field the run lacks has count 0. */
-  fields: ReadonlyMap<string, FieldStats>;
-}
-
-/** A stats scan: statistics only for runs within one bucket [origin + k * width, origin + (k + 1) * width) when `bucket` is given. */
-export interface StatsRequest extends ScanRequest {
-  bucket?: { origin: bigint; width: bigint };
-}
-
-export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };
-
-/** The newest present value of a field in a series, with its time. */
-export interface LastValue {
-  time: bigint;
-  value: number | bigint | string | boolean;
-}
-
-/** Per series, the newest present value of each requested field. */
-export interface SeriesLast {
-  tags: ReadonlyMap<string, string>;
-  fields: ReadonlyMap<string, LastValue>;
-}
-
-export interface LastRequest {
-  fields: readonly string[];
-  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
 }
 
 /** What an ALTER TABLE did, so storage can move data along (a rename keeps the values). */

@@ -1,31 +1,42 @@
 // The query engine's view of one tenant of the storage engine (EngineCatalog over Storage):
-// schemas from the catalog, scans from the storage read path, writes through Storage.write.
-// Schema changes (CREATE/ALTER/DROP DATABASE and TABLE) and DELETE need storage operations that
-// the storage engine does not offer yet; until it does they answer "not implemented".
+// schemas from the storage catalog, reads (rows, block statistics, last points) from its read
+// path, and DDL, writes and deletes through its operations. Names arrive resolved to the tenant.
 
-import { UserError } from '../core/errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
-import { ValueType } from '../core/write-batch.js';
+import { ValueType, type FieldType } from '../core/write-batch.js';
 import { typeOfValueType } from '../engine/batch.js';
-import type { ChunkColumn, ColumnInfo, DatabaseInfo, DeleteRequest, EngineCatalog, ScanRequest, SeriesChunk, TableChange, TableInfo } from '../engine/catalog.js';
+import type {
+  ColumnInfo,
+  DatabaseInfo,
+  DeleteRequest,
+  EngineCatalog,
+  LastRequest,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+  TableChange,
+  TableInfo,
+} from '../engine/catalog.js';
+import { bug } from '../core/errors.js';
 import { timestamp, type TimeUnit } from '../engine/types.js';
-import type { DatabaseDef, TableDef } from '../storage/catalog.js';
+import type { ColumnDef, DatabaseDef, TableDef } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
 
 function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
   return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
 }
 
-/** The engine's description of a stored table: time, then tags, then fields. */
+/** The engine's description of a stored table: time, then tags and fields in creation (id) order. */
 export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
   const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(unitOf(db.options.precision)), codec: t.timeCodec }];
-  for (const c of t.tags) columns.push({ name: c.name, kind: 'tag', type: typeOfValueType(ValueType.Tag), valueType: ValueType.Tag, codec: c.codec });
-  for (const c of t.fields) columns.push({ name: c.name, kind: 'field', type: typeOfValueType(c.type), valueType: c.type, codec: c.codec });
+  const stored: ColumnDef[] = [...t.tags, ...t.fields].sort((a, b) => a.id - b.id);
+  for (const c of stored) {
+    const valueType = c.kind === 'tag' ? ValueType.Tag : c.type;
+    columns.push({ name: c.name, kind: c.kind, type: typeOfValueType(valueType), valueType, codec: c.codec });
+  }
   return { database: db.name, name: t.name, columns };
-}
-
-function unsupported(what: string): UserError {
-  return new UserError('notImplemented', `This feature is not implemented: ${what} (the storage engine does not support it yet)`);
 }
 
 export class StorageCatalog implements EngineCatalog {
@@ -65,60 +76,79 @@ export class StorageCatalog implements EngineCatalog {
     return d === undefined || t === undefined ? undefined : tableInfo(d, t);
   }
 
-  async *scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
-    const db = this.#require(database);
-    const series = this.#storage.scan(db, table, {
-      ...(request.minTime === undefined ? {} : { minTs: request.minTime }),
-      ...(request.maxTime === undefined ? {} : { maxTs: request.maxTime }),
-    });
-    for (const s of series) {
-      if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
-      // Memtable arrays have spare capacity past `length`; chunks are exactly `length` long.
-      const n = s.length;
-      const fields = new Map<string, ChunkColumn>();
-      for (const name of request.fields) {
-        const c = s.columns.get(name);
-        if (c === undefined) continue;
-        const values = c.values.length === n ? c.values : Array.isArray(c.values) ? c.values.slice(0, n) : c.values.subarray(0, n);
-        fields.set(name, { values, validity: c.validity?.subarray(0, n) });
-      }
-      yield { tags: s.tags, length: n, time: s.ts.length === n ? s.ts : s.ts.subarray(0, n), fields };
-    }
+  scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
+    return this.#storage.scan(this.#require(database), table, request);
+  }
+
+  scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk> {
+    return this.#storage.scanStats(this.#require(database), table, request);
+  }
+
+  lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
+    return this.#storage.lastPoints(this.#require(database), table, request);
   }
 
   series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
-    return this.#storage.scan(this.#require(database), table).map((s) => s.tags);
+    return this.#storage.series(this.#require(database), table);
   }
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {
     await this.#storage.write(this.#require(database), batches);
   }
 
-  async createDatabase(_name: string, _options: DatabaseOptions): Promise<void> {
-    throw unsupported('CREATE DATABASE');
+  async createDatabase(name: string, options: DatabaseOptions): Promise<void> {
+    await this.#storage.createDatabase(this.tenant, name, options);
   }
 
-  async alterDatabase(_name: string, _options: DatabaseOptions): Promise<void> {
-    throw unsupported('ALTER DATABASE');
+  async alterDatabase(name: string, options: DatabaseOptions): Promise<void> {
+    await this.#storage.alterDatabase(this.tenant, name, options);
   }
 
-  async dropDatabase(_name: string): Promise<void> {
-    throw unsupported('DROP DATABASE');
+  async dropDatabase(name: string): Promise<void> {
+    await this.#storage.dropDatabase(this.tenant, name);
   }
 
-  async createTable(_database: string, _table: TableInfo): Promise<void> {
-    throw unsupported('CREATE TABLE');
+  async createTable(database: string, table: TableInfo): Promise<void> {
+    const time = table.columns.find((c) => c.kind === 'time');
+    await this.#storage.createTable(this.#require(database), {
+      name: table.name,
+      tags: table.columns.filter((c) => c.kind === 'tag').map((c) => ({ name: c.name, codec: c.codec })),
+      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec })),
+      ...(time === undefined ? {} : { timeCodec: time.codec }),
+    });
   }
 
-  async alterTable(_database: string, _table: string, _columns: ColumnInfo[], _change: TableChange): Promise<void> {
-    throw unsupported('ALTER TABLE');
+  async alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void> {
+    const db = this.#require(database);
+    const column = (name: string): ColumnInfo => columns.find((c) => c.name === name) ?? (() => { throw bug(`ALTER TABLE: no column ${name} in the new column list`); })();
+    switch (change.kind) {
+      case 'add': {
+        const c = column(change.column);
+        await this.#storage.alterTable(db, table, c.kind === 'tag' ? { kind: 'addTag', name: c.name } : { kind: 'addField', name: c.name, type: storedType(c), codec: c.codec });
+        return;
+      }
+      case 'drop':
+        await this.#storage.alterTable(db, table, { kind: 'dropColumn', name: change.column });
+        return;
+      case 'rename':
+        await this.#storage.alterTable(db, table, { kind: 'renameColumn', from: change.from, to: change.to });
+        return;
+      case 'codec':
+        await this.#storage.alterTable(db, table, { kind: 'setCodec', column: change.column, codec: column(change.column).codec });
+        return;
+    }
   }
 
-  async dropTable(_database: string, _table: string): Promise<void> {
-    throw unsupported('DROP TABLE');
+  async dropTable(database: string, table: string): Promise<void> {
+    await this.#storage.dropTable(this.#require(database), table);
   }
 
-  async delete(_database: string, _table: string, _request: DeleteRequest): Promise<void> {
-    throw unsupported('DELETE');
+  async delete(database: string, table: string, request: DeleteRequest): Promise<void> {
+    await this.#storage.delete(this.#require(database), table, request);
   }
+}
+
+function storedType(c: ColumnInfo): FieldType {
+  if (c.valueType === undefined || c.valueType === ValueType.Tag) throw bug(`column ${c.name} has no field type`);
+  return c.valueType;
 }

@@ -121,10 +121,71 @@ describe('POST /api/v1/sql', () => {
     expect(r.text).toContain('physical_plan,"LimitExec');
   });
 
-  it('answers schema changes with 010005 until the storage engine supports them', async () => {
-    const r = await sql(s, 'CREATE DATABASE other');
+  it('creates, alters, describes and drops a database', async () => {
+    const ok = async (q: string, body = ''): Promise<void> => {
+      const r = await sql(s, q);
+      expect(r.status, `${q}: ${r.text}`).toBe(200);
+      expect(r.text).toBe(body);
+    };
+    await ok("CREATE DATABASE other WITH TTL '10d' SHARD 2 VNODE_DURATION '1d' PRECISION 'MS'");
+    await ok('DESCRIBE DATABASE other', 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\n10days,2,1day,1,MS,128 MiB,16,128 MiB,false,false,32\n');
+    await ok("ALTER DATABASE other SET TTL '20d'");
+    await ok('DESCRIBE DATABASE other', 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\n20days,2,1day,1,MS,128 MiB,16,128 MiB,false,false,32\n');
+    await ok('SHOW DATABASES', 'database_name\nother\npublic\n');
+    const r = await sql(s, "ALTER DATABASE other SET PRECISION 'NS'");
     expect(r.status).toBe(422);
-    expect(JSON.parse(r.text).error_code).toBe('010005');
+    expect(JSON.parse(r.text).error_message).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at line 1, column 26');
+    await ok('DROP DATABASE other');
+    await ok('SHOW DATABASES', 'database_name\npublic\n');
+    const gone = await sql(s, 'DROP DATABASE other');
+    expect(gone.status).toBe(422);
+    expect(JSON.parse(gone.text)).toEqual({ error_code: '030017', error_message: 'Database not found: "other"' });
+  });
+
+  it('creates a table, changes its columns, writes, deletes and drops it', async () => {
+    const ok = async (q: string, body = ''): Promise<void> => {
+      const r = await sql(s, q);
+      expect(r.status, `${q}: ${r.text}`).toBe(200);
+      expect(r.text).toBe(body);
+    };
+    await ok('CREATE TABLE t (v BIGINT CODEC(DELTA), note STRING, TAGS(h))');
+    await ok("INSERT INTO t (time, h, v, note) VALUES (1, 'a', 10, 'x'), (2, 'b', 20, 'y'), (3, 'a', 30, NULL)", 'rows\n3\n');
+    await ok('ALTER TABLE t ADD FIELD d DOUBLE CODEC(GORILLA)');
+    await ok('ALTER TABLE t ADD TAG r');
+    await ok('ALTER TABLE t RENAME COLUMN note TO label');
+    await ok('ALTER TABLE t ALTER v SET CODEC(QUANTILE)');
+    await ok('ALTER TABLE t DROP d');
+    await ok(
+      'DESCRIBE TABLE t',
+      'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\nh,STRING,TAG,DEFAULT\nv,BIGINT,FIELD,QUANTILE\nlabel,STRING,FIELD,DEFAULT\nr,STRING,TAG,DEFAULT\n',
+    );
+    await ok("INSERT INTO t (time, h, r, v) VALUES (4, 'b', 'eu', 40)", 'rows\n1\n');
+    await ok('SELECT * FROM t ORDER BY time', 'time,h,v,label,r\n1970-01-01T00:00:00.000000001,a,10,x,\n1970-01-01T00:00:00.000000002,b,20,y,\n1970-01-01T00:00:00.000000003,a,30,,\n1970-01-01T00:00:00.000000004,b,40,,eu\n');
+    await ok("DELETE FROM t WHERE h = 'a' AND time < 3");
+    await ok('SELECT time, h, v FROM t ORDER BY time', 'time,h,v\n1970-01-01T00:00:00.000000002,b,20\n1970-01-01T00:00:00.000000003,a,30\n1970-01-01T00:00:00.000000004,b,40\n');
+    await ok('DROP TABLE t');
+    const gone = await sql(s, 'SELECT * FROM t');
+    expect(gone.status).toBe(422);
+    expect(JSON.parse(gone.text).error_code).toBe('030019');
+  });
+
+  it('keeps schema changes across a restart', async () => {
+    const own = await startServer();
+    try {
+      expect((await sql(own, 'CREATE DATABASE kept')).status).toBe(200);
+      expect((await sql(own, 'CREATE TABLE kept.t (v DOUBLE, TAGS(h))')).status).toBe(200);
+      expect((await sql(own, "INSERT INTO kept.t (time, h, v) VALUES (1, 'a', 1.5)")).status).toBe(200);
+      await own.stop();
+      const again = await startServer({ dataDir: own.dataDir });
+      try {
+        const r = await sql(again, 'SELECT h, v FROM kept.t');
+        expect(r.text).toBe('h,v\na,1.5\n');
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      own.cleanup();
+    }
   });
 
   it('streams with chunked=true: same bytes, Transfer-Encoding chunked, no Content-Length', async () => {

@@ -137,6 +137,7 @@ export class ScanExec implements ExecNode {
       ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
       ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
       ...(tagFilter === undefined ? {} : { seriesFilter: tagFilter }),
+      ...(preds.valueBounds.length === 0 ? {} : { valueBounds: preds.valueBounds }),
     };
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;

@@ -21,6 +21,18 @@ export interface ScanPredicates {
   tagPredicates: LExpr[];
   /** Conjuncts evaluated on rows. */
   residual: LExpr[];
+  /**
+   * Bounds on DOUBLE / BIGINT / BIGINT UNSIGNED fields implied by residual conjuncts (`f > 3`,
+   * `f BETWEEN 1 AND 2`, `f = 5`): storage skips blocks whose statistics rule them out. Inclusive
+   * and possibly wider than the predicate; the predicate is still evaluated on the rows.
+   */
+  valueBounds: FieldBound[];
+}
+
+export interface FieldBound {
+  field: string;
+  min?: number | bigint;
+  max?: number | bigint;
 }
 
 function isConstant(e: LExpr): boolean {
@@ -40,7 +52,7 @@ export function constantValue(e: LExpr, ctx: ExecContext): { value: Scalar } | u
 const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=' };
 
 export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInfo, ctx: ExecContext): ScanPredicates {
-  const out: ScanPredicates = { minTime: undefined, maxTime: undefined, empty: false, tagPredicates: [], residual: [] };
+  const out: ScanPredicates = { minTime: undefined, maxTime: undefined, empty: false, tagPredicates: [], residual: [], valueBounds: [] };
   const kinds = new Map(table.columns.map((c) => [c.name, c.kind]));
   const bound = (op: string, v: Scalar): boolean => {
     if (v === null) {
@@ -91,7 +103,49 @@ export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInf
     }
   }
   if (out.minTime !== undefined && out.maxTime !== undefined && out.minTime > out.maxTime) out.empty = true;
+  out.valueBounds = fieldBounds(out.residual, table, ctx);
   return out;
+}
+
+const BOUNDED_TYPES = new Set(['Float64', 'Int64', 'UInt64']);
+
+/** Inclusive bounds on fields from conjuncts `field op constant` (either side) and BETWEEN. */
+function fieldBounds(conjuncts: readonly LExpr[], table: TableInfo, ctx: ExecContext): FieldBound[] {
+  const fields = new Map(table.columns.filter((c) => c.kind === 'field' && BOUNDED_TYPES.has(c.type.id)).map((c) => [c.name, c.type.id]));
+  const bounds = new Map<string, FieldBound>();
+  const fieldOf = (e: LExpr): string | undefined => (e.kind === 'column' && fields.get(e.name) === e.type.id ? e.name : undefined);
+  const add = (field: string, op: string, k: LExpr): void => {
+    if (k.type.id !== fields.get(field)) return;
+    const c = constantValue(k, ctx);
+    const v = c?.value;
+    if (typeof v !== 'number' && typeof v !== 'bigint') return;
+    if (typeof v === 'number' && Number.isNaN(v)) return;
+    const b = bounds.get(field) ?? { field };
+    if (op === '>' || op === '>=' || op === '=') {
+      const lo = op === '>' && typeof v === 'bigint' ? v + 1n : v;
+      if (b.min === undefined || lo > b.min) b.min = lo;
+    }
+    if (op === '<' || op === '<=' || op === '=') {
+      const hi = op === '<' && typeof v === 'bigint' ? v - 1n : v;
+      if (b.max === undefined || hi < b.max) b.max = hi;
+    }
+    bounds.set(field, b);
+  };
+  for (const c of conjuncts) {
+    if (c.kind === 'binary' && c.op in FLIP) {
+      const l = fieldOf(c.left);
+      const r = fieldOf(c.right);
+      if (l !== undefined && isConstant(c.right)) add(l, c.op, c.right);
+      else if (r !== undefined && isConstant(c.left)) add(r, FLIP[c.op]!, c.left);
+    } else if (c.kind === 'between' && !c.negated) {
+      const f = fieldOf(c.expr);
+      if (f !== undefined && isConstant(c.low) && isConstant(c.high)) {
+        add(f, '>=', c.low);
+        add(f, '<=', c.high);
+      }
+    }
+  }
+  return [...bounds.values()];
 }
 
 /**

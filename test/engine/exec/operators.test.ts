@@ -88,6 +88,21 @@ describe('operators', () => {
     expect(req.seriesFilter!(new Map([['k', 'b']]))).toBe(true);
     expect(req.seriesFilter!(new Map([['k', 'a']]))).toBe(false);
     expect(req.seriesFilter!(new Map())).toBe(false);
+    expect(req.valueBounds).toEqual([{ field: 'v', min: 1n }]);
+  });
+
+  it('passes bounds on field values so that storage can skip blocks', async () => {
+    const bounds = async (where: string): Promise<unknown> => {
+      db.catalog.scans.length = 0;
+      await db.run(`SELECT v FROM l WHERE ${where}`);
+      return db.catalog.scans[0]!.valueBounds;
+    };
+    expect(await bounds('v BETWEEN 2 AND 3 AND 1 < v AND v <= 5')).toEqual([{ field: 'v', min: 2n, max: 3n }]);
+    expect(await bounds('v = 4')).toEqual([{ field: 'v', min: 4n, max: 4n }]);
+    // A cast column, an OR, a comparison of two fields: no bound.
+    expect(await bounds('v > 2.5 OR v < 0')).toBeUndefined();
+    expect(await bounds('v > 2.5')).toBeUndefined();
+    expect(await bounds('v > v + 1')).toBeUndefined();
   });
 
   it('stops reading after LIMIT rows', async () => {
