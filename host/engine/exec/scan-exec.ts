@@ -4,7 +4,7 @@
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { constantVector, sliceBatch } from '../batch.js';
+import { constantVector, sliceBatch, vectorFrom, type Scalar } from '../batch.js';
 import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';
@@ -56,40 +56,53 @@ export function chunkVector(table: TableInfo, name: string, chunk: SeriesChunk):
 }
 
 /**
- * The last row of each series as one-row chunks, from EngineCatalog.lastPoints. The newest value
- * of every field of the table is asked for, since the last row is the newest time among them
- * (a row has at least one field value); `fields` are the ones returned, NULL where their newest
- * value is older.
+ * The last row of every series, as one batch of the `read` columns, from EngineCatalog.lastPoints.
+ * The newest value of every field of the table is asked for, since the last row is the newest
+ * time among them (a row has at least one field value); a field whose newest value is older is
+ * NULL in that row.
  */
-async function* lastRows(ctx: ExecContext, database: string, table: TableInfo, fields: readonly string[], filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): AsyncGenerator<SeriesChunk> {
+async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): Promise<RecordBatch> {
   const all = table.columns.filter((c) => c.kind === 'field').map((c) => c.name);
   const lasts = await ctx.catalog.lastPoints!(database, table.name, { fields: all, ...(filter === undefined ? {} : { seriesFilter: filter }) });
+  const columns = read.map((name) => table.columns.find((c) => c.name === name)!);
+  const values: Scalar[][] = columns.map(() => []);
+  const valid: number[][] = columns.map(() => []);
   for (const s of lasts) {
     let time: bigint | undefined;
     for (const v of s.fields.values()) if (time === undefined || v.time > time) time = v.time;
     if (time === undefined) continue;
-    const columns = new Map<string, ChunkColumn>();
-    for (const name of fields) {
-      const v = s.fields.get(name);
-      if (v === undefined || v.time !== time) continue;
-      columns.set(name, { values: oneValue(table.columns.find((c) => c.name === name)!.type.id, v.value), validity: undefined });
-    }
-    yield { tags: s.tags, length: 1, time: BigInt64Array.of(time), fields: columns };
+    columns.forEach((c, k) => {
+      let x: Scalar = null;
+      if (c.kind === 'time') x = time;
+      else if (c.kind === 'tag') x = s.tags.get(c.name) ?? null;
+      else {
+        const v = s.fields.get(c.name);
+        if (v !== undefined && v.time === time) x = scalarOf(c.type.id, v.value);
+      }
+      values[k]!.push(x);
+      valid[k]!.push(x === null ? 0 : 1);
+    });
   }
+  const n = values[0]?.length ?? 0;
+  return {
+    schema,
+    length: n,
+    columns: columns.map((c, k) => (valid[k]!.every((x) => x === 1) ? vectorFrom(c.type, values[k]!) : vectorFrom(c.type, values[k]!, Uint8Array.from(valid[k]!)))),
+  };
 }
 
-function oneValue(type: string, v: number | bigint | string | boolean): ChunkColumn['values'] {
+function scalarOf(type: string, v: number | bigint | string | boolean): Scalar {
   switch (type) {
     case 'Float64':
-      return Float64Array.of(Number(v));
+      return Number(v);
     case 'Int64':
-      return BigInt64Array.of(BigInt.asIntN(64, BigInt(v as bigint)));
+      return BigInt.asIntN(64, BigInt(v as bigint));
     case 'UInt64':
-      return BigUint64Array.of(BigInt.asUintN(64, BigInt(v as bigint)));
+      return BigInt.asUintN(64, BigInt(v as bigint));
     case 'Boolean':
-      return Uint8Array.of(v === true || v === 1 ? 1 : 0);
+      return v === true || v === 1;
     default:
-      return [String(v)];
+      return String(v);
   }
 }
 
@@ -143,19 +156,29 @@ export class ScanExec implements ExecNode {
     const last = this.opts.lastPerSeries;
     // The last row of every series, unbounded in time, is what the store's last-point index holds.
     const fromLastPoints = last === 1 && predicate === undefined && preds.minTime === undefined && preds.maxTime === undefined && ctx.catalog.lastPoints !== undefined;
-    const source = fromLastPoints ? lastRows(ctx, database, table, fields, tagFilter) : ctx.catalog.scan(database, table.name, request);
-    for await (const whole of source) {
-      ctx.checkAbort();
-      if (whole.length === 0) continue;
-      // Without a row predicate the last rows of a series can be cut before any vector exists.
-      const chunk = last !== undefined && predicate === undefined && whole.length > last ? sliceChunk(whole, whole.length - last, whole.length) : whole;
-      let batch: RecordBatch = { schema: batchSchema, length: chunk.length, columns: read.map((n) => chunkVector(table, n, chunk)) };
-      if (predicate !== undefined) {
-        if (predicate.needsPrepare) await predicate.prepare(batch);
-        batch = filterBatch(batch, predicate.evaluate(batch));
-        if (batch.length === 0) continue;
-        if (last !== undefined && batch.length > last) batch = sliceBatch(batch, batch.length - last, batch.length);
+    const batches = async function* (): AsyncGenerator<RecordBatch> {
+      if (fromLastPoints) {
+        yield await lastRowsBatch(ctx, database, table, read, batchSchema, tagFilter);
+        return;
       }
+      for await (const whole of ctx.catalog.scan(database, table.name, request)) {
+        ctx.checkAbort();
+        if (whole.length === 0) continue;
+        // Without a row predicate the last rows of a series can be cut before any vector exists.
+        const chunk = last !== undefined && predicate === undefined && whole.length > last ? sliceChunk(whole, whole.length - last, whole.length) : whole;
+        let batch: RecordBatch = { schema: batchSchema, length: chunk.length, columns: read.map((n) => chunkVector(table, n, chunk)) };
+        if (predicate !== undefined) {
+          if (predicate.needsPrepare) await predicate.prepare(batch);
+          batch = filterBatch(batch, predicate.evaluate(batch));
+          if (batch.length === 0) continue;
+          if (last !== undefined && batch.length > last) batch = sliceBatch(batch, batch.length - last, batch.length);
+        }
+        yield batch;
+      }
+    };
+    for await (const scanned of batches()) {
+      let batch = scanned;
+      if (batch.length === 0) continue;
       if (!identity) batch = { schema: this.schema, length: batch.length, columns: outIndex.map((i) => batch.columns[i]!) };
       for (let start = 0; start < batch.length; start += MAX_BATCH_ROWS) {
         let part = sliceBatch(batch, start, Math.min(batch.length, start + MAX_BATCH_ROWS));

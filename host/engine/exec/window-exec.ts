@@ -114,10 +114,15 @@ export class PartitionTopKExec implements ExecNode {
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
     const w = this.#expr;
     const k = this.#k;
+    const inSchema = this.#input.schema;
     const partC = compileExprs(w.partitionBy, this.#inputSchema, ctx);
     const orderC = compileExprs(w.orderBy.map((o) => o.expr), this.#inputSchema, ctx);
-    // Per partition: the best rows so far, kept as one small batch.
-    const best = new Map<string, RecordBatch>();
+    // The best rows so far of every partition, in one batch: `positions` maps a partition key to
+    // its rows there, best first (partitions in the order they were first seen). Each input
+    // batch costs one take per column for its candidates and one to rebuild `best`, whatever the
+    // number of partitions.
+    let best: RecordBatch | undefined;
+    let positions = new Map<string, number[]>();
     let bytes = 0;
     try {
       for await (const batch of this.#input.execute(ctx)) {
@@ -127,42 +132,79 @@ export class PartitionTopKExec implements ExecNode {
         if (orderC.needsPrepare) await orderC.prepare(batch);
         const parts = partC.exprs.map((e) => e.evaluate(batch));
         const orders = orderC.exprs.map((e) => e.evaluate(batch));
-        const groups = new Map<string, number[]>();
-        for (let i = 0; i < batch.length; i++) {
-          const key = parts.map((p) => JSON.stringify(getValue(p, i), (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y))).join('\u0000');
-          let list = groups.get(key);
-          if (list === undefined) groups.set(key, (list = []));
-          list.push(i);
-        }
         const cmp = rowComparator(orders, w.orderBy);
+        // Rows by partition; a batch whose partition columns are constant (a series chunk's tags) is one partition.
+        const groups = new Map<string, number[]>();
+        if (parts.every((p) => p.constant === true)) {
+          groups.set(partitionKey(parts, 0), Array.from({ length: batch.length }, (_, i) => i));
+        } else {
+          for (let i = 0; i < batch.length; i++) {
+            const key = partitionKey(parts, i);
+            let list = groups.get(key);
+            if (list === undefined) groups.set(key, (list = []));
+            list.push(i);
+          }
+        }
+        // This batch's top k of each partition, taken at once.
+        const picked: number[] = [];
+        const pickedOf = new Map<string, [number, number]>();
         for (const [key, rows] of groups) {
-          rows.sort(cmp);
-          const top = Int32Array.from(rows.slice(0, k));
-          let cand: RecordBatch = { schema: this.#input.schema, length: top.length, columns: batch.columns.map((c) => takeVector(c, top)) };
-          const prev = best.get(key);
-          if (prev !== undefined) {
-            const merged = concatBatches(this.#input.schema, [prev, cand]);
-            const mo = orderC.exprs.map((e) => e.evaluate(merged));
-            const mc = rowComparator(mo, w.orderBy);
-            const idx = Array.from({ length: merged.length }, (_, i) => i).sort(mc).slice(0, k);
-            cand = { schema: this.#input.schema, length: idx.length, columns: merged.columns.map((c) => takeVector(c, idx)) };
-          } else {
+          const top = topK(rows, cmp, k);
+          pickedOf.set(key, [picked.length, top.length]);
+          for (const r of top) picked.push(r);
+        }
+        const cand: RecordBatch = { schema: inSchema, length: picked.length, columns: batch.columns.map((c) => takeVector(c, Int32Array.from(picked))) };
+        // Merge with the best so far: the candidates follow `best` in `merged`.
+        const merged = best === undefined ? cand : concatBatches(inSchema, [best, cand]);
+        const offset = best === undefined ? 0 : best.length;
+        const mergedOrders = orderC.exprs.map((e) => e.evaluate(merged));
+        const mcmp = rowComparator(mergedOrders, w.orderBy);
+        for (const [key, [start, count]] of pickedOf) {
+          const fresh = Array.from({ length: count }, (_, i) => offset + start + i);
+          const prev = positions.get(key);
+          if (prev === undefined) {
             bytes += 64 * k;
             ctx.memory.reserve(64 * k, 'top-k per partition');
+            positions.set(key, fresh);
+          } else {
+            positions.set(key, topK([...prev, ...fresh], mcmp, k));
           }
-          best.set(key, cand);
         }
+        const keep: number[] = [];
+        const next = new Map<string, number[]>();
+        for (const [key, rows] of positions) {
+          next.set(key, rows.map((_, i) => keep.length + i));
+          for (const r of rows) keep.push(r);
+        }
+        const keepIdx = Int32Array.from(keep);
+        best = { schema: inSchema, length: keep.length, columns: merged.columns.map((c) => takeVector(c, keepIdx)) };
+        positions = next;
         await ctx.maybeYield();
       }
-      const out: RecordBatch[] = [];
-      for (const b of best.values()) {
-        const rn = new BigUint64Array(b.length);
-        for (let i = 0; i < b.length; i++) rn[i] = BigInt(i + 1);
-        out.push({ schema: this.schema, length: b.length, columns: [...b.columns, { type: w.type, length: b.length, values: rn }] });
-      }
-      if (out.length > 0) yield* slices(concatBatches(this.schema, out));
+      if (best === undefined) return;
+      const rn = new BigUint64Array(best.length);
+      for (const rows of positions.values()) rows.forEach((r, i) => (rn[r] = BigInt(i + 1)));
+      yield* slices({ schema: this.schema, length: best.length, columns: [...best.columns, { type: w.type, length: best.length, values: rn }] });
     } finally {
       ctx.memory.release(bytes);
     }
   }
+}
+
+function partitionKey(parts: readonly Vector[], i: number): string {
+  if (parts.length === 1) {
+    const v = getValue(parts[0]!, i);
+    return isValid(parts[0]!, i) ? (typeof v === 'string' ? `s${v}` : JSON.stringify(v, (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y))) : 'N';
+  }
+  return parts.map((p) => (isValid(p, i) ? JSON.stringify(getValue(p, i), (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y)) : 'N')).join('\u0000');
+}
+
+/** The first k of `rows` by `cmp`, in order (a scan for k = 1, a sort otherwise). */
+function topK(rows: number[], cmp: (i: number, j: number) => number, k: number): number[] {
+  if (k === 1) {
+    let b = rows[0]!;
+    for (let i = 1; i < rows.length; i++) if (cmp(rows[i]!, b) < 0) b = rows[i]!;
+    return [b];
+  }
+  return rows.sort(cmp).slice(0, k);
 }

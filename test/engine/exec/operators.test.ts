@@ -122,6 +122,22 @@ describe('operators', () => {
     expect(pulled).toBe(1);
   });
 
+  it('keeps the top k per partition across batches as the window function does', async () => {
+    const t = testDb();
+    t.catalog.chunkRows = 3;
+    await t.run('CREATE TABLE p (v BIGINT, g BIGINT, TAGS(s))');
+    const rows = Array.from({ length: 30 }, (_, i) => `(${i}, 's${i % 3}', ${(i * 7) % 11}, ${i % 4 === 0 ? 'NULL' : i % 5})`);
+    await t.run(`INSERT INTO p (time, s, v, g) VALUES ${rows.join(', ')}`);
+    for (const [part, order, bound] of [['g', 'v DESC', 'rn <= 2'], ['s, g', 'time', 'rn = 1'], ['s', 'v, time DESC', 'rn < 4'], ['g', 'time DESC', 'rn = 1']]) {
+      const q = (b: string): string => `SELECT s, g, v, time, rn FROM (SELECT *, row_number() OVER (PARTITION BY ${part} ORDER BY ${order}) AS rn FROM p) WHERE ${b} ORDER BY s, g, rn`;
+      expect((await t.run(`EXPLAIN ${q(bound)}`)).rows.join('\n')).toContain('PartitionTopKExec');
+      expect((await t.run(`EXPLAIN ${q(`rn + 0 ${bound.slice(3)}`)}`)).rows.join('\n')).not.toContain('PartitionTopKExec');
+      const expected = (await t.run(q(`rn + 0 ${bound.slice(3)}`))).rows;
+      expect(expected.length).toBeGreaterThan(3);
+      expect((await t.run(q(bound))).rows).toEqual(expected);
+    }
+  });
+
   it('runs the lastpoint query as a top-k per partition over the last row of each series', async () => {
     const plan = (await db.run('EXPLAIN SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY k ORDER BY time DESC) AS rn FROM r) WHERE rn = 1')).rows.join('\n');
     expect(plan).toContain('PartitionTopKExec');
