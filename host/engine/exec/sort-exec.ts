@@ -17,6 +17,32 @@ import { batchBytes, BATCH_ROWS, describeNode, type ExecContext, type ExecNode }
 
 export type RowComparator = (i: number, j: number) => number;
 
+/**
+ * Each string's rank among the distinct values, when there are few of them (tag columns): the
+ * distinct values are sorted once and rows then compare as integers. Undefined when more than a
+ * quarter of the rows are distinct, or for short vectors.
+ */
+function stringRanks(x: readonly string[], n: number): Int32Array | undefined {
+  if (n < 64) return undefined;
+  const ids = new Map<string, number>();
+  const limit = n >>> 2;
+  const id = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = x[i]!;
+    let k = ids.get(s);
+    if (k === undefined) {
+      if (ids.size >= limit) return undefined;
+      ids.set(s, (k = ids.size));
+    }
+    id[i] = k;
+  }
+  const distinct = [...ids.keys()].sort(compareStrings);
+  const rankOf = new Int32Array(distinct.length);
+  distinct.forEach((s, r) => (rankOf[ids.get(s)!] = r));
+  for (let i = 0; i < n; i++) id[i] = rankOf[id[i]!]!;
+  return id;
+}
+
 /** A comparator of rows i and j of one key vector (ascending, NULLs as asked). */
 export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): RowComparator {
   const dir = asc ? 1 : -1;
@@ -61,7 +87,8 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
     }
     case 'Utf8': {
       const x = v.values as string[];
-      cmp = (i, j) => compareStrings(x[i]!, x[j]!);
+      const ranks = stringRanks(x, v.length);
+      cmp = ranks === undefined ? (i, j) => compareStrings(x[i]!, x[j]!) : (i, j) => ranks[i]! - ranks[j]!;
       break;
     }
     default: {

@@ -121,15 +121,23 @@ export function timeBucketAggregate(plan: Aggregate): ExecNode | undefined {
   return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback);
 }
 
-function lowerBoundTime(time: BigInt64Array, from: number, to: number, v: bigint): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (time[mid]! < v) lo = mid + 1;
-    else hi = mid;
+/**
+ * The first index in [from, to) whose time is >= v, by binary search over the times as 32-bit
+ * word pairs (`w` aliases the BigInt64Array: no BigInt per probe).
+ */
+function lowerBoundTime(w: Int32Array, from: number, to: number, v: bigint): number {
+  if (v > I64_MAX) return to; // the bucket ends past the largest timestamp
+  const hi = Number(BigInt.asIntN(32, v >> 32n));
+  const lo = Number(v & 0xffffffffn);
+  let a = from;
+  let b = to;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    const h = w[2 * mid + 1]!;
+    if (h < hi || (h === hi && w[2 * mid]! >>> 0 < lo)) a = mid + 1;
+    else b = mid;
   }
-  return lo;
+  return a;
 }
 
 function createAccumulator(a: AggSpec): GroupsAccumulator {
@@ -150,6 +158,7 @@ function createAccumulator(a: AggSpec): GroupsAccumulator {
 }
 
 const TWO32 = 4294967296;
+const I64_MAX = 2n ** 63n - 1n;
 
 /** Folds rows [s, e) of a chunk column into group g of `acc`. */
 function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChunk, data: ChunkColumn | undefined, w: Int32Array | undefined, s: number, e: number): void {
@@ -376,25 +385,33 @@ export class TimeBucketAggregateExec implements ExecNode {
     };
     const accs = this.#aggs.map(createAccumulator);
     // Groups: series key (the group-by tags) -> bucket -> group id.
-    const seriesGroups = new Map<string, Map<bigint, number>>();
+    // Groups: series key (the group-by tags) -> bucket number -> group id. Bucket numbers are
+    // Map keys as numbers when exact (a string otherwise: BigInt keys hash slowly).
+    type BucketKey = number | string;
+    const seriesGroups = new Map<string, Map<BucketKey, number>>();
     const tagValues: (string | null)[][] = this.#groups.map(() => []);
     const bucketValues: bigint[] = [];
     let numGroups = 0;
     if (this.#groups.length === 0) {
       // Without GROUP BY there is one group, also when no row arrives.
-      seriesGroups.set('', new Map([[0n, numGroups++]]));
+      seriesGroups.set('', new Map([[0, numGroups++]]));
       bucketValues.push(0n);
     }
     const originUnits = originNs / per;
     let reserved = 0;
+    /** The number of the bucket holding t: floor((t - origin) / stride). */
     const bucketOf = (t: bigint): bigint => {
       if (strideUnits === undefined) return 0n;
-      let bucket = originUnits + ((t - originUnits) / strideUnits) * strideUnits;
-      if (t - originUnits < 0n && (t - originUnits) % strideUnits !== 0n) bucket -= strideUnits;
-      return bucket;
+      const d = t - originUnits;
+      const k = d / strideUnits;
+      return d < 0n && k * strideUnits !== d ? k - 1n : k;
+    };
+    const keyOf = (k: bigint): BucketKey => {
+      const x = Number(k);
+      return Number.isSafeInteger(x) ? x : String(k);
     };
     /** The buckets of a series' group-by tags, and those tags. */
-    const seriesOf = (chunkTags: ReadonlyMap<string, string>): { buckets: Map<bigint, number>; tags: (string | null)[] } => {
+    const seriesOf = (chunkTags: ReadonlyMap<string, string>): { buckets: Map<BucketKey, number>; tags: (string | null)[] } => {
       let seriesKey = '';
       const tags = this.#groups.map((g) => (g.kind === 'tag' ? (chunkTags.get(g.tag!) ?? null) : null));
       for (const t of tags) seriesKey += t === null ? '\u0000N' : `\u0000${t}`;
@@ -402,13 +419,14 @@ export class TimeBucketAggregateExec implements ExecNode {
       if (buckets === undefined) seriesGroups.set(seriesKey, (buckets = new Map()));
       return { buckets, tags };
     };
-    const groupOf = (series: { buckets: Map<bigint, number>; tags: (string | null)[] }, bucket: bigint): number => {
-      let g = series.buckets.get(bucket);
+    const groupOf = (series: { buckets: Map<BucketKey, number>; tags: (string | null)[] }, k: bigint): number => {
+      const key = keyOf(k);
+      let g = series.buckets.get(key);
       if (g === undefined) {
         g = numGroups++;
-        series.buckets.set(bucket, g);
-        this.#groups.forEach((spec, k) => tagValues[k]!.push(spec.kind === 'tag' ? series.tags[k]! : null));
-        bucketValues.push(bucket);
+        series.buckets.set(key, g);
+        this.#groups.forEach((spec, j) => tagValues[j]!.push(spec.kind === 'tag' ? series.tags[j]! : null));
+        bucketValues.push(strideUnits === undefined ? 0n : originUnits + k * strideUnits);
         ctx.memory.reserve(128, 'GROUP BY hash table');
         reserved += 128;
       }
@@ -422,12 +440,13 @@ export class TimeBucketAggregateExec implements ExecNode {
       // 64-bit integer columns are read through one Int32Array alias per chunk.
       const wordViews = data.map((d, k) => (d !== undefined && this.#aggs[k]!.kind !== 'count' && (this.#aggs[k]!.type.id === 'Int64' || this.#aggs[k]!.type.id === 'UInt64') ? words(d.values as BigInt64Array) : undefined));
       const time = chunk.time;
+      const timeWords = strideUnits === undefined ? undefined : words(time);
       let s = 0;
       while (s < n) {
         let e = n;
-        const bucket = bucketOf(time[s]!);
-        if (strideUnits !== undefined) e = lowerBoundTime(time, s, n, bucket + strideUnits);
-        const g = groupOf(series, bucket);
+        const k = bucketOf(time[s]!);
+        if (timeWords !== undefined) e = lowerBoundTime(timeWords, s, n, originUnits + (k + 1n) * strideUnits!);
+        const g = groupOf(series, k);
         for (let k = 0; k < accs.length; k++) foldRun(this.#aggs[k]!, accs[k]!, g, chunk, data[k], wordViews[k], s, e);
         s = e;
       }

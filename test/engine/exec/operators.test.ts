@@ -122,6 +122,21 @@ describe('operators', () => {
     expect(pulled).toBe(1);
   });
 
+  it('sorts long string columns with few or many distinct values in UTF-8 byte order', async () => {
+    const t = testDb();
+    await t.run('CREATE TABLE s (v BIGINT, TAGS(few, many))');
+    const few = ['b', 'a', '\u{1F600}', '\uFFFD', 'ab'];
+    const rows = Array.from({ length: 200 }, (_, i) => `(${i}, ${i % 6 === 5 ? 'NULL' : `'${few[i % 6]}'`}, 'm${(i * 37) % 150}')`);
+    await t.run(`INSERT INTO s (time, few, many, v) VALUES ${rows.map((r, i) => r.replace(/\)$/, `, ${i})`)).join(', ')}`);
+    const byFew = (await t.run('SELECT DISTINCT few FROM (SELECT few, v FROM s ORDER BY few DESC NULLS LAST, v) ORDER BY few')).rows;
+    expect(byFew).toEqual(['a', 'ab', 'b', '\uFFFD', '\u{1F600}', 'NULL']);
+    const sorted = (await t.run('SELECT few, v FROM s ORDER BY few, v')).rows;
+    expect(sorted.slice(0, 2)).toEqual(['a | 1', 'a | 7']);
+    expect(sorted.at(-1)).toBe('NULL | 197');
+    const many = (await t.run('SELECT many FROM s ORDER BY many DESC')).rows;
+    expect(many).toEqual([...many].sort((x, y) => (x < y ? 1 : x > y ? -1 : 0)));
+  });
+
   it('keeps the top k per partition across batches as the window function does', async () => {
     const t = testDb();
     t.catalog.chunkRows = 3;

@@ -74,4 +74,20 @@ describe('the time-bucket aggregate and the hash aggregate agree', () => {
     const plan = (await db.run(`EXPLAIN ${fused}`)).rows.join('\n');
     expect(plan).toContain('TimeBucketAggregateExec');
   });
+
+  it('before 1970 and up to the largest timestamp', async () => {
+    const db = testDb();
+    await db.run('CREATE TABLE e (v BIGINT, TAGS(h))');
+    await db.run("INSERT INTO e (time, h, v) VALUES (-10, 'a', 1), (-5, 'a', 2), (0, 'a', 3), (3600000000000, 'a', 6), (9223372036854775000, 'a', 4), (9223372036854775807, 'a', 5)");
+    const run = async (stride: string, where: string): Promise<string[]> => (await db.run(`SELECT date_bin(INTERVAL '${stride}', time) AS t, sum(v), count(*) FROM e ${where} GROUP BY t ORDER BY t`)).rows;
+    for (const stride of ['1 hour', '7 nanoseconds']) expect(await run(stride, '')).toEqual(await run(stride, 'WHERE v > -1'));
+    expect(await run('7 nanoseconds', '')).toEqual([
+      '1969-12-31T23:59:59.999999986 | 1 | 1',
+      '1969-12-31T23:59:59.999999993 | 2 | 1',
+      '1970-01-01T00:00:00 | 3 | 1',
+      '1970-01-01T00:59:59.999999995 | 6 | 1',
+      '2262-04-11T23:47:16.854774995 | 4 | 1',
+      '2262-04-11T23:47:16.854775807 | 5 | 1',
+    ]);
+  });
 });
