@@ -14,7 +14,6 @@ import { SqlEngine } from '../../engine/engine.js';
 import type { QuerySession } from '../../engine/query.js';
 import { privilegeOn, requireTenant, type Privilege } from '../access.js';
 import { StorageCatalog } from '../engine-catalog.js';
-import { warmUp } from '../../engine/warm-up.js';
 import { toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
@@ -105,32 +104,7 @@ class ResultStream extends Readable {
   }
 }
 
-/** Warms the engine once the server is ready (host/engine/warm-up.ts), between requests. */
-function scheduleWarmUp(ctx: ServerContext): void {
-  const start = (): void => {
-    const phase = ctx.phase();
-    if (phase === 'stopping') return;
-    if (phase !== 'ready') {
-      setTimeout(start, 20).unref();
-      return;
-    }
-    const began = performance.now();
-    const abort = new AbortController();
-    const pause = (): Promise<void> =>
-      new Promise((resolve) => {
-        if (ctx.phase() !== 'ready') abort.abort();
-        setImmediate(resolve);
-      });
-    warmUp({ core: ctx.services().core, rounds: 8, pause, signal: abort.signal }).then(
-      (statements) => ctx.logger.info({ statements, ms: Math.round(performance.now() - began) }, 'query engine warmed up'),
-      (e: unknown) => ctx.logger.warn({ err: e }, 'query engine warm-up failed'),
-    );
-  };
-  start();
-}
-
 export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
-  scheduleWarmUp(ctx);
   return [
     {
       method: 'POST',
