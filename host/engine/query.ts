@@ -19,6 +19,11 @@ export interface QuerySession {
   memoryLimitBytes: number;
   /** The statement's `now()`, nanoseconds since the epoch, fixed for the whole statement. */
   nowNs: bigint;
+  /**
+   * Checks that the user may act on a database (read: SELECT, SHOW; write: INSERT, DELETE;
+   * all: DDL) and throws the UserError to report otherwise. Absent: everything is allowed.
+   */
+  authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
 }
 
 export type QueryResult =

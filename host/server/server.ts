@@ -15,6 +15,7 @@ import { jaegerRoutes } from './routes/jaeger.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { prometheusRoutes } from './routes/prometheus.js';
+import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
 import { writeRoutes } from './routes/write.js';
 import type { Services } from './services.js';
@@ -107,6 +108,7 @@ export class SundialServer {
       ...traceRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
+      ...sqlRoutes(this.#ctx),
       fallbackRoute(),
     ];
     this.hapi.route(routes);
