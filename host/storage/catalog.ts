@@ -5,6 +5,7 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
+import { databaseNotFound } from '../core/meta-errors.js';
 
 export type { DatabaseOptions, Precision } from '../core/schema.js';
 export { DAY_MS, DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
@@ -100,7 +101,7 @@ export class Catalog {
   /** The database or UserError('databaseNotFound'). */
   requireDatabase(tenant: string, name: string): DatabaseDef {
     const db = this.database(tenant, name);
-    if (db === undefined) throw new UserError('databaseNotFound', `Database not found: "${name}"`);
+    if (db === undefined) throw databaseNotFound(name);
     return db;
   }
 

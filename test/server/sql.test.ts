@@ -53,8 +53,8 @@ const cases: Case[] = [
   { name: 'several statements', sql: 'SELECT 1; SELECT 2', status: 422, code: '010013', message: /^Multi-statement not allow, found num:2/ },
   { name: 'a syntax error names line and column', sql: 'SELECT 1,\n  FROM', status: 422, code: '010009', message: /^sql parser error: Expected an expression, found: FROM at line 2, column 3$/ },
   { name: 'an unknown column', sql: 'SELECT nope FROM cpu', status: 422, code: '010001', message: /^Datafusion: Schema error: No field named nope\. Valid fields are cpu\.time, cpu\.host/ },
-  { name: 'an unknown table', sql: 'SELECT * FROM nope', status: 422, code: '030019', message: /^Table not found: "cnosdb\.public\.nope"$/ },
-  { name: 'an unknown database', sql: 'SELECT * FROM nodb.cpu', status: 422, code: '030017', message: /^Database not found: "nodb"$/ },
+  { name: 'an unknown table', sql: 'SELECT * FROM nope', status: 422, code: '030019', message: /^Meta: Table not found: "cnosdb\.public\.nope"$/ },
+  { name: 'an unknown database', sql: 'SELECT * FROM nodb.cpu', status: 422, code: '030017', message: /^Meta: Database not found: "nodb"$/ },
   { name: 'a type error', sql: 'SELECT 3 + TRUE', status: 422, code: '010001', message: /Can not evaluate Int64 \+ Boolean/ },
   { name: 'division by zero', sql: 'SELECT count / 0 FROM cpu', status: 422, code: '010012', message: /Divide by zero/ },
   { name: 'an unsupported statement', sql: "CREATE USER u WITH PASSWORD = 'x'", status: 422, code: '010005' },
@@ -139,7 +139,7 @@ describe('POST /api/v1/sql', () => {
     await ok('SHOW DATABASES', 'database_name\npublic\n');
     const gone = await sql(s, 'DROP DATABASE other');
     expect(gone.status).toBe(422);
-    expect(JSON.parse(gone.text)).toEqual({ error_code: '030017', error_message: 'Database not found: "other"' });
+    expect(JSON.parse(gone.text)).toEqual({ error_code: '030017', error_message: 'Meta: Database not found: "other"' });
   });
 
   it('creates a table, changes its columns, writes, deletes and drops it', async () => {

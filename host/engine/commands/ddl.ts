@@ -10,6 +10,7 @@ import { fieldColumnType } from '../planner/sql-types.js';
 import type * as ast from '../sql/ast.js';
 import { timestamp, UTF8, type DataType } from '../types.js';
 import { applyDatabaseOptions, defaultDatabaseOptions } from './database-options.js';
+import { databaseExists, tableExists } from '../../core/meta-errors.js';
 
 /** Codec Debug names and the codecs each storage type accepts (CnosDB's Encoding rules). */
 const CODEC_NAMES: Readonly<Record<string, string>> = {
@@ -43,7 +44,7 @@ function tableName(name: readonly string[], defaultDb: string): { db: string; ta
 export async function createDatabase(catalog: EngineCatalog, s: ast.CreateDatabase): Promise<void> {
   if (catalog.database(s.name) !== undefined) {
     if (s.ifNotExists) return;
-    throw new UserError('databaseExists', `Database "${s.name}" already exists`);
+    throw databaseExists(s.name);
   }
   await catalog.createDatabase(s.name, applyDatabaseOptions(defaultDatabaseOptions(), s.options));
 }
@@ -91,7 +92,7 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
   columns.push(...fields);
   if (catalog.table(db, table) !== undefined) {
     if (s.ifNotExists) return;
-    throw new UserError('tableExists', `Table ${table} already exists.`);
+    throw tableExists(table);
   }
   const t: TableInfo = { database: db, name: table, columns };
   await catalog.createTable(db, t);

@@ -25,14 +25,9 @@ export interface PlannerContext {
   readonly authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
 }
 
-/** `tenant.db.table` as CnosDB names a table in "Table not found". */
-export function tableNotFound(tenant: string, db: string, table: string): UserError {
-  return new UserError('tableNotFound', `Table not found: "${tenant}.${db}.${table}"`);
-}
+import { databaseNotFound, tableNotFound } from '../../core/meta-errors.js';
 
-export function databaseNotFound(db: string): UserError {
-  return new UserError('databaseNotFound', `Database not found: "${db}"`);
-}
+export { databaseNotFound, tableNotFound };
 
 export class QueryPlanner {
   readonly ctx: PlannerContext;

@@ -21,7 +21,7 @@ describe('database statements', () => {
     await db.run('ALTER DATABASE d SET SHARD 6');
     expect((await db.run('DESCRIBE DATABASE d')).rows[0]).toMatch(/^30days \| 6 \| 3months 8days 16h 19m 12s \| 1 \| NS/);
     expect(await db.error("ALTER DATABASE d SET PRECISION 'ms'")).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at line 1, column 22');
-    expect(await db.error('ALTER DATABASE nope SET SHARD 2')).toBe('Database not found: "nope"');
+    expect(await db.error('ALTER DATABASE nope SET SHARD 2')).toBe('Meta: Database not found: "nope"');
     expect(await db.error('CREATE DATABASE e WITH SHARD 0')).toBe('Datafusion: Error during planning: SHARD must be greater than 0, got 0');
   });
 
@@ -29,11 +29,11 @@ describe('database statements', () => {
     const db = testDb();
     await db.run('CREATE DATABASE d');
     await db.run('CREATE DATABASE IF NOT EXISTS d');
-    expect(await db.error('CREATE DATABASE d')).toBe('Database "d" already exists');
+    expect(await db.error('CREATE DATABASE d')).toBe('Meta: Database d already exists');
     expect((await db.run('SHOW DATABASES')).rows).toEqual(['d', 'public']);
     await db.run('DROP DATABASE d');
     await db.run('DROP DATABASE IF EXISTS d');
-    expect(await db.error('DROP DATABASE d')).toBe('Database not found: "d"');
+    expect(await db.error('DROP DATABASE d')).toBe('Meta: Database not found: "d"');
     expect(await db.error('DROP DATABASE public')).toBe('Database "public" forbid drop');
   });
 });
@@ -60,7 +60,7 @@ describe('table statements', () => {
     ['CREATE TABLE t (a BOOLE)', 'Semantic error: Unexpected data type BOOLE of a, '],
     ['CREATE TABLE t (a TIMESTAMP)', 'Semantic error: column time already exists in table cnosdb.public.t'],
     ['CREATE TABLE t (a DOUBLE CODEC(DELTA))', 'Semantic error: Unsupported encoding type Delta for F64'],
-    ['CREATE TABLE nodb.t (a DOUBLE)', 'Database not found: "nodb"'],
+    ['CREATE TABLE nodb.t (a DOUBLE)', 'Meta: Database not found: "nodb"'],
     ['CREATE TABLE t (a DOUBLE, TAGS(a))', 'Semantic error: Field or Tag have the same name a'],
   ];
   for (const [sql, message] of rejected) {
@@ -97,7 +97,7 @@ describe('table statements', () => {
     await db.run('ALTER TABLE t DROP g');
     expect((await db.run('SELECT * FROM t')).columns).toEqual(['time', 't0', 'f0', 'u']);
     await db.run('DROP TABLE t');
-    expect(await db.error('SELECT * FROM t')).toBe('Table not found: "cnosdb.public.t"');
+    expect(await db.error('SELECT * FROM t')).toBe('Meta: Table not found: "cnosdb.public.t"');
     await db.run('DROP TABLE IF EXISTS t');
   });
 

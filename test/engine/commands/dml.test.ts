@@ -32,7 +32,7 @@ describe('INSERT', () => {
     ['INSERT INTO t (time, nope) VALUES (1, 1)', /Column nope not found in table t/],
     ['INSERT INTO t (time, d) VALUES (1, 2, 3)', /^Semantic error: Insert columns and Source columns not match$/],
     ['INSERT INTO t (d) VALUES (1)', /the time column/],
-    ['INSERT INTO nope (time, d) VALUES (1, 1)', /^Table not found: "cnosdb\.public\.nope"$/],
+    ['INSERT INTO nope (time, d) VALUES (1, 1)', /^Meta: Table not found: "cnosdb\.public\.nope"$/],
   ];
   for (const [sql, message] of rejected) {
     it(`rejects ${sql} and stores nothing`, async () => {

@@ -147,8 +147,8 @@ const errors: { sql: string; message: string }[] = [
   { sql: 'SELECT row_number() FROM cpu', message: 'Datafusion: Error during planning: Window function row_number requires an OVER clause' },
   { sql: "SELECT time_window(time, '0.5ms') FROM cpu", message: 'Datafusion: Error during planning: Invalid time_window parameter: the window must be between 1ms and 365d' },
   { sql: 'SELECT * FROM cpu LIMIT -1', message: 'Datafusion: Error during planning: LIMIT must not be negative' },
-  { sql: 'SELECT * FROM nope', message: 'Table not found: "cnosdb.public.nope"' },
-  { sql: 'SELECT * FROM nodb.cpu', message: 'Database not found: "nodb"' },
+  { sql: 'SELECT * FROM nope', message: 'Meta: Table not found: "cnosdb.public.nope"' },
+  { sql: 'SELECT * FROM nodb.cpu', message: 'Meta: Database not found: "nodb"' },
 ];
 
 describe('query planner', () => {

@@ -13,6 +13,7 @@ import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
 import { UserError } from '../../../host/core/errors.js';
 import { typeOfValueType } from '../../../host/engine/batch.js';
 import { timestamp, type DataType } from '../../../host/engine/types.js';
+import { databaseNotFound } from '../../../host/core/meta-errors.js';
 
 type Value = number | bigint | boolean | string;
 
@@ -137,7 +138,7 @@ export class MemoryCatalog implements EngineCatalog {
 
   #db(name: string): DbState {
     const d = this.#dbs.get(name);
-    if (d === undefined) throw new UserError('databaseNotFound', `Database not found: "${name}"`);
+    if (d === undefined) throw databaseNotFound(name);
     return d;
   }
 
