@@ -85,10 +85,11 @@ async function runChecked(db: TestDb, sql: string): Promise<void> {
 describe('SQL fuzzing', () => {
   it('parses random and mutated statements to an AST or a SqlParseError only', () => {
     const random = rng(SEED);
+    // CnosDB's cases seed the mutations where the shared fixtures are present; else only the generator.
     const statements = readSltStatements().map((s) => s.sql);
     const gen = generator(random);
     for (let i = 0; i < 3000; i++) {
-      const sql = i % 2 === 0 ? mutate(random, statements[Math.floor(random() * statements.length)]!) : mutate(random, gen());
+      const sql = i % 2 === 0 && statements.length > 0 ? mutate(random, statements[Math.floor(random() * statements.length)]!) : mutate(random, gen());
       try {
         parseStatements(sql);
       } catch (e) {

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseStatements, printStatement } from '../../../host/engine/sql/index.js';
 import { stripPositions } from './ast-utils.js';
-import { readSltStatements } from './slt-statements.js';
+import { readSltStatements, SLT_ROOT } from './slt-statements.js';
 
-describe("CnosDB's conformance statements", () => {
+describe.skipIf(SLT_ROOT === undefined)("CnosDB's conformance statements", () => {
   const statements = readSltStatements();
 
   it('are there to read', () => {
