@@ -1,22 +1,33 @@
-// npm run bench:query — the three TSBS-style queries of ../shared/bench/queries-sundial.json
-// (a: max per minute of one host over one hour; b: mean per host per hour over the day;
-// c: last point per host) on the cpu-only data set (100 hosts x 1 day), median of 5 runs after
-// a warm-up, once each server has settled after the load, side by side with InfluxDB 1.6
-// (InfluxQL) and VictoriaMetrics (MetricsQL) in the same run, with the same client
-// (../shared/bench/query-bench.mjs). Each peer runs alone and only while it is measured
-// (started and stopped by PID with the shared scripts).
+// npm run bench:query — query latency side by side with InfluxDB 1.6 (InfluxQL) and
+// VictoriaMetrics (MetricsQL) on the TSBS cpu-only data set (100 hosts x 1 day), same run, same
+// client (../shared/bench/query-bench.mjs: keep-alive, request sent -> full body received):
+//   a, b, c  the three queries of ../shared/bench/queries-sundial.json (a: max per minute of one
+//            host over one hour; b: mean per host per hour over the day; c: last point per host)
+//            and the peers' versions built into query-bench.mjs;
+//   the TSBS queries double-groupby-all, high-cpu-all, groupby-orderby-limit and lastpoint
+//            (bench/tsbs-queries.ts has the three dialects and why each text is what it is).
+// Each system runs alone on a fresh data directory and is started only while it is measured
+// (peers by PID with the shared scripts); queries start once it has settled after the load
+// (under 2% of a core for a second). Each query: one warm-up run, then the median of --runs.
+// --rounds repeats everything on fresh servers; the table shows the median of the rounds'
+// medians. The machine is shared: the CPU other processes used while each system answered is
+// printed, and --check compares every system's answers (bench/query-check.ts).
 //
-// Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5
+// Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5 --rounds 1
+//          --only a,b,... (Sundial only) --check --profile DIR (Sundial under node --cpu-prof)
 // Needs `npm run build` first (npm run bench:query does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
+import { checkAnswers, fetchAnswers, type Answers } from './query-check.js';
+import { influxQueries, sundialQueries, TSBS_NAMES, vmQueries, windows, type BenchQuery } from './tsbs-queries.js';
 
 const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
 const WORK = '/tmp/sundial-bench';
+const START = '2016-01-01T00:00:00Z';
 
 const { values: opts } = parseArgs({
   options: {
@@ -24,8 +35,15 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '1d' },
     peers: { type: 'string', default: 'influxdb,vm' },
     runs: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    check: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
+
+type System = 'sundial' | 'influxdb' | 'vm';
+const TITLE: Record<System, string> = { sundial: 'Sundial', influxdb: 'InfluxDB 1.6', vm: 'VictoriaMetrics 1.79' };
 
 interface QueryResult {
   name: string;
@@ -33,9 +51,32 @@ interface QueryResult {
   medianMs: number;
   minMs: number;
   maxMs: number;
-  points?: number;
+  firstMs: number;
   bytes: number;
 }
+
+/** CPU used while one system answered its queries (load and settling excluded). */
+interface Noise {
+  seconds: number;
+  serverCores: number;
+  clientCores: number;
+  otherCores: number;
+}
+
+interface RoundResult {
+  rows: QueryResult[];
+  noise: Noise;
+  answers?: Answers;
+}
+
+function parseDuration(s: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(s);
+  if (m === null) throw new Error(`bad --duration ${s}`);
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+const durationS = parseDuration(opts.duration!);
+const win = windows(START, durationS);
 
 function dataFile(): string {
   mkdirSync(WORK, { recursive: true });
@@ -53,10 +94,22 @@ function load(file: string, url: string, pid: number, auth?: string): void {
   if (r.status !== 0) throw new Error(`loader exited with ${r.status}`);
 }
 
-/** CPU seconds a process has used so far (/proc, Linux). */
+/** CPU seconds a process has used so far (/proc, Linux; USER_HZ 100). */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of this process's waited-for children (the query clients). */
+function childrenCpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/** Busy CPU seconds of the whole machine (/proc/stat), kernel interrupt time included. */
+function machineBusySeconds(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) / 100;
 }
 
 /**
@@ -76,22 +129,59 @@ async function settle(name: string, pid: number): Promise<void> {
   console.error(`${name}: settled ${((Date.now() - start) / 1000).toFixed(1)} s after the load`);
 }
 
-function queries(target: string, extra: string[]): QueryResult[] {
-  const out = join(WORK, `query-${target}.json`);
-  const args = [join(SHARED, 'query-bench.mjs'), '--target', target, '--duration', opts.duration!, '--runs', opts.runs!, '--json', out, ...extra];
-  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error(`query-bench exited with ${r.status}`);
-  return (JSON.parse(readFileSync(out, 'utf8')) as { queries: QueryResult[] }).queries;
+function writeQueries(name: string, list: BenchQuery[]): string {
+  const file = join(WORK, `queries-${name}-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(list, null, 2) + '\n');
+  return file;
 }
 
-async function benchSundial(file: string): Promise<QueryResult[]> {
-  const dataDir = join(WORK, 'sundial-query-data');
-  rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir });
+/** Runs query-bench.mjs once (`args` pick the target and queries) and returns its results. */
+function runClient(tag: string, args: string[]): QueryResult[] {
+  const out = join(WORK, `query-${tag}-${process.pid}.json`);
+  const all = [join(SHARED, 'query-bench.mjs'), '--duration', opts.duration!, '--runs', opts.runs!, '--json', out, ...args];
+  const r = spawnSync(process.execPath, all, { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`query-bench exited with ${r.status}`);
+  const rows = (JSON.parse(readFileSync(out, 'utf8')) as { queries: QueryResult[] }).queries;
+  rmSync(out, { force: true });
+  return rows;
+}
+
+/** Runs `clients` against a settled server and accounts the CPU of server, client and everything else. */
+function measure(pid: number, clients: () => QueryResult[]): { rows: QueryResult[]; noise: Noise } {
+  const t0 = performance.now();
+  const server0 = cpuSeconds(pid);
+  const client0 = childrenCpuSeconds();
+  const busy0 = machineBusySeconds();
+  const rows = clients();
+  const seconds = (performance.now() - t0) / 1000;
+  const server = cpuSeconds(pid) - server0;
+  const client = childrenCpuSeconds() - client0;
+  const other = machineBusySeconds() - busy0 - server - client;
+  return { rows, noise: { seconds, serverCores: server / seconds, clientCores: client / seconds, otherCores: Math.max(0, other) / seconds } };
+}
+
+function sundialQueryList(): BenchQuery[] {
+  const shared = JSON.parse(readFileSync(join(SHARED, 'queries-sundial.json'), 'utf8')) as BenchQuery[];
+  const all = [...shared, ...sundialQueries(win, 'public')];
+  const only = opts.only?.split(',');
+  return only === undefined ? all : all.filter((q) => only.includes(q.name));
+}
+
+async function benchSundial(file: string): Promise<RoundResult> {
+  mkdirSync(WORK, { recursive: true });
+  const dataDir = mkdtempSync(join(WORK, 'sundial-query-data-'));
+  const nodeArgs = opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
+  const server = await startServer({ dataDir, nodeArgs });
   try {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
     await settle('Sundial', server.pid);
-    return queries('custom', ['--base', server.url, '--db', 'public', '--user', 'root', '--pass', '', '--queries', join(SHARED, 'queries-sundial.json')]);
+    const list = sundialQueryList();
+    const qfile = writeQueries('sundial', list);
+    const auth = ['--base', server.url, '--db', 'public', '--user', 'root', '--pass', ''];
+    const result: RoundResult = measure(server.pid, () => runClient('sundial', ['--target', 'custom', ...auth, '--queries', qfile]));
+    if (opts.check) result.answers = await fetchAnswers('sundial', server.url, list, win, { user: 'root', password: '' });
+    rmSync(qfile, { force: true });
+    return result;
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -103,7 +193,7 @@ function portBusy(port: number): boolean {
   return r.stdout.split('\n').length > 2;
 }
 
-async function benchPeer(peer: 'influxdb' | 'vm', file: string): Promise<QueryResult[] | undefined> {
+async function benchPeer(peer: 'influxdb' | 'vm', file: string): Promise<RoundResult | undefined> {
   const binary = peer === 'influxdb' ? '/usr/bin/influxd' : '/usr/bin/victoria-metrics';
   if (!existsSync(binary)) {
     console.error(`${peer}: ${binary} not installed; see ../shared/bench/PEERS.md`);
@@ -114,35 +204,84 @@ async function benchPeer(peer: 'influxdb' | 'vm', file: string): Promise<QueryRe
     console.error(`${peer}: port ${port} is in use by another process; skipped (it is not ours to stop)`);
     return undefined;
   }
-  execFileSync(join(SHARED, 'start-peers.sh'), ['--fresh', peer], { stdio: 'inherit' });
+  // A directory of our own for the peer's data, PID file and log: others start peers too.
+  const peersDir = mkdtempSync(join(WORK, 'peers-'));
+  const env = { ...process.env, PEERS_DIR: peersDir };
+  execFileSync(join(SHARED, 'start-peers.sh'), ['--fresh', peer], { stdio: 'inherit', env });
   try {
-    const pid = Number(readFileSync(`/tmp/peers/run/${peer}.pid`, 'utf8'));
-    load(file, peer === 'influxdb' ? 'http://127.0.0.1:8086/write?db=bench&precision=ns' : 'http://127.0.0.1:8428/write', pid);
-    if (peer === 'vm') spawnSync('curl', ['-fsS', 'http://127.0.0.1:8428/internal/force_flush']);
+    const pid = Number(readFileSync(join(peersDir, 'run', `${peer}.pid`), 'utf8'));
+    const base = peer === 'influxdb' ? 'http://127.0.0.1:8086' : 'http://127.0.0.1:8428';
+    load(file, peer === 'influxdb' ? `${base}/write?db=bench&precision=ns` : `${base}/write`, pid);
+    if (peer === 'vm') spawnSync('curl', ['-fsS', `${base}/internal/force_flush`]);
     await settle(peer, pid);
-    return queries(peer, []);
+    const list = peer === 'influxdb' ? influxQueries(win, 'bench') : vmQueries(win);
+    const qfile = writeQueries(peer, list);
+    const result: RoundResult = measure(pid, () => [...runClient(peer, ['--target', peer]), ...runClient(`${peer}-tsbs`, ['--target', 'custom', '--base', base, '--queries', qfile])]);
+    if (opts.check) result.answers = await fetchAnswers(peer, base, list, win);
+    rmSync(qfile, { force: true });
+    return result;
   } finally {
-    execFileSync(join(SHARED, 'stop-peers.sh'), [peer], { stdio: 'inherit' });
+    execFileSync(join(SHARED, 'stop-peers.sh'), [peer], { stdio: 'inherit', env });
+    rmSync(peersDir, { recursive: true, force: true });
   }
 }
 
-function cell(r: QueryResult | undefined): string {
-  if (r === undefined) return 'n/a';
-  if (r.status >= 300) return `HTTP ${r.status}`;
-  return `${r.medianMs.toFixed(1)} (${r.minMs.toFixed(1)}–${r.maxMs.toFixed(1)})`;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** One table cell: the median over rounds of each round's median, with the smallest and largest run. */
+function cell(rounds: RoundResult[], name: string): string {
+  const rows = rounds.map((r) => r.rows.find((x) => x.name === name)).filter((r): r is QueryResult => r !== undefined);
+  if (rows.length === 0) return 'n/a';
+  const bad = rows.find((r) => r.status >= 300);
+  if (bad !== undefined) return `HTTP ${bad.status}`;
+  const med = median(rows.map((r) => r.medianMs));
+  return `${med.toFixed(1)} (${Math.min(...rows.map((r) => r.minMs)).toFixed(1)}–${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)})`;
 }
+
+const NAMES: Record<string, string> = {
+  a: 'a: max per minute, 1 host, 1 h',
+  b: 'b: mean per host per hour, 1 day',
+  c: 'c: last point per host',
+  'double-groupby-all': 'double-groupby-all: mean of 10 fields per host per hour, 12 h',
+  'high-cpu-all': 'high-cpu-all: rows with usage_user > 90, all hosts, 12 h',
+  'groupby-orderby-limit': 'groupby-orderby-limit: last 5 minutes\' max before a time',
+  lastpoint: 'lastpoint: last row per host (TSBS)',
+};
 
 async function main(): Promise<void> {
   const file = dataFile();
-  const results: { name: string; rows: QueryResult[] | undefined }[] = [{ name: 'Sundial', rows: await benchSundial(file) }];
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
-  for (const p of peers) results.push({ name: p === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', rows: await benchPeer(p, file) });
-  console.log(`\nQuery latency on ${file}, ms: median (min–max) of ${opts.runs} runs after a warm-up, same run:\n`);
-  console.log(`| query | ${results.map((r) => r.name).join(' | ')} |`);
-  console.log(`|---|${results.map(() => '---').join('|')}|`);
-  const names = { a: 'a: max per minute, 1 host, 1 h', b: 'b: mean per host per hour, 1 day', c: 'c: last point per host' };
-  for (const q of ['a', 'b', 'c'] as const) {
-    console.log(`| ${names[q]} | ${results.map((r) => cell(r.rows?.find((x) => x.name === q))).join(' | ')} |`);
+  const systems: System[] = ['sundial', ...peers];
+  const rounds = new Map<System, RoundResult[]>(systems.map((s) => [s, []]));
+  for (let round = 0; round < Number(opts.rounds); round++) {
+    for (const s of systems) {
+      const r = s === 'sundial' ? await benchSundial(file) : await benchPeer(s, file);
+      if (r !== undefined) rounds.get(s)!.push(r);
+    }
+  }
+  const shown = systems.filter((s) => rounds.get(s)!.length > 0);
+  console.log(`\nQuery latency on ${file}, ms: median of ${opts.runs} runs after a warm-up (median over ${opts.rounds} round(s) on fresh servers; min–max of all runs):\n`);
+  console.log(`| query | ${shown.map((s) => TITLE[s]).join(' | ')} |`);
+  console.log(`|---|${shown.map(() => '---').join('|')}|`);
+  const names = ['a', 'b', 'c', ...TSBS_NAMES].filter((n) => opts.only === undefined || opts.only.split(',').includes(n));
+  for (const q of names) console.log(`| ${NAMES[q]} | ${shown.map((s) => cell(rounds.get(s)!, q)).join(' | ')} |`);
+  console.log('\nCPU while each system answered (cores; the machine has 2):');
+  for (const s of shown) {
+    const n = rounds.get(s)!.map((r) => r.noise);
+    const f = (k: keyof Noise): string => n.map((x) => x[k].toFixed(2)).join('/');
+    console.log(`  ${TITLE[s]}: ${f('seconds')} s; server ${f('serverCores')}, client ${f('clientCores')}, other processes ${f('otherCores')}`);
+  }
+  if (opts.check) {
+    const byName = new Map<System, Answers>();
+    for (const s of shown) {
+      const a = rounds.get(s)![0]!.answers;
+      if (a !== undefined) byName.set(s, a);
+    }
+    const problems = checkAnswers(byName);
+    console.log(problems.length === 0 ? '\nAnswers: every system returned the same values.' : `\nAnswers differ:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
 }
 
