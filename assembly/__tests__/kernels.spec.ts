@@ -1,5 +1,6 @@
 import { k_arith_i64 } from '../kernels/arithmetic';
 import { k_cmp_i64 } from '../kernels/compare';
+import { k_bucket_runs, k_finish_groups, k_fold_groups } from '../kernels/bucket-fold';
 import { k_region } from '../kernels/region';
 
 function fill(p: usize, values: i64[]): void {
@@ -61,5 +62,155 @@ describe('k_arith_i64', () => {
     fill(base + 16, [-1, 3037000500]);
     expect<i32>(k_arith_i64(base, base + 16, 1, 2, 0, 0, base + 32)).toBe(1);
     expect<i32>(k_arith_i64(base + 8, base + 24, 1, 2, 0, 0, base + 32)).toBe(1);
+  });
+});
+
+/** Groups of an accumulator of capacity `cap` at `acc`: the f64 at array `a`, slot `g`. */
+function accF64(acc: usize, cap: usize, a: usize, g: usize): f64 {
+  return load<f64>(acc + ((a * cap + g) << 3));
+}
+
+describe('k_bucket_runs', () => {
+  it('cuts ascending times into runs of one bucket, skipping empty buckets', () => {
+    const base = k_region(1024);
+    fill(base, [-7, -1, 0, 9, 10, 35, 36, 1000]);
+    const bounds = base + 128;
+    const offsets = base + 256;
+    const first = base + 384;
+    expect<i32>(k_bucket_runs(base, 8, 0, 10, bounds, offsets, first)).toBe(5);
+    expect<i64>(load<i64>(first)).toBe(-1); // [-10, 0)
+    const want: u32[] = [0, 2, 4, 5, 7, 8];
+    for (let i = 0; i < 6; i++) expect<u32>(load<u32>(bounds + (<usize>i << 2))).toBe(want[i]);
+    const offs: i32[] = [0, 1, 2, 4, 101];
+    for (let i = 0; i < 5; i++) expect<i32>(load<i32>(offsets + (<usize>i << 2))).toBe(offs[i]);
+  });
+  it('honours the origin and finds long runs by galloping', () => {
+    const base = k_region(40000);
+    for (let i = 0; i < 3000; i++) store<i64>(base + (<usize>i << 3), 5 + <i64>i);
+    const bounds = base + 24000;
+    const offsets = base + 32000;
+    expect<i32>(k_bucket_runs(base, 3000, 1005, 1000, bounds, offsets, base + 39000)).toBe(3);
+    expect<i64>(load<i64>(base + 39000)).toBe(-1);
+    expect<u32>(load<u32>(bounds, 4)).toBe(1000); // times 5..1004 before 1005
+    expect<u32>(load<u32>(bounds, 8)).toBe(2000);
+    expect<u32>(load<u32>(bounds, 12)).toBe(3000);
+    expect<i32>(load<i32>(offsets, 8)).toBe(2);
+  });
+  it('refuses a stride <= 0, times too far from the origin, and buckets past 2^31', () => {
+    const base = k_region(256);
+    fill(base, [0, i64.MAX_VALUE]);
+    expect<i32>(k_bucket_runs(base, 2, 0, 0, base + 64, base + 128, base + 192)).toBe(-1);
+    expect<i32>(k_bucket_runs(base, 2, -10, 1, base + 64, base + 128, base + 192)).toBe(-1);
+    expect<i32>(k_bucket_runs(base, 2, 0, 1, base + 64, base + 128, base + 192)).toBe(-2);
+  });
+});
+
+describe('k_fold_groups and k_finish_groups', () => {
+  it('folds signed integer runs into groups: counts, exact sums, extremes, NULLs skipped', () => {
+    const base = k_region(4096);
+    fill(base, [5, -3, 9, 7, 2, 100]);
+    for (let i = 0; i < 6; i++) store<u8>(base + 48 + i, i == 2 ? 0 : 1);
+    const bounds = base + 64;
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 3, 4);
+    store<u32>(bounds, 4, 8);
+    store<u32>(bounds, 6, 12);
+    const groups = base + 96;
+    store<u32>(groups, 1);
+    store<u32>(groups, 0, 4);
+    store<u32>(groups, 1, 8);
+    const acc = base + 128;
+    memory.fill(acc, 0, 48 * 4);
+    expect<i32>(k_fold_groups(base, base + 48, 6, 0, bounds, groups, 3, acc, 4)).toBe(0);
+    expect<f64>(accF64(acc, 4, 0, 1)).toBe(4); // 5, -3, 2, 100
+    expect<f64>(accF64(acc, 4, 1, 1)).toBe(104);
+    const out = base + 1024;
+    const valid = base + 2048;
+    expect<i32>(k_finish_groups(acc, 4, 3, 5, false, out, valid)).toBe(0);
+    expect<i64>(load<i64>(out)).toBe(7);
+    expect<i64>(load<i64>(out, 8)).toBe(104);
+    expect<u8>(load<u8>(valid, 2)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 4, 2, 3, false, out, valid)).toBe(0);
+    expect<i64>(load<i64>(out, 8)).toBe(-3);
+    expect<i32>(k_finish_groups(acc, 4, 2, 4, false, out, valid)).toBe(0);
+    expect<i64>(load<i64>(out, 8)).toBe(100);
+    expect<i32>(k_finish_groups(acc, 4, 3, 0, false, out, valid)).toBe(0);
+    expect<i64>(load<i64>(out, 16)).toBe(0);
+    expect<u8>(load<u8>(valid, 2)).toBe(1); // a count is never NULL
+  });
+  it('keeps integer sums exact past 64 bits and reports a result that leaves the type', () => {
+    const base = k_region(4096);
+    fill(base, [i64.MAX_VALUE, i64.MAX_VALUE, -1]);
+    const bounds = base + 64;
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 2, 4);
+    store<u32>(bounds, 3, 8);
+    const groups = base + 96;
+    store<u32>(groups, 0);
+    store<u32>(groups, 1, 4);
+    const acc = base + 128;
+    memory.fill(acc, 0, 48 * 2);
+    expect<i32>(k_fold_groups(base, 0, 3, 0, bounds, groups, 2, acc, 2)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 2, 5, false, base + 1024, base + 2048)).toBe(-1);
+    expect<f64>(accF64(acc, 2, 1, 0)).toBe(18446744073709551614.0); // the exact sum, rounded once
+    memory.fill(acc, 0, 48 * 2);
+    expect<i32>(k_fold_groups(base, 0, 3, 1, bounds, groups, 2, acc, 2)).toBe(0); // as unsigned: 2^64 - 2 fits
+    expect<i32>(k_finish_groups(acc, 2, 1, 5, true, base + 1024, base + 2048)).toBe(0);
+    expect<u64>(load<u64>(base + 1024)).toBe(u64.MAX_VALUE - 1);
+  });
+  it('sums doubles in row order; NaN is the largest value and the smallest only alone', () => {
+    const base = k_region(4096);
+    store<f64>(base, 1.5);
+    store<f64>(base, NaN, 8);
+    store<f64>(base, -2.0, 16);
+    store<f64>(base, NaN, 24);
+    const bounds = base + 64;
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 3, 4);
+    store<u32>(bounds, 4, 8);
+    const groups = base + 96;
+    store<u32>(groups, 0);
+    store<u32>(groups, 1, 4);
+    const acc = base + 128;
+    memory.fill(acc, 0, 48 * 2);
+    expect<i32>(k_fold_groups(base, 0, 4, 2, bounds, groups, 2, acc, 2)).toBe(0);
+    const out = base + 1024;
+    expect<i32>(k_finish_groups(acc, 2, 2, 3, false, out, base + 2048)).toBe(0);
+    expect<f64>(load<f64>(out)).toBe(-2.0);
+    expect<bool>(isNaN(load<f64>(out, 8))).toBe(true);
+    expect<i32>(k_finish_groups(acc, 2, 2, 4, false, out, base + 2048)).toBe(0);
+    expect<bool>(isNaN(load<f64>(out))).toBe(true);
+    expect<i32>(k_finish_groups(acc, 2, 1, 1, false, out, base + 2048)).toBe(0);
+    expect<bool>(isNaN(load<f64>(out))).toBe(true); // 1.5 + NaN - 2
+  });
+  it('counts rows of runs without reading values', () => {
+    const base = k_region(1024);
+    const bounds = base;
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 7, 4);
+    const groups = base + 32;
+    store<u32>(groups, 0);
+    const acc = base + 64;
+    memory.fill(acc, 0, 48);
+    expect<i32>(k_fold_groups(0, 0, 7, 3, bounds, groups, 1, acc, 1)).toBe(0);
+    expect<f64>(accF64(acc, 1, 0, 0)).toBe(7);
+  });
+  it('refuses bounds that go back or pass the rows, groups past the capacity, unknown types', () => {
+    const base = k_region(256);
+    const bounds = base + 64;
+    const groups = base + 96;
+    store<u32>(groups, 0);
+    store<u32>(bounds, 2);
+    store<u32>(bounds, 1, 4);
+    expect<i32>(k_fold_groups(base, 0, 4, 0, bounds, groups, 1, base + 128, 1)).toBe(-1);
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 5, 4);
+    expect<i32>(k_fold_groups(base, 0, 4, 0, bounds, groups, 1, base + 128, 1)).toBe(-1);
+    store<u32>(bounds, 4, 4);
+    store<u32>(groups, 1);
+    expect<i32>(k_fold_groups(base, 0, 4, 0, bounds, groups, 1, base + 128, 1)).toBe(-1);
+    store<u32>(groups, 0);
+    expect<i32>(k_fold_groups(base, 0, 4, 4, bounds, groups, 1, base + 128, 1)).toBe(-1);
+    expect<i32>(k_finish_groups(base + 128, 1, 1, 6, false, base, base + 32)).toBe(-2);
   });
 });

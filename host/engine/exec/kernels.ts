@@ -88,11 +88,18 @@ export class Int64Kernels {
 }
 
 let installed: Int64Kernels | undefined;
+let installedCore: Core | undefined;
 
 /** Makes the Wasm kernels available to every query of this process. */
 export function installKernels(core: Core): void {
   if (typeof (core.exports as Partial<KernelExports>).k_cmp_i64 !== 'function') return;
   installed ??= new Int64Kernels(core);
+  installedCore ??= core;
+}
+
+/** The core the kernels were installed from (bucket-kernels.ts builds its own view of it). */
+export function kernelCore(): Core | undefined {
+  return installedCore;
 }
 
 /** The installed kernels, when there are any and the vector is long enough to pay. */

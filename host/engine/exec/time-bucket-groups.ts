@@ -1,0 +1,260 @@
+// The state of one time-bucket aggregation (time-bucket-aggregate-exec.ts): groups keyed by the
+// group-by tags and the bucket number, and one accumulator per aggregate. With the Wasm kernels
+// (bucket-kernels.ts) count/sum/avg/min/max of BIGINT, BIGINT UNSIGNED and DOUBLE fields and
+// count(*) accumulate in Wasm memory, and a chunk costs TypeScript one Map lookup per run and a
+// few calls per column; first/last and other types keep the TypeScript accumulators, folded run
+// by run (time-bucket-fold.ts). Without the kernels every aggregate takes the TypeScript path.
+
+import type { RecordBatch, Schema, Vector } from '../batch.js';
+import { vectorFrom } from '../batch.js';
+import type { SeriesChunk, SeriesStats } from '../catalog.js';
+import { bug } from '../../core/errors.js';
+import { executionError } from '../errors.js';
+import { words } from '../functions/accumulators.js';
+import type { GroupsAccumulator } from '../functions/function-types.js';
+import type { LExpr } from '../plan/expr.js';
+import { FLOAT64, INT64, type DataType } from '../types.js';
+import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
+import type { ExecContext } from './exec-plan.js';
+import { bucketRuns, createAccumulator, foldRun, foldStats, lowerBoundTime, RunScratch, type AggSpec } from './time-bucket-fold.js';
+
+export interface GroupSpec {
+  kind: 'tag' | 'bucket';
+  tag?: string;
+  stride?: LExpr;
+  origin?: LExpr;
+  type: DataType;
+}
+
+/** Bucket numbers are Map keys as numbers when exact (a string otherwise: BigInt keys hash slowly). */
+type BucketKey = number | string;
+
+interface Series {
+  buckets: Map<BucketKey, number>;
+  tags: (string | null)[];
+}
+
+/** Where an aggregate accumulates: a Wasm source (and what to finish it as), or a TypeScript accumulator. */
+type Sink = { kind: 'wasm'; source: number; finish: Finish; type: DataType; rowsTag?: string | undefined } | { kind: 'ts'; acc: GroupsAccumulator };
+
+const KERNEL_KINDS = new Set(['count', 'sum', 'avg', 'min', 'max']);
+const KERNEL_TYPES = new Set(['Int64', 'UInt64', 'Float64']);
+
+export class BucketGroups {
+  readonly #groups: readonly GroupSpec[];
+  readonly #aggs: readonly AggSpec[];
+  readonly #ctx: ExecContext;
+  readonly #origin: bigint;
+  readonly #stride: bigint | undefined;
+  readonly #kernels: BucketKernels | undefined;
+  readonly #sinks: Sink[] = [];
+  /** Wasm column sources: [field name, source]; Rows sources: [tag or undefined, source]. */
+  readonly #columnSources: Array<[string, number]> = [];
+  readonly #rowSources: Array<[string | undefined, number]> = [];
+  readonly #seriesGroups = new Map<string, Series>();
+  readonly #tagValues: (string | null)[][];
+  readonly #bucketValues: bigint[] = [];
+  readonly #scratch = new RunScratch();
+  #runGroups = new Int32Array(64);
+  #numGroups = 0;
+  #reserved = 0;
+
+  /** `fieldTypes`: the type of each field column by name. */
+  constructor(groups: readonly GroupSpec[], aggs: readonly AggSpec[], fieldTypes: ReadonlyMap<string, DataType>, ctx: ExecContext, originUnits: bigint, strideUnits: bigint | undefined, kernels: BucketKernels | undefined) {
+    this.#groups = groups;
+    this.#aggs = aggs;
+    this.#ctx = ctx;
+    this.#origin = originUnits;
+    this.#stride = strideUnits;
+    this.#kernels = kernels;
+    this.#tagValues = groups.map(() => []);
+    for (const a of aggs) this.#sinks.push(this.#sinkOf(a, fieldTypes));
+    if (groups.length === 0) {
+      // Without GROUP BY there is one group, also when no row arrives.
+      this.#seriesGroups.set('', { buckets: new Map([[0, this.#numGroups++]]), tags: [] });
+      this.#bucketValues.push(0n);
+      kernels?.reserveGroups(1);
+    }
+  }
+
+  #sinkOf(a: AggSpec, fieldTypes: ReadonlyMap<string, DataType>): Sink {
+    const k = this.#kernels;
+    if (k === undefined || !KERNEL_KINDS.has(a.kind)) return { kind: 'ts', acc: createAccumulator(a) };
+    if (a.kind === 'count' && a.columnKind !== 'field') {
+      const tag = a.columnKind === 'tag' ? a.column : undefined;
+      let entry = this.#rowSources.find(([t]) => t === tag);
+      if (entry === undefined) this.#rowSources.push((entry = [tag, k.addSource('Rows')]));
+      return { kind: 'wasm', source: entry[1], finish: 'count', type: INT64, rowsTag: tag };
+    }
+    const type = fieldTypes.get(a.column!);
+    if (type === undefined || !KERNEL_TYPES.has(type.id)) return { kind: 'ts', acc: createAccumulator(a) };
+    let entry = this.#columnSources.find(([c]) => c === a.column);
+    if (entry === undefined) this.#columnSources.push((entry = [a.column!, k.addSource(type.id as SourceType)]));
+    const finish: Finish = a.kind === 'count' ? 'count' : a.kind === 'avg' ? 'avg' : a.kind === 'sum' ? (type.id === 'Float64' ? 'fsum' : 'isum') : (a.kind as 'min' | 'max');
+    return { kind: 'wasm', source: entry[1], finish, type: a.kind === 'count' ? INT64 : a.kind === 'avg' ? FLOAT64 : type };
+  }
+
+  /** The number of the bucket holding t: floor((t - origin) / stride). */
+  #bucketOf(t: bigint): bigint {
+    if (this.#stride === undefined) return 0n;
+    const d = t - this.#origin;
+    const k = d / this.#stride;
+    return d < 0n && k * this.#stride !== d ? k - 1n : k;
+  }
+
+  /** The buckets of a series' group-by tags. */
+  #seriesOf(chunkTags: ReadonlyMap<string, string>): Series {
+    let key = '';
+    const tags: (string | null)[] = [];
+    for (const g of this.#groups) {
+      const t = g.kind === 'tag' ? (chunkTags.get(g.tag!) ?? null) : null;
+      tags.push(t);
+      key += t === null ? '\u0000N' : `\u0000${t}`;
+    }
+    let s = this.#seriesGroups.get(key);
+    if (s === undefined) this.#seriesGroups.set(key, (s = { buckets: new Map(), tags }));
+    return s;
+  }
+
+  /** The group of bucket `first + offset` (an offset keeps BigInt arithmetic out of the common case). */
+  #groupAt(series: Series, first: bigint, firstNum: number, offset: number): number {
+    const x = firstNum + offset;
+    const key = Number.isSafeInteger(x) ? x : String(first + BigInt(offset));
+    let g = series.buckets.get(key);
+    if (g === undefined) {
+      g = this.#numGroups++;
+      series.buckets.set(key, g);
+      for (let j = 0; j < this.#groups.length; j++) this.#tagValues[j]!.push(this.#groups[j]!.kind === 'tag' ? series.tags[j]! : null);
+      this.#bucketValues.push(this.#stride === undefined ? 0n : this.#origin + (first + BigInt(offset)) * this.#stride);
+      this.#ctx.memory.reserve(128, 'GROUP BY hash table');
+      this.#reserved += 128;
+    }
+    return g;
+  }
+
+  #groupOf(series: Series, k: bigint): number {
+    return this.#groupAt(series, k, Number(k), 0);
+  }
+
+  /** Runs of one bucket of a chunk in TypeScript: into the scratch bounds; their groups into #runGroups. */
+  #tsRuns(chunk: SeriesChunk, series: Series): number {
+    const n = chunk.length;
+    const sc = this.#scratch;
+    sc.reserve(n);
+    if (this.#runGroups.length < n + 1) this.#runGroups = new Int32Array(Math.max(n + 1, this.#runGroups.length * 2));
+    if (this.#stride === undefined) {
+      sc.bounds[0] = 0;
+      sc.bounds[1] = n;
+      this.#runGroups[0] = this.#groupAt(series, 0n, 0, 0);
+      return 1;
+    }
+    const runs = bucketRuns(chunk.time, n, this.#origin, this.#stride, sc);
+    if (runs !== undefined) {
+      const firstNum = Number(runs.first);
+      for (let r = 0; r < runs.nruns; r++) this.#runGroups[r] = this.#groupAt(series, runs.first, firstNum, runs.offsets[r]!);
+      return runs.nruns;
+    }
+    // Spans too long for exact doubles: bisect with BigInts.
+    const w = words(chunk.time);
+    let nruns = 0;
+    for (let s = 0; s < n; ) {
+      const k = this.#bucketOf(chunk.time[s]!);
+      const e = lowerBoundTime(w, s, n, this.#origin + (k + 1n) * this.#stride);
+      sc.bounds[nruns] = s;
+      this.#runGroups[nruns++] = this.#groupOf(series, k);
+      s = e;
+    }
+    sc.bounds[nruns] = n;
+    return nruns;
+  }
+
+  addChunk(chunk: SeriesChunk): void {
+    const n = chunk.length;
+    if (n === 0) return;
+    const series = this.#seriesOf(chunk.tags);
+    const k = this.#kernels;
+    let nruns: number;
+    let bound: (r: number) => number;
+    if (k !== undefined && this.#stride !== undefined && (nruns = k.cut(chunk.time, this.#origin, this.#stride)) >= 0) {
+      if (this.#runGroups.length < nruns) this.#runGroups = new Int32Array(Math.max(nruns, this.#runGroups.length * 2));
+      const first = k.firstBucket;
+      const firstNum = Number(first);
+      for (let r = 0; r < nruns; r++) {
+        const g = this.#groupAt(series, first, firstNum, k.offset(r));
+        this.#runGroups[r] = g;
+        k.setGroup(r, g);
+      }
+      bound = (r) => k.bound(r);
+    } else {
+      nruns = this.#tsRuns(chunk, series);
+      const bounds = this.#scratch.bounds;
+      bound = (r) => bounds[r]!;
+      if (k !== undefined) {
+        k.runsOf(n, bounds, nruns);
+        for (let r = 0; r < nruns; r++) k.setGroup(r, this.#runGroups[r]!);
+      }
+    }
+    if (k !== undefined) {
+      k.reserveGroups(this.#numGroups);
+      for (const [column, source] of this.#columnSources) {
+        const data = chunk.fields.get(column);
+        if (data === undefined) continue; // NULL throughout
+        if (data.values instanceof Float64Array || data.values instanceof BigInt64Array || data.values instanceof BigUint64Array) k.fold(source, data.values, data.validity);
+        else throw bug(`column ${column} of a time-bucket aggregate holds no 64-bit values`);
+      }
+      for (const [tag, source] of this.#rowSources) if (tag === undefined || chunk.tags.has(tag)) k.fold(source, undefined, undefined);
+    }
+    for (let a = 0; a < this.#aggs.length; a++) {
+      const sink = this.#sinks[a]!;
+      if (sink.kind !== 'ts') continue;
+      const spec = this.#aggs[a]!;
+      const data = spec.columnKind === 'field' ? chunk.fields.get(spec.column!) : undefined;
+      const w = data !== undefined && spec.kind !== 'count' && (spec.type.id === 'Int64' || spec.type.id === 'UInt64') ? words(data.values as BigInt64Array) : undefined;
+      for (let r = 0; r < nruns; r++) foldRun(spec, sink.acc, this.#runGroups[r]!, chunk, data, w, bound(r), bound(r + 1));
+    }
+  }
+
+  /** Folds a whole block known by its statistics (complete for every aggregate: statsComplete). */
+  addStats(st: SeriesStats): void {
+    const g = this.#groupOf(this.#seriesOf(st.tags), this.#bucketOf(st.minTime));
+    const k = this.#kernels;
+    if (k !== undefined) {
+      k.reserveGroups(this.#numGroups);
+      for (const [column, source] of this.#columnSources) {
+        const f = st.fields.get(column);
+        if (f !== undefined) k.addStats(source, g, f);
+      }
+      for (const [tag, source] of this.#rowSources) if (tag === undefined || st.tags.has(tag)) k.addRows(source, g, st.rows);
+    }
+    for (let a = 0; a < this.#aggs.length; a++) {
+      const sink = this.#sinks[a]!;
+      if (sink.kind === 'ts') foldStats(this.#aggs[a]!, sink.acc, g, st);
+    }
+  }
+
+  /** The result: group-by columns, then one column per aggregate. */
+  finish(schema: Schema): RecordBatch {
+    const n = this.#numGroups;
+    const columns: Vector[] = this.#groups.map((spec, j) => {
+      if (spec.kind === 'tag') return vectorFrom(spec.type, this.#tagValues[j]!, Uint8Array.from(this.#tagValues[j]!, (v) => (v === null ? 0 : 1)));
+      return { type: spec.type, length: n, values: BigInt64Array.from(this.#bucketValues) };
+    });
+    for (const sink of this.#sinks) {
+      if (sink.kind === 'ts') {
+        columns.push(sink.acc.finish(n));
+        continue;
+      }
+      const out = this.#kernels!.finish(sink.source, sink.finish, n);
+      if (out === undefined) throw executionError(`Arrow error: Compute error: Overflow happened on: SUM of ${sink.type.id}`);
+      const values = sink.type.id === 'Float64' ? new Float64Array(out.values) : sink.type.id === 'UInt64' ? new BigUint64Array(out.values) : new BigInt64Array(out.values);
+      columns.push(sink.finish === 'count' ? { type: INT64, length: n, values } : { type: sink.type, length: n, values, validity: out.validity });
+    }
+    return { schema, length: n, columns };
+  }
+
+  release(): void {
+    this.#kernels?.release();
+    this.#ctx.memory.release(this.#reserved);
+    this.#reserved = 0;
+  }
+}
