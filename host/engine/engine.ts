@@ -1,6 +1,6 @@
 // The query engine (query.ts QueryEngine): parses one statement, and either plans, optimizes and
 // executes a query lazily (the batches flow when the caller pulls them) or runs a command
-// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once. Every statement gets its own
+// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
 // execution context: the session's abort signal, a memory pool of the session's size, and a
 // fixed now().
 
