@@ -31,16 +31,18 @@ try {
   const write = (tenant: string) => http(server.url, `/api/v1/write?tenant=${tenant}&db=d`, { method: 'POST', body: `m,host=h${n % 100} v=${n} ${1_700_000_000_000_000_000 + n++ * 1000}` });
   const query = (tenant: string) => http(server.url, `/api/v1/sql?tenant=${tenant}&db=d`, { method: 'POST', body: 'SELECT count(*) FROM m' });
 
+  const calmStatuses = new Map<number, number>();
   const measure = async (): Promise<{ write: number[]; query: number[] }> => {
     const out = { write: [] as number[], query: [] as number[] };
     const end = performance.now() + SECONDS * 1000;
     while (performance.now() < end) {
       let t0 = performance.now();
-      await write('calm');
+      const w = await write('calm');
       out.write.push(performance.now() - t0);
       t0 = performance.now();
-      await query('calm');
+      const q = await query('calm');
       out.query.push(performance.now() - t0);
+      for (const r of [w, q]) calmStatuses.set(r.status, (calmStatuses.get(r.status) ?? 0) + 1);
     }
     return out;
   };
@@ -66,7 +68,7 @@ try {
     console.log(`| write, ${name} | ${m.write.length} | ${pct(m.write, 0.5)} | ${pct(m.write, 0.9)} |`);
     console.log(`| query, ${name} | ${m.query.length} | ${pct(m.query, 0.5)} | ${pct(m.query, 0.9)} |`);
   }
-  console.log(`busy got: ${[...busy].sort().map(([s, c]) => `${c} x ${s}`).join(', ')}`);
+  console.log(`busy got: ${[...busy].sort().map(([s, c]) => `${c} x ${s}`).join(', ')}; calm got: ${[...calmStatuses].sort().map(([s, c]) => `${c} x ${s}`).join(', ')}`);
 } finally {
   await server.stop();
   server.cleanup();
