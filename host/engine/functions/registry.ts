@@ -7,6 +7,7 @@ import { planError } from '../errors.js';
 import { AGGREGATE_FUNCTIONS } from './aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
+import { SESSION_FUNCTIONS } from './scalar-session.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
 import { STRING_FUNCTIONS } from './scalar-string.js';
 import { TIME_FUNCTIONS } from './scalar-time.js';
@@ -18,6 +19,7 @@ export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 const SCALARS = new Map<string, ScalarFunction>();
 for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
+for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
 
 const AGGREGATES = new Map<string, AggregateFunction>(AGGREGATE_FUNCTIONS.map((f) => [f.name, f]));
 const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
