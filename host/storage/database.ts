@@ -21,6 +21,7 @@ import type { FaultPoint } from './fault-points.js';
 import { flushMemtable } from './flush.js';
 import { fsyncDir } from './fs-util.js';
 import { LastPointCache } from './last-points.js';
+import { SeriesListCache } from './series-list.js';
 import {
   cleanupManifest,
   loadManifest,
@@ -96,6 +97,8 @@ export class DatabaseStore {
   nextFileId = 1;
   expiredBefore: bigint | null = null;
   readonly last = new LastPointCache();
+  /** Each table's sorted series list, kept while the sources do not change (series-list.ts). */
+  readonly seriesList = new SeriesListCache();
   /** Set by close: background work stops at its next step. */
   closing = false;
   compacting = false;
@@ -363,6 +366,7 @@ export class DatabaseStore {
     this.active.dropTable(tableId);
     for (const m of this.frozen) m.dropTable(tableId);
     this.last.invalidate(tableId, null);
+    this.seriesList.forget(tableId);
   }
 
   dropColumn(tableId: number, columnId: number): void {

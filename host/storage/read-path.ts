@@ -194,7 +194,13 @@ function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefin
   return false;
 }
 
-export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest): AsyncGenerator<SeriesChunk> {
+/** The series to scan: from `listed` (every series of the view, series-list.ts) when given. */
+function seriesOf(view: ReadView, table: TableDef, b: Bounds, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined, listed: readonly SeriesInfo[] | undefined): readonly SeriesInfo[] {
+  if (listed === undefined) return listSeries(view, table, b, filter);
+  return filter === undefined ? listed : listed.filter((s) => filter(s.names));
+}
+
+export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<SeriesChunk> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const vb = valueBounds(table, request);
@@ -202,7 +208,7 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
-  for (const s of listSeries(view, table, b, request.seriesFilter)) {
+  for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b))) {
       // Only a lone block's statistics describe the rows a merge would produce.
       if (c.length === 1 && excluded(c[0]!, vb)) continue;
@@ -213,7 +219,7 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
 }
 
 /** Statistics for whole blocks that need no merge, no tombstone and lie within the range (and one bucket); rows otherwise. */
-export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest): AsyncGenerator<StatsOrChunk> {
+export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<StatsOrChunk> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const fields = requestedFields(table, request.fields);
@@ -225,7 +231,7 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
     const w = request.bucket.width;
     return d >= 0n ? d / w : -((-d + w - 1n) / w);
   };
-  for (const s of listSeries(view, table, b, request.seriesFilter)) {
+  for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b))) {
       const p = c[0]!;
       const whole =

@@ -343,7 +343,7 @@ export class Storage {
     const { view, broken, release } = this.#state(db).view();
     try {
       checkBroken(broken, bounds(view, request.minTime, request.maxTime));
-      yield* scanTable(view, t, request);
+      yield* scanTable(view, t, request, this.#state(db).seriesList.list(view, t));
     } finally {
       release();
     }
@@ -359,7 +359,7 @@ export class Storage {
     const { view, broken, release } = this.#state(db).view();
     try {
       checkBroken(broken, bounds(view, request.minTime, request.maxTime));
-      yield* scanTableStats(view, t, request);
+      yield* scanTableStats(view, t, request, this.#state(db).seriesList.list(view, t));
     } finally {
       release();
     }
@@ -378,7 +378,9 @@ export class Storage {
     const out: SeriesLast[] = [];
     try {
       checkBroken(broken, bounds(view));
-      for (const s of listSeries(view, t, bounds(view), request.seriesFilter)) {
+      const filter = request.seriesFilter;
+      for (const s of state.seriesList.list(view, t)) {
+        if (filter !== undefined && !filter(s.names)) continue;
         let entry = state.last.get(t.id, s.key);
         const missing = fields.filter((c) => entry === undefined || !entry.has(c.id)).map((c) => c.id);
         if (missing.length > 0) {

@@ -1,8 +1,9 @@
 // ORDER BY: SortExec buffers its whole input (within the memory limit; no spilling) and sorts
 // a row permutation; with a `fetch` (ORDER BY ... LIMIT k) TopKExec keeps only the best k rows,
-// compacting its buffer whenever it holds a few batches more than k. Keys compare without
-// allocating: 64-bit integers word by word through an Int32Array alias, strings in UTF-8 byte
-// order, NaN above every number, NULLs first or last as asked.
+// compacting its buffer whenever it holds a few batches more than k. Keys that rank cheaply
+// sort natively as one number per row (sort-keys.ts); the others through a comparator that
+// does not allocate: 64-bit integers word by word through an Int32Array alias, strings in UTF-8
+// byte order, NaN above every number, NULLs first or last as asked.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { takeVector } from '../batch.js';
@@ -14,6 +15,7 @@ import { collect, concatBatches, slices } from './batches.js';
 import { compareStrings } from './compute.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
 import { batchBytes, BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { rankedPermutation } from './sort-keys.js';
 
 export type RowComparator = (i: number, j: number) => number;
 
@@ -127,12 +129,20 @@ export function rowComparator(keys: readonly Vector[], order: readonly SortExpr[
 export async function sortBatch(batch: RecordBatch, keysC: CompiledExprs, order: readonly SortExpr[], limit?: number): Promise<RecordBatch> {
   if (keysC.needsPrepare) await keysC.prepare(batch);
   const keys = keysC.exprs.map((e) => e.evaluate(batch));
-  const cmp = rowComparator(keys, order);
-  const perm = new Int32Array(batch.length);
-  for (let i = 0; i < perm.length; i++) perm[i] = i;
-  perm.sort(cmp);
+  let perm = rankedPermutation(keys, order, batch.length);
+  if (perm === undefined) {
+    const cmp = rowComparator(keys, order);
+    perm = new Int32Array(batch.length);
+    for (let i = 0; i < perm.length; i++) perm[i] = i;
+    perm.sort(cmp);
+  } else if ((limit === undefined || limit >= perm.length) && isIdentity(perm)) return batch;
   const take = limit !== undefined && limit < perm.length ? perm.subarray(0, limit) : perm;
   return { schema: batch.schema, length: take.length, columns: batch.columns.map((c) => takeVector(c, take)) };
+}
+
+function isIdentity(perm: Int32Array): boolean {
+  for (let i = 0; i < perm.length; i++) if (perm[i] !== i) return false;
+  return true;
 }
 
 export class SortExec implements ExecNode {

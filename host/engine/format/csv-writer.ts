@@ -116,9 +116,23 @@ export class CsvWriter implements ResultWriter {
 /** A field, quoted (and its quotes doubled) only when it holds the delimiter, `"`, CR or LF. */
 export function writeCsvString(sink: ByteSink, s: string, delimiter: number): void {
   const n = s.length;
+  // The common case, ASCII that needs no quotes, in one pass that copies as it checks.
+  sink.reserve(n);
+  const b = sink.buf;
+  const start = sink.pos;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === delimiter || c === QUOTE || c === LF || c === CR || c >= 0x80) break;
+    b[start + i] = c;
+  }
+  if (i === n) {
+    sink.pos = start + n;
+    return;
+  }
   let quote = false;
   let ascii = true;
-  for (let i = 0; i < n; i++) {
+  for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === delimiter || c === QUOTE || c === LF || c === CR) quote = true;
     else if (c >= 0x80) ascii = false;

@@ -101,7 +101,13 @@ function writeFinite(sink: ByteSink, x: number, minExp: number, maxExp: number, 
   sink.int(sciExp);
 }
 
-/** Integer or short fixed-point `x` (> 0) written without strings; false when not applicable. */
+/**
+ * `x` (> 0) in decimal notation, its first digit at the same power of ten as x (the caller
+ * checked the range). Integers and one to three fraction digits are written without a string.
+ * Other values take JavaScript's own text, which in this range (1e-7 <= x < 1e21) is the same
+ * shortest digits in decimal notation: one native call, where trying more fraction digits here
+ * cost a dozen multiplications and a toExponential() call, slow above all before V8 optimizes it.
+ */
 function writeFixedFast(sink: ByteSink, x: number): boolean {
   if (Number.isInteger(x)) {
     sink.int(x);
@@ -109,14 +115,12 @@ function writeFixedFast(sink: ByteSink, x: number): boolean {
     sink.buf[sink.pos++] = 48;
     return true;
   }
-  // Round-tripping with k fraction digits implies it with k + 1, so one test at the most digits
-  // the fast path can hold sends doubles that need all 17 digits straight to the slow path.
-  let kMax = 17;
-  while (kMax > 0 && x * POW10[kMax]! >= FAST_LIMIT) kMax--;
-  if (kMax < 1 || !roundTrips(x, kMax)) return false;
-  for (let k = 1; k <= kMax; k++) {
-    if (!roundTrips(x, k)) continue;
+  // x < 1e16 (the JSON range), so x * 10^3 < 2^60: the roundTrips test stays exact for these k
+  // only below FAST_LIMIT, which the loop checks.
+  for (let k = 1; k <= 3; k++) {
     const p = POW10[k]!;
+    if (x * p >= FAST_LIMIT) break;
+    if (!roundTrips(x, k)) continue;
     const m = Math.round(x * p);
     const ip = Math.floor(x);
     sink.int(ip);
@@ -124,7 +128,8 @@ function writeFixedFast(sink: ByteSink, x: number): boolean {
     sink.padded(m - ip * p, k);
     return true;
   }
-  return false;
+  sink.ascii(String(x));
+  return true;
 }
 
 function roundTrips(x: number, k: number): boolean {

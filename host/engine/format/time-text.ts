@@ -16,6 +16,8 @@ export type TimestampStyle = 'csv' | 'display';
 
 const UNITS_PER_SECOND: Readonly<Record<TimeUnit, number>> = { Second: 1, Millisecond: 1e3, Microsecond: 1e6, Nanosecond: 1e9 };
 const TWO_32 = 4294967296;
+/** "00" .. "59" as byte pairs: hours, minutes and seconds without a division loop each. */
+const PAIRS = Uint8Array.from({ length: 120 }, (_, i) => 48 + (i & 1 ? (i >> 1) % 10 : Math.floor((i >> 1) / 10)));
 
 /** A calendar date from days since 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", civil_from_days). */
 export function civilFromDays(days: number): { year: number; month: number; day: number } {
@@ -87,8 +89,8 @@ export class TimestampWriter {
   readonly #offset: ZoneOffset | undefined;
   readonly #bigPerSecond: bigint;
   #day = NaN;
-  #date = new Uint8Array(16);
-  #dateLen = 0;
+  /** The text of day #day, exactly as long as it is. */
+  #date = new Uint8Array(0);
 
   constructor(unit: TimeUnit, tz: string | undefined, style: TimestampStyle) {
     this.#perSecond = UNITS_PER_SECOND[unit];
@@ -160,18 +162,23 @@ export class TimestampWriter {
     let sod = secs - day * 86400;
     if (day !== this.#day) this.#cacheDate(sink, day);
     sink.reserve(48);
-    sink.buf.set(this.#date.subarray(0, this.#dateLen), sink.pos);
-    sink.pos += this.#dateLen;
     const buf = sink.buf;
-    buf[sink.pos++] = 84; // 'T'
+    buf.set(this.#date, sink.pos);
+    const p = sink.pos + this.#date.length;
     const h = Math.floor(sod / 3600);
     sod -= h * 3600;
     const m = Math.floor(sod / 60);
-    sink.padded(h, 2);
-    buf[sink.pos++] = 58;
-    sink.padded(m, 2);
-    buf[sink.pos++] = 58;
-    sink.padded(sod - m * 60, 2);
+    const sec = sod - m * 60;
+    buf[p] = 84; // 'T'
+    buf[p + 1] = PAIRS[2 * h]!;
+    buf[p + 2] = PAIRS[2 * h + 1]!;
+    buf[p + 3] = 58;
+    buf[p + 4] = PAIRS[2 * m]!;
+    buf[p + 5] = PAIRS[2 * m + 1]!;
+    buf[p + 6] = 58;
+    buf[p + 7] = PAIRS[2 * sec]!;
+    buf[p + 8] = PAIRS[2 * sec + 1]!;
+    sink.pos = p + 9;
     if (this.#style === 'csv') {
       buf[sink.pos++] = 46;
       sink.padded(nanos, 9);
@@ -195,10 +202,10 @@ export class TimestampWriter {
 
   #cacheDate(sink: ByteSink, day: number): void {
     // Format into the sink's spare room, then keep a copy.
+    sink.reserve(16);
     const start = sink.pos;
     writeDate(sink, day);
-    this.#dateLen = sink.pos - start;
-    this.#date.set(sink.buf.subarray(start, sink.pos));
+    this.#date = sink.buf.slice(start, sink.pos);
     sink.pos = start;
     this.#day = day;
   }

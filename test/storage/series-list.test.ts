@@ -1,0 +1,74 @@
+// The series list kept between queries (series-list.ts): reused while the sources do not
+// change, rebuilt when a memtable gains a series, a segment comes or goes or a tag is renamed,
+// and scans and last points give what they gave without it across those changes.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TableDef } from '../../host/storage/catalog.js';
+import type { Memtable } from '../../host/storage/memtable.js';
+import type { ReadView } from '../../host/storage/read-path.js';
+import type { SegmentReader } from '../../host/storage/segment-reader.js';
+import { SeriesListCache } from '../../host/storage/series-list.js';
+import { batch, dbl, dump, f64, openStore, type TestStore } from './support.js';
+
+let store: TestStore | undefined;
+afterEach(async () => {
+  await store?.cleanup();
+  store = undefined;
+});
+
+/** A view over one fake memtable with the given series (key -> tag value of tag id 7). */
+function fakeView(series: Array<[string, string]>, segments: number[] = []): ReadView {
+  const table = { series: new Map(series.map(([key, host]) => [key, { key, tags: [[7, host]], length: 1, minTs: 0n, maxTs: 0n }])) };
+  const memtable = { tables: new Map([[1, table]]) } as unknown as Memtable;
+  return { segments: segments.map((fileId) => ({ fileId, meta: { minTs: 0n, maxTs: 0n }, tables: new Map() }) as unknown as SegmentReader), memtables: [{ memtable, cleanLsn: Infinity }], tombstones: [], expiredBefore: null };
+}
+
+describe('SeriesListCache', () => {
+  const table = { id: 1, name: 'm', tags: [{ id: 7, name: 'host' }], fields: [] } as unknown as TableDef;
+
+  it('keeps the list while nothing changes and rebuilds it when a series, a segment or a tag name does', () => {
+    const cache = new SeriesListCache();
+    const view = fakeView([['k2', 'b'], ['k1', 'a']]);
+    const first = cache.list(view, table);
+    expect(first.map((s) => s.names.get('host'))).toEqual(['a', 'b']);
+    expect(cache.list(view, table)).toBe(first);
+    (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('k3', { key: 'k3', tags: [[7, 'c']], length: 1, minTs: 0n, maxTs: 0n });
+    expect(cache.list(view, table).map((s) => s.names.get('host'))).toEqual(['a', 'b', 'c']);
+    const withSegment = { ...view, segments: fakeView([], [5]).segments };
+    expect(cache.list(withSegment, table)).not.toBe(cache.list(view, table));
+    const renamed = { ...table, tags: [{ id: 7, name: 'hostname' }] } as unknown as TableDef;
+    expect(cache.list(view, renamed).map((s) => s.names.get('hostname'))).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('scans over the kept series list', () => {
+  const row = (host: string, t: bigint, v: number): Parameters<typeof batch>[0][number] => ['m', [['host', host]], t, [dbl('v', v)]];
+
+  it('see series written after an earlier scan, through flushes and a tag rename', async () => {
+    store = await openStore();
+    const s = store.storage;
+    const db = s.catalog.requireDatabase('cnosdb', 'public');
+    await s.write(db, [batch([row('b', 1n, 1), row('a', 2n, 2)])]);
+    expect(await dump(s, 'm')).toEqual([`host=a | 2 | v=${f64(2)}`, `host=b | 1 | v=${f64(1)}`]);
+    await s.write(db, [batch([row('c', 3n, 3)])]);
+    expect((await dump(s, 'm')).map((l) => l.split(' |')[0])).toEqual(['host=a', 'host=b', 'host=c']);
+    await s.flushAll(db);
+    await s.write(db, [batch([row('0', 4n, 4), row('c', 5n, 5)])]);
+    expect((await dump(s, 'm')).map((l) => l.split(' | ').slice(0, 2).join(' '))).toEqual(['host=0 4', 'host=a 2', 'host=b 1', 'host=c 3', 'host=c 5']);
+    await s.alterTable(db, 'm', { kind: 'renameColumn', from: 'host', to: 'node' });
+    expect((await dump(s, 'm'))[0]).toBe(`node=0 | 4 | v=${f64(4)}`);
+    const last = await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: (tags) => tags.get('node') !== 'a' });
+    expect(last.map((l) => `${l.tags.get('node')}=${l.fields.get('v')!.value}`)).toEqual(['0=4', 'b=1', 'c=5']);
+  });
+
+  it('yield nothing for a series whose rows were deleted', async () => {
+    store = await openStore();
+    const s = store.storage;
+    const db = s.catalog.requireDatabase('cnosdb', 'public');
+    await s.write(db, [batch([row('a', 1n, 1), row('b', 2n, 2)])]);
+    expect(await dump(s, 'm')).toHaveLength(2);
+    await s.delete(db, 'm', { seriesFilter: (tags) => tags.get('host') === 'a' });
+    expect(await dump(s, 'm')).toEqual([`host=b | 2 | v=${f64(2)}`]);
+    expect((await s.lastPoints(db, 'm', { fields: ['v'] })).map((l) => l.tags.get('host'))).toEqual(['b']);
+  });
+});
