@@ -27,7 +27,14 @@ import {
 } from './segment-format.js';
 import { seriesIdKey, type ColumnData, type SeriesRows } from './series-data.js';
 
-export type CachedBlock = BigInt64Array | DecodedColumn;
+export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array;
+
+/**
+ * Blocks are read from the file in windows of this many bytes, kept in the block cache: a scan
+ * reads a file's blocks in order, and one read per window replaces hundreds of small ones, each a
+ * round trip through the thread pool (TSBS mean per host per hour on a fresh server: 400 reads).
+ */
+const WINDOW_BYTES = 1 << 20;
 
 let nextUid = 1;
 
@@ -145,8 +152,21 @@ export class SegmentReader {
     this.release();
   }
 
-  async #readBlock(ref: BlockRef, what: string): Promise<Uint8Array> {
-    const b = await readExactly(this.#fh, ref.offset, ref.length).catch((e: Error) => {
+  /** The bytes of a block: from its window of the file (cached) when `cache`, else read alone. */
+  async #blockBytes(ref: BlockRef, cache: boolean): Promise<Uint8Array> {
+    const start = Math.floor(ref.offset / WINDOW_BYTES) * WINDOW_BYTES;
+    if (!cache || ref.offset + ref.length > start + WINDOW_BYTES) return readExactly(this.#fh, ref.offset, ref.length);
+    const key = this.#uid + ':w' + start;
+    let window = this.#cache.get(key) as Uint8Array | undefined;
+    if (window === undefined) {
+      window = await readExactly(this.#fh, start, Math.min(WINDOW_BYTES, this.bytes - start));
+      this.#cache.set(key, window, window.byteLength + 64);
+    }
+    return window.subarray(ref.offset - start, ref.offset - start + ref.length);
+  }
+
+  async #readBlock(ref: BlockRef, what: string, cache: boolean): Promise<Uint8Array> {
+    const b = await this.#blockBytes(ref, cache).catch((e: Error) => {
       throw new CorruptionError(this.path, ref.offset, `${what}: ${e.message}`);
     });
     const crc = crc32(b);
@@ -161,7 +181,7 @@ export class SegmentReader {
     const key = this.#uid + ':' + group.time.offset;
     const hit = cache ? this.#cache.get(key) : undefined;
     if (hit !== undefined) return hit as BigInt64Array;
-    const b = await this.#readBlock(group.time, 'time block');
+    const b = await this.#readBlock(group.time, 'time block', cache);
     let ts: BigInt64Array;
     try {
       ts = this.#codecs.decodeTime(b, group.rows);
@@ -178,7 +198,7 @@ export class SegmentReader {
     const key = this.#uid + ':' + ref.offset;
     const hit = cache ? this.#cache.get(key) : undefined;
     if (hit !== undefined) return hit as DecodedColumn;
-    const b = await this.#readBlock(ref, 'column block');
+    const b = await this.#readBlock(ref, 'column block', cache);
     let col: DecodedColumn;
     try {
       col = this.#codecs.decodeValues(type, b, group.rows);

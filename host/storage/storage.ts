@@ -341,6 +341,7 @@ export class Storage {
     const t = db.tables.get(table);
     if (t === undefined) return;
     const { view, broken, release } = this.#state(db).view();
+    this.#cache.beginScan();
     try {
       checkBroken(broken, bounds(view, request.minTime, request.maxTime));
       yield* scanTable(view, t, request, this.#state(db).seriesList.list(view, t));
@@ -357,6 +358,7 @@ export class Storage {
     const t = db.tables.get(table);
     if (t === undefined) return;
     const { view, broken, release } = this.#state(db).view();
+    this.#cache.beginScan();
     try {
       checkBroken(broken, bounds(view, request.minTime, request.maxTime));
       yield* scanTableStats(view, t, request, this.#state(db).seriesList.list(view, t));
@@ -375,6 +377,7 @@ export class Storage {
     const state = this.#state(db);
     const fields = request.fields.map((n) => t.fields.find((c) => c.name === n)).filter((c) => c !== undefined);
     const { view, broken, release } = state.view();
+    this.#cache.beginScan();
     const out: SeriesLast[] = [];
     try {
       checkBroken(broken, bounds(view));

@@ -6,6 +6,7 @@ describe('BlockCache', () => {
     const c = new BlockCache<string>(100);
     c.set('a', 'A', 40);
     c.set('b', 'B', 40);
+    c.beginScan();
     expect(c.get('a')).toBe('A'); // a is now the most recently used
     c.set('c', 'C', 40); // over the limit: b goes
     expect([c.get('b'), c.get('a'), c.get('c'), c.bytes]).toEqual([undefined, 'A', 'C', 80]);
@@ -27,5 +28,34 @@ describe('BlockCache', () => {
     c.set('2:16', 3, 10);
     c.dropPrefix('1:');
     expect([c.get('1:16'), c.get('2:16'), c.bytes]).toEqual([undefined, 3, 10]);
+  });
+});
+
+describe('BlockCache under scans larger than itself', () => {
+  /** One scan over blocks 0..n-1 of 10 bytes each, as a repeated query reads them; returns its hits. */
+  const scan = (c: BlockCache<number>, n: number): number => {
+    c.beginScan();
+    const before = c.hits;
+    for (let b = 0; b < n; b++) if (c.get(`1:${b}`) === undefined) c.set(`1:${b}`, b, 10);
+    return c.hits - before;
+  };
+
+  it('keeps what it holds when a scan would evict its own blocks, so that a repeated scan hits them', () => {
+    const c = new BlockCache<number>(100);
+    expect(scan(c, 12)).toBe(0);
+    expect(c.bytes).toBe(100);
+    // Blocks 0..9 were kept, 10 and 11 read and dropped: plain LRU would have evicted each
+    // block before the next scan reached it and hit nothing.
+    expect(scan(c, 12)).toBe(10);
+    expect(scan(c, 12)).toBe(10);
+  });
+
+  it('evicts the blocks of earlier scans, least recently used first', () => {
+    const c = new BlockCache<number>(100);
+    scan(c, 10);
+    c.beginScan();
+    c.set('2:0', 0, 10);
+    c.set('2:1', 1, 10);
+    expect([c.get('1:0'), c.get('1:1'), c.get('1:2'), c.get('2:0'), c.get('2:1'), c.bytes]).toEqual([undefined, undefined, 2, 0, 1, 100]);
   });
 });
