@@ -204,7 +204,7 @@ export function sliceVector(v: Vector, start: number, end: number): Vector {
     return { type: v.type, length, values: (v.values as Vector[]).map((c) => sliceVector(c, start, end)), validity };
   }
   const values = Array.isArray(v.values) ? v.values.slice(start, end) : (v.values as Uint8Array).subarray(start, end);
-  return { type: v.type, length, values: values as VectorValues, validity };
+  return v.constant === true ? { type: v.type, length, values: values as VectorValues, validity, constant: true } : { type: v.type, length, values: values as VectorValues, validity };
 }
 
 /** The rows of `v` at `indices`, in that order. */
@@ -223,6 +223,17 @@ export function takeVector(v: Vector, indices: ArrayLike<number>): Vector {
     const a = new Array(n);
     for (let i = 0; i < n; i++) a[i] = src[indices[i]!];
     out = a as VectorValues;
+  } else if (src instanceof BigInt64Array || src instanceof BigUint64Array) {
+    // Word by word: reading a BigInt64Array allocates a BigInt per element.
+    const a = src instanceof BigInt64Array ? new BigInt64Array(n) : new BigUint64Array(n);
+    const sw = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
+    const dw = new Int32Array(a.buffer);
+    for (let i = 0; i < n; i++) {
+      const j = 2 * indices[i]!;
+      dw[2 * i] = sw[j]!;
+      dw[2 * i + 1] = sw[j + 1]!;
+    }
+    out = a as unknown as VectorValues;
   } else {
     const ctor = (src as Float64Array).constructor as new (n: number) => Float64Array;
     const a = new ctor(n);

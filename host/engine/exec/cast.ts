@@ -168,16 +168,14 @@ export function castVector(v: Vector, to: DataType, safe = false): Vector {
   if (from.id === 'Timestamp' && to.id === 'Timestamp' && unitNanos(from.unit) === unitNanos(to.unit)) {
     return { type: to, length: n, values: v.values, validity: v.validity };
   }
-  if (from.id === 'Int64' && to.id === 'Float64') {
-    const src = v.values as BigInt64Array;
+  if ((from.id === 'Int64' || from.id === 'UInt64') && to.id === 'Float64') {
+    // Through the two 32-bit halves, no BigInt per row: hi * 2^32 is exact and adding the low
+    // half rounds once, to the double nearest the value, as Number(bigint) does.
+    const src = v.values as BigInt64Array | BigUint64Array;
+    const w = new Int32Array(src.buffer, src.byteOffset, n * 2);
     const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = Number(src[i]!);
-    return { type: to, length: n, values: out, validity: v.validity };
-  }
-  if (from.id === 'UInt64' && to.id === 'Float64') {
-    const src = v.values as BigUint64Array;
-    const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = Number(src[i]!);
+    if (from.id === 'Int64') for (let i = 0; i < n; i++) out[i] = w[2 * i + 1]! * 4294967296 + (w[2 * i]! >>> 0);
+    else for (let i = 0; i < n; i++) out[i] = (w[2 * i + 1]! >>> 0) * 4294967296 + (w[2 * i]! >>> 0);
     return { type: to, length: n, values: out, validity: v.validity };
   }
   const values = new Array<Scalar>(n);

@@ -9,7 +9,7 @@
 
 import type { RecordBatch, Schema } from '../batch.js';
 import { ByteSink } from './byte-sink.js';
-import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
+import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64, type ColumnReader } from './column-reader.js';
 import { displayValue } from './display-text.js';
 import { writeArrowF64 } from './float-text.js';
 import { TimestampWriter, writeDate } from './time-text.js';
@@ -25,6 +25,7 @@ export class CsvWriter implements ResultWriter {
   readonly #schema: Schema;
   readonly #delimiter: number;
   readonly #sink = new ByteSink();
+  readonly #scratch = new ByteSink(64);
   readonly #timestamps: Array<TimestampWriter | undefined>;
   #started = false;
 
@@ -59,6 +60,32 @@ export class CsvWriter implements ResultWriter {
     sink.byte(LF);
   }
 
+  /**
+   * The text of a constant column's value (tags in scan output: one value per series chunk),
+   * formatted once per batch; undefined for kinds written row by row.
+   */
+  #constantText(col: ColumnReader, c: number): Uint8Array | undefined {
+    const s = this.#scratch;
+    s.reserve(FIELD_RESERVE);
+    switch (col.kind) {
+      case K_UTF8:
+        writeCsvString(s, col.strings[0]!, this.#delimiter);
+        break;
+      case K_I64:
+        writeI64(s, col.ints, col.bigints, 0);
+        break;
+      case K_F64:
+        writeArrowF64(s, col.floats[0]!);
+        break;
+      case K_TIMESTAMP:
+        this.#timestamps[c]!.write(s, col.bigints, col.ints, 0);
+        break;
+      default:
+        return undefined;
+    }
+    return s.take();
+  }
+
   #rows(batch: RecordBatch): void {
     const sink = this.#sink;
     const delimiter = this.#delimiter;
@@ -66,12 +93,20 @@ export class CsvWriter implements ResultWriter {
     const timestamps = this.#timestamps;
     const ncols = columns.length;
     const n = batch.length;
-    const rowReserve = ncols * FIELD_RESERVE + 2;
+    const constants = columns.map((col, c) => (n > 1 && col.vector.constant === true && col.validity === undefined ? this.#constantText(col, c) : undefined));
+    let rowReserve = ncols * FIELD_RESERVE + 2;
+    for (const t of constants) if (t !== undefined) rowReserve += t.length;
     for (let r = 0; r < n; r++) {
       sink.reserve(rowReserve);
       const rowStart = sink.pos;
       for (let c = 0; c < ncols; c++) {
         if (c > 0) sink.buf[sink.pos++] = delimiter;
+        const text = constants[c];
+        if (text !== undefined) {
+          sink.buf.set(text, sink.pos);
+          sink.pos += text.length;
+          continue;
+        }
         const col = columns[c]!;
         if (col.validity !== undefined && col.validity[r] === 0) continue;
         switch (col.kind) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Scalar } from '../../../host/engine/batch.js';
+import { constantVector, type Scalar } from '../../../host/engine/batch.js';
 import { createResultWriter } from '../../../host/engine/format/index.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
 import { batchOf, render, renderColumn, schemaOf } from './support.js';
@@ -38,6 +38,16 @@ describe('CSV writer', () => {
     it(`writes ${name}`, () => {
       expect(renderColumn('csv', type, values)).toBe('v\n' + rows);
     });
+    // A constant column (a tag in scan output) is formatted once per batch: the same text.
+    const value = values.find((v) => v !== null);
+    if (value !== undefined) {
+      it(`writes a constant ${name} column as the same value row by row`, () => {
+        const schema = schemaOf([['v', type], ['w', INT64]]);
+        const constant = { ...constantVector(type, value, 3) };
+        const plain = batchOf(schema, [[value, 1n], [value, 2n], [value, 3n]]);
+        expect(render('csv', schema, [{ schema, length: 3, columns: [constant, plain.columns[1]!] }])).toBe(render('csv', schema, [plain]));
+      });
+    }
   }
 
   it('writes NULL as an empty field between delimiters and quotes only the fields that need it', () => {
