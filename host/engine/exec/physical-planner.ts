@@ -6,7 +6,7 @@
 
 import { bug } from '../../core/errors.js';
 import type { LExpr } from '../plan/expr.js';
-import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { LogicalPlan, Sort } from '../plan/logical-plan.js';
 import type { ExecNode } from './exec-plan.js';
 import { FilterExec } from './filter-exec.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';
@@ -67,7 +67,7 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
     case 'window':
       return new WindowExec(createPhysicalPlan(plan.input), plan.windowExprs, plan.input.schema, schema);
     case 'sort':
-      return new SortExec(createPhysicalPlan(plan.input), plan.orderBy, plan.input.schema, plan.fetch);
+      return new SortExec(bucketLimitInput(plan) ?? createPhysicalPlan(plan.input), plan.orderBy, plan.input.schema, plan.fetch);
     case 'limit':
       return new LimitExec(createPhysicalPlan(plan.input), plan.skip, plan.fetch);
     case 'join':
@@ -97,6 +97,35 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
     case 'timeWindow':
       return new TimeWindowExec(createPhysicalPlan(plan.input), plan.time, plan.windowNs, plan.slideNs, plan.originNs, plan.input.schema, schema);
   }
+}
+
+/**
+ * ORDER BY the time bucket [DESC] LIMIT k over a time-bucket aggregate (through a projection of
+ * its columns): the aggregate is told that only the k latest (earliest) buckets can matter.
+ */
+function bucketLimitInput(sort: Sort): ExecNode | undefined {
+  const first = sort.orderBy[0];
+  if (sort.fetch === undefined || first === undefined || first.expr.kind !== 'column') return undefined;
+  let expr: LExpr = first.expr;
+  let node = sort.input;
+  const proj = node.kind === 'projection' ? node : undefined;
+  if (proj !== undefined) {
+    const i = proj.schema.find(first.expr.qualifier, first.expr.name);
+    if (i < 0) return undefined;
+    const e = proj.exprs[i]!;
+    expr = e.kind === 'alias' ? e.expr : e;
+    node = proj.input;
+  }
+  if (node.kind !== 'aggregate' || expr.kind !== 'column') return undefined;
+  const agg = node;
+  const at = agg.schema.find(expr.qualifier, expr.name);
+  if (at < 0 || at >= agg.groupBy.length) return undefined;
+  const g = agg.groupBy[at]!;
+  const bucket = g.kind === 'alias' ? g.expr : g;
+  if (bucket.kind !== 'scalarFn' || bucket.fn.name !== 'date_bin') return undefined;
+  const exec = timeBucketAggregate(agg, { k: sort.fetch, desc: !first.asc });
+  if (exec === undefined) return undefined;
+  return proj === undefined ? exec : new ProjectionExec(exec, proj.exprs, proj.input.schema, proj.schema.toSchema());
 }
 
 /**

@@ -9,7 +9,7 @@
 // test tags make the operator hand over to the general hash aggregate at run time.
 
 import type { RecordBatch, Scalar, Schema } from '../batch.js';
-import type { SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
+import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { Aggregate, TableScan } from '../plan/logical-plan.js';
@@ -26,6 +26,13 @@ import { statsComplete, type AggKind, type AggSpec } from './time-bucket-fold.js
 import { BucketGroups, type GroupSpec } from './time-bucket-groups.js';
 
 const AGG_KINDS = new Set<string>(['count', 'sum', 'avg', 'mean', 'min', 'max', 'first', 'last']);
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+function floorDiv(d: bigint, s: bigint): bigint {
+  const q = d / s;
+  return d < 0n && q * s !== d ? q - 1n : q;
+}
 
 function columnName(e: LExpr, scan: TableScan): string | undefined {
   const x = e.kind === 'cast' && (e.expr.type.id === 'Int64' || e.expr.type.id === 'UInt64') && e.type.id === 'Float64' ? e.expr : e;
@@ -33,8 +40,18 @@ function columnName(e: LExpr, scan: TableScan): string | undefined {
   return scan.table.columns.some((c) => c.name === x.name) ? x.name : undefined;
 }
 
+/**
+ * ORDER BY the bucket LIMIT k above the aggregate: only the k latest (desc) or earliest buckets
+ * with rows can reach the result, so the aggregate reads windows of time from the bounded end
+ * until it has found k buckets, instead of the whole range.
+ */
+export interface BucketLimit {
+  k: number;
+  desc: boolean;
+}
+
 /** The operator for an eligible Aggregate, or undefined. */
-export function timeBucketAggregate(plan: Aggregate): ExecNode | undefined {
+export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit): ExecNode | undefined {
   const scan = plan.input;
   if (scan.kind !== 'scan' || scan.fetch !== undefined) return undefined;
   const kinds = new Map(scan.table.columns.map((c) => [c.name, c]));
@@ -89,8 +106,11 @@ export function timeBucketAggregate(plan: Aggregate): ExecNode | undefined {
     scan.schema,
     plan.schema.toSchema(),
   );
-  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback);
+  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback, groups.some((g) => g.kind === 'bucket') ? limit : undefined);
 }
+
+/** Window grows: after this many doublings the rest of the range is read at once. */
+const LIMIT_WINDOWS = 5;
 
 
 
@@ -103,13 +123,15 @@ export class TimeBucketAggregateExec implements ExecNode {
   readonly #aggs: readonly AggSpec[];
   readonly #plan: Aggregate;
   readonly #fallback: ExecNode;
+  readonly #limit: BucketLimit | undefined;
 
-  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode) {
+  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode, limit: BucketLimit | undefined) {
     this.#scan = scan;
     this.#groups = groups;
     this.#aggs = aggs;
     this.#plan = plan;
     this.#fallback = fallback;
+    this.#limit = limit;
     this.schema = plan.schema.toSchema();
     this.children = [];
   }
@@ -118,7 +140,7 @@ export class TimeBucketAggregateExec implements ExecNode {
     const s = this.#scan;
     return describeNode(
       this.name,
-      `gby=[${this.#plan.groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#plan.aggregates.map(exprDisplay).join(', ')}], scan=${s.qualifier}${s.filters.length > 0 ? `, filters=[${s.filters.map(exprDisplay).join(', ')}]` : ''}`,
+      `gby=[${this.#plan.groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#plan.aggregates.map(exprDisplay).join(', ')}], scan=${s.qualifier}${s.filters.length > 0 ? `, filters=[${s.filters.map(exprDisplay).join(', ')}]` : ''}${this.#limit === undefined ? '' : `, buckets=${this.#limit.desc ? 'last' : 'first'} ${this.#limit.k}`}`,
     );
   }
 
@@ -170,17 +192,47 @@ export class TimeBucketAggregateExec implements ExecNode {
     const fieldTypes = new Map(table.columns.filter((c) => c.kind === 'field').map((c) => [c.name, c.type]));
     const groups = new BucketGroups(this.#groups, this.#aggs, fieldTypes, ctx, originUnits, strideUnits, bucketKernels());
     try {
-      // Statistics of whole stored blocks stand for their rows when every aggregate can fold them.
-      const useStats = ctx.catalog.scanStats !== undefined && this.#aggs.every((a) => a.kind === 'count' || (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')));
-      if (useStats) {
-        const statsRequest = { ...request, ...(strideUnits === undefined ? {} : { bucket: { origin: originUnits, width: strideUnits } }) };
-        await this.#foldStatsScan(ctx, groups, ctx.catalog.scanStats!(scan.database, table.name, statsRequest), fields);
-      } else {
-        await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, table.name, request));
+      const limit = this.#limit;
+      const bounded = limit === undefined || strideUnits === undefined ? undefined : limit.desc ? preds.maxTime : preds.minTime;
+      if (bounded === undefined) await this.#fold(ctx, groups, request, fields, originUnits, strideUnits);
+      else {
+        // Windows of whole buckets from the bounded end: k buckets, then twice as many each time.
+        const stride = strideUnits!;
+        const far = limit!.desc ? preds.minTime : preds.maxTime;
+        const edge = originUnits + floorDiv(bounded - originUnits, stride) * stride; // start of the bounded end's bucket
+        let span = BigInt(limit!.k) * stride;
+        let near = bounded;
+        for (let w = 0; ; w++) {
+          const last = w === LIMIT_WINDOWS;
+          // desc: [edge + stride - span, near]; asc: [near, edge + span - 1]
+          let lo = limit!.desc ? edge + stride - span : near;
+          let hi = limit!.desc ? near : edge + span - 1n;
+          if (last || (far !== undefined && (limit!.desc ? lo <= far : hi >= far))) {
+            if (limit!.desc) lo = far ?? I64_MIN;
+            else hi = far ?? I64_MAX;
+          }
+          await this.#fold(ctx, groups, { ...request, minTime: lo, maxTime: hi }, fields, originUnits, strideUnits);
+          const done = (limit!.desc ? lo === (far ?? I64_MIN) : hi === (far ?? I64_MAX)) || groups.distinctBuckets >= limit!.k;
+          if (done) break;
+          near = limit!.desc ? lo - 1n : hi + 1n;
+          span *= 2n;
+        }
       }
       yield* slices(groups.finish(this.schema));
     } finally {
       groups.release();
+    }
+  }
+
+  async #fold(ctx: ExecContext, groups: BucketGroups, request: ScanRequest, fields: string[], originUnits: bigint, strideUnits: bigint | undefined): Promise<void> {
+    const scan = this.#scan;
+    // Statistics of whole stored blocks stand for their rows when every aggregate can fold them.
+    const useStats = ctx.catalog.scanStats !== undefined && this.#aggs.every((a) => a.kind === 'count' || (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')));
+    if (useStats) {
+      const statsRequest = { ...request, ...(strideUnits === undefined ? {} : { bucket: { origin: originUnits, width: strideUnits } }) };
+      await this.#foldStatsScan(ctx, groups, ctx.catalog.scanStats!(scan.database, scan.table.name, statsRequest), fields);
+    } else {
+      await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, request));
     }
   }
 

@@ -58,6 +58,8 @@ export class BucketGroups {
   #runGroups = new Int32Array(64);
   #numGroups = 0;
   #reserved = 0;
+  /** The distinct buckets that have a group (for ORDER BY bucket LIMIT k). */
+  readonly #buckets = new Set<BucketKey>();
 
   /** `fieldTypes`: the type of each field column by name. */
   constructor(groups: readonly GroupSpec[], aggs: readonly AggSpec[], fieldTypes: ReadonlyMap<string, DataType>, ctx: ExecContext, originUnits: bigint, strideUnits: bigint | undefined, kernels: BucketKernels | undefined) {
@@ -124,12 +126,18 @@ export class BucketGroups {
     if (g === undefined) {
       g = this.#numGroups++;
       series.buckets.set(key, g);
+      this.#buckets.add(key);
       for (let j = 0; j < this.#groups.length; j++) this.#tagValues[j]!.push(this.#groups[j]!.kind === 'tag' ? series.tags[j]! : null);
       this.#bucketValues.push(this.#stride === undefined ? 0n : this.#origin + (first + BigInt(offset)) * this.#stride);
       this.#ctx.memory.reserve(128, 'GROUP BY hash table');
       this.#reserved += 128;
     }
     return g;
+  }
+
+  /** How many distinct buckets have rows so far. */
+  get distinctBuckets(): number {
+    return this.#buckets.size;
   }
 
   #groupOf(series: Series, k: bigint): number {
