@@ -46,10 +46,12 @@ function post(url: string, agent: Agent, w: Workload, body: Buffer): Promise<num
   });
 }
 
-export async function benchFormat(w: Workload, workDir: string, connections = 2): Promise<FormatResult> {
+/** `cpuProfDir`: run the server with `node --cpu-prof` and write its profile there. */
+export async function benchFormat(w: Workload, workDir: string, connections = 2, cpuProfDir?: string): Promise<FormatResult> {
   const dataDir = join(workDir, 'format-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir });
+  const nodeArgs = cpuProfDir === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
+  const server = await startServer({ dataDir, nodeArgs });
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let failed = 0;
   let stored = 0;

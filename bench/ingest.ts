@@ -10,6 +10,7 @@
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1 (0: the formats alone)
 //          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
 //          --format-scale 1 (multiplies the size of every format's data set)
+//          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
 // Needs `npm run build` first (npm run bench:ingest does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,6 +23,9 @@ import { benchFormat, type FormatResult } from './ingest-formats.js';
 
 const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
 const WORK = '/tmp/sundial-bench';
+// Data directories and loader reports of this run: per process, so that two runs on a shared
+// machine never delete each other's server data (the generated data file is shared).
+const RUN = join(WORK, `run-${process.pid}`);
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,6 +36,7 @@ const { values: opts } = parseArgs({
     types: { type: 'string', default: 'int' },
     formats: { type: 'string', default: 'all' },
     'format-scale': { type: 'string', default: '1' },
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -53,7 +58,7 @@ function dataFile(): string {
 }
 
 function load(file: string, url: string, pid: number, tag: string, auth?: string): LoadResult {
-  const out = join(WORK, `load-${tag}.json`);
+  const out = join(RUN, `load-${tag}.json`);
   const args = [join(SHARED, 'load-lp.mjs'), file, url, '--batch', '5000', '--workers', '2', '--pid', String(pid), '--json', out, '--quiet'];
   if (auth) args.push('--auth', auth);
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -76,9 +81,9 @@ interface Row {
 }
 
 async function benchSundial(file: string, run: number): Promise<Row> {
-  const dataDir = join(WORK, 'sundial-data');
+  const dataDir = join(RUN, 'sundial-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir });
+  const server = await startServer({ dataDir, nodeArgs: profArgs() });
   try {
     const res = load(file, `${server.url}/api/v1/write?db=public`, server.pid, `sundial-${run}`, 'root:');
     const rss = peakRss(server.pid);
@@ -86,6 +91,10 @@ async function benchSundial(file: string, run: number): Promise<Row> {
   } finally {
     await server.stop();
   }
+}
+
+function profArgs(): string[] | undefined {
+  return opts['cpu-prof'] === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${opts['cpu-prof']}`];
 }
 
 function row(name: string, res: LoadResult, rss: number): Row {
@@ -142,7 +151,7 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   const results: Array<[FormatResult, string]> = [];
   for (const w of workloads) {
     const workload = w.make();
-    const r = await benchFormat(workload, WORK);
+    const r = await benchFormat(workload, RUN, 2, opts['cpu-prof']);
     results.push([r, w.target(r, lp)]);
   }
   console.log('\nEvery other format, each into a fresh server (2 connections), same run:\n');
@@ -158,6 +167,15 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  mkdirSync(RUN, { recursive: true });
+  try {
+    await runAll();
+  } finally {
+    rmSync(RUN, { recursive: true, force: true });
+  }
+}
+
+async function runAll(): Promise<void> {
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   if (Number(opts.runs) === 0) {
     await benchFormats(undefined);
