@@ -120,6 +120,21 @@ export class RowArea {
     const ts = new BigInt64Array(n);
     const columns = new Map<number, ColumnData & { validity: Uint8Array; present: number }>();
     if (n === 0) return { length: 0, ts, columns: new Map() };
+    if (n === 1) {
+      // The common case (a span): no validity vectors to allocate and drop.
+      const row = list === undefined ? first : list[0]!;
+      const page = this.#pageOf(row);
+      const o = row - page.start;
+      ts[0] = page.ts[o]!;
+      const one = new Map<number, ColumnData>();
+      for (const [id, c] of page.columns) {
+        if (c.validity !== undefined && c.validity[o] === 0) continue;
+        const values = allocValues(c.type, 1);
+        (values as Float64Array)[0] = (c.values as Float64Array)[o]!;
+        one.set(id, { type: c.type, values, validity: undefined });
+      }
+      return { length: 1, ts, columns: one };
+    }
     let page = this.#pageOf(list === undefined ? first : list[0]!);
     for (let i = 0; i < n; i++) {
       const row = list === undefined ? first + i : list[i]!;
