@@ -2,3 +2,4 @@
 export { alloc, free } from './memory';
 export * from './lineprotocol/index';
 export * from './codecs/index';
+export * from './opentsdb/index';
