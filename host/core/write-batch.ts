@@ -51,8 +51,8 @@ export interface BatchSeries {
   maxTs: bigint;
   /** Timestamps are non-decreasing within the series. */
   sorted: boolean;
-  /** [column index, value], by increasing column name. */
-  tags: Array<[number, string]>;
+  /** [column index, value], by increasing column name (readWriteBatch decodes them on first use). */
+  readonly tags: Array<[number, string]>;
 }
 
 export interface BatchTable {
@@ -158,7 +158,9 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
       if (minTs > maxTs) fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
       const key = text(pos, keyLength, 'series key');
       pos += keyLength;
-      const tags: Array<[number, string]> = [];
+      // Tags are checked now (a batch is valid or refused whole) but decoded when asked: the
+      // memtable needs them only for a series it has not seen (SeriesDescriptor).
+      const tagsAt = pos;
       let prevName: string | undefined;
       for (let k = 0; k < tagCount; k++) {
         need(pos, 8, 'series tag');
@@ -169,11 +171,12 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
         if (col === undefined || col.kind !== ColumnKind.Tag) fail(pos - 8, `series tag refers to column ${ci}, not a tag`);
         if (prevName !== undefined && !(compareBytes(prevName, col!.name) < 0)) fail(pos - 8, 'series tags not sorted by name');
         prevName = col!.name;
-        tags.push([ci, text(pos, vlen, 'tag value')]);
+        need(pos, vlen, 'tag value');
+        if (!isAscii(bytes, pos, vlen)) text(pos, vlen, 'tag value');
         pos += vlen;
       }
       pos = pad8(pos);
-      series.push({ key, rowStart, rowCount: sRows, minTs, maxTs, sorted: (sflags & 1) !== 0, tags });
+      series.push(new SeriesDescriptor(key, rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, tagsAt, tagCount));
       rowStart += sRows;
     }
     if (rowStart !== tRows) fail(pos, `series rows sum to ${rowStart}, table has ${tRows}`);
@@ -234,6 +237,52 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
   if (pos !== byteLength) fail(pos, `unexpected tail of ${byteLength - pos} bytes after the last table`);
   if (rowsSeen !== rowCount) fail(12, `tables hold ${rowsSeen} rows, header says ${rowCount}`);
   return { rowCount, tables, bytes };
+}
+
+/** Whether `[at, at + n)` of `bytes` is ASCII (then valid UTF-8, decoded byte for character). */
+function isAscii(bytes: Uint8Array, at: number, n: number): boolean {
+  for (let i = at; i < at + n; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
+}
+
+/** A series of a decoded batch whose tags (already checked) are decoded on first use. */
+class SeriesDescriptor implements BatchSeries {
+  #tags: Array<[number, string]> | undefined;
+  readonly #bytes: Uint8Array;
+  readonly #dv: DataView;
+  readonly #tagsAt: number;
+  readonly #tagCount: number;
+
+  constructor(
+    readonly key: string,
+    readonly rowStart: number,
+    readonly rowCount: number,
+    readonly minTs: bigint,
+    readonly maxTs: bigint,
+    readonly sorted: boolean,
+    bytes: Uint8Array,
+    dv: DataView,
+    tagsAt: number,
+    tagCount: number,
+  ) {
+    this.#bytes = bytes;
+    this.#dv = dv;
+    this.#tagsAt = tagsAt;
+    this.#tagCount = tagCount;
+  }
+
+  get tags(): Array<[number, string]> {
+    if (this.#tags !== undefined) return this.#tags;
+    const tags: Array<[number, string]> = [];
+    let pos = this.#tagsAt;
+    for (let k = 0; k < this.#tagCount; k++) {
+      const ci = this.#dv.getUint16(pos, true);
+      const vlen = this.#dv.getUint32(pos + 4, true);
+      tags.push([ci, utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen))]);
+      pos += 8 + vlen;
+    }
+    return (this.#tags = tags);
+  }
 }
 
 /** Decodes row `i` of a STRING column. */

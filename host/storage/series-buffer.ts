@@ -184,6 +184,11 @@ export class SeriesBuffer {
       present++;
       let buf = own.columns.get(id);
       if (buf === undefined) {
+        // A column of the batch that this series has no value in yet is not given arrays.
+        if (col.validity !== undefined && !col.validity.subarray(start, start + count).includes(1)) {
+          present--;
+          continue;
+        }
         buf = new ColumnBuffer(col.type, own.ts.length, at);
         own.columns.set(id, buf);
       } else if (buf.type !== col.type) {

@@ -71,10 +71,22 @@ export function batchSeriesIdKey(tags: ReadonlyArray<readonly [number, string]>,
   const parts: string[] = [];
   for (let i = 0; i < tags.length; i++) {
     const [ci, v] = tags[i]!;
-    parts.push(String(ids[ci]!), ':', String(v.length), ':', v);
+    parts.push(numberColon(ids[ci]!), numberColon(v.length), v);
   }
   // join makes a flat string at once; a key built by += is a rope the map must flatten first.
   return parts.join('');
+}
+
+/** `${n}:` for the small numbers of ids and lengths, made once (a String() per tag showed in profiles). */
+const NUMBER_COLON: string[] = [];
+function numberColon(n: number): string {
+  if (n >= 4096) return n + ':';
+  let t = NUMBER_COLON[n];
+  if (t === undefined) {
+    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
+    NUMBER_COLON[n] = t = n + ':';
+  }
+  return t;
 }
 
 /**
