@@ -26,18 +26,66 @@ interface ColumnState {
   name: string;
   kind: ColumnKind;
   type: ValueType;
-  /** Field values by table row, undefined for rows without the field (kept dense, see below). */
+  /**
+   * BIGINT, BIGINT UNSIGNED and STRING values by table row, undefined for rows without the field
+   * (kept dense, see below); converted when encoded, as the reference does.
+   */
   values: Array<FieldValue | undefined>;
+  /**
+   * DOUBLE (as Number(value)) and BOOLEAN (1 for true) values by table row, with `has` marking
+   * the rows that have one: in a plain array every double was a heap number, the largest
+   * allocation of a batch of spans.
+   */
+  numbers: Float64Array | undefined;
+  has: Uint8Array | undefined;
   /** Rows that have a value. */
   count: number;
   /** The row being added last touched this column (duplicate detection). */
   stamp: number;
 }
 
+/** A field column with storage for its type. */
+function fieldColumn(name: string, type: ValueType, stamp: number): ColumnState {
+  const typed = type === ValueType.Double || type === ValueType.Boolean;
+  return { name, kind: ColumnKind.Field, type, values: [], numbers: typed ? new Float64Array(16) : undefined, has: typed ? new Uint8Array(16) : undefined, count: 0, stamp };
+}
+
+/** Stores `value` at `row` of a field column. */
+function store(c: ColumnState, row: number, value: FieldValue): void {
+  const numbers = c.numbers;
+  if (numbers === undefined) {
+    // Fill the gap explicitly: assigning far past the end would turn the array into a slow
+    // dictionary (V8) for a field that first appears late in a big batch.
+    const v = c.values;
+    while (v.length < row) v.push(undefined);
+    v.push(value);
+  } else {
+    if (row >= numbers.length) {
+      let cap = numbers.length * 2;
+      while (cap <= row) cap *= 2;
+      const n = new Float64Array(cap);
+      n.set(numbers);
+      const h = new Uint8Array(cap);
+      h.set(c.has!);
+      c.numbers = n;
+      c.has = h;
+    }
+    c.numbers![row] = c.type === ValueType.Double ? Number(value) : value === true ? 1 : 0;
+    c.has![row] = 1;
+  }
+  c.count++;
+}
+
+/** Whether row `r` of a field column has a value. */
+const present = (c: ColumnState, r: number): boolean => (c.has !== undefined ? r < c.has.length && c.has[r] === 1 : c.values[r] !== undefined);
+
 interface SeriesState {
+  /** Identity within the table (identityKey), not the canonical key, which is written by the encoder. */
   key: string;
   /** Sorted by name (compareBytes). */
-  tags: Array<[string, string]>;
+  /** Tag names and values, sorted by name (compareBytes); names often shared between series. */
+  names: readonly string[];
+  values: string[];
   /** Table rows of this series, in insertion order. */
   rows: number[];
 }
@@ -46,7 +94,7 @@ interface TableState {
   name: string;
   /** In order of first appearance. */
   columns: Map<string, ColumnState>;
-  /** By canonical series key, in order of first appearance. */
+  /** By identityKey, in order of first appearance. */
   series: Map<string, SeriesState>;
   /** By the tags exactly as a row gave them (see rawKey). */
   seriesByRaw: Map<string, SeriesState>;
@@ -62,6 +110,14 @@ interface TableState {
   /** Timestamps by table row. */
   ts: bigint[];
   rowCount: number;
+  /**
+   * Tag names of the last row that found its tags in increasing order and all of them tag
+   * columns already: a row with the same names (traces: every span, each a new series) skips
+   * those checks.
+   */
+  tagNames: string[];
+  /** A number per tag name seen, for identityKey. */
+  tagNumbers: Map<string, number>;
 }
 
 const encoder = new TextEncoder();
@@ -74,16 +130,44 @@ const MAX_COLUMNS = 65535;
  * makes a flat string at once: a key concatenated piece by piece is a deep rope that the series
  * map must flatten before hashing, and that lookup was the top line of the profile.
  */
-function canonicalKey(table: string, sorted: ReadonlyArray<readonly [string, string]>, escaped: Map<string, string>): string {
-  const esc = (name: string): string => {
-    let e = escaped.get(name);
-    if (e === undefined) escaped.set(name, (e = escapeKeyPart(name)));
-    return e;
-  };
-  const parts: string[] = [esc(table)];
-  for (const [k, v] of sorted) parts.push(',', esc(k), '=', escapeValue(v));
+/**
+ * The identity of a series within its table: its sorted tags as `<name number>:<value length>:
+ * <value>`, injective like the canonical key but without the names: a span's canonical key is
+ * about 450 characters, most of them tag names, and hashing it for the series map cost a
+ * microsecond a row. The canonical key itself is only written, by the encoder.
+ */
+function identityKey(t: TableState, names: readonly string[], values: readonly string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    let n = t.tagNumbers.get(names[i]!);
+    if (n === undefined) t.tagNumbers.set(names[i]!, (n = t.tagNumbers.size));
+    parts.push(numberColon(n), numberColon(values[i]!.length), values[i]!);
+  }
   return parts.join('');
 }
+
+/** `${n}:` for small numbers, made once. */
+const NUMBER_COLON: string[] = [];
+function numberColon(n: number): string {
+  if (n >= 4096) return n + ':';
+  let t = NUMBER_COLON[n];
+  if (t === undefined) {
+    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
+    NUMBER_COLON[n] = t = n + ':';
+  }
+  return t;
+}
+
+/**
+ * The UTF-8 bytes of an escaped name in a canonical key: a table as it is, a tag as
+ * `,<name>=`; made once per name (a span has nine long tag names).
+ */
+function fragment(name: string, tag: boolean, fragments: Map<string, Uint8Array>): Uint8Array {
+  let f = fragments.get(name);
+  if (f === undefined) fragments.set(name, (f = encoder.encode(tag ? `,${escapeKeyPart(name)}=` : escapeKeyPart(name))));
+  return f;
+}
+
 
 /** escapeKeyPart without a regular expression for the common value that needs no escape. */
 function escapeValue(s: string): string {
@@ -113,8 +197,8 @@ export class WriteBatchBuilder {
   #vals: FieldValue[] = [];
   #newFields: FieldInput[] = [];
   #newNames = new Set<string>();
-  /** Escaped table and tag names for series keys (names repeat; values rarely do). */
-  readonly #escaped = new Map<string, string>();
+  /** Escaped table and tag names of series keys as UTF-8 (names repeat; values rarely do). */
+  readonly #fragments = { tags: new Map<string, Uint8Array>(), tables: new Map<string, Uint8Array>() };
 
   get rowCount(): number {
     return this.#rowCount;
@@ -133,7 +217,19 @@ export class WriteBatchBuilder {
     let t = this.#tables.get(table);
     if (t === undefined) {
       checkName(table, 'table');
-      t = { name: table, columns: new Map(), series: new Map(), seriesByRaw: new Map(), seriesByHint: new Map(), rawMisses: 0, rawHits: 0, ts: [], rowCount: 0 };
+      t = {
+        name: table,
+        columns: new Map(),
+        series: new Map(),
+        seriesByRaw: new Map(),
+        seriesByHint: new Map(),
+        rawMisses: 0,
+        rawHits: 0,
+        ts: [],
+        rowCount: 0,
+        tagNames: [],
+        tagNumbers: new Map(),
+      };
     }
 
     // The series, and the tag columns it would create.
@@ -145,36 +241,54 @@ export class WriteBatchBuilder {
       if (series === undefined) t.rawMisses++;
       else t.rawHits++;
     }
-    let canonical: Array<[string, string]> | undefined;
+    let names: readonly string[] | undefined;
+    let values: string[] | undefined;
     let key = '';
     let newTags: string[] | undefined;
+    let tagsChecked = false;
     if (series === undefined) {
-      canonical = [];
+      const known = t.tagNames;
+      let same = known.length === tags.length;
+      for (let i = 0; i < tags.length && same; i++) same = tags[i]![0] === known[i];
       // Tags usually come sorted (Prometheus sorts labels; the trace and OpenTSDB parsers emit
       // them in order): then there are no duplicates and nothing to sort.
       let increasing = true;
-      for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
-      if (increasing) {
+      if (!same) for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
+      const vs: string[] = [];
+      if (same) {
+        names = known;
+        for (let i = 0; i < tags.length; i++) vs.push(tags[i]![1]);
+      } else if (increasing) {
+        tagsChecked = true;
+        const ns: string[] = [];
         for (const [k, v] of tags) {
           checkName(k, 'tag');
-          canonical.push([k, v]);
+          ns.push(k);
+          vs.push(v);
         }
+        names = ns;
       } else {
         const seen = new Set<string>();
+        const pairs: Array<[string, string]> = [];
         for (const [k, v] of tags) {
           if (seen.has(k)) continue;
           seen.add(k);
           checkName(k, 'tag');
-          canonical.push([k, v]);
+          pairs.push([k, v]);
         }
-        canonical.sort((a, b) => compareBytes(a[0], b[0]));
+        pairs.sort((a, b) => compareBytes(a[0], b[0]));
+        names = pairs.map(([k]) => k);
+        for (const [, v] of pairs) vs.push(v);
       }
-      for (const [k] of canonical) {
-        const c = t.columns.get(k);
-        if (c === undefined) (newTags ??= []).push(k);
-        else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
+      values = vs;
+      if (!same) {
+        for (const k of names) {
+          const c = t.columns.get(k);
+          if (c === undefined) (newTags ??= []).push(k);
+          else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
+        }
       }
-      key = canonicalKey(table, canonical, this.#escaped);
+      key = identityKey(t, names, values);
       series = t.series.get(key);
     }
 
@@ -212,34 +326,27 @@ export class WriteBatchBuilder {
     // Commit: nothing above changed the builder (stamps aside).
     if (!this.#tables.has(table)) this.#tables.set(table, t);
     if (newTags !== undefined) {
-      for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], count: 0, stamp: 0 });
+      for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], numbers: undefined, has: undefined, count: 0, stamp: 0 });
     }
     if (newFields.length > 0) {
       const sorted = newFields.length > 1 ? [...newFields].sort((a, b) => compareBytes(a.name, b.name)) : newFields;
       for (const f of sorted) {
-        const c: ColumnState = { name: f.name, kind: ColumnKind.Field, type: f.type, values: [], count: 0, stamp };
+        const c = fieldColumn(f.name, f.type, stamp);
         t.columns.set(f.name, c);
         cols.push(c);
         vals.push(f.value);
       }
     }
     if (series === undefined) {
-      series = { key, tags: canonical!, rows: [] };
+      series = { key, names: names!, values: values!, rows: [] };
       t.series.set(series.key, series);
     }
-    if (canonical !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
+    if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
     const row = t.rowCount++;
     t.ts.push(ts);
     series.rows.push(row);
-    for (let i = 0; i < cols.length; i++) {
-      const c = cols[i]!;
-      // Fill the gap explicitly: assigning far past the end would turn the array into a slow
-      // dictionary (V8) for a field that first appears late in a big batch.
-      const v = c.values;
-      while (v.length < row) v.push(undefined);
-      v.push(vals[i]!);
-      c.count++;
-    }
+    for (let i = 0; i < cols.length; i++) store(cols[i]!, row, vals[i]!);
+    if (tagsChecked) t.tagNames = names as string[];
     this.#rowCount++;
   }
 
@@ -293,7 +400,7 @@ export class WriteBatchBuilder {
     w.u32(0); // byteLength, patched below
     w.u32(this.#tables.size);
     w.u32(this.#rowCount);
-    for (const t of this.#tables.values()) encodeTable(w, t);
+    for (const t of this.#tables.values()) encodeTable(w, t, this.#fragments);
     w.patchU32(4, w.length);
     return w.bytes();
   }
@@ -312,7 +419,7 @@ function checkName(name: string, what: string): void {
   }
 }
 
-function encodeTable(w: Writer, t: TableState): void {
+function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Uint8Array>; tables: Map<string, Uint8Array> }): void {
   const start = w.length;
   const columns = [...t.columns.values()];
   const colIndex = new Map(columns.map((c, i) => [c.name, i]));
@@ -335,6 +442,8 @@ function encodeTable(w: Writer, t: TableState): void {
   w.pad8();
 
   const ts = t.ts;
+  let lastNames: readonly string[] | undefined;
+  let lastIndexes: number[] = [];
   for (const s of series) {
     const r = s.rows;
     let min = ts[r[0]!]!;
@@ -351,12 +460,17 @@ function encodeTable(w: Writer, t: TableState): void {
     w.u32(r.length);
     w.u8(sorted ? 1 : 0);
     w.u8(0);
-    w.u16(s.tags.length);
-    w.str32(s.key);
-    for (const [k, v] of s.tags) {
-      w.u16(colIndex.get(k)!);
+    w.u16(s.names.length);
+    w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
+    // Series of one batch mostly share their names array: its column indexes are looked up once.
+    if (s.names !== lastNames) {
+      lastNames = s.names;
+      lastIndexes = s.names.map((n) => colIndex.get(n)!);
+    }
+    for (let i = 0; i < s.names.length; i++) {
+      w.u16(lastIndexes[i]!);
       w.u16(0);
-      w.str32(v);
+      w.str32(s.values[i]!);
     }
     w.pad8();
   }
@@ -367,23 +481,27 @@ function encodeTable(w: Writer, t: TableState): void {
     if (c.kind !== ColumnKind.Field) continue;
     const v = c.values;
     if (c.count < rows) {
-      for (const s of series) for (const r of s.rows) w.u8(v[r] !== undefined ? 1 : 0);
+      for (const s of series) for (const r of s.rows) w.u8(present(c, r) ? 1 : 0);
       w.pad8();
     }
     switch (c.type) {
-      case ValueType.Double:
-        for (const s of series) for (const r of s.rows) w.f64(v[r] !== undefined ? Number(v[r]) : 0);
+      case ValueType.Double: {
+        const n = c.numbers!;
+        for (const s of series) for (const r of s.rows) w.f64(present(c, r) ? n[r]! : 0);
         break;
+      }
       case ValueType.BigInt:
         for (const s of series) for (const r of s.rows) w.i64(v[r] !== undefined ? BigInt.asIntN(64, BigInt(v[r] as bigint)) : 0n);
         break;
       case ValueType.Unsigned:
         for (const s of series) for (const r of s.rows) w.u64(v[r] !== undefined ? BigInt.asUintN(64, BigInt(v[r] as bigint)) : 0n);
         break;
-      case ValueType.Boolean:
-        for (const s of series) for (const r of s.rows) w.u8(v[r] === true ? 1 : 0);
+      case ValueType.Boolean: {
+        const n = c.numbers!;
+        for (const s of series) for (const r of s.rows) w.u8(present(c, r) && n[r] === 1 ? 1 : 0);
         w.pad8();
         break;
+      }
       case ValueType.String: {
         // The bytes go to a scratch buffer first (one encodeInto each), so that the offsets,
         // which come first in the format, need no separate pass to measure UTF-8 lengths.
@@ -479,6 +597,43 @@ class Writer {
     this.u16(0);
     const n = this.utf8(s); // before reading #dv: writing may replace the buffer
     this.#dv.setUint16(at, n, true);
+  }
+  /**
+   * A u32 byte length, then the canonical series key (FORMAT.md §1) of a table and its sorted
+   * tags in UTF-8: names and values with `\`, `,`, `=` and space escaped.
+   */
+  canonicalKey(table: string, names: readonly string[], values: readonly string[], fragments: Map<string, Uint8Array>, tableFragments: Map<string, Uint8Array>): void {
+    const at = this.length;
+    this.u32(0);
+    const start = this.length;
+    this.bytesOf(fragment(table, false, tableFragments));
+    for (let i = 0; i < names.length; i++) {
+      this.bytesOf(fragment(names[i]!, true, fragments)); // ",<name>="
+      this.keyValue(values[i]!);
+    }
+    this.#dv.setUint32(at, this.length - start, true);
+  }
+  /** A tag value in a canonical key: escaped and UTF-8 encoded in one pass when it is ASCII. */
+  keyValue(v: string): void {
+    this.#reserve(v.length * 2);
+    const buf = this.#buf;
+    let p = this.length;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0x80) {
+        this.utf8(escapeValue(v)); // the rare value that is not ASCII
+        return;
+      }
+      if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
+      buf[p++] = c;
+    }
+    this.length = p;
+  }
+  /** Appends `b`. */
+  bytesOf(b: Uint8Array): void {
+    this.#reserve(b.length);
+    this.#buf.set(b, this.length);
+    this.length += b.length;
   }
   /** A u32 byte length, then `s` in UTF-8. */
   str32(s: string): void {

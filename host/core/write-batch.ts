@@ -43,7 +43,7 @@ export interface BatchColumn {
 
 export interface BatchSeries {
   /** Canonical series key (FORMAT.md §1). */
-  key: string;
+  readonly key: string;
   /** First row of this series in the table's row order. */
   rowStart: number;
   rowCount: number;
@@ -156,11 +156,14 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
       const keyLength = dv.getUint32(pos + 24, true);
       pos += 28;
       if (minTs > maxTs) fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
-      const key = text(pos, keyLength, 'series key');
+      const keyAt = pos;
+      need(pos, keyLength, 'series key');
+      if (!isAscii(bytes, pos, keyLength)) text(pos, keyLength, 'series key');
       pos += keyLength;
       // Tags are checked now (a batch is valid or refused whole) but decoded when asked: the
       // memtable needs them only for a series it has not seen (SeriesDescriptor).
       const tagsAt = pos;
+      let tagsAscii = true;
       let prevName: string | undefined;
       for (let k = 0; k < tagCount; k++) {
         need(pos, 8, 'series tag');
@@ -172,11 +175,17 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
         if (prevName !== undefined && !(compareBytes(prevName, col!.name) < 0)) fail(pos - 8, 'series tags not sorted by name');
         prevName = col!.name;
         need(pos, vlen, 'tag value');
-        if (!isAscii(bytes, pos, vlen)) text(pos, vlen, 'tag value');
+        if (!isAscii(bytes, pos, vlen)) {
+          text(pos, vlen, 'tag value');
+          tagsAscii = false;
+        }
         pos += vlen;
       }
+      // The tag headers are ASCII too when column indexes and lengths are below 128 (usual):
+      // then the tags decode in one call.
+      if (tagsAscii) tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
       pos = pad8(pos);
-      series.push(new SeriesDescriptor(key, rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, tagsAt, tagCount));
+      series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount));
       rowStart += sRows;
     }
     if (rowStart !== tRows) fail(pos, `series rows sum to ${rowStart}, table has ${tRows}`);
@@ -245,16 +254,24 @@ function isAscii(bytes: Uint8Array, at: number, n: number): boolean {
   return true;
 }
 
-/** A series of a decoded batch whose tags (already checked) are decoded on first use. */
+/**
+ * A series of a decoded batch whose key and tags (already checked) are decoded on first use:
+ * the memtable reads the key of a series only to find one it knows, and the tags only for one it
+ * does not (a span's key is about 450 bytes).
+ */
 class SeriesDescriptor implements BatchSeries {
+  #key: string | undefined;
   #tags: Array<[number, string]> | undefined;
   readonly #bytes: Uint8Array;
   readonly #dv: DataView;
+  readonly #keyAt: number;
+  readonly #keyLength: number;
   readonly #tagsAt: number;
+  /** Bytes of the tags when they are all ASCII (headers too), else -1. */
+  readonly #asciiTagBytes: number;
   readonly #tagCount: number;
 
   constructor(
-    readonly key: string,
     readonly rowStart: number,
     readonly rowCount: number,
     readonly minTs: bigint,
@@ -262,23 +279,36 @@ class SeriesDescriptor implements BatchSeries {
     readonly sorted: boolean,
     bytes: Uint8Array,
     dv: DataView,
+    keyAt: number,
+    keyLength: number,
     tagsAt: number,
+    asciiTagBytes: number,
     tagCount: number,
   ) {
     this.#bytes = bytes;
     this.#dv = dv;
+    this.#keyAt = keyAt;
+    this.#keyLength = keyLength;
     this.#tagsAt = tagsAt;
+    this.#asciiTagBytes = asciiTagBytes;
     this.#tagCount = tagCount;
+  }
+
+  get key(): string {
+    return (this.#key ??= utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
   }
 
   get tags(): Array<[number, string]> {
     if (this.#tags !== undefined) return this.#tags;
     const tags: Array<[number, string]> = [];
-    let pos = this.#tagsAt;
+    const at = this.#tagsAt;
+    const all = this.#asciiTagBytes >= 0 ? utf8.decode(this.#bytes.subarray(at, at + this.#asciiTagBytes)) : undefined;
+    let pos = at;
     for (let k = 0; k < this.#tagCount; k++) {
       const ci = this.#dv.getUint16(pos, true);
       const vlen = this.#dv.getUint32(pos + 4, true);
-      tags.push([ci, utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen))]);
+      const value = all !== undefined ? all.slice(pos + 8 - at, pos + 8 - at + vlen) : utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen));
+      tags.push([ci, value]);
       pos += 8 + vlen;
     }
     return (this.#tags = tags);

@@ -5,6 +5,8 @@
 import { batchString, ValueType, type BatchColumn } from '../core/write-batch.js';
 import { allocValues, type FieldValues } from './series-data.js';
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Bytes of a JavaScript string beyond its 8-byte slot: header, and up to 2 bytes a character. */
 export const stringBytes = (s: string): number => 16 + 2 * s.length;
 
@@ -78,10 +80,24 @@ export function copyColumn(buf: ColumnBuffer, col: BatchColumn, start: number, c
   let added = 0;
   if (col.type === ValueType.String) {
     const dst = buf.values as string[];
-    const validity = col.validity;
+    const { offsets, bytes } = col.strings!;
+    // ASCII text (the usual) is decoded once for all the rows and cut: a TextDecoder call per
+    // value was a third of the memtable's time for spans, a dozen strings each.
+    const from = offsets[start]!;
+    const to = offsets[end]!;
+    let ascii = true;
+    for (let i = from; i < to; i++) {
+      if (bytes[i]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    const all = ascii ? utf8.decode(bytes.subarray(from, to)) : undefined;
     for (let i = start; i < end; i++) {
-      // An absent row's bytes are empty; skip decoding them.
-      const s = validity !== undefined && validity[i] === 0 ? '' : batchString(col.strings!, i);
+      const a = offsets[i]!;
+      const b = offsets[i + 1]!;
+      // An absent row's bytes are empty.
+      const s = a === b ? '' : all !== undefined ? all.slice(a - from, b - from) : batchString(col.strings!, i);
       dst[at + i - start] = s;
       if (s.length > 0) added += stringBytes(s);
     }

@@ -15,8 +15,9 @@ import { fsyncDir } from './fs-util.js';
 import type { SegmentRecord } from './manifest.js';
 import type { Memtable, SeriesBuffer } from './memtable.js';
 import { partitionStart, partitionUnits } from './partition.js';
+import { PACK_SERIES_ROWS } from './segment-format.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
-import { lowerBound, sliceByTime, sliceRows, type SeriesRows } from './series-data.js';
+import { lowerBound, sliceByTime, sliceRows, type PackSource, type SeriesRows } from './series-data.js';
 import { TimeSlicer } from './time-slice.js';
 
 interface Item {
@@ -81,10 +82,15 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
         let columns: WriteColumn[] = [];
         for (const it of items) {
           if (db.closing) throw new FlushAborted(`database ${db.def.name} is closing`);
-          let rows = it.rows;
+          let rows: SeriesRows | PackSource | undefined = it.rows;
           if (rows === undefined) {
-            rows = it.sb.snapshot();
-            if (db.expiredBefore !== null) rows = sliceByTime(rows, db.expiredBefore, undefined);
+            const sb = it.sb;
+            if (sb.packable && sb.length <= PACK_SERIES_ROWS && (db.expiredBefore === null || sb.minTs >= db.expiredBefore)) {
+              rows = sb; // copies its rows into the pack itself (no snapshot arrays)
+            } else {
+              rows = sb.snapshot();
+              if (db.expiredBefore !== null) rows = sliceByTime(rows, db.expiredBefore, undefined);
+            }
           }
           if (rows.length === 0) continue;
           if (columnsOf !== it.table) {

@@ -88,7 +88,9 @@ export class TableMemtable {
     };
     let t32: Int32Array | undefined;
     for (const s of t.series) {
-      let sb = this.#byBatchKey.get(s.key);
+      // (Hashing a span's 450-character key for a cache that holds only grown series cost a
+      // microsecond a span: look only when it holds something.)
+      let sb = this.#byBatchKey.size > 0 ? this.#byBatchKey.get(s.key) : undefined;
       const cached = sb !== undefined;
       if (sb === undefined) {
         const key = batchSeriesIdKey(s.tags, ids);

@@ -14,7 +14,7 @@
 import { bug } from '../core/errors.js';
 import { ColumnKind, type BatchTable } from '../core/write-batch.js';
 import { ColumnBuffer, copyColumn } from './column-buffer.js';
-import { allocValues, type ColumnData, type SeriesRows } from './series-data.js';
+import { allocValues, type ColumnData, type PackTarget, type SeriesRows } from './series-data.js';
 
 const FIRST_PAGE_ROWS = 64;
 const MAX_PAGE_ROWS = 8192;
@@ -153,6 +153,37 @@ export class RowArea {
     const result = new Map<number, ColumnData>();
     for (const [id, c] of columns) result.set(id, { type: c.type, values: c.values, validity: c.present === n ? undefined : c.validity });
     return { length: n, ts, columns: result };
+  }
+
+  /**
+   * Copies the rows with the given area ids (as for `gather`) into a pack at `target.at`, the
+   * flush's path for small series: no arrays per series.
+   */
+  copyTo(first: number, list: readonly number[] | undefined, n: number, target: PackTarget): void {
+    const ids = target.ids;
+    let page: Page | undefined;
+    let cols: Array<ColumnBuffer | undefined> = [];
+    for (let i = 0; i < n; i++) {
+      const row = list === undefined ? first + i : list[i]!;
+      if (page === undefined || row < page.start || row >= page.start + page.length) {
+        page = this.#pageOf(row);
+        cols = ids.map((id) => page!.columns.get(id));
+      }
+      const o = row - page.start;
+      const at = target.at + i;
+      target.ts[at] = page.ts[o]!;
+      for (let k = 0; k < ids.length; k++) {
+        const c = cols[k];
+        if (c === undefined || (c.validity !== undefined && c.validity[o] === 0)) {
+          if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
+          continue;
+        }
+        (target.values[k] as Float64Array)[at] = (c.values as Float64Array)[o]!;
+        const v = target.validity[k];
+        if (v !== undefined) v[at] = 1;
+        target.present[k]!++;
+      }
+    }
   }
 
   /** Forgets a column (ALTER TABLE DROP). Returns the change in bytes held. */

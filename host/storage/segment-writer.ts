@@ -32,7 +32,7 @@ import {
   type SeriesColumn,
 } from './segment-format.js';
 import { IndexBuilder } from './segment-index.js';
-import { allocValues, sliceRows, type FieldValues, type SeriesRows } from './series-data.js';
+import { allocValues, sliceRows, type FieldValues, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
 const WRITE_CHUNK_BYTES = 1 << 20;
 const INDEX_ZSTD_LEVEL = 9;
@@ -47,7 +47,7 @@ export interface WriteColumn {
 }
 
 /** The pack being filled: small series of one table, in key order, copied into pack-sized arrays. */
-interface OpenPack {
+interface OpenPack extends PackTarget {
   tableId: number;
   columns: readonly WriteColumn[];
   timeCodec: string;
@@ -56,11 +56,6 @@ interface OpenPack {
   rows: number;
   minTs: bigint;
   maxTs: bigint;
-  ts: BigInt64Array;
-  /** Per write column: values, validity (allocated at the first absent row), present rows. */
-  values: FieldValues[];
-  validity: Array<Uint8Array | undefined>;
-  present: number[];
 }
 
 export class SegmentWriter {
@@ -132,24 +127,32 @@ export class SegmentWriter {
   }
 
   /**
-   * Adds one series: `rows` sorted by time without duplicates, non-empty. Only `columns` are
-   * written (a column with no present value in a group gets no block there).
+   * Adds one series: `rows` sorted by time without duplicates, non-empty, or a PackSource of at
+   * most PACK_SERIES_ROWS rows (a memtable's small series, copied straight into the pack). Only
+   * `columns` are written (a column with no present value in a group gets no block there).
    */
-  async addSeries(tableId: number, key: string, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+  async addSeries(tableId: number, key: string, rows: SeriesRows | PackSource, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
     if (rows.length === 0) throw bug('segment writer: empty series');
     if (this.#last !== undefined && (tableId < this.#last[0] || (tableId === this.#last[0] && key <= this.#last[1]))) {
       throw bug(`segment writer: series out of order (${tableId}/${key} after ${this.#last[0]}/${this.#last[1]})`);
     }
     this.#last = [tableId, key];
-    const first = rows.ts[0]!;
-    const last = rows.ts[rows.length - 1]!;
+    const source = 'copyTo' in rows ? rows : undefined;
+    const first = source !== undefined ? source.minTs : (rows as SeriesRows).ts[0]!;
+    const last = source !== undefined ? source.maxTs : (rows as SeriesRows).ts[rows.length - 1]!;
     if (this.#minTs === undefined || first < this.#minTs) this.#minTs = first;
     if (this.#maxTs === undefined || last > this.#maxTs) this.#maxTs = last;
     this.#rows += rows.length;
     if (rows.length <= PACK_SERIES_ROWS) {
-      await this.#addPacked(tableId, key, rows, columns, timeCodec);
+      await this.#addPacked(tableId, key, rows, first, last, columns, timeCodec);
       return;
     }
+    if (source !== undefined) throw bug(`segment writer: a pack source of ${rows.length} rows`);
+    return this.#addGroups(tableId, key, rows as SeriesRows, columns, timeCodec);
+  }
+
+  /** A series with blocks of its own, in row groups. */
+  async #addGroups(tableId: number, key: string, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
     const present = columns.filter((c) => rows.columns.has(c.id));
     const groups: RowGroup[] = [];
     for (const [lo, hi] of groupBounds(rows.length)) {
@@ -177,23 +180,24 @@ export class SegmentWriter {
   }
 
   /** Adds a small series to the open pack of its table (closing a full or other one first). */
-  async #addPacked(tableId: number, key: string, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+  async #addPacked(tableId: number, key: string, rows: SeriesRows | PackSource, minTs: bigint, maxTs: bigint, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
     let pack = this.#pack;
     if (pack !== undefined && (pack.tableId !== tableId || !sameColumns(pack.columns, columns) || pack.timeCodec !== timeCodec || pack.rows + rows.length > PACK_ROWS)) {
       await this.#closePack();
       pack = undefined;
     }
     if (pack === undefined) {
-      const ts = rows.ts[0]!;
       this.#pack = pack = {
         tableId,
         columns,
         timeCodec,
         number: this.#index.packCount,
         rows: 0,
-        minTs: ts,
-        maxTs: ts,
+        minTs,
+        maxTs,
+        at: 0,
         ts: new BigInt64Array(PACK_ROWS),
+        ids: columns.map((c) => c.id),
         values: columns.map((c) => allocValues(c.type, PACK_ROWS)),
         validity: columns.map(() => undefined),
         present: columns.map(() => 0),
@@ -201,9 +205,15 @@ export class SegmentWriter {
     }
     const n = rows.length;
     const at = pack.rows;
-    const minTs = rows.ts[0]!;
-    const maxTs = rows.ts[n - 1]!;
     this.#index.addPackedSeries(tableId, key, n, minTs, maxTs, pack.number, at);
+    pack.rows += n;
+    if (minTs < pack.minTs) pack.minTs = minTs;
+    if (maxTs > pack.maxTs) pack.maxTs = maxTs;
+    if ('copyTo' in rows) {
+      pack.at = at;
+      rows.copyTo(pack);
+      return;
+    }
     // Row by row: a series here has a few rows, where subarray copies would cost more.
     for (let i = 0; i < n; i++) pack.ts[at + i] = rows.ts[i]!;
     for (let k = 0; k < columns.length; k++) {
@@ -220,9 +230,6 @@ export class SegmentWriter {
         pack.present[k]!++;
       }
     }
-    pack.rows += n;
-    if (minTs < pack.minTs) pack.minTs = minTs;
-    if (maxTs > pack.maxTs) pack.maxTs = maxTs;
   }
 
   /** Encodes the open pack's blocks and adds its entry. */

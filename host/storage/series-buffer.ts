@@ -15,7 +15,7 @@ import { bug } from '../core/errors.js';
 import { ColumnKind, type BatchColumn, type BatchTable } from '../core/write-batch.js';
 import { ColumnBuffer, copyColumn, stringBytes } from './column-buffer.js';
 import type { RowArea } from './row-area.js';
-import { compareI64, filterRows, normalizeRows, parseSeriesIdKey, type ColumnData, type SeriesRows, type SeriesTags } from './series-data.js';
+import { compareI64, filterRows, normalizeRows, parseSeriesIdKey, type ColumnData, type PackSource, type PackTarget, type SeriesRows, type SeriesTags } from './series-data.js';
 
 /** A series with more rows than this gets arrays of its own. */
 export const SMALL_SERIES_ROWS = 32;
@@ -36,7 +36,7 @@ interface OwnRows {
   stringBytes: number;
 }
 
-export class SeriesBuffer {
+export class SeriesBuffer implements PackSource {
   /** seriesIdKey(tags) */
   readonly key: string;
   /** The row area of the series' table. */
@@ -203,6 +203,17 @@ export class SeriesBuffer {
     }
     this.length = end;
     return this.#recount();
+  }
+
+  /** A small series whose rows are in time order without duplicates: it can copy them into a pack itself. */
+  get packable(): boolean {
+    return this.#own === undefined && this.normalized;
+  }
+
+  /** Copies the rows into a segment pack (a `packable` series; PackSource). */
+  copyTo(target: PackTarget): void {
+    if (!this.packable) throw bug('copyTo of a series that is not packable');
+    this.#area.copyTo(this.#first, this.#list, this.length, target);
   }
 
   /**

@@ -23,6 +23,32 @@ export interface SeriesRows {
   columns: ReadonlyMap<number, ColumnData>;
 }
 
+/**
+ * Pack-sized column arrays that a segment writer fills with the rows of small series
+ * (segment-writer.ts): rows go at `at`; a column's validity is allocated at its first absent row
+ * (filled with 1 before it); `present` counts the present values per column.
+ */
+export interface PackTarget {
+  at: number;
+  ts: BigInt64Array;
+  /** The columns to fill, in the order of `values`. */
+  ids: readonly number[];
+  values: FieldValues[];
+  validity: Array<Uint8Array | undefined>;
+  present: number[];
+}
+
+/**
+ * Rows, sorted by time without duplicates, that copy themselves into a pack (a memtable's small
+ * series, whose rows live in a shared area: no arrays of its own to hand out).
+ */
+export interface PackSource {
+  readonly length: number;
+  readonly minTs: bigint;
+  readonly maxTs: bigint;
+  copyTo(target: PackTarget): void;
+}
+
 /** [tag column id, value], sorted by id. */
 export type SeriesTags = ReadonlyArray<readonly [number, string]>;
 
