@@ -444,6 +444,8 @@ function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Ui
   const ts = t.ts;
   let lastNames: readonly string[] | undefined;
   let lastIndexes: number[] = [];
+  let lastFragments: Uint8Array[] = [];
+  const tableFragment = fragment(t.name, false, fragments.tables);
   for (const s of series) {
     const r = s.rows;
     let min = ts[r[0]!]!;
@@ -455,6 +457,14 @@ function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Ui
       if (v < min) min = v;
       if (v > max) max = v;
     }
+    // Series of one batch mostly share their names array: its column indexes and key fragments
+    // are looked up once.
+    if (s.names !== lastNames) {
+      lastNames = s.names;
+      lastIndexes = s.names.map((n) => colIndex.get(n)!);
+      lastFragments = s.names.map((n) => fragment(n, true, fragments.tags));
+    }
+    if (w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values)) continue;
     w.i64(min);
     w.i64(max);
     w.u32(r.length);
@@ -462,11 +472,6 @@ function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Ui
     w.u8(0);
     w.u16(s.names.length);
     w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
-    // Series of one batch mostly share their names array: its column indexes are looked up once.
-    if (s.names !== lastNames) {
-      lastNames = s.names;
-      lastIndexes = s.names.map((n) => colIndex.get(n)!);
-    }
     for (let i = 0; i < s.names.length; i++) {
       w.u16(lastIndexes[i]!);
       w.u16(0);
@@ -477,17 +482,29 @@ function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Ui
 
   for (const s of series) for (const r of s.rows) w.i64(ts[r]!);
 
+  // Rows already in series order (each series' rows one after the other, as a batch of spans or
+  // of sorted input has them): typed columns are copied whole.
+  let inOrder = true;
+  for (let i = 0, next = 0; i < series.length && inOrder; i++) {
+    const r = series[i]!.rows;
+    for (let k = 0; k < r.length && inOrder; k++) inOrder = r[k] === next++;
+  }
+
   for (const c of columns) {
     if (c.kind !== ColumnKind.Field) continue;
     const v = c.values;
+    // Rows without a value hold 0 in `numbers`: nothing is written there but values.
+    const whole = inOrder && c.numbers !== undefined && c.numbers.length >= rows;
     if (c.count < rows) {
-      for (const s of series) for (const r of s.rows) w.u8(present(c, r) ? 1 : 0);
+      if (whole) w.bytesOf(c.has!.subarray(0, rows));
+      else for (const s of series) for (const r of s.rows) w.u8(present(c, r) ? 1 : 0);
       w.pad8();
     }
     switch (c.type) {
       case ValueType.Double: {
         const n = c.numbers!;
-        for (const s of series) for (const r of s.rows) w.f64(present(c, r) ? n[r]! : 0);
+        if (whole) w.bytesOf(new Uint8Array(n.buffer, 0, rows * 8));
+        else for (const s of series) for (const r of s.rows) w.f64(present(c, r) ? n[r]! : 0);
         break;
       }
       case ValueType.BigInt:
@@ -612,6 +629,55 @@ class Writer {
       this.keyValue(values[i]!);
     }
     this.#dv.setUint32(at, this.length - start, true);
+  }
+  /**
+   * One series descriptor (FORMAT.md §1) whose tag values are all ASCII, written in one pass with
+   * a single bound check (a span's descriptor took some forty calls): head, canonical key from
+   * the table fragment and the `,<name>=` fragments with the values escaped, tags, padding.
+   * Returns false, having written nothing, when a value is not ASCII.
+   */
+  asciiSeries(min: bigint, max: bigint, rows: number, sorted: boolean, table: Uint8Array, names: readonly Uint8Array[], indexes: readonly number[], values: readonly string[]): boolean {
+    let size = 40 + table.length;
+    for (let i = 0; i < names.length; i++) size += names[i]!.length + 3 * values[i]!.length + 8;
+    this.#reserve(size);
+    const buf = this.#buf;
+    const dv = this.#dv;
+    let p = this.length;
+    dv.setBigInt64(p, min, true);
+    dv.setBigInt64(p + 8, max, true);
+    dv.setUint32(p + 16, rows, true);
+    buf[p + 20] = sorted ? 1 : 0;
+    buf[p + 21] = 0;
+    dv.setUint16(p + 22, names.length, true);
+    const keyAt = p + 24;
+    p += 28;
+    buf.set(table, p);
+    p += table.length;
+    for (let i = 0; i < names.length; i++) {
+      const f = names[i]!;
+      for (let j = 0; j < f.length; j++) buf[p + j] = f[j]!;
+      p += f.length;
+      const v = values[i]!;
+      for (let j = 0; j < v.length; j++) {
+        const c = v.charCodeAt(j);
+        if (c >= 0x80) return false;
+        if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
+        buf[p++] = c;
+      }
+    }
+    dv.setUint32(keyAt, p - keyAt - 4, true);
+    for (let i = 0; i < names.length; i++) {
+      const v = values[i]!;
+      dv.setUint16(p, indexes[i]!, true);
+      dv.setUint16(p + 2, 0, true);
+      dv.setUint32(p + 4, v.length, true);
+      p += 8;
+      for (let j = 0; j < v.length; j++) buf[p + j] = v.charCodeAt(j);
+      p += v.length;
+    }
+    while (p % 8 !== 0) buf[p++] = 0;
+    this.length = p;
+    return true;
   }
   /** A tag value in a canonical key: escaped and UTF-8 encoded in one pass when it is ASCII. */
   keyValue(v: string): void {
