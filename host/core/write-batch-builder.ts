@@ -524,10 +524,13 @@ function encodeTable(w: Writer, t: TableState, fragments: { tags: Map<string, Ui
         // which come first in the format, need no separate pass to measure UTF-8 lengths.
         const bytes = stringScratch;
         w.u32(0);
-        for (const s of series) {
-          for (const r of s.rows) {
-            if (v[r] !== undefined) bytes.utf8(String(v[r]));
-            w.u32(bytes.length);
+        if (inOrder) w.stringOffsets(v, rows, bytes);
+        else {
+          for (const s of series) {
+            for (const r of s.rows) {
+              if (v[r] !== undefined) bytes.utf8(String(v[r]));
+              w.u32(bytes.length);
+            }
           }
         }
         w.pad8();
@@ -692,6 +695,22 @@ class Writer {
       }
       if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
       buf[p++] = c;
+    }
+    this.length = p;
+  }
+  /**
+   * The offsets of rows 0..rows-1 of a STRING column (values in row order), their bytes going to
+   * `bytes`: one bound check for the offsets instead of a call each.
+   */
+  stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, bytes: Writer): void {
+    this.#reserve(rows * 4);
+    const dv = this.#dv;
+    let p = this.length;
+    for (let r = 0; r < rows; r++) {
+      const s = values[r];
+      if (s !== undefined) bytes.utf8(String(s));
+      dv.setUint32(p, bytes.length, true);
+      p += 4;
     }
     this.length = p;
   }
