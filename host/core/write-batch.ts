@@ -1,6 +1,8 @@
 // The write batch: the columnar unit of ingest, laid out in host/storage/FORMAT.md §1.
 // The reader builds zero-copy typed-array views, so a batch read from Wasm memory is only valid
-// until the next call into the scanner; copy the bytes first if it must live longer.
+// until the next call into the scanner; copy the bytes first if it must live longer. It checks
+// everything at once but decodes series keys and tags when asked (SeriesDescriptor): the memtable
+// needs a key only to find a series it knows and tags only for a new one.
 
 import { CorruptionError } from './errors.js';
 
