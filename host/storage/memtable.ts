@@ -12,7 +12,7 @@
 // series at an estimate of its object, map entry and key, so the limit on `bytes` bounds the
 // heap the memtables take (test/storage/memtable-memory.test.ts holds it to the measured heap).
 
-import { ColumnKind, type BatchTable, type WriteBatch } from '../core/write-batch.js';
+import { ColumnKind, type BatchSeries, type BatchTable, type WriteBatch } from '../core/write-batch.js';
 import { RowArea } from './row-area.js';
 import { SeriesBuffer, SMALL_SERIES_ROWS } from './series-buffer.js';
 import { batchSeriesIdKey, compareI64 } from './series-data.js';
@@ -44,6 +44,9 @@ export class TableMemtable {
    */
   readonly #byBatchKey = new Map<string, SeriesBuffer>();
   readonly #tagIds = new Map<string, number>();
+  readonly #runSb: SeriesBuffer[] = [];
+  readonly #runS: BatchSeries[] = [];
+  readonly #runInc: boolean[] = [];
 
   constructor(tableId: number) {
     this.tableId = tableId;
@@ -78,12 +81,18 @@ export class TableMemtable {
     // A run of consecutive batch series that go to the area: rows [runStart, runEnd) of the batch.
     let runStart = -1;
     let runEnd = -1;
-    const run: Array<{ sb: SeriesBuffer; at: number; count: number; minTs: bigint; maxTs: bigint; increasing: boolean }> = [];
+    // The run's series, batch series and order flags (scratch arrays: no object per series).
+    const runSb = this.#runSb;
+    const runS = this.#runS;
+    const runInc = this.#runInc;
     const endRun = (): void => {
-      if (run.length === 0) return;
+      if (runSb.length === 0) return;
       const first = area.append(t, ids, runStart, runEnd - runStart);
-      for (const r of run) seriesDelta += r.sb.addAreaRows(first + r.at - runStart, r.count, r.minTs, r.maxTs, r.increasing);
-      run.length = 0;
+      for (let i = 0; i < runSb.length; i++) {
+        const s = runS[i]!;
+        seriesDelta += runSb[i]!.addAreaRows(first + s.rowStart - runStart, s.rowCount, s.minTs, s.maxTs, runInc[i]!);
+      }
+      runSb.length = runS.length = runInc.length = 0;
       runStart = runEnd = -1;
     };
     let t32: Int32Array | undefined;
@@ -112,7 +121,9 @@ export class TableMemtable {
           runStart = s.rowStart;
         }
         runEnd = s.rowStart + s.rowCount;
-        run.push({ sb, at: s.rowStart, count: s.rowCount, minTs: s.minTs, maxTs: s.maxTs, increasing });
+        runSb.push(sb);
+        runS.push(s);
+        runInc.push(increasing);
         continue;
       }
       endRun(); // keeps the area's rows in batch order
