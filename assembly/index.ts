@@ -2,4 +2,5 @@
 export { alloc, free } from './memory';
 export * from './lineprotocol/index';
 export * from './codecs/index';
+export * from './kernels/index';
 export * from './opentsdb/index';

@@ -11,7 +11,8 @@ export interface ChunkColumn {
 
 /**
  * Consecutive rows of one series, sorted by time, without duplicate timestamps. The arrays are
- * shared read-only with the store: a consumer must not modify them, and may keep them.
+ * shared read-only with the store: a consumer must not modify them, and may keep them. Every
+ * array (time, values, validity) is exactly `length` long (subarray the store's buffers).
  */
 export interface SeriesChunk {
   /** Tag name -> value; a tag the series lacks is NULL. */

@@ -39,6 +39,8 @@ export interface Vector {
   readonly values: VectorValues;
   /** 1 = valid, 0 = NULL; undefined means every row is valid (except for type Null). */
   readonly validity?: Uint8Array;
+  /** A hint: every row holds the same valid value (a literal, a tag of one series). */
+  readonly constant?: boolean;
 }
 
 export interface Schema {
@@ -168,10 +170,28 @@ export function vectorFrom(type: DataType, values: readonly Scalar[], validity?:
   }
 }
 
-/** A vector holding `value` `n` times. */
+/** A vector holding `value` `n` times (filled directly: scans build one per tag per chunk). */
 export function constantVector(type: DataType, value: Scalar, n: number): Vector {
-  if (value === null) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null), new Uint8Array(n)).values, validity: new Uint8Array(n) };
-  return vectorFrom(type, new Array<Scalar>(n).fill(value));
+  const validity = value === null ? new Uint8Array(n) : undefined;
+  const constant = value !== null;
+  switch (type.id) {
+    case 'Null':
+      return { type, length: n, values: null };
+    case 'Utf8':
+      return { type, length: n, values: new Array<string>(n).fill(value === null ? '' : (value as string)), validity, constant };
+    case 'Float64':
+      return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : (value as number)), validity, constant };
+    case 'Int64':
+    case 'Timestamp':
+      return { type, length: n, values: new BigInt64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };
+    case 'UInt64':
+      return { type, length: n, values: new BigUint64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };
+    case 'Boolean':
+      return { type, length: n, values: new Uint8Array(n).fill(value === true ? 1 : 0), validity, constant };
+    default:
+      if (value === null) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null), validity).values, validity };
+      return vectorFrom(type, new Array<Scalar>(n).fill(value));
+  }
 }
 
 /** Rows [start, end) of a vector (shares typed-array memory). */

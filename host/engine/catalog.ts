@@ -5,10 +5,22 @@
 
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
-import type { DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
+import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
 import type { DataType } from './types.js';
 
-export type { ChunkColumn, DeleteRequest, ScanRequest, SeriesChunk } from '../core/scan.js';
+export type {
+  ChunkColumn,
+  DeleteRequest,
+  FieldStats,
+  LastRequest,
+  LastValue,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  SeriesStats,
+  StatsOrChunk,
+  StatsRequest,
+} from '../core/scan.js';
 
 export interface ColumnInfo {
   name: string;
@@ -23,7 +35,10 @@ export interface ColumnInfo {
 export interface TableInfo {
   database: string;
   name: string;
-  /** `time` first, then tags, then fields, each in creation order (the order of SELECT *). */
+  /**
+   * The order of SELECT * and DESCRIBE: `time` first, then the other columns in table order
+   * (CREATE TABLE puts its tags before its fields; ALTER TABLE ADD appends).
+   */
   columns: ColumnInfo[];
 }
 
@@ -41,6 +56,13 @@ export interface EngineCatalog {
 
   /** The chunks of every series of a table that pass the request, series after series. */
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk>;
+  /**
+   * Like `scan`, but runs of rows known by their statistics alone (whole stored blocks) may come
+   * as statistics instead of rows. Optional: without it aggregates read rows.
+   */
+  scanStats?(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk>;
+  /** Per series, the newest present value of each requested field. Optional: without it the last rows are scanned. */
+  lastPoints?(database: string, table: string, request: LastRequest): Promise<SeriesLast[]>;
   /** Tag sets of the series of a table (SHOW SERIES, SHOW TAG VALUES), without reading data. */
   series(database: string, table: string): Iterable<ReadonlyMap<string, string>>;
 

@@ -8,6 +8,7 @@ import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
 import { findColumn, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import { checkCodec } from './codec-names.js';
+import { databaseExists, tableExists, tableNotFound as metaTableNotFound } from '../core/meta-errors.js';
 
 /** Rejects names CnosDB's parser rejects (empty, blank, containing '/'). */
 export function checkName(name: string): void {
@@ -29,7 +30,7 @@ function checkOptions(o: DatabaseOptions): void {
 export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions): DatabaseDef {
   checkName(name);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
-  if (catalog.database(tenant, name) !== undefined) throw new UserError('databaseExists', `Database ${name} already exists`);
+  if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);
   checkOptions(options);
   const db: DatabaseDef = { id: catalog.nextId(), tenant, name, options: { ...options }, tables: new Map() };
   catalog.addDatabase(db);
@@ -56,7 +57,7 @@ export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string):
 }
 
 export function tableNotFound(db: DatabaseDef, table: string): UserError {
-  return new UserError('tableNotFound', `Table not found: "${db.tenant}.${db.name}.${table}"`);
+  return metaTableNotFound(db.tenant, db.name, table);
 }
 
 export function requireTable(db: DatabaseDef, table: string): TableDef {
@@ -67,7 +68,7 @@ export function requireTable(db: DatabaseDef, table: string): TableDef {
 
 export function createTableDef(catalog: Catalog, db: DatabaseDef, def: NewTable): TableDef {
   checkName(def.name);
-  if (db.tables.has(def.name)) throw new UserError('tableExists', `Table ${def.name} already exists.`);
+  if (db.tables.has(def.name)) throw tableExists(def.name);
   if (def.fields.length === 0) throw new UserError('sqlParse', 'Expected field columns when create table');
   const seen = new Set<string>();
   for (const c of [...def.tags, ...def.fields]) {

@@ -31,7 +31,7 @@ import {
   type Tombstone,
 } from './manifest.js';
 import { Memtable, type TableStamp } from './memtable.js';
-import { partitionStart, partitionUnits, unitsPerMs } from './partition.js';
+import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
 import type { ReadView } from './read-path.js';
 import { SegmentReader, type CachedBlock } from './segment-reader.js';
 import { Wal } from './wal.js';
@@ -347,9 +347,8 @@ export class DatabaseStore {
    * partition start, so whole partitions go at once. Returns whether anything changed.
    */
   async expire(nowMs: number): Promise<boolean> {
-    const ttl = this.def.options.ttlMs;
-    if (ttl === null) return false;
-    const cutoff = BigInt(Math.floor(nowMs - ttl)) * unitsPerMs(this.def.options.precision);
+    const cutoff = retentionCutoff(this.def.options, nowMs);
+    if (cutoff === undefined) return false;
     const bound = partitionStart(cutoff, partitionUnits(this.def.options));
     if (this.expiredBefore !== null && bound <= this.expiredBefore) return false;
     const drop = this.slots.filter((s) => s.record.maxTs < bound);

@@ -28,13 +28,15 @@ import {
   dropTableDef,
   requireTable,
 } from './catalog-ddl.js';
+import { checkDatabaseLimits, dropTenantDef } from './catalog-dcl.js';
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
 import { DatabaseStore, type SegmentSlot } from './database.js';
-import { unitsPerMs } from './partition.js';
+import { partitionOverflows, partitionUnits, retentionCutoff } from './partition.js';
 import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
 import type { CachedBlock } from './segment-reader.js';
+import { databaseNotFound } from '../core/meta-errors.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -158,7 +160,7 @@ export class Storage {
 
   #state(db: DatabaseDef): DatabaseStore {
     const s = this.#dbs.get(db.id);
-    if (s === undefined) throw new UserError('databaseNotFound', `Database not found: "${db.name}"`);
+    if (s === undefined) throw databaseNotFound(db.name);
     return s;
   }
 
@@ -205,16 +207,24 @@ export class Storage {
     await state.write(batches, encoded, stamps);
   }
 
+  /**
+   * Refuses points older than the TTL (and than what retention already dropped), and points in a
+   * partition that would end past the largest timestamp, with CnosDB's texts: its clients and
+   * test cases match `create expired bucket` and `create bucket unknown error`.
+   */
   #checkRetention(state: DatabaseStore, batches: readonly WriteBatch[]): void {
     const o = state.def.options;
-    let cutoff = o.ttlMs === null ? undefined : BigInt(Math.floor(this.#nowMs() - o.ttlMs)) * unitsPerMs(o.precision);
+    let cutoff = retentionCutoff(o, this.#nowMs());
     if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore)) cutoff = state.expiredBefore;
-    if (cutoff === undefined) return;
+    const units = partitionUnits(o);
     for (const b of batches) {
       for (const t of b.tables) {
         for (const s of t.series) {
-          if (s.minTs < cutoff) {
-            throw new UserError('pointExpired', `a point of table '${t.name}' is older than the database TTL: create expired bucket`);
+          if (cutoff !== undefined && s.minTs < cutoff) {
+            throw new UserError('pointExpired', `Coordinator: Meta: Operation not support: create expired bucket (a point of table '${t.name}' is older than the TTL of database ${state.def.name})`);
+          }
+          if (partitionOverflows(s.maxTs, units)) {
+            throw new UserError('timestampOverflow', `Coordinator: Meta: Error: create bucket unknown error db:${state.def.name} ${s.maxTs} (its time partition would end past the largest timestamp)`);
           }
         }
       }
@@ -225,6 +235,7 @@ export class Storage {
 
   async createDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<DatabaseDef> {
     this.#open();
+    if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
     const def = createDatabaseDef(this.catalog, tenant, name, options);
     await this.#store.save();
     await this.#openDatabase(def);
@@ -233,6 +244,7 @@ export class Storage {
 
   async alterDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<void> {
     this.#open();
+    checkDatabaseLimits(this.catalog, tenant, options, false);
     alterDatabaseDef(this.catalog, tenant, name, options);
     await this.#store.save();
   }
@@ -242,12 +254,35 @@ export class Storage {
     this.#open();
     const def = dropDatabaseDef(this.catalog, tenant, name);
     await this.#store.save();
+    await this.#destroyDatabase(def);
+  }
+
+  async #destroyDatabase(def: DatabaseDef): Promise<void> {
     const state = this.#dbs.get(def.id);
     this.#dbs.delete(def.id);
     if (state === undefined) return;
     state.closing = true; // a compaction of it stops at its next series
     while (this.#compaction !== undefined && this.#compactingDb === state) await this.#compaction;
     await state.destroy();
+  }
+
+  /**
+   * Applies a change to tenants, users, members or roles (catalog-dcl.ts: it validates first and
+   * changes nothing when it throws) and saves the catalog: durable when this resolves.
+   */
+  async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {
+    this.#open();
+    const out = change(this.catalog);
+    await this.#store.save();
+    return out;
+  }
+
+  /** Drops a tenant with its databases: the catalog is saved first, then their files are deleted. */
+  async dropTenant(name: string): Promise<void> {
+    this.#open();
+    const dbs = dropTenantDef(this.catalog, name);
+    await this.#store.save();
+    for (const def of dbs) await this.#destroyDatabase(def);
   }
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {

@@ -12,12 +12,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import buildIfStale from '../support/global-setup.js';
+import { SHARED_DIR } from '../support/shared-dir.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { fileLine, fullReport, totalLine } from './report.js';
 import { runDirectory } from './runner.js';
 import { closeConnections } from './server-client.js';
 
-export const DEFAULT_DIR = new URL('../../../shared/conformance/cnosdb/', import.meta.url).pathname;
+export const DEFAULT_DIR = join(SHARED_DIR, 'conformance', 'cnosdb') + '/';
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,

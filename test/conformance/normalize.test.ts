@@ -28,6 +28,9 @@ describe('normalisation of expected and actual rows', () => {
     expect(expectedCells('"say \\"hi\\"" "" NULL "NULL" "two  spaces"')).toEqual(['say "hi"', '', 'NULL', 'NULL', 'two  spaces']);
     expect(expectedCells('{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010} "tag11" 111')).toEqual(['{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010}', 'tag11', '111']);
     expect(expectedCells('[1, 2] x')).toEqual(['[1, 2]', 'x']);
+    // A string ending in a backslash: CnosDB does not escape it, so `\"` before a space closes.
+    expect(expectedCells('1 "}\\" "qy" 2')).toEqual(['1', '}\\', 'qy', '2']);
+    expect(expectedCells('"a\\"')).toEqual(['a\\']);
   });
 
   it('renders Sundial JSON answers as the .slt files expect them (Arrow display through Flight)', () => {
@@ -61,6 +64,7 @@ describe('error regexes', () => {
     ['a chunk error without its phase', flight('Could not chunk result: Coordinator: Fields can\'t be empty'), "Coordinator: Fields can't be empty", true],
     ['an execution error without its phase', flight('Execute logical plan: boom'), 'boom', true],
     ['a different message', flight('Build logical plan: Meta: Database not found: \\\\"d\\\\"'), 'Database not found: "d"', false],
+    ['a Debug-escaped tab and newline', flight('Build logical plan: x\\\\n\\\\tCandidate functions:'), 'x\n\tCandidate functions:', true],
     ['a plain regex searched as written', '.*create expired bucket.*', 'Coordinator: Meta: Operation not support: create expired bucket', true],
   ];
   for (const [name, source, message, matches] of CASES) {

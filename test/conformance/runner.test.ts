@@ -75,7 +75,7 @@ describe('conformance runner', () => {
       ['a.slt:15', 'an error', 'success without a result set'],
       ['a.slt:49', 'a shell command run', 'system commands are not run over HTTP'],
       // Retried twice (state re-applied each time), failed every time, counted once.
-      ['a.slt:54', 'success', 'error 422 030017: Database not found: "nosuchdb"'],
+      ['a.slt:54', 'success', 'error 422 030017: Meta: Database not found: "nosuchdb"'],
     ]);
     expect(broken!.failures[0]!.got).toMatch(/broken\.slt:2: unexpected end of file, expected SQL/);
     expect(a!.passes).toEqual(['a.slt:1', 'a.slt:6', 'a.slt:12', 'a.slt:20', 'a.slt:25', 'a.slt:44']);

@@ -68,7 +68,7 @@ const cases: Case[] = [
   { name: 'a truncated Loki protobuf', query: 'table=bad6&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: lokiProtobuf(true), status: 400, code: '040017', absent: 'bad6' },
   { name: 'a corrupt snappy block', query: 'table=bad7&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([0x20, 0x00, 0x01]), status: 400, code: '040013', absent: 'bad7' },
   { name: 'a type conflict within the request', query: 'table=bad8&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n', status: 422, code: '020010', absent: 'bad8' },
-  { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 422, code: '030017', message: 'Database not found: "nope"' },
+  { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 422, code: '030017', message: 'Meta: Database not found: "nope"' },
 ];
 
 function lokiProtobuf(truncated = false): Buffer {

@@ -46,7 +46,7 @@ describe('DDL validation', () => {
   const created = { name: 'air', tags: [{ name: 'station' }], fields: [{ name: 'visibility', type: ValueType.Double }, { name: 'pressure', type: ValueType.Double, codec: 'gorilla' }] };
 
   const createCases: Array<[string, Parameters<Storage['createTable']>[1], string, string]> = [
-    ['an existing table', created, 'tableExists', 'Table air already exists.'],
+    ['an existing table', created, 'tableExists', 'Meta: Table air already exists.'],
     ['no field', { name: 'x', tags: [{ name: 't' }], fields: [] }, 'sqlParse', 'Expected field columns when create table'],
     ['a repeated name', { name: 'x', tags: [{ name: 'c' }], fields: [{ name: 'c', type: ValueType.BigInt }] }, 'sqlPlan', 'Field or Tag have the same name c'],
     ['a column named time', { name: 'x', tags: [], fields: [{ name: 'time', type: ValueType.BigInt }] }, 'sqlPlan', 'column time already exists in table cnosdb.public.x'],
@@ -92,20 +92,20 @@ describe('DDL validation', () => {
 
   it('ALTER TABLE on a missing table, DROP TABLE of a missing table: table not found', async () => {
     store = await openStore();
-    await expect(store.storage.alterTable(pub(store.storage), 'nope', { kind: 'addTag', name: 'x' })).rejects.toThrow(new UserError('tableNotFound', 'Table not found: "cnosdb.public.nope"'));
-    await expect(store.storage.dropTable(pub(store.storage), 'nope')).rejects.toThrow(new UserError('tableNotFound', 'Table not found: "cnosdb.public.nope"'));
+    await expect(store.storage.alterTable(pub(store.storage), 'nope', { kind: 'addTag', name: 'x' })).rejects.toThrow(new UserError('tableNotFound', 'Meta: Table not found: "cnosdb.public.nope"'));
+    await expect(store.storage.dropTable(pub(store.storage), 'nope')).rejects.toThrow(new UserError('tableNotFound', 'Meta: Table not found: "cnosdb.public.nope"'));
   });
 
   it('databases: exists, public cannot be dropped, precision cannot change, bad options', async () => {
     store = await openStore();
     const o = { ...DEFAULT_DATABASE_OPTIONS };
     await store.storage.createDatabase('cnosdb', 'db1', o);
-    await expect(store.storage.createDatabase('cnosdb', 'db1', o)).rejects.toThrow(new UserError('databaseExists', 'Database db1 already exists'));
+    await expect(store.storage.createDatabase('cnosdb', 'db1', o)).rejects.toThrow(new UserError('databaseExists', 'Meta: Database db1 already exists'));
     await expect(store.storage.createDatabase('nobody', 'db2', o)).rejects.toThrow(new UserError('tenantNotFound', 'The tenant nobody not found'));
     await expect(store.storage.createDatabase('cnosdb', 'db2', { ...o, shard: 0 })).rejects.toThrow(/shard must be greater than 0/);
     await expect(store.storage.dropDatabase('cnosdb', 'public')).rejects.toThrow(new UserError('sqlPlan', 'Database "public" forbid drop'));
     await expect(store.storage.alterDatabase('cnosdb', 'db1', { ...o, precision: 'MS' })).rejects.toThrow(/database config is unmodifiable/);
-    await expect(store.storage.dropDatabase('cnosdb', 'nope')).rejects.toThrow(new UserError('databaseNotFound', 'Database not found: "nope"'));
+    await expect(store.storage.dropDatabase('cnosdb', 'nope')).rejects.toThrow(new UserError('databaseNotFound', 'Meta: Database not found: "nope"'));
     expect(store.storage.catalog.databases().map((d) => d.name).sort()).toEqual(['db1', 'public']);
   });
 

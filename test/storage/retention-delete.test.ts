@@ -42,7 +42,7 @@ describe('retention', () => {
     const files = () => readdirSync(segDir).length;
     expect(files()).toBe(2); // day 9 and day 10
     expect(await dump(s, 'm', {}, 'r')).toEqual([`h=a | ${day(9.5)} | v=f:4000000000000000`, `h=a | ${day(10)} | v=f:4010000000000000`]);
-    await expect(write(9.1, 5)).rejects.toThrow(new UserError('pointExpired', "a point of table 'm' is older than the database TTL: create expired bucket"));
+    await expect(write(9.1, 5)).rejects.toThrow(new UserError('pointExpired', "Coordinator: Meta: Operation not support: create expired bucket (a point of table 'm' is older than the TTL of database r)"));
     await expect(write(8.9, 5)).rejects.toThrow(UserError);
     // The expired memtable row (day 8.7) is never written to a file.
     await s.flushAll();
@@ -115,7 +115,7 @@ describe('deletes', () => {
     expect(await dump(s, 'm')).toHaveLength(2);
     await s.delete(db(), 'm', {});
     expect(await dump(s, 'm')).toEqual([]);
-    await expect(s.delete(db(), 'nope', {})).rejects.toThrow(new UserError('tableNotFound', 'Table not found: "cnosdb.public.nope"'));
+    await expect(s.delete(db(), 'nope', {})).rejects.toThrow(new UserError('tableNotFound', 'Meta: Table not found: "cnosdb.public.nope"'));
     await s.compactAll();
     const dbDir = join(store.dir, 'db', String(db().id));
     expect(readdirSync(join(dbDir, 'seg'))).toEqual([]); // everything deleted: the file is gone

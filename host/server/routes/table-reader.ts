@@ -10,11 +10,12 @@ import { UserError } from '../../core/errors.js';
 import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
 import type { Storage } from '../../storage/storage.js';
+import { tableNotFound } from '../../core/meta-errors.js';
 
 /** Field names of a table (tags and time come with every chunk); 422 030019 if there is no such table. */
 export function tableFields(db: DatabaseDef, table: string): string[] {
   const def = db.tables.get(table);
-  if (def === undefined) throw new UserError('tableNotFound', `Table not found: "${db.tenant}.${db.name}.${table}"`);
+  if (def === undefined) throw tableNotFound(db.tenant, db.name, table);
   return def.fields.map((f) => f.name);
 }
 

@@ -1,0 +1,172 @@
+// CREATE / ALTER / DROP of databases and tables, validated with CnosDB's rules and messages
+// before the catalog is asked to change anything (a rejected statement changes nothing).
+
+import { UserError } from '../../core/errors.js';
+import { ValueType } from '../../core/write-batch.js';
+import type { ColumnInfo, EngineCatalog, TableChange, TableInfo } from '../catalog.js';
+import { notImplemented, semanticError } from '../errors.js';
+import { databaseNotFound, tableNotFound } from '../planner/query-planner.js';
+import { fieldColumnType } from '../planner/sql-types.js';
+import type * as ast from '../sql/ast.js';
+import { timestamp, UTF8, type DataType } from '../types.js';
+import { applyDatabaseOptions, defaultDatabaseOptions } from './database-options.js';
+import { databaseExists, tableExists } from '../../core/meta-errors.js';
+
+/** Codec Debug names and the codecs each storage type accepts (CnosDB's Encoding rules). */
+const CODEC_NAMES: Readonly<Record<string, string>> = {
+  DEFAULT: 'Default', NULL: 'Null', DELTA: 'Delta', DELTATS: 'DeltaTs', QUANTILE: 'Quantile', GORILLA: 'Gorilla',
+  GZIP: 'Gzip', BZIP: 'Bzip', ZSTD: 'Zstd', SNAPPY: 'Snappy', ZLIB: 'Zlib', BITPACK: 'BitPack',
+};
+const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly string[] }>> = {
+  Int64: { name: 'I64', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
+  UInt64: { name: 'U64', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
+  Timestamp: { name: 'TIMESTAMP', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
+  Float64: { name: 'F64', codecs: ['DEFAULT', 'NULL', 'GORILLA', 'QUANTILE'] },
+  Utf8: { name: 'STRING', codecs: ['DEFAULT', 'NULL', 'GZIP', 'BZIP', 'ZSTD', 'SNAPPY', 'ZLIB'] },
+  Boolean: { name: 'BOOL', codecs: ['DEFAULT', 'NULL', 'BITPACK'] },
+};
+
+function checkCodec(codec: string, type: DataType): void {
+  const rule = CODECS_BY_TYPE[type.id];
+  if (rule !== undefined && !rule.codecs.includes(codec)) throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`);
+}
+
+function requireDatabase(catalog: EngineCatalog, name: string): void {
+  if (catalog.database(name) === undefined) throw databaseNotFound(name);
+}
+
+function tableName(name: readonly string[], defaultDb: string): { db: string; table: string } {
+  if (name.length === 1) return { db: defaultDb, table: name[0]! };
+  if (name.length === 2) return { db: name[0]!, table: name[1]! };
+  return { db: name[name.length - 2]!, table: name[name.length - 1]! };
+}
+
+export async function createDatabase(catalog: EngineCatalog, s: ast.CreateDatabase): Promise<void> {
+  if (catalog.database(s.name) !== undefined) {
+    if (s.ifNotExists) return;
+    throw databaseExists(s.name);
+  }
+  await catalog.createDatabase(s.name, applyDatabaseOptions(defaultDatabaseOptions(), s.options));
+}
+
+export async function alterDatabase(catalog: EngineCatalog, s: ast.AlterDatabase): Promise<void> {
+  const db = catalog.database(s.name);
+  if (db === undefined) throw databaseNotFound(s.name);
+  await catalog.alterDatabase(s.name, applyDatabaseOptions(db.options, [s.option]));
+}
+
+export async function dropDatabase(catalog: EngineCatalog, s: ast.DropDatabase): Promise<void> {
+  if (s.name === 'public') throw new UserError('sqlPlan', `Database "public" forbid drop`);
+  if (catalog.database(s.name) === undefined) {
+    if (s.ifExists) return;
+    throw databaseNotFound(s.name);
+  }
+  if (s.after !== undefined) throw notImplemented('DROP DATABASE ... AFTER');
+  await catalog.dropDatabase(s.name);
+}
+
+export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, defaultDb: string, tenant: string): Promise<void> {
+  const { db, table } = tableName(s.name, defaultDb);
+  requireDatabase(catalog, db);
+  const info = catalog.database(db)!;
+  const seen = new Set<string>(['time']);
+  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(precisionUnit(info.options.precision)), codec: 'DEFAULT' }];
+  const fields: ColumnInfo[] = [];
+  for (const c of s.columns) {
+    if (c.dataType.name === 'TIMESTAMP' && !c.dataType.custom) throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
+    if (seen.has(c.name)) {
+      if (c.name === 'time') throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
+      throw semanticError(`Field or Tag have the same name ${c.name}`);
+    }
+    seen.add(c.name);
+    const t = fieldColumnType(c.dataType, c.name);
+    const codec = c.codec ?? 'DEFAULT';
+    checkCodec(codec, t.type);
+    fields.push({ name: c.name, kind: 'field', type: t.type, valueType: t.valueType, codec });
+  }
+  for (const tag of s.tags) {
+    if (seen.has(tag)) throw semanticError(`Field or Tag have the same name ${tag}`);
+    seen.add(tag);
+    columns.push({ name: tag, kind: 'tag', type: UTF8, valueType: ValueType.Tag, codec: 'DEFAULT' });
+  }
+  columns.push(...fields);
+  if (catalog.table(db, table) !== undefined) {
+    if (s.ifNotExists) return;
+    throw tableExists(table);
+  }
+  const t: TableInfo = { database: db, name: table, columns };
+  await catalog.createTable(db, t);
+}
+
+export function precisionUnit(p: 'NS' | 'US' | 'MS'): 'Nanosecond' | 'Microsecond' | 'Millisecond' {
+  return p === 'MS' ? 'Millisecond' : p === 'US' ? 'Microsecond' : 'Nanosecond';
+}
+
+export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaultDb: string, tenant: string): Promise<void> {
+  const { db, table } = tableName(s.name, defaultDb);
+  requireDatabase(catalog, db);
+  if (catalog.table(db, table) === undefined) {
+    if (s.ifExists) return;
+    throw tableNotFound(tenant, db, table);
+  }
+  await catalog.dropTable(db, table);
+}
+
+export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defaultDb: string, tenant: string): Promise<void> {
+  const { db, table } = tableName(s.table, defaultDb);
+  requireDatabase(catalog, db);
+  const t = catalog.table(db, table);
+  if (t === undefined) throw tableNotFound(tenant, db, table);
+  const columns = t.columns.map((c) => ({ ...c }));
+  const find = (name: string): ColumnInfo | undefined => columns.find((c) => c.name === name);
+  const a = s.action;
+  let change: TableChange;
+  switch (a.kind) {
+    case 'addTag': {
+      if (find(a.name) !== undefined) throw semanticError(`column ${a.name} already exists in table ${table}`);
+      columns.push({ name: a.name, kind: 'tag', type: UTF8, valueType: ValueType.Tag, codec: 'DEFAULT' });
+      change = { kind: 'add', column: a.name };
+      break;
+    }
+    case 'addField': {
+      const c = a.column;
+      if (find(c.name) !== undefined) throw semanticError(`column ${c.name} already exists in table ${table}`);
+      const ft = fieldColumnType(c.dataType, c.name);
+      const codec = c.codec ?? 'DEFAULT';
+      checkCodec(codec, ft.type);
+      columns.push({ name: c.name, kind: 'field', type: ft.type, valueType: ft.valueType, codec });
+      change = { kind: 'add', column: c.name };
+      break;
+    }
+    case 'alterCodec': {
+      const c = find(a.column);
+      if (c === undefined) throw semanticError(`column ${a.column} not found in table ${table}`);
+      if (c.kind === 'time') throw semanticError(`Column ${a.column} does not support modification`);
+      if (c.kind === 'tag') throw semanticError('Tag does not support compression');
+      checkCodec(a.codec, c.type);
+      c.codec = a.codec;
+      change = { kind: 'codec', column: a.column };
+      break;
+    }
+    case 'dropColumn': {
+      const c = find(a.column);
+      if (c === undefined) throw semanticError(`column ${a.column} not found in table ${table}`);
+      if (c.kind === 'time') throw semanticError('There must be at least one tag column. ');
+      if (c.kind === 'tag') throw semanticError(`Can't drop tag column ${a.column}.`);
+      if (columns.filter((x) => x.kind === 'field').length === 1) throw semanticError('There must be at least one field column.');
+      columns.splice(columns.indexOf(c), 1);
+      change = { kind: 'drop', column: a.column };
+      break;
+    }
+    case 'renameColumn': {
+      const c = find(a.from);
+      if (c === undefined) throw semanticError(`column ${a.from} not found in table ${table}`);
+      if (c.kind === 'time') throw notImplemented('rename time column');
+      if (find(a.to) !== undefined) throw semanticError(`column ${a.to} already exists in table ${table}`);
+      c.name = a.to;
+      change = { kind: 'rename', from: a.from, to: a.to };
+      break;
+    }
+  }
+  await catalog.alterTable(db, table, columns, change);
+}

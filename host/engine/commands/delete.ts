@@ -1,0 +1,37 @@
+// DELETE FROM t [WHERE ...]: rows of the series the tag predicates select, within the time
+// bounds. Like CnosDB, a predicate on a field is not supported (storage deletes by series and
+// time range, not by value), and neither is a time predicate that is not a range.
+
+import type { ExecContext } from '../exec/exec-plan.js';
+import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
+import { notImplemented } from '../errors.js';
+import { columnsOf } from '../plan/expr.js';
+import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
+import { ExprPlanner } from '../planner/expr-planner.js';
+import type { QueryPlanner } from '../planner/query-planner.js';
+import type * as ast from '../sql/ast.js';
+
+export async function deleteRows(qp: QueryPlanner, ctx: ExecContext, s: ast.Delete): Promise<void> {
+  const { database, table } = qp.resolveTable(s.table, 'write');
+  const qualifier = s.table.join('.');
+  const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true }));
+  const filters = [];
+  if (s.where !== undefined) {
+    const pred = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);
+    for (const c of columnsOf(pred)) {
+      if (table.columns.find((x) => x.name === c.name)?.kind === 'field') {
+        throw notImplemented('Filtering on the field column on the tskv table in delete statement');
+      }
+    }
+    filters.push(pred);
+  }
+  const preds = analyzeScanPredicates(filters, table, ctx);
+  if (preds.empty) return;
+  if (preds.residual.length > 0) throw notImplemented('DELETE with a time predicate other than a range');
+  const filter = seriesFilter(preds.tagPredicates, table, qualifier, ctx);
+  await ctx.catalog.delete(database, table.name, {
+    ...(filter === undefined ? {} : { seriesFilter: filter }),
+    ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
+    ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
+  });
+}

@@ -1,0 +1,106 @@
+// INSERT ... VALUES and INSERT ... SELECT: the source rows are cast to the table's column types
+// with CnosDB's insert casts (an integer time is in the database precision, a string time is
+// parsed, a float time is an error; 'T' / 'yes' / 1 are TRUE), checked (time not NULL, at least
+// one field per row), encoded as one write batch and stored atomically: a bad row stores nothing.
+
+import type { RecordBatch, Scalar, Vector } from '../batch.js';
+import { getValue, isValid, vectorFrom } from '../batch.js';
+import { WriteBatchBuilder, type FieldInput } from '../../core/write-batch-builder.js';
+import type { FieldType } from '../../core/write-batch.js';
+import type { ColumnInfo, TableInfo } from '../catalog.js';
+import { castVector, checkCast } from '../exec/cast.js';
+import { compileExprs } from '../exec/evaluate.js';
+import type { ExecContext } from '../exec/exec-plan.js';
+import { executionError, semanticError } from '../errors.js';
+import { PlanSchema } from '../plan/plan-schema.js';
+import { ExprPlanner } from '../planner/expr-planner.js';
+import type { QueryPlanner } from '../planner/query-planner.js';
+import type * as ast from '../sql/ast.js';
+import { UINT64 } from '../types.js';
+import type { Rows } from './show.js';
+
+export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;
+
+/** The target columns of an INSERT, in the order its source provides them. */
+function targetColumns(table: TableInfo, names: readonly string[]): ColumnInfo[] {
+  if (names.length === 0) return table.columns;
+  const seen = new Set<string>();
+  return names.map((n) => {
+    const c = table.columns.find((x) => x.name === n);
+    if (c === undefined) {
+      const valid = table.columns.map((x) => `${table.name}.${x.name}`).join(', ');
+      throw semanticError(`Column ${n} not found in table ${table.name}. Valid columns are ${valid}`);
+    }
+    if (seen.has(n)) throw semanticError(`Column ${n} is specified more than once`);
+    seen.add(n);
+    return c;
+  });
+}
+
+/** Casts a source column to a target column's type with the insert rules. */
+function castTo(v: Vector, c: ColumnInfo): Vector {
+  checkCast(v.type, c.type);
+  return castVector(v, c.type);
+}
+
+export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery): Promise<Rows> {
+  const { database, table } = qp.resolveTable(s.table, 'write');
+  const targets = targetColumns(table, s.columns);
+  if (!targets.some((c) => c.kind === 'time')) throw semanticError(`Insert columns must contain the time column`);
+  let columns: Vector[];
+  let rowCount: number;
+  const q = s.source;
+  if (q.body.kind === 'values' && q.with === undefined && q.orderBy.length === 0 && q.limit === undefined && q.offset === undefined) {
+    // Each value is cast on its own, so the error names the value that does not fit.
+    const planner = new ExprPlanner(qp.scope(PlanSchema.empty(), undefined, new Map(), false));
+    const rows = q.body.rows;
+    for (const r of rows) if (r.length !== targets.length) throw semanticError('Insert columns and Source columns not match');
+    rowCount = rows.length;
+    columns = [];
+    const oneRow: RecordBatch = { schema: { fields: [] }, columns: [], length: 1 };
+    for (let k = 0; k < targets.length; k++) {
+      const c = targets[k]!;
+      const values: Scalar[] = [];
+      for (const r of rows) {
+        const e = planner.plan(r[k]!);
+        checkCast(e.type, c.type);
+        const compiled = compileExprs([e], PlanSchema.empty(), ctx);
+        if (compiled.needsPrepare) await compiled.prepare(oneRow);
+        const cast = castVector(compiled.exprs[0]!.evaluate(oneRow), c.type);
+        values.push(isValid(cast, 0) ? getValue(cast, 0) : null);
+      }
+      columns.push(vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1))));
+    }
+  } else {
+    const plan = qp.planQuery(q, undefined, new Map());
+    if (plan.schema.length !== targets.length) throw semanticError('Insert columns and Source columns not match');
+    const batches = await runQuery(plan);
+    rowCount = batches.reduce((n, b) => n + b.length, 0);
+    columns = targets.map((c, k) => {
+      const parts = batches.map((b) => castTo(b.columns[k]!, c));
+      const values: Scalar[] = [];
+      for (const p of parts) for (let i = 0; i < p.length; i++) values.push(isValid(p, i) ? getValue(p, i) : null);
+      return vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
+    });
+  }
+  if (rowCount > 0) {
+    const builder = new WriteBatchBuilder();
+    const timeIndex = targets.findIndex((c) => c.kind === 'time');
+    for (let i = 0; i < rowCount; i++) {
+      const ts = getValue(columns[timeIndex]!, i);
+      if (ts === null) throw executionError('Insert error: the time column cannot be NULL');
+      const tags: [string, string][] = [];
+      const fields: FieldInput[] = [];
+      targets.forEach((c, k) => {
+        const v = getValue(columns[k]!, i);
+        if (v === null || c.kind === 'time') return;
+        if (c.kind === 'tag') tags.push([c.name, v as string]);
+        else fields.push({ name: c.name, type: c.valueType as FieldType, value: v as FieldInput['value'] });
+      });
+      if (fields.length === 0) throw executionError("Coordinator: Fields can't be empty");
+      builder.addRow(table.name, tags, ts as bigint, fields);
+    }
+    await ctx.catalog.write(database, [builder.finish()]);
+  }
+  return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
+}

@@ -1,0 +1,236 @@
+// The query engine (query.ts QueryEngine): parses one statement, and either plans, optimizes and
+// executes a query lazily (the batches flow when the caller pulls them) or runs a command
+// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
+// execution context: the session's abort signal, a memory pool of the session's size, and a
+// fixed now().
+
+import type { Core } from '../core/wasm.js';
+import { UserError } from '../core/errors.js';
+import type { RecordBatch, Scalar } from './batch.js';
+import type { EngineCatalog } from './catalog.js';
+import { alterDatabase, alterTable, createDatabase, createTable, dropDatabase, dropTable } from './commands/ddl.js';
+import { deleteRows } from './commands/delete.js';
+import { insert } from './commands/insert.js';
+import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
+import { notImplemented } from './errors.js';
+import { MemoryPool, displayExecPlan, type ExecContext } from './exec/exec-plan.js';
+import { installKernels } from './exec/kernels.js';
+import { createPhysicalPlan } from './exec/physical-planner.js';
+import { optimizePlan } from './optimizer/index.js';
+import type { LogicalPlan } from './plan/logical-plan.js';
+import { displayPlan } from './plan/plan-display.js';
+import { QueryPlanner } from './planner/query-planner.js';
+import { isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
+import type { Statement } from './sql/ast.js';
+import { parseStatements } from './sql/parser.js';
+import { UTF8 } from './types.js';
+
+const SHOW_QUERIES = 'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
+
+/** How long one query may hold the event loop before it lets timers and I/O run. */
+const YIELD_AFTER_MS = 20;
+
+type Immediate = (cb: () => void) => unknown;
+const setImmediateFn = (globalThis as { setImmediate?: Immediate }).setImmediate;
+const yieldToEventLoop = (): Promise<void> =>
+  new Promise((resolve) => (setImmediateFn !== undefined ? setImmediateFn(resolve) : setTimeout(resolve, 0)));
+
+export interface EngineOptions {
+  /** The catalog of a tenant (the server's storage, or a browser's fetched segments). */
+  catalogFor(tenant: string): EngineCatalog;
+  /** The Wasm core for the kernels; the TypeScript fallbacks run without it. */
+  core?: Core;
+}
+
+export class SqlEngine implements QueryEngine {
+  readonly #opts: EngineOptions;
+
+  constructor(opts: EngineOptions) {
+    this.#opts = opts;
+    if (opts.core !== undefined) installKernels(opts.core);
+  }
+
+  async run(sql: string, session: QuerySession): Promise<QueryResult> {
+    const statements = parseStatements(sql);
+    if (statements.length === 0) return { kind: 'done' };
+    if (statements.length > 1) throw new UserError('multiStatement', `Multi-statement not allow, found num:${statements.length}, sql:${sql.length > 200 ? `${sql.slice(0, 200)}...` : sql}`);
+    const ctx = this.#context(session, undefined);
+    return this.#execute(statements[0]!, ctx);
+  }
+
+  #context(session: QuerySession, outer: ReadonlyMap<string, Scalar> | undefined, memory?: MemoryPool): ExecContext {
+    const catalog = this.#opts.catalogFor(session.tenant);
+    let last = Date.now();
+    const ctx: ExecContext = {
+      catalog,
+      session,
+      memory: memory ?? new MemoryPool(session.memoryLimitBytes),
+      eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null } },
+      outer,
+      core: this.#opts.core,
+      runSubquery: async (plan, values) => {
+        const sub = this.#context(session, values, ctx.memory);
+        const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs }));
+        const out: RecordBatch[] = [];
+        for await (const b of exec.execute(sub)) out.push(b);
+        return out;
+      },
+      checkAbort: () => {
+        if (session.signal.aborted) throw session.signal.reason instanceof Error ? session.signal.reason : new UserError('queryTimeout', 'query aborted');
+      },
+      maybeYield: async () => {
+        const now = Date.now();
+        if (now - last < YIELD_AFTER_MS) return;
+        await yieldToEventLoop();
+        last = Date.now();
+        ctx.checkAbort();
+      },
+    };
+    return ctx;
+  }
+
+  #planner(session: QuerySession, catalog: EngineCatalog): QueryPlanner {
+    return new QueryPlanner({
+      catalog,
+      tenant: session.tenant,
+      database: session.database,
+      authorize: session.authorize,
+      variables: session.variables,
+      system: session.system,
+    });
+  }
+
+  /** Plans and optimizes a query. */
+  plan(sql: string, session: QuerySession): LogicalPlan {
+    const statements = parseStatements(sql);
+    const s = statements[0];
+    if (s === undefined || s.kind !== 'query') throw notImplemented('plan() of a statement other than a query');
+    const qp = this.#planner(session, this.#opts.catalogFor(session.tenant));
+    return optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs });
+  }
+
+  async #execute(s: Statement, ctx: ExecContext): Promise<QueryResult> {
+    const session = ctx.session;
+    const catalog = ctx.catalog;
+    const qp = this.#planner(session, catalog);
+    const db = session.database;
+    const rows = (r: Rows): QueryResult => {
+      const batch = rowsBatch(r);
+      return { kind: 'rows', schema: batch.schema, batches: single(batch) };
+    };
+    const authorize = (database: string, need: 'read' | 'write' | 'all'): void => session.authorize?.(database, need);
+    switch (s.kind) {
+      case 'query': {
+        const plan = optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs });
+        const exec = createPhysicalPlan(plan);
+        return { kind: 'rows', schema: exec.schema, batches: guarded(exec.execute(ctx), ctx) };
+      }
+      case 'explain':
+        return rows(await this.#explain(s, ctx, qp));
+      case 'insert':
+        return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs }), ctx)));
+      case 'delete':
+        await deleteRows(qp, ctx, s);
+        return { kind: 'done' };
+      case 'createDatabase':
+        authorize(s.name, 'all');
+        await createDatabase(catalog, s);
+        return { kind: 'done' };
+      case 'alterDatabase':
+        authorize(s.name, 'all');
+        await alterDatabase(catalog, s);
+        return { kind: 'done' };
+      case 'dropDatabase':
+        authorize(s.name, 'all');
+        await dropDatabase(catalog, s);
+        return { kind: 'done' };
+      case 'createTable':
+        authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
+        await createTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'alterTable':
+        authorize(s.table.length > 1 ? s.table[s.table.length - 2]! : db, 'all');
+        await alterTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'dropTable':
+        authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
+        await dropTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'showDatabases':
+        return rows(showDatabases(catalog, (name) => qp.canRead(name)));
+      case 'showQueries': {
+        // CnosDB's SHOW QUERIES is this projection of the view (reference/cnosdb-sql.md §1.3).
+        const q = parseStatements(SHOW_QUERIES)[0]!;
+        if (q.kind !== 'query') throw new Error('BUG: SHOW QUERIES text is not a query');
+        return this.#execute(q, ctx);
+      }
+      case 'showTables':
+        authorize(s.database ?? db, 'read');
+        return rows(showTables(catalog, s, db));
+      case 'showSeries':
+        return rows(await showSeries(qp, ctx, s));
+      case 'showTagValues':
+        return rows(await showTagValues(qp, ctx, s));
+      case 'describeTable':
+        authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'read');
+        return rows(describeTable(catalog, s, db, session.tenant));
+      case 'describeDatabase':
+        authorize(s.name, 'read');
+        return rows(describeDatabase(catalog, s));
+      default:
+        if (isDcl(s) && session.dcl !== undefined) {
+          await session.dcl(s);
+          return { kind: 'done' };
+        }
+        throw notImplemented(`${statementName(s)} statements`);
+    }
+  }
+
+  async #explain(s: Extract<Statement, { kind: 'explain' }>, ctx: ExecContext, qp: QueryPlanner): Promise<Rows> {
+    if (s.statement.kind !== 'query') throw notImplemented(`EXPLAIN of ${statementName(s.statement)}`);
+    const initial = qp.planQuery(s.statement, undefined, new Map());
+    const plan = optimizePlan(initial, { nowNs: ctx.session.nowNs });
+    const exec = createPhysicalPlan(plan);
+    const out: [string, string][] = [];
+    if (s.verbose) out.push(['initial_logical_plan', displayPlan(initial)]);
+    out.push(['logical_plan', displayPlan(plan)]);
+    if (s.analyze) {
+      const started = Date.now();
+      let n = 0;
+      for await (const b of guarded(exec.execute(ctx), ctx)) n += b.length;
+      out.push(['Plan with Metrics', `${displayExecPlan(exec)}\noutput_rows=${n}, elapsed_ms=${Date.now() - started}, peak_memory_bytes=${ctx.memory.peakBytes}`]);
+    } else out.push(['physical_plan', displayExecPlan(exec)]);
+    return {
+      fields: [
+        { name: 'plan_type', type: UTF8 },
+        { name: 'plan', type: UTF8 },
+      ],
+      rows: out,
+    };
+  }
+}
+
+/** The statement kind as words, for "not implemented" messages. */
+function statementName(s: Statement): string {
+  return s.kind.replace(/([A-Z])/g, ' $1').toUpperCase();
+}
+
+async function* single(batch: RecordBatch): AsyncGenerator<RecordBatch> {
+  if (batch.length > 0) yield batch;
+}
+
+/** Checks the abort signal between batches and skips empty ones. */
+async function* guarded(batches: AsyncIterable<RecordBatch>, ctx: ExecContext): AsyncGenerator<RecordBatch> {
+  ctx.checkAbort();
+  for await (const b of batches) {
+    ctx.checkAbort();
+    if (b.length > 0) yield b;
+  }
+}
+
+async function collectPlan(plan: LogicalPlan, ctx: ExecContext): Promise<RecordBatch[]> {
+  const out: RecordBatch[] = [];
+  for await (const b of guarded(createPhysicalPlan(plan).execute(ctx), ctx)) out.push(b);
+  return out;
+}
+

@@ -1,0 +1,49 @@
+// The engine's error texts, shaped like the messages CnosDB 2.4 returns over HTTP (the phase
+// prefix such as "Build logical plan: " is not part of them, as in CnosDB's error_message), so
+// that the conformance cases' regexes match and users see familiar words. Every one is a
+// UserError of the catalog in core/errors.ts; internal invariants use `bug()` instead.
+
+import { UserError } from '../core/errors.js';
+
+/** DataFusion's `DataFusionError::Plan`: 422 010001. */
+export function planError(message: string): UserError {
+  return new UserError('sqlPlan', `Datafusion: Error during planning: ${message}`);
+}
+
+/** DataFusion's `DataFusionError::SchemaError` (unknown or ambiguous column): 422 010001. */
+export function schemaError(message: string): UserError {
+  return new UserError('sqlPlan', `Datafusion: Schema error: ${message}`);
+}
+
+/** CnosDB's own semantic checks (DDL, SHOW, INSERT): 422 010001. */
+export function semanticError(message: string): UserError {
+  return new UserError('sqlPlan', `Semantic error: ${message}`);
+}
+
+/** A statement or function the engine does not support: 422 010005. */
+export function notImplemented(message: string): UserError {
+  return new UserError('notImplemented', `This feature is not implemented: ${message}`);
+}
+
+/** DataFusion's own NotImplemented (unsupported casts): CnosDB shows it with its prefix. */
+export function datafusionNotImplemented(message: string): UserError {
+  return new UserError('notImplemented', `Datafusion: This feature is not implemented: ${message}`);
+}
+
+/** A failure while computing a result (division by zero, a bad cast of a value): 422 010012. */
+export function executionError(message: string): UserError {
+  return new UserError('sqlExecute', message);
+}
+
+/** Arrow's cast error text, as CnosDB reports a bad value in INSERT or CAST. */
+export function castError(message: string): UserError {
+  return executionError(`Arrow: Cast error: ${message}`);
+}
+
+/** DataFusion's internal-error text, which CnosDB shows for a few unsupported argument shapes. */
+export function internalError(message: string): UserError {
+  return new UserError(
+    'sqlPlan',
+    `Datafusion: Internal error: ${message}. This was likely caused by a bug in DataFusion's code and we would welcome that you file an bug report in our issue tracker`,
+  );
+}

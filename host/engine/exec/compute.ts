@@ -1,0 +1,473 @@
+// Vectorized kernels of the binary operators: comparison, arithmetic, boolean logic with SQL's
+// three-valued NULL semantics, string concatenation. Both operands arrive cast to the types the
+// planner chose (coercion.ts). One loop per physical type, constants unboxed before the loop
+// (STYLE §22-23). Integer overflow and division by zero are errors, never silent wraparound.
+
+import type { IntervalValue, Vector } from '../batch.js';
+import { getValue, isValid } from '../batch.js';
+import { bug } from '../../core/errors.js';
+import { executionError } from '../errors.js';
+import type { BinaryOperator } from '../plan/expr.js';
+import { addInterval } from '../time.js';
+import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
+import { scalarToString } from './cast.js';
+import { int64Kernels } from './kernels.js';
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+const U64_MAX = 2n ** 64n - 1n;
+
+/** UTF-8 byte order (= code point order) of two strings, as Rust compares them. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    const sa = ca >= 0xd800 && ca <= 0xdfff;
+    const sb = cb >= 0xd800 && cb <= 0xdfff;
+    if (sa !== sb) return sa ? 1 : -1;
+    return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+/** The AND of two validity masks (undefined = all valid). */
+export function andValidity(a: Uint8Array | undefined, b: Uint8Array | undefined, n: number): Uint8Array | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = a[i]! & b[i]!;
+  return out;
+}
+
+/** A vector's validity as a mask, materialized for Null vectors. */
+function validityOf(v: Vector): Uint8Array | undefined {
+  if (v.type.id === 'Null') return new Uint8Array(v.length);
+  return v.validity;
+}
+
+function compareInterval(a: IntervalValue, b: IntervalValue): number {
+  if (a.months !== b.months) return a.months - b.months;
+  if (a.days !== b.days) return a.days - b.days;
+  return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+}
+
+type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+function cmpResult(op: CmpOp, c: number): number {
+  switch (op) {
+    case '=':
+      return c === 0 ? 1 : 0;
+    case '!=':
+      return c !== 0 ? 1 : 0;
+    case '<':
+      return c < 0 ? 1 : 0;
+    case '<=':
+      return c <= 0 ? 1 : 0;
+    case '>':
+      return c > 0 ? 1 : 0;
+    case '>=':
+      return c >= 0 ? 1 : 0;
+  }
+}
+
+/** Comparison of two vectors of the same type: a Boolean vector, NULL where either is NULL. */
+export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
+  const n = a.length;
+  const out = new Uint8Array(n);
+  const validity = andValidity(validityOf(a), validityOf(b), n);
+  const t = a.type.id === 'Null' ? b.type.id : a.type.id;
+  if (t === 'Null' || a.values === null || b.values === null) return { type: BOOLEAN, length: n, values: out, validity: new Uint8Array(n) };
+  const av = a.values as ArrayLike<unknown>;
+  const bv = b.values as ArrayLike<unknown>;
+  if (t === 'Int64' || t === 'UInt64' || t === 'Timestamp') {
+    const k = int64Kernels(n);
+    if (k !== undefined) {
+      // A constant operand goes in as one value; a constant left side flips the operator.
+      const flipped = a.constant === true && b.constant !== true;
+      const [x, y] = flipped ? [bv, av] : [av, bv];
+      const o = flipped ? FLIP[op] : op;
+      const values = k.compare(o, x as BigInt64Array, y as BigInt64Array, (flipped ? a : b).constant === true, t === 'UInt64', n);
+      return { type: BOOLEAN, length: n, values, validity };
+    }
+  }
+  switch (t) {
+    case 'Float64':
+    case 'Int64':
+    case 'UInt64':
+    case 'Timestamp':
+    case 'Boolean':
+    case 'Date32': {
+      const x = av as ArrayLike<number>;
+      const y = bv as ArrayLike<number>;
+      switch (op) {
+        case '=':
+          for (let i = 0; i < n; i++) out[i] = x[i] === y[i] ? 1 : 0;
+          break;
+        case '!=':
+          for (let i = 0; i < n; i++) out[i] = x[i] !== y[i] ? 1 : 0;
+          break;
+        case '<':
+          for (let i = 0; i < n; i++) out[i] = x[i]! < y[i]! ? 1 : 0;
+          break;
+        case '<=':
+          for (let i = 0; i < n; i++) out[i] = x[i]! <= y[i]! ? 1 : 0;
+          break;
+        case '>':
+          for (let i = 0; i < n; i++) out[i] = x[i]! > y[i]! ? 1 : 0;
+          break;
+        case '>=':
+          for (let i = 0; i < n; i++) out[i] = x[i]! >= y[i]! ? 1 : 0;
+          break;
+      }
+      break;
+    }
+    case 'Utf8': {
+      const x = av as ArrayLike<string>;
+      const y = bv as ArrayLike<string>;
+      if (op === '=') for (let i = 0; i < n; i++) out[i] = x[i] === y[i] ? 1 : 0;
+      else if (op === '!=') for (let i = 0; i < n; i++) out[i] = x[i] !== y[i] ? 1 : 0;
+      else for (let i = 0; i < n; i++) out[i] = cmpResult(op, compareStrings(x[i]!, y[i]!));
+      break;
+    }
+    case 'Interval': {
+      const x = av as ArrayLike<IntervalValue>;
+      const y = bv as ArrayLike<IntervalValue>;
+      for (let i = 0; i < n; i++) out[i] = cmpResult(op, compareInterval(x[i]!, y[i]!));
+      break;
+    }
+    default: {
+      for (let i = 0; i < n; i++) {
+        const l = JSON.stringify(getValue(a, i), bigintJson);
+        const r = JSON.stringify(getValue(b, i), bigintJson);
+        out[i] = cmpResult(op, l === r ? 0 : l < r ? -1 : 1);
+      }
+    }
+  }
+  return { type: BOOLEAN, length: n, values: out, validity };
+}
+
+function bigintJson(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? String(v) : v;
+}
+
+/** `IS [NOT] DISTINCT FROM`: like = / != but NULL is a value and the result is never NULL. */
+export function distinctFrom(negated: boolean, a: Vector, b: Vector): Vector {
+  const eq = compare('=', a, b);
+  const n = a.length;
+  const out = new Uint8Array(n);
+  const e = eq.values as Uint8Array;
+  for (let i = 0; i < n; i++) {
+    const va = isValid(a, i);
+    const vb = isValid(b, i);
+    const same = va && vb ? e[i] === 1 : va === vb;
+    out[i] = same === negated ? 1 : 0;
+  }
+  return { type: BOOLEAN, length: n, values: out };
+}
+
+/** SQL AND / OR with three-valued logic: FALSE AND NULL is FALSE, TRUE OR NULL is TRUE. */
+export function logical(op: 'AND' | 'OR', a: Vector, b: Vector): Vector {
+  const n = a.length;
+  const out = new Uint8Array(n);
+  const av = (a.values ?? new Uint8Array(n)) as Uint8Array;
+  const bv = (b.values ?? new Uint8Array(n)) as Uint8Array;
+  const am = validityOf(a);
+  const bm = validityOf(b);
+  if (am === undefined && bm === undefined) {
+    if (op === 'AND') for (let i = 0; i < n; i++) out[i] = av[i]! & bv[i]!;
+    else for (let i = 0; i < n; i++) out[i] = av[i]! | bv[i]!;
+    return { type: BOOLEAN, length: n, values: out };
+  }
+  const validity = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const an = am !== undefined && am[i] === 0;
+    const bn = bm !== undefined && bm[i] === 0;
+    const x = av[i]!;
+    const y = bv[i]!;
+    if (op === 'AND') {
+      if ((!an && x === 0) || (!bn && y === 0)) validity[i] = 1; // FALSE
+      else if (an || bn) validity[i] = 0;
+      else {
+        validity[i] = 1;
+        out[i] = 1;
+      }
+    } else {
+      if ((!an && x === 1) || (!bn && y === 1)) {
+        validity[i] = 1;
+        out[i] = 1;
+      } else if (an || bn) validity[i] = 0;
+      else validity[i] = 1;
+    }
+  }
+  return { type: BOOLEAN, length: n, values: out, validity };
+}
+
+function overflow(a: unknown, op: string, b: unknown): Error {
+  return executionError(`Arrow error: Compute error: Overflow happened on: ${String(a)} ${op} ${String(b)}`);
+}
+
+const divideByZero = (): Error => executionError('Arrow error: Divide by zero error');
+
+/** Arithmetic on two vectors of the (numeric) result type; NULL where either is NULL. */
+export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector, type: DataType): Vector {
+  const n = a.length;
+  const validity = andValidity(validityOf(a), validityOf(b), n);
+  const valid = (i: number): boolean => validity === undefined || validity[i] === 1;
+  if (a.type.id === 'Null' || b.type.id === 'Null') return { type, length: n, values: emptyValues(type, n), validity: new Uint8Array(n) };
+  switch (type.id) {
+    case 'Float64': {
+      const x = a.values as Float64Array;
+      const y = b.values as Float64Array;
+      const out = new Float64Array(n);
+      switch (op) {
+        case '+':
+          for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
+          break;
+        case '-':
+          for (let i = 0; i < n; i++) out[i] = x[i]! - y[i]!;
+          break;
+        case '*':
+          for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]!;
+          break;
+        case '/':
+          for (let i = 0; i < n; i++) {
+            if (y[i] === 0 && valid(i)) throw divideByZero();
+            out[i] = x[i]! / y[i]!;
+          }
+          break;
+        case '%':
+          for (let i = 0; i < n; i++) {
+            if (y[i] === 0 && valid(i)) throw divideByZero();
+            out[i] = x[i]! % y[i]!;
+          }
+          break;
+      }
+      return { type, length: n, values: out, validity };
+    }
+    case 'Int64':
+    case 'UInt64': {
+      const signed = type.id === 'Int64';
+      const x = a.values as BigInt64Array | BigUint64Array;
+      const y = b.values as BigInt64Array | BigUint64Array;
+      const k = int64Kernels(n);
+      if (k !== undefined && a.constant !== true) {
+        const r = k.arithmetic(op, x, y, b.constant === true, !signed, validity, n);
+        if ('values' in r) return { type, length: n, values: r.values, validity };
+        if (r.failure.kind === 'divideByZero') throw divideByZero();
+        throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
+      }
+      const out = signed ? new BigInt64Array(n) : new BigUint64Array(n);
+      const lo = signed ? I64_MIN : 0n;
+      const hi = signed ? I64_MAX : U64_MAX;
+      for (let i = 0; i < n; i++) {
+        if (!valid(i)) continue;
+        const l = x[i]!;
+        const r = y[i]!;
+        let v: bigint;
+        switch (op) {
+          case '+':
+            v = l + r;
+            break;
+          case '-':
+            v = l - r;
+            break;
+          case '*':
+            v = l * r;
+            break;
+          case '/':
+            if (r === 0n) throw divideByZero();
+            v = l / r;
+            break;
+          case '%':
+            if (r === 0n) throw divideByZero();
+            v = l % r;
+            break;
+        }
+        if (v < lo || v > hi) throw overflow(l, op, r);
+        out[i] = v;
+      }
+      return { type, length: n, values: out, validity };
+    }
+    case 'Timestamp': {
+      // timestamp +/- interval, interval + timestamp
+      const unit = unitNanos(type.unit);
+      const out = new BigInt64Array(n);
+      const tsLeft = a.type.id === 'Timestamp';
+      const ts = (tsLeft ? a.values : b.values) as BigInt64Array;
+      const iv = (tsLeft ? b.values : a.values) as IntervalValue[];
+      for (let i = 0; i < n; i++) {
+        if (!valid(i)) continue;
+        const r = addInterval(ts[i]! * unit, iv[i]!, op === '-' ? -1 : 1);
+        const v = r / unit;
+        if (v < I64_MIN || v > I64_MAX) throw overflow(ts[i], op, 'interval');
+        out[i] = v;
+      }
+      return { type, length: n, values: out, validity };
+    }
+    case 'Interval': {
+      const out = new Array<IntervalValue>(n);
+      if (a.type.id === 'Timestamp') {
+        // timestamp - timestamp: the difference as days and nanoseconds
+        const unit = unitNanos(a.type.unit);
+        const x = a.values as BigInt64Array;
+        const y = b.values as BigInt64Array;
+        for (let i = 0; i < n; i++) {
+          const d = valid(i) ? (x[i]! - y[i]!) * unit : 0n;
+          const days = d / 86_400_000_000_000n;
+          out[i] = { months: 0, days: Number(days), nanos: d - days * 86_400_000_000_000n };
+        }
+        return { type: INTERVAL, length: n, values: out, validity };
+      }
+      const x = a.values as IntervalValue[];
+      if (b.type.id === 'Interval') {
+        const y = b.values as IntervalValue[];
+        const s = op === '-' ? -1 : 1;
+        for (let i = 0; i < n; i++) {
+          out[i] = valid(i) ? { months: x[i]!.months + s * y[i]!.months, days: x[i]!.days + s * y[i]!.days, nanos: x[i]!.nanos + BigInt(s) * y[i]!.nanos } : { months: 0, days: 0, nanos: 0n };
+        }
+        return { type: INTERVAL, length: n, values: out, validity };
+      }
+      const y = b.values as BigInt64Array;
+      for (let i = 0; i < n; i++) {
+        if (!valid(i)) {
+          out[i] = { months: 0, days: 0, nanos: 0n };
+          continue;
+        }
+        const k = y[i]!;
+        if (op === '/' && k === 0n) throw divideByZero();
+        const f = (v: number): number => (op === '*' ? v * Number(k) : Math.trunc(v / Number(k)));
+        out[i] = { months: f(x[i]!.months), days: f(x[i]!.days), nanos: op === '*' ? x[i]!.nanos * k : x[i]!.nanos / k };
+      }
+      return { type: INTERVAL, length: n, values: out, validity };
+    }
+    default:
+      throw bug(`arithmetic ${op} on ${typeName(type)}`);
+  }
+}
+
+function emptyValues(type: DataType, n: number): Vector['values'] {
+  switch (type.id) {
+    case 'Float64':
+      return new Float64Array(n);
+    case 'Int64':
+    case 'Timestamp':
+      return new BigInt64Array(n);
+    case 'UInt64':
+      return new BigUint64Array(n);
+    case 'Boolean':
+      return new Uint8Array(n);
+    case 'Interval':
+      return Array.from({ length: n }, () => ({ months: 0, days: 0, nanos: 0n }));
+    default:
+      return new Array<string>(n).fill('');
+  }
+}
+
+/** `a || b` on strings; NULL where either is NULL. */
+export function concat(a: Vector, b: Vector): Vector {
+  const n = a.length;
+  const validity = andValidity(validityOf(a), validityOf(b), n);
+  const out = new Array<string>(n);
+  const x = a.values as string[] | null;
+  const y = b.values as string[] | null;
+  for (let i = 0; i < n; i++) out[i] = validity !== undefined && validity[i] === 0 ? '' : x![i]! + y![i]!;
+  return { type: a.type.id === 'Null' ? b.type : a.type, length: n, values: out, validity };
+}
+
+/** `-x`; overflow of the smallest BIGINT is an error. */
+export function negate(v: Vector): Vector {
+  const n = v.length;
+  switch (v.type.id) {
+    case 'Float64': {
+      const x = v.values as Float64Array;
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = -x[i]!;
+      return { type: v.type, length: n, values: out, validity: v.validity };
+    }
+    case 'Int64': {
+      const x = v.values as BigInt64Array;
+      const out = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) {
+        if (x[i] === I64_MIN && isValid(v, i)) throw executionError(`Arrow error: Compute error: Overflow happened on: - ${I64_MIN}`);
+        out[i] = -x[i]!;
+      }
+      return { type: v.type, length: n, values: out, validity: v.validity };
+    }
+    case 'Interval': {
+      const x = v.values as IntervalValue[];
+      return { type: v.type, length: n, values: x.map((iv) => ({ months: -iv.months, days: -iv.days, nanos: -iv.nanos })), validity: v.validity };
+    }
+    case 'Null':
+      return v;
+    default:
+      throw executionError(`Negation only supports numeric, interval and timestamp types, got ${typeName(v.type)}`);
+  }
+}
+
+/** Dispatches a binary operator to its kernel. */
+export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: DataType): Vector {
+  switch (op) {
+    case '=':
+    case '!=':
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return compare(op, a, b);
+    case 'IS DISTINCT FROM':
+      return distinctFrom(false, a, b);
+    case 'IS NOT DISTINCT FROM':
+      return distinctFrom(true, a, b);
+    case 'AND':
+    case 'OR':
+      return logical(op, a, b);
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+      return arithmetic(op, a, b, type);
+    case '||':
+      return concat(a, b);
+    case '~':
+    case '~*':
+    case '!~':
+    case '!~*':
+      return regexMatch(op, a, b);
+  }
+}
+
+function regexMatch(op: '~' | '~*' | '!~' | '!~*', a: Vector, b: Vector): Vector {
+  const n = a.length;
+  const validity = andValidity(validityOf(a), validityOf(b), n);
+  const out = new Uint8Array(n);
+  const cache = new Map<string, RegExp>();
+  const flags = op === '~*' || op === '!~*' ? 'iu' : 'u';
+  const negated = op.startsWith('!');
+  for (let i = 0; i < n; i++) {
+    if (validity !== undefined && validity[i] === 0) continue;
+    const p = (b.values as string[])[i]!;
+    let re = cache.get(p);
+    if (re === undefined) {
+      try {
+        re = new RegExp(p, flags);
+      } catch (e) {
+        throw executionError(`Arrow error: Compute error: Regular expression did not compile: ${(e as Error).message}`);
+      }
+      cache.set(p, re);
+    }
+    out[i] = re.test((a.values as string[])[i]!) !== negated ? 1 : 0;
+  }
+  return { type: BOOLEAN, length: n, values: out, validity };
+}
+
+/** A scalar's text for messages. */
+export function describeValue(v: Vector, i: number): string {
+  const x = getValue(v, i);
+  return x === null ? 'NULL' : scalarToString(x, v.type);
+}

@@ -1,0 +1,120 @@
+// The physical plan's contract (STYLE §26, DataFusion's ExecutionPlan): operators are nodes
+// whose `execute` returns a pull-based async iterator of record batches. No work happens before
+// the first pull; errors travel through the iterator; `return()` (a consumer breaking out of
+// `for await`) releases what the operator holds. The context carries the limits every operator
+// honours: the abort signal (timeout, client gone), checked per batch, and the query's memory
+// pool, which operators that buffer (sort, aggregate, join build) reserve from.
+
+import type { Core } from '../../core/wasm.js';
+import { UserError } from '../../core/errors.js';
+import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
+import type { EngineCatalog } from '../catalog.js';
+import type { EvalContext } from '../functions/function-types.js';
+import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { QuerySession } from '../query.js';
+
+/** Bytes held by the operators of one query, against its limit. */
+export class MemoryPool {
+  readonly limitBytes: number;
+  #used = 0;
+  #peak = 0;
+
+  constructor(limitBytes: number) {
+    this.limitBytes = limitBytes;
+  }
+
+  get usedBytes(): number {
+    return this.#used;
+  }
+
+  get peakBytes(): number {
+    return this.#peak;
+  }
+
+  /** Takes `bytes` for `what`, or throws 422 010011 leaving the pool unchanged. */
+  reserve(bytes: number, what: string): void {
+    if (this.#used + bytes > this.limitBytes) {
+      throw new UserError(
+        'queryMemory',
+        `query memory limit exceeded: ${what} needs ${this.#used + bytes} bytes, the limit is ${this.limitBytes} bytes (limits.query_memory_bytes)`,
+      );
+    }
+    this.#used += bytes;
+    if (this.#used > this.#peak) this.#peak = this.#used;
+  }
+
+  release(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+}
+
+/** Runs a subquery plan with the values of the enclosing row's columns it references. */
+export type SubqueryRunner = (plan: LogicalPlan, outer: ReadonlyMap<string, Scalar>) => Promise<RecordBatch[]>;
+
+export interface ExecContext {
+  readonly catalog: EngineCatalog;
+  readonly session: QuerySession;
+  readonly memory: MemoryPool;
+  readonly eval: EvalContext;
+  /** Values of enclosing-query columns inside a correlated subquery (key `qualifier|name`). */
+  readonly outer: ReadonlyMap<string, Scalar> | undefined;
+  readonly runSubquery: SubqueryRunner;
+  /** The Wasm core, when the host loaded one (kernels fall back to TypeScript without it). */
+  readonly core: Core | undefined;
+  /** Throws the signal's reason when the query was aborted (timeout, client gone). */
+  checkAbort(): void;
+  /** Lets timers and I/O run when this query has held the event loop for a while. */
+  maybeYield(): Promise<void>;
+}
+
+export interface ExecNode {
+  readonly name: string;
+  readonly schema: Schema;
+  readonly children: readonly ExecNode[];
+  execute(ctx: ExecContext): AsyncIterable<RecordBatch>;
+  /** One line for EXPLAIN's physical plan. */
+  describe(): string;
+}
+
+/** The rows the engine aims to put in one batch. */
+export const BATCH_ROWS = 8192;
+
+/** An estimate of a vector's bytes, for memory accounting. */
+export function vectorBytes(v: Vector): number {
+  const vals = v.values;
+  let n = v.validity?.byteLength ?? 0;
+  if (vals === null) return n;
+  if (ArrayBuffer.isView(vals)) return n + vals.byteLength;
+  if (v.type.id === 'Struct') {
+    for (const c of vals as Vector[]) n += vectorBytes(c);
+    return n;
+  }
+  if (v.type.id === 'Utf8') {
+    for (const s of vals as string[]) n += 16 + 2 * s.length;
+    return n;
+  }
+  return n + 48 * vals.length;
+}
+
+export function batchBytes(b: RecordBatch): number {
+  let n = 0;
+  for (const c of b.columns) n += vectorBytes(c);
+  return n;
+}
+
+/** The key of an outer column binding. */
+export function outerKey(qualifier: string | undefined, name: string): string {
+  return `${qualifier ?? ''}|${name}`;
+}
+
+/** A one-line description for EXPLAIN: `Name: details`. */
+export function describeNode(name: string, details: string): string {
+  return details === '' ? name : `${name}: ${details}`;
+}
+
+/** The physical plan as indented text. */
+export function displayExecPlan(node: ExecNode, depth = 0): string {
+  const lines = [`${'  '.repeat(depth)}${node.describe()}`];
+  for (const c of node.children) lines.push(displayExecPlan(c, depth + 1));
+  return lines.join('\n');
+}

@@ -1,0 +1,193 @@
+// Reads a table through EngineCatalog.scan: one batch per series chunk (split when large), with
+// `time` and the field arrays shared with the store, not copied, and each tag as a constant
+// column. The pushed predicates become the time range and series filter of the request; the
+// rest is applied to the rows here, before columns only the filter needed are dropped.
+
+import type { RecordBatch, Schema, Vector } from '../batch.js';
+import { constantVector, sliceBatch, vectorFrom, type Scalar } from '../batch.js';
+import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
+import type { LExpr } from '../plan/expr.js';
+import { columnsOf } from '../plan/expr.js';
+import { exprDisplay } from '../plan/expr-display.js';
+import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
+import { conjunction } from '../plan/expr.js';
+import { filterBatch } from './batches.js';
+import { compileExpr } from './evaluate.js';
+import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { analyzeScanPredicates, seriesFilter } from './scan-predicates.js';
+
+/** Chunks are emitted whole up to this many rows (they share the store's arrays). */
+const MAX_BATCH_ROWS = 8 * BATCH_ROWS;
+
+export interface ScanOptions {
+  readonly database: string;
+  readonly table: TableInfo;
+  readonly qualifier: string;
+  /** Output columns, in order. */
+  readonly projection: readonly string[];
+  readonly filters: readonly LExpr[];
+  readonly fetch: number | undefined;
+  /** Keep only the last `k` rows of each series (a top-k per series by time, descending). */
+  readonly lastPerSeries?: number;
+}
+
+/** Rows [start, end) of a chunk (shares its arrays). */
+export function sliceChunk(chunk: SeriesChunk, start: number, end: number): SeriesChunk {
+  if (start === 0 && end === chunk.length) return chunk;
+  const fields = new Map<string, ChunkColumn>();
+  for (const [name, c] of chunk.fields) {
+    fields.set(name, { values: Array.isArray(c.values) ? c.values.slice(start, end) : c.values.subarray(start, end), validity: c.validity?.subarray(start, end) });
+  }
+  return { tags: chunk.tags, length: end - start, time: chunk.time.subarray(start, end), fields };
+}
+
+/** A column of a chunk as a vector of the column's type (shares the chunk's arrays). */
+export function chunkVector(table: TableInfo, name: string, chunk: SeriesChunk): Vector {
+  const col = table.columns.find((c) => c.name === name)!;
+  const n = chunk.length;
+  if (col.kind === 'time') return { type: col.type, length: n, values: chunk.time };
+  if (col.kind === 'tag') {
+    const v = chunk.tags.get(name);
+    return constantVector(col.type, v ?? null, n);
+  }
+  const data: ChunkColumn | undefined = chunk.fields.get(name);
+  if (data === undefined) return constantVector(col.type, null, n);
+  return { type: col.type, length: n, values: data.values, validity: data.validity };
+}
+
+/**
+ * The last row of every series, as one batch of the `read` columns, from EngineCatalog.lastPoints.
+ * The newest value of every field of the table is asked for, since the last row is the newest
+ * time among them (a row has at least one field value); a field whose newest value is older is
+ * NULL in that row.
+ */
+async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): Promise<RecordBatch> {
+  const all = table.columns.filter((c) => c.kind === 'field').map((c) => c.name);
+  const lasts = await ctx.catalog.lastPoints!(database, table.name, { fields: all, ...(filter === undefined ? {} : { seriesFilter: filter }) });
+  const columns = read.map((name) => table.columns.find((c) => c.name === name)!);
+  const values: Scalar[][] = columns.map(() => []);
+  const valid: number[][] = columns.map(() => []);
+  for (const s of lasts) {
+    let time: bigint | undefined;
+    for (const v of s.fields.values()) if (time === undefined || v.time > time) time = v.time;
+    if (time === undefined) continue;
+    columns.forEach((c, k) => {
+      let x: Scalar = null;
+      if (c.kind === 'time') x = time;
+      else if (c.kind === 'tag') x = s.tags.get(c.name) ?? null;
+      else {
+        const v = s.fields.get(c.name);
+        if (v !== undefined && v.time === time) x = scalarOf(c.type.id, v.value);
+      }
+      values[k]!.push(x);
+      valid[k]!.push(x === null ? 0 : 1);
+    });
+  }
+  const n = values[0]?.length ?? 0;
+  return {
+    schema,
+    length: n,
+    columns: columns.map((c, k) => (valid[k]!.every((x) => x === 1) ? vectorFrom(c.type, values[k]!) : vectorFrom(c.type, values[k]!, Uint8Array.from(valid[k]!)))),
+  };
+}
+
+function scalarOf(type: string, v: number | bigint | string | boolean): Scalar {
+  switch (type) {
+    case 'Float64':
+      return Number(v);
+    case 'Int64':
+      return BigInt.asIntN(64, BigInt(v as bigint));
+    case 'UInt64':
+      return BigInt.asUintN(64, BigInt(v as bigint));
+    case 'Boolean':
+      return v === true || v === 1;
+    default:
+      return String(v);
+  }
+}
+
+export class ScanExec implements ExecNode {
+  readonly name = 'ScanExec';
+  readonly schema: Schema;
+  readonly children: readonly ExecNode[] = [];
+  readonly opts: ScanOptions;
+
+  constructor(opts: ScanOptions) {
+    this.opts = opts;
+    this.schema = { fields: opts.projection.map((n) => ({ name: n, type: opts.table.columns.find((c) => c.name === n)!.type, nullable: true })) };
+  }
+
+  describe(): string {
+    const o = this.opts;
+    let d = `${o.qualifier} projection=[${o.projection.join(', ')}]`;
+    if (o.filters.length > 0) d += `, filters=[${o.filters.map(exprDisplay).join(', ')}]`;
+    if (o.fetch !== undefined) d += `, fetch=${o.fetch}`;
+    if (o.lastPerSeries !== undefined) d += `, last_per_series=${o.lastPerSeries}`;
+    return describeNode(this.name, d);
+  }
+
+  async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
+    const { table, qualifier, projection, filters, database } = this.opts;
+    const preds = analyzeScanPredicates(filters, table, ctx);
+    if (preds.empty || this.opts.fetch === 0) return;
+
+    // Columns read: the projection plus what the residual filter needs, in table order.
+    const needed = new Set(projection);
+    for (const r of preds.residual) for (const c of columnsOf(r)) needed.add(c.name);
+    const read = table.columns.filter((c) => needed.has(c.name)).map((c) => c.name);
+    const fields = read.filter((n) => table.columns.find((c) => c.name === n)!.kind === 'field');
+    const readFields: PlanField[] = read.map((n) => ({ qualifier, name: n, type: table.columns.find((c) => c.name === n)!.type, nullable: true }));
+    const readSchema = new PlanSchema(readFields);
+    const residual = conjunction(preds.residual);
+    const predicate = residual === undefined ? undefined : compileExpr(residual, readSchema, ctx);
+    const outIndex = projection.map((n) => read.indexOf(n));
+    const identity = outIndex.every((i, k) => i === k) && outIndex.length === read.length;
+    const batchSchema = readSchema.toSchema();
+
+    const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
+    const request = {
+      fields,
+      ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
+      ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
+      ...(tagFilter === undefined ? {} : { seriesFilter: tagFilter }),
+      ...(preds.valueBounds.length === 0 ? {} : { valueBounds: preds.valueBounds }),
+    };
+    let remaining = this.opts.fetch ?? Infinity;
+    const last = this.opts.lastPerSeries;
+    // The last row of every series, unbounded in time, is what the store's last-point index holds.
+    const fromLastPoints = last === 1 && predicate === undefined && preds.minTime === undefined && preds.maxTime === undefined && ctx.catalog.lastPoints !== undefined;
+    const batches = async function* (): AsyncGenerator<RecordBatch> {
+      if (fromLastPoints) {
+        yield await lastRowsBatch(ctx, database, table, read, batchSchema, tagFilter);
+        return;
+      }
+      for await (const whole of ctx.catalog.scan(database, table.name, request)) {
+        ctx.checkAbort();
+        if (whole.length === 0) continue;
+        // Without a row predicate the last rows of a series can be cut before any vector exists.
+        const chunk = last !== undefined && predicate === undefined && whole.length > last ? sliceChunk(whole, whole.length - last, whole.length) : whole;
+        let batch: RecordBatch = { schema: batchSchema, length: chunk.length, columns: read.map((n) => chunkVector(table, n, chunk)) };
+        if (predicate !== undefined) {
+          if (predicate.needsPrepare) await predicate.prepare(batch);
+          batch = filterBatch(batch, predicate.evaluate(batch));
+          if (batch.length === 0) continue;
+          if (last !== undefined && batch.length > last) batch = sliceBatch(batch, batch.length - last, batch.length);
+        }
+        yield batch;
+      }
+    };
+    for await (const scanned of batches()) {
+      let batch = scanned;
+      if (batch.length === 0) continue;
+      if (!identity) batch = { schema: this.schema, length: batch.length, columns: outIndex.map((i) => batch.columns[i]!) };
+      for (let start = 0; start < batch.length; start += MAX_BATCH_ROWS) {
+        let part = sliceBatch(batch, start, Math.min(batch.length, start + MAX_BATCH_ROWS));
+        if (part.length > remaining) part = sliceBatch(part, 0, remaining);
+        remaining -= part.length;
+        yield part;
+        if (remaining <= 0) return;
+      }
+      await ctx.maybeYield();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// The contracts of scalar, aggregate and window functions: how the planner types a call and how
+// the executor runs it. Each function lives in a file of its family (scalar-math.ts,
+// aggregates.ts, ...) and is listed in registry.ts, so issue 5's breadth plugs in here.
+
+import type { Scalar, Vector } from '../batch.js';
+import type { DataType } from '../types.js';
+
+/** Who runs the statement, where (current_user() and the other session functions). */
+export interface SessionValues {
+  readonly user: string;
+  readonly tenant: string;
+  readonly database: string;
+  /** The user's role in the tenant; null when none. */
+  readonly role: string | null;
+}
+
+/** What a scalar function may read besides its arguments. */
+export interface EvalContext {
+  /** The statement's now(), nanoseconds since the epoch. */
+  readonly nowNs: bigint;
+  /** Absent while folding constants (session functions are volatile, so never folded). */
+  readonly session?: SessionValues;
+}
+
+/** The typed form of a call: the types the arguments are cast to, and the result type. */
+export interface BoundSignature {
+  readonly argTypes: readonly DataType[];
+  readonly returnType: DataType;
+}
+
+export interface ScalarFunction {
+  readonly kind: 'scalar';
+  /** The lower-case SQL name; result columns show it as written here (`date_bin(...)`). */
+  readonly name: string;
+  /**
+   * Types a call, or throws the planning error DataFusion gives (wrong count, no matching
+   * signature). `constants` holds the literal value of each argument that is a constant.
+   */
+  bind(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[]): BoundSignature;
+  /** Computes `n` rows; arguments arrive already cast to `argTypes`. */
+  evaluate(args: readonly Vector[], n: number, ctx: EvalContext, returnType: DataType): Vector;
+  /** Different results for the same arguments within one statement (random()). */
+  readonly volatile?: boolean;
+}
+
+/**
+ * Per-group state of an aggregate over many groups at once (DataFusion's GroupsAccumulator):
+ * `update` folds rows into the groups `groups[i]` names; groups are numbered densely from 0.
+ */
+export interface GroupsAccumulator {
+  /** Folds rows [0, n) of `args` into the groups of `groups`; `numGroups` groups exist now. */
+  update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void;
+  /** Merges group `src` of `other` into group `dst` (same function, same types). */
+  merge?(other: GroupsAccumulator, src: number, dst: number): void;
+  /** The result of every group, in group order. */
+  finish(numGroups: number): Vector;
+  /** Bytes held, for the query memory limit. */
+  sizeBytes(): number;
+}
+
+export interface AggregateFunction {
+  readonly kind: 'aggregate';
+  readonly name: string;
+  /** The name in result columns and messages: `COUNT`, `AVG`, or the UDAF's own `first`. */
+  readonly displayName: string;
+  bind(argTypes: readonly DataType[], distinct: boolean): BoundSignature;
+  createAccumulator(sig: BoundSignature, distinct: boolean): GroupsAccumulator;
+}
+
+export interface WindowFunction {
+  readonly kind: 'window';
+  readonly name: string;
+  bind(argTypes: readonly DataType[]): BoundSignature;
+  /**
+   * Computes the function for one partition whose rows are already sorted by the window's
+   * ORDER BY; `peers[i]` is the index of the first row of row i's peer group (equal ORDER BY
+   * keys). Returns one value per row.
+   */
+  evaluatePartition(args: readonly Vector[], n: number, peers: Int32Array, sig: BoundSignature): Vector;
+}

@@ -1,0 +1,77 @@
+// Every function the planner can call, by lower-case name, and DataFusion's "Did you mean"
+// suggestion for an unknown name. The suggestion searches DataFusion 27's own built-in names in
+// its enum order (the first closest by Levenshtein distance wins), not this engine's list,
+// because CnosDB's messages come from that search: 'firsts' suggests 'cbrt', 'symmetric' 'btrim'.
+
+import { planError } from '../errors.js';
+import { AGGREGATE_FUNCTIONS } from './aggregates.js';
+import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
+import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
+import { SESSION_FUNCTIONS } from './scalar-session.js';
+import { MATH_FUNCTIONS } from './scalar-math.js';
+import { STRING_FUNCTIONS } from './scalar-string.js';
+import { TIME_FUNCTIONS } from './scalar-time.js';
+import { TIME_WINDOW } from './time-window.js';
+import { WINDOW_FUNCTIONS } from './window-functions.js';
+
+export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
+
+const SCALARS = new Map<string, ScalarFunction>();
+for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS]) SCALARS.set(f.name, f);
+SCALARS.set('time_window', TIME_WINDOW);
+for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
+
+const AGGREGATES = new Map<string, AggregateFunction>(AGGREGATE_FUNCTIONS.map((f) => [f.name, f]));
+const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
+
+export function scalarFunction(name: string): ScalarFunction | undefined {
+  return SCALARS.get(name);
+}
+
+export function aggregateFunction(name: string): AggregateFunction | undefined {
+  return AGGREGATES.get(name);
+}
+
+export function windowFunction(name: string): WindowFunction | undefined {
+  return WINDOWS.get(name);
+}
+
+/** DataFusion 27's BuiltinScalarFunction and AggregateFunction names, in declaration order. */
+const DATAFUSION_NAMES = (
+  'abs acos asin atan atan2 acosh asinh atanh cbrt ceil cos cosh degrees exp factorial floor gcd lcm ln log log10 ' +
+  'log2 pi power radians round signum sin sinh sqrt tan tanh trunc coalesce array_append array_concat array_dims ' +
+  'array_fill array_has array_has_all array_has_any array_length array_ndims array_position array_positions ' +
+  'array_prepend array_remove array_replace array_to_string cardinality make_array trim_array ascii bit_length btrim ' +
+  'character_length chr concat concat_ws date_part date_trunc date_bin initcap left lpad lower ltrim md5 nullif ' +
+  'octet_length random regexp_replace repeat replace reverse right rpad rtrim sha224 sha256 sha384 sha512 digest ' +
+  'split_part starts_with strpos substr to_hex to_timestamp to_timestamp_millis to_timestamp_micros ' +
+  'to_timestamp_seconds from_unixtime now current_date current_time uuid struct arrow_typeof regexp_match translate ' +
+  'trim upper count sum min max avg median approx_distinct array_agg var var_pop stddev stddev_pop covar covar_pop ' +
+  'corr approx_percentile_cont approx_percentile_cont_with_weight approx_median grouping bit_and bit_or bit_xor ' +
+  'bool_and bool_or regr_slope regr_intercept regr_count regr_r2 regr_avgx regr_avgy regr_sxx regr_syy regr_sxy'
+).split(' ');
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** "Invalid function 'x'.\nDid you mean 'y'?" */
+export function unknownFunction(name: string): Error {
+  let best = DATAFUSION_NAMES[0]!;
+  let bestDistance = Infinity;
+  const target = name.toLowerCase();
+  for (const c of DATAFUSION_NAMES) {
+    const d = levenshtein(c, target);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return planError(`Invalid function '${name}'.\nDid you mean '${best}'?`);
+}

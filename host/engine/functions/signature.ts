@@ -1,0 +1,98 @@
+// Signature matching for functions, as DataFusion 27 does it: try each candidate signature in
+// order, coercing arguments implicitly where that loses nothing (integers to DOUBLE, strings to
+// TIMESTAMP, NULL to anything); when none fits, the error lists the candidates.
+
+import type { Scalar, Vector } from '../batch.js';
+import { getValue, isValid, vectorFrom } from '../batch.js';
+import { planError } from '../errors.js';
+import { FLOAT64, INT64, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
+import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
+
+/** Whether an argument of type `from` is implicitly cast to `to` when calling a function. */
+export function canCoerceArg(from: DataType, to: DataType): boolean {
+  if (typeEquals(from, to) || from.id === 'Null') return true;
+  switch (to.id) {
+    case 'Float64':
+      return from.id === 'Int64' || from.id === 'UInt64';
+    case 'Int64':
+      return false;
+    case 'Timestamp':
+      return from.id === 'Timestamp' || from.id === 'Utf8' || from.id === 'Date32';
+    case 'Interval':
+      return from.id === 'Utf8';
+    case 'Utf8':
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** "No function matches ..." with the candidates, DataFusion's text. */
+export function noMatchingSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[]): Error {
+  const shown = (types: readonly DataType[]): string => `${name}(${types.map(typeName).join(', ')})`;
+  return planError(
+    `No function matches the given name and argument types '${shown(argTypes)}'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${candidates.map(shown).join('\n\t')}`,
+  );
+}
+
+/** The first candidate the arguments fit, or the no-match error. */
+export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[]): readonly DataType[] {
+  for (const c of candidates) {
+    if (c.length === argTypes.length && c.every((t, i) => canCoerceArg(argTypes[i]!, t))) return c;
+  }
+  throw noMatchingSignature(name, argTypes, candidates);
+}
+
+/** DataFusion's math signature: one DOUBLE argument (integers are cast). */
+export const NUMERIC_UNARY = [[FLOAT64]] as const;
+
+export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64';
+
+export interface RowwiseSpec {
+  name: string;
+  bind(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[]): BoundSignature;
+  /** One row; arguments are never NULL here unless `nullSafe`. */
+  row(args: Scalar[], ctx: EvalContext, returnType: DataType): Scalar;
+  /** Pass NULL arguments to `row` instead of answering NULL. */
+  nullSafe?: boolean;
+  volatile?: boolean;
+}
+
+/** A scalar function computed row by row (the slow general path; fine off the hot loops). */
+export function rowwise(spec: RowwiseSpec): ScalarFunction {
+  return {
+    kind: 'scalar',
+    name: spec.name,
+    bind: spec.bind,
+    volatile: spec.volatile,
+    evaluate(args: readonly Vector[], n: number, ctx: EvalContext, returnType: DataType): Vector {
+      const out = new Array<Scalar>(n);
+      const row = new Array<Scalar>(args.length);
+      let validity: Uint8Array | undefined;
+      for (let i = 0; i < n; i++) {
+        let anyNull = false;
+        for (let k = 0; k < args.length; k++) {
+          const a = args[k]!;
+          if (!isValid(a, i)) {
+            anyNull = true;
+            row[k] = null;
+          } else row[k] = getValue(a, i);
+        }
+        const v = anyNull && !spec.nullSafe ? null : spec.row(row, ctx, returnType);
+        if (v === null) (validity ??= new Uint8Array(n).fill(1))[i] = 0;
+        out[i] = v;
+      }
+      return vectorFrom(returnType, out, validity);
+    },
+  };
+}
+
+/** Checks the argument count: DataFusion's "... expects N arguments, but M were provided"-style errors. */
+export function expectArgs(name: string, argTypes: readonly DataType[], min: number, max = min): void {
+  if (argTypes.length < min || argTypes.length > max) {
+    const want = min === max ? `${min}` : `${min} to ${max}`;
+    throw planError(`The function ${name} expects ${want} arguments, but ${argTypes.length} were provided`);
+  }
+}
+
+export { FLOAT64, INT64, UINT64, UTF8 };

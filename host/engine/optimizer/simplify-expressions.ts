@@ -1,0 +1,131 @@
+// Constant folding and boolean simplification (DataFusion's SimplifyExpressions): subtrees
+// without columns are evaluated once (`CAST('2016-01-01' AS TIMESTAMP)` becomes a timestamp
+// literal, which the scan then uses as a time bound), `x AND TRUE` is `x`, `x OR TRUE` is TRUE.
+// A subtree whose evaluation fails (1/0 in a CASE branch never taken) is left as it is: the
+// error, if any, comes at run time from the rows that reach it. Result names do not change: a
+// folded select item keeps its original name through an alias.
+
+import { getValue, isValid } from '../batch.js';
+import { constantContext } from '../exec/constant-context.js';
+import { compileExpr } from '../exec/evaluate.js';
+import { exprName } from '../plan/expr-display.js';
+import { children, rewriteExpr, type LExpr } from '../plan/expr.js';
+import type { LogicalPlan } from '../plan/logical-plan.js';
+import { PlanSchema } from '../plan/plan-schema.js';
+import { BOOLEAN } from '../types.js';
+import type { OptimizerContext, OptimizerRule, RuleResult } from './optimizer-rule.js';
+import { transformUp } from './plan-rewrite.js';
+
+const ONE_ROW = { schema: { fields: [] }, columns: [], length: 1 };
+
+function foldable(e: LExpr): boolean {
+  switch (e.kind) {
+    case 'column':
+    case 'outerColumn':
+    case 'literal':
+    case 'aggregate':
+    case 'windowFn':
+    case 'scalarSubquery':
+    case 'exists':
+    case 'inSubquery':
+    case 'alias':
+      return false;
+    case 'scalarFn':
+      if (e.fn.volatile === true) return false;
+      break;
+    default:
+      break;
+  }
+  return children(e).every((c) => c.kind === 'literal');
+}
+
+function isBool(e: LExpr, v: boolean): boolean {
+  return e.kind === 'literal' && e.value === v;
+}
+
+let cachedContext: { nowNs: bigint; ctx: ReturnType<typeof constantContext> } | undefined;
+
+function evalContext(nowNs: bigint): ReturnType<typeof constantContext> {
+  if (cachedContext === undefined || cachedContext.nowNs !== nowNs) cachedContext = { nowNs, ctx: constantContext(nowNs) };
+  return cachedContext.ctx;
+}
+
+/** The simplified expression, or `e` itself when nothing changed. */
+export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
+  return rewriteExpr(e, (x) => {
+    if (x.kind === 'binary' && x.op === 'AND') {
+      if (isBool(x.left, false) || isBool(x.right, false)) return { kind: 'literal', value: false, type: BOOLEAN };
+      if (isBool(x.left, true)) return x.right;
+      if (isBool(x.right, true)) return x.left;
+    }
+    if (x.kind === 'binary' && x.op === 'OR') {
+      if (isBool(x.left, true) || isBool(x.right, true)) return { kind: 'literal', value: true, type: BOOLEAN };
+      if (isBool(x.left, false)) return x.right;
+      if (isBool(x.right, false)) return x.left;
+    }
+    if (x.kind === 'not' && x.expr.kind === 'not') return x.expr.expr;
+    if (!foldable(x)) return x;
+    try {
+      const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs)).evaluate(ONE_ROW);
+      return { kind: 'literal', value: isValid(v, 0) ? getValue(v, 0) : null, type: x.type };
+    } catch {
+      return x;
+    }
+  });
+}
+
+/** Simplifies an output expression keeping the column name it had. */
+function keepName(e: LExpr, ctx: OptimizerContext): LExpr {
+  const s = simplifyExpr(e, ctx);
+  if (s === e || e.kind === 'alias' || e.kind === 'column') return s;
+  const before = exprName(e);
+  return exprName(s) === before ? s : { kind: 'alias', expr: s, name: before, type: s.type };
+}
+
+function same<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+export const simplifyExpressions: OptimizerRule = {
+  name: 'simplify_expressions',
+  rewrite(plan: LogicalPlan, ctx: OptimizerContext): RuleResult {
+    let changed = false;
+    const out = transformUp(plan, (p) => {
+      switch (p.kind) {
+        case 'filter': {
+          const predicate = simplifyExpr(p.predicate, ctx);
+          if (predicate === p.predicate) return p;
+          changed = true;
+          return { ...p, predicate };
+        }
+        case 'scan': {
+          const filters = p.filters.map((f) => simplifyExpr(f, ctx));
+          if (same(filters, p.filters)) return p;
+          changed = true;
+          return { ...p, filters };
+        }
+        case 'projection': {
+          const exprs = p.exprs.map((e) => keepName(e, ctx));
+          if (same(exprs, p.exprs)) return p;
+          changed = true;
+          return { ...p, exprs };
+        }
+        case 'aggregate': {
+          const groupBy = p.groupBy.map((e) => keepName(e, ctx));
+          if (same(groupBy, p.groupBy)) return p;
+          changed = true;
+          return { ...p, groupBy };
+        }
+        case 'join': {
+          const filter = p.filter === undefined ? undefined : simplifyExpr(p.filter, ctx);
+          if (filter === p.filter) return p;
+          changed = true;
+          return { ...p, filter };
+        }
+        default:
+          return p;
+      }
+    });
+    return { plan: out, changed };
+  },
+};

@@ -1,0 +1,204 @@
+// Two texts of a typed expression, after DataFusion 27 (datafusion/expr/src/expr.rs):
+// `exprName` is `create_name`, the name of an unaliased result column (`Int64(1)`,
+// `COUNT(UInt8(1))`, `date_bin(IntervalMonthDayNano("60000000000"),cpu.time)`; implicit casts
+// are transparent), and `exprDisplay` is `Display`, used by EXPLAIN and in messages (casts shown,
+// parentheses by precedence). Literals print as ScalarValue's Debug form in both.
+
+import type { IntervalValue, Scalar } from '../batch.js';
+import { formatRustF64 } from '../sql/display-name.js';
+import type { DataType } from '../types.js';
+import { typeName } from '../types.js';
+import type { LExpr, SortExpr, WindowFrameSpec } from './expr.js';
+import { flatName } from './plan-schema.js';
+
+/** The packed i128 of an IntervalMonthDayNano as DataFusion prints it. */
+export function packInterval(v: IntervalValue): bigint {
+  const packed = (BigInt.asUintN(32, BigInt(v.months)) << 96n) | (BigInt.asUintN(32, BigInt(v.days)) << 64n) | BigInt.asUintN(64, v.nanos);
+  return BigInt.asIntN(128, packed);
+}
+
+const TIMESTAMP_NAMES = { Second: 'TimestampSecond', Millisecond: 'TimestampMillisecond', Microsecond: 'TimestampMicrosecond', Nanosecond: 'TimestampNanosecond' } as const;
+
+/** ScalarValue's Debug form: `Int64(1)`, `Utf8("x")`, `Utf8(NULL)`, `Boolean(true)`, `NULL`. */
+export function literalName(value: Scalar, type: DataType): string {
+  const inner = (text: string): string => (value === null ? 'NULL' : text);
+  switch (type.id) {
+    case 'Null':
+      return 'NULL';
+    case 'Boolean':
+      return `Boolean(${inner(String(value))})`;
+    case 'Int64':
+      return `Int64(${inner(String(value))})`;
+    case 'UInt64':
+      return `UInt64(${inner(String(value))})`;
+    case 'Float64':
+      return `Float64(${inner(formatRustF64(value as number))})`;
+    case 'Utf8':
+      return value === null ? 'Utf8(NULL)' : `Utf8("${value as string}")`;
+    case 'Timestamp':
+      return `${TIMESTAMP_NAMES[type.unit]}(${inner(String(value))}, ${type.tz === undefined ? 'None' : `Some("${type.tz}")`})`;
+    case 'Date32':
+      return `Date32("${inner(String(value))}")`;
+    case 'Interval':
+      return value === null ? 'IntervalMonthDayNano(NULL)' : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
+    default:
+      return `${typeName(type)}(${inner(JSON.stringify(value, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)))})`;
+  }
+}
+
+function sortText(o: SortExpr, show: (e: LExpr) => string): string {
+  return `${show(o.expr)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`;
+}
+
+function frameText(frame: WindowFrameSpec | undefined, ordered: boolean): string {
+  if (frame === undefined) return ordered ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW' : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+  const bound = (b: number | undefined, isStart: boolean): string => {
+    if (b === undefined) return isStart ? 'UNBOUNDED PRECEDING' : 'UNBOUNDED FOLLOWING';
+    if (b === 0) return 'CURRENT ROW';
+    return b < 0 ? `${-b} PRECEDING` : `${b} FOLLOWING`;
+  };
+  return `${frame.units} BETWEEN ${bound(frame.start, true)} AND ${bound(frame.end, false)}`;
+}
+
+function windowSuffix(e: Extract<LExpr, { kind: 'windowFn' }>, show: (e: LExpr) => string): string {
+  let text = '';
+  if (e.partitionBy.length > 0) text += ` PARTITION BY [${e.partitionBy.map(show).join(', ')}]`;
+  if (e.orderBy.length > 0) text += ` ORDER BY [${e.orderBy.map((o) => sortText(o, show)).join(', ')}]`;
+  return `${text} ${frameText(e.frame, e.orderBy.length > 0)}`;
+}
+
+function aggregateText(e: Extract<LExpr, { kind: 'aggregate' }>, show: (e: LExpr) => string): string {
+  const args = e.star ? 'UInt8(1)' : e.args.map(show).join(',');
+  let text = `${e.fn.displayName}(${e.distinct ? 'DISTINCT ' : ''}${args})`;
+  if (e.filter !== undefined) text += ` FILTER (WHERE ${exprDisplay(e.filter)})`;
+  if (e.orderBy.length > 0) text += ` ORDER BY [${e.orderBy.map((o) => sortText(o, exprDisplay)).join(', ')}]`;
+  return text;
+}
+
+/** DataFusion's create_name: the name of an unaliased result column. */
+export function exprName(e: LExpr): string {
+  switch (e.kind) {
+    case 'column':
+      return flatName(e.qualifier, e.name);
+    case 'outerColumn':
+      return `outer_ref(${flatName(e.qualifier, e.name)})`;
+    case 'literal':
+      return literalName(e.value, e.type);
+    case 'alias':
+      return e.name;
+    case 'cast':
+      return exprName(e.expr);
+    case 'binary':
+      return `${exprName(e.left)} ${e.op} ${exprName(e.right)}`;
+    case 'not':
+      return `NOT ${exprName(e.expr)}`;
+    case 'negative':
+      return `(- ${exprName(e.expr)})`;
+    case 'isNull':
+      return `${exprName(e.expr)} IS ${e.negated ? 'NOT ' : ''}NULL`;
+    case 'isBool':
+      return `${exprName(e.expr)} IS ${e.negated ? 'NOT ' : ''}${e.test}`;
+    case 'inList':
+      // DataFusion 27 formats the unevaluated iterator with {:?}: a known quirk, kept.
+      return `${exprName(e.expr)} ${e.negated ? 'NOT ' : ''}IN (Map { iter: Iter([${e.list.map(exprDebug).join(', ')}]) })`;
+    case 'between':
+      return `${exprName(e.expr)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprName(e.low)} AND ${exprName(e.high)}`;
+    case 'like':
+      return `${exprDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprDisplay(e.pattern)} ${e.escape === undefined ? '' : `CHAR '${e.escape}'`}`;
+    case 'case': {
+      let text = e.operand === undefined ? 'CASE ' : `CASE ${exprName(e.operand)} `;
+      for (const { when, then } of e.whens) text += `WHEN ${exprName(when)} THEN ${exprName(then)} `;
+      if (e.elseResult !== undefined) text += `ELSE ${exprName(e.elseResult)} `;
+      return `${text}END`;
+    }
+    case 'scalarFn':
+      return `${e.fn.name}(${e.args.map(exprName).join(',')})`;
+    case 'aggregate':
+      return aggregateText(e, exprName);
+    case 'windowFn': {
+      const name = e.fn.kind === 'aggregate' ? e.fn.displayName : e.fn.name.toUpperCase();
+      return `${name}(${e.args.map(exprName).join(',')})${windowSuffix(e, exprDisplay)}`;
+    }
+    case 'scalarSubquery': {
+      const first = e.plan.schema.fields[0];
+      return first === undefined ? '?column?' : first.name;
+    }
+    case 'exists':
+      return e.negated ? 'NOT EXISTS' : 'EXISTS';
+    case 'inSubquery':
+      return e.negated ? 'NOT IN' : 'IN';
+    case 'getField':
+      return `${exprName(e.expr)}[${e.field}]`;
+  }
+}
+
+/** DataFusion's derived Debug form of an expression, shown inside IN-list names. */
+function exprDebug(e: LExpr): string {
+  const inner = e.kind === 'cast' ? e.expr : e;
+  if (inner.kind === 'literal') return `Literal(${literalName(inner.value, inner.type)})`;
+  if (inner.kind === 'column') {
+    const parts = inner.qualifier === undefined ? [] : inner.qualifier.split('.');
+    const relation =
+      parts.length === 0 ? 'None' : parts.length === 1 ? `Some(Bare { table: "${parts[0]}" })` : `Some(Partial { schema: "${parts[0]}", table: "${parts[1]}" })`;
+    return `Column(Column { relation: ${relation}, name: "${inner.name}" })`;
+  }
+  return exprDisplay(inner);
+}
+
+const PRECEDENCE: Readonly<Record<string, number>> = {
+  OR: 5, AND: 10, '=': 20, '!=': 20, '<': 20, '<=': 20, '>': 20, '>=': 20,
+  'IS DISTINCT FROM': 20, 'IS NOT DISTINCT FROM': 20, '+': 30, '-': 30, '*': 40, '/': 40, '%': 40,
+};
+
+/** DataFusion's Display of an expression (EXPLAIN, messages). */
+export function exprDisplay(e: LExpr): string {
+  switch (e.kind) {
+    case 'alias':
+      return `${exprDisplay(e.expr)} AS ${e.name}`;
+    case 'cast':
+      return `${e.try ? 'TRY_CAST' : 'CAST'}(${exprDisplay(e.expr)} AS ${typeName(e.type)})`;
+    case 'binary': {
+      const p = PRECEDENCE[e.op] ?? 0;
+      const child = (c: LExpr): string => {
+        if (c.kind !== 'binary') return exprDisplay(c);
+        const cp = PRECEDENCE[c.op] ?? 0;
+        return cp === 0 || cp < p ? `(${exprDisplay(c)})` : exprDisplay(c);
+      };
+      return `${child(e.left)} ${e.op} ${child(e.right)}`;
+    }
+    case 'not':
+      return `NOT ${exprDisplay(e.expr)}`;
+    case 'negative':
+      return `(- ${exprDisplay(e.expr)})`;
+    case 'isNull':
+      return `${exprDisplay(e.expr)} IS ${e.negated ? 'NOT ' : ''}NULL`;
+    case 'isBool':
+      return `${exprDisplay(e.expr)} IS ${e.negated ? 'NOT ' : ''}${e.test}`;
+    case 'inList':
+      return `${exprDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}IN ([${e.list.map(exprDisplay).join(', ')}])`;
+    case 'between':
+      return `${exprDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprDisplay(e.low)} AND ${exprDisplay(e.high)}`;
+    case 'case': {
+      let text = e.operand === undefined ? 'CASE ' : `CASE ${exprDisplay(e.operand)} `;
+      for (const { when, then } of e.whens) text += `WHEN ${exprDisplay(when)} THEN ${exprDisplay(then)} `;
+      if (e.elseResult !== undefined) text += `ELSE ${exprDisplay(e.elseResult)} `;
+      return `${text}END`;
+    }
+    case 'scalarFn':
+      return `${e.fn.name}(${e.args.map(exprDisplay).join(', ')})`;
+    case 'aggregate':
+      return aggregateText(e, exprDisplay);
+    case 'windowFn': {
+      const name = e.fn.kind === 'aggregate' ? e.fn.displayName : e.fn.name.toUpperCase();
+      return `${name}(${e.args.map(exprDisplay).join(', ')})${windowSuffix(e, exprDisplay)}`;
+    }
+    case 'scalarSubquery':
+      return '(<subquery>)';
+    case 'exists':
+      return `${e.negated ? 'NOT ' : ''}EXISTS (<subquery>)`;
+    case 'inSubquery':
+      return `${exprDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}IN (<subquery>)`;
+    default:
+      return exprName(e);
+  }
+}

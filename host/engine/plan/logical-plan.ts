@@ -1,0 +1,331 @@
+// The logical plan: a tree of relational operators over typed expressions, each node with the
+// schema it produces (DataFusion's LogicalPlan, trimmed to what this engine executes). Nodes
+// are immutable; optimizer rules build new trees. Constructors here compute the schemas, so a
+// node is never built with a schema that disagrees with its expressions.
+
+import type { TableInfo } from '../catalog.js';
+import { bug } from '../../core/errors.js';
+import { planError } from '../errors.js';
+import { BOOLEAN, type DataType } from '../types.js';
+import { exprName } from './expr-display.js';
+import type { LExpr, SortExpr } from './expr.js';
+import { flatName, PlanSchema, type PlanField } from './plan-schema.js';
+
+export interface TableScan {
+  readonly kind: 'scan';
+  readonly database: string;
+  readonly table: TableInfo;
+  /** The table as written or aliased (`m0`, `public.test`): the qualifier of its columns. */
+  readonly qualifier: string;
+  /** Columns read, in table order (projection pushdown narrows this). */
+  readonly projection: readonly string[];
+  /** Predicates evaluated by the scan itself (time range, series filter, residual rows). */
+  readonly filters: readonly LExpr[];
+  /** At most this many rows (after the filters). */
+  readonly fetch: number | undefined;
+  readonly schema: PlanSchema;
+}
+
+export interface Values {
+  readonly kind: 'values';
+  readonly rows: readonly (readonly LExpr[])[];
+  readonly schema: PlanSchema;
+}
+
+/** No input: one row of no columns (`SELECT 1`) or nothing at all. */
+export interface EmptyRelation {
+  readonly kind: 'empty';
+  readonly produceOneRow: boolean;
+  readonly schema: PlanSchema;
+}
+
+export interface Projection {
+  readonly kind: 'projection';
+  readonly input: LogicalPlan;
+  readonly exprs: readonly LExpr[];
+  readonly schema: PlanSchema;
+}
+
+export interface Filter {
+  readonly kind: 'filter';
+  readonly input: LogicalPlan;
+  readonly predicate: LExpr;
+  readonly schema: PlanSchema;
+}
+
+export interface Aggregate {
+  readonly kind: 'aggregate';
+  readonly input: LogicalPlan;
+  readonly groupBy: readonly LExpr[];
+  /** `aggregate` expressions (never aliased): each becomes one output column. */
+  readonly aggregates: readonly LExpr[];
+  readonly schema: PlanSchema;
+}
+
+export interface Window {
+  readonly kind: 'window';
+  readonly input: LogicalPlan;
+  readonly windowExprs: readonly LExpr[];
+  readonly schema: PlanSchema;
+}
+
+export interface Sort {
+  readonly kind: 'sort';
+  readonly input: LogicalPlan;
+  readonly orderBy: readonly SortExpr[];
+  /** Only the first `fetch` rows are needed (ORDER BY ... LIMIT): executes as a top-k. */
+  readonly fetch: number | undefined;
+  readonly schema: PlanSchema;
+}
+
+export interface Limit {
+  readonly kind: 'limit';
+  readonly input: LogicalPlan;
+  readonly skip: number;
+  readonly fetch: number | undefined;
+  readonly schema: PlanSchema;
+}
+
+export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'SEMI' | 'ANTI';
+
+export interface Join {
+  readonly kind: 'join';
+  readonly left: LogicalPlan;
+  readonly right: LogicalPlan;
+  readonly joinType: JoinType;
+  /** Equi-join keys: left expression = right expression. */
+  readonly on: readonly (readonly [LExpr, LExpr])[];
+  /** The rest of the ON condition, evaluated on joined rows. */
+  readonly filter: LExpr | undefined;
+  /** Keys match when both are NULL (INTERSECT / EXCEPT). */
+  readonly nullEqualsNull?: boolean;
+  readonly schema: PlanSchema;
+}
+
+/** UNION ALL of inputs with the same column types (the first input names the columns). */
+export interface Union {
+  readonly kind: 'union';
+  readonly inputs: readonly LogicalPlan[];
+  readonly schema: PlanSchema;
+}
+
+export interface Distinct {
+  readonly kind: 'distinct';
+  readonly input: LogicalPlan;
+  readonly schema: PlanSchema;
+}
+
+/** A derived table or CTE under its alias: the same rows, fields requalified. */
+export interface SubqueryAlias {
+  readonly kind: 'subqueryAlias';
+  readonly input: LogicalPlan;
+  readonly alias: string;
+  readonly schema: PlanSchema;
+}
+
+/**
+ * CnosDB's sliding `time_window(time, window, slide[, origin])`: each input row comes out once
+ * per window containing it, with the window as a struct {start, end} in a new last column.
+ */
+export interface TimeWindow {
+  readonly kind: 'timeWindow';
+  readonly input: LogicalPlan;
+  readonly time: LExpr;
+  readonly windowNs: bigint;
+  readonly slideNs: bigint;
+  readonly originNs: bigint;
+  readonly schema: PlanSchema;
+}
+
+export type LogicalPlan =
+  | TableScan
+  | Values
+  | EmptyRelation
+  | Projection
+  | Filter
+  | Aggregate
+  | Window
+  | Sort
+  | Limit
+  | Join
+  | Union
+  | Distinct
+  | SubqueryAlias
+  | TimeWindow;
+
+/** The output field of an expression evaluated over `input`. */
+export function exprField(e: LExpr, input: PlanSchema): PlanField {
+  if (e.kind === 'column') {
+    const i = input.find(e.qualifier, e.name);
+    if (i >= 0) return input.field(i);
+    return { qualifier: e.qualifier, name: e.name, type: e.type, nullable: true };
+  }
+  if (e.kind === 'alias') return { qualifier: undefined, name: e.name, type: e.type, nullable: true };
+  return { qualifier: undefined, name: exprName(e), type: e.type, nullable: true };
+}
+
+/** Throws DataFusion's error when two output columns share a qualified name. */
+export function checkUniqueNames(fields: readonly PlanField[]): void {
+  const seen = new Map<string, number>();
+  fields.forEach((f, i) => {
+    const key = flatName(f.qualifier, f.name);
+    const before = seen.get(key);
+    if (before !== undefined) {
+      throw planError(
+        `Projections require unique expression names but the expression "${key}" at position ${before} and "${key}" at position ${i} have the same name. Consider aliasing ("AS") one of them.`,
+      );
+    }
+    seen.set(key, i);
+  });
+}
+
+export function projection(input: LogicalPlan, exprs: readonly LExpr[]): Projection {
+  const fields = exprs.map((e) => exprField(e, input.schema));
+  checkUniqueNames(fields);
+  return { kind: 'projection', input, exprs, schema: new PlanSchema(fields) };
+}
+
+export function filter(input: LogicalPlan, predicate: LExpr): Filter {
+  if (predicate.type.id !== 'Boolean' && predicate.type.id !== 'Null') {
+    throw planError(`Cannot create filter with non-boolean predicate '${exprName(predicate)}' returning ${predicate.type.id}`);
+  }
+  return { kind: 'filter', input, predicate, schema: input.schema };
+}
+
+export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[]): Aggregate {
+  const fields = [...groupBy.map((e) => exprField(e, input.schema)), ...aggregates.map((e) => exprField(e, input.schema))];
+  return { kind: 'aggregate', input, groupBy, aggregates, schema: new PlanSchema(fields) };
+}
+
+export function windowNode(input: LogicalPlan, windowExprs: readonly LExpr[]): Window {
+  const fields = [...input.schema.fields, ...windowExprs.map((e) => exprField(e, input.schema))];
+  return { kind: 'window', input, windowExprs, schema: new PlanSchema(fields) };
+}
+
+export function sort(input: LogicalPlan, orderBy: readonly SortExpr[], fetch?: number): Sort {
+  return { kind: 'sort', input, orderBy, fetch, schema: input.schema };
+}
+
+export function limit(input: LogicalPlan, skip: number, fetch: number | undefined): Limit {
+  return { kind: 'limit', input, skip, fetch, schema: input.schema };
+}
+
+export function join(left: LogicalPlan, right: LogicalPlan, joinType: JoinType, on: readonly (readonly [LExpr, LExpr])[], filterExpr: LExpr | undefined): Join {
+  let fields: PlanField[];
+  if (joinType === 'SEMI' || joinType === 'ANTI') fields = [...left.schema.fields];
+  else {
+    const nullableLeft = joinType === 'RIGHT' || joinType === 'FULL';
+    const nullableRight = joinType === 'LEFT' || joinType === 'FULL';
+    fields = [
+      ...left.schema.fields.map((f) => (nullableLeft ? { ...f, nullable: true } : f)),
+      ...right.schema.fields.map((f) => (nullableRight ? { ...f, nullable: true } : f)),
+    ];
+  }
+  return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema: new PlanSchema(fields) };
+}
+
+export function union(inputs: readonly LogicalPlan[]): Union {
+  const first = inputs[0];
+  if (first === undefined) throw bug('union of no inputs');
+  const fields = first.schema.fields.map((f, i) => ({
+    qualifier: undefined,
+    name: f.name,
+    type: f.type,
+    nullable: inputs.some((p) => p.schema.fields[i]?.nullable ?? true),
+  }));
+  return { kind: 'union', inputs, schema: new PlanSchema(fields) };
+}
+
+export function distinct(input: LogicalPlan): Distinct {
+  return { kind: 'distinct', input, schema: input.schema };
+}
+
+export function subqueryAlias(input: LogicalPlan, alias: string): SubqueryAlias {
+  return { kind: 'subqueryAlias', input, alias, schema: input.schema.requalify(alias) };
+}
+
+export function timeWindow(input: LogicalPlan, time: LExpr, windowNs: bigint, slideNs: bigint, originNs: bigint, name: string, structType: DataType): TimeWindow {
+  const fields = [...input.schema.fields, { qualifier: undefined, name, type: structType, nullable: false }];
+  return { kind: 'timeWindow', input, time, windowNs, slideNs, originNs, schema: new PlanSchema(fields) };
+}
+
+export function emptyRelation(produceOneRow: boolean): EmptyRelation {
+  return { kind: 'empty', produceOneRow, schema: PlanSchema.empty() };
+}
+
+/** The inputs of a node. */
+export function inputsOf(p: LogicalPlan): LogicalPlan[] {
+  switch (p.kind) {
+    case 'scan':
+    case 'values':
+    case 'empty':
+      return [];
+    case 'join':
+      return [p.left, p.right];
+    case 'union':
+      return [...p.inputs];
+    default:
+      return [p.input];
+  }
+}
+
+/** The same node over new inputs (schemas recomputed where they depend on the inputs). */
+export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
+  const one = (): LogicalPlan => inputs[0] ?? (() => { throw bug(`${p.kind} without input`); })();
+  switch (p.kind) {
+    case 'scan':
+    case 'values':
+    case 'empty':
+      return p;
+    case 'projection':
+      return { ...p, input: one() };
+    case 'filter':
+      return { ...p, input: one(), schema: one().schema };
+    case 'aggregate':
+      return { ...p, input: one() };
+    case 'window':
+      return { ...p, input: one() };
+    case 'sort':
+      return { ...p, input: one(), schema: one().schema };
+    case 'limit':
+      return { ...p, input: one(), schema: one().schema };
+    case 'join':
+      return { ...p, left: inputs[0]!, right: inputs[1]! };
+    case 'union':
+      return { ...p, inputs };
+    case 'distinct':
+      return { ...p, input: one(), schema: one().schema };
+    case 'subqueryAlias':
+      return { ...p, input: one() };
+    case 'timeWindow':
+      return { ...p, input: one() };
+  }
+}
+
+/** The expressions a node evaluates (for rules that inspect them). */
+export function expressionsOf(p: LogicalPlan): LExpr[] {
+  switch (p.kind) {
+    case 'scan':
+      return [...p.filters];
+    case 'values':
+      return p.rows.flat();
+    case 'projection':
+      return [...p.exprs];
+    case 'filter':
+      return [p.predicate];
+    case 'aggregate':
+      return [...p.groupBy, ...p.aggregates];
+    case 'window':
+      return [...p.windowExprs];
+    case 'sort':
+      return p.orderBy.map((o) => o.expr);
+    case 'join':
+      return [...p.on.flat(), ...(p.filter ? [p.filter] : [])];
+    case 'timeWindow':
+      return [p.time];
+    default:
+      return [];
+  }
+}
+
+export const BOOLEAN_FIELD = (name: string): PlanField => ({ qualifier: undefined, name, type: BOOLEAN, nullable: true });

@@ -1,0 +1,107 @@
+// The schema of a logical plan node: fields with an optional qualifier (the table name or alias
+// they come from, `public.test` when written so), and DataFusion's name resolution over them:
+// `t.c` matches qualifier and name, a bare `c` must match exactly one field. Errors carry
+// DataFusion's texts ("No field named x. Valid fields are ...").
+
+import type { Schema } from '../batch.js';
+import { schemaError } from '../errors.js';
+import type { DataType, Field } from '../types.js';
+
+export interface PlanField {
+  readonly qualifier: string | undefined;
+  readonly name: string;
+  readonly type: DataType;
+  readonly nullable: boolean;
+}
+
+const PLAIN = /^[a-z_][a-z0-9_]*$/;
+
+/** An identifier as DataFusion prints it in messages: quoted unless plain lower case. */
+export function quoteName(name: string): string {
+  return PLAIN.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
+}
+
+/** `qualifier.name` (the flat name DataFusion shows for a column). */
+export function flatName(qualifier: string | undefined, name: string): string {
+  return qualifier === undefined ? name : `${qualifier}.${name}`;
+}
+
+/**
+ * Does a written qualifier (`t`, `db.t`) name the field's qualifier? A bare table name also
+ * matches a `db.t` qualifier, as DataFusion's partial table references do.
+ */
+export function qualifierMatches(written: string, qualifier: string | undefined): boolean {
+  if (qualifier === undefined) return false;
+  if (written === qualifier) return true;
+  return qualifier.endsWith('.' + written) || written.endsWith('.' + qualifier);
+}
+
+export class PlanSchema {
+  readonly fields: readonly PlanField[];
+
+  constructor(fields: readonly PlanField[]) {
+    this.fields = fields;
+  }
+
+  static empty(): PlanSchema {
+    return new PlanSchema([]);
+  }
+
+  get length(): number {
+    return this.fields.length;
+  }
+
+  /** Index of the field a reference names, or -1; throws when a bare name is ambiguous. */
+  find(qualifier: string | undefined, name: string): number {
+    let found = -1;
+    for (let i = 0; i < this.fields.length; i++) {
+      const f = this.fields[i]!;
+      if (f.name !== name) continue;
+      if (qualifier !== undefined) {
+        if (!qualifierMatches(qualifier, f.qualifier)) continue;
+        if (qualifier === f.qualifier) return i;
+      }
+      if (found >= 0) {
+        const other = this.fields[found]!;
+        if (qualifier === undefined && other.qualifier !== f.qualifier) {
+          throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
+        }
+        continue;
+      }
+      found = i;
+    }
+    return found;
+  }
+
+  /** Like `find`, but throws DataFusion's "No field named" error when nothing matches. */
+  resolve(qualifier: string | undefined, name: string): number {
+    const i = this.find(qualifier, name);
+    if (i < 0) throw this.noSuchField(qualifier, name);
+    return i;
+  }
+
+  noSuchField(qualifier: string | undefined, name: string): Error {
+    const what = qualifier === undefined ? quoteName(name) : `${qualifier}.${quoteName(name)}`;
+    if (this.fields.length === 0) return schemaError(`No field named ${what}.`);
+    const valid = this.fields.map((f) => flatName(f.qualifier, quoteName(f.name))).join(', ');
+    return schemaError(`No field named ${what}. Valid fields are ${valid}.`);
+  }
+
+  field(i: number): PlanField {
+    return this.fields[i]!;
+  }
+
+  /** The same fields under another qualifier (SubqueryAlias). */
+  requalify(qualifier: string | undefined): PlanSchema {
+    return new PlanSchema(this.fields.map((f) => ({ ...f, qualifier })));
+  }
+
+  concat(other: PlanSchema): PlanSchema {
+    return new PlanSchema([...this.fields, ...other.fields]);
+  }
+
+  /** The execution schema (names without qualifiers). */
+  toSchema(): Schema {
+    return { fields: this.fields.map((f): Field => ({ name: f.name, type: f.type, nullable: f.nullable })) };
+  }
+}

@@ -1,0 +1,461 @@
+// AST expression -> typed logical expression: binds names against the scope's schema (and the
+// enclosing queries' for correlated subqueries), types literals as DataFusion's SQL planner does
+// (integers Int64, then UInt64, then Float64; decimals Float64), folds a unary minus into a
+// numeric literal, coerces operands (coercion.ts) by inserting casts, and types function calls
+// through the registry.
+
+import type { Scalar } from '../batch.js';
+import { bug } from '../../core/errors.js';
+import { internalError, notImplemented, planError, schemaError } from '../errors.js';
+import { checkCast } from '../exec/cast.js';
+import type { AggregateFunction } from '../functions/function-types.js';
+import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
+import type { BinaryOperator, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
+import { lit } from '../plan/expr.js';
+import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { PlanSchema } from '../plan/plan-schema.js';
+import type * as ast from '../sql/ast.js';
+import { parseInterval } from '../time.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
+import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
+import { castTargetType } from './sql-types.js';
+import { simplifyExpr } from '../optimizer/simplify-expressions.js';
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+const U64_MAX = 2n ** 64n - 1n;
+
+/** What an expression may see and contain where it is planned. */
+export interface Scope {
+  readonly schema: PlanSchema;
+  /** The enclosing query's scope, for correlated references. */
+  readonly outer: Scope | undefined;
+  /** Plans a subquery with `outer` as its enclosing scope. */
+  readonly planSubquery: (q: ast.Query, outer: Scope) => LogicalPlan;
+  /** Aggregate calls allowed here (select list, HAVING, ORDER BY of an aggregate query). */
+  readonly allowAggregates: boolean;
+  readonly allowWindows: boolean;
+  /** AST nodes already planned elsewhere (a sliding time_window's column). */
+  readonly replacements?: ReadonlyMap<ast.Expr, LExpr>;
+  /** Named windows of the SELECT (WINDOW w AS (...)). */
+  readonly windows?: ReadonlyMap<string, ast.WindowSpec>;
+  /** The value of `@@name` (QuerySession.variables), or undefined when there is no such variable. */
+  readonly variable?: (name: string) => string | bigint | undefined;
+}
+
+/** `expr` cast to `type` (no node when already of that type). Checks the cast exists. */
+export function coerce(e: LExpr, type: DataType): LExpr {
+  if (typeEquals(e.type, type)) return e;
+  checkCast(e.type, type);
+  return { kind: 'cast', expr: e, type, try: false };
+}
+
+/** The type and value DataFusion gives a number literal. */
+export function numberLiteral(text: string, negate: boolean): LExpr {
+  const t = negate ? `-${text}` : text;
+  if (/^-?\d+$/.test(t)) {
+    const v = BigInt(t);
+    if (v >= I64_MIN && v <= I64_MAX) return lit(v, INT64);
+    if (v >= 0n && v <= U64_MAX) return lit(v, UINT64);
+  }
+  const x = Number(t);
+  if (Number.isNaN(x)) throw planError(`Cannot parse ${t} as f64`);
+  return lit(x, FLOAT64);
+}
+
+function intervalLiteral(e: ast.IntervalLiteral, negate: boolean): LExpr {
+  const v = e.value;
+  const text = v.kind === 'string' ? v.value : v.kind === 'number' ? v.text : undefined;
+  if (text === undefined) throw notImplemented('INTERVAL with a non-literal value');
+  const unit = e.unit === undefined ? 'second' : e.unit.toLowerCase();
+  const iv = parseInterval(text, unit);
+  if (iv === undefined) throw planError(`Invalid interval '${text}'`);
+  return lit(negate ? { months: -iv.months, days: -iv.days, nanos: -iv.nanos } : iv, INTERVAL);
+}
+
+/** The value of a planned constant expression (folded if need be), or undefined. */
+export function constantOf(e: LExpr): Scalar | undefined {
+  if (e.kind === 'literal') return e.value;
+  if (e.kind === 'column' || e.kind === 'outerColumn') return undefined;
+  // now() folds to the epoch here; the values wanted are window sizes and origins.
+  const folded = simplifyExpr(e, { nowNs: 0n });
+  return folded.kind === 'literal' ? folded.value : undefined;
+}
+
+function isBooleanLike(t: DataType): boolean {
+  return t.id === 'Boolean' || t.id === 'Null';
+}
+
+export class ExprPlanner {
+  readonly scope: Scope;
+
+  constructor(scope: Scope) {
+    this.scope = scope;
+  }
+
+  plan(e: ast.Expr): LExpr {
+    const replaced = this.scope.replacements?.get(e);
+    if (replaced !== undefined) return replaced;
+    switch (e.kind) {
+      case 'number':
+        return numberLiteral(e.text, false);
+      case 'string':
+        return lit(e.value, UTF8);
+      case 'boolean':
+        return lit(e.value, BOOLEAN);
+      case 'null':
+        return lit(null, NULL);
+      case 'interval':
+        return intervalLiteral(e, false);
+      case 'typedString': {
+        const target = e.dataType.name === 'DATE' ? DATE32 : e.dataType.name === 'TIMESTAMP' ? castTargetType(e.dataType) : undefined;
+        if (target === undefined) throw notImplemented(`Unsupported SQL type ${e.dataType.name}`);
+        return coerce(lit(e.value, UTF8), target);
+      }
+      case 'variable': {
+        // `@@server_version` is a constant of the session; the column keeps the name as written.
+        const v = this.scope.variable?.(e.name.replace(/^@+/, ''));
+        if (v === undefined) throw planError(`variable ${e.name} is not defined`);
+        const type = typeof v === 'bigint' ? UINT64 : UTF8;
+        return { kind: 'alias', expr: lit(v, type), name: e.name, type };
+      }
+      case 'column':
+        return this.column(e);
+      case 'wildcard':
+        throw planError('Wildcard is only allowed in the select list and in count(*)');
+      case 'unary':
+        return this.unary(e);
+      case 'binary':
+        return this.binary(e.op, this.plan(e.left), this.plan(e.right));
+      case 'is':
+        return this.is(e);
+      case 'isDistinctFrom':
+        return this.binary(e.negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM', this.plan(e.left), this.plan(e.right));
+      case 'inList':
+        return this.inList(e);
+      case 'inSubquery': {
+        const expr = this.plan(e.expr);
+        const plan = this.scope.planSubquery(e.query, this.scope);
+        if (plan.schema.length !== 1) throw planError(`IN subquery should only return one column, but found ${plan.schema.length}`);
+        const t = comparisonCoercion(expr.type, plan.schema.field(0).type);
+        if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(expr.type)} = ${typeName(plan.schema.field(0).type)}`);
+        return { kind: 'inSubquery', expr: coerce(expr, t), plan, negated: e.negated, type: BOOLEAN };
+      }
+      case 'between': {
+        const x = this.plan(e.expr);
+        const low = this.plan(e.low);
+        const high = this.plan(e.high);
+        const t = commonType([x.type, low.type, high.type]);
+        if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(x.type)} BETWEEN ${typeName(low.type)} AND ${typeName(high.type)}`);
+        return { kind: 'between', expr: coerce(x, t), low: coerce(low, t), high: coerce(high, t), negated: e.negated, type: BOOLEAN };
+      }
+      case 'like':
+        return this.like(e);
+      case 'case':
+        return this.caseExpr(e);
+      case 'cast': {
+        const x = this.plan(e.expr);
+        const type = castTargetType(e.dataType);
+        checkCast(x.type, type);
+        return { kind: 'cast', expr: x, type, try: e.try };
+      }
+      case 'function':
+        return this.call(e);
+      case 'subquery': {
+        const plan = this.scope.planSubquery(e.query, this.scope);
+        if (plan.schema.length !== 1) throw planError(`Scalar subquery should only return one column, but found ${plan.schema.length}: ${plan.schema.fields.map((f) => f.name).join(', ')}`);
+        return { kind: 'scalarSubquery', plan, type: plan.schema.field(0).type };
+      }
+      case 'exists':
+        return { kind: 'exists', plan: this.scope.planSubquery(e.query, this.scope), negated: e.negated, type: BOOLEAN };
+      case 'fieldAccess':
+        return this.field(this.plan(e.expr), e.field);
+      case 'index':
+        throw notImplemented('indexing into arrays');
+      case 'array':
+        throw notImplemented('array literals');
+      case 'extract':
+        return this.callScalar('date_part', [lit(e.field.toLowerCase(), UTF8), this.plan(e.expr)]);
+      case 'position':
+        return this.callScalar('strpos', [this.plan(e.haystack), this.plan(e.needle)]);
+      case 'substring': {
+        const args = [this.plan(e.expr), e.from === undefined ? lit(1n, INT64) : this.plan(e.from)];
+        if (e.for !== undefined) args.push(this.plan(e.for));
+        return this.callScalar('substr', args);
+      }
+      case 'trim': {
+        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : 'btrim';
+        return this.callScalar(fn, e.chars === undefined ? [this.plan(e.expr)] : [this.plan(e.expr), this.plan(e.chars)]);
+      }
+      case 'rollup':
+      case 'cube':
+      case 'groupingSets':
+        throw notImplemented(`${e.kind === 'groupingSets' ? 'GROUPING SETS' : e.kind.toUpperCase()} in GROUP BY`);
+    }
+  }
+
+  column(e: ast.ColumnRef): LExpr {
+    const parts = e.parts;
+    const tryScope = (scope: Scope): LExpr | undefined => {
+      const s = scope.schema;
+      if (parts.length === 1) {
+        const i = s.find(undefined, parts[0]!);
+        if (i >= 0) return this.columnOf(s, i);
+        return undefined;
+      }
+      // qualifier.column, then column.field of a struct, then longer qualifiers.
+      for (let q = parts.length - 1; q >= 1; q--) {
+        const i = s.find(parts.slice(0, q).join('.'), parts[q]!);
+        if (i >= 0) {
+          let out = this.columnOf(s, i);
+          for (const f of parts.slice(q + 1)) out = this.field(out, f);
+          return out;
+        }
+      }
+      const i = s.find(undefined, parts[0]!);
+      if (i >= 0 && s.field(i).type.id === 'Struct') {
+        let out = this.columnOf(s, i);
+        for (const f of parts.slice(1)) out = this.field(out, f);
+        return out;
+      }
+      return undefined;
+    };
+    const here = tryScope(this.scope);
+    if (here !== undefined) return here;
+    for (let outer = this.scope.outer; outer !== undefined; outer = outer.outer) {
+      const found = tryScope(outer);
+      if (found !== undefined && found.kind === 'column') return { kind: 'outerColumn', qualifier: found.qualifier, name: found.name, type: found.type };
+      if (found !== undefined) return found;
+    }
+    const name = parts[parts.length - 1]!;
+    const qualifier = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
+    throw this.scope.schema.noSuchField(qualifier, name);
+  }
+
+  columnOf(s: PlanSchema, i: number): LExpr {
+    const f = s.field(i);
+    return { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type };
+  }
+
+  field(e: LExpr, name: string): LExpr {
+    if (e.type.id !== 'Struct') throw schemaError(`No field named ${name} in ${typeName(e.type)}`);
+    const f = e.type.fields.find((x) => x.name === name);
+    if (f === undefined) throw schemaError(`Field ${name} not found in struct`);
+    return { kind: 'getField', expr: e, field: name, type: f.type };
+  }
+
+  unary(e: ast.UnaryExpr): LExpr {
+    if (e.op === '+') return this.plan(e.expr);
+    if (e.op === '-') {
+      if (e.expr.kind === 'number') return numberLiteral(e.expr.text, true);
+      if (e.expr.kind === 'interval') return intervalLiteral(e.expr, true);
+      const x = this.plan(e.expr);
+      if (x.type.id !== 'Int64' && x.type.id !== 'Float64' && x.type.id !== 'Interval' && x.type.id !== 'Null' && x.type.id !== 'UInt64') {
+        throw planError(`Negation only supports numeric, interval and timestamp types`);
+      }
+      const type = x.type.id === 'UInt64' ? INT64 : x.type;
+      return { kind: 'negative', expr: coerce(x, type), type };
+    }
+    const x = this.plan(e.expr);
+    if (!isBooleanLike(x.type)) throw planError(`Cannot infer common argument type for logical boolean operation NOT ${typeName(x.type)}`);
+    return { kind: 'not', expr: coerce(x, BOOLEAN), type: BOOLEAN };
+  }
+
+  binary(op: BinaryOperator, l: LExpr, r: LExpr): LExpr {
+    const sig = binarySignature(op, l.type, r.type);
+    return { kind: 'binary', op, left: coerce(l, sig.left), right: coerce(r, sig.right), type: sig.result };
+  }
+
+  is(e: ast.IsExpr): LExpr {
+    const x = this.plan(e.expr);
+    if (e.test === 'NULL') return { kind: 'isNull', expr: x, negated: e.negated, type: BOOLEAN };
+    if (!isBooleanLike(x.type)) throw planError(`Cannot infer common argument type for ${e.test} ${typeName(x.type)}`);
+    return { kind: 'isBool', expr: coerce(x, BOOLEAN), test: e.test, negated: e.negated, type: BOOLEAN };
+  }
+
+  inList(e: ast.InList): LExpr {
+    const x = this.plan(e.expr);
+    const list = e.list.map((i) => this.plan(i));
+    const t = commonType([x.type, ...list.map((i) => i.type)]);
+    if (t === undefined) throw planError(`Cannot infer common argument type for IN list: ${[x, ...list].map((i) => typeName(i.type)).join(', ')}`);
+    return { kind: 'inList', expr: coerce(x, t), list: list.map((i) => coerce(i, t)), negated: e.negated, type: BOOLEAN };
+  }
+
+  like(e: ast.Like): LExpr {
+    if (e.op === 'SIMILAR TO') throw notImplemented('SIMILAR TO');
+    const x = this.plan(e.expr);
+    const p = this.plan(e.pattern);
+    for (const t of [x.type, p.type]) {
+      if (t.id !== 'Utf8' && t.id !== 'Null') throw planError(`There isn't a common type to coerce ${typeName(x.type)} and ${typeName(p.type)} in LIKE expression`);
+    }
+    let escape: string | undefined;
+    if (e.escape !== undefined) {
+      if (e.escape.kind !== 'string' || Array.from(e.escape.value).length !== 1) throw planError('Invalid escape character in LIKE expression');
+      escape = e.escape.value;
+    }
+    return { kind: 'like', caseInsensitive: e.op === 'ILIKE', expr: coerce(x, UTF8), pattern: coerce(p, UTF8), escape, negated: e.negated, type: BOOLEAN };
+  }
+
+  caseExpr(e: ast.CaseExpr): LExpr {
+    const operand = e.operand === undefined ? undefined : this.plan(e.operand);
+    let whens = e.whens.map((w) => ({ when: this.plan(w.when), then: this.plan(w.then) }));
+    const elseResult = e.elseResult === undefined ? undefined : this.plan(e.elseResult);
+    const resultType = commonType([...whens.map((w) => w.then.type), ...(elseResult ? [elseResult.type] : [])]);
+    if (resultType === undefined) throw planError(`There isn't a common type to coerce the CASE results: ${whens.map((w) => typeName(w.then.type)).join(', ')}`);
+    let op = operand;
+    if (operand !== undefined) {
+      const t = commonType([operand.type, ...whens.map((w) => w.when.type)]);
+      if (t === undefined) throw planError('There isn\'t a common type to coerce the CASE operand and WHEN values');
+      op = coerce(operand, t);
+      whens = whens.map((w) => ({ when: coerce(w.when, t), then: w.then }));
+    } else {
+      for (const w of whens) if (!isBooleanLike(w.when.type)) throw planError(`CASE WHEN condition must be boolean, got ${typeName(w.when.type)}`);
+      whens = whens.map((w) => ({ when: coerce(w.when, BOOLEAN), then: w.then }));
+    }
+    return {
+      kind: 'case',
+      operand: op,
+      whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, resultType) })),
+      elseResult: elseResult && coerce(elseResult, resultType),
+      type: resultType,
+    };
+  }
+
+  /** A scalar call with arguments already planned. */
+  callScalar(name: string, args: LExpr[]): LExpr {
+    const fn = scalarFunction(name);
+    if (fn === undefined) throw bug(`scalar function ${name} is not registered`);
+    const sig = fn.bind(
+      args.map((a) => a.type),
+      args.map((a) => constantOf(a)),
+    );
+    return { kind: 'scalarFn', fn, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), type: sig.returnType };
+  }
+
+  call(e: ast.FunctionCall): LExpr {
+    const name = e.name;
+    if (e.over !== undefined) return this.windowCall(e);
+    const agg = aggregateFunction(name);
+    if (agg !== undefined) return this.aggregateCall(agg, e);
+    if (windowFunction(name) !== undefined) throw planError(`Window function ${name} requires an OVER clause`);
+    const fn = scalarFunction(name);
+    if (fn === undefined) throw unknownFunction(name);
+    if (e.distinct) throw planError(`DISTINCT is not allowed in the scalar function ${name}`);
+    const args = e.args.map((a) => this.plan(a));
+    return this.callScalar(name, args);
+  }
+
+  aggregateCall(fn: AggregateFunction, e: ast.FunctionCall): LExpr {
+    if (!this.scope.allowAggregates) throw planError(`Aggregate functions are not allowed here: ${fn.displayName}`);
+    const star = (fn.name === 'count' || fn.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
+    let args: LExpr[];
+    if (star) args = [];
+    else {
+      args = e.args.map((a) => {
+        if (a.kind !== 'wildcard') return this.plan(a);
+        if (fn.name === 'min' || fn.name === 'max') throw internalError('Create physical name does not support wildcard');
+        return lit(null, NULL);
+      });
+    }
+    const inner = new ExprPlanner({ ...this.scope, allowAggregates: false, allowWindows: false });
+    const filter = e.filter === undefined ? undefined : coerce(inner.plan(e.filter), BOOLEAN);
+    const orderBy = e.orderBy.map((o) => this.sortExpr(o, inner));
+    const sig = star ? fn.bind([INT64], false) : fn.bind(args.map((a) => a.type), e.distinct);
+    const coerced = star ? [] : args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
+    for (const a of coerced) if (containsAggregate(a)) throw planError('Aggregate functions cannot be nested');
+    return {
+      kind: 'aggregate',
+      fn,
+      args: coerced,
+      distinct: e.distinct,
+      filter,
+      orderBy,
+      type: sig.returnType,
+      argTypes: star ? [] : sig.argTypes,
+      ...(star ? { star: true } : {}),
+    };
+  }
+
+  sortExpr(o: ast.OrderByExpr, planner: ExprPlanner = this): SortExpr {
+    const asc = o.asc ?? true;
+    return { expr: planner.plan(o.expr), asc, nullsFirst: o.nullsFirst ?? !asc };
+  }
+
+  windowCall(e: ast.FunctionCall): LExpr {
+    if (!this.scope.allowWindows) throw planError(`Window functions are not allowed here: ${e.name}`);
+    let spec = e.over!;
+    if (spec.baseName !== undefined) {
+      const base = this.scope.windows?.get(spec.baseName);
+      if (base === undefined) throw planError(`The window ${spec.baseName} is not defined!`);
+      spec = { partitionBy: [...base.partitionBy, ...spec.partitionBy], orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy, frame: spec.frame ?? base.frame };
+    }
+    const inner = new ExprPlanner({ ...this.scope, allowWindows: false });
+    const partitionBy = spec.partitionBy.map((p) => inner.plan(p));
+    const orderBy = spec.orderBy.map((o) => this.sortExpr(o, inner));
+    const frame = spec.frame === undefined ? undefined : frameSpec(spec.frame);
+    const wf = windowFunction(e.name);
+    if (wf !== undefined) {
+      const args = e.args.map((a) => inner.plan(a));
+      const sig = wf.bind(args.map((a) => a.type));
+      return { kind: 'windowFn', fn: wf, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes };
+    }
+    if (aggregateFunction(e.name) !== undefined) throw notImplemented(`aggregate function ${e.name} as a window function`);
+    throw unknownFunction(e.name);
+  }
+}
+
+function frameSpec(f: ast.WindowFrame): WindowFrameSpec {
+  const bound = (b: ast.FrameBound): number | undefined => {
+    if (b.kind === 'currentRow') return 0;
+    if (b.offset === undefined) return undefined;
+    if (b.offset.kind !== 'number' || !/^\d+$/.test(b.offset.text)) throw notImplemented('window frame offsets other than integers');
+    const n = Number(b.offset.text);
+    return b.kind === 'preceding' ? -n : n;
+  };
+  return { units: f.units, start: bound(f.start), end: f.end === undefined ? 0 : bound(f.end) };
+}
+
+/** Whether an expression contains an aggregate call. */
+export function containsAggregate(e: LExpr): boolean {
+  if (e.kind === 'aggregate') return true;
+  switch (e.kind) {
+    case 'scalarSubquery':
+    case 'exists':
+      return false;
+    default:
+      return childrenOf(e).some(containsAggregate);
+  }
+}
+
+function childrenOf(e: LExpr): LExpr[] {
+  switch (e.kind) {
+    case 'binary':
+      return [e.left, e.right];
+    case 'cast':
+    case 'not':
+    case 'negative':
+    case 'isNull':
+    case 'isBool':
+    case 'alias':
+    case 'getField':
+    case 'inSubquery':
+      return [e.expr];
+    case 'inList':
+      return [e.expr, ...e.list];
+    case 'between':
+      return [e.expr, e.low, e.high];
+    case 'like':
+      return [e.expr, e.pattern];
+    case 'case':
+      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.elseResult ? [e.elseResult] : [])];
+    case 'scalarFn':
+      return [...e.args];
+    case 'aggregate':
+      return [...e.args];
+    case 'windowFn':
+      return [...e.args, ...e.partitionBy];
+    default:
+      return [];
+  }
+}
+

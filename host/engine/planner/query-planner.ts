@@ -1,0 +1,209 @@
+// Query -> logical plan: WITH (CTEs planned once, referenced by name), the body (SELECT, VALUES,
+// UNION / INTERSECT / EXCEPT, a parenthesised query), ORDER BY and LIMIT/OFFSET. Tables resolve
+// in the session's database unless qualified; missing ones give CnosDB's errors.
+
+import { UserError } from '../../core/errors.js';
+import type { EngineCatalog, TableInfo } from '../catalog.js';
+import { planError } from '../errors.js';
+import type { LExpr, SortExpr } from '../plan/expr.js';
+import type { LogicalPlan } from '../plan/logical-plan.js';
+import { distinct, join, limit, projection, sort, union } from '../plan/logical-plan.js';
+import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
+import type * as ast from '../sql/ast.js';
+import { NULL, typeEquals, typeName, type DataType } from '../types.js';
+import { commonType } from './coercion.js';
+import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
+import { renameColumns, type Ctes } from './from-planner.js';
+import { planSelect } from './select-planner.js';
+import type { SystemInfo } from '../system/system-info.js';
+import { planSystemView } from '../system/system-views.js';
+
+export interface PlannerContext {
+  readonly catalog: EngineCatalog;
+  readonly tenant: string;
+  /** The database unqualified table names resolve in. */
+  readonly database: string;
+  /** Privilege check for every table a statement reads (QuerySession.authorize). */
+  readonly authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
+  /** `@@name` variables (QuerySession.variables). */
+  readonly variables?: Readonly<Record<string, string | bigint>>;
+  /** The host's lists for the system views (QuerySession.system). */
+  readonly system?: SystemInfo;
+}
+
+import { databaseNotFound, tableNotFound } from '../../core/meta-errors.js';
+
+export { databaseNotFound, tableNotFound };
+
+export class QueryPlanner {
+  readonly ctx: PlannerContext;
+
+  constructor(ctx: PlannerContext) {
+    this.ctx = ctx;
+  }
+
+  /** A scope over `schema` whose subqueries are planned by this planner. */
+  scope(schema: PlanSchema, outer: Scope | undefined, ctes: Ctes, allowAggregates: boolean): Scope {
+    return {
+      schema,
+      outer,
+      planSubquery: (q, o) => this.planQuery(q, o, ctes),
+      allowAggregates,
+      allowWindows: false,
+      variable: (name) => (this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined),
+    };
+  }
+
+  /** Whether the session may read a database (system views list only those). */
+  canRead(database: string): boolean {
+    try {
+      this.ctx.authorize?.(database, 'read');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves `[db.]table` to its database and TableInfo, or throws CnosDB's error. */
+  resolveTable(name: readonly string[], need: 'read' | 'write' | 'all' = 'read'): { database: string; table: TableInfo } {
+    let db = this.ctx.database;
+    let t: string;
+    if (name.length === 1) t = name[0]!;
+    else if (name.length === 2) [db, t] = name as [string, string];
+    else if (name.length === 3) {
+      if (name[0] !== this.ctx.tenant) throw planError(`Table name ${name.join('.')} refers to another tenant`);
+      [, db, t] = name as [string, string, string];
+    } else throw planError(`Invalid table name ${name.join('.')}`);
+    this.ctx.authorize?.(db, need);
+    if (this.ctx.catalog.database(db) === undefined) throw databaseNotFound(db);
+    const table = this.ctx.catalog.table(db, t);
+    if (table === undefined) throw tableNotFound(this.ctx.tenant, db, t);
+    return { database: db, table };
+  }
+
+  /** A full scan of a table under its qualifier (the alias, else the name as written). */
+  scan(name: readonly string[], alias: string | undefined): LogicalPlan {
+    const qualifier = alias ?? name.join('.');
+    const view = planSystemView({ catalog: this.ctx.catalog, tenant: this.ctx.tenant, canRead: (db) => this.canRead(db), system: this.ctx.system }, name, qualifier);
+    if (view !== undefined) return view;
+    const { database, table } = this.resolveTable(name);
+    const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
+    return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
+  }
+
+  planQuery(q: ast.Query, outer: Scope | undefined, parentCtes: Ctes): LogicalPlan {
+    let ctes: Ctes = parentCtes;
+    if (q.with !== undefined) {
+      if (q.with.recursive) throw planError('Recursive CTEs are not supported');
+      const m = new Map(parentCtes);
+      for (const cte of q.with.ctes) {
+        if (m.has(cte.name) && !parentCtes.has(cte.name)) throw planError(`WITH query name "${cte.name}" specified more than once`);
+        m.set(cte.name, renameColumns(this.planQuery(cte.query, outer, m), cte.columns, cte.name));
+      }
+      ctes = m;
+    }
+    let plan: LogicalPlan;
+    if (q.body.kind === 'select') plan = planSelect(this, q.body, q.orderBy, outer, ctes);
+    else {
+      plan = this.planBody(q.body, outer, ctes);
+      if (q.orderBy.length > 0) plan = this.orderByOutput(plan, q.orderBy, outer, ctes);
+    }
+    if (q.limit !== undefined || q.offset !== undefined) {
+      const fetch = q.limit === undefined ? undefined : this.count(q.limit, 'LIMIT');
+      const skip = q.offset === undefined ? 0 : this.count(q.offset, 'OFFSET');
+      plan = limit(plan, skip, fetch);
+    }
+    return plan;
+  }
+
+  count(e: ast.Expr, what: string): number {
+    if (e.kind === 'number' && /^\d+$/.test(e.text)) return Number(e.text);
+    if (e.kind === 'unary' && e.op === '-' && e.expr.kind === 'number') throw planError(`${what} must not be negative`);
+    throw planError(`${what} must be a non-negative integer literal`);
+  }
+
+  /** ORDER BY on a body other than SELECT: output columns, positions, or expressions over them. */
+  orderByOutput(plan: LogicalPlan, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+    const planner = new ExprPlanner(this.scope(plan.schema, outer, ctes, false));
+    const keys: SortExpr[] = orderBy.map((o) => {
+      const asc = o.asc ?? true;
+      const nullsFirst = o.nullsFirst ?? !asc;
+      if (o.expr.kind === 'number' && /^\d+$/.test(o.expr.text)) {
+        const k = Number(o.expr.text);
+        if (k < 1 || k > plan.schema.length) throw planError(`Order by column out of bounds, specified: ${k}, max: ${plan.schema.length}`);
+        const f = plan.schema.field(k - 1);
+        return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc, nullsFirst };
+      }
+      return { expr: planner.plan(o.expr), asc, nullsFirst };
+    });
+    return sort(plan, keys);
+  }
+
+  planBody(body: ast.QueryBody, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+    switch (body.kind) {
+      case 'select':
+        return planSelect(this, body, [], outer, ctes);
+      case 'nestedQuery':
+        return this.planQuery(body.query, outer, ctes);
+      case 'values':
+        return this.planValues(body, outer, ctes);
+      case 'setOperation':
+        return this.planSetOperation(body, outer, ctes);
+    }
+  }
+
+  planValues(v: ast.Values, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+    const planner = new ExprPlanner(this.scope(PlanSchema.empty(), outer, ctes, false));
+    const rows = v.rows.map((r) => r.map((e) => planner.plan(e)));
+    const width = rows[0]!.length;
+    for (const r of rows) if (r.length !== width) throw planError('Inconsistent data length across values list');
+    const types: DataType[] = [];
+    for (let c = 0; c < width; c++) {
+      const t = commonType(rows.map((r) => r[c]!.type));
+      if (t === undefined) throw planError(`Inconsistent data type across values list at row 1 column ${c}: ${rows.map((r) => typeName(r[c]!.type)).join(', ')}`);
+      types.push(t.id === 'Null' ? NULL : t);
+    }
+    const fields: PlanField[] = types.map((type, c) => ({ qualifier: undefined, name: `column${c + 1}`, type, nullable: true }));
+    return { kind: 'values', rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))), schema: new PlanSchema(fields) };
+  }
+
+  /** Casts the columns of a plan to `types` where they differ. */
+  castColumns(plan: LogicalPlan, types: readonly DataType[]): LogicalPlan {
+    if (plan.schema.fields.every((f, i) => typeEquals(f.type, types[i]!))) return plan;
+    const exprs: LExpr[] = plan.schema.fields.map((f, i) => {
+      const c: LExpr = { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type };
+      return typeEquals(f.type, types[i]!) ? c : { kind: 'alias', expr: coerce(c, types[i]!), name: f.name, type: types[i]! };
+    });
+    return projection(plan, exprs);
+  }
+
+  planSetOperation(s: ast.SetOperation, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+    const left = this.planBody(s.left, outer, ctes);
+    const right = this.planBody(s.right, outer, ctes);
+    if (left.schema.length !== right.schema.length) {
+      throw planError(`${s.op} queries must have the same number of columns, (left is ${left.schema.length}, (right is ${right.schema.length})`);
+    }
+    const types = left.schema.fields.map((f, i) => {
+      const t = commonType([f.type, right.schema.field(i).type]);
+      if (t === undefined) throw planError(`${s.op} Column ${f.name} (type: ${typeName(f.type)}) is not compatible with column ${right.schema.field(i).name} (type: ${typeName(right.schema.field(i).type)})`);
+      return t;
+    });
+    const l = this.castColumns(left, types);
+    const r = this.castColumns(right, types);
+    if (s.op === 'UNION') {
+      const inputs = [...(l.kind === 'union' && s.all ? l.inputs : [l]), r];
+      const u = union(inputs);
+      return s.all ? u : distinct(u);
+    }
+    // INTERSECT / EXCEPT: a semi / anti join on every column, NULLs equal.
+    const keys: [LExpr, LExpr][] = l.schema.fields.map((f, i) => {
+      const rf = r.schema.field(i);
+      return [
+        { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type },
+        { kind: 'column', qualifier: rf.qualifier, name: rf.name, type: rf.type },
+      ];
+    });
+    const j = { ...join(l, r, s.op === 'INTERSECT' ? 'SEMI' : 'ANTI', keys, undefined), nullEqualsNull: true };
+    return s.all ? j : distinct(j);
+  }
+}

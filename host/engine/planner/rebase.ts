@@ -1,0 +1,92 @@
+// Rewrites expressions to read the columns a lower node already computed: after an Aggregate,
+// `SUM(t.v) + 1` reads the column "SUM(t.v)"; after a Window, `ROW_NUMBER() OVER (...)` reads
+// its window column (DataFusion's rebase_expr). Matching is structural (exprKey), outermost
+// first, so `GROUP BY a + b` also serves `a + b` in the select list.
+
+import { planError } from '../errors.js';
+import { exprName } from '../plan/expr-display.js';
+import { columnsOf, exprKey, replaceExpr, type LExpr } from '../plan/expr.js';
+import type { PlanSchema } from '../plan/plan-schema.js';
+import { flatName } from '../plan/plan-schema.js';
+
+export interface RebaseTarget {
+  /** The expression computed below. */
+  readonly expr: LExpr;
+  /** Its column in the lower node's output. */
+  readonly index: number;
+}
+
+/** Replaces every subexpression equal to a target by the target's output column. */
+export function rebase(e: LExpr, targets: readonly RebaseTarget[], schema: PlanSchema): LExpr {
+  const byKey = new Map<string, number>();
+  for (const t of targets) byKey.set(exprKey(t.expr), t.index);
+  return replaceExpr(e, (x) => {
+    const i = byKey.get(exprKey(x));
+    if (i === undefined) return undefined;
+    const f = schema.field(i);
+    return { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type };
+  });
+}
+
+/** Collects the distinct subexpressions satisfying `pred` (outermost only), in order of appearance. */
+export function collectDistinct(exprs: readonly LExpr[], pred: (e: LExpr) => boolean): LExpr[] {
+  const out: LExpr[] = [];
+  const seen = new Set<string>();
+  const walk = (e: LExpr): void => {
+    if (pred(e)) {
+      const k = exprKey(e);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(e);
+      }
+      return;
+    }
+    for (const c of directChildren(e)) walk(c);
+  };
+  for (const e of exprs) walk(e);
+  return out;
+}
+
+function directChildren(e: LExpr): LExpr[] {
+  switch (e.kind) {
+    case 'binary':
+      return [e.left, e.right];
+    case 'cast':
+    case 'not':
+    case 'negative':
+    case 'isNull':
+    case 'isBool':
+    case 'alias':
+    case 'getField':
+    case 'inSubquery':
+      return [e.expr];
+    case 'inList':
+      return [e.expr, ...e.list];
+    case 'between':
+      return [e.expr, e.low, e.high];
+    case 'like':
+      return [e.expr, e.pattern];
+    case 'case':
+      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.elseResult ? [e.elseResult] : [])];
+    case 'scalarFn':
+      return [...e.args];
+    case 'aggregate':
+      return [...e.args, ...(e.filter ? [e.filter] : []), ...e.orderBy.map((o) => o.expr)];
+    case 'windowFn':
+      return [...e.args, ...e.partitionBy, ...e.orderBy.map((o) => o.expr)];
+    default:
+      return [];
+  }
+}
+
+/** Throws DataFusion's error when a rebased select item still reads a column the node lacks. */
+export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema): void {
+  for (const e of exprs) {
+    for (const c of columnsOf(e)) {
+      if (schema.find(c.qualifier, c.name) < 0) {
+        const available = schema.fields.map((f) => flatName(f.qualifier, f.name)).join(', ');
+        throw planError(`Projection references non-aggregate values: Expression ${exprName(c)} could not be resolved from available columns: ${available}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,264 @@
+// SELECT: FROM, WHERE, a sliding time_window's expansion, the select list (wildcards expanded),
+// GROUP BY (expressions, select aliases, positions), aggregates, HAVING, window functions, the
+// projection, DISTINCT, and ORDER BY, which may name select aliases, positions, or input
+// columns that are not selected (then the projection is widened for the sort and trimmed after,
+// as DataFusion does).
+
+import { bug, UserError } from '../../core/errors.js';
+import { planError } from '../errors.js';
+import { exprName } from '../plan/expr-display.js';
+import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
+import type { LogicalPlan } from '../plan/logical-plan.js';
+import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
+import { qualifierMatches } from '../plan/plan-schema.js';
+import type * as ast from '../sql/ast.js';
+import { windowParams, windowStructType } from '../functions/time-window.js';
+import { BOOLEAN, type TimeUnit } from '../types.js';
+import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
+import { planFrom, type Ctes } from './from-planner.js';
+import type { QueryPlanner } from './query-planner.js';
+import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
+
+interface Item {
+  expr: LExpr;
+  alias: string | undefined;
+}
+
+function findCalls(e: ast.Expr, name: string, out: ast.FunctionCall[]): void {
+  if (e.kind === 'function' && e.name === name) out.push(e);
+  for (const v of Object.values(e)) {
+    if (v !== null && typeof v === 'object') {
+      if (Array.isArray(v)) for (const x of v) if (x && typeof x === 'object' && 'kind' in x && 'pos' in x) findCalls(x as ast.Expr, name, out);
+      if ('kind' in v && 'pos' in v && (v as { kind: string }).kind !== 'query') findCalls(v as ast.Expr, name, out);
+    }
+  }
+}
+
+/** Adds the TimeWindow node for a sliding time_window and maps its calls to the new column. */
+function planSlidingWindows(qp: QueryPlanner, sel: ast.Select, input: LogicalPlan, scope: Scope): { input: LogicalPlan; replacements: Map<ast.Expr, LExpr> } {
+  const calls: ast.FunctionCall[] = [];
+  for (const item of sel.items) findCalls(item.expr, 'time_window', calls);
+  for (const g of sel.groupBy) findCalls(g, 'time_window', calls);
+  const replacements = new Map<ast.Expr, LExpr>();
+  if (calls.length === 0) return { input, replacements };
+  const planner = new ExprPlanner(scope);
+  const planned = calls.map((c) => ({ call: c, args: c.args.map((a) => planner.plan(a)) }));
+  const distinctCalls = new Set(planned.map((p) => p.args.map((a) => exprKey(a)).join('|')));
+  if (distinctCalls.size > 1) throw planError('Only one time_window is allowed in a query');
+  const { args } = planned[0]!;
+  const params = windowParams(
+    args.map((a) => a.type),
+    args.map((a) => constantOf(a)),
+  );
+  if (params.slideNs === params.windowNs) return { input, replacements };
+  const time = args[0]!;
+  const unit = (time.type as { unit: TimeUnit }).unit;
+  const name = `TIME_WINDOW(${args.map(exprName).join(',')})`;
+  const type = windowStructType(unit);
+  const expanded = timeWindow(input, time, params.windowNs, params.slideNs, params.originNs, name, type);
+  const column: LExpr = { kind: 'column', qualifier: undefined, name, type };
+  for (const p of planned) replacements.set(p.call, column);
+  void qp;
+  return { input: expanded, replacements };
+}
+
+/** Finds a topk/bottom call among the select items and maps it to its column (one at most). */
+function planSelector(sel: ast.Select, planner: ExprPlanner, scope: Scope): { column: LExpr; k: number; bottom: boolean } | undefined {
+  const calls: ast.FunctionCall[] = [];
+  for (const item of sel.items) {
+    findCalls(item.expr, 'topk', calls);
+    findCalls(item.expr, 'bottom', calls);
+  }
+  if (calls.length === 0) return undefined;
+  const planned = calls.map((c) => ({ call: c, args: c.args.map((a) => planner.plan(a)) }));
+  const nested = sel.items.some((i) => calls.includes(i.expr as ast.FunctionCall)) === false;
+  if (planned.length > 1 || nested) {
+    const names = planned.map((p) => `${p.call.name.toUpperCase()}(${p.args.map(exprName).join(',')})`);
+    throw new UserError(
+      'sqlPlan',
+      `Datafusion: transform_bottom_func_to_topk_node\ncaused by\nError during planning: 1. There cannot be nested selection functions. 2. There cannot be multiple selection functions., found: [${names.join(', ')}]`,
+    );
+  }
+  const { call, args } = planned[0]!;
+  const k = args[1];
+  if (args.length !== 2 || k === undefined || k.kind !== 'literal' || typeof k.value !== 'bigint' || k.value < 1n) {
+    throw planError(`${call.name}(column, k) needs a column and a positive integer k`);
+  }
+  (scope.replacements as Map<ast.Expr, LExpr>).set(call, args[0]!);
+  return { column: args[0]!, k: Number(k.value), bottom: call.name === 'bottom' };
+}
+
+function expandWildcard(w: ast.Wildcard, input: LogicalPlan, hasFrom: boolean): Item[] {
+  if (!hasFrom) throw planError('SELECT * with no tables specified is not valid');
+  const fields = w.qualifier === undefined ? input.schema.fields : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
+  if (fields.length === 0 && w.qualifier !== undefined) throw planError(`Invalid qualifier ${w.qualifier.join('.')}`);
+  return fields.map((f) => ({ expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, alias: undefined }));
+}
+
+function isAggregate(e: LExpr): boolean {
+  return e.kind === 'aggregate';
+}
+
+function isWindow(e: LExpr): boolean {
+  return e.kind === 'windowFn';
+}
+
+/** The output expression of an item: aliased when it has an alias. */
+function itemExpr(item: Item): LExpr {
+  return item.alias === undefined ? item.expr : { kind: 'alias', expr: item.expr, name: item.alias, type: item.expr.type };
+}
+
+interface SortItem {
+  /** The position of a select item it names, or undefined. */
+  item: number | undefined;
+  expr: LExpr | undefined;
+  asc: boolean;
+  nullsFirst: boolean;
+}
+
+export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+  const hasFrom = sel.from.length > 0;
+  let input: LogicalPlan = hasFrom ? planFrom(qp, sel.from, outer, ctes) : emptyRelation(true);
+  const windows = new Map(sel.windows.map((w) => [w.name, w.spec]));
+
+  if (sel.where !== undefined) {
+    const pred = new ExprPlanner({ ...qp.scope(input.schema, outer, ctes, false), windows }).plan(sel.where);
+    input = filter(input, coerce(pred, BOOLEAN));
+  }
+
+  const base = { ...qp.scope(input.schema, outer, ctes, true), allowWindows: true, windows };
+  const beforeWindows = input;
+  const sliding = planSlidingWindows(qp, sel, input, base);
+  input = sliding.input;
+  const scope: Scope = { ...base, schema: input.schema, replacements: sliding.replacements };
+  const planner = new ExprPlanner(scope);
+
+  // CnosDB's selectors topk(col, k) / bottom(col, k): the column, from the k rows with the
+  // largest / smallest values (a top-k under the projection).
+  const selector = planSelector(sel, planner, scope);
+  // Select list.
+  const items: Item[] = [];
+  for (const it of sel.items) {
+    if (it.expr.kind === 'wildcard') items.push(...expandWildcard(it.expr, beforeWindows, hasFrom));
+    else items.push({ expr: planner.plan(it.expr), alias: it.alias });
+  }
+
+  // GROUP BY: a position, a select alias (when not an input column), or an expression.
+  const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false });
+  const groupBy: LExpr[] = sel.groupBy.map((g) => {
+    if (g.kind === 'number' && /^\d+$/.test(g.text)) {
+      const k = Number(g.text);
+      const item = items[k - 1];
+      if (item === undefined) throw planError(`Cannot find column with position ${k} in SELECT clause. Valid columns: 1 to ${items.length}`);
+      return item.expr;
+    }
+    if (g.kind === 'column' && g.parts.length === 1 && input.schema.find(undefined, g.parts[0]!) < 0) {
+      const aliased = items.find((i) => i.alias === g.parts[0]);
+      if (aliased !== undefined) return aliased.expr;
+    }
+    return groupPlanner.plan(g);
+  });
+
+  const having = sel.having === undefined ? undefined : coerce(planner.plan(sel.having), BOOLEAN);
+
+  // ORDER BY items: positions and aliases refer to select items; the rest are planned here.
+  const sortItems: SortItem[] = orderBy.map((o) => {
+    const asc = o.asc ?? true;
+    const nullsFirst = o.nullsFirst ?? !asc;
+    if (o.expr.kind === 'number' && /^\d+$/.test(o.expr.text)) {
+      const k = Number(o.expr.text);
+      if (k < 1 || k > items.length) throw planError(`Order by column out of bounds, specified: ${k}, max: ${items.length}`);
+      return { item: k - 1, expr: undefined, asc, nullsFirst };
+    }
+    if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
+      const name = o.expr.parts[0]!;
+      const k = items.findIndex((i) => i.alias === name);
+      if (k >= 0 && input.schema.find(undefined, name) < 0) return { item: k, expr: undefined, asc, nullsFirst };
+      if (k >= 0 && items[k]!.expr.kind === 'column' && (items[k]!.expr as { name: string }).name === name) return { item: k, expr: undefined, asc, nullsFirst };
+    }
+    return { item: undefined, expr: planner.plan(o.expr), asc, nullsFirst };
+  });
+
+  // Aggregation.
+  const aggSources = [...items.map((i) => i.expr), ...(having ? [having] : []), ...sortItems.flatMap((s) => (s.expr ? [s.expr] : []))];
+  const aggregates = collectDistinct(aggSources, isAggregate);
+  let pre: LogicalPlan = input;
+  let rewrite = (e: LExpr): LExpr => e;
+  if (groupBy.length > 0 || aggregates.length > 0) {
+    const groups = collectDistinct(groupBy, () => true);
+    const agg = aggregate(input, groups, aggregates);
+    const targets: RebaseTarget[] = [...groups.map((expr, index) => ({ expr, index })), ...aggregates.map((expr, k) => ({ expr, index: groups.length + k }))];
+    rewrite = (e: LExpr): LExpr => rebase(e, targets, agg.schema);
+    pre = agg;
+    for (const it of items) it.expr = rewrite(it.expr);
+    checkResolved(
+      items.map((i) => i.expr),
+      agg.schema,
+    );
+    if (having !== undefined) {
+      const h = rewrite(having);
+      checkResolved([h], agg.schema);
+      pre = filter(pre, h);
+    }
+    for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);
+  } else if (having !== undefined) {
+    throw planError('HAVING clause references: ' + exprName(having) + ' must appear in the GROUP BY clause or be used in an aggregate function');
+  }
+
+  // Window functions.
+  const windowExprs = collectDistinct([...items.map((i) => i.expr), ...sortItems.flatMap((s) => (s.expr ? [s.expr] : []))], isWindow);
+  if (windowExprs.length > 0) {
+    const w = windowNode(pre, windowExprs);
+    const offset = pre.schema.length;
+    const targets = windowExprs.map((expr, k) => ({ expr, index: offset + k }));
+    for (const it of items) it.expr = rebase(it.expr, targets, w.schema);
+    for (const s of sortItems) if (s.expr) s.expr = rebase(s.expr, targets, w.schema);
+    pre = w;
+  }
+
+  const exprs = items.map(itemExpr);
+  if (selector !== undefined) {
+    pre = limit(sort(pre, [{ expr: selector.column, asc: selector.bottom, nullsFirst: false }], selector.k), 0, selector.k);
+  }
+  let plan: LogicalPlan = projection(pre, exprs);
+  if (sel.distinct) plan = distinct(plan);
+  if (sortItems.length === 0) return plan;
+
+  // Resolve sort keys against the projection output; widen it for the others.
+  const out = plan.schema;
+  const keys: SortExpr[] = [];
+  const extra: LExpr[] = [];
+  const itemKeys = items.map((i) => exprKey(i.expr));
+  for (const s of sortItems) {
+    let index = s.item;
+    if (index === undefined) {
+      const k = exprKey(s.expr!);
+      const hit = itemKeys.indexOf(k);
+      if (hit >= 0) index = hit;
+    }
+    if (index !== undefined) {
+      const f = out.field(index);
+      keys.push({ expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc: s.asc, nullsFirst: s.nullsFirst });
+      continue;
+    }
+    if (sel.distinct) throw planError('For SELECT DISTINCT, ORDER BY expressions must appear in select list');
+    const e = s.expr!;
+    extra.push(e);
+    keys.push({ expr: e, asc: s.asc, nullsFirst: s.nullsFirst });
+  }
+  if (extra.length === 0) return sort(plan, keys);
+  // Widen: the select items plus the extra sort expressions (named as DataFusion names them).
+  const wide = projection(pre, [...exprs, ...collectDistinct(extra, () => true).filter((e) => !exprs.some((x) => exprKey(x) === exprKey(e)))]);
+  const wideKeys = keys.map((k) => {
+    if (k.expr.kind === 'column' && wide.schema.find(k.expr.qualifier, k.expr.name) >= 0) return k;
+    const f = wide.schema.fields.find((x) => x.name === exprName(k.expr));
+    if (f === undefined) throw bug(`sort key ${exprName(k.expr)} lost while widening the projection`);
+    return { ...k, expr: { kind: 'column' as const, qualifier: f.qualifier, name: f.name, type: f.type } };
+  });
+  const sorted = sort(wide, wideKeys);
+  return projection(
+    sorted,
+    out.fields.map((f) => ({ kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type })),
+  );
+}
+

@@ -1,0 +1,63 @@
+// SQL type names (CAST targets, CREATE TABLE columns) to engine types. CnosDB stores five field
+// types; CAST accepts DataFusion's wider set, mapped onto the types this engine computes with
+// (every integer width is BIGINT, every float width DOUBLE).
+
+import type { DataType as AstType } from '../sql/ast.js';
+import { notImplemented, semanticError } from '../errors.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, timestamp, UINT64, UTF8, type DataType } from '../types.js';
+import { ValueType } from '../../core/write-batch.js';
+
+const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
+
+/** The engine type of a CAST target. */
+export function castTargetType(t: AstType): DataType {
+  if (t.custom) throw notImplemented(`Unsupported SQL type ${t.name}`);
+  if (INTEGERS.has(t.name)) return t.unsigned ? UINT64 : INT64;
+  switch (t.name) {
+    case 'DOUBLE':
+    case 'FLOAT':
+    case 'REAL':
+    case 'DECIMAL':
+    case 'NUMERIC':
+      return FLOAT64;
+    case 'STRING':
+    case 'VARCHAR':
+    case 'CHAR':
+    case 'TEXT':
+      return UTF8;
+    case 'BOOLEAN':
+      return BOOLEAN;
+    case 'TIMESTAMP': {
+      const p = t.params[0];
+      const unit = p === '0' ? 'Second' : p === '3' ? 'Millisecond' : p === '6' ? 'Microsecond' : 'Nanosecond';
+      return t.timeZone === 'WITH' ? timestamp(unit, '+00:00') : timestamp(unit);
+    }
+    case 'DATE':
+      return DATE32;
+    case 'INTERVAL':
+      return INTERVAL;
+    default:
+      throw notImplemented(`Unsupported SQL type ${t.name}`);
+  }
+}
+
+export interface FieldColumnType {
+  type: DataType;
+  valueType: ValueType;
+  /** Shown by DESCRIBE: BIGINT, DOUBLE, ... */
+  sqlName: string;
+}
+
+/** The type of a CREATE TABLE / ADD FIELD column, or CnosDB's "Unexpected data type" error. */
+export function fieldColumnType(t: AstType, column: string): FieldColumnType {
+  if (!t.custom && t.params.length === 0) {
+    if (t.name === 'BIGINT') return t.unsigned ? { type: UINT64, valueType: ValueType.Unsigned, sqlName: 'BIGINT UNSIGNED' } : { type: INT64, valueType: ValueType.BigInt, sqlName: 'BIGINT' };
+    if (t.name === 'DOUBLE') return { type: FLOAT64, valueType: ValueType.Double, sqlName: 'DOUBLE' };
+    if (t.name === 'STRING') return { type: UTF8, valueType: ValueType.String, sqlName: 'STRING' };
+    if (t.name === 'BOOLEAN') return { type: BOOLEAN, valueType: ValueType.Boolean, sqlName: 'BOOLEAN' };
+  }
+  // GEOMETRY(POINT, 0) columns hold WKT text, as CnosDB's do.
+  if (!t.custom && t.name === 'GEOMETRY') return { type: UTF8, valueType: ValueType.String, sqlName: 'STRING' };
+  if (!t.custom && t.name === 'TIMESTAMP') throw semanticError(`column time already exists in table`);
+  throw semanticError(`Unexpected data type ${t.name} of ${column}, `);
+}

@@ -1,0 +1,154 @@
+// The query engine's view of one tenant of the storage engine (EngineCatalog over Storage):
+// schemas from the storage catalog, reads (rows, block statistics, last points) from its read
+// path, and DDL, writes and deletes through its operations. Names arrive resolved to the tenant.
+
+import type { DatabaseOptions } from '../core/schema.js';
+import { ValueType, type FieldType } from '../core/write-batch.js';
+import { typeOfValueType } from '../engine/batch.js';
+import type {
+  ColumnInfo,
+  DatabaseInfo,
+  DeleteRequest,
+  EngineCatalog,
+  LastRequest,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+  TableChange,
+  TableInfo,
+} from '../engine/catalog.js';
+import { bug } from '../core/errors.js';
+import { timestamp, type TimeUnit } from '../engine/types.js';
+import type { ColumnDef, DatabaseDef, TableDef } from '../storage/catalog.js';
+import type { Storage } from '../storage/storage.js';
+
+function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
+  return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
+}
+
+/** The engine's description of a stored table: time, then tags and fields in creation (id) order. */
+export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
+  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(unitOf(db.options.precision)), codec: t.timeCodec }];
+  const stored: ColumnDef[] = [...t.tags, ...t.fields].sort((a, b) => a.id - b.id);
+  for (const c of stored) {
+    const valueType = c.kind === 'tag' ? ValueType.Tag : c.type;
+    columns.push({ name: c.name, kind: c.kind, type: typeOfValueType(valueType), valueType, codec: c.codec });
+  }
+  return { database: db.name, name: t.name, columns };
+}
+
+export class StorageCatalog implements EngineCatalog {
+  readonly tenant: string;
+  readonly #storage: Storage;
+
+  constructor(storage: Storage, tenant: string) {
+    this.#storage = storage;
+    this.tenant = tenant;
+  }
+
+  #def(name: string): DatabaseDef | undefined {
+    return this.#storage.catalog.database(this.tenant, name);
+  }
+
+  #require(name: string): DatabaseDef {
+    return this.#storage.catalog.requireDatabase(this.tenant, name);
+  }
+
+  databases(): DatabaseInfo[] {
+    return this.#storage.catalog.databases(this.tenant).map((d) => ({ name: d.name, options: d.options }));
+  }
+
+  database(name: string): DatabaseInfo | undefined {
+    const d = this.#def(name);
+    return d === undefined ? undefined : { name: d.name, options: d.options };
+  }
+
+  tables(database: string): TableInfo[] {
+    const d = this.#def(database);
+    return d === undefined ? [] : [...d.tables.values()].map((t) => tableInfo(d, t));
+  }
+
+  table(database: string, name: string): TableInfo | undefined {
+    const d = this.#def(database);
+    const t = d?.tables.get(name);
+    return d === undefined || t === undefined ? undefined : tableInfo(d, t);
+  }
+
+  scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
+    return this.#storage.scan(this.#require(database), table, request);
+  }
+
+  scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk> {
+    return this.#storage.scanStats(this.#require(database), table, request);
+  }
+
+  lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
+    return this.#storage.lastPoints(this.#require(database), table, request);
+  }
+
+  series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
+    return this.#storage.series(this.#require(database), table);
+  }
+
+  async write(database: string, batches: Uint8Array[]): Promise<void> {
+    await this.#storage.write(this.#require(database), batches);
+  }
+
+  async createDatabase(name: string, options: DatabaseOptions): Promise<void> {
+    await this.#storage.createDatabase(this.tenant, name, options);
+  }
+
+  async alterDatabase(name: string, options: DatabaseOptions): Promise<void> {
+    await this.#storage.alterDatabase(this.tenant, name, options);
+  }
+
+  async dropDatabase(name: string): Promise<void> {
+    await this.#storage.dropDatabase(this.tenant, name);
+  }
+
+  async createTable(database: string, table: TableInfo): Promise<void> {
+    const time = table.columns.find((c) => c.kind === 'time');
+    await this.#storage.createTable(this.#require(database), {
+      name: table.name,
+      tags: table.columns.filter((c) => c.kind === 'tag').map((c) => ({ name: c.name, codec: c.codec })),
+      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec })),
+      ...(time === undefined ? {} : { timeCodec: time.codec }),
+    });
+  }
+
+  async alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void> {
+    const db = this.#require(database);
+    const column = (name: string): ColumnInfo => columns.find((c) => c.name === name) ?? (() => { throw bug(`ALTER TABLE: no column ${name} in the new column list`); })();
+    switch (change.kind) {
+      case 'add': {
+        const c = column(change.column);
+        await this.#storage.alterTable(db, table, c.kind === 'tag' ? { kind: 'addTag', name: c.name } : { kind: 'addField', name: c.name, type: storedType(c), codec: c.codec });
+        return;
+      }
+      case 'drop':
+        await this.#storage.alterTable(db, table, { kind: 'dropColumn', name: change.column });
+        return;
+      case 'rename':
+        await this.#storage.alterTable(db, table, { kind: 'renameColumn', from: change.from, to: change.to });
+        return;
+      case 'codec':
+        await this.#storage.alterTable(db, table, { kind: 'setCodec', column: change.column, codec: column(change.column).codec });
+        return;
+    }
+  }
+
+  async dropTable(database: string, table: string): Promise<void> {
+    await this.#storage.dropTable(this.#require(database), table);
+  }
+
+  async delete(database: string, table: string, request: DeleteRequest): Promise<void> {
+    await this.#storage.delete(this.#require(database), table, request);
+  }
+}
+
+function storedType(c: ColumnInfo): FieldType {
+  if (c.valueType === undefined || c.valueType === ValueType.Tag) throw bug(`column ${c.name} has no field type`);
+  return c.valueType;
+}

@@ -1,0 +1,238 @@
+// POST /api/v1/sql (CONTRACT.md "SQL"). Order of checks: parameters, credentials (onPreAuth),
+// tenant, Accept, Content-Encoding, the body (size limit), a pending password change (only that
+// statement is allowed), the concurrent-query budget and the tenant's limits (429), then the
+// engine, with every privilege checked through access.ts. Each statement is in the query
+// registry (SHOW QUERIES) while it runs; the bytes it sends count against the tenant's data_out. A query runs under the query timeout (500 010010) and stops when the client
+// goes away. Without `chunked` the whole formatted result is sent with a Content-Length; with
+// it the batches are formatted and sent as the engine produces them, pulled only as fast as the
+// socket drains (constant memory), and an error after the first byte ends the stream with the
+// error object as the trailer.
+
+import { Readable } from 'node:stream';
+import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import { UserError } from '../../core/errors.js';
+import type { RecordBatch } from '../../engine/batch.js';
+import { SqlEngine } from '../../engine/engine.js';
+import type { QuerySession } from '../../engine/query.js';
+import { parseStatements } from '../../engine/sql/parser.js';
+import type { UserDef } from '../../storage/catalog.js';
+import { requireMembership, requirePasswordChanged, requirePrivilege, roleIn } from '../access.js';
+import { runDcl } from '../dcl.js';
+import { systemInfo } from '../system-info.js';
+import { StorageCatalog } from '../engine-catalog.js';
+import { toUserError } from '../errors.js';
+import { booleanParam, databaseOf, tenantOf } from '../params.js';
+import { checkContentEncoding, readBody } from '../request-body.js';
+import { userOf, type ServerContext } from '../server.js';
+import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
+import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
+
+const decoder = new TextDecoder('utf-8');
+
+/** CnosDB's `@@` variables that are not per-statement: node and cluster of a single server. */
+const CLUSTER_NAME = 'sundial';
+const DEPLOYMENT_MODE = 'singleton';
+const NODE_ID = 1001n;
+
+/** A user who must change the password may run only `ALTER USER <self> SET PASSWORD = ...`. */
+function requireOnlyPasswordChange(sql: string, user: UserDef): void {
+  const statements = parseStatements(sql);
+  const s = statements[0];
+  if (statements.length === 1 && s?.kind === 'alterUser' && s.name === user.name && s.action.kind === 'set' && s.action.option.name.toLowerCase() === 'password') return;
+  requirePasswordChanged(user);
+}
+
+/**
+ * The formatted result as a readable stream: each read pulls one batch from the engine, so the
+ * engine runs exactly as fast as the client takes the bytes. `first` is the batch already pulled
+ * (to report errors before the response starts) or undefined when there was none.
+ */
+class ResultStream extends Readable {
+  readonly #it: AsyncIterator<RecordBatch>;
+  readonly #writer: ResultWriter;
+  readonly #format: ResultFormat;
+  readonly #done: () => void;
+  readonly #log: (err: UserError) => void;
+  readonly #sent: (bytes: number) => void;
+  #first: RecordBatch | undefined;
+  #ended = false;
+  #pulling = false;
+
+  constructor(
+    it: AsyncIterator<RecordBatch>,
+    first: RecordBatch | undefined,
+    writer: ResultWriter,
+    format: ResultFormat,
+    done: () => void,
+    log: (err: UserError) => void,
+    sent: (bytes: number) => void,
+  ) {
+    super({ highWaterMark: 64 * 1024 });
+    this.#sent = sent;
+    this.#it = it;
+    this.#first = first;
+    this.#writer = writer;
+    this.#format = format;
+    this.#done = done;
+    this.#log = log;
+    if (first === undefined) this.#finish(writer.end());
+  }
+
+  #finish(bytes: Uint8Array | undefined): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (bytes !== undefined && bytes.length > 0) this.push(bytes);
+    this.push(null);
+    this.#done();
+  }
+
+  override push(chunk: Uint8Array | null): boolean {
+    if (chunk !== null) this.#sent(chunk.length);
+    return super.push(chunk);
+  }
+
+  override _read(): void {
+    if (this.#ended || this.#pulling) return;
+    if (this.#first !== undefined) {
+      const b = this.#first;
+      this.#first = undefined;
+      this.push(this.#writer.write(b));
+      return;
+    }
+    this.#pulling = true;
+    void this.#pull();
+  }
+
+  async #pull(): Promise<void> {
+    try {
+      for (;;) {
+        const r = await this.#it.next();
+        if (this.#ended) return;
+        if (r.done === true) {
+          this.#finish(this.#writer.end());
+          return;
+        }
+        const bytes = this.#writer.write(r.value);
+        if (bytes.length === 0) continue;
+        this.#pulling = false;
+        this.push(bytes);
+        return;
+      }
+    } catch (e) {
+      const err = e instanceof UserError ? e : new UserError('internal', e instanceof Error && e.message.startsWith('BUG:') ? e.message : 'internal error; see the server log');
+      this.#log(err);
+      this.#finish(streamErrorTrailer(this.#format, err.code, err.message));
+    } finally {
+      this.#pulling = false;
+    }
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.#ended) {
+      this.#ended = true;
+      void this.#it.return?.();
+      this.#done();
+    }
+    callback(error);
+  }
+}
+
+export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/sql',
+      options: {
+        payload: WRITE_PAYLOAD,
+        plugins: { sundial: { errors: 'json' } },
+      },
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const s = ctx.services();
+        const tenant = tenantOf(request);
+        const database = databaseOf(request);
+        const chunked = booleanParam(request, 'chunked', false);
+        const user = userOf(request);
+        const catalog = s.storage.catalog;
+        const t = requireMembership(catalog, user, tenant);
+        const { format, contentType } = negotiateFormat(request.headers.accept as string | undefined);
+        const encoding = checkContentEncoding(request.headers['content-encoding'] as string | undefined);
+        const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
+        const sql = decoder.decode(body);
+        if (user.mustChangePassword) requireOnlyPasswordChange(sql, user);
+        const release = s.queries.acquire(1);
+        let releaseTenant: () => void;
+        try {
+          releaseTenant = s.tenantLimits.admitQuery(t);
+        } catch (e) {
+          release();
+          throw e;
+        }
+        const running = s.runningQueries.register({ text: sql, user: { id: user.id, name: user.name }, tenant: { id: t.id, name: t.name }, database });
+
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), ctx.config['limits.query_timeout']);
+        // The response's 'close' before it finished is a disconnect (hapi's request.events would
+        // build an event emitter per request for the same thing).
+        const res = request.raw.res;
+        res.once('close', () => {
+          if (!res.writableFinished) abort.abort(new UserError('unavailable', 'the client closed the connection'));
+        });
+        let finished = false;
+        let sentBytes = 0;
+        const done = (): void => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(timer);
+          release();
+          releaseTenant();
+          running.done();
+          s.tenantLimits.chargeDataOut(t, sentBytes);
+        };
+        const session: QuerySession = {
+          tenant,
+          database,
+          user: { name: user.name, admin: user.admin },
+          signal: abort.signal,
+          memoryLimitBytes: ctx.config['limits.query_memory_bytes'],
+          nowNs: BigInt(Math.trunc(s.nowMs())) * 1_000_000n,
+          authorize: (db, need) => requirePrivilege(user, t, db, need),
+          // CnosDB answers NULL for root, whose rights are an admin's, not a role's.
+          ...(user.admin ? {} : { role: roleIn(user, t) }),
+          variables: { server_version: ctx.version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
+          dcl: (statement) => runDcl({ storage: s.storage, authenticator: s.authenticator, user, tenant }, statement),
+          system: systemInfo(catalog, s.runningQueries, user, t),
+        };
+        running.query.state = 'SCHEDULING';
+        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name), core: s.core });
+        try {
+          const result = await engine.run(sql, session);
+          if (result.kind === 'done') {
+            done();
+            return h.response().code(200).type(contentType).charset();
+          }
+          const writer = createResultWriter(format, result.schema);
+          const it = result.batches[Symbol.asyncIterator]();
+          if (!chunked) {
+            const parts: Uint8Array[] = [];
+            for (let r = await it.next(); r.done !== true; r = await it.next()) parts.push(writer.write(r.value));
+            parts.push(writer.end());
+            const out = Buffer.concat(parts);
+            sentBytes = out.length;
+            done();
+            return h.response(out).code(200).type(contentType).charset();
+          }
+          // Pull the first batch before answering, so that an early error still gets its status.
+          const first = await it.next();
+          const log = (err: UserError): void => {
+            if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
+          };
+          const stream = new ResultStream(it, first.done === true ? undefined : first.value, writer, format, done, log, (n) => (sentBytes += n));
+          return h.response(stream).code(200).type(contentType).charset();
+        } catch (e) {
+          done();
+          throw toUserError(e, ctx.logger, request);
+        }
+      },
+    },
+  ];
+}

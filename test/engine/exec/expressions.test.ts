@@ -1,0 +1,53 @@
+// Expression evaluation: SQL's three-valued logic, NULL propagation, overflow and division by
+// zero as errors, casts with their error texts, LIKE / IN / BETWEEN / CASE.
+
+import { describe, expect, it } from 'vitest';
+import { testDb } from '../support/run-sql.js';
+
+const values: [string, string][] = [
+  // Three-valued logic
+  ['SELECT NULL AND FALSE, NULL AND TRUE, NULL OR TRUE, NULL OR FALSE, NOT CAST(NULL AS BOOLEAN)', 'false | NULL | true | NULL | NULL'],
+  ['SELECT NULL = NULL, NULL IS NULL, 1 IS NOT NULL, NULL IS DISTINCT FROM NULL, 1 IS DISTINCT FROM NULL', 'NULL | true | true | false | true'],
+  ['SELECT CAST(NULL AS BOOLEAN) IS UNKNOWN, TRUE IS TRUE, FALSE IS NOT TRUE, CAST(NULL AS BOOLEAN) IS FALSE', 'true | true | true | false'],
+  ['SELECT 1 IN (1, NULL), 2 IN (1, NULL), 2 NOT IN (1, NULL), NULL IN (1), 3 NOT IN (1, 2)', 'true | NULL | NULL | NULL | true'],
+  ['SELECT 1 + NULL, NULL * 2.5, -CAST(NULL AS BIGINT)', 'NULL | NULL | NULL'],
+  // Arithmetic and types
+  ['SELECT 7 / 2, 7 % 3, 7.0 / 2, -7 / 2, 2 * 3 + 1', '3 | 1 | 3.5 | -3 | 7'],
+  ['SELECT 9223372036854775807 - 1, -9223372036854775808 + 0', '9223372036854775806 | -9223372036854775808'],
+  ['SELECT 18446744073709551615, 1e300 * 10', '18446744073709551615 | 1.0e301'],
+  ["SELECT 'a' || 'b', 'n=' || 1, 'x' || NULL", 'ab | n=1 | NULL'],
+  ["SELECT '2024-01-01T00:00:00Z' < now(), TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '1 day'", 'false | 2024-01-02T00:00:00'],
+  // Comparisons between types
+  ["SELECT 1 = 1.0, 2 > 1.5, '10' < '9', 10 < 9, 'abc' = 'abc'", 'true | true | true | false | true'],
+  // BETWEEN, LIKE, CASE
+  ['SELECT 2 BETWEEN 1 AND 3, 5 NOT BETWEEN 1 AND 3, NULL BETWEEN 1 AND 2', 'true | true | NULL'],
+  ["SELECT 'abc' LIKE 'a%', 'abc' LIKE '_b_', 'abc' NOT LIKE 'b%', 'a%c' LIKE 'a\\%c' ESCAPE '\\', 'ABC' ILIKE 'a%'", 'true | true | true | true | true'],
+  ["SELECT CASE WHEN 1 > 2 THEN 'x' WHEN 2 > 1 THEN 'y' END, CASE 3 WHEN 1 THEN 'a' ELSE 'b' END, CASE WHEN FALSE THEN 1 END", 'y | b | NULL'],
+  ['SELECT CASE WHEN 0 = 0 THEN 0 ELSE 1 / 0 END', '0'],
+  // Casts
+  ["SELECT CAST('12' AS BIGINT), CAST(3.9 AS BIGINT), CAST(-3.9 AS BIGINT), CAST(1 AS DOUBLE), CAST(TRUE AS STRING)", '12 | 3 | -3 | 1.0 | 1'],
+  ["SELECT CAST('yes' AS BOOLEAN), CAST('0' AS BOOLEAN), CAST(0 AS BOOLEAN), CAST('2021-01-01' AS TIMESTAMP), CAST(1.5 AS STRING)", 'true | false | false | 2021-01-01T00:00:00 | 1.5'],
+  ["SELECT TRY_CAST('x' AS BIGINT), TRY_CAST('1' AS BIGINT), 1::STRING, '5'::BIGINT + 1", 'NULL | 1 | 1 | 6'],
+  ['SELECT CAST(1000 AS TIMESTAMP) AS t, CAST(CAST(1000 AS TIMESTAMP) AS BIGINT) AS n', '1970-01-01T00:00:00.000001 | 1000'],
+];
+
+const failures: [string, RegExp][] = [
+  ['SELECT 9223372036854775807 + 1', /^Arrow error: Compute error: Overflow happened on: 9223372036854775807 \+ 1$/],
+  ['SELECT -(-9223372036854775807 - 1)', /Overflow/],
+  ['SELECT 1 / 0', /^Arrow error: Divide by zero error$/],
+  ['SELECT 1.0 / 0', /^Arrow error: Divide by zero error$/],
+  ['SELECT 5 % 0', /^Arrow error: Divide by zero error$/],
+  ["SELECT CAST('x' AS BIGINT)", /^Arrow: Cast error: Cannot cast string 'x' to value of Int64 type$/],
+  ["SELECT CAST('maybe' AS BOOLEAN)", /^Arrow: Cast error: Cannot cast value 'maybe' to value of Boolean type$/],
+  ['SELECT CAST(-1 AS BIGINT UNSIGNED)', /^Arrow: Cast error: Can't cast value -1 to type UInt64$/],
+  ["SELECT CAST('not a time' AS TIMESTAMP)", /Error parsing timestamp from 'not a time'/],
+  ['SELECT 1 AND TRUE', /Cannot infer common argument type for logical boolean operation Int64 AND Boolean/],
+  ["SELECT 'a' LIKE 1", /LIKE/],
+  ['SELECT NOT 1', /NOT Int64/],
+];
+
+describe('expressions', () => {
+  const db = testDb();
+  for (const [sql, row] of values) it(`evaluates ${sql}`, async () => expect((await db.run(sql)).rows).toEqual([row]));
+  for (const [sql, message] of failures) it(`fails ${sql}`, async () => expect(await db.error(sql)).toMatch(message));
+});
