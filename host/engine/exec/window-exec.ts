@@ -69,7 +69,7 @@ export class WindowExec implements ExecNode {
           const peers = new Int32Array(len);
           for (let k = 1; k < len; k++) peers[k] = orderCmp(idx[k - 1]!, idx[k]!) === 0 ? peers[k - 1]! : k;
           const partArgs = args.map((a) => takeVector(a, idx));
-          const out = fn.evaluatePartition(partArgs, len, peers, { argTypes: w.argTypes, returnType: w.type });
+          const out = fn.evaluatePartition(partArgs, len, peers, { argTypes: w.argTypes, returnType: w.type }, { start: new Int32Array(len), end: new Int32Array(len).fill(len) });
           for (let k = 0; k < len; k++) result[idx[k]!] = isValid(out, k) ? getValue(out, k) : null;
           start = end;
           ctx.checkAbort();

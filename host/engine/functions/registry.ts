@@ -5,6 +5,11 @@
 
 import { planError } from '../errors.js';
 import { AGGREGATE_FUNCTIONS } from './aggregates.js';
+import { COLLECTION_AGGREGATES } from './collection-aggregates.js';
+import { PERCENTILE_AGGREGATES } from './percentile-aggregates.js';
+import { STATISTICAL_AGGREGATES } from './statistical-aggregates.js';
+import { GAUGE_ACCESSORS, STATE_ACCESSORS } from './time-series-accessors.js';
+import { TIME_SERIES_AGGREGATES } from './time-series-aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
@@ -16,10 +21,12 @@ import { WINDOW_FUNCTIONS } from './window-functions.js';
 export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 
 const SCALARS = new Map<string, ScalarFunction>();
-for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS]) SCALARS.set(f.name, f);
+for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
 
-const AGGREGATES = new Map<string, AggregateFunction>(AGGREGATE_FUNCTIONS.map((f) => [f.name, f]));
+const AGGREGATES = new Map<string, AggregateFunction>(
+  [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES].map((f) => [f.name, f]),
+);
 const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
 
 export function scalarFunction(name: string): ScalarFunction | undefined {

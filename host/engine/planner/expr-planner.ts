@@ -346,14 +346,20 @@ export class ExprPlanner {
     else {
       args = e.args.map((a) => {
         if (a.kind !== 'wildcard') return this.plan(a);
-        if (fn.name === 'min' || fn.name === 'max') throw internalError('Create physical name does not support wildcard');
+        if (fn.name === 'min' || fn.name === 'max' || fn.name === 'mode') throw internalError('Create physical name does not support wildcard');
         return lit(null, NULL);
       });
     }
     const inner = new ExprPlanner({ ...this.scope, allowAggregates: false, allowWindows: false });
     const filter = e.filter === undefined ? undefined : coerce(inner.plan(e.filter), BOOLEAN);
     const orderBy = e.orderBy.map((o) => this.sortExpr(o, inner));
-    const sig = star ? fn.bind([INT64], false) : fn.bind(args.map((a) => a.type), e.distinct);
+    const sig = star
+      ? fn.bind([INT64], false)
+      : fn.bind(
+          args.map((a) => a.type),
+          e.distinct,
+          args.map((a) => constantOf(a)),
+        );
     const coerced = star ? [] : args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
     for (const a of coerced) if (containsAggregate(a)) throw planError('Aggregate functions cannot be nested');
     return {
