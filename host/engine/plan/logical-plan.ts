@@ -59,6 +59,11 @@ export interface Aggregate {
   readonly groupBy: readonly LExpr[];
   /** `aggregate` expressions (never aliased): each becomes one output column. */
   readonly aggregates: readonly LExpr[];
+  /**
+   * GROUPING SETS / ROLLUP / CUBE: each set lists the `groupBy` positions it groups by; the
+   * others are NULL in its rows. Undefined: one set of every `groupBy` expression.
+   */
+  readonly groupingSets?: readonly (readonly number[])[];
   readonly schema: PlanSchema;
 }
 
@@ -192,9 +197,10 @@ export function filter(input: LogicalPlan, predicate: LExpr): Filter {
   return { kind: 'filter', input, predicate, schema: input.schema };
 }
 
-export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[]): Aggregate {
-  const fields = [...groupBy.map((e) => exprField(e, input.schema)), ...aggregates.map((e) => exprField(e, input.schema))];
-  return { kind: 'aggregate', input, groupBy, aggregates, schema: new PlanSchema(fields) };
+export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[], groupingSets?: readonly (readonly number[])[]): Aggregate {
+  const keys = groupBy.map((e) => exprField(e, input.schema));
+  const fields = [...(groupingSets === undefined ? keys : keys.map((f) => ({ ...f, nullable: true }))), ...aggregates.map((e) => exprField(e, input.schema))];
+  return { kind: 'aggregate', input, groupBy, aggregates, ...(groupingSets === undefined ? {} : { groupingSets }), schema: new PlanSchema(fields) };
 }
 
 export function windowNode(input: LogicalPlan, windowExprs: readonly LExpr[]): Window {

@@ -31,6 +31,10 @@ export function nodeText(p: LogicalPlan): string {
     case 'filter':
       return `Filter: ${exprDisplay(p.predicate)}`;
     case 'aggregate':
+      if (p.groupingSets !== undefined) {
+        const sets = p.groupingSets.map((set) => `(${set.map((i) => exprDisplay(p.groupBy[i]!)).join(', ')})`).join(', ');
+        return `Aggregate: groupBy=[[GROUPING SETS (${sets})]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
+      }
       return `Aggregate: groupBy=[[${p.groupBy.map(exprDisplay).join(', ')}]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
     case 'window':
       return `WindowAggr: windowExpr=[[${p.windowExprs.map(exprDisplay).join(', ')}]]`;

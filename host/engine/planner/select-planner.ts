@@ -88,6 +88,16 @@ function planSelector(sel: ast.Select, planner: ExprPlanner, scope: Scope): { co
   return { column: args[0]!, k: Number(k.value), bottom: call.name === 'bottom' };
 }
 
+/** The grouping sets of ROLLUP (prefixes, longest first), CUBE (every subset) or GROUPING SETS. */
+function groupingSetsOf(g: ast.GroupingExpr): ast.Expr[][] {
+  const elems = g.sets;
+  if (g.kind === 'groupingSets') return elems.map((e) => [...e]);
+  if (g.kind === 'rollup') return Array.from({ length: elems.length + 1 }, (_, i) => elems.slice(0, elems.length - i).flat());
+  if (elems.length > 12) throw planError(`CUBE of ${elems.length} elements has too many grouping sets`);
+  // DataFusion's powerset order: by bit mask, element 0 the lowest bit.
+  return Array.from({ length: 1 << elems.length }, (_, mask) => elems.filter((_e, i) => (mask & (1 << i)) !== 0).flat());
+}
+
 function expandWildcard(w: ast.Wildcard, input: LogicalPlan, hasFrom: boolean): Item[] {
   if (!hasFrom) throw planError('SELECT * with no tables specified is not valid');
   const fields = w.qualifier === undefined ? input.schema.fields : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
@@ -145,7 +155,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
 
   // GROUP BY: a position, a select alias (when not an input column), or an expression.
   const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false });
-  const groupBy: LExpr[] = sel.groupBy.map((g) => {
+  const planGroupItem = (g: ast.Expr): LExpr => {
     if (g.kind === 'number' && /^\d+$/.test(g.text)) {
       const k = Number(g.text);
       const item = items[k - 1];
@@ -157,7 +167,18 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       if (aliased !== undefined) return aliased.expr;
     }
     return groupPlanner.plan(g);
-  });
+  };
+  // ROLLUP / CUBE / GROUPING SETS: the distinct expressions of all sets, and each set's positions.
+  let groupBy: LExpr[];
+  let groupingSets: number[][] | undefined;
+  const setsItem = sel.groupBy.find((g): g is ast.GroupingExpr => g.kind === 'rollup' || g.kind === 'cube' || g.kind === 'groupingSets');
+  if (setsItem !== undefined) {
+    if (sel.groupBy.length > 1) throw planError('Invalid group by expressions, GroupingSet must be the only expression');
+    const sets = groupingSetsOf(setsItem).map((set) => set.map(planGroupItem));
+    groupBy = collectDistinct(sets.flat(), () => true);
+    const keys = groupBy.map(exprKey);
+    groupingSets = sets.map((set) => [...new Set(set.map((e) => keys.indexOf(exprKey(e))))]);
+  } else groupBy = sel.groupBy.map(planGroupItem);
 
   const having = sel.having === undefined ? undefined : coerce(planner.plan(sel.having), BOOLEAN);
 
@@ -185,8 +206,8 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   let pre: LogicalPlan = input;
   let rewrite = (e: LExpr): LExpr => e;
   if (groupBy.length > 0 || aggregates.length > 0) {
-    const groups = collectDistinct(groupBy, () => true);
-    const agg = aggregate(input, groups, aggregates);
+    const groups = groupingSets !== undefined ? groupBy : collectDistinct(groupBy, () => true);
+    const agg = aggregate(input, groups, aggregates, groupingSets);
     const targets: RebaseTarget[] = [...groups.map((expr, index) => ({ expr, index })), ...aggregates.map((expr, k) => ({ expr, index: groups.length + k }))];
     rewrite = (e: LExpr): LExpr => rebase(e, targets, agg.schema);
     pre = agg;
