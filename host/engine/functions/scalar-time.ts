@@ -17,7 +17,7 @@ import {
   NS_PER_SECOND,
   parseTimestampNanos,
 } from '../time.js';
-import { FLOAT64, INT64, INTERVAL, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
+import { DATE32, FLOAT64, INT64, INTERVAL, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 
@@ -260,6 +260,19 @@ const fromUnixtime = rowwise({
   row: (args) => args[0] as bigint,
 });
 
+/** current_date(): the statement's now() as a date (UTC). */
+const currentDate: ScalarFunction = {
+  kind: 'scalar',
+  name: 'current_date',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length > 0) throw noMatchingSignature('current_date', argTypes, [[]]);
+    return { argTypes: [], returnType: DATE32 };
+  },
+  evaluate(_args, n: number, ctx: EvalContext): Vector {
+    return { type: DATE32, length: n, values: new Int32Array(n).fill(Number(floorDiv(ctx.nowNs, NS_PER_DAY))) };
+  },
+};
+
 /** Validates a timestamp literal for the planner (constant folding of string -> timestamp). */
 export function checkTimestampRange(ns: bigint): boolean {
   return inI64(ns);
@@ -270,13 +283,13 @@ export const TIME_FUNCTIONS: readonly ScalarFunction[] = [
   dateBin,
   dateTrunc,
   { ...datePartScaled, name: 'date_part' },
-  { ...datePartScaled, name: 'datepart' },
   toTimestamp('to_timestamp', 'Nanosecond'),
   toTimestamp('to_timestamp_nanos', 'Nanosecond'),
   toTimestamp('to_timestamp_micros', 'Microsecond'),
   toTimestamp('to_timestamp_millis', 'Millisecond'),
   toTimestamp('to_timestamp_seconds', 'Second'),
   fromUnixtime,
+  currentDate,
 ];
 
 export { datePart };
