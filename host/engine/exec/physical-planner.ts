@@ -9,6 +9,7 @@ import type { LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { ExecNode } from './exec-plan.js';
 import { FilterExec } from './filter-exec.js';
+import { GapFillExec } from './gap-fill-exec.js';
 import { groupingSetsAggregate } from './grouping-sets-exec.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';
 import { HashJoinExec } from './hash-join-exec.js';
@@ -98,6 +99,8 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
       return createPhysicalPlan(plan.input);
     case 'timeWindow':
       return new TimeWindowExec(createPhysicalPlan(plan.input), plan.time, plan.windowNs, plan.slideNs, plan.originNs, plan.input.schema, schema);
+    case 'gapFill':
+      return new GapFillExec(createPhysicalPlan(plan.input), plan, schema);
   }
 }
 

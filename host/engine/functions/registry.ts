@@ -17,13 +17,13 @@ import { HASH_FUNCTIONS } from './scalar-hash.js';
 import { REGEX_FUNCTIONS } from './scalar-regex.js';
 import { STRING_FUNCTIONS } from './scalar-string.js';
 import { TIME_FUNCTIONS } from './scalar-time.js';
-import { TIME_WINDOW } from './time-window.js';
+import { GAPFILL_MARKERS, TIME_WINDOW } from './time-window.js';
 import { WINDOW_FUNCTIONS } from './window-functions.js';
 
 export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 
 const SCALARS = new Map<string, ScalarFunction>();
-for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS]) SCALARS.set(f.name, f);
+for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
 // DataFusion's aliases: the call resolves to the canonical function, which names the result
 // column (`length('x')` is `character_length(Utf8("x"))`).

@@ -142,7 +142,33 @@ export interface TimeWindow {
   readonly schema: PlanSchema;
 }
 
+/** How a gap-filled aggregate column gets values in the windows without data. */
+export type FillStrategy = 'null' | 'locf' | 'interpolate';
+
+/**
+ * CnosDB's time_window_gapfill over an Aggregate grouped by the window start and `keys`: every
+ * series (distinct `keys`) gets a row for every window start from `firstNs` (or its own first
+ * window when undefined) to `lastNs` on the grid `originNs + k * slideNs`, with aggregates NULL
+ * in the added rows unless filled; the rows come out sorted by keys, then time.
+ */
+export interface GapFill {
+  readonly kind: 'gapFill';
+  readonly input: LogicalPlan;
+  /** Positions of the non-time group columns in the input, in GROUP BY order. */
+  readonly keys: readonly number[];
+  /** Position of the window start column. */
+  readonly time: number;
+  /** The fill of each input column (only aggregate columns use anything but 'null'). */
+  readonly fills: readonly FillStrategy[];
+  readonly slideNs: bigint;
+  readonly originNs: bigint;
+  readonly firstNs: bigint | undefined;
+  readonly lastNs: bigint;
+  readonly schema: PlanSchema;
+}
+
 export type LogicalPlan =
+  | GapFill
   | TableScan
   | Values
   | EmptyRelation
@@ -305,6 +331,8 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
       return { ...p, input: one() };
     case 'timeWindow':
       return { ...p, input: one() };
+    case 'gapFill':
+      return { ...p, input: one(), schema: one().schema };
   }
 }
 

@@ -8,7 +8,7 @@ import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
-import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
 import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
 import { qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
@@ -18,6 +18,7 @@ import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
 import { planFrom, type Ctes } from './from-planner.js';
 import type { QueryPlanner } from './query-planner.js';
 import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
+import { gapfillStrategies, planGapfillWindows, type GapfillWindows } from './gapfill-planner.js';
 
 interface Item {
   expr: LExpr;
@@ -88,6 +89,22 @@ function planSelector(sel: ast.Select, planner: ExprPlanner, scope: Scope): { co
   return { column: args[0]!, k: Number(k.value), bottom: call.name === 'bottom' };
 }
 
+/** Puts the GapFill node over the aggregate and points the select items' locf/interpolate at it. */
+function addGapFill(pre: LogicalPlan, agg: Aggregate, groups: readonly LExpr[], g: GapfillWindows, items: Item[]): LogicalPlan {
+  if (agg.groupingSets !== undefined) throw planError('time_window_gapfill cannot be used with GROUPING SETS, ROLLUP or CUBE');
+  const startKey = exprKey(g.start);
+  const time = groups.findIndex((e) => exprKey(e) === startKey);
+  if (time < 0) throw planError('time_window_gapfill must be used in GROUP BY');
+  const keys = groups.flatMap((_e, i) => (i === time ? [] : [i]));
+  const { fills, items: rewritten } = gapfillStrategies(
+    items.map((i) => i.expr),
+    agg.schema.fields,
+  );
+  rewritten.forEach((e, i) => (items[i]!.expr = e));
+  const node: GapFill = { kind: 'gapFill', input: pre, keys, time, fills, slideNs: g.slideNs, originNs: g.originNs, firstNs: g.firstNs, lastNs: g.lastNs, schema: pre.schema };
+  return node;
+}
+
 /** The grouping sets of ROLLUP (prefixes, longest first), CUBE (every subset) or GROUPING SETS. */
 function groupingSetsOf(g: ast.GroupingExpr): ast.Expr[][] {
   const elems = g.sets;
@@ -131,16 +148,21 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   let input: LogicalPlan = hasFrom ? planFrom(qp, sel.from, outer, ctes) : emptyRelation(true);
   const windows = new Map(sel.windows.map((w) => [w.name, w.spec]));
 
+  let where: LExpr | undefined;
   if (sel.where !== undefined) {
     const pred = new ExprPlanner({ ...qp.scope(input.schema, outer, ctes, false), windows }).plan(sel.where);
-    input = filter(input, coerce(pred, BOOLEAN));
+    where = coerce(pred, BOOLEAN);
+    input = filter(input, where);
   }
 
   const base = { ...qp.scope(input.schema, outer, ctes, true), allowWindows: true, windows };
   const beforeWindows = input;
-  const sliding = planSlidingWindows(qp, sel, input, base);
+  // time_window_gapfill: rows expanded into windows here, the gaps filled after the aggregate.
+  const gapfill = planGapfillWindows(sel, input, where, base);
+  if (gapfill !== undefined) input = gapfill.input;
+  const sliding = planSlidingWindows(qp, sel, input, { ...base, schema: input.schema });
   input = sliding.input;
-  const scope: Scope = { ...base, schema: input.schema, replacements: sliding.replacements };
+  const scope: Scope = { ...base, schema: input.schema, replacements: new Map([...(gapfill?.replacements ?? []), ...sliding.replacements]) };
   const planner = new ExprPlanner(scope);
 
   // CnosDB's selectors topk(col, k) / bottom(col, k): the column, from the k rows with the
@@ -216,6 +238,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       items.map((i) => i.expr),
       agg.schema,
     );
+    if (gapfill !== undefined) pre = addGapFill(pre, agg, groups, gapfill, items);
     if (having !== undefined) {
       const h = rewrite(having);
       checkResolved([h], agg.schema);
@@ -225,6 +248,8 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   } else if (having !== undefined) {
     throw planError('HAVING clause references: ' + exprName(having) + ' must appear in the GROUP BY clause or be used in an aggregate function');
   }
+
+  if (gapfill !== undefined && groupBy.length === 0) throw planError('time_window_gapfill must be used in GROUP BY');
 
   // Window functions.
   const windowExprs = collectDistinct([...items.map((i) => i.expr), ...sortItems.flatMap((s) => (s.expr ? [s.expr] : []))], isWindow);
