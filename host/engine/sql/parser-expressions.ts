@@ -223,11 +223,11 @@ function parsePrefix(p: Parser): Expr {
           p.next();
           return { kind: 'unary', pos, op: token.value as '-' | '+', expr: parseSubexpr(p, PREC.UNARY) };
       }
-      return p.expected('an expression');
+      return p.expected('an expression:');
     case 'word':
       return parseWordPrefix(p, token, pos);
     default:
-      return p.expected('an expression');
+      return p.expected('an expression:');
   }
 }
 
@@ -307,7 +307,7 @@ function parseWordPrefix(p: Parser, token: Token, pos: Pos): Expr {
       }
   }
   // Any other word followed by '(' is a function call (`left(s, 2)` too); otherwise a name.
-  if (RESERVED.has(token.upper) && !call) return p.expected('an expression');
+  if (RESERVED.has(token.upper) && !call) return p.expected('an expression:');
   return parseNameExpr(p);
 }
 
@@ -362,7 +362,13 @@ export function parseFunctionCall(p: Parser, name: string, pos: Pos): FunctionCa
   let distinct = false;
   let args: Expr[] = [];
   let orderBy: OrderByExpr[] = [];
-  if (!p.consumeOp(')')) {
+  if (name.toLowerCase() === 'array_agg') {
+    // sqlparser's own grammar: ARRAY_AGG([DISTINCT] expr [ORDER BY ...]), exactly one argument.
+    distinct = p.parseKeyword('DISTINCT');
+    args = [parseExpr(p)];
+    if (p.parseKeywords('ORDER', 'BY')) orderBy = p.parseCommaSeparated(parseOrderByExpr);
+    p.expectOp(')');
+  } else if (!p.consumeOp(')')) {
     distinct = p.parseKeyword('DISTINCT');
     if (!distinct) p.parseKeyword('ALL');
     args = p.parseCommaSeparated(parseFunctionArg);
