@@ -55,7 +55,7 @@ export class GapFillExec implements ExecNode {
       const times = timeCol.values as BigInt64Array;
       const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => keyCmp(a, b) || (times[a]! < times[b]! ? -1 : times[a]! > times[b]! ? 1 : 0));
       const width = input.columns.length;
-      const out: Scalar[][] = input.columns.map(() => []);
+      const out: Scalar[][] = [...input.columns, ...p.fills].map(() => []);
       let start = 0;
       while (start < n) {
         let end = start + 1;
@@ -80,18 +80,26 @@ export class GapFillExec implements ExecNode {
         ctx.memory.reserve(add, 'gap filling');
         reserved += add;
         const first = rows[0]!;
+        const columnValues: Scalar[][] = [];
         for (let c = 0; c < width; c++) {
           const col = input.columns[c]!;
-          const column = out[c]!;
           const isKey = p.keys.includes(c);
-          const values: Scalar[] = merged.map((m) => {
-            if (c === p.time) return m.t / per;
-            if (isKey) return getValue(col, first);
-            return m.row === undefined || !isValid(col, m.row) ? null : getValue(col, m.row);
-          });
-          fill(p.fills[c] ?? 'null', values, merged.map((m) => m.t));
-          for (const v of values) column.push(v);
+          columnValues.push(
+            merged.map((m) => {
+              if (c === p.time) return m.t / per;
+              if (isKey) return getValue(col, first);
+              return m.row === undefined || !isValid(col, m.row) ? null : getValue(col, m.row);
+            }),
+          );
         }
+        for (const f of p.fills) {
+          const values = columnValues[f.source]!.slice();
+          fill(f.strategy, values, merged.map((m) => m.t));
+          columnValues.push(values);
+        }
+        columnValues.forEach((values, c) => {
+          for (const v of values) out[c]!.push(v);
+        });
         start = end;
         ctx.checkAbort();
       }
@@ -104,7 +112,7 @@ export class GapFillExec implements ExecNode {
 }
 
 /** Fills the NULLs of one series' column in place. */
-function fill(strategy: 'null' | 'locf' | 'interpolate', values: Scalar[], times: readonly bigint[]): void {
+function fill(strategy: 'locf' | 'interpolate', values: Scalar[], times: readonly bigint[]): void {
   if (strategy === 'locf') {
     let last: Scalar = null;
     for (let i = 0; i < values.length; i++) {
@@ -113,7 +121,6 @@ function fill(strategy: 'null' | 'locf' | 'interpolate', values: Scalar[], times
     }
     return;
   }
-  if (strategy !== 'interpolate') return;
   let prev = -1;
   for (let i = 0; i < values.length; i++) {
     if (values[i] === null) continue;

@@ -142,14 +142,20 @@ export interface TimeWindow {
   readonly schema: PlanSchema;
 }
 
-/** How a gap-filled aggregate column gets values in the windows without data. */
-export type FillStrategy = 'null' | 'locf' | 'interpolate';
+/** A column GapFill appends: the aggregate column `source` with its NULLs filled. */
+export interface FilledColumn {
+  readonly source: number;
+  readonly strategy: 'locf' | 'interpolate';
+  /** The output name: the call's (`locf(AVG(m.v))`). */
+  readonly name: string;
+}
 
 /**
  * CnosDB's time_window_gapfill over an Aggregate grouped by the window start and `keys`: every
  * series (distinct `keys`) gets a row for every window start from `firstNs` (or its own first
  * window when undefined) to `lastNs` on the grid `originNs + k * slideNs`, with aggregates NULL
- * in the added rows unless filled; the rows come out sorted by keys, then time.
+ * in the added rows; `fills` appends filled copies of aggregate columns (locf, interpolate).
+ * The rows come out sorted by keys, then time.
  */
 export interface GapFill {
   readonly kind: 'gapFill';
@@ -158,8 +164,7 @@ export interface GapFill {
   readonly keys: readonly number[];
   /** Position of the window start column. */
   readonly time: number;
-  /** The fill of each input column (only aggregate columns use anything but 'null'). */
-  readonly fills: readonly FillStrategy[];
+  readonly fills: readonly FilledColumn[];
   readonly slideNs: bigint;
   readonly originNs: bigint;
   readonly firstNs: bigint | undefined;
@@ -332,7 +337,7 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
     case 'timeWindow':
       return { ...p, input: one() };
     case 'gapFill':
-      return { ...p, input: one(), schema: one().schema };
+      return { ...p, input: one() };
   }
 }
 

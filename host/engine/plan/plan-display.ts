@@ -57,7 +57,7 @@ export function nodeText(p: LogicalPlan): string {
       return `TimeWindow: time=${exprDisplay(p.time)}, window=${p.windowNs}ns, slide=${p.slideNs}ns, origin=${p.originNs}ns`;
     case 'gapFill': {
       const f = p.schema.fields;
-      const fills = p.fills.flatMap((s, i) => (s === 'null' ? [] : [`${s}(${f[i]!.name})`]));
+      const fills = p.fills.map((c) => `${c.strategy}(${f[c.source]!.name})`);
       return `GapFill: keys=[${p.keys.map((i) => f[i]!.name).join(', ')}], time=${f[p.time]!.name}, range=[${p.firstNs ?? 'first point'}ns, ${p.lastNs}ns], slide=${p.slideNs}ns${fills.length > 0 ? `, fill=[${fills.join(', ')}]` : ''}`;
     }
   }

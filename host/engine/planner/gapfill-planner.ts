@@ -11,7 +11,8 @@ import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
-import type { FillStrategy, LogicalPlan } from '../plan/logical-plan.js';
+import type { FilledColumn, LogicalPlan } from '../plan/logical-plan.js';
+import type { PlanField } from '../plan/plan-schema.js';
 import { filter, timeWindow } from '../plan/logical-plan.js';
 import type * as ast from '../sql/ast.js';
 import { floorDiv, intervalNanos, parseInterval, parseTimestampNanos } from '../time.js';
@@ -155,24 +156,28 @@ function timeRange(where: LExpr | undefined, time: LExpr): { lower?: bigint; upp
 }
 
 /**
- * The fill of each aggregate output column from the select items (`locf(AVG(x))` fills the
- * AVG column), and the items with locf/interpolate replaced by their argument under the call's
- * name. `columns` names the aggregate's output fields.
+ * The filled copies of aggregate output columns the select items ask for (`locf(AVG(x))` fills
+ * the AVG column into a new column named after the call, so `AVG(x)` beside it stays unfilled),
+ * and the items with each call replaced by a reference to its copy. `columns` are the
+ * aggregate's output fields; the copies come after them.
  */
-export function gapfillStrategies(items: readonly LExpr[], columns: readonly { qualifier: string | undefined; name: string }[]): { fills: FillStrategy[]; items: LExpr[] } {
-  const fills: FillStrategy[] = columns.map(() => 'null');
+export function gapfillStrategies(items: readonly LExpr[], columns: readonly PlanField[]): { fills: FilledColumn[]; fields: PlanField[]; items: LExpr[] } {
+  const fills: FilledColumn[] = [];
+  const fields: PlanField[] = [];
   const rewritten = items.map((item) =>
     replaceExpr(item, (e) => {
       if (e.kind !== 'scalarFn' || (e.fn.name !== 'locf' && e.fn.name !== 'interpolate')) return undefined;
       const arg = e.args[0]!;
       const target = arg.kind === 'cast' ? arg.expr : arg;
-      const index = target.kind === 'column' ? columns.findIndex((c) => c.name === target.name && c.qualifier === target.qualifier) : -1;
-      if (index < 0) throw planError(`${e.fn.name} must be called on an aggregate of the gap-filling query, got ${exprName(arg)}`);
-      const strategy = e.fn.name as FillStrategy;
-      if (fills[index] !== 'null' && fills[index] !== strategy) throw planError(`${exprName(arg)} is filled both by locf and by interpolate`);
-      fills[index] = strategy;
-      return { kind: 'alias', expr: arg, name: exprName(e), type: e.type };
+      const source = target.kind === 'column' ? columns.findIndex((c) => c.name === target.name && c.qualifier === target.qualifier) : -1;
+      if (source < 0) throw planError(`${e.fn.name} must be called on an aggregate of the gap-filling query, got ${exprName(arg)}`);
+      const name = exprName(e);
+      if (!fills.some((f) => f.name === name)) {
+        fills.push({ source, strategy: e.fn.name as FilledColumn['strategy'], name });
+        fields.push({ qualifier: undefined, name, type: columns[source]!.type, nullable: true });
+      }
+      return { kind: 'column', qualifier: undefined, name, type: columns[source]!.type };
     }),
   );
-  return { fills, items: rewritten };
+  return { fills, fields, items: rewritten };
 }

@@ -10,7 +10,7 @@ import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
 import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
 import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
-import { qualifierMatches } from '../plan/plan-schema.js';
+import { PlanSchema, qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { windowParams, windowStructType } from '../functions/time-window.js';
 import { BOOLEAN, type TimeUnit } from '../types.js';
@@ -96,12 +96,13 @@ function addGapFill(pre: LogicalPlan, agg: Aggregate, groups: readonly LExpr[], 
   const time = groups.findIndex((e) => exprKey(e) === startKey);
   if (time < 0) throw planError('time_window_gapfill must be used in GROUP BY');
   const keys = groups.flatMap((_e, i) => (i === time ? [] : [i]));
-  const { fills, items: rewritten } = gapfillStrategies(
+  const { fills, fields, items: rewritten } = gapfillStrategies(
     items.map((i) => i.expr),
     agg.schema.fields,
   );
   rewritten.forEach((e, i) => (items[i]!.expr = e));
-  const node: GapFill = { kind: 'gapFill', input: pre, keys, time, fills, slideNs: g.slideNs, originNs: g.originNs, firstNs: g.firstNs, lastNs: g.lastNs, schema: pre.schema };
+  const schema = new PlanSchema([...pre.schema.fields, ...fields]);
+  const node: GapFill = { kind: 'gapFill', input: pre, keys, time, fills, slideNs: g.slideNs, originNs: g.originNs, firstNs: g.firstNs, lastNs: g.lastNs, schema };
   return node;
 }
 
