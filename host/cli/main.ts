@@ -8,6 +8,8 @@ import { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { Authenticator } from '../server/auth.js';
 import { Budget } from '../server/limits.js';
+import { QueryRegistry } from '../server/query-registry.js';
+import { TenantLimits } from '../server/tenant-limits.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
 import { storageCodecs } from '../storage/codecs.js';
@@ -91,6 +93,8 @@ async function main(): Promise<void> {
     lineProtocol: new LineProtocolScanner(core, { windowBytes: config['ingest.scan_window_bytes'] }),
     writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
     queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
+    tenantLimits: new TenantLimits(Date.now),
+    runningQueries: new QueryRegistry(Date.now),
     nowMs: Date.now,
   });
   logger.info({ recoveryMs: Date.now() - started }, 'ready');

@@ -21,3 +21,38 @@ export function tableNotFound(tenant: string, database: string, table: string): 
 export function tableExists(table: string): UserError {
   return new UserError('tableExists', `Meta: Table ${table} already exists.`);
 }
+
+// Tenants, users, roles, members (CnosDB's MetaError texts, codes 030001-030010).
+
+export function tenantExists(tenant: string): UserError {
+  return new UserError('tenantExists', `Meta: The tenant ${tenant} already exists`);
+}
+
+/** For DCL naming a tenant (the access check's "not a member" text has no `Meta: ` prefix). */
+export function tenantNotFound(tenant: string): UserError {
+  return new UserError('tenantNotFound', `Meta: The tenant ${tenant} not found`);
+}
+
+export function userExists(user: string): UserError {
+  return new UserError('userExists', `Meta: The user ${user} already exists`);
+}
+
+export function userNotFound(user: string): UserError {
+  return new UserError('userNotFound', `Meta: The user ${user} not found`);
+}
+
+export function roleExists(role: string): UserError {
+  return new UserError('roleExists', `Meta: The role ${role} already exists`);
+}
+
+export function roleNotFound(role: string): UserError {
+  return new UserError('roleNotFound', `Meta: The role ${role} not found`);
+}
+
+export function memberExists(user: string, tenant: string): UserError {
+  return new UserError('memberExists', `Meta: The member ${user} of tenant ${tenant} already exists`);
+}
+
+export function memberNotFound(user: string, tenant: string): UserError {
+  return new UserError('memberNotFound', `Meta: The member ${user} of tenant ${tenant} not found`);
+}

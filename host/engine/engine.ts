@@ -1,6 +1,6 @@
 // The query engine (query.ts QueryEngine): parses one statement, and either plans, optimizes and
 // executes a query lazily (the batches flow when the caller pulls them) or runs a command
-// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once. Every statement gets its own
+// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
 // execution context: the session's abort signal, a memory pool of the session's size, and a
 // fixed now().
 
@@ -20,10 +20,12 @@ import { optimizePlan } from './optimizer/index.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
 import { displayPlan } from './plan/plan-display.js';
 import { QueryPlanner } from './planner/query-planner.js';
-import type { QueryEngine, QueryResult, QuerySession } from './query.js';
+import { isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
 import type { Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
 import { UTF8 } from './types.js';
+
+const SHOW_QUERIES = 'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
 
 /** How long one query may hold the event loop before it lets timers and I/O run. */
 const YIELD_AFTER_MS = 20;
@@ -63,7 +65,7 @@ export class SqlEngine implements QueryEngine {
       catalog,
       session,
       memory: memory ?? new MemoryPool(session.memoryLimitBytes),
-      eval: { nowNs: session.nowNs },
+      eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null } },
       outer,
       core: this.#opts.core,
       runSubquery: async (plan, values) => {
@@ -88,7 +90,14 @@ export class SqlEngine implements QueryEngine {
   }
 
   #planner(session: QuerySession, catalog: EngineCatalog): QueryPlanner {
-    return new QueryPlanner({ catalog, tenant: session.tenant, database: session.database, authorize: session.authorize });
+    return new QueryPlanner({
+      catalog,
+      tenant: session.tenant,
+      database: session.database,
+      authorize: session.authorize,
+      variables: session.variables,
+      system: session.system,
+    });
   }
 
   /** Plans and optimizes a query. */
@@ -148,7 +157,13 @@ export class SqlEngine implements QueryEngine {
         await dropTable(catalog, s, db, session.tenant);
         return { kind: 'done' };
       case 'showDatabases':
-        return rows(showDatabases(catalog));
+        return rows(showDatabases(catalog, (name) => qp.canRead(name)));
+      case 'showQueries': {
+        // CnosDB's SHOW QUERIES is this projection of the view (reference/cnosdb-sql.md §1.3).
+        const q = parseStatements(SHOW_QUERIES)[0]!;
+        if (q.kind !== 'query') throw new Error('BUG: SHOW QUERIES text is not a query');
+        return this.#execute(q, ctx);
+      }
       case 'showTables':
         authorize(s.database ?? db, 'read');
         return rows(showTables(catalog, s, db));
@@ -163,6 +178,10 @@ export class SqlEngine implements QueryEngine {
         authorize(s.name, 'read');
         return rows(describeDatabase(catalog, s));
       default:
+        if (isDcl(s) && session.dcl !== undefined) {
+          await session.dcl(s);
+          return { kind: 'done' };
+        }
         throw notImplemented(`${statementName(s)} statements`);
     }
   }

@@ -3,6 +3,20 @@
 // maps errors (core/errors.ts UserError) to statuses.
 
 import type { RecordBatch, Schema } from './batch.js';
+import type { Statement } from './sql/ast.js';
+import type { SystemInfo } from './system/system-info.js';
+
+/** The statements on tenants, users, roles and privileges, which the host runs (QuerySession.dcl). */
+export type DclStatement = Extract<
+  Statement,
+  { kind: 'createTenant' | 'alterTenant' | 'dropTenant' | 'recoverTenant' | 'createUser' | 'alterUser' | 'dropUser' | 'createRole' | 'dropRole' | 'grant' | 'revoke' }
+>;
+
+const DCL_KINDS: ReadonlySet<string> = new Set(['createTenant', 'alterTenant', 'dropTenant', 'recoverTenant', 'createUser', 'alterUser', 'dropUser', 'createRole', 'dropRole', 'grant', 'revoke']);
+
+export function isDcl(s: Statement): s is DclStatement {
+  return DCL_KINDS.has(s.kind);
+}
 
 /** Who runs a statement, where, and under which limits. */
 export interface QuerySession {
@@ -24,6 +38,18 @@ export interface QuerySession {
    * all: DDL) and throws the UserError to report otherwise. Absent: everything is allowed.
    */
   authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
+  /** The user's role in the tenant (current_role()); absent: none. */
+  role?: string;
+  /** `@@name` variables by lower-case name (server_version, ...): strings, or bigints (UInt64). */
+  variables?: Readonly<Record<string, string | bigint>>;
+  /**
+   * Runs a DCL statement (tenants, users, members, roles, grants): the host checks the
+   * privilege, changes its catalog durably, and throws the UserError to report. Absent: such
+   * statements are 010005 not implemented.
+   */
+  dcl?: (statement: DclStatement) => Promise<void>;
+  /** The host's members, roles, queries, users and tenants for the system views (system/system-info.ts). */
+  system?: SystemInfo;
 }
 
 export type QueryResult =

@@ -1,15 +1,26 @@
 // HTTP Basic authentication against the catalog's users. Every failure is the same 401 (missing
-// or malformed header, unknown user, wrong password), and an unknown user costs the same scrypt
-// time as a wrong password. A cache keyed by a SHA-256 of the credentials spares the hot write
-// path one scrypt per request; it is keyed on the stored hash too, so a password change
-// invalidates it.
+// or malformed header, unknown user, user without a password, wrong password), and an unknown
+// user or one without a password costs the same scrypt time as a wrong password (measured in
+// bench/auth.ts). A cache keyed by a SHA-256 of the credentials spares the hot write path one
+// scrypt per request; an entry holds the stored hash it was verified against and counts only
+// while the user still has that hash, so a password change (new salt, new hash), a dropped user
+// or a renamed one never authenticates from the cache; `forget` also drops such entries at once.
 
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { UserError } from '../core/errors.js';
 import type { Catalog, UserDef } from '../storage/catalog.js';
-import { DUMMY_HASH_PROMISE, verifyPassword } from './password.js';
+import { DUMMY_HASH_PROMISE, isPasswordHash, verifyPassword } from './password.js';
 
 const CACHE_LIMIT = 10_000;
+/**
+ * scrypt hashes computed at once: all cores but the event loop's, so that a flood of guesses
+ * cannot take the CPU that cached logins and queries need. Measured with bench/auth.ts on 2
+ * cores and 4 guessing clients: valid cached logins served in 3 s fell from 2474 alone to 1363
+ * under the flood without a cap, to 1956 (of 2396) with one hash at a time; guesses also slow
+ * down (31 instead of ~100 in those 3 s).
+ */
+const MAX_HASHING = Math.max(1, availableParallelism() - 1);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -42,8 +53,26 @@ export class Authenticator {
   /** credential digest -> the stored hash it was verified against */
   readonly #cache = new Map<string, { user: string; passwordHash: string }>();
 
+  /** scrypt computations running, and logins waiting for one (MAX_HASHING). */
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+
   constructor(catalog: Catalog) {
     this.#catalog = catalog;
+  }
+
+  async #slot(): Promise<void> {
+    if (this.#running < MAX_HASHING) {
+      this.#running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) next();
+    else this.#running--;
   }
 
   /** Returns the user, or throws UserError('auth') for any failure. */
@@ -54,12 +83,29 @@ export class Authenticator {
     const cached = this.#cache.get(digest);
     if (found !== undefined && cached !== undefined && cached.user === user && cached.passwordHash === found.passwordHash) return found;
 
-    const ok = await verifyPassword(password, found?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!ok || found === undefined) {
+    const usable = found !== undefined && isPasswordHash(found.passwordHash);
+    await this.#slot();
+    let ok: boolean;
+    try {
+      ok = await verifyPassword(password, usable ? found.passwordHash : await DUMMY_HASH_PROMISE);
+    } finally {
+      this.#release();
+    }
+    if (!ok || !usable) {
       throw new UserError('auth', `Access denied for user '${user}': username or password invalid`);
     }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
     this.#cache.set(digest, { user, passwordHash: found.passwordHash });
     return found;
+  }
+
+  /** Drops the cached logins of a user (its password changed, or it was dropped or renamed). */
+  forget(user: string): void {
+    for (const [digest, entry] of this.#cache) if (entry.user === user) this.#cache.delete(digest);
+  }
+
+  /** Cached logins (tests). */
+  get cacheSize(): number {
+    return this.#cache.size;
   }
 }

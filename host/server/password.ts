@@ -21,6 +21,12 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', N, R, P, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
+/** Whether `stored` is a hash this module wrote (a user created without a password has none). */
+export function isPasswordHash(stored: string): boolean {
+  const parts = stored.split('$');
+  return parts.length === 6 && parts[0] === 'scrypt' && parts[5] !== '';
+}
+
 /** True when `password` matches `stored`. A malformed `stored` never matches. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import type { Config } from '../cli/config.js';
 import type { UserDef } from '../storage/catalog.js';
+import { auditDenied } from './audit.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { esRoutes } from './routes/es-bulk.js';
@@ -151,6 +152,7 @@ export class SundialServer {
       const response = request.response;
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const err = toUserError(response, ctx.logger, request);
+      auditDenied(ctx.logger, request, err);
       if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
       return errorResponse(h, err, settingsOf(request).errors);
     });

@@ -5,6 +5,8 @@ import type { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Storage } from '../storage/storage.js';
 import type { Authenticator } from './auth.js';
 import type { Budget } from './limits.js';
+import type { QueryRegistry } from './query-registry.js';
+import type { TenantLimits } from './tenant-limits.js';
 
 export interface Services {
   core: Core;
@@ -15,6 +17,10 @@ export interface Services {
   writeBytes: Budget;
   /** SQL requests running. */
   queries: Budget;
+  /** Each tenant's request limits (its `_limiter` option). */
+  tenantLimits: TenantLimits;
+  /** The SQL statements running (SHOW QUERIES). */
+  runningQueries: QueryRegistry;
   /** The clock in milliseconds since the epoch. */
   nowMs: () => number;
 }

@@ -1,6 +1,8 @@
 // Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
 // write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
-// any point leaves either the old or the new document, never a mix.
+// any point leaves either the old or the new document, never a mix. Writes version 2; reads 1
+// and 2. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
+// would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,21 +14,42 @@ import {
   DEFAULT_TENANT,
   type ColumnDef,
   type DatabaseDef,
+  type DatabasePrivilege,
+  type RoleDef,
   type TableDef,
   type TenantDef,
   type UserDef,
 } from './catalog.js';
 import { fsyncDir } from './fs-util.js';
+import { checkLimiterConfig } from './limiter-config.js';
 
 const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';
-const VERSION = 1;
+const VERSION = 2;
+
+interface PersistedRole {
+  inherit: 'owner' | 'member' | null;
+  privileges: Record<string, DatabasePrivilege>;
+}
+
+interface PersistedTenant extends Omit<TenantDef, 'members' | 'roles'> {
+  members: Record<string, string>;
+  roles: Record<string, PersistedRole>;
+}
+
+/** Version 1's tenant: no dropAfter or limiter, an always-empty `options`, roles always inherit. */
+interface PersistedTenantV1 extends Pick<TenantDef, 'id' | 'name'> {
+  comment: string;
+  members: Record<string, string>;
+  roles: Record<string, { inherit: 'owner' | 'member'; privileges: Record<string, DatabasePrivilege> }>;
+  options?: Record<string, string>;
+}
 
 interface Persisted {
   format: typeof FORMAT;
   version: number;
   nextId: number;
-  tenants: Array<Omit<TenantDef, 'members' | 'roles'> & { members: Record<string, string>; roles: Record<string, { inherit: 'owner' | 'member'; privileges: Record<string, 'read' | 'write' | 'all'> }> }>;
+  tenants: PersistedTenant[] | PersistedTenantV1[];
   databases: Array<Omit<DatabaseDef, 'tables'> & { tables: TableDef[] }>;
   users: UserDef[];
 }
@@ -108,7 +131,7 @@ export class CatalogStore {
 
 function initialCatalog(bootstrap: CatalogBootstrap): Catalog {
   const c = new Catalog();
-  c.addTenant({ id: c.nextId(), name: DEFAULT_TENANT, comment: 'system tenant', members: new Map([['root', 'owner']]), roles: new Map(), options: {} });
+  c.addTenant({ id: c.nextId(), name: DEFAULT_TENANT, comment: 'system tenant', dropAfter: null, limiter: null, members: new Map([['root', 'owner']]), roles: new Map() });
   c.addDatabase({ id: c.nextId(), tenant: DEFAULT_TENANT, name: DEFAULT_DATABASE, options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() });
   c.addUser({ id: c.nextId(), name: 'root', passwordHash: bootstrap.rootPasswordHash, admin: true, mustChangePassword: false, comment: 'system admin' });
   return c;
@@ -119,11 +142,13 @@ function encode(c: Catalog): Persisted {
     format: FORMAT,
     version: VERSION,
     nextId: c.idWatermark + 1,
-    tenants: [...c.tenants.values()].map((t) => ({
-      ...t,
-      members: Object.fromEntries(t.members),
-      roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
-    })),
+    tenants: [...c.tenants.values()].map(
+      (t): PersistedTenant => ({
+        ...t,
+        members: Object.fromEntries(t.members),
+        roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
+      }),
+    ),
     databases: c.databases().map((d) => ({ ...d, tables: [...d.tables.values()] })),
     users: [...c.users.values()],
   };
@@ -137,14 +162,30 @@ function decode(text: string, path: string): Catalog {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
   if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads ${VERSION}`);
+  if (p.version !== 1 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 and ${VERSION}`);
   const c = new Catalog();
   for (const t of p.tenants) {
-    c.tenants.set(t.name, {
-      ...t,
-      members: new Map(Object.entries(t.members)),
-      roles: new Map(Object.entries(t.roles).map(([k, r]) => [k, { inherit: r.inherit, privileges: new Map(Object.entries(r.privileges)) }])),
-    });
+    const check = (ok: boolean, what: string): void => {
+      if (!ok) throw new CorruptionError(path, 0, `tenant ${JSON.stringify(t.name)}: ${what}`);
+    };
+    const roles = new Map<string, RoleDef>();
+    for (const [name, r] of Object.entries(t.roles)) {
+      check(r.inherit === 'owner' || r.inherit === 'member' || (p.version >= 2 && r.inherit === null), `role ${JSON.stringify(name)} inherits ${JSON.stringify(r.inherit)}`);
+      for (const [db, level] of Object.entries(r.privileges)) check(level === 'read' || level === 'write' || level === 'all', `role ${JSON.stringify(name)} has privilege ${JSON.stringify(level)} on ${JSON.stringify(db)}`);
+      roles.set(name, { inherit: r.inherit, privileges: new Map(Object.entries(r.privileges)) });
+    }
+    let limiter = null;
+    let dropAfter = null;
+    if (p.version >= 2) {
+      const v2 = t as PersistedTenant;
+      dropAfter = v2.dropAfter;
+      try {
+        limiter = v2.limiter === null ? null : checkLimiterConfig(v2.limiter);
+      } catch (e) {
+        check(false, `limiter: ${(e as Error).message}`);
+      }
+    }
+    c.tenants.set(t.name, { id: t.id, name: t.name, comment: t.comment, dropAfter, limiter, members: new Map(Object.entries(t.members)), roles });
   }
   for (const d of p.databases) {
     const tables = new Map<string, TableDef>();

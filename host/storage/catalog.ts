@@ -6,6 +6,7 @@ import { UserError } from '../core/errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
 import { databaseNotFound } from '../core/meta-errors.js';
+import type { LimiterConfig } from './limiter-config.js';
 
 export type { DatabaseOptions, Precision } from '../core/schema.js';
 export { DAY_MS, DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
@@ -38,16 +39,33 @@ export interface DatabaseDef {
   tables: Map<string, TableDef>;
 }
 
-export type TenantRole = 'owner' | 'member' | string;
+/** The two system roles of every tenant (CnosDB's SystemTenantRole). */
+export type SystemRole = 'owner' | 'member';
+/** A privilege on one database; each includes the ones before it: read < write < all. */
+export type DatabasePrivilege = 'read' | 'write' | 'all';
+/** A member's role: a system role or the name of a custom role of the tenant. */
+export type TenantRole = SystemRole | string;
+
+/** A custom role of a tenant (CREATE ROLE ... [INHERIT owner|member], GRANT/REVOKE). */
+export interface RoleDef {
+  /** The system role whose privileges it has as well; null: only what was granted. */
+  inherit: SystemRole | null;
+  /** database name -> the privilege granted on it */
+  privileges: Map<string, DatabasePrivilege>;
+}
 
 export interface TenantDef {
   id: number;
   name: string;
-  comment: string;
+  /** null when never set (CnosDB shows `"comment":null`). */
+  comment: string | null;
+  /** CnosDB's `drop_after` option as written (`'7d'`): stored and shown; a drop is immediate. */
+  dropAfter: string | null;
+  /** The `_limiter` option (limiter-config.ts), or null. */
+  limiter: LimiterConfig | null;
   /** user name -> role name (owner, member, or a custom role of this tenant) */
   members: Map<string, TenantRole>;
-  roles: Map<string, { inherit: 'owner' | 'member'; privileges: Map<string, 'read' | 'write' | 'all'> }>;
-  options: Record<string, string>;
+  roles: Map<string, RoleDef>;
 }
 
 export interface UserDef {
@@ -61,6 +79,8 @@ export interface UserDef {
 }
 
 export const DEFAULT_TENANT = 'cnosdb';
+/** The initial admin: it cannot be dropped, and only it may change itself (CnosDB's ROOT). */
+export const ROOT_USER = 'root';
 export const DEFAULT_DATABASE = 'public';
 
 export class Catalog {
@@ -110,18 +130,36 @@ export class Catalog {
     this.changed();
   }
 
+  /** Removes a tenant and its databases (whose files Storage deletes). */
+  removeTenant(name: string): DatabaseDef[] {
+    const dbs = this.databases(name);
+    for (const d of dbs) this.#databases.delete(d.tenant + '\0' + d.name);
+    this.tenants.delete(name);
+    this.changed();
+    return dbs;
+  }
+
   addDatabase(db: DatabaseDef): void {
     this.#databases.set(db.tenant + '\0' + db.name, db);
     this.changed();
   }
 
+  /** Removes a database and the privileges granted on it, so a database created later under the same name starts with no grants. */
   removeDatabase(tenant: string, name: string): void {
     this.#databases.delete(tenant + '\0' + name);
+    for (const r of this.tenants.get(tenant)?.roles.values() ?? []) r.privileges.delete(name);
     this.changed();
   }
 
   addUser(u: UserDef): void {
     this.users.set(u.name, u);
+    this.changed();
+  }
+
+  /** Removes a user and its memberships. */
+  removeUser(name: string): void {
+    this.users.delete(name);
+    for (const t of this.tenants.values()) t.members.delete(name);
     this.changed();
   }
 

@@ -28,6 +28,7 @@ import {
   dropTableDef,
   requireTable,
 } from './catalog-ddl.js';
+import { checkDatabaseLimits, dropTenantDef } from './catalog-dcl.js';
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
@@ -234,6 +235,7 @@ export class Storage {
 
   async createDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<DatabaseDef> {
     this.#open();
+    if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
     const def = createDatabaseDef(this.catalog, tenant, name, options);
     await this.#store.save();
     await this.#openDatabase(def);
@@ -242,6 +244,7 @@ export class Storage {
 
   async alterDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<void> {
     this.#open();
+    checkDatabaseLimits(this.catalog, tenant, options, false);
     alterDatabaseDef(this.catalog, tenant, name, options);
     await this.#store.save();
   }
@@ -251,12 +254,35 @@ export class Storage {
     this.#open();
     const def = dropDatabaseDef(this.catalog, tenant, name);
     await this.#store.save();
+    await this.#destroyDatabase(def);
+  }
+
+  async #destroyDatabase(def: DatabaseDef): Promise<void> {
     const state = this.#dbs.get(def.id);
     this.#dbs.delete(def.id);
     if (state === undefined) return;
     state.closing = true; // a compaction of it stops at its next series
     while (this.#compaction !== undefined && this.#compactingDb === state) await this.#compaction;
     await state.destroy();
+  }
+
+  /**
+   * Applies a change to tenants, users, members or roles (catalog-dcl.ts: it validates first and
+   * changes nothing when it throws) and saves the catalog: durable when this resolves.
+   */
+  async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {
+    this.#open();
+    const out = change(this.catalog);
+    await this.#store.save();
+    return out;
+  }
+
+  /** Drops a tenant with its databases: the catalog is saved first, then their files are deleted. */
+  async dropTenant(name: string): Promise<void> {
+    this.#open();
+    const dbs = dropTenantDef(this.catalog, name);
+    await this.#store.save();
+    for (const def of dbs) await this.#destroyDatabase(def);
   }
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {

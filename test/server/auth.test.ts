@@ -52,6 +52,26 @@ describe('Basic authentication', () => {
     expect(r.status).toBe(200);
   });
 
+  it('answers an unknown user, a wrong password, a user without a password and a dropped user alike', async () => {
+    const root = { user: 'root', password: 'pa:ss:word' };
+    for (const stmt of ["CREATE USER known WITH PASSWORD = 'right'", 'CREATE USER nopass', "CREATE USER gone WITH PASSWORD = 'right'", 'DROP USER gone']) {
+      expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: stmt, auth: root })).status).toBe(200);
+    }
+    const answers = await Promise.all(
+      [
+        ['ghost', 'right'],
+        ['known', 'wrong'],
+        ['nopass', ''],
+        ['gone', 'right'],
+      ].map(async ([user, password]) => {
+        const r = await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: { user: user!, password: password! } });
+        return [r.status, r.headers['www-authenticate'], r.headers['x-sundial-error-code'], r.text.replace(`'${user}'`, "'U'")];
+      }),
+    );
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toEqual([401, 'Basic realm="sundial", charset="UTF-8"', '010016', `{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`]);
+  });
+
   it('does not ask ping for credentials', async () => {
     expect((await http(server.url, '/api/v1/ping', { auth: null })).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 // POST /api/v1/traces fed by the OpenTelemetry SDK through both official OTLP/HTTP exporters
 // (protobuf and JSON), several resources and scopes, attributes of every type, events, links and
-// statuses; then read back through the Jaeger query API and, after the server stops, from its
-// data directory. Rejected bodies get the right status and store nothing.
+// statuses; then read back with SQL, through the Jaeger query API and, after the server stops,
+// from its data directory. Rejected bodies get the right status and store nothing.
 
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -42,6 +42,7 @@ let stored: ReadBack;
 let ids: Ids;
 const api = new Map<string, HttpResponse>();
 const rejected = new Map<string, HttpResponse>();
+let sqlAnswer: HttpResponse;
 
 const jaeger = (path: string, headers: Record<string, string> = { table: 'spans' }) => http(server.url, path, { headers });
 
@@ -97,6 +98,14 @@ beforeAll(async () => {
   ]) {
     api.set(path, await jaeger(path));
   }
+  sqlAnswer = await http(server.url, '/api/v1/sql', {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    body: `SELECT "${SP}name" AS name, "${SP}kind" AS kind, "${SP}parent_span_id" = '' AS root, "${SP}Status/code" AS status,
+             "ResourceSpans/Resource/attributes/service.name" AS service, "${SP}Event_0/name" AS event,
+             abs("${SP}duration_nano" - ("${SP}end_time_unix_nano" - CAST(CAST(time AS BIGINT) AS DOUBLE))) < 1000 AS duration_ok
+           FROM spans ORDER BY name`,
+  });
   api.set('no table', await jaeger('/api/services', {}));
   api.set('unknown table', await jaeger('/api/services', { table: 'nope' }));
 
@@ -164,6 +173,16 @@ describe('POST /api/v1/traces', () => {
     });
     const billing = rows.find((r) => r[`${SP}trace_id`] === ids.billingTrace)!;
     expect(billing).toMatchObject({ 'ResourceSpans/Resource/attributes/service.name': 'billing', [`${SP}attributes/amount`]: '12.5', [`${SP}kind`]: 'SPAN_KIND_INTERNAL' });
+  });
+
+  it('reads the spans back with SQL', () => {
+    expect(sqlAnswer.status).toBe(200);
+    expect(JSON.parse(sqlAnswer.text)).toEqual([
+      { name: 'GET /cart', kind: 'SPAN_KIND_SERVER', root: true, status: 'STATUS_CODE_OK', service: 'checkout', event: null, duration_ok: true },
+      { name: 'GET /health', kind: 'SPAN_KIND_SERVER', root: true, status: 'STATUS_CODE_UNSET', service: 'checkout', event: null, duration_ok: true },
+      { name: 'SELECT cart', kind: 'SPAN_KIND_CLIENT', root: false, status: 'STATUS_CODE_ERROR', service: 'checkout', event: 'retry', duration_ok: true },
+      { name: 'charge', kind: 'SPAN_KIND_INTERNAL', root: true, status: 'STATUS_CODE_UNSET', service: 'billing', event: null, duration_ok: true },
+    ]);
   });
 
   it("does not leak one span's attributes into another", async () => {

@@ -33,8 +33,9 @@ export function rowsBatch(r: Rows): RecordBatch {
   return { schema, columns, length: r.rows.length };
 }
 
-export function showDatabases(catalog: EngineCatalog): Rows {
-  const names = catalog.databases().map((d) => d.name).sort(compareStrings);
+/** The databases `visible` lets through (the session's readable ones), sorted. */
+export function showDatabases(catalog: EngineCatalog, visible: (name: string) => boolean = () => true): Rows {
+  const names = catalog.databases().map((d) => d.name).filter(visible).sort(compareStrings);
   return { fields: [{ name: 'database_name', type: UTF8 }], rows: names.map((n) => [n]) };
 }
 

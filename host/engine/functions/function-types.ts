@@ -5,10 +5,21 @@
 import type { Scalar, Vector } from '../batch.js';
 import type { DataType } from '../types.js';
 
+/** Who runs the statement, where (current_user() and the other session functions). */
+export interface SessionValues {
+  readonly user: string;
+  readonly tenant: string;
+  readonly database: string;
+  /** The user's role in the tenant; null when none. */
+  readonly role: string | null;
+}
+
 /** What a scalar function may read besides its arguments. */
 export interface EvalContext {
   /** The statement's now(), nanoseconds since the epoch. */
   readonly nowNs: bigint;
+  /** Absent while folding constants (session functions are volatile, so never folded). */
+  readonly session?: SessionValues;
 }
 
 /** The typed form of a call: the types the arguments are cast to, and the result type. */

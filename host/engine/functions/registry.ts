@@ -12,6 +12,7 @@ import { GAUGE_ACCESSORS, STATE_ACCESSORS } from './time-series-accessors.js';
 import { TIME_SERIES_AGGREGATES } from './time-series-aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
+import { SESSION_FUNCTIONS } from './scalar-session.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
 import { HASH_FUNCTIONS } from './scalar-hash.js';
 import { REGEX_FUNCTIONS } from './scalar-regex.js';
@@ -36,6 +37,7 @@ const SCALAR_ALIASES: Readonly<Record<string, string>> = {
   datepart: 'date_part',
 };
 for (const [alias, canonical] of Object.entries(SCALAR_ALIASES)) SCALARS.set(alias, SCALARS.get(canonical)!);
+for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
 
 const AGGREGATES = new Map<string, AggregateFunction>(
   [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES].map((f) => [f.name, f]),

@@ -40,6 +40,8 @@ export interface Scope {
   readonly replacements?: ReadonlyMap<ast.Expr, LExpr>;
   /** Named windows of the SELECT (WINDOW w AS (...)). */
   readonly windows?: ReadonlyMap<string, ast.WindowSpec>;
+  /** The value of `@@name` (QuerySession.variables), or undefined when there is no such variable. */
+  readonly variable?: (name: string) => string | bigint | undefined;
 }
 
 /** `expr` cast to `type` (no node when already of that type). Checks the cast exists. */
@@ -111,8 +113,13 @@ export class ExprPlanner {
         if (target === undefined) throw notImplemented(`Unsupported SQL type ${e.dataType.name}`);
         return coerce(lit(e.value, UTF8), target);
       }
-      case 'variable':
-        throw notImplemented(`variable ${e.name}`);
+      case 'variable': {
+        // `@@server_version` is a constant of the session; the column keeps the name as written.
+        const v = this.scope.variable?.(e.name.replace(/^@+/, ''));
+        if (v === undefined) throw planError(`variable ${e.name} is not defined`);
+        const type = typeof v === 'bigint' ? UINT64 : UTF8;
+        return { kind: 'alias', expr: lit(v, type), name: e.name, type };
+      }
       case 'column':
         return this.column(e);
       case 'wildcard':

@@ -15,6 +15,8 @@ import { commonType } from './coercion.js';
 import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
 import { renameColumns, type Ctes } from './from-planner.js';
 import { planSelect } from './select-planner.js';
+import type { SystemInfo } from '../system/system-info.js';
+import { planSystemView } from '../system/system-views.js';
 
 export interface PlannerContext {
   readonly catalog: EngineCatalog;
@@ -23,6 +25,10 @@ export interface PlannerContext {
   readonly database: string;
   /** Privilege check for every table a statement reads (QuerySession.authorize). */
   readonly authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
+  /** `@@name` variables (QuerySession.variables). */
+  readonly variables?: Readonly<Record<string, string | bigint>>;
+  /** The host's lists for the system views (QuerySession.system). */
+  readonly system?: SystemInfo;
 }
 
 import { databaseNotFound, tableNotFound } from '../../core/meta-errors.js';
@@ -44,7 +50,18 @@ export class QueryPlanner {
       planSubquery: (q, o) => this.planQuery(q, o, ctes),
       allowAggregates,
       allowWindows: false,
+      variable: (name) => (this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined),
     };
+  }
+
+  /** Whether the session may read a database (system views list only those). */
+  canRead(database: string): boolean {
+    try {
+      this.ctx.authorize?.(database, 'read');
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Resolves `[db.]table` to its database and TableInfo, or throws CnosDB's error. */
@@ -66,8 +83,10 @@ export class QueryPlanner {
 
   /** A full scan of a table under its qualifier (the alias, else the name as written). */
   scan(name: readonly string[], alias: string | undefined): LogicalPlan {
-    const { database, table } = this.resolveTable(name);
     const qualifier = alias ?? name.join('.');
+    const view = planSystemView({ catalog: this.ctx.catalog, tenant: this.ctx.tenant, canRead: (db) => this.canRead(db), system: this.ctx.system }, name, qualifier);
+    if (view !== undefined) return view;
+    const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
   }

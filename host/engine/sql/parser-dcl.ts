@@ -1,6 +1,6 @@
 // DCL: tenants, users, roles and privileges, as CnosDB's parser reads them. Option lists are
-// `name = value, ...` (sqlparser-rs's parse_sql_option); their names and values stay raw for the
-// planner to check.
+// `name = value, ...` (sqlparser-rs's parse_sql_option; the `=` may be left out); their names and
+// values stay raw for host/server/dcl-options.ts to check.
 
 import type {
   AlterTenant,
@@ -24,10 +24,12 @@ function parseNewName(p: Parser): string {
   return checkObjectName(p.parseIdentifier(), pos);
 }
 
-/** `name = value`. */
+/** `name = value`; CnosDB also takes `name 'value'` without the `=` (its assignment.slt). */
 function parseSqlOption(p: Parser): SqlOption {
   const name = p.parseIdentifier();
-  p.expectOp('=');
+  const next = p.peek();
+  const valueFollows = next.kind === 'string' || next.kind === 'number' || (next.kind === 'word' && ['TRUE', 'FALSE', 'NULL'].includes(next.upper));
+  if (!valueFollows) p.expectOp('=');
   return { name, value: parseOptionValue(p, true) };
 }
 

@@ -13,7 +13,7 @@ import { dbUnit, NANOS_PER, type TimeUnit } from '../../core/precision.js';
 import type { ScanRequest } from '../../core/scan.js';
 import { SPAN_COLUMNS as C } from '../../ingest/otlp-traces.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
-import { requireDatabaseAccess } from '../access.js';
+import { requireDatabaseAccess, requireTenant } from '../access.js';
 import { databaseOf, queryParam, tenantOf } from '../params.js';
 import { userOf, type ServerContext } from '../server.js';
 import { assembleTraces, JAEGER_SPAN_KIND, SpanColumnPlan, type SpanRow } from './jaeger-spans.js';
@@ -29,13 +29,21 @@ interface TraceTable {
   ctx: ServerContext;
 }
 
-/** Runs a lookup as a query: it counts against the concurrent-query limit (429 beyond). */
-async function asQuery<T>(ctx: ServerContext, run: () => Promise<T>): Promise<T> {
-  const release = ctx.services().queries.acquire(1);
+/**
+ * Runs a lookup as a query: it counts against the concurrent-query limit and the tenant's query
+ * limits (429 beyond).
+ */
+async function asQuery<T>(ctx: ServerContext, request: Request, run: () => Promise<T>): Promise<T> {
+  const services = ctx.services();
+  const tenant = requireTenant(services.storage.catalog, userOf(request), tenantOf(request));
+  const release = services.queries.acquire(1);
+  let releaseTenant = (): void => undefined;
   try {
+    releaseTenant = services.tenantLimits.admitQuery(tenant);
     return await run();
   } finally {
     release();
+    releaseTenant();
   }
 }
 
@@ -149,7 +157,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/services',
       options,
       handler: (request, h) =>
-        asQuery(ctx, async () => {
+        asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const data = await distinct(t, { fields: [] }, (tags) => tags.get(C.serviceName));
           return envelope(h, data, data.length);
@@ -160,7 +168,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/services/{service}/operations',
       options,
       handler: (request, h) =>
-        asQuery(ctx, async () => {
+        asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const service = request.params.service as string;
           const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags) => tags.get(C.name));
@@ -172,7 +180,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/operations',
       options,
       handler: (request, h) =>
-        asQuery(ctx, async () => {
+        asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const service = queryParam(request, 'service');
           if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
@@ -190,7 +198,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/traces/{traceId}',
       options,
       handler: (request, h) =>
-        asQuery(ctx, async () => {
+        asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const id = normalizeTraceId(request.params.traceId as string);
           const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id }));
@@ -203,7 +211,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/traces',
       options,
       handler: (request, h) =>
-        asQuery(ctx, async () => {
+        asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const ids = request.query.traceID as string | string[] | undefined;
           if (ids !== undefined) {

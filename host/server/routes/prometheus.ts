@@ -64,7 +64,9 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         checkProtobufType(request, 'prometheus.ReadRequest');
         const services = ctx.services();
-        const db = requireDatabaseAccess(services.storage.catalog, userOf(request), tenantOf(request), databaseOf(request), 'read');
+        const tenant = tenantOf(request);
+        const db = requireDatabaseAccess(services.storage.catalog, userOf(request), tenant, databaseOf(request), 'read');
+        const tenantDef = services.storage.catalog.tenants.get(tenant)!;
         const header = request.headers['content-encoding'] as string | undefined;
         const encoding = header?.trim().toLowerCase() === 'snappy' ? 'identity' : checkContentEncoding(header);
         const limit = ctx.config['limits.sql_body_bytes'];
@@ -73,13 +75,18 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
         const results: PromSeries[][] = [];
         // A remote read is a query: it counts against the concurrent-query limit (429 beyond).
         const release = services.queries.acquire(1);
+        let releaseTenant = (): void => undefined;
         try {
+          releaseTenant = services.tenantLimits.admitQuery(tenantDef);
           for (const q of queries) results.push(await runQuery(services.storage, db, q));
         } finally {
           release();
+          releaseTenant();
         }
+        const out = compressSync(Buffer.from(encodePromReadResponse(results)));
+        services.tenantLimits.chargeDataOut(tenantDef, out.length);
         return h
-          .response(compressSync(Buffer.from(encodePromReadResponse(results))))
+          .response(out)
           .type('application/x-protobuf')
           .header('Content-Encoding', 'snappy');
       },

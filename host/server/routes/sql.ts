@@ -1,6 +1,8 @@
 // POST /api/v1/sql (CONTRACT.md "SQL"). Order of checks: parameters, credentials (onPreAuth),
-// tenant, Accept, Content-Encoding, the body (size limit), the concurrent-query budget (429),
-// then the engine. A query runs under the query timeout (500 010010) and stops when the client
+// tenant, Accept, Content-Encoding, the body (size limit), a pending password change (only that
+// statement is allowed), the concurrent-query budget and the tenant's limits (429), then the
+// engine, with every privilege checked through access.ts. Each statement is in the query
+// registry (SHOW QUERIES) while it runs; the bytes it sends count against the tenant's data_out. A query runs under the query timeout (500 010010) and stops when the client
 // goes away. Without `chunked` the whole formatted result is sent with a Content-Length; with
 // it the batches are formatted and sent as the engine produces them, pulled only as fast as the
 // socket drains (constant memory), and an error after the first byte ends the stream with the
@@ -12,7 +14,11 @@ import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/batch.js';
 import { SqlEngine } from '../../engine/engine.js';
 import type { QuerySession } from '../../engine/query.js';
-import { privilegeOn, requireTenant, type Privilege } from '../access.js';
+import { parseStatements } from '../../engine/sql/parser.js';
+import type { UserDef } from '../../storage/catalog.js';
+import { requireMembership, requirePasswordChanged, requirePrivilege, roleIn } from '../access.js';
+import { runDcl } from '../dcl.js';
+import { systemInfo } from '../system-info.js';
 import { StorageCatalog } from '../engine-catalog.js';
 import { toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
@@ -21,8 +27,20 @@ import { userOf, type ServerContext } from '../server.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
-const RANK: Record<Privilege, number> = { read: 1, write: 2, all: 3 };
 const decoder = new TextDecoder('utf-8');
+
+/** CnosDB's `@@` variables that are not per-statement: node and cluster of a single server. */
+const CLUSTER_NAME = 'sundial';
+const DEPLOYMENT_MODE = 'singleton';
+const NODE_ID = 1001n;
+
+/** A user who must change the password may run only `ALTER USER <self> SET PASSWORD = ...`. */
+function requireOnlyPasswordChange(sql: string, user: UserDef): void {
+  const statements = parseStatements(sql);
+  const s = statements[0];
+  if (statements.length === 1 && s?.kind === 'alterUser' && s.name === user.name && s.action.kind === 'set' && s.action.option.name.toLowerCase() === 'password') return;
+  requirePasswordChanged(user);
+}
 
 /**
  * The formatted result as a readable stream: each read pulls one batch from the engine, so the
@@ -35,12 +53,22 @@ class ResultStream extends Readable {
   readonly #format: ResultFormat;
   readonly #done: () => void;
   readonly #log: (err: UserError) => void;
+  readonly #sent: (bytes: number) => void;
   #first: RecordBatch | undefined;
   #ended = false;
   #pulling = false;
 
-  constructor(it: AsyncIterator<RecordBatch>, first: RecordBatch | undefined, writer: ResultWriter, format: ResultFormat, done: () => void, log: (err: UserError) => void) {
+  constructor(
+    it: AsyncIterator<RecordBatch>,
+    first: RecordBatch | undefined,
+    writer: ResultWriter,
+    format: ResultFormat,
+    done: () => void,
+    log: (err: UserError) => void,
+    sent: (bytes: number) => void,
+  ) {
     super({ highWaterMark: 64 * 1024 });
+    this.#sent = sent;
     this.#it = it;
     this.#first = first;
     this.#writer = writer;
@@ -56,6 +84,11 @@ class ResultStream extends Readable {
     if (bytes !== undefined && bytes.length > 0) this.push(bytes);
     this.push(null);
     this.#done();
+  }
+
+  override push(chunk: Uint8Array | null): boolean {
+    if (chunk !== null) this.#sent(chunk.length);
+    return super.push(chunk);
   }
 
   override _read(): void {
@@ -119,12 +152,22 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         const database = databaseOf(request);
         const chunked = booleanParam(request, 'chunked', false);
         const user = userOf(request);
-        const t = requireTenant(s.storage.catalog, user, tenant);
+        const catalog = s.storage.catalog;
+        const t = requireMembership(catalog, user, tenant);
         const { format, contentType } = negotiateFormat(request.headers.accept as string | undefined);
         const encoding = checkContentEncoding(request.headers['content-encoding'] as string | undefined);
         const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
         const sql = decoder.decode(body);
+        if (user.mustChangePassword) requireOnlyPasswordChange(sql, user);
         const release = s.queries.acquire(1);
+        let releaseTenant: () => void;
+        try {
+          releaseTenant = s.tenantLimits.admitQuery(t);
+        } catch (e) {
+          release();
+          throw e;
+        }
+        const running = s.runningQueries.register({ text: sql, user: { id: user.id, name: user.name }, tenant: { id: t.id, name: t.name }, database });
 
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), ctx.config['limits.query_timeout']);
@@ -135,11 +178,15 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           if (!res.writableFinished) abort.abort(new UserError('unavailable', 'the client closed the connection'));
         });
         let finished = false;
+        let sentBytes = 0;
         const done = (): void => {
           if (finished) return;
           finished = true;
           clearTimeout(timer);
           release();
+          releaseTenant();
+          running.done();
+          s.tenantLimits.chargeDataOut(t, sentBytes);
         };
         const session: QuerySession = {
           tenant,
@@ -148,14 +195,14 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           signal: abort.signal,
           memoryLimitBytes: ctx.config['limits.query_memory_bytes'],
           nowNs: BigInt(Math.trunc(s.nowMs())) * 1_000_000n,
-          authorize: (db, need) => {
-            const have = privilegeOn(user, t, db);
-            if (have === undefined || RANK[have] < RANK[need]) {
-              const what = need === 'all' ? 'All' : need === 'write' ? 'Write' : 'Read';
-              throw new UserError('privilege', `Insufficient privileges, expected [${what} on database ${db} of tenant ${tenant}]`);
-            }
-          },
+          authorize: (db, need) => requirePrivilege(user, t, db, need),
+          // CnosDB answers NULL for root, whose rights are an admin's, not a role's.
+          ...(user.admin ? {} : { role: roleIn(user, t) }),
+          variables: { server_version: ctx.version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
+          dcl: (statement) => runDcl({ storage: s.storage, authenticator: s.authenticator, user, tenant }, statement),
+          system: systemInfo(catalog, s.runningQueries, user, t),
         };
+        running.query.state = 'SCHEDULING';
         const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name), core: s.core });
         try {
           const result = await engine.run(sql, session);
@@ -169,15 +216,17 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             const parts: Uint8Array[] = [];
             for (let r = await it.next(); r.done !== true; r = await it.next()) parts.push(writer.write(r.value));
             parts.push(writer.end());
+            const out = Buffer.concat(parts);
+            sentBytes = out.length;
             done();
-            return h.response(Buffer.concat(parts)).code(200).type(contentType).charset();
+            return h.response(out).code(200).type(contentType).charset();
           }
           // Pull the first batch before answering, so that an early error still gets its status.
           const first = await it.next();
           const log = (err: UserError): void => {
             if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
           };
-          const stream = new ResultStream(it, first.done === true ? undefined : first.value, writer, format, done, log);
+          const stream = new ResultStream(it, first.done === true ? undefined : first.value, writer, format, done, log, (n) => (sentBytes += n));
           return h.response(stream).code(200).type(contentType).charset();
         } catch (e) {
           done();

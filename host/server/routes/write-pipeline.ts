@@ -1,9 +1,10 @@
 // The one write path every ingest route shares (CONTRACT.md "Writes"), in this order: the
 // route's own parameters (checked by the route before calling in), credentials (the server's
-// onPreAuth), tenant membership, Write privilege and database, memtable capacity,
-// Content-Encoding, the body (size limit on the wire and after decompression), optional snappy
-// block framing, the in-flight byte budget, then the format's parser and one atomic, durable
-// store of all its batches. A failure anywhere stores nothing.
+// onPreAuth), tenant membership, Write privilege and database (access.ts), the tenant's write
+// rate (429), memtable capacity, Content-Encoding, the body (size limit on the wire and after
+// decompression), optional snappy block framing, the tenant's data_in (429), the in-flight byte
+// budget, then the format's parser and one atomic, durable store of all its batches. A failure
+// anywhere stores nothing.
 
 import type { Request } from '@hapi/hapi';
 import type { TimeUnit } from '../../core/precision.js';
@@ -60,13 +61,17 @@ export async function runWrite<T>(
   parse: (input: WriteInput) => WriteOutput<T>,
 ): Promise<WriteOutput<T>> {
   const services = ctx.services();
-  const db = requireDatabaseAccess(services.storage.catalog, userOf(request), target.tenant, target.database, 'write');
+  const catalog = services.storage.catalog;
+  const db = requireDatabaseAccess(catalog, userOf(request), target.tenant, target.database, 'write');
+  const tenant = catalog.tenants.get(target.tenant)!;
+  services.tenantLimits.admitWrite(tenant);
   services.storage.checkWriteCapacity();
   const header = request.headers['content-encoding'] as string | undefined;
   const snappyHeader = options.snappy === true && header?.trim().toLowerCase() === 'snappy';
   const encoding = snappyHeader ? 'identity' : checkContentEncoding(header);
   let body = await readBody(request.payload as never, encoding, options.bodyLimitBytes, contentLength(request));
   if (options.snappy === true && body.length > 0) body = decodeSnappyBlock(body, options.bodyLimitBytes);
+  services.tenantLimits.chargeDataIn(tenant, body.length);
   const release = services.writeBytes.acquire(body.length);
   try {
     const out = parse({ body, db, dbUnit: dbUnit(db.options.precision), nowMs: services.nowMs(), services });

@@ -1,0 +1,149 @@
+// Runs the DCL statements the engine hands over (QuerySession.dcl): who may run each is decided
+// by access.ts, the change itself by storage/catalog-dcl.ts, saved durably by Storage before the
+// statement is answered. Privileges, following CnosDB's model:
+// - tenants (CREATE / DROP / RECOVER, ALTER TENANT SET / UNSET) and users (CREATE / DROP, and
+//   ALTER USER of someone else): admins; only root may change root;
+// - a user may change its own password and comment (a password change also clears
+//   must_change_password);
+// - members (ALTER TENANT t ADD / SET / REMOVE USER): admins and t's owners;
+// - roles and grants (CREATE / DROP ROLE, GRANT, REVOKE) of the session's tenant: admins and its
+//   owners.
+
+import type { DclStatement } from '../engine/query.js';
+import { notImplemented, semanticError } from '../engine/errors.js';
+import type { UserDef } from '../storage/catalog.js';
+import { ROOT_USER } from '../storage/catalog.js';
+import {
+  addMemberDef,
+  alterTenantDef,
+  alterUserDef,
+  changePrivileges,
+  createRoleDef,
+  createTenantDef,
+  createUserDef,
+  dropRoleDef,
+  dropUserDef,
+  removeMemberDef,
+  renameUserDef,
+  setMemberDef,
+} from '../storage/catalog-dcl.js';
+import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
+import { UserError } from '../core/errors.js';
+import type { Storage } from '../storage/storage.js';
+import { requireAdmin, requireOwner } from './access.js';
+import type { Authenticator } from './auth.js';
+import { tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
+
+export interface DclContext {
+  storage: Storage;
+  authenticator: Authenticator;
+  /** Who runs the statement (as authenticated for this request). */
+  user: UserDef;
+  /** The session's tenant: roles and grants are of this tenant. */
+  tenant: string;
+}
+
+const LEVELS = { READ: 'read', WRITE: 'write', ALL: 'all' } as const;
+
+function requireRootFor(user: UserDef, target: string): void {
+  if (target === ROOT_USER && user.name !== ROOT_USER) throw new UserError('privilege', 'Insufficient privileges, expected [root user]');
+}
+
+export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
+  const { storage, user } = ctx;
+  const catalog = storage.catalog;
+  switch (s.kind) {
+    case 'createTenant': {
+      requireAdmin(user, 'tenants');
+      if (s.ifNotExists && catalog.tenants.has(s.name)) return;
+      const options = tenantOptions(s.options);
+      await storage.changeCatalog((c) => createTenantDef(c, s.name, options));
+      return;
+    }
+    case 'alterTenant': {
+      const a = s.action;
+      if (a.kind === 'addUser' || a.kind === 'setUser' || a.kind === 'removeUser') {
+        requireOwner(catalog, user, s.name, 'members');
+        if (a.kind === 'addUser') await storage.changeCatalog((c) => addMemberDef(c, s.name, a.user, a.role));
+        else if (a.kind === 'setUser') await storage.changeCatalog((c) => setMemberDef(c, s.name, a.user, a.role));
+        else await storage.changeCatalog((c) => removeMemberDef(c, s.name, a.user));
+        return;
+      }
+      requireAdmin(user, 'tenants');
+      const change = a.kind === 'set' ? tenantOptionChange(a.option) : tenantOptionUnset(a.name);
+      await storage.changeCatalog((c) => alterTenantDef(c, s.name, change));
+      return;
+    }
+    case 'dropTenant':
+      requireAdmin(user, 'tenants');
+      if (!catalog.tenants.has(s.name)) {
+        if (s.ifExists) return;
+        throw tenantNotFound(s.name);
+      }
+      if (s.after !== undefined) throw notImplemented('DROP TENANT ... AFTER (a drop is immediate)');
+      await storage.dropTenant(s.name);
+      return;
+    case 'recoverTenant':
+      // Drops are immediate, so there is never a dropped tenant to recover.
+      requireAdmin(user, 'tenants');
+      if (!catalog.tenants.has(s.name) && !s.ifExists) throw tenantNotFound(s.name);
+      return;
+    case 'createUser': {
+      requireAdmin(user, 'users');
+      if (s.ifNotExists && catalog.users.has(s.name)) return;
+      const options = await userOptions(s.options);
+      await storage.changeCatalog((c) => createUserDef(c, s.name, options));
+      return;
+    }
+    case 'alterUser': {
+      const a = s.action;
+      if (a.kind === 'rename') {
+        requireAdmin(user, 'users');
+        requireRootFor(user, s.name);
+        await storage.changeCatalog((c) => renameUserDef(c, s.name, a.newName));
+        ctx.authenticator.forget(s.name);
+        return;
+      }
+      const option = a.option.name.toLowerCase();
+      const self = s.name === user.name;
+      if (!(self && (option === 'password' || option === 'comment'))) requireAdmin(user, 'users');
+      requireRootFor(user, s.name);
+      if (!catalog.users.has(s.name)) throw userNotFound(s.name);
+      const change = await userOptionChange(a.option);
+      if (self && change.passwordHash !== undefined) change.mustChangePassword = false;
+      await storage.changeCatalog((c) => alterUserDef(c, s.name, change));
+      if (change.passwordHash !== undefined) ctx.authenticator.forget(s.name);
+      return;
+    }
+    case 'dropUser':
+      requireAdmin(user, 'users');
+      if (!catalog.users.has(s.name)) {
+        if (s.ifExists) return;
+        throw userNotFound(s.name);
+      }
+      await storage.changeCatalog((c) => dropUserDef(c, s.name));
+      ctx.authenticator.forget(s.name);
+      return;
+    case 'createRole': {
+      const t = requireOwner(catalog, user, ctx.tenant, 'roles');
+      const inherit = s.inherit?.toLowerCase();
+      if (inherit !== undefined && inherit !== 'owner' && inherit !== 'member') throw semanticError(`Expected [owner,member], found ${s.inherit}`);
+      if (s.ifNotExists && t.roles.has(s.name)) return;
+      await storage.changeCatalog((c) => createRoleDef(c, ctx.tenant, s.name, inherit ?? null));
+      return;
+    }
+    case 'dropRole': {
+      const t = requireOwner(catalog, user, ctx.tenant, 'roles');
+      if (s.ifExists && !t.roles.has(s.name)) return;
+      await storage.changeCatalog((c) => dropRoleDef(c, ctx.tenant, s.name));
+      return;
+    }
+    case 'grant':
+    case 'revoke': {
+      requireOwner(catalog, user, ctx.tenant, 'roles');
+      const changes = s.privileges.map((p) => ({ level: LEVELS[p.action], database: p.database }));
+      await storage.changeCatalog((c) => changePrivileges(c, ctx.tenant, s.role, s.kind, changes));
+      return;
+    }
+  }
+}

@@ -1,0 +1,239 @@
+// The catalog side of DCL: tenants, users, members, roles and grants. Like catalog-ddl.ts, each
+// function checks everything first, throws a UserError with CnosDB's meta text and changes
+// nothing on failure; on success it mutates the in-memory catalog (bumping its version), and
+// Storage.changeCatalog saves it before the statement is answered. Who may do what is not
+// decided here (host/server/access.ts is the one place for that).
+
+import { UserError } from '../core/errors.js';
+import {
+  databaseNotFound,
+  memberExists,
+  memberNotFound,
+  roleExists,
+  roleNotFound,
+  tenantExists,
+  tenantNotFound,
+  userExists,
+  userNotFound,
+} from '../core/meta-errors.js';
+import type { DatabaseOptions } from '../core/schema.js';
+import { DAY_MS, DEFAULT_TENANT, ROOT_USER, type Catalog, type DatabaseDef, type DatabasePrivilege, type SystemRole, type TenantDef, type UserDef } from './catalog.js';
+import { checkName } from './catalog-ddl.js';
+import { objectLimit, type LimiterConfig } from './limiter-config.js';
+
+const RANK: Record<DatabasePrivilege, number> = { read: 1, write: 2, all: 3 };
+const BY_RANK: readonly (DatabasePrivilege | undefined)[] = [undefined, 'read', 'write', 'all'];
+/** CnosDB's names of privileges in messages (DatabasePrivilege::as_str). */
+export const PRIVILEGE_NAMES: Record<DatabasePrivilege, string> = { read: 'Read', write: 'Write', all: 'All' };
+
+const U64_MAX = 2n ** 64n - 1n;
+const DROP_AFTER_UNITS: Readonly<Record<string, string>> = { '': 'Day', d: 'Day', h: 'Hour', m: 'Minutes' };
+
+/**
+ * Checks a `drop_after` value as CnosDB reads it: a u64 count and an optional unit d, h or m
+ * (any case; none means days). Returns its parts for display.
+ */
+export function parseDropAfter(text: string): { timeNum: string; unit: string } {
+  const m = /^(\d+)([a-zA-Z]?)$/.exec(text);
+  const unit = m === null ? undefined : DROP_AFTER_UNITS[m[2]!.toLowerCase()];
+  if (m === null || unit === undefined || BigInt(m[1]!) > U64_MAX) throw new UserError('sqlParse', `sql parser error: ${text} is not a valid duration`);
+  return { timeNum: BigInt(m[1]!).toString(), unit };
+}
+
+export function requireTenantDef(c: Catalog, name: string): TenantDef {
+  const t = c.tenants.get(name);
+  if (t === undefined) throw tenantNotFound(name);
+  return t;
+}
+
+export function requireUserDef(c: Catalog, name: string): UserDef {
+  const u = c.users.get(name);
+  if (u === undefined) throw userNotFound(name);
+  return u;
+}
+
+// ---- tenants
+
+export interface TenantOptions {
+  comment: string | null;
+  dropAfter: string | null;
+  limiter: LimiterConfig | null;
+}
+
+export function createTenantDef(c: Catalog, name: string, options: TenantOptions): TenantDef {
+  checkName(name);
+  if (c.tenants.has(name)) throw tenantExists(name);
+  if (options.dropAfter !== null) parseDropAfter(options.dropAfter);
+  const t: TenantDef = { id: c.nextId(), name, ...options, members: new Map(), roles: new Map() };
+  c.addTenant(t);
+  return t;
+}
+
+/** Sets (a value) or unsets (null) the options named in `change`. */
+export function alterTenantDef(c: Catalog, name: string, change: Partial<TenantOptions>): TenantDef {
+  const t = requireTenantDef(c, name);
+  if (change.dropAfter !== undefined && change.dropAfter !== null) parseDropAfter(change.dropAfter);
+  if (change.comment !== undefined) t.comment = change.comment;
+  if (change.dropAfter !== undefined) t.dropAfter = change.dropAfter;
+  if (change.limiter !== undefined) t.limiter = change.limiter;
+  c.changed();
+  return t;
+}
+
+/** Removes the tenant and its databases; returns the databases, whose data Storage then deletes. */
+export function dropTenantDef(c: Catalog, name: string): DatabaseDef[] {
+  requireTenantDef(c, name);
+  if (name === DEFAULT_TENANT) throw new UserError('sqlPlan', `Tenant "${name}" forbid drop`);
+  return c.removeTenant(name);
+}
+
+// ---- users
+
+export type UserChange = Partial<Pick<UserDef, 'passwordHash' | 'admin' | 'mustChangePassword' | 'comment'>>;
+
+export function createUserDef(c: Catalog, name: string, options: Required<UserChange>): UserDef {
+  checkName(name);
+  if (c.users.has(name)) throw userExists(name);
+  const u: UserDef = { id: c.nextId(), name, ...options };
+  c.addUser(u);
+  return u;
+}
+
+export function alterUserDef(c: Catalog, name: string, change: UserChange): UserDef {
+  const u = requireUserDef(c, name);
+  if (name === ROOT_USER && change.admin === false) throw new UserError('sqlPlan', `User '${ROOT_USER}' cannot lose its admin privilege`);
+  Object.assign(u, change);
+  c.changed();
+  return u;
+}
+
+/** Renames a user; its memberships follow it. */
+export function renameUserDef(c: Catalog, from: string, to: string): void {
+  const u = requireUserDef(c, from);
+  checkName(to);
+  if (from === ROOT_USER) throw new UserError('sqlPlan', `User '${ROOT_USER}' cannot be renamed`);
+  if (c.users.has(to)) throw userExists(to);
+  c.users.delete(from);
+  u.name = to;
+  c.users.set(to, u);
+  for (const t of c.tenants.values()) {
+    const role = t.members.get(from);
+    if (role === undefined) continue;
+    t.members.delete(from);
+    t.members.set(to, role);
+  }
+  c.changed();
+}
+
+export function dropUserDef(c: Catalog, name: string): void {
+  requireUserDef(c, name);
+  if (name === ROOT_USER) throw new UserError('sqlPlan', `User '${ROOT_USER}' is prohibited from being dropped`);
+  c.removeUser(name);
+}
+
+// ---- members
+
+function checkRole(t: TenantDef, role: string): void {
+  if (role !== 'owner' && role !== 'member' && !t.roles.has(role)) throw roleNotFound(role);
+}
+
+export function addMemberDef(c: Catalog, tenant: string, user: string, role: string): void {
+  const t = requireTenantDef(c, tenant);
+  requireUserDef(c, user);
+  checkRole(t, role);
+  if (t.members.has(user)) throw memberExists(user, tenant);
+  const max = objectLimit(t.limiter, 'max_users_number');
+  if (max !== undefined && t.members.size >= max) {
+    throw new UserError('objectLimit', `Meta: the tenant ${tenant} has reached its limit of ${max} members (max_users_number)`);
+  }
+  t.members.set(user, role);
+  c.changed();
+}
+
+export function setMemberDef(c: Catalog, tenant: string, user: string, role: string): void {
+  const t = requireTenantDef(c, tenant);
+  if (!t.members.has(user)) throw memberNotFound(user, tenant);
+  checkRole(t, role);
+  t.members.set(user, role);
+  c.changed();
+}
+
+export function removeMemberDef(c: Catalog, tenant: string, user: string): void {
+  const t = requireTenantDef(c, tenant);
+  if (!t.members.has(user)) throw memberNotFound(user, tenant);
+  t.members.delete(user);
+  c.changed();
+}
+
+// ---- roles and privileges
+
+export function createRoleDef(c: Catalog, tenant: string, name: string, inherit: SystemRole | null): void {
+  const t = requireTenantDef(c, tenant);
+  checkName(name);
+  if (name === 'owner' || name === 'member' || t.roles.has(name)) throw roleExists(name);
+  t.roles.set(name, { inherit, privileges: new Map() });
+  c.changed();
+}
+
+/** Drops a custom role; members that had it keep their membership and have no privilege. */
+export function dropRoleDef(c: Catalog, tenant: string, name: string): void {
+  const t = requireTenantDef(c, tenant);
+  if (!t.roles.delete(name)) throw roleNotFound(name);
+  c.changed();
+}
+
+export interface PrivilegeChange {
+  level: DatabasePrivilege;
+  database: string;
+}
+
+/**
+ * GRANT or REVOKE privileges of a custom role, all or none. A grant needs the database to exist
+ * and leaves the role with the higher of what it had and what is granted. A revoke of a grant of
+ * exactly that level removes it; of a higher grant, lowers it to the level below the revoked one
+ * (Write includes Read, so revoking Read leaves nothing). Revoking what was never granted,
+ * inherited privileges included, is CnosDB's "cannot revoke" error.
+ */
+export function changePrivileges(c: Catalog, tenant: string, role: string, kind: 'grant' | 'revoke', changes: readonly PrivilegeChange[]): void {
+  const t = requireTenantDef(c, tenant);
+  const r = t.roles.get(role);
+  if (r === undefined) throw roleNotFound(role);
+  const next = new Map(r.privileges);
+  for (const { level, database } of changes) {
+    const had = next.get(database);
+    if (kind === 'grant') {
+      if (c.database(tenant, database) === undefined) throw databaseNotFound(database);
+      if (had === undefined || RANK[level] > RANK[had]) next.set(database, level);
+      continue;
+    }
+    if (had === undefined || RANK[had] < RANK[level]) {
+      throw new UserError('privilegeNotGranted', `Meta: cannot revoke the privilege ${PRIVILEGE_NAMES[level]} on database ${database} of role ${role}`);
+    }
+    const left = BY_RANK[RANK[level] - 1];
+    if (left === undefined) next.delete(database);
+    else next.set(database, left);
+  }
+  r.privileges = next;
+  c.changed();
+}
+
+// ---- object limits of the `_limiter` option, checked by CREATE and ALTER DATABASE
+
+/** Throws objectLimit when a database with `options` would break the tenant's object limits. */
+export function checkDatabaseLimits(c: Catalog, tenant: string, options: DatabaseOptions, creating: boolean): void {
+  const limiter = c.tenants.get(tenant)?.limiter ?? null;
+  if (limiter === null) return;
+  const fail = (what: string): never => {
+    throw new UserError('objectLimit', `Meta: ${what} of tenant ${tenant}`);
+  };
+  const maxDbs = objectLimit(limiter, 'max_databases');
+  if (creating && maxDbs !== undefined && c.databases(tenant).length >= maxDbs) fail(`database number exceeds the limit of ${maxDbs} (max_databases)`);
+  const maxShards = objectLimit(limiter, 'max_shard_number');
+  if (maxShards !== undefined && options.shard > maxShards) fail(`shard number ${options.shard} exceeds the limit of ${maxShards} (max_shard_number)`);
+  const maxReplicas = objectLimit(limiter, 'max_replicate_number');
+  if (maxReplicas !== undefined && options.replica > maxReplicas) fail(`replica number ${options.replica} exceeds the limit of ${maxReplicas} (max_replicate_number)`);
+  const maxDays = objectLimit(limiter, 'max_retention_time');
+  if (maxDays !== undefined && (options.ttlMs === null || options.ttlMs > maxDays * DAY_MS)) {
+    fail(`TTL ${options.ttlMs === null ? 'INF' : `${options.ttlMs / DAY_MS} days`} exceeds the limit of ${maxDays} days (max_retention_time)`);
+  }
+}
