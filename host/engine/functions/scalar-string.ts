@@ -109,7 +109,7 @@ const concat: ScalarFunction = rowwise({
   name: 'concat',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw planError('The function concat expects at least one argument');
+    if (argTypes.length === 0) throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)']);
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row: (args) => args.map((a) => (a === null ? '' : (a as string))).join(''),
@@ -119,10 +119,13 @@ const concatWs: ScalarFunction = rowwise({
   name: 'concat_ws',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length < 2) throw planError('The function concat_ws expects at least two arguments');
+    if (argTypes.length === 0) throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)']);
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
-  row: (args) => (args[0] === null ? null : args.slice(1).filter((a) => a !== null).join(args[0] as string)),
+  row(args) {
+    if (args.length < 2) throw executionError(`Datafusion: Execution error: concat_ws was called with ${args.length} arguments. It requires at least 2.`);
+    return args[0] === null ? null : args.slice(1).filter((a) => a !== null).join(args[0] as string);
+  },
 });
 
 /** substr(s, start[, count]): 1-based, characters; start may be < 1 as in PostgreSQL. */
