@@ -369,7 +369,7 @@ export function exprKey(e: LExpr): string {
     case 'aggregate':
       return `agg:${e.fn.name}(${e.distinct ? 'distinct ' : ''}${e.args.map(exprKey).join(',')}${e.filter ? ` filter ${exprKey(e.filter)}` : ''}${e.orderBy.map((o) => ` order ${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join('')})`;
     case 'windowFn':
-      return `win:${e.fn.name}(${e.args.map(exprKey).join(',')};${e.partitionBy.map(exprKey).join(',')};${e.orderBy.map((o) => `${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join(',')};${e.frame ? scalarKey(e.frame as unknown as Scalar) : ''})`;
+      return `win:${e.fn.name}(${e.distinct === true ? 'distinct ' : ''}${e.args.map(exprKey).join(',')};${e.partitionBy.map(exprKey).join(',')};${e.orderBy.map((o) => `${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join(',')};${e.frame ? scalarKey(e.frame as unknown as Scalar) : ''})`;
     case 'scalarSubquery':
     case 'exists':
     case 'inSubquery':
