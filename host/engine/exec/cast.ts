@@ -5,10 +5,10 @@
 
 import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
-import { castError, datafusionNotImplemented } from '../errors.js';
+import { executionError, castError, datafusionNotImplemented } from '../errors.js';
 import { canCast } from '../planner/coercion.js';
 import { formatArrowF64, formatRustF64 } from '../format/float-text.js';
-import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil } from '../time.js';
+import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from '../time.js';
 import { typeEquals, typeName, unitNanos, type DataType } from '../types.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -122,7 +122,8 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
         const ns = parseTimestampNanos(v);
         if (ns === undefined) {
           if (safe) return null;
-          throw castError(`Parser error: Error parsing timestamp from '${v}': error parsing date`);
+          // Arrow's parser error, not a cast error (CnosDB: "Arrow: Parser error: Error parsing ...").
+          throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         }
         return fromNanos(ns, to.unit);
       }

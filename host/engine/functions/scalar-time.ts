@@ -16,6 +16,7 @@ import {
   NS_PER_DAY,
   NS_PER_SECOND,
   parseTimestampNanos,
+  timestampParseFailure,
 } from '../time.js';
 import { DATE32, FLOAT64, INT64, INTERVAL, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
@@ -239,7 +240,7 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       const v = args[0]!;
       if (typeof v === 'string') {
         const ns = parseTimestampNanos(v);
-        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': error parsing date`);
+        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
       }
       if (typeof v === 'number') {

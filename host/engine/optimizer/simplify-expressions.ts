@@ -2,8 +2,9 @@
 // without columns are evaluated once (`CAST('2016-01-01' AS TIMESTAMP)` becomes a timestamp
 // literal, which the scan then uses as a time bound), `x AND TRUE` is `x`, `x OR TRUE` is TRUE.
 // A subtree whose evaluation fails (1/0 in a CASE branch never taken) is left as it is: the
-// error, if any, comes at run time from the rows that reach it; a function call of literals that
-// fails to execute fails the statement as DataFusion 27 reports it (CnosDB's lpad and substr cases). Result names do not change: a
+// error, if any, comes at run time from the rows that reach it; a function call or cast of
+// literals that fails to execute fails the statement as DataFusion 27 reports it (CnosDB's lpad,
+// substr and sqlancer cases). Result names do not change: a
 // folded select item keeps its original name through an alias.
 
 import { getValue, isValid } from '../batch.js';
@@ -73,8 +74,10 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
     } catch (err) {
       // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
       // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.
-      if (x.kind === 'scalarFn' && err instanceof UserError && err.kind === 'sqlExecute') {
-        throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${err.message.replace(/^Datafusion: /, '')}`);
+      if ((x.kind === 'scalarFn' || x.kind === 'cast') && err instanceof UserError && err.kind === 'sqlExecute') {
+        // Inside the rule the error is arrow's own ("Arrow error: ..."), not CnosDB's "Arrow: ".
+        const inner = err.message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');
+        throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${inner}`);
       }
       return x;
     }
