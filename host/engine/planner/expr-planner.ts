@@ -185,7 +185,7 @@ export class ExprPlanner {
         return this.callScalar('substr', args);
       }
       case 'trim': {
-        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : 'btrim';
+        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : e.where === 'BOTH' ? 'btrim' : 'trim';
         return this.callScalar(fn, e.chars === undefined ? [this.plan(e.expr)] : [this.plan(e.expr), this.plan(e.chars)]);
       }
       case 'rollup':

@@ -546,23 +546,16 @@ function parseTrim(p: Parser, pos: Pos): Expr {
     p.next();
     where = side;
   }
-  let expr: Expr;
-  let chars: Expr | undefined;
+  // sqlparser 0.35's grammar: [BOTH|LEADING|TRAILING] [chars FROM] expr, nothing else; in
+  // `TRIM(BOTH FROM x)` it reads FROM as a name and then wants the `)`.
   if (where !== undefined && p.parseKeyword('FROM')) {
+    p.expectOp(')');
+  }
+  let expr = parseExpr(p);
+  let chars: Expr | undefined;
+  if (p.parseKeyword('FROM')) {
+    chars = expr;
     expr = parseExpr(p);
-  } else {
-    const first = parseExpr(p);
-    if (p.parseKeyword('FROM')) {
-      chars = first;
-      expr = parseExpr(p);
-    } else if (where === undefined && p.consumeOp(',')) {
-      expr = first;
-      chars = parseExpr(p);
-    } else if (where !== undefined) {
-      return p.expected('FROM');
-    } else {
-      expr = first;
-    }
   }
   p.expectOp(')');
   return {
