@@ -11,10 +11,9 @@ import { datafusionNotImplemented, executionError, planError } from '../errors.j
 import { typeName, UINT64, type DataType } from '../types.js';
 import { CollectingAccumulator, compareScalars, scalarKey } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
+import { expectAggregateArity, unsupportedInput } from './signature.js';
 
-function expectArgCount(display: string, argTypes: readonly DataType[], n: number): void {
-  if (argTypes.length !== n) throw planError(`The function ${display} expects ${n} arguments, but ${argTypes.length} were provided`);
-}
+const expectArgCount = expectAggregateArity;
 
 /** The UDAF form of the arity error (CnosDB's functions with a signature of any type). */
 function expectUdafArgs(name: string, argTypes: readonly DataType[], n: number): void {
@@ -116,7 +115,7 @@ function fold(name: string, displayName: string, debugName: string, accepts: (t:
     displayName,
     bind(argTypes): BoundSignature {
       expectArgCount(debugName, argTypes, 1);
-      if (!accepts(argTypes[0]!)) throw planError(`The function ${debugName} does not support inputs of type ${typeName(argTypes[0]!)}.`);
+      if (!accepts(argTypes[0]!)) throw unsupportedInput(debugName, argTypes[0]!);
       return { argTypes, returnType: argTypes[0]! };
     },
     createAccumulator(sig, distinct): GroupsAccumulator {

@@ -12,18 +12,15 @@ import { FLOAT64, typeName, type DataType } from '../types.js';
 import { CollectingAccumulator, compareScalars } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { TDigest } from './t-digest.js';
+import { expectAggregateArity, unsupportedInput } from './signature.js';
 
 const DEFAULT_MAX_SIZE = 100;
 const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64';
 
-function checkArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
-  if (argTypes.length < min || argTypes.length > max) {
-    throw planError(`The function ${debugName} expects ${min === max ? min : `${min} to ${max}`} arguments, but ${argTypes.length} were provided`);
-  }
-}
+const checkArity = expectAggregateArity;
 
-function checkNumeric(debugName: string, t: DataType, what = 'The function'): void {
-  if (!isNumeric(t)) throw planError(`${what} ${debugName} does not support inputs of type ${typeName(t)}.`);
+function checkNumeric(debugName: string, t: DataType): void {
+  if (!isNumeric(t)) throw unsupportedInput(debugName, t);
 }
 
 /** A value of the result type from a DOUBLE estimate: integers truncate toward zero and saturate. */

@@ -106,6 +106,21 @@ export function rowwise(spec: RowwiseSpec): ScalarFunction {
   };
 }
 
+/**
+ * A built-in aggregate's arity check, named by its Debug name (`Variance`, `StddevPop`):
+ * "The function Variance expects 1 arguments, but 0 were provided".
+ */
+export function expectAggregateArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
+  if (argTypes.length < min || argTypes.length > max) {
+    throw planError(`The function ${debugName} expects ${min === max ? min : `${min} to ${max}`} arguments, but ${argTypes.length} were provided`);
+  }
+}
+
+/** A built-in aggregate's type error: "The function Median does not support inputs of type Utf8." */
+export function unsupportedInput(debugName: string, t: DataType): Error {
+  return planError(`The function ${debugName} does not support inputs of type ${typeName(t)}.`);
+}
+
 /** Checks the argument count: DataFusion's "... expects N arguments, but M were provided"-style errors. */
 export function expectArgs(name: string, argTypes: readonly DataType[], min: number, max = min): void {
   if (argTypes.length < min || argTypes.length > max) {

@@ -5,9 +5,9 @@
 // row is NULL, a population one 0; rows where any argument is NULL are skipped, pairwise.
 
 import type { Vector } from '../batch.js';
-import { planError } from '../errors.js';
-import { FLOAT64, typeName, UINT64, type DataType } from '../types.js';
+import { FLOAT64, UINT64, type DataType } from '../types.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
+import { expectAggregateArity, unsupportedInput } from './signature.js';
 
 function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
   if (a.length >= n) return a;
@@ -20,8 +20,8 @@ const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64
 
 /** DataFusion's argument checks: the count, then each argument numeric (named by `debugName`). */
 function bindNumeric(debugName: string, argTypes: readonly DataType[], arity: number): void {
-  if (argTypes.length !== arity) throw planError(`The function ${debugName} expects ${arity} arguments, but ${argTypes.length} were provided`);
-  for (const t of argTypes) if (!isNumeric(t)) throw planError(`The function ${debugName} does not support inputs of type ${typeName(t)}.`);
+  expectAggregateArity(debugName, argTypes, arity);
+  for (const t of argTypes) if (!isNumeric(t)) throw unsupportedInput(debugName, t);
 }
 
 /** Rows valid in every argument (undefined: all rows). */
