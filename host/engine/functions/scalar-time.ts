@@ -40,6 +40,8 @@ const now: ScalarFunction = {
 /** The bin of `ns` for a stride of days/nanoseconds (`strideNs`) or of whole months. */
 export function binNanos(ns: bigint, stride: IntervalValue, originNs: bigint): bigint {
   const fixed = intervalNanos(stride);
+  // A negative stride truncates toward the origin, as DataFusion 27's compute_distance does.
+  if (fixed !== undefined && fixed < 0n) return originNs + ((ns - originNs) / fixed) * fixed;
   if (fixed !== undefined) return originNs + floorDiv(ns - originNs, fixed) * fixed;
   if (stride.days !== 0 || stride.nanos !== 0n) throw executionError('DATE_BIN stride does not support combination of month, day and nanosecond intervals');
   // Months: count calendar months from the origin.
@@ -53,8 +55,15 @@ export function binNanos(ns: bigint, stride: IntervalValue, originNs: bigint): b
 
 function checkStride(stride: IntervalValue): void {
   const fixed = intervalNanos(stride);
-  if (fixed !== undefined ? fixed <= 0n : stride.months <= 0) throw executionError('DATE_BIN stride must be non-zero');
+  if (fixed !== undefined ? fixed === 0n : stride.months <= 0) throw executionError('DATE_BIN stride must be non-zero');
 }
+
+/** DataFusion 27's date_bin signatures, as its no-match error lists them. */
+const DATE_BIN_CANDIDATES = (['Nanosecond', 'Microsecond', 'Millisecond', 'Second'] as const).flatMap((u) => {
+  const t = `Timestamp(${u}, None)`;
+  const n = 'Timestamp(Nanosecond, None)';
+  return [`date_bin(Interval(MonthDayNano), ${t}, ${n})`, `date_bin(Interval(DayTime), ${t}, ${n})`, `date_bin(Interval(MonthDayNano), ${t})`, `date_bin(Interval(DayTime), ${t})`];
+});
 
 const dateBin: ScalarFunction = {
   kind: 'scalar',
@@ -63,7 +72,12 @@ const dateBin: ScalarFunction = {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
     const ts = timestamp(unit);
-    const sig = matchSignature('date_bin', argTypes, [[INTERVAL, ts], [INTERVAL, ts, ts]]);
+    let sig: readonly DataType[];
+    try {
+      sig = matchSignature('date_bin', argTypes, [[INTERVAL, ts], [INTERVAL, ts, ts]]);
+    } catch {
+      throw noMatchingSignature('date_bin', argTypes, [], DATE_BIN_CANDIDATES);
+    }
     return { argTypes: sig.length === 3 ? [INTERVAL, ts, timestamp('Nanosecond')] : sig, returnType: ts };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
