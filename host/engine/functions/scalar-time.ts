@@ -18,7 +18,7 @@ import {
   parseTimestampNanos,
   timestampParseFailure,
 } from '../time.js';
-import { DATE32, FLOAT64, INT64, INTERVAL, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
+import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 
@@ -275,6 +275,20 @@ const fromUnixtime = rowwise({
   row: (args) => args[0] as bigint,
 });
 
+/** current_time(): the time of day of the statement's now() (UTC), Time64(Nanosecond). */
+const currentTime: ScalarFunction = {
+  kind: 'scalar',
+  name: 'current_time',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length > 0) throw noMatchingSignature('current_time', argTypes, [[]]);
+    return { argTypes: [], returnType: TIME64 };
+  },
+  evaluate(_args, n: number, ctx: EvalContext): Vector {
+    const ofDay = ctx.nowNs - floorDiv(ctx.nowNs, NS_PER_DAY) * NS_PER_DAY;
+    return { type: TIME64, length: n, values: new BigInt64Array(n).fill(ofDay) };
+  },
+};
+
 /** current_date(): the statement's now() as a date (UTC). */
 const currentDate: ScalarFunction = {
   kind: 'scalar',
@@ -305,6 +319,7 @@ export const TIME_FUNCTIONS: readonly ScalarFunction[] = [
   toTimestamp('to_timestamp_seconds', 'Second'),
   fromUnixtime,
   currentDate,
+  currentTime,
 ];
 
 export { datePart };

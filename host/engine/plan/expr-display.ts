@@ -40,6 +40,8 @@ export function literalName(value: Scalar, type: DataType): string {
       return `${TIMESTAMP_NAMES[type.unit]}(${inner(String(value))}, ${type.tz === undefined ? 'None' : `Some("${type.tz}")`})`;
     case 'Date32':
       return `Date32("${inner(String(value))}")`;
+    case 'Time64':
+      return `Time64Nanosecond(${inner(String(value))})`;
     case 'Interval':
       return value === null ? 'IntervalMonthDayNano(NULL)' : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
     default:

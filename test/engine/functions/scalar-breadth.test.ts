@@ -32,8 +32,9 @@ const values: [string, string][] = [
   ["SELECT regexp_match('ABC', 'b', 'i'), regexp_replace('foo bar foo', 'foo', 'X'), regexp_replace('foo bar foo', 'foo', 'X', 'g'), regexp_replace('abc', '(b)', '[\\1]')", '[B] | X bar foo | X bar X | a[b]c'],
   // greatest / least skip NULLs; the common type of the arguments.
   ["SELECT greatest(1, 2, NULL), least(3.5, 2, 7), greatest('a', 'b'), least(NULL, NULL), nvl(NULL, 3)", '2 | 2.0 | b | NULL | 3'],
-  // The tests' now() is 2024-01-01: day 19723 since the epoch.
+  // The tests' now() is 2024-01-01T00:00:00: day 19723 since the epoch, midnight.
   ['SELECT current_date()', '19723'],
+  ["SELECT current_time(), CAST('10:11:12.5' AS TIME), CAST('23:59:59.000001' AS TIME), current_time() < '12:00', arrow_typeof(current_time())", '00:00:00 | 10:11:12.500 | 23:59:59.000001 | true | Time64(Nanosecond)'],
   ["SELECT arrow_typeof(1), arrow_typeof('a'), arrow_typeof(now()), arrow_typeof(1.5)", 'Int64 | Utf8 | Timestamp(Nanosecond, Some("+00:00")) | Float64'],
 ];
 
@@ -55,6 +56,9 @@ const failures: [string, RegExp][] = [
   ["SELECT digest('a', 'nope')", /There is no built-in digest algorithm named 'nope'/],
   ['SELECT factorial(21)', /Overflow happened on FACTORIAL\(21\)/],
   ['SELECT greatest(1, true)', /greatest could not find a common type/],
+  ["SELECT current_time() + INTERVAL '1' HOUR", /Unsupported argument types\. Can not evaluate Time64\(Nanosecond\) \+ Interval\(MonthDayNano\)/],
+  ['SELECT current_time(1)', /'current_time\(Int64\)'.*\n\tCandidate functions:\n\tcurrent_time\(\)$/],
+  ["SELECT CAST('25:00' AS TIME)", /Cannot cast string '25:00' to value of Time64\(Nanosecond\) type/],
 ];
 
 describe('scalar function breadth', () => {
@@ -70,6 +74,7 @@ describe('scalar function breadth', () => {
   it('types results as DataFusion does (lengths BIGINT here, Int32 there)', async () => {
     const r = await db.run("SELECT sqrt(4), power(2, 3), factorial(3), md5('a'), length('a'), regexp_match('a', 'a'), greatest(1, 2.5), current_date()");
     expect(r.types).toEqual(['Float64', 'Int64', 'Int64', 'Utf8', 'Int64', 'List(Utf8)', 'Float64', 'Date32']);
+    expect((await db.run('SELECT current_time()')).types).toEqual(['Time64(Nanosecond)']);
   });
 
   it('gives every row its own uuid', async () => {

@@ -8,7 +8,7 @@ import { formatFloat } from '../../../host/engine/exec/cast.js';
 import type { QuerySession } from '../../../host/engine/query.js';
 import { formatTimestamp } from '../../../host/engine/time.js';
 import { typeName, type DataType } from '../../../host/engine/types.js';
-import { intervalText } from '../../../host/engine/format/display-text.js';
+import { intervalText, timeOfDayText } from '../../../host/engine/format/display-text.js';
 import { MemoryCatalog, type MemoryCatalogOptions } from './memory-catalog.js';
 
 /** 2024-01-01T00:00:00Z in nanoseconds: the fixed now() of engine tests. */
@@ -26,6 +26,8 @@ export function cell(v: Vector, i: number): string {
       return `{${v.type.fields.map((f, k) => `${f.name}: ${cell((v.values as Vector[])[k]!, i)}`).join(', ')}}`;
     case 'Interval':
       return intervalText(x as IntervalValue);
+    case 'Time64':
+      return timeOfDayText(x as bigint);
     case 'List':
       return `[${(x as unknown[]).map((e) => (e === null ? 'NULL' : listItem(e, (v.type as { item: DataType }).item))).join(', ')}]`;
     default:
