@@ -19,6 +19,11 @@ const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64
 
 const checkArity = expectAggregateArity;
 
+/** The arity error of an aggregate with several exact signatures (DataFusion's OneOf). */
+function oneOfArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
+  if (argTypes.length < min || argTypes.length > max) throw planError(`The function ${debugName} does not accept ${argTypes.length} function arguments.`);
+}
+
 function checkNumeric(debugName: string, t: DataType): void {
   if (!isNumeric(t)) throw unsupportedInput(debugName, t);
 }
@@ -140,7 +145,7 @@ const approxPercentileCont: AggregateFunction = {
   name: 'approx_percentile_cont',
   displayName: 'APPROXPERCENTILECONT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
-    checkArity('ApproxPercentileCont', argTypes, 2, 3);
+    oneOfArity('ApproxPercentileCont', argTypes, 2, 3);
     checkNumeric('ApproxPercentileCont', argTypes[0]!);
     percentileOf('ApproxPercentileCont', argTypes[1]!, constants[1]);
     if (argTypes.length > 2) maxSizeOf(argTypes[2]!, constants[2]);
@@ -157,7 +162,7 @@ const approxPercentileContWithWeight: AggregateFunction = {
   displayName: 'APPROXPERCENTILECONTWITHWEIGHT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
     const name = 'ApproxPercentileContWithWeight';
-    checkArity(name, argTypes, 3);
+    oneOfArity(name, argTypes, 3);
     checkNumeric(name, argTypes[0]!);
     if (!isNumeric(argTypes[1]!)) throw planError(`The weight argument for ${name} does not support inputs of type ${typeName(argTypes[1]!)}.`);
     percentileOf(name, argTypes[2]!, constants[2]);

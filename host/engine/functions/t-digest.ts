@@ -52,7 +52,7 @@ export class TDigest {
       if (c < this.centroids.length && (v >= sorted.length || this.centroids[c]!.mean < sorted[v]!)) stream.push({ ...this.centroids[c++]! });
       else stream.push({ mean: sorted[v++]!, weight: 1 });
     }
-    return new TDigest(this.maxSize, compress(stream, count, this.maxSize), count, min, max);
+    return new TDigest(this.maxSize, compress(stream, count, this.maxSize, 2), count, min, max);
   }
 
   /** Several digests as one (DataFusion's merge_digests). */
@@ -71,7 +71,9 @@ export class TDigest {
     if (all.length === 0) return new TDigest(maxSize);
     // A stable sort keeps equal means in input order, as DataFusion's pairwise merge does.
     all.sort((a, b) => a.mean - b.mean);
-    return new TDigest(maxSize, compress(all, count, maxSize), count, min, max);
+    // DataFusion's merge_digests checks the first bound twice (it does not advance k after
+    // computing it), unlike merge_sorted_f64: kept, as it decides which centroids merge.
+    return new TDigest(maxSize, compress(all, count, maxSize, 1), count, min, max);
   }
 
   /** The estimated value at quantile q (0 for an empty digest). */
@@ -126,11 +128,14 @@ export class TDigest {
   }
 }
 
-/** Merges an ascending stream of centroids under the size bound; the result is sorted. */
-function compress(stream: Centroid[], count: number, maxSize: number): Centroid[] {
+/**
+ * Merges an ascending stream of centroids under the size bound; the result is sorted. The first
+ * bound is k = 1; `nextK` is the k of the second one.
+ */
+function compress(stream: Centroid[], count: number, maxSize: number, nextK: number): Centroid[] {
   const out: Centroid[] = [];
-  let k = 1;
-  let limit = kToQ(k++, maxSize) * count;
+  let limit = kToQ(1, maxSize) * count;
+  let k = nextK;
   let cur = stream[0]!;
   let soFar = cur.weight;
   let sum = 0;

@@ -50,6 +50,8 @@ const failures: [string, RegExp][] = [
   ['SELECT approx_percentile_cont(v, 1) FROM p', /The percentile argument for ApproxPercentileCont must be Float64, not Int64\./],
   ['SELECT approx_percentile_cont(v, v) FROM p', /This feature is not implemented: Percentile value for 'APPROX_PERCENTILE_CONT' must be a literal/],
   ['SELECT approx_percentile_cont(v, 0.5, -10) FROM p', /Tdigest max_size value for 'APPROX_PERCENTILE_CONT' must be UInt > 0 literal \(got data type Int64\)\./],
+  ['SELECT approx_percentile_cont(v) FROM p', /The function ApproxPercentileCont does not accept 1 function arguments\./],
+  ['SELECT approx_percentile_cont_with_weight(v, 1) FROM p', /The function ApproxPercentileContWithWeight does not accept 2 function arguments\./],
   ['SELECT approx_distinct(v) FROM p', /Datafusion: This feature is not implemented: Support for 'approx_distinct' for data type Float64 is not implemented/],
   ['SELECT bool_and(i) FROM p', /The function BoolAnd does not support inputs of type Int64\./],
   ['SELECT bit_or(v) FROM p', /The function BitOr does not support inputs of type Float64\./],
