@@ -13,6 +13,8 @@ export interface StartOptions {
   /** Reuse a data directory (e.g. after a crash); default: a fresh temporary one. */
   dataDir?: string;
   args?: string[];
+  /** Options for node itself, before the script (e.g. `--cpu-prof` in benchmarks). */
+  nodeArgs?: string[];
   env?: Record<string, string>;
   /** Wait until the server is ready (not just listening). Default true. */
   waitReady?: boolean;
@@ -40,7 +42,7 @@ export interface TestServer {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
