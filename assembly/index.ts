@@ -3,3 +3,4 @@ export { alloc, free } from './memory';
 export * from './lineprotocol/index';
 export * from './codecs/index';
 export * from './kernels/index';
+export * from './opentsdb/index';

@@ -140,9 +140,9 @@ export function lokiWorkload(count: number, entriesPerBody = 5000): Workload {
 }
 
 /** OpenTelemetry SDK batches: 512 spans per request (the BatchSpanProcessor default), 3 services. */
-export function otlpWorkload(count: number, spansPerBody = 512): Workload {
+export function otlpWorkload(count: number, spansPerBody = 512, seed = 3): Workload {
   const T = otlpTypes().ExportTraceServiceRequest;
-  const random = rng(3);
+  const random = rng(seed);
   const id = (n: number) => {
     const b = Buffer.alloc(n);
     for (let i = 0; i < n; i++) b[i] = Math.floor(random() * 256);

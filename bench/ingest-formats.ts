@@ -18,6 +18,8 @@ export interface FormatResult {
   rowsPerSec: number;
   valuesPerSec: number;
   cpuSeconds: number;
+  /** CPU seconds of the server's main (JavaScript) thread alone: what bounds rows/s on a free core. */
+  mainCpuSeconds: number;
   peakRssMiB: number;
   failed: number;
   bodyMiB: number;
@@ -25,8 +27,9 @@ export interface FormatResult {
 
 const AUTH = 'Basic ' + Buffer.from('root:').toString('base64');
 
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU seconds of a process (all threads), or of its main thread with `mainThread`. */
+export function cpuSeconds(pid: number, mainThread = false): number {
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(rest[11]) + Number(rest[12])) / 100;
 }
@@ -46,15 +49,18 @@ function post(url: string, agent: Agent, w: Workload, body: Buffer): Promise<num
   });
 }
 
-export async function benchFormat(w: Workload, workDir: string, connections = 2): Promise<FormatResult> {
+/** `cpuProfDir`: run the server with `node --cpu-prof` and write its profile there. */
+export async function benchFormat(w: Workload, workDir: string, connections = 2, cpuProfDir?: string): Promise<FormatResult> {
   const dataDir = join(workDir, 'format-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir });
+  const nodeArgs = cpuProfDir === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
+  const server = await startServer({ dataDir, nodeArgs });
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let failed = 0;
   let stored = 0;
   try {
     const cpu0 = cpuSeconds(server.pid);
+    const main0 = cpuSeconds(server.pid, true);
     const t0 = performance.now();
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -68,6 +74,7 @@ export async function benchFormat(w: Workload, workDir: string, connections = 2)
     await Promise.all(Array.from({ length: connections }, worker));
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(server.pid) - cpu0;
+    const mainCpu = cpuSeconds(server.pid, true) - main0;
     const rss = peakRssMiB(server.pid);
     const rowsPerSec = stored / seconds;
     return {
@@ -79,6 +86,7 @@ export async function benchFormat(w: Workload, workDir: string, connections = 2)
       rowsPerSec,
       valuesPerSec: rowsPerSec * w.valuesPerRow,
       cpuSeconds: cpu,
+      mainCpuSeconds: mainCpu,
       peakRssMiB: rss,
       failed,
       bodyMiB: w.bodies.reduce((n, b) => n + b.length, 0) / 2 ** 20,

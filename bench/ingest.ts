@@ -10,6 +10,7 @@
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1 (0: the formats alone)
 //          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
 //          --format-scale 1 (multiplies the size of every format's data set)
+//          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
 // Needs `npm run build` first (npm run bench:ingest does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -18,10 +19,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
 import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
-import { benchFormat, type FormatResult } from './ingest-formats.js';
+import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
 
 const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
 const WORK = '/tmp/sundial-bench';
+// Data directories and loader reports of this run: per process, so that two runs on a shared
+// machine never delete each other's server data (the generated data file is shared).
+const RUN = join(WORK, `run-${process.pid}`);
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,6 +36,7 @@ const { values: opts } = parseArgs({
     types: { type: 'string', default: 'int' },
     formats: { type: 'string', default: 'all' },
     'format-scale': { type: 'string', default: '1' },
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -53,7 +58,7 @@ function dataFile(): string {
 }
 
 function load(file: string, url: string, pid: number, tag: string, auth?: string): LoadResult {
-  const out = join(WORK, `load-${tag}.json`);
+  const out = join(RUN, `load-${tag}.json`);
   const args = [join(SHARED, 'load-lp.mjs'), file, url, '--batch', '5000', '--workers', '2', '--pid', String(pid), '--json', out, '--quiet'];
   if (auth) args.push('--auth', auth);
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -71,21 +76,29 @@ interface Row {
   rowsPerSec: number;
   cpuSeconds: number;
   rowsPerCpuSecond: number;
+  /** Rows per CPU second of the server's main thread (Sundial only). */
+  rowsPerMainCpuSecond?: number;
   peakRssMiB: number;
   failedRows: number;
 }
 
 async function benchSundial(file: string, run: number): Promise<Row> {
-  const dataDir = join(WORK, 'sundial-data');
+  const dataDir = join(RUN, 'sundial-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir });
+  const server = await startServer({ dataDir, nodeArgs: profArgs() });
   try {
+    const main0 = cpuSeconds(server.pid, true);
     const res = load(file, `${server.url}/api/v1/write?db=public`, server.pid, `sundial-${run}`, 'root:');
+    const main = cpuSeconds(server.pid, true) - main0;
     const rss = peakRss(server.pid);
-    return row('Sundial', res, rss);
+    return { ...row('Sundial', res, rss), rowsPerMainCpuSecond: res.rows / main };
   } finally {
     await server.stop();
   }
+}
+
+function profArgs(): string[] | undefined {
+  return opts['cpu-prof'] === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${opts['cpu-prof']}`];
 }
 
 function row(name: string, res: LoadResult, rss: number): Row {
@@ -122,9 +135,9 @@ function formatWorkloads(): Array<{ make: () => Workload; target: (r: FormatResu
     bulk: { make: () => bulkWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
     ndjson: { make: () => ndjsonWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
     loki: { make: () => lokiWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 entries/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
-    // 16 k spans: every span is a series of its own (span_id is a tag, as CnosDB maps them), and
-    // today's memtable gives each new series room for 32 rows of every column of its batch, about
-    // 13 KB a span, so the default 256 MiB refuses writes (429) past some 20 k spans.
+    // 16 k spans (32 requests): every span is a series of its own (span_id is a tag, as CnosDB
+    // maps them), about 1.2 KB of memtable each, so this fits one memtable; --format-scale 6
+    // (98 k spans) includes flushes, the sustained rate.
     otlp: { make: () => otlpWorkload(Math.round(16_384 * k)), target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}` },
     prom: { make: () => promWorkload(100, Math.round(200 * k)), target: () => '(no target)' },
   };
@@ -142,22 +155,31 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   const results: Array<[FormatResult, string]> = [];
   for (const w of workloads) {
     const workload = w.make();
-    const r = await benchFormat(workload, WORK);
+    const r = await benchFormat(workload, RUN, 2, opts['cpu-prof']);
     results.push([r, w.target(r, lp)]);
   }
   console.log('\nEvery other format, each into a fresh server (2 connections), same run:\n');
-  console.log('| format | rows stored / sent | body MiB | rows/s | values/s | server CPU s | rows per CPU s | peak RSS MiB | failed requests | target |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| format | rows stored / sent | body MiB | rows/s | values/s | server CPU s | rows per CPU s | rows per main-thread CPU s | peak RSS MiB | failed requests | target |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const n = (v: number | undefined) => (v === undefined ? '' : Math.round(v).toLocaleString('en'));
   if (lp !== undefined) {
-    console.log(`| line protocol (TSBS cpu, above) | rows | | ${Math.round(lp.rowsPerSec).toLocaleString('en')} | ${Math.round(lp.rowsPerSec * 10).toLocaleString('en')} | ${lp.cpuSeconds.toFixed(1)} | ${Math.round(lp.rowsPerCpuSecond).toLocaleString('en')} | ${lp.peakRssMiB.toFixed(0)} | | |`);
+    console.log(`| line protocol (TSBS cpu, above) | rows | | ${n(lp.rowsPerSec)} | ${n(lp.rowsPerSec * 10)} | ${lp.cpuSeconds.toFixed(1)} | ${n(lp.rowsPerCpuSecond)} | ${n(lp.rowsPerMainCpuSecond)} | ${lp.peakRssMiB.toFixed(0)} | | |`);
   }
   for (const [r, target] of results) {
-    const n = (v: number) => Math.round(v).toLocaleString('en');
-    console.log(`| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`);
+    console.log(`| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${n(r.rows / r.mainCpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`);
   }
 }
 
 async function main(): Promise<void> {
+  mkdirSync(RUN, { recursive: true });
+  try {
+    await runAll();
+  } finally {
+    rmSync(RUN, { recursive: true, force: true });
+  }
+}
+
+async function runAll(): Promise<void> {
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   if (Number(opts.runs) === 0) {
     await benchFormats(undefined);

@@ -2,17 +2,20 @@
 // other than line protocol (which the Wasm scanner encodes directly) goes through this, and
 // tests use it as the reference encoder.
 //
-// Rows are kept column-wise per table (one value array per field column, indexed by row), and
-// a row's series is found by the tags exactly as given, so the common row (a known series,
-// known columns) costs a few map lookups: no per-row Map, Set or sort. With the parser's
-// changes, that took OpenTSDB text parsing (10 tags per point, bench/ingest-bodies.ts) from
-// 75 k to about 300 k points/s, where the profile had addRow and the garbage collector at half
-// the time. Anything unusual in a row (a new or conflicting name) goes through the plain checks
-// in #explain, so errors keep their wording and order (test/ingest/write-batch-builder.test.ts
-// holds it to the former implementation, byte for byte).
+// Rows are kept column-wise per table (one value array per field column, indexed by row; DOUBLE
+// and BOOLEAN in typed arrays), and a row's series is found by the tags exactly as given, so the
+// common row (a known series, known columns) costs a few map lookups: no per-row Map, Set or
+// sort. That took OpenTSDB text parsing (10 tags per point, bench/ingest-bodies.ts) from 75 k to
+// about 300 k points/s. Rows of new series (a span each) are cheap too: a row with the last
+// row's tag names skips the tag checks, series are keyed by a short identity, and the canonical
+// key is only written when encoding (write-batch-encoder.ts): 7.5 -> 4 µs per span for addRow.
+// Anything unusual in a row (a new or conflicting name) goes through the plain checks in
+// #explain, so errors keep their wording and order (test/ingest/write-batch-builder.test.ts holds
+// it to the former implementation, byte for byte).
 
 import { bug, UserError } from './errors.js';
-import { BATCH_MAGIC, ColumnKind, compareBytes, escapeKeyPart, ValueType, VALUE_TYPE_NAMES, type FieldType } from './write-batch.js';
+import { ColumnKind, compareBytes, ValueType, VALUE_TYPE_NAMES, type FieldType } from './write-batch.js';
+import { encodeBatch, type KeyFragments } from './write-batch-encoder.js';
 
 export type FieldValue = number | bigint | boolean | string;
 
@@ -22,31 +25,77 @@ export interface FieldInput {
   value: FieldValue;
 }
 
-interface ColumnState {
+export interface ColumnState {
   name: string;
   kind: ColumnKind;
   type: ValueType;
-  /** Field values by table row, undefined for rows without the field (kept dense, see below). */
+  /**
+   * BIGINT, BIGINT UNSIGNED and STRING values by table row, undefined for rows without the field
+   * (kept dense, see below); converted when encoded, as the reference does.
+   */
   values: Array<FieldValue | undefined>;
+  /**
+   * DOUBLE (as Number(value)) and BOOLEAN (1 for true) values by table row, with `has` marking
+   * the rows that have one: in a plain array every double was a heap number, the largest
+   * allocation of a batch of spans.
+   */
+  numbers: Float64Array | undefined;
+  has: Uint8Array | undefined;
   /** Rows that have a value. */
   count: number;
   /** The row being added last touched this column (duplicate detection). */
   stamp: number;
 }
 
-interface SeriesState {
+/** A field column with storage for its type. */
+function fieldColumn(name: string, type: ValueType, stamp: number): ColumnState {
+  const typed = type === ValueType.Double || type === ValueType.Boolean;
+  return { name, kind: ColumnKind.Field, type, values: [], numbers: typed ? new Float64Array(16) : undefined, has: typed ? new Uint8Array(16) : undefined, count: 0, stamp };
+}
+
+/** Stores `value` at `row` of a field column. */
+function store(c: ColumnState, row: number, value: FieldValue): void {
+  const numbers = c.numbers;
+  if (numbers === undefined) {
+    // Fill the gap explicitly: assigning far past the end would turn the array into a slow
+    // dictionary (V8) for a field that first appears late in a big batch.
+    const v = c.values;
+    while (v.length < row) v.push(undefined);
+    v.push(value);
+  } else {
+    if (row >= numbers.length) {
+      let cap = numbers.length * 2;
+      while (cap <= row) cap *= 2;
+      const n = new Float64Array(cap);
+      n.set(numbers);
+      const h = new Uint8Array(cap);
+      h.set(c.has!);
+      c.numbers = n;
+      c.has = h;
+    }
+    c.numbers![row] = c.type === ValueType.Double ? Number(value) : value === true ? 1 : 0;
+    c.has![row] = 1;
+  }
+  c.count++;
+}
+
+
+export interface SeriesState {
+  /** Identity within the table (identityKey), not the canonical key, which is written by the encoder. */
   key: string;
   /** Sorted by name (compareBytes). */
-  tags: Array<[string, string]>;
+  /** Tag names and values, sorted by name (compareBytes); names often shared between series. */
+  names: readonly string[];
+  values: string[];
   /** Table rows of this series, in insertion order. */
   rows: number[];
 }
 
-interface TableState {
+export interface TableState {
   name: string;
   /** In order of first appearance. */
   columns: Map<string, ColumnState>;
-  /** By canonical series key, in order of first appearance. */
+  /** By identityKey, in order of first appearance. */
   series: Map<string, SeriesState>;
   /** By the tags exactly as a row gave them (see rawKey). */
   seriesByRaw: Map<string, SeriesState>;
@@ -62,6 +111,14 @@ interface TableState {
   /** Timestamps by table row. */
   ts: bigint[];
   rowCount: number;
+  /**
+   * Tag names of the last row that found its tags in increasing order and all of them tag
+   * columns already: a row with the same names (traces: every span, each a new series) skips
+   * those checks.
+   */
+  tagNames: string[];
+  /** A number per tag name seen, for identityKey. */
+  tagNumbers: Map<string, number>;
 }
 
 const encoder = new TextEncoder();
@@ -70,28 +127,31 @@ const MAX_NAME_BYTES = 65535;
 const MAX_COLUMNS = 65535;
 
 /**
- * seriesKey() of tags already sorted, with names escaped through a cache. Built with join, which
- * makes a flat string at once: a key concatenated piece by piece is a deep rope that the series
- * map must flatten before hashing, and that lookup was the top line of the profile.
+ * The identity of a series within its table: its sorted tags as `<name number>:<value length>:
+ * <value>`, injective like the canonical key but without the names: a span's canonical key is
+ * about 450 characters, most of them tag names, and hashing it for the series map cost a
+ * microsecond a row. The canonical key itself is only written, by the encoder.
  */
-function canonicalKey(table: string, sorted: ReadonlyArray<readonly [string, string]>, escaped: Map<string, string>): string {
-  const esc = (name: string): string => {
-    let e = escaped.get(name);
-    if (e === undefined) escaped.set(name, (e = escapeKeyPart(name)));
-    return e;
-  };
-  const parts: string[] = [esc(table)];
-  for (const [k, v] of sorted) parts.push(',', esc(k), '=', escapeValue(v));
+function identityKey(t: TableState, names: readonly string[], values: readonly string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    let n = t.tagNumbers.get(names[i]!);
+    if (n === undefined) t.tagNumbers.set(names[i]!, (n = t.tagNumbers.size));
+    parts.push(numberColon(n), numberColon(values[i]!.length), values[i]!);
+  }
   return parts.join('');
 }
 
-/** escapeKeyPart without a regular expression for the common value that needs no escape. */
-function escapeValue(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 92 || c === 44 || c === 61 || c === 32) return escapeKeyPart(s);
+/** `${n}:` for small numbers, made once. */
+const NUMBER_COLON: string[] = [];
+function numberColon(n: number): string {
+  if (n >= 4096) return n + ':';
+  let t = NUMBER_COLON[n];
+  if (t === undefined) {
+    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
+    NUMBER_COLON[n] = t = n + ':';
   }
-  return s;
+  return t;
 }
 
 /** An injective key of tags in the order given (lengths make it unambiguous). */
@@ -113,8 +173,8 @@ export class WriteBatchBuilder {
   #vals: FieldValue[] = [];
   #newFields: FieldInput[] = [];
   #newNames = new Set<string>();
-  /** Escaped table and tag names for series keys (names repeat; values rarely do). */
-  readonly #escaped = new Map<string, string>();
+  /** Escaped table and tag names of series keys as UTF-8 (names repeat; values rarely do). */
+  readonly #fragments: KeyFragments = { tags: new Map(), tables: new Map() };
 
   get rowCount(): number {
     return this.#rowCount;
@@ -133,7 +193,19 @@ export class WriteBatchBuilder {
     let t = this.#tables.get(table);
     if (t === undefined) {
       checkName(table, 'table');
-      t = { name: table, columns: new Map(), series: new Map(), seriesByRaw: new Map(), seriesByHint: new Map(), rawMisses: 0, rawHits: 0, ts: [], rowCount: 0 };
+      t = {
+        name: table,
+        columns: new Map(),
+        series: new Map(),
+        seriesByRaw: new Map(),
+        seriesByHint: new Map(),
+        rawMisses: 0,
+        rawHits: 0,
+        ts: [],
+        rowCount: 0,
+        tagNames: [],
+        tagNumbers: new Map(),
+      };
     }
 
     // The series, and the tag columns it would create.
@@ -145,36 +217,54 @@ export class WriteBatchBuilder {
       if (series === undefined) t.rawMisses++;
       else t.rawHits++;
     }
-    let canonical: Array<[string, string]> | undefined;
+    let names: readonly string[] | undefined;
+    let values: string[] | undefined;
     let key = '';
     let newTags: string[] | undefined;
+    let tagsChecked = false;
     if (series === undefined) {
-      canonical = [];
+      const known = t.tagNames;
+      let same = known.length === tags.length;
+      for (let i = 0; i < tags.length && same; i++) same = tags[i]![0] === known[i];
       // Tags usually come sorted (Prometheus sorts labels; the trace and OpenTSDB parsers emit
       // them in order): then there are no duplicates and nothing to sort.
       let increasing = true;
-      for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
-      if (increasing) {
+      if (!same) for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
+      const vs: string[] = [];
+      if (same) {
+        names = known;
+        for (let i = 0; i < tags.length; i++) vs.push(tags[i]![1]);
+      } else if (increasing) {
+        tagsChecked = true;
+        const ns: string[] = [];
         for (const [k, v] of tags) {
           checkName(k, 'tag');
-          canonical.push([k, v]);
+          ns.push(k);
+          vs.push(v);
         }
+        names = ns;
       } else {
         const seen = new Set<string>();
+        const pairs: Array<[string, string]> = [];
         for (const [k, v] of tags) {
           if (seen.has(k)) continue;
           seen.add(k);
           checkName(k, 'tag');
-          canonical.push([k, v]);
+          pairs.push([k, v]);
         }
-        canonical.sort((a, b) => compareBytes(a[0], b[0]));
+        pairs.sort((a, b) => compareBytes(a[0], b[0]));
+        names = pairs.map(([k]) => k);
+        for (const [, v] of pairs) vs.push(v);
       }
-      for (const [k] of canonical) {
-        const c = t.columns.get(k);
-        if (c === undefined) (newTags ??= []).push(k);
-        else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
+      values = vs;
+      if (!same) {
+        for (const k of names) {
+          const c = t.columns.get(k);
+          if (c === undefined) (newTags ??= []).push(k);
+          else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
+        }
       }
-      key = canonicalKey(table, canonical, this.#escaped);
+      key = identityKey(t, names, values);
       series = t.series.get(key);
     }
 
@@ -212,34 +302,27 @@ export class WriteBatchBuilder {
     // Commit: nothing above changed the builder (stamps aside).
     if (!this.#tables.has(table)) this.#tables.set(table, t);
     if (newTags !== undefined) {
-      for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], count: 0, stamp: 0 });
+      for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], numbers: undefined, has: undefined, count: 0, stamp: 0 });
     }
     if (newFields.length > 0) {
       const sorted = newFields.length > 1 ? [...newFields].sort((a, b) => compareBytes(a.name, b.name)) : newFields;
       for (const f of sorted) {
-        const c: ColumnState = { name: f.name, kind: ColumnKind.Field, type: f.type, values: [], count: 0, stamp };
+        const c = fieldColumn(f.name, f.type, stamp);
         t.columns.set(f.name, c);
         cols.push(c);
         vals.push(f.value);
       }
     }
     if (series === undefined) {
-      series = { key, tags: canonical!, rows: [] };
+      series = { key, names: names!, values: values!, rows: [] };
       t.series.set(series.key, series);
     }
-    if (canonical !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
+    if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
     const row = t.rowCount++;
     t.ts.push(ts);
     series.rows.push(row);
-    for (let i = 0; i < cols.length; i++) {
-      const c = cols[i]!;
-      // Fill the gap explicitly: assigning far past the end would turn the array into a slow
-      // dictionary (V8) for a field that first appears late in a big batch.
-      const v = c.values;
-      while (v.length < row) v.push(undefined);
-      v.push(vals[i]!);
-      c.count++;
-    }
+    for (let i = 0; i < cols.length; i++) store(cols[i]!, row, vals[i]!);
+    if (tagsChecked) t.tagNames = names as string[];
     this.#rowCount++;
   }
 
@@ -288,14 +371,7 @@ export class WriteBatchBuilder {
 
   /** Encodes the batch. The result starts at byteOffset 0 of its own buffer (8-aligned). */
   finish(): Uint8Array {
-    const w = new Writer();
-    w.u32(BATCH_MAGIC);
-    w.u32(0); // byteLength, patched below
-    w.u32(this.#tables.size);
-    w.u32(this.#rowCount);
-    for (const t of this.#tables.values()) encodeTable(w, t);
-    w.patchU32(4, w.length);
-    return w.bytes();
+    return encodeBatch(this.#tables.values(), this.#tables.size, this.#rowCount, this.#fragments);
   }
 }
 
@@ -311,207 +387,3 @@ function checkName(name: string, what: string): void {
     throw new UserError('badParameter', `${what} name longer than ${MAX_NAME_BYTES} bytes`);
   }
 }
-
-function encodeTable(w: Writer, t: TableState): void {
-  const start = w.length;
-  const columns = [...t.columns.values()];
-  const colIndex = new Map(columns.map((c, i) => [c.name, i]));
-  const series = [...t.series.values()];
-  const rows = t.rowCount;
-
-  w.u32(0); // blockLength, patched
-  w.u32(rows);
-  w.u32(series.length);
-  w.u16(columns.length);
-  w.str16(t.name);
-  for (const c of columns) {
-    const nulls = c.kind === ColumnKind.Field && c.count < rows;
-    w.u8(c.kind);
-    w.u8(c.type);
-    w.u8(nulls ? 1 : 0);
-    w.u8(0);
-    w.str16(c.name);
-  }
-  w.pad8();
-
-  const ts = t.ts;
-  for (const s of series) {
-    const r = s.rows;
-    let min = ts[r[0]!]!;
-    let max = min;
-    let sorted = true;
-    for (let i = 1; i < r.length; i++) {
-      const v = ts[r[i]!]!;
-      if (v < ts[r[i - 1]!]!) sorted = false;
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    w.i64(min);
-    w.i64(max);
-    w.u32(r.length);
-    w.u8(sorted ? 1 : 0);
-    w.u8(0);
-    w.u16(s.tags.length);
-    w.str32(s.key);
-    for (const [k, v] of s.tags) {
-      w.u16(colIndex.get(k)!);
-      w.u16(0);
-      w.str32(v);
-    }
-    w.pad8();
-  }
-
-  for (const s of series) for (const r of s.rows) w.i64(ts[r]!);
-
-  for (const c of columns) {
-    if (c.kind !== ColumnKind.Field) continue;
-    const v = c.values;
-    if (c.count < rows) {
-      for (const s of series) for (const r of s.rows) w.u8(v[r] !== undefined ? 1 : 0);
-      w.pad8();
-    }
-    switch (c.type) {
-      case ValueType.Double:
-        for (const s of series) for (const r of s.rows) w.f64(v[r] !== undefined ? Number(v[r]) : 0);
-        break;
-      case ValueType.BigInt:
-        for (const s of series) for (const r of s.rows) w.i64(v[r] !== undefined ? BigInt.asIntN(64, BigInt(v[r] as bigint)) : 0n);
-        break;
-      case ValueType.Unsigned:
-        for (const s of series) for (const r of s.rows) w.u64(v[r] !== undefined ? BigInt.asUintN(64, BigInt(v[r] as bigint)) : 0n);
-        break;
-      case ValueType.Boolean:
-        for (const s of series) for (const r of s.rows) w.u8(v[r] === true ? 1 : 0);
-        w.pad8();
-        break;
-      case ValueType.String: {
-        // The bytes go to a scratch buffer first (one encodeInto each), so that the offsets,
-        // which come first in the format, need no separate pass to measure UTF-8 lengths.
-        const bytes = stringScratch;
-        w.u32(0);
-        for (const s of series) {
-          for (const r of s.rows) {
-            if (v[r] !== undefined) bytes.utf8(String(v[r]));
-            w.u32(bytes.length);
-          }
-        }
-        w.pad8();
-        w.copy(bytes);
-        w.pad8();
-        bytes.release();
-        break;
-      }
-    }
-  }
-  w.patchU32(start, w.length - start);
-}
-
-/** A growable little-endian byte writer. */
-class Writer {
-  #buf = new Uint8Array(1024);
-  #dv = new DataView(this.#buf.buffer);
-  length = 0;
-
-  #reserve(n: number): void {
-    if (this.length + n <= this.#buf.length) return;
-    let cap = this.#buf.length * 2;
-    while (cap < this.length + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.#buf.subarray(0, this.length));
-    this.#buf = next;
-    this.#dv = new DataView(next.buffer);
-  }
-
-  u8(v: number): void {
-    this.#reserve(1);
-    this.#buf[this.length++] = v;
-  }
-  u16(v: number): void {
-    this.#reserve(2);
-    this.#dv.setUint16(this.length, v, true);
-    this.length += 2;
-  }
-  u32(v: number): void {
-    this.#reserve(4);
-    this.#dv.setUint32(this.length, v, true);
-    this.length += 4;
-  }
-  i64(v: bigint): void {
-    this.#reserve(8);
-    this.#dv.setBigInt64(this.length, v, true);
-    this.length += 8;
-  }
-  u64(v: bigint): void {
-    this.#reserve(8);
-    this.#dv.setBigUint64(this.length, v, true);
-    this.length += 8;
-  }
-  f64(v: number): void {
-    this.#reserve(8);
-    this.#dv.setFloat64(this.length, v, true);
-    this.length += 8;
-  }
-  /** Writes `s` as UTF-8 (at most 3 bytes per UTF-16 code unit); returns the bytes written. */
-  utf8(s: string): number {
-    this.#reserve(s.length * 3);
-    const buf = this.#buf;
-    const at = this.length;
-    // Short ASCII strings by hand: encodeInto's call overhead dominated for ids and names.
-    if (s.length <= 64) {
-      let i = 0;
-      for (; i < s.length; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        buf[at + i] = c;
-      }
-      if (i === s.length) {
-        this.length += i;
-        return i;
-      }
-    }
-    const n = encoder.encodeInto(s, buf.subarray(at)).written;
-    this.length += n;
-    return n;
-  }
-  /** A u16 byte length, then `s` in UTF-8 (names are checked to fit). */
-  str16(s: string): void {
-    const at = this.length;
-    this.u16(0);
-    const n = this.utf8(s); // before reading #dv: writing may replace the buffer
-    this.#dv.setUint16(at, n, true);
-  }
-  /** A u32 byte length, then `s` in UTF-8. */
-  str32(s: string): void {
-    const at = this.length;
-    this.u32(0);
-    const n = this.utf8(s); // before reading #dv: writing may replace the buffer
-    this.#dv.setUint32(at, n, true);
-  }
-  /** Pads with zeros to a multiple of 8 (tables start 8-aligned). */
-  pad8(): void {
-    while (this.length % 8 !== 0) this.u8(0);
-  }
-  /** Empties the writer, and drops a buffer grown past 1 MiB (a scratch must not pin memory). */
-  release(): void {
-    this.length = 0;
-    if (this.#buf.length > 1 << 20) {
-      this.#buf = new Uint8Array(1024);
-      this.#dv = new DataView(this.#buf.buffer);
-    }
-  }
-  /** Appends the bytes written to `other`. */
-  copy(other: Writer): void {
-    this.#reserve(other.length);
-    this.#buf.set(other.#buf.subarray(0, other.length), this.length);
-    this.length += other.length;
-  }
-  patchU32(at: number, v: number): void {
-    this.#dv.setUint32(at, v, true);
-  }
-  bytes(): Uint8Array {
-    return this.#buf.slice(0, this.length);
-  }
-}
-
-/** Scratch for one string column at a time (finish is synchronous, so one is enough). */
-const stringScratch = new Writer();

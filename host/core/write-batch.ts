@@ -1,6 +1,8 @@
 // The write batch: the columnar unit of ingest, laid out in host/storage/FORMAT.md §1.
 // The reader builds zero-copy typed-array views, so a batch read from Wasm memory is only valid
-// until the next call into the scanner; copy the bytes first if it must live longer.
+// until the next call into the scanner; copy the bytes first if it must live longer. It checks
+// everything at once but decodes series keys and tags when asked (SeriesDescriptor): the memtable
+// needs a key only to find a series it knows and tags only for a new one.
 
 import { CorruptionError } from './errors.js';
 
@@ -43,7 +45,7 @@ export interface BatchColumn {
 
 export interface BatchSeries {
   /** Canonical series key (FORMAT.md §1). */
-  key: string;
+  readonly key: string;
   /** First row of this series in the table's row order. */
   rowStart: number;
   rowCount: number;
@@ -51,8 +53,8 @@ export interface BatchSeries {
   maxTs: bigint;
   /** Timestamps are non-decreasing within the series. */
   sorted: boolean;
-  /** [column index, value], by increasing column name. */
-  tags: Array<[number, string]>;
+  /** [column index, value], by increasing column name (readWriteBatch decodes them on first use). */
+  readonly tags: Array<[number, string]>;
 }
 
 export interface BatchTable {
@@ -156,9 +158,14 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
       const keyLength = dv.getUint32(pos + 24, true);
       pos += 28;
       if (minTs > maxTs) fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
-      const key = text(pos, keyLength, 'series key');
+      const keyAt = pos;
+      need(pos, keyLength, 'series key');
+      if (!isAscii(bytes, pos, keyLength)) text(pos, keyLength, 'series key');
       pos += keyLength;
-      const tags: Array<[number, string]> = [];
+      // Tags are checked now (a batch is valid or refused whole) but decoded when asked: the
+      // memtable needs them only for a series it has not seen (SeriesDescriptor).
+      const tagsAt = pos;
+      let tagsAscii = true;
       let prevName: string | undefined;
       for (let k = 0; k < tagCount; k++) {
         need(pos, 8, 'series tag');
@@ -169,11 +176,18 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
         if (col === undefined || col.kind !== ColumnKind.Tag) fail(pos - 8, `series tag refers to column ${ci}, not a tag`);
         if (prevName !== undefined && !(compareBytes(prevName, col!.name) < 0)) fail(pos - 8, 'series tags not sorted by name');
         prevName = col!.name;
-        tags.push([ci, text(pos, vlen, 'tag value')]);
+        need(pos, vlen, 'tag value');
+        if (!isAscii(bytes, pos, vlen)) {
+          text(pos, vlen, 'tag value');
+          tagsAscii = false;
+        }
         pos += vlen;
       }
+      // The tag headers are ASCII too when column indexes and lengths are below 128 (usual):
+      // then the tags decode in one call.
+      if (tagsAscii) tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
       pos = pad8(pos);
-      series.push({ key, rowStart, rowCount: sRows, minTs, maxTs, sorted: (sflags & 1) !== 0, tags });
+      series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount));
       rowStart += sRows;
     }
     if (rowStart !== tRows) fail(pos, `series rows sum to ${rowStart}, table has ${tRows}`);
@@ -234,6 +248,73 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
   if (pos !== byteLength) fail(pos, `unexpected tail of ${byteLength - pos} bytes after the last table`);
   if (rowsSeen !== rowCount) fail(12, `tables hold ${rowsSeen} rows, header says ${rowCount}`);
   return { rowCount, tables, bytes };
+}
+
+/** Whether `[at, at + n)` of `bytes` is ASCII (then valid UTF-8, decoded byte for character). */
+function isAscii(bytes: Uint8Array, at: number, n: number): boolean {
+  for (let i = at; i < at + n; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
+}
+
+/**
+ * A series of a decoded batch whose key and tags (already checked) are decoded on first use:
+ * the memtable reads the key of a series only to find one it knows, and the tags only for one it
+ * does not (a span's key is about 450 bytes).
+ */
+class SeriesDescriptor implements BatchSeries {
+  #key: string | undefined;
+  #tags: Array<[number, string]> | undefined;
+  readonly #bytes: Uint8Array;
+  readonly #dv: DataView;
+  readonly #keyAt: number;
+  readonly #keyLength: number;
+  readonly #tagsAt: number;
+  /** Bytes of the tags when they are all ASCII (headers too), else -1. */
+  readonly #asciiTagBytes: number;
+  readonly #tagCount: number;
+
+  constructor(
+    readonly rowStart: number,
+    readonly rowCount: number,
+    readonly minTs: bigint,
+    readonly maxTs: bigint,
+    readonly sorted: boolean,
+    bytes: Uint8Array,
+    dv: DataView,
+    keyAt: number,
+    keyLength: number,
+    tagsAt: number,
+    asciiTagBytes: number,
+    tagCount: number,
+  ) {
+    this.#bytes = bytes;
+    this.#dv = dv;
+    this.#keyAt = keyAt;
+    this.#keyLength = keyLength;
+    this.#tagsAt = tagsAt;
+    this.#asciiTagBytes = asciiTagBytes;
+    this.#tagCount = tagCount;
+  }
+
+  get key(): string {
+    return (this.#key ??= utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
+  }
+
+  get tags(): Array<[number, string]> {
+    if (this.#tags !== undefined) return this.#tags;
+    const tags: Array<[number, string]> = [];
+    const at = this.#tagsAt;
+    const all = this.#asciiTagBytes >= 0 ? utf8.decode(this.#bytes.subarray(at, at + this.#asciiTagBytes)) : undefined;
+    let pos = at;
+    for (let k = 0; k < this.#tagCount; k++) {
+      const ci = this.#dv.getUint16(pos, true);
+      const vlen = this.#dv.getUint32(pos + 4, true);
+      const value = all !== undefined ? all.slice(pos + 8 - at, pos + 8 - at + vlen) : utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen));
+      tags.push([ci, value]);
+      pos += 8 + vlen;
+    }
+    return (this.#tags = tags);
+  }
 }
 
 /** Decodes row `i` of a STRING column. */

@@ -6,6 +6,7 @@
 //   Null            no values (every row is NULL)
 //   Boolean         Uint8Array of 0/1
 //   Int64           BigInt64Array          Timestamp   BigInt64Array (in the type's unit)
+//   Time64          BigInt64Array (nanoseconds since midnight)
 //   UInt64          BigUint64Array         Float64     Float64Array
 //   Utf8            string[]               Date32      Int32Array (days since the epoch)
 //   Interval        IntervalValue[]        Struct      one child Vector per field
@@ -122,7 +123,8 @@ export function vectorFrom(type: DataType, values: readonly Scalar[], validity?:
       return { type, length: n, values: a, validity };
     }
     case 'Int64':
-    case 'Timestamp': {
+    case 'Timestamp':
+    case 'Time64': {
       const a = new BigInt64Array(n);
       for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as bigint;
       return { type, length: n, values: a, validity };
@@ -183,6 +185,7 @@ export function constantVector(type: DataType, value: Scalar, n: number): Vector
       return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : (value as number)), validity, constant };
     case 'Int64':
     case 'Timestamp':
+    case 'Time64':
       return { type, length: n, values: new BigInt64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };
     case 'UInt64':
       return { type, length: n, values: new BigUint64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };

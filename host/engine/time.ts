@@ -86,6 +86,17 @@ const TIMESTAMP_RE =
  * `2022-10-19T06:40:00Z`, `...+08:00`. Without a zone the text is UTC. Returns nanoseconds since
  * the epoch, or undefined when the text is not a timestamp or is out of the i64 range.
  */
+/**
+ * Why arrow 42 refuses a timestamp text, as its parser words it (the tail of "Error parsing
+ * timestamp from '...': ..."): too short, a bad date, a bad separator, or a bad time.
+ */
+export function timestampParseFailure(text: string): string {
+  if (new TextEncoder().encode(text).length < 10) return 'timestamp must contain at least 10 characters';
+  if (parseTimestampNanos(text.slice(0, 10)) === undefined) return 'error parsing date';
+  if (text.length > 10 && !/^[Tt ]$/.test(text[10]!)) return 'invalid timestamp separator';
+  return 'error parsing time';
+}
+
 export function parseTimestampNanos(text: string): bigint | undefined {
   const m = TIMESTAMP_RE.exec(text);
   if (m === null) return undefined;

@@ -14,6 +14,8 @@ export type DataType =
   | { id: 'Timestamp'; unit: TimeUnit; tz?: string }
   /** Days since the epoch. */
   | { id: 'Date32' }
+  /** Nanoseconds since midnight (Arrow's Time64(Nanosecond); current_time()). */
+  | { id: 'Time64' }
   /** Arrow's IntervalMonthDayNano. */
   | { id: 'Interval' }
   | { id: 'Struct'; fields: Field[] }
@@ -35,6 +37,7 @@ export const FLOAT64: DataType = { id: 'Float64' };
 export const UTF8: DataType = { id: 'Utf8' };
 export const INTERVAL: DataType = { id: 'Interval' };
 export const DATE32: DataType = { id: 'Date32' };
+export const TIME64: DataType = { id: 'Time64' };
 export const timestamp = (unit: TimeUnit = 'Nanosecond', tz?: string): DataType => (tz === undefined ? { id: 'Timestamp', unit } : { id: 'Timestamp', unit, tz });
 
 export function typeEquals(a: DataType, b: DataType): boolean {
@@ -54,6 +57,8 @@ export function typeName(t: DataType): string {
       return `Timestamp(${t.unit}, ${t.tz === undefined ? 'None' : `Some("${t.tz}")`})`;
     case 'Interval':
       return 'Interval(MonthDayNano)';
+    case 'Time64':
+      return 'Time64(Nanosecond)';
     case 'Struct':
       return `Struct([${t.fields.map((f) => `Field { name: "${f.name}", data_type: ${typeName(f.type)}, nullable: ${f.nullable} }`).join(', ')}])`;
     case 'List':

@@ -24,7 +24,7 @@ import { writeColumns } from './flush.js';
 import { fsyncDir } from './fs-util.js';
 import { SegmentWriter } from './segment-writer.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones } from './series-merge.js';
-import { concatRows, sliceByTime, type SeriesRows, type SeriesTags } from './series-data.js';
+import { concatRows, sliceByTime, type SeriesRows } from './series-data.js';
 import { TimeSlicer } from './time-slice.js';
 
 const partitionOf = (s: SegmentSlot): string => `${s.record.partitionStart}:${s.record.partitionEnd}`;
@@ -103,13 +103,13 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   const tombs = [...db.tombstones];
   const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
   const expiredBefore = db.expiredBefore;
-  const series = new Map<number, Map<string, SeriesTags>>();
+  const series = new Map<number, Set<string>>();
   for (const s of inputs) {
     for (const [tableId, entries] of s.reader!.tables) {
       if (tableById(db.def, tableId) === undefined) continue; // dropped table
       let m = series.get(tableId);
-      if (m === undefined) series.set(tableId, (m = new Map()));
-      for (const e of entries) m.set(e.key, e.tags);
+      if (m === undefined) series.set(tableId, (m = new Set()));
+      for (const e of entries) m.add(e.key);
     }
   }
   const first = inputs[0]!.record;
@@ -126,7 +126,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       const ids = columns.map((c) => c.id);
       const ttombs = tableTombstones(tombs, tableId);
       const keys = series.get(tableId)!;
-      for (const key of [...keys.keys()].sort()) {
+      for (const key of [...keys].sort()) {
         if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
         const parts: SeriesRows[] = [];
         for (const s of inputs) {
@@ -140,7 +140,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
           parts.push(rows);
         }
         const merged = parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
-        if (merged.length > 0) await w.addSeries(tableId, key, keys.get(key)!, merged, columns, table.timeCodec);
+        if (merged.length > 0) await w.addSeries(tableId, key, merged, columns, table.timeCodec);
         await slicer.step();
       }
     }

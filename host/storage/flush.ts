@@ -13,17 +13,19 @@ import type { DatabaseStore, SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
 import type { SegmentRecord } from './manifest.js';
-import type { Memtable } from './memtable.js';
+import type { Memtable, SeriesBuffer } from './memtable.js';
 import { partitionStart, partitionUnits } from './partition.js';
+import { PACK_SERIES_ROWS } from './segment-format.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
-import { lowerBound, sliceByTime, sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
+import { lowerBound, sliceByTime, sliceRows, type PackSource, type SeriesRows } from './series-data.js';
 import { TimeSlicer } from './time-slice.js';
 
 interface Item {
   table: TableDef;
   key: string;
-  tags: SeriesTags;
-  rows: SeriesRows;
+  sb: SeriesBuffer;
+  /** The rows when the series spans partitions (sliced to this one); else read when written. */
+  rows?: SeriesRows;
 }
 
 export class FlushAborted extends Error {
@@ -45,14 +47,24 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
     for (const key of [...tm.series.keys()].sort()) {
       const sb = tm.series.get(key)!;
       if (sb.length === 0) continue;
+      const add = (start: bigint, item: Item): void => {
+        let list = parts.get(start);
+        if (list === undefined) parts.set(start, (list = []));
+        list.push(item);
+      };
+      // Most series lie in one partition: their rows are read only when written, so that a
+      // flush never holds a copy of the whole memtable (100 k one-row series: 600 MB of it).
+      const start = partitionStart(sb.minTs, units);
+      if (partitionStart(sb.maxTs, units) === start) {
+        add(start, { table, key, sb });
+        continue;
+      }
       let rows = sb.snapshot();
       if (db.expiredBefore !== null) rows = sliceByTime(rows, db.expiredBefore, undefined);
       for (let lo = 0; lo < rows.length; ) {
         const start = partitionStart(rows.ts[lo]!, units);
         const hi = lowerBound(rows.ts, rows.length, start + units);
-        let list = parts.get(start);
-        if (list === undefined) parts.set(start, (list = []));
-        list.push({ table, key, tags: sb.tags, rows: sliceRows(rows, lo, hi) });
+        add(start, { table, key, sb, rows: sliceRows(rows, lo, hi) });
         lo = hi;
       }
     }
@@ -66,10 +78,31 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
       const fileId = db.allocateFileId();
       const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step);
       try {
+        let columnsOf: TableDef | undefined;
+        let columns: WriteColumn[] = [];
         for (const it of items) {
           if (db.closing) throw new FlushAborted(`database ${db.def.name} is closing`);
-          await w.addSeries(it.table.id, it.key, it.tags, it.rows, writeColumns(it.table), it.table.timeCodec);
+          let rows: SeriesRows | PackSource | undefined = it.rows;
+          if (rows === undefined) {
+            const sb = it.sb;
+            if (sb.packable && sb.length <= PACK_SERIES_ROWS && (db.expiredBefore === null || sb.minTs >= db.expiredBefore)) {
+              rows = sb; // copies its rows into the pack itself (no snapshot arrays)
+            } else {
+              rows = sb.snapshot();
+              if (db.expiredBefore !== null) rows = sliceByTime(rows, db.expiredBefore, undefined);
+            }
+          }
+          if (rows.length === 0) continue;
+          if (columnsOf !== it.table) {
+            columnsOf = it.table;
+            columns = writeColumns(it.table);
+          }
+          await w.addSeries(it.table.id, it.key, rows, columns, it.table.timeCodec);
           await slicer.step();
+        }
+        if (w.seriesCount === 0) {
+          await w.abort(); // every row of the partition expired meanwhile
+          continue;
         }
         const { meta, bytes } = await w.finish(
           { partitionStart: start, partitionEnd: start + units, minLsn: m.minLsn, maxLsn: m.maxLsn, cleanLsn: m.cleanLsn },

@@ -180,7 +180,10 @@ function valueBounds(table: TableDef, request: ScanRequest): Array<[number, numb
   return out;
 }
 
-/** A lone stored block none of whose rows can meet the value bounds, by its statistics. */
+/**
+ * A lone stored block none of whose rows can meet the value bounds, by its statistics (for a
+ * share of a pack, the pack's: bounds of the series' values, so the test stays sound).
+ */
 function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefined, number | bigint | undefined]>): boolean {
   if (p.segment === undefined || vb.length === 0) return false;
   const { entry, group } = p.segment;
@@ -237,6 +240,8 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
       const whole =
         c.length === 1 &&
         p.segment !== undefined &&
+        // A share of a pack: the block statistics are the pack's, not the series'.
+        p.segment.group.pack === undefined &&
         (b.lo === undefined || p.minTs >= b.lo) &&
         (b.hi === undefined || p.maxTs <= b.hi) &&
         bucketOf(p.minTs) === bucketOf(p.maxTs) &&

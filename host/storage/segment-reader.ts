@@ -14,18 +14,9 @@ import { CorruptionError } from '../core/errors.js';
 import type { FieldType } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
-import {
-  decodeDirectory,
-  decodeTrailer,
-  INDEX_ZSTD,
-  IndexError,
-  TRAILER_BYTES,
-  type BlockRef,
-  type RowGroup,
-  type SegmentMeta,
-  type SeriesEntry,
-} from './segment-format.js';
-import { seriesIdKey, type ColumnData, type SeriesRows } from './series-data.js';
+import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
+import { decodeIndex, IndexError } from './segment-index.js';
+import { sliceRows, type ColumnData, type SeriesRows } from './series-data.js';
 
 export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array;
 
@@ -38,9 +29,14 @@ const WINDOW_BYTES = 1 << 20;
 
 let nextUid = 1;
 
-/** A series entry with its internal key. */
-export interface SegmentSeries extends SeriesEntry {
-  key: string;
+/** A series entry (with its internal key). */
+export type SegmentSeries = SeriesEntry;
+
+/** A pack's blocks decoded for reads that bypass the cache (compaction reads a pack's series one after another). */
+interface PackMemo {
+  pack: PackEntry;
+  time?: BigInt64Array;
+  columns: Map<number, DecodedColumn>;
 }
 
 export class SegmentReader {
@@ -57,6 +53,7 @@ export class SegmentReader {
   #refs = 1;
   #retired = false;
   readonly #byKey = new Map<number, Map<string, SegmentSeries>>();
+  #packMemo: PackMemo | undefined;
 
   private constructor(
     path: string,
@@ -104,9 +101,9 @@ export class SegmentReader {
         }
         if (index.length !== t.indexRawLength) fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
       }
-      let dir: ReturnType<typeof decodeDirectory>;
+      let dir: ReturnType<typeof decodeIndex>;
       try {
-        dir = decodeDirectory(index, t.seriesCount, t.indexOffset);
+        dir = decodeIndex(index, t.version, t.seriesCount, t.indexOffset);
       } catch (e) {
         if (e instanceof IndexError) fail(t.indexOffset + e.offset, `index: ${e.message}`);
         throw e;
@@ -115,7 +112,7 @@ export class SegmentReader {
       for (const s of dir!.series) {
         let list = tables.get(s.tableId);
         if (list === undefined) tables.set(s.tableId, (list = []));
-        list.push({ ...s, key: seriesIdKey(s.tags) });
+        list.push(s);
       }
       return new SegmentReader(path, fileId, fh, size, dir!.meta, tables, codecs, cache);
     } catch (e) {
@@ -176,24 +173,36 @@ export class SegmentReader {
     return b;
   }
 
-  /** `cache` false: a one-off read (compaction) that should not evict what queries use. */
+  /**
+   * The decoded time block of a group (of its whole pack, for a series' share of a pack).
+   * `cache` false: a one-off read (compaction) that should not evict what queries use.
+   */
   async readTime(group: RowGroup, cache = true): Promise<BigInt64Array> {
+    const memo = cache ? undefined : this.#memo(group);
+    if (memo?.time !== undefined) return memo.time;
+    const rows = group.pack?.rows ?? group.rows;
     const key = this.#uid + ':' + group.time.offset;
     const hit = cache ? this.#cache.get(key) : undefined;
     if (hit !== undefined) return hit as BigInt64Array;
     const b = await this.#readBlock(group.time, 'time block', cache);
     let ts: BigInt64Array;
     try {
-      ts = this.#codecs.decodeTime(b, group.rows);
+      ts = this.#codecs.decodeTime(b, rows);
     } catch (e) {
       throw decodeFailure(this.path, group.time.offset, 'time block', e);
     }
-    if (ts.length !== group.rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${group.rows}`);
+    if (ts.length !== rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${rows}`);
     if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
+    if (memo !== undefined) memo.time = ts;
     return ts;
   }
 
+  /** The decoded block of column `index` of a group (of its whole pack, for a share of a pack). */
   async readColumn(group: RowGroup, index: number, type: FieldType, cache = true): Promise<DecodedColumn> {
+    const memo = cache ? undefined : this.#memo(group);
+    const had = memo?.columns.get(index);
+    if (had !== undefined) return had;
+    const rows = group.pack?.rows ?? group.rows;
     const ref = group.columns[index]!;
     const key = this.#uid + ':' + ref.offset;
     const hit = cache ? this.#cache.get(key) : undefined;
@@ -201,13 +210,21 @@ export class SegmentReader {
     const b = await this.#readBlock(ref, 'column block', cache);
     let col: DecodedColumn;
     try {
-      col = this.#codecs.decodeValues(type, b, group.rows);
+      col = this.#codecs.decodeValues(type, b, rows);
     } catch (e) {
       throw decodeFailure(this.path, ref.offset, 'column block', e);
     }
-    if (col.values.length !== group.rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.values.length} rows, the index says ${group.rows}`);
-    if (cache) this.#cache.set(key, col, estimateBytes(col, group.rows));
+    if (col.values.length !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.values.length} rows, the index says ${rows}`);
+    if (cache) this.#cache.set(key, col, estimateBytes(col, rows));
+    memo?.columns.set(index, col);
     return col;
+  }
+
+  /** The memo for uncached reads of a pack's blocks (one pack at a time); undefined for other groups. */
+  #memo(group: RowGroup): PackMemo | undefined {
+    if (group.pack === undefined) return undefined;
+    if (this.#packMemo?.pack !== group.pack) this.#packMemo = { pack: group.pack, columns: new Map() };
+    return this.#packMemo;
   }
 
   /** Rows of one group with the given columns (those the series lacks are left out). */
@@ -223,7 +240,10 @@ export class SegmentReader {
       const col = await this.readColumn(group, i, type, cache);
       columns.set(id, { type, values: col.values, validity: col.validity });
     }
-    return { length: group.rows, ts, columns };
+    const rows: SeriesRows = { length: ts.length, ts, columns };
+    if (group.pack === undefined) return rows;
+    const lo = group.packRow!;
+    return sliceRows(rows, lo, lo + group.rows);
   }
 }
 

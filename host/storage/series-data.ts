@@ -23,6 +23,32 @@ export interface SeriesRows {
   columns: ReadonlyMap<number, ColumnData>;
 }
 
+/**
+ * Pack-sized column arrays that a segment writer fills with the rows of small series
+ * (segment-writer.ts): rows go at `at`; a column's validity is allocated at its first absent row
+ * (filled with 1 before it); `present` counts the present values per column.
+ */
+export interface PackTarget {
+  at: number;
+  ts: BigInt64Array;
+  /** The columns to fill, in the order of `values`. */
+  ids: readonly number[];
+  values: FieldValues[];
+  validity: Array<Uint8Array | undefined>;
+  present: number[];
+}
+
+/**
+ * Rows, sorted by time without duplicates, that copy themselves into a pack (a memtable's small
+ * series, whose rows live in a shared area: no arrays of its own to hand out).
+ */
+export interface PackSource {
+  readonly length: number;
+  readonly minTs: bigint;
+  readonly maxTs: bigint;
+  copyTo(target: PackTarget): void;
+}
+
 /** [tag column id, value], sorted by id. */
 export type SeriesTags = ReadonlyArray<readonly [number, string]>;
 
@@ -35,6 +61,103 @@ export function seriesIdKey(tags: SeriesTags): string {
   let key = '';
   for (const [id, v] of tags) key += id + ':' + v.length + ':' + v;
   return key;
+}
+
+/** The tags of a seriesIdKey (its inverse): the memtable keeps only the key of a series. */
+export function parseSeriesIdKey(key: string): Array<[number, string]> {
+  const tags: Array<[number, string]> = [];
+  let i = 0;
+  while (i < key.length) {
+    const a = key.indexOf(':', i);
+    const b = key.indexOf(':', a + 1);
+    if (a < 0 || b < 0) throw bug(`malformed series key '${key}'`);
+    const len = Number(key.slice(a + 1, b));
+    tags.push([Number(key.slice(i, a)), key.slice(b + 1, b + 1 + len)]);
+    i = b + 1 + len;
+  }
+  return tags;
+}
+
+/**
+ * seriesIdKey of a write batch series' tags ([batch column, value] in name order) under the
+ * column ids `ids`, without building the sorted tag list when the ids already increase in name
+ * order (the catalog creates a table's new tags in name order, so they usually do).
+ */
+export function batchSeriesIdKey(tags: ReadonlyArray<readonly [number, string]>, ids: ArrayLike<number>): string {
+  let prev = -1;
+  for (let i = 0; i < tags.length; i++) {
+    const id = ids[tags[i]![0]]!;
+    if (id <= prev) {
+      const sorted: Array<[number, string]> = tags.map(([ci, v]) => [ids[ci]!, v]);
+      sorted.sort((x, y) => x[0] - y[0]);
+      return seriesIdKey(sorted);
+    }
+    prev = id;
+  }
+  const parts: string[] = [];
+  for (let i = 0; i < tags.length; i++) {
+    const [ci, v] = tags[i]!;
+    parts.push(numberColon(ids[ci]!), numberColon(v.length), v);
+  }
+  // join makes a flat string at once; a key built by += is a rope the map must flatten first.
+  return parts.join('');
+}
+
+/** `${n}:` for the small numbers of ids and lengths, made once (a String() per tag showed in profiles). */
+const NUMBER_COLON: string[] = [];
+function numberColon(n: number): string {
+  if (n >= 4096) return n + ':';
+  let t = NUMBER_COLON[n];
+  if (t === undefined) {
+    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
+    NUMBER_COLON[n] = t = n + ':';
+  }
+  return t;
+}
+
+/**
+ * Rows sorted by time with equal timestamps merged, the later row winning field by field (a
+ * NULL keeps the earlier value), as new arrays of exactly the resulting length. `s` may hold
+ * rows in any order (arrays may be longer than its length).
+ */
+export function normalizeRows(s: SeriesRows): SeriesRows {
+  const n = s.length;
+  const t = new Int32Array(s.ts.buffer, s.ts.byteOffset, n * 2);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  // Stable: equal timestamps keep write order, so the last write is last in each run.
+  order.sort((a, b) => compareI64(t, a, t, b) || a - b);
+  const runStart: number[] = [];
+  for (let i = 0; i < n; i++) if (i === 0 || compareI64(t, order[i - 1]!, t, order[i]!) !== 0) runStart.push(i);
+  const distinct = runStart.length;
+  runStart.push(n);
+  const ts = new BigInt64Array(distinct);
+  for (let r = 0; r < distinct; r++) ts[r] = s.ts[order[runStart[r]!]!]!;
+  const columns = new Map<number, ColumnData>();
+  for (const [id, c] of s.columns) {
+    const values = allocValues(c.type, distinct);
+    const validity = new Uint8Array(distinct);
+    let anyNull = false;
+    for (let r = 0; r < distinct; r++) {
+      // Last present value in the run wins.
+      let found = -1;
+      for (let i = runStart[r + 1]! - 1; i >= runStart[r]!; i--) {
+        const row = order[i]!;
+        if (c.validity === undefined || c.validity[row] === 1) {
+          found = row;
+          break;
+        }
+      }
+      if (found >= 0) {
+        (values as Float64Array)[r] = (c.values as Float64Array)[found]!;
+        validity[r] = 1;
+      } else {
+        anyNull = true;
+      }
+    }
+    columns.set(id, { type: c.type, values, validity: anyNull ? validity : undefined });
+  }
+  return { length: distinct, ts, columns };
 }
 
 /**

@@ -44,6 +44,9 @@ interface Segment {
   path: string;
 }
 
+/** Longest stretch of replay without giving the event loop a turn. */
+const REPLAY_SLICE_MS = 20;
+
 const segmentName = (firstLsn: number): string => String(firstLsn).padStart(20, '0') + '.wal';
 
 export class Wal {
@@ -84,6 +87,7 @@ export class Wal {
     const segments: Segment[] = names.map((n) => ({ firstLsn: Number(n.slice(0, 20)), path: join(opts.dir, n) }));
     let nextLsn = afterLsn + 1;
     let lastSize = 0;
+    let lastYield = performance.now();
 
     for (let i = 0; i < segments.length; i++) {
       const seg = segments[i]!;
@@ -112,6 +116,12 @@ export class Wal {
         if (r.lsn > afterLsn) replay(r.lsn, r.type, r.payload);
         expected = r.lsn + 1;
         offset = r.next;
+        // Let the event loop in now and then: the server answers 503 (and ping) while it replays
+        // a long log, instead of leaving clients hanging until the whole log is applied.
+        if (performance.now() - lastYield > REPLAY_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+        }
       }
       nextLsn = Math.max(nextLsn, expected);
       if (defect !== undefined) {

@@ -83,6 +83,31 @@ describe('corrupt segment files', () => {
     expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(301);
   });
 
+  it('a flipped byte in a pack block fails the reads of the small series sharing it, naming the file', async () => {
+    store = await openStore();
+    const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
+    const rows: Parameters<typeof batch>[0][number][] = [];
+    for (let h = 0; h < 50; h++) rows.push(['m', [['h', `h${h}`]], BigInt(h), [dbl('v', h), dbl('w', -h)]]);
+    await store.storage.write(db, [batch(rows)]);
+    await store.storage.flushAll();
+    const dir = join(store.dir, 'db', String(db.id), 'seg');
+    const file = join(dir, readdirSync(dir)[0]!);
+    const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
+    const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const series = reader.tables.get(table.id)!;
+    const vId = table.fields.find((f) => f.name === 'v')!.id;
+    const group = series[0]!.groups[0]!;
+    expect(group.pack?.rows).toBe(50); // every series shares one pack
+    const vAt = group.columns[series[0]!.columns.findIndex((c) => c.id === vId)]!.offset;
+    reader.retire();
+    await store.reopen();
+    flip(file, vAt + 2);
+    const err = await dump(store.storage, 'm', { fields: ['v'], seriesFilter: (t) => t.get('h') === 'h7' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CorruptionError);
+    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${file} at offset ${vAt}: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect(await dump(store.storage, 'm', { fields: ['w'] })).toHaveLength(50);
+  });
+
   it('a corrupt footer: the file is reported at start, its time range fails, the rest is served and written', async () => {
     store = await openStore();
     const [week0] = await setup(store);

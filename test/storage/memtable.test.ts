@@ -3,7 +3,8 @@ import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-
 import { readWriteBatch, ValueType, type WriteBatch } from '../../host/core/write-batch.js';
 import { Catalog, stampsOf, type DatabaseDef } from '../../host/storage/catalog.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
-import { Memtable } from '../../host/storage/memtable.js';
+import { alterTableDef } from '../../host/storage/catalog-ddl.js';
+import { Memtable, SMALL_SERIES_ROWS } from '../../host/storage/memtable.js';
 import type { SeriesRows } from '../../host/storage/series-data.js';
 
 type Row = [tags: Array<[string, string]>, ts: bigint, fields: FieldInput[]];
@@ -134,5 +135,40 @@ describe('Memtable', () => {
     m.dropTable(tableId('m'));
     expect(m.tables.size).toBe(0);
     expect(m.bytes).toBe(0);
+  });
+
+  it('moves a series from the shared area to arrays of its own as it grows, rows intact', () => {
+    const m = new Memtable();
+    const want: Array<Record<string, unknown>> = [];
+    // Each batch: the growing series among one-row series, in and out of order, with duplicates.
+    for (let b = 0; b < 8; b++) {
+      const rs: Row[] = [];
+      for (let i = 0; i < 10; i++) rs.push([[['h', 'grow']], BigInt(b * 100 + (i * 7) % 10), [f('x', b * 10 + i)]]);
+      for (let i = 0; i < 5; i++) rs.push([[['h', `one${b}-${i}`]], 1n, [f('y', i)]]);
+      apply(m, batch('m', rs));
+    }
+    const grow = m.tables.get(tableId('m'))!.series.get(`${db.tables.get('m')!.tags[0]!.id}:4:grow`)!;
+    expect(grow.small).toBe(false);
+    expect(grow.length).toBe(80);
+    for (let b = 0; b < 8; b++) for (let i = 0; i < 10; i++) want.push({ ts: BigInt(b * 100 + i), x: b * 10 + ((i * 3) % 10) });
+    want.sort((p, q) => (p.ts! < q.ts! ? -1 : 1));
+    expect(rows(grow.snapshot())).toEqual(want);
+    const one = [...m.tables.get(tableId('m'))!.series.values()].filter((s) => s !== grow);
+    expect(one).toHaveLength(40);
+    expect(one.every((s) => s.small && s.length === 1)).toBe(true);
+    expect(rows(one[7]!.snapshot())).toEqual([{ ts: 1n, y: 2 }]);
+    expect(SMALL_SERIES_ROWS).toBeLessThan(80);
+  });
+
+  it('finds a known series by its batch key only while tag names keep their ids (RENAME)', () => {
+    const m = new Memtable();
+    const many = (tag: string, from: number, n: number): Row[] => Array.from({ length: n }, (_, i) => [[[tag, '1']], BigInt(from + i), [f('x', from + i)]]);
+    apply(m, batch('m', many('a', 0, 40))); // arrays of its own: in the batch-key cache
+    alterTableDef(catalog, db, 'm', { kind: 'renameColumn', from: 'a', to: 'b' });
+    apply(m, batch('m', many('a', 100, 40))); // a new tag column named a: a new series
+    apply(m, batch('m', many('b', 200, 1))); // the renamed one
+    const t = m.tables.get(tableId('m'))!;
+    const sizes = [...t.series.values()].map((s) => `${s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(',')}:${s.length}`).sort();
+    expect(sizes).toEqual(['a=1:40', 'b=1:41']);
   });
 });

@@ -5,10 +5,11 @@
 
 import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
-import { castError, datafusionNotImplemented } from '../errors.js';
+import { executionError, castError, datafusionNotImplemented } from '../errors.js';
 import { canCast } from '../planner/coercion.js';
 import { formatArrowF64, formatRustF64 } from '../format/float-text.js';
-import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil } from '../time.js';
+import { timeOfDayText } from '../format/display-text.js';
+import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from '../time.js';
 import { typeEquals, typeName, unitNanos, type DataType } from '../types.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -51,6 +52,8 @@ export function scalarToString(v: Scalar, type: DataType): string {
     }
     case 'Interval':
       return formatInterval(v as IntervalValue);
+    case 'Time64':
+      return timeOfDayText(v as bigint);
     default:
       return String(v);
   }
@@ -122,7 +125,8 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
         const ns = parseTimestampNanos(v);
         if (ns === undefined) {
           if (safe) return null;
-          throw castError(`Parser error: Error parsing timestamp from '${v}': error parsing date`);
+          // Arrow's parser error, not a cast error (CnosDB: "Arrow: Parser error: Error parsing ...").
+          throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         }
         return fromNanos(ns, to.unit);
       }
@@ -145,6 +149,14 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
         return iv;
       }
       return fail(`Unsupported CAST from ${typeName(from)} to Interval(MonthDayNano)`);
+    case 'Time64':
+      if (typeof v === 'string') {
+        // HH:MM[:SS[.fraction]], as arrow parses a time of day.
+        const m = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*$/.exec(v);
+        if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) return fail(`Cannot cast string '${v}' to value of Time64(Nanosecond) type`);
+        return (BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0)) * 1_000_000_000n) + BigInt((m[4] ?? '').padEnd(9, '0'));
+      }
+      return fail(`Unsupported CAST from ${typeName(from)} to Time64(Nanosecond)`);
     default:
       return fail(`Unsupported CAST from ${typeName(from)} to ${typeName(to)}`);
   }

@@ -100,6 +100,7 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
     case 'Int64':
     case 'UInt64':
     case 'Timestamp':
+    case 'Time64':
     case 'Boolean':
     case 'Date32': {
       const x = av as ArrayLike<number>;

@@ -60,9 +60,10 @@ export class HashAggregateExec implements ExecNode {
 
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
     const keysC = compileExprs(this.#groupBy, this.#inputSchema, ctx);
-    const argsC: CompiledExprs[] = this.#aggregates.map((a) => compileExprs(a.args, this.#inputSchema, ctx));
+    // An order-sensitive aggregate (array_agg(x ORDER BY y)) gets its ORDER BY keys as extra arguments.
+    const argsC: CompiledExprs[] = this.#aggregates.map((a) => compileExprs(a.fn.orderSensitive === true ? [...a.args, ...a.orderBy.map((o) => o.expr)] : a.args, this.#inputSchema, ctx));
     const filtersC = this.#aggregates.map((a) => (a.filter === undefined ? undefined : compileExprs([a.filter], this.#inputSchema, ctx)));
-    const accs: GroupsAccumulator[] = this.#aggregates.map((a) => a.fn.createAccumulator({ argTypes: a.argTypes, returnType: a.type }, a.distinct));
+    const accs: GroupsAccumulator[] = this.#aggregates.map((a) => a.fn.createAccumulator({ argTypes: a.argTypes, returnType: a.type, orderBy: a.orderBy }, a.distinct));
     const grouped = this.#groupBy.length > 0;
     const table = new Map<unknown, number>();
     const keyValues: Scalar[][] = this.#groupBy.map(() => []);

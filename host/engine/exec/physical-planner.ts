@@ -9,6 +9,8 @@ import type { LExpr } from '../plan/expr.js';
 import type { LogicalPlan, Sort } from '../plan/logical-plan.js';
 import type { ExecNode } from './exec-plan.js';
 import { FilterExec } from './filter-exec.js';
+import { GapFillExec } from './gap-fill-exec.js';
+import { groupingSetsAggregate } from './grouping-sets-exec.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';
 import { HashJoinExec } from './hash-join-exec.js';
 import { LimitExec } from './limit-exec.js';
@@ -63,6 +65,7 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
       return new FilterExec(createPhysicalPlan(plan.input), plan.predicate, plan.input.schema);
     }
     case 'aggregate':
+      if (plan.groupingSets !== undefined) return groupingSetsAggregate(plan, createPhysicalPlan(plan.input));
       return timeBucketAggregate(plan) ?? new HashAggregateExec(createPhysicalPlan(plan.input), plan.groupBy, plan.aggregates, plan.input.schema, schema);
     case 'window':
       return new WindowExec(createPhysicalPlan(plan.input), plan.windowExprs, plan.input.schema, schema);
@@ -96,6 +99,8 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
       return createPhysicalPlan(plan.input);
     case 'timeWindow':
       return new TimeWindowExec(createPhysicalPlan(plan.input), plan.time, plan.windowNs, plan.slideNs, plan.originNs, plan.input.schema, schema);
+    case 'gapFill':
+      return new GapFillExec(createPhysicalPlan(plan.input), plan, schema);
   }
 }
 

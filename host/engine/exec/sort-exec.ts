@@ -68,6 +68,7 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
     }
     case 'Int64':
     case 'Timestamp':
+    case 'Time64':
     case 'UInt64': {
       const w = words(v.values as BigInt64Array);
       const unsigned = v.type.id === 'UInt64';

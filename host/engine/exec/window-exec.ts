@@ -1,10 +1,11 @@
 // Window functions over the whole input (buffered within the memory limit): for each window
-// expression the rows are ordered by PARTITION BY then ORDER BY, the function runs once per
-// partition with the peer groups marked, and the results go back to the rows' input order.
+// expression the rows are ordered by PARTITION BY then ORDER BY, each partition's frames are
+// computed (window-frames.ts), the function runs once per partition (a built-in window function,
+// or an aggregate over the frames: window-aggregate.ts), and the results go back to the rows'
+// input order.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { getValue, isValid, takeVector, vectorFrom, type Scalar } from '../batch.js';
-import type { WindowFunction } from '../functions/function-types.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -12,7 +13,8 @@ import { collect, concatBatches, slices } from './batches.js';
 import { compileExprs } from './evaluate.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { rowComparator } from './sort-exec.js';
-import { bug } from '../../core/errors.js';
+import { aggregateOverFrames } from './window-aggregate.js';
+import { windowFrames } from './window-frames.js';
 
 type WindowExpr = Extract<LExpr, { kind: 'windowFn' }>;
 
@@ -43,8 +45,6 @@ export class WindowExec implements ExecNode {
       const n = input.length;
       const outputs: Vector[] = [];
       for (const w of this.#exprs) {
-        if (w.fn.kind !== 'window') throw bug(`aggregate ${w.fn.name} as a window function`);
-        const fn: WindowFunction = w.fn;
         const partC = compileExprs(w.partitionBy, this.#inputSchema, ctx);
         const orderC = compileExprs(w.orderBy.map((o) => o.expr), this.#inputSchema, ctx);
         const argsC = compileExprs(w.args, this.#inputSchema, ctx);
@@ -59,6 +59,7 @@ export class WindowExec implements ExecNode {
         const perm = new Int32Array(n);
         for (let i = 0; i < n; i++) perm[i] = i;
         perm.sort(cmp);
+        const sig = { argTypes: w.argTypes, returnType: w.type };
         const result = new Array<Scalar>(n);
         let start = 0;
         while (start < n) {
@@ -68,11 +69,17 @@ export class WindowExec implements ExecNode {
           const len = end - start;
           const peers = new Int32Array(len);
           for (let k = 1; k < len; k++) peers[k] = orderCmp(idx[k - 1]!, idx[k]!) === 0 ? peers[k - 1]! : k;
+          const key = orders.length > 0 ? takeVector(orders[0]!, idx) : undefined;
+          const frames = windowFrames(w.frame, w.orderBy, len, peers, key);
           const partArgs = args.map((a) => takeVector(a, idx));
-          const out = fn.evaluatePartition(partArgs, len, peers, { argTypes: w.argTypes, returnType: w.type });
+          const out =
+            w.fn.kind === 'window'
+              ? w.fn.evaluatePartition(partArgs, len, peers, sig, frames)
+              : aggregateOverFrames(w.fn, sig, w.distinct === true, partArgs, len, frames, ctx);
           for (let k = 0; k < len; k++) result[idx[k]!] = isValid(out, k) ? getValue(out, k) : null;
           start = end;
           ctx.checkAbort();
+          await ctx.maybeYield();
         }
         outputs.push(vectorFrom(w.type, result, Uint8Array.from(result, (v) => (v === null ? 0 : 1))));
       }

@@ -46,6 +46,19 @@ export function dateText(days: number): string {
   return scratchText((sink) => writeDate(sink, days));
 }
 
+/**
+ * A Time64(Nanosecond) as chrono's NaiveTime shows it: `HH:MM:SS`, then the fraction only when
+ * it is not zero, in 3, 6 or 9 digits.
+ */
+export function timeOfDayText(nanos: bigint): string {
+  const pad = (x: bigint, w: number): string => x.toString().padStart(w, '0');
+  const secs = nanos / 1_000_000_000n;
+  const frac = nanos % 1_000_000_000n;
+  let text = `${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}`;
+  if (frac !== 0n) text += frac % 1_000_000n === 0n ? `.${pad(frac / 1_000_000n, 3)}` : frac % 1000n === 0n ? `.${pad(frac / 1000n, 6)}` : `.${pad(frac, 9)}`;
+  return text;
+}
+
 /** Arrow 42's display of an IntervalMonthDayNano (Rust integer division truncates toward zero). */
 export function intervalText(v: IntervalValue): string {
   const nanos = v.nanos;
@@ -79,6 +92,8 @@ export function displayScalar(type: DataType, value: Scalar, nullText = ''): str
       return timestampText(type, value as bigint, 'display');
     case 'Date32':
       return dateText(value as number);
+    case 'Time64':
+      return timeOfDayText(value as bigint);
     case 'Interval':
       return intervalText(value as IntervalValue);
     case 'Struct': {

@@ -11,7 +11,7 @@ import type { IntervalValue, RecordBatch, Scalar, Schema } from '../batch.js';
 import type { DataType } from '../types.js';
 import { ByteSink, utf8Bytes } from './byte-sink.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
-import { intervalText, timestampText } from './display-text.js';
+import { intervalText, timeOfDayText, timestampText } from './display-text.js';
 import { writeJsonF64 } from './float-text.js';
 import type { ResultWriter } from './result-writer.js';
 import { TimestampWriter, writeDate } from './time-text.js';
@@ -196,6 +196,8 @@ export function writeJsonScalar(sink: ByteSink, type: DataType, value: Scalar): 
       return sink.byte(QUOTE);
     case 'Interval':
       return writeJsonString(sink, intervalText(value as IntervalValue));
+    case 'Time64':
+      return writeJsonString(sink, timeOfDayText(value as bigint));
     case 'Struct': {
       const o = value as { [field: string]: Scalar };
       sink.byte(123);

@@ -4,7 +4,7 @@
 // BOOLEAN or NULL value comes back as a string ("1"/"0"), CnosDB's quirk, because its signature
 // list has no BOOLEAN and Utf8 is the first type a BOOLEAN casts to.
 
-import { planError } from '../errors.js';
+import { datafusionNotImplemented, planError } from '../errors.js';
 import { FLOAT64, INT64, typeName, UTF8, type DataType } from '../types.js';
 import {
   CountAccumulator,
@@ -127,7 +127,22 @@ function firstLast(name: 'first' | 'last'): AggregateFunction {
   };
 }
 
+/** grouping(e): computed by the grouping-sets aggregate; anywhere else DataFusion 27's error. */
+const grouping: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'grouping',
+  displayName: 'GROUPING',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length !== 1) throw planError(`The function Grouping expects 1 arguments, but ${argTypes.length} were provided`);
+    return { argTypes, returnType: INT64 };
+  },
+  createAccumulator(): GroupsAccumulator {
+    throw datafusionNotImplemented('physical plan is not yet implemented for GROUPING aggregate function');
+  },
+};
+
 export const AGGREGATE_FUNCTIONS: readonly AggregateFunction[] = [
+  grouping,
   count,
   // CnosDB's exact_count counts rows after merging duplicate points, which is what count does
   // here (storage never returns duplicates).

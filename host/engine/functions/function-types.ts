@@ -26,6 +26,11 @@ export interface EvalContext {
 export interface BoundSignature {
   readonly argTypes: readonly DataType[];
   readonly returnType: DataType;
+  /**
+   * An order-sensitive aggregate's ORDER BY (`array_agg(x ORDER BY y DESC)`): its keys arrive as
+   * extra arguments after `argTypes`, one per entry here.
+   */
+  readonly orderBy?: readonly { readonly asc: boolean; readonly nullsFirst: boolean }[];
 }
 
 export interface ScalarFunction {
@@ -52,7 +57,10 @@ export interface GroupsAccumulator {
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void;
   /** Merges group `src` of `other` into group `dst` (same function, same types). */
   merge?(other: GroupsAccumulator, src: number, dst: number): void;
-  /** The result of every group, in group order. */
+  /**
+   * The result of every group, in group order. It must leave the state as it was: window
+   * frames that grow (running totals) call it after each update.
+   */
   finish(numGroups: number): Vector;
   /** Bytes held, for the query memory limit. */
   sizeBytes(): number;
@@ -63,18 +71,28 @@ export interface AggregateFunction {
   readonly name: string;
   /** The name in result columns and messages: `COUNT`, `AVG`, or the UDAF's own `first`. */
   readonly displayName: string;
-  bind(argTypes: readonly DataType[], distinct: boolean): BoundSignature;
+  /** `constants` holds the literal value of each argument that is a constant (a percentile). */
+  bind(argTypes: readonly DataType[], distinct: boolean, constants?: readonly (Scalar | undefined)[]): BoundSignature;
   createAccumulator(sig: BoundSignature, distinct: boolean): GroupsAccumulator;
+  /** The aggregate reads its ORDER BY keys (BoundSignature.orderBy); others ignore ORDER BY. */
+  readonly orderSensitive?: boolean;
+}
+
+/** The frame of every row of a partition: rows [start[i], end[i]) (empty when end <= start). */
+export interface WindowFrames {
+  readonly start: Int32Array;
+  readonly end: Int32Array;
 }
 
 export interface WindowFunction {
   readonly kind: 'window';
   readonly name: string;
-  bind(argTypes: readonly DataType[]): BoundSignature;
+  /** Types a call; `constants` as for scalar functions (lag's offset, ntile's count). */
+  bind(argTypes: readonly DataType[], constants?: readonly (Scalar | undefined)[]): BoundSignature;
   /**
    * Computes the function for one partition whose rows are already sorted by the window's
    * ORDER BY; `peers[i]` is the index of the first row of row i's peer group (equal ORDER BY
-   * keys). Returns one value per row.
+   * keys) and `frames` each row's window frame. Returns one value per row.
    */
-  evaluatePartition(args: readonly Vector[], n: number, peers: Int32Array, sig: BoundSignature): Vector;
+  evaluatePartition(args: readonly Vector[], n: number, peers: Int32Array, sig: BoundSignature, frames: WindowFrames): Vector;
 }

@@ -5,23 +5,43 @@
 
 import { planError } from '../errors.js';
 import { AGGREGATE_FUNCTIONS } from './aggregates.js';
+import { COLLECTION_AGGREGATES } from './collection-aggregates.js';
+import { PERCENTILE_AGGREGATES } from './percentile-aggregates.js';
+import { STATISTICAL_AGGREGATES } from './statistical-aggregates.js';
+import { GAUGE_ACCESSORS, STATE_ACCESSORS } from './time-series-accessors.js';
+import { TIME_SERIES_AGGREGATES } from './time-series-aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
 import { SESSION_FUNCTIONS } from './scalar-session.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
+import { HASH_FUNCTIONS } from './scalar-hash.js';
+import { REGEX_FUNCTIONS } from './scalar-regex.js';
 import { STRING_FUNCTIONS } from './scalar-string.js';
 import { TIME_FUNCTIONS } from './scalar-time.js';
-import { TIME_WINDOW } from './time-window.js';
+import { GAPFILL_MARKERS, TIME_WINDOW } from './time-window.js';
 import { WINDOW_FUNCTIONS } from './window-functions.js';
 
 export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 
 const SCALARS = new Map<string, ScalarFunction>();
-for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS]) SCALARS.set(f.name, f);
+for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
+// DataFusion's aliases: the call resolves to the canonical function, which names the result
+// column (`length('x')` is `character_length(Utf8("x"))`).
+const SCALAR_ALIASES: Readonly<Record<string, string>> = {
+  length: 'character_length',
+  char_length: 'character_length',
+  pow: 'power',
+  instr: 'strpos',
+  substring: 'substr',
+  datepart: 'date_part',
+};
+for (const [alias, canonical] of Object.entries(SCALAR_ALIASES)) SCALARS.set(alias, SCALARS.get(canonical)!);
 for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
 
-const AGGREGATES = new Map<string, AggregateFunction>(AGGREGATE_FUNCTIONS.map((f) => [f.name, f]));
+const AGGREGATES = new Map<string, AggregateFunction>(
+  [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES].map((f) => [f.name, f]),
+);
 const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
 
 export function scalarFunction(name: string): ScalarFunction | undefined {

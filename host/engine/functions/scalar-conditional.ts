@@ -32,6 +32,10 @@ function choose(type: DataType, vectors: readonly Vector[], pick: Int32Array, n:
       break;
     case 'Null':
       return { type, length: n, values: null };
+    case 'Utf8':
+      // NULL slots still hold a string: kernels read every slot.
+      values = new Array<string>(n).fill('');
+      break;
     default:
       values = new Array(n);
   }
@@ -89,6 +93,39 @@ const nullif: ScalarFunction = {
   },
 };
 
-export const CONDITIONAL_FUNCTIONS: readonly ScalarFunction[] = [coalesce, nullif, { ...coalesce, name: 'nvl' }];
+/** greatest / least: the largest / smallest non-NULL argument (NULL only when all are). */
+function extreme(name: 'greatest' | 'least'): ScalarFunction {
+  const sign = name === 'greatest' ? 1 : -1;
+  return {
+    kind: 'scalar',
+    name,
+    bind(argTypes): BoundSignature {
+      if (argTypes.length === 0) throw planError(`${name} was called without any arguments. It requires at least 1.`);
+      const t = commonType(argTypes);
+      if (t === undefined) throw planError(`${name} could not find a common type for the arguments ${argTypes.map(typeName).join(', ')}`);
+      return { argTypes: argTypes.map(() => t), returnType: t };
+    },
+    evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
+      const pick = new Int32Array(n).fill(-1);
+      let best = pick;
+      for (let k = 0; k < args.length; k++) {
+        const a = args[k]!;
+        if (a.type.id === 'Null') continue;
+        // Compare the current best with argument k, row by row, through the comparison kernel.
+        const current = choose(returnType, args, best, n);
+        const better = compare(sign > 0 ? '>' : '<', a, current);
+        const next = Int32Array.from(best);
+        for (let i = 0; i < n; i++) {
+          if (!isValid(a, i)) continue;
+          if (best[i]! < 0 || (isValid(better, i) && (better.values as Uint8Array)[i] === 1)) next[i] = k;
+        }
+        best = next;
+      }
+      return choose(returnType, args, best, n);
+    },
+  };
+}
+
+export const CONDITIONAL_FUNCTIONS: readonly ScalarFunction[] = [coalesce, nullif, { ...coalesce, name: 'nvl' }, extreme('greatest'), extreme('least')];
 
 export { choose };

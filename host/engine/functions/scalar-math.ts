@@ -1,12 +1,15 @@
-// Math functions. DataFusion 27 computes them on DOUBLE (integers are cast), except abs, which
-// keeps its argument's type. Rust's rounding is half away from zero (round(-2.5) = -3), unlike
-// JavaScript's Math.round, so `roundHalfAway` does it by hand.
+// Math functions with DataFusion 27's signatures: most take one DOUBLE (integers are cast; the
+// candidate shows as `sqrt(Float64/Float32)`), abs keeps its argument's type, power keeps BIGINT
+// for two integers, factorial/gcd/lcm are BIGINT. Rust's rounding is half away from zero
+// (round(-2.5) = -3), unlike JavaScript's Math.round, so `roundHalfAway` does it by hand.
+// DataFusion computes log and atan2 of integers in Float32; this engine has no Float32 and
+// computes them in DOUBLE.
 
 import type { Scalar, Vector } from '../batch.js';
 import { FLOAT64, INT64, UINT64, type DataType } from '../types.js';
 import { executionError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
-import { expectArgs, matchSignature, NUMERIC_UNARY, noMatchingSignature, rowwise } from './signature.js';
+import { expectArgs, MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
 
 function roundHalfAway(x: number): number {
   return x < 0 ? -Math.round(-x) : Math.round(x);
@@ -18,7 +21,7 @@ function unaryF64(name: string, f: (x: number) => number): ScalarFunction {
     kind: 'scalar',
     name,
     bind(argTypes): BoundSignature {
-      const sig = matchSignature(name, argTypes, NUMERIC_UNARY);
+      const sig = matchUniform(name, argTypes, 1, [FLOAT64], MATH_TYPES_SHOWN);
       return { argTypes: sig, returnType: FLOAT64 };
     },
     evaluate(args: readonly Vector[], n: number): Vector {
@@ -65,8 +68,8 @@ const abs: ScalarFunction = {
 const round = rowwise({
   name: 'round',
   bind(argTypes) {
-    const sig = matchSignature('round', argTypes, [[FLOAT64], [FLOAT64, INT64]]);
-    return { argTypes: sig, returnType: FLOAT64 };
+    const sig = matchSignature('round', argTypes, [[FLOAT64, INT64], [FLOAT32_SHOWN, INT64], [FLOAT64], [FLOAT32_SHOWN]]);
+    return { argTypes: sig.map((t) => (t === FLOAT32_SHOWN ? FLOAT64 : t)), returnType: FLOAT64 };
   },
   row(args: Scalar[]): Scalar {
     const x = args[0] as number;
@@ -74,20 +77,6 @@ const round = rowwise({
     if (digits === 0) return roundHalfAway(x);
     const p = 10 ** digits;
     return roundHalfAway(x * p) / p;
-  },
-});
-
-const trunc = rowwise({
-  name: 'trunc',
-  bind(argTypes) {
-    const sig = matchSignature('trunc', argTypes, [[FLOAT64], [FLOAT64, INT64]]);
-    return { argTypes: sig, returnType: FLOAT64 };
-  },
-  row(args: Scalar[]): Scalar {
-    const x = args[0] as number;
-    const digits = args.length > 1 ? Number(args[1] as bigint) : 0;
-    const p = 10 ** digits;
-    return Math.trunc(x * p) / p;
   },
 });
 
@@ -100,7 +89,8 @@ const power = rowwise({
   row(args: Scalar[], _ctx, returnType): Scalar {
     if (returnType.id === 'Int64') {
       const e = args[1] as bigint;
-      if (e < 0n) throw executionError('Arrow error: Compute error: Negative exponent in integer power');
+      // A negative exponent has no integer result: NULL, as CnosDB answers power(2, -2).
+      if (e < 0n) return null;
       const v = (args[0] as bigint) ** e;
       if (v > 2n ** 63n - 1n || v < -(2n ** 63n)) throw executionError(`Arrow error: Compute error: Overflow happened on: ${String(args[0])} ^ ${String(e)}`);
       return v;
@@ -109,11 +99,74 @@ const power = rowwise({
   },
 });
 
+/** log(x) is log10 (as ln(x) / ln(10), which is what DataFusion computes); log(base, x). */
+const log = rowwise({
+  name: 'log',
+  bind(argTypes) {
+    const sig = matchSignature('log', argTypes, [[FLOAT32_SHOWN], [FLOAT64], [FLOAT32_SHOWN, FLOAT32_SHOWN], [FLOAT64, FLOAT64]]);
+    return { argTypes: sig.map(() => FLOAT64), returnType: FLOAT64 };
+  },
+  row(args: Scalar[]): Scalar {
+    if (args.length === 1) return Math.log(args[0] as number) / Math.log(10);
+    return Math.log(args[1] as number) / Math.log(args[0] as number);
+  },
+});
+
+const atan2 = rowwise({
+  name: 'atan2',
+  bind(argTypes) {
+    matchSignature('atan2', argTypes, [[FLOAT32_SHOWN, FLOAT32_SHOWN], [FLOAT64, FLOAT64]]);
+    return { argTypes: [FLOAT64, FLOAT64], returnType: FLOAT64 };
+  },
+  row: (args) => Math.atan2(args[0] as number, args[1] as number),
+});
+
+function nullary(name: string, value: () => number, volatile = false): ScalarFunction {
+  return {
+    kind: 'scalar',
+    name,
+    volatile,
+    bind(argTypes): BoundSignature {
+      if (argTypes.length > 0) throw noMatchingSignature(name, argTypes, [[]]);
+      return { argTypes: [], returnType: FLOAT64 };
+    },
+    evaluate(_args, n: number): Vector {
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = value();
+      return { type: FLOAT64, length: n, values: out };
+    },
+  };
+}
+
+function integerFunction(name: string, arity: number, f: (args: bigint[]) => bigint): ScalarFunction {
+  return rowwise({
+    name,
+    bind(argTypes) {
+      return { argTypes: matchUniform(name, argTypes, arity, [INT64]), returnType: INT64 };
+    },
+    row: (args) => f(args as bigint[]),
+  });
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a;
+  b = b < 0n ? -b : b;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+const I64_MAX = 2n ** 63n - 1n;
+
+/** The Float32 candidate DataFusion lists; integers match DOUBLE here (see the header). */
+const FLOAT32_SHOWN: DataType = { id: 'Float32' } as unknown as DataType;
+
 export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   abs,
   round,
-  trunc,
   power,
+  log,
+  atan2,
+  unaryF64('trunc', Math.trunc),
   unaryF64('floor', Math.floor),
   unaryF64('ceil', Math.ceil),
   unaryF64('sqrt', Math.sqrt),
@@ -129,6 +182,30 @@ export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   unaryF64('asin', Math.asin),
   unaryF64('acos', Math.acos),
   unaryF64('atan', Math.atan),
+  unaryF64('sinh', Math.sinh),
+  unaryF64('cosh', Math.cosh),
+  unaryF64('tanh', Math.tanh),
+  unaryF64('asinh', Math.asinh),
+  unaryF64('acosh', Math.acosh),
+  unaryF64('atanh', Math.atanh),
   unaryF64('degrees', (x) => (x * 180) / Math.PI),
   unaryF64('radians', (x) => (x * Math.PI) / 180),
+  nullary('pi', () => Math.PI),
+  nullary('random', Math.random, true),
+  integerFunction('factorial', 1, ([x]) => {
+    if (x! < 0n) return 1n;
+    let r = 1n;
+    for (let k = 2n; k <= x!; k++) {
+      r *= k;
+      if (r > I64_MAX) throw executionError(`Arrow error: Compute error: Overflow happened on FACTORIAL(${x})`);
+    }
+    return r;
+  }),
+  integerFunction('gcd', 2, ([a, b]) => gcd(a!, b!)),
+  integerFunction('lcm', 2, ([a, b]) => {
+    if (a === 0n || b === 0n) return 0n;
+    const r = (a! < 0n ? -a! : a!) / gcd(a!, b!) * (b! < 0n ? -b! : b!);
+    if (r > I64_MAX) throw executionError(`Arrow error: Compute error: Signed integer overflow in LCM(${a}, ${b})`);
+    return r;
+  }),
 ];

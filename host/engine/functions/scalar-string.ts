@@ -1,13 +1,21 @@
-// String functions. Lengths count characters (code points), as Rust's chars() does, not UTF-16
-// units. DataFusion 27 returns Int32 for character_length; this engine has no Int32, so lengths
-// are BIGINT (the only visible difference is the type name in error messages).
+// String functions with DataFusion 27's signatures and checks. Lengths count characters (code
+// points), as Rust's chars() does, not UTF-16 units; lpad and rpad count grapheme clusters, as
+// DataFusion does. DataFusion returns Int32 for lengths; this engine has no Int32, so they are
+// BIGINT (the type name only shows in error messages).
+//
+// DataFusion types a string function's result from its argument *before* casting it: an integer,
+// boolean or timestamp first argument matches the signature (anything casts to a string) and
+// then fails with the internal error "The \"lpad\" function can only accept strings.", while a
+// NULL argument gives a NULL result. `stringResult` reproduces that order.
 
 import type { Scalar } from '../batch.js';
-import { BOOLEAN, INT64, UTF8, type DataType } from '../types.js';
-import { planError } from '../errors.js';
-import type { ScalarFunction } from './function-types.js';
-import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
-import { scalarToString } from '../exec/cast.js';
+import { BOOLEAN, INT64, typeName, UTF8, type DataType } from '../types.js';
+import { executionError, internalError, planError } from '../errors.js';
+import type { BoundSignature, ScalarFunction } from './function-types.js';
+import { expectArgs, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
+
+const LARGE_UTF8: DataType = { id: 'LargeUtf8' } as unknown as DataType;
+const STRINGS_SHOWN = ['Utf8', 'LargeUtf8'];
 
 function codePointLength(s: string): number {
   let n = 0;
@@ -18,25 +26,37 @@ function codePointLength(s: string): number {
   return n;
 }
 
+/** DataFusion's utf8_to_str_type: the first argument must already be a string (or NULL). */
+export function requireString(name: string, t: DataType): void {
+  if (t.id !== 'Utf8' && t.id !== 'Null') throw internalError(`The "${name}" function can only accept strings.`);
+}
+
+/** Maps the LargeUtf8 candidates DataFusion lists to this engine's one string type. */
+const plain = (types: readonly DataType[]): DataType[] => types.map((t) => (t === LARGE_UTF8 ? UTF8 : t));
+
+/** A function of signature `candidates` whose first argument must be a string. */
+function stringFunction(name: string, candidates: readonly (readonly DataType[])[], returnType: DataType, row: (args: Scalar[]) => Scalar, checkString = true): ScalarFunction {
+  return rowwise({
+    name,
+    bind(argTypes) {
+      const sig = plain(matchSignature(name, argTypes, candidates));
+      if (checkString && argTypes.length > 0) requireString(name, argTypes[0]!);
+      return { argTypes: sig, returnType };
+    },
+    row,
+  });
+}
+
+/** One string argument (DataFusion's uniform(1, [Utf8, LargeUtf8])). */
 function stringUnary(name: string, returnType: DataType, f: (s: string) => Scalar): ScalarFunction {
   return rowwise({
     name,
     bind(argTypes) {
-      matchSignature(name, argTypes, [[UTF8]]);
+      matchUniform(name, argTypes, 1, [UTF8], STRINGS_SHOWN);
+      requireString(name, argTypes[0]!);
       return { argTypes: [UTF8], returnType };
     },
     row: (args) => f(args[0] as string),
-  });
-}
-
-function stringBinary(name: string, returnType: DataType, f: (a: string, b: string) => Scalar): ScalarFunction {
-  return rowwise({
-    name,
-    bind(argTypes) {
-      matchSignature(name, argTypes, [[UTF8, UTF8]]);
-      return { argTypes: [UTF8, UTF8], returnType };
-    },
-    row: (args) => f(args[0] as string, args[1] as string),
   });
 }
 
@@ -51,13 +71,36 @@ function trimChars(s: string, chars: string, left: boolean, right: boolean): str
 }
 
 function trimFunction(name: string, left: boolean, right: boolean): ScalarFunction {
-  return rowwise({
-    name,
-    bind(argTypes) {
-      const sig = matchSignature(name, argTypes, [[UTF8], [UTF8, UTF8]]);
-      return { argTypes: sig, returnType: UTF8 };
-    },
-    row: (args) => trimChars(args[0] as string, args.length > 1 ? (args[1] as string) : ' ', left, right),
+  return stringFunction(name, [[UTF8], [UTF8, UTF8]], UTF8, (args) => trimChars(args[0] as string, args.length > 1 ? (args[1] as string) : ' ', left, right));
+}
+
+const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : undefined;
+function graphemes(s: string): string[] {
+  if (segmenter === undefined) return Array.from(s);
+  return Array.from(segmenter.segment(s), (x) => x.segment);
+}
+
+/** lpad / rpad to `length` graphemes with `fill` (a space by default), truncating longer strings. */
+function pad(name: 'lpad' | 'rpad'): ScalarFunction {
+  const candidates = [
+    [UTF8, INT64],
+    [LARGE_UTF8, INT64],
+    [UTF8, INT64, UTF8],
+    [LARGE_UTF8, INT64, UTF8],
+    [UTF8, INT64, LARGE_UTF8],
+    [LARGE_UTF8, INT64, LARGE_UTF8],
+  ];
+  return stringFunction(name, candidates, UTF8, (args) => {
+    const n = args[1] as bigint;
+    if (n > 2147483647n) throw executionError(`Datafusion: Execution error: ${name} requested length ${n} too large`);
+    const length = Math.max(0, Number(n));
+    const s = graphemes(args[0] as string);
+    if (length <= s.length) return s.slice(0, length).join('');
+    const fill = graphemes(args.length > 2 ? (args[2] as string) : ' ');
+    if (fill.length === 0) return s.join('');
+    const extra: string[] = [];
+    for (let i = 0; extra.length < length - s.length; i++) extra.push(fill[i % fill.length]!);
+    return name === 'lpad' ? extra.join('') + s.join('') : s.join('') + extra.join('');
   });
 }
 
@@ -66,7 +109,7 @@ const concat: ScalarFunction = rowwise({
   name: 'concat',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw planError('The function concat expects at least one argument');
+    if (argTypes.length === 0) throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)']);
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row: (args) => args.map((a) => (a === null ? '' : (a as string))).join(''),
@@ -76,104 +119,160 @@ const concatWs: ScalarFunction = rowwise({
   name: 'concat_ws',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length < 2) throw planError('The function concat_ws expects at least two arguments');
+    if (argTypes.length === 0) throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)']);
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
-  row: (args) => (args[0] === null ? null : args.slice(1).filter((a) => a !== null).join(args[0] as string)),
+  row(args) {
+    if (args.length < 2) throw executionError(`Datafusion: Execution error: concat_ws was called with ${args.length} arguments. It requires at least 2.`);
+    return args[0] === null ? null : args.slice(1).filter((a) => a !== null).join(args[0] as string);
+  },
 });
 
 /** substr(s, start[, count]): 1-based, characters; start may be < 1 as in PostgreSQL. */
-const substr: ScalarFunction = rowwise({
-  name: 'substr',
-  bind(argTypes) {
-    const sig = matchSignature('substr', argTypes, [[UTF8, INT64], [UTF8, INT64, INT64]]);
-    return { argTypes: sig, returnType: UTF8 };
-  },
-  row(args) {
-    const cps = Array.from(args[0] as string);
-    const start = Number(args[1] as bigint);
-    let end = cps.length + 1;
-    if (args.length > 2) {
-      const count = Number(args[2] as bigint);
-      if (count < 0) throw planError(`negative substring length not allowed: substr(<str>, ${start}, ${count})`);
-      end = start + count;
-    }
-    const from = Math.max(start, 1);
-    return end <= from ? '' : cps.slice(from - 1, end - 1).join('');
-  },
+const substr = stringFunction('substr', [[UTF8, INT64], [LARGE_UTF8, INT64], [UTF8, INT64, INT64], [LARGE_UTF8, INT64, INT64]], UTF8, (args) => {
+  const cps = Array.from(args[0] as string);
+  const start = Number(args[1] as bigint);
+  let end = cps.length + 1;
+  if (args.length > 2) {
+    const count = Number(args[2] as bigint);
+    if (count < 0) throw executionError(`Datafusion: Execution error: negative substring length not allowed: substr(<str>, ${start}, ${count})`);
+    end = start + count;
+  }
+  const from = Math.max(start, 1);
+  return end <= from ? '' : cps.slice(from - 1, end - 1).join('');
 });
 
-const strpos = stringBinary('strpos', INT64, (s, sub) => {
-  const at = s.indexOf(sub);
+const PAIRS = [
+  [UTF8, UTF8],
+  [UTF8, LARGE_UTF8],
+  [LARGE_UTF8, UTF8],
+  [LARGE_UTF8, LARGE_UTF8],
+];
+
+const strpos = stringFunction('strpos', PAIRS, INT64, (args) => {
+  const s = args[0] as string;
+  const at = s.indexOf(args[1] as string);
   return at < 0 ? 0n : BigInt(codePointLength(s.slice(0, at)) + 1);
 });
 
-const replace = rowwise({
-  name: 'replace',
-  bind(argTypes) {
-    matchSignature('replace', argTypes, [[UTF8, UTF8, UTF8]]);
-    return { argTypes: [UTF8, UTF8, UTF8], returnType: UTF8 };
+const splitPart = stringFunction(
+  'split_part',
+  [
+    [UTF8, UTF8, INT64],
+    [LARGE_UTF8, UTF8, INT64],
+    [UTF8, LARGE_UTF8, INT64],
+    [LARGE_UTF8, LARGE_UTF8, INT64],
+  ],
+  UTF8,
+  (args) => {
+    const n = Number(args[2] as bigint);
+    if (n <= 0) throw executionError('Datafusion: Execution error: field position must be greater than zero');
+    const parts = (args[0] as string).split(args[1] as string);
+    return parts[n - 1] ?? '';
   },
-  row: (args) => (args[0] as string).split(args[1] as string).join(args[2] as string),
+);
+
+const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args) => {
+  const from = Array.from(args[1] as string);
+  const to = Array.from(args[2] as string);
+  const map = new Map<string, string | undefined>();
+  from.forEach((c, i) => {
+    if (!map.has(c)) map.set(c, to[i]);
+  });
+  let out = '';
+  for (const c of args[0] as string) {
+    if (!map.has(c)) out += c;
+    else out += map.get(c) ?? '';
+  }
+  return out;
 });
 
-/** to_char-like text of any value, used by casts in string functions. */
-export function asText(v: Scalar, type: DataType): string {
-  return scalarToString(v, type);
+/** chr(code) and to_hex(n): one BIGINT argument. */
+function integerToString(name: string, f: (v: bigint) => string): ScalarFunction {
+  return rowwise({
+    name,
+    bind(argTypes) {
+      return { argTypes: matchUniform(name, argTypes, 1, [INT64]), returnType: UTF8 };
+    },
+    row: (args) => f(args[0] as bigint),
+  });
 }
+
+const arrowTypeof: ScalarFunction = {
+  kind: 'scalar',
+  name: 'arrow_typeof',
+  bind(argTypes): BoundSignature {
+    expectArgs('arrow_typeof', argTypes, 1);
+    return { argTypes, returnType: UTF8 };
+  },
+  evaluate(args, n) {
+    const name = typeName(args[0]!.type);
+    return { type: UTF8, length: n, values: new Array<string>(n).fill(name) };
+  },
+};
+
+const uuid: ScalarFunction = {
+  kind: 'scalar',
+  name: 'uuid',
+  volatile: true,
+  bind(argTypes): BoundSignature {
+    if (argTypes.length > 0) throw noMatchingSignature('uuid', argTypes, [[]]);
+    return { argTypes: [], returnType: UTF8 };
+  },
+  evaluate(_args, n) {
+    const out = new Array<string>(n);
+    for (let i = 0; i < n; i++) out[i] = globalThis.crypto.randomUUID();
+    return { type: UTF8, length: n, values: out };
+  },
+};
+
+const repeatFn = stringFunction('repeat', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args) => (args[0] as string).repeat(Math.max(0, Number(args[1] as bigint))));
+const left = stringFunction('left', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args) => {
+  const cps = Array.from(args[0] as string);
+  const k = Number(args[1] as bigint);
+  return (k < 0 ? cps.slice(0, Math.max(0, cps.length + k)) : cps.slice(0, k)).join('');
+});
+const right = stringFunction('right', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args) => {
+  const cps = Array.from(args[0] as string);
+  const k = Number(args[1] as bigint);
+  return (k < 0 ? cps.slice(Math.min(cps.length, -k)) : cps.slice(Math.max(0, cps.length - k))).join('');
+});
 
 export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   stringUnary('lower', UTF8, (s) => s.toLowerCase()),
   stringUnary('upper', UTF8, (s) => s.toUpperCase()),
   stringUnary('character_length', INT64, (s) => BigInt(codePointLength(s))),
-  stringUnary('length', INT64, (s) => BigInt(codePointLength(s))),
-  stringUnary('char_length', INT64, (s) => BigInt(codePointLength(s))),
   stringUnary('octet_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length)),
+  stringUnary('bit_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length * 8)),
+  stringUnary('ascii', INT64, (s) => BigInt(s.length === 0 ? 0 : s.codePointAt(0)!)),
   stringUnary('reverse', UTF8, (s) => Array.from(s).reverse().join('')),
   stringUnary('initcap', UTF8, (s) => s.toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase())),
-  stringBinary('starts_with', BOOLEAN, (s, p) => s.startsWith(p)),
-  stringBinary('ends_with', BOOLEAN, (s, p) => s.endsWith(p)),
+  stringFunction('starts_with', PAIRS, BOOLEAN, (args) => (args[0] as string).startsWith(args[1] as string)),
+  stringFunction('ends_with', PAIRS, BOOLEAN, (args) => (args[0] as string).endsWith(args[1] as string)),
   trimFunction('btrim', true, true),
   trimFunction('trim', true, true),
   trimFunction('ltrim', true, false),
   trimFunction('rtrim', false, true),
+  pad('lpad'),
+  pad('rpad'),
   concat,
   concatWs,
   substr,
   strpos,
-  replace,
-  rowwise({
-    name: 'repeat',
-    bind(argTypes) {
-      matchSignature('repeat', argTypes, [[UTF8, INT64]]);
-      return { argTypes: [UTF8, INT64], returnType: UTF8 };
-    },
-    row: (args) => (args[0] as string).repeat(Math.max(0, Number(args[1] as bigint))),
+  stringFunction('replace', [[UTF8, UTF8, UTF8]], UTF8, (args) => (args[0] as string).split(args[1] as string).join(args[2] as string)),
+  translate,
+  splitPart,
+  repeatFn,
+  left,
+  right,
+  integerToString('chr', (v) => {
+    if (v === 0n) throw executionError('Datafusion: Execution error: null character not permitted.');
+    if (v < 0n || v > 0x10ffffn || (v >= 0xd800n && v <= 0xdfffn)) throw executionError('Datafusion: Execution error: requested character too large for encoding.');
+    return String.fromCodePoint(Number(v));
   }),
-  rowwise({
-    name: 'left',
-    bind(argTypes) {
-      matchSignature('left', argTypes, [[UTF8, INT64]]);
-      return { argTypes: [UTF8, INT64], returnType: UTF8 };
-    },
-    row(args) {
-      const cps = Array.from(args[0] as string);
-      const k = Number(args[1] as bigint);
-      return (k < 0 ? cps.slice(0, Math.max(0, cps.length + k)) : cps.slice(0, k)).join('');
-    },
-  }),
-  rowwise({
-    name: 'right',
-    bind(argTypes) {
-      matchSignature('right', argTypes, [[UTF8, INT64]]);
-      return { argTypes: [UTF8, INT64], returnType: UTF8 };
-    },
-    row(args) {
-      const cps = Array.from(args[0] as string);
-      const k = Number(args[1] as bigint);
-      return (k < 0 ? cps.slice(Math.min(cps.length, -k)) : cps.slice(Math.max(0, cps.length - k))).join('');
-    },
-  }),
+  integerToString('to_hex', (v) => BigInt.asUintN(64, v).toString(16)),
+  arrowTypeof,
+  uuid,
 ];
 
 export { expectArgs, noMatchingSignature };

@@ -16,8 +16,9 @@ import {
   NS_PER_DAY,
   NS_PER_SECOND,
   parseTimestampNanos,
+  timestampParseFailure,
 } from '../time.js';
-import { FLOAT64, INT64, INTERVAL, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
+import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 
@@ -39,6 +40,8 @@ const now: ScalarFunction = {
 /** The bin of `ns` for a stride of days/nanoseconds (`strideNs`) or of whole months. */
 export function binNanos(ns: bigint, stride: IntervalValue, originNs: bigint): bigint {
   const fixed = intervalNanos(stride);
+  // A negative stride truncates toward the origin, as DataFusion 27's compute_distance does.
+  if (fixed !== undefined && fixed < 0n) return originNs + ((ns - originNs) / fixed) * fixed;
   if (fixed !== undefined) return originNs + floorDiv(ns - originNs, fixed) * fixed;
   if (stride.days !== 0 || stride.nanos !== 0n) throw executionError('DATE_BIN stride does not support combination of month, day and nanosecond intervals');
   // Months: count calendar months from the origin.
@@ -52,8 +55,15 @@ export function binNanos(ns: bigint, stride: IntervalValue, originNs: bigint): b
 
 function checkStride(stride: IntervalValue): void {
   const fixed = intervalNanos(stride);
-  if (fixed !== undefined ? fixed <= 0n : stride.months <= 0) throw executionError('DATE_BIN stride must be non-zero');
+  if (fixed !== undefined ? fixed === 0n : stride.months <= 0) throw executionError('DATE_BIN stride must be non-zero');
 }
+
+/** DataFusion 27's date_bin signatures, as its no-match error lists them. */
+const DATE_BIN_CANDIDATES = (['Nanosecond', 'Microsecond', 'Millisecond', 'Second'] as const).flatMap((u) => {
+  const t = `Timestamp(${u}, None)`;
+  const n = 'Timestamp(Nanosecond, None)';
+  return [`date_bin(Interval(MonthDayNano), ${t}, ${n})`, `date_bin(Interval(DayTime), ${t}, ${n})`, `date_bin(Interval(MonthDayNano), ${t})`, `date_bin(Interval(DayTime), ${t})`];
+});
 
 const dateBin: ScalarFunction = {
   kind: 'scalar',
@@ -62,7 +72,12 @@ const dateBin: ScalarFunction = {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
     const ts = timestamp(unit);
-    const sig = matchSignature('date_bin', argTypes, [[INTERVAL, ts], [INTERVAL, ts, ts]]);
+    let sig: readonly DataType[];
+    try {
+      sig = matchSignature('date_bin', argTypes, [[INTERVAL, ts], [INTERVAL, ts, ts]]);
+    } catch {
+      throw noMatchingSignature('date_bin', argTypes, [], DATE_BIN_CANDIDATES);
+    }
     return { argTypes: sig.length === 3 ? [INTERVAL, ts, timestamp('Nanosecond')] : sig, returnType: ts };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -239,7 +254,7 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       const v = args[0]!;
       if (typeof v === 'string') {
         const ns = parseTimestampNanos(v);
-        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': error parsing date`);
+        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
       }
       if (typeof v === 'number') {
@@ -260,6 +275,33 @@ const fromUnixtime = rowwise({
   row: (args) => args[0] as bigint,
 });
 
+/** current_time(): the time of day of the statement's now() (UTC), Time64(Nanosecond). */
+const currentTime: ScalarFunction = {
+  kind: 'scalar',
+  name: 'current_time',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length > 0) throw noMatchingSignature('current_time', argTypes, [[]]);
+    return { argTypes: [], returnType: TIME64 };
+  },
+  evaluate(_args, n: number, ctx: EvalContext): Vector {
+    const ofDay = ctx.nowNs - floorDiv(ctx.nowNs, NS_PER_DAY) * NS_PER_DAY;
+    return { type: TIME64, length: n, values: new BigInt64Array(n).fill(ofDay) };
+  },
+};
+
+/** current_date(): the statement's now() as a date (UTC). */
+const currentDate: ScalarFunction = {
+  kind: 'scalar',
+  name: 'current_date',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length > 0) throw noMatchingSignature('current_date', argTypes, [[]]);
+    return { argTypes: [], returnType: DATE32 };
+  },
+  evaluate(_args, n: number, ctx: EvalContext): Vector {
+    return { type: DATE32, length: n, values: new Int32Array(n).fill(Number(floorDiv(ctx.nowNs, NS_PER_DAY))) };
+  },
+};
+
 /** Validates a timestamp literal for the planner (constant folding of string -> timestamp). */
 export function checkTimestampRange(ns: bigint): boolean {
   return inI64(ns);
@@ -270,13 +312,14 @@ export const TIME_FUNCTIONS: readonly ScalarFunction[] = [
   dateBin,
   dateTrunc,
   { ...datePartScaled, name: 'date_part' },
-  { ...datePartScaled, name: 'datepart' },
   toTimestamp('to_timestamp', 'Nanosecond'),
   toTimestamp('to_timestamp_nanos', 'Nanosecond'),
   toTimestamp('to_timestamp_micros', 'Microsecond'),
   toTimestamp('to_timestamp_millis', 'Millisecond'),
   toTimestamp('to_timestamp_seconds', 'Second'),
   fromUnixtime,
+  currentDate,
+  currentTime,
 ];
 
 export { datePart };

@@ -8,7 +8,12 @@ import { planError } from '../errors.js';
 import { FLOAT64, INT64, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 
-/** Whether an argument of type `from` is implicitly cast to `to` when calling a function. */
+/**
+ * Whether an argument of type `from` is implicitly cast to `to` when calling a function
+ * (DataFusion 27's can_coerce_from): integers widen to DOUBLE, anything becomes a string, strings
+ * and dates become nanosecond timestamps (other units accept only themselves), strings become
+ * intervals, NULL becomes anything.
+ */
 export function canCoerceArg(from: DataType, to: DataType): boolean {
   if (typeEquals(from, to) || from.id === 'Null') return true;
   switch (to.id) {
@@ -17,21 +22,22 @@ export function canCoerceArg(from: DataType, to: DataType): boolean {
     case 'Int64':
       return false;
     case 'Timestamp':
+      if (to.unit !== 'Nanosecond') return false;
       return from.id === 'Timestamp' || from.id === 'Utf8' || from.id === 'Date32';
     case 'Interval':
       return from.id === 'Utf8';
     case 'Utf8':
-      return false;
+      return true;
     default:
       return false;
   }
 }
 
 /** "No function matches ..." with the candidates, DataFusion's text. */
-export function noMatchingSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[]): Error {
+export function noMatchingSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], shownCandidates?: readonly string[]): Error {
   const shown = (types: readonly DataType[]): string => `${name}(${types.map(typeName).join(', ')})`;
   return planError(
-    `No function matches the given name and argument types '${shown(argTypes)}'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${candidates.map(shown).join('\n\t')}`,
+    `No function matches the given name and argument types '${shown(argTypes)}'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${(shownCandidates ?? candidates.map(shown)).join('\n\t')}`,
   );
 }
 
@@ -43,8 +49,21 @@ export function matchSignature(name: string, argTypes: readonly DataType[], cand
   throw noMatchingSignature(name, argTypes, candidates);
 }
 
+/**
+ * DataFusion's uniform signature: `arity` arguments, all of one of `types` (tried in order);
+ * the candidate is shown as `name(Float64/Float32)`.
+ */
+export function matchUniform(name: string, argTypes: readonly DataType[], arity: number, types: readonly DataType[], shownTypes: readonly string[] = types.map(typeName)): readonly DataType[] {
+  if (argTypes.length === arity) {
+    for (const t of types) if (argTypes.every((a) => canCoerceArg(a, t))) return argTypes.map(() => t);
+  }
+  throw noMatchingSignature(name, argTypes, [], [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`]);
+}
+
 /** DataFusion's math signature: one DOUBLE argument (integers are cast). */
 export const NUMERIC_UNARY = [[FLOAT64]] as const;
+/** How DataFusion shows the math functions' uniform signature (it also accepts Float32). */
+export const MATH_TYPES_SHOWN = ['Float64', 'Float32'];
 
 export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64';
 
@@ -85,6 +104,21 @@ export function rowwise(spec: RowwiseSpec): ScalarFunction {
       return vectorFrom(returnType, out, validity);
     },
   };
+}
+
+/**
+ * A built-in aggregate's arity check, named by its Debug name (`Variance`, `StddevPop`):
+ * "The function Variance expects 1 arguments, but 0 were provided".
+ */
+export function expectAggregateArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
+  if (argTypes.length < min || argTypes.length > max) {
+    throw planError(`The function ${debugName} expects ${min === max ? min : `${min} to ${max}`} arguments, but ${argTypes.length} were provided`);
+  }
+}
+
+/** A built-in aggregate's type error: "The function Median does not support inputs of type Utf8." */
+export function unsupportedInput(debugName: string, t: DataType): Error {
+  return planError(`The function ${debugName} does not support inputs of type ${typeName(t)}.`);
 }
 
 /** Checks the argument count: DataFusion's "... expects N arguments, but M were provided"-style errors. */

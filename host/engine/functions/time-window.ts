@@ -95,3 +95,23 @@ export const TIME_WINDOW: ScalarFunction = {
     };
   },
 };
+
+/**
+ * locf(x) / interpolate(x): markers of the gap-filling query (gapfill-planner.ts), which
+ * replaces them by their argument; anywhere else they are an error.
+ */
+function fillMarker(name: string): ScalarFunction {
+  return {
+    kind: 'scalar',
+    name,
+    bind(argTypes): BoundSignature {
+      if (argTypes.length !== 1) throw planError(`The function ${name} expects 1 arguments, but ${argTypes.length} were provided`);
+      return { argTypes, returnType: argTypes[0]! };
+    },
+    evaluate(): Vector {
+      throw planError(`${name} must be called on an aggregate in a query grouped by time_window_gapfill`);
+    },
+  };
+}
+
+export const GAPFILL_MARKERS: readonly ScalarFunction[] = [fillMarker('locf'), fillMarker('interpolate')];

@@ -91,6 +91,8 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
     case 'aggregate': {
       const map = new Map<string, LExpr>();
       plan.groupBy.forEach((g, i) => {
+        // With grouping sets only keys of every set pass: the others are NULL in some rows.
+        if (plan.groupingSets !== undefined && !plan.groupingSets.every((set) => set.includes(i))) return;
         const f = plan.schema.field(i);
         map.set(fieldKey(f.qualifier, f.name), g.kind === 'alias' ? g.expr : g);
       });

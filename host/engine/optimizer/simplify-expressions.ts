@@ -2,10 +2,13 @@
 // without columns are evaluated once (`CAST('2016-01-01' AS TIMESTAMP)` becomes a timestamp
 // literal, which the scan then uses as a time bound), `x AND TRUE` is `x`, `x OR TRUE` is TRUE.
 // A subtree whose evaluation fails (1/0 in a CASE branch never taken) is left as it is: the
-// error, if any, comes at run time from the rows that reach it. Result names do not change: a
+// error, if any, comes at run time from the rows that reach it; a function call or cast of
+// literals that fails to execute fails the statement as DataFusion 27 reports it (CnosDB's lpad,
+// substr and sqlancer cases). Result names do not change: a
 // folded select item keeps its original name through an alias.
 
 import { getValue, isValid } from '../batch.js';
+import { UserError } from '../../core/errors.js';
 import { constantContext } from '../exec/constant-context.js';
 import { compileExpr } from '../exec/evaluate.js';
 import { exprName } from '../plan/expr-display.js';
@@ -68,7 +71,14 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
     try {
       const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs)).evaluate(ONE_ROW);
       return { kind: 'literal', value: isValid(v, 0) ? getValue(v, 0) : null, type: x.type };
-    } catch {
+    } catch (err) {
+      // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
+      // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.
+      if ((x.kind === 'scalarFn' || x.kind === 'cast') && err instanceof UserError && err.kind === 'sqlExecute') {
+        // Inside the rule the error is arrow's own ("Arrow error: ..."), not CnosDB's "Arrow: ".
+        const inner = err.message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');
+        throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${inner}`);
+      }
       return x;
     }
   });

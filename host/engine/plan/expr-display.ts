@@ -8,7 +8,8 @@ import type { IntervalValue, Scalar } from '../batch.js';
 import { formatRustF64 } from '../sql/display-name.js';
 import type { DataType } from '../types.js';
 import { typeName } from '../types.js';
-import type { LExpr, SortExpr, WindowFrameSpec } from './expr.js';
+import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
+import { intervalText } from '../format/display-text.js';
 import { flatName } from './plan-schema.js';
 
 /** The packed i128 of an IntervalMonthDayNano as DataFusion prints it. */
@@ -39,6 +40,8 @@ export function literalName(value: Scalar, type: DataType): string {
       return `${TIMESTAMP_NAMES[type.unit]}(${inner(String(value))}, ${type.tz === undefined ? 'None' : `Some("${type.tz}")`})`;
     case 'Date32':
       return `Date32("${inner(String(value))}")`;
+    case 'Time64':
+      return `Time64Nanosecond(${inner(String(value))})`;
     case 'Interval':
       return value === null ? 'IntervalMonthDayNano(NULL)' : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
     default:
@@ -52,10 +55,11 @@ function sortText(o: SortExpr, show: (e: LExpr) => string): string {
 
 function frameText(frame: WindowFrameSpec | undefined, ordered: boolean): string {
   if (frame === undefined) return ordered ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW' : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
-  const bound = (b: number | undefined, isStart: boolean): string => {
-    if (b === undefined) return isStart ? 'UNBOUNDED PRECEDING' : 'UNBOUNDED FOLLOWING';
-    if (b === 0) return 'CURRENT ROW';
-    return b < 0 ? `${-b} PRECEDING` : `${b} FOLLOWING`;
+  const bound = (b: FrameBoundSpec, isStart: boolean): string => {
+    if (b.kind === 'unbounded') return isStart ? 'UNBOUNDED PRECEDING' : 'UNBOUNDED FOLLOWING';
+    if (b.kind === 'current') return 'CURRENT ROW';
+    const v = typeof b.offset === 'number' ? formatRustF64(b.offset) : intervalText(b.offset);
+    return `${v} ${b.kind === 'preceding' ? 'PRECEDING' : 'FOLLOWING'}`;
   };
   return `${frame.units} BETWEEN ${bound(frame.start, true)} AND ${bound(frame.end, false)}`;
 }
@@ -117,7 +121,8 @@ export function exprName(e: LExpr): string {
       return aggregateText(e, exprName);
     case 'windowFn': {
       const name = e.fn.kind === 'aggregate' ? e.fn.displayName : e.fn.name.toUpperCase();
-      return `${name}(${e.args.map(exprName).join(',')})${windowSuffix(e, exprDisplay)}`;
+      const args = e.star === true ? 'UInt8(1)' : e.args.map(exprName).join(',');
+      return `${name}(${e.distinct === true ? 'DISTINCT ' : ''}${args})${windowSuffix(e, exprDisplay)}`;
     }
     case 'scalarSubquery': {
       const first = e.plan.schema.fields[0];

@@ -3,7 +3,7 @@
 // can move expressions between plan nodes without renumbering; the physical planner binds names
 // to positions once. Implicit casts the planner inserts are ordinary `cast` nodes.
 
-import type { Scalar } from '../batch.js';
+import type { IntervalValue, Scalar } from '../batch.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import type { LogicalPlan } from './logical-plan.js';
@@ -22,11 +22,20 @@ export interface SortExpr {
   readonly nullsFirst: boolean;
 }
 
+/**
+ * One end of a window frame. Offsets are non-negative: a number of rows (ROWS), of peer groups
+ * (GROUPS) or a distance in the ORDER BY key's values (RANGE: a number, or an interval for a
+ * timestamp key).
+ */
+export type FrameBoundSpec =
+  | { readonly kind: 'unbounded' }
+  | { readonly kind: 'current' }
+  | { readonly kind: 'preceding' | 'following'; readonly offset: number | IntervalValue };
+
 export interface WindowFrameSpec {
   readonly units: 'ROWS' | 'RANGE' | 'GROUPS';
-  /** Offsets: undefined = UNBOUNDED, 0 = CURRENT ROW; negative = PRECEDING. */
-  readonly start: number | undefined;
-  readonly end: number | undefined;
+  readonly start: FrameBoundSpec;
+  readonly end: FrameBoundSpec;
 }
 
 export type LExpr =
@@ -82,6 +91,10 @@ export type LExpr =
       readonly frame: WindowFrameSpec | undefined;
       readonly type: DataType;
       readonly argTypes: readonly DataType[];
+      /** An aggregate over the frame with DISTINCT. */
+      readonly distinct?: boolean;
+      /** `count(*)` over a window: named COUNT(UInt8(1)). */
+      readonly star?: boolean;
     }
   | { readonly kind: 'scalarSubquery'; readonly plan: LogicalPlan; readonly type: DataType }
   | { readonly kind: 'exists'; readonly plan: LogicalPlan; readonly negated: boolean; readonly type: DataType }
@@ -356,7 +369,7 @@ export function exprKey(e: LExpr): string {
     case 'aggregate':
       return `agg:${e.fn.name}(${e.distinct ? 'distinct ' : ''}${e.args.map(exprKey).join(',')}${e.filter ? ` filter ${exprKey(e.filter)}` : ''}${e.orderBy.map((o) => ` order ${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join('')})`;
     case 'windowFn':
-      return `win:${e.fn.name}(${e.args.map(exprKey).join(',')};${e.partitionBy.map(exprKey).join(',')};${e.orderBy.map((o) => `${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join(',')};${e.frame ? JSON.stringify(e.frame) : ''})`;
+      return `win:${e.fn.name}(${e.distinct === true ? 'distinct ' : ''}${e.args.map(exprKey).join(',')};${e.partitionBy.map(exprKey).join(',')};${e.orderBy.map((o) => `${exprKey(o.expr)} ${o.asc} ${o.nullsFirst}`).join(',')};${e.frame ? scalarKey(e.frame as unknown as Scalar) : ''})`;
     case 'scalarSubquery':
     case 'exists':
     case 'inSubquery':

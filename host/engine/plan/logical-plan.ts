@@ -59,6 +59,11 @@ export interface Aggregate {
   readonly groupBy: readonly LExpr[];
   /** `aggregate` expressions (never aliased): each becomes one output column. */
   readonly aggregates: readonly LExpr[];
+  /**
+   * GROUPING SETS / ROLLUP / CUBE: each set lists the `groupBy` positions it groups by; the
+   * others are NULL in its rows. Undefined: one set of every `groupBy` expression.
+   */
+  readonly groupingSets?: readonly (readonly number[])[];
   readonly schema: PlanSchema;
 }
 
@@ -137,7 +142,38 @@ export interface TimeWindow {
   readonly schema: PlanSchema;
 }
 
+/** A column GapFill appends: the aggregate column `source` with its NULLs filled. */
+export interface FilledColumn {
+  readonly source: number;
+  readonly strategy: 'locf' | 'interpolate';
+  /** The output name: the call's (`locf(AVG(m.v))`). */
+  readonly name: string;
+}
+
+/**
+ * CnosDB's time_window_gapfill over an Aggregate grouped by the window start and `keys`: every
+ * series (distinct `keys`) gets a row for every window start from `firstNs` (or its own first
+ * window when undefined) to `lastNs` on the grid `originNs + k * slideNs`, with aggregates NULL
+ * in the added rows; `fills` appends filled copies of aggregate columns (locf, interpolate).
+ * The rows come out sorted by keys, then time.
+ */
+export interface GapFill {
+  readonly kind: 'gapFill';
+  readonly input: LogicalPlan;
+  /** Positions of the non-time group columns in the input, in GROUP BY order. */
+  readonly keys: readonly number[];
+  /** Position of the window start column. */
+  readonly time: number;
+  readonly fills: readonly FilledColumn[];
+  readonly slideNs: bigint;
+  readonly originNs: bigint;
+  readonly firstNs: bigint | undefined;
+  readonly lastNs: bigint;
+  readonly schema: PlanSchema;
+}
+
 export type LogicalPlan =
+  | GapFill
   | TableScan
   | Values
   | EmptyRelation
@@ -192,9 +228,10 @@ export function filter(input: LogicalPlan, predicate: LExpr): Filter {
   return { kind: 'filter', input, predicate, schema: input.schema };
 }
 
-export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[]): Aggregate {
-  const fields = [...groupBy.map((e) => exprField(e, input.schema)), ...aggregates.map((e) => exprField(e, input.schema))];
-  return { kind: 'aggregate', input, groupBy, aggregates, schema: new PlanSchema(fields) };
+export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[], groupingSets?: readonly (readonly number[])[]): Aggregate {
+  const keys = groupBy.map((e) => exprField(e, input.schema));
+  const fields = [...(groupingSets === undefined ? keys : keys.map((f) => ({ ...f, nullable: true }))), ...aggregates.map((e) => exprField(e, input.schema))];
+  return { kind: 'aggregate', input, groupBy, aggregates, ...(groupingSets === undefined ? {} : { groupingSets }), schema: new PlanSchema(fields) };
 }
 
 export function windowNode(input: LogicalPlan, windowExprs: readonly LExpr[]): Window {
@@ -298,6 +335,8 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
     case 'subqueryAlias':
       return { ...p, input: one() };
     case 'timeWindow':
+      return { ...p, input: one() };
+    case 'gapFill':
       return { ...p, input: one() };
   }
 }

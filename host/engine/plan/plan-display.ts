@@ -31,6 +31,10 @@ export function nodeText(p: LogicalPlan): string {
     case 'filter':
       return `Filter: ${exprDisplay(p.predicate)}`;
     case 'aggregate':
+      if (p.groupingSets !== undefined) {
+        const sets = p.groupingSets.map((set) => `(${set.map((i) => exprDisplay(p.groupBy[i]!)).join(', ')})`).join(', ');
+        return `Aggregate: groupBy=[[GROUPING SETS (${sets})]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
+      }
       return `Aggregate: groupBy=[[${p.groupBy.map(exprDisplay).join(', ')}]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
     case 'window':
       return `WindowAggr: windowExpr=[[${p.windowExprs.map(exprDisplay).join(', ')}]]`;
@@ -51,6 +55,11 @@ export function nodeText(p: LogicalPlan): string {
       return `SubqueryAlias: ${p.alias}`;
     case 'timeWindow':
       return `TimeWindow: time=${exprDisplay(p.time)}, window=${p.windowNs}ns, slide=${p.slideNs}ns, origin=${p.originNs}ns`;
+    case 'gapFill': {
+      const f = p.schema.fields;
+      const fills = p.fills.map((c) => `${c.strategy}(${f[c.source]!.name})`);
+      return `GapFill: keys=[${p.keys.map((i) => f[i]!.name).join(', ')}], time=${f[p.time]!.name}, range=[${p.firstNs ?? 'first point'}ns, ${p.lastNs}ns], slide=${p.slideNs}ns${fills.length > 0 ? `, fill=[${fills.join(', ')}]` : ''}`;
+    }
   }
 }
 

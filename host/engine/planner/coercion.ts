@@ -29,6 +29,8 @@ function temporalCoercion(l: DataType, r: DataType): DataType | undefined {
   if (r.id === 'Timestamp' && (l.id === 'Utf8' || isInteger(l) || l.id === 'Date32')) return r;
   if (l.id === 'Date32' && r.id === 'Utf8') return l;
   if (r.id === 'Date32' && l.id === 'Utf8') return r;
+  if ((l.id === 'Time64' && r.id === 'Utf8') || (l.id === 'Time64' && r.id === 'Time64')) return l;
+  if (r.id === 'Time64' && l.id === 'Utf8') return r;
   if (l.id === 'Interval' && r.id === 'Interval') return INTERVAL;
   return undefined;
 }
@@ -129,7 +131,7 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'Float64':
       return isNumeric(to) || to.id === 'Boolean';
     case 'Utf8':
-      return isNumeric(to) || to.id === 'Boolean' || to.id === 'Timestamp' || to.id === 'Date32' || to.id === 'Interval';
+      return isNumeric(to) || to.id === 'Boolean' || to.id === 'Timestamp' || to.id === 'Date32' || to.id === 'Interval' || to.id === 'Time64';
     case 'Timestamp':
       return to.id === 'Timestamp' || to.id === 'Int64' || to.id === 'Date32';
     case 'Date32':

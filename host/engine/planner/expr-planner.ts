@@ -4,14 +4,15 @@
 // numeric literal, coerces operands (coercion.ts) by inserting casts, and types function calls
 // through the registry.
 
-import type { Scalar } from '../batch.js';
+import type { IntervalValue, Scalar } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import { internalError, notImplemented, planError, schemaError } from '../errors.js';
 import { checkCast } from '../exec/cast.js';
 import type { AggregateFunction } from '../functions/function-types.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
-import type { BinaryOperator, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
+import type { BinaryOperator, FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
 import { lit } from '../plan/expr.js';
+import { exprName } from '../plan/expr-display.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
@@ -184,7 +185,7 @@ export class ExprPlanner {
         return this.callScalar('substr', args);
       }
       case 'trim': {
-        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : 'btrim';
+        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : e.where === 'BOTH' ? 'btrim' : 'trim';
         return this.callScalar(fn, e.chars === undefined ? [this.plan(e.expr)] : [this.plan(e.expr), this.plan(e.chars)]);
       }
       case 'rollup':
@@ -353,14 +354,20 @@ export class ExprPlanner {
     else {
       args = e.args.map((a) => {
         if (a.kind !== 'wildcard') return this.plan(a);
-        if (fn.name === 'min' || fn.name === 'max') throw internalError('Create physical name does not support wildcard');
+        if (fn.name === 'min' || fn.name === 'max' || fn.name === 'mode') throw internalError('Create physical name does not support wildcard');
         return lit(null, NULL);
       });
     }
     const inner = new ExprPlanner({ ...this.scope, allowAggregates: false, allowWindows: false });
     const filter = e.filter === undefined ? undefined : coerce(inner.plan(e.filter), BOOLEAN);
     const orderBy = e.orderBy.map((o) => this.sortExpr(o, inner));
-    const sig = star ? fn.bind([INT64], false) : fn.bind(args.map((a) => a.type), e.distinct);
+    const sig = star
+      ? fn.bind([INT64], false)
+      : fn.bind(
+          args.map((a) => a.type),
+          e.distinct,
+          args.map((a) => constantOf(a)),
+        );
     const coerced = star ? [] : args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
     for (const a of coerced) if (containsAggregate(a)) throw planError('Aggregate functions cannot be nested');
     return {
@@ -392,27 +399,60 @@ export class ExprPlanner {
     const inner = new ExprPlanner({ ...this.scope, allowWindows: false });
     const partitionBy = spec.partitionBy.map((p) => inner.plan(p));
     const orderBy = spec.orderBy.map((o) => this.sortExpr(o, inner));
-    const frame = spec.frame === undefined ? undefined : frameSpec(spec.frame);
+    const frame = spec.frame === undefined ? undefined : frameSpec(spec.frame, orderBy, inner);
     const wf = windowFunction(e.name);
     if (wf !== undefined) {
       const args = e.args.map((a) => inner.plan(a));
-      const sig = wf.bind(args.map((a) => a.type));
+      const sig = wf.bind(
+        args.map((a) => a.type),
+        args.map((a) => constantOf(a)),
+      );
       return { kind: 'windowFn', fn: wf, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes };
     }
-    if (aggregateFunction(e.name) !== undefined) throw notImplemented(`aggregate function ${e.name} as a window function`);
+    const agg = aggregateFunction(e.name);
+    if (agg !== undefined) {
+      // An aggregate over a window frame: count(*) counts rows, as in a GROUP BY.
+      const star = (agg.name === 'count' || agg.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard';
+      const args = star ? [lit(1n, INT64)] : e.args.map((a) => inner.plan(a));
+      const sig = agg.bind(
+        args.map((a) => a.type),
+        e.distinct,
+        args.map((a) => constantOf(a)),
+      );
+      const coerced = args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
+      for (const a of coerced) if (containsAggregate(a)) throw planError('Aggregate functions cannot be nested');
+      return { kind: 'windowFn', fn: agg, args: coerced, partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes, ...(e.distinct ? { distinct: true } : {}), ...(star ? { star: true } : {}) };
+    }
     throw unknownFunction(e.name);
   }
 }
 
-function frameSpec(f: ast.WindowFrame): WindowFrameSpec {
-  const bound = (b: ast.FrameBound): number | undefined => {
-    if (b.kind === 'currentRow') return 0;
-    if (b.offset === undefined) return undefined;
-    if (b.offset.kind !== 'number' || !/^\d+$/.test(b.offset.text)) throw notImplemented('window frame offsets other than integers');
-    const n = Number(b.offset.text);
-    return b.kind === 'preceding' ? -n : n;
+/** The frame of a window call, checked as DataFusion checks it. */
+function frameSpec(f: ast.WindowFrame, orderBy: readonly SortExpr[], planner: ExprPlanner): WindowFrameSpec {
+  const bound = (b: ast.FrameBound): FrameBoundSpec => {
+    if (b.kind === 'currentRow') return { kind: 'current' };
+    if (b.offset === undefined) return { kind: 'unbounded' };
+    const planned = planner.plan(b.offset);
+    const v = constantOf(planned);
+    if (f.units !== 'RANGE') {
+      if (typeof v !== 'bigint' || v < 0n) throw planError(`Window frame bound of ${f.units} must be a non-negative integer literal, got ${exprName(planned)}`);
+      return { kind: b.kind, offset: Number(v) };
+    }
+    let offset: number | IntervalValue | undefined;
+    if (typeof v === 'bigint' || typeof v === 'number') offset = Number(v);
+    else if (typeof v === 'string') offset = /^\s*[0-9.]+\s*$/.test(v) ? Number(v) : parseInterval(v);
+    else if (v !== null && v !== undefined && typeof v === 'object' && 'nanos' in v) offset = v as IntervalValue;
+    if (offset === undefined || (typeof offset === 'number' && !(offset >= 0))) throw planError(`Invalid window frame bound ${exprName(planned)}: a RANGE offset must be a non-negative number or an interval`);
+    return { kind: b.kind, offset };
   };
-  return { units: f.units, start: bound(f.start), end: f.end === undefined ? 0 : bound(f.end) };
+  const start = bound(f.start);
+  const end = f.end === undefined ? ({ kind: 'current' } as const) : bound(f.end);
+  if (f.start.kind === 'following' && start.kind === 'unbounded') throw planError('Invalid window frame: start bound cannot be UNBOUNDED FOLLOWING');
+  if (f.end !== undefined && f.end.kind === 'preceding' && end.kind === 'unbounded') throw planError('Invalid window frame: end bound cannot be UNBOUNDED PRECEDING');
+  const offsets = [start, end].some((b) => b.kind === 'preceding' || b.kind === 'following');
+  if (f.units === 'RANGE' && offsets && orderBy.length !== 1) throw planError(`With window frame of type RANGE, the order by expression must be of length 1, got ${orderBy.length}`);
+  if (f.units === 'GROUPS' && orderBy.length === 0) throw planError('GROUPS mode requires an ORDER BY clause');
+  return { units: f.units, start, end };
 }
 
 /** Whether an expression contains an aggregate call. */

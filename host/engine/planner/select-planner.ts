@@ -8,9 +8,9 @@ import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
-import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
 import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
-import { qualifierMatches } from '../plan/plan-schema.js';
+import { PlanSchema, qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { windowParams, windowStructType } from '../functions/time-window.js';
 import { BOOLEAN, type TimeUnit } from '../types.js';
@@ -18,6 +18,7 @@ import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
 import { planFrom, type Ctes } from './from-planner.js';
 import type { QueryPlanner } from './query-planner.js';
 import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
+import { gapfillStrategies, planGapfillWindows, type GapfillWindows } from './gapfill-planner.js';
 
 interface Item {
   expr: LExpr;
@@ -88,6 +89,33 @@ function planSelector(sel: ast.Select, planner: ExprPlanner, scope: Scope): { co
   return { column: args[0]!, k: Number(k.value), bottom: call.name === 'bottom' };
 }
 
+/** Puts the GapFill node over the aggregate and points the select items' locf/interpolate at it. */
+function addGapFill(pre: LogicalPlan, agg: Aggregate, groups: readonly LExpr[], g: GapfillWindows, items: Item[]): LogicalPlan {
+  if (agg.groupingSets !== undefined) throw planError('time_window_gapfill cannot be used with GROUPING SETS, ROLLUP or CUBE');
+  const startKey = exprKey(g.start);
+  const time = groups.findIndex((e) => exprKey(e) === startKey);
+  if (time < 0) throw planError('time_window_gapfill must be used in GROUP BY');
+  const keys = groups.flatMap((_e, i) => (i === time ? [] : [i]));
+  const { fills, fields, items: rewritten } = gapfillStrategies(
+    items.map((i) => i.expr),
+    agg.schema.fields,
+  );
+  rewritten.forEach((e, i) => (items[i]!.expr = e));
+  const schema = new PlanSchema([...pre.schema.fields, ...fields]);
+  const node: GapFill = { kind: 'gapFill', input: pre, keys, time, fills, slideNs: g.slideNs, originNs: g.originNs, firstNs: g.firstNs, lastNs: g.lastNs, schema };
+  return node;
+}
+
+/** The grouping sets of ROLLUP (prefixes, longest first), CUBE (every subset) or GROUPING SETS. */
+function groupingSetsOf(g: ast.GroupingExpr): ast.Expr[][] {
+  const elems = g.sets;
+  if (g.kind === 'groupingSets') return elems.map((e) => [...e]);
+  if (g.kind === 'rollup') return Array.from({ length: elems.length + 1 }, (_, i) => elems.slice(0, elems.length - i).flat());
+  if (elems.length > 12) throw planError(`CUBE of ${elems.length} elements has too many grouping sets`);
+  // DataFusion's powerset order: by bit mask, element 0 the lowest bit.
+  return Array.from({ length: 1 << elems.length }, (_, mask) => elems.filter((_e, i) => (mask & (1 << i)) !== 0).flat());
+}
+
 function expandWildcard(w: ast.Wildcard, input: LogicalPlan, hasFrom: boolean): Item[] {
   if (!hasFrom) throw planError('SELECT * with no tables specified is not valid');
   const fields = w.qualifier === undefined ? input.schema.fields : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
@@ -121,16 +149,21 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   let input: LogicalPlan = hasFrom ? planFrom(qp, sel.from, outer, ctes) : emptyRelation(true);
   const windows = new Map(sel.windows.map((w) => [w.name, w.spec]));
 
+  let where: LExpr | undefined;
   if (sel.where !== undefined) {
     const pred = new ExprPlanner({ ...qp.scope(input.schema, outer, ctes, false), windows }).plan(sel.where);
-    input = filter(input, coerce(pred, BOOLEAN));
+    where = coerce(pred, BOOLEAN);
+    input = filter(input, where);
   }
 
   const base = { ...qp.scope(input.schema, outer, ctes, true), allowWindows: true, windows };
   const beforeWindows = input;
-  const sliding = planSlidingWindows(qp, sel, input, base);
+  // time_window_gapfill: rows expanded into windows here, the gaps filled after the aggregate.
+  const gapfill = planGapfillWindows(sel, input, where, base);
+  if (gapfill !== undefined) input = gapfill.input;
+  const sliding = planSlidingWindows(qp, sel, input, { ...base, schema: input.schema });
   input = sliding.input;
-  const scope: Scope = { ...base, schema: input.schema, replacements: sliding.replacements };
+  const scope: Scope = { ...base, schema: input.schema, replacements: new Map([...(gapfill?.replacements ?? []), ...sliding.replacements]) };
   const planner = new ExprPlanner(scope);
 
   // CnosDB's selectors topk(col, k) / bottom(col, k): the column, from the k rows with the
@@ -145,7 +178,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
 
   // GROUP BY: a position, a select alias (when not an input column), or an expression.
   const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false });
-  const groupBy: LExpr[] = sel.groupBy.map((g) => {
+  const planGroupItem = (g: ast.Expr): LExpr => {
     if (g.kind === 'number' && /^\d+$/.test(g.text)) {
       const k = Number(g.text);
       const item = items[k - 1];
@@ -157,7 +190,18 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       if (aliased !== undefined) return aliased.expr;
     }
     return groupPlanner.plan(g);
-  });
+  };
+  // ROLLUP / CUBE / GROUPING SETS: the distinct expressions of all sets, and each set's positions.
+  let groupBy: LExpr[];
+  let groupingSets: number[][] | undefined;
+  const setsItem = sel.groupBy.find((g): g is ast.GroupingExpr => g.kind === 'rollup' || g.kind === 'cube' || g.kind === 'groupingSets');
+  if (setsItem !== undefined) {
+    if (sel.groupBy.length > 1) throw planError('Invalid group by expressions, GroupingSet must be the only expression');
+    const sets = groupingSetsOf(setsItem).map((set) => set.map(planGroupItem));
+    groupBy = collectDistinct(sets.flat(), () => true);
+    const keys = groupBy.map(exprKey);
+    groupingSets = sets.map((set) => [...new Set(set.map((e) => keys.indexOf(exprKey(e))))]);
+  } else groupBy = sel.groupBy.map(planGroupItem);
 
   const having = sel.having === undefined ? undefined : coerce(planner.plan(sel.having), BOOLEAN);
 
@@ -185,8 +229,8 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   let pre: LogicalPlan = input;
   let rewrite = (e: LExpr): LExpr => e;
   if (groupBy.length > 0 || aggregates.length > 0) {
-    const groups = collectDistinct(groupBy, () => true);
-    const agg = aggregate(input, groups, aggregates);
+    const groups = groupingSets !== undefined ? groupBy : collectDistinct(groupBy, () => true);
+    const agg = aggregate(input, groups, aggregates, groupingSets);
     const targets: RebaseTarget[] = [...groups.map((expr, index) => ({ expr, index })), ...aggregates.map((expr, k) => ({ expr, index: groups.length + k }))];
     rewrite = (e: LExpr): LExpr => rebase(e, targets, agg.schema);
     pre = agg;
@@ -195,6 +239,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       items.map((i) => i.expr),
       agg.schema,
     );
+    if (gapfill !== undefined) pre = addGapFill(pre, agg, groups, gapfill, items);
     if (having !== undefined) {
       const h = rewrite(having);
       checkResolved([h], agg.schema);
@@ -204,6 +249,8 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   } else if (having !== undefined) {
     throw planError('HAVING clause references: ' + exprName(having) + ' must appear in the GROUP BY clause or be used in an aggregate function');
   }
+
+  if (gapfill !== undefined && groupBy.length === 0) throw planError('time_window_gapfill must be used in GROUP BY');
 
   // Window functions.
   const windowExprs = collectDistinct([...items.map((i) => i.expr), ...sortItems.flatMap((s) => (s.expr ? [s.expr] : []))], isWindow);

@@ -4,7 +4,7 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, timestamp, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
 import { ValueType } from '../../core/write-batch.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
@@ -34,6 +34,8 @@ export function castTargetType(t: AstType): DataType {
     }
     case 'DATE':
       return DATE32;
+    case 'TIME':
+      return TIME64;
     case 'INTERVAL':
       return INTERVAL;
     default:

@@ -223,11 +223,11 @@ function parsePrefix(p: Parser): Expr {
           p.next();
           return { kind: 'unary', pos, op: token.value as '-' | '+', expr: parseSubexpr(p, PREC.UNARY) };
       }
-      return p.expected('an expression');
+      return p.expected('an expression:');
     case 'word':
       return parseWordPrefix(p, token, pos);
     default:
-      return p.expected('an expression');
+      return p.expected('an expression:');
   }
 }
 
@@ -307,7 +307,7 @@ function parseWordPrefix(p: Parser, token: Token, pos: Pos): Expr {
       }
   }
   // Any other word followed by '(' is a function call (`left(s, 2)` too); otherwise a name.
-  if (RESERVED.has(token.upper) && !call) return p.expected('an expression');
+  if (RESERVED.has(token.upper) && !call) return p.expected('an expression:');
   return parseNameExpr(p);
 }
 
@@ -362,7 +362,13 @@ export function parseFunctionCall(p: Parser, name: string, pos: Pos): FunctionCa
   let distinct = false;
   let args: Expr[] = [];
   let orderBy: OrderByExpr[] = [];
-  if (!p.consumeOp(')')) {
+  if (name.toLowerCase() === 'array_agg') {
+    // sqlparser's own grammar: ARRAY_AGG([DISTINCT] expr [ORDER BY ...]), exactly one argument.
+    distinct = p.parseKeyword('DISTINCT');
+    args = [parseExpr(p)];
+    if (p.parseKeywords('ORDER', 'BY')) orderBy = p.parseCommaSeparated(parseOrderByExpr);
+    p.expectOp(')');
+  } else if (!p.consumeOp(')')) {
     distinct = p.parseKeyword('DISTINCT');
     if (!distinct) p.parseKeyword('ALL');
     args = p.parseCommaSeparated(parseFunctionArg);
@@ -540,23 +546,16 @@ function parseTrim(p: Parser, pos: Pos): Expr {
     p.next();
     where = side;
   }
-  let expr: Expr;
-  let chars: Expr | undefined;
+  // sqlparser 0.35's grammar: [BOTH|LEADING|TRAILING] [chars FROM] expr, nothing else; in
+  // `TRIM(BOTH FROM x)` it reads FROM as a name and then wants the `)`.
   if (where !== undefined && p.parseKeyword('FROM')) {
+    p.expectOp(')');
+  }
+  let expr = parseExpr(p);
+  let chars: Expr | undefined;
+  if (p.parseKeyword('FROM')) {
+    chars = expr;
     expr = parseExpr(p);
-  } else {
-    const first = parseExpr(p);
-    if (p.parseKeyword('FROM')) {
-      chars = first;
-      expr = parseExpr(p);
-    } else if (where === undefined && p.consumeOp(',')) {
-      expr = first;
-      chars = parseExpr(p);
-    } else if (where !== undefined) {
-      return p.expected('FROM');
-    } else {
-      expr = first;
-    }
   }
   p.expectOp(')');
   return {

@@ -33,8 +33,8 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const precision = optionalPrecision(request);
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit }) => ({
-          batches: parseOpenTsdbText(body, { precision, dbUnit }),
+        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => ({
+          batches: parseOpenTsdbText(body, { precision, dbUnit, core: services.core }),
         }));
         return h.response().code(200);
       },

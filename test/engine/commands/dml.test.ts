@@ -13,7 +13,7 @@ describe('INSERT', () => {
 
   it('casts each value to its column: times, integers, booleans', async () => {
     const r = await db.run("INSERT INTO t (time, g, i, u, d, b, s) VALUES ('2021-01-01', 'x', 23.9, 7, 1, 'yes', 5), (2, 3, -1, 0, '2.5', 0, NULL)");
-    expect(r).toEqual({ columns: ['rows'], rows: ['2'] });
+    expect(r).toEqual({ columns: ['rows'], types: ['UInt64'], rows: ['2'] });
     expect((await db.run('SELECT * FROM t ORDER BY time')).rows).toEqual(['1970-01-01T00:00:00.000000002 | 3 | -1 | 0 | 2.5 | false | NULL', '2021-01-01T00:00:00 | x | 23 | 7 | 1.0 | true | 5']);
   });
 

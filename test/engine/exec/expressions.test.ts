@@ -37,9 +37,10 @@ const failures: [string, RegExp][] = [
   ['SELECT 1 / 0', /^Arrow error: Divide by zero error$/],
   ['SELECT 1.0 / 0', /^Arrow error: Divide by zero error$/],
   ['SELECT 5 % 0', /^Arrow error: Divide by zero error$/],
-  ["SELECT CAST('x' AS BIGINT)", /^Arrow: Cast error: Cannot cast string 'x' to value of Int64 type$/],
-  ["SELECT CAST('maybe' AS BOOLEAN)", /^Arrow: Cast error: Cannot cast value 'maybe' to value of Boolean type$/],
-  ['SELECT CAST(-1 AS BIGINT UNSIGNED)', /^Arrow: Cast error: Can't cast value -1 to type UInt64$/],
+  // A cast of a literal fails in DataFusion's simplifier, which words it so (CnosDB's sqlancer cases).
+  ["SELECT CAST('x' AS BIGINT)", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Cast error: Cannot cast string 'x' to value of Int64 type$/],
+  ["SELECT CAST('maybe' AS BOOLEAN)", /caused by\nArrow error: Cast error: Cannot cast value 'maybe' to value of Boolean type$/],
+  ['SELECT CAST(-1 AS BIGINT UNSIGNED)', /caused by\nArrow error: Cast error: Can't cast value -1 to type UInt64$/],
   ["SELECT CAST('not a time' AS TIMESTAMP)", /Error parsing timestamp from 'not a time'/],
   ['SELECT 1 AND TRUE', /Cannot infer common argument type for logical boolean operation Int64 AND Boolean/],
   ["SELECT 'a' LIKE 1", /LIKE/],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { constantVector, type Scalar } from '../../../host/engine/batch.js';
 import { createResultWriter } from '../../../host/engine/format/index.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
 import { batchOf, render, renderColumn, schemaOf } from './support.js';
 
 const WINDOW: DataType = {
@@ -27,6 +27,7 @@ const COLUMNS: ReadonlyArray<readonly [string, DataType, Scalar[], string]> = [
   ['TIMESTAMP(SECOND)', timestamp('Second'), [1667456411n], '2022-11-03T06:20:11.000000000\n'],
   ['TIMESTAMP with a time zone as its UTC instant', timestamp('Nanosecond', '+08:00'), [1690510331000000000n], '2023-07-28T02:12:11.000000000\n'],
   ['DATE', DATE32, [0, 19000, null], '1970-01-01\n2022-01-08\n""\n'],
+  ['TIME (chrono: the fraction only when not zero)', TIME64, [0n, 36_672_500_000_000n, 86_399_000_000_001n], '00:00:00\n10:11:12.500\n23:59:59.000000001\n'],
   ['INTERVAL', INTERVAL, [{ months: 1, days: 2, nanos: 3_723_000_000_001n }, { months: 0, days: 0, nanos: -1_500_000_000n }], '0 years 1 mons 2 days 1 hours 2 mins 3.000000001 secs\n0 years 0 mons 0 days 0 hours 0 mins -1.500000000 secs\n'],
   ['a time_window struct', WINDOW, [{ start: 946598400000n, end: 946598400010n }], '"{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010}"\n'],
   ['a struct with a NULL field', WINDOW, [{ start: 946598400000n, end: null }], '"{start: 1999-12-31T00:00:00, end: }"\n'],

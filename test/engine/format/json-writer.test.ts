@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Scalar } from '../../../host/engine/batch.js';
 import { createResultWriter, streamErrorTrailer } from '../../../host/engine/format/index.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
 import { batchOf, render, renderColumn, schemaOf } from './support.js';
 
 const WINDOW: DataType = {
@@ -31,6 +31,7 @@ const COLUMNS: ReadonlyArray<readonly [string, DataType, Scalar[], string[]]> = 
   ['TIMESTAMP(SECOND)', timestamp('Second'), [0n], ['"1970-01-01T00:00:00"']],
   ['TIMESTAMP with a time zone as RFC 3339', timestamp('Nanosecond', 'UTC'), [1690510331001000000n], ['"2023-07-28T02:12:11.001Z"']],
   ['DATE', DATE32, [19000], ['"2022-01-08"']],
+  ['TIME as a string', TIME64, [36_672_000_010_000n], ['"10:11:12.000010"']],
   ['INTERVAL as Arrow displays it', INTERVAL, [{ months: 0, days: 1, nanos: 60_000_000_000n }], ['"0 years 0 mons 1 days 0 hours 1 mins 0.000000000 secs"']],
   ['a time_window struct as an object', WINDOW, [{ start: 946598400000n, end: null }], ['{"start":"1999-12-31T00:00:00","end":null}']],
   ['a list as an array', { id: 'List', item: FLOAT64 }, [[1, null, 2.5], []], ['[1.0,null,2.5]', '[]']],

@@ -8,7 +8,7 @@ const values: [string, string][] = [
   // Math
   ['SELECT abs(-3), abs(-2.5), abs(CAST(NULL AS BIGINT))', '3 | 2.5 | NULL'],
   ['SELECT round(2.5), round(-2.5), round(1.2345, 2), round(7), floor(-1.5), ceil(1.2)', '3.0 | -3.0 | 1.23 | 7.0 | -2.0 | 2.0'],
-  ['SELECT sqrt(16), power(2, 10), power(2.0, 0.5), trunc(2.789, 1), signum(-3)', '4.0 | 1024 | 1.4142135623730951 | 2.7 | -1.0'],
+  ['SELECT sqrt(16), power(2, 10), power(2.0, 0.5), trunc(2.789), trunc(-2.789), signum(-3)', '4.0 | 1024 | 1.4142135623730951 | 2.0 | -2.0 | -1.0'],
   // Strings
   ["SELECT lower('AbC'), upper('straße'), length('héllo'), character_length(''), length(NULL)", 'abc | STRASSE | 5 | 0 | NULL'],
   ["SELECT concat('a', 1, NULL, 'b'), concat_ws('-', 'x', NULL, 'y'), substr('hello', 2, 3), substr('hello', 4)", 'a1b | x-y | ell | lo'],
@@ -28,7 +28,9 @@ const values: [string, string][] = [
 
 const failures: [string, RegExp][] = [
   ["SELECT sqrt('x')", /No function matches the given name and argument types 'sqrt\(Utf8\)'/],
-  ['SELECT lower(1)', /No function matches the given name and argument types 'lower\(Int64\)'/],
+  // DataFusion 27 types a string function's result before casting its argument.
+  ['SELECT lower(1)', /Internal error: The "lower" function can only accept strings\./],
+  ['SELECT trunc(2.789, 1)', /'trunc\(Float64, Int64\)'.*\n\tCandidate functions:\n\ttrunc\(Float64\/Float32\)/],
   ["SELECT date_trunc('fortnight', now())", /Unsupported date_trunc granularity: fortnight/],
   ["SELECT date_bin(INTERVAL '0 seconds', now())", /DATE_BIN stride must be non-zero/],
   ["SELECT to_timestamp('yesterday')", /Error parsing timestamp from 'yesterday'/],

@@ -2,11 +2,13 @@
 // comparisons: one line per row, cells separated by " | ", NULL as NULL, timestamps and
 // doubles as CnosDB shows them in .slt results.
 
-import { getValue, isValid, type RecordBatch, type Vector } from '../../../host/engine/batch.js';
+import { getValue, isValid, vectorFrom, type IntervalValue, type RecordBatch, type Scalar, type Vector } from '../../../host/engine/batch.js';
 import { SqlEngine } from '../../../host/engine/engine.js';
 import { formatFloat } from '../../../host/engine/exec/cast.js';
 import type { QuerySession } from '../../../host/engine/query.js';
 import { formatTimestamp } from '../../../host/engine/time.js';
+import { typeName, type DataType } from '../../../host/engine/types.js';
+import { intervalText, timeOfDayText } from '../../../host/engine/format/display-text.js';
 import { MemoryCatalog, type MemoryCatalogOptions } from './memory-catalog.js';
 
 /** 2024-01-01T00:00:00Z in nanoseconds: the fixed now() of engine tests. */
@@ -23,10 +25,20 @@ export function cell(v: Vector, i: number): string {
     case 'Struct':
       return `{${v.type.fields.map((f, k) => `${f.name}: ${cell((v.values as Vector[])[k]!, i)}`).join(', ')}}`;
     case 'Interval':
-      return JSON.stringify(x, (_k, y: unknown) => (typeof y === 'bigint' ? String(y) : y));
+      return intervalText(x as IntervalValue);
+    case 'Time64':
+      return timeOfDayText(x as bigint);
+    case 'List':
+      return `[${(x as unknown[]).map((e) => (e === null ? 'NULL' : listItem(e, (v.type as { item: DataType }).item))).join(', ')}]`;
     default:
       return String(x);
   }
+}
+
+/** An element of a list as `cell` would show it. */
+function listItem(e: unknown, type: DataType): string {
+  const v = vectorFrom(type, [e as Scalar]);
+  return cell(v, 0);
 }
 
 export function renderBatches(batches: readonly RecordBatch[]): string[] {
@@ -39,8 +51,8 @@ export interface TestDb {
   catalog: MemoryCatalog;
   engine: SqlEngine;
   session(overrides?: Partial<QuerySession>): QuerySession;
-  /** Runs one statement; returns column names and rendered rows ([] for statements without rows). */
-  run(sql: string, overrides?: Partial<QuerySession>): Promise<{ columns: string[]; rows: string[] }>;
+  /** Runs one statement; returns column names, their types and rendered rows ([] without rows). */
+  run(sql: string, overrides?: Partial<QuerySession>): Promise<{ columns: string[]; types: string[]; rows: string[] }>;
   /** The error a statement fails with (its message), failing the test when it succeeds. */
   error(sql: string): Promise<string>;
   /** Runs several statements separated by `;` at line ends (setup scripts). */
@@ -59,12 +71,12 @@ export function testDb(options: MemoryCatalogOptions = {}): TestDb {
     nowNs: TEST_NOW_NS,
     ...o,
   });
-  const run = async (sql: string, o?: Partial<QuerySession>): Promise<{ columns: string[]; rows: string[] }> => {
+  const run = async (sql: string, o?: Partial<QuerySession>): Promise<{ columns: string[]; types: string[]; rows: string[] }> => {
     const r = await engine.run(sql, session(o));
-    if (r.kind === 'done') return { columns: [], rows: [] };
+    if (r.kind === 'done') return { columns: [], types: [], rows: [] };
     const batches: RecordBatch[] = [];
     for await (const b of r.batches) batches.push(b);
-    return { columns: r.schema.fields.map((f) => f.name), rows: renderBatches(batches) };
+    return { columns: r.schema.fields.map((f) => f.name), types: r.schema.fields.map((f) => typeName(f.type)), rows: renderBatches(batches) };
   };
   return {
     catalog,

@@ -1,16 +1,20 @@
-// Writes test/storage/golden/v1/: a data directory holding segment files (FORMAT.md §5, v1), a
-// manifest with a tombstone (§6), and a WAL with a stamped write and a delete (§2), with every
-// value type, NULLs, NaN, -0, u64 max, empty and unicode strings. golden.test.ts reads it in every
-// run, so a later version of the server must keep reading what v1 wrote (STYLE.md §19).
+// Writes test/storage/golden/v<N>/ for the segment version N this server writes: a data directory
+// holding segment files (FORMAT.md §5), a manifest with a tombstone (§6), and a WAL with a
+// stamped write and a delete (§2), with every value type, NULLs, NaN, -0, u64 max, empty and
+// unicode strings; from v2 on also a table of small series, which go into packs (§5.1).
+// golden.test.ts reads every version's directory in every run, so a later version of the server
+// must keep reading what earlier ones wrote (STYLE.md §19). v1/ was written by this script before
+// packs existed (git history has that version of it).
 //
 // Run once per format version: node --import tsx test/storage/golden/make-golden.ts
 
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
 import { ValueType } from '../../../host/core/write-batch.js';
+import { SEGMENT_VERSION } from '../../../host/storage/segment-format.js';
 import { batch, bool, dbl, dump, int, openStore, str, uns } from '../support.js';
 
-const dir = new URL('./v1', import.meta.url).pathname;
+const dir = new URL(`./v${SEGMENT_VERSION}`, import.meta.url).pathname;
 rmSync(dir, { recursive: true, force: true });
 const s = await openStore({}, dir);
 const st = s.storage;
@@ -40,6 +44,20 @@ for (let t = 0; t < 1200; t++) {
   ]]);
 }
 await st.write(db, [batch(rows.slice(0, 700))]);
+// Small series (a span id each, one to three rows, sparse fields of every type): packs.
+const tiny: Parameters<typeof batch>[0][number][] = [];
+for (let i = 0; i < 300; i++) {
+  for (let j = 0; j <= i % 3; j++) {
+    tiny.push(['tiny', [['span', `s${i}`], ['svc', i % 5 === 0 ? 'ünï' : `svc${i % 4}`]], BigInt(1_700_000_000_000 + i * 10 + j), [
+      dbl('d', i % 7 === 0 ? NaN : i / 8),
+      ...(i % 4 === 0 ? [] : [int('i', BigInt(i * 1000 - j))]),
+      ...(i % 6 === 0 ? [uns('u', 2n ** 64n - 1n - BigInt(i))] : []),
+      ...(i % 2 === 0 ? [bool('b', j === 0)] : []),
+      str('s', i % 9 === 0 ? '' : `🌍${i}`),
+    ]]);
+  }
+}
+await st.write(db, [batch(tiny)]);
 await st.flushAll();
 await st.write(db, [batch(rows.slice(700))]);
 await st.flushAll();
@@ -55,7 +73,7 @@ const copy = `${dir}-read`;
 rmSync(copy, { recursive: true, force: true });
 cpSync(dir, copy, { recursive: true });
 const r = await openStore({}, copy);
-const lines = await dump(r.storage, 'all_types', {}, 'golden');
+const lines = [...(await dump(r.storage, 'all_types', {}, 'golden')), ...(await dump(r.storage, 'tiny', {}, 'golden'))];
 await r.close();
 rmSync(copy, { recursive: true, force: true });
-writeFileSync(new URL('./v1.expected.txt', import.meta.url), lines.join('\n') + '\n');
+writeFileSync(new URL(`./v${SEGMENT_VERSION}.expected.txt`, import.meta.url), lines.join('\n') + '\n');

@@ -1,0 +1,387 @@
+// Encodes the rows a WriteBatchBuilder gathered into the bytes of a write batch
+// (host/storage/FORMAT.md §1): per table the column descriptors, the series descriptors with
+// their canonical keys (written here from cached name fragments, never built as strings), the
+// timestamps and the field vectors in series order. Runtime-agnostic.
+
+import { BATCH_MAGIC, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
+import type { ColumnState, FieldValue, TableState } from './write-batch-builder.js';
+
+const encoder = new TextEncoder();
+
+/** Whether row `r` of a field column has a value. */
+const present = (c: ColumnState, r: number): boolean => (c.has !== undefined ? r < c.has.length && c.has[r] === 1 : c.values[r] !== undefined);
+
+/** UTF-8 bytes of escaped table names, and of tag names as `,<name>=`, by name. */
+export interface KeyFragments {
+  tags: Map<string, Uint8Array>;
+  tables: Map<string, Uint8Array>;
+}
+
+/** The batch of `tables` (in order): header, then one block per table. Starts at byteOffset 0 of its own buffer. */
+export function encodeBatch(tables: Iterable<TableState>, tableCount: number, rowCount: number, fragments: KeyFragments): Uint8Array {
+  const w = new Writer();
+  w.u32(BATCH_MAGIC);
+  w.u32(0); // byteLength, patched below
+  w.u32(tableCount);
+  w.u32(rowCount);
+  for (const t of tables) encodeTable(w, t, fragments);
+  w.patchU32(4, w.length);
+  return w.bytes();
+}
+
+/**
+ * The UTF-8 bytes of an escaped name in a canonical key: a table as it is, a tag as
+ * `,<name>=`; made once per name (a span has nine long tag names).
+ */
+function fragment(name: string, tag: boolean, fragments: Map<string, Uint8Array>): Uint8Array {
+  let f = fragments.get(name);
+  if (f === undefined) fragments.set(name, (f = encoder.encode(tag ? `,${escapeKeyPart(name)}=` : escapeKeyPart(name))));
+  return f;
+}
+
+
+/** escapeKeyPart without a regular expression for the common value that needs no escape. */
+function escapeValue(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 92 || c === 44 || c === 61 || c === 32) return escapeKeyPart(s);
+  }
+  return s;
+}
+
+function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
+  const start = w.length;
+  const columns = [...t.columns.values()];
+  const colIndex = new Map(columns.map((c, i) => [c.name, i]));
+  const series = [...t.series.values()];
+  const rows = t.rowCount;
+
+  w.u32(0); // blockLength, patched
+  w.u32(rows);
+  w.u32(series.length);
+  w.u16(columns.length);
+  w.str16(t.name);
+  for (const c of columns) {
+    const nulls = c.kind === ColumnKind.Field && c.count < rows;
+    w.u8(c.kind);
+    w.u8(c.type);
+    w.u8(nulls ? 1 : 0);
+    w.u8(0);
+    w.str16(c.name);
+  }
+  w.pad8();
+
+  const ts = t.ts;
+  let lastNames: readonly string[] | undefined;
+  let lastIndexes: number[] = [];
+  let lastFragments: Uint8Array[] = [];
+  const tableFragment = fragment(t.name, false, fragments.tables);
+  for (const s of series) {
+    const r = s.rows;
+    let min = ts[r[0]!]!;
+    let max = min;
+    let sorted = true;
+    for (let i = 1; i < r.length; i++) {
+      const v = ts[r[i]!]!;
+      if (v < ts[r[i - 1]!]!) sorted = false;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    // Series of one batch mostly share their names array: its column indexes and key fragments
+    // are looked up once.
+    if (s.names !== lastNames) {
+      lastNames = s.names;
+      lastIndexes = s.names.map((n) => colIndex.get(n)!);
+      lastFragments = s.names.map((n) => fragment(n, true, fragments.tags));
+    }
+    if (w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values)) continue;
+    w.i64(min);
+    w.i64(max);
+    w.u32(r.length);
+    w.u8(sorted ? 1 : 0);
+    w.u8(0);
+    w.u16(s.names.length);
+    w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
+    for (let i = 0; i < s.names.length; i++) {
+      w.u16(lastIndexes[i]!);
+      w.u16(0);
+      w.str32(s.values[i]!);
+    }
+    w.pad8();
+  }
+
+  for (const s of series) for (const r of s.rows) w.i64(ts[r]!);
+
+  // Rows already in series order (each series' rows one after the other, as a batch of spans or
+  // of sorted input has them): typed columns are copied whole.
+  let inOrder = true;
+  for (let i = 0, next = 0; i < series.length && inOrder; i++) {
+    const r = series[i]!.rows;
+    for (let k = 0; k < r.length && inOrder; k++) inOrder = r[k] === next++;
+  }
+
+  for (const c of columns) {
+    if (c.kind !== ColumnKind.Field) continue;
+    const v = c.values;
+    // Rows without a value hold 0 in `numbers`: nothing is written there but values.
+    const whole = inOrder && c.numbers !== undefined && c.numbers.length >= rows;
+    if (c.count < rows) {
+      if (whole) w.bytesOf(c.has!.subarray(0, rows));
+      else for (const s of series) for (const r of s.rows) w.u8(present(c, r) ? 1 : 0);
+      w.pad8();
+    }
+    switch (c.type) {
+      case ValueType.Double: {
+        const n = c.numbers!;
+        if (whole) w.bytesOf(new Uint8Array(n.buffer, 0, rows * 8));
+        else for (const s of series) for (const r of s.rows) w.f64(present(c, r) ? n[r]! : 0);
+        break;
+      }
+      case ValueType.BigInt:
+        for (const s of series) for (const r of s.rows) w.i64(v[r] !== undefined ? BigInt.asIntN(64, BigInt(v[r] as bigint)) : 0n);
+        break;
+      case ValueType.Unsigned:
+        for (const s of series) for (const r of s.rows) w.u64(v[r] !== undefined ? BigInt.asUintN(64, BigInt(v[r] as bigint)) : 0n);
+        break;
+      case ValueType.Boolean: {
+        const n = c.numbers!;
+        for (const s of series) for (const r of s.rows) w.u8(present(c, r) && n[r] === 1 ? 1 : 0);
+        w.pad8();
+        break;
+      }
+      case ValueType.String: {
+        // The bytes go to a scratch buffer first (one encodeInto each), so that the offsets,
+        // which come first in the format, need no separate pass to measure UTF-8 lengths.
+        const bytes = stringScratch;
+        w.u32(0);
+        if (inOrder) w.stringOffsets(v, rows, bytes);
+        else {
+          for (const s of series) {
+            for (const r of s.rows) {
+              if (v[r] !== undefined) bytes.utf8(String(v[r]));
+              w.u32(bytes.length);
+            }
+          }
+        }
+        w.pad8();
+        w.copy(bytes);
+        w.pad8();
+        bytes.release();
+        break;
+      }
+    }
+  }
+  w.patchU32(start, w.length - start);
+}
+
+/** A growable little-endian byte writer. */
+class Writer {
+  #buf = new Uint8Array(1024);
+  #dv = new DataView(this.#buf.buffer);
+  length = 0;
+
+  #reserve(n: number): void {
+    if (this.length + n <= this.#buf.length) return;
+    let cap = this.#buf.length * 2;
+    while (cap < this.length + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.#buf.subarray(0, this.length));
+    this.#buf = next;
+    this.#dv = new DataView(next.buffer);
+  }
+
+  u8(v: number): void {
+    this.#reserve(1);
+    this.#buf[this.length++] = v;
+  }
+  u16(v: number): void {
+    this.#reserve(2);
+    this.#dv.setUint16(this.length, v, true);
+    this.length += 2;
+  }
+  u32(v: number): void {
+    this.#reserve(4);
+    this.#dv.setUint32(this.length, v, true);
+    this.length += 4;
+  }
+  i64(v: bigint): void {
+    this.#reserve(8);
+    this.#dv.setBigInt64(this.length, v, true);
+    this.length += 8;
+  }
+  u64(v: bigint): void {
+    this.#reserve(8);
+    this.#dv.setBigUint64(this.length, v, true);
+    this.length += 8;
+  }
+  f64(v: number): void {
+    this.#reserve(8);
+    this.#dv.setFloat64(this.length, v, true);
+    this.length += 8;
+  }
+  /** Writes `s` as UTF-8 (at most 3 bytes per UTF-16 code unit); returns the bytes written. */
+  utf8(s: string): number {
+    this.#reserve(s.length * 3);
+    const buf = this.#buf;
+    const at = this.length;
+    // Short ASCII strings by hand: encodeInto's call overhead dominated for ids and names.
+    if (s.length <= 64) {
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === s.length) {
+        this.length += i;
+        return i;
+      }
+    }
+    const n = encoder.encodeInto(s, buf.subarray(at)).written;
+    this.length += n;
+    return n;
+  }
+  /** A u16 byte length, then `s` in UTF-8 (names are checked to fit). */
+  str16(s: string): void {
+    const at = this.length;
+    this.u16(0);
+    const n = this.utf8(s); // before reading #dv: writing may replace the buffer
+    this.#dv.setUint16(at, n, true);
+  }
+  /**
+   * A u32 byte length, then the canonical series key (FORMAT.md §1) of a table and its sorted
+   * tags in UTF-8: names and values with `\`, `,`, `=` and space escaped.
+   */
+  canonicalKey(table: string, names: readonly string[], values: readonly string[], fragments: Map<string, Uint8Array>, tableFragments: Map<string, Uint8Array>): void {
+    const at = this.length;
+    this.u32(0);
+    const start = this.length;
+    this.bytesOf(fragment(table, false, tableFragments));
+    for (let i = 0; i < names.length; i++) {
+      this.bytesOf(fragment(names[i]!, true, fragments)); // ",<name>="
+      this.keyValue(values[i]!);
+    }
+    this.#dv.setUint32(at, this.length - start, true);
+  }
+  /**
+   * One series descriptor (FORMAT.md §1) whose tag values are all ASCII, written in one pass with
+   * a single bound check (a span's descriptor took some forty calls): head, canonical key from
+   * the table fragment and the `,<name>=` fragments with the values escaped, tags, padding.
+   * Returns false, having written nothing, when a value is not ASCII.
+   */
+  asciiSeries(min: bigint, max: bigint, rows: number, sorted: boolean, table: Uint8Array, names: readonly Uint8Array[], indexes: readonly number[], values: readonly string[]): boolean {
+    let size = 40 + table.length;
+    for (let i = 0; i < names.length; i++) size += names[i]!.length + 3 * values[i]!.length + 8;
+    this.#reserve(size);
+    const buf = this.#buf;
+    const dv = this.#dv;
+    let p = this.length;
+    dv.setBigInt64(p, min, true);
+    dv.setBigInt64(p + 8, max, true);
+    dv.setUint32(p + 16, rows, true);
+    buf[p + 20] = sorted ? 1 : 0;
+    buf[p + 21] = 0;
+    dv.setUint16(p + 22, names.length, true);
+    const keyAt = p + 24;
+    p += 28;
+    buf.set(table, p);
+    p += table.length;
+    for (let i = 0; i < names.length; i++) {
+      const f = names[i]!;
+      for (let j = 0; j < f.length; j++) buf[p + j] = f[j]!;
+      p += f.length;
+      const v = values[i]!;
+      for (let j = 0; j < v.length; j++) {
+        const c = v.charCodeAt(j);
+        if (c >= 0x80) return false;
+        if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
+        buf[p++] = c;
+      }
+    }
+    dv.setUint32(keyAt, p - keyAt - 4, true);
+    for (let i = 0; i < names.length; i++) {
+      const v = values[i]!;
+      dv.setUint16(p, indexes[i]!, true);
+      dv.setUint16(p + 2, 0, true);
+      dv.setUint32(p + 4, v.length, true);
+      p += 8;
+      for (let j = 0; j < v.length; j++) buf[p + j] = v.charCodeAt(j);
+      p += v.length;
+    }
+    while (p % 8 !== 0) buf[p++] = 0;
+    this.length = p;
+    return true;
+  }
+  /** A tag value in a canonical key: escaped and UTF-8 encoded in one pass when it is ASCII. */
+  keyValue(v: string): void {
+    this.#reserve(v.length * 2);
+    const buf = this.#buf;
+    let p = this.length;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0x80) {
+        this.utf8(escapeValue(v)); // the rare value that is not ASCII
+        return;
+      }
+      if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
+      buf[p++] = c;
+    }
+    this.length = p;
+  }
+  /**
+   * The offsets of rows 0..rows-1 of a STRING column (values in row order), their bytes going to
+   * `bytes`: one bound check for the offsets instead of a call each.
+   */
+  stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, bytes: Writer): void {
+    this.#reserve(rows * 4);
+    const dv = this.#dv;
+    let p = this.length;
+    for (let r = 0; r < rows; r++) {
+      const s = values[r];
+      if (s !== undefined) bytes.utf8(String(s));
+      dv.setUint32(p, bytes.length, true);
+      p += 4;
+    }
+    this.length = p;
+  }
+  /** Appends `b`. */
+  bytesOf(b: Uint8Array): void {
+    this.#reserve(b.length);
+    this.#buf.set(b, this.length);
+    this.length += b.length;
+  }
+  /** A u32 byte length, then `s` in UTF-8. */
+  str32(s: string): void {
+    const at = this.length;
+    this.u32(0);
+    const n = this.utf8(s); // before reading #dv: writing may replace the buffer
+    this.#dv.setUint32(at, n, true);
+  }
+  /** Pads with zeros to a multiple of 8 (tables start 8-aligned). */
+  pad8(): void {
+    while (this.length % 8 !== 0) this.u8(0);
+  }
+  /** Empties the writer, and drops a buffer grown past 1 MiB (a scratch must not pin memory). */
+  release(): void {
+    this.length = 0;
+    if (this.#buf.length > 1 << 20) {
+      this.#buf = new Uint8Array(1024);
+      this.#dv = new DataView(this.#buf.buffer);
+    }
+  }
+  /** Appends the bytes written to `other`. */
+  copy(other: Writer): void {
+    this.#reserve(other.length);
+    this.#buf.set(other.#buf.subarray(0, other.length), this.length);
+    this.length += other.length;
+  }
+  patchU32(at: number, v: number): void {
+    this.#dv.setUint32(at, v, true);
+  }
+  bytes(): Uint8Array {
+    return this.#buf.slice(0, this.length);
+  }
+}
+
+/** Scratch for one string column at a time (finish is synchronous, so one is enough). */
+const stringScratch = new Writer();

@@ -1,0 +1,209 @@
+// Aggregates over a group's values as a set or a list: array_agg (DataFusion: NULLs kept, ORDER BY
+// honoured, DISTINCT), approx_distinct (exact here: DataFusion's HyperLogLog is exact at small
+// cardinalities and this engine has no reason to be less so), bool_and/bool_or,
+// bit_and/bit_or/bit_xor, and CnosDB's mode (the most frequent non-NULL value; the first one
+// seen wins a tie, where CnosDB's hash map order decides) and sample(x, n) (n random values,
+// all of them in input order when there are at most n).
+
+import type { Scalar, Vector } from '../batch.js';
+import { isValid } from '../batch.js';
+import { datafusionNotImplemented, executionError, planError } from '../errors.js';
+import { typeName, UINT64, type DataType } from '../types.js';
+import { CollectingAccumulator, compareScalars, scalarKey } from './collecting-accumulator.js';
+import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
+import { expectAggregateArity, unsupportedInput } from './signature.js';
+
+const expectArgCount = expectAggregateArity;
+
+/** The UDAF form of the arity error (CnosDB's functions with a signature of any type). */
+function expectUdafArgs(name: string, argTypes: readonly DataType[], n: number): void {
+  if (argTypes.length !== n) throw planError(`The function "${name}" expects ${n} arguments, but ${argTypes.length} were provided`);
+}
+
+const listOf = (item: DataType): DataType => ({ id: 'List', item });
+
+const arrayAgg: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'array_agg',
+  displayName: 'ARRAYAGG',
+  orderSensitive: true,
+  bind(argTypes): BoundSignature {
+    expectArgCount('ArrayAgg', argTypes, 1);
+    return { argTypes, returnType: listOf(argTypes[0]!) };
+  },
+  createAccumulator(sig, distinct): GroupsAccumulator {
+    const order = sig.orderBy ?? [];
+    return new CollectingAccumulator(sig.returnType, 'all', (rows) => {
+      let list = rows;
+      if (order.length > 0) {
+        list = rows.slice().sort((a, b) => {
+          for (let k = 0; k < order.length; k++) {
+            const x = a[1 + k]!;
+            const y = b[1 + k]!;
+            if (x === null || y === null) {
+              if (x === y) continue;
+              return (x === null) === order[k]!.nullsFirst ? -1 : 1;
+            }
+            const c = compareScalars(x, y);
+            if (c !== 0) return order[k]!.asc ? c : -c;
+          }
+          return 0;
+        });
+      }
+      let values = list.map((r) => r[0]!);
+      if (distinct) {
+        const seen = new Set<unknown>();
+        values = values.filter((v) => {
+          const k = scalarKey(v);
+          if (seen.has(k)) return false;
+          seen.add(k);
+          return true;
+        });
+      }
+      return values;
+    });
+  },
+};
+
+/** Exact distinct count of the non-NULL values; the types DataFusion's sketch supports. */
+class DistinctCountAccumulator implements GroupsAccumulator {
+  #sets: Set<unknown>[] = [];
+  #size = 0;
+
+  update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
+    const a = args[0]!;
+    const t = a.type.id;
+    if (t !== 'Int64' && t !== 'UInt64' && t !== 'Utf8') throw datafusionNotImplemented(`Support for 'approx_distinct' for data type ${typeName(a.type)} is not implemented`);
+    while (this.#sets.length < numGroups) this.#sets.push(new Set());
+    const values = a.values as ArrayLike<unknown>;
+    for (let i = 0; i < n; i++) {
+      if (!isValid(a, i)) continue;
+      const s = this.#sets[groups[i]!]!;
+      const before = s.size;
+      s.add(values[i]);
+      this.#size += s.size - before;
+    }
+  }
+
+  finish(numGroups: number): Vector {
+    const out = new BigUint64Array(numGroups);
+    for (let g = 0; g < numGroups; g++) out[g] = BigInt(this.#sets[g]?.size ?? 0);
+    return { type: UINT64, length: numGroups, values: out };
+  }
+
+  sizeBytes(): number {
+    return this.#size * 48;
+  }
+}
+
+const approxDistinct: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'approx_distinct',
+  displayName: 'APPROXDISTINCT',
+  bind(argTypes): BoundSignature {
+    expectArgCount('ApproxDistinct', argTypes, 1);
+    return { argTypes, returnType: UINT64 };
+  },
+  createAccumulator: () => new DistinctCountAccumulator(),
+};
+
+/** A fold over the non-NULL values of a group (NULL for a group without any). */
+function fold(name: string, displayName: string, debugName: string, accepts: (t: DataType) => boolean, step: (acc: Scalar, v: Scalar) => Scalar): AggregateFunction {
+  return {
+    kind: 'aggregate',
+    name,
+    displayName,
+    bind(argTypes): BoundSignature {
+      expectArgCount(debugName, argTypes, 1);
+      if (!accepts(argTypes[0]!)) throw unsupportedInput(debugName, argTypes[0]!);
+      return { argTypes, returnType: argTypes[0]! };
+    },
+    createAccumulator(sig, distinct): GroupsAccumulator {
+      return new CollectingAccumulator(sig.returnType, [0], (rows) => {
+        let values = rows.map((r) => r[0]!);
+        if (distinct) values = [...new Map(values.map((v) => [scalarKey(v), v])).values()];
+        if (values.length === 0) return null;
+        let acc: Scalar = values[0]!;
+        for (let i = 1; i < values.length; i++) acc = step(acc, values[i]!);
+        return acc;
+      });
+    },
+  };
+}
+
+const isInteger = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64';
+const isBoolean = (t: DataType): boolean => t.id === 'Boolean';
+
+/** mode(x): the most frequent non-NULL value. */
+const mode: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'mode',
+  displayName: 'mode',
+  bind(argTypes): BoundSignature {
+    expectUdafArgs('mode', argTypes, 1);
+    return { argTypes, returnType: argTypes[0]! };
+  },
+  createAccumulator(sig): GroupsAccumulator {
+    return new CollectingAccumulator(sig.returnType, [0], (rows) => {
+      const counts = new Map<unknown, { value: Scalar; count: number }>();
+      let best: { value: Scalar; count: number } | undefined;
+      for (const r of rows) {
+        const k = scalarKey(r[0]!);
+        let e = counts.get(k);
+        if (e === undefined) counts.set(k, (e = { value: r[0]!, count: 0 }));
+        e.count++;
+        if (best === undefined || e.count > best.count) best = e;
+      }
+      return best === undefined ? null : (best.value as Scalar);
+    });
+  },
+};
+
+/** CnosDB's sample: the value types it lists, with an integer count in (0, 2000]. */
+const SAMPLE_VALUE_TYPES = new Set(['Utf8', 'Int64', 'UInt64', 'Float64', 'Timestamp', 'Date32']);
+
+const sample: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'sample',
+  displayName: 'sample',
+  bind(argTypes): BoundSignature {
+    if (argTypes.length !== 2) throw planError(`The function "sample" does not accept ${argTypes.length} function arguments.`);
+    const [v, k] = argTypes as [DataType, DataType];
+    if (!SAMPLE_VALUE_TYPES.has(v.id) || !isInteger(k)) {
+      throw planError(`No function matches the given name and argument types 'sample(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`);
+    }
+    return { argTypes, returnType: listOf(v) };
+  },
+  createAccumulator(sig): GroupsAccumulator {
+    return new CollectingAccumulator(sig.returnType, 'all', (rows) => {
+      if (rows.length === 0) return null;
+      const raw = rows[0]![1];
+      const k = raw === null ? 0 : Number(raw as bigint);
+      if (!(k > 0 && k <= 2000)) throw executionError("Datafusion: Error during planning: The number of sample points for function 'sample' must be (0, 2000]");
+      if (rows.length <= k) return rows.map((r) => r[0]!);
+      // k distinct random rows (a partial Fisher-Yates shuffle), kept in input order.
+      const idx = Array.from({ length: rows.length }, (_, i) => i);
+      for (let i = 0; i < k; i++) {
+        const j = i + Math.floor(Math.random() * (idx.length - i));
+        [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+      }
+      return idx
+        .slice(0, k)
+        .sort((a, b) => a - b)
+        .map((i) => rows[i]![0]!);
+    });
+  },
+};
+
+export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
+  arrayAgg,
+  approxDistinct,
+  fold('bool_and', 'BOOLAND', 'BoolAnd', isBoolean, (a, v) => (a as boolean) && (v as boolean)),
+  fold('bool_or', 'BOOLOR', 'BoolOr', isBoolean, (a, v) => (a as boolean) || (v as boolean)),
+  fold('bit_and', 'BITAND', 'BitAnd', isInteger, (a, v) => (a as bigint) & (v as bigint)),
+  fold('bit_or', 'BITOR', 'BitOr', isInteger, (a, v) => (a as bigint) | (v as bigint)),
+  fold('bit_xor', 'BITXOR', 'BitXor', isInteger, (a, v) => (a as bigint) ^ (v as bigint)),
+  mode,
+  sample,
+];
+

@@ -1,0 +1,232 @@
+// The shared row area of one memtable table: the rows of its small series (memtable.ts keeps a
+// series here until it holds more than SMALL_SERIES_ROWS rows), appended in arrival order into
+// pages of columns. High-cardinality data is the reason: with a span id among the tags every
+// span is a series of its own, and giving each series its own typed arrays cost about 13 KB a
+// span (a BigInt64Array of 32 rows and a typed array per column); here a one-row series costs
+// one row of each page column, and a batch of such series is copied in one slice per column.
+//
+// Pages grow geometrically (64 rows, doubling to 8192), so a table with a few rows stays small;
+// a column gets arrays only in the pages where some row has it, so a rare attribute does not
+// widen every row of the table. Rows are only appended: rows a series left behind (when it
+// moved to arrays of its own, or was deleted) stay until the memtable is flushed, which bounds
+// the waste by SMALL_SERIES_ROWS rows per series that grew.
+
+import { bug } from '../core/errors.js';
+import { ColumnKind, ValueType, type BatchTable } from '../core/write-batch.js';
+import { ColumnBuffer, copyColumn } from './column-buffer.js';
+import { allocValues, type ColumnData, type FieldValues, type PackTarget, type SeriesRows } from './series-data.js';
+
+const FIRST_PAGE_ROWS = 64;
+const MAX_PAGE_ROWS = 8192;
+
+interface Page {
+  /** Area row id of the page's first row. */
+  readonly start: number;
+  readonly ts: BigInt64Array;
+  length: number;
+  readonly columns: Map<number, ColumnBuffer>;
+}
+
+export class RowArea {
+  readonly #pages: Page[] = [];
+  /** Rows appended so far (the id of the next row). */
+  rows = 0;
+  /** Bytes held: page arrays (capacity) and strings. */
+  bytes = 0;
+
+  #newPage(): Page {
+    const last = this.#pages.at(-1);
+    const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
+    const page: Page = { start: this.rows, ts: new BigInt64Array(cap), length: 0, columns: new Map() };
+    this.#pages.push(page);
+    this.bytes += cap * 8 + 64;
+    return page;
+  }
+
+  /** The page holding area row `row`. */
+  #pageOf(row: number): Page {
+    const pages = this.#pages;
+    let hi = pages.length - 1;
+    if (row >= pages[hi]!.start) return pages[hi]!;
+    let lo = 0;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (pages[mid]!.start <= row) lo = mid;
+      else hi = mid - 1;
+    }
+    return pages[lo]!;
+  }
+
+  /**
+   * Appends rows [start, start + count) of a batch table whose columns map to `ids` (0 = skip).
+   * Returns the area row id of the first; the rows keep their order and get consecutive ids.
+   */
+  append(table: BatchTable, ids: ArrayLike<number>, start: number, count: number): number {
+    const first = this.rows;
+    const cols = table.columns;
+    while (count > 0) {
+      let page = this.#pages.at(-1);
+      if (page === undefined || page.length === page.ts.length) page = this.#newPage();
+      const at = page.length;
+      const take = Math.min(count, page.ts.length - at);
+      page.ts.set(table.timestamps.subarray(start, start + take), at);
+      let carried = 0;
+      for (let ci = 0; ci < cols.length; ci++) {
+        const col = cols[ci]!;
+        const id = ids[ci]!;
+        if (col.kind !== ColumnKind.Field || id === 0) continue;
+        let buf = page.columns.get(id);
+        if (buf === undefined) {
+          buf = new ColumnBuffer(col.type, page.ts.length, at);
+          page.columns.set(id, buf);
+          this.bytes += buf.bytesPerRow() * buf.capacity + 64;
+        } else if (buf.type !== col.type) {
+          // The catalog rejects type changes before anything is appended.
+          throw bug(`column ${col.name} (id ${id}) of the row area is type ${buf.type}, batch has ${col.type}`);
+        }
+        carried++;
+        const hadValidity = buf.validity !== undefined;
+        this.bytes += copyColumn(buf, col, start, take, at);
+        if (!hadValidity && buf.validity !== undefined) this.bytes += buf.capacity;
+      }
+      // Columns of the page this batch does not carry are absent for the new rows.
+      if (carried < page.columns.size) {
+        for (const [id, buf] of page.columns) {
+          if (carries(table, ids, id)) continue;
+          const hadValidity = buf.validity !== undefined;
+          buf.markAbsent(at, at + take);
+          if (!hadValidity) this.bytes += buf.capacity;
+        }
+      }
+      page.length += take;
+      this.rows += take;
+      start += take;
+      count -= take;
+    }
+    return first;
+  }
+
+  /** The timestamp of area row `row`. */
+  ts(row: number): bigint {
+    const p = this.#pageOf(row);
+    return p.ts[row - p.start]!;
+  }
+
+  /**
+   * The rows with the given area ids (`first`, `first + 1`, ... when `list` is undefined), in that
+   * order, as new arrays of exactly `n` rows. A column is included when some of the rows has it.
+   */
+  gather(first: number, list: readonly number[] | undefined, n: number): SeriesRows {
+    const ts = new BigInt64Array(n);
+    const columns = new Map<number, ColumnData & { validity: Uint8Array; present: number }>();
+    if (n === 0) return { length: 0, ts, columns: new Map() };
+    if (n === 1) {
+      // The common case (a span): no validity vectors to allocate and drop.
+      const row = list === undefined ? first : list[0]!;
+      const page = this.#pageOf(row);
+      const o = row - page.start;
+      ts[0] = page.ts[o]!;
+      const one = new Map<number, ColumnData>();
+      for (const [id, c] of page.columns) {
+        if (c.validity !== undefined && c.validity[o] === 0) continue;
+        const values = allocValues(c.type, 1);
+        (values as Float64Array)[0] = (c.values as Float64Array)[o]!;
+        one.set(id, { type: c.type, values, validity: undefined });
+      }
+      return { length: 1, ts, columns: one };
+    }
+    let page = this.#pageOf(list === undefined ? first : list[0]!);
+    for (let i = 0; i < n; i++) {
+      const row = list === undefined ? first + i : list[i]!;
+      if (row < page.start || row >= page.start + page.length) page = this.#pageOf(row);
+      const o = row - page.start;
+      ts[i] = page.ts[o]!;
+      for (const [id, c] of page.columns) {
+        if (c.validity !== undefined && c.validity[o] === 0) continue;
+        let out = columns.get(id);
+        if (out === undefined) columns.set(id, (out = { type: c.type, values: allocValues(c.type, n), validity: new Uint8Array(n), present: 0 }));
+        (out.values as Float64Array)[i] = (c.values as Float64Array)[o]!;
+        out.validity[i] = 1;
+        out.present++;
+      }
+    }
+    const result = new Map<number, ColumnData>();
+    for (const [id, c] of columns) result.set(id, { type: c.type, values: c.values, validity: c.present === n ? undefined : c.validity });
+    return { length: n, ts, columns: result };
+  }
+
+  /**
+   * Copies the rows with the given area ids (as for `gather`) into a pack at `target.at`, the
+   * flush's path for small series: no arrays per series.
+   */
+  copyTo(first: number, list: readonly number[] | undefined, n: number, target: PackTarget): void {
+    const ids = target.ids;
+    let page: Page | undefined;
+    let cols: Array<ColumnBuffer | undefined> = [];
+    for (let i = 0; i < n; i++) {
+      const row = list === undefined ? first + i : list[i]!;
+      if (page === undefined || row < page.start || row >= page.start + page.length) {
+        page = this.#pageOf(row);
+        cols = ids.map((id) => page!.columns.get(id));
+      }
+      const o = row - page.start;
+      const at = target.at + i;
+      target.ts[at] = page.ts[o]!;
+      for (let k = 0; k < ids.length; k++) {
+        const c = cols[k];
+        if (c === undefined || (c.validity !== undefined && c.validity[o] === 0)) {
+          if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
+          continue;
+        }
+        copyValue(c.type, target.values[k]!, at, c.values, o);
+        const v = target.validity[k];
+        if (v !== undefined) v[at] = 1;
+        target.present[k]!++;
+      }
+    }
+  }
+
+  /** Forgets a column (ALTER TABLE DROP). Returns the change in bytes held. */
+  dropColumn(id: number): number {
+    let delta = 0;
+    for (const p of this.#pages) {
+      const c = p.columns.get(id);
+      if (c === undefined) continue;
+      p.columns.delete(id);
+      delta -= c.bytesPerRow() * c.capacity + 64;
+      // The strings' bytes stay counted: their sum is not kept per column, and the memtable
+      // that holds them is flushed and dropped as a whole.
+    }
+    this.bytes += delta;
+    return delta;
+  }
+}
+
+/**
+ * dst[at] = src[o], one access site per array type: a single generic site saw every kind of
+ * array and was the slowest line of a flush of spans.
+ */
+function copyValue(type: ValueType, dst: FieldValues, at: number, src: FieldValues, o: number): void {
+  switch (type) {
+    case ValueType.Double:
+      (dst as Float64Array)[at] = (src as Float64Array)[o]!;
+      break;
+    case ValueType.String:
+      (dst as string[])[at] = (src as string[])[o]!;
+      break;
+    case ValueType.Boolean:
+      (dst as Uint8Array)[at] = (src as Uint8Array)[o]!;
+      break;
+    case ValueType.BigInt:
+      (dst as BigInt64Array)[at] = (src as BigInt64Array)[o]!;
+      break;
+    default:
+      (dst as BigUint64Array)[at] = (src as BigUint64Array)[o]!;
+  }
+}
+
+function carries(table: BatchTable, ids: ArrayLike<number>, id: number): boolean {
+  const cols = table.columns;
+  for (let ci = 0; ci < cols.length; ci++) if (ids[ci] === id && cols[ci]!.kind === ColumnKind.Field) return true;
+  return false;
+}

@@ -1,0 +1,112 @@
+// High-cardinality data through the whole storage engine: thousands of series of one or a few
+// rows (every span a series), next to a few that grow long, written, deleted, flushed,
+// compacted, restarted and altered in seeded random order, and checked against the reference
+// model after every step. This drives the memtable's shared row area (small series), the move
+// of a growing series to arrays of its own, and segment files full of tiny series.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { SMALL_SERIES_ROWS } from '../../host/storage/memtable.js';
+import { TableModel } from './model.js';
+import { batch, bool, dbl, dump, int, openStore, str, type Row, type TestStore } from './support.js';
+
+let store: TestStore | undefined;
+afterEach(async () => {
+  await store?.cleanup();
+  store = undefined;
+});
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FIELDS = ['x', 'n', 's', 'b', 'late'];
+
+/** A row of series `id` (two tags, like a trace and span id) at `ts` with a random subset of fields. */
+function row(r: () => number, id: number, ts: bigint, step: number): Row {
+  const fields = [];
+  if (r() < 0.8) fields.push(dbl('x', Math.floor(r() * 1000) / 8));
+  if (r() < 0.5) fields.push(int('n', BigInt(Math.floor(r() * 200) - 100)));
+  if (r() < 0.4) fields.push(str('s', r() < 0.2 ? '' : `v${Math.floor(r() * 50)}`));
+  if (r() < 0.2) fields.push(bool('b', r() < 0.5));
+  // A column that appears only late and rarely: it must not widen the rows before it.
+  if (step > 20 && r() < 0.05) fields.push(str('late', `l${step}`));
+  if (fields.length === 0) fields.push(dbl('x', step));
+  return ['spans', [['trace', `t${id >> 3}`], ['span', `s${id}`]], ts, fields];
+}
+
+describe('tiny series', () => {
+  it('are written, flushed, compacted and read back', async () => {
+    store = await openStore({ compactionFanIn: 2 });
+    const t = store;
+    const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
+    const model = new TableModel('spans');
+    const r = rng(7);
+    for (let b = 0; b < 3; b++) {
+      const rows: Row[] = [];
+      for (let i = 0; i < 2000; i++) rows.push(row(r, b * 2000 + i, BigInt(1000 + i), b));
+      await t.storage.write(db(), [batch(rows)]);
+      model.write(rows);
+      await t.storage.flushAll();
+    }
+    expect(await dump(t.storage, 'spans', { fields: FIELDS })).toEqual(model.dump(FIELDS));
+    await t.storage.compactAll();
+    await t.reopen();
+    const got = await dump(t.storage, 'spans', { fields: FIELDS });
+    expect(got.length).toBe(6000);
+    expect(got).toEqual(model.dump(FIELDS));
+  });
+
+  for (const seed of [1, 2, 3]) {
+    it(`agree with the model through random operations (seed ${seed})`, async () => {
+      const r = rng(seed);
+      store = await openStore({ flushBytes: 256 << 10, compactionFanIn: 2 });
+      const t = store;
+      const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
+      const model = new TableModel('spans');
+      let next = 0;
+      for (let step = 0; step < 50; step++) {
+        const op = r();
+        if (op < 0.6) {
+          const rows: Row[] = [];
+          // New one-row series, rewrites of recent ones (duplicate and out-of-order times), and
+          // a few hot series that outgrow the shared area over several batches.
+          for (let i = Math.floor(r() * 400); i >= 0; i--) {
+            const kind = r();
+            const id = kind < 0.6 ? next++ : kind < 0.85 ? Math.max(0, next - 1 - Math.floor(r() * 50)) : Math.floor(r() * 3) + 1_000_000;
+            const ts = BigInt(kind < 0.6 ? 5000 + step : Math.floor(r() * (SMALL_SERIES_ROWS * 4)));
+            rows.push(row(r, id, ts, step));
+          }
+          await t.storage.write(db(), [batch(rows)]);
+          model.write(rows);
+        } else if (op < 0.68 && db().tables.has('spans')) {
+          const lo = BigInt(Math.floor(r() * 100));
+          const hi = lo + BigInt(Math.floor(r() * 60));
+          const pick = Math.floor(r() * 8);
+          const filter = (tags: ReadonlyMap<string, string>) => Number(tags.get('span')!.slice(1)) % 8 === pick;
+          await t.storage.delete(db(), 'spans', { minTime: lo, maxTime: hi, seriesFilter: filter });
+          model.delete(lo, hi, filter);
+        } else if (op < 0.7 && db().tables.get('spans')?.fields.some((c) => c.name === 'b')) {
+          await t.storage.alterTable(db(), 'spans', { kind: 'dropColumn', name: 'b' });
+          model.rename('b', undefined);
+        } else if (op < 0.8) {
+          await t.storage.flushAll();
+        } else if (op < 0.88) {
+          await t.storage.maintain();
+          await t.storage.idle();
+        } else if (op < 0.94) {
+          await t.storage.compactAll();
+        } else {
+          await t.reopen();
+        }
+        expect(await dump(t.storage, 'spans', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
+      }
+    });
+  }
+});
