@@ -13,13 +13,11 @@ export interface StartOptions {
   /** Reuse a data directory (e.g. after a crash); default: a fresh temporary one. */
   dataDir?: string;
   args?: string[];
-  /** Options for node itself, before the script (e.g. `--cpu-prof` in benchmarks). */
+  /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
   env?: Record<string, string>;
   /** Wait until the server is ready (not just listening). Default true. */
   waitReady?: boolean;
-  /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
-  nodeArgs?: string[];
 }
 
 export interface TestServer {
