@@ -11,7 +11,7 @@ import { checkCast } from '../exec/cast.js';
 import type { AggregateFunction } from '../functions/function-types.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
 import type { BinaryOperator, FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
-import { lit } from '../plan/expr.js';
+import { children, lit } from '../plan/expr.js';
 import { exprName } from '../plan/expr-display.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -463,39 +463,8 @@ export function containsAggregate(e: LExpr): boolean {
     case 'exists':
       return false;
     default:
-      return childrenOf(e).some(containsAggregate);
+      return children(e).some(containsAggregate);
   }
 }
 
-function childrenOf(e: LExpr): LExpr[] {
-  switch (e.kind) {
-    case 'binary':
-      return [e.left, e.right];
-    case 'cast':
-    case 'not':
-    case 'negative':
-    case 'isNull':
-    case 'isBool':
-    case 'alias':
-    case 'getField':
-    case 'inSubquery':
-      return [e.expr];
-    case 'inList':
-      return [e.expr, ...e.list];
-    case 'between':
-      return [e.expr, e.low, e.high];
-    case 'like':
-      return [e.expr, e.pattern];
-    case 'case':
-      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.elseResult ? [e.elseResult] : [])];
-    case 'scalarFn':
-      return [...e.args];
-    case 'aggregate':
-      return [...e.args];
-    case 'windowFn':
-      return [...e.args, ...e.partitionBy];
-    default:
-      return [];
-  }
-}
 

@@ -5,7 +5,7 @@
 
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
-import { columnsOf, exprKey, replaceExpr, type LExpr } from '../plan/expr.js';
+import { children, columnsOf, exprKey, replaceExpr, type LExpr } from '../plan/expr.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { flatName } from '../plan/plan-schema.js';
 
@@ -41,43 +41,12 @@ export function collectDistinct(exprs: readonly LExpr[], pred: (e: LExpr) => boo
       }
       return;
     }
-    for (const c of directChildren(e)) walk(c);
+    for (const c of children(e)) walk(c);
   };
   for (const e of exprs) walk(e);
   return out;
 }
 
-function directChildren(e: LExpr): LExpr[] {
-  switch (e.kind) {
-    case 'binary':
-      return [e.left, e.right];
-    case 'cast':
-    case 'not':
-    case 'negative':
-    case 'isNull':
-    case 'isBool':
-    case 'alias':
-    case 'getField':
-    case 'inSubquery':
-      return [e.expr];
-    case 'inList':
-      return [e.expr, ...e.list];
-    case 'between':
-      return [e.expr, e.low, e.high];
-    case 'like':
-      return [e.expr, e.pattern];
-    case 'case':
-      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.elseResult ? [e.elseResult] : [])];
-    case 'scalarFn':
-      return [...e.args];
-    case 'aggregate':
-      return [...e.args, ...(e.filter ? [e.filter] : []), ...e.orderBy.map((o) => o.expr)];
-    case 'windowFn':
-      return [...e.args, ...e.partitionBy, ...e.orderBy.map((o) => o.expr)];
-    default:
-      return [];
-  }
-}
 
 /** Throws DataFusion's error when a rebased select item still reads a column the node lacks. */
 export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema): void {
