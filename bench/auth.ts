@@ -67,7 +67,7 @@ try {
   const kinds: Array<[string, (i: number) => [string, string]]> = [
     ['unknown user', (i) => [`ghost${i}`, 'right']],
     ['wrong password', () => ['known', 'wrong']],
-    ['user without a password', () => ['nopass', '']],
+    ['user without a password sending one', () => ['nopass', 'guess']],
     ['valid, not cached', (i) => [`fresh${i}`, 'right']],
     ['valid, cached', () => ['known', 'right']],
   ];

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   server.ready({
     core,
     storage,
-    authenticator: new Authenticator(storage.catalog),
+    authenticator: new Authenticator(storage.catalog, { allowEmptyPassword: isLoopback(config['server.host']) }),
     lineProtocol: new LineProtocolScanner(core, { windowBytes: config['ingest.scan_window_bytes'] }),
     writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
     queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),

@@ -1,7 +1,9 @@
 // HTTP Basic authentication against the catalog's users. Every failure is the same 401 (missing
-// or malformed header, unknown user, user without a password, wrong password), and an unknown
-// user or one without a password costs the same scrypt time as a wrong password (measured in
-// bench/auth.ts). A cache keyed by a SHA-256 of the credentials spares the hot write path one
+// or malformed header, unknown user, wrong password), and an unknown user costs the same scrypt
+// time as a wrong password (measured in bench/auth.ts). A user created without a password has
+// the empty password, as `root` has on a fresh server and as CnosDB's users do; a server that
+// listens beyond loopback refuses every empty password (`allowEmptyPassword: false`), the rule
+// that already keeps it from starting there while root's password is empty. A cache keyed by a SHA-256 of the credentials spares the hot write path one
 // scrypt per request; an entry holds the stored hash it was verified against and counts only
 // while the user still has that hash, so a password change (new salt, new hash), a dropped user
 // or a renamed one never authenticates from the cache; `forget` also drops such entries at once.
@@ -10,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../core/errors.js';
 import type { Catalog, UserDef } from '../storage/catalog.js';
-import { DUMMY_HASH_PROMISE, isPasswordHash, verifyPassword } from './password.js';
+import { DUMMY_HASH_PROMISE, EMPTY_HASH_PROMISE, isPasswordHash, verifyPassword } from './password.js';
 
 const CACHE_LIMIT = 10_000;
 /**
@@ -48,8 +50,14 @@ export function parseBasic(header: string | undefined): Credentials {
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
+export interface AuthenticatorOptions {
+  /** Whether an empty password may log in (only while listening on loopback). */
+  allowEmptyPassword: boolean;
+}
+
 export class Authenticator {
   readonly #catalog: Catalog;
+  readonly #allowEmptyPassword: boolean;
   /** credential digest -> the stored hash it was verified against */
   readonly #cache = new Map<string, { user: string; passwordHash: string }>();
 
@@ -57,8 +65,9 @@ export class Authenticator {
   #running = 0;
   readonly #waiting: Array<() => void> = [];
 
-  constructor(catalog: Catalog) {
+  constructor(catalog: Catalog, options: AuthenticatorOptions) {
     this.#catalog = catalog;
+    this.#allowEmptyPassword = options.allowEmptyPassword;
   }
 
   async #slot(): Promise<void> {
@@ -83,15 +92,18 @@ export class Authenticator {
     const cached = this.#cache.get(digest);
     if (found !== undefined && cached !== undefined && cached.user === user && cached.passwordHash === found.passwordHash) return found;
 
-    const usable = found !== undefined && isPasswordHash(found.passwordHash);
+    // No stored password is the empty one; it is still checked by scrypt, so that every login
+    // costs the same whether the user has a password or not.
+    const stored = found === undefined ? undefined : found.passwordHash === '' ? await EMPTY_HASH_PROMISE : found.passwordHash;
+    const usable = stored !== undefined && isPasswordHash(stored) && (password !== '' || this.#allowEmptyPassword);
     await this.#slot();
     let ok: boolean;
     try {
-      ok = await verifyPassword(password, usable ? found.passwordHash : await DUMMY_HASH_PROMISE);
+      ok = await verifyPassword(password, usable ? stored : await DUMMY_HASH_PROMISE);
     } finally {
       this.#release();
     }
-    if (!ok || !usable) {
+    if (!ok || !usable || found === undefined) {
       throw new UserError('auth', `Access denied for user '${user}': username or password invalid`);
     }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();

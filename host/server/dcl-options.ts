@@ -106,8 +106,8 @@ export async function userOptionChange(o: SqlOption): Promise<UserChange> {
 }
 
 /**
- * The WITH options of CREATE USER. Without PASSWORD the user cannot log in until one is set
- * (as CnosDB with authentication enabled: "password not set").
+ * The WITH options of CREATE USER. Without PASSWORD the user has the empty password (stored as
+ * '', checked in auth.ts), as CnosDB's users do; only a loopback server accepts it.
  */
 export async function userOptions(options: readonly SqlOption[]): Promise<Required<UserChange>> {
   const out: Required<UserChange> = { passwordHash: '', admin: false, mustChangePassword: false, comment: '' };

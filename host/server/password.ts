@@ -21,7 +21,7 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', N, R, P, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-/** Whether `stored` is a hash this module wrote (a user created without a password has none). */
+/** Whether `stored` is a hash this module wrote (a user created without a password has none: ''). */
 export function isPasswordHash(stored: string): boolean {
   const parts = stored.split('$');
   return parts.length === 6 && parts[0] === 'scrypt' && parts[5] !== '';
@@ -39,5 +39,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(got, want);
 }
 
+/** The hash a user without a stored password is checked against: that of the empty password. */
+export const EMPTY_HASH_PROMISE: Promise<string> = hashPassword('');
 /** A hash of a random password, checked against for unknown users so they cost the same time. */
 export const DUMMY_HASH_PROMISE: Promise<string> = hashPassword(randomBytes(16).toString('hex'));

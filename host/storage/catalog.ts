@@ -71,7 +71,7 @@ export interface TenantDef {
 export interface UserDef {
   id: number;
   name: string;
-  /** "scrypt$N$r$p$saltB64$hashB64" (see auth/password.ts). */
+  /** "scrypt$N$r$p$saltB64$hashB64" (see server/password.ts), or "" for the empty password. */
   passwordHash: string;
   admin: boolean;
   mustChangePassword: boolean;

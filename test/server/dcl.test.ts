@@ -115,11 +115,13 @@ describe('DCL statements', () => {
     await fails('ALTER USER pw SET granted_admin = true', 422, '010004', 'Insufficient privileges, expected [maintainer for all users]', { user: 'pw', password: 'third' });
   });
 
-  it('refuses a user created without a password, whatever it sends', async () => {
+  it('gives a user created without a password the empty one, until it sets one', async () => {
     await ok('CREATE USER nopw');
     await ok('ALTER TENANT cnosdb ADD USER nopw AS member');
+    expect((await sql('SELECT 1', { user: 'nopw', password: 'guess' })).status).toBe(401);
+    await ok('SELECT 1', { user: 'nopw', password: '' });
+    await ok("ALTER USER nopw SET PASSWORD = 'now'", { user: 'nopw', password: '' });
     expect((await sql('SELECT 1', { user: 'nopw', password: '' })).status).toBe(401);
-    await ok("ALTER USER nopw SET PASSWORD = 'now'");
     await ok('SELECT 1', { user: 'nopw', password: 'now' });
   });
 
