@@ -6,6 +6,8 @@
 // and duplicates, numbers keep their exact text (a DOUBLE always has `.` or an exponent, so it is
 // told from an integer and re-rendered as Arrow displays it), NULL stays distinct from '', and
 // structs stay structured; text/table would lose NULL and break on `|` and newlines in cells.
+// JSON has no NaN or infinity (the contract writes them as null), so an answer with a null cell
+// is asked again as CSV, which prints `NaN`, `inf` and `-inf`, and those cells take that text.
 
 import { request as httpRequest, Agent } from 'node:http';
 import type { ClientState } from './client-state.js';
@@ -102,6 +104,57 @@ function sqlSuccess(res: RawResponse): Outcome {
   return { kind: 'rows', rows };
 }
 
+const NON_FINITE = new Set(['NaN', 'inf', '-inf']);
+
+/** Puts the CSV answer's `NaN`/`inf`/`-inf` into the JSON answer's null cells (same shape only). */
+function restoreNonFinite(rows: JsonValue[][], csvRows: string[][]): void {
+  if (csvRows.length !== rows.length) return;
+  rows.forEach((row, i) => {
+    const cells = csvRows[i]!;
+    if (cells.length !== row.length) return;
+    row.forEach((v, j) => {
+      if (v.t === 'null' && NON_FINITE.has(cells[j]!)) row[j] = { t: 'number', raw: cells[j]! };
+    });
+  });
+}
+
+/** RFC 4180 records: fields split at commas, `"..."` with `""` for a quote, CRLF or LF. */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let fields: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    let value = '';
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        const q = text.indexOf('"', i);
+        if (q < 0) throw new Error('CSV: unterminated quoted field');
+        value += text.slice(i, q);
+        i = q + 1;
+        if (text[i] !== '"') break;
+        value += '"';
+        i++;
+      }
+    } else {
+      let j = i;
+      while (j < text.length && text[j] !== ',' && text[j] !== '\n' && text[j] !== '\r') j++;
+      value = text.slice(i, j);
+      i = j;
+    }
+    fields.push(value);
+    if (text[i] === ',') {
+      i++;
+      continue;
+    }
+    if (text[i] === '\r') i++;
+    if (text[i] === '\n') i++;
+    records.push(fields);
+    fields = [];
+  }
+  return records;
+}
+
 const WRITE_PATHS: Readonly<Record<string, string>> = {
   'line-protocol': '/api/v1/write',
   opentsdb: '/api/v1/opentsdb/write',
@@ -120,7 +173,13 @@ export async function execute(baseUrl: string, state: ClientState, body: Request
         const query: Record<string, string> = { db: state.database, tenant: state.tenant };
         if (state.chunked !== undefined) query.chunked = String(state.chunked);
         const res = await send(baseUrl, '/api/v1/sql', query, state, body.text, 'application/json');
-        return res.status >= 200 && res.status < 300 ? sqlSuccess(res) : failure(res);
+        if (res.status < 200 || res.status >= 300) return failure(res);
+        const outcome = sqlSuccess(res);
+        if (outcome.kind === 'rows' && outcome.rows.some((r) => r.some((v) => v.t === 'null'))) {
+          const csv = await send(baseUrl, '/api/v1/sql', query, state, body.text, 'text/csv');
+          if (csv.status >= 200 && csv.status < 300) restoreNonFinite(outcome.rows, parseCsv(csv.body).slice(1));
+        }
+        return outcome;
       }
       default: {
         const query = { db: state.database, tenant: state.tenant, precision: state.precision };
