@@ -11,6 +11,7 @@ import type { EngineCatalog } from './catalog.js';
 import { alterDatabase, alterTable, createDatabase, createTable, dropDatabase, dropTable } from './commands/ddl.js';
 import { deleteRows } from './commands/delete.js';
 import { insert } from './commands/insert.js';
+import { update } from './commands/update.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { MemoryPool, displayExecPlan, type ExecContext } from './exec/exec-plan.js';
@@ -129,6 +130,8 @@ export class SqlEngine implements QueryEngine {
         return rows(await this.#explain(s, ctx, qp));
       case 'insert':
         return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs }), ctx)));
+      case 'update':
+        return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs }), ctx)));
       case 'delete':
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };

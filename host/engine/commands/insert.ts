@@ -43,7 +43,12 @@ function castTo(v: Vector, c: ColumnInfo): Vector {
   return castVector(v, c.type);
 }
 
-export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery): Promise<Rows> {
+export interface InsertOptions {
+  /** Leave out rows without a field value instead of failing (UPDATE: NULL changes nothing). */
+  skipRowsWithoutFields?: boolean;
+}
+
+export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery, options: InsertOptions = {}): Promise<Rows> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const targets = targetColumns(table, s.columns);
   if (!targets.some((c) => c.kind === 'time')) throw semanticError(`Insert columns must contain the time column`);
@@ -86,6 +91,7 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
   if (rowCount > 0) {
     const builder = new WriteBatchBuilder();
     const timeIndex = targets.findIndex((c) => c.kind === 'time');
+    let written = 0;
     for (let i = 0; i < rowCount; i++) {
       const ts = getValue(columns[timeIndex]!, i);
       if (ts === null) throw executionError('Insert error: the time column cannot be NULL');
@@ -97,10 +103,14 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
         if (c.kind === 'tag') tags.push([c.name, v as string]);
         else fields.push({ name: c.name, type: c.valueType as FieldType, value: v as FieldInput['value'] });
       });
-      if (fields.length === 0) throw executionError("Coordinator: Fields can't be empty");
+      if (fields.length === 0) {
+        if (options.skipRowsWithoutFields === true) continue;
+        throw executionError("Coordinator: Fields can't be empty");
+      }
       builder.addRow(table.name, tags, ts as bigint, fields);
+      written++;
     }
-    await ctx.catalog.write(database, [builder.finish()]);
+    if (written > 0) await ctx.catalog.write(database, [builder.finish()]);
   }
   return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
 }
