@@ -16,7 +16,7 @@ import { PlanSchema } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import type { QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { UINT64 } from '../types.js';
+import { UINT64, unitNanos, type TimeUnit } from '../types.js';
 import type { Rows } from './show.js';
 
 export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;
@@ -51,7 +51,9 @@ export interface InsertOptions {
 export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery, options: InsertOptions = {}): Promise<Rows> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const targets = targetColumns(table, s.columns);
-  if (!targets.some((c) => c.kind === 'time')) throw semanticError(`Insert columns must contain the time column`);
+  // Without a time column every row is stamped with the statement's now(), as CnosDB does.
+  const timeColumn = table.columns.find((c) => c.kind === 'time')!;
+  const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
   let columns: Vector[];
   let rowCount: number;
   const q = s.source;
@@ -90,10 +92,10 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
   }
   if (rowCount > 0) {
     const builder = new WriteBatchBuilder();
-    const timeIndex = targets.findIndex((c) => c.kind === 'time');
+    const timeIndex = targets.indexOf(timeColumn);
     let written = 0;
     for (let i = 0; i < rowCount; i++) {
-      const ts = getValue(columns[timeIndex]!, i);
+      const ts = now ?? getValue(columns[timeIndex]!, i);
       if (ts === null) throw executionError('Insert error: the time column cannot be NULL');
       const tags: [string, string][] = [];
       const fields: FieldInput[] = [];

@@ -3,7 +3,7 @@
 // cardinalities and this engine has no reason to be less so), bool_and/bool_or,
 // bit_and/bit_or/bit_xor, and CnosDB's mode (the most frequent non-NULL value; the first one
 // seen wins a tie, where CnosDB's hash map order decides) and sample(x, n) (n random values,
-// all of them in input order when there are at most n).
+// all of them in input order when there are at most n), and max_n(x, n) (the n largest values).
 
 import type { Scalar, Vector } from '../batch.js';
 import { isValid } from '../batch.js';
@@ -195,6 +195,31 @@ const sample: AggregateFunction = {
   },
 };
 
+/** CnosDB's max_n(x, n): the n largest non-NULL values, largest first, duplicates kept. */
+const maxN: AggregateFunction = {
+  kind: 'aggregate',
+  name: 'max_n',
+  displayName: 'max_n',
+  bind(argTypes): BoundSignature {
+    expectUdafArgs('max_n', argTypes, 2);
+    const [v, k] = argTypes as [DataType, DataType];
+    if (v.id === 'List' || v.id === 'Struct' || v.id === 'Null' || !isInteger(k)) {
+      throw planError(`No function matches the given name and argument types 'max_n(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`);
+    }
+    return { argTypes, returnType: listOf(v) };
+  },
+  createAccumulator(sig): GroupsAccumulator {
+    return new CollectingAccumulator(sig.returnType, 'all', (rows) => {
+      if (rows.length === 0) return null;
+      const raw = rows[0]![1];
+      const k = raw === null ? 0 : Number(raw as bigint);
+      if (!(k > 0)) throw executionError("Datafusion: Error during planning: The second argument of function 'max_n' must be a positive integer");
+      const values = rows.map((r) => r[0]!).filter((v) => v !== null);
+      return values.sort((a, b) => compareScalars(b, a)).slice(0, k);
+    });
+  },
+};
+
 export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
   arrayAgg,
   approxDistinct,
@@ -205,5 +230,6 @@ export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
   fold('bit_xor', 'BITXOR', 'BitXor', isInteger, (a, v) => (a as bigint) ^ (v as bigint)),
   mode,
   sample,
+  maxN,
 ];
 

@@ -74,9 +74,9 @@ const round = rowwise({
   row(args: Scalar[]): Scalar {
     const x = args[0] as number;
     const digits = args.length > 1 ? Number(args[1] as bigint) : 0;
-    if (digits === 0) return roundHalfAway(x);
+    if (digits === 0) return roundHalfAway(x) + 0;
     const p = 10 ** digits;
-    return roundHalfAway(x * p) / p;
+    return roundHalfAway(x * p) / p + 0;
   },
 });
 
@@ -166,16 +166,18 @@ export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   power,
   log,
   atan2,
-  unaryF64('trunc', Math.trunc),
+  // Rounding to zero gives +0.0 as CnosDB shows it (ceil(-0.5) is 0.0, not -0.0).
+  unaryF64('trunc', (x) => Math.trunc(x) + 0),
   unaryF64('floor', Math.floor),
-  unaryF64('ceil', Math.ceil),
+  unaryF64('ceil', (x) => Math.ceil(x) + 0),
   unaryF64('sqrt', Math.sqrt),
   unaryF64('cbrt', Math.cbrt),
   unaryF64('exp', Math.exp),
   unaryF64('ln', Math.log),
   unaryF64('log10', Math.log10),
   unaryF64('log2', Math.log2),
-  unaryF64('signum', (x) => (x > 0 ? 1 : x < 0 ? -1 : 0)),
+  // Rust's f64::signum: 1.0 for +0.0 and every positive, -1.0 for -0.0 and every negative.
+  unaryF64('signum', (x) => (x !== x ? NaN : x > 0 || Object.is(x, 0) ? 1 : -1)),
   unaryF64('sin', Math.sin),
   unaryF64('cos', Math.cos),
   unaryF64('tan', Math.tan),

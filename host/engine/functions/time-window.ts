@@ -6,7 +6,7 @@
 // 1970-01-01T00:00:00Z.
 
 import type { IntervalValue, Scalar, Vector } from '../batch.js';
-import { bug } from '../../core/errors.js';
+import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { floorDiv, intervalNanos, parseInterval, parseTimestampNanos } from '../time.js';
 import { timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
@@ -114,4 +114,15 @@ function fillMarker(name: string): ScalarFunction {
   };
 }
 
-export const GAPFILL_MARKERS: readonly ScalarFunction[] = [fillMarker('locf'), fillMarker('interpolate')];
+export const GAPFILL_MARKERS: readonly ScalarFunction[] = [fillMarker('locf'), fillMarker('interpolate')];/** CnosDB copies each row into every window it falls in and refuses more than this many. */
+const MAX_OVERLAPPING_WINDOWS = 100n;
+
+/** Refuses a sliding window that would copy each row into more than 100 windows (CnosDB's limit). */
+export function checkWindowOverlap(windowNs: bigint, slideNs: bigint): void {
+  const overlap = (windowNs + slideNs - 1n) / slideNs;
+  if (overlap > MAX_OVERLAPPING_WINDOWS) {
+    throw new UserError('sqlPlan', `Datafusion: transform_time_window\ncaused by\nError during planning: Too many overlapping windows: ${windowNs / slideNs}`);
+  }
+}
+
+

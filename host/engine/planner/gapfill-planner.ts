@@ -7,7 +7,6 @@
 // required, as in CnosDB and IOx; without a lower bound each series starts at its first window).
 
 import type { Scalar } from '../batch.js';
-import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
@@ -17,11 +16,8 @@ import { filter, timeWindow } from '../plan/logical-plan.js';
 import type * as ast from '../sql/ast.js';
 import { floorDiv, intervalNanos, parseInterval, parseTimestampNanos } from '../time.js';
 import { BOOLEAN, timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
-import { windowStructType } from '../functions/time-window.js';
+import { checkWindowOverlap, windowStructType } from '../functions/time-window.js';
 import { constantOf, ExprPlanner, type Scope } from './expr-planner.js';
-
-/** At most this many windows may overlap (window / slide), as every row is copied into each. */
-const MAX_OVERLAP = 100_000n;
 
 export interface GapfillWindows {
   /** The input expanded into windows. */
@@ -79,8 +75,7 @@ export function planGapfillWindows(sel: ast.Select, input: LogicalPlan, where: L
     if (parsed === undefined) throw planError('Invalid time_window_gapfill parameter: the origin must be a constant timestamp');
     originNs = parsed;
   }
-  const overlap = (windowNs + slideNs - 1n) / slideNs;
-  if (overlap > MAX_OVERLAP) throw new UserError('sqlPlan', `Datafusion: transform_time_window\ncaused by\nError during planning: Too many overlapping windows: ${windowNs / slideNs}`);
+  checkWindowOverlap(windowNs, slideNs);
 
   const range = timeRange(where, time);
   if (range.upper === undefined) throw planError('time_window_gapfill needs an upper time bound in WHERE (time < ... or time <= ...)');

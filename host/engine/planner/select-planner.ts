@@ -12,7 +12,7 @@ import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
 import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
 import { PlanSchema, qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
-import { windowParams, windowStructType } from '../functions/time-window.js';
+import { checkWindowOverlap, windowParams, windowStructType } from '../functions/time-window.js';
 import { BOOLEAN, type TimeUnit } from '../types.js';
 import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
 import { planFrom, type Ctes } from './from-planner.js';
@@ -52,6 +52,7 @@ function planSlidingWindows(qp: QueryPlanner, sel: ast.Select, input: LogicalPla
     args.map((a) => constantOf(a)),
   );
   if (params.slideNs === params.windowNs) return { input, replacements };
+  checkWindowOverlap(params.windowNs, params.slideNs);
   const time = args[0]!;
   const unit = (time.type as { unit: TimeUnit }).unit;
   const name = `TIME_WINDOW(${args.map(exprName).join(',')})`;

@@ -76,6 +76,9 @@ describe('operators', () => {
       '{start: 2024-01-01T00:00:00.010, end: 2024-01-01T00:00:00.020} | 3',
     ]);
     expect((await w.run("SELECT w.start FROM (SELECT time_window(time, '10ms') AS w FROM m) ORDER BY 1 LIMIT 1")).rows).toEqual(['2024-01-01T00:00:00']);
+    // Each row goes into window / slide windows: 100 are allowed, 101 are not (CnosDB's limit).
+    expect((await w.run("SELECT count(*) FROM (SELECT time_window(time, '100ms', '1ms') AS w FROM m)")).rows).toEqual(['300']);
+    expect(await w.error("SELECT time_window(time, '101ms', '1ms') AS w FROM m")).toBe('Datafusion: transform_time_window\ncaused by\nError during planning: Too many overlapping windows: 101');
   });
 
   it('asks the scan for the time range, the fields and the series it needs', async () => {

@@ -42,6 +42,9 @@ const cases: [string, string[]][] = [
   ['SELECT mode(NULL)', ['NULL']],
   ['SELECT sample(i, 10) FROM p WHERE g = \'b\'', ['[5, 6]']],
   ['SELECT sample(i, 3) FROM empty', ['NULL']],
+  // max_n: the n largest non-NULL values, largest first, duplicates kept; fewer when fewer exist.
+  ['SELECT g, max_n(v, 2), max_n(s, 3), max_n(time, 1) FROM p GROUP BY g ORDER BY g', ['a | [65.1, 65.0] | [y, x, x] | [1970-01-01T00:00:00.000000005]', 'b | [3.0, 1.0] | [q, q] | [1970-01-01T00:00:00.000000007]']],
+  ['SELECT max_n(i, 3) FROM empty', ['NULL']],
 ];
 
 const failures: [string, RegExp][] = [

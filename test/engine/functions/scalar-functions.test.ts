@@ -9,6 +9,8 @@ const values: [string, string][] = [
   ['SELECT abs(-3), abs(-2.5), abs(CAST(NULL AS BIGINT))', '3 | 2.5 | NULL'],
   ['SELECT round(2.5), round(-2.5), round(1.2345, 2), round(7), floor(-1.5), ceil(1.2)', '3.0 | -3.0 | 1.23 | 7.0 | -2.0 | 2.0'],
   ['SELECT sqrt(16), power(2, 10), power(2.0, 0.5), trunc(2.789), trunc(-2.789), signum(-3)', '4.0 | 1024 | 1.4142135623730951 | 2.0 | -2.0 | -1.0'],
+  // Rust's signum (+0.0 is positive); rounding toward zero gives +0.0, as CnosDB shows it.
+  ['SELECT signum(0), signum(0.0), signum(7), ceil(-0.5), round(-0.4), round(-0.0001, 2), trunc(-0.5)', '1.0 | 1.0 | 1.0 | 0.0 | 0.0 | 0.0 | 0.0'],
   // Strings
   ["SELECT lower('AbC'), upper('straße'), length('héllo'), character_length(''), length(NULL)", 'abc | STRASSE | 5 | 0 | NULL'],
   ["SELECT concat('a', 1, NULL, 'b'), concat_ws('-', 'x', NULL, 'y'), substr('hello', 2, 3), substr('hello', 4)", 'a1b | x-y | ell | lo'],
