@@ -68,11 +68,18 @@ export interface EngineCatalog {
 
   createDatabase(name: string, options: DatabaseOptions): Promise<void>;
   alterDatabase(name: string, options: DatabaseOptions): Promise<void>;
-  dropDatabase(name: string): Promise<void>;
+  /** `after`: CnosDB's duration text ('3m', '1h', '7d'): hide now, drop then (RECOVER undoes it). */
+  dropDatabase(name: string, after?: string): Promise<void>;
+  /** RECOVER DATABASE: brings back a database whose drop is pending. */
+  recoverDatabase?(name: string): Promise<void>;
   createTable(database: string, table: TableInfo): Promise<void>;
   /** Replaces a table's column list (ADD/DROP/RENAME column, codec changes). */
   alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void>;
-  dropTable(database: string, table: string): Promise<void>;
+  dropTable(database: string, table: string, after?: string): Promise<void>;
+  /** RECOVER TABLE: brings back a table whose drop is pending. */
+  recoverTable?(database: string, table: string): Promise<void>;
+  /** Whether a drop with AFTER of this database (or of this table of it) is pending. */
+  dropPending?(database: string, table?: string): boolean;
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */
   write(database: string, batches: Uint8Array[]): Promise<void>;
   delete(database: string, table: string, request: DeleteRequest): Promise<void>;

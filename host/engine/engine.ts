@@ -8,7 +8,7 @@ import type { Core } from '../core/wasm.js';
 import { UserError } from '../core/errors.js';
 import type { RecordBatch, Scalar } from './batch.js';
 import type { EngineCatalog } from './catalog.js';
-import { alterDatabase, alterTable, createDatabase, createTable, dropDatabase, dropTable } from './commands/ddl.js';
+import { alterDatabase, alterTable, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
 import { deleteRows } from './commands/delete.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
@@ -158,6 +158,14 @@ export class SqlEngine implements QueryEngine {
       case 'dropTable':
         authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
         await dropTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'recoverTable':
+        authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
+        await recoverTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'recoverDatabase':
+        authorize(s.name, 'all');
+        await recoverDatabase(catalog, s);
         return { kind: 'done' };
       case 'showDatabases':
         return rows(showDatabases(catalog, (name) => qp.canRead(name)));

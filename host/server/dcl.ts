@@ -9,6 +9,8 @@
 // - roles and grants (CREATE / DROP ROLE, GRANT, REVOKE) of the session's tenant: admins and its
 //   owners.
 
+import { dropAfterMs } from '../storage/catalog-dcl.js';
+import { findPendingDrop } from '../storage/pending-drops.js';
 import type { DclStatement } from '../engine/query.js';
 import { notImplemented, semanticError } from '../engine/errors.js';
 import type { UserDef } from '../storage/catalog.js';
@@ -74,19 +76,22 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
       await storage.changeCatalog((c) => alterTenantDef(c, s.name, change));
       return;
     }
-    case 'dropTenant':
+    case 'dropTenant': {
       requireAdmin(user, 'tenants');
-      if (!catalog.tenants.has(s.name)) {
+      // A tenant whose drop is pending is dropped again: rescheduled with AFTER, else at once.
+      const pending = findPendingDrop(catalog, 'tenant', [s.name]) !== undefined;
+      if (!catalog.tenants.has(s.name) && !pending) {
         if (s.ifExists) return;
         throw tenantNotFound(s.name);
       }
-      if (s.after !== undefined) throw notImplemented('DROP TENANT ... AFTER (a drop is immediate)');
-      await storage.dropTenant(s.name);
+      await storage.dropTenant(s.name, s.after === undefined ? undefined : dropAfterMs(s.after));
       return;
+    }
     case 'recoverTenant':
-      // Drops are immediate, so there is never a dropped tenant to recover.
+      // A pending drop undone; a live tenant with no drop pending is left as it is.
       requireAdmin(user, 'tenants');
-      if (!catalog.tenants.has(s.name) && !s.ifExists) throw tenantNotFound(s.name);
+      if (findPendingDrop(catalog, 'tenant', [s.name]) !== undefined) await storage.recoverDropped('tenant', [s.name]);
+      else if (!catalog.tenants.has(s.name) && !s.ifExists) throw tenantNotFound(s.name);
       return;
     case 'createUser': {
       requireAdmin(user, 'users');

@@ -2,6 +2,8 @@
 // schemas from the storage catalog, reads (rows, block statistics, last points) from its read
 // path, and DDL, writes and deletes through its operations. Names arrive resolved to the tenant.
 
+import { dropAfterMs } from '../storage/catalog-dcl.js';
+import { findPendingDrop } from '../storage/pending-drops.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import { typeOfValueType } from '../engine/batch.js';
@@ -104,8 +106,17 @@ export class StorageCatalog implements EngineCatalog {
     await this.#storage.alterDatabase(this.tenant, name, options);
   }
 
-  async dropDatabase(name: string): Promise<void> {
-    await this.#storage.dropDatabase(this.tenant, name);
+  async dropDatabase(name: string, after?: string): Promise<void> {
+    await this.#storage.dropDatabase(this.tenant, name, after === undefined ? undefined : dropAfterMs(after));
+  }
+
+  async recoverDatabase(name: string): Promise<void> {
+    await this.#storage.recoverDropped('database', [this.tenant, name]);
+  }
+
+  dropPending(database: string, table?: string): boolean {
+    const c = this.#storage.catalog;
+    return table === undefined ? findPendingDrop(c, 'database', [this.tenant, database]) !== undefined : findPendingDrop(c, 'table', [this.tenant, database, table]) !== undefined;
   }
 
   async createTable(database: string, table: TableInfo): Promise<void> {
@@ -139,8 +150,12 @@ export class StorageCatalog implements EngineCatalog {
     }
   }
 
-  async dropTable(database: string, table: string): Promise<void> {
-    await this.#storage.dropTable(this.#require(database), table);
+  async dropTable(database: string, table: string, after?: string): Promise<void> {
+    await this.#storage.dropTable(this.#require(database), table, after === undefined ? undefined : dropAfterMs(after));
+  }
+
+  async recoverTable(database: string, table: string): Promise<void> {
+    await this.#storage.recoverDropped('table', [this.tenant, database, table]);
   }
 
   async delete(database: string, table: string, request: DeleteRequest): Promise<void> {

@@ -5,13 +5,14 @@
 // - roles and every grant (database_privileges): owners and admins; a member sees its own custom
 //   role's grants only, and no roles;
 // - queries: admins all, owners the tenant's, others their own in the tenant;
-// - cluster_schema.users and .tenants: admins only, password hashes masked.
+// - cluster_schema.users and .tenants: admins only, password hashes masked;
+// - resource_status: admins all, others their tenant's rows of databases they may read.
 
 import type { SystemInfo } from '../engine/system/system-info.js';
 import type { Catalog, TenantDef, UserDef } from '../storage/catalog.js';
 import { ROOT_USER } from '../storage/catalog.js';
 import { parseDropAfter, PRIVILEGE_NAMES } from '../storage/catalog-dcl.js';
-import { isTenantOwner, roleIn } from './access.js';
+import { has, isTenantOwner, roleIn } from './access.js';
 import type { QueryRegistry } from './query-registry.js';
 
 const byName = <T>(key: (x: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
@@ -55,5 +56,17 @@ export function systemInfo(catalog: Catalog, registry: QueryRegistry, user: User
     queries: () => registry.list((q) => user.admin || (q.tenant.name === t.name && (owner || q.user.name === user.name))),
     users: () => (user.admin ? [...catalog.users.values()].sort(byName((u) => u.name)).map((u) => ({ name: u.name, isAdmin: u.admin, options: userOptionsJson(u) })) : []),
     tenants: () => (user.admin ? [...catalog.tenants.values()].sort(byName((x) => x.name)).map((x) => ({ name: x.name, options: tenantOptionsJson(x) })) : []),
+    // CnosDB's filter: a row of the session's tenant (admins: every tenant), and for a database
+    // or table, Read on that database; a tenant's own row is for its owners.
+    resourceStatus: () =>
+      [...catalog.resources.values()]
+        .filter((r) => {
+          if (user.admin) return true;
+          if (r.names[0] !== t.name) return false;
+          const database = r.names[1];
+          return database === undefined ? owner : has(user, t, database, 'read');
+        })
+        .sort(byName((r) => r.name))
+        .map((r) => ({ time: new Date(r.timeMs).toISOString().slice(0, 19).replace('T', ' '), name: r.name, action: r.action, tryCount: String(r.tryCount), status: r.status, comment: r.comment })),
   };
 }

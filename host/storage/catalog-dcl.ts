@@ -40,6 +40,14 @@ export function parseDropAfter(text: string): { timeNum: string; unit: string } 
   return { timeNum: BigInt(m[1]!).toString(), unit };
 }
 
+const UNIT_MS: Readonly<Record<string, number>> = { Day: 86_400_000, Hour: 3_600_000, Minutes: 60_000 };
+
+/** A `drop_after` or `AFTER` duration in milliseconds (at most Number.MAX_SAFE_INTEGER). */
+export function dropAfterMs(text: string): number {
+  const { timeNum, unit } = parseDropAfter(text);
+  return Math.min(Number(timeNum) * UNIT_MS[unit]!, Number.MAX_SAFE_INTEGER);
+}
+
 export function requireTenantDef(c: Catalog, name: string): TenantDef {
   const t = c.tenants.get(name);
   if (t === undefined) throw tenantNotFound(name);

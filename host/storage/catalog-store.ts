@@ -1,8 +1,10 @@
 // Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
 // write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
-// any point leaves either the old or the new document, never a mix. Writes version 2; reads 1
-// and 2. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
+// any point leaves either the old or the new document, never a mix. Writes version 3; reads 1
+// to 3. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
 // would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
+// Version 3 added pending drops (tenants, databases and tables dropped with AFTER) and the
+// resource statuses; a version 2 reader would have lost the hidden objects, so it must refuse.
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,10 +24,11 @@ import {
 } from './catalog.js';
 import { fsyncDir } from './fs-util.js';
 import { checkLimiterConfig } from './limiter-config.js';
+import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
 const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';
-const VERSION = 2;
+const VERSION = 3;
 
 interface PersistedRole {
   inherit: 'owner' | 'member' | null;
@@ -45,13 +48,29 @@ interface PersistedTenantV1 extends Pick<TenantDef, 'id' | 'name'> {
   options?: Record<string, string>;
 }
 
+type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables'> & { tables: TableDef[]; pendingTables?: TableDef[] };
+
+/** A pending drop (pending-drops.ts) by value; a table's database by id (it is stored elsewhere). */
+interface PersistedDrop {
+  kind: DropKind;
+  names: string[];
+  dueMs: number;
+  tenant?: PersistedTenant;
+  databases: PersistedDatabase[];
+  databaseId?: number;
+  tableId?: number;
+}
+
 interface Persisted {
   format: typeof FORMAT;
   version: number;
   nextId: number;
   tenants: PersistedTenant[] | PersistedTenantV1[];
-  databases: Array<Omit<DatabaseDef, 'tables'> & { tables: TableDef[] }>;
+  databases: PersistedDatabase[];
   users: UserDef[];
+  /** Version 3. */
+  pendingDrops?: PersistedDrop[];
+  resources?: ResourceStatus[];
 }
 
 export interface CatalogBootstrap {
@@ -137,20 +156,36 @@ function initialCatalog(bootstrap: CatalogBootstrap): Catalog {
   return c;
 }
 
+function encodeTenant(t: TenantDef): PersistedTenant {
+  return {
+    ...t,
+    members: Object.fromEntries(t.members),
+    roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
+  };
+}
+
+function encodeDatabase(d: DatabaseDef): PersistedDatabase {
+  const { pendingTables, ...rest } = d;
+  return { ...rest, tables: [...d.tables.values()], ...(pendingTables === undefined || pendingTables.size === 0 ? {} : { pendingTables: [...pendingTables.values()] }) };
+}
+
 function encode(c: Catalog): Persisted {
   return {
     format: FORMAT,
     version: VERSION,
     nextId: c.idWatermark + 1,
-    tenants: [...c.tenants.values()].map(
-      (t): PersistedTenant => ({
-        ...t,
-        members: Object.fromEntries(t.members),
-        roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
-      }),
-    ),
-    databases: c.databases().map((d) => ({ ...d, tables: [...d.tables.values()] })),
+    tenants: [...c.tenants.values()].map(encodeTenant),
+    databases: c.databases().map(encodeDatabase),
     users: [...c.users.values()],
+    pendingDrops: c.pendingDrops.map((p) => ({
+      kind: p.kind,
+      names: p.names,
+      dueMs: p.dueMs,
+      ...(p.tenant === undefined ? {} : { tenant: encodeTenant(p.tenant) }),
+      databases: p.databases.map(encodeDatabase),
+      ...(p.table === undefined ? {} : { databaseId: p.database!.id, tableId: p.table.id }),
+    })),
+    resources: [...c.resources.values()],
   };
 }
 
@@ -162,9 +197,9 @@ function decode(text: string, path: string): Catalog {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
   if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== 1 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 and ${VERSION}`);
+  if (p.version !== 1 && p.version !== 2 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
   const c = new Catalog();
-  for (const t of p.tenants) {
+  const tenantOf = (t: PersistedTenant | PersistedTenantV1): TenantDef => {
     const check = (ok: boolean, what: string): void => {
       if (!ok) throw new CorruptionError(path, 0, `tenant ${JSON.stringify(t.name)}: ${what}`);
     };
@@ -185,13 +220,38 @@ function decode(text: string, path: string): Catalog {
         check(false, `limiter: ${(e as Error).message}`);
       }
     }
-    c.tenants.set(t.name, { id: t.id, name: t.name, comment: t.comment, dropAfter, limiter, members: new Map(Object.entries(t.members)), roles });
-  }
-  for (const d of p.databases) {
+    return { id: t.id, name: t.name, comment: t.comment, dropAfter, limiter, members: new Map(Object.entries(t.members)), roles };
+  };
+  const tableOf = (t: TableDef): TableDef => ({ ...t, tags: t.tags.map(col), fields: t.fields.map(col) });
+  const databaseOf = (d: PersistedDatabase): DatabaseDef => {
+    const { pendingTables, ...rest } = d;
     const tables = new Map<string, TableDef>();
-    for (const t of d.tables) tables.set(t.name, { ...t, tags: t.tags.map(col), fields: t.fields.map(col) });
-    c.addDatabase({ ...d, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables });
+    for (const t of d.tables) tables.set(t.name, tableOf(t));
+    const db: DatabaseDef = { ...rest, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables };
+    if (pendingTables !== undefined && pendingTables.length > 0) db.pendingTables = new Map(pendingTables.map((t) => [t.id, tableOf(t)]));
+    return db;
+  };
+  for (const t of p.tenants) {
+    const def = tenantOf(t);
+    c.tenants.set(def.name, def);
   }
+  for (const d of p.databases) c.addDatabase(databaseOf(d));
+  for (const d of p.pendingDrops ?? []) {
+    const drop: PendingDrop = { kind: d.kind, names: d.names, dueMs: d.dueMs, databases: d.databases.map(databaseOf) };
+    if (d.tenant !== undefined) drop.tenant = tenantOf(d.tenant);
+    c.pendingDrops.push(drop);
+  }
+  // A pending table's database is live or in a pending drop: link them once all are loaded.
+  for (const drop of c.pendingDrops) {
+    const d = (p.pendingDrops ?? [])[c.pendingDrops.indexOf(drop)]!;
+    if (d.kind !== 'table') continue;
+    const db = c.allDatabases().find((x) => x.id === d.databaseId);
+    const table = db?.pendingTables?.get(d.tableId!);
+    if (db === undefined || table === undefined) throw new CorruptionError(path, 0, `pending drop of table ${d.names.join('.')}: database ${d.databaseId} or table ${d.tableId} is missing`);
+    drop.database = db;
+    drop.table = table;
+  }
+  for (const r of p.resources ?? []) c.resources.set(r.name, r);
   for (const u of p.users) c.users.set(u.name, u);
   c.reserveIds(p.nextId - 1);
   c.version = 0;

@@ -7,6 +7,7 @@ import type { DatabaseOptions } from '../core/schema.js';
 import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import type { LimiterConfig } from './limiter-config.js';
+import type { PendingDrop, ResourceStatus } from './pending-drops.js';
 
 export type { DatabaseOptions, Precision } from '../core/schema.js';
 export { DAY_MS, DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
@@ -37,6 +38,11 @@ export interface DatabaseDef {
   name: string;
   options: DatabaseOptions;
   tables: Map<string, TableDef>;
+  /**
+   * Tables dropped with AFTER (pending-drops.ts), by id: hidden from every name lookup, kept so
+   * that their rows survive flushes and replays until RECOVER TABLE or the drop is due.
+   */
+  pendingTables?: Map<number, TableDef>;
 }
 
 /** The two system roles of every tenant (CnosDB's SystemTenantRole). */
@@ -85,6 +91,10 @@ export const DEFAULT_DATABASE = 'public';
 
 export class Catalog {
   readonly tenants = new Map<string, TenantDef>();
+  /** Drops scheduled with AFTER, whose objects are out of the maps above until due (pending-drops.ts). */
+  readonly pendingDrops: PendingDrop[] = [];
+  /** information_schema.resource_status: the last drop of each resource, by its name. */
+  readonly resources = new Map<string, ResourceStatus>();
   /** key: tenant + "\0" + database */
   readonly #databases = new Map<string, DatabaseDef>();
   readonly users = new Map<string, UserDef>();
@@ -116,6 +126,17 @@ export class Catalog {
   databases(tenant?: string): DatabaseDef[] {
     const all = [...this.#databases.values()];
     return tenant === undefined ? all : all.filter((d) => d.tenant === tenant);
+  }
+
+  /** Every database with files: the live ones and those of pending drops. */
+  allDatabases(): DatabaseDef[] {
+    return [...this.#databases.values(), ...this.pendingDrops.flatMap((p) => p.databases)];
+  }
+
+  /** Takes a database out of the name lookups without forgetting its grants (a drop with AFTER). */
+  detachDatabase(tenant: string, name: string): void {
+    this.#databases.delete(tenant + '\0' + name);
+    this.changed();
   }
 
   /** The database or UserError('databaseNotFound'). */
@@ -222,9 +243,10 @@ function describe(kind: 'tag' | 'field', type: ValueType): string {
 
 export { ValueType };
 
+/** A table of the database by id, including one whose drop is pending (its rows are kept). */
 export function tableById(db: DatabaseDef, id: number): TableDef | undefined {
   for (const t of db.tables.values()) if (t.id === id) return t;
-  return undefined;
+  return db.pendingTables?.get(id);
 }
 
 export function columnById(table: TableDef, id: number): ColumnDef | undefined {

@@ -28,7 +28,8 @@ import {
   dropTableDef,
   requireTable,
 } from './catalog-ddl.js';
-import { checkDatabaseLimits, dropTenantDef } from './catalog-dcl.js';
+import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
+import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop, type DropKind, type PendingDrop } from './pending-drops.js';
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
@@ -116,7 +117,7 @@ export class Storage {
   /** Opens every database (replaying its WAL), removes what dropped databases left, starts the background work. */
   async recover(): Promise<void> {
     const live = new Set<string>();
-    for (const def of this.catalog.databases()) {
+    for (const def of this.catalog.allDatabases()) {
       live.add(String(def.id));
       await this.#openDatabase(def);
     }
@@ -249,12 +250,78 @@ export class Storage {
     await this.#store.save();
   }
 
-  /** Drops the database and deletes its files. */
-  async dropDatabase(tenant: string, name: string): Promise<void> {
+  /**
+   * Drops the database and deletes its files; with `afterMs`, hides it and deletes it then
+   * (pending-drops.ts). A plain drop of a database whose drop is pending carries that out now.
+   */
+  async dropDatabase(tenant: string, name: string, afterMs?: number): Promise<void> {
+    await this.#drop('database', [tenant, name], afterMs, () => dropDatabaseDef(this.catalog, tenant, name));
+  }
+
+  /** Drops a tenant with its databases (as dropDatabase); without `afterMs`, its `drop_after` option decides. */
+  async dropTenant(name: string, afterMs?: number): Promise<void> {
+    const option = this.catalog.tenants.get(name)?.dropAfter ?? null;
+    const after = afterMs ?? (option === null ? undefined : dropAfterMs(option));
+    await this.#drop('tenant', [name], after, () => dropTenantDef(this.catalog, name));
+  }
+
+  async dropTable(db: DatabaseDef, table: string, afterMs?: number): Promise<void> {
+    const state = this.#state(db);
+    await this.#drop('table', [db.tenant, db.name, table], afterMs, () => {
+      const t = dropTableDef(this.catalog, db, table);
+      state.dropTable(t.id);
+      return [];
+    });
+  }
+
+  /**
+   * The one path of every drop: scheduled (`afterMs`), immediate (`now` removes the live object
+   * from the catalog and returns the databases whose files go), or the completion of a pending
+   * drop when no live object has the name. The catalog is saved before any file is deleted.
+   */
+  async #drop(kind: DropKind, names: string[], afterMs: number | undefined, now: () => DatabaseDef | DatabaseDef[]): Promise<void> {
     this.#open();
-    const def = dropDatabaseDef(this.catalog, tenant, name);
+    const nowMs = this.#nowMs();
+    const c = this.catalog;
+    let gone: PendingDrop | undefined;
+    let destroy: DatabaseDef[] = [];
+    if (afterMs !== undefined) {
+      gone = scheduleDrop(c, kind, names, nowMs + afterMs, nowMs);
+    } else if (isLive(c, kind, names) || findPendingDrop(c, kind, names) === undefined) {
+      const out = now();
+      destroy = Array.isArray(out) ? out : [out];
+      recordResource(c, kind, names, 'Successed', nowMs);
+    } else {
+      gone = completeDrop(c, findPendingDrop(c, kind, names)!, nowMs);
+    }
     await this.#store.save();
-    await this.#destroyDatabase(def);
+    if (gone !== undefined) await this.#carryOut(gone);
+    for (const def of destroy) await this.#destroyDatabase(def);
+  }
+
+  /** Deletes the data of a completed pending drop (its catalog change is saved). */
+  async #carryOut(p: PendingDrop): Promise<void> {
+    if (p.kind === 'table') this.#dbs.get(p.database!.id)?.dropTable(p.table!.id);
+    for (const def of p.databases) await this.#destroyDatabase(def);
+  }
+
+  /** RECOVER TENANT | DATABASE | TABLE: a pending drop's object back under its name, durable on return. */
+  async recoverDropped(kind: DropKind, names: string[]): Promise<void> {
+    this.#open();
+    recoverDrop(this.catalog, kind, names, this.#nowMs());
+    await this.#store.save();
+  }
+
+  /** Carries out the pending drops that are due (from maintain()). */
+  async #dropDue(nowMs: number): Promise<void> {
+    const due = dueDrops(this.catalog, nowMs);
+    if (due.length === 0) return;
+    for (const p of due) completeDrop(this.catalog, p, nowMs);
+    await this.#store.save();
+    for (const p of due) {
+      this.#opts.logger.info({ drop: p.kind, name: resourceName(p.names) }, 'carried out a scheduled drop');
+      await this.#carryOut(p);
+    }
   }
 
   async #destroyDatabase(def: DatabaseDef): Promise<void> {
@@ -277,13 +344,6 @@ export class Storage {
     return out;
   }
 
-  /** Drops a tenant with its databases: the catalog is saved first, then their files are deleted. */
-  async dropTenant(name: string): Promise<void> {
-    this.#open();
-    const dbs = dropTenantDef(this.catalog, name);
-    await this.#store.save();
-    for (const def of dbs) await this.#destroyDatabase(def);
-  }
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
     this.#open();
@@ -301,13 +361,6 @@ export class Storage {
     await this.#store.save();
   }
 
-  async dropTable(db: DatabaseDef, table: string): Promise<void> {
-    this.#open();
-    const state = this.#state(db);
-    const t = dropTableDef(this.catalog, db, table);
-    state.dropTable(t.id);
-    await this.#store.save();
-  }
 
   /** Deletes rows (DELETE FROM): durable on return; hidden at once, removed by compaction. */
   async delete(db: DatabaseDef, table: string, request: DeleteRequest): Promise<void> {
@@ -433,6 +486,7 @@ export class Storage {
     this.#maintaining ??= (async () => {
       try {
         const now = this.#nowMs();
+        await this.#dropDue(now).catch((err: unknown) => this.#opts.logger.error({ err }, 'a scheduled drop failed'));
         for (const s of this.#dbs.values()) {
           if (this.#closed) return;
           // Retention first, so that a flush it starts skips expired rows.

@@ -67,7 +67,7 @@ describe('catalog DCL', () => {
     expect([...again.catalog.users.keys()]).toEqual(['root', 'u1', 'u2']);
   });
 
-  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 2 on the next change', async () => {
+  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 3 on the next change', async () => {
     const v1 = {
       format: 'sundial-catalog',
       version: 1,
@@ -89,7 +89,7 @@ describe('catalog DCL', () => {
     createRoleDef(store.catalog, 'cnosdb', 'bare', null);
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { version: number; tenants: Array<{ roles: Record<string, unknown> }> };
-    expect(saved.version).toBe(2);
+    expect(saved.version).toBe(3);
     expect(saved.tenants[0]!.roles.bare).toEqual({ inherit: null, privileges: {} });
   });
 

@@ -30,7 +30,7 @@ describe('CatalogStore', () => {
     expect(store.catalog.databases().map((d) => `${d.tenant}.${d.name}`)).toEqual(['cnosdb.public']);
     expect(store.catalog.users.get('root')).toMatchObject({ admin: true, passwordHash: bootstrap.rootPasswordHash });
     expect(store.dirty).toBe(false);
-    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 2 });
+    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 3 });
   });
 
   it('saves tables and columns and reloads them identically', async () => {

@@ -57,12 +57,19 @@ export async function alterDatabase(catalog: EngineCatalog, s: ast.AlterDatabase
 
 export async function dropDatabase(catalog: EngineCatalog, s: ast.DropDatabase): Promise<void> {
   if (s.name === 'public') throw new UserError('sqlPlan', `Database "public" forbid drop`);
-  if (catalog.database(s.name) === undefined) {
+  // A database whose drop is pending is dropped again: rescheduled with AFTER, else at once.
+  if (catalog.database(s.name) === undefined && catalog.dropPending?.(s.name) !== true) {
     if (s.ifExists) return;
     throw databaseNotFound(s.name);
   }
-  if (s.after !== undefined) throw notImplemented('DROP DATABASE ... AFTER');
-  await catalog.dropDatabase(s.name);
+  if (s.after !== undefined && catalog.recoverDatabase === undefined) throw notImplemented('DROP DATABASE ... AFTER');
+  await catalog.dropDatabase(s.name, s.after);
+}
+
+/** RECOVER DATABASE: a pending drop undone; a live database with no drop pending is left as it is. */
+export async function recoverDatabase(catalog: EngineCatalog, s: ast.RecoverDatabase): Promise<void> {
+  if (catalog.dropPending?.(s.name) === true) return catalog.recoverDatabase!(s.name);
+  if (catalog.database(s.name) === undefined && !s.ifExists) throw databaseNotFound(s.name);
 }
 
 export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, defaultDb: string, tenant: string): Promise<void> {
@@ -105,11 +112,20 @@ export function precisionUnit(p: 'NS' | 'US' | 'MS'): 'Nanosecond' | 'Microsecon
 export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaultDb: string, tenant: string): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
-  if (catalog.table(db, table) === undefined) {
+  if (catalog.table(db, table) === undefined && catalog.dropPending?.(db, table) !== true) {
     if (s.ifExists) return;
     throw tableNotFound(tenant, db, table);
   }
-  await catalog.dropTable(db, table);
+  if (s.after !== undefined && catalog.recoverTable === undefined) throw notImplemented('DROP TABLE ... AFTER');
+  await catalog.dropTable(db, table, s.after);
+}
+
+/** RECOVER TABLE: a pending drop undone; a live table with no drop pending is left as it is. */
+export async function recoverTable(catalog: EngineCatalog, s: ast.RecoverTable, defaultDb: string, tenant: string): Promise<void> {
+  const { db, table } = tableName(s.name, defaultDb);
+  requireDatabase(catalog, db);
+  if (catalog.dropPending?.(db, table) === true) return catalog.recoverTable!(db, table);
+  if (catalog.table(db, table) === undefined && !s.ifExists) throw tableNotFound(tenant, db, table);
 }
 
 export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defaultDb: string, tenant: string): Promise<void> {

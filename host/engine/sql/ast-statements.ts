@@ -135,6 +135,13 @@ export interface DropTable extends Node {
   readonly kind: 'dropTable';
   readonly name: ObjectName;
   readonly ifExists: boolean;
+  /** AFTER 'dur': hidden now, dropped then, unless RECOVER TABLE comes first. */
+  readonly after?: string;
+}
+export interface RecoverTable extends Node {
+  readonly kind: 'recoverTable';
+  readonly name: ObjectName;
+  readonly ifExists: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,6 +288,7 @@ export type Statement =
   | CreateExternalTable
   | AlterTable
   | DropTable
+  | RecoverTable
   | ShowDatabases
   | ShowTables
   | ShowSeries

@@ -20,6 +20,7 @@ import {
   type ObjectName,
   type OptionValue,
   type RecoverDatabase,
+  type RecoverTable,
 } from './ast.js';
 import { checkObjectName, type Parser } from './parser-base.js';
 import { parseDataType } from './parser-data-types.js';
@@ -271,5 +272,14 @@ export function parseDropTable(p: Parser): DropTable {
   const pos = p.pos();
   p.expectKeywords('DROP', 'TABLE');
   const ifExists = p.parseKeywords('IF', 'EXISTS');
-  return { kind: 'dropTable', pos, name: p.parseObjectName(), ifExists };
+  const name = p.parseObjectName();
+  if (!p.parseKeyword('AFTER')) return { kind: 'dropTable', pos, name, ifExists };
+  return { kind: 'dropTable', pos, name, ifExists, after: p.parseStringLiteral() };
+}
+
+export function parseRecoverTable(p: Parser): RecoverTable {
+  const pos = p.pos();
+  p.expectKeywords('RECOVER', 'TABLE');
+  const ifExists = p.parseKeywords('IF', 'EXISTS');
+  return { kind: 'recoverTable', pos, name: p.parseObjectName(), ifExists };
 }

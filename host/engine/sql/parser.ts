@@ -15,6 +15,7 @@ import {
   parseDropDatabase,
   parseDropTable,
   parseRecoverDatabase,
+  parseRecoverTable,
 } from './parser-ddl.js';
 import {
   parseAlterTenant,
@@ -96,8 +97,10 @@ function parseRecover(p: Parser): Statement {
       return parseRecoverDatabase(p);
     case 'TENANT':
       return parseRecoverTenant(p);
+    case 'TABLE':
+      return parseRecoverTable(p);
   }
-  return p.expected('DATABASE or TENANT after RECOVER', p.peek(1));
+  return p.expected('TABLE, DATABASE or TENANT after RECOVER', p.peek(1));
 }
 
 /** One statement, with nothing consumed after it. */

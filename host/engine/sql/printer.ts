@@ -243,7 +243,9 @@ export function printStatement(s: Statement): string {
     case 'alterTable':
       return printAlterTable(s);
     case 'dropTable':
-      return `DROP TABLE ${ifExists(s.ifExists)}${printObjectName(s.name)}`;
+      return `DROP TABLE ${ifExists(s.ifExists)}${printObjectName(s.name)}${s.after === undefined ? '' : ` AFTER ${printString(s.after)}`}`;
+    case 'recoverTable':
+      return `RECOVER TABLE ${ifExists(s.ifExists)}${printObjectName(s.name)}`;
     case 'showDatabases':
       return 'SHOW DATABASES';
     case 'showTables':

@@ -36,4 +36,17 @@ export interface SystemInfo {
   users(): readonly { name: string; isAdmin: boolean; options: string }[];
   /** cluster_schema.tenants (admins only): `options` is CnosDB's JSON. */
   tenants(): readonly { name: string; options: string }[];
+  /** information_schema.resource_status: the last drop of each tenant, database or table the user may see. */
+  resourceStatus?(): readonly ResourceStatusRow[];
+}
+
+/** A row of information_schema.resource_status (every column text, as in CnosDB). */
+export interface ResourceStatusRow {
+  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
+  time: string;
+  name: string;
+  action: string;
+  tryCount: string;
+  status: string;
+  comment: string;
 }

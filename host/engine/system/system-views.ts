@@ -1,5 +1,5 @@
 // CnosDB's system views: `information_schema.{databases, tables, columns, queries, roles,
-// members, enabled_roles, database_privileges}` and `cluster_schema.{tenants, users}`, with the
+// members, enabled_roles, database_privileges, resource_status}` and `cluster_schema.{tenants, users}`, with the
 // column names and types of CnosDB 2.4.3's builders (query_server/query/src/metadata/*). Each is
 // planned as a VALUES relation under the view's name, so filters, projections, joins and
 // aggregates over it work as over any table. Schema views list only the databases the session may
@@ -92,6 +92,10 @@ const INFORMATION_SCHEMA: Readonly<Record<string, View>> = {
   database_privileges: {
     columns: [['tenant_name', UTF8], ['database_name', UTF8], ['privilege_type', UTF8], ['role_name', UTF8]],
     rows: (ctx) => (ctx.system?.databasePrivileges() ?? []).map((p) => [ctx.tenant, p.database, p.privilege, p.role]),
+  },
+  resource_status: {
+    columns: [['time', UTF8], ['name', UTF8], ['action', UTF8], ['try_count', UTF8], ['status', UTF8], ['comment', UTF8]],
+    rows: (ctx) => (ctx.system?.resourceStatus?.() ?? []).map((r) => [r.time, r.name, r.action, r.tryCount, r.status, r.comment]),
   },
 };
 
