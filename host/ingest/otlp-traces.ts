@@ -151,23 +151,32 @@ export function decodeOtlpJson(body: Uint8Array): unknown {
  * batch builder copies what it keeps), with attribute column names built once per prefix and key.
  */
 class SpanFields {
-  readonly list: FieldInput[] = [];
+  readonly #list: FieldInput[] = [];
+  /** Fields of the row so far: `#list` is overwritten, never emptied (`length = 0` drops its storage). */
+  #count = 0;
   readonly #pool: FieldInput[] = [];
   readonly #names = new Map<string, Map<string, string>>();
 
   reset(): void {
-    this.list.length = 0;
+    this.#count = 0;
+  }
+
+  /** The row's fields; valid until the next reset. */
+  get list(): FieldInput[] {
+    if (this.#list.length !== this.#count) this.#list.length = this.#count;
+    return this.#list;
   }
 
   add(name: string, type: FieldInput['type'], value: FieldInput['value']): void {
-    let f = this.#pool[this.list.length];
+    const n = this.#count++;
+    let f = this.#pool[n];
     if (f === undefined) this.#pool.push((f = { name, type, value }));
     else {
       f.name = name;
       f.type = type;
       f.value = value;
     }
-    this.list.push(f);
+    this.#list[n] = f;
   }
 
   str(name: string, value: string): void {
@@ -229,17 +238,20 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
       ss.spans.forEach((span, i) => {
         try {
           // In byte order of the names, so that the builder's sort has nothing to do.
-          tags.length = 0;
-          if (serviceName !== undefined) tags.push(tag(pairs.serviceName, serviceName));
-          if (ss.scope !== null) tags.push(tag(pairs.scopeName, ss.scope.name), tag(pairs.scopeVersion, ss.scope.version));
-          tags.push(
-            tag(pairs.statusCode, statusCodeNames[span.status?.code ?? 0] ?? 'STATUS_CODE_UNSET'),
-            tag(pairs.name, span.name),
-            tag(pairs.parentSpanId, hex(span.parentSpanId)),
-            tag(pairs.spanId, hex(span.spanId)),
-            tag(pairs.traceId, hex(span.traceId)),
-            tag(pairs.traceState, span.traceState),
-          );
+          // Overwritten in place (see SpanFields on `length = 0`).
+          let n = 0;
+          if (serviceName !== undefined) tags[n++] = tag(pairs.serviceName, serviceName);
+          if (ss.scope !== null) {
+            tags[n++] = tag(pairs.scopeName, ss.scope.name);
+            tags[n++] = tag(pairs.scopeVersion, ss.scope.version);
+          }
+          tags[n++] = tag(pairs.statusCode, statusCodeNames[span.status?.code ?? 0] ?? 'STATUS_CODE_UNSET');
+          tags[n++] = tag(pairs.name, span.name);
+          tags[n++] = tag(pairs.parentSpanId, hex(span.parentSpanId));
+          tags[n++] = tag(pairs.spanId, hex(span.spanId));
+          tags[n++] = tag(pairs.traceId, hex(span.traceId));
+          tags[n++] = tag(pairs.traceState, span.traceState);
+          if (tags.length !== n) tags.length = n;
           const start = int64ToBigInt(span.startTimeUnixNano);
           f.reset();
           f.str(C.resourceSchemaUrl, rs.schemaUrl);
