@@ -133,14 +133,21 @@ const MAX_COLUMNS = 65535;
  * microsecond a row. The canonical key itself is only written, by the encoder.
  */
 function identityKey(t: TableState, names: readonly string[], values: readonly string[]): string {
-  const parts: string[] = [];
+  const parts = KEY_PARTS;
+  let p = 0;
   for (let i = 0; i < names.length; i++) {
     let n = t.tagNumbers.get(names[i]!);
     if (n === undefined) t.tagNumbers.set(names[i]!, (n = t.tagNumbers.size));
-    parts.push(numberColon(n), numberColon(values[i]!.length), values[i]!);
+    parts[p++] = numberColon(n);
+    parts[p++] = numberColon(values[i]!.length);
+    parts[p++] = values[i]!;
   }
+  parts.length = p;
   return parts.join('');
 }
+
+/** Scratch of identityKey, reused: a fresh array grown to 27 parts was half a kilobyte a span. */
+const KEY_PARTS: string[] = [];
 
 /** `${n}:` for small numbers, made once. */
 const NUMBER_COLON: string[] = [];
@@ -273,9 +280,10 @@ export class WriteBatchBuilder {
     const cols = this.#cols;
     const vals = this.#vals;
     const newFields = this.#newFields;
-    cols.length = 0;
-    vals.length = 0;
-    newFields.length = 0;
+    // Counted, not emptied with `length = 0`, which drops an array's storage: pushing a row's
+    // twenty fields into it again allocated half a kilobyte per array and row.
+    let nc = 0;
+    let nn = 0;
     const newNames = this.#newNames;
     if (newNames.size > 0) newNames.clear(); // also after a refused row
     for (let i = 0; i < fields.length; i++) {
@@ -285,16 +293,16 @@ export class WriteBatchBuilder {
         if (c.stamp === stamp) continue;
         if (c.kind !== ColumnKind.Field || c.type !== f.type) this.#explain(t, tags, fields);
         c.stamp = stamp;
-        cols.push(c);
-        vals.push(f.value);
+        cols[nc] = c;
+        vals[nc++] = f.value;
       } else if (!newNames.has(f.name)) {
         if (badName(f.name) || newTags?.includes(f.name)) this.#explain(t, tags, fields);
         newNames.add(f.name);
-        newFields.push(f);
+        newFields[nn++] = f;
       }
     }
-    if (cols.length + newFields.length === 0) this.#explain(t, tags, fields);
-    const columnCount = t.columns.size + (newTags?.length ?? 0) + newFields.length;
+    if (nc + nn === 0) this.#explain(t, tags, fields);
+    const columnCount = t.columns.size + (newTags?.length ?? 0) + nn;
     if (columnCount > MAX_COLUMNS) {
       throw new UserError('badParameter', `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`);
     }
@@ -304,13 +312,14 @@ export class WriteBatchBuilder {
     if (newTags !== undefined) {
       for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], numbers: undefined, has: undefined, count: 0, stamp: 0 });
     }
-    if (newFields.length > 0) {
-      const sorted = newFields.length > 1 ? [...newFields].sort((a, b) => compareBytes(a.name, b.name)) : newFields;
-      for (const f of sorted) {
+    if (nn > 0) {
+      const added = newFields.slice(0, nn);
+      if (nn > 1) added.sort((a, b) => compareBytes(a.name, b.name));
+      for (const f of added) {
         const c = fieldColumn(f.name, f.type, stamp);
         t.columns.set(f.name, c);
-        cols.push(c);
-        vals.push(f.value);
+        cols[nc] = c;
+        vals[nc++] = f.value;
       }
     }
     if (series === undefined) {
@@ -321,7 +330,7 @@ export class WriteBatchBuilder {
     const row = t.rowCount++;
     t.ts.push(ts);
     series.rows.push(row);
-    for (let i = 0; i < cols.length; i++) store(cols[i]!, row, vals[i]!);
+    for (let i = 0; i < nc; i++) store(cols[i]!, row, vals[i]!);
     if (tagsChecked) t.tagNames = names as string[];
     this.#rowCount++;
   }

@@ -288,7 +288,9 @@ class Writer {
     p += table.length;
     for (let i = 0; i < names.length; i++) {
       const f = names[i]!;
-      for (let j = 0; j < f.length; j++) buf[p + j] = f[j]!;
+      // Fragments are long (`,ResourceSpans/ScopeSpans/Span/trace_id=`): a native copy.
+      if (f.length > 16) buf.set(f, p);
+      else for (let j = 0; j < f.length; j++) buf[p + j] = f[j]!;
       p += f.length;
       const v = values[i]!;
       for (let j = 0; j < v.length; j++) {

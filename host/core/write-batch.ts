@@ -145,6 +145,15 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
       columns.push({ name: cname, kind: kind as ColumnKind, type: type as ValueType, validity: flags & 1 ? new Uint8Array(0) : undefined });
     }
     pos = pad8(pos);
+    // Each tag column's place in name order, so that a series' tags are checked for order by
+    // number: comparing a span's long tag names (a shared 30-character prefix) byte by byte, nine
+    // per series, was a fifth of reading a batch of spans.
+    const tagRank = new Int32Array(columns.length).fill(-1);
+    columns
+      .map((c, i) => ({ c, i }))
+      .filter(({ c }) => c.kind === ColumnKind.Tag)
+      .sort((a, b) => compareBytes(a.c.name, b.c.name))
+      .forEach(({ i }, rank) => (tagRank[i] = rank));
 
     const series: BatchSeries[] = [];
     let rowStart = 0;
@@ -160,32 +169,44 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
       if (minTs > maxTs) fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
       const keyAt = pos;
       need(pos, keyLength, 'series key');
-      if (!isAscii(bytes, pos, keyLength)) text(pos, keyLength, 'series key');
       pos += keyLength;
       // Tags are checked now (a batch is valid or refused whole) but decoded when asked: the
       // memtable needs them only for a series it has not seen (SeriesDescriptor).
       const tagsAt = pos;
-      let tagsAscii = true;
-      let prevName: string | undefined;
+      // The key and the tag values checked as UTF-8 one by one, up to tag `k` (exclusive): the
+      // slow way, taken when the one-pass ASCII check below fails, or before reporting a broken
+      // tag `k` (so that errors come in the order of the bytes, as always).
+      const checkText = (k: number): void => {
+        if (!isAscii(bytes, keyAt, keyLength)) text(keyAt, keyLength, 'series key');
+        let p = tagsAt;
+        for (let j = 0; j < k; j++) {
+          const vlen = dv.getUint32(p + 4, true);
+          if (!isAscii(bytes, p + 8, vlen)) text(p + 8, vlen, 'tag value');
+          p += 8 + vlen;
+        }
+      };
+      let prevRank = -1;
       for (let k = 0; k < tagCount; k++) {
+        if (pos + 8 > byteLength) checkText(k);
         need(pos, 8, 'series tag');
         const ci = dv.getUint16(pos, true);
         const vlen = dv.getUint32(pos + 4, true);
         pos += 8;
-        const col = columns[ci];
-        if (col === undefined || col.kind !== ColumnKind.Tag) fail(pos - 8, `series tag refers to column ${ci}, not a tag`);
-        if (prevName !== undefined && !(compareBytes(prevName, col!.name) < 0)) fail(pos - 8, 'series tags not sorted by name');
-        prevName = col!.name;
+        const rank = ci < tagRank.length ? tagRank[ci]! : -1;
+        if (rank < 0 || rank <= prevRank || pos + vlen > byteLength) checkText(k);
+        if (rank < 0) fail(pos - 8, `series tag refers to column ${ci}, not a tag`);
+        if (rank <= prevRank) fail(pos - 8, 'series tags not sorted by name');
+        prevRank = rank;
         need(pos, vlen, 'tag value');
-        if (!isAscii(bytes, pos, vlen)) {
-          text(pos, vlen, 'tag value');
-          tagsAscii = false;
-        }
         pos += vlen;
       }
-      // The tag headers are ASCII too when column indexes and lengths are below 128 (usual):
-      // then the tags decode in one call.
-      if (tagsAscii) tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
+      // Key, tag headers and values in one pass when all ASCII (usual: then valid UTF-8, and the
+      // tags decode in one call).
+      let tagsAscii = isAscii(bytes, keyAt, pos - keyAt);
+      if (!tagsAscii) {
+        checkText(tagCount);
+        tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
+      }
       pos = pad8(pos);
       series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount));
       rowStart += sRows;

@@ -13,7 +13,7 @@ import { UserError } from '../core/errors.js';
 import type { TimeUnit } from '../core/precision.js';
 import { ValueType } from '../core/write-batch.js';
 import { otlpTypes } from './otlp-proto.js';
-import { decodeMessage, int64ToBigInt, int64ToNumber, type Int64 } from './protobuf-values.js';
+import { decodeMessage, int64Difference, int64ToBigInt, int64ToNumber, type Int64 } from './protobuf-values.js';
 import { RowBatcher, type FieldInput } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
 import { locate } from './parse-errors.js';
@@ -151,23 +151,32 @@ export function decodeOtlpJson(body: Uint8Array): unknown {
  * batch builder copies what it keeps), with attribute column names built once per prefix and key.
  */
 class SpanFields {
-  readonly list: FieldInput[] = [];
+  readonly #list: FieldInput[] = [];
+  /** Fields of the row so far: `#list` is overwritten, never emptied (`length = 0` drops its storage). */
+  #count = 0;
   readonly #pool: FieldInput[] = [];
   readonly #names = new Map<string, Map<string, string>>();
 
   reset(): void {
-    this.list.length = 0;
+    this.#count = 0;
+  }
+
+  /** The row's fields; valid until the next reset. */
+  get list(): FieldInput[] {
+    if (this.#list.length !== this.#count) this.#list.length = this.#count;
+    return this.#list;
   }
 
   add(name: string, type: FieldInput['type'], value: FieldInput['value']): void {
-    let f = this.#pool[this.list.length];
+    const n = this.#count++;
+    let f = this.#pool[n];
     if (f === undefined) this.#pool.push((f = { name, type, value }));
     else {
       f.name = name;
       f.type = type;
       f.value = value;
     }
-    this.list.push(f);
+    this.#list[n] = f;
   }
 
   str(name: string, value: string): void {
@@ -200,6 +209,19 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
   const out = new RowBatcher();
   const C = SPAN_COLUMNS;
   const f = new SpanFields();
+  // The tag pairs of the row, reused span after span (the builder copies the values it keeps):
+  // nine arrays a span were the loop's largest allocation.
+  const pairs = {
+    serviceName: [C.serviceName, ''] as [string, string],
+    scopeName: [C.scopeName, ''] as [string, string],
+    scopeVersion: [C.scopeVersion, ''] as [string, string],
+    statusCode: [C.statusCode, ''] as [string, string],
+    name: [C.name, ''] as [string, string],
+    parentSpanId: [C.parentSpanId, ''] as [string, string],
+    spanId: [C.spanId, ''] as [string, string],
+    traceId: [C.traceId, ''] as [string, string],
+    traceState: [C.traceState, ''] as [string, string],
+  };
   const tags: Array<[string, string]> = [];
   let spans = 0;
   req.resourceSpans.forEach((rs, r) => {
@@ -216,19 +238,21 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
       ss.spans.forEach((span, i) => {
         try {
           // In byte order of the names, so that the builder's sort has nothing to do.
-          tags.length = 0;
-          if (serviceName !== undefined) tags.push([C.serviceName, serviceName]);
-          if (ss.scope !== null) tags.push([C.scopeName, ss.scope.name], [C.scopeVersion, ss.scope.version]);
-          tags.push(
-            [C.statusCode, statusCodeNames[span.status?.code ?? 0] ?? 'STATUS_CODE_UNSET'],
-            [C.name, span.name],
-            [C.parentSpanId, hex(span.parentSpanId)],
-            [C.spanId, hex(span.spanId)],
-            [C.traceId, hex(span.traceId)],
-            [C.traceState, span.traceState],
-          );
+          // Overwritten in place (see SpanFields on `length = 0`).
+          let n = 0;
+          if (serviceName !== undefined) tags[n++] = tag(pairs.serviceName, serviceName);
+          if (ss.scope !== null) {
+            tags[n++] = tag(pairs.scopeName, ss.scope.name);
+            tags[n++] = tag(pairs.scopeVersion, ss.scope.version);
+          }
+          tags[n++] = tag(pairs.statusCode, statusCodeNames[span.status?.code ?? 0] ?? 'STATUS_CODE_UNSET');
+          tags[n++] = tag(pairs.name, span.name);
+          tags[n++] = tag(pairs.parentSpanId, hex(span.parentSpanId));
+          tags[n++] = tag(pairs.spanId, hex(span.spanId));
+          tags[n++] = tag(pairs.traceId, hex(span.traceId));
+          tags[n++] = tag(pairs.traceState, span.traceState);
+          if (tags.length !== n) tags.length = n;
           const start = int64ToBigInt(span.startTimeUnixNano);
-          const end = int64ToBigInt(span.endTimeUnixNano);
           f.reset();
           f.str(C.resourceSchemaUrl, rs.schemaUrl);
           if (rs.resource !== null) {
@@ -242,7 +266,7 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
           }
           f.num(C.flags, span.flags);
           f.str(C.kind, spanKindNames[span.kind] ?? 'SPAN_KIND_UNSPECIFIED');
-          f.num(C.endTime, Number(end));
+          f.num(C.endTime, int64ToNumber(span.endTimeUnixNano));
           f.attributes(C.spanAttributes, span.attributes);
           f.num(C.droppedAttributes, span.droppedAttributesCount);
           span.events.forEach((ev, e) => {
@@ -264,7 +288,7 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
           });
           f.num(C.droppedLinks, span.droppedLinksCount);
           f.str(C.statusMessage, span.status?.message ?? '');
-          f.num(C.duration, Number(end - start));
+          f.num(C.duration, int64Difference(span.endTimeUnixNano, span.startTimeUnixNano));
           out.add(options.table, tags, toDb.convert(start), f.list);
           spans++;
         } catch (e) {
@@ -274,6 +298,12 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
     });
   });
   return { batches: out.finish(), spans };
+}
+
+/** Sets the value of a reused tag pair. */
+function tag(pair: [string, string], value: string): [string, string] {
+  pair[1] = value;
+  return pair;
 }
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
