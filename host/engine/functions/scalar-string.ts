@@ -123,7 +123,7 @@ const concatWs: ScalarFunction = rowwise({
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row(args) {
-    if (args.length < 2) throw executionError(`Datafusion: Execution error: concat_ws was called with ${args.length} arguments. It requires at least 2.`);
+    if (args.length < 2) throw internalError(`concat_ws was called with ${args.length} arguments. It requires at least 2.`);
     return args[0] === null ? null : args.slice(1).filter((a) => a !== null).join(args[0] as string);
   },
 });
@@ -244,7 +244,15 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   stringUnary('character_length', INT64, (s) => BigInt(codePointLength(s))),
   stringUnary('octet_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length)),
   stringUnary('bit_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length * 8)),
-  stringUnary('ascii', INT64, (s) => BigInt(s.length === 0 ? 0 : s.codePointAt(0)!)),
+  // ascii takes any type as its text (DataFusion coerces to Utf8): ascii(98) is ascii('98').
+  rowwise({
+    name: 'ascii',
+    bind(argTypes) {
+      matchUniform('ascii', argTypes, 1, [UTF8], STRINGS_SHOWN);
+      return { argTypes: [UTF8], returnType: INT64 };
+    },
+    row: (args) => BigInt((args[0] as string).length === 0 ? 0 : (args[0] as string).codePointAt(0)!),
+  }),
   stringUnary('reverse', UTF8, (s) => Array.from(s).reverse().join('')),
   stringUnary('initcap', UTF8, (s) => s.toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase())),
   stringFunction('starts_with', PAIRS, BOOLEAN, (args) => (args[0] as string).startsWith(args[1] as string)),
