@@ -186,6 +186,7 @@ export function createRoleDef(c: Catalog, tenant: string, name: string, inherit:
 /** Drops a custom role; members that had it keep their membership and have no privilege. */
 export function dropRoleDef(c: Catalog, tenant: string, name: string): void {
   const t = requireTenantDef(c, tenant);
+  if (name === 'owner' || name === 'member') throw new UserError('sqlPlan', `Couldn't drop system role ${name}`);
   if (!t.roles.delete(name)) throw roleNotFound(name);
   c.changed();
 }

@@ -27,8 +27,12 @@ function checkOptions(o: DatabaseOptions): void {
   if (!['NS', 'US', 'MS'].includes(o.precision)) bad(`precision must be one of ms, us, ns, got ${o.precision}`);
 }
 
+/** The schemas of the system views: no database may take their names. */
+const SYSTEM_SCHEMAS = new Set(['information_schema', 'cluster_schema', 'usage_schema']);
+
 export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions): DatabaseDef {
   checkName(name);
+  if (SYSTEM_SCHEMAS.has(name.toLowerCase())) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
   if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);
   checkOptions(options);
