@@ -181,6 +181,7 @@ export class Catalog {
   removeUser(name: string): void {
     this.users.delete(name);
     for (const t of this.tenants.values()) t.members.delete(name);
+    for (const p of this.pendingDrops) p.tenant?.members.delete(name);
     this.changed();
   }
 
