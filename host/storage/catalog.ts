@@ -3,6 +3,7 @@
 // first and changes nothing on failure, then bumps `version` so the store knows to save.
 
 import { UserError } from '../core/errors.js';
+import type { GeometryColumnType } from '../core/geometry/geometry.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
 import { databaseNotFound } from '../core/meta-errors.js';
@@ -20,6 +21,8 @@ export interface ColumnDef {
   type: ValueType;
   /** CnosDB codec name, upper case (DEFAULT unless chosen by CREATE/ALTER TABLE). */
   codec: string;
+  /** A GEOMETRY field (type String): its sub type and srid (FORMAT.md §3). */
+  geometry?: GeometryColumnType;
 }
 
 export interface TableDef {
