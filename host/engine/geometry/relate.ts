@@ -17,7 +17,6 @@ export interface Relation {
 }
 
 // JSTS is typed loosely (its .d.ts files say `any`); this file is the only place that touches it.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const factory: any = new GeometryFactory();
 
 const coordinate = (c: Coord): any => new Coordinate(c[0], c[1]);
