@@ -21,6 +21,7 @@ export const ERRORS = {
   queryMemory: { code: '010011', status: 422, title: 'query memory limit exceeded' },
   sqlExecute: { code: '010012', status: 422, title: 'query execution error' },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
+  invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage
   schemaConflict: { code: '020010', status: 422, title: 'schema conflict' },

@@ -1,5 +1,6 @@
 // Catalog shapes shared by the storage engine and the query engine (neither imports the other).
 
+import type { GeometryColumnType } from './geometry/geometry.js';
 import type { FieldType } from './write-batch.js';
 
 export type Precision = 'NS' | 'US' | 'MS';
@@ -47,6 +48,8 @@ export interface NewField {
   name: string;
   type: FieldType;
   codec?: string;
+  /** GEOMETRY(<sub_type>, <srid>): a STRING field whose values must be WKT of that sub type. */
+  geometry?: GeometryColumnType;
 }
 
 /**
@@ -69,7 +72,7 @@ export interface NewTable {
  */
 export type TableChange =
   | { kind: 'addTag'; name: string }
-  | { kind: 'addField'; name: string; type: FieldType; codec?: string }
+  | { kind: 'addField'; name: string; type: FieldType; codec?: string; geometry?: GeometryColumnType }
   | { kind: 'dropColumn'; name: string }
   | { kind: 'renameColumn'; from: string; to: string }
   | { kind: 'setCodec'; column: string; codec: string };

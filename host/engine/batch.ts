@@ -9,6 +9,7 @@
 //   Time64          BigInt64Array (nanoseconds since midnight)
 //   UInt64          BigUint64Array         Float64     Float64Array
 //   Utf8            string[]               Date32      Int32Array (days since the epoch)
+//   Binary          string[] of lowercase hex (two digits per byte)
 //   Interval        IntervalValue[]        Struct      one child Vector per field
 //   List            unknown[][] (element values as getValue returns them)
 // A NULL row's value slot holds an arbitrary value of the right type (0, '', ...).
@@ -144,7 +145,8 @@ export function vectorFrom(type: DataType, values: readonly Scalar[], validity?:
       for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as number;
       return { type, length: n, values: a, validity };
     }
-    case 'Utf8': {
+    case 'Utf8':
+    case 'Binary': {
       const a = new Array<string>(n);
       for (let i = 0; i < n; i++) a[i] = valid(i) ? (values[i] as string) : '';
       return { type, length: n, values: a, validity };
@@ -180,6 +182,7 @@ export function constantVector(type: DataType, value: Scalar, n: number): Vector
     case 'Null':
       return { type, length: n, values: null };
     case 'Utf8':
+    case 'Binary':
       return { type, length: n, values: new Array<string>(n).fill(value === null ? '' : (value as string)), validity, constant };
     case 'Float64':
       return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : (value as number)), validity, constant };

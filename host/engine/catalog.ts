@@ -3,10 +3,11 @@
 // The server implements it over the storage engine; a browser sandbox implements it over
 // segment files it fetched. All names here are already resolved to one tenant.
 
+import { geometryTypeName, type GeometryColumnType } from '../core/geometry/geometry.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
-import type { DataType } from './types.js';
+import { sqlTypeName, type DataType } from './types.js';
 
 export type {
   ChunkColumn,
@@ -30,6 +31,13 @@ export interface ColumnInfo {
   valueType?: ValueType;
   /** Upper-case CnosDB codec name (DEFAULT unless chosen). */
   codec: string;
+  /** A GEOMETRY(<sub_type>, <srid>) field: Utf8 values that are WKT of that sub type. */
+  geometry?: GeometryColumnType;
+}
+
+/** The type DESCRIBE TABLE and information_schema.columns show: BIGINT, STRING, Geometry(POINT, 0)... */
+export function columnTypeName(c: ColumnInfo): string {
+  return c.geometry === undefined ? sqlTypeName(c.type) : geometryTypeName(c.geometry);
 }
 
 export interface TableInfo {

@@ -10,6 +10,8 @@ export type DataType =
   | { id: 'UInt64' }
   | { id: 'Float64' }
   | { id: 'Utf8' }
+  /** Bytes (ST_AsBinary's WKB), held as lowercase hex text: Arrow shows Binary so. */
+  | { id: 'Binary' }
   /** `tz` undefined: a timestamp without time zone (table `time` columns); 'UTC' for now(). */
   | { id: 'Timestamp'; unit: TimeUnit; tz?: string }
   /** Days since the epoch. */
@@ -35,6 +37,7 @@ export const INT64: DataType = { id: 'Int64' };
 export const UINT64: DataType = { id: 'UInt64' };
 export const FLOAT64: DataType = { id: 'Float64' };
 export const UTF8: DataType = { id: 'Utf8' };
+export const BINARY: DataType = { id: 'Binary' };
 export const INTERVAL: DataType = { id: 'Interval' };
 export const DATE32: DataType = { id: 'Date32' };
 export const TIME64: DataType = { id: 'Time64' };

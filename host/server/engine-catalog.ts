@@ -36,7 +36,7 @@ export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
   const stored: ColumnDef[] = [...t.tags, ...t.fields].sort((a, b) => a.id - b.id);
   for (const c of stored) {
     const valueType = c.kind === 'tag' ? ValueType.Tag : c.type;
-    columns.push({ name: c.name, kind: c.kind, type: typeOfValueType(valueType), valueType, codec: c.codec });
+    columns.push({ name: c.name, kind: c.kind, type: typeOfValueType(valueType), valueType, codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) });
   }
   return { database: db.name, name: t.name, columns };
 }
@@ -124,7 +124,7 @@ export class StorageCatalog implements EngineCatalog {
     await this.#storage.createTable(this.#require(database), {
       name: table.name,
       tags: table.columns.filter((c) => c.kind === 'tag').map((c) => ({ name: c.name, codec: c.codec })),
-      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec })),
+      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) })),
       ...(time === undefined ? {} : { timeCodec: time.codec }),
     });
   }
@@ -135,7 +135,7 @@ export class StorageCatalog implements EngineCatalog {
     switch (change.kind) {
       case 'add': {
         const c = column(change.column);
-        await this.#storage.alterTable(db, table, c.kind === 'tag' ? { kind: 'addTag', name: c.name } : { kind: 'addField', name: c.name, type: storedType(c), codec: c.codec });
+        await this.#storage.alterTable(db, table, c.kind === 'tag' ? { kind: 'addTag', name: c.name } : { kind: 'addField', name: c.name, type: storedType(c), codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) });
         return;
       }
       case 'drop':

@@ -8,6 +8,7 @@ import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
 import { findColumn, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import { checkCodec } from './codec-names.js';
+import { GEOMETRY_SUB_TYPES, type GeometryColumnType } from '../core/geometry/geometry.js';
 import { databaseExists, tableExists, tableNotFound as metaTableNotFound } from '../core/meta-errors.js';
 
 /** Rejects names CnosDB's parser rejects (empty, blank, containing '/'). */
@@ -60,6 +61,15 @@ export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string):
   return db;
 }
 
+/** A geometry declaration the engine let through must still be one the catalog can keep. */
+function checkGeometry(name: string, type: ValueType, g: GeometryColumnType | undefined): { geometry?: GeometryColumnType } {
+  if (g === undefined) return {};
+  if (type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0) {
+    throw new UserError('sqlPlan', `Semantic error: Unexpected data type Geometry(${g.subType}, ${g.srid}) of ${name}, `);
+  }
+  return { geometry: { subType: g.subType, srid: g.srid } };
+}
+
 export function tableNotFound(db: DatabaseDef, table: string): UserError {
   return metaTableNotFound(db.tenant, db.name, table);
 }
@@ -86,11 +96,12 @@ export function createTableDef(catalog: Catalog, db: DatabaseDef, def: NewTable)
     if (!(f.type >= ValueType.Double && f.type <= ValueType.String)) throw new UserError('sqlPlan', `Unexpected data type ${f.type} of ${f.name}, `);
     return checkCodec(f.codec, f.type);
   });
+  const geometries = def.fields.map((f) => checkGeometry(f.name, f.type, f.geometry));
   const timeCodec = checkCodec(def.timeCodec, 'time');
   // Ids in creation order: the table, its tags, its fields (SELECT * order is by id).
   const table: TableDef = { id: catalog.nextId(), name: def.name, tags: [], fields: [], timeCodec };
   for (const t of def.tags) table.tags.push({ id: catalog.nextId(), name: t.name, kind: 'tag', type: ValueType.Tag, codec: 'DEFAULT' });
-  def.fields.forEach((f, i) => table.fields.push({ id: catalog.nextId(), name: f.name, kind: 'field', type: f.type, codec: fieldCodecs[i]! }));
+  def.fields.forEach((f, i) => table.fields.push({ id: catalog.nextId(), name: f.name, kind: 'field', type: f.type, codec: fieldCodecs[i]!, ...geometries[i]! }));
   db.tables.set(def.name, table);
   catalog.changed();
   return table;
@@ -130,7 +141,8 @@ export function alterTableDef(catalog: Catalog, db: DatabaseDef, tableName: stri
         throw new UserError('sqlPlan', `Unexpected data type ${change.type} of ${change.name}, `);
       }
       const codec = checkCodec(change.codec, change.type);
-      const c: ColumnDef = { id: catalog.nextId(), name: change.name, kind: 'field', type: change.type, codec };
+      const geometry = checkGeometry(change.name, change.type, change.geometry);
+      const c: ColumnDef = { id: catalog.nextId(), name: change.name, kind: 'field', type: change.type, codec, ...geometry };
       table.fields.push(c);
       catalog.changed();
       return { table, column: c };

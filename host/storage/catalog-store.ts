@@ -23,6 +23,8 @@ import {
   type UserDef,
 } from './catalog.js';
 import { fsyncDir } from './fs-util.js';
+import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
+import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
 import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
@@ -222,7 +224,16 @@ function decode(text: string, path: string): Catalog {
     }
     return { id: t.id, name: t.name, comment: t.comment, dropAfter, limiter, members: new Map(Object.entries(t.members)), roles };
   };
-  const tableOf = (t: TableDef): TableDef => ({ ...t, tags: t.tags.map(col), fields: t.fields.map(col) });
+  const tableOf = (t: TableDef): TableDef => {
+    // A GEOMETRY field's declaration (optional; FORMAT.md §3): a sub type this reader knows, srid 0.
+    for (const f of t.fields) {
+      const g = f.geometry;
+      if (g !== undefined && (f.type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0)) {
+        throw new CorruptionError(path, 0, `table ${JSON.stringify(t.name)} column ${JSON.stringify(f.name)}: geometry ${JSON.stringify(g)} on a field of type ${f.type}`);
+      }
+    }
+    return { ...t, tags: t.tags.map(col), fields: t.fields.map(col) };
+  };
   const databaseOf = (d: PersistedDatabase): DatabaseDef => {
     const { pendingTables, ...rest } = d;
     const tables = new Map<string, TableDef>();

@@ -3,8 +3,10 @@
 // first and changes nothing on failure, then bumps `version` so the store knows to save.
 
 import { UserError } from '../core/errors.js';
+import type { GeometryColumnType } from '../core/geometry/geometry.js';
 import type { DatabaseOptions } from '../core/schema.js';
-import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchTable } from '../core/write-batch.js';
+import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchColumn, type BatchTable } from '../core/write-batch.js';
+import { checkGeometryValue } from '../core/geometry/check-geometry.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import type { LimiterConfig } from './limiter-config.js';
 import type { PendingDrop, ResourceStatus } from './pending-drops.js';
@@ -20,6 +22,8 @@ export interface ColumnDef {
   type: ValueType;
   /** CnosDB codec name, upper case (DEFAULT unless chosen by CREATE/ALTER TABLE). */
   codec: string;
+  /** A GEOMETRY field (type String): its sub type and srid (FORMAT.md §3). */
+  geometry?: GeometryColumnType;
 }
 
 export interface TableDef {
@@ -208,6 +212,9 @@ export class Catalog {
             'schemaConflict',
             `column '${c.name}' of table '${t.name}' is ${describe(have.kind, have.type)}, written as ${describe(kind, c.type)}`,
           );
+        } else {
+          const geometry = (have as Partial<ColumnDef>).geometry;
+          if (geometry !== undefined && c.strings !== undefined) checkGeometryColumn(geometry, c, t.rowCount);
         }
       }
     }
@@ -231,6 +238,17 @@ export class Catalog {
     }
     if (changed) this.changed();
     return changed;
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** Every present value of a written GEOMETRY column must be WKT of its sub type (CnosDB's check). */
+function checkGeometryColumn(geometry: GeometryColumnType, c: BatchColumn, rowCount: number): void {
+  const { offsets, bytes } = c.strings!;
+  for (let i = 0; i < rowCount; i++) {
+    if (c.validity !== undefined && c.validity[i] !== 1) continue;
+    checkGeometryValue(geometry, utf8.decode(bytes.subarray(offsets[i]!, offsets[i + 1]!)));
   }
 }
 

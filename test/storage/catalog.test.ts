@@ -6,6 +6,7 @@ import { UserError } from '../../host/core/errors.js';
 import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
 import { CatalogStore } from '../../host/storage/catalog-store.js';
+import { createTableDef } from '../../host/storage/catalog-ddl.js';
 
 let dir: string;
 beforeEach(() => {
@@ -53,6 +54,28 @@ describe('CatalogStore', () => {
     expect(existsSync(join(dir, 'catalog.json.tmp'))).toBe(false);
     const store = await CatalogStore.open(dir, bootstrap);
     expect(store.catalog.databases().length).toBe(1);
+  });
+
+  it("keeps a GEOMETRY field's declaration and refuses one it does not know", async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } }] });
+    await store.save();
+    const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
+    expect(doc.version).toBe(3);
+    const again = await CatalogStore.open(dir, bootstrap);
+    expect(again.catalog.requireDatabase('cnosdb', 'public').tables.get('g')!.fields[0]).toMatchObject({ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } });
+    const column = doc.databases[0].tables.find((t: { name: string }) => t.name === 'g').fields[0];
+    column.geometry = { subType: 'CIRCLE', srid: 0 };
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
+    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: table "g" column "loc": geometry \{"subType":"CIRCLE","srid":0\}/);
+  });
+
+  it('refuses to create a GEOMETRY field on a non-string type', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    expect(() => createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.Double, geometry: { subType: 'POINT', srid: 0 } }] })).toThrow(/Unexpected data type Geometry\(POINT, 0\) of loc/);
+    expect(db.tables.has('g')).toBe(false);
   });
 
   it('refuses a corrupt catalog with an error naming the file', async () => {

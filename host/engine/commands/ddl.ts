@@ -89,7 +89,7 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     const t = fieldColumnType(c.dataType, c.name);
     const codec = c.codec ?? 'DEFAULT';
     checkCodec(codec, t.type);
-    fields.push({ name: c.name, kind: 'field', type: t.type, valueType: t.valueType, codec });
+    fields.push({ name: c.name, kind: 'field', type: t.type, valueType: t.valueType, codec, ...(t.geometry === undefined ? {} : { geometry: t.geometry }) });
   }
   for (const tag of s.tags) {
     if (seen.has(tag)) throw semanticError(`Field or Tag have the same name ${tag}`);
@@ -150,7 +150,7 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
       const ft = fieldColumnType(c.dataType, c.name);
       const codec = c.codec ?? 'DEFAULT';
       checkCodec(codec, ft.type);
-      columns.push({ name: c.name, kind: 'field', type: ft.type, valueType: ft.valueType, codec });
+      columns.push({ name: c.name, kind: 'field', type: ft.type, valueType: ft.valueType, codec, ...(ft.geometry === undefined ? {} : { geometry: ft.geometry }) });
       change = { kind: 'add', column: c.name };
       break;
     }

@@ -3,6 +3,7 @@
 // parsed, a float time is an error; 'T' / 'yes' / 1 are TRUE), checked (time not NULL, at least
 // one field per row), encoded as one write batch and stored atomically: a bad row stores nothing.
 
+import { checkGeometryValue } from '../../core/geometry/check-geometry.js';
 import type { RecordBatch, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import { WriteBatchBuilder, type FieldInput } from '../../core/write-batch-builder.js';
@@ -90,6 +91,12 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
       return vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
     });
   }
+  // GEOMETRY columns take only WKT of their sub type; checked before anything is written.
+  targets.forEach((c, k) => {
+    if (c.geometry === undefined) return;
+    const v = columns[k]!;
+    for (let i = 0; i < rowCount; i++) if (isValid(v, i)) checkGeometryValue(c.geometry, getValue(v, i) as string);
+  });
   if (rowCount > 0) {
     const builder = new WriteBatchBuilder();
     const timeIndex = targets.indexOf(timeColumn);

@@ -5,7 +5,7 @@
 
 import type { RecordBatch, Scalar } from '../batch.js';
 import { vectorFrom } from '../batch.js';
-import type { EngineCatalog, TableInfo } from '../catalog.js';
+import { columnTypeName, type EngineCatalog, type TableInfo } from '../catalog.js';
 import { compareStrings } from '../exec/compute.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
@@ -15,7 +15,7 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import { databaseNotFound, tableNotFound, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { BOOLEAN, sqlTypeName, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, UINT64, UTF8, type DataType } from '../types.js';
 import { formatBytes, formatDuration } from './database-options.js';
 
 export interface Rows {
@@ -54,7 +54,7 @@ export function describeTable(catalog: EngineCatalog, s: ast.DescribeTable, defa
   if (t === undefined) throw tableNotFound(tenant, db, name);
   return {
     fields: ['column_name', 'data_type', 'column_type', 'compression_codec'].map((n) => ({ name: n, type: UTF8 })),
-    rows: t.columns.map((c) => [c.name, sqlTypeName(c.type), c.kind.toUpperCase(), c.codec]),
+    rows: t.columns.map((c) => [c.name, columnTypeName(c), c.kind.toUpperCase(), c.codec]),
   };
 }
 

@@ -37,6 +37,17 @@ function formatInterval(v: IntervalValue): string {
   return parts.join(' ');
 }
 
+/** Arrow's Binary -> Utf8 cast: the bytes read as UTF-8, an error when they are not. */
+function binaryToText(hex: string): string {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw castError('Cannot cast binary to string: the bytes are not valid UTF-8');
+  }
+}
+
 /** The text of a value as CAST(x AS STRING) gives it. */
 export function scalarToString(v: Scalar, type: DataType): string {
   switch (type.id) {
@@ -54,6 +65,8 @@ export function scalarToString(v: Scalar, type: DataType): string {
       return formatInterval(v as IntervalValue);
     case 'Time64':
       return timeOfDayText(v as bigint);
+    case 'Binary':
+      return binaryToText(v as string);
     default:
       return String(v);
   }

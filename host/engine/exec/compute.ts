@@ -127,7 +127,9 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
       }
       break;
     }
-    case 'Utf8': {
+    // Hex text compares as its bytes do.
+    case 'Utf8':
+    case 'Binary': {
       const x = av as ArrayLike<string>;
       const y = bv as ArrayLike<string>;
       if (op === '=') for (let i = 0; i < n; i++) out[i] = x[i] === y[i] ? 1 : 0;

@@ -89,7 +89,7 @@ export function vectorBytes(v: Vector): number {
     for (const c of vals as Vector[]) n += vectorBytes(c);
     return n;
   }
-  if (v.type.id === 'Utf8') {
+  if (v.type.id === 'Utf8' || v.type.id === 'Binary') {
     for (const s of vals as string[]) n += 16 + 2 * s.length;
     return n;
   }

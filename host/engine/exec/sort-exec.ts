@@ -88,7 +88,8 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
       cmp = (i, j) => x[i]! - x[j]!;
       break;
     }
-    case 'Utf8': {
+    case 'Utf8':
+    case 'Binary': {
       const x = v.values as string[];
       const ranks = stringRanks(x, v.length);
       cmp = ranks === undefined ? (i, j) => compareStrings(x[i]!, x[j]!) : (i, j) => ranks[i]! - ranks[j]!;

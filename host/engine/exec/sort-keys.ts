@@ -125,6 +125,7 @@ function valueRanks(v: Vector, n: number): KeyRanks | undefined {
       return { ranks: r.ranks, card: r.card + 1 };
     }
     case 'Utf8':
+    case 'Binary':
       return stringRanks(v.values as string[], n);
     default:
       return undefined;

@@ -47,6 +47,7 @@ export function kindOf(v: Vector): number {
     case 'Float64':
       return K_F64;
     case 'Utf8':
+    case 'Binary':
       return K_UTF8;
     case 'Timestamp':
       return K_TIMESTAMP;

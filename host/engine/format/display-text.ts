@@ -87,6 +87,7 @@ export function displayScalar(type: DataType, value: Scalar, nullText = ''): str
     case 'Float64':
       return scratchText((sink) => writeArrowF64(sink, value as number));
     case 'Utf8':
+    case 'Binary':
       return value as string;
     case 'Timestamp':
       return timestampText(type, value as bigint, 'display');

@@ -187,6 +187,7 @@ export function writeJsonScalar(sink: ByteSink, type: DataType, value: Scalar): 
       return;
     }
     case 'Utf8':
+    case 'Binary':
       return writeJsonString(sink, value as string);
     case 'Timestamp':
       return writeJsonString(sink, timestampText(type, value as bigint, 'display'));

@@ -15,6 +15,7 @@ import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
 import { SESSION_FUNCTIONS } from './scalar-session.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
 import { HASH_FUNCTIONS } from './scalar-hash.js';
+import { GEOMETRY_FUNCTIONS } from './scalar-geometry.js';
 import { REGEX_FUNCTIONS } from './scalar-regex.js';
 import { STRING_FUNCTIONS } from './scalar-string.js';
 import { TIME_FUNCTIONS } from './scalar-time.js';
@@ -26,6 +27,8 @@ export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 const SCALARS = new Map<string, ScalarFunction>();
 for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
+// CnosDB's UDFs keep their mixed-case names (`ST_Area`) in errors and columns; calls match any case.
+for (const f of GEOMETRY_FUNCTIONS) SCALARS.set(f.name.toLowerCase(), f);
 // DataFusion's aliases: the call resolves to the canonical function, which names the result
 // column (`length('x')` is `character_length(Utf8("x"))`).
 const SCALAR_ALIASES: Readonly<Record<string, string>> = {

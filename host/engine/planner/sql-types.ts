@@ -6,6 +6,7 @@ import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
 import { ValueType } from '../../core/write-batch.js';
+import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
 
@@ -48,6 +49,20 @@ export interface FieldColumnType {
   valueType: ValueType;
   /** Shown by DESCRIBE: BIGINT, DOUBLE, ... */
   sqlName: string;
+  geometry?: GeometryColumnType;
+}
+
+/**
+ * GEOMETRY(<sub_type>, <srid>): a STRING field holding WKT, as CnosDB's are. CnosDB's checks in
+ * its order: two parameters, a known sub type, srid 0; each error shows the type as written.
+ */
+function geometryColumnType(t: AstType, column: string): FieldColumnType {
+  const bad = (why: string): Error => semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, ${why}`);
+  if (t.params.length !== 2) throw bad('format: GEOMETRY(<sub_type>, <srid>)');
+  const [subType, srid] = t.params as [string, string];
+  if (GEOMETRY_SUB_TYPES[subType] === undefined) throw bad(`sub_type must be ${Object.keys(GEOMETRY_SUB_TYPES).join(', ')}`);
+  if (srid !== '0') throw bad('currently only supports 0, Cartesian coordinate system');
+  return { type: UTF8, valueType: ValueType.String, sqlName: geometryTypeName({ subType, srid: 0 }), geometry: { subType, srid: 0 } };
 }
 
 /** The type of a CREATE TABLE / ADD FIELD column, or CnosDB's "Unexpected data type" error. */
@@ -58,8 +73,7 @@ export function fieldColumnType(t: AstType, column: string): FieldColumnType {
     if (t.name === 'STRING') return { type: UTF8, valueType: ValueType.String, sqlName: 'STRING' };
     if (t.name === 'BOOLEAN') return { type: BOOLEAN, valueType: ValueType.Boolean, sqlName: 'BOOLEAN' };
   }
-  // GEOMETRY(POINT, 0) columns hold WKT text, as CnosDB's do.
-  if (!t.custom && t.name === 'GEOMETRY') return { type: UTF8, valueType: ValueType.String, sqlName: 'STRING' };
+  if (!t.custom && t.name === 'GEOMETRY') return geometryColumnType(t, column);
   if (!t.custom && t.name === 'TIMESTAMP') throw semanticError(`column time already exists in table`);
-  throw semanticError(`Unexpected data type ${t.name} of ${column}, `);
+  throw semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, `);
 }

@@ -29,6 +29,8 @@ export interface DataType {
   readonly params: readonly string[];
   /** `TIMESTAMP WITH TIME ZONE` / `WITHOUT TIME ZONE`; absent when not written. */
   readonly timeZone?: 'WITH' | 'WITHOUT';
+  /** Custom and GEOMETRY types: the type as written (`geometry(point, 0)`), for CnosDB's errors. */
+  readonly written?: string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,12 +6,12 @@
 // read (CnosDB's `can_read_database` filter); the host filters the other lists (SystemInfo).
 
 import type { Scalar } from '../batch.js';
-import type { EngineCatalog } from '../catalog.js';
+import { columnTypeName, type EngineCatalog } from '../catalog.js';
 import { formatBytes, formatDuration } from '../commands/database-options.js';
 import type { LExpr } from '../plan/expr.js';
 import { subqueryAlias, type LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';
-import { BOOLEAN, FLOAT64, sqlTypeName, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, FLOAT64, UINT64, UTF8, type DataType } from '../types.js';
 import type { SystemInfo } from './system-info.js';
 
 export interface SystemViewContext {
@@ -63,7 +63,7 @@ const INFORMATION_SCHEMA: Readonly<Record<string, View>> = {
     rows: (ctx) =>
       visibleDatabases(ctx).flatMap((d) =>
         ctx.catalog.tables(d.name).flatMap((t) =>
-          t.columns.map((c, i) => [ctx.tenant, d.name, t.name, c.name, c.kind.toUpperCase(), BigInt(i), 'NULL', c.kind !== 'time', sqlTypeName(c.type), c.codec]),
+          t.columns.map((c, i) => [ctx.tenant, d.name, t.name, c.name, c.kind.toUpperCase(), BigInt(i), 'NULL', c.kind !== 'time', columnTypeName(c), c.codec]),
         ),
       ),
   },
