@@ -247,21 +247,22 @@ function decode(text: string, path: string): Catalog {
     c.tenants.set(def.name, def);
   }
   for (const d of p.databases) c.addDatabase(databaseOf(d));
-  for (const d of p.pendingDrops ?? []) {
+  const persistedDrops = p.pendingDrops ?? [];
+  for (const d of persistedDrops) {
     const drop: PendingDrop = { kind: d.kind, names: d.names, dueMs: d.dueMs, databases: d.databases.map(databaseOf) };
     if (d.tenant !== undefined) drop.tenant = tenantOf(d.tenant);
     c.pendingDrops.push(drop);
   }
   // A pending table's database is live or in a pending drop: link them once all are loaded.
-  for (const drop of c.pendingDrops) {
-    const d = (p.pendingDrops ?? [])[c.pendingDrops.indexOf(drop)]!;
-    if (d.kind !== 'table') continue;
-    const db = c.allDatabases().find((x) => x.id === d.databaseId);
+  const byId = new Map(c.allDatabases().map((db) => [db.id, db]));
+  persistedDrops.forEach((d, i) => {
+    if (d.kind !== 'table') return;
+    const db = byId.get(d.databaseId!);
     const table = db?.pendingTables?.get(d.tableId!);
     if (db === undefined || table === undefined) throw new CorruptionError(path, 0, `pending drop of table ${d.names.join('.')}: database ${d.databaseId} or table ${d.tableId} is missing`);
-    drop.database = db;
-    drop.table = table;
-  }
+    c.pendingDrops[i]!.database = db;
+    c.pendingDrops[i]!.table = table;
+  });
   for (const r of p.resources ?? []) c.resources.set(r.name, r);
   for (const u of p.users) c.users.set(u.name, u);
   c.reserveIds(p.nextId - 1);

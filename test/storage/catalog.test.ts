@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { scheduleDrop } from '../../host/storage/pending-drops.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +77,22 @@ describe('CatalogStore', () => {
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     expect(() => createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.Double, geometry: { subType: 'POINT', srid: 0 } }] })).toThrow(/Unexpected data type Geometry\(POINT, 0\) of loc/);
     expect(db.tables.has('g')).toBe(false);
+  });
+
+  it('keeps a pending table drop across a save and refuses one whose table is missing', async () => {
+    const store = await CatalogStore.open(dir, bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    createTableDef(store.catalog, db, { name: 'gone', tags: [], fields: [{ name: 'v', type: ValueType.Double }] });
+    scheduleDrop(store.catalog, 'table', ['cnosdb', 'public', 'gone'], 5000, 0);
+    await store.save();
+    const again = await CatalogStore.open(dir, bootstrap);
+    const [drop] = again.catalog.pendingDrops;
+    expect(drop?.table?.name).toBe('gone');
+    expect(drop?.database).toBe(again.catalog.requireDatabase('cnosdb', 'public'));
+    const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
+    delete doc.databases[0].pendingTables;
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
+    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: pending drop of table cnosdb\.public\.gone: database \d+ or table \d+ is missing/);
   });
 
   it('refuses a corrupt catalog with an error naming the file', async () => {
