@@ -61,6 +61,7 @@ INSERT INTO m (time, t0, t1, f0, f1) VALUES (1, 'a', 'x', 10, 100), (2, 'a', 'y'
     expect(await db.error("UPDATE m SET t0 = 'q' WHERE t0 = 'a' AND time < 3")).toBe('Semantic error: Updating tags: the WHERE clause may only read tag columns, not time');
     expect(await db.error("UPDATE m SET t0 = 'q' WHERE f1 = 100")).toBe('Semantic error: Updating tags: the WHERE clause may only read tag columns, not f1');
     expect(await db.error('UPDATE m SET t0 = NULL, t1 = NULL')).toBe('Semantic error: Updating tags: a series needs at least one tag that is not NULL');
+    expect(await db.error('UPDATE m SET f0 = 1, f0 = 2')).toBe('Semantic error: Column f0 is assigned more than once');
     expect(await db.error('UPDATE m SET time = 5')).toBe('Semantic error: Update time column is not supported');
     expect(await db.error('UPDATE m SET nope = 5')).toMatch(/^Semantic error: Column nope not found in table m/);
     expect((await db.run(ALL)).rows).toEqual(before);
