@@ -15,6 +15,7 @@
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5 --rounds 1
 //          --only a,b,... (Sundial only) --check --profile DIR (Sundial under node --cpu-prof)
+//          --node-args '...' (options for Sundial's node, e.g. V8 flags)
 // Needs `npm run build` first (npm run bench:query does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,6 +40,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     check: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'node-args': { type: 'string' },
   },
 });
 
@@ -171,6 +173,7 @@ async function benchSundial(file: string): Promise<RoundResult> {
   mkdirSync(WORK, { recursive: true });
   const dataDir = mkdtempSync(join(WORK, 'sundial-query-data-'));
   const nodeArgs = opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
+  if (opts['node-args'] !== undefined) nodeArgs.push(...opts['node-args'].split(' ').filter((a) => a !== ''));
   const server = await startServer({ dataDir, nodeArgs });
   try {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
