@@ -57,6 +57,11 @@ export interface DatabaseInfo {
 
 export interface EngineCatalog {
   readonly tenant: string;
+  /**
+   * Changes whenever a schema, database, user or privilege changes (plans built under another
+   * version are not reused, plan-cache.ts); undefined: plans are never reused.
+   */
+  readonly version?: number;
   databases(): DatabaseInfo[];
   database(name: string): DatabaseInfo | undefined;
   tables(database: string): TableInfo[];

@@ -18,6 +18,7 @@ import { MemoryPool, displayExecPlan, type ExecContext } from './exec/exec-plan.
 import { installKernels } from './exec/kernels.js';
 import { createPhysicalPlan } from './exec/physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
+import { PlanCache, readsClock, type Privilege } from './plan-cache.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
 import { displayPlan } from './plan/plan-display.js';
 import { QueryPlanner } from './planner/query-planner.js';
@@ -41,6 +42,8 @@ export interface EngineOptions {
   catalogFor(tenant: string): EngineCatalog;
   /** The Wasm core for the kernels; the TypeScript fallbacks run without it. */
   core?: Core;
+  /** Plans of recent SELECT texts, shared by the engines of one host (plan-cache.ts); none: plan every time. */
+  planCache?: PlanCache;
 }
 
 export class SqlEngine implements QueryEngine {
@@ -52,11 +55,40 @@ export class SqlEngine implements QueryEngine {
   }
 
   async run(sql: string, session: QuerySession): Promise<QueryResult> {
+    const cache = this.#opts.planCache;
+    const key = cache === undefined ? undefined : PlanCache.key(sql, session.tenant, session.database, session.user.name);
+    if (key !== undefined) {
+      const catalog = this.#opts.catalogFor(session.tenant);
+      const hit = catalog.version === undefined ? undefined : cache!.get(key, catalog.version);
+      if (hit !== undefined) {
+        for (const [db, need] of hit.checks) session.authorize?.(db, need);
+        return this.#rows(hit.plan, this.#context(session, undefined));
+      }
+    }
     const statements = parseStatements(sql);
     if (statements.length === 0) return { kind: 'done' };
     if (statements.length > 1) throw new UserError('multiStatement', `Multi-statement not allow, found num:${statements.length}, sql:${sql.length > 200 ? `${sql.slice(0, 200)}...` : sql}`);
     const ctx = this.#context(session, undefined);
-    return this.#execute(statements[0]!, ctx);
+    const s = statements[0]!;
+    if (s.kind === 'query' && key !== undefined && ctx.catalog.version !== undefined) {
+      const version = ctx.catalog.version;
+      const checks: Array<[string, Privilege]> = [];
+      const qp = this.#planner(session, ctx.catalog, (db, need) => {
+        checks.push([db, need]);
+        session.authorize?.(db, need);
+      });
+      const initial = qp.planQuery(s, undefined, new Map());
+      const plan = optimizePlan(initial, { nowNs: session.nowNs });
+      if (qp.cacheable && !readsClock(initial)) cache!.set(key, { plan, checks, version });
+      return this.#rows(plan, ctx);
+    }
+    return this.#execute(s, ctx);
+  }
+
+  /** Runs an optimized query plan lazily. */
+  #rows(plan: LogicalPlan, ctx: ExecContext): QueryResult {
+    const exec = createPhysicalPlan(plan);
+    return { kind: 'rows', schema: exec.schema, batches: guarded(exec.execute(ctx), ctx) };
   }
 
   #context(session: QuerySession, outer: ReadonlyMap<string, Scalar> | undefined, memory?: MemoryPool): ExecContext {
@@ -90,12 +122,12 @@ export class SqlEngine implements QueryEngine {
     return ctx;
   }
 
-  #planner(session: QuerySession, catalog: EngineCatalog): QueryPlanner {
+  #planner(session: QuerySession, catalog: EngineCatalog, authorize = session.authorize): QueryPlanner {
     return new QueryPlanner({
       catalog,
       tenant: session.tenant,
       database: session.database,
-      authorize: session.authorize,
+      authorize,
       variables: session.variables,
       system: session.system,
     });
@@ -121,11 +153,8 @@ export class SqlEngine implements QueryEngine {
     };
     const authorize = (database: string, need: 'read' | 'write' | 'all'): void => session.authorize?.(database, need);
     switch (s.kind) {
-      case 'query': {
-        const plan = optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs });
-        const exec = createPhysicalPlan(plan);
-        return { kind: 'rows', schema: exec.schema, batches: guarded(exec.execute(ctx), ctx) };
-      }
+      case 'query':
+        return this.#rows(optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs }), ctx);
       case 'explain':
         return rows(await this.#explain(s, ctx, qp));
       case 'insert':

@@ -50,6 +50,10 @@ export class StorageCatalog implements EngineCatalog {
     this.tenant = tenant;
   }
 
+  get version(): number {
+    return this.#storage.catalog.version;
+  }
+
   #def(name: string): DatabaseDef | undefined {
     return this.#storage.catalog.database(this.tenant, name);
   }

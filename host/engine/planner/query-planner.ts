@@ -37,6 +37,11 @@ export { databaseNotFound, tableNotFound };
 
 export class QueryPlanner {
   readonly ctx: PlannerContext;
+  /**
+   * False once the plan embeds what planning read from the session rather than the catalog
+   * (a system view's rows, an @@variable): such a plan is not reused (plan-cache.ts).
+   */
+  cacheable = true;
 
   constructor(ctx: PlannerContext) {
     this.ctx = ctx;
@@ -50,7 +55,10 @@ export class QueryPlanner {
       planSubquery: (q, o) => this.planQuery(q, o, ctes),
       allowAggregates,
       allowWindows: false,
-      variable: (name) => (this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined),
+      variable: (name) => {
+        this.cacheable = false;
+        return this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined;
+      },
     };
   }
 
@@ -85,7 +93,10 @@ export class QueryPlanner {
   scan(name: readonly string[], alias: string | undefined): LogicalPlan {
     const qualifier = alias ?? name.join('.');
     const view = planSystemView({ catalog: this.ctx.catalog, tenant: this.ctx.tenant, canRead: (db) => this.canRead(db), system: this.ctx.system }, name, qualifier);
-    if (view !== undefined) return view;
+    if (view !== undefined) {
+      this.cacheable = false;
+      return view;
+    }
     const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };

@@ -13,6 +13,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/batch.js';
 import { SqlEngine } from '../../engine/engine.js';
+import { PlanCache } from '../../engine/plan-cache.js';
 import type { QuerySession } from '../../engine/query.js';
 import { parseStatements } from '../../engine/sql/parser.js';
 import type { UserDef } from '../../storage/catalog.js';
@@ -138,6 +139,7 @@ class ResultStream extends Readable {
 }
 
 export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
+  const planCache = new PlanCache();
   return [
     {
       method: 'POST',
@@ -203,7 +205,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           system: systemInfo(catalog, s.runningQueries, user, t),
         };
         running.query.state = 'SCHEDULING';
-        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name), core: s.core });
+        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name), core: s.core, planCache });
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {

@@ -44,6 +44,8 @@ const I64_MAX = 2n ** 63n - 1n;
 
 export class MemoryCatalog implements EngineCatalog {
   readonly tenant = 'cnosdb';
+  /** Set by plan cache tests (which change it, or not, on purpose); undefined: plans are never reused. */
+  version: number | undefined = undefined;
   readonly #dbs = new Map<string, DbState>();
   /** Rows per chunk handed out by scan (to exercise chunked series). */
   chunkRows = 1 << 30;

@@ -4,6 +4,7 @@
 
 import { getValue, isValid, vectorFrom, type IntervalValue, type RecordBatch, type Scalar, type Vector } from '../../../host/engine/batch.js';
 import { SqlEngine } from '../../../host/engine/engine.js';
+import type { PlanCache } from '../../../host/engine/plan-cache.js';
 import { formatFloat } from '../../../host/engine/exec/cast.js';
 import type { QuerySession } from '../../../host/engine/query.js';
 import { formatTimestamp } from '../../../host/engine/time.js';
@@ -59,9 +60,9 @@ export interface TestDb {
   exec(script: string): Promise<void>;
 }
 
-export function testDb(options: MemoryCatalogOptions = {}): TestDb {
+export function testDb(options: MemoryCatalogOptions = {}, planCache?: PlanCache): TestDb {
   const catalog = new MemoryCatalog(options);
-  const engine = new SqlEngine({ catalogFor: () => catalog });
+  const engine = new SqlEngine({ catalogFor: () => catalog, ...(planCache === undefined ? {} : { planCache }) });
   const session = (o: Partial<QuerySession> = {}): QuerySession => ({
     tenant: 'cnosdb',
     database: 'public',
