@@ -19,6 +19,7 @@ import { ScanExec } from './scan-exec.js';
 import { SortExec } from './sort-exec.js';
 import { TimeWindowExec } from './time-window-exec.js';
 import { timeBucketAggregate } from './time-bucket-aggregate-exec.js';
+import type { GroupOrder } from './time-bucket-groups.js';
 import { UnionExec } from './union-exec.js';
 import { EmptyExec, ValuesExec } from './values-exec.js';
 import { PartitionTopKExec, WindowExec } from './window-exec.js';
@@ -69,8 +70,13 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
       return timeBucketAggregate(plan) ?? new HashAggregateExec(createPhysicalPlan(plan.input), plan.groupBy, plan.aggregates, plan.input.schema, schema);
     case 'window':
       return new WindowExec(createPhysicalPlan(plan.input), plan.windowExprs, plan.input.schema, schema);
-    case 'sort':
-      return new SortExec(bucketLimitInput(plan) ?? createPhysicalPlan(plan.input), plan.orderBy, plan.input.schema, plan.fetch);
+    case 'sort': {
+      const limited = bucketLimitInput(plan);
+      if (limited !== undefined) return new SortExec(limited, plan.orderBy, plan.input.schema, plan.fetch);
+      const ordered = orderedAggregateInput(plan);
+      if (ordered !== undefined) return plan.fetch === undefined ? ordered : new LimitExec(ordered, 0, plan.fetch);
+      return new SortExec(createPhysicalPlan(plan.input), plan.orderBy, plan.input.schema, plan.fetch);
+    }
     case 'limit':
       return new LimitExec(createPhysicalPlan(plan.input), plan.skip, plan.fetch);
     case 'join':
@@ -129,6 +135,37 @@ function bucketLimitInput(sort: Sort): ExecNode | undefined {
   const bucket = g.kind === 'alias' ? g.expr : g;
   if (bucket.kind !== 'scalarFn' || bucket.fn.name !== 'date_bin') return undefined;
   const exec = timeBucketAggregate(agg, { k: sort.fetch, desc: !first.asc });
+  if (exec === undefined) return undefined;
+  return proj === undefined ? exec : new ProjectionExec(exec, proj.exprs, proj.input.schema, proj.schema.toSchema());
+}
+
+/**
+ * ORDER BY every group column of a time-bucket aggregate (through a projection of its columns),
+ * the bucket last: the aggregate emits its groups in that order, and the sort goes away.
+ */
+function orderedAggregateInput(sort: Sort): ExecNode | undefined {
+  let node = sort.input;
+  const proj = node.kind === 'projection' ? node : undefined;
+  if (proj !== undefined) node = proj.input;
+  if (node.kind !== 'aggregate' || node.groupingSets !== undefined || node.groupBy.length === 0) return undefined;
+  const agg = node;
+  const order: GroupOrder[] = [];
+  for (const o of sort.orderBy) {
+    let e: LExpr = o.expr;
+    if (e.kind !== 'column') return undefined;
+    if (proj !== undefined) {
+      const i = proj.schema.find(e.qualifier, e.name);
+      if (i < 0) return undefined;
+      const pe = proj.exprs[i]!;
+      e = pe.kind === 'alias' ? pe.expr : pe;
+      if (e.kind !== 'column') return undefined;
+    }
+    const at = agg.schema.find(e.qualifier, e.name);
+    if (at < 0 || at >= agg.groupBy.length) return undefined;
+    // A key named twice orders nothing the first time did not.
+    if (!order.some((x) => x.group === at)) order.push({ group: at, asc: o.asc, nullsFirst: o.nullsFirst });
+  }
+  const exec = timeBucketAggregate(agg, undefined, order);
   if (exec === undefined) return undefined;
   return proj === undefined ? exec : new ProjectionExec(exec, proj.exprs, proj.input.schema, proj.schema.toSchema());
 }

@@ -10,7 +10,7 @@
 
 import type { RecordBatch, Scalar, Schema } from '../batch.js';
 import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
-import type { LExpr } from '../plan/expr.js';
+import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { Aggregate, TableScan } from '../plan/logical-plan.js';
 import { intervalNanos } from '../time.js';
@@ -23,7 +23,8 @@ import { HashAggregateExec } from './hash-aggregate-exec.js';
 import { ScanExec } from './scan-exec.js';
 import { analyzeScanPredicates, constantValue, seriesFilter } from './scan-predicates.js';
 import { statsComplete, type AggKind, type AggSpec } from './time-bucket-fold.js';
-import { BucketGroups, type GroupSpec } from './time-bucket-groups.js';
+import { BucketGroups, supportsOrder, type GroupOrder, type GroupSpec } from './time-bucket-groups.js';
+import { SortExec } from './sort-exec.js';
 
 const AGG_KINDS = new Set<string>(['count', 'sum', 'avg', 'mean', 'min', 'max', 'first', 'last']);
 const I64_MIN = -(2n ** 63n);
@@ -50,8 +51,12 @@ export interface BucketLimit {
   desc: boolean;
 }
 
-/** The operator for an eligible Aggregate, or undefined. */
-export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit): ExecNode | undefined {
+/**
+ * The operator for an eligible Aggregate, or undefined. With `order` (an ORDER BY of every group
+ * column, the bucket last) it emits its groups in that order, so that no sort is needed above it;
+ * undefined when it cannot.
+ */
+export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?: readonly GroupOrder[]): ExecNode | undefined {
   const scan = plan.input;
   if (scan.kind !== 'scan' || scan.fetch !== undefined) return undefined;
   const kinds = new Map(scan.table.columns.map((c) => [c.name, c]));
@@ -99,14 +104,28 @@ export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit): ExecN
     if ((kind === 'first' || kind === 'last') && a.type.id !== info.type.id) return undefined;
     aggs.push({ kind, column: col, columnKind: 'field', type: info.type, returnType: a.type });
   }
-  const fallback = new HashAggregateExec(
+  if (order !== undefined && !supportsOrder(groups, order)) return undefined;
+  const hashed: ExecNode = new HashAggregateExec(
     new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined }),
     plan.groupBy,
     plan.aggregates,
     scan.schema,
     plan.schema.toSchema(),
   );
-  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback, groups.some((g) => g.kind === 'bucket') ? limit : undefined);
+  // The general aggregate emits groups as it meets them: sorted here when an order is promised.
+  const fallback =
+    order === undefined
+      ? hashed
+      : new SortExec(
+          hashed,
+          order.map((o): SortExpr => {
+            const f = plan.schema.field(o.group);
+            return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc: o.asc, nullsFirst: o.nullsFirst };
+          }),
+          plan.schema,
+          undefined,
+        );
+  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback, groups.some((g) => g.kind === 'bucket') ? limit : undefined, order);
 }
 
 /** Window grows: after this many doublings the rest of the range is read at once. */
@@ -124,14 +143,16 @@ export class TimeBucketAggregateExec implements ExecNode {
   readonly #plan: Aggregate;
   readonly #fallback: ExecNode;
   readonly #limit: BucketLimit | undefined;
+  readonly #order: readonly GroupOrder[] | undefined;
 
-  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode, limit: BucketLimit | undefined) {
+  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode, limit: BucketLimit | undefined, order?: readonly GroupOrder[]) {
     this.#scan = scan;
     this.#groups = groups;
     this.#aggs = aggs;
     this.#plan = plan;
     this.#fallback = fallback;
     this.#limit = limit;
+    this.#order = order;
     this.schema = plan.schema.toSchema();
     this.children = [];
   }
@@ -140,7 +161,7 @@ export class TimeBucketAggregateExec implements ExecNode {
     const s = this.#scan;
     return describeNode(
       this.name,
-      `gby=[${this.#plan.groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#plan.aggregates.map(exprDisplay).join(', ')}], scan=${s.qualifier}${s.filters.length > 0 ? `, filters=[${s.filters.map(exprDisplay).join(', ')}]` : ''}${this.#limit === undefined ? '' : `, buckets=${this.#limit.desc ? 'last' : 'first'} ${this.#limit.k}`}`,
+      `gby=[${this.#plan.groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#plan.aggregates.map(exprDisplay).join(', ')}], scan=${s.qualifier}${s.filters.length > 0 ? `, filters=[${s.filters.map(exprDisplay).join(', ')}]` : ''}${this.#limit === undefined ? '' : `, buckets=${this.#limit.desc ? 'last' : 'first'} ${this.#limit.k}`}${this.#order === undefined ? '' : `, order=[${this.#order.map((o) => `${exprDisplay(this.#plan.groupBy[o.group]!)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`).join(', ')}]`}`,
     );
   }
 
@@ -218,7 +239,7 @@ export class TimeBucketAggregateExec implements ExecNode {
           span *= 2n;
         }
       }
-      yield* slices(groups.finish(this.schema));
+      yield* slices(groups.finish(this.schema, this.#order));
     } finally {
       groups.release();
     }

@@ -6,7 +6,7 @@
 // by run (time-bucket-fold.ts). Without the kernels every aggregate takes the TypeScript path.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { vectorFrom } from '../batch.js';
+import { takeVector, vectorFrom } from '../batch.js';
 import type { SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
@@ -14,6 +14,7 @@ import { words } from '../functions/accumulators.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { FLOAT64, INT64, type DataType } from '../types.js';
+import { compareStrings } from './compute.js';
 import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
 import type { ExecContext } from './exec-plan.js';
 import { bucketRuns, createAccumulator, foldRun, foldStats, lowerBoundTime, RunScratch, type AggSpec } from './time-bucket-fold.js';
@@ -24,6 +25,22 @@ export interface GroupSpec {
   stride?: LExpr;
   origin?: LExpr;
   type: DataType;
+}
+
+/**
+ * An ORDER BY key over the group columns (`group` indexes the GROUP BY list). A full ordering
+ * names every group column once, the bucket last (checked by `supportsOrder`).
+ */
+export interface GroupOrder {
+  group: number;
+  asc: boolean;
+  nullsFirst: boolean;
+}
+
+/** Whether finish() can emit the groups in this order: every group column once, the bucket (if any) last. */
+export function supportsOrder(groups: readonly GroupSpec[], order: readonly GroupOrder[]): boolean {
+  if (order.length !== groups.length || new Set(order.map((o) => o.group)).size !== order.length) return false;
+  return order.every((o, i) => o.group >= 0 && o.group < groups.length && (groups[o.group]!.kind === 'tag' || i === order.length - 1));
 }
 
 /** Bucket numbers are Map keys as numbers when exact (a string otherwise: BigInt keys hash slowly). */
@@ -240,8 +257,55 @@ export class BucketGroups {
     }
   }
 
-  /** The result: group-by columns, then one column per aggregate. */
-  finish(schema: Schema): RecordBatch {
+  /**
+   * The groups in `order` (supportsOrder): the series' tag combinations sorted by their keys,
+   * each one's buckets by number. Cheaper than sorting the result's rows: a hundred hosts by
+   * hour over a day sort 100 strings and 100 lists of 24 numbers, not 2,400 rows.
+   */
+  #permutation(order: readonly GroupOrder[]): Int32Array {
+    const tagKeys = order.filter((o) => this.#groups[o.group]!.kind === 'tag');
+    const bucket = order.find((o) => this.#groups[o.group]!.kind === 'bucket');
+    const series = [...this.#seriesGroups.values()];
+    series.sort((x, y) => {
+      for (const o of tagKeys) {
+        const a = x.tags[o.group]!;
+        const b = y.tags[o.group]!;
+        if (a === b) continue;
+        if (a === null || b === null) return (a === null) === o.nullsFirst ? -1 : 1;
+        const c = compareStrings(a, b);
+        return o.asc ? c : -c;
+      }
+      return 0;
+    });
+    const perm = new Int32Array(this.#numGroups);
+    let at = 0;
+    const dir = bucket === undefined || bucket.asc ? 1 : -1;
+    const byNumber = (a: [BucketKey, number], b: [BucketKey, number]): number => {
+      const x = a[0];
+      const y = b[0];
+      if (typeof x === 'number' && typeof y === 'number') return dir * (x - y);
+      const bx = BigInt(x);
+      const by = BigInt(y);
+      return bx === by ? 0 : (bx < by ? -1 : 1) * dir;
+    };
+    for (const s of series) {
+      const entries = [...s.buckets];
+      if (entries.length > 1) entries.sort(byNumber);
+      for (const [, g] of entries) perm[at++] = g;
+    }
+    if (at !== perm.length) throw bug(`ordered groups: ${at} of ${perm.length}`);
+    return perm;
+  }
+
+  /** The result: group-by columns, then one column per aggregate; in `order` when given (supportsOrder). */
+  finish(schema: Schema, order?: readonly GroupOrder[]): RecordBatch {
+    const batch = this.#finish(schema);
+    if (order === undefined || order.length === 0 || batch.length < 2) return batch;
+    const perm = this.#permutation(order);
+    return { schema, length: batch.length, columns: batch.columns.map((c) => takeVector(c, perm)) };
+  }
+
+  #finish(schema: Schema): RecordBatch {
     const n = this.#numGroups;
     const columns: Vector[] = this.#groups.map((spec, j) => {
       if (spec.kind === 'tag') return vectorFrom(spec.type, this.#tagValues[j]!, Uint8Array.from(this.#tagValues[j]!, (v) => (v === null ? 0 : 1)));
