@@ -37,6 +37,7 @@ export const SETTINGS = [
   { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
+  { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
 ] as const satisfies readonly SettingSpec[];
 

@@ -9,10 +9,12 @@ import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { Authenticator } from '../server/auth.js';
 import { Budget } from '../server/limits.js';
 import { QueryRegistry } from '../server/query-registry.js';
+import { warmQueryPath } from '../server/query-warmup.js';
 import { TenantLimits } from '../server/tenant-limits.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
 import { storageCodecs } from '../storage/codecs.js';
+import { faultPointArmed } from '../storage/fault-points.js';
 import { Storage } from '../storage/storage.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
@@ -62,6 +64,8 @@ async function main(): Promise<void> {
   const url = await server.listen();
   logger.info({ url, dataDir, version }, 'listening');
 
+  const warmup = new AbortController();
+  let warming: Promise<void> = Promise.resolve();
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
@@ -71,7 +75,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     try {
+      warmup.abort();
       await server.stop(SHUTDOWN_TIMEOUT_MS);
+      await warming;
       await storage.close();
       logger.info('stopped');
       logger.flush();
@@ -98,6 +104,7 @@ async function main(): Promise<void> {
     nowMs: Date.now,
   });
   logger.info({ recoveryMs: Date.now() - started }, 'ready');
+  if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
 }
 
 main().catch((err: unknown) => {

@@ -20,6 +20,11 @@ export type FaultPoint =
   | 'compact:manifest-saved'
   | 'compact:inputs-deleted';
 
+/** Whether a kill point is set (the query warm-up, whose scratch storage would reach it too, then stays off). */
+export function faultPointArmed(): boolean {
+  return target !== undefined;
+}
+
 export function faultPoint(point: FaultPoint): void {
   if (point !== target) return;
   if (++hits < nth) return;

@@ -1,0 +1,62 @@
+// The query warm-up (host/server/query-warmup.ts) runs in a scratch directory of the system's
+// temporary folder, leaves nothing behind there or in the user's data, and stops with the server.
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { http } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer | undefined;
+let temp: string | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  server?.cleanup();
+  server = undefined;
+  if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
+  temp = undefined;
+});
+
+const sql = async (text: string): Promise<string> => {
+  const r = await http(server!.url, '/api/v1/sql?db=public', { method: 'POST', body: text });
+  expect(r.status, r.text).toBe(200);
+  return r.text;
+};
+
+describe('query warm-up', () => {
+  it('runs once the server is ready and leaves no trace in the data or the temporary folder', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
+    server = await startServer({ env: { TMPDIR: temp } });
+    const done = await server.waitForLog((l) => l.msg === 'query path warmed up');
+    expect(done.queries).toBeGreaterThan(0);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(await sql('SHOW TABLES')).toBe('table_name\n');
+    expect(await sql('SHOW DATABASES')).toBe('database_name\npublic\n');
+    // The warm-up's queries never enter the query registry: only this one is listed.
+    expect(await sql('SELECT query_text FROM information_schema.queries')).toBe('query_text\nSELECT query_text FROM information_schema.queries\n');
+  });
+
+  it('stops when the server stops, removing its scratch directory', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
+    server = await startServer({ env: { TMPDIR: temp } });
+    expect(await server.stop()).toBe(0);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(server.logs.some((l) => l.msg === 'query warm-up failed')).toBe(false);
+  });
+
+  it('is skipped with --warmup false', async () => {
+    server = await startServer({ args: ['--warmup', 'false'] });
+    expect(await sql('SELECT 1 AS one')).toBe('one\n1\n');
+    await server.stop();
+    expect(server.logs.some((l) => typeof l.msg === 'string' && l.msg.startsWith('query'))).toBe(false);
+  });
+
+  it('gives up with a warning, and the server serves, when it cannot make its directory', async () => {
+    server = await startServer({ env: { TMPDIR: '/nonexistent/sundial-warmup' } });
+    const warned = await server.waitForLog((l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)');
+    expect(warned.level).toBe(40);
+    expect(await sql('SELECT 1 AS one')).toBe('one\n1\n');
+  });
+});
