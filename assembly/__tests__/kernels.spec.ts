@@ -1,6 +1,6 @@
 import { k_arith_i64 } from '../kernels/arithmetic';
 import { k_cmp_i64 } from '../kernels/compare';
-import { k_bucket_runs, k_finish_groups, k_fold_groups } from '../kernels/bucket-fold';
+import { FT_NO_MINMAX, k_bucket_runs, k_finish_groups, k_fold_groups } from '../kernels/bucket-fold';
 import { k_region } from '../kernels/region';
 
 function fill(p: usize, values: i64[]): void {
@@ -157,6 +157,34 @@ describe('k_fold_groups and k_finish_groups', () => {
     expect<i32>(k_fold_groups(base, 0, 3, 1, bounds, groups, 2, acc, 2)).toBe(0); // as unsigned: 2^64 - 2 fits
     expect<i32>(k_finish_groups(acc, 2, 1, 5, true, base + 1024, base + 2048)).toBe(0);
     expect<u64>(load<u64>(base + 1024)).toBe(u64.MAX_VALUE - 1);
+  });
+  it('takes the same counts and exact sums without the extremes (FT_NO_MINMAX), runs of odd and even length', () => {
+    const base = k_region(8192);
+    const n = 37;
+    for (let i = 0; i < n; i++) store<i64>(base + (<usize>i << 3), i % 3 == 0 ? i64.MAX_VALUE - i : -(<i64>i * 1000003) << 20);
+    const bounds = base + 512;
+    // runs [0, 1), [1, 4), [4, 20), [20, 37): lengths 1, 3, 16, 17
+    store<u32>(bounds, 0);
+    store<u32>(bounds, 1, 4);
+    store<u32>(bounds, 4, 8);
+    store<u32>(bounds, 20, 12);
+    store<u32>(bounds, 37, 16);
+    const groups = base + 576;
+    store<u32>(groups, 0);
+    store<u32>(groups, 1, 4);
+    store<u32>(groups, 0, 8);
+    store<u32>(groups, 1, 12);
+    const all = base + 1024;
+    const sums = base + 2048;
+    for (let t: u32 = 0; t < 2; t++) {
+      memory.fill(all, 0, 48 * 2);
+      memory.fill(sums, 0, 48 * 2);
+      expect<i32>(k_fold_groups(base, 0, n, t, bounds, groups, 4, all, 2)).toBe(0);
+      expect<i32>(k_fold_groups(base, 0, n, t | FT_NO_MINMAX, bounds, groups, 4, sums, 2)).toBe(0);
+      // count, double sum, high and low words: the first 4 of the 6 arrays, 2 groups each
+      for (let k = 0; k < 8; k++) expect<i64>(load<i64>(sums + (<usize>k << 3))).toBe(load<i64>(all + (<usize>k << 3)));
+      expect<i64>(load<i64>(sums + 64)).toBe(0); // min left alone
+    }
   });
   it('sums doubles in row order; NaN is the largest value and the smallest only alone', () => {
     const base = k_region(4096);

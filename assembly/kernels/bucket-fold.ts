@@ -102,15 +102,37 @@ export function k_bucket_runs(time: usize, n: usize, origin: i64, stride: i64, b
   return <i32>runs;
 }
 
-/** Folds rows [s, e) of 64-bit integers (T: i64 or u64) into group g; one loop per NULL case. */
+/**
+ * Folds rows [s, e) of 64-bit integers (T: i64 or u64) into group g; one loop per NULL case.
+ * Without `minmax` (no min or max reads the accumulator) only the sums are taken.
+ */
 @inline
-function foldInt<T>(values: usize, valid: usize, s: usize, e: usize, acc: usize, cap: usize, g: usize): void {
+function foldInt<T>(values: usize, valid: usize, s: usize, e: usize, acc: usize, cap: usize, g: usize, minmax: bool): void {
   let count: i32 = 0;
   let hi: i64 = 0;
   let lo: i64 = 0;
   let mn: T = isSigned<T>() ? <T>i64.MAX_VALUE : <T>u64.MAX_VALUE;
   let mx: T = isSigned<T>() ? <T>i64.MIN_VALUE : <T>0;
-  if (valid == 0) {
+  if (valid == 0 && !minmax) {
+    // Sums only: the low and high words two lanes at a time.
+    let lo2 = i64x2.splat(0);
+    let hi2 = i64x2.splat(0);
+    const mask = i64x2.splat(0xffffffff);
+    let i = s;
+    for (; i + 2 <= e; i += 2) {
+      const v = v128.load(values + (i << 3));
+      lo2 = i64x2.add(lo2, v128.and(v, mask));
+      hi2 = i64x2.add(hi2, isSigned<T>() ? i64x2.shr_s(v, 32) : i64x2.shr_u(v, 32));
+    }
+    lo = i64x2.extract_lane(lo2, 0) + i64x2.extract_lane(lo2, 1);
+    hi = i64x2.extract_lane(hi2, 0) + i64x2.extract_lane(hi2, 1);
+    if (i < e) {
+      const v = load<T>(values + (i << 3));
+      lo += <i64>v & 0xffffffff;
+      hi += <i64>(v >> 32);
+    }
+    count = <i32>(e - s);
+  } else if (valid == 0) {
     for (let i = s; i < e; i++) {
       const v = load<T>(values + (i << 3));
       lo += <i64>v & 0xffffffff;
@@ -142,6 +164,7 @@ function foldInt<T>(values: usize, valid: usize, s: usize, e: usize, acc: usize,
   const ph = slot(acc, cap, A_HI, g);
   store<i64>(ph, load<i64>(ph) + hi + (nlo >> 32));
   store<i64>(pl, nlo & 0xffffffff);
+  if (!minmax) return;
   const pn = slot(acc, cap, A_MIN, g);
   const px = slot(acc, cap, A_MAX, g);
   if (!seen || mn < load<T>(pn)) store<T>(pn, mn);
@@ -182,14 +205,20 @@ function foldF64(values: usize, valid: usize, s: usize, e: usize, acc: usize, ca
   if (!seen || mx > bx || (mx != mx && bx == bx)) store<f64>(px, mx);
 }
 
+/** `type` flag of k_fold_groups: the min and max slots are not read, so an integer fold may skip them. */
+export const FT_NO_MINMAX: u32 = 0x100;
+
 /**
  * Folds runs of a column into the accumulator at `acc` (capacity `cap` groups, zeroed by the
  * host): run r is rows [bounds[r], bounds[r + 1]) of the `n` values at `values` (8 bytes each;
  * `valid`: n bytes, 1 = present, or 0 when all are; FT_ROWS reads neither) and goes to group
- * groups[r] (u32). Returns 0; -1 for an unknown type, bounds that go back or pass n, or a group
- * not below cap (nothing is folded then).
+ * groups[r] (u32). With FT_NO_MINMAX or'ed into `type` the min and max slots of integer columns
+ * may be left as they are. Returns 0; -1 for an unknown type, bounds that go back or pass n, or
+ * a group not below cap (nothing is folded then).
  */
-export function k_fold_groups(values: usize, valid: usize, n: usize, type: u32, bounds: usize, groups: usize, nruns: usize, acc: usize, cap: usize): i32 {
+export function k_fold_groups(values: usize, valid: usize, n: usize, typeAndFlags: u32, bounds: usize, groups: usize, nruns: usize, acc: usize, cap: usize): i32 {
+  const minmax = (typeAndFlags & FT_NO_MINMAX) == 0;
+  const type = typeAndFlags & ~FT_NO_MINMAX;
   if (type > FT_ROWS) return -1;
   let prev: usize = 0;
   for (let r: usize = 0; r <= nruns; r++) {
@@ -206,8 +235,8 @@ export function k_fold_groups(values: usize, valid: usize, n: usize, type: u32, 
       const pc = slot(acc, cap, A_COUNT, g);
       store<f64>(pc, load<f64>(pc) + <f64>(e - s));
     } else if (type == FT_F64) foldF64(values, valid, s, e, acc, cap, g);
-    else if (type == FT_U64) foldInt<u64>(values, valid, s, e, acc, cap, g);
-    else foldInt<i64>(values, valid, s, e, acc, cap, g);
+    else if (type == FT_U64) foldInt<u64>(values, valid, s, e, acc, cap, g, minmax);
+    else foldInt<i64>(values, valid, s, e, acc, cap, g, minmax);
   }
   return 0;
 }

@@ -26,6 +26,8 @@ interface BucketExports {
 /** What a source accumulates: a column of one of these types, or rows (count(*)). */
 export type SourceType = 'Int64' | 'UInt64' | 'Float64' | 'Rows';
 const FT: Record<SourceType, number> = { Int64: 0, UInt64: 1, Float64: 2, Rows: 3 };
+/** k_fold_groups: the min and max slots of this source are never read (integer folds skip them). */
+const FT_NO_MINMAX = 0x100;
 
 /** k_finish_groups outputs. */
 export type Finish = 'count' | 'avg' | 'fsum' | 'min' | 'max' | 'isum';
@@ -49,6 +51,8 @@ interface Source {
   type: SourceType;
   ptr: number;
   cap: number;
+  /** Some aggregate reads this source's min or max. */
+  minmax: boolean;
 }
 
 export class BucketKernels {
@@ -88,15 +92,20 @@ export class BucketKernels {
     this.#u64 = new BigUint64Array(b);
   }
 
-  /** Adds an accumulator (zeroed) and returns its index. */
+  /** Adds an accumulator (zeroed) and returns its index; its min and max are kept once `needMinMax` says so. */
   addSource(type: SourceType): number {
     const cap = 64;
     const ptr = this.#k.alloc(cap * GROUP_BYTES);
     if (ptr === 0) throw new Error('BUG: no Wasm memory for a group accumulator');
     this.#views();
     this.#u8.fill(0, ptr, ptr + cap * GROUP_BYTES);
-    this.#sources.push({ type, ptr, cap });
+    this.#sources.push({ type, ptr, cap, minmax: false });
     return this.#sources.length - 1;
+  }
+
+  /** An aggregate will read the min or max of `source` (call before the first fold). */
+  needMinMax(source: number): void {
+    this.#sources[source]!.minmax = true;
   }
 
   /** Makes every accumulator hold at least `groups` groups (the layout is per capacity, so growing moves each array). */
@@ -188,7 +197,7 @@ export class BucketKernels {
     else if (values instanceof BigUint64Array) this.#u64.set(values, this.#values / 8);
     else if (values !== undefined) this.#i64.set(values, this.#values / 8);
     if (validity !== undefined) this.#u8.set(validity, this.#valid);
-    const rc = this.#k.k_fold_groups(this.#values, validity === undefined ? 0 : this.#valid, n, FT[s.type], this.#bounds, this.#groups, this.#nruns, s.ptr, s.cap);
+    const rc = this.#k.k_fold_groups(this.#values, validity === undefined ? 0 : this.#valid, n, FT[s.type] | (s.minmax ? 0 : FT_NO_MINMAX), this.#bounds, this.#groups, this.#nruns, s.ptr, s.cap);
     if (rc !== 0) throw new Error(`BUG: k_fold_groups returned ${rc}`);
   }
 

@@ -110,6 +110,7 @@ export class BucketGroups {
     let entry = this.#columnSources.find(([c]) => c === a.column);
     if (entry === undefined) this.#columnSources.push((entry = [a.column!, k.addSource(type.id as SourceType)]));
     const finish: Finish = a.kind === 'count' ? 'count' : a.kind === 'avg' ? 'avg' : a.kind === 'sum' ? (type.id === 'Float64' ? 'fsum' : 'isum') : (a.kind as 'min' | 'max');
+    if (finish === 'min' || finish === 'max') k.needMinMax(entry[1]);
     return { kind: 'wasm', source: entry[1], finish, type: a.kind === 'count' ? INT64 : a.kind === 'avg' ? FLOAT64 : type };
   }
 
