@@ -5,12 +5,15 @@
 // median of --runs runs. Target (DESIGN.md): >= 1 M rows/s of CSV.
 //
 // Options: --rows 2000000 --runs 5 --formats csv,tsv,json,ndjson,table --batch 8192
+//          --no-core (without the Wasm kernels: DOUBLE text value by value in TypeScript)
 // Profile: node --cpu-prof --import tsx bench/format.ts --formats csv
 
 import { parseArgs } from 'node:util';
 import { vectorFrom, type RecordBatch, type Schema } from '../host/engine/batch.js';
 import { createResultWriter, type ResultFormat } from '../host/engine/format/index.js';
 import { FLOAT64, INT64, timestamp, type Field } from '../host/engine/types.js';
+import { installKernels } from '../host/engine/exec/kernels.js';
+import { loadCore } from '../test/support/core.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -18,6 +21,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '5' },
     formats: { type: 'string', default: 'csv,tsv,json,ndjson,table' },
     batch: { type: 'string', default: '8192' },
+    'no-core': { type: 'boolean', default: false },
   },
 });
 
@@ -76,6 +80,8 @@ function runOnce(format: ResultFormat, schema: Schema, batches: RecordBatch[]): 
   return { seconds: (performance.now() - t0) / 1000, bytes };
 }
 
+// The Wasm kernels as the server installs them (DOUBLE columns are formatted there), unless --no-core.
+if (opts['no-core'] !== true) installKernels(await loadCore());
 const { schema, batches } = makeBatches();
 console.log(`${ROWS} rows x ${schema.fields.length} columns, batches of ${BATCH}, median of ${RUNS} runs`);
 for (const format of opts.formats!.split(',') as ResultFormat[]) {

@@ -11,6 +11,7 @@ import type { RecordBatch, Schema } from '../batch.js';
 import { ByteSink } from './byte-sink.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64, type ColumnReader } from './column-reader.js';
 import { displayValue } from './display-text.js';
+import { copyText, formatFloatColumn } from './float-column.js';
 import { writeArrowF64 } from './float-text.js';
 import { TimestampWriter, writeDate } from './time-text.js';
 import type { ResultWriter } from './result-writer.js';
@@ -94,6 +95,7 @@ export class CsvWriter implements ResultWriter {
     const ncols = columns.length;
     const n = batch.length;
     const constants = columns.map((col, c) => (n > 1 && col.vector.constant === true && col.validity === undefined ? this.#constantText(col, c) : undefined));
+    const floats = columns.map((col, c) => (col.kind === K_F64 && constants[c] === undefined ? formatFloatColumn(col.floats, 0) : undefined));
     let rowReserve = ncols * FIELD_RESERVE + 2;
     for (const t of constants) if (t !== undefined) rowReserve += t.length;
     for (let r = 0; r < n; r++) {
@@ -113,9 +115,12 @@ export class CsvWriter implements ResultWriter {
           case K_I64:
             writeI64(sink, col.ints, col.bigints, r);
             break;
-          case K_F64:
-            writeArrowF64(sink, col.floats[r]!);
+          case K_F64: {
+            const t = floats[c];
+            if (t === undefined) writeArrowF64(sink, col.floats[r]!);
+            else copyText(sink, t, r);
             break;
+          }
           case K_TIMESTAMP:
             timestamps[c]!.write(sink, col.bigints, col.ints, r);
             break;

@@ -12,6 +12,7 @@ import type { DataType } from '../types.js';
 import { ByteSink, utf8Bytes } from './byte-sink.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
 import { intervalText, timeOfDayText, timestampText } from './display-text.js';
+import { copyText, formatFloatColumn } from './float-column.js';
 import { writeJsonF64 } from './float-text.js';
 import type { ResultWriter } from './result-writer.js';
 import { TimestampWriter, writeDate } from './time-text.js';
@@ -71,6 +72,7 @@ export class JsonWriter implements ResultWriter {
     const ndjson = this.#ndjson;
     const ncols = columns.length;
     const n = batch.length;
+    const floats = columns.map((col) => (col.kind === K_F64 ? formatFloatColumn(col.floats, 1) : undefined));
     for (let r = 0; r < n; r++) {
       if (!ndjson && this.#rowsWritten > 0) sink.byte(44);
       this.#rowsWritten++;
@@ -91,9 +93,13 @@ export class JsonWriter implements ResultWriter {
             writeI64(sink, col.ints, col.bigints, r);
             break;
           case K_F64: {
-            const x = col.floats[r]!;
-            if (x - x === 0) writeJsonF64(sink, x);
-            else sink.ascii('null');
+            const t = floats[c];
+            if (t !== undefined) copyText(sink, t, r);
+            else {
+              const x = col.floats[r]!;
+              if (x - x === 0) writeJsonF64(sink, x);
+              else sink.ascii('null');
+            }
             break;
           }
           case K_TIMESTAMP:
