@@ -11,7 +11,8 @@ export class ByteSink {
   buf: Uint8Array;
   pos = 0;
 
-  constructor(initialBytes = 1 << 16) {
+  /** Small by default: most results are a few rows, and a writer's sink grows once to its batches' size. */
+  constructor(initialBytes = 1 << 12) {
     this.buf = new Uint8Array(initialBytes);
   }
 
