@@ -140,8 +140,8 @@ function bucketLimitInput(sort: Sort): ExecNode | undefined {
 }
 
 /**
- * ORDER BY every group column of a time-bucket aggregate (through a projection of its columns),
- * the bucket last: the aggregate emits its groups in that order, and the sort goes away.
+ * ORDER BY every group column of a time-bucket aggregate (through a projection of its columns):
+ * the aggregate emits its groups in that order, and the sort goes away.
  */
 function orderedAggregateInput(sort: Sort): ExecNode | undefined {
   let node = sort.input;

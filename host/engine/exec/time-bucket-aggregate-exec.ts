@@ -53,8 +53,7 @@ export interface BucketLimit {
 
 /**
  * The operator for an eligible Aggregate, or undefined. With `order` (an ORDER BY of every group
- * column, the bucket last) it emits its groups in that order, so that no sort is needed above it;
- * undefined when it cannot.
+ * column) it emits its groups in that order, so that no sort is needed above it.
  */
 export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?: readonly GroupOrder[]): ExecNode | undefined {
   const scan = plan.input;

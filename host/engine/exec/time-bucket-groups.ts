@@ -29,7 +29,7 @@ export interface GroupSpec {
 
 /**
  * An ORDER BY key over the group columns (`group` indexes the GROUP BY list). A full ordering
- * names every group column once, the bucket last (checked by `supportsOrder`).
+ * names every group column once (checked by `supportsOrder`).
  */
 export interface GroupOrder {
   group: number;
@@ -37,14 +37,22 @@ export interface GroupOrder {
   nullsFirst: boolean;
 }
 
-/** Whether finish() can emit the groups in this order: every group column once, the bucket (if any) last. */
+/** Whether finish() can emit the groups in this order: every group column once, in any order. */
 export function supportsOrder(groups: readonly GroupSpec[], order: readonly GroupOrder[]): boolean {
   if (order.length !== groups.length || new Set(order.map((o) => o.group)).size !== order.length) return false;
-  return order.every((o, i) => o.group >= 0 && o.group < groups.length && (groups[o.group]!.kind === 'tag' || i === order.length - 1));
+  return order.every((o) => o.group >= 0 && o.group < groups.length);
 }
 
 /** Bucket numbers are Map keys as numbers when exact (a string otherwise: BigInt keys hash slowly). */
 type BucketKey = number | string;
+
+/** Bucket numbers in numeric order (a string key is a number too large for a double). */
+function compareBuckets(x: BucketKey, y: BucketKey): number {
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  const bx = BigInt(x);
+  const by = BigInt(y);
+  return bx === by ? 0 : bx < by ? -1 : 1;
+}
 
 interface Series {
   buckets: Map<BucketKey, number>;
@@ -258,14 +266,9 @@ export class BucketGroups {
     }
   }
 
-  /**
-   * The groups in `order` (supportsOrder): the series' tag combinations sorted by their keys,
-   * each one's buckets by number. Cheaper than sorting the result's rows: a hundred hosts by
-   * hour over a day sort 100 strings and 100 lists of 24 numbers, not 2,400 rows.
-   */
-  #permutation(order: readonly GroupOrder[]): Int32Array {
+  /** The series' tag combinations sorted by the tag keys of `order`. */
+  #sortedSeries(order: readonly GroupOrder[]): Series[] {
     const tagKeys = order.filter((o) => this.#groups[o.group]!.kind === 'tag');
-    const bucket = order.find((o) => this.#groups[o.group]!.kind === 'bucket');
     const series = [...this.#seriesGroups.values()];
     series.sort((x, y) => {
       for (const o of tagKeys) {
@@ -278,23 +281,51 @@ export class BucketGroups {
       }
       return 0;
     });
-    const perm = new Int32Array(this.#numGroups);
-    let at = 0;
+    return series;
+  }
+
+  /**
+   * The groups in `order` (supportsOrder). With the bucket last (or none): the series' tag
+   * combinations sorted by their keys, each one's buckets by number; cheaper than sorting the
+   * result's rows (a hundred hosts by hour over a day sort 100 strings and 100 lists of 24
+   * numbers, not 2,400 rows). With the bucket first or between tags: the groups sorted by the
+   * bucket number and the rank of their series.
+   */
+  #permutation(order: readonly GroupOrder[]): Int32Array {
+    const series = this.#sortedSeries(order);
+    const at = order.findIndex((o) => this.#groups[o.group]!.kind === 'bucket');
+    const bucket = at < 0 ? undefined : order[at]!;
     const dir = bucket === undefined || bucket.asc ? 1 : -1;
-    const byNumber = (a: [BucketKey, number], b: [BucketKey, number]): number => {
-      const x = a[0];
-      const y = b[0];
-      if (typeof x === 'number' && typeof y === 'number') return dir * (x - y);
-      const bx = BigInt(x);
-      const by = BigInt(y);
-      return bx === by ? 0 : (bx < by ? -1 : 1) * dir;
-    };
-    for (const s of series) {
-      const entries = [...s.buckets];
-      if (entries.length > 1) entries.sort(byNumber);
-      for (const [, g] of entries) perm[at++] = g;
+    const perm = new Int32Array(this.#numGroups);
+    if (at < 0 || at === order.length - 1) {
+      let k = 0;
+      const byNumber = (a: [BucketKey, number], b: [BucketKey, number]): number => dir * compareBuckets(a[0], b[0]);
+      for (const s of series) {
+        const entries = [...s.buckets];
+        if (entries.length > 1) entries.sort(byNumber);
+        for (const [, g] of entries) perm[k++] = g;
+      }
+      if (k !== perm.length) throw bug(`ordered groups: ${k} of ${perm.length}`);
+      return perm;
     }
-    if (at !== perm.length) throw bug(`ordered groups: ${at} of ${perm.length}`);
+    // Tag keys before the bucket compare first: series that tie on them share a rank there.
+    const before = order.slice(0, at).map((o) => o.group);
+    const rankBefore = new Int32Array(this.#numGroups);
+    const rankAll = new Int32Array(this.#numGroups);
+    const bucketOf: BucketKey[] = new Array<BucketKey>(this.#numGroups);
+    let rank = -1;
+    let prev: Series | undefined;
+    series.forEach((s, i) => {
+      if (prev === undefined || before.some((j) => s.tags[j] !== prev!.tags[j])) rank++;
+      prev = s;
+      for (const [key, g] of s.buckets) {
+        rankBefore[g] = rank;
+        rankAll[g] = i;
+        bucketOf[g] = key;
+      }
+    });
+    for (let g = 0; g < perm.length; g++) perm[g] = g;
+    perm.sort((x, y) => rankBefore[x]! - rankBefore[y]! || dir * compareBuckets(bucketOf[x]!, bucketOf[y]!) || rankAll[x]! - rankAll[y]!);
     return perm;
   }
 

@@ -1,4 +1,4 @@
-// ORDER BY every group column of a time-bucket aggregate (the bucket last) is answered by the
+// ORDER BY every group column of a time-bucket aggregate (in any order) is answered by the
 // aggregate itself, which emits its groups in that order, with no sort above it. Each ordering
 // must give exactly the rows of the general sort: the same ORDER BY with one more key (a
 // non-group column, which ties never reach since groups are distinct) keeps the SortExec.
@@ -30,6 +30,11 @@ const orders = [
   'region DESC NULLS LAST, host ASC NULLS FIRST, t DESC',
   'region NULLS FIRST, host DESC, t',
   'host, region DESC, t',
+  't, host',
+  't DESC, host DESC',
+  't, region DESC NULLS LAST, host',
+  'region NULLS FIRST, t DESC, host',
+  'host DESC, t, region',
 ];
 
 describe('a time-bucket aggregate ordered by its group columns', () => {
@@ -63,9 +68,9 @@ describe('a time-bucket aggregate ordered by its group columns', () => {
     }
   });
 
-  it('keeps the sort when the order leaves a group column out or puts the bucket first', async () => {
+  it('keeps the sort when the order leaves a group column out or names another column', async () => {
     const sql = `SELECT host, region, date_bin(INTERVAL '10 minutes', time) AS t, count(*) FROM cpu GROUP BY host, region, t`;
-    for (const order of ['host, t', 't, host, region', 'count(*)']) {
+    for (const order of ['host, t', 't, host', 'count(*)', 'host, region, t, count(*)']) {
       const plan = (await db.run(`EXPLAIN ${sql} ORDER BY ${order}`)).rows.join('\n');
       expect(plan, order).toContain('SortExec');
       expect(plan, order).not.toContain('order=[');
