@@ -104,26 +104,23 @@ export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?
     aggs.push({ kind, column: col, columnKind: 'field', type: info.type, returnType: a.type });
   }
   if (order !== undefined && !supportsOrder(groups, order)) return undefined;
-  const hashed: ExecNode = new HashAggregateExec(
-    new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined }),
-    plan.groupBy,
-    plan.aggregates,
-    scan.schema,
-    plan.schema.toSchema(),
-  );
-  // The general aggregate emits groups as it meets them: sorted here when an order is promised.
-  const fallback =
-    order === undefined
-      ? hashed
-      : new SortExec(
-          hashed,
-          order.map((o): SortExpr => {
-            const f = plan.schema.field(o.group);
-            return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc: o.asc, nullsFirst: o.nullsFirst };
-          }),
-          plan.schema,
-          undefined,
-        );
+  // Built only when a run hands over (most never do).
+  const fallback = (): ExecNode => {
+    const hashed: ExecNode = new HashAggregateExec(
+      new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined }),
+      plan.groupBy,
+      plan.aggregates,
+      scan.schema,
+      plan.schema.toSchema(),
+    );
+    if (order === undefined) return hashed;
+    // The general aggregate emits groups as it meets them: sorted here when an order is promised.
+    const keys = order.map((o): SortExpr => {
+      const f = plan.schema.field(o.group);
+      return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc: o.asc, nullsFirst: o.nullsFirst };
+    });
+    return new SortExec(hashed, keys, plan.schema, undefined);
+  };
   return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback, groups.some((g) => g.kind === 'bucket') ? limit : undefined, order);
 }
 
@@ -140,11 +137,12 @@ export class TimeBucketAggregateExec implements ExecNode {
   readonly #groups: readonly GroupSpec[];
   readonly #aggs: readonly AggSpec[];
   readonly #plan: Aggregate;
-  readonly #fallback: ExecNode;
+  /** The general plan for what this operator hands over at run time. */
+  readonly #fallback: () => ExecNode;
   readonly #limit: BucketLimit | undefined;
   readonly #order: readonly GroupOrder[] | undefined;
 
-  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: ExecNode, limit: BucketLimit | undefined, order?: readonly GroupOrder[]) {
+  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: () => ExecNode, limit: BucketLimit | undefined, order?: readonly GroupOrder[]) {
     this.#scan = scan;
     this.#groups = groups;
     this.#aggs = aggs;
@@ -169,7 +167,7 @@ export class TimeBucketAggregateExec implements ExecNode {
     const table: TableInfo = scan.table;
     const preds = analyzeScanPredicates(scan.filters, table, ctx);
     if (preds.residual.length > 0) {
-      yield* this.#fallback.execute(ctx);
+      yield* this.#fallback().execute(ctx);
       return;
     }
     const bucketSpec = this.#groups.find((g) => g.kind === 'bucket');
@@ -183,7 +181,7 @@ export class TimeBucketAggregateExec implements ExecNode {
       const sv = constantValue(bucketSpec.stride!, ctx);
       const ov = bucketSpec.origin === undefined ? { value: 0n as Scalar } : constantValue(bucketSpec.origin, ctx);
       if (sv === undefined || ov === undefined || sv.value === null || ov.value === null) {
-        yield* this.#fallback.execute(ctx);
+        yield* this.#fallback().execute(ctx);
         return;
       }
       stride = sv.value as IntervalValue;
@@ -191,13 +189,13 @@ export class TimeBucketAggregateExec implements ExecNode {
       const ns = intervalNanos(stride);
       // Runs by binary search need a fixed stride that is a whole number of time units.
       if (ns === undefined || ns <= 0n || ns % per !== 0n || originNs % per !== 0n) {
-        yield* this.#fallback.execute(ctx);
+        yield* this.#fallback().execute(ctx);
         return;
       }
       strideUnits = ns / per;
     }
     if (preds.empty) {
-      if (this.#groups.length === 0) yield* this.#fallback.execute(ctx);
+      if (this.#groups.length === 0) yield* this.#fallback().execute(ctx);
       return;
     }
 
