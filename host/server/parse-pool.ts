@@ -51,6 +51,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** The worker's threadId, kept for the log (the Worker's reads -1 once it has exited). */
+  threadId: number;
   /** The job it is parsing, if any. */
   job: Pending | undefined;
   /** What it threw last, if it died of an uncaught error (reported with its exit). */
@@ -122,10 +124,16 @@ export class ParsePool implements Parsers {
 
   #start(): Slot {
     const worker = new Worker(this.#script);
-    const slot: Slot = { worker, job: undefined, error: undefined };
+    const slot: Slot = { worker, threadId: worker.threadId, job: undefined, error: undefined };
     this.#slots.push(slot);
-    this.#logger.info({ threadId: worker.threadId }, 'parse worker started');
+    this.#logger.info({ threadId: slot.threadId }, 'parse worker started');
     worker.on('message', (reply: ParseReply) => this.#finish(slot, reply));
+    // A reply that cannot be deserialized would leave its request waiting forever: end the
+    // worker instead, which fails that request and starts a replacement on the next job.
+    worker.on('messageerror', (err) => {
+      slot.error = err;
+      void worker.terminate();
+    });
     worker.on('error', (err) => (slot.error = err));
     worker.on('exit', (code) => this.#exited(slot, code));
     return slot;
@@ -134,7 +142,7 @@ export class ParsePool implements Parsers {
   #finish(slot: Slot, reply: ParseReply): void {
     const p = slot.job;
     if (p === undefined || p.id !== reply.id) {
-      this.#logger.error({ threadId: slot.worker.threadId, id: reply.id }, 'BUG: a parse worker answered a job it was not given');
+      this.#logger.error({ threadId: slot.threadId, id: reply.id }, 'BUG: a parse worker answered a job it was not given');
       return;
     }
     slot.job = undefined;
@@ -158,7 +166,7 @@ export class ParsePool implements Parsers {
       p?.reject(shuttingDown());
       return;
     }
-    const threadId = slot.worker.threadId;
+    const threadId = slot.threadId;
     this.#logger.error({ threadId, code, err: slot.error, parsing: p !== undefined }, 'parse worker exited; the next job starts another');
     p?.reject(new Error(`parse worker ${threadId} exited with code ${code} while parsing this request${slot.error === undefined ? '' : `: ${slot.error.message}`}`, { cause: slot.error }));
     this.#pump();

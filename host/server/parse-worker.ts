@@ -15,6 +15,12 @@ const exitOnTable = process.env.SUNDIAL_TEST_PARSE_WORKER_EXIT;
 const port = parentPort;
 if (port === null) throw new Error('BUG: parse-worker.js runs only as a worker thread');
 
+// A job that cannot be deserialized has no id to answer: end the thread, which fails the
+// request it belonged to (parse-pool.ts).
+port.on('messageerror', (err) => {
+  throw err;
+});
+
 port.on('message', (msg: ParseRequest) => {
   let reply: ParseReply;
   let transfer: ArrayBuffer[] = [];

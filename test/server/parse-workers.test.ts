@@ -199,8 +199,9 @@ describe('parse workers', () => {
       expect((await send(server, ACCEPTED[0]!.send)).status).toBe(200);
       expect((await sql(server, 'SHOW TABLES')).text.split('\n')).not.toContain('pw_crash');
       expect((await sql(server, 'SELECT count(*) AS n FROM pw_nd')).text).toBe('n\n2\n');
-      expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(2);
-      expect(server.logs.find((l) => l.msg === 'parse worker exited; the next job starts another')).toMatchObject({ code: 70, parsing: true });
+      const started = server.logs.filter((l) => l.msg === 'parse worker started');
+      expect(started).toHaveLength(2);
+      expect(server.logs.find((l) => l.msg === 'parse worker exited; the next job starts another')).toMatchObject({ threadId: started[0]!.threadId, code: 70, parsing: true });
       expect(await server.stop()).toBe(0);
     } finally {
       server.cleanup();
