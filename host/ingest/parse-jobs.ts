@@ -2,7 +2,7 @@
 // job of plain data, so that the very same call runs in the server's thread or in a worker and
 // every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
 // Wasm scanners already parse them at several hundred thousand rows per second.
-// Runtime-agnostic.
+// Node only, as otlp-proto.ts (it reads the OTLP .proto files).
 
 import type { TimeUnit } from '../core/precision.js';
 import { parseBulk, parseNdjson } from './es-bulk.js';
