@@ -74,7 +74,11 @@ export async function runWrite<T>(
   services.tenantLimits.chargeDataIn(tenant, body.length);
   const release = services.writeBytes.acquire(body.length);
   try {
-    const out = await parse({ body, db, dbUnit: dbUnit(db.options.precision), nowMs: services.nowMs(), services });
+    const parsed = parse({ body, db, dbUnit: dbUnit(db.options.precision), nowMs: services.nowMs(), services });
+    // A parser that ran here (line protocol, OpenTSDB text) stores at once: awaiting its plain
+    // result would let another request's parse run first and hold back this one's WAL append
+    // and fsync (line protocol lost 5-10% of its rows/s over 2 connections).
+    const out = parsed instanceof Promise ? await parsed : parsed;
     await services.storage.write(db, out.batches);
     return out;
   } finally {
