@@ -22,19 +22,20 @@ export interface Parsers {
   /** Worker threads (0: the server's thread parses). */
   readonly workers: number;
   /**
-   * Parses `body` as `job` says; rejects with the UserError the format's parser throws. The caller
-   * must not read `body` afterwards: its buffer may have been handed to a worker.
+   * Parses `body` as `job` says; throws (in the server's thread) or rejects (in a worker) with
+   * the UserError the format's parser throws. The caller must not read `body` afterwards: its
+   * buffer may have been handed to a worker.
    */
-  parse(job: ParseJob, body: Uint8Array): Promise<ParseResult>;
+  parse(job: ParseJob, body: Uint8Array): ParseResult | Promise<ParseResult>;
   /** Stops the workers; jobs still waiting or running fail with 503. */
   close(): Promise<void>;
 }
 
-/** Parsing in the server's thread. */
+/** Parsing in the server's thread, synchronously (see runWrite on why not through a promise). */
 export class InThreadParsers implements Parsers {
   readonly workers = 0;
 
-  async parse(job: ParseJob, body: Uint8Array): Promise<ParseResult> {
+  parse(job: ParseJob, body: Uint8Array): ParseResult {
     return runParseJob(job, body);
   }
 
