@@ -11,6 +11,10 @@
 //          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
 //          --format-scale 1 (multiplies the size of every format's data set)
 //          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
+//          --probe-sql (a third connection sends SELECT 1 every 5 ms during each format's load;
+//          its latency is printed: how much the ingest holds up the server's event loop)
+// The servers take the environment, so SUNDIAL_PARSE_WORKERS=0 measures parsing in the server's
+// thread.
 // Needs `npm run build` first (npm run bench:ingest does it).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -37,6 +41,7 @@ const { values: opts } = parseArgs({
     formats: { type: 'string', default: 'all' },
     'format-scale': { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
+    'probe-sql': { type: 'boolean', default: false },
   },
 });
 
@@ -155,7 +160,7 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   const results: Array<[FormatResult, string]> = [];
   for (const w of workloads) {
     const workload = w.make();
-    const r = await benchFormat(workload, RUN, 2, opts['cpu-prof']);
+    const r = await benchFormat(workload, RUN, 2, opts['cpu-prof'], opts['probe-sql']);
     results.push([r, w.target(r, lp)]);
   }
   console.log('\nEvery other format, each into a fresh server (2 connections), same run:\n');
@@ -167,6 +172,11 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   }
   for (const [r, target] of results) {
     console.log(`| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${n(r.rows / r.mainCpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`);
+  }
+  for (const [r] of results) {
+    if (r.probeMs === undefined || r.probeMs.length === 0) continue;
+    const p = (q: number) => r.probeMs![Math.min(r.probeMs!.length - 1, Math.floor(r.probeMs!.length * q))]!.toFixed(1);
+    console.log(`${r.name}: SELECT 1 during the load: ${r.probeMs.length} queries, median ${p(0.5)} ms, p90 ${p(0.9)} ms, p99 ${p(0.99)} ms`);
   }
 }
 

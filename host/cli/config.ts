@@ -4,6 +4,7 @@
 // fails at startup naming the setting and the source it came from.
 
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 
@@ -39,7 +40,17 @@ export const SETTINGS = [
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
   { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
+  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
 ] as const satisfies readonly SettingSpec[];
+
+/**
+ * One parse worker per core the server's own thread leaves free, at least one: with 2 cores,
+ * one worker parses while the server's thread stores the previous request (README
+ * "Performance" has the measurements behind this choice).
+ */
+function defaultParseWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
 type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'bool' ? boolean : string;

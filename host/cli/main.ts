@@ -1,6 +1,6 @@
 // The `sundial` command: resolve the configuration, load the Wasm core, listen at once (503 while
 // the WAL replays), open the storage, serve; on SIGINT/SIGTERM stop accepting, finish in-flight
-// requests, sync the WALs and exit 0.
+// requests, sync the WALs, stop the parse workers and exit 0.
 
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -8,6 +8,7 @@ import { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { Authenticator } from '../server/auth.js';
 import { Budget } from '../server/limits.js';
+import { InThreadParsers, ParsePool, type Parsers } from '../server/parse-pool.js';
 import { QueryRegistry } from '../server/query-registry.js';
 import { warmQueryPath } from '../server/query-warmup.js';
 import { TenantLimits } from '../server/tenant-limits.js';
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  const workers = config['ingest.parse_workers'];
+  const parsers: Parsers = workers === 0 ? new InThreadParsers() : new ParsePool(workers, logger);
   const server = new SundialServer(config, logger, version);
   const url = await server.listen();
   logger.info({ url, dataDir, version }, 'listening');
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
       warmup.abort();
       await server.stop(SHUTDOWN_TIMEOUT_MS);
       await warming;
+      await parsers.close();
       await storage.close();
       logger.info('stopped');
       logger.flush();
@@ -97,13 +101,14 @@ async function main(): Promise<void> {
     storage,
     authenticator: new Authenticator(storage.catalog, { allowEmptyPassword: isLoopback(config['server.host']) }),
     lineProtocol: new LineProtocolScanner(core, { windowBytes: config['ingest.scan_window_bytes'] }),
+    parsers,
     writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
     queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
     tenantLimits: new TenantLimits(Date.now),
     runningQueries: new QueryRegistry(Date.now),
     nowMs: Date.now,
   });
-  logger.info({ recoveryMs: Date.now() - started }, 'ready');
+  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers }, 'ready');
   if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
 }
 

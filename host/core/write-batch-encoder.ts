@@ -19,14 +19,18 @@ export interface KeyFragments {
 
 /** The batch of `tables` (in order): header, then one block per table. Starts at byteOffset 0 of its own buffer. */
 export function encodeBatch(tables: Iterable<TableState>, tableCount: number, rowCount: number, fragments: KeyFragments): Uint8Array {
-  const w = new Writer();
-  w.u32(BATCH_MAGIC);
-  w.u32(0); // byteLength, patched below
-  w.u32(tableCount);
-  w.u32(rowCount);
-  for (const t of tables) encodeTable(w, t, fragments);
-  w.patchU32(4, w.length);
-  return w.bytes();
+  const w = batchScratch;
+  try {
+    w.u32(BATCH_MAGIC);
+    w.u32(0); // byteLength, patched below
+    w.u32(tableCount);
+    w.u32(rowCount);
+    for (const t of tables) encodeTable(w, t, fragments);
+    w.patchU32(4, w.length);
+    return w.bytes();
+  } finally {
+    w.release();
+  }
 }
 
 /**
@@ -179,6 +183,12 @@ class Writer {
   #buf = new Uint8Array(1024);
   #dv = new DataView(this.#buf.buffer);
   length = 0;
+  /** Capacity release() keeps. */
+  readonly #keepBytes: number;
+
+  constructor(keepBytes = 1 << 20) {
+    this.#keepBytes = keepBytes;
+  }
 
   #reserve(n: number): void {
     if (this.length + n <= this.#buf.length) return;
@@ -363,10 +373,10 @@ class Writer {
   pad8(): void {
     while (this.length % 8 !== 0) this.u8(0);
   }
-  /** Empties the writer, and drops a buffer grown past 1 MiB (a scratch must not pin memory). */
+  /** Empties the writer, and drops a buffer grown past its keep size (a scratch must not pin memory). */
   release(): void {
     this.length = 0;
-    if (this.#buf.length > 1 << 20) {
+    if (this.#buf.length > this.#keepBytes) {
       this.#buf = new Uint8Array(1024);
       this.#dv = new DataView(this.#buf.buffer);
     }
@@ -387,3 +397,9 @@ class Writer {
 
 /** Scratch for one string column at a time (finish is synchronous, so one is enough). */
 const stringScratch = new Writer();
+/**
+ * Where a batch is written before its bytes are copied out, kept from batch to batch (up to 8
+ * MiB): a fresh writer doubled its way from 1 KiB to a batch of spans (about 600 KB) with ten
+ * copies, 6% of parsing them.
+ */
+const batchScratch = new Writer(8 << 20);

@@ -5,6 +5,7 @@ import type { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Storage } from '../storage/storage.js';
 import type { Authenticator } from './auth.js';
 import type { Budget } from './limits.js';
+import type { Parsers } from './parse-pool.js';
 import type { QueryRegistry } from './query-registry.js';
 import type { TenantLimits } from './tenant-limits.js';
 
@@ -13,6 +14,8 @@ export interface Services {
   storage: Storage;
   authenticator: Authenticator;
   lineProtocol: LineProtocolScanner;
+  /** Parses the other write formats, in worker threads or in this one (`ingest.parse_workers`). */
+  parsers: Parsers;
   /** Decompressed write bytes being processed. */
   writeBytes: Budget;
   /** SQL requests running. */

@@ -3,7 +3,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS } from '../../host/cli/config.js';
@@ -21,6 +21,12 @@ describe('loadConfig', () => {
   it('starts from the built-in defaults', () => {
     const c = loadConfig({ argv: [], env: {} });
     for (const s of SETTINGS) expect(c[s.key], s.key).toBe(s.default);
+  });
+
+  it('parses with one worker per core but one, at least one, unless told otherwise', () => {
+    expect(loadConfig({ argv: [], env: {} })['ingest.parse_workers']).toBe(Math.max(1, availableParallelism() - 1));
+    expect(loadConfig({ argv: ['--parse-workers', '0'], env: {} })['ingest.parse_workers']).toBe(0);
+    expect(loadConfig({ argv: [], env: { SUNDIAL_PARSE_WORKERS: '3' } })['ingest.parse_workers']).toBe(3);
   });
 
   it('lets the file override defaults, the environment the file, and flags the environment', () => {

@@ -5,9 +5,8 @@
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
-import { parseBulk, parseNdjson } from '../../ingest/es-bulk.js';
-import { parseTagColumns, type LogOptions } from '../../ingest/log-documents.js';
-import { parseLokiJson, parseLokiProtobuf } from '../../ingest/loki-push.js';
+import { parseTagColumns } from '../../ingest/log-documents.js';
+import { BULK_ACTION_CODES } from '../../ingest/parse-jobs.js';
 import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
@@ -45,7 +44,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
         if (table === undefined || table === '') throw new UserError('logParse', "the 'table' parameter is required");
         const logType = logTypeOf(request);
         const timeColumn = queryParam(request, 'time_column') ?? 'time';
-        const tagColumns = parseTagColumns(queryParam(request, 'tag_columns'));
+        const tagColumns = [...parseTagColumns(queryParam(request, 'tag_columns'))];
         const protobufBody = logType === 'loki' && mediaType(request) === 'application/x-protobuf';
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
         const out = await runWrite(
@@ -53,15 +52,13 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
           request,
           target,
           { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
-          ({ body, dbUnit, nowMs }) => {
-            const options: LogOptions = { table, timeColumn, tagColumns, dbUnit, nowMs };
-            if (logType === 'bulk') return parseBulk(body, options);
-            const batches = logType === 'ndjson' ? parseNdjson(body, options) : protobufBody ? parseLokiProtobuf(body, options) : parseLokiJson(body, options);
-            return { batches, actions: undefined };
+          ({ body, dbUnit, nowMs, services }) => {
+            const format = logType === 'loki' ? (protobufBody ? 'loki-protobuf' : 'loki-json') : logType;
+            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, nowMs }, body);
           },
         );
-        if (out.actions === undefined) return h.response().code(200);
-        const items = out.actions.map((action) => `{"${action}":{"status":201}}`).join(',');
+        if (logType !== 'bulk') return h.response().code(200);
+        const items = Array.from(out.actions ?? [], (a) => `{"${BULK_ACTION_CODES[a]}":{"status":201}}`).join(',');
         const took = Math.max(0, Date.now() - request.info.received);
         return h
           .response(`{"took":${took},"errors":false,"items":[${items}]}`)

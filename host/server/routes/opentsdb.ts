@@ -6,7 +6,6 @@
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { TimeUnit } from '../../core/precision.js';
-import { parseOpenTsdbJson } from '../../ingest/opentsdb-json.js';
 import { parseOpenTsdbText } from '../../ingest/opentsdb-text.js';
 import { databaseOf, precisionOf, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
@@ -48,11 +47,11 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
         const details = flag(request, 'details');
         const summary = flag(request, 'summary');
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit }) =>
-          parseOpenTsdbJson(body, { precision, dbUnit }),
+        const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
+          services.parsers.parse({ format: 'opentsdb-json', precision, dbUnit }, body),
         );
-        if (details) return h.response(JSON.stringify({ success: out.points, failed: 0, errors: [] })).type('application/json');
-        if (summary) return h.response(JSON.stringify({ success: out.points, failed: 0 })).type('application/json');
+        if (details) return h.response(JSON.stringify({ success: out.rows, failed: 0, errors: [] })).type('application/json');
+        if (summary) return h.response(JSON.stringify({ success: out.rows, failed: 0 })).type('application/json');
         return h.response().code(200);
       },
     },

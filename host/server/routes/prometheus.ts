@@ -13,7 +13,6 @@ import {
   encodePromReadResponse,
   matches,
   parsePromRead,
-  parsePromWrite,
   PROM_NAME_LABEL,
   PROM_VALUE_FIELD,
   type PromQuery,
@@ -51,8 +50,8 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         checkProtobufType(request, 'prometheus.WriteRequest');
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true }, ({ body, dbUnit: unit }) =>
-          parsePromWrite(body, unit),
+        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true }, ({ body, dbUnit: unit, services }) =>
+          services.parsers.parse({ format: 'prom-write', dbUnit: unit }, body),
         );
         return h.response().code(200);
       },

@@ -5,7 +5,6 @@
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
-import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from '../../ingest/otlp-traces.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
@@ -31,10 +30,10 @@ export function traceRoutes(ctx: ServerContext): ServerRoute[] {
           throw new UserError('badHeader', `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send OTLP as application/x-protobuf or application/json`);
         }
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit }) => {
-          const message = type === 'application/json' ? decodeOtlpJson(body) : decodeOtlpProtobuf(body);
-          return otlpTracesToBatches(message, { table, dbUnit });
-        });
+        const format = type === 'application/json' ? 'otlp-json' : 'otlp-protobuf';
+        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
+          services.parsers.parse({ format, table, dbUnit }, body),
+        );
         return h.response().code(200);
       },
     },

@@ -1,0 +1,78 @@
+// The write formats whose parsing may leave the event loop (host/server/parse-pool.ts), each as a
+// job of plain data, so that the very same call runs in the server's thread or in a worker and
+// every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
+// Wasm scanners already parse them at several hundred thousand rows per second.
+// Node only, as otlp-proto.ts (it reads the OTLP .proto files).
+
+import type { TimeUnit } from '../core/precision.js';
+import { parseBulk, parseNdjson } from './es-bulk.js';
+import type { LogOptions } from './log-documents.js';
+import { parseLokiJson, parseLokiProtobuf } from './loki-push.js';
+import { parseOpenTsdbJson } from './opentsdb-json.js';
+import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from './otlp-traces.js';
+import { parsePromWrite } from './prometheus-remote.js';
+
+/** What to parse a body as, with the request's options (structured-cloneable: no Sets, no classes). */
+export type ParseJob =
+  | { format: 'otlp-protobuf' | 'otlp-json'; table: string; dbUnit: TimeUnit }
+  | LogJob
+  | { format: 'opentsdb-json'; precision: TimeUnit | undefined; dbUnit: TimeUnit }
+  | { format: 'prom-write'; dbUnit: TimeUnit };
+
+/** The log bodies of `/api/v1/es/_bulk` (LogOptions with `tagColumns` as an array). */
+export interface LogJob {
+  format: 'bulk' | 'ndjson' | 'loki-json' | 'loki-protobuf';
+  table: string;
+  timeColumn: string;
+  tagColumns: string[];
+  dbUnit: TimeUnit;
+  nowMs: number;
+}
+
+/** Bulk actions in ParseResult.actions, one byte a document. */
+export const BULK_ACTION_CODES = ['create', 'index'] as const;
+
+export interface ParseResult {
+  /** Encoded write batches (host/storage/FORMAT.md §1), each at byteOffset 0 of its own buffer. */
+  batches: Uint8Array[];
+  /** Rows in the batches, where the parser counts them (not for ndjson and Loki). */
+  rows?: number;
+  /** `bulk` only: each document's action as an index into BULK_ACTION_CODES. */
+  actions?: Uint8Array;
+}
+
+/** Parses `body` as `job` says. Throws UserError for a bad body, as the format's parser does. */
+export function runParseJob(job: ParseJob, body: Uint8Array): ParseResult {
+  switch (job.format) {
+    case 'otlp-protobuf':
+    case 'otlp-json': {
+      const message = job.format === 'otlp-json' ? decodeOtlpJson(body) : decodeOtlpProtobuf(body);
+      const out = otlpTracesToBatches(message, { table: job.table, dbUnit: job.dbUnit });
+      return { batches: out.batches, rows: out.spans };
+    }
+    case 'bulk': {
+      const out = parseBulk(body, logOptions(job));
+      const actions = new Uint8Array(out.actions.length);
+      for (let i = 0; i < actions.length; i++) actions[i] = out.actions[i] === 'create' ? 0 : 1;
+      return { batches: out.batches, rows: out.actions.length, actions };
+    }
+    case 'ndjson':
+      return { batches: parseNdjson(body, logOptions(job)) };
+    case 'loki-json':
+      return { batches: parseLokiJson(body, logOptions(job)) };
+    case 'loki-protobuf':
+      return { batches: parseLokiProtobuf(body, logOptions(job)) };
+    case 'opentsdb-json': {
+      const out = parseOpenTsdbJson(body, { precision: job.precision, dbUnit: job.dbUnit });
+      return { batches: out.batches, rows: out.points };
+    }
+    case 'prom-write': {
+      const out = parsePromWrite(body, job.dbUnit);
+      return { batches: out.batches, rows: out.samples };
+    }
+  }
+}
+
+function logOptions(job: LogJob): LogOptions {
+  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, nowMs: job.nowMs };
+}

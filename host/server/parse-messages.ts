@@ -1,0 +1,22 @@
+// The messages between ParsePool and its workers (parse-pool.ts, parse-worker.ts).
+
+import type { ErrorKind } from '../core/errors.js';
+import type { ParseJob, ParseResult } from '../ingest/parse-jobs.js';
+
+export interface ParseRequest {
+  id: number;
+  job: ParseJob;
+  /** The request body; its buffer is transferred to the worker (detached in the server's thread). */
+  body: Uint8Array;
+}
+
+/** A rejection as data: a UserError has a `kind`; anything else is an internal error. */
+export interface ParseFailure {
+  kind?: ErrorKind;
+  message: string;
+  retryAfterS?: number;
+  stack?: string;
+  threadId?: number;
+}
+
+export type ParseReply = { id: number; ok: true; result: ParseResult } | { id: number; ok: false; error: ParseFailure };

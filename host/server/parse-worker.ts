@@ -1,0 +1,48 @@
+// A parse worker of ParsePool (parse-pool.ts): receives one job at a time, runs the same
+// runParseJob the server's thread would run, and posts back either the result, with the batch
+// buffers transferred (not copied), or the error as data: a UserError's kind and message, or
+// anything else as an internal error with its stack, for the server's log.
+
+import { parentPort, threadId } from 'node:worker_threads';
+import { UserError } from '../core/errors.js';
+import { runParseJob } from '../ingest/parse-jobs.js';
+import type { ParseReply, ParseRequest } from './parse-messages.js';
+
+// Crash injection for the tests (test/server/parse-workers.test.ts): a job for this table ends
+// the worker thread mid-request, as an out-of-memory or a native fault would. Unset in production.
+const exitOnTable = process.env.SUNDIAL_TEST_PARSE_WORKER_EXIT;
+
+const port = parentPort;
+if (port === null) throw new Error('BUG: parse-worker.js runs only as a worker thread');
+
+// A job that cannot be deserialized has no id to answer: end the thread, which fails the
+// request it belonged to (parse-pool.ts).
+port.on('messageerror', (err) => {
+  throw err;
+});
+
+port.on('message', (msg: ParseRequest) => {
+  let reply: ParseReply;
+  let transfer: ArrayBuffer[] = [];
+  try {
+    if (exitOnTable !== undefined && 'table' in msg.job && msg.job.table === exitOnTable) process.exit(70);
+    // A Buffer arrives as a plain Uint8Array: view it as a Buffer again (no copy), or protobufjs
+    // decodes strings and bytes in JavaScript instead of natively, and ids become Uint8Arrays
+    // whose hex is built character by character (parsing spans took three times as long).
+    const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
+    const result = runParseJob(msg.job, body);
+    reply = { id: msg.id, ok: true, result };
+    // Batches of one request never share a buffer (each is encoded on its own), but a repeated
+    // entry in a transfer list is an error, so collect them through a Set.
+    const buffers = new Set<ArrayBuffer>();
+    for (const b of result.batches) buffers.add(b.buffer as ArrayBuffer);
+    if (result.actions !== undefined) buffers.add(result.actions.buffer as ArrayBuffer);
+    transfer = [...buffers];
+  } catch (e) {
+    reply =
+      e instanceof UserError
+        ? { id: msg.id, ok: false, error: { kind: e.kind, message: e.message, retryAfterS: e.retryAfterS } }
+        : { id: msg.id, ok: false, error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined, threadId } };
+  }
+  port.postMessage(reply, transfer);
+});
