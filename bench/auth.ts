@@ -34,7 +34,7 @@ function stats(name: string, status: number, ms: number[]): Stats {
   return { name, status, medianMs: s[Math.floor(s.length / 2)]!, p90Ms: s[Math.floor(s.length * 0.9)]! };
 }
 
-const server = await startServer();
+const server = await startServer({ waitWarm: true });
 try {
   const sql = (user: string, password: string, body = 'SELECT 1') => http(server.url, '/api/v1/sql', { method: 'POST', body, auth: { user, password } });
   const root = async (text: string): Promise<void> => {

@@ -81,7 +81,7 @@ export async function benchFormat(w: Workload, workDir: string, connections = 2,
   const dataDir = join(workDir, 'format-data');
   rmSync(dataDir, { recursive: true, force: true });
   const nodeArgs = cpuProfDir === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
-  const server = await startServer({ dataDir, nodeArgs });
+  const server = await startServer({ dataDir, nodeArgs, waitWarm: true });
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let failed = 0;
   let stored = 0;

@@ -90,7 +90,7 @@ interface Row {
 async function benchSundial(file: string, run: number): Promise<Row> {
   const dataDir = join(RUN, 'sundial-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir, nodeArgs: profArgs() });
+  const server = await startServer({ dataDir, nodeArgs: profArgs(), waitWarm: true });
   try {
     const main0 = cpuSeconds(server.pid, true);
     const res = load(file, `${server.url}/api/v1/write?db=public`, server.pid, `sundial-${run}`, 'root:');

@@ -174,7 +174,7 @@ async function benchSundial(file: string): Promise<RoundResult> {
   const dataDir = mkdtempSync(join(WORK, 'sundial-query-data-'));
   const nodeArgs = opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
   if (opts['node-args'] !== undefined) nodeArgs.push(...opts['node-args'].split(' ').filter((a) => a !== ''));
-  const server = await startServer({ dataDir, nodeArgs });
+  const server = await startServer({ dataDir, nodeArgs, waitWarm: true });
   try {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
     await settle('Sundial', server.pid);

@@ -84,7 +84,7 @@ async function benchSundial(file: string, tag: string, flushBytes: string | unde
   const dataDir = join(WORK, `sundial-storage-${tag}`);
   rmSync(dataDir, { recursive: true, force: true });
   const args = flushBytes === undefined ? ['--flush-bytes', '4GiB', '--memtable-bytes', '4GiB', '--flush-age', '1h'] : ['--flush-bytes', flushBytes];
-  const server = await startServer({ dataDir, args });
+  const server = await startServer({ dataDir, args, waitWarm: true });
   let res: LoadResult;
   let rss: number;
   try {

@@ -14,7 +14,7 @@ const SECONDS = Number(opts.seconds);
 const FLOOD = Number(opts.flood);
 const RATE = Number(opts.rate);
 
-const server = await startServer();
+const server = await startServer({ waitWarm: true });
 try {
   const root = async (text: string, tenant = 'cnosdb'): Promise<void> => {
     const r = await http(server.url, `/api/v1/sql?tenant=${tenant}`, { method: 'POST', body: text });
