@@ -216,6 +216,16 @@ function overflow(a: unknown, op: string, b: unknown): Error {
 
 const divideByZero = (): Error => executionError('Arrow error: Divide by zero error');
 
+/**
+ * Division of two columns is DataFusion 27's divide_dyn_opt: a row whose divisor is zero is NULL
+ * (CnosDB's sqlancer case reads `t1 || (f0 / f0)` with f0 = 0 as NULL); a constant zero divisor
+ * stays the Divide by zero error of divide_scalar. The copy of `validity` this returns is where
+ * such rows are cleared.
+ */
+function nullRow(validity: Uint8Array | undefined, n: number): Uint8Array {
+  return validity === undefined ? new Uint8Array(n).fill(1) : validity.slice();
+}
+
 /** Arithmetic on two vectors of the (numeric) result type; NULL where either is NULL. */
 export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector, type: DataType): Vector {
   const n = a.length;
@@ -227,6 +237,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       const x = a.values as Float64Array;
       const y = b.values as Float64Array;
       const out = new Float64Array(n);
+      let nulled: Uint8Array | undefined;
       switch (op) {
         case '+':
           for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
@@ -239,7 +250,11 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
           break;
         case '/':
           for (let i = 0; i < n; i++) {
-            if (y[i] === 0 && valid(i)) throw divideByZero();
+            if (y[i] === 0 && valid(i)) {
+              if (b.constant === true) throw divideByZero();
+              nulled ??= nullRow(validity, n);
+              nulled[i] = 0;
+            }
             out[i] = x[i]! / y[i]!;
           }
           break;
@@ -250,7 +265,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
           }
           break;
       }
-      return { type, length: n, values: out, validity };
+      return { type, length: n, values: out, validity: nulled ?? validity };
     }
     case 'Int64':
     case 'UInt64': {
@@ -261,12 +276,15 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       if (k !== undefined && a.constant !== true) {
         const r = k.arithmetic(op, x, y, b.constant === true, !signed, validity, n);
         if ('values' in r) return { type, length: n, values: r.values, validity };
-        if (r.failure.kind === 'divideByZero') throw divideByZero();
-        throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
+        if (r.failure.kind === 'divideByZero') {
+          // A zero in a divisor column gives NULL (below), not an error.
+          if (op !== '/' || b.constant === true) throw divideByZero();
+        } else throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
       }
       const out = signed ? new BigInt64Array(n) : new BigUint64Array(n);
       const lo = signed ? I64_MIN : 0n;
       const hi = signed ? I64_MAX : U64_MAX;
+      let nulled: Uint8Array | undefined;
       for (let i = 0; i < n; i++) {
         if (!valid(i)) continue;
         const l = x[i]!;
@@ -283,7 +301,12 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
             v = l * r;
             break;
           case '/':
-            if (r === 0n) throw divideByZero();
+            if (r === 0n) {
+              if (b.constant === true) throw divideByZero();
+              nulled ??= nullRow(validity, n);
+              nulled[i] = 0;
+              continue;
+            }
             v = l / r;
             break;
           case '%':
@@ -294,7 +317,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
         if (v < lo || v > hi) throw overflow(l, op, r);
         out[i] = v;
       }
-      return { type, length: n, values: out, validity };
+      return { type, length: n, values: out, validity: nulled ?? validity };
     }
     case 'Timestamp': {
       // timestamp +/- interval, interval + timestamp

@@ -143,7 +143,7 @@ class DigestAccumulator implements GroupsAccumulator {
 const approxPercentileCont: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_percentile_cont',
-  displayName: 'APPROXPERCENTILECONT',
+  displayName: 'APPROX_PERCENTILE_CONT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
     oneOfArity('ApproxPercentileCont', argTypes, 2, 3);
     checkNumeric('ApproxPercentileCont', argTypes[0]!);
@@ -159,7 +159,7 @@ const approxPercentileCont: AggregateFunction = {
 const approxPercentileContWithWeight: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_percentile_cont_with_weight',
-  displayName: 'APPROXPERCENTILECONTWITHWEIGHT',
+  displayName: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
     const name = 'ApproxPercentileContWithWeight';
     oneOfArity(name, argTypes, 3);
@@ -176,7 +176,7 @@ const approxPercentileContWithWeight: AggregateFunction = {
 const approxMedian: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_median',
-  displayName: 'APPROXMEDIAN',
+  displayName: 'APPROX_MEDIAN',
   bind(argTypes): BoundSignature {
     checkArity('ApproxMedian', argTypes, 1);
     checkNumeric('ApproxMedian', argTypes[0]!);

@@ -199,20 +199,20 @@ const covariance = coMoments('covar', 'COVARIANCE', 'Covariance', (s) => (s.coun
 /** regr_*: y is the first argument. Undefined where the slope is (fewer than 2 rows, constant x). */
 function regr(suffix: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64): AggregateFunction {
   const camel = suffix.replace(/^./, (c) => c.toUpperCase());
-  return coMoments(`regr_${suffix}`, `REGR${suffix.toUpperCase()}`, `Regr${camel}`, result, returnType);
+  return coMoments(`regr_${suffix}`, `REGR_${suffix.toUpperCase()}`, `Regr${camel}`, result, returnType);
 }
 const slope = (s: CoMoments): number | null => (s.count < 2 || s.m2X === 0 ? null : s.c / s.count / (s.m2X / s.count));
 
 export const STATISTICAL_AGGREGATES: readonly AggregateFunction[] = [
   variance,
   { ...variance, name: 'var_samp' },
-  moments('var_pop', 'VARIANCEPOP', 'VariancePop', populationVariance),
+  moments('var_pop', 'VARIANCE_POP', 'VariancePop', populationVariance),
   stddev,
   { ...stddev, name: 'stddev_samp' },
-  moments('stddev_pop', 'STDDEVPOP', 'StddevPop', (c, m) => sqrtOrNull(populationVariance(c, m))),
+  moments('stddev_pop', 'STDDEV_POP', 'StddevPop', (c, m) => sqrtOrNull(populationVariance(c, m))),
   covariance,
   { ...covariance, name: 'covar_samp' },
-  coMoments('covar_pop', 'COVARIANCEPOP', 'CovariancePop', (s) => (s.count === 0 ? null : s.c / s.count)),
+  coMoments('covar_pop', 'COVARIANCE_POP', 'CovariancePop', (s) => (s.count === 0 ? null : s.c / s.count)),
   coMoments('corr', 'CORRELATION', 'Correlation', (s) => {
     if (s.count === 0) return null;
     const sx = Math.sqrt(s.count === 1 ? 0 : s.m2X / s.count);

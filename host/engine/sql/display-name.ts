@@ -15,18 +15,19 @@ export interface DisplayNameHooks {
   readonly column?: (column: ColumnRef) => string;
 }
 
-/** DataFusion 27's AggregateFunction Display: the enum variant's Debug name, upper-cased. */
+/** DataFusion 27's AggregateFunction Display (its `name()`): upper case with underscores, as CnosDB's
+ *  sqlancer case shows (`Valid fields are "BIT_AND((- m3.t0))"`). */
 const AGGREGATES: Readonly<Record<string, string>> = {
   count: 'COUNT', sum: 'SUM', min: 'MIN', max: 'MAX', avg: 'AVG', mean: 'AVG', median: 'MEDIAN',
-  approx_distinct: 'APPROXDISTINCT', array_agg: 'ARRAYAGG', var: 'VARIANCE', var_samp: 'VARIANCE',
-  var_pop: 'VARIANCEPOP', stddev: 'STDDEV', stddev_samp: 'STDDEV', stddev_pop: 'STDDEVPOP',
-  covar: 'COVARIANCE', covar_samp: 'COVARIANCE', covar_pop: 'COVARIANCEPOP', corr: 'CORRELATION',
-  approx_percentile_cont: 'APPROXPERCENTILECONT',
-  approx_percentile_cont_with_weight: 'APPROXPERCENTILECONTWITHWEIGHT', approx_median: 'APPROXMEDIAN',
-  grouping: 'GROUPING', bit_and: 'BITAND', bit_or: 'BITOR', bit_xor: 'BITXOR', bool_and: 'BOOLAND',
-  bool_or: 'BOOLOR', regr_slope: 'REGRSLOPE', regr_intercept: 'REGRINTERCEPT', regr_count: 'REGRCOUNT',
-  regr_r2: 'REGRR2', regr_avgx: 'REGRAVGX', regr_avgy: 'REGRAVGY', regr_sxx: 'REGRSXX',
-  regr_syy: 'REGRSYY', regr_sxy: 'REGRSXY',
+  approx_distinct: 'APPROX_DISTINCT', array_agg: 'ARRAY_AGG', var: 'VARIANCE', var_samp: 'VARIANCE',
+  var_pop: 'VARIANCE_POP', stddev: 'STDDEV', stddev_samp: 'STDDEV', stddev_pop: 'STDDEV_POP',
+  covar: 'COVARIANCE', covar_samp: 'COVARIANCE', covar_pop: 'COVARIANCE_POP', corr: 'CORRELATION',
+  approx_percentile_cont: 'APPROX_PERCENTILE_CONT',
+  approx_percentile_cont_with_weight: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT', approx_median: 'APPROX_MEDIAN',
+  grouping: 'GROUPING', bit_and: 'BIT_AND', bit_or: 'BIT_OR', bit_xor: 'BIT_XOR', bool_and: 'BOOL_AND',
+  bool_or: 'BOOL_OR', regr_slope: 'REGR_SLOPE', regr_intercept: 'REGR_INTERCEPT', regr_count: 'REGR_COUNT',
+  regr_r2: 'REGR_R2', regr_avgx: 'REGR_AVGX', regr_avgy: 'REGR_AVGY', regr_sxx: 'REGR_SXX',
+  regr_syy: 'REGR_SYY', regr_sxy: 'REGR_SXY',
 };
 /** Built-in window functions display their SQL name upper case. */
 const WINDOW_FUNCTIONS = new Set([

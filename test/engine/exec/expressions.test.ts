@@ -1,5 +1,6 @@
-// Expression evaluation: SQL's three-valued logic, NULL propagation, overflow and division by
-// zero as errors, casts with their error texts, LIKE / IN / BETWEEN / CASE.
+// Expression evaluation: SQL's three-valued logic, NULL propagation, overflow and division by a
+// constant zero as errors (a zero in a divisor column is NULL), casts with their error texts,
+// LIKE / IN / BETWEEN / CASE.
 
 import { describe, expect, it } from 'vitest';
 import { testDb } from '../support/run-sql.js';
@@ -50,5 +51,11 @@ const failures: [string, RegExp][] = [
 describe('expressions', () => {
   const db = testDb();
   for (const [sql, row] of values) it(`evaluates ${sql}`, async () => expect((await db.run(sql)).rows).toEqual([row]));
+  it('gives NULL where a divisor column is zero (DataFusion 27 divide_dyn_opt)', async () => {
+    await db.exec('CREATE TABLE dz (a BIGINT, b BIGINT, x DOUBLE, y DOUBLE);\nINSERT INTO dz (time, a, b, x, y) VALUES (1, 5, 0, 5.0, 0.0), (2, 7, 2, 7.0, 2.0), (3, NULL, 0, 1.0, NULL)');
+    expect((await db.run('SELECT a / b, x / y, b / a FROM dz ORDER BY time')).rows).toEqual(['NULL | NULL | 0', '3 | 3.5 | 0', 'NULL | NULL | NULL']);
+    expect(await db.error('SELECT a / 0 FROM dz')).toMatch(/^Arrow error: Divide by zero error$/);
+    expect(await db.error('SELECT a % b FROM dz')).toMatch(/^Arrow error: Divide by zero error$/);
+  });
   for (const [sql, message] of failures) it(`fails ${sql}`, async () => expect(await db.error(sql)).toMatch(message));
 });

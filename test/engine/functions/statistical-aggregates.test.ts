@@ -62,14 +62,14 @@ describe('statistical aggregates', () => {
     const r = await db.run('SELECT var(x), var_pop(x), stddev(x), stddev_pop(x), covar(x, y), covar_pop(x, y), corr(x, y), regr_slope(y, x), regr_count(y, x) FROM s');
     expect(r.columns).toEqual([
       'VARIANCE(s.x)',
-      'VARIANCEPOP(s.x)',
+      'VARIANCE_POP(s.x)',
       'STDDEV(s.x)',
-      'STDDEVPOP(s.x)',
+      'STDDEV_POP(s.x)',
       'COVARIANCE(s.x,s.y)',
-      'COVARIANCEPOP(s.x,s.y)',
+      'COVARIANCE_POP(s.x,s.y)',
       'CORRELATION(s.x,s.y)',
-      'REGRSLOPE(s.y,s.x)',
-      'REGRCOUNT(s.y,s.x)',
+      'REGR_SLOPE(s.y,s.x)',
+      'REGR_COUNT(s.y,s.x)',
     ]);
     expect(r.types).toEqual(['Float64', 'Float64', 'Float64', 'Float64', 'Float64', 'Float64', 'Float64', 'Float64', 'UInt64']);
   });
