@@ -11,6 +11,7 @@ import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval } from '../time.js';
 import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
 import { scalarToString } from './cast.js';
+import { bitwise } from './bitwise.js';
 import { int64Kernels } from './kernels.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -465,6 +466,12 @@ export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: Dat
     case '!~':
     case '!~*':
       return regexMatch(op, a, b);
+    case '&':
+    case '|':
+    case '^':
+    case '<<':
+    case '>>':
+      return bitwise(op, a, b, type);
   }
 }
 

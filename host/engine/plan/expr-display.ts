@@ -5,7 +5,7 @@
 // parentheses by precedence). Literals print as ScalarValue's Debug form in both.
 
 import type { IntervalValue, Scalar } from '../batch.js';
-import { formatRustF64 } from '../sql/display-name.js';
+import { formatRustF64, operatorText } from '../sql/display-name.js';
 import type { DataType } from '../types.js';
 import { typeName } from '../types.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
@@ -93,7 +93,7 @@ export function exprName(e: LExpr): string {
     case 'cast':
       return exprName(e.expr);
     case 'binary':
-      return `${exprName(e.left)} ${e.op} ${exprName(e.right)}`;
+      return `${exprName(e.left)} ${operatorText(e.op)} ${exprName(e.right)}`;
     case 'not':
       return `NOT ${exprName(e.expr)}`;
     case 'negative':
@@ -169,7 +169,7 @@ export function exprDisplay(e: LExpr): string {
         const cp = PRECEDENCE[c.op] ?? 0;
         return cp === 0 || cp < p ? `(${exprDisplay(c)})` : exprDisplay(c);
       };
-      return `${child(e.left)} ${e.op} ${child(e.right)}`;
+      return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;
     }
     case 'not':
       return `NOT ${exprDisplay(e.expr)}`;

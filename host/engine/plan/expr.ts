@@ -14,7 +14,8 @@ export type BinaryOperator =
   | 'IS DISTINCT FROM' | 'IS NOT DISTINCT FROM'
   | '+' | '-' | '*' | '/' | '%'
   | '||'
-  | '~' | '~*' | '!~' | '!~*';
+  | '~' | '~*' | '!~' | '!~*'
+  | '&' | '|' | '^' | '<<' | '>>';
 
 export interface SortExpr {
   readonly expr: LExpr;

@@ -5,6 +5,7 @@
 // unit (CnosDB accepts `time > 3`); Int64 with UInt64 meets at Int64.
 
 import { planError } from '../errors.js';
+import { operatorText } from '../sql/display-name.js';
 import type { BinaryOperator } from '../plan/expr.js';
 import { BOOLEAN, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
 
@@ -67,6 +68,7 @@ export interface BinarySignature {
 
 const COMPARISON = new Set<BinaryOperator>(['=', '!=', '<', '<=', '>', '>=', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
 const ARITHMETIC = new Set<BinaryOperator>(['+', '-', '*', '/', '%']);
+const BITWISE = new Set<BinaryOperator>(['&', '|', '^', '<<', '>>']);
 
 /** Types the operands of a binary operator, or throws the planning error DataFusion gives. */
 export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): BinarySignature {
@@ -91,6 +93,13 @@ export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): B
     const ok = (t: DataType): boolean => t.id === 'Utf8' || t.id === 'Null';
     if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
     return { left: UTF8, right: UTF8, result: BOOLEAN };
+  }
+  if (BITWISE.has(op)) {
+    // DataFusion 27's bitwise_coercion over the integers this engine has: UInt64 wins.
+    const ok = (t: DataType): boolean => isInteger(t) || t.id === 'Null';
+    if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${operatorText(op)} ${typeName(r)}`);
+    const t = l.id === 'UInt64' || r.id === 'UInt64' ? UINT64 : INT64;
+    return { left: t, right: t, result: t };
   }
   if (ARITHMETIC.has(op)) {
     const sig = arithmeticSignature(op, l, r);

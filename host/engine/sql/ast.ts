@@ -98,7 +98,8 @@ export interface UnaryExpr extends Node {
 export type BinaryOp =
   | 'OR' | 'AND'
   | '=' | '!=' | '<' | '<=' | '>' | '>=' | '~' | '~*' | '!~' | '!~*'
-  | '||' | '+' | '-' | '*' | '/' | '%';
+  | '||' | '+' | '-' | '*' | '/' | '%'
+  | '&' | '|' | '^' | '<<' | '>>';
 /** `pos` is the operator's position. */
 export interface BinaryExpr extends Node {
   readonly kind: 'binary';

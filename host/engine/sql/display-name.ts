@@ -131,6 +131,11 @@ function isLiteral(e: Expr): e is Literal {
   return e.kind === 'number' || e.kind === 'string' || e.kind === 'boolean' || e.kind === 'null' || e.kind === 'interval' || e.kind === 'typedString';
 }
 
+/** DataFusion's Operator Display: its bitwise XOR prints as PostgreSQL's `#`, however it was written. */
+export function operatorText(op: string): string {
+  return op === '^' ? '#' : op;
+}
+
 /** DataFusion's Operator::precedence, for the parentheses of the Display form. */
 function operatorPrecedence(op: string): number {
   switch (op) {
@@ -174,7 +179,7 @@ class Namer {
         if (e.expr.kind === 'number' || e.expr.kind === 'interval') return this.#literal(e.expr, true);
         return `(- ${this.name(e.expr)})`;
       case 'binary':
-        return `${this.name(e.left)} ${e.op} ${this.name(e.right)}`;
+        return `${this.name(e.left)} ${operatorText(e.op)} ${this.name(e.right)}`;
       case 'isDistinctFrom':
         return `${this.name(e.left)} IS ${e.negated ? 'NOT ' : ''}DISTINCT FROM ${this.name(e.right)}`;
       case 'is':
@@ -292,7 +297,7 @@ class Namer {
           const cp = operatorPrecedence(c.op);
           return cp === 0 || cp < p ? `(${this.display(c)})` : this.display(c);
         };
-        return `${child(e.left)} ${e.op} ${child(e.right)}`;
+        return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;
       }
       case 'cast':
         return `${e.try ? 'TRY_CAST' : 'CAST'}(${this.display(e.expr)} AS ${arrowType(e.dataType)})`;

@@ -17,6 +17,8 @@ const values: [string, string][] = [
   ['SELECT 9223372036854775807 - 1, -9223372036854775808 + 0', '9223372036854775806 | -9223372036854775808'],
   ['SELECT 18446744073709551615, 1e300 * 10', '18446744073709551615 | 1.0e301'],
   ["SELECT 'a' || 'b', 'n=' || 1, 'x' || NULL", 'ab | n=1 | NULL'],
+  // Bitwise operators on integers; shifts wrap as Rust's wrapping_shl / wrapping_shr.
+  ['SELECT 5 ^ 3, 6 & 3, 6 | 1, 1 << 65, -8 >> 1, 1 | 2 ^ 3 & 6, NULL ^ 1', '6 | 2 | 7 | 2 | -4 | 1 | NULL'],
   ["SELECT '2024-01-01T00:00:00Z' < now(), TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '1 day'", 'false | 2024-01-02T00:00:00'],
   // Comparisons between types
   ["SELECT 1 = 1.0, 2 > 1.5, '10' < '9', 10 < 9, 'abc' = 'abc'", 'true | true | true | false | true'],
@@ -46,6 +48,8 @@ const failures: [string, RegExp][] = [
   ['SELECT 1 AND TRUE', /Cannot infer common argument type for logical boolean operation Int64 AND Boolean/],
   ["SELECT 'a' LIKE 1", /LIKE/],
   ['SELECT NOT 1', /NOT Int64/],
+  ['SELECT 1.5 ^ 2', /^Datafusion: Error during planning: Unsupported argument types\. Can not evaluate Float64 # Int64$/],
+  ['SELECT ascii(!)', /^sql parser error: Expected an expression:, found: ! at line 1, column 14$/],
 ];
 
 describe('expressions', () => {
@@ -56,6 +60,8 @@ describe('expressions', () => {
     expect((await db.run('SELECT a / b, x / y, b / a FROM dz ORDER BY time')).rows).toEqual(['NULL | NULL | 0', '3 | 3.5 | 0', 'NULL | NULL | NULL']);
     expect(await db.error('SELECT a / 0 FROM dz')).toMatch(/^Arrow error: Divide by zero error$/);
     expect(await db.error('SELECT a % b FROM dz')).toMatch(/^Arrow error: Divide by zero error$/);
+    // DataFusion shows its bitwise XOR as `#` in names.
+    expect((await db.run('SELECT a ^ b FROM dz ORDER BY time')).columns).toEqual(['dz.a # dz.b']);
   });
   for (const [sql, message] of failures) it(`fails ${sql}`, async () => expect(await db.error(sql)).toMatch(message));
 });
