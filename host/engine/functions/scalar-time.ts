@@ -247,7 +247,9 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       if (t.id === 'Int64' || t.id === 'UInt64') return { argTypes: [INT64], returnType: out };
       if (t.id === 'Utf8' || t.id === 'Null') return { argTypes: [UTF8], returnType: out };
       if (t.id === 'Timestamp') return { argTypes: [out], returnType: out };
-      if (t.id === 'Float64') return { argTypes: [FLOAT64], returnType: out };
+      // Only to_timestamp takes a DOUBLE (seconds); the others' uniform signature lists no float,
+      // so DataFusion 27 coerces it to text, which then fails to parse as a timestamp.
+      if (t.id === 'Float64') return { argTypes: [name === 'to_timestamp' || name === 'to_timestamp_nanos' ? FLOAT64 : UTF8], returnType: out };
       throw planError(`The function ${name} does not support inputs of type ${t.id}.`);
     },
     row(args, _ctx) {
