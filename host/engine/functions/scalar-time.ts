@@ -256,7 +256,7 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       const v = args[0]!;
       if (typeof v === 'string') {
         const ns = parseTimestampNanos(v);
-        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
+        if (ns === undefined) throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
       }
       if (typeof v === 'number') {

@@ -39,7 +39,7 @@ const failures: [string, RegExp][] = [
   ["SELECT to_timestamp('yesterday')", /Error parsing timestamp from 'yesterday'/],
   // to_timestamp_seconds/millis/micros take no DOUBLE in DataFusion 27: it is coerced to text.
   ['SELECT to_timestamp_micros(1672539600.987654)', /caused by\nArrow error: Parser error: Error parsing timestamp from '1672539600\.987654': error parsing date$/],
-  ['SELECT to_timestamp_seconds(x) FROM (VALUES (1.5)) AS v(x)', /^Arrow error: Parser error: Error parsing timestamp from '1\.5'/],
+  ['SELECT to_timestamp_seconds(x) FROM (VALUES (1.5)) AS v(x)', /^Arrow: Parser error: Error parsing timestamp from '1\.5'/],
   ['SELECT nosuchfn(1)', /Invalid function 'nosuchfn'/],
   ['SELECT coalesce(1, TRUE)', /Coalesce could not find a common type/],
 ];
