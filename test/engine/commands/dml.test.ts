@@ -60,6 +60,20 @@ describe('DELETE', () => {
     await db.run('DELETE FROM m');
     expect((await db.run('SELECT count(*) FROM m')).rows).toEqual(['0']);
   });
+
+  it('reads a table alias, plans the predicate over unqualified columns and refuses computed operands', async () => {
+    const db = testDb();
+    await db.run('CREATE TABLE m (v BIGINT, TAGS(h))');
+    await db.run("INSERT INTO m (time, h, v) VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)");
+    // sqlparser reads the alias (even one named time) and DataFusion ignores it.
+    await db.run("DELETE FROM m x WHERE h = 'a'");
+    await db.run('DELETE FROM m time WHERE time = 2');
+    expect((await db.run('SELECT h FROM m')).rows).toEqual(['c']);
+    expect(await db.error('DELETE FROM m WHERE times = 1')).toBe('Datafusion: Schema error: No field named times. Valid fields are time, h, v.');
+    expect(await db.error("DELETE FROM m WHERE h = h || 'x'")).toBe('Datafusion: This feature is not implemented: operator || in delete statement');
+    await db.run("DELETE FROM m WHERE time < now() - INTERVAL '1 day'");
+    expect((await db.run('SELECT count(*) FROM m')).rows).toEqual(['0']);
+  });
 });
 
 describe('SHOW SERIES and SHOW TAG VALUES', () => {
