@@ -1,7 +1,9 @@
 // Vectorized kernels of the binary operators: comparison, arithmetic, boolean logic with SQL's
 // three-valued NULL semantics, string concatenation. Both operands arrive cast to the types the
 // planner chose (coercion.ts). One loop per physical type, constants unboxed before the loop
-// (STYLE §22-23). Integer overflow and division by zero are errors, never silent wraparound.
+// (STYLE §22-23). Integer + - * wrap around in 64 bits, as arrow 42's add/subtract/multiply
+// kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
+// an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
 import type { IntervalValue, Vector } from '../batch.js';
 import { getValue, isValid } from '../batch.js';
@@ -277,10 +279,8 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       if (k !== undefined && a.constant !== true) {
         const r = k.arithmetic(op, x, y, b.constant === true, !signed, validity, n);
         if ('values' in r) return { type, length: n, values: r.values, validity };
-        if (r.failure.kind === 'divideByZero') {
-          // A zero in a divisor column gives NULL (below), not an error.
-          if (op !== '/' || b.constant === true) throw divideByZero();
-        } else throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
+        // The loop below wraps what overflowed and makes NULL what a zero divisor column divides.
+        if (r.failure.kind === 'divideByZero' && (op !== '/' || b.constant === true)) throw divideByZero();
       }
       const out = signed ? new BigInt64Array(n) : new BigUint64Array(n);
       const lo = signed ? I64_MIN : 0n;
@@ -315,8 +315,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
             v = l % r;
             break;
         }
-        if (v < lo || v > hi) throw overflow(l, op, r);
-        out[i] = v;
+        out[i] = v < lo || v > hi ? (signed ? BigInt.asIntN(64, v) : BigInt.asUintN(64, v)) : v;
       }
       return { type, length: n, values: out, validity: nulled ?? validity };
     }
@@ -406,7 +405,7 @@ export function concat(a: Vector, b: Vector): Vector {
   return { type: a.type.id === 'Null' ? b.type : a.type, length: n, values: out, validity };
 }
 
-/** `-x`; overflow of the smallest BIGINT is an error. */
+/** `-x`; the smallest BIGINT negates to itself (arrow's wrapping negate). */
 export function negate(v: Vector): Vector {
   const n = v.length;
   switch (v.type.id) {
@@ -419,10 +418,8 @@ export function negate(v: Vector): Vector {
     case 'Int64': {
       const x = v.values as BigInt64Array;
       const out = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) {
-        if (x[i] === I64_MIN && isValid(v, i)) throw executionError(`Arrow error: Compute error: Overflow happened on: - ${I64_MIN}`);
-        out[i] = -x[i]!;
-      }
+      // A BigInt64Array stores -(-2^63) as -2^63: the wraparound arrow's negate gives.
+      for (let i = 0; i < n; i++) out[i] = -x[i]!;
       return { type: v.type, length: n, values: out, validity: v.validity };
     }
     case 'Interval': {
