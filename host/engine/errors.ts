@@ -10,6 +10,11 @@ export function planError(message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: Error during planning: ${message}`);
 }
 
+/** A planning error raised inside one of DataFusion's analyzer rules, which names the rule. */
+export function analyzerError(rule: string, message: string): UserError {
+  return new UserError('sqlPlan', `Datafusion: ${rule}\ncaused by\nError during planning: ${message}`);
+}
+
 /** DataFusion's `DataFusionError::SchemaError` (unknown or ambiguous column): 422 010001. */
 export function schemaError(message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: Schema error: ${message}`);

@@ -1,7 +1,8 @@
 // Type coercion, after DataFusion 27's `type_coercion/binary.rs` as CnosDB runs it: which common
 // type two operands of a comparison or an arithmetic operator are cast to, and which casts exist.
 // Deliberate details: a number compared with a string compares as strings (DataFusion's
-// string_numeric_coercion); an integer compared with a timestamp is read in the timestamp's
+// string_numeric_coercion), a BOOLEAN with a string not at all (no rule of DataFusion 27 joins
+// them: CnosDB's sqlancer case fails `b NOT IN (TRUE, '0')`); an integer compared with a timestamp is read in the timestamp's
 // unit (CnosDB accepts `time > 3`); Int64 with UInt64 meets at Int64.
 
 import { planError } from '../errors.js';
@@ -44,8 +45,8 @@ export function comparisonCoercion(l: DataType, r: DataType): DataType | undefin
   return (
     numericCoercion(l, r) ??
     temporalCoercion(l, r) ??
-    (l.id === 'Utf8' && (isNumeric(r) || r.id === 'Boolean') ? UTF8 : undefined) ??
-    (r.id === 'Utf8' && (isNumeric(l) || l.id === 'Boolean') ? UTF8 : undefined)
+    (l.id === 'Utf8' && isNumeric(r) ? UTF8 : undefined) ??
+    (r.id === 'Utf8' && isNumeric(l) ? UTF8 : undefined)
   );
 }
 

@@ -6,7 +6,7 @@
 
 import type { IntervalValue, Scalar } from '../batch.js';
 import { bug } from '../../core/errors.js';
-import { internalError, notImplemented, planError, schemaError } from '../errors.js';
+import { analyzerError, internalError, notImplemented, planError, schemaError } from '../errors.js';
 import { checkCast } from '../exec/cast.js';
 import type { AggregateFunction } from '../functions/function-types.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
@@ -278,7 +278,10 @@ export class ExprPlanner {
     const x = this.plan(e.expr);
     const list = e.list.map((i) => this.plan(i));
     const t = commonType([x.type, ...list.map((i) => i.type)]);
-    if (t === undefined) throw planError(`Cannot infer common argument type for IN list: ${[x, ...list].map((i) => typeName(i.type)).join(', ')}`);
+    if (t === undefined) {
+      // DataFusion 27 coerces IN lists in its type_coercion analyzer rule.
+      throw analyzerError('type_coercion', `Can not find compatible types to compare ${typeName(x.type)} with [${list.map((i) => typeName(i.type)).join(', ')}]`);
+    }
     return { kind: 'inList', expr: coerce(x, t), list: list.map((i) => coerce(i, t)), negated: e.negated, type: BOOLEAN };
   }
 
