@@ -157,12 +157,7 @@ export class QueryPlanner {
     const rows = v.rows.map((r) => r.map((e) => planner.plan(e)));
     const width = rows[0]!.length;
     for (const r of rows) if (r.length !== width) throw planError('Inconsistent data length across values list');
-    const types: DataType[] = [];
-    for (let c = 0; c < width; c++) {
-      const t = commonType(rows.map((r) => r[c]!.type));
-      if (t === undefined) throw planError(`Inconsistent data type across values list at row 1 column ${c}: ${rows.map((r) => typeName(r[c]!.type)).join(', ')}`);
-      types.push(t.id === 'Null' ? NULL : t);
-    }
+    const types = valuesColumnTypes(rows.map((r) => r.map((e) => e.type)));
     const fields: PlanField[] = types.map((type, c) => ({ qualifier: undefined, name: `column${c + 1}`, type, nullable: true }));
     return { kind: 'values', rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))), schema: new PlanSchema(fields) };
   }
@@ -206,4 +201,23 @@ export class QueryPlanner {
     const j = { ...join(l, r, s.op === 'INTERSECT' ? 'SEMI' : 'ANTI', keys, undefined), nullEqualsNull: true };
     return s.all ? j : distinct(j);
   }
+}
+
+/**
+ * The type of each column of a VALUES list, as DataFusion 27's LogicalPlanBuilder::values finds
+ * it: every non-NULL value of a column must have the same type, no coercion (`VALUES (1), (0.5)`
+ * fails "at row 1 column 0"); a column of NULLs only is Null.
+ */
+export function valuesColumnTypes(rows: readonly (readonly DataType[])[]): DataType[] {
+  const width = rows[0]?.length ?? 0;
+  const types: (DataType | undefined)[] = new Array<DataType | undefined>(width).fill(undefined);
+  rows.forEach((row, i) => {
+    row.forEach((t, j) => {
+      if (t.id === 'Null') return;
+      const prev = types[j];
+      if (prev !== undefined && !typeEquals(prev, t)) throw planError(`Inconsistent data type across values list at row ${i} column ${j}`);
+      types[j] = t;
+    });
+  });
+  return types.map((t) => t ?? NULL);
 }
