@@ -19,6 +19,7 @@ import type * as ast from '../sql/ast.js';
 import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
+import { arrowCastType } from './arrow-cast.js';
 import { castTargetType } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 
@@ -325,6 +326,17 @@ export class ExprPlanner {
     };
   }
 
+  /** arrow_cast(x, 'Type'): a CAST to the named Arrow type (planner/arrow-cast.ts). */
+  arrowCast(e: ast.FunctionCall): LExpr {
+    if (e.args.length !== 2) throw planError(`arrow_cast needs 2 arguments, ${e.args.length} provided`);
+    const x = this.plan(e.args[0]!);
+    const target = e.args[1]!;
+    if (target.kind !== 'string') throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
+    const type = arrowCastType(target.value);
+    checkCast(x.type, type);
+    return { kind: 'cast', expr: x, type, try: false };
+  }
+
   /** A scalar call with arguments already planned. */
   callScalar(name: string, args: LExpr[]): LExpr {
     const fn = scalarFunction(name);
@@ -342,6 +354,7 @@ export class ExprPlanner {
     const agg = aggregateFunction(name);
     if (agg !== undefined) return this.aggregateCall(agg, e);
     if (windowFunction(name) !== undefined) throw planError(`Window function ${name} requires an OVER clause`);
+    if (name === 'arrow_cast') return this.arrowCast(e);
     const fn = scalarFunction(name);
     if (fn === undefined) throw unknownFunction(name);
     if (e.distinct) throw planError(`DISTINCT is not allowed in the scalar function ${name}`);

@@ -212,6 +212,8 @@ class Namer {
       case 'cast':
         return this.name(e.expr);
       case 'function':
+        // DataFusion plans arrow_cast(x, 'T') as a CAST, which names itself after x.
+        if (e.name === 'arrow_cast' && e.args.length === 2 && e.over === undefined) return this.name(e.args[0]!);
         return this.functionName(e);
       case 'fieldAccess':
         return `${this.name(e.expr)}[${e.field}]`;

@@ -7,6 +7,8 @@ import { testDb } from '../support/run-sql.js';
 const values: [string, string][] = [
   // Math
   ['SELECT abs(-3), abs(-2.5), abs(CAST(NULL AS BIGINT)), abs(-9 % 5)', '3.0 | 2.5 | NULL | 4.0'],
+  // arrow_cast is a CAST to an Arrow type named by a string, named after its argument.
+  ["SELECT arrow_cast(floor(2.7), 'Int64') + 1, arrow_cast('2024-01-01', 'Timestamp(Second, None)'), arrow_typeof(arrow_cast(3, 'UInt64'))", '3 | 2024-01-01T00:00:00 | UInt64'],
   ['SELECT round(2.5), round(-2.5), round(1.2345, 2), round(7), floor(-1.5), ceil(1.2)', '3.0 | -3.0 | 1.23 | 7.0 | -2.0 | 2.0'],
   ['SELECT sqrt(16), power(2, 10), power(2.0, 0.5), trunc(2.789), trunc(-2.789), signum(-3)', '4.0 | 1024 | 1.4142135623730951 | 2.0 | -2.0 | -1.0'],
   // Rust's signum (+0.0 is positive); rounding toward zero gives +0.0, as CnosDB shows it.
@@ -30,6 +32,8 @@ const values: [string, string][] = [
 
 const failures: [string, RegExp][] = [
   ["SELECT concat_ws(s) FROM (VALUES ('a')) AS v(s)", /^Datafusion: Internal error: concat_ws was called with 1 arguments\. It requires at least 2\.\. This was likely caused by a bug in DataFusion's code/],
+  ["SELECT arrow_cast(1.5, 'Float32')", /^Datafusion: Error during planning: Unsupported type 'Float32'\. Must be a supported arrow type name such as 'Int32' or 'Timestamp\(Nanosecond, None\)'/],
+  ['SELECT arrow_cast(1, 2)', /^Datafusion: Error during planning: arrow_cast requires its second argument to be a constant string/],
   ["SELECT sqrt('x')", /No function matches the given name and argument types 'sqrt\(Utf8\)'/],
   // DataFusion 27's abs is float only (integers come back DOUBLE); its candidate is Float64/Float32.
   ["SELECT abs('x')", /'abs\(Utf8\)'\. You might need to add explicit type casts\.\n\tCandidate functions:\n\tabs\(Float64\/Float32\)$/],
@@ -54,5 +58,6 @@ describe('scalar functions', () => {
   it('names calls as DataFusion does', async () => {
     const r = await db.run("SELECT abs(-1), lower('A'), date_bin(INTERVAL '1 minute', TIMESTAMP '2024-01-01 00:00:00')");
     expect(r.columns).toEqual(['abs(Int64(-1))', 'lower(Utf8("A"))', 'date_bin(IntervalMonthDayNano("60000000000"),Utf8("2024-01-01 00:00:00"))']);
+    expect((await db.run("SELECT arrow_cast(7, 'Int64')")).columns).toEqual(['Int64(7)']);
   });
 });
