@@ -107,11 +107,14 @@ class DigestAccumulator implements GroupsAccumulator {
     const weights = this.#weighted ? args[1]! : undefined;
     const perGroup = new Map<number, number[][]>();
     const num = (v: Vector, i: number): number => Number((v.values as ArrayLike<number | bigint>)[i]!);
+    // DataFusion 27's weighted accumulator reads the arrays' value buffers, nulls included, where
+    // a null slot holds 0: a row with a null value or weight still counts, as a 0.
+    const weightedNum = (v: Vector, i: number): number => (isValid(v, i) ? num(v, i) : 0);
     for (let i = 0; i < n; i++) {
-      if (!isValid(values, i) || (weights !== undefined && !isValid(weights, i))) continue;
+      if (weights === undefined && !isValid(values, i)) continue;
       let list = perGroup.get(groups[i]!);
       if (list === undefined) perGroup.set(groups[i]!, (list = []));
-      list.push(weights === undefined ? [num(values, i)] : [num(values, i), num(weights, i)]);
+      list.push(weights === undefined ? [num(values, i)] : [weightedNum(values, i), weightedNum(weights, i)]);
     }
     for (const [g, list] of perGroup) {
       const d = this.#digests[g]!;
