@@ -19,6 +19,7 @@ import { planFrom, type Ctes } from './from-planner.js';
 import type { QueryPlanner } from './query-planner.js';
 import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
 import { gapfillStrategies, planGapfillWindows, type GapfillWindows } from './gapfill-planner.js';
+import { findRepairItem, unnestRepairItem } from './series-repair.js';
 
 interface Item {
   expr: LExpr;
@@ -234,6 +235,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
     const agg = aggregate(input, groups, aggregates, groupingSets);
     const targets: RebaseTarget[] = [...groups.map((expr, index) => ({ expr, index })), ...aggregates.map((expr, k) => ({ expr, index: groups.length + k }))];
     rewrite = (e: LExpr): LExpr => rebase(e, targets, agg.schema);
+    const repairAt = findRepairItem(items, aggregates);
     pre = agg;
     for (const it of items) it.expr = rewrite(it.expr);
     checkResolved(
@@ -247,6 +249,11 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       pre = filter(pre, h);
     }
     for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);
+    if (repairAt !== undefined) {
+      pre = unnestRepairItem(pre, items, repairAt);
+      // The call's item is now two (time, value): positions after it move one on.
+      for (const s of sortItems) if (s.item !== undefined && s.item >= repairAt) s.item++;
+    }
   } else if (having !== undefined) {
     throw planError('HAVING clause references: ' + exprName(having) + ' must appear in the GROUP BY clause or be used in an aggregate function');
   }
