@@ -147,6 +147,16 @@ const errors: { sql: string; message: string }[] = [
   { sql: 'SELECT row_number() FROM cpu', message: 'Datafusion: Error during planning: Window function row_number requires an OVER clause' },
   { sql: "SELECT time_window(time, '0.5ms') FROM cpu", message: 'Datafusion: Error during planning: Invalid time_window parameter: the window must be between 1ms and 365d' },
   { sql: 'SELECT * FROM cpu LIMIT -1', message: 'Datafusion: Error during planning: LIMIT must not be negative' },
+  // An IN list in a name shows its items in Expr's Debug form (DataFusion 27's quirk).
+  {
+    sql: "SELECT usage FROM cpu GROUP BY count IN (abs(count), count + 1, -count, 2), nullif(host, 'x') IN (NULL)",
+    message:
+      'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: ' +
+      'cpu.count IN (Map { iter: Iter([ScalarFunction(ScalarFunction { fun: Abs, args: [Column(Column { relation: Some(Bare { table: "cpu" }), name: "count" })] }), ' +
+      'BinaryExpr(BinaryExpr { left: Column(Column { relation: Some(Bare { table: "cpu" }), name: "count" }), op: Plus, right: Literal(Int64(1)) }), ' +
+      'Negative(Column(Column { relation: Some(Bare { table: "cpu" }), name: "count" })), Literal(Int64(2))]) }), ' +
+      'nullif(cpu.host,Utf8("x")) IN (Map { iter: Iter([Literal(NULL)]) })',
+  },
   { sql: 'SELECT * FROM nope', message: 'Meta: Table not found: "cnosdb.public.nope"' },
   { sql: 'SELECT * FROM nodb.cpu', message: 'Meta: Database not found: "nodb"' },
 ];
