@@ -10,6 +10,12 @@ export function planError(message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: Error during planning: ${message}`);
 }
 
+/**
+ * An error DataFusion raises only when it builds the physical plan (a window function's literal
+ * arguments), after every planning and analyzer error of the statement (planner/deferred-errors.ts).
+ */
+export class PhysicalPlanError extends UserError {}
+
 /** A planning error raised inside one of DataFusion's analyzer rules, which names the rule. */
 export function analyzerError(rule: string, message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: ${rule}\ncaused by\nError during planning: ${message}`);

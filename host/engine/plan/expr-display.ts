@@ -108,7 +108,7 @@ export function exprName(e: LExpr): string {
     case 'between':
       return `${exprName(e.expr)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprName(e.low)} AND ${exprName(e.high)}`;
     case 'like':
-      return `${exprDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprDisplay(e.pattern)} ${e.escape === undefined ? '' : `CHAR '${e.escape}'`}`;
+      return `${sqlDisplay(e.expr)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${sqlDisplay(e.pattern)} ${e.escape === undefined ? '' : `CHAR '${e.escape}'`}`;
     case 'case': {
       let text = e.operand === undefined ? 'CASE ' : `CASE ${exprName(e.operand)} `;
       for (const { when, then } of e.whens) text += `WHEN ${exprName(when)} THEN ${exprName(then)} `;
@@ -169,13 +169,18 @@ function builtinVariant(name: string): string {
 
 /**
  * Expr's derived Debug form, which DataFusion 27 prints inside IN-list names. It formats the
- * expression as the SQL planner built it, before type coercion: the casts here are left out
- * (most are implicit ones coercion added). Kinds without a known form print as Display.
+ * expression as the SQL planner built it, before type coercion: implicit casts are left out.
+ * Kinds without a known form print as Display.
  */
 function exprDebug(e: LExpr): string {
-  const inner = e.kind === 'cast' ? e.expr : e;
+  const inner = e;
   const d = exprDebug;
   switch (inner.kind) {
+    case 'cast': {
+      if (inner.implicit === true) return d(inner.expr);
+      const kind = inner.try ? 'TryCast' : 'Cast';
+      return `${kind}(${kind} { expr: ${d(inner.expr)}, data_type: ${typeName(inner.type)} })`;
+    }
     case 'literal':
       return `Literal(${literalName(inner.value, inner.type)})`;
     case 'column': {
@@ -224,10 +229,24 @@ const PRECEDENCE: Readonly<Record<string, number>> = {
 
 /** DataFusion's Display of an expression (EXPLAIN, messages). */
 export function exprDisplay(e: LExpr): string {
+  return display(e, false);
+}
+
+/**
+ * An expression's Display as DataFusion builds it from SQL, before its analyzer adds the implicit
+ * casts: the text names embed (`x LIKE y`, FILTER clauses).
+ */
+function sqlDisplay(e: LExpr): string {
+  return display(e, true);
+}
+
+function display(e: LExpr, hideImplicit: boolean): string {
+  const exprDisplay = (x: LExpr): string => display(x, hideImplicit);
   switch (e.kind) {
     case 'alias':
       return `${exprDisplay(e.expr)} AS ${e.name}`;
     case 'cast':
+      if (hideImplicit && e.implicit === true) return exprDisplay(e.expr);
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${exprDisplay(e.expr)} AS ${typeName(e.type)})`;
     case 'binary': {
       const p = PRECEDENCE[e.op] ?? 0;

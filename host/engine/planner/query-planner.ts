@@ -15,6 +15,7 @@ import { commonType } from './coercion.js';
 import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
 import { renameColumns, type Ctes } from './from-planner.js';
 import { planSelect } from './select-planner.js';
+import { StatementErrors } from './deferred-errors.js';
 import type { SystemInfo } from '../system/system-info.js';
 import { planSystemView } from '../system/system-views.js';
 
@@ -37,9 +38,17 @@ export { databaseNotFound, tableNotFound };
 
 export class QueryPlanner {
   readonly ctx: PlannerContext;
+  /** The statement's type errors DataFusion reports only after building its plan. */
+  #late = new StatementErrors();
+  /** Nesting of planQuery calls: the statement's plan is complete when it returns to 0. */
+  #depth = 0;
 
   constructor(ctx: PlannerContext) {
     this.ctx = ctx;
+  }
+
+  get lateErrors(): StatementErrors {
+    return this.#late;
   }
 
   /** A scope over `schema` whose subqueries are planned by this planner. */
@@ -91,7 +100,21 @@ export class QueryPlanner {
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
   }
 
+  /** Plans a query; at the statement's top, then throws the first late type error (deferred-errors.ts). */
   planQuery(q: ast.Query, outer: Scope | undefined, parentCtes: Ctes): LogicalPlan {
+    if (this.#depth === 0) this.#late = new StatementErrors();
+    this.#depth++;
+    let plan: LogicalPlan;
+    try {
+      plan = this.#planQuery(q, outer, parentCtes);
+    } finally {
+      this.#depth--;
+    }
+    if (this.#depth === 0) this.#late.throwFirst();
+    return plan;
+  }
+
+  #planQuery(q: ast.Query, outer: Scope | undefined, parentCtes: Ctes): LogicalPlan {
     let ctes: Ctes = parentCtes;
     if (q.with !== undefined) {
       if (q.with.recursive) throw planError('Recursive CTEs are not supported');

@@ -141,7 +141,24 @@ const errors: { sql: string; message: string }[] = [
   { sql: 'SELECT time, host, time FROM cpu', message: 'Datafusion: Error during planning: Projections require unique expression names but the expression "cpu.time" at position 0 and "cpu.time" at position 2 have the same name. Consider aliasing ("AS") one of them.' },
   { sql: 'SELECT *', message: 'Datafusion: Error during planning: SELECT * with no tables specified is not valid' },
   { sql: 'SELECT usage FROM cpu WHERE count(*) > 1', message: 'Datafusion: Error during planning: Aggregate functions are not allowed here: COUNT' },
-  { sql: 'SELECT CAST(1.5 AS TIMESTAMP)', message: 'Datafusion: This feature is not implemented: Unsupported CAST from Float64 to Timestamp(Nanosecond, None)' },
+  // DataFusion finds a CAST it cannot do when it folds a constant, or else with the physical plan.
+  { sql: 'SELECT CAST(1.5 AS TIMESTAMP)', message: "Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nThis feature is not implemented: Unsupported CAST from Float64 to Timestamp(Nanosecond, None)" },
+  { sql: 'SELECT CAST(usage > 1 AS TIMESTAMP) FROM cpu', message: 'Datafusion: This feature is not implemented: Unsupported CAST from Boolean to Timestamp(Nanosecond, None)' },
+  // Type errors DataFusion meets only in its analyzer or later come after the plan's own checks.
+  {
+    sql: "SELECT CAST(sha256(host, 1) AS BIGINT), usage FROM cpu GROUP BY host",
+    message: 'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: cpu.host',
+  },
+  {
+    sql: "SELECT host FROM cpu WHERE starts_with(sha256(host, 1), 'a')",
+    message: 'Datafusion: type_coercion\ncaused by\nError during planning: Coercion from [Utf8, Int64] to the signature Uniform(1, [Utf8, LargeUtf8, Binary, LargeBinary]) failed.',
+  },
+  {
+    sql: "SELECT host FROM cpu WHERE host LIKE sha256(host, 1)",
+    message: "Datafusion: Error during planning: No function matches the given name and argument types 'sha256(Utf8, Int64)'. You might need to add explicit type casts.\n\tCandidate functions:\n\tsha256(Utf8/LargeUtf8/Binary/LargeBinary)",
+  },
+  { sql: 'SELECT ntile(usage) OVER (), usage FROM cpu GROUP BY host', message: 'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: cpu.host' },
+  { sql: 'SELECT ntile(usage) OVER () FROM cpu', message: 'Datafusion: Error during planning: The first argument of ntile must be an integer literal, got Float64' },
   { sql: 'SELECT host FROM cpu UNION SELECT host, used FROM mem', message: 'Datafusion: Error during planning: UNION queries must have the same number of columns, (left is 1, (right is 2)' },
   { sql: 'SELECT (SELECT host, used FROM mem) FROM cpu', message: 'Datafusion: Error during planning: Scalar subquery should only return one column, but found 2: host, used' },
   { sql: 'SELECT row_number() FROM cpu', message: 'Datafusion: Error during planning: Window function row_number requires an OVER clause' },
