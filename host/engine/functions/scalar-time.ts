@@ -141,7 +141,7 @@ const dateTrunc: ScalarFunction = {
   bind(argTypes): BoundSignature {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
-    matchSignature('date_trunc', argTypes, [[UTF8, TS_NS]]);
+    matchSignature('date_trunc', argTypes, [[UTF8, TS_NS]], 'Exact([Utf8, Timestamp(Nanosecond, None)])');
     return { argTypes: [UTF8, timestamp(unit)], returnType: timestamp(unit) };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -271,7 +271,7 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
 const fromUnixtime = rowwise({
   name: 'from_unixtime',
   bind(argTypes) {
-    matchSignature('from_unixtime', argTypes, [[INT64]]);
+    matchSignature('from_unixtime', argTypes, [[INT64]], 'Uniform(1, [Int64])');
     return { argTypes: [INT64], returnType: timestamp('Second') };
   },
   row: (args) => args[0] as bigint,

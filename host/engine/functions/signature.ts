@@ -49,10 +49,15 @@ export class SignatureMismatch extends UserError {
   }
 }
 
-/** TypeSignature's Debug form for candidate lists: Exact([..]) or OneOf([Exact([..]), ..]). */
+/**
+ * TypeSignature's Debug form for a candidate list: DataFusion 27 declares most such functions
+ * with one_of, even of one candidate (`OneOf([Exact([Utf8, Utf8, Utf8])])`, replace); those of
+ * no argument with exact (`Exact([])`). Functions declared otherwise pass their own.
+ */
 function exactDebug(candidates: readonly (readonly string[])[]): string {
   const one = (c: readonly string[]): string => `Exact([${c.join(', ')}])`;
-  return candidates.length === 1 ? one(candidates[0]!) : `OneOf([${candidates.map(one).join(', ')}])`;
+  if (candidates.length === 1 && candidates[0]!.length === 0) return one([]);
+  return `OneOf([${candidates.map(one).join(', ')}])`;
 }
 
 /**
@@ -80,11 +85,11 @@ export function noMatchingSignature(
 }
 
 /** The first candidate the arguments fit, or the no-match error. */
-export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[]): readonly DataType[] {
+export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], signatureDebug?: string): readonly DataType[] {
   for (const c of candidates) {
     if (c.length === argTypes.length && c.every((t, i) => canCoerceArg(argTypes[i]!, t))) return c;
   }
-  throw noMatchingSignature(name, argTypes, candidates);
+  throw noMatchingSignature(name, argTypes, candidates, undefined, signatureDebug);
 }
 
 /**

@@ -189,11 +189,10 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
   // GROUP BY: a position, a select alias (when not an input column), or an expression.
   const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false, clause: Clause.GroupBy });
   const planGroupItem = (g: ast.Expr): LExpr => {
+    // A position names a select item; DataFusion 27 keeps any other number as a constant key.
     if (g.kind === 'number' && /^\d+$/.test(g.text)) {
-      const k = Number(g.text);
-      const item = items[k - 1];
-      if (item === undefined) throw planError(`Cannot find column with position ${k} in SELECT clause. Valid columns: 1 to ${items.length}`);
-      return item.expr;
+      const item = items[Number(g.text) - 1];
+      if (item !== undefined) return item.expr;
     }
     if (g.kind === 'column' && g.parts.length === 1 && input.schema.find(undefined, g.parts[0]!) < 0) {
       const aliased = items.find((i) => i.alias === g.parts[0]);

@@ -158,6 +158,8 @@ const errors: { sql: string; message: string }[] = [
     message: "Datafusion: Error during planning: No function matches the given name and argument types 'sha256(Utf8, Int64)'. You might need to add explicit type casts.\n\tCandidate functions:\n\tsha256(Utf8/LargeUtf8/Binary/LargeBinary)",
   },
   { sql: 'SELECT ntile(usage) OVER (), usage FROM cpu GROUP BY host', message: 'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: cpu.host' },
+  // A number past the select list is no position in DataFusion 27: a constant key.
+  { sql: 'SELECT usage FROM cpu GROUP BY 7', message: 'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: Int64(7)' },
   { sql: 'SELECT ntile(usage) OVER () FROM cpu', message: 'Datafusion: Error during planning: The first argument of ntile must be an integer literal, got Float64' },
   { sql: 'SELECT host FROM cpu UNION SELECT host, used FROM mem', message: 'Datafusion: Error during planning: UNION queries must have the same number of columns, (left is 1, (right is 2)' },
   { sql: 'SELECT (SELECT host, used FROM mem) FROM cpu', message: 'Datafusion: Error during planning: Scalar subquery should only return one column, but found 2: host, used' },
