@@ -4,7 +4,7 @@
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
 import type { IntervalValue, Vector } from '../batch.js';
-import { executionError, planError } from '../errors.js';
+import { executionError, PhysicalPlanError, planError } from '../errors.js';
 import {
   addInterval,
   civilFromDays,
@@ -209,12 +209,27 @@ function datePart(part: string, ns: bigint): number {
   }
 }
 
+/** DataFusion 27's candidates for date_part (the Date64 and time-zone ones do not occur here). */
+const DATE_PART_CANDIDATES = [
+  'Date32',
+  'Date64',
+  'Timestamp(Second, None)',
+  'Timestamp(Microsecond, None)',
+  'Timestamp(Millisecond, None)',
+  'Timestamp(Nanosecond, None)',
+  'Timestamp(Nanosecond, Some("+00:00"))',
+].map((t) => `date_part(Utf8, ${t})`);
+
 const datePartFn: ScalarFunction = rowwise({
   name: 'date_part',
   bind(argTypes) {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
-    matchSignature('date_part', argTypes, [[UTF8, TS_NS]]);
+    try {
+      matchSignature('date_part', argTypes, [[UTF8, TS_NS]]);
+    } catch {
+      throw noMatchingSignature('date_part', argTypes, [], DATE_PART_CANDIDATES);
+    }
     return { argTypes: [UTF8, timestamp(unit)], returnType: FLOAT64 };
   },
   row(args, _ctx, _rt) {
@@ -244,7 +259,16 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
     bind(argTypes) {
       expectArgs(name, argTypes, 1);
       const t = argTypes[0]!;
-      if (t.id === 'Int64' || t.id === 'UInt64') return { argTypes: [INT64], returnType: out };
+      if (t.id === 'Int64') return { argTypes: [INT64], returnType: out };
+      // DataFusion 27's coercion lets an unsigned argument through; its physical planner then
+      // has no kernel for it ("Ok(UInt64)": it prints the Result it matched on).
+      if (t.id === 'UInt64') {
+        throw new PhysicalPlanError(
+          'sqlPlan',
+          `Datafusion: Internal error: Unsupported data type Ok(UInt64) for function ${name}. This was likely caused by a bug in DataFusion's code and we would welcome that you file an bug report in our issue tracker`,
+          { argTypes: [INT64], returnType: out },
+        );
+      }
       if (t.id === 'Utf8' || t.id === 'Null') return { argTypes: [UTF8], returnType: out };
       if (t.id === 'Timestamp') return { argTypes: [out], returnType: out };
       // Only to_timestamp takes a DOUBLE (seconds); the others' uniform signature lists no float,

@@ -116,6 +116,7 @@ export function exprName(e: LExpr): string {
       return `${text}END`;
     }
     case 'scalarFn':
+      if (e.fn.opaque === true) return e.fn.name;
       return `${e.fn.name}(${e.args.map(exprName).join(',')})`;
     case 'aggregate':
       return aggregateText(e, exprName);
@@ -276,6 +277,7 @@ function display(e: LExpr, hideImplicit: boolean): string {
       return `${text}END`;
     }
     case 'scalarFn':
+      if (e.fn.opaque === true) return e.fn.name;
       return `${e.fn.name}(${e.args.map(exprDisplay).join(', ')})`;
     case 'aggregate':
       return aggregateText(e, exprDisplay);

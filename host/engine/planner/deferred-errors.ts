@@ -6,8 +6,8 @@
 // type is not asked), surfaces only after the whole plan is built, in the type_coercion analyzer
 // rule ("type_coercion\ncaused by\nError during planning: Coercion from [Utf8, Int64] to the
 // signature ... failed."); a CAST DataFusion cannot do fails in the optimizer when its operand is
-// constant (simplify_expressions folds it), else with the physical plan, when window functions
-// also check their literal arguments. This planner types everything as it goes; the errors DataFusion
+// constant (simplify_expressions folds it; this engine's optimizer does the same), else with the
+// physical plan, when window functions also check their literal arguments. This planner types everything as it goes; the errors DataFusion
 // finds late are collected here instead of thrown, and the first is thrown once the statement's
 // plan is complete, in the order DataFusion's analyzer meets them: a SELECT's inputs before it
 // (blocks close inner first), in it WHERE, GROUP BY, aggregate arguments, HAVING, window
@@ -32,14 +32,14 @@ export class BlockErrors {
     this.#statement = statement;
   }
 
+  /** How many errors the block holds (a mark to tell whether planning a part added one). */
+  get size(): number {
+    return this.#entries.length;
+  }
+
   /** An error of the type_coercion rule met in `clause`. */
   add(clause: Clause, error: Error): void {
     this.#entries.push({ clause, seq: this.#entries.length, error });
-  }
-
-  /** An error of the simplify_expressions optimizer rule (a constant that fails to fold). */
-  addSimplify(error: Error): void {
-    this.#statement.addSimplify(error);
   }
 
   /** An error of physical planning. */
@@ -56,7 +56,6 @@ export class BlockErrors {
 
 export class StatementErrors {
   readonly #analyzed: Error[] = [];
-  readonly #simplify: Error[] = [];
   readonly #physical: Error[] = [];
 
   block(): BlockErrors {
@@ -67,17 +66,20 @@ export class StatementErrors {
     this.#analyzed.push(error);
   }
 
-  addSimplify(error: Error): void {
-    this.#simplify.push(error);
-  }
-
   addPhysical(error: Error): void {
     this.#physical.push(error);
   }
 
-  /** Throws the first late error, if any: the analyzer's, then the optimizer's, then physical planning's. */
-  throwFirst(): void {
-    const first = this.#analyzed[0] ?? this.#simplify[0] ?? this.#physical[0];
-    if (first !== undefined) throw first;
+  /**
+   * Throws the first late error, if any: the analyzer's; else, as the optimizer runs before
+   * physical planning, whatever `optimize` throws, then the first of physical planning's.
+   */
+  throwFirst(optimize: () => void): void {
+    const analyzed = this.#analyzed[0];
+    if (analyzed !== undefined) throw analyzed;
+    const physical = this.#physical[0];
+    if (physical === undefined) return;
+    optimize();
+    throw physical;
   }
 }

@@ -24,6 +24,7 @@ import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
 import { arrowCastType } from './arrow-cast.js';
 import { castTargetType } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
+import { exprDisplayName } from '../sql/display-name.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -152,6 +153,62 @@ export class ExprPlanner {
   }
 
   plan(e: ast.Expr): LExpr {
+    const late = this.scope.lateErrors;
+    if (late === undefined || !this.analyzedHere()) return this.#planNode(e);
+    const mark = late.size;
+    try {
+      return this.#planNode(e);
+    } catch (err) {
+      // A type error of an expression over a call that already failed late: DataFusion's
+      // analyzer, going bottom-up, stops at that call, so this one is never reported.
+      if (late.size === mark || !(err instanceof UserError) || err.kind !== 'sqlPlan') throw err;
+      return this.opaque(e);
+    }
+  }
+
+  /** The stand-in for `e` after a late error inside it: its text, reading its columns. */
+  opaque(e: ast.Expr): LExpr {
+    const qualified = (c: ast.ColumnRef): string => {
+      try {
+        const x = this.column(c);
+        return x.kind === 'column' && x.qualifier !== undefined ? `${x.qualifier}.${x.name}` : c.parts.join('.');
+      } catch {
+        return c.parts.join('.');
+      }
+    };
+    const name = exprDisplayName(e, { column: qualified });
+    const columns: LExpr[] = [];
+    const collect = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(collect);
+      const n = node as { kind?: string };
+      if (n.kind === 'query') return;
+      if (n.kind === 'column') {
+        try {
+          columns.push(this.column(node as ast.ColumnRef));
+        } catch {
+          // Unresolved names stay out; the error that matters was already recorded.
+        }
+        return;
+      }
+      for (const v of Object.values(node)) collect(v);
+    };
+    collect(e);
+    const fn: ScalarFunction = {
+      kind: 'scalar',
+      name,
+      opaque: true,
+      bind: () => {
+        throw bug(`${name} is a stand-in`);
+      },
+      evaluate: () => {
+        throw bug(`${name} is a stand-in`);
+      },
+    };
+    return { kind: 'scalarFn', fn, args: columns, type: NULL };
+  }
+
+  #planNode(e: ast.Expr): LExpr {
     const replaced = this.scope.replacements?.get(e);
     if (replaced !== undefined) return replaced;
     switch (e.kind) {
@@ -400,7 +457,8 @@ export class ExprPlanner {
 
   /**
    * A written CAST. One DataFusion cannot do fails only after planning: in the optimizer when the
-   * operand is constant (simplify_expressions folds it), else when the physical plan is made.
+   * operand is constant (simplify_expressions folds it: left to this engine's optimizer, which
+   * meets it in the same order), else when the physical plan is made.
    */
   explicitCast(x: LExpr, type: DataType, tryCast: boolean): LExpr {
     try {
@@ -408,9 +466,7 @@ export class ExprPlanner {
     } catch (err) {
       const late = this.scope.lateErrors;
       if (late === undefined || !(err instanceof UserError)) throw err;
-      if (isConstantExpr(x)) {
-        late.addSimplify(new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${err.message.replace(/^Datafusion: /, '')}`));
-      } else late.addPhysical(err);
+      if (!isConstantExpr(x)) late.addPhysical(err);
     }
     return { kind: 'cast', expr: x, type, try: tryCast };
   }
@@ -427,6 +483,11 @@ export class ExprPlanner {
       );
     } catch (err) {
       const late = this.scope.lateErrors;
+      if (err instanceof PhysicalPlanError && err.fallback !== undefined && late !== undefined) {
+        late.addPhysical(err);
+        const fb = err.fallback;
+        return { kind: 'scalarFn', fn: failedCall(fn, err), args: args.map((a, i) => coerce(a, fb.argTypes[i] ?? a.type)), type: fb.returnType };
+      }
       if (!(err instanceof SignatureMismatch) || late === undefined || !this.analyzedHere()) throw err;
       late.add(this.scope.clause ?? Clause.Select, analyzerError('type_coercion', err.coercion));
       return { kind: 'scalarFn', fn: failedCall(fn, err), args, type: NULL };

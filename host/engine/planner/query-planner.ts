@@ -16,6 +16,7 @@ import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
 import { renameColumns, type Ctes } from './from-planner.js';
 import { planSelect } from './select-planner.js';
 import { StatementErrors } from './deferred-errors.js';
+import { simplifyExpressions } from '../optimizer/simplify-expressions.js';
 import type { SystemInfo } from '../system/system-info.js';
 import { planSystemView } from '../system/system-views.js';
 
@@ -110,7 +111,8 @@ export class QueryPlanner {
     } finally {
       this.#depth--;
     }
-    if (this.#depth === 0) this.#late.throwFirst();
+    // Before a physical-planning error, the optimizer's own (a constant that fails to fold).
+    if (this.#depth === 0) this.#late.throwFirst(() => simplifyExpressions.rewrite(plan, { nowNs: 0n }));
     return plan;
   }
 
