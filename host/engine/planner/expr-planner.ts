@@ -54,6 +54,9 @@ export interface Scope {
   readonly analyzed?: boolean;
 }
 
+/** Errors DataFusion's SQL planner raises at once (a LIKE pattern's type), never swallowed as late. */
+const IMMEDIATE = new WeakSet<Error>();
+
 /** A call whose arguments fit no signature, kept in the plan until its late error is thrown. */
 function failedCall(fn: ScalarFunction, error: Error): ScalarFunction {
   return {
@@ -161,7 +164,7 @@ export class ExprPlanner {
     } catch (err) {
       // A type error of an expression over a call that already failed late: DataFusion's
       // analyzer, going bottom-up, stops at that call, so this one is never reported.
-      if (late.size === mark || !(err instanceof UserError) || err.kind !== 'sqlPlan') throw err;
+      if (late.size === mark || !(err instanceof UserError) || err.kind !== 'sqlPlan' || IMMEDIATE.has(err)) throw err;
       return this.opaque(e);
     }
   }
@@ -358,8 +361,9 @@ export class ExprPlanner {
   unary(e: ast.UnaryExpr): LExpr {
     if (e.op === '+') return this.plan(e.expr);
     if (e.op === '-') {
-      if (e.expr.kind === 'number') return numberLiteral(e.expr.text, true);
-      if (e.expr.kind === 'interval') return intervalLiteral(e.expr, true);
+      // sqlparser keeps `- (5)` as a minus over a nested expression, which DataFusion does not fold.
+      if (e.expr.kind === 'number' && e.parenthesized !== true) return numberLiteral(e.expr.text, true);
+      if (e.expr.kind === 'interval' && e.parenthesized !== true) return intervalLiteral(e.expr, true);
       const x = this.plan(e.expr);
       if (x.type.id !== 'Int64' && x.type.id !== 'Float64' && x.type.id !== 'Interval' && x.type.id !== 'Null' && x.type.id !== 'UInt64') {
         throw planError(`Negation only supports numeric, interval and timestamp types`);
@@ -405,6 +409,9 @@ export class ExprPlanner {
     let p: LExpr;
     try {
       p = this.plan(e.pattern);
+    } catch (err) {
+      if (err instanceof Error) IMMEDIATE.add(err);
+      throw err;
     } finally {
       this.#immediate--;
       this.#hidden = hidden;

@@ -93,6 +93,8 @@ export interface UnaryExpr extends Node {
   readonly kind: 'unary';
   readonly op: UnaryOp;
   readonly expr: Expr;
+  /** The operand was written in parentheses, `- (5)`: a minus then does not fold into a literal. */
+  readonly parenthesized?: boolean;
 }
 /** `<>` is read as `!=`. */
 export type BinaryOp =

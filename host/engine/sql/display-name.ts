@@ -176,7 +176,7 @@ class Namer {
       case 'unary':
         if (e.op === '+') return this.name(e.expr);
         if (e.op === 'NOT') return `NOT ${this.name(e.expr)}`;
-        if (e.expr.kind === 'number' || e.expr.kind === 'interval') return this.#literal(e.expr, true);
+        if (e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return this.#literal(e.expr, true);
         return `(- ${this.name(e.expr)})`;
       case 'binary':
         return `${this.name(e.left)} ${operatorText(e.op)} ${this.name(e.right)}`;
@@ -316,7 +316,7 @@ class Namer {
   /** Expr's derived Debug form, which DataFusion 27 prints inside IN-list names. */
   debug(e: Expr): string {
     if (isLiteral(e)) return `Literal(${this.#literal(e, false)})`;
-    if (e.kind === 'unary' && e.op === '-' && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return `Literal(${this.#literal(e.expr, true)})`;
+    if (e.kind === 'unary' && e.op === '-' && e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return `Literal(${this.#literal(e.expr, true)})`;
     if (e.kind === 'column') {
       const parts = this.#column(e).split('.');
       const name = parts.pop()!;

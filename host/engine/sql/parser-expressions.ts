@@ -229,9 +229,12 @@ function parsePrefix(p: Parser): Expr {
           return { kind: 'array', pos, items };
         }
         case '-':
-        case '+':
+        case '+': {
           p.next();
-          return { kind: 'unary', pos, op: token.value as '-' | '+', expr: parseSubexpr(p, PREC.UNARY) };
+          const parenthesized = p.peekOp('(');
+          const expr = parseSubexpr(p, PREC.UNARY);
+          return { kind: 'unary', pos, op: token.value as '-' | '+', expr, ...(parenthesized ? { parenthesized } : {}) };
+        }
       }
       return p.expected('an expression:');
     case 'word':

@@ -77,5 +77,14 @@ describe('expressions', () => {
     // DataFusion shows its bitwise XOR as `#` in names.
     expect((await db.run('SELECT a ^ b FROM dz ORDER BY time')).columns).toEqual(['dz.a # dz.b']);
   });
+  it('folds a minus into a number literal only when the number is not in parentheses, as sqlparser and DataFusion', async () => {
+    const r = await db.run('SELECT -5, (-6), - (5), -(2 + 3)');
+    expect(r.columns).toEqual(['Int64(-5)', 'Int64(-6)', '(- Int64(5))', '(- Int64(2) + Int64(3))']);
+    expect(r.rows).toEqual(['-5 | -6 | -5 | -5']);
+  });
+  it('reports a LIKE pattern that fits no signature at once, before late errors elsewhere in WHERE', async () => {
+    await db.exec("CREATE TABLE lk (s STRING, TAGS(t));\nINSERT INTO lk (time, t, s) VALUES (1, 'a', 'x')");
+    expect(await db.error("SELECT s FROM lk WHERE sha224(sha512(s, 1), 2) LIKE sha224(s, 3)")).toMatch(/^Datafusion: Error during planning: No function matches the given name and argument types 'sha224\(Utf8, Int64\)'/);
+  });
   for (const [sql, message] of failures) it(`fails ${sql}`, async () => expect(await db.error(sql)).toMatch(message));
 });
