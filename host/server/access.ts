@@ -93,6 +93,11 @@ export function roleIn(user: UserDef, t: TenantDef): string | undefined {
   return t.members.get(user.name);
 }
 
+/** Granting or revoking admin rights: CnosDB names that privilege "maintainer for system". */
+export function requireSystemMaintainer(user: UserDef): void {
+  if (!user.admin) throw denied('maintainer for system');
+}
+
 /** For statements only admins may run (tenants, users): 422 010004 otherwise. */
 export function requireAdmin(user: UserDef, what: 'tenants' | 'users'): void {
   if (!user.admin) throw denied(`maintainer for all ${what}`);

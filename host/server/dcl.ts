@@ -32,7 +32,7 @@ import {
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
-import { requireAdmin, requireOwner } from './access.js';
+import { requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
 import type { Authenticator } from './auth.js';
 import { tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
 
@@ -111,7 +111,8 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
       }
       const option = a.option.name.toLowerCase();
       const self = s.name === user.name;
-      if (!(self && (option === 'password' || option === 'comment'))) requireAdmin(user, 'users');
+      if (option === 'granted_admin') requireSystemMaintainer(user);
+      else if (!(self && (option === 'password' || option === 'comment'))) requireAdmin(user, 'users');
       requireRootFor(user, s.name);
       if (!catalog.users.has(s.name)) throw userNotFound(s.name);
       const change = await userOptionChange(a.option);

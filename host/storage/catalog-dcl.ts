@@ -109,7 +109,8 @@ export function createUserDef(c: Catalog, name: string, options: Required<UserCh
 
 export function alterUserDef(c: Catalog, name: string, change: UserChange): UserDef {
   const u = requireUserDef(c, name);
-  if (name === ROOT_USER && change.admin === false) throw new UserError('sqlPlan', `User '${ROOT_USER}' cannot lose its admin privilege`);
+  // CnosDB refuses any change of root's granted_admin, to true as well (meta's user options).
+  if (name === ROOT_USER && change.admin !== undefined) throw new UserError('sqlPlan', `Invalid parameter : The ${ROOT_USER} user does not support changing granted_admin`);
   Object.assign(u, change);
   c.changed();
   return u;
@@ -186,7 +187,7 @@ export function createRoleDef(c: Catalog, tenant: string, name: string, inherit:
 /** Drops a custom role; members that had it keep their membership and have no privilege. */
 export function dropRoleDef(c: Catalog, tenant: string, name: string): void {
   const t = requireTenantDef(c, tenant);
-  if (name === 'owner' || name === 'member') throw new UserError('sqlPlan', `Couldn't drop system role ${name}`);
+  if (name === 'owner' || name === 'member') throw new UserError('sqlPlan', `Couldn't Drop System Role ${name}`);
   if (!t.roles.delete(name)) throw roleNotFound(name);
   c.changed();
 }

@@ -36,14 +36,14 @@ describe('aggregates', () => {
 
   it('computes variances, standard deviations and covariances per group', async () => {
     expect(await csv("SELECT var(x), var_pop(x), stddev(x), covar_pop(x, x) FROM agg WHERE grp = 'p'")).toBe(
-      'VARIANCE(agg.x),VARIANCEPOP(agg.x),STDDEV(agg.x),"COVARIANCEPOP(agg.x,agg.x)"\n1.0,0.6666666666666666,1.0,0.6666666666666666\n',
+      'VARIANCE(agg.x),VARIANCE_POP(agg.x),STDDEV(agg.x),"COVARIANCE_POP(agg.x,agg.x)"\n1.0,0.6666666666666666,1.0,0.6666666666666666\n',
     );
-    expect(await csv('SELECT grp, var(x), var_pop(x) FROM agg GROUP BY grp ORDER BY grp')).toBe('grp,VARIANCE(agg.x),VARIANCEPOP(agg.x)\np,1.0,0.6666666666666666\nq,,0.0\n');
+    expect(await csv('SELECT grp, var(x), var_pop(x) FROM agg GROUP BY grp ORDER BY grp')).toBe('grp,VARIANCE(agg.x),VARIANCE_POP(agg.x)\np,1.0,0.6666666666666666\nq,,0.0\n');
   });
 
   it('computes medians and collects values', async () => {
     expect(await csv("SELECT median(x), median(n), array_agg(n ORDER BY time DESC), bit_or(n), mode(w) FROM agg WHERE grp = 'p'")).toBe(
-      'MEDIAN(agg.x),MEDIAN(agg.n),ARRAYAGG(agg.n) ORDER BY [agg.time DESC NULLS FIRST],BITOR(agg.n),mode(agg.w)\n2.0,5,"[5, 3, 6]",7,u\n',
+      'MEDIAN(agg.x),MEDIAN(agg.n),ARRAY_AGG(agg.n) ORDER BY [agg.time DESC NULLS FIRST],BIT_OR(agg.n),mode(agg.w)\n2.0,5,"[5, 3, 6]",7,u\n',
     );
   });
 

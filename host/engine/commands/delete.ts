@@ -4,8 +4,8 @@
 
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
-import { notImplemented } from '../errors.js';
-import { columnsOf } from '../plan/expr.js';
+import { datafusionNotImplemented, notImplemented } from '../errors.js';
+import { columnsOf, transformExpr, visitExpr, type BinaryOperator, type LExpr } from '../plan/expr.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import type { QueryPlanner } from '../planner/query-planner.js';
@@ -14,16 +14,19 @@ import type * as ast from '../sql/ast.js';
 export async function deleteRows(qp: QueryPlanner, ctx: ExecContext, s: ast.Delete): Promise<void> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const qualifier = s.table.join('.');
-  const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true }));
+  // DataFusion plans DELETE's predicate over the table's unqualified schema ("No field named x.
+  // Valid fields are time, t0, ..."); the scan below still reads qualified columns.
+  const fields: PlanField[] = table.columns.map((c) => ({ qualifier: undefined, name: c.name, type: c.type, nullable: true }));
   const filters = [];
   if (s.where !== undefined) {
-    const pred = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);
-    for (const c of columnsOf(pred)) {
+    const unqualified = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);
+    for (const c of columnsOf(unqualified)) {
       if (table.columns.find((x) => x.name === c.name)?.kind === 'field') {
         throw notImplemented('Filtering on the field column on the tskv table in delete statement');
       }
     }
-    filters.push(pred);
+    checkDeleteOperators(unqualified);
+    filters.push(transformExpr(unqualified, (e) => (e.kind === 'column' ? { ...e, qualifier } : e)));
   }
   const preds = analyzeScanPredicates(filters, table, ctx);
   if (preds.empty) return;
@@ -33,5 +36,19 @@ export async function deleteRows(qp: QueryPlanner, ctx: ExecContext, s: ast.Dele
     ...(filter === undefined ? {} : { seriesFilter: filter }),
     ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
     ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
+  });
+}
+
+/**
+ * CnosDB turns DELETE's (simplified) predicate into a domain per column: comparisons, IN,
+ * BETWEEN and their AND / OR / NOT. An operand computed from a column fails ("operator || in
+ * delete statement"); constant arithmetic such as now() - INTERVAL '1 hour' is folded first.
+ */
+const COMPUTING = new Set<BinaryOperator>(['+', '-', '*', '/', '%', '||', '&', '|', '^', '<<', '>>']);
+
+function checkDeleteOperators(pred: LExpr): void {
+  visitExpr(pred, (e) => {
+    if (e.kind !== 'binary' || !COMPUTING.has(e.op)) return;
+    if (columnsOf(e).length > 0) throw datafusionNotImplemented(`operator ${e.op} in delete statement`);
   });
 }

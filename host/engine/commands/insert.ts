@@ -15,7 +15,8 @@ import type { ExecContext } from '../exec/exec-plan.js';
 import { executionError, semanticError } from '../errors.js';
 import { PlanSchema } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
-import type { QueryPlanner } from '../planner/query-planner.js';
+import { simplifyExpr } from '../optimizer/simplify-expressions.js';
+import { valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import { UINT64, unitNanos, type TimeUnit } from '../types.js';
 import type { Rows } from './show.js';
@@ -66,11 +67,17 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
     rowCount = rows.length;
     columns = [];
     const oneRow: RecordBatch = { schema: { fields: [] }, columns: [], length: 1 };
+    // The VALUES list is a plan of its own first: its rows must agree on each column's type.
+    const planned = rows.map((r) => r.map((e) => planner.plan(e)));
+    valuesColumnTypes(planned.map((r) => r.map((e) => e.type)));
+    // Then DataFusion's simplifier folds each value: a constant expression that fails (a text that
+    // is no timestamp) fails there, in its words, before any value is cast to its column.
+    for (const r of planned) for (let k = 0; k < r.length; k++) r[k] = simplifyExpr(r[k]!, { nowNs: ctx.session.nowNs });
     for (let k = 0; k < targets.length; k++) {
       const c = targets[k]!;
       const values: Scalar[] = [];
-      for (const r of rows) {
-        const e = planner.plan(r[k]!);
+      for (const r of planned) {
+        const e = r[k]!;
         checkCast(e.type, c.type);
         const compiled = compileExprs([e], PlanSchema.empty(), ctx);
         if (compiled.needsPrepare) await compiled.prepare(oneRow);

@@ -17,6 +17,7 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import type { QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
+import { sqlTypeName } from '../types.js';
 import { parseStatements } from '../sql/parser.js';
 import { printExpr, printObjectName, quoteIdent } from '../sql/printer-expressions.js';
 import { deleteRows } from './delete.js';
@@ -44,12 +45,28 @@ export async function update(qp: QueryPlanner, ctx: ExecContext, s: ast.Update, 
   }
   const setKinds = new Set([...set.keys()].map((c) => kinds.get(c)));
   if (setKinds.size > 1) throw semanticError('Update tag and field columns at the same time is not supported');
+  // CnosDB plans the new values and the WHERE over the table's unqualified columns: an unknown
+  // name is "No field named t. Valid fields are time, t0, ..." before anything runs.
+  const bare = new ExprPlanner(qp.scope(new PlanSchema(table.columns.map((c) => ({ qualifier: undefined, name: c.name, type: c.type, nullable: true }))), undefined, new Map(), false));
+  for (const value of set.values()) bare.plan(value);
+  if (s.where !== undefined) bare.plan(s.where);
   const name = printObjectName(s.table);
   const where = s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`;
 
   if (setKinds.has('field')) {
     const targets = ['time', ...table.columns.filter((c) => c.kind === 'tag').map((c) => c.name), ...set.keys()];
-    const values = targets.map((c) => (set.has(c) ? printExpr(set.get(c)!) : quoteIdent(c)));
+    // Each new value is cast to its column's type in the projection, so a constant that does not
+    // fit fails where DataFusion's simplifier folds the cast ("Can't cast value -3 to type UInt64").
+    const castTo = (c: string): string | undefined => {
+      const col = table.columns.find((x) => x.name === c)!;
+      return col.geometry === undefined ? sqlTypeName(col.type) : undefined;
+    };
+    const newValue = (c: string): string => {
+      const text = printExpr(set.get(c)!);
+      const type = castTo(c);
+      return type === undefined ? text : `CAST(${text} AS ${type})`;
+    };
+    const values = targets.map((c) => (set.has(c) ? newValue(c) : quoteIdent(c)));
     const sql = `INSERT INTO ${name} (${targets.map(quoteIdent).join(', ')}) SELECT ${values.join(', ')} FROM ${name}${where}`;
     return insert(qp, ctx, parseOne(sql, 'insert'), runQuery, { skipRowsWithoutFields: true });
   }

@@ -120,7 +120,8 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
         const w = v.trim().toLowerCase();
         if (TRUE_WORDS.has(w)) return true;
         if (FALSE_WORDS.has(w)) return false;
-        return fail(`Cannot cast value '${v}' to value of Boolean type`);
+        // arrow names the value as it compared it, ASCII letters lower-cased.
+        return fail(`Cannot cast value '${v.replace(/[A-Z]/g, (c) => c.toLowerCase())}' to value of Boolean type`);
       }
       return fail(`Unsupported CAST from ${typeName(from)} to Boolean`);
     case 'Timestamp': {

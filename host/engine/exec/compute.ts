@@ -1,7 +1,9 @@
 // Vectorized kernels of the binary operators: comparison, arithmetic, boolean logic with SQL's
 // three-valued NULL semantics, string concatenation. Both operands arrive cast to the types the
 // planner chose (coercion.ts). One loop per physical type, constants unboxed before the loop
-// (STYLE §22-23). Integer overflow and division by zero are errors, never silent wraparound.
+// (STYLE §22-23). Integer + - * wrap around in 64 bits, as arrow 42's add/subtract/multiply
+// kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
+// an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
 import type { IntervalValue, Vector } from '../batch.js';
 import { getValue, isValid } from '../batch.js';
@@ -11,6 +13,7 @@ import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval } from '../time.js';
 import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
 import { scalarToString } from './cast.js';
+import { bitwise } from './bitwise.js';
 import { int64Kernels } from './kernels.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -216,6 +219,16 @@ function overflow(a: unknown, op: string, b: unknown): Error {
 
 const divideByZero = (): Error => executionError('Arrow error: Divide by zero error');
 
+/**
+ * Division of two columns is DataFusion 27's divide_dyn_opt: a row whose divisor is zero is NULL
+ * (CnosDB's sqlancer case reads `t1 || (f0 / f0)` with f0 = 0 as NULL); a constant zero divisor
+ * stays the Divide by zero error of divide_scalar. The copy of `validity` this returns is where
+ * such rows are cleared.
+ */
+function nullRow(validity: Uint8Array | undefined, n: number): Uint8Array {
+  return validity === undefined ? new Uint8Array(n).fill(1) : validity.slice();
+}
+
 /** Arithmetic on two vectors of the (numeric) result type; NULL where either is NULL. */
 export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector, type: DataType): Vector {
   const n = a.length;
@@ -227,6 +240,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       const x = a.values as Float64Array;
       const y = b.values as Float64Array;
       const out = new Float64Array(n);
+      let nulled: Uint8Array | undefined;
       switch (op) {
         case '+':
           for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
@@ -239,7 +253,11 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
           break;
         case '/':
           for (let i = 0; i < n; i++) {
-            if (y[i] === 0 && valid(i)) throw divideByZero();
+            if (y[i] === 0 && valid(i)) {
+              if (b.constant === true) throw divideByZero();
+              nulled ??= nullRow(validity, n);
+              nulled[i] = 0;
+            }
             out[i] = x[i]! / y[i]!;
           }
           break;
@@ -250,7 +268,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
           }
           break;
       }
-      return { type, length: n, values: out, validity };
+      return { type, length: n, values: out, validity: nulled ?? validity };
     }
     case 'Int64':
     case 'UInt64': {
@@ -261,12 +279,13 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
       if (k !== undefined && a.constant !== true) {
         const r = k.arithmetic(op, x, y, b.constant === true, !signed, validity, n);
         if ('values' in r) return { type, length: n, values: r.values, validity };
-        if (r.failure.kind === 'divideByZero') throw divideByZero();
-        throw overflow(x[r.failure.row], op, y[b.constant === true ? 0 : r.failure.row]);
+        // The loop below wraps what overflowed and makes NULL what a zero divisor column divides.
+        if (r.failure.kind === 'divideByZero' && (op !== '/' || b.constant === true)) throw divideByZero();
       }
       const out = signed ? new BigInt64Array(n) : new BigUint64Array(n);
       const lo = signed ? I64_MIN : 0n;
       const hi = signed ? I64_MAX : U64_MAX;
+      let nulled: Uint8Array | undefined;
       for (let i = 0; i < n; i++) {
         if (!valid(i)) continue;
         const l = x[i]!;
@@ -283,7 +302,12 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
             v = l * r;
             break;
           case '/':
-            if (r === 0n) throw divideByZero();
+            if (r === 0n) {
+              if (b.constant === true) throw divideByZero();
+              nulled ??= nullRow(validity, n);
+              nulled[i] = 0;
+              continue;
+            }
             v = l / r;
             break;
           case '%':
@@ -291,10 +315,9 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
             v = l % r;
             break;
         }
-        if (v < lo || v > hi) throw overflow(l, op, r);
-        out[i] = v;
+        out[i] = v < lo || v > hi ? (signed ? BigInt.asIntN(64, v) : BigInt.asUintN(64, v)) : v;
       }
-      return { type, length: n, values: out, validity };
+      return { type, length: n, values: out, validity: nulled ?? validity };
     }
     case 'Timestamp': {
       // timestamp +/- interval, interval + timestamp
@@ -382,7 +405,7 @@ export function concat(a: Vector, b: Vector): Vector {
   return { type: a.type.id === 'Null' ? b.type : a.type, length: n, values: out, validity };
 }
 
-/** `-x`; overflow of the smallest BIGINT is an error. */
+/** `-x`; the smallest BIGINT negates to itself (arrow's wrapping negate). */
 export function negate(v: Vector): Vector {
   const n = v.length;
   switch (v.type.id) {
@@ -395,10 +418,8 @@ export function negate(v: Vector): Vector {
     case 'Int64': {
       const x = v.values as BigInt64Array;
       const out = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) {
-        if (x[i] === I64_MIN && isValid(v, i)) throw executionError(`Arrow error: Compute error: Overflow happened on: - ${I64_MIN}`);
-        out[i] = -x[i]!;
-      }
+      // A BigInt64Array stores -(-2^63) as -2^63: the wraparound arrow's negate gives.
+      for (let i = 0; i < n; i++) out[i] = -x[i]!;
       return { type: v.type, length: n, values: out, validity: v.validity };
     }
     case 'Interval': {
@@ -442,6 +463,12 @@ export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: Dat
     case '!~':
     case '!~*':
       return regexMatch(op, a, b);
+    case '&':
+    case '|':
+    case '^':
+    case '<<':
+    case '>>':
+      return bitwise(op, a, b, type);
   }
 }
 

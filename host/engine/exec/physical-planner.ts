@@ -18,6 +18,7 @@ import { ProjectionExec } from './projection-exec.js';
 import { ScanExec } from './scan-exec.js';
 import { SortExec } from './sort-exec.js';
 import { TimeWindowExec } from './time-window-exec.js';
+import { UnnestSeriesExec } from './unnest-series-exec.js';
 import { timeBucketAggregate } from './time-bucket-aggregate-exec.js';
 import type { GroupOrder } from './time-bucket-groups.js';
 import { UnionExec } from './union-exec.js';
@@ -107,6 +108,8 @@ export function createPhysicalPlan(plan: LogicalPlan): ExecNode {
       return new TimeWindowExec(createPhysicalPlan(plan.input), plan.time, plan.windowNs, plan.slideNs, plan.originNs, plan.input.schema, schema);
     case 'gapFill':
       return new GapFillExec(createPhysicalPlan(plan.input), plan, schema);
+    case 'unnestSeries':
+      return new UnnestSeriesExec(createPhysicalPlan(plan.input), plan.column, schema);
   }
 }
 

@@ -14,6 +14,7 @@ import { conjunction } from '../plan/expr.js';
 import { compileExpr } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from './scan-predicates.js';
+import { rethrowScanFilterError, storageConjuncts } from './storage-filter-error.js';
 
 /** Chunks are emitted whole up to this many rows (they share the store's arrays). */
 const MAX_BATCH_ROWS = 8 * BATCH_ROWS;
@@ -209,7 +210,13 @@ export class ScanExec implements ExecNode {
         const columns = read.map((n, k) => (predicateCols.has(k) || predicate.needsPrepare ? chunkVector(table, n, chunk) : PENDING));
         const probe: RecordBatch = { schema: batchSchema, length: chunk.length, columns };
         if (predicate.needsPrepare) await predicate.prepare(probe);
-        const selected = selection(predicate.evaluate(probe), chunk.length);
+        let mask: Vector;
+        try {
+          mask = predicate.evaluate(probe);
+        } catch (e) {
+          return await rethrowScanFilterError(e, storageConjuncts(preds.residual, table), readSchema, probe, ctx);
+        }
+        const selected = selection(mask, chunk.length);
         if (selected !== undefined && selected.length === 0) continue;
         let batch: RecordBatch = {
           schema: batchSchema,

@@ -25,7 +25,7 @@ const listOf = (item: DataType): DataType => ({ id: 'List', item });
 const arrayAgg: AggregateFunction = {
   kind: 'aggregate',
   name: 'array_agg',
-  displayName: 'ARRAYAGG',
+  displayName: 'ARRAY_AGG',
   orderSensitive: true,
   bind(argTypes): BoundSignature {
     expectArgCount('ArrayAgg', argTypes, 1);
@@ -99,7 +99,7 @@ class DistinctCountAccumulator implements GroupsAccumulator {
 const approxDistinct: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_distinct',
-  displayName: 'APPROXDISTINCT',
+  displayName: 'APPROX_DISTINCT',
   bind(argTypes): BoundSignature {
     expectArgCount('ApproxDistinct', argTypes, 1);
     return { argTypes, returnType: UINT64 };
@@ -223,11 +223,11 @@ const maxN: AggregateFunction = {
 export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
   arrayAgg,
   approxDistinct,
-  fold('bool_and', 'BOOLAND', 'BoolAnd', isBoolean, (a, v) => (a as boolean) && (v as boolean)),
-  fold('bool_or', 'BOOLOR', 'BoolOr', isBoolean, (a, v) => (a as boolean) || (v as boolean)),
-  fold('bit_and', 'BITAND', 'BitAnd', isInteger, (a, v) => (a as bigint) & (v as bigint)),
-  fold('bit_or', 'BITOR', 'BitOr', isInteger, (a, v) => (a as bigint) | (v as bigint)),
-  fold('bit_xor', 'BITXOR', 'BitXor', isInteger, (a, v) => (a as bigint) ^ (v as bigint)),
+  fold('bool_and', 'BOOL_AND', 'BoolAnd', isBoolean, (a, v) => (a as boolean) && (v as boolean)),
+  fold('bool_or', 'BOOL_OR', 'BoolOr', isBoolean, (a, v) => (a as boolean) || (v as boolean)),
+  fold('bit_and', 'BIT_AND', 'BitAnd', isInteger, (a, v) => (a as bigint) & (v as bigint)),
+  fold('bit_or', 'BIT_OR', 'BitOr', isInteger, (a, v) => (a as bigint) | (v as bigint)),
+  fold('bit_xor', 'BIT_XOR', 'BitXor', isInteger, (a, v) => (a as bigint) ^ (v as bigint)),
   mode,
   sample,
   maxN,

@@ -46,6 +46,11 @@ export interface ScalarFunction {
   evaluate(args: readonly Vector[], n: number, ctx: EvalContext, returnType: DataType): Vector;
   /** Different results for the same arguments within one statement (random()). */
   readonly volatile?: boolean;
+  /**
+   * A stand-in the planner keeps for an expression that failed with an error reported later
+   * (planner/deferred-errors.ts): `name` is the expression's whole text, never called.
+   */
+  readonly opaque?: boolean;
 }
 
 /**

@@ -107,11 +107,14 @@ class DigestAccumulator implements GroupsAccumulator {
     const weights = this.#weighted ? args[1]! : undefined;
     const perGroup = new Map<number, number[][]>();
     const num = (v: Vector, i: number): number => Number((v.values as ArrayLike<number | bigint>)[i]!);
+    // DataFusion 27's weighted accumulator reads the arrays' value buffers, nulls included, where
+    // a null slot holds 0: a row with a null value or weight still counts, as a 0.
+    const weightedNum = (v: Vector, i: number): number => (isValid(v, i) ? num(v, i) : 0);
     for (let i = 0; i < n; i++) {
-      if (!isValid(values, i) || (weights !== undefined && !isValid(weights, i))) continue;
+      if (weights === undefined && !isValid(values, i)) continue;
       let list = perGroup.get(groups[i]!);
       if (list === undefined) perGroup.set(groups[i]!, (list = []));
-      list.push(weights === undefined ? [num(values, i)] : [num(values, i), num(weights, i)]);
+      list.push(weights === undefined ? [num(values, i)] : [weightedNum(values, i), weightedNum(weights, i)]);
     }
     for (const [g, list] of perGroup) {
       const d = this.#digests[g]!;
@@ -143,7 +146,7 @@ class DigestAccumulator implements GroupsAccumulator {
 const approxPercentileCont: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_percentile_cont',
-  displayName: 'APPROXPERCENTILECONT',
+  displayName: 'APPROX_PERCENTILE_CONT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
     oneOfArity('ApproxPercentileCont', argTypes, 2, 3);
     checkNumeric('ApproxPercentileCont', argTypes[0]!);
@@ -159,7 +162,7 @@ const approxPercentileCont: AggregateFunction = {
 const approxPercentileContWithWeight: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_percentile_cont_with_weight',
-  displayName: 'APPROXPERCENTILECONTWITHWEIGHT',
+  displayName: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT',
   bind(argTypes, _distinct, constants = []): BoundSignature {
     const name = 'ApproxPercentileContWithWeight';
     oneOfArity(name, argTypes, 3);
@@ -176,7 +179,7 @@ const approxPercentileContWithWeight: AggregateFunction = {
 const approxMedian: AggregateFunction = {
   kind: 'aggregate',
   name: 'approx_median',
-  displayName: 'APPROXMEDIAN',
+  displayName: 'APPROX_MEDIAN',
   bind(argTypes): BoundSignature {
     checkArity('ApproxMedian', argTypes, 1);
     checkNumeric('ApproxMedian', argTypes[0]!);

@@ -10,6 +10,7 @@ import { PERCENTILE_AGGREGATES } from './percentile-aggregates.js';
 import { STATISTICAL_AGGREGATES } from './statistical-aggregates.js';
 import { GAUGE_ACCESSORS, STATE_ACCESSORS } from './time-series-accessors.js';
 import { TIME_SERIES_AGGREGATES } from './time-series-aggregates.js';
+import { DATA_REPAIR_AGGREGATES } from './data-repair-aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
 import { SESSION_FUNCTIONS } from './scalar-session.js';
@@ -43,7 +44,7 @@ for (const [alias, canonical] of Object.entries(SCALAR_ALIASES)) SCALARS.set(ali
 for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
 
 const AGGREGATES = new Map<string, AggregateFunction>(
-  [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES].map((f) => [f.name, f]),
+  [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES, ...DATA_REPAIR_AGGREGATES].map((f) => [f.name, f]),
 );
 const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
 

@@ -1,5 +1,5 @@
 // Math functions with DataFusion 27's signatures: most take one DOUBLE (integers are cast; the
-// candidate shows as `sqrt(Float64/Float32)`), abs keeps its argument's type, power keeps BIGINT
+// candidate shows as `sqrt(Float64/Float32)`; abs too), power keeps BIGINT
 // for two integers, factorial/gcd/lcm are BIGINT. Rust's rounding is half away from zero
 // (round(-2.5) = -3), unlike JavaScript's Math.round, so `roundHalfAway` does it by hand.
 // DataFusion computes log and atan2 of integers in Float32; this engine has no Float32 and
@@ -35,35 +35,9 @@ function unaryF64(name: string, f: (x: number) => number): ScalarFunction {
   };
 }
 
-const abs: ScalarFunction = {
-  kind: 'scalar',
-  name: 'abs',
-  bind(argTypes): BoundSignature {
-    expectArgs('abs', argTypes, 1);
-    const t = argTypes[0]!;
-    if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64') return { argTypes: [t], returnType: t };
-    if (t.id === 'Null') return { argTypes: [FLOAT64], returnType: FLOAT64 };
-    throw noMatchingSignature('abs', argTypes, [[INT64], [UINT64], [FLOAT64]]);
-  },
-  evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
-    const a = args[0]!;
-    if (returnType.id === 'Float64') {
-      const x = a.values as Float64Array;
-      const out = new Float64Array(n);
-      for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!);
-      return { type: returnType, length: n, values: out, validity: a.validity };
-    }
-    if (returnType.id === 'UInt64') return a;
-    const x = a.values as BigInt64Array;
-    const out = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = x[i]!;
-      if (v === -(2n ** 63n) && (a.validity === undefined || a.validity[i] === 1)) throw executionError(`Arrow error: Compute error: Int64 overflow on abs(${v})`);
-      out[i] = v < 0n ? -v : v;
-    }
-    return { type: returnType, length: n, values: out, validity: a.validity };
-  },
-};
+// DataFusion 27's abs takes only floats (uniform Float64/Float32), so an integer comes back as a
+// DOUBLE: abs(-2) is 2.0 (CnosDB's abs.slt); integer abs arrived in DataFusion 32.
+const abs = unaryF64('abs', Math.abs);
 
 const round = rowwise({
   name: 'round',

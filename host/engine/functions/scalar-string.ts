@@ -109,7 +109,7 @@ const concat: ScalarFunction = rowwise({
   name: 'concat',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)']);
+    if (argTypes.length === 0) throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)'], 'Variadic([Utf8])');
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row: (args) => args.map((a) => (a === null ? '' : (a as string))).join(''),
@@ -119,7 +119,7 @@ const concatWs: ScalarFunction = rowwise({
   name: 'concat_ws',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)']);
+    if (argTypes.length === 0) throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)'], 'Variadic([Utf8])');
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row(args) {

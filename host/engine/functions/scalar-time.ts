@@ -4,7 +4,7 @@
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
 import type { IntervalValue, Vector } from '../batch.js';
-import { executionError, planError } from '../errors.js';
+import { executionError, PhysicalPlanError, planError } from '../errors.js';
 import {
   addInterval,
   civilFromDays,
@@ -141,7 +141,7 @@ const dateTrunc: ScalarFunction = {
   bind(argTypes): BoundSignature {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
-    matchSignature('date_trunc', argTypes, [[UTF8, TS_NS]]);
+    matchSignature('date_trunc', argTypes, [[UTF8, TS_NS]], 'Exact([Utf8, Timestamp(Nanosecond, None)])');
     return { argTypes: [UTF8, timestamp(unit)], returnType: timestamp(unit) };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -209,12 +209,27 @@ function datePart(part: string, ns: bigint): number {
   }
 }
 
+/** DataFusion 27's candidates for date_part (the Date64 and time-zone ones do not occur here). */
+const DATE_PART_CANDIDATES = [
+  'Date32',
+  'Date64',
+  'Timestamp(Second, None)',
+  'Timestamp(Microsecond, None)',
+  'Timestamp(Millisecond, None)',
+  'Timestamp(Nanosecond, None)',
+  'Timestamp(Nanosecond, Some("+00:00"))',
+].map((t) => `date_part(Utf8, ${t})`);
+
 const datePartFn: ScalarFunction = rowwise({
   name: 'date_part',
   bind(argTypes) {
     const t = argTypes[1];
     const unit = t !== undefined && t.id === 'Timestamp' ? t.unit : 'Nanosecond';
-    matchSignature('date_part', argTypes, [[UTF8, TS_NS]]);
+    try {
+      matchSignature('date_part', argTypes, [[UTF8, TS_NS]]);
+    } catch {
+      throw noMatchingSignature('date_part', argTypes, [], DATE_PART_CANDIDATES);
+    }
     return { argTypes: [UTF8, timestamp(unit)], returnType: FLOAT64 };
   },
   row(args, _ctx, _rt) {
@@ -244,17 +259,28 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
     bind(argTypes) {
       expectArgs(name, argTypes, 1);
       const t = argTypes[0]!;
-      if (t.id === 'Int64' || t.id === 'UInt64') return { argTypes: [INT64], returnType: out };
+      if (t.id === 'Int64') return { argTypes: [INT64], returnType: out };
+      // DataFusion 27's coercion lets an unsigned argument through; its physical planner then
+      // has no kernel for it ("Ok(UInt64)": it prints the Result it matched on).
+      if (t.id === 'UInt64') {
+        throw new PhysicalPlanError(
+          'sqlPlan',
+          `Datafusion: Internal error: Unsupported data type Ok(UInt64) for function ${name}. This was likely caused by a bug in DataFusion's code and we would welcome that you file an bug report in our issue tracker`,
+          { argTypes: [INT64], returnType: out },
+        );
+      }
       if (t.id === 'Utf8' || t.id === 'Null') return { argTypes: [UTF8], returnType: out };
       if (t.id === 'Timestamp') return { argTypes: [out], returnType: out };
-      if (t.id === 'Float64') return { argTypes: [FLOAT64], returnType: out };
+      // Only to_timestamp takes a DOUBLE (seconds); the others' uniform signature lists no float,
+      // so DataFusion 27 coerces it to text, which then fails to parse as a timestamp.
+      if (t.id === 'Float64') return { argTypes: [name === 'to_timestamp' || name === 'to_timestamp_nanos' ? FLOAT64 : UTF8], returnType: out };
       throw planError(`The function ${name} does not support inputs of type ${t.id}.`);
     },
     row(args, _ctx) {
       const v = args[0]!;
       if (typeof v === 'string') {
         const ns = parseTimestampNanos(v);
-        if (ns === undefined) throw executionError(`Arrow error: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
+        if (ns === undefined) throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
       }
       if (typeof v === 'number') {
@@ -269,7 +295,7 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
 const fromUnixtime = rowwise({
   name: 'from_unixtime',
   bind(argTypes) {
-    matchSignature('from_unixtime', argTypes, [[INT64]]);
+    matchSignature('from_unixtime', argTypes, [[INT64]], 'Uniform(1, [Int64])');
     return { argTypes: [INT64], returnType: timestamp('Second') };
   },
   row: (args) => args[0] as bigint,

@@ -4,6 +4,7 @@
 
 import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
+import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { FLOAT64, INT64, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
@@ -33,20 +34,62 @@ export function canCoerceArg(from: DataType, to: DataType): boolean {
   }
 }
 
-/** "No function matches ..." with the candidates, DataFusion's text. */
-export function noMatchingSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], shownCandidates?: readonly string[]): Error {
+/**
+ * A call no signature of its function fits. DataFusion says so in two ways: while it builds the
+ * plan (an expression's type asked for), "No function matches ..." with the candidates; in its
+ * type_coercion analyzer rule, `coercion`: "Coercion from [Utf8, Int64] to the signature
+ * Uniform(1, [Utf8, ...]) failed." (planner/deferred-errors.ts picks which one).
+ */
+export class SignatureMismatch extends UserError {
+  readonly coercion: string;
+
+  constructor(message: string, coercion: string) {
+    super('sqlPlan', `Datafusion: Error during planning: ${message}`);
+    this.coercion = coercion;
+  }
+}
+
+/**
+ * TypeSignature's Debug form for a candidate list: DataFusion 27 declares most such functions
+ * with one_of, even of one candidate (`OneOf([Exact([Utf8, Utf8, Utf8])])`, replace); those of
+ * no argument with exact (`Exact([])`). Functions declared otherwise pass their own.
+ */
+function exactDebug(candidates: readonly (readonly string[])[]): string {
+  const one = (c: readonly string[]): string => `Exact([${c.join(', ')}])`;
+  if (candidates.length === 1 && candidates[0]!.length === 0) return one([]);
+  return `OneOf([${candidates.map(one).join(', ')}])`;
+}
+
+/**
+ * "No function matches ..." with the candidates, DataFusion's text. `signatureDebug` is the
+ * signature as DataFusion's Debug prints it, when the candidates do not tell (Variadic, Uniform).
+ */
+export function noMatchingSignature(
+  name: string,
+  argTypes: readonly DataType[],
+  candidates: readonly (readonly DataType[])[],
+  shownCandidates?: readonly string[],
+  signatureDebug?: string,
+): SignatureMismatch {
   const shown = (types: readonly DataType[]): string => `${name}(${types.map(typeName).join(', ')})`;
-  return planError(
+  // Shown candidates are `name(A, B)`: their argument lists make the Exact entries.
+  const argsOf = (text: string): string[] => {
+    const inner = text.slice(text.indexOf('(') + 1, -1);
+    return inner === '' ? [] : inner.split(/, (?![^(]*\))/);
+  };
+  const debug = signatureDebug ?? exactDebug(shownCandidates !== undefined ? shownCandidates.map(argsOf) : candidates.map((c) => c.map(typeName)));
+  return new SignatureMismatch(
     `No function matches the given name and argument types '${shown(argTypes)}'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${(shownCandidates ?? candidates.map(shown)).join('\n\t')}`,
+    `Coercion from [${argTypes.map(typeName).join(', ')}] to the signature ${debug} failed.`,
   );
 }
 
 /** The first candidate the arguments fit, or the no-match error. */
-export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[]): readonly DataType[] {
+export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], signatureDebug?: string): readonly DataType[] {
   for (const c of candidates) {
     if (c.length === argTypes.length && c.every((t, i) => canCoerceArg(argTypes[i]!, t))) return c;
   }
-  throw noMatchingSignature(name, argTypes, candidates);
+  throw noMatchingSignature(name, argTypes, candidates, undefined, signatureDebug);
 }
 
 /**
@@ -57,7 +100,7 @@ export function matchUniform(name: string, argTypes: readonly DataType[], arity:
   if (argTypes.length === arity) {
     for (const t of types) if (argTypes.every((a) => canCoerceArg(a, t))) return argTypes.map(() => t);
   }
-  throw noMatchingSignature(name, argTypes, [], [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`]);
+  throw noMatchingSignature(name, argTypes, [], [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`], `Uniform(${arity}, [${shownTypes.join(', ')}])`);
 }
 
 /** DataFusion's math signature: one DOUBLE argument (integers are cast). */

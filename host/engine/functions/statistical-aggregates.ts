@@ -5,6 +5,7 @@
 // row is NULL, a population one 0; rows where any argument is NULL are skipped, pairwise.
 
 import type { Vector } from '../batch.js';
+import { castVector } from '../exec/cast.js';
 import { FLOAT64, UINT64, type DataType } from '../types.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { expectAggregateArity, unsupportedInput } from './signature.js';
@@ -106,9 +107,10 @@ class CoMomentsAccumulator implements GroupsAccumulator {
     const m2X = (this.#m2X = grow(this.#m2X, numGroups));
     const m2Y = (this.#m2Y = grow(this.#m2Y, numGroups));
     const c = (this.#c = grow(this.#c, numGroups));
-    const mask = validRows(args, n);
+    const second = args[1]!.type.id === 'Float64' || args[1]!.type.id === 'Null' ? args[1]! : castVector(args[1]!, FLOAT64, true);
+    const mask = validRows([args[0]!, second], n);
     const ys = args[0]!.values as Float64Array;
-    const xs = args[1]!.values as Float64Array;
+    const xs = second.values as Float64Array;
     for (let i = 0; i < n; i++) {
       if (mask !== undefined && mask[i] === 0) continue;
       const g = groups[i]!;
@@ -175,14 +177,27 @@ function moments(name: string, displayName: string, debugName: string, result: (
   };
 }
 
-function coMoments(name: string, displayName: string, debugName: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64): AggregateFunction {
+/**
+ * `firstOnly`: DataFusion 27 checks only the first argument of covar* and corr and hands both to
+ * the accumulator, which casts them to DOUBLE as arrow's cast does (a string that is not a number
+ * is NULL: covar(f, 'text') is NULL); regr_* check both.
+ */
+function coMoments(name: string, displayName: string, debugName: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64, firstOnly = false): AggregateFunction {
   return {
     kind: 'aggregate',
     name,
     displayName,
     bind(argTypes): BoundSignature {
-      bindNumeric(debugName, argTypes, 2);
-      return { argTypes: [FLOAT64, FLOAT64], returnType };
+      if (!firstOnly) {
+        bindNumeric(debugName, argTypes, 2);
+        return { argTypes: [FLOAT64, FLOAT64], returnType };
+      }
+      expectAggregateArity(debugName, argTypes, 2);
+      if (!isNumeric(argTypes[0]!)) throw unsupportedInput(debugName, argTypes[0]!);
+      const second = argTypes[1]!;
+      if (isNumeric(second)) return { argTypes: [FLOAT64, FLOAT64], returnType };
+      if (second.id === 'Utf8' || second.id === 'Boolean' || second.id === 'Null') return { argTypes: [FLOAT64, second], returnType };
+      throw unsupportedInput(debugName, second);
     },
     createAccumulator: () => new CoMomentsAccumulator(returnType, result),
   };
@@ -194,32 +209,32 @@ const sqrtOrNull = (v: number | null): number | null => (v === null ? null : Mat
 
 const variance = moments('var', 'VARIANCE', 'Variance', sampleVariance);
 const stddev = moments('stddev', 'STDDEV', 'Stddev', (c, m) => sqrtOrNull(sampleVariance(c, m)));
-const covariance = coMoments('covar', 'COVARIANCE', 'Covariance', (s) => (s.count <= 1 ? null : s.c / (s.count - 1)));
+const covariance = coMoments('covar', 'COVARIANCE', 'Covariance', (s) => (s.count <= 1 ? null : s.c / (s.count - 1)), FLOAT64, true);
 
 /** regr_*: y is the first argument. Undefined where the slope is (fewer than 2 rows, constant x). */
 function regr(suffix: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64): AggregateFunction {
   const camel = suffix.replace(/^./, (c) => c.toUpperCase());
-  return coMoments(`regr_${suffix}`, `REGR${suffix.toUpperCase()}`, `Regr${camel}`, result, returnType);
+  return coMoments(`regr_${suffix}`, `REGR_${suffix.toUpperCase()}`, `Regr${camel}`, result, returnType);
 }
 const slope = (s: CoMoments): number | null => (s.count < 2 || s.m2X === 0 ? null : s.c / s.count / (s.m2X / s.count));
 
 export const STATISTICAL_AGGREGATES: readonly AggregateFunction[] = [
   variance,
   { ...variance, name: 'var_samp' },
-  moments('var_pop', 'VARIANCEPOP', 'VariancePop', populationVariance),
+  moments('var_pop', 'VARIANCE_POP', 'VariancePop', populationVariance),
   stddev,
   { ...stddev, name: 'stddev_samp' },
-  moments('stddev_pop', 'STDDEVPOP', 'StddevPop', (c, m) => sqrtOrNull(populationVariance(c, m))),
+  moments('stddev_pop', 'STDDEV_POP', 'StddevPop', (c, m) => sqrtOrNull(populationVariance(c, m))),
   covariance,
   { ...covariance, name: 'covar_samp' },
-  coMoments('covar_pop', 'COVARIANCEPOP', 'CovariancePop', (s) => (s.count === 0 ? null : s.c / s.count)),
+  coMoments('covar_pop', 'COVARIANCE_POP', 'CovariancePop', (s) => (s.count === 0 ? null : s.c / s.count), FLOAT64, true),
   coMoments('corr', 'CORRELATION', 'Correlation', (s) => {
     if (s.count === 0) return null;
     const sx = Math.sqrt(s.count === 1 ? 0 : s.m2X / s.count);
     const sy = Math.sqrt(s.count === 1 ? 0 : s.m2Y / s.count);
     const cov = s.c / s.count;
     return sx === 0 || sy === 0 ? 0 : cov / sx / sy;
-  }),
+  }, FLOAT64, true),
   regr('slope', slope),
   regr('intercept', (s) => {
     const b = slope(s);

@@ -70,7 +70,7 @@ export class TDigest {
     }
     if (all.length === 0) return new TDigest(maxSize);
     // A stable sort keeps equal means in input order, as DataFusion's pairwise merge does.
-    all.sort((a, b) => a.mean - b.mean);
+    all.sort(byMean);
     // DataFusion's merge_digests checks the first bound twice (it does not advance k after
     // computing it), unlike merge_sorted_f64: kept, as it decides which centroids merge.
     return new TDigest(maxSize, compress(all, count, maxSize, 1), count, min, max);
@@ -129,6 +129,17 @@ export class TDigest {
 }
 
 /**
+ * Centroids in ascending mean, NaN after every number: DataFusion orders them through
+ * OrderedFloat, and a centroid of total weight 0 closes with mean 0/0 (a weighted row of weight 0).
+ */
+function byMean(a: Centroid, b: Centroid): number {
+  const an = Number.isNaN(a.mean);
+  const bn = Number.isNaN(b.mean);
+  if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+  return a.mean - b.mean;
+}
+
+/**
  * Merges an ascending stream of centroids under the size bound; the result is sorted. The first
  * bound is k = 1; `nextK` is the k of the second one.
  */
@@ -162,6 +173,6 @@ function compress(stream: Centroid[], count: number, maxSize: number, nextK: num
   }
   close();
   out.push(cur);
-  out.sort((a, b) => a.mean - b.mean);
+  out.sort(byMean);
   return out;
 }

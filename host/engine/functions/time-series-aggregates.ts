@@ -21,13 +21,13 @@ const TIME_UNITS: readonly TimeUnit[] = ['Second', 'Millisecond', 'Microsecond',
 const NUMERIC_NAMES = ['Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Float32', 'Float64'];
 
 /** The timestamp type a time argument takes: its own, or nanoseconds for a string or NULL. */
-function timeArg(t: DataType): DataType | undefined {
+export function timeArg(t: DataType): DataType | undefined {
   if (t.id === 'Timestamp' && t.tz === undefined) return t;
   if (t.id === 'Utf8' || t.id === 'Null' || t.id === 'Date32') return timestamp('Nanosecond');
   return undefined;
 }
 
-function arity(name: string, argTypes: readonly DataType[], n: number): void {
+export function arity(name: string, argTypes: readonly DataType[], n: number): void {
   if (argTypes.length !== n) throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
 }
 
@@ -39,7 +39,7 @@ function candidates(name: string, values: readonly string[], argTypes: readonly 
 }
 
 /** Rows of a group as [time ns, ...rest], NULL times dropped, sorted by time (stable). */
-function byTime(rows: Scalar[][], unit: TimeUnit): Scalar[][] {
+export function byTime(rows: Scalar[][], unit: TimeUnit): Scalar[][] {
   const per = unitNanos(unit);
   return rows
     .filter((r) => r[0] !== null)

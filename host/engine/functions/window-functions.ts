@@ -5,7 +5,7 @@
 
 import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
-import { executionError, planError } from '../errors.js';
+import { PhysicalPlanError, planError } from '../errors.js';
 import { commonType } from '../planner/coercion.js';
 import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
 import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
@@ -92,7 +92,9 @@ const cumeDist: WindowFunction = {
 function integerArg(name: string, argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[] | undefined, index: number, fallback: bigint): bigint {
   if (argTypes.length <= index) return fallback;
   const v = constants?.[index];
-  if (typeof v !== 'bigint') throw planError(`The ${index === 0 ? 'first' : 'second'} argument of ${name} must be an integer literal, got ${typeName(argTypes[index]!)}`);
+  if (typeof v !== 'bigint') {
+    throw new PhysicalPlanError('sqlPlan', `Datafusion: Error during planning: The ${index === 0 ? 'first' : 'second'} argument of ${name} must be an integer literal, got ${typeName(argTypes[index]!)}`);
+  }
   return v;
 }
 
@@ -101,7 +103,7 @@ const ntile: WindowFunction = {
   name: 'ntile',
   bind(argTypes, constants): BoundSignature {
     if (argTypes.length !== 1) throw planError(`The function ntile expects 1 arguments, but ${argTypes.length} were provided`);
-    if (integerArg('ntile', argTypes, constants, 0, 0n) <= 0n) throw executionError('Datafusion: Execution error: NTILE requires a positive integer');
+    if (integerArg('ntile', argTypes, constants, 0, 0n) <= 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: NTILE requires a positive integer');
     return { argTypes: [INT64], returnType: UINT64 };
   },
   evaluatePartition(args, n): Vector {
@@ -149,7 +151,7 @@ function framePick(name: string, arity: number, pick: (start: number, end: numbe
     name,
     bind(argTypes, constants): BoundSignature {
       if (argTypes.length !== arity) throw planError(`The function ${name} expects ${arity} arguments, but ${argTypes.length} were provided`);
-      if (arity === 2 && integerArg(name, argTypes, constants, 1, 1n) <= 0n) throw executionError('Datafusion: Execution error: nth_value expect n to be > 0');
+      if (arity === 2 && integerArg(name, argTypes, constants, 1, 1n) <= 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: nth_value expect n to be > 0');
       return { argTypes: arity === 2 ? [argTypes[0]!, INT64] : argTypes, returnType: argTypes[0]! };
     },
     evaluatePartition(args, n, _peers, sig, frames: WindowFrames): Vector {

@@ -97,6 +97,7 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
       const input = prune(plan.input, addColumns(new Set(req), [plan.time]));
       return { ...plan, input, schema: new PlanSchema([...input.schema.fields, plan.schema.field(plan.schema.length - 1)]) };
     }
+    case 'unnestSeries':
     case 'gapFill':
       // Positions index the aggregate's output: keep it whole.
       return { ...plan, input: prune(plan.input, all(plan.input.schema)) };

@@ -14,7 +14,8 @@ export type BinaryOperator =
   | 'IS DISTINCT FROM' | 'IS NOT DISTINCT FROM'
   | '+' | '-' | '*' | '/' | '%'
   | '||'
-  | '~' | '~*' | '!~' | '!~*';
+  | '~' | '~*' | '!~' | '!~*'
+  | '&' | '|' | '^' | '<<' | '>>';
 
 export interface SortExpr {
   readonly expr: LExpr;
@@ -44,7 +45,8 @@ export type LExpr =
   | { readonly kind: 'outerColumn'; readonly qualifier: string | undefined; readonly name: string; readonly type: DataType }
   | { readonly kind: 'literal'; readonly value: Scalar; readonly type: DataType }
   | { readonly kind: 'alias'; readonly expr: LExpr; readonly name: string; readonly type: DataType }
-  | { readonly kind: 'cast'; readonly expr: LExpr; readonly type: DataType; readonly try: boolean }
+  /** `implicit`: added by type coercion, not written (names, built before coercion, omit it). */
+  | { readonly kind: 'cast'; readonly expr: LExpr; readonly type: DataType; readonly try: boolean; readonly implicit?: boolean }
   | { readonly kind: 'binary'; readonly op: BinaryOperator; readonly left: LExpr; readonly right: LExpr; readonly type: DataType }
   | { readonly kind: 'not'; readonly expr: LExpr; readonly type: DataType }
   | { readonly kind: 'negative'; readonly expr: LExpr; readonly type: DataType }

@@ -172,8 +172,23 @@ export interface GapFill {
   readonly schema: PlanSchema;
 }
 
+/**
+ * A data-repair aggregate's column (a struct of two equally long lists, time and value; see
+ * functions/data-repair-aggregates.ts) unnested, as CnosDB shows those functions: each input row
+ * comes out once per list element, the struct column replaced by `time` and the value column,
+ * which keeps the struct column's name.
+ */
+export interface UnnestSeries {
+  readonly kind: 'unnestSeries';
+  readonly input: LogicalPlan;
+  /** Position of the struct column in the input. */
+  readonly column: number;
+  readonly schema: PlanSchema;
+}
+
 export type LogicalPlan =
   | GapFill
+  | UnnestSeries
   | TableScan
   | Values
   | EmptyRelation
@@ -286,6 +301,15 @@ export function timeWindow(input: LogicalPlan, time: LExpr, windowNs: bigint, sl
   return { kind: 'timeWindow', input, time, windowNs, slideNs, originNs, schema: new PlanSchema(fields) };
 }
 
+export function unnestSeries(input: LogicalPlan, column: number): UnnestSeries {
+  const f = input.schema.field(column);
+  const [time, value] = f.type.id === 'Struct' ? f.type.fields.map((x) => x.type) : [];
+  if (time?.id !== 'List' || value?.id !== 'List') throw bug(`unnestSeries over ${f.name}, not a struct of two lists`);
+  const fields = [...input.schema.fields];
+  fields.splice(column, 1, { qualifier: undefined, name: 'time', type: time.item, nullable: false }, { qualifier: f.qualifier, name: f.name, type: value.item, nullable: true });
+  return { kind: 'unnestSeries', input, column, schema: new PlanSchema(fields) };
+}
+
 export function emptyRelation(produceOneRow: boolean): EmptyRelation {
   return { kind: 'empty', produceOneRow, schema: PlanSchema.empty() };
 }
@@ -337,6 +361,8 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
     case 'timeWindow':
       return { ...p, input: one() };
     case 'gapFill':
+      return { ...p, input: one() };
+    case 'unnestSeries':
       return { ...p, input: one() };
   }
 }

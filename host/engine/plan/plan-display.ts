@@ -55,6 +55,8 @@ export function nodeText(p: LogicalPlan): string {
       return `SubqueryAlias: ${p.alias}`;
     case 'timeWindow':
       return `TimeWindow: time=${exprDisplay(p.time)}, window=${p.windowNs}ns, slide=${p.slideNs}ns, origin=${p.originNs}ns`;
+    case 'unnestSeries':
+      return `UnnestSeries: ${p.input.schema.field(p.column).name}`;
     case 'gapFill': {
       const f = p.schema.fields;
       const fills = p.fills.map((c) => `${c.strategy}(${f[c.source]!.name})`);

@@ -1,10 +1,12 @@
 // Type coercion, after DataFusion 27's `type_coercion/binary.rs` as CnosDB runs it: which common
 // type two operands of a comparison or an arithmetic operator are cast to, and which casts exist.
 // Deliberate details: a number compared with a string compares as strings (DataFusion's
-// string_numeric_coercion); an integer compared with a timestamp is read in the timestamp's
+// string_numeric_coercion), a BOOLEAN with a string not at all (no rule of DataFusion 27 joins
+// them: CnosDB's sqlancer case fails `b NOT IN (TRUE, '0')`); an integer compared with a timestamp is read in the timestamp's
 // unit (CnosDB accepts `time > 3`); Int64 with UInt64 meets at Int64.
 
 import { planError } from '../errors.js';
+import { operatorText } from '../sql/display-name.js';
 import type { BinaryOperator } from '../plan/expr.js';
 import { BOOLEAN, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
 
@@ -43,8 +45,8 @@ export function comparisonCoercion(l: DataType, r: DataType): DataType | undefin
   return (
     numericCoercion(l, r) ??
     temporalCoercion(l, r) ??
-    (l.id === 'Utf8' && (isNumeric(r) || r.id === 'Boolean') ? UTF8 : undefined) ??
-    (r.id === 'Utf8' && (isNumeric(l) || l.id === 'Boolean') ? UTF8 : undefined)
+    (l.id === 'Utf8' && isNumeric(r) ? UTF8 : undefined) ??
+    (r.id === 'Utf8' && isNumeric(l) ? UTF8 : undefined)
   );
 }
 
@@ -67,6 +69,7 @@ export interface BinarySignature {
 
 const COMPARISON = new Set<BinaryOperator>(['=', '!=', '<', '<=', '>', '>=', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
 const ARITHMETIC = new Set<BinaryOperator>(['+', '-', '*', '/', '%']);
+const BITWISE = new Set<BinaryOperator>(['&', '|', '^', '<<', '>>']);
 
 /** Types the operands of a binary operator, or throws the planning error DataFusion gives. */
 export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): BinarySignature {
@@ -91,6 +94,13 @@ export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): B
     const ok = (t: DataType): boolean => t.id === 'Utf8' || t.id === 'Null';
     if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
     return { left: UTF8, right: UTF8, result: BOOLEAN };
+  }
+  if (BITWISE.has(op)) {
+    // DataFusion 27's bitwise_coercion over the integers this engine has: UInt64 wins.
+    const ok = (t: DataType): boolean => isInteger(t) || t.id === 'Null';
+    if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${operatorText(op)} ${typeName(r)}`);
+    const t = l.id === 'UInt64' || r.id === 'UInt64' ? UINT64 : INT64;
+    return { left: t, right: t, result: t };
   }
   if (ARITHMETIC.has(op)) {
     const sig = arithmeticSignature(op, l, r);

@@ -5,13 +5,15 @@
 // through the registry.
 
 import type { IntervalValue, Scalar } from '../batch.js';
-import { bug } from '../../core/errors.js';
-import { internalError, notImplemented, planError, schemaError } from '../errors.js';
+import { bug, UserError } from '../../core/errors.js';
+import { analyzerError, internalError, notImplemented, PhysicalPlanError, planError, schemaError } from '../errors.js';
 import { checkCast } from '../exec/cast.js';
-import type { AggregateFunction } from '../functions/function-types.js';
+import type { AggregateFunction, BoundSignature, ScalarFunction } from '../functions/function-types.js';
+import { SignatureMismatch } from '../functions/signature.js';
+import { Clause, type BlockErrors } from './deferred-errors.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
 import type { BinaryOperator, FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
-import { children, lit } from '../plan/expr.js';
+import { anyExpr, children, lit } from '../plan/expr.js';
 import { exprName } from '../plan/expr-display.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -19,8 +21,10 @@ import type * as ast from '../sql/ast.js';
 import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
+import { arrowCastType } from './arrow-cast.js';
 import { castTargetType } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
+import { exprDisplayName } from '../sql/display-name.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -42,13 +46,36 @@ export interface Scope {
   readonly windows?: ReadonlyMap<string, ast.WindowSpec>;
   /** The value of `@@name` (QuerySession.variables), or undefined when there is no such variable. */
   readonly variable?: (name: string) => string | bigint | undefined;
+  /** Where the type errors DataFusion finds only in its analyzer go (deferred-errors.ts); thrown at once without. */
+  readonly lateErrors?: BlockErrors;
+  /** The clause of the SELECT being planned, which orders those errors. */
+  readonly clause?: Clause;
+  /** DataFusion types the expressions here only in its analyzer (WHERE, HAVING, below a CAST...). */
+  readonly analyzed?: boolean;
+}
+
+/** Errors DataFusion's SQL planner raises at once (a LIKE pattern's type), never swallowed as late. */
+const IMMEDIATE = new WeakSet<Error>();
+
+/** A call whose arguments fit no signature, kept in the plan until its late error is thrown. */
+function failedCall(fn: ScalarFunction, error: Error): ScalarFunction {
+  return {
+    kind: 'scalar',
+    name: fn.name,
+    bind(): never {
+      throw error;
+    },
+    evaluate(): never {
+      throw error;
+    },
+  };
 }
 
 /** `expr` cast to `type` (no node when already of that type). Checks the cast exists. */
 export function coerce(e: LExpr, type: DataType): LExpr {
   if (typeEquals(e.type, type)) return e;
   checkCast(e.type, type);
-  return { kind: 'cast', expr: e, type, try: false };
+  return { kind: 'cast', expr: e, type, try: false, implicit: true };
 }
 
 /** The type and value DataFusion gives a number literal. */
@@ -78,9 +105,19 @@ function intervalLiteral(e: ast.IntervalLiteral, negate: boolean): LExpr {
 export function constantOf(e: LExpr): Scalar | undefined {
   if (e.kind === 'literal') return e.value;
   if (e.kind === 'column' || e.kind === 'outerColumn') return undefined;
-  // now() folds to the epoch here; the values wanted are window sizes and origins.
-  const folded = simplifyExpr(e, { nowNs: 0n });
-  return folded.kind === 'literal' ? folded.value : undefined;
+  // now() folds to the epoch here; the values wanted are window sizes and origins. One that
+  // fails to fold is no constant here: the optimizer reports it in its turn.
+  try {
+    const folded = simplifyExpr(e, { nowNs: 0n });
+    return folded.kind === 'literal' ? folded.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether an expression reads no column, row or subquery (DataFusion's simplifier folds it). */
+function isConstantExpr(e: LExpr): boolean {
+  return !anyExpr(e, (x) => x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'aggregate' || x.kind === 'windowFn' || x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery' || (x.kind === 'scalarFn' && x.fn.volatile === true));
 }
 
 function isBooleanLike(t: DataType): boolean {
@@ -89,12 +126,92 @@ function isBooleanLike(t: DataType): boolean {
 
 export class ExprPlanner {
   readonly scope: Scope;
+  /** Depth below nodes whose type DataFusion gives without asking their operands' (CAST, NOT, ...). */
+  #hidden = 0;
+  /** Inside a LIKE pattern, whose type DataFusion's SQL planner asks for at once. */
+  #immediate = 0;
 
   constructor(scope: Scope) {
     this.scope = scope;
   }
 
+  /** Whether a type error here surfaces only in DataFusion's type_coercion analyzer. */
+  analyzedHere(): boolean {
+    return this.#hidden > 0 || (this.scope.analyzed === true && this.#immediate === 0);
+  }
+
+  /** Plans an operand DataFusion does not type when it types its parent. */
+  hidden(e: ast.Expr): LExpr {
+    this.#hidden++;
+    try {
+      return this.plan(e);
+    } finally {
+      this.#hidden--;
+    }
+  }
+
+  /** A planner for a nested part (arguments of an aggregate or window call) in `clause`. */
+  nested(clause: Clause, overrides: Partial<Scope> = {}): ExprPlanner {
+    return new ExprPlanner({ ...this.scope, ...overrides, clause, analyzed: this.analyzedHere() });
+  }
+
   plan(e: ast.Expr): LExpr {
+    const late = this.scope.lateErrors;
+    if (late === undefined || !this.analyzedHere()) return this.#planNode(e);
+    const mark = late.size;
+    try {
+      return this.#planNode(e);
+    } catch (err) {
+      // A type error of an expression over a call that already failed late: DataFusion's
+      // analyzer, going bottom-up, stops at that call, so this one is never reported.
+      if (late.size === mark || !(err instanceof UserError) || err.kind !== 'sqlPlan' || IMMEDIATE.has(err)) throw err;
+      return this.opaque(e);
+    }
+  }
+
+  /** The stand-in for `e` after a late error inside it: its text, reading its columns. */
+  opaque(e: ast.Expr): LExpr {
+    const qualified = (c: ast.ColumnRef): string => {
+      try {
+        const x = this.column(c);
+        return x.kind === 'column' && x.qualifier !== undefined ? `${x.qualifier}.${x.name}` : c.parts.join('.');
+      } catch {
+        return c.parts.join('.');
+      }
+    };
+    const name = exprDisplayName(e, { column: qualified });
+    const columns: LExpr[] = [];
+    const collect = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(collect);
+      const n = node as { kind?: string };
+      if (n.kind === 'query') return;
+      if (n.kind === 'column') {
+        try {
+          columns.push(this.column(node as ast.ColumnRef));
+        } catch {
+          // Unresolved names stay out; the error that matters was already recorded.
+        }
+        return;
+      }
+      for (const v of Object.values(node)) collect(v);
+    };
+    collect(e);
+    const fn: ScalarFunction = {
+      kind: 'scalar',
+      name,
+      opaque: true,
+      bind: () => {
+        throw bug(`${name} is a stand-in`);
+      },
+      evaluate: () => {
+        throw bug(`${name} is a stand-in`);
+      },
+    };
+    return { kind: 'scalarFn', fn, args: columns, type: NULL };
+  }
+
+  #planNode(e: ast.Expr): LExpr {
     const replaced = this.scope.replacements?.get(e);
     if (replaced !== undefined) return replaced;
     switch (e.kind) {
@@ -135,7 +252,7 @@ export class ExprPlanner {
       case 'inList':
         return this.inList(e);
       case 'inSubquery': {
-        const expr = this.plan(e.expr);
+        const expr = this.hidden(e.expr);
         const plan = this.scope.planSubquery(e.query, this.scope);
         if (plan.schema.length !== 1) throw planError(`IN subquery should only return one column, but found ${plan.schema.length}`);
         const t = comparisonCoercion(expr.type, plan.schema.field(0).type);
@@ -143,9 +260,9 @@ export class ExprPlanner {
         return { kind: 'inSubquery', expr: coerce(expr, t), plan, negated: e.negated, type: BOOLEAN };
       }
       case 'between': {
-        const x = this.plan(e.expr);
-        const low = this.plan(e.low);
-        const high = this.plan(e.high);
+        const x = this.hidden(e.expr);
+        const low = this.hidden(e.low);
+        const high = this.hidden(e.high);
         const t = commonType([x.type, low.type, high.type]);
         if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(x.type)} BETWEEN ${typeName(low.type)} AND ${typeName(high.type)}`);
         return { kind: 'between', expr: coerce(x, t), low: coerce(low, t), high: coerce(high, t), negated: e.negated, type: BOOLEAN };
@@ -154,12 +271,8 @@ export class ExprPlanner {
         return this.like(e);
       case 'case':
         return this.caseExpr(e);
-      case 'cast': {
-        const x = this.plan(e.expr);
-        const type = castTargetType(e.dataType);
-        checkCast(x.type, type);
-        return { kind: 'cast', expr: x, type, try: e.try };
-      }
+      case 'cast':
+        return this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try);
       case 'function':
         return this.call(e);
       case 'subquery': {
@@ -248,8 +361,9 @@ export class ExprPlanner {
   unary(e: ast.UnaryExpr): LExpr {
     if (e.op === '+') return this.plan(e.expr);
     if (e.op === '-') {
-      if (e.expr.kind === 'number') return numberLiteral(e.expr.text, true);
-      if (e.expr.kind === 'interval') return intervalLiteral(e.expr, true);
+      // sqlparser keeps `- (5)` as a minus over a nested expression, which DataFusion does not fold.
+      if (e.expr.kind === 'number' && e.parenthesized !== true) return numberLiteral(e.expr.text, true);
+      if (e.expr.kind === 'interval' && e.parenthesized !== true) return intervalLiteral(e.expr, true);
       const x = this.plan(e.expr);
       if (x.type.id !== 'Int64' && x.type.id !== 'Float64' && x.type.id !== 'Interval' && x.type.id !== 'Null' && x.type.id !== 'UInt64') {
         throw planError(`Negation only supports numeric, interval and timestamp types`);
@@ -257,7 +371,7 @@ export class ExprPlanner {
       const type = x.type.id === 'UInt64' ? INT64 : x.type;
       return { kind: 'negative', expr: coerce(x, type), type };
     }
-    const x = this.plan(e.expr);
+    const x = this.hidden(e.expr);
     if (!isBooleanLike(x.type)) throw planError(`Cannot infer common argument type for logical boolean operation NOT ${typeName(x.type)}`);
     return { kind: 'not', expr: coerce(x, BOOLEAN), type: BOOLEAN };
   }
@@ -268,24 +382,40 @@ export class ExprPlanner {
   }
 
   is(e: ast.IsExpr): LExpr {
-    const x = this.plan(e.expr);
+    const x = this.hidden(e.expr);
     if (e.test === 'NULL') return { kind: 'isNull', expr: x, negated: e.negated, type: BOOLEAN };
     if (!isBooleanLike(x.type)) throw planError(`Cannot infer common argument type for ${e.test} ${typeName(x.type)}`);
     return { kind: 'isBool', expr: coerce(x, BOOLEAN), test: e.test, negated: e.negated, type: BOOLEAN };
   }
 
   inList(e: ast.InList): LExpr {
-    const x = this.plan(e.expr);
-    const list = e.list.map((i) => this.plan(i));
+    const x = this.hidden(e.expr);
+    const list = e.list.map((i) => this.hidden(i));
     const t = commonType([x.type, ...list.map((i) => i.type)]);
-    if (t === undefined) throw planError(`Cannot infer common argument type for IN list: ${[x, ...list].map((i) => typeName(i.type)).join(', ')}`);
+    if (t === undefined) {
+      // DataFusion 27 coerces IN lists in its type_coercion analyzer rule.
+      throw analyzerError('type_coercion', `Can not find compatible types to compare ${typeName(x.type)} with [${list.map((i) => typeName(i.type)).join(', ')}]`);
+    }
     return { kind: 'inList', expr: coerce(x, t), list: list.map((i) => coerce(i, t)), negated: e.negated, type: BOOLEAN };
   }
 
   like(e: ast.Like): LExpr {
     if (e.op === 'SIMILAR TO') throw notImplemented('SIMILAR TO');
-    const x = this.plan(e.expr);
-    const p = this.plan(e.pattern);
+    const x = this.hidden(e.expr);
+    // DataFusion's SQL planner asks the pattern's type at once (its errors are never late).
+    const hidden = this.#hidden;
+    this.#hidden = 0;
+    this.#immediate++;
+    let p: LExpr;
+    try {
+      p = this.plan(e.pattern);
+    } catch (err) {
+      if (err instanceof Error) IMMEDIATE.add(err);
+      throw err;
+    } finally {
+      this.#immediate--;
+      this.#hidden = hidden;
+    }
     for (const t of [x.type, p.type]) {
       if (t.id !== 'Utf8' && t.id !== 'Null') throw planError(`There isn't a common type to coerce ${typeName(x.type)} and ${typeName(p.type)} in LIKE expression`);
     }
@@ -298,9 +428,10 @@ export class ExprPlanner {
   }
 
   caseExpr(e: ast.CaseExpr): LExpr {
-    const operand = e.operand === undefined ? undefined : this.plan(e.operand);
-    let whens = e.whens.map((w) => ({ when: this.plan(w.when), then: this.plan(w.then) }));
-    const elseResult = e.elseResult === undefined ? undefined : this.plan(e.elseResult);
+    // A CASE's type is its first THEN's: only that one is typed with it.
+    const operand = e.operand === undefined ? undefined : this.hidden(e.operand);
+    let whens = e.whens.map((w, k) => ({ when: this.hidden(w.when), then: k === 0 ? this.plan(w.then) : this.hidden(w.then) }));
+    const elseResult = e.elseResult === undefined ? undefined : this.hidden(e.elseResult);
     const resultType = commonType([...whens.map((w) => w.then.type), ...(elseResult ? [elseResult.type] : [])]);
     if (resultType === undefined) throw planError(`There isn't a common type to coerce the CASE results: ${whens.map((w) => typeName(w.then.type)).join(', ')}`);
     let op = operand;
@@ -322,14 +453,52 @@ export class ExprPlanner {
     };
   }
 
+  /** arrow_cast(x, 'Type'): a CAST to the named Arrow type (planner/arrow-cast.ts). */
+  arrowCast(e: ast.FunctionCall): LExpr {
+    if (e.args.length !== 2) throw planError(`arrow_cast needs 2 arguments, ${e.args.length} provided`);
+    const x = this.hidden(e.args[0]!);
+    const target = e.args[1]!;
+    if (target.kind !== 'string') throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
+    return this.explicitCast(x, arrowCastType(target.value), false);
+  }
+
+  /**
+   * A written CAST. One DataFusion cannot do fails only after planning: in the optimizer when the
+   * operand is constant (simplify_expressions folds it: left to this engine's optimizer, which
+   * meets it in the same order), else when the physical plan is made.
+   */
+  explicitCast(x: LExpr, type: DataType, tryCast: boolean): LExpr {
+    try {
+      checkCast(x.type, type);
+    } catch (err) {
+      const late = this.scope.lateErrors;
+      if (late === undefined || !(err instanceof UserError)) throw err;
+      if (!isConstantExpr(x)) late.addPhysical(err);
+    }
+    return { kind: 'cast', expr: x, type, try: tryCast };
+  }
+
   /** A scalar call with arguments already planned. */
   callScalar(name: string, args: LExpr[]): LExpr {
     const fn = scalarFunction(name);
     if (fn === undefined) throw bug(`scalar function ${name} is not registered`);
-    const sig = fn.bind(
-      args.map((a) => a.type),
-      args.map((a) => constantOf(a)),
-    );
+    let sig: BoundSignature;
+    try {
+      sig = fn.bind(
+        args.map((a) => a.type),
+        args.map((a) => constantOf(a)),
+      );
+    } catch (err) {
+      const late = this.scope.lateErrors;
+      if (err instanceof PhysicalPlanError && err.fallback !== undefined && late !== undefined) {
+        late.addPhysical(err);
+        const fb = err.fallback;
+        return { kind: 'scalarFn', fn: failedCall(fn, err), args: args.map((a, i) => coerce(a, fb.argTypes[i] ?? a.type)), type: fb.returnType };
+      }
+      if (!(err instanceof SignatureMismatch) || late === undefined || !this.analyzedHere()) throw err;
+      late.add(this.scope.clause ?? Clause.Select, analyzerError('type_coercion', err.coercion));
+      return { kind: 'scalarFn', fn: failedCall(fn, err), args, type: NULL };
+    }
     return { kind: 'scalarFn', fn, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), type: sig.returnType };
   }
 
@@ -339,6 +508,7 @@ export class ExprPlanner {
     const agg = aggregateFunction(name);
     if (agg !== undefined) return this.aggregateCall(agg, e);
     if (windowFunction(name) !== undefined) throw planError(`Window function ${name} requires an OVER clause`);
+    if (name === 'arrow_cast') return this.arrowCast(e);
     const fn = scalarFunction(name);
     if (fn === undefined) throw unknownFunction(name);
     if (e.distinct) throw planError(`DISTINCT is not allowed in the scalar function ${name}`);
@@ -350,10 +520,11 @@ export class ExprPlanner {
     if (!this.scope.allowAggregates) throw planError(`Aggregate functions are not allowed here: ${fn.displayName}`);
     const star = (fn.name === 'count' || fn.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
     let args: LExpr[];
+    const argPlanner = this.nested(Clause.AggregateArgs);
     if (star) args = [];
     else {
       args = e.args.map((a) => {
-        if (a.kind !== 'wildcard') return this.plan(a);
+        if (a.kind !== 'wildcard') return argPlanner.plan(a);
         if (fn.name === 'min' || fn.name === 'max' || fn.name === 'mode') throw internalError('Create physical name does not support wildcard');
         return lit(null, NULL);
       });
@@ -396,17 +567,27 @@ export class ExprPlanner {
       if (base === undefined) throw planError(`The window ${spec.baseName} is not defined!`);
       spec = { partitionBy: [...base.partitionBy, ...spec.partitionBy], orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy, frame: spec.frame ?? base.frame };
     }
-    const inner = new ExprPlanner({ ...this.scope, allowWindows: false });
+    const inner = this.nested(Clause.WindowArgs, { allowWindows: false });
     const partitionBy = spec.partitionBy.map((p) => inner.plan(p));
     const orderBy = spec.orderBy.map((o) => this.sortExpr(o, inner));
     const frame = spec.frame === undefined ? undefined : frameSpec(spec.frame, orderBy, inner);
     const wf = windowFunction(e.name);
     if (wf !== undefined) {
       const args = e.args.map((a) => inner.plan(a));
-      const sig = wf.bind(
-        args.map((a) => a.type),
-        args.map((a) => constantOf(a)),
-      );
+      const types = args.map((a) => a.type);
+      const constants = args.map((a) => constantOf(a));
+      let sig: BoundSignature;
+      try {
+        sig = wf.bind(types, constants);
+      } catch (err) {
+        // A literal argument is checked only for the physical plan: typed here with a stand-in.
+        if (!(err instanceof PhysicalPlanError) || this.scope.lateErrors === undefined) throw err;
+        this.scope.lateErrors.addPhysical(err);
+        sig = wf.bind(
+          types,
+          constants.map((c) => (typeof c === 'bigint' && c > 0n ? c : 1n)),
+        );
+      }
       return { kind: 'windowFn', fn: wf, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes };
     }
     const agg = aggregateFunction(e.name);

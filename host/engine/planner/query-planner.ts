@@ -15,6 +15,8 @@ import { commonType } from './coercion.js';
 import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
 import { renameColumns, type Ctes } from './from-planner.js';
 import { planSelect } from './select-planner.js';
+import { StatementErrors } from './deferred-errors.js';
+import { simplifyExpressions } from '../optimizer/simplify-expressions.js';
 import type { SystemInfo } from '../system/system-info.js';
 import { planSystemView } from '../system/system-views.js';
 
@@ -42,9 +44,17 @@ export class QueryPlanner {
    * (a system view's rows, an @@variable): such a plan is not reused (plan-cache.ts).
    */
   cacheable = true;
+  /** The statement's type errors DataFusion reports only after building its plan. */
+  #late = new StatementErrors();
+  /** Nesting of planQuery calls: the statement's plan is complete when it returns to 0. */
+  #depth = 0;
 
   constructor(ctx: PlannerContext) {
     this.ctx = ctx;
+  }
+
+  get lateErrors(): StatementErrors {
+    return this.#late;
   }
 
   /** A scope over `schema` whose subqueries are planned by this planner. */
@@ -102,7 +112,22 @@ export class QueryPlanner {
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
   }
 
+  /** Plans a query; at the statement's top, then throws the first late type error (deferred-errors.ts). */
   planQuery(q: ast.Query, outer: Scope | undefined, parentCtes: Ctes): LogicalPlan {
+    if (this.#depth === 0) this.#late = new StatementErrors();
+    this.#depth++;
+    let plan: LogicalPlan;
+    try {
+      plan = this.#planQuery(q, outer, parentCtes);
+    } finally {
+      this.#depth--;
+    }
+    // Before a physical-planning error, the optimizer's own (a constant that fails to fold).
+    if (this.#depth === 0) this.#late.throwFirst(() => simplifyExpressions.rewrite(plan, { nowNs: 0n }));
+    return plan;
+  }
+
+  #planQuery(q: ast.Query, outer: Scope | undefined, parentCtes: Ctes): LogicalPlan {
     let ctes: Ctes = parentCtes;
     if (q.with !== undefined) {
       if (q.with.recursive) throw planError('Recursive CTEs are not supported');
@@ -168,12 +193,7 @@ export class QueryPlanner {
     const rows = v.rows.map((r) => r.map((e) => planner.plan(e)));
     const width = rows[0]!.length;
     for (const r of rows) if (r.length !== width) throw planError('Inconsistent data length across values list');
-    const types: DataType[] = [];
-    for (let c = 0; c < width; c++) {
-      const t = commonType(rows.map((r) => r[c]!.type));
-      if (t === undefined) throw planError(`Inconsistent data type across values list at row 1 column ${c}: ${rows.map((r) => typeName(r[c]!.type)).join(', ')}`);
-      types.push(t.id === 'Null' ? NULL : t);
-    }
+    const types = valuesColumnTypes(rows.map((r) => r.map((e) => e.type)));
     const fields: PlanField[] = types.map((type, c) => ({ qualifier: undefined, name: `column${c + 1}`, type, nullable: true }));
     return { kind: 'values', rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))), schema: new PlanSchema(fields) };
   }
@@ -217,4 +237,23 @@ export class QueryPlanner {
     const j = { ...join(l, r, s.op === 'INTERSECT' ? 'SEMI' : 'ANTI', keys, undefined), nullEqualsNull: true };
     return s.all ? j : distinct(j);
   }
+}
+
+/**
+ * The type of each column of a VALUES list, as DataFusion 27's LogicalPlanBuilder::values finds
+ * it: every non-NULL value of a column must have the same type, no coercion (`VALUES (1), (0.5)`
+ * fails "at row 1 column 0"); a column of NULLs only is Null.
+ */
+export function valuesColumnTypes(rows: readonly (readonly DataType[])[]): DataType[] {
+  const width = rows[0]?.length ?? 0;
+  const types: (DataType | undefined)[] = new Array<DataType | undefined>(width).fill(undefined);
+  rows.forEach((row, i) => {
+    row.forEach((t, j) => {
+      if (t.id === 'Null') return;
+      const prev = types[j];
+      if (prev !== undefined && !typeEquals(prev, t)) throw planError(`Inconsistent data type across values list at row ${i} column ${j}`);
+      types[j] = t;
+    });
+  });
+  return types.map((t) => t ?? NULL);
 }

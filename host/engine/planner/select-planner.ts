@@ -19,6 +19,8 @@ import { planFrom, type Ctes } from './from-planner.js';
 import type { QueryPlanner } from './query-planner.js';
 import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
 import { gapfillStrategies, planGapfillWindows, type GapfillWindows } from './gapfill-planner.js';
+import { findRepairItem, unnestRepairItem } from './series-repair.js';
+import { Clause, type BlockErrors } from './deferred-errors.js';
 
 interface Item {
   expr: LExpr;
@@ -146,18 +148,25 @@ interface SortItem {
 }
 
 export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+  const late = qp.lateErrors.block();
+  const plan = planSelectBlock(qp, sel, orderBy, outer, ctes, late);
+  late.close();
+  return plan;
+}
+
+function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes, late: BlockErrors): LogicalPlan {
   const hasFrom = sel.from.length > 0;
   let input: LogicalPlan = hasFrom ? planFrom(qp, sel.from, outer, ctes) : emptyRelation(true);
   const windows = new Map(sel.windows.map((w) => [w.name, w.spec]));
 
   let where: LExpr | undefined;
   if (sel.where !== undefined) {
-    const pred = new ExprPlanner({ ...qp.scope(input.schema, outer, ctes, false), windows }).plan(sel.where);
+    const pred = new ExprPlanner({ ...qp.scope(input.schema, outer, ctes, false), windows, lateErrors: late, clause: Clause.Where, analyzed: true }).plan(sel.where);
     where = coerce(pred, BOOLEAN);
     input = filter(input, where);
   }
 
-  const base = { ...qp.scope(input.schema, outer, ctes, true), allowWindows: true, windows };
+  const base = { ...qp.scope(input.schema, outer, ctes, true), allowWindows: true, windows, lateErrors: late, clause: Clause.Select };
   const beforeWindows = input;
   // time_window_gapfill: rows expanded into windows here, the gaps filled after the aggregate.
   const gapfill = planGapfillWindows(sel, input, where, base);
@@ -178,13 +187,12 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
   }
 
   // GROUP BY: a position, a select alias (when not an input column), or an expression.
-  const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false });
+  const groupPlanner = new ExprPlanner({ ...scope, allowAggregates: false, allowWindows: false, clause: Clause.GroupBy });
   const planGroupItem = (g: ast.Expr): LExpr => {
+    // A position names a select item; DataFusion 27 keeps any other number as a constant key.
     if (g.kind === 'number' && /^\d+$/.test(g.text)) {
-      const k = Number(g.text);
-      const item = items[k - 1];
-      if (item === undefined) throw planError(`Cannot find column with position ${k} in SELECT clause. Valid columns: 1 to ${items.length}`);
-      return item.expr;
+      const item = items[Number(g.text) - 1];
+      if (item !== undefined) return item.expr;
     }
     if (g.kind === 'column' && g.parts.length === 1 && input.schema.find(undefined, g.parts[0]!) < 0) {
       const aliased = items.find((i) => i.alias === g.parts[0]);
@@ -204,7 +212,8 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
     groupingSets = sets.map((set) => [...new Set(set.map((e) => keys.indexOf(exprKey(e))))]);
   } else groupBy = sel.groupBy.map(planGroupItem);
 
-  const having = sel.having === undefined ? undefined : coerce(planner.plan(sel.having), BOOLEAN);
+  const having = sel.having === undefined ? undefined : coerce(new ExprPlanner({ ...scope, clause: Clause.Having, analyzed: true }).plan(sel.having), BOOLEAN);
+  const orderPlanner = new ExprPlanner({ ...scope, clause: Clause.OrderBy });
 
   // ORDER BY items: positions and aliases refer to select items; the rest are planned here.
   const sortItems: SortItem[] = orderBy.map((o) => {
@@ -221,7 +230,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       if (k >= 0 && input.schema.find(undefined, name) < 0) return { item: k, expr: undefined, asc, nullsFirst };
       if (k >= 0 && items[k]!.expr.kind === 'column' && (items[k]!.expr as { name: string }).name === name) return { item: k, expr: undefined, asc, nullsFirst };
     }
-    return { item: undefined, expr: planner.plan(o.expr), asc, nullsFirst };
+    return { item: undefined, expr: orderPlanner.plan(o.expr), asc, nullsFirst };
   });
 
   // Aggregation.
@@ -234,6 +243,7 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
     const agg = aggregate(input, groups, aggregates, groupingSets);
     const targets: RebaseTarget[] = [...groups.map((expr, index) => ({ expr, index })), ...aggregates.map((expr, k) => ({ expr, index: groups.length + k }))];
     rewrite = (e: LExpr): LExpr => rebase(e, targets, agg.schema);
+    const repairAt = findRepairItem(items, aggregates);
     pre = agg;
     for (const it of items) it.expr = rewrite(it.expr);
     checkResolved(
@@ -247,6 +257,11 @@ export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly 
       pre = filter(pre, h);
     }
     for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);
+    if (repairAt !== undefined) {
+      pre = unnestRepairItem(pre, items, repairAt);
+      // The call's item is now two (time, value): positions after it move one on.
+      for (const s of sortItems) if (s.item !== undefined && s.item >= repairAt) s.item++;
+    }
   } else if (having !== undefined) {
     throw planError('HAVING clause references: ' + exprName(having) + ' must appear in the GROUP BY clause or be used in an aggregate function');
   }

@@ -21,6 +21,8 @@ export interface Insert extends Node {
 export interface Delete extends Node {
   readonly kind: 'delete';
   readonly table: ObjectName;
+  /** `DELETE FROM t a WHERE ...`: sqlparser reads a table alias, which DataFusion then ignores. */
+  readonly alias?: string;
   readonly where?: Expr;
 }
 export interface Update extends Node {

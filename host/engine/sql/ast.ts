@@ -93,12 +93,15 @@ export interface UnaryExpr extends Node {
   readonly kind: 'unary';
   readonly op: UnaryOp;
   readonly expr: Expr;
+  /** The operand was written in parentheses, `- (5)`: a minus then does not fold into a literal. */
+  readonly parenthesized?: boolean;
 }
 /** `<>` is read as `!=`. */
 export type BinaryOp =
   | 'OR' | 'AND'
   | '=' | '!=' | '<' | '<=' | '>' | '>=' | '~' | '~*' | '!~' | '!~*'
-  | '||' | '+' | '-' | '*' | '/' | '%';
+  | '||' | '+' | '-' | '*' | '/' | '%'
+  | '&' | '|' | '^' | '<<' | '>>';
 /** `pos` is the operator's position. */
 export interface BinaryExpr extends Node {
   readonly kind: 'binary';

@@ -15,18 +15,19 @@ export interface DisplayNameHooks {
   readonly column?: (column: ColumnRef) => string;
 }
 
-/** DataFusion 27's AggregateFunction Display: the enum variant's Debug name, upper-cased. */
+/** DataFusion 27's AggregateFunction Display (its `name()`): upper case with underscores, as CnosDB's
+ *  sqlancer case shows (`Valid fields are "BIT_AND((- m3.t0))"`). */
 const AGGREGATES: Readonly<Record<string, string>> = {
   count: 'COUNT', sum: 'SUM', min: 'MIN', max: 'MAX', avg: 'AVG', mean: 'AVG', median: 'MEDIAN',
-  approx_distinct: 'APPROXDISTINCT', array_agg: 'ARRAYAGG', var: 'VARIANCE', var_samp: 'VARIANCE',
-  var_pop: 'VARIANCEPOP', stddev: 'STDDEV', stddev_samp: 'STDDEV', stddev_pop: 'STDDEVPOP',
-  covar: 'COVARIANCE', covar_samp: 'COVARIANCE', covar_pop: 'COVARIANCEPOP', corr: 'CORRELATION',
-  approx_percentile_cont: 'APPROXPERCENTILECONT',
-  approx_percentile_cont_with_weight: 'APPROXPERCENTILECONTWITHWEIGHT', approx_median: 'APPROXMEDIAN',
-  grouping: 'GROUPING', bit_and: 'BITAND', bit_or: 'BITOR', bit_xor: 'BITXOR', bool_and: 'BOOLAND',
-  bool_or: 'BOOLOR', regr_slope: 'REGRSLOPE', regr_intercept: 'REGRINTERCEPT', regr_count: 'REGRCOUNT',
-  regr_r2: 'REGRR2', regr_avgx: 'REGRAVGX', regr_avgy: 'REGRAVGY', regr_sxx: 'REGRSXX',
-  regr_syy: 'REGRSYY', regr_sxy: 'REGRSXY',
+  approx_distinct: 'APPROX_DISTINCT', array_agg: 'ARRAY_AGG', var: 'VARIANCE', var_samp: 'VARIANCE',
+  var_pop: 'VARIANCE_POP', stddev: 'STDDEV', stddev_samp: 'STDDEV', stddev_pop: 'STDDEV_POP',
+  covar: 'COVARIANCE', covar_samp: 'COVARIANCE', covar_pop: 'COVARIANCE_POP', corr: 'CORRELATION',
+  approx_percentile_cont: 'APPROX_PERCENTILE_CONT',
+  approx_percentile_cont_with_weight: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT', approx_median: 'APPROX_MEDIAN',
+  grouping: 'GROUPING', bit_and: 'BIT_AND', bit_or: 'BIT_OR', bit_xor: 'BIT_XOR', bool_and: 'BOOL_AND',
+  bool_or: 'BOOL_OR', regr_slope: 'REGR_SLOPE', regr_intercept: 'REGR_INTERCEPT', regr_count: 'REGR_COUNT',
+  regr_r2: 'REGR_R2', regr_avgx: 'REGR_AVGX', regr_avgy: 'REGR_AVGY', regr_sxx: 'REGR_SXX',
+  regr_syy: 'REGR_SYY', regr_sxy: 'REGR_SXY',
 };
 /** Built-in window functions display their SQL name upper case. */
 const WINDOW_FUNCTIONS = new Set([
@@ -130,6 +131,11 @@ function isLiteral(e: Expr): e is Literal {
   return e.kind === 'number' || e.kind === 'string' || e.kind === 'boolean' || e.kind === 'null' || e.kind === 'interval' || e.kind === 'typedString';
 }
 
+/** DataFusion's Operator Display: its bitwise XOR prints as PostgreSQL's `#`, however it was written. */
+export function operatorText(op: string): string {
+  return op === '^' ? '#' : op;
+}
+
 /** DataFusion's Operator::precedence, for the parentheses of the Display form. */
 function operatorPrecedence(op: string): number {
   switch (op) {
@@ -170,10 +176,10 @@ class Namer {
       case 'unary':
         if (e.op === '+') return this.name(e.expr);
         if (e.op === 'NOT') return `NOT ${this.name(e.expr)}`;
-        if (e.expr.kind === 'number' || e.expr.kind === 'interval') return this.#literal(e.expr, true);
+        if (e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return this.#literal(e.expr, true);
         return `(- ${this.name(e.expr)})`;
       case 'binary':
-        return `${this.name(e.left)} ${e.op} ${this.name(e.right)}`;
+        return `${this.name(e.left)} ${operatorText(e.op)} ${this.name(e.right)}`;
       case 'isDistinctFrom':
         return `${this.name(e.left)} IS ${e.negated ? 'NOT ' : ''}DISTINCT FROM ${this.name(e.right)}`;
       case 'is':
@@ -206,6 +212,8 @@ class Namer {
       case 'cast':
         return this.name(e.expr);
       case 'function':
+        // DataFusion plans arrow_cast(x, 'T') as a CAST, which names itself after x.
+        if (e.name === 'arrow_cast' && e.args.length === 2 && e.over === undefined) return this.name(e.args[0]!);
         return this.functionName(e);
       case 'fieldAccess':
         return `${this.name(e.expr)}[${e.field}]`;
@@ -291,7 +299,7 @@ class Namer {
           const cp = operatorPrecedence(c.op);
           return cp === 0 || cp < p ? `(${this.display(c)})` : this.display(c);
         };
-        return `${child(e.left)} ${e.op} ${child(e.right)}`;
+        return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;
       }
       case 'cast':
         return `${e.try ? 'TRY_CAST' : 'CAST'}(${this.display(e.expr)} AS ${arrowType(e.dataType)})`;
@@ -308,7 +316,7 @@ class Namer {
   /** Expr's derived Debug form, which DataFusion 27 prints inside IN-list names. */
   debug(e: Expr): string {
     if (isLiteral(e)) return `Literal(${this.#literal(e, false)})`;
-    if (e.kind === 'unary' && e.op === '-' && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return `Literal(${this.#literal(e.expr, true)})`;
+    if (e.kind === 'unary' && e.op === '-' && e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return `Literal(${this.#literal(e.expr, true)})`;
     if (e.kind === 'column') {
       const parts = this.#column(e).split('.');
       const name = parts.pop()!;

@@ -161,23 +161,26 @@ export function tokenize(sql: string): Token[] {
       case 0x3d: // =
         op(1);
         continue;
-      case 0x7c: // |
-        if (sql.charCodeAt(i + 1) === 0x7c) op(2);
-        else fail("Unexpected character '|'");
+      case 0x7c: // | (bitwise or) and ||
+        op(sql.charCodeAt(i + 1) === 0x7c ? 2 : 1);
         continue;
-      case 0x21: // !
+      case 0x26: // & (bitwise and)
+      case 0x5e: // ^ (bitwise xor, as sqlparser reads it outside PostgreSQL)
+        op(1);
+        continue;
+      case 0x21: // ! alone is a token the expression parser rejects, as sqlparser's ExclamationMark
         if (sql.charCodeAt(i + 1) === 0x3d) op(2);
         else if (sql.charCodeAt(i + 1) === 0x7e) op(sql.charCodeAt(i + 2) === 0x2a ? 3 : 2);
-        else fail("Unexpected character '!'");
+        else op(1);
         continue;
       case 0x7e: // ~
         op(sql.charCodeAt(i + 1) === 0x2a ? 2 : 1);
         continue;
-      case 0x3c: // <
-        op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e ? 2 : 1);
+      case 0x3c: // <, <=, <>, <<
+        op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e || sql.charCodeAt(i + 1) === 0x3c ? 2 : 1);
         continue;
-      case 0x3e: // >
-        op(sql.charCodeAt(i + 1) === 0x3d ? 2 : 1);
+      case 0x3e: // >, >=, >>
+        op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e ? 2 : 1);
         continue;
       case 0x3a: // :
         if (sql.charCodeAt(i + 1) === 0x3a) op(2);

@@ -24,12 +24,15 @@ function parseNewName(p: Parser): string {
   return checkObjectName(p.parseIdentifier(), pos);
 }
 
-/** `name = value`; CnosDB also takes `name 'value'` without the `=` (its assignment.slt). */
+/**
+ * `name = value`; CnosDB also takes `name 'value'` without the `=` (its assignment.slt), so a
+ * name followed by neither is missing its value ("Expected a value, found: ;").
+ */
 function parseSqlOption(p: Parser): SqlOption {
   const name = p.parseIdentifier();
   const next = p.peek();
   const valueFollows = next.kind === 'string' || next.kind === 'number' || (next.kind === 'word' && ['TRUE', 'FALSE', 'NULL'].includes(next.upper));
-  if (!valueFollows) p.expectOp('=');
+  if (!valueFollows && !p.consumeOp('=')) return p.expected('a value');
   return { name, value: parseOptionValue(p, true) };
 }
 

@@ -4,7 +4,7 @@
 import type { Delete, Insert, Update } from './ast.js';
 import type { Parser } from './parser-base.js';
 import { parseExpr } from './parser-expressions.js';
-import { parseQuery } from './parser-queries.js';
+import { parseOptionalTableAlias, parseQuery } from './parser-queries.js';
 
 export function parseInsert(p: Parser): Insert {
   const pos = p.pos();
@@ -24,8 +24,10 @@ export function parseDelete(p: Parser): Delete {
   p.expectKeyword('DELETE');
   p.expectKeyword('FROM');
   const table = p.parseObjectName();
-  if (!p.parseKeyword('WHERE')) return { kind: 'delete', pos, table };
-  return { kind: 'delete', pos, table, where: parseExpr(p) };
+  const alias = parseOptionalTableAlias(p);
+  const head = alias === undefined ? { kind: 'delete' as const, pos, table } : { kind: 'delete' as const, pos, table, alias };
+  if (!p.parseKeyword('WHERE')) return head;
+  return { ...head, where: parseExpr(p) };
 }
 
 export function parseUpdate(p: Parser): Update {

@@ -1,6 +1,8 @@
 // Expressions: a Pratt parser with the precedence ladder below (PostgreSQL's order, which the
-// brief fixes): OR < AND < NOT < comparison/IS/IN/BETWEEN/LIKE < || < + - < * / % < unary - < ::
-// < postfix [i] and .field. Unlike sqlparser-rs, unary minus binds tighter than `*`.
+// brief fixes): OR < AND < NOT < comparison/IS/IN/BETWEEN/LIKE < | < ^ << >> < & < || < + - <
+// * / % < unary - < :: < postfix [i] and .field. Unlike sqlparser-rs, unary minus binds tighter
+// than `*`; the bitwise operators keep sqlparser 0.35's order among themselves (| 21, ^ and
+// shifts 22, & 23), between comparison and ||.
 
 import { bug } from '../../core/errors.js';
 import type { BinaryOp, Expr, FrameBound, FunctionCall, OrderByExpr, Pos, WindowFrame, WindowSpec } from './ast.js';
@@ -14,16 +16,24 @@ export const PREC = {
   AND: 2,
   NOT: 3,
   COMPARE: 4,
-  CONCAT: 5,
-  ADD: 6,
-  MUL: 7,
-  UNARY: 8,
-  CAST: 9,
-  POSTFIX: 10,
+  BIT_OR: 5,
+  BIT_XOR: 6,
+  BIT_AND: 7,
+  CONCAT: 8,
+  ADD: 9,
+  MUL: 10,
+  UNARY: 11,
+  CAST: 12,
+  POSTFIX: 13,
   ATOM: 100,
 } as const;
 
 const OP_PRECEDENCE: Readonly<Record<string, number>> = {
+  '|': PREC.BIT_OR,
+  '^': PREC.BIT_XOR,
+  '<<': PREC.BIT_XOR,
+  '>>': PREC.BIT_XOR,
+  '&': PREC.BIT_AND,
   '||': PREC.CONCAT,
   '+': PREC.ADD,
   '-': PREC.ADD,
@@ -219,9 +229,12 @@ function parsePrefix(p: Parser): Expr {
           return { kind: 'array', pos, items };
         }
         case '-':
-        case '+':
+        case '+': {
           p.next();
-          return { kind: 'unary', pos, op: token.value as '-' | '+', expr: parseSubexpr(p, PREC.UNARY) };
+          const parenthesized = p.peekOp('(');
+          const expr = parseSubexpr(p, PREC.UNARY);
+          return { kind: 'unary', pos, op: token.value as '-' | '+', expr, ...(parenthesized ? { parenthesized } : {}) };
+        }
       }
       return p.expected('an expression:');
     case 'word':

@@ -267,6 +267,11 @@ function parseParenthesizedFactor(p: Parser, pos: TableFactor['pos']): TableFact
   return { kind: 'nestedJoin', pos, join };
 }
 
+/** A bare table alias (`AS a` or `a`), as sqlparser reads after DELETE FROM's table. */
+export function parseOptionalTableAlias(p: Parser): string | undefined {
+  return parseOptionalAlias(p, RESERVED_FOR_TABLE_ALIAS);
+}
+
 function parseTableAlias(p: Parser): TableAlias | undefined {
   const name = parseOptionalAlias(p, RESERVED_FOR_TABLE_ALIAS);
   if (name === undefined) return undefined;

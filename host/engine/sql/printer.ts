@@ -205,7 +205,7 @@ export function printStatement(s: Statement): string {
       return `INSERT INTO ${printObjectName(s.table)}${columns} ${printQuery(s.source)}`;
     }
     case 'delete':
-      return `DELETE FROM ${printObjectName(s.table)}${s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`}`;
+      return `DELETE FROM ${printObjectName(s.table)}${s.alias === undefined ? '' : ` AS ${quoteIdent(s.alias)}`}${s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`}`;
     case 'update': {
       const assignments = s.assignments.map((a) => `${quoteIdent(a.column)} = ${printExpr(a.value)}`).join(', ');
       return `UPDATE ${printObjectName(s.table)} SET ${assignments}${s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`}`;

@@ -12,8 +12,9 @@ describe('INSERT', () => {
   });
 
   it('casts each value to its column: times, integers, booleans', async () => {
-    const r = await db.run("INSERT INTO t (time, g, i, u, d, b, s) VALUES ('2021-01-01', 'x', 23.9, 7, 1, 'yes', 5), (2, 3, -1, 0, '2.5', 0, NULL)");
-    expect(r).toEqual({ columns: ['rows'], types: ['UInt64'], rows: ['2'] });
+    const r = await db.run("INSERT INTO t (time, g, i, u, d, b, s) VALUES ('2021-01-01', 'x', 23.9, 7, 1, 'yes', 5)");
+    expect(r).toEqual({ columns: ['rows'], types: ['UInt64'], rows: ['1'] });
+    await db.run("INSERT INTO t (time, g, i, u, d, b, s) VALUES (2, 3, -1, 0, '2.5', 0, NULL)");
     expect((await db.run('SELECT * FROM t ORDER BY time')).rows).toEqual(['1970-01-01T00:00:00.000000002 | 3 | -1 | 0 | 2.5 | false | NULL', '2021-01-01T00:00:00 | x | 23 | 7 | 1.0 | true | 5']);
   });
 
@@ -24,6 +25,12 @@ describe('INSERT', () => {
 
   const rejected: [string, RegExp][] = [
     ["INSERT INTO t (time, u) VALUES (1, -5)", /^Arrow: Cast error: Can't cast value -5 to type UInt64$/],
+    // A constant expression among the values is folded first, and fails in the simplifier's words.
+    ["INSERT INTO t (time, i) VALUES (1, CAST(CAST(CAST(NOT TRUE AS STRING) AS TIMESTAMP) AS BIGINT))", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Parser error: Error parsing timestamp from '0': timestamp must contain at least 10 characters$/],
+    // The rows of a VALUES list must agree on each column's type (DataFusion 27's values plan).
+    ["INSERT INTO t (time, d) VALUES (1, 1), (2, 0.5)", /^Datafusion: Error during planning: Inconsistent data type across values list at row 1 column 1$/],
+    ["INSERT INTO t (time, d) VALUES ('2021-01-01', NULL), (2, 1.5)", /^Datafusion: Error during planning: Inconsistent data type across values list at row 1 column 0$/],
+    ['SELECT * FROM (VALUES (1), (NULL), (2.5)) AS v(x)', /^Datafusion: Error during planning: Inconsistent data type across values list at row 2 column 0$/],
     ["INSERT INTO t (time, d) VALUES (1, 'failed')", /^Arrow: Cast error: Cannot cast string 'failed' to value of Float64 type$/],
     ['INSERT INTO t (time, d) VALUES (0.5, 1)', /^Datafusion: This feature is not implemented: Unsupported CAST from Float64 to Timestamp\(Nanosecond, None\)$/],
     ["INSERT INTO t (time, g) VALUES (1, 'x')", /^Coordinator: Fields can't be empty$/],
@@ -58,6 +65,20 @@ describe('DELETE', () => {
     expect((await db.run('SELECT h, v FROM m ORDER BY v')).rows).toEqual(['a | 1', 'b | 4']);
     expect(await db.error('DELETE FROM m WHERE v > 1')).toBe('This feature is not implemented: Filtering on the field column on the tskv table in delete statement');
     await db.run('DELETE FROM m');
+    expect((await db.run('SELECT count(*) FROM m')).rows).toEqual(['0']);
+  });
+
+  it('reads a table alias, plans the predicate over unqualified columns and refuses computed operands', async () => {
+    const db = testDb();
+    await db.run('CREATE TABLE m (v BIGINT, TAGS(h))');
+    await db.run("INSERT INTO m (time, h, v) VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)");
+    // sqlparser reads the alias (even one named time) and DataFusion ignores it.
+    await db.run("DELETE FROM m x WHERE h = 'a'");
+    await db.run('DELETE FROM m time WHERE time = 2');
+    expect((await db.run('SELECT h FROM m')).rows).toEqual(['c']);
+    expect(await db.error('DELETE FROM m WHERE times = 1')).toBe('Datafusion: Schema error: No field named times. Valid fields are time, h, v.');
+    expect(await db.error("DELETE FROM m WHERE h = h || 'x'")).toBe('Datafusion: This feature is not implemented: operator || in delete statement');
+    await db.run("DELETE FROM m WHERE time < now() - INTERVAL '1 day'");
     expect((await db.run('SELECT count(*) FROM m')).rows).toEqual(['0']);
   });
 });

@@ -64,6 +64,16 @@ INSERT INTO m (time, t0, t1, f0, f1) VALUES (1, 'a', 'x', 10, 100), (2, 'a', 'y'
     expect(await db.error('UPDATE m SET f0 = 1, f0 = 2')).toBe('Semantic error: Column f0 is assigned more than once');
     expect(await db.error('UPDATE m SET time = 5')).toBe('Semantic error: Update time column is not supported');
     expect(await db.error('UPDATE m SET nope = 5')).toMatch(/^Semantic error: Column nope not found in table m/);
+    // Names resolve over the unqualified columns, as CnosDB's UPDATE plans them.
+    expect(await db.error('UPDATE m SET f0 = T')).toBe('Datafusion: Schema error: No field named t. Valid fields are time, t0, t1, f0, f1.');
+    expect(await db.error('UPDATE m SET f0 = 1 WHERE zz = 1')).toBe('Datafusion: Schema error: No field named zz. Valid fields are time, t0, t1, f0, f1.');
+    // A constant that does not fit the column fails where the simplifier folds its cast.
+    await db.run('CREATE TABLE u (n BIGINT UNSIGNED, b BOOLEAN)');
+    await db.run('INSERT INTO u (time, n, b) VALUES (1, 1, true)');
+    expect(await db.error('UPDATE u SET n = -3')).toBe("Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Cast error: Can't cast value -3 to type UInt64");
+    expect((await db.run("UPDATE u SET b = 'False'")).rows).toEqual(['1']);
+    expect((await db.run('UPDATE u SET b = 3')).rows).toEqual(['1']);
+    expect((await db.run('SELECT n, b FROM u')).rows).toEqual(['1 | true']);
     expect((await db.run(ALL)).rows).toEqual(before);
   });
 });

@@ -61,7 +61,7 @@ describe('the time-bucket aggregate and the hash aggregate agree', () => {
     const db = testDb();
     await db.run('CREATE TABLE m (v BIGINT, d DOUBLE, TAGS(h))');
     const rows: string[] = [];
-    for (let h = 0; h < 5; h++) for (let i = 0; i < 300; i++) rows.push(`(${i * 7_000_000_000 + h}, 'h${h}', ${(i * 37 + h) % 101 - 50}, ${i % 13 === 0 ? 'NULL' : (i * 1.25) % 17})`);
+    for (let h = 0; h < 5; h++) for (let i = 0; i < 300; i++) rows.push(`(${i * 7_000_000_000 + h}, 'h${h}', ${(i * 37 + h) % 101 - 50}, ${i % 13 === 0 ? 'NULL' : ((i * 1.25) % 17).toFixed(2)})`);
     await db.run(`INSERT INTO m (time, h, v, d) VALUES ${rows.join(', ')}`);
     db.catalog.chunkRows = 37;
     const fused = "SELECT h, date_bin(INTERVAL '1 minute', time) AS t, count(*), count(d), sum(v), avg(v), min(v), max(v), sum(d), min(d), max(d), first(time, v), last(time, d) FROM m WHERE time >= 100000000000 GROUP BY h, t ORDER BY h, t";

@@ -16,7 +16,9 @@ INSERT INTO p (time, g, v, i, s, b) VALUES
   (5, 'a', 65.1, 10, 'x', false),
   (6, 'b', 1.0, 5, 'q', NULL),
   (7, 'b', 3.0, 6, 'q', NULL);
-CREATE TABLE empty (v DOUBLE, i BIGINT, TAGS(g))`;
+CREATE TABLE empty (v DOUBLE, i BIGINT, TAGS(g));
+CREATE TABLE pw (v DOUBLE, w DOUBLE);
+INSERT INTO pw (time, v, w) VALUES (1, 10.0, 2.0), (2, 20.0, 1.0), (3, NULL, 1.0), (4, -4.0, NULL)`;
 
 const cases: [string, string[]][] = [
   // a: 64.5 64.7 64.9 65.0 65.1. q = 0.1: rank 0.5 in the first centroid, 64.5 + (0.5 - 0.5) * 0.2.
@@ -26,6 +28,9 @@ const cases: [string, string[]][] = [
   ['SELECT g, median(v), median(i), approx_median(v), approx_median(i) FROM p GROUP BY g ORDER BY g', ['a | 64.9 | 3 | 64.9 | 3', 'b | 2.0 | 5 | 2.0 | 5']],
   ['SELECT median(i) FROM p', ['4']],
   ['SELECT approx_percentile_cont_with_weight(v, 1, 0.5) FROM p WHERE g = \'a\'', ['64.9']],
+  // A NULL value or weight is a 0 (DataFusion reads the value buffers): centroids 0 (1), 10 (2),
+  // 20 (1) and -4 with weight 0, whose mean 0/0 sorts last; q = 0.1: 0 + (0.4 - 0.5) * (10 - 0).
+  ['SELECT approx_percentile_cont_with_weight(v, w, 0.5) AS p50, approx_percentile_cont_with_weight(v, w, 0.1) AS p10 FROM pw', ['10.0 | -0.9999999999999998']],
   ['SELECT median(v), approx_median(v), approx_percentile_cont(v, 0.5) FROM empty', ['NULL | NULL | NULL']],
   // array_agg keeps NULLs and honours ORDER BY; DISTINCT drops repeats.
   ['SELECT array_agg(i ORDER BY time DESC) FROM p WHERE g = \'a\'', ['[10, 4, 3, 2, 1]']],
@@ -83,7 +88,7 @@ describe('median, percentiles and collection aggregates', () => {
 
   it('names and types results as DataFusion 27 does', async () => {
     const r = await db.run('SELECT median(i), approx_median(v), approx_percentile_cont(i, 0.5), array_agg(s), approx_distinct(s), bool_or(b), bit_and(i), mode(s), sample(v, 2) FROM p');
-    expect(r.columns).toEqual(['MEDIAN(p.i)', 'APPROXMEDIAN(p.v)', 'APPROXPERCENTILECONT(p.i,Float64(0.5))', 'ARRAYAGG(p.s)', 'APPROXDISTINCT(p.s)', 'BOOLOR(p.b)', 'BITAND(p.i)', 'mode(p.s)', 'sample(p.v,Int64(2))']);
+    expect(r.columns).toEqual(['MEDIAN(p.i)', 'APPROX_MEDIAN(p.v)', 'APPROX_PERCENTILE_CONT(p.i,Float64(0.5))', 'ARRAY_AGG(p.s)', 'APPROX_DISTINCT(p.s)', 'BOOL_OR(p.b)', 'BIT_AND(p.i)', 'mode(p.s)', 'sample(p.v,Int64(2))']);
     expect(r.types).toEqual(['Int64', 'Float64', 'Int64', 'List(Utf8)', 'UInt64', 'Boolean', 'Int64', 'Utf8', 'List(Float64)']);
   });
 });
@@ -114,6 +119,13 @@ describe('TDigest', () => {
     expect(m.min).toBe(1);
     expect(m.max).toBe(4);
     expect(m.quantile(0.5)).toBe(2.5);
+  });
+
+  it('orders a centroid of weight 0 (mean NaN) after all others, as OrderedFloat does', () => {
+    const one = (m: number, w: number): TDigest => new TDigest(100, [{ mean: m, weight: w }], 1, m, m);
+    const m = TDigest.merge([one(5, 1), one(-1, 0), one(1, 1)], 100);
+    expect(m.centroids.map((c) => c.mean)).toEqual([1, 5, NaN]);
+    expect(m.quantile(0.25)).toBe(2);
   });
 
   it('gives 0 for an empty digest', () => {

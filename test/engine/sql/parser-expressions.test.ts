@@ -18,6 +18,11 @@ const precedence: [string, string][] = [
   ['a = 1 OR NOT b', '(OR (= a 1) (NOT b))'],
   ['a = b = c', '(= (= a b) c)'],
   ['a < b + 1', '(< a (+ b 1))'],
+  // Bitwise operators: between comparison and ||, in sqlparser 0.35's order (| < ^ << >> < &).
+  ['1 | 2 ^ 3 & 6', '(| 1 (^ 2 (& 3 6)))'],
+  ['a ^ b << c', '(<< (^ a b) c)'],
+  ['a = b | c', '(= a (| b c))'],
+  ["a || b & c", '(& (|| a b) c)'],
   ["a || 'x' = b", "(= (|| a 'x') b)"],
   ["'a' || 1 + 2", "(|| 'a' (+ 1 2))"],
   ["a || b || c", '(|| (|| a b) c)'],
