@@ -87,7 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 
   const listening = await waitForLog((l) => l.msg === 'listening');
   if (options.waitReady !== false) await waitForLog((l) => l.msg === 'ready');
-  if (options.waitWarm === true) {
+  if (options.waitWarm === true && (options.env?.SUNDIAL_WARMUP ?? process.env.SUNDIAL_WARMUP) !== 'false') {
     const done = new Set(['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']);
     await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
   }
