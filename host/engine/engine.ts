@@ -23,7 +23,7 @@ import type { LogicalPlan } from './plan/logical-plan.js';
 import { displayPlan } from './plan/plan-display.js';
 import { QueryPlanner } from './planner/query-planner.js';
 import { isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
-import type { Statement } from './sql/ast.js';
+import type { Query, Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
 import { UTF8 } from './types.js';
 
@@ -55,34 +55,39 @@ export class SqlEngine implements QueryEngine {
   }
 
   async run(sql: string, session: QuerySession): Promise<QueryResult> {
-    const cache = this.#opts.planCache;
-    const key = cache === undefined ? undefined : PlanCache.key(sql, session.tenant, session.database, session.user.name);
-    if (key !== undefined) {
-      const catalog = this.#opts.catalogFor(session.tenant);
-      const hit = catalog.version === undefined ? undefined : cache!.get(key, catalog.version);
-      if (hit !== undefined) {
-        for (const [db, need] of hit.checks) session.authorize?.(db, need);
-        return this.#rows(hit.plan, this.#context(session, undefined));
-      }
+    const ctx = this.#context(session, undefined);
+    const version = ctx.catalog.version;
+    const key = this.#opts.planCache === undefined || version === undefined ? undefined : PlanCache.key(sql, session.tenant, session.database, session.user.name);
+    const hit = key === undefined ? undefined : this.#opts.planCache!.get(key, version!);
+    if (hit !== undefined) {
+      for (const [db, need] of hit.checks) session.authorize?.(db, need);
+      return this.#rows(hit.plan, ctx);
     }
     const statements = parseStatements(sql);
     if (statements.length === 0) return { kind: 'done' };
     if (statements.length > 1) throw new UserError('multiStatement', `Multi-statement not allow, found num:${statements.length}, sql:${sql.length > 200 ? `${sql.slice(0, 200)}...` : sql}`);
-    const ctx = this.#context(session, undefined);
     const s = statements[0]!;
-    if (s.kind === 'query' && key !== undefined && ctx.catalog.version !== undefined) {
-      const version = ctx.catalog.version;
-      const checks: Array<[string, Privilege]> = [];
-      const qp = this.#planner(session, ctx.catalog, (db, need) => {
-        checks.push([db, need]);
-        session.authorize?.(db, need);
-      });
-      const initial = qp.planQuery(s, undefined, new Map());
-      const plan = optimizePlan(initial, { nowNs: session.nowNs });
-      if (qp.cacheable && !readsClock(initial)) cache!.set(key, { plan, checks, version });
-      return this.#rows(plan, ctx);
-    }
+    if (s.kind === 'query') return this.#rows(this.#queryPlan(s, ctx, key), ctx);
     return this.#execute(s, ctx);
+  }
+
+  /**
+   * The optimized plan of a query, kept in the plan cache under `key` (when given) if it may be
+   * reused: with the privilege checks planning made, unless it folds the clock or embeds rows
+   * read from the session.
+   */
+  #queryPlan(s: Query, ctx: ExecContext, key: string | undefined): LogicalPlan {
+    const session = ctx.session;
+    const checks: Array<[string, Privilege]> = [];
+    const recording = (db: string, need: Privilege): void => {
+      checks.push([db, need]);
+      session.authorize?.(db, need);
+    };
+    const qp = this.#planner(session, ctx.catalog, key === undefined ? session.authorize : recording);
+    const initial = qp.planQuery(s, undefined, new Map());
+    const plan = optimizePlan(initial, { nowNs: session.nowNs });
+    if (key !== undefined && qp.cacheable && !readsClock(initial)) this.#opts.planCache!.set(key, { plan, checks, version: ctx.catalog.version! });
+    return plan;
   }
 
   /** Runs an optimized query plan lazily. */
@@ -154,7 +159,7 @@ export class SqlEngine implements QueryEngine {
     const authorize = (database: string, need: 'read' | 'write' | 'all'): void => session.authorize?.(database, need);
     switch (s.kind) {
       case 'query':
-        return this.#rows(optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs }), ctx);
+        return this.#rows(this.#queryPlan(s, ctx, undefined), ctx);
       case 'explain':
         return rows(await this.#explain(s, ctx, qp));
       case 'insert':
