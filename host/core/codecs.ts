@@ -165,6 +165,13 @@ const ZSTD_MIN_BYTES = 32;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const utf8Encoder = new TextEncoder();
 
+/** The values of the present rows of [0, n). */
+function presentValues(values: string[], validity: Uint8Array, n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) if (validity[i] !== 0) out.push(values[i]!);
+  return out;
+}
+
 export class BlockCodecs {
   readonly #core: Core;
   readonly #x: CodecExports;
@@ -279,11 +286,20 @@ export class BlockCodecs {
     const bytesPtr = base + offsetsBytes + n;
     let at = 0;
     offsets[0] = 0;
-    for (let i = 0; i < n; i++) {
-      if (validity === undefined || validity[i] !== 0) {
-        at += utf8Encoder.encodeInto(values[i]!, mem.subarray(bytesPtr + at, bytesPtr + maxBytes)).written;
+    // All values at once when they are ASCII (the usual): one encodeInto of the joined text, and
+    // the offsets from the lengths. A call per value was most of a flush's time for log columns.
+    const joined = validity === undefined ? values.length === n ? values.join('') : values.slice(0, n).join('') : presentValues(values, validity, n).join('');
+    const written = utf8Encoder.encodeInto(joined, mem.subarray(bytesPtr, bytesPtr + maxBytes)).written;
+    if (written === joined.length) {
+      for (let i = 0; i < n; i++) {
+        if (validity === undefined || validity[i] !== 0) at += values[i]!.length;
+        offsets[i + 1] = at;
       }
-      offsets[i + 1] = at;
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (validity === undefined || validity[i] !== 0) at += utf8Encoder.encodeInto(values[i]!, mem.subarray(bytesPtr + at, bytesPtr + maxBytes)).written;
+        offsets[i + 1] = at;
+      }
     }
     const block = this.#encoded(this.#x.codec_encode_str(base, bytesPtr, n, vPtr, mode));
     if (!zstd || block.length < ZSTD_MIN_BYTES) return block;
