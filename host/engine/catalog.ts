@@ -85,6 +85,8 @@ export interface EngineCatalog {
   dropDatabase(name: string, after?: string): Promise<void>;
   /** RECOVER DATABASE: brings back a database whose drop is pending. */
   recoverDatabase?(name: string): Promise<void>;
+  /** COMPACT DATABASE: stored data rewritten into as few files as possible. Optional: without it the statement does nothing. */
+  compactDatabase?(name: string): Promise<void>;
   createTable(database: string, table: TableInfo): Promise<void>;
   /** Replaces a table's column list (ADD/DROP/RENAME column, codec changes). */
   alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void>;

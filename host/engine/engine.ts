@@ -8,7 +8,7 @@ import type { Core } from '../core/wasm.js';
 import { UserError } from '../core/errors.js';
 import type { RecordBatch, Scalar } from './batch.js';
 import type { EngineCatalog } from './catalog.js';
-import { alterDatabase, alterTable, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
+import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
 import { deleteRows } from './commands/delete.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
@@ -200,6 +200,10 @@ export class SqlEngine implements QueryEngine {
       case 'recoverDatabase':
         authorize(s.name, 'all');
         await recoverDatabase(catalog, s);
+        return { kind: 'done' };
+      case 'compactDatabase':
+        authorize(s.name, 'all');
+        await compactDatabase(catalog, s);
         return { kind: 'done' };
       case 'showDatabases':
         return rows(showDatabases(catalog, (name) => qp.canRead(name)));

@@ -118,6 +118,10 @@ export class StorageCatalog implements EngineCatalog {
     await this.#storage.recoverDropped('database', [this.tenant, name]);
   }
 
+  async compactDatabase(name: string): Promise<void> {
+    await this.#storage.compactDatabase(this.#require(name));
+  }
+
   dropPending(database: string, table?: string): boolean {
     const c = this.#storage.catalog;
     return table === undefined ? findPendingDrop(c, 'database', [this.tenant, database]) !== undefined : findPendingDrop(c, 'table', [this.tenant, database, table]) !== undefined;

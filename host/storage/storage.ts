@@ -502,10 +502,11 @@ export class Storage {
     return this.#maintaining;
   }
 
-  #startCompaction(full: boolean): boolean {
+  /** Starts a compaction of one database (`only`) or of the first that has one due. */
+  #startCompaction(full: boolean, only?: DatabaseStore): boolean {
     const fanIn = this.#opts.compactionFanIn ?? STORAGE_DEFAULTS.compactionFanIn;
     for (const s of this.#dbs.values()) {
-      if (s.closing) continue;
+      if (s.closing || (only !== undefined && s !== only)) continue;
       const inputs = planCompaction(s, fanIn, full);
       if (inputs === undefined) continue;
       this.#compactingDb = s;
@@ -530,6 +531,19 @@ export class Storage {
     for (;;) {
       while (this.#compaction !== undefined) await this.#compaction;
       if (!this.#startCompaction(true)) return;
+    }
+  }
+
+  /**
+   * COMPACT DATABASE: flushes the database's memtables, then compacts each of its partitions
+   * down to one file, waiting for a compaction in progress first (one runs at a time).
+   */
+  async compactDatabase(db: DatabaseDef): Promise<void> {
+    const state = this.#state(db);
+    await state.flushAll();
+    for (;;) {
+      while (this.#compaction !== undefined) await this.#compaction;
+      if (this.#closed || state.closing || !this.#startCompaction(true, state)) return;
     }
   }
 

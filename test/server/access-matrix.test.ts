@@ -75,6 +75,7 @@ const ACTIONS: Action[] = [
   sqlAction('DELETE', 'write', (who) => `DELETE FROM del WHERE who = '${who}'`),
   sqlAction('CREATE TABLE', 'all', (who) => `CREATE TABLE ct_${who} (v DOUBLE)`),
   sqlAction('DROP TABLE', 'all', (who) => `DROP TABLE dt_${who}`),
+  sqlAction('COMPACT DATABASE', 'all', () => 'COMPACT DATABASE metrics'),
   sqlAction('CREATE DATABASE', 'owner', (who) => `CREATE DATABASE cd_${who}`),
   sqlAction('CREATE ROLE', 'owner', (who) => `CREATE ROLE cr_${who} INHERIT member`),
   sqlAction('GRANT', 'owner', (who) => `GRANT READ ON DATABASE other TO ROLE g_${who}`),

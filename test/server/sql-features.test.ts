@@ -1,7 +1,7 @@
 // SQL features end to end over HTTP, on data made up here with answers worked out by hand:
 // statistical and collection aggregates, gap filling, DROP ... AFTER / RECOVER (the drop is
 // never due within the test; test/storage/pending-drops.test.ts moves the clock for that),
-// ROLLUP / CUBE / GROUPING SETS, GEOMETRY columns with the GIS functions, and data repair.
+// COMPACT DATABASE, ROLLUP / CUBE / GROUPING SETS, GEOMETRY columns with the GIS functions, and data repair.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../support/http.js';
@@ -116,6 +116,22 @@ describe('DROP ... AFTER and RECOVER', () => {
     await csv('ALTER TENANT slow UNSET drop_after');
     await csv('DROP TENANT slow');
     expect(await csv("SELECT status FROM information_schema.resource_status WHERE name = 'slow'")).toBe('status\nSuccessed\n');
+  });
+});
+
+describe('COMPACT DATABASE', () => {
+  it('flushes and merges a database, keeping every row', async () => {
+    await csv('CREATE DATABASE packed');
+    await csv('CREATE TABLE packed.obs (v BIGINT, TAGS(site))');
+    await csv("INSERT INTO packed.obs (time, site, v) VALUES (1, 'x', 1), (2, 'y', 2)");
+    expect(await csv('COMPACT DATABASE packed')).toBe('');
+    await csv("INSERT INTO packed.obs (time, site, v) VALUES (3, 'x', 3)");
+    expect(await csv('COMPACT DATABASE packed')).toBe('');
+    expect(await csv('SELECT site, v FROM packed.obs ORDER BY time')).toBe('site,v\nx,1\ny,2\nx,3\n');
+  });
+
+  it('refuses a database that does not exist', async () => {
+    await fails('COMPACT DATABASE nowhere', 422, /Database not found: "nowhere"/);
   });
 });
 

@@ -72,6 +72,12 @@ export async function recoverDatabase(catalog: EngineCatalog, s: ast.RecoverData
   if (catalog.database(s.name) === undefined && !s.ifExists) throw databaseNotFound(s.name);
 }
 
+/** COMPACT DATABASE: the database must exist; catalogs without storage files have nothing to do. */
+export async function compactDatabase(catalog: EngineCatalog, s: ast.CompactDatabase): Promise<void> {
+  if (catalog.database(s.name) === undefined) throw databaseNotFound(s.name);
+  await catalog.compactDatabase?.(s.name);
+}
+
 export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, defaultDb: string, tenant: string): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
