@@ -66,6 +66,9 @@ describe('system views in the engine', () => {
     expect(r.rows).toEqual(['root | cnosdb | public | r1 | 9.9.9']);
     expect((await db.run('SELECT current_role()')).rows).toEqual(['NULL']);
     expect(await db.error('SELECT @@server_version')).toBe('Datafusion: Error during planning: variable @@server_version is not defined');
+    // User variables have no values (DataFusion's text, the name as a Rust list); `@` alone is one.
+    expect(await db.error('SELECT @x')).toBe('Datafusion: Error during planning: variable ["@x"] has no type information');
+    expect(await db.error('SELECT left(current_user(), @)')).toBe('Datafusion: Error during planning: variable ["@"] has no type information');
     expect(await db.error('SELECT * FROM information_schema.nope')).toMatch(/Database not found: "information_schema"/);
   });
 

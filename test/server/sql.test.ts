@@ -51,7 +51,7 @@ const cases: Case[] = [
   { name: 'DESCRIBE DATABASE', sql: 'DESCRIBE DATABASE public', status: 200, body: 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\nINF,1,7days,1,NS,128 MiB,16,128 MiB,false,false,32\n' },
   // Errors
   { name: 'several statements', sql: 'SELECT 1; SELECT 2', status: 422, code: '010013', message: /^Multi-statement not allow, found num:2/ },
-  { name: 'a syntax error names line and column', sql: 'SELECT 1,\n  FROM', status: 422, code: '010009', message: /^sql parser error: Expected an expression:, found: FROM at line 2, column 3$/ },
+  { name: 'a syntax error names line and column', sql: 'SELECT 1,\n  FROM', status: 422, code: '010009', message: /^sql parser error: Expected an expression:, found: FROM at Line: 2, Column 3$/ },
   { name: 'an unknown column', sql: 'SELECT nope FROM cpu', status: 422, code: '010001', message: /^Datafusion: Schema error: No field named nope\. Valid fields are cpu\.time, cpu\.host/ },
   { name: 'an unknown table', sql: 'SELECT * FROM nope', status: 422, code: '030019', message: /^Meta: Table not found: "cnosdb\.public\.nope"$/ },
   { name: 'an unknown database', sql: 'SELECT * FROM nodb.cpu', status: 422, code: '030017', message: /^Meta: Database not found: "nodb"$/ },
@@ -134,7 +134,7 @@ describe('POST /api/v1/sql', () => {
     await ok('SHOW DATABASES', 'database_name\nother\npublic\n');
     const r = await sql(s, "ALTER DATABASE other SET PRECISION 'NS'");
     expect(r.status).toBe(422);
-    expect(JSON.parse(r.text).error_message).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at line 1, column 26');
+    expect(JSON.parse(r.text).error_message).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at Line: 1, Column 26');
     await ok('DROP DATABASE other');
     await ok('SHOW DATABASES', 'database_name\npublic\n');
     const gone = await sql(s, 'DROP DATABASE other');

@@ -172,13 +172,25 @@ const splitPart = stringFunction(
   },
 );
 
+/**
+ * Rust's str::replace: an empty pattern matches at every character boundary, the ends included
+ * (replace('ab', '', 'X') is 'XaXbX', replace('', '', 'X') is 'X').
+ */
+function replaceAll(s: string, from: string, to: string): string {
+  if (from === '') return to + Array.from(s).join(to) + (s === '' ? '' : to);
+  return s.split(from).join(to);
+}
+
+/**
+ * translate(s, from, to): each character of `from` becomes the one at its position in `to`, or
+ * is removed past the end of `to`. A character repeated in `from` takes its last position, as in
+ * DataFusion (a map built in order, later entries replacing earlier ones; PostgreSQL keeps the first).
+ */
 const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args) => {
   const from = Array.from(args[1] as string);
   const to = Array.from(args[2] as string);
   const map = new Map<string, string | undefined>();
-  from.forEach((c, i) => {
-    if (!map.has(c)) map.set(c, to[i]);
-  });
+  from.forEach((c, i) => map.set(c, to[i]));
   let out = '';
   for (const c of args[0] as string) {
     if (!map.has(c)) out += c;
@@ -267,7 +279,7 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   concatWs,
   substr,
   strpos,
-  stringFunction('replace', [[UTF8, UTF8, UTF8]], UTF8, (args) => (args[0] as string).split(args[1] as string).join(args[2] as string)),
+  stringFunction('replace', [[UTF8, UTF8, UTF8]], UTF8, (args) => replaceAll(args[0] as string, args[1] as string, args[2] as string)),
   translate,
   splitPart,
   repeatFn,

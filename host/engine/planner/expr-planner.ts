@@ -231,6 +231,8 @@ export class ExprPlanner {
         return coerce(lit(e.value, UTF8), target);
       }
       case 'variable': {
+        // A user variable (`@x`) has no value here; DataFusion's text names it as a Rust list.
+        if (!e.name.startsWith('@@')) throw planError(`variable ${JSON.stringify([e.name])} has no type information`);
         // `@@server_version` is a constant of the session; the column keeps the name as written.
         const v = this.scope.variable?.(e.name.replace(/^@+/, ''));
         if (v === undefined) throw planError(`variable ${e.name} is not defined`);

@@ -1,5 +1,6 @@
 // SQL front-end errors: both are UserError('sqlParse') (code 010009), with CnosDB's message shape
-// "sql parser error: Expected X, found: Y" plus the position, "at line L, column C" (STYLE §14).
+// "sql parser error: Expected X, found: Y" plus the position as sqlparser-rs writes it,
+// "at Line: L, Column C" (STYLE §14; CnosDB's tokenizer errors read exactly so).
 
 import { UserError } from '../../core/errors.js';
 import type { Pos } from './tokens.js';
@@ -11,7 +12,7 @@ export class SqlParseError extends UserError {
   readonly column: number;
 
   constructor(detail: string, pos: Pos) {
-    super('sqlParse', `sql parser error: ${detail} at line ${pos.line}, column ${pos.column}`);
+    super('sqlParse', `sql parser error: ${detail} at Line: ${pos.line}, Column ${pos.column}`);
     this.detail = detail;
     this.line = pos.line;
     this.column = pos.column;

@@ -161,6 +161,11 @@ export function tokenize(sql: string): Token[] {
       case 0x3d: // =
         op(1);
         continue;
+      case 0x7b: // { and } and \ are tokens of sqlparser's that no statement here takes: the
+      case 0x7d: // parser rejects them with its usual "Expected ..., found: {" (as CnosDB does),
+      case 0x5c: // not the lexer
+        op(1);
+        continue;
       case 0x7c: // | (bitwise or) and ||
         op(sql.charCodeAt(i + 1) === 0x7c ? 2 : 1);
         continue;
@@ -182,17 +187,15 @@ export function tokenize(sql: string): Token[] {
       case 0x3e: // >, >=, >>
         op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e ? 2 : 1);
         continue;
-      case 0x3a: // :
-        if (sql.charCodeAt(i + 1) === 0x3a) op(2);
-        else fail("Unexpected character ':'");
+      case 0x3a: // :: and a lone : (a token to sqlparser too, which its parser rejects)
+        op(sql.charCodeAt(i + 1) === 0x3a ? 2 : 1);
         continue;
       case 0x2e: // .
         if (isDigit(sql.charCodeAt(i + 1)) && !prevEndsOperand()) readNumber();
         else op(1);
         continue;
-      case 0x40: // @
+      case 0x40: // @ starts a word in sqlparser's dialect, so `@` alone is a variable named "@" too
         i += sql.charCodeAt(i + 1) === 0x40 ? 2 : 1;
-        if (!(i < n && isIdentPart(sql.charCodeAt(i)))) fail("Unexpected character '@'");
         skipIdentPart();
         push('variable', asciiLower(sql.slice(start, i)));
         continue;

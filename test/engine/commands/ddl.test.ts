@@ -20,7 +20,7 @@ describe('database statements', () => {
     await db.run("ALTER DATABASE d SET VNODE_DURATION '100d'");
     await db.run('ALTER DATABASE d SET SHARD 6');
     expect((await db.run('DESCRIBE DATABASE d')).rows[0]).toMatch(/^30days \| 6 \| 3months 8days 16h 19m 12s \| 1 \| NS/);
-    expect(await db.error("ALTER DATABASE d SET PRECISION 'ms'")).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at line 1, column 22');
+    expect(await db.error("ALTER DATABASE d SET PRECISION 'ms'")).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at Line: 1, Column 22');
     expect(await db.error('ALTER DATABASE nope SET SHARD 2')).toBe('Meta: Database not found: "nope"');
     expect(await db.error('CREATE DATABASE e WITH SHARD 0')).toBe('Datafusion: Error during planning: SHARD must be greater than 0, got 0');
   });

@@ -60,7 +60,7 @@ const failures: [string, RegExp][] = [
   ["SELECT TRUE NOT IN (TRUE, '0')", /^Datafusion: type_coercion\ncaused by\nError during planning: Can not find compatible types to compare Boolean with \[Boolean, Utf8\]$/],
   ["SELECT TRUE = 'true'", /^Datafusion: Error during planning: Cannot infer common argument type for comparison operation Boolean = Utf8$/],
   ['SELECT 1.5 ^ 2', /^Datafusion: Error during planning: Unsupported argument types\. Can not evaluate Float64 # Int64$/],
-  ['SELECT ascii(!)', /^sql parser error: Expected an expression:, found: ! at line 1, column 14$/],
+  ['SELECT ascii(!)', /^sql parser error: Expected an expression:, found: ! at Line: 1, Column 14$/],
 ];
 
 describe('expressions', () => {

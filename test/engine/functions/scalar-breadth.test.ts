@@ -19,6 +19,10 @@ const values: [string, string][] = [
   ["SELECT lpad('Hello', 10, 'xy'), lpad('Hello', 3), rpad('Hi', 5, 'ab'), lpad('Hello', 10, ''), lpad('Hello', -1, ' ')", 'xyxyxHello | Hel | Hiaba | Hello | '],
   ["SELECT lpad('世界', 5, '你好'), rpad('🌟', 3, '*'), lpad(NULL, 5, ' ')", '你好你世界 | 🌟** | NULL'],
   ["SELECT split_part('a,b,c', ',', 2), split_part('a,b', ',', 5), translate('12345', '143', 'ax'), initcap('hello wORLD')", 'b |  | a2x5 | Hello World'],
+  // A character repeated in `from` maps by its last position: t -> d.
+  ["SELECT translate('test', 'test', 'abcd'), translate('aXa', 'aa', 'bc')", 'dbcd | cXc'],
+  // An empty pattern matches at every character boundary, the ends included (Rust's str::replace).
+  ["SELECT replace('ab', '', 'X'), replace('', '', 'X'), replace('', 'a', 'X'), replace('héé', 'é', '')", 'XaXbX | X |  | h'],
   ["SELECT chr(65), chr(20320), to_hex(255), to_hex(-1), ascii('A'), ascii(''), bit_length('ab'), octet_length('é')", 'A | 你 | ff | ffffffffffffffff | 65 | 0 | 16 | 2'],
   // ascii reads any value as its text, as DataFusion coerces it.
   ["SELECT ascii(98), ascii(3.5), ascii(TIMESTAMP '1999-12-31T00:00:00')", '57 | 51 | 49'],

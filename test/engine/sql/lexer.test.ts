@@ -34,6 +34,8 @@ const cases: { name: string; sql: string; tokens: string[] }[] = [
   { name: 'reads operators without spaces', sql: 'a<>b::c', tokens: ['word:a@1:1', 'op:<>@1:2', 'word:b@1:4', 'op:::@1:5', 'word:c@1:7'] },
   { name: 'reads @@ variables lowercased', sql: '@@Server_Version', tokens: ['variable:@@server_version@1:1'] },
   { name: 'reads @ variables', sql: '@x', tokens: ['variable:@x@1:1'] },
+  { name: 'reads a lone @ as a variable, as sqlparser reads it as a word', sql: 'x @)', tokens: ['word:x@1:1', 'variable:@@1:3', 'op:)@1:4'] },
+  { name: "reads sqlparser's tokens that no statement takes, for the parser to reject", sql: 'a : {b} \\', tokens: ['word:a@1:1', 'op::@1:3', 'op:{@1:5', 'word:b@1:6', 'op:}@1:7', 'op:\\@1:9'] },
   { name: 'skips line comments', sql: 'a -- c d\nb', tokens: ['word:a@1:1', 'word:b@2:1'] },
   { name: 'skips a comment at the end of input', sql: 'a -- 1ms;', tokens: ['word:a@1:1'] },
   { name: 'skips nested block comments', sql: 'a /* x /* y */ z */ b', tokens: ['word:a@1:1', 'word:b@1:21'] },
@@ -47,15 +49,13 @@ const cases: { name: string; sql: string; tokens: string[] }[] = [
 ];
 
 const errors: { name: string; sql: string; message: string }[] = [
-  { name: 'an unterminated string', sql: "SELECT 'abc", message: 'sql parser error: Unterminated string literal at line 1, column 8' },
-  { name: 'an unterminated string over lines', sql: "a\n 'x\ny", message: 'sql parser error: Unterminated string literal at line 2, column 2' },
-  { name: 'an unterminated quoted identifier', sql: 'SELECT "abc', message: `sql parser error: Expected close delimiter '"' before EOF. at line 1, column 8` },
-  { name: 'an unterminated backquoted identifier', sql: '`a', message: "sql parser error: Expected close delimiter '`' before EOF. at line 1, column 1" },
-  { name: 'an unterminated block comment', sql: 'a /* x /* y */', message: 'sql parser error: Unexpected EOF while in a multi-line comment at line 1, column 3' },
-  { name: 'a single :', sql: 'a : b', message: "sql parser error: Unexpected character ':' at line 1, column 3" },
-  { name: 'an @ without a name', sql: 'x @', message: "sql parser error: Unexpected character '@' at line 1, column 3" },
-  { name: 'a #', sql: '\n  #', message: "sql parser error: Unexpected character '#' at line 2, column 3" },
-  { name: 'a non-letter symbol', sql: 'a €', message: "sql parser error: Unexpected character '€' at line 1, column 3" },
+  { name: 'an unterminated string', sql: "SELECT 'abc", message: 'sql parser error: Unterminated string literal at Line: 1, Column 8' },
+  { name: 'an unterminated string over lines', sql: "a\n 'x\ny", message: 'sql parser error: Unterminated string literal at Line: 2, Column 2' },
+  { name: 'an unterminated quoted identifier', sql: 'SELECT "abc', message: `sql parser error: Expected close delimiter '"' before EOF. at Line: 1, Column 8` },
+  { name: 'an unterminated backquoted identifier', sql: '`a', message: "sql parser error: Expected close delimiter '`' before EOF. at Line: 1, Column 1" },
+  { name: 'an unterminated block comment', sql: 'a /* x /* y */', message: 'sql parser error: Unexpected EOF while in a multi-line comment at Line: 1, Column 3' },
+  { name: 'a #', sql: '\n  #', message: "sql parser error: Unexpected character '#' at Line: 2, Column 3" },
+  { name: 'a non-letter symbol', sql: 'a €', message: "sql parser error: Unexpected character '€' at Line: 1, Column 3" },
 ];
 
 describe('tokenize', () => {
