@@ -79,9 +79,11 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
     } catch (err) {
       // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
       // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.
-      if ((x.kind === 'scalarFn' || x.kind === 'cast') && err instanceof UserError && err.kind === 'sqlExecute') {
+      // An internal error a function raises on its arguments (concat_ws('x')) is wrapped the same way.
+      const raised = err instanceof UserError && (err.kind === 'sqlExecute' || err.message.startsWith('Datafusion: Internal error: '));
+      if ((x.kind === 'scalarFn' || x.kind === 'cast') && raised) {
         // Inside the rule the error is arrow's own ("Arrow error: ..."), not CnosDB's "Arrow: ".
-        const inner = err.message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');
+        const inner = (err as UserError).message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');
         throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${inner}`);
       }
       return x;
