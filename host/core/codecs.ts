@@ -288,7 +288,8 @@ export class BlockCodecs {
     offsets[0] = 0;
     // All values at once when they are ASCII (the usual): one encodeInto of the joined text, and
     // the offsets from the lengths. A call per value was most of a flush's time for log columns.
-    const joined = validity === undefined ? values.length === n ? values.join('') : values.slice(0, n).join('') : presentValues(values, validity, n).join('');
+    const present = validity !== undefined ? presentValues(values, validity, n) : values.length === n ? values : values.slice(0, n);
+    const joined = present.join('');
     const written = utf8Encoder.encodeInto(joined, mem.subarray(bytesPtr, bytesPtr + maxBytes)).written;
     if (written === joined.length) {
       for (let i = 0; i < n; i++) {

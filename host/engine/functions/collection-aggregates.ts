@@ -1,5 +1,5 @@
 // Aggregates over a group's values as a set or a list: array_agg (DataFusion: NULLs kept, ORDER BY
-// honoured, DISTINCT), approx_distinct (exact here: DataFusion's HyperLogLog is exact at small
+// honoured, DISTINCT), first_value/last_value without OVER, approx_distinct (exact here: DataFusion's HyperLogLog is exact at small
 // cardinalities and this engine has no reason to be less so), bool_and/bool_or,
 // bit_and/bit_or/bit_xor, and CnosDB's mode (the most frequent non-NULL value; the first one
 // seen wins a tie, where CnosDB's hash map order decides) and sample(x, n) (n random values,
@@ -22,6 +22,24 @@ function expectUdafArgs(name: string, argTypes: readonly DataType[], n: number):
 
 const listOf = (item: DataType): DataType => ({ id: 'List', item });
 
+/** A group's rows (value, then the ORDER BY keys) in the call's ORDER BY order, or as they came. */
+function inCallOrder(rows: Scalar[][], order: NonNullable<BoundSignature['orderBy']>): Scalar[][] {
+  if (order.length === 0) return rows;
+  return rows.slice().sort((a, b) => {
+    for (let k = 0; k < order.length; k++) {
+      const x = a[1 + k]!;
+      const y = b[1 + k]!;
+      if (x === null || y === null) {
+        if (x === y) continue;
+        return (x === null) === order[k]!.nullsFirst ? -1 : 1;
+      }
+      const c = compareScalars(x, y);
+      if (c !== 0) return order[k]!.asc ? c : -c;
+    }
+    return 0;
+  });
+}
+
 const arrayAgg: AggregateFunction = {
   kind: 'aggregate',
   name: 'array_agg',
@@ -34,23 +52,7 @@ const arrayAgg: AggregateFunction = {
   createAccumulator(sig, distinct): GroupsAccumulator {
     const order = sig.orderBy ?? [];
     return new CollectingAccumulator(sig.returnType, 'all', (rows) => {
-      let list = rows;
-      if (order.length > 0) {
-        list = rows.slice().sort((a, b) => {
-          for (let k = 0; k < order.length; k++) {
-            const x = a[1 + k]!;
-            const y = b[1 + k]!;
-            if (x === null || y === null) {
-              if (x === y) continue;
-              return (x === null) === order[k]!.nullsFirst ? -1 : 1;
-            }
-            const c = compareScalars(x, y);
-            if (c !== 0) return order[k]!.asc ? c : -c;
-          }
-          return 0;
-        });
-      }
-      let values = list.map((r) => r[0]!);
+      let values = inCallOrder(rows, order).map((r) => r[0]!);
       if (distinct) {
         const seen = new Set<unknown>();
         values = values.filter((v) => {
@@ -64,6 +66,32 @@ const arrayAgg: AggregateFunction = {
     });
   },
 };
+
+/**
+ * first_value(x) and last_value(x) called without OVER: DataFusion's aggregates of those names,
+ * the value of the group's first or last row (NULL included), in the call's ORDER BY order or,
+ * without one, in the order the rows came.
+ */
+function framelessPick(name: string, displayName: string, debugName: string, last: boolean): AggregateFunction {
+  return {
+    kind: 'aggregate',
+    name,
+    displayName,
+    orderSensitive: true,
+    bind(argTypes): BoundSignature {
+      expectArgCount(debugName, argTypes, 1);
+      return { argTypes, returnType: argTypes[0]! };
+    },
+    createAccumulator(sig): GroupsAccumulator {
+      const order = sig.orderBy ?? [];
+      return new CollectingAccumulator(sig.returnType, 'all', (rows) => {
+        if (rows.length === 0) return null;
+        const sorted = inCallOrder(rows, order);
+        return sorted[last ? sorted.length - 1 : 0]![0]!;
+      });
+    },
+  };
+}
 
 /** Exact distinct count of the non-NULL values; the types DataFusion's sketch supports. */
 class DistinctCountAccumulator implements GroupsAccumulator {
@@ -222,6 +250,8 @@ const maxN: AggregateFunction = {
 
 export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
   arrayAgg,
+  framelessPick('first_value', 'FIRST_VALUE', 'FirstValue', false),
+  framelessPick('last_value', 'LAST_VALUE', 'LastValue', true),
   approxDistinct,
   fold('bool_and', 'BOOL_AND', 'BoolAnd', isBoolean, (a, v) => (a as boolean) && (v as boolean)),
   fold('bool_or', 'BOOL_OR', 'BoolOr', isBoolean, (a, v) => (a as boolean) || (v as boolean)),

@@ -60,20 +60,28 @@ export function windowFunction(name: string): WindowFunction | undefined {
   return WINDOWS.get(name);
 }
 
-/** DataFusion 27's BuiltinScalarFunction and AggregateFunction names, in declaration order. */
-const DATAFUSION_NAMES = (
-  'abs acos asin atan atan2 acosh asinh atanh cbrt ceil cos cosh degrees exp factorial floor gcd lcm ln log log10 ' +
-  'log2 pi power radians round signum sin sinh sqrt tan tanh trunc coalesce array_append array_concat array_dims ' +
-  'array_fill array_has array_has_all array_has_any array_length array_ndims array_position array_positions ' +
-  'array_prepend array_remove array_replace array_to_string cardinality make_array trim_array ascii bit_length btrim ' +
-  'character_length chr concat concat_ws date_part date_trunc date_bin initcap left lpad lower ltrim md5 nullif ' +
-  'octet_length random regexp_replace repeat replace reverse right rpad rtrim sha224 sha256 sha384 sha512 digest ' +
-  'split_part starts_with strpos substr to_hex to_timestamp to_timestamp_millis to_timestamp_micros ' +
-  'to_timestamp_seconds from_unixtime now current_date current_time uuid struct arrow_typeof regexp_match translate ' +
-  'trim upper count sum min max avg median approx_distinct array_agg var var_pop stddev stddev_pop covar covar_pop ' +
-  'corr approx_percentile_cont approx_percentile_cont_with_weight approx_median grouping bit_and bit_or bit_xor ' +
-  'bool_and bool_or regr_slope regr_intercept regr_count regr_r2 regr_avgx regr_avgy regr_sxx regr_syy regr_sxy'
-).split(' ');
+/**
+ * The names DataFusion suggests from, in its order: the scalar functions (lower case), then the
+ * aggregate functions as CnosDB's DataFusion displays them (upper case: "Did you mean 'MAX'?").
+ */
+const DATAFUSION_NAMES = [
+  ...(
+    'abs acos asin atan atan2 acosh asinh atanh cbrt ceil cos cosh degrees exp factorial floor gcd lcm ln log log10 ' +
+    'log2 pi power radians round signum sin sinh sqrt tan tanh trunc coalesce array_append array_concat array_dims ' +
+    'array_fill array_has array_has_all array_has_any array_length array_ndims array_position array_positions ' +
+    'array_prepend array_remove array_replace array_to_string cardinality make_array trim_array ascii bit_length btrim ' +
+    'character_length chr concat concat_ws date_part date_trunc date_bin initcap left lpad lower ltrim md5 nullif ' +
+    'octet_length random regexp_replace repeat replace reverse right rpad rtrim sha224 sha256 sha384 sha512 digest ' +
+    'split_part starts_with strpos substr to_hex to_timestamp to_timestamp_millis to_timestamp_micros ' +
+    'to_timestamp_seconds from_unixtime now current_date current_time uuid struct arrow_typeof regexp_match translate ' +
+    'trim upper'
+  ).split(' '),
+  ...(
+    'COUNT SUM MIN MAX AVG MEDIAN APPROX_DISTINCT ARRAY_AGG FIRST_VALUE LAST_VALUE VAR VAR_POP STDDEV STDDEV_POP COVAR ' +
+    'COVAR_POP CORR APPROX_PERCENTILE_CONT APPROX_PERCENTILE_CONT_WITH_WEIGHT APPROX_MEDIAN GROUPING BIT_AND BIT_OR ' +
+    'BIT_XOR BOOL_AND BOOL_OR REGR_SLOPE REGR_INTERCEPT REGR_COUNT REGR_R2 REGR_AVGX REGR_AVGY REGR_SXX REGR_SYY REGR_SXY'
+  ).split(' '),
+];
 
 function levenshtein(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -91,7 +99,7 @@ export function unknownFunction(name: string): Error {
   let bestDistance = Infinity;
   const target = name.toLowerCase();
   for (const c of DATAFUSION_NAMES) {
-    const d = levenshtein(c, target);
+    const d = levenshtein(c.toLowerCase(), target);
     if (d < bestDistance) {
       bestDistance = d;
       best = c;

@@ -509,7 +509,8 @@ export class ExprPlanner {
     if (e.over !== undefined) return this.windowCall(e);
     const agg = aggregateFunction(name);
     if (agg !== undefined) return this.aggregateCall(agg, e);
-    if (windowFunction(name) !== undefined) throw planError(`Window function ${name} requires an OVER clause`);
+    // A window-only function without OVER is no function at all to DataFusion 27's planner.
+    if (windowFunction(name) !== undefined) throw unknownFunction(name);
     if (name === 'arrow_cast') return this.arrowCast(e);
     const fn = scalarFunction(name);
     if (fn === undefined) throw unknownFunction(name);

@@ -62,8 +62,24 @@ const failures: [string, RegExp][] = [
   ['SELECT count(*) OVER (GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w', /GROUPS mode requires an ORDER BY clause/],
   ['SELECT ntile(0) OVER (ORDER BY time) FROM w', /NTILE requires a positive integer/],
   ['SELECT nth_value(v, 0) OVER (ORDER BY time) FROM w', /nth_value expect n to be > 0/],
-  ['SELECT row_number() FROM w', /Window function row_number requires an OVER clause/],
+  // Without OVER a window-only function is no function to DataFusion 27; first_value and
+  // last_value are aggregates then (below), so a bare column beside them is not grouped.
+  ['SELECT row_number() FROM w', /^Datafusion: Error during planning: Invalid function 'row_number'\.\nDid you mean 'power'\?$/],
+  ['SELECT cume_dist() FROM w', /^Datafusion: Error during planning: Invalid function 'cume_dist'\.\nDid you mean 'MEDIAN'\?$/],
+  ['SELECT time, first_value(v) FROM w', /^Datafusion: Error during planning: Projection references non-aggregate values: Expression w\.time could not be resolved from available columns: FIRST_VALUE\(w\.v\)$/],
 ];
+
+describe('first_value and last_value without OVER (aggregates)', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = testDb();
+    await db.exec(SETUP);
+  });
+  it("take the first and last row of each group, NULL included, by the call's ORDER BY", async () => {
+    const r = await db.run('SELECT g, first_value(v ORDER BY time), last_value(v ORDER BY time), first_value(d ORDER BY v DESC) FROM w GROUP BY g ORDER BY g');
+    expect(r.rows).toEqual(['a | 10 | 40 | 4.0', 'b | 5 | NULL | 6.0']);
+  });
+});
 
 describe('window functions', () => {
   let db: TestDb;

@@ -172,7 +172,9 @@ const errors: { sql: string; message: string }[] = [
   },
   { sql: 'SELECT host FROM cpu UNION SELECT host, used FROM mem', message: 'Datafusion: Error during planning: UNION queries must have the same number of columns, (left is 1, (right is 2)' },
   { sql: 'SELECT (SELECT host, used FROM mem) FROM cpu', message: 'Datafusion: Error during planning: Scalar subquery should only return one column, but found 2: host, used' },
-  { sql: 'SELECT row_number() FROM cpu', message: 'Datafusion: Error during planning: Window function row_number requires an OVER clause' },
+  { sql: 'SELECT row_number() FROM cpu', message: "Datafusion: Error during planning: Invalid function 'row_number'.\nDid you mean 'power'?" },
+  // Aggregates are suggested as CnosDB's DataFusion displays them: upper case.
+  { sql: "SELECT map('k', 'v') FROM cpu", message: "Datafusion: Error during planning: Invalid function 'map'.\nDid you mean 'MAX'?" },
   { sql: "SELECT time_window(time, '0.5ms') FROM cpu", message: 'Datafusion: Error during planning: Invalid time_window parameter: the window must be between 1ms and 365d' },
   { sql: 'SELECT * FROM cpu LIMIT -1', message: 'Datafusion: Error during planning: LIMIT must not be negative' },
   // An IN list in a name shows its items in Expr's Debug form (DataFusion 27's quirk).
