@@ -7,14 +7,31 @@ import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import { PhysicalPlanError, planError } from '../errors.js';
 import { commonType } from '../planner/coercion.js';
+import { formatRustF64 } from '../format/float-text.js';
 import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
 import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
 
-function noArgs(name: string): (argTypes: readonly unknown[]) => BoundSignature {
+/** DataFusion 27's check of a `Signature::any(n)`: the built-in window functions but lag and lead. */
+function expectAny(n: number, argTypes: readonly unknown[]): void {
+  if (argTypes.length !== n) throw planError(`The function expected ${n} arguments but received ${argTypes.length}`);
+}
+
+function noArgs(): (argTypes: readonly unknown[]) => BoundSignature {
   return (argTypes) => {
-    if (argTypes.length !== 0) throw planError(`The function ${name} expects 0 arguments, but ${argTypes.length} were provided`);
+    expectAny(0, argTypes);
     return { argTypes: [], returnType: UINT64 };
   };
+}
+
+/**
+ * A literal as DataFusion 27's ScalarValue Debug prints it (`Float64(2.5)`, `Utf8("x")`), for the
+ * messages of conversions that fail.
+ */
+function scalarDebug(type: DataType, v: Scalar | undefined): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number') return `${type.id}(${formatRustF64(v)})`;
+  if (typeof v === 'string') return `${type.id}("${v}")`;
+  return `${type.id}(${String(v)})`;
 }
 
 function u64(values: ArrayLike<number>, n: number): Vector {
@@ -26,7 +43,7 @@ function u64(values: ArrayLike<number>, n: number): Vector {
 const rowNumber: WindowFunction = {
   kind: 'window',
   name: 'row_number',
-  bind: noArgs('row_number'),
+  bind: noArgs(),
   evaluatePartition(_args, n): Vector {
     const out = new BigUint64Array(n);
     for (let i = 0; i < n; i++) out[i] = BigInt(i + 1);
@@ -37,7 +54,7 @@ const rowNumber: WindowFunction = {
 const rank: WindowFunction = {
   kind: 'window',
   name: 'rank',
-  bind: noArgs('rank'),
+  bind: noArgs(),
   evaluatePartition(_args, n, peers): Vector {
     const r = new Float64Array(n);
     for (let i = 0; i < n; i++) r[i] = peers[i]! + 1;
@@ -48,7 +65,7 @@ const rank: WindowFunction = {
 const denseRank: WindowFunction = {
   kind: 'window',
   name: 'dense_rank',
-  bind: noArgs('dense_rank'),
+  bind: noArgs(),
   evaluatePartition(_args, n, peers): Vector {
     const r = new Float64Array(n);
     let d = 0;
@@ -63,7 +80,7 @@ const denseRank: WindowFunction = {
 const percentRank: WindowFunction = {
   kind: 'window',
   name: 'percent_rank',
-  bind: (argTypes) => ({ ...noArgs('percent_rank')(argTypes), returnType: FLOAT64 }),
+  bind: (argTypes) => ({ ...noArgs()(argTypes), returnType: FLOAT64 }),
   evaluatePartition(_args, n, peers): Vector {
     const out = new Float64Array(n);
     for (let i = 0; i < n; i++) out[i] = n <= 1 ? 0 : peers[i]! / (n - 1);
@@ -75,7 +92,7 @@ const percentRank: WindowFunction = {
 const cumeDist: WindowFunction = {
   kind: 'window',
   name: 'cume_dist',
-  bind: (argTypes) => ({ ...noArgs('cume_dist')(argTypes), returnType: FLOAT64 }),
+  bind: (argTypes) => ({ ...noArgs()(argTypes), returnType: FLOAT64 }),
   evaluatePartition(_args, n, peers): Vector {
     const out = new Float64Array(n);
     let i = n - 1;
@@ -102,7 +119,7 @@ const ntile: WindowFunction = {
   kind: 'window',
   name: 'ntile',
   bind(argTypes, constants): BoundSignature {
-    if (argTypes.length !== 1) throw planError(`The function ntile expects 1 arguments, but ${argTypes.length} were provided`);
+    expectAny(1, argTypes);
     if (integerArg('ntile', argTypes, constants, 0, 0n) <= 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: NTILE requires a positive integer');
     return { argTypes: [INT64], returnType: UINT64 };
   },
@@ -115,33 +132,68 @@ const ntile: WindowFunction = {
   },
 };
 
-/** lag / lead: the value `offset` rows before / after, else the default (NULL by default). */
+/**
+ * lag / lead: the value `offset` rows before / after, else the default (NULL without one). As in
+ * DataFusion 27, an offset literal that is not an integer (1.5, 'x', NULL, true) counts as 1, and
+ * the default must be an integer literal, converted to the value's type.
+ */
 function shifted(name: 'lag' | 'lead'): WindowFunction {
   const sign = name === 'lag' ? -1 : 1;
   return {
     kind: 'window',
     name,
     bind(argTypes, constants): BoundSignature {
-      if (argTypes.length < 1 || argTypes.length > 3) throw planError(`The function ${name} expects 1 to 3 arguments, but ${argTypes.length} were provided`);
-      integerArg(name, argTypes, constants, 1, 1n);
+      if (argTypes.length < 1 || argTypes.length > 3) {
+        throw planError(`Coercion from [${argTypes.map(typeName).join(', ')}] to the signature OneOf([Any(1), Any(2), Any(3)]) failed.`);
+      }
+      literalArg(argTypes, constants, 1);
       const t = argTypes[0]!;
-      if (argTypes.length < 3) return { argTypes: argTypes.length === 1 ? [t] : [t, INT64], returnType: t };
-      const common = commonType([t, argTypes[2]!]) ?? t;
-      return { argTypes: [common, INT64, common], returnType: common };
+      // The offset and default stay as written: they are read from the argument's first row.
+      if (argTypes.length < 3) return { argTypes: argTypes.length === 1 ? [t] : [t, argTypes[1]!], returnType: t };
+      literalArg(argTypes, constants, 2);
+      if (typeof constants?.[2] !== 'bigint') {
+        throw new PhysicalPlanError(
+          'sqlPlan',
+          "Datafusion: Internal error: Expects default value to have Int64 type. This was likely caused by a bug in DataFusion's code and we would welcome that you file an bug report in our issue tracker",
+          { argTypes: [t, argTypes[1]!, argTypes[2]!], returnType: t },
+        );
+      }
+      return { argTypes: [t, argTypes[1]!, INT64], returnType: t };
     },
     evaluatePartition(args, n, _peers, sig): Vector {
       const value = args[0]!;
-      const offset = args.length > 1 ? Number((args[1]!.values as BigInt64Array)[0] ?? 1n) : 1;
-      const fallback = args[2];
+      const written = args.length > 1 && isValid(args[1]!, 0) ? getValue(args[1]!, 0) : null;
+      const offset = typeof written === 'bigint' ? Number(written) : 1;
+      const fallback = args.length > 2 && isValid(args[2]!, 0) ? castDefault(getValue(args[2]!, 0) as bigint, sig.returnType) : null;
       const out: Scalar[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const j = i + sign * offset;
-        if (j >= 0 && j < n) out[i] = isValid(value, j) ? getValue(value, j) : null;
-        else out[i] = fallback !== undefined && isValid(fallback, i) ? getValue(fallback, i) : null;
+        out[i] = j >= 0 && j < n ? (isValid(value, j) ? getValue(value, j) : null) : fallback;
       }
       return vectorFrom(sig.returnType, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
     },
   };
+}
+
+/** An integer default as the value's type, as DataFusion parses the integer's text as that type. */
+function castDefault(v: bigint, type: DataType): Scalar {
+  switch (type.id) {
+    case 'Float64':
+      return Number(v);
+    case 'Utf8':
+      return String(v);
+    case 'Boolean':
+      throw new PhysicalPlanError('sqlExecute', `Datafusion: Execution error: Cannot parse '${v}' as Boolean`);
+    default:
+      return v;
+  }
+}
+
+/** A window call's argument at `index` must be a literal (DataFusion reads it from the plan). */
+function literalArg(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[] | undefined, index: number): void {
+  if (argTypes.length > index && constants?.[index] === undefined) {
+    throw new PhysicalPlanError('sqlPlan', `Datafusion: This feature is not implemented: There is only support Literal types for field at idx: ${index} in Window Function`);
+  }
 }
 
 /** first_value / last_value / nth_value: a row picked from the frame, NULL for an empty frame. */
@@ -150,13 +202,22 @@ function framePick(name: string, arity: number, pick: (start: number, end: numbe
     kind: 'window',
     name,
     bind(argTypes, constants): BoundSignature {
-      if (argTypes.length !== arity) throw planError(`The function ${name} expects ${arity} arguments, but ${argTypes.length} were provided`);
-      if (arity === 2 && integerArg(name, argTypes, constants, 1, 1n) <= 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: nth_value expect n to be > 0');
-      return { argTypes: arity === 2 ? [argTypes[0]!, INT64] : argTypes, returnType: argTypes[0]! };
+      expectAny(arity, argTypes);
+      if (arity === 1) return { argTypes, returnType: argTypes[0]! };
+      literalArg(argTypes, constants, 1);
+      const k = constants?.[1];
+      const fallback = { argTypes: [argTypes[0]!, INT64], returnType: argTypes[0]! };
+      if (typeof k !== 'bigint') {
+        throw new PhysicalPlanError('sqlExecute', `Datafusion: Execution error: Internal("Cannot convert ${scalarDebug(argTypes[1]!, k).replaceAll('"', '\\"')} to i64")`, fallback);
+      }
+      if (k === 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: nth_value expect n to be > 0', fallback);
+      return fallback;
     },
     evaluatePartition(args, n, _peers, sig, frames: WindowFrames): Vector {
       const value = args[0]!;
-      const nth = args.length > 1 ? Number((args[1]!.values as BigInt64Array)[0] ?? 1n) : 1;
+      // DataFusion 27 takes n as a u32: a negative n is a position past any frame (NULL).
+      const k = args.length > 1 ? BigInt.asUintN(32, getValue(args[1]!, 0) as bigint) : 1n;
+      const nth = Number(k);
       const out: Scalar[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const s = frames.start[i]!;

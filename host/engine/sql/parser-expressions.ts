@@ -425,6 +425,9 @@ export function parseWindowSpec(p: Parser): WindowSpec {
     } else {
       frame = { units, start: parseFrameBound(p) };
     }
+  } else if (!p.peekOp(')')) {
+    // Anything else before `)` is read as a frame, as sqlparser does.
+    p.expected('ROWS, RANGE, GROUPS');
   }
   const spec: WindowSpec = { partitionBy, orderBy };
   return { ...(baseName === undefined ? {} : { baseName }), ...spec, ...(frame === undefined ? {} : { frame }) };

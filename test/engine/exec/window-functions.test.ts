@@ -55,7 +55,24 @@ const cases: [string, string[]][] = [
   [`SELECT array_agg(v) OVER (PARTITION BY g ORDER BY time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS a FROM w WHERE g = 'a' ${ORDER}`, ['[10]', '[10, 20]', '[20, 20]', '[20, 40]']],
 ];
 
+// DataFusion 27's readings of odd literal arguments: an offset that is no integer counts as 1, an
+// integer default takes the value's type, a negative nth_value position is past every frame.
+const A = "FROM w WHERE g = 'a' ORDER BY time";
+const W = 'OVER (PARTITION BY g ORDER BY time)';
+cases.push(
+  [`SELECT lag(v, 'x', 0) ${W}, lag(v, 1.5) ${W}, lead(v, NULL, 7) ${W}, lag(v, true, 0) ${W} ${A}`, ['0 | NULL | 20 | 0', '10 | 10 | 20 | 10', '20 | 20 | 40 | 20', '20 | 20 | 7 | 20']],
+  [`SELECT lead(d, 1, 7) ${W}, nth_value(v, -1) OVER (PARTITION BY g ORDER BY time ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) ${A}`, ['2.0 | NULL', '3.0 | NULL', '4.0 | NULL', '7.0 | NULL']],
+);
+
 const failures: [string, RegExp][] = [
+  // Arity as DataFusion 27's signatures check it: Any(n), and OneOf for lag and lead.
+  ['SELECT dense_rank(v) OVER (ORDER BY time) FROM w', /^Datafusion: Error during planning: The function expected 0 arguments but received 1$/],
+  ["SELECT first_value(v, 'x') OVER (ORDER BY time) FROM w", /^Datafusion: Error during planning: The function expected 1 arguments but received 2$/],
+  ['SELECT lag(v, 1, 0, 5) OVER (ORDER BY time) FROM w', /^Datafusion: Error during planning: Coercion from \[Int64, Int64, Int64, Int64\] to the signature OneOf\(\[Any\(1\), Any\(2\), Any\(3\)\]\) failed\.$/],
+  ["SELECT lag(v, 1, 'none') OVER (ORDER BY time) FROM w", /^Datafusion: Internal error: Expects default value to have Int64 type\. This was likely caused by a bug/],
+  ['SELECT lead(v, 1, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Internal error: Expects default value to have Int64 type\./],
+  ['SELECT nth_value(v, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Execution error: Internal\("Cannot convert Float64\(2\.5\) to i64"\)$/],
+  ["SELECT nth_value(v, 'second') OVER (ORDER BY time) FROM w", /^Datafusion: Execution error: Internal\("Cannot convert Utf8\(\\"second\\"\) to i64"\)$/],
   ['SELECT sum(v) OVER (ORDER BY time ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM w', /Invalid window frame: start bound cannot be UNBOUNDED FOLLOWING/],
   ['SELECT sum(v) OVER (ORDER BY time ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM w', /Invalid window frame: end bound cannot be UNBOUNDED PRECEDING/],
   ['SELECT sum(v) OVER (ORDER BY time, v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w', /With window frame of type RANGE, the order by expression must be of length 1, got 2/],

@@ -198,6 +198,11 @@ describe('parseExpression', () => {
     expect(() => parseExpression("trim(leading from 'dog')")).toThrow(/Expected \), found: 'dog'/);
   });
 
+  it('reads anything else in a window specification as a frame, as sqlparser does', () => {
+    expect(() => parseExpression("rank() OVER ('')")).toThrow(/^sql parser error: Expected ROWS, RANGE, GROUPS, found: '' at Line: 1, Column 14$/);
+    expect(() => parseExpression('rank() OVER (ORDER BY a b)')).toThrow(/Expected ROWS, RANGE, GROUPS, found: b/);
+  });
+
   it('keeps the literal text of numbers for the planner', () => {
     expect(parseExpression('18446744073709551615')).toMatchObject({ kind: 'number', text: '18446744073709551615' });
     expect(parseExpression('1.0e10')).toMatchObject({ kind: 'number', text: '1.0e10' });
