@@ -167,7 +167,10 @@ const splitPart = stringFunction(
   (args) => {
     const n = Number(args[2] as bigint);
     if (n <= 0) throw executionError('Datafusion: Execution error: field position must be greater than zero');
-    const parts = (args[0] as string).split(args[1] as string);
+    const s = args[0] as string;
+    const d = args[1] as string;
+    // Rust's str::split: an empty delimiter splits before and after every character ('', 'a', ..., '').
+    const parts = d === '' ? ['', ...Array.from(s), ...(s === '' ? [] : [''])] : s.split(d);
     return parts[n - 1] ?? '';
   },
 );

@@ -21,6 +21,8 @@ const values: [string, string][] = [
   ["SELECT split_part('a,b,c', ',', 2), split_part('a,b', ',', 5), translate('12345', '143', 'ax'), initcap('hello wORLD')", 'b |  | a2x5 | Hello World'],
   // A character repeated in `from` maps by its last position: t -> d.
   ["SELECT translate('test', 'test', 'abcd'), translate('aXa', 'aa', 'bc')", 'dbcd | cXc'],
+  // An empty delimiter splits before and after every character (Rust's str::split).
+  ["SELECT split_part('ab', '', 1), split_part('ab', '', 2), split_part('ab', '', 3), split_part('ab', '', 4), split_part('ab', '', 5)", ' | a | b |  | '],
   // An empty pattern matches at every character boundary, the ends included (Rust's str::replace).
   ["SELECT replace('ab', '', 'X'), replace('', '', 'X'), replace('', 'a', 'X'), replace('héé', 'é', '')", 'XaXbX | X |  | h'],
   ["SELECT chr(65), chr(20320), to_hex(255), to_hex(-1), ascii('A'), ascii(''), bit_length('ab'), octet_length('é')", 'A | 你 | ff | ffffffffffffffff | 65 | 0 | 16 | 2'],
