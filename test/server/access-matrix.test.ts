@@ -127,8 +127,8 @@ async function root(sql: string, tenant = 'acme', db = 'metrics'): Promise<strin
 }
 
 /** One column of a root query, sorted. */
-async function column(sql: string): Promise<string[]> {
-  return (await root(sql)).trim().split('\n').slice(1).sort();
+async function column(sql: string, tenant?: string): Promise<string[]> {
+  return (await root(sql, tenant)).trim().split('\n').slice(1).sort();
 }
 
 beforeAll(async () => {
@@ -232,12 +232,13 @@ describe('access matrix', () => {
     expect(tables.filter((t) => t.startsWith('ct_'))).toEqual(allowed('CREATE TABLE').map((n) => `ct_${n}`).sort());
     expect(tables.filter((t) => t.startsWith('dt_'))).toEqual(refused('DROP TABLE').map((n) => `dt_${n}`).sort());
     expect((await column('SHOW DATABASES')).filter((d) => d.startsWith('cd_'))).toEqual(allowed('CREATE DATABASE').map((n) => `cd_${n}`).sort());
-    const prefixed = async (sql: string, prefix: string): Promise<string[]> => (await column(sql)).filter((n) => n.startsWith(prefix));
+    const prefixed = async (sql: string, prefix: string, tenant?: string): Promise<string[]> => (await column(sql, tenant)).filter((n) => n.startsWith(prefix));
     expect(await prefixed('SELECT role_name FROM information_schema.roles', 'cr_')).toEqual(allowed('CREATE ROLE').map((n) => `cr_${n}`).sort());
     expect(await column("SELECT role_name FROM information_schema.database_privileges WHERE database_name = 'other'")).toEqual(allowed('GRANT').map((n) => `g_${n}`).sort());
     expect(await prefixed('SELECT user_name FROM information_schema.members', 'extra_')).toEqual(allowed('ALTER TENANT ADD USER').map((n) => `extra_${n}`).sort());
-    expect(await prefixed('SELECT user_name FROM cluster_schema.users', 'nu_')).toEqual(allowed('CREATE USER').map((n) => `nu_${n}`).sort());
-    expect(await prefixed('SELECT tenant_name FROM cluster_schema.tenants', 'nt_')).toEqual(allowed('CREATE TENANT').map((n) => `nt_${n}`).sort());
+    // cluster_schema is the system tenant's.
+    expect(await prefixed('SELECT user_name FROM cluster_schema.users', 'nu_', 'cnosdb')).toEqual(allowed('CREATE USER').map((n) => `nu_${n}`).sort());
+    expect(await prefixed('SELECT tenant_name FROM cluster_schema.tenants', 'nt_', 'cnosdb')).toEqual(allowed('CREATE TENANT').map((n) => `nt_${n}`).sort());
   });
 
   it('returns the data to those allowed to read', () => {

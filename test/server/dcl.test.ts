@@ -222,9 +222,8 @@ describe('system views and session functions', () => {
     );
     expect(await ok('SELECT count(*) AS n FROM information_schema.columns WHERE database_name = \'closed\'', auth)).toBe('n\n0\n');
     expect(await ok('SELECT user_name, role_name FROM information_schema.members', auth)).toBe('user_name,role_name\nsvu,r\n');
-    // Admin-only views are empty for others; the schema views follow types of CnosDB.
-    expect(await ok('SELECT * FROM cluster_schema.users', auth)).toBe('user_name,is_admin,user_options\n');
-    expect(await ok('SELECT * FROM cluster_schema.tenants', auth)).toBe('tenant_name,tenant_options\n');
+    // cluster_schema lives in the system tenant: from another one it is a table that does not exist.
+    await fails('SELECT * FROM cluster_schema.users', 422, '030019', /^Meta: Table not found: "sv\.cluster_schema\.users"$/, auth);
     expect(await ok('SELECT shard, wal_sync FROM information_schema.databases', { ...auth, accept: 'application/json' })).toBe('[{"shard":1,"wal_sync":false}]');
   });
 

@@ -18,7 +18,7 @@ import { planSelect } from './select-planner.js';
 import { StatementErrors } from './deferred-errors.js';
 import { simplifyExpressions } from '../optimizer/simplify-expressions.js';
 import type { SystemInfo } from '../system/system-info.js';
-import { planSystemView } from '../system/system-views.js';
+import { isForeignClusterView, planSystemView } from '../system/system-views.js';
 
 export interface PlannerContext {
   readonly catalog: EngineCatalog;
@@ -107,6 +107,7 @@ export class QueryPlanner {
       this.cacheable = false;
       return view;
     }
+    if (isForeignClusterView(name, this.ctx.tenant)) throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
     const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };

@@ -115,10 +115,22 @@ const SCHEMAS: Readonly<Record<string, Readonly<Record<string, View>>>> = {
   cluster_schema: CLUSTER_SCHEMA,
 };
 
+/** The tenant whose users see cluster_schema (CnosDB's system tenant, `cnosdb`). */
+const CLUSTER_TENANT = 'cnosdb';
+
+/**
+ * Whether `[tenant.]cluster_schema.x` is named from a tenant other than the system one: there it
+ * is a table that does not exist ("Table not found: \"t1.cluster_schema.users\"", as CnosDB says).
+ */
+export function isForeignClusterView(name: readonly string[], tenant: string): boolean {
+  return (name.length === 2 || (name.length === 3 && name[0] === tenant)) && name[name.length - 2]!.toLowerCase() === 'cluster_schema' && tenant !== CLUSTER_TENANT;
+}
+
 /** The view `[tenant.]schema.view` names (case-insensitive, as CnosDB's tests write them), if any. */
 function findView(name: readonly string[], tenant: string): View | undefined {
   if (name.length === 3 && name[0] !== tenant) return undefined;
   if (name.length !== 2 && name.length !== 3) return undefined;
+  if (isForeignClusterView(name, tenant)) return undefined;
   const schema = SCHEMAS[name[name.length - 2]!.toLowerCase()];
   return schema === undefined ? undefined : Object.hasOwn(schema, name[name.length - 1]!.toLowerCase()) ? schema[name[name.length - 1]!.toLowerCase()] : undefined;
 }
