@@ -47,7 +47,8 @@ export function systemInfo(catalog: Catalog, registry: QueryRegistry, user: User
       const custom = [...t.roles].map(([name, r]) => ({ name, type: 'custom' as const, inherit: r.inherit ?? 'NULL' })).sort(byName((r) => r.name));
       return [{ name: 'owner', type: 'system' as const, inherit: null }, { name: 'member', type: 'system' as const, inherit: null }, ...custom];
     },
-    enabledRoles: () => (role === undefined ? [] : [role]),
+    // An admin's session has no role (current_role() is NULL there too), as in CnosDB.
+    enabledRoles: () => (user.admin || role === undefined ? [] : [role]),
     databasePrivileges: () => {
       const roles = owner ? [...t.roles] : role !== undefined && t.roles.has(role) ? [[role, t.roles.get(role)!] as const] : [];
       const out = roles.flatMap(([name, r]) => [...r.privileges].map(([database, level]) => ({ database, privilege: PRIVILEGE_NAMES[level], role: name })));

@@ -199,6 +199,8 @@ describe('system views and session functions', () => {
       `current_user(),current_tenant(),current_database(),current_role(),@@server_version,@@deployment_mode\nfu,fn_t,fdb,member,${VERSION},singleton\n`,
     );
     expect(await ok('SELECT current_role() IS NULL AS none, upper(current_user()) AS u')).toBe('none,u\ntrue,ROOT\n');
+    // An admin's session has no role: no enabled role either.
+    expect(await ok('SELECT count(*) AS n FROM information_schema.enabled_roles')).toBe('n\n0\n');
     await fails('SELECT @@nope', 422, '010001', /variable @@nope is not defined/);
   });
 
