@@ -244,9 +244,9 @@ export function k_fold_groups(values: usize, valid: usize, n: usize, typeAndFlag
 /**
  * Writes one result column of the first `ngroups` groups of the accumulator at `acc`: FIN_COUNT
  * (i64), FIN_AVG and FIN_FSUM (f64), FIN_MIN / FIN_MAX (the column's 8 bytes), FIN_ISUM (the
- * exact integer sum as i64, or as u64 when `unsigned`), 8 bytes per group at `out`, and at
- * `validity` one byte per group: 1 when the group has a value (always for FIN_COUNT). Slots of
- * groups without a value are 0. Returns 0; for FIN_ISUM -1 when a sum leaves the type; -2 for an
+ * integer sum modulo 2^64: the same bytes whether the host reads them as i64 or, when `unsigned`,
+ * as u64), 8 bytes per group at `out`, and at `validity` one byte per group: 1 when the group has
+ * a value (always for FIN_COUNT). Slots of groups without a value are 0. Returns 0, or -2 for an
  * unknown output.
  */
 export function k_finish_groups(acc: usize, cap: usize, ngroups: usize, what: u32, unsigned: bool, out: usize, validity: usize): i32 {
@@ -278,10 +278,10 @@ export function k_finish_groups(acc: usize, cap: usize, ngroups: usize, what: u3
         store<i64>(o, load<i64>(slot(acc, cap, A_MAX, g)));
         break;
       default: {
-        // value = hi * 2^32 + lo with 0 <= lo < 2^32: it fits when hi fits 32 bits.
+        // value = hi * 2^32 + lo with 0 <= lo < 2^32, wrapped into 64 bits as DataFusion 27's
+        // SUM wraps (the shift drops what does not fit).
         const lo = load<i64>(slot(acc, cap, A_LO, g));
         const h = load<i64>(slot(acc, cap, A_HI, g));
-        if (unsigned ? h < 0 || h > 0xffffffff : h < -0x80000000 || h > 0x7fffffff) return -1;
         store<i64>(o, (h << 32) | lo);
       }
     }

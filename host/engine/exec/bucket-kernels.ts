@@ -241,16 +241,14 @@ export class BucketKernels {
 
   /**
    * One result column of the first `groups` groups: 8-byte values (i64, u64 or f64 as `what`
-   * and the source's type make them) and validity. Returns undefined when an integer sum left
-   * its type.
+   * and the source's type make them; an integer sum wrapped into its type) and validity.
    */
-  finish(source: number, what: Finish, groups: number): { values: ArrayBuffer; validity: Uint8Array } | undefined {
+  finish(source: number, what: Finish, groups: number): { values: ArrayBuffer; validity: Uint8Array } {
     const s = this.#sources[source]!;
     const base = this.#k.k_region(groups * 9 + 16);
     if (base === 0) throw new Error(`BUG: kernel region for ${groups} groups refused`);
     const validity = base + groups * 8;
     const rc = this.#k.k_finish_groups(s.ptr, s.cap, groups, FIN[what], s.type === 'UInt64' ? 1 : 0, base, validity);
-    if (rc === -1) return undefined;
     if (rc !== 0) throw new Error(`BUG: k_finish_groups returned ${rc}`);
     this.#views();
     return { values: this.#u8.slice(base, base + groups * 8).buffer, validity: this.#u8.slice(validity, validity + groups) };

@@ -9,7 +9,6 @@ import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { takeVector, vectorFrom } from '../batch.js';
 import type { SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
-import { executionError } from '../errors.js';
 import { words } from '../functions/accumulators.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
@@ -349,7 +348,6 @@ export class BucketGroups {
         continue;
       }
       const out = this.#kernels!.finish(sink.source, sink.finish, n);
-      if (out === undefined) throw executionError(`Arrow error: Compute error: Overflow happened on: SUM of ${sink.type.id}`);
       const values = sink.type.id === 'Float64' ? new Float64Array(out.values) : sink.type.id === 'UInt64' ? new BigUint64Array(out.values) : new BigInt64Array(out.values);
       columns.push(sink.finish === 'count' ? { type: INT64, length: n, values } : { type: sink.type, length: n, values, validity: out.validity });
     }
