@@ -6,7 +6,6 @@
 import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import { PhysicalPlanError, planError } from '../errors.js';
-import { commonType } from '../planner/coercion.js';
 import { formatRustF64 } from '../format/float-text.js';
 import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
 import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
