@@ -10,7 +10,7 @@
 
 import type { Scalar } from '../batch.js';
 import { BOOLEAN, INT64, typeName, UTF8, type DataType } from '../types.js';
-import { executionError, internalError, planError } from '../errors.js';
+import { executionError, internalError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
 

@@ -2,7 +2,6 @@
 // UNION / INTERSECT / EXCEPT, a parenthesised query), ORDER BY and LIMIT/OFFSET. Tables resolve
 // in the session's database unless qualified; missing ones give CnosDB's errors.
 
-import { UserError } from '../../core/errors.js';
 import type { EngineCatalog, TableInfo } from '../catalog.js';
 import { planError } from '../errors.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
