@@ -12,7 +12,7 @@
 import { dropAfterMs } from '../storage/catalog-dcl.js';
 import { findPendingDrop } from '../storage/pending-drops.js';
 import type { DclStatement } from '../engine/query.js';
-import { notImplemented, semanticError } from '../engine/errors.js';
+import { semanticError } from '../engine/errors.js';
 import type { UserDef } from '../storage/catalog.js';
 import { ROOT_USER } from '../storage/catalog.js';
 import {

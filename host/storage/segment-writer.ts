@@ -32,7 +32,7 @@ import {
   type SeriesColumn,
 } from './segment-format.js';
 import { IndexBuilder } from './segment-index.js';
-import { allocValues, sliceRows, type FieldValues, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
+import { allocValues, sliceRows, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
 const WRITE_CHUNK_BYTES = 1 << 20;
 const INDEX_ZSTD_LEVEL = 9;

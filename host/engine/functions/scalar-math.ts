@@ -6,10 +6,10 @@
 // computes them in DOUBLE.
 
 import type { Scalar, Vector } from '../batch.js';
-import { FLOAT64, INT64, UINT64, type DataType } from '../types.js';
+import { FLOAT64, INT64, type DataType } from '../types.js';
 import { executionError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
-import { expectArgs, MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
+import { MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
 
 function roundHalfAway(x: number): number {
   return x < 0 ? -Math.round(-x) : Math.round(x);

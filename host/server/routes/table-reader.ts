@@ -6,7 +6,6 @@
 // The storage scan does the field projection, the series filter and the time range, and prunes
 // partitions, files and blocks by them.
 
-import { UserError } from '../../core/errors.js';
 import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
 import type { Storage } from '../../storage/storage.js';
