@@ -536,15 +536,18 @@ export class Storage {
 
   /**
    * COMPACT DATABASE: flushes the database's memtables, then compacts each of its partitions
-   * down to one file, waiting for a compaction in progress first (one runs at a time).
+   * down to one file, waiting for a compaction in progress first (one runs at a time). At most as
+   * many rounds as there are files when it starts (a merge takes at least one file away), so that
+   * ingest flushing meanwhile cannot keep it going; what is left goes to the background.
    */
   async compactDatabase(db: DatabaseDef): Promise<void> {
     const state = this.#state(db);
     await state.flushAll();
-    for (;;) {
+    for (let rounds = state.slots.length; rounds > 0; rounds--) {
       while (this.#compaction !== undefined) await this.#compaction;
       if (this.#closed || state.closing || !this.#startCompaction(true, state)) return;
     }
+    while (this.#compaction !== undefined) await this.#compaction;
   }
 
   /** Waits for background work in progress (tests). */
