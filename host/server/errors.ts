@@ -56,7 +56,7 @@ function isBug(err: unknown): boolean {
 export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorStyle): ResponseObject {
   const res =
     style === 'json'
-      ? h.response(JSON.stringify({ error_code: err.code, error_message: err.message })).type('application/json')
+      ? h.response(JSON.stringify({ error_code: err.code, error_message: err.message })).type('application/json').charset()
       : h.response();
   res.code(err.status);
   res.header('X-Sundial-Error-Code', err.code);

@@ -76,6 +76,7 @@ export class SundialServer {
       mime: {
         override: {
           'text/csv': { compressible: true },
+          'application/csv': { compressible: true },
           'text/tsv': { compressible: true },
           'text/table': { compressible: true },
           'application/nd-json': { compressible: true },

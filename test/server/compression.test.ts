@@ -118,4 +118,16 @@ describe('response Accept-Encoding', () => {
       expect(JSON.parse(plain.toString()).status).toBe('healthy');
     });
   }
+
+  // Every result media type the SQL route serves is compressed on request, with Vary.
+  for (const accept of ['text/csv', 'application/csv', 'text/tsv', 'application/json', 'application/nd-json', 'application/x-ndjson', 'application/ndjson', 'text/table']) {
+    it(`compresses a SQL result sent as ${accept}`, async () => {
+      const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT 1 AS one', headers: { accept, 'accept-encoding': 'gzip' } });
+      expect(r.status, r.text).toBe(200);
+      expect(r.headers['content-type']).toBe(accept);
+      expect(r.headers['content-encoding']).toBe('gzip');
+      expect(r.headers.vary).toMatch(/accept-encoding/i);
+      expect(gunzipSync(r.body).toString()).toContain('1');
+    });
+  }
 });

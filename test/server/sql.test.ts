@@ -84,7 +84,7 @@ describe('POST /api/v1/sql', () => {
         expect(r.headers['content-length']).toBe(String(r.body.length));
         expect(r.headers['content-type']).toBe(c.headers?.accept ?? 'text/csv');
       } else {
-        expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(r.headers['content-type']).toBe('application/json');
         const e = JSON.parse(r.text) as { error_code: string; error_message: string };
         if (c.code !== undefined) expect(e.error_code).toBe(c.code);
         if (c.message !== undefined) expect(e.error_message).toMatch(c.message);

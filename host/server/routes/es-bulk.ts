@@ -62,7 +62,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
         const took = Math.max(0, Date.now() - request.info.received);
         return h
           .response(`{"took":${took},"errors":false,"items":[${items}]}`)
-          .type('application/json')
+          .type('application/json').charset()
           .header(...ELASTIC_PRODUCT);
       },
     },
@@ -71,7 +71,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/v1/es',
       options: open,
       handler: (_r: Request, h: ResponseToolkit) =>
-        h.response(JSON.stringify({ version: { number: ES_VERSION } })).type('application/json').header(...ELASTIC_PRODUCT),
+        h.response(JSON.stringify({ version: { number: ES_VERSION } })).type('application/json').charset().header(...ELASTIC_PRODUCT),
     },
     {
       method: 'GET',
@@ -85,7 +85,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
               license: { uid: 'cbff45e7-c553-41f7-ae4f-9205eabd80xx', type: 'oss', license_type: 'oss', status: 'active', expiry_date_in_millis: 4000000000000 },
             }),
           )
-          .type('application/json')
+          .type('application/json').charset()
           .header(...ELASTIC_PRODUCT),
     },
     stub('/api/v1/es/_ingest/{rest*}'),

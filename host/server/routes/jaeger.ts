@@ -56,7 +56,7 @@ function traceTable(ctx: ServerContext, request: Request): TraceTable {
 }
 
 function envelope(h: ResponseToolkit, data: unknown, total: number, code = 200, errors: unknown = null): ReturnType<ResponseToolkit['response']> {
-  return h.response(JSON.stringify({ data, total, limit: 0, offset: 0, errors })).type('application/json').code(code);
+  return h.response(JSON.stringify({ data, total, limit: 0, offset: 0, errors })).type('application/json').charset().code(code);
 }
 
 /** Distinct values of `pick` over every row, sorted. */

@@ -50,8 +50,8 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
         const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
           services.parsers.parse({ format: 'opentsdb-json', precision, dbUnit }, body),
         );
-        if (details) return h.response(JSON.stringify({ success: out.rows, failed: 0, errors: [] })).type('application/json');
-        if (summary) return h.response(JSON.stringify({ success: out.rows, failed: 0 })).type('application/json');
+        if (details) return h.response(JSON.stringify({ success: out.rows, failed: 0, errors: [] })).type('application/json').charset();
+        if (summary) return h.response(JSON.stringify({ success: out.rows, failed: 0 })).type('application/json').charset();
         return h.response().code(200);
       },
     },

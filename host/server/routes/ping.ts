@@ -13,7 +13,7 @@ export function pingRoutes(ctx: ServerContext): ServerRoute[] {
         const ready = ctx.phase() === 'ready';
         return h
           .response(JSON.stringify({ version: ctx.version, status: ready ? 'healthy' : 'unavailable' }))
-          .type('application/json')
+          .type('application/json').charset()
           .code(ready ? 200 : 503);
       },
     },
