@@ -6,6 +6,7 @@ import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
+import { jsonBody } from './json-body.js';
 
 /** How a route reports errors. */
 export type ErrorStyle = 'empty' | 'json';
@@ -56,7 +57,7 @@ function isBug(err: unknown): boolean {
 export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorStyle): ResponseObject {
   const res =
     style === 'json'
-      ? h.response(JSON.stringify({ error_code: err.code, error_message: err.message })).type('application/json').charset()
+      ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))
       : h.response();
   res.code(err.status);
   res.header('X-Sundial-Error-Code', err.code);

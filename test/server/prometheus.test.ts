@@ -74,6 +74,8 @@ beforeAll(async () => {
   rejected.set('write: a truncated protobuf', await post('/api/v1/prom/write', compressSync((uncompressSync(FIXTURE, { asBuffer: true }) as Buffer).subarray(0, 100)), FIXTURE_HEADERS));
   rejected.set('write: remote write 2.0', await post('/api/v1/prom/write', FIXTURE, { ...FIXTURE_HEADERS, 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' }));
   rejected.set('write: a JSON body', await post('/api/v1/prom/write', '{}', { 'content-type': 'application/json' }));
+  // `precision` is a write parameter on every write route, checked even where samples carry milliseconds.
+  rejected.set('write: an unknown precision', await post('/api/v1/prom/write?precision=zz', FIXTURE, FIXTURE_HEADERS));
   rejected.set('read: a bad regex', await post('/api/v1/prom/read', readRequest([{ start: 0, end: 1, matchers: [{ type: 2, name: 'job', value: '(' }] }]), READ_HEADERS));
   rejected.set('read: an unknown database', await post('/api/v1/prom/read?db=nope', readRequest([]), READ_HEADERS));
   expect(await server.stop()).toBe(0);
@@ -103,6 +105,7 @@ describe('POST /api/v1/prom/write', () => {
     ['write: a truncated protobuf', 400, '040017'],
     ['write: remote write 2.0', 400, '040005'],
     ['write: a JSON body', 400, '040005'],
+    ['write: an unknown precision', 400, '040001'],
     ['read: a bad regex', 400, '040001'],
     ['read: an unknown database', 422, '030017'],
   ];

@@ -11,6 +11,7 @@ import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
+import { jsonBody } from '../json-body.js';
 
 type LogType = 'bulk' | 'ndjson' | 'loki';
 
@@ -60,10 +61,7 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
         if (logType !== 'bulk') return h.response().code(200);
         const items = Array.from(out.actions ?? [], (a) => `{"${BULK_ACTION_CODES[a]}":{"status":201}}`).join(',');
         const took = Math.max(0, Date.now() - request.info.received);
-        return h
-          .response(`{"took":${took},"errors":false,"items":[${items}]}`)
-          .type('application/json').charset()
-          .header(...ELASTIC_PRODUCT);
+        return jsonBody(h, `{"took":${took},"errors":false,"items":[${items}]}`).header(...ELASTIC_PRODUCT);
       },
     },
     {
@@ -71,22 +69,20 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/v1/es',
       options: open,
       handler: (_r: Request, h: ResponseToolkit) =>
-        h.response(JSON.stringify({ version: { number: ES_VERSION } })).type('application/json').charset().header(...ELASTIC_PRODUCT),
+        jsonBody(h, JSON.stringify({ version: { number: ES_VERSION } })).header(...ELASTIC_PRODUCT),
     },
     {
       method: 'GET',
       path: '/api/v1/es/_license',
       options: open,
       handler: (_r: Request, h: ResponseToolkit) =>
-        h
-          .response(
-            JSON.stringify({
-              // CnosDB's reply, plus `type`, the key Elasticsearch itself (and Beats) use.
-              license: { uid: 'cbff45e7-c553-41f7-ae4f-9205eabd80xx', type: 'oss', license_type: 'oss', status: 'active', expiry_date_in_millis: 4000000000000 },
-            }),
-          )
-          .type('application/json').charset()
-          .header(...ELASTIC_PRODUCT),
+        jsonBody(
+          h,
+          JSON.stringify({
+            // CnosDB's reply, plus `type`, the key Elasticsearch itself (and Beats) use.
+            license: { uid: 'cbff45e7-c553-41f7-ae4f-9205eabd80xx', type: 'oss', license_type: 'oss', status: 'active', expiry_date_in_millis: 4000000000000 },
+          }),
+        ).header(...ELASTIC_PRODUCT),
     },
     stub('/api/v1/es/_ingest/{rest*}'),
     stub('/api/v1/es/_nodes/{rest*}'),

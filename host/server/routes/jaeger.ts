@@ -19,6 +19,7 @@ import { userOf, type ServerContext } from '../server.js';
 import { assembleTraces, JAEGER_SPAN_KIND, SpanColumnPlan, type SpanRow } from './jaeger-spans.js';
 import { readTable, tableFields } from './table-reader.js';
 import { requiredTable } from './traces.js';
+import { jsonBody } from '../json-body.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 
@@ -56,7 +57,7 @@ function traceTable(ctx: ServerContext, request: Request): TraceTable {
 }
 
 function envelope(h: ResponseToolkit, data: unknown, total: number, code = 200, errors: unknown = null): ReturnType<ResponseToolkit['response']> {
-  return h.response(JSON.stringify({ data, total, limit: 0, offset: 0, errors })).type('application/json').charset().code(code);
+  return jsonBody(h, JSON.stringify({ data, total, limit: 0, offset: 0, errors })).code(code);
 }
 
 /** Distinct values of `pick` over every row, sorted. */

@@ -10,6 +10,7 @@ import { parseOpenTsdbText } from '../../ingest/opentsdb-text.js';
 import { databaseOf, precisionOf, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
+import { jsonBody } from '../json-body.js';
 
 /** The `precision` parameter if given (validated), else undefined. */
 function optionalPrecision(request: Request): TimeUnit | undefined {
@@ -50,8 +51,8 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
         const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
           services.parsers.parse({ format: 'opentsdb-json', precision, dbUnit }, body),
         );
-        if (details) return h.response(JSON.stringify({ success: out.rows, failed: 0, errors: [] })).type('application/json').charset();
-        if (summary) return h.response(JSON.stringify({ success: out.rows, failed: 0 })).type('application/json').charset();
+        if (details) return jsonBody(h, JSON.stringify({ success: out.rows, failed: 0, errors: [] }));
+        if (summary) return jsonBody(h, JSON.stringify({ success: out.rows, failed: 0 }));
         return h.response().code(200);
       },
     },

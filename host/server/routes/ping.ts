@@ -2,6 +2,7 @@
 
 import type { ServerRoute } from '@hapi/hapi';
 import type { ServerContext } from '../server.js';
+import { jsonBody } from '../json-body.js';
 
 export function pingRoutes(ctx: ServerContext): ServerRoute[] {
   return [
@@ -11,9 +12,7 @@ export function pingRoutes(ctx: ServerContext): ServerRoute[] {
       options: { plugins: { sundial: { auth: false, errors: 'json' } } },
       handler: (_request, h) => {
         const ready = ctx.phase() === 'ready';
-        return h
-          .response(JSON.stringify({ version: ctx.version, status: ready ? 'healthy' : 'unavailable' }))
-          .type('application/json').charset()
+        return jsonBody(h, JSON.stringify({ version: ctx.version, status: ready ? 'healthy' : 'unavailable' }))
           .code(ready ? 200 : 503);
       },
     },

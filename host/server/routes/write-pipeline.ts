@@ -9,6 +9,7 @@
 import type { Request } from '@hapi/hapi';
 import type { TimeUnit } from '../../core/precision.js';
 import { dbUnit } from '../../core/precision.js';
+import { precisionOf } from '../params.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
 import { requireDatabaseAccess } from '../access.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
@@ -60,6 +61,9 @@ export async function runWrite<T>(
   options: WriteOptions,
   parse: (input: WriteInput) => WriteOutput<T> | Promise<WriteOutput<T>>,
 ): Promise<WriteOutput<T>> {
+  // `precision` is a parameter of every write route (CONTRACT.md "Writes"): checked here too for
+  // the formats whose times carry their own unit (spans, logs, Prometheus), where it changes nothing.
+  precisionOf(request);
   const services = ctx.services();
   const catalog = services.storage.catalog;
   const db = requireDatabaseAccess(catalog, userOf(request), target.tenant, target.database, 'write');
