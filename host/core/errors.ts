@@ -5,8 +5,8 @@
 
 /**
  * Every user-facing error: its six-digit code (CnosDB's scheme: 2-digit module, 4-digit number;
- * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only; the README
- * lists them all (a test checks it).
+ * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only (one correction:
+ * sqlExecute, below); the README lists them all (a test checks it).
  */
 export const ERRORS = {
   // 00 general
@@ -19,7 +19,12 @@ export const ERRORS = {
   sqlParse: { code: '010009', status: 422, title: 'SQL parse error' },
   queryTimeout: { code: '010010', status: 500, title: 'query timeout' },
   queryMemory: { code: '010011', status: 422, title: 'query memory limit exceeded' },
-  sqlExecute: { code: '010012', status: 422, title: 'query execution error' },
+  // Execution errors take CnosDB's codes of the error that wraps them: its QueryError::Datafusion
+  // (010001, "Datafusion: ...") and QueryError::Arrow (010002, "Arrow: ..."). Sundial answered
+  // 010012 until 2026-11-26: CnosDB's "Concurrent query request limit exceeded", whose meaning a
+  // client may act on (retry), so the code was wrong however stable.
+  sqlExecute: { code: '010001', status: 422, title: 'query execution error (DataFusion)' },
+  sqlArrow: { code: '010002', status: 422, title: 'query execution error (Arrow: a value that does not cast or parse)' },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },

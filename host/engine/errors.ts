@@ -50,9 +50,12 @@ export function datafusionNotImplemented(message: string): UserError {
   return new UserError('notImplemented', `Datafusion: This feature is not implemented: ${message}`);
 }
 
-/** A failure while computing a result (division by zero, a bad cast of a value): 422 010012. */
+/**
+ * A failure while computing a result (division by zero, a bad cast of a value): 422 with CnosDB's
+ * code for the wrapper its text names, 010002 for "Arrow: ...", else 010001.
+ */
 export function executionError(message: string): UserError {
-  return new UserError('sqlExecute', message);
+  return new UserError(message.startsWith('Arrow: ') ? 'sqlArrow' : 'sqlExecute', message);
 }
 
 /** Arrow's cast error text, as CnosDB reports a bad value in INSERT or CAST. */

@@ -56,7 +56,9 @@ const cases: Case[] = [
   { name: 'an unknown table', sql: 'SELECT * FROM nope', status: 422, code: '030019', message: /^Meta: Table not found: "cnosdb\.public\.nope"$/ },
   { name: 'an unknown database', sql: 'SELECT * FROM nodb.cpu', status: 422, code: '030017', message: /^Meta: Database not found: "nodb"$/ },
   { name: 'a type error', sql: 'SELECT 3 + TRUE', status: 422, code: '010001', message: /Can not evaluate Int64 \+ Boolean/ },
-  { name: 'division by zero', sql: 'SELECT count / 0 FROM cpu', status: 422, code: '010012', message: /Divide by zero/ },
+  { name: 'division by zero', sql: 'SELECT count / 0 FROM cpu', status: 422, code: '010001', message: /Divide by zero/ },
+  // A value that does not cast: Arrow's error, CnosDB's QueryError::Arrow code.
+  { name: 'a value that does not cast', sql: "SELECT CAST(CASE WHEN count > 0 THEN 'x' ELSE '1' END AS BIGINT) FROM cpu", status: 422, code: '010002', message: /^Arrow: Cast error: Cannot cast string 'x' to value of Int64 type$/ },
   { name: 'an unsupported statement', sql: 'SHOW STREAMS', status: 422, code: '010005' },
   { name: 'a bad chunked value', sql: 'SELECT 1', query: 'chunked=maybe', status: 400, code: '040001', message: /chunked/ },
   { name: 'an unacceptable Accept', sql: 'SELECT 1', headers: { accept: 'application/xml' }, status: 400, code: '040005' },
@@ -203,7 +205,7 @@ describe('POST /api/v1/sql', () => {
     expect((await writeLp(s.url, 'div,k=1 d=3i 1\ndiv,k=2 d=0i 1')).status).toBe(200);
     const r = await sql(s, 'SELECT k, 10 % d AS q FROM div', 'chunked=true');
     expect(r.status).toBe(200);
-    expect(r.text).toBe('k,q\n1,1\n{"error_code":"010012","error_message":"Arrow error: Divide by zero error"}\n');
+    expect(r.text).toBe('k,q\n1,1\n{"error_code":"010001","error_message":"Arrow error: Divide by zero error"}\n');
     const whole = await sql(s, 'SELECT k, 10 % d AS q FROM div');
     expect(whole.status).toBe(422);
   });
@@ -211,7 +213,7 @@ describe('POST /api/v1/sql', () => {
   it('reports an error before the first byte with its status, also when chunked', async () => {
     const r = await sql(s, "SELECT 10 % d FROM div WHERE k = '2'", 'chunked=true');
     expect(r.status).toBe(422);
-    expect(JSON.parse(r.text).error_code).toBe('010012');
+    expect(JSON.parse(r.text).error_code).toBe('010001');
   });
 
   it('compresses when asked, chunked or not', async () => {

@@ -80,7 +80,7 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
       // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
       // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.
       // An internal error a function raises on its arguments (concat_ws('x')) is wrapped the same way.
-      const raised = err instanceof UserError && (err.kind === 'sqlExecute' || err.message.startsWith('Datafusion: Internal error: '));
+      const raised = err instanceof UserError && (err.kind === 'sqlExecute' || err.kind === 'sqlArrow' || err.message.startsWith('Datafusion: Internal error: '));
       if ((x.kind === 'scalarFn' || x.kind === 'cast') && raised) {
         // Inside the rule the error is arrow's own ("Arrow error: ..."), not CnosDB's "Arrow: ".
         const inner = (err as UserError).message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');

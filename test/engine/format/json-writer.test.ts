@@ -81,17 +81,17 @@ describe('JSON writer', () => {
 });
 
 describe('streamErrorTrailer', () => {
-  const error = '{"error_code":"010012","error_message":"division by zero: \\"x\\""}';
+  const error = '{"error_code":"010001","error_message":"division by zero: \\"x\\""}';
   it('closes a JSON array and puts the error object on its own line', () => {
-    const body = '[{"n":1}' + new TextDecoder().decode(streamErrorTrailer('json', '010012', 'division by zero: "x"'));
+    const body = '[{"n":1}' + new TextDecoder().decode(streamErrorTrailer('json', '010001', 'division by zero: "x"'));
     expect(body).toBe(`[{"n":1}]\n${error}\n`);
   });
   for (const format of ['csv', 'tsv', 'ndjson'] as const) {
     it(`appends the error object as a line after ${format} rows`, () => {
-      expect(new TextDecoder().decode(streamErrorTrailer(format, '010012', 'division by zero: "x"'))).toBe(`${error}\n`);
+      expect(new TextDecoder().decode(streamErrorTrailer(format, '010001', 'division by zero: "x"'))).toBe(`${error}\n`);
     });
   }
   it('starts a new line after a table', () => {
-    expect(new TextDecoder().decode(streamErrorTrailer('table', '010012', 'division by zero: "x"'))).toBe(`\n${error}\n`);
+    expect(new TextDecoder().decode(streamErrorTrailer('table', '010001', 'division by zero: "x"'))).toBe(`\n${error}\n`);
   });
 });
