@@ -1,7 +1,8 @@
 // RFC 3339 / ISO 8601 date-times to nanoseconds since the epoch, exactly (BigInt arithmetic, so
 // no fraction digit is lost to a double). Accepted: `YYYY-MM-DD`, then optionally `T` (or `t`,
 // or a space) and `hh:mm[:ss[.fraction]]`, then optionally `Z`/`z` or an offset `±hh[:mm]` /
-// `±hhmm`. No offset means UTC. Any number of fraction digits; beyond nine they are truncated
+// `±hhmm`; and ISO 8601's basic format of the same (`20240131T120000.5Z`, `20240131`). No offset
+// means UTC. Any number of fraction digits; beyond nine they are truncated
 // (toward the past, as a nanosecond clock would). Date.parse is not used: it keeps only
 // milliseconds and accepts many non-ISO forms. Runtime-agnostic.
 
@@ -39,6 +40,13 @@ function digits(s: string, at: number, n: number): number {
  * is not a valid date-time (the caller wraps it in its own error kind and position).
  */
 export function parseRfc3339Ns(text: string): bigint | string {
+  if (text[4] !== '-') {
+    const extended = extendedFromBasic(text);
+    if (extended !== undefined) {
+      const r = parseRfc3339Ns(extended);
+      return typeof r === 'string' ? r.replace(extended, text) : r;
+    }
+  }
   const bad = `'${text.length > 40 ? text.slice(0, 40) + '...' : text}' is not an RFC 3339 time (want e.g. 2024-01-31T12:00:00.5Z)`;
   const y = digits(text, 0, 4);
   if (y < 0 || text[4] !== '-') return bad;
@@ -110,4 +118,15 @@ export function parseRfc3339Ns(text: string): bigint | string {
   if (pos !== text.length) return bad;
   const seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offsetMin * 60;
   return BigInt(seconds) * NS_PER_S + fracNs;
+}
+
+/** ISO 8601's basic format (`20240131T120000.5+0100`) written in the extended one, if it is one. */
+const BASIC = /^(\d{4})(\d{2})(\d{2})(?:[Tt](\d{2})(\d{2})(?:(\d{2})([.,]\d+)?)?)?([Zz]|[+-]\d{2}(?:\d{2})?)?$/;
+
+function extendedFromBasic(text: string): string | undefined {
+  const m = BASIC.exec(text);
+  if (m === null) return undefined;
+  let out = `${m[1]}-${m[2]}-${m[3]}`;
+  if (m[4] !== undefined) out += `T${m[4]}:${m[5]}${m[6] === undefined ? '' : `:${m[6]}${m[7] ?? ''}`}`;
+  return out + (m[8] ?? '');
 }

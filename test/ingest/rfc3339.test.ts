@@ -22,6 +22,11 @@ describe('parseRfc3339Ns', () => {
     ['2000-02-29T00:00:00Z', 951782400n * S],
     ['1969-12-31T23:59:59.5Z', -500_000_000n],
     ['1677-09-21T00:12:43.145224192Z', -(2n ** 63n)],
+    // ISO 8601's basic format.
+    ['20240131T120000Z', 1706702400n * S],
+    ['20240131T133000.5+0130', 1706702400n * S + 500_000_000n],
+    ['20240131t1200', 1706702400n * S],
+    ['20240131', 1706659200n * S],
   ];
   for (const [text, ns] of valid) {
     it(`reads ${text}`, () => expect(parseRfc3339Ns(text)).toBe(ns));
@@ -42,6 +47,8 @@ describe('parseRfc3339Ns', () => {
     ['2024-01-31T12:00:00Zjunk', /not an RFC 3339 time/],
     ['2024-01-31T12:00:00 ', /not an RFC 3339 time/],
     ['1706702400', /not an RFC 3339 time/],
+    ['20240230T000000Z', /'20240230T000000Z' has no such date/],
+    ['20240131T1200Zjunk', /not an RFC 3339 time/],
     ['yesterday', /not an RFC 3339 time/],
   ];
   for (const [text, message] of invalid) {
