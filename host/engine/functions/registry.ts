@@ -3,7 +3,7 @@
 // its enum order (the first closest by Levenshtein distance wins), not this engine's list,
 // because CnosDB's messages come from that search: 'firsts' suggests 'cbrt', 'symmetric' 'btrim'.
 
-import { planError } from '../errors.js';
+import { notImplemented, planError } from '../errors.js';
 import { AGGREGATE_FUNCTIONS } from './aggregates.js';
 import { COLLECTION_AGGREGATES } from './collection-aggregates.js';
 import { PERCENTILE_AGGREGATES } from './percentile-aggregates.js';
@@ -105,5 +105,7 @@ export function unknownFunction(name: string): Error {
       best = c;
     }
   }
+  // A DataFusion 27 function this engine lacks: not a typo to correct.
+  if (bestDistance === 0) return notImplemented(`function ${name}`);
   return planError(`Invalid function '${name}'.\nDid you mean '${best}'?`);
 }

@@ -2,6 +2,7 @@
 // SHOW SERIES / TAG VALUES take a bare table name (CnosDB: `FROM db.t` is "Expected end of
 // statement, found: ." and "Expected WITH, found: ."); the database goes in ON.
 
+import { UserError } from '../../core/errors.js';
 import type { DescribeDatabase, DescribeTable, Expr, OrderByExpr, Statement, TagKeyFilter } from './ast.js';
 import type { Parser } from './parser-base.js';
 import { parseExpr, parseOrderByExpr } from './parser-expressions.js';
@@ -61,6 +62,7 @@ export function parseShow(p: Parser): Statement {
     const { extra: withKey, ...body } = parseShowTagBody(p, parseWithKey);
     return { kind: 'showTagValues', pos, ...body, withKey };
   }
+  if (p.peekKeyword('REPLICAS')) throw new UserError('notImplemented', 'This feature is not implemented: SHOW REPLICAS');
   return p.expected('TABLES or DATABASES or SERIES or TAG or QUERIES or STREAMS');
 }
 

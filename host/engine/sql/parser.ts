@@ -34,6 +34,15 @@ import { parseExpr } from './parser-expressions.js';
 import { parseQuery } from './parser-queries.js';
 import { parseDescribe, parseExplain, parseShow } from './parser-show.js';
 
+/**
+ * Statements of CnosDB's dialect (reference/cnosdb-sql.md) that Sundial does not run: importing
+ * and exporting files, streams, cluster administration. They are refused as such (422 010005),
+ * not as syntax errors.
+ */
+function unsupported(what: string): never {
+  throw new UserError('notImplemented', `This feature is not implemented: ${what}`);
+}
+
 /** The word after CREATE / ALTER / DROP / RECOVER, skipping CREATE's UNBOUNDED. */
 function objectWord(p: Parser): string {
   const offset = p.peekKeyword('UNBOUNDED', 1) ? 2 : 1;
@@ -55,6 +64,8 @@ function parseCreate(p: Parser): Statement {
       return parseCreateUser(p);
     case 'ROLE':
       return parseCreateRole(p);
+    case 'STREAM':
+      return unsupported('CREATE STREAM statements');
   }
   p.next();
   if (p.peekKeyword('UNBOUNDED')) p.next();
@@ -87,6 +98,10 @@ function parseDrop(p: Parser): Statement {
       return parseDropUser(p);
     case 'ROLE':
       return parseDropRole(p);
+    case 'STREAM':
+      return unsupported('DROP STREAM statements');
+    case 'VNODE':
+      return unsupported('DROP VNODE statements');
   }
   return p.expected('TABLE,DATABASE,TENANT,USER,ROLE after DROP', p.peek(1));
 }
@@ -139,8 +154,17 @@ export function parseOneStatement(p: Parser): Statement {
       return parseGrantRevoke(p);
     case 'COMPACT':
       if (p.peekKeyword('DATABASE', 1)) return parseCompactDatabase(p);
+      if (p.peekKeyword('VNODE', 1)) return unsupported('COMPACT VNODE statements');
       p.next();
       return p.expected('DATABASE after COMPACT');
+    case 'COPY':
+      return unsupported(p.peekKeyword('VNODE', 1) ? 'COPY VNODE statements' : 'COPY INTO statements');
+    case 'MOVE':
+      return unsupported('MOVE VNODE statements');
+    case 'CHECKSUM':
+      return unsupported('CHECKSUM GROUP statements');
+    case 'REPLICA':
+      return unsupported('REPLICA statements');
   }
   return p.expected('an SQL statement');
 }
