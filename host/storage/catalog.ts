@@ -7,7 +7,7 @@ import type { GeometryColumnType } from '../core/geometry/geometry.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchColumn, type BatchTable } from '../core/write-batch.js';
 import { checkGeometryValue } from '../core/geometry/check-geometry.js';
-import { databaseNotFound } from '../core/meta-errors.js';
+import { databaseNotFound, tableNotFound } from '../core/meta-errors.js';
 import type { LimiterConfig } from './limiter-config.js';
 import type { PendingDrop, ResourceStatus } from './pending-drops.js';
 
@@ -191,21 +191,25 @@ export class Catalog {
 
   /**
    * Checks the tables and columns of a write batch against the schema and creates the missing
-   * ones. All checks run before any change, so a rejected batch creates nothing. Throws
+   * ones, unless the database has STRICT_WRITE: then a table or column that does not exist is an
+   * error. All checks run before any change, so a rejected batch creates nothing. Throws
    * UserError('schemaConflict') naming the column, the stored type and the written type.
    */
   applyBatchSchema(db: DatabaseDef, tables: readonly BatchTable[]): boolean {
+    const strict = db.options.strictWrite;
     // Pass 1: check every column against the stored schema and against the other tables of the
     // request (one request may hold several batches with the same table).
     const pending = new Map<string, Map<string, { kind: 'tag' | 'field'; type: ValueType }>>();
     for (const t of tables) {
       const def = db.tables.get(t.name);
+      if (strict && def === undefined) throw tableNotFound(db.tenant, db.name, t.name);
       let seen = pending.get(t.name);
       if (seen === undefined) pending.set(t.name, (seen = new Map()));
       for (const c of t.columns) {
         const kind = c.kind === ColumnKind.Tag ? 'tag' : 'field';
         const have = (def && findColumn(def, c.name)) ?? seen.get(c.name);
         if (have === undefined) {
+          if (strict) throw new UserError('schemaConflict', `column '${c.name}' does not exist in table '${t.name}', and database '${db.name}' has STRICT_WRITE (columns are not created by writes)`);
           seen.set(c.name, { kind, type: c.type });
         } else if (have.kind !== kind || have.type !== c.type) {
           throw new UserError(

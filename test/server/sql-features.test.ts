@@ -4,7 +4,7 @@
 // COMPACT DATABASE, ROLLUP / CUBE / GROUPING SETS, GEOMETRY columns with the GIS functions, and data repair.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http } from '../support/http.js';
+import { http, writeLp } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -132,6 +132,22 @@ describe('COMPACT DATABASE', () => {
 
   it('refuses a database that does not exist', async () => {
     await fails('COMPACT DATABASE nowhere', 422, /Database not found: "nowhere"/);
+  });
+});
+
+describe('STRICT_WRITE', () => {
+  it('refuses writes that would create a table or a column, and takes the others', async () => {
+    await csv("CREATE DATABASE strict WITH STRICT_WRITE 'true'");
+    const write = (lp: string) => writeLp(server.url, lp, 'db=strict');
+    let r = await write('fresh,h=a v=1 1');
+    expect([r.status, r.headers['x-sundial-error-code'], r.headers['x-sundial-error']]).toEqual([422, '030019', 'Meta: Table not found: "cnosdb.strict.fresh"']);
+    await csv('CREATE TABLE strict.known (v DOUBLE, TAGS(h))');
+    expect((await write('known,h=a v=1 1')).status).toBe(200);
+    r = await write('known,h=a v=2,extra=3 2');
+    expect([r.status, r.headers['x-sundial-error-code']]).toEqual([422, '020010']);
+    expect(r.headers['x-sundial-error']).toMatch(/column 'extra' does not exist in table 'known'/);
+    expect(await csv('SHOW TABLES', 'strict')).toBe('table_name\nknown\n');
+    expect(await csv('SELECT h, v FROM known', 'strict')).toBe('h,v\na,1.0\n');
   });
 });
 
