@@ -26,6 +26,13 @@ export const ERRORS = {
   sqlExecute: { code: '010001', status: 422, title: 'query execution error (DataFusion)' },
   sqlArrow: { code: '010002', status: 422, title: 'query execution error (Arrow: a value that does not cast or parse)' },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
+  // CnosDB's own codes for what may not be dropped, created or limited (its QueryError enum).
+  forbidDropTenant: { code: '010064', status: 422, title: 'the system tenant cannot be dropped' },
+  forbidDropDatabase: { code: '010065', status: 422, title: 'the database public cannot be dropped' },
+  forbidDropUser: { code: '010074', status: 422, title: 'the user root cannot be dropped' },
+  forbidLimitTenant: { code: '010075', status: 422, title: 'the system tenant cannot be given a _limiter' },
+  forbidDropSystemRole: { code: '010076', status: 422, title: 'a system role (owner, member) cannot be dropped' },
+  forbidCreateSystemRole: { code: '010077', status: 422, title: 'a role cannot take the name of a system role' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage

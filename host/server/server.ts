@@ -66,6 +66,8 @@ export class SundialServer {
   readonly #ctx: ServerContext;
   #phase: Phase = 'starting';
   #services: Services | undefined;
+  /** Responses of the requests that arrived before the shutdown began, until each is sent. */
+  readonly #inFlight = new Set<object>();
 
   constructor(config: Config, logger: Logger, version: string) {
     this.hapi = Hapi.server({
@@ -132,14 +134,30 @@ export class SundialServer {
     this.#phase = 'ready';
   }
 
-  /** Stops accepting connections and waits for in-flight requests (up to `timeoutMs`). */
+  /**
+   * Shuts down: while the requests already in flight finish, the listener stays open and every
+   * new request is answered 503 (CONTRACT.md: shutting down is 503, as starting up is); then it
+   * stops accepting connections and waits for what is left, all within `timeoutMs`.
+   */
   async stop(timeoutMs: number): Promise<void> {
     this.#phase = 'stopping';
-    await this.hapi.stop({ timeout: timeoutMs });
+    const deadline = Date.now() + timeoutMs;
+    while (this.#inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await this.hapi.stop({ timeout: Math.max(0, deadline - Date.now()) });
   }
 
   #extensions(): void {
     const ctx = this.#ctx;
+
+    // The requests a shutdown waits for before it closes the listener (stop()).
+    this.hapi.ext('onRequest', (request: Request, h: ResponseToolkit) => {
+      if (this.#phase !== 'stopping') {
+        const res = request.raw.res;
+        this.#inFlight.add(res);
+        res.once('close', () => this.#inFlight.delete(res));
+      }
+      return h.continue;
+    });
 
     // Authenticate before the body is read: an unauthenticated 160 MiB upload costs nothing.
     this.hapi.ext('onPreAuth', async (request: Request, h: ResponseToolkit) => {

@@ -80,6 +80,8 @@ export function createTenantDef(c: Catalog, name: string, options: TenantOptions
 /** Sets (a value) or unsets (null) the options named in `change`. */
 export function alterTenantDef(c: Catalog, name: string, change: Partial<TenantOptions>): TenantDef {
   const t = requireTenantDef(c, name);
+  // A limit on the system tenant could lock its admins out (CnosDB refuses it too).
+  if (name === DEFAULT_TENANT && change.limiter !== undefined && change.limiter !== null) throw new UserError('forbidLimitTenant', `Tenant ${name} cannot be restricted`);
   if (change.dropAfter !== undefined && change.dropAfter !== null) parseDropAfter(change.dropAfter);
   if (change.comment !== undefined) t.comment = change.comment;
   if (change.dropAfter !== undefined) t.dropAfter = change.dropAfter;
@@ -91,7 +93,7 @@ export function alterTenantDef(c: Catalog, name: string, change: Partial<TenantO
 /** Removes the tenant and its databases; returns the databases, whose data Storage then deletes. */
 export function dropTenantDef(c: Catalog, name: string): DatabaseDef[] {
   requireTenantDef(c, name);
-  if (name === DEFAULT_TENANT) throw new UserError('sqlPlan', `Tenant "${name}" forbid drop`);
+  if (name === DEFAULT_TENANT) throw new UserError('forbidDropTenant', `Tenant "${name}" forbid drop`);
   return c.removeTenant(name);
 }
 
@@ -136,7 +138,7 @@ export function renameUserDef(c: Catalog, from: string, to: string): void {
 
 export function dropUserDef(c: Catalog, name: string): void {
   requireUserDef(c, name);
-  if (name === ROOT_USER) throw new UserError('sqlPlan', `User '${ROOT_USER}' is prohibited from being dropped`);
+  if (name === ROOT_USER) throw new UserError('forbidDropUser', `User '${ROOT_USER}' is prohibited from being dropped`);
   c.removeUser(name);
 }
 
@@ -179,7 +181,8 @@ export function removeMemberDef(c: Catalog, tenant: string, user: string): void 
 export function createRoleDef(c: Catalog, tenant: string, name: string, inherit: SystemRole | null): void {
   const t = requireTenantDef(c, tenant);
   checkName(name);
-  if (name === 'owner' || name === 'member' || t.roles.has(name)) throw roleExists(name);
+  if (name === 'owner' || name === 'member') throw new UserError('forbidCreateSystemRole', `Couldn't create a role with the same name as system role: ${name}`);
+  if (t.roles.has(name)) throw roleExists(name);
   t.roles.set(name, { inherit, privileges: new Map() });
   c.changed();
 }
@@ -187,7 +190,7 @@ export function createRoleDef(c: Catalog, tenant: string, name: string, inherit:
 /** Drops a custom role; members that had it keep their membership and have no privilege. */
 export function dropRoleDef(c: Catalog, tenant: string, name: string): void {
   const t = requireTenantDef(c, tenant);
-  if (name === 'owner' || name === 'member') throw new UserError('sqlPlan', `Couldn't Drop System Role ${name}`);
+  if (name === 'owner' || name === 'member') throw new UserError('forbidDropSystemRole', `Couldn't Drop System Role ${name}`);
   if (!t.roles.delete(name)) throw roleNotFound(name);
   c.changed();
 }

@@ -56,7 +56,7 @@ export function alterDatabaseDef(catalog: Catalog, tenant: string, name: string,
 
 export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string): DatabaseDef {
   const db = catalog.requireDatabase(tenant, name);
-  if (name === 'public') throw new UserError('sqlPlan', `Database "${name}" forbid drop`);
+  if (name === 'public') throw new UserError('forbidDropDatabase', `Database "${name}" forbid drop`);
   catalog.removeDatabase(tenant, name);
   return db;
 }

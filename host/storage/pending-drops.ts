@@ -93,14 +93,14 @@ export function scheduleDrop(c: Catalog, kind: DropKind, names: readonly string[
   if (kind === 'tenant') {
     const t = c.tenants.get(tenant);
     if (t === undefined) throw tenantNotFound(tenant);
-    if (tenant === DEFAULT_TENANT) throw new UserError('sqlPlan', `Tenant "${tenant}" forbid drop`);
+    if (tenant === DEFAULT_TENANT) throw new UserError('forbidDropTenant', `Tenant "${tenant}" forbid drop`);
     const dbs = c.databases(tenant);
     for (const d of dbs) c.detachDatabase(d.tenant, d.name);
     c.tenants.delete(tenant);
     drop = { kind, names: [...names], dueMs, tenant: t, databases: dbs };
   } else if (kind === 'database') {
     const db = c.requireDatabase(tenant, database!);
-    if (database === 'public') throw new UserError('sqlPlan', `Database "${database}" forbid drop`);
+    if (database === 'public') throw new UserError('forbidDropDatabase', `Database "${database}" forbid drop`);
     c.detachDatabase(tenant, database!);
     drop = { kind, names: [...names], dueMs, databases: [db] };
   } else {

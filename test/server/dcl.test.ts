@@ -68,8 +68,10 @@ describe('DCL statements', () => {
     await fails("CREATE TENANT t6 WITH drop_after = '1y'", 422, '010009', 'sql parser error: 1y is not a valid duration');
     await fails("ALTER TENANT t1 SET _limiter = '{\"bogus\":1}'", 422, '010009', /invalid _limiter: unknown key "bogus"/);
     await fails('CREATE TENANT t7 WITH comment', 422, '010009', /Expected a value, found: EOF/);
-    await fails('DROP USER root', 422, '010001', "User 'root' is prohibited from being dropped");
-    await fails('DROP TENANT cnosdb', 422, '010001', 'Tenant "cnosdb" forbid drop');
+    await fails('DROP USER root', 422, '010074', "User 'root' is prohibited from being dropped");
+    await fails('DROP TENANT cnosdb', 422, '010064', 'Tenant "cnosdb" forbid drop');
+    await fails('DROP DATABASE public', 422, '010065', 'Database "public" forbid drop');
+    await fails(`ALTER TENANT cnosdb SET _limiter = '{"request_config":{"http_queries":{"remote_bucket":{"max":1,"initial":1,"refill":1,"interval":100000},"local_bucket":{"max":1,"initial":1}}}}'`, 422, '010075', 'Tenant cnosdb cannot be restricted');
     await fails("DROP TENANT t1 AFTER '1y'", 422, '010009', 'sql parser error: 1y is not a valid duration');
     await fails("CREATE USER u8 WITH rsa_public_key = 'k'", 422, '010005', /RSA public key/);
     await fails('REVOKE READ ON DATABASE public FROM ROLE ghost', 422, '030006', 'Meta: The role ghost not found');

@@ -103,7 +103,7 @@ describe('DDL validation', () => {
     await expect(store.storage.createDatabase('cnosdb', 'db1', o)).rejects.toThrow(new UserError('databaseExists', 'Meta: Database db1 already exists'));
     await expect(store.storage.createDatabase('nobody', 'db2', o)).rejects.toThrow(new UserError('tenantNotFound', 'The tenant nobody not found'));
     await expect(store.storage.createDatabase('cnosdb', 'db2', { ...o, shard: 0 })).rejects.toThrow(/shard must be greater than 0/);
-    await expect(store.storage.dropDatabase('cnosdb', 'public')).rejects.toThrow(new UserError('sqlPlan', 'Database "public" forbid drop'));
+    await expect(store.storage.dropDatabase('cnosdb', 'public')).rejects.toThrow(new UserError('forbidDropDatabase', 'Database "public" forbid drop'));
     await expect(store.storage.alterDatabase('cnosdb', 'db1', { ...o, precision: 'MS' })).rejects.toThrow(/database config is unmodifiable/);
     await expect(store.storage.dropDatabase('cnosdb', 'nope')).rejects.toThrow(new UserError('databaseNotFound', 'Meta: Database not found: "nope"'));
     expect(store.storage.catalog.databases().map((d) => d.name).sort()).toEqual(['db1', 'public']);

@@ -56,7 +56,7 @@ export async function alterDatabase(catalog: EngineCatalog, s: ast.AlterDatabase
 }
 
 export async function dropDatabase(catalog: EngineCatalog, s: ast.DropDatabase): Promise<void> {
-  if (s.name === 'public') throw new UserError('sqlPlan', `Database "public" forbid drop`);
+  if (s.name === 'public') throw new UserError('forbidDropDatabase', `Database "public" forbid drop`);
   // A database whose drop is pending is dropped again: rescheduled with AFTER, else at once.
   if (catalog.database(s.name) === undefined && catalog.dropPending?.(s.name) !== true) {
     if (s.ifExists) return;
