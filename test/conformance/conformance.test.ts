@@ -1,7 +1,7 @@
 // Runs CnosDB's sqllogictest subset (../shared/conformance/cnosdb/, AGPL fixtures read in place;
-// test/support/shared-dir.ts finds them) and Sundial's own cases (cases/: issue 5's functions,
-// windows, grouping sets and gap filling, expected results worked out from CnosDB's and
-// DataFusion's documentation and sources) against the real server over HTTP, prints the counts,
+// test/support/shared-dir.ts finds them) and Sundial's own cases (cases/: time-series functions,
+// windows and UPDATE, expected results worked out from CnosDB's and DataFusion's documentation
+// and sources) against the real server over HTTP, prints the counts,
 // writes the record-level report to a temporary file, and fails when fewer records pass than
 // threshold.json says. The thresholds only go up: raise them when more records pass.
 
