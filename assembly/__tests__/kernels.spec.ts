@@ -126,15 +126,15 @@ describe('k_fold_groups and k_finish_groups', () => {
     expect<f64>(accF64(acc, 4, 1, 1)).toBe(104);
     const out = base + 1024;
     const valid = base + 2048;
-    expect<i32>(k_finish_groups(acc, 4, 3, 5, false, out, valid)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 4, 3, 5, out, valid)).toBe(0);
     expect<i64>(load<i64>(out)).toBe(7);
     expect<i64>(load<i64>(out, 8)).toBe(104);
     expect<u8>(load<u8>(valid, 2)).toBe(0);
-    expect<i32>(k_finish_groups(acc, 4, 2, 3, false, out, valid)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 4, 2, 3, out, valid)).toBe(0);
     expect<i64>(load<i64>(out, 8)).toBe(-3);
-    expect<i32>(k_finish_groups(acc, 4, 2, 4, false, out, valid)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 4, 2, 4, out, valid)).toBe(0);
     expect<i64>(load<i64>(out, 8)).toBe(100);
-    expect<i32>(k_finish_groups(acc, 4, 3, 0, false, out, valid)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 4, 3, 0, out, valid)).toBe(0);
     expect<i64>(load<i64>(out, 16)).toBe(0);
     expect<u8>(load<u8>(valid, 2)).toBe(1); // a count is never NULL
   });
@@ -151,12 +151,12 @@ describe('k_fold_groups and k_finish_groups', () => {
     const acc = base + 128;
     memory.fill(acc, 0, 48 * 2);
     expect<i32>(k_fold_groups(base, 0, 3, 0, bounds, groups, 2, acc, 2)).toBe(0);
-    expect<i32>(k_finish_groups(acc, 2, 2, 5, false, base + 1024, base + 2048)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 2, 5, base + 1024, base + 2048)).toBe(0);
     expect<i64>(load<i64>(base + 1024)).toBe(-2); // 2^64 - 2, wrapped as DataFusion 27's SUM wraps
     expect<f64>(accF64(acc, 2, 1, 0)).toBe(18446744073709551614.0); // the exact sum, rounded once
     memory.fill(acc, 0, 48 * 2);
     expect<i32>(k_fold_groups(base, 0, 3, 1, bounds, groups, 2, acc, 2)).toBe(0); // as unsigned: 2^64 - 2 fits
-    expect<i32>(k_finish_groups(acc, 2, 1, 5, true, base + 1024, base + 2048)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 1, 5, base + 1024, base + 2048)).toBe(0);
     expect<u64>(load<u64>(base + 1024)).toBe(u64.MAX_VALUE - 1);
   });
   it('takes the same counts and exact sums without the extremes (FT_NO_MINMAX), runs of odd and even length', () => {
@@ -204,12 +204,12 @@ describe('k_fold_groups and k_finish_groups', () => {
     memory.fill(acc, 0, 48 * 2);
     expect<i32>(k_fold_groups(base, 0, 4, 2, bounds, groups, 2, acc, 2)).toBe(0);
     const out = base + 1024;
-    expect<i32>(k_finish_groups(acc, 2, 2, 3, false, out, base + 2048)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 2, 3, out, base + 2048)).toBe(0);
     expect<f64>(load<f64>(out)).toBe(-2.0);
     expect<bool>(isNaN(load<f64>(out, 8))).toBe(true);
-    expect<i32>(k_finish_groups(acc, 2, 2, 4, false, out, base + 2048)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 2, 4, out, base + 2048)).toBe(0);
     expect<bool>(isNaN(load<f64>(out))).toBe(true);
-    expect<i32>(k_finish_groups(acc, 2, 1, 1, false, out, base + 2048)).toBe(0);
+    expect<i32>(k_finish_groups(acc, 2, 1, 1, out, base + 2048)).toBe(0);
     expect<bool>(isNaN(load<f64>(out))).toBe(true); // 1.5 + NaN - 2
   });
   it('counts rows of runs without reading values', () => {
@@ -240,6 +240,6 @@ describe('k_fold_groups and k_finish_groups', () => {
     expect<i32>(k_fold_groups(base, 0, 4, 0, bounds, groups, 1, base + 128, 1)).toBe(-1);
     store<u32>(groups, 0);
     expect<i32>(k_fold_groups(base, 0, 4, 4, bounds, groups, 1, base + 128, 1)).toBe(-1);
-    expect<i32>(k_finish_groups(base + 128, 1, 1, 6, false, base, base + 32)).toBe(-2);
+    expect<i32>(k_finish_groups(base + 128, 1, 1, 6, base, base + 32)).toBe(-2);
   });
 });

@@ -244,12 +244,12 @@ export function k_fold_groups(values: usize, valid: usize, n: usize, typeAndFlag
 /**
  * Writes one result column of the first `ngroups` groups of the accumulator at `acc`: FIN_COUNT
  * (i64), FIN_AVG and FIN_FSUM (f64), FIN_MIN / FIN_MAX (the column's 8 bytes), FIN_ISUM (the
- * integer sum modulo 2^64: the same bytes whether the host reads them as i64 or, when `unsigned`,
- * as u64), 8 bytes per group at `out`, and at `validity` one byte per group: 1 when the group has
- * a value (always for FIN_COUNT). Slots of groups without a value are 0. Returns 0, or -2 for an
- * unknown output.
+ * integer sum modulo 2^64: the same bytes whether the host reads them as i64 or as u64), 8
+ * bytes per group at `out`, and at `validity` one byte per group: 1 when the group has a value
+ * (always for FIN_COUNT). Slots of groups without a value are 0. Returns 0, or -2 for an unknown
+ * output.
  */
-export function k_finish_groups(acc: usize, cap: usize, ngroups: usize, what: u32, unsigned: bool, out: usize, validity: usize): i32 {
+export function k_finish_groups(acc: usize, cap: usize, ngroups: usize, what: u32, out: usize, validity: usize): i32 {
   if (what > FIN_ISUM || ngroups > cap) return -2;
   for (let g: usize = 0; g < ngroups; g++) {
     const count = load<f64>(slot(acc, cap, A_COUNT, g));

@@ -20,7 +20,7 @@ interface BucketExports {
   k_region(bytes: number): number;
   k_bucket_runs(time: number, n: number, origin: bigint, stride: bigint, bounds: number, offsets: number, first: number): number;
   k_fold_groups(values: number, valid: number, n: number, type: number, bounds: number, groups: number, nruns: number, acc: number, cap: number): number;
-  k_finish_groups(acc: number, cap: number, ngroups: number, what: number, unsigned: number, out: number, validity: number): number;
+  k_finish_groups(acc: number, cap: number, ngroups: number, what: number, out: number, validity: number): number;
 }
 
 /** What a source accumulates: a column of one of these types, or rows (count(*)). */
@@ -248,7 +248,7 @@ export class BucketKernels {
     const base = this.#k.k_region(groups * 9 + 16);
     if (base === 0) throw new Error(`BUG: kernel region for ${groups} groups refused`);
     const validity = base + groups * 8;
-    const rc = this.#k.k_finish_groups(s.ptr, s.cap, groups, FIN[what], s.type === 'UInt64' ? 1 : 0, base, validity);
+    const rc = this.#k.k_finish_groups(s.ptr, s.cap, groups, FIN[what], base, validity);
     if (rc !== 0) throw new Error(`BUG: k_finish_groups returned ${rc}`);
     this.#views();
     return { values: this.#u8.slice(base, base + groups * 8).buffer, validity: this.#u8.slice(validity, validity + groups) };
