@@ -5,7 +5,7 @@
 
 import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
-import { PhysicalPlanError, planError } from '../errors.js';
+import { castError, PhysicalPlanError, planError } from '../errors.js';
 import { formatRustF64 } from '../format/float-text.js';
 import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
 import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
@@ -174,7 +174,10 @@ function shifted(name: 'lag' | 'lead'): WindowFunction {
   };
 }
 
-/** An integer default as the value's type, as DataFusion parses the integer's text as that type. */
+/**
+ * An integer default as the value's type, as DataFusion casts the integer's text to that type
+ * (arrow reads `1` and `0` as booleans; any other integer is no boolean).
+ */
 function castDefault(v: bigint, type: DataType): Scalar {
   switch (type.id) {
     case 'Float64':
@@ -182,7 +185,8 @@ function castDefault(v: bigint, type: DataType): Scalar {
     case 'Utf8':
       return String(v);
     case 'Boolean':
-      throw new PhysicalPlanError('sqlExecute', `Datafusion: Execution error: Cannot parse '${v}' as Boolean`);
+      if (v === 0n || v === 1n) return v === 1n;
+      throw castError(`Cannot cast string '${v}' to value of Boolean type`);
     default:
       return v;
   }

@@ -61,6 +61,7 @@ const A = "FROM w WHERE g = 'a' ORDER BY time";
 const W = 'OVER (PARTITION BY g ORDER BY time)';
 cases.push(
   [`SELECT lag(v, 'x', 0) ${W}, lag(v, 1.5) ${W}, lead(v, NULL, 7) ${W}, lag(v, true, 0) ${W} ${A}`, ['0 | NULL | 20 | 0', '10 | 10 | 20 | 10', '20 | 20 | 40 | 20', '20 | 20 | 7 | 20']],
+  ['SELECT lag(b, 1, 1) OVER (ORDER BY n) AS l FROM (VALUES (1, false), (2, false)) AS v(n, b)', ['true', 'false']],
   [`SELECT lead(d, 1, 7) ${W}, nth_value(v, -1) OVER (PARTITION BY g ORDER BY time ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) ${A}`, ['2.0 | NULL', '3.0 | NULL', '4.0 | NULL', '7.0 | NULL']],
 );
 
@@ -72,6 +73,8 @@ const failures: [string, RegExp][] = [
   ["SELECT lag(v, 1, 'none') OVER (ORDER BY time) FROM w", /^Datafusion: Internal error: Expects default value to have Int64 type\. This was likely caused by a bug/],
   ['SELECT lead(v, 1, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Internal error: Expects default value to have Int64 type\./],
   ['SELECT nth_value(v, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Execution error: Internal\("Cannot convert Float64\(2\.5\) to i64"\)$/],
+  // An integer default of a BOOLEAN value: 1 and 0 read as booleans, any other is a cast error.
+  ['SELECT lag(b, 1, 2) OVER (ORDER BY n) FROM (VALUES (1, true), (2, false)) AS v(n, b)', /^Arrow: Cast error: Cannot cast string '2' to value of Boolean type$/],
   ["SELECT nth_value(v, 'second') OVER (ORDER BY time) FROM w", /^Datafusion: Execution error: Internal\("Cannot convert Utf8\(\\"second\\"\) to i64"\)$/],
   ['SELECT sum(v) OVER (ORDER BY time ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM w', /Invalid window frame: start bound cannot be UNBOUNDED FOLLOWING/],
   ['SELECT sum(v) OVER (ORDER BY time ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM w', /Invalid window frame: end bound cannot be UNBOUNDED PRECEDING/],
