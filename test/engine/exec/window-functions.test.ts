@@ -73,6 +73,8 @@ const failures: [string, RegExp][] = [
   ["SELECT lag(v, 1, 'none') OVER (ORDER BY time) FROM w", /^Datafusion: Internal error: Expects default value to have Int64 type\. This was likely caused by a bug/],
   ['SELECT lead(v, 1, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Internal error: Expects default value to have Int64 type\./],
   ['SELECT nth_value(v, 2.5) OVER (ORDER BY time) FROM w', /^Datafusion: Execution error: Internal\("Cannot convert Float64\(2\.5\) to i64"\)$/],
+  // The offset and default are read from the plan: a column there is refused.
+  ['SELECT lag(v, v) OVER (ORDER BY time) FROM w', /^Datafusion: This feature is not implemented: There is only support Literal types for field at idx: 1 in Window Function$/],
   // An integer default of a BOOLEAN value: 1 and 0 read as booleans, any other is a cast error.
   ['SELECT lag(b, 1, 2) OVER (ORDER BY n) FROM (VALUES (1, true), (2, false)) AS v(n, b)', /^Arrow: Cast error: Cannot cast string '2' to value of Boolean type$/],
   ["SELECT nth_value(v, 'second') OVER (ORDER BY time) FROM w", /^Datafusion: Execution error: Internal\("Cannot convert Utf8\(\\"second\\"\) to i64"\)$/],
