@@ -4,8 +4,9 @@
 // COMPACT DATABASE, ROLLUP / CUBE / GROUPING SETS, GEOMETRY columns with the GIS functions, and data repair.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, writeLp } from '../support/http.js';
+import { writeLp } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { sqlChecks } from '../support/sql.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,17 +17,7 @@ afterAll(async () => {
   server.cleanup();
 });
 
-async function csv(sql: string, db = 'public'): Promise<string> {
-  const r = await http(server.url, `/api/v1/sql?db=${db}`, { method: 'POST', body: sql });
-  expect(r.status, `${sql}: ${r.text}`).toBe(200);
-  return r.text;
-}
-
-async function fails(sql: string, status: number, message: RegExp, db = 'public'): Promise<void> {
-  const r = await http(server.url, `/api/v1/sql?db=${db}`, { method: 'POST', body: sql });
-  expect(r.status, r.text).toBe(status);
-  expect((JSON.parse(r.text) as { error_message: string }).error_message).toMatch(message);
-}
+const { csv, fails } = sqlChecks(() => server.url);
 
 describe('aggregates', () => {
   // x = 1, 2, 3 in group p and 10 in q: over p the mean is 2 and the squared deviations sum to 2.

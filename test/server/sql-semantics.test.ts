@@ -4,8 +4,8 @@
 // functions with their typing quirks.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { sqlChecks } from '../support/sql.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,17 +16,10 @@ afterAll(async () => {
   server.cleanup();
 });
 
-async function csv(sql: string): Promise<string> {
-  const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
-  expect(r.status, `${sql}: ${r.text}`).toBe(200);
-  return r.text;
-}
-
-async function fails(sql: string, message: RegExp): Promise<void> {
-  const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
-  expect(r.status, r.text).toBe(422);
-  expect((JSON.parse(r.text) as { error_message: string }).error_message).toMatch(message);
-}
+const checks = sqlChecks(() => server.url);
+const csv = (sql: string): Promise<string> => checks.csv(sql);
+/** Every refusal here is a 422. */
+const fails = (sql: string, message: RegExp): Promise<void> => checks.fails(sql, 422, message);
 
 describe('NaN and infinities', () => {
   it('writes them as CSV text, and NULL as an empty field', async () => {
