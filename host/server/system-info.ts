@@ -30,9 +30,9 @@ export function userOptionsJson(u: UserDef): string {
 export function tenantOptionsJson(t: TenantDef): string {
   let dropAfter = 'null';
   if (t.dropAfter !== null) {
-    const { timeNum, unit } = parseDropAfter(t.dropAfter);
-    // time_num is a u64: written as digits, not through a double.
-    dropAfter = `{"time_num":${timeNum},"unit":${JSON.stringify(unit)}}`;
+    const d = parseDropAfter(t.dropAfter);
+    // CnosDuration serialised; secs is a u64: written as digits, not through a double.
+    dropAfter = `{"duration":{"secs":${d.secs},"nanos":${d.nanos}},"is_inf":${d.inf}}`;
   }
   return `{"comment":${JSON.stringify(t.comment)},"limiter_config":${JSON.stringify(t.limiter)},"drop_after":${dropAfter},"tenant_is_hidden":false}`;
 }

@@ -4,6 +4,7 @@
 // Storage.changeCatalog saves it before the statement is answered. Who may do what is not
 // decided here (host/server/access.ts is the one place for that).
 
+import { durationMs, invalidDurationMessage, parseCnosDuration, type CnosDuration } from '../core/durations.js';
 import { UserError } from '../core/errors.js';
 import {
   databaseNotFound,
@@ -26,26 +27,16 @@ const BY_RANK: readonly (DatabasePrivilege | undefined)[] = [undefined, 'read', 
 /** CnosDB's names of privileges in messages (DatabasePrivilege::as_str). */
 export const PRIVILEGE_NAMES: Record<DatabasePrivilege, string> = { read: 'Read', write: 'Write', all: 'All' };
 
-const U64_MAX = 2n ** 64n - 1n;
-const DROP_AFTER_UNITS: Readonly<Record<string, string>> = { '': 'Day', d: 'Day', h: 'Hour', m: 'Minutes' };
-
-/**
- * Checks a `drop_after` value as CnosDB reads it: a u64 count and an optional unit d, h or m
- * (any case; none means days). Returns its parts for display.
- */
-export function parseDropAfter(text: string): { timeNum: string; unit: string } {
-  const m = /^(\d+)([a-zA-Z]?)$/.exec(text);
-  const unit = m === null ? undefined : DROP_AFTER_UNITS[m[2]!.toLowerCase()];
-  if (m === null || unit === undefined || BigInt(m[1]!) > U64_MAX) throw new UserError('sqlParse', `sql parser error: ${text} is not a valid duration`);
-  return { timeNum: BigInt(m[1]!).toString(), unit };
+/** A `drop_after` value read as CnosDB reads it (core/durations.ts); a UserError when it is not one. */
+export function parseDropAfter(text: string): CnosDuration {
+  const d = parseCnosDuration(text);
+  if (d === null) throw new UserError('sqlParse', invalidDurationMessage(text));
+  return d;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { Day: 86_400_000, Hour: 3_600_000, Minutes: 60_000 };
-
-/** A `drop_after` or `AFTER` duration in milliseconds (at most Number.MAX_SAFE_INTEGER). */
+/** A `drop_after` or `AFTER` duration in milliseconds (INF and anything longer: Number.MAX_SAFE_INTEGER). */
 export function dropAfterMs(text: string): number {
-  const { timeNum, unit } = parseDropAfter(text);
-  return Math.min(Number(timeNum) * UNIT_MS[unit]!, Number.MAX_SAFE_INTEGER);
+  return durationMs(parseDropAfter(text)) ?? Number.MAX_SAFE_INTEGER;
 }
 
 export function requireTenantDef(c: Catalog, name: string): TenantDef {

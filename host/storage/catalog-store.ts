@@ -1,13 +1,16 @@
 // Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
 // write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
-// any point leaves either the old or the new document, never a mix. Writes version 3; reads 1
-// to 3. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
+// any point leaves either the old or the new document, never a mix. Writes version 4; reads 1
+// to 4. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
 // would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
 // Version 3 added pending drops (tenants, databases and tables dropped with AFTER) and the
 // resource statuses; a version 2 reader would have lost the hidden objects, so it must refuse.
+// Version 4 reads a tenant's `dropAfter` as CnosDB 2.4 does (core/durations.ts: `1M` is a month,
+// where versions 2 and 3 read it as a minute), so older `dropAfter` texts are rewritten on load.
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseCnosDuration } from '../core/durations.js';
 import { CorruptionError } from '../core/errors.js';
 import {
   Catalog,
@@ -30,7 +33,19 @@ import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
 const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';
-const VERSION = 3;
+const VERSION = 4;
+
+/**
+ * A `dropAfter` of versions 2 and 3, which read a count and an optional unit d, h or m in any
+ * case (none: days; m: minutes), rewritten with the same meaning for version 4; INF when it is
+ * longer than u64 seconds (it was capped then, too).
+ */
+function legacyDropAfter(text: string): string {
+  const m = /^(\d+)([dDhHmM]?)$/.exec(text);
+  if (m === null) return text; // not of the old grammar: the check after this names it
+  const rewritten = `${BigInt(m[1]!)}${(m[2] || 'd').toLowerCase()}`;
+  return parseCnosDuration(rewritten) === null ? 'INF' : rewritten;
+}
 
 interface PersistedRole {
   inherit: 'owner' | 'member' | null;
@@ -199,7 +214,7 @@ function decode(text: string, path: string): Catalog {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
   if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== 1 && p.version !== 2 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
+  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
   const c = new Catalog();
   const tenantOf = (t: PersistedTenant | PersistedTenantV1): TenantDef => {
     const check = (ok: boolean, what: string): void => {
@@ -215,7 +230,8 @@ function decode(text: string, path: string): Catalog {
     let dropAfter = null;
     if (p.version >= 2) {
       const v2 = t as PersistedTenant;
-      dropAfter = v2.dropAfter;
+      dropAfter = p.version < 4 && v2.dropAfter !== null ? legacyDropAfter(v2.dropAfter) : v2.dropAfter;
+      check(dropAfter === null || parseCnosDuration(dropAfter) !== null, `drop_after ${JSON.stringify(v2.dropAfter)}`);
       try {
         limiter = v2.limiter === null ? null : checkLimiterConfig(v2.limiter);
       } catch (e) {

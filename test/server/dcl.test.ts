@@ -65,14 +65,14 @@ describe('DCL statements', () => {
     await fails('CREATE ROLE r3 INHERIT r1', 422, '010001', 'Semantic error: Expected [owner,member], found r1');
     await fails("ALTER TENANT t1 SET tenant_is_hidden = true", 422, '010009', 'sql parser error: Expected option [comment], [_limiter], [drop_after] found [tenant_is_hidden]');
     await fails("CREATE USER u9 WITH colour = 'red'", 422, '010009', /Expected option \[password\], \[must_change_password\], \[rsa_public_key\], \[comment\], \[granted_admin\] found \[colour\]/);
-    await fails("CREATE TENANT t6 WITH drop_after = '1y'", 422, '010009', 'sql parser error: 1y is not a valid duration');
+    await fails("CREATE TENANT t6 WITH drop_after = '1Y'", 422, '010009', 'sql parser error: 1Y is not a valid duration or duration overflow');
     await fails("ALTER TENANT t1 SET _limiter = '{\"bogus\":1}'", 422, '010009', /invalid _limiter: unknown key "bogus"/);
     await fails('CREATE TENANT t7 WITH comment', 422, '010009', /Expected a value, found: EOF/);
     await fails('DROP USER root', 422, '010074', "User 'root' is prohibited from being dropped");
     await fails('DROP TENANT cnosdb', 422, '010064', 'Tenant "cnosdb" forbid drop');
     await fails('DROP DATABASE public', 422, '010065', 'Database "public" forbid drop');
     await fails(`ALTER TENANT cnosdb SET _limiter = '{"request_config":{"http_queries":{"remote_bucket":{"max":1,"initial":1,"refill":1,"interval":100000},"local_bucket":{"max":1,"initial":1}}}}'`, 422, '010075', 'Tenant cnosdb cannot be restricted');
-    await fails("DROP TENANT t1 AFTER '1y'", 422, '010009', 'sql parser error: 1y is not a valid duration');
+    await fails("DROP TENANT t1 AFTER '-1d'", 422, '010009', 'sql parser error: -1d is not a valid duration or duration overflow');
     await fails("CREATE USER u8 WITH rsa_public_key = 'k'", 422, '010005', /RSA public key/);
     await fails('REVOKE READ ON DATABASE public FROM ROLE ghost', 422, '030006', 'Meta: The role ghost not found');
   });
@@ -84,14 +84,14 @@ describe('DCL statements', () => {
       JSON.stringify([
         {
           tenant_options:
-            '{"comment":"first","limiter_config":{"object_config":{"max_users_number":1,"max_databases":3,"max_shard_number":2,"max_replicate_number":2,"max_retention_time":30},"request_config":null},"drop_after":{"time_num":7,"unit":"Day"},"tenant_is_hidden":false}',
+            '{"comment":"first","limiter_config":{"object_config":{"max_users_number":1,"max_databases":3,"max_shard_number":2,"max_replicate_number":2,"max_retention_time":30},"request_config":null},"drop_after":{"duration":{"secs":604800,"nanos":0},"is_inf":false},"tenant_is_hidden":false}',
         },
       ]),
     );
     await ok('ALTER TENANT t_opts UNSET comment');
     await ok('ALTER TENANT t_opts UNSET _limiter');
     expect(await ok("SELECT tenant_options FROM cluster_schema.tenants WHERE tenant_name = 't_opts'", { accept: 'application/json' })).toBe(
-      JSON.stringify([{ tenant_options: '{"comment":null,"limiter_config":null,"drop_after":{"time_num":7,"unit":"Day"},"tenant_is_hidden":false}' }]),
+      JSON.stringify([{ tenant_options: '{"comment":null,"limiter_config":null,"drop_after":{"duration":{"secs":604800,"nanos":0},"is_inf":false},"tenant_is_hidden":false}' }]),
     );
     await ok("CREATE USER u_opts WITH PASSWORD = 'x', MUST_CHANGE_PASSWORD = true, COMMENT = 'abc'");
     await ok('ALTER USER u_opts SET granted_admin = true');

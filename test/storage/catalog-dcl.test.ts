@@ -67,7 +67,7 @@ describe('catalog DCL', () => {
     expect([...again.catalog.users.keys()]).toEqual(['root', 'u1', 'u2']);
   });
 
-  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 3 on the next change', async () => {
+  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 4 on the next change', async () => {
     const v1 = {
       format: 'sundial-catalog',
       version: 1,
@@ -89,7 +89,7 @@ describe('catalog DCL', () => {
     createRoleDef(store.catalog, 'cnosdb', 'bare', null);
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { version: number; tenants: Array<{ roles: Record<string, unknown> }> };
-    expect(saved.version).toBe(3);
+    expect(saved.version).toBe(4);
     expect(saved.tenants[0]!.roles.bare).toEqual({ inherit: null, privileges: {} });
   });
 
@@ -103,6 +103,18 @@ describe('catalog DCL', () => {
     const bad = { format: 'sundial-catalog', version: 2, nextId: 3, tenants: [{ id: 1, name: 'cnosdb', comment: null, dropAfter: null, limiter: null, members: {}, roles: { r: { inherit: null, privileges: { public: 'admin' } } } }], databases: [], users: [] };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(bad));
     await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/role "r" has privilege "admin" on "public"/);
+  });
+
+  it("rewrites a version 3 catalog's drop_after texts with their old meaning (m and M were minutes)", async () => {
+    const tenant = (id: number, name: string, dropAfter: string) => ({ id, name, comment: null, dropAfter, limiter: null, members: {}, roles: {} });
+    const v3 = {
+      format: 'sundial-catalog', version: 3, nextId: 9, pendingDrops: [],
+      tenants: [tenant(1, 'cnosdb', '7'), tenant(2, 'a', '3H'), tenant(3, 'b', '5M'), tenant(4, 'c', '18446744073709551615d'), tenant(5, 'd', '2d')],
+      databases: [], users: [],
+    };
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v3));
+    const c = (await CatalogStore.open(dir, bootstrap)).catalog;
+    expect(['cnosdb', 'a', 'b', 'c', 'd'].map((t) => c.tenants.get(t)!.dropAfter)).toEqual(['7d', '3h', '5m', 'INF', '2d']);
   });
 
   it('reads the version 2 golden catalog', async () => {
@@ -143,7 +155,7 @@ describe('catalog DCL changes', () => {
   const refused: Array<[string, (c: Catalog) => unknown, RegExp]> = [
     ['a tenant that exists', (x) => createTenantDef(x, 't', noOptions), /^Meta: The tenant t already exists$/],
     ['a tenant named with a slash', (x) => createTenantDef(x, 'a/b', noOptions), /not supported keyword contains '\/': a\/b/],
-    ['a bad drop_after', (x) => createTenantDef(x, 'x', { ...noOptions, dropAfter: '1y' }), /^sql parser error: 1y is not a valid duration$/],
+    ['a bad drop_after', (x) => createTenantDef(x, 'x', { ...noOptions, dropAfter: '1Y' }), /^sql parser error: 1Y is not a valid duration or duration overflow$/],
     ['dropping the system tenant', (x) => dropTenantDef(x, 'cnosdb'), /Tenant "cnosdb" forbid drop/],
     ['a user that exists', (x) => user(x, 'u'), /^Meta: The user u already exists$/],
     ['dropping root', (x) => dropUserDef(x, 'root'), /User 'root' is prohibited from being dropped/],
@@ -224,10 +236,10 @@ describe('catalog DCL changes', () => {
   });
 
   it('sets and unsets tenant options', () => {
-    alterTenantDef(c, 't', { comment: 'x', dropAfter: '3H' });
-    expect(c.tenants.get('t')).toMatchObject({ comment: 'x', dropAfter: '3H' });
+    alterTenantDef(c, 't', { comment: 'x', dropAfter: '3h' });
+    expect(c.tenants.get('t')).toMatchObject({ comment: 'x', dropAfter: '3h' });
     alterTenantDef(c, 't', { comment: null });
-    expect(c.tenants.get('t')).toMatchObject({ comment: null, dropAfter: '3H' });
+    expect(c.tenants.get('t')).toMatchObject({ comment: null, dropAfter: '3h' });
   });
 
   it('enforces the object limits of the limiter', () => {
@@ -245,24 +257,26 @@ describe('catalog DCL changes', () => {
 });
 
 describe('drop_after', () => {
+  // CnosDB 2.4 reads it as a CnosDuration (core/durations.ts; test/core/durations.test.ts).
   const cases: Array<[string, string | RegExp]> = [
-    ['7', '7 Day'],
-    ['7d', '7 Day'],
-    ['1D', '1 Day'],
-    ['7m', '7 Minutes'],
-    ['7H', '7 Hour'],
-    ['0', '0 Day'],
-    ['18446744073709551615d', '18446744073709551615 Day'],
-    ['18446744073709551616d', /18446744073709551616d is not a valid duration/],
-    ['-1d', /-1d is not a valid duration/],
-    ['1y', /1y is not a valid duration/],
-    ['', / is not a valid duration/],
+    ['7', '604800s'],
+    ['7d', '604800s'],
+    ['7m', '420s'],
+    ['7h', '25200s'],
+    ['1y', '31557600s'],
+    ['0', '0s'],
+    ['INF', 'INF'],
+    ['18446744073709551615', 'INF'],
+    ['18446744073709551615d', /^sql parser error: 18446744073709551615d is not a valid duration or duration overflow$/],
+    ['-1d', /^sql parser error: -1d is not a valid duration or duration overflow$/],
+    ['1Y', /^sql parser error: 1Y is not a valid duration or duration overflow$/],
+    ['', /^sql parser error:  is not a valid duration or duration overflow$/],
   ];
   for (const [text, want] of cases) {
     it(`reads '${text}'`, () => {
       if (typeof want === 'string') {
-        const { timeNum, unit } = parseDropAfter(text);
-        expect(`${timeNum} ${unit}`).toBe(want);
+        const d = parseDropAfter(text);
+        expect(d.inf ? 'INF' : `${d.secs}s`).toBe(want);
       } else expect(() => parseDropAfter(text)).toThrow(want);
     });
   }

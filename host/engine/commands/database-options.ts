@@ -3,28 +3,17 @@
 // and writing them back as DESCRIBE DATABASE shows them ("3months 8days 16h 19m 12s",
 // "286.102294921875 MiB"). Humantime's calendar: a year is 365.25 days, a month 30.44 days.
 
+import { durationMs, invalidDurationMessage, parseCnosDuration } from '../../core/durations.js';
+import { UserError } from '../../core/errors.js';
 import type { DatabaseOptions, Precision } from '../../core/schema.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../core/schema.js';
 import { planError } from '../errors.js';
 import type { DatabaseOption, OptionValue } from '../sql/ast.js';
 import { formatRustF64 } from '../sql/display-name.js';
 
-const SECOND_MS = 1000;
 const YEAR_S = 31_557_600;
 const MONTH_S = 2_630_016;
 const DAY_S = 86_400;
-
-/** Humantime units in milliseconds (nanosecond units are fractions of a millisecond). */
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  nsec: 1e-6, ns: 1e-6, usec: 1e-3, us: 1e-3, msec: 1, ms: 1,
-  seconds: 1000, second: 1000, secs: 1000, sec: 1000, s: 1000,
-  minutes: 60_000, minute: 60_000, mins: 60_000, min: 60_000, m: 60_000,
-  hours: 3_600_000, hour: 3_600_000, hrs: 3_600_000, hr: 3_600_000, h: 3_600_000,
-  days: 86_400_000, day: 86_400_000, d: 86_400_000,
-  weeks: 604_800_000, week: 604_800_000, w: 604_800_000,
-  months: MONTH_S * 1000, month: MONTH_S * 1000, M: MONTH_S * 1000,
-  years: YEAR_S * 1000, year: YEAR_S * 1000, y: YEAR_S * 1000,
-};
 
 function valueText(v: OptionValue): string {
   switch (v.kind) {
@@ -39,22 +28,11 @@ function valueText(v: OptionValue): string {
   }
 }
 
-/** A duration option in milliseconds; null for INF. */
-export function parseDurationMs(text: string, option: string): number | null {
-  const t = text.trim();
-  if (/^inf$/i.test(t)) return null;
-  if (/^\d+$/.test(t)) return Number(t) * DAY_S * SECOND_MS;
-  const re = /(\d+)\s*([a-zA-Z]+)/g;
-  let total = 0;
-  let matched = '';
-  for (let m = re.exec(t); m !== null; m = re.exec(t)) {
-    const unit = DURATION_UNITS[m[2]!] ?? DURATION_UNITS[m[2]!.toLowerCase()];
-    if (unit === undefined) throw planError(`${option}: unknown time unit "${m[2]}" in "${text}"`);
-    total += Number(m[1]) * unit;
-    matched += m[0];
-  }
-  if (matched.replace(/\s+/g, '') !== t.replace(/\s+/g, '') || matched === '') throw planError(`${option}: invalid duration "${text}"`);
-  return Math.round(total);
+/** A duration option (core/durations.ts) in milliseconds; null for INF. */
+export function parseDurationMs(text: string): number | null {
+  const d = parseCnosDuration(text);
+  if (d === null) throw new UserError('sqlParse', invalidDurationMessage(text));
+  return durationMs(d);
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = {
@@ -88,13 +66,13 @@ export function applyDatabaseOptions(base: DatabaseOptions, options: readonly Da
   for (const o of options) {
     switch (o.name) {
       case 'TTL':
-        out.ttlMs = parseDurationMs(valueText(o.value), 'TTL');
+        out.ttlMs = parseDurationMs(valueText(o.value));
         break;
       case 'SHARD':
         out.shard = positiveInt(o.value, 'SHARD');
         break;
       case 'VNODE_DURATION': {
-        const ms = parseDurationMs(valueText(o.value), 'VNODE_DURATION');
+        const ms = parseDurationMs(valueText(o.value));
         if (ms === null || ms <= 0) throw planError('VNODE_DURATION must be a finite duration');
         out.vnodeDurationMs = ms;
         break;
