@@ -270,8 +270,9 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   }),
   stringUnary('reverse', UTF8, (s) => Array.from(s).reverse().join('')),
   stringUnary('initcap', UTF8, (s) => s.toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase())),
-  stringFunction('starts_with', PAIRS, BOOLEAN, (args) => (args[0] as string).startsWith(args[1] as string)),
-  stringFunction('ends_with', PAIRS, BOOLEAN, (args) => (args[0] as string).endsWith(args[1] as string)),
+  // A BOOLEAN result is not typed from the text, so any type is cast: starts_with(123, '12') is true.
+  stringFunction('starts_with', PAIRS, BOOLEAN, (args) => (args[0] as string).startsWith(args[1] as string), false),
+  stringFunction('ends_with', PAIRS, BOOLEAN, (args) => (args[0] as string).endsWith(args[1] as string), false),
   trimFunction('btrim', true, true),
   trimFunction('trim', true, true),
   trimFunction('ltrim', true, false),

@@ -28,6 +28,8 @@ const values: [string, string][] = [
   ["SELECT chr(65), chr(20320), to_hex(255), to_hex(-1), ascii('A'), ascii(''), bit_length('ab'), octet_length('é')", 'A | 你 | ff | ffffffffffffffff | 65 | 0 | 16 | 2'],
   // ascii reads any value as its text, as DataFusion coerces it.
   ["SELECT ascii(98), ascii(3.5), ascii(TIMESTAMP '1999-12-31T00:00:00')", '57 | 51 | 49'],
+  // starts_with/ends_with answer BOOLEAN whatever the text's type, so any value is cast to text.
+  ["SELECT starts_with(123, '12'), starts_with(12.5, 12.5), starts_with(TRUE, 'T'), ends_with(123, 23), starts_with(NULL, 'a')", 'true | true | false | true | NULL'],
   ["SELECT repeat('ab', 3), reverse('abc'), left('hello', 2), right('hello', -2), strpos('hello', 'll'), starts_with('hello', 'he')", 'ababab | cba | he | llo | 3 | true'],
   // The FIPS 180-2 / RFC 1321 vectors for "abc".
   ["SELECT md5('abc'), md5('')", '900150983cd24fb0d6963f7d28e17f72 | d41d8cd98f00b204e9800998ecf8427e'],
