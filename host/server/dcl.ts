@@ -66,8 +66,8 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
       const a = s.action;
       if (a.kind === 'addUser' || a.kind === 'setUser' || a.kind === 'removeUser') {
         requireOwner(catalog, user, s.name, 'members');
-        if (a.kind === 'addUser') await storage.changeCatalog((c) => addMemberDef(c, s.name, a.user, a.role));
-        else if (a.kind === 'setUser') await storage.changeCatalog((c) => setMemberDef(c, s.name, a.user, a.role));
+        if (a.kind === 'addUser') await storage.changeCatalog((c) => addMemberDef(c, s.name, a.user, a.role, ctx.tenant));
+        else if (a.kind === 'setUser') await storage.changeCatalog((c) => setMemberDef(c, s.name, a.user, a.role, ctx.tenant));
         else await storage.changeCatalog((c) => removeMemberDef(c, s.name, a.user));
         return;
       }

@@ -135,14 +135,22 @@ export function dropUserDef(c: Catalog, name: string): void {
 
 // ---- members
 
-function checkRole(t: TenantDef, role: string): void {
-  if (role !== 'owner' && role !== 'member' && !t.roles.has(role)) throw roleNotFound(role);
+/**
+ * A custom role must exist in the tenant the member joins or in `sessionTenant`, the tenant of
+ * the session running the statement. CnosDB looks only in the latter (so an admin in tenant
+ * cnosdb may add a member to t1 with cnosdb's role r1, which names nothing in t1: such a member
+ * has no privileges there, as after a DROP ROLE); Sundial also takes the joined tenant's own
+ * roles, so that adding a member with its tenant's role works from any session.
+ */
+function checkRole(c: Catalog, t: TenantDef, sessionTenant: string, role: string): void {
+  if (role === 'owner' || role === 'member' || t.roles.has(role) || c.tenants.get(sessionTenant)?.roles.has(role) === true) return;
+  throw roleNotFound(role);
 }
 
-export function addMemberDef(c: Catalog, tenant: string, user: string, role: string): void {
+export function addMemberDef(c: Catalog, tenant: string, user: string, role: string, sessionTenant = tenant): void {
   const t = requireTenantDef(c, tenant);
   requireUserDef(c, user);
-  checkRole(t, role);
+  checkRole(c, t, sessionTenant, role);
   if (t.members.has(user)) throw memberExists(user, tenant);
   const max = objectLimit(t.limiter, 'max_users_number');
   if (max !== undefined && t.members.size >= max) {
@@ -152,10 +160,10 @@ export function addMemberDef(c: Catalog, tenant: string, user: string, role: str
   c.changed();
 }
 
-export function setMemberDef(c: Catalog, tenant: string, user: string, role: string): void {
+export function setMemberDef(c: Catalog, tenant: string, user: string, role: string, sessionTenant = tenant): void {
   const t = requireTenantDef(c, tenant);
   if (!t.members.has(user)) throw memberNotFound(user, tenant);
-  checkRole(t, role);
+  checkRole(c, t, sessionTenant, role);
   t.members.set(user, role);
   c.changed();
 }

@@ -179,6 +179,22 @@ describe('DCL statements', () => {
     await fails('SELECT 1', 422, '030010', 'The tenant roles_t not found', auth);
   });
 
+  it("takes a member's custom role from the session's tenant too, as CnosDB does", async () => {
+    await ok('CREATE TENANT quirk_t');
+    await ok("CREATE USER qu WITH PASSWORD = 'qu'");
+    await ok('CREATE ROLE only_in_cnosdb INHERIT member');
+    // quirk_t has no such role: the session's tenant (cnosdb) does, so CnosDB adds the member ...
+    await fails('ALTER TENANT quirk_t ADD USER qu AS only_in_cnosdb', 422, '030006', 'Meta: The role only_in_cnosdb not found', { tenant: 'quirk_t' });
+    await fails('ALTER TENANT quirk_t ADD USER qu AS nowhere_role', 422, '030006', 'Meta: The role nowhere_role not found');
+    await ok('ALTER TENANT quirk_t ADD USER qu AS only_in_cnosdb');
+    // ... whose role names nothing in quirk_t: a member with no privileges there.
+    const auth = { user: 'qu', password: 'qu', tenant: 'quirk_t', db: 'nowhere' };
+    expect(await ok('SELECT current_role(), current_database()', auth)).toBe('current_role(),current_database()\nonly_in_cnosdb,nowhere\n');
+    await ok('CREATE DATABASE qdb', { tenant: 'quirk_t' });
+    expect(await ok('SHOW DATABASES', auth)).toBe('database_name\n');
+    await ok('DROP ROLE only_in_cnosdb');
+  });
+
   it('drops a tenant with its data: one created again under the same name is empty', async () => {
     await ok('CREATE TENANT gone');
     await ok('CREATE DATABASE d', { tenant: 'gone' });
