@@ -25,9 +25,9 @@ export const DAY_MS = 86_400_000;
 export const DEFAULT_DATABASE_OPTIONS: Readonly<DatabaseOptions> = {
   ttlMs: null,
   shard: 1,
-  // CnosDB's default of one year is too coarse for retention to drop anything in time; a week
-  // keeps partitions small enough to expire promptly and large enough to compress well.
-  vnodeDurationMs: 7 * DAY_MS,
+  // CnosDB's default, humantime's year (365.25 days). Storage cuts partitions of at most a week
+  // whatever this says (host/storage/partition.ts), so that retention drops data in time.
+  vnodeDurationMs: 31_557_600_000,
   replica: 1,
   precision: 'NS',
   maxMemcacheSize: 128 * 1024 * 1024,

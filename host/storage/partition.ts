@@ -1,6 +1,10 @@
-// Time partitions: a database's data is cut into partitions of VNODE_DURATION (default 7 days,
-// host/core/schema.ts), one segment file per partition per flush, so that retention drops whole
-// files and compaction merges files that share a time range. Arithmetic in the database precision.
+// Time partitions: a database's data is cut into partitions of its VNODE_DURATION, at most a
+// week, one segment file per partition per flush, so that retention drops whole files and
+// compaction merges files that share a time range. CnosDB's default VNODE_DURATION of a year
+// (host/core/schema.ts) would keep up to a year of data past its TTL; a week keeps partitions
+// small enough to expire promptly and large enough to compress well. What VNODE_DURATION still
+// decides as in CnosDB: the last time a point may carry (`partitionOverflows`, on the declared
+// width). Arithmetic in the database precision.
 
 import type { DatabaseOptions, Precision } from '../core/schema.js';
 
@@ -8,7 +12,16 @@ export function unitsPerMs(precision: Precision): bigint {
   return precision === 'MS' ? 1n : precision === 'US' ? 1000n : 1_000_000n;
 }
 
+/** The widest partition storage cuts, whatever VNODE_DURATION says. */
+export const MAX_PARTITION_MS = 7 * 86_400_000;
+
+/** The width of the database's partitions: VNODE_DURATION, at most MAX_PARTITION_MS. */
 export function partitionUnits(options: DatabaseOptions): bigint {
+  return BigInt(Math.min(options.vnodeDurationMs, MAX_PARTITION_MS)) * unitsPerMs(options.precision);
+}
+
+/** VNODE_DURATION as declared, in the database precision (CnosDB's bucket width). */
+export function vnodeUnits(options: DatabaseOptions): bigint {
   return BigInt(options.vnodeDurationMs) * unitsPerMs(options.precision);
 }
 

@@ -34,7 +34,7 @@ import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
 import { DatabaseStore, type SegmentSlot } from './database.js';
-import { partitionOverflows, partitionUnits, retentionCutoff } from './partition.js';
+import { partitionOverflows, retentionCutoff, vnodeUnits } from './partition.js';
 import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
 import type { CachedBlock } from './segment-reader.js';
 import { databaseNotFound } from '../core/meta-errors.js';
@@ -217,7 +217,7 @@ export class Storage {
     const o = state.def.options;
     let cutoff = retentionCutoff(o, this.#nowMs());
     if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore)) cutoff = state.expiredBefore;
-    const units = partitionUnits(o);
+    const units = vnodeUnits(o);
     for (const b of batches) {
       for (const t of b.tables) {
         for (const s of t.series) {

@@ -48,7 +48,7 @@ const cases: Case[] = [
   { name: 'DESCRIBE TABLE', sql: 'DESCRIBE TABLE cpu', status: 200, body: 'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\nhost,STRING,TAG,DEFAULT\nregion,STRING,TAG,DEFAULT\ncount,BIGINT,FIELD,DEFAULT\nusage,DOUBLE,FIELD,DEFAULT\n' },
   { name: 'SHOW SERIES', sql: 'SHOW SERIES FROM cpu ORDER BY key', status: 200, body: 'key\n"cpu,host=a,region=eu"\n"cpu,host=b,region=us"\n' },
   { name: 'SHOW TAG VALUES', sql: 'SHOW TAG VALUES FROM cpu WITH KEY = host', status: 200, body: 'key,value\nhost,a\nhost,b\n' },
-  { name: 'DESCRIBE DATABASE', sql: 'DESCRIBE DATABASE public', status: 200, body: 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\nINF,1,7days,1,NS,128 MiB,16,128 MiB,false,false,32\n' },
+  { name: 'DESCRIBE DATABASE', sql: 'DESCRIBE DATABASE public', status: 200, body: 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\nINF,1,1year,1,NS,128 MiB,16,128 MiB,false,false,32\n' },
   // Errors
   { name: 'several statements', sql: 'SELECT 1; SELECT 2', status: 422, code: '010013', message: /^Multi-statement not allow, found num:2/ },
   { name: 'a syntax error names line and column', sql: 'SELECT 1,\n  FROM', status: 422, code: '010009', message: /^sql parser error: Expected an expression:, found: FROM at Line: 2, Column 3$/ },

@@ -54,6 +54,8 @@ const cases: Case[] = [
   { name: 'an unknown tenant', query: 'tenant=nope', body: 't24 f=1 1', status: 422, code: '030010', message: /The tenant nope not found/ },
   { name: 'a repeated query parameter', query: 'db=public&db=public', body: 't25 f=1 1', status: 400, code: '040001', message: /'db' is given 2 times/ },
   { name: 'a NUL character inside a string is kept', body: 't26 s="\u0000" 1', status: 200, rows: [{ time: 1n, s: '\u0000' }] },
+  // VNODE_DURATION (default a year) decides, not the week storage cuts: 30 days before the end is refused.
+  { name: 'a time whose year-long VNODE_DURATION bucket would end past the largest timestamp', body: 't28 f=1 1\nt28 f=2 9220780036854775807', status: 422, code: '020012', message: /create bucket unknown error db:public 9220780036854775807/, rows: [] },
   { name: 'a time whose partition would end past the largest timestamp', body: 't27 f=1 1\nt27 f=2 9223372036854775807', status: 422, code: '020012', message: /create bucket unknown error db:public 9223372036854775807/, rows: [] },
 ];
 

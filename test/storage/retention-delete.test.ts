@@ -54,6 +54,25 @@ describe('retention', () => {
     expect(manifest.segments.every((x: { minTs: string }) => BigInt(x.minTs) >= day(9))).toBe(true);
   });
 
+  it("cuts partitions of at most a week under the default VNODE_DURATION (a year), so retention still drops data weekly", async () => {
+    store = await openStore();
+    const s = store.storage;
+    await s.createDatabase('cnosdb', 'y', { ...DEFAULT_DATABASE_OPTIONS, precision: 'MS', ttlMs: 3 * DAY_MS });
+    expect(s.catalog.requireDatabase('cnosdb', 'y').options.vnodeDurationMs).toBe(31_557_600_000);
+    const db = () => s.catalog.requireDatabase('cnosdb', 'y');
+    store.clock.now = DAY_MS * 20;
+    for (const d of [17.5, 18, 19.5]) await s.write(db(), [batch([['m', [['h', 'a']], day(d), [dbl('v', d)]]])]);
+    await s.flushAll();
+    const manifest = () => JSON.parse(readFileSync(join(store!.dir, 'db', String(db().id), 'manifest.json'), 'utf8')) as { segments: Array<{ partitionStart: string; partitionEnd: string }> };
+    // Weeks from the epoch: day 14 to 21 holds all three rows.
+    expect(manifest().segments.map((x) => [Number(x.partitionStart) / DAY_MS, Number(x.partitionEnd) / DAY_MS])).toEqual([[14, 21]]);
+    // Day 25: the cutoff (22) lies past the week of day 14, which is dropped whole.
+    store.clock.now = DAY_MS * 25;
+    await s.maintain();
+    expect(manifest().segments).toEqual([]);
+    expect(await dump(s, 'm', {}, 'y')).toEqual([]);
+  });
+
   it('a longer TTL set later does not bring dropped data back, nor accept writes below the dropped bound', async () => {
     store = await openStore();
     const s = store.storage;
