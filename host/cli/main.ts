@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     nowMs: Date.now,
   });
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers }, 'ready');
-  if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, config, logger, version, warmup.signal);
+  if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
 }
 
 main().catch((err: unknown) => {
