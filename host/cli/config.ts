@@ -16,6 +16,8 @@ interface SettingSpec {
   kind: Kind;
   default: string | number | boolean;
   doc: string;
+  /** A duration that may be 0 (off). */
+  zero?: boolean;
 }
 
 /** Every setting; env name = SUNDIAL_ + last path segment upper-cased; flag = --last-segment. */
@@ -38,6 +40,7 @@ export const SETTINGS = [
   { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
+  { key: 'usage.report_interval', kind: 'duration', zero: true, default: 10_000, doc: 'How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant\'s usage_schema database, as CnosDB does; 0 turns the reports off.' },
   { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
   { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
@@ -98,9 +101,11 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
       return m && unit !== undefined && Number(m[1]) > 0 ? Math.round(Number(m[1]) * unit) : bad('bytes like 1048576, "64MiB" or "500MB"');
     }
     case 'duration': {
-      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? raw : bad('positive milliseconds');
+      const min = spec.zero === true ? 0 : 1;
+      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= min ? raw : bad(min === 0 ? 'milliseconds, 0 for off' : 'positive milliseconds');
       const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw) : null;
-      return m && Number(m[1]) > 0 ? Math.round(Number(m[1]) * TIME_UNITS[m[2] ?? 'ms']!) : bad('a duration like 30000, "30s" or "10m"');
+      const ms = m ? Math.round(Number(m[1]) * TIME_UNITS[m[2] ?? 'ms']!) : NaN;
+      return ms >= min ? ms : bad(`a duration like 30000, "30s" or "10m"${min === 0 ? ', 0 for off' : ''}`);
     }
   }
 }

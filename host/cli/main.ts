@@ -12,6 +12,7 @@ import { InThreadParsers, ParsePool, type Parsers } from '../server/parse-pool.j
 import { QueryRegistry } from '../server/query-registry.js';
 import { warmQueryPath } from '../server/query-warmup.js';
 import { TenantLimits } from '../server/tenant-limits.js';
+import { ensureUsageSchema, startUsageReporter, UsageMetrics } from '../server/usage-metrics.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
 import { storageCodecs } from '../storage/codecs.js';
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
 
   const warmup = new AbortController();
   let warming: Promise<void> = Promise.resolve();
+  const usage = new UsageMetrics(new URL(url).host);
+  let stopUsage: () => Promise<void> = async () => undefined;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
       warmup.abort();
       await server.stop(SHUTDOWN_TIMEOUT_MS);
       await warming;
+      await stopUsage();
       await parsers.close();
       await storage.close();
       logger.info('stopped');
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   await storage.recover();
+  await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
   server.ready({
     core,
     storage,
@@ -106,8 +111,10 @@ async function main(): Promise<void> {
     queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
     tenantLimits: new TenantLimits(Date.now),
     runningQueries: new QueryRegistry(Date.now),
+    usage,
     nowMs: Date.now,
   });
+  if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers }, 'ready');
   if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
 }

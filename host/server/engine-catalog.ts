@@ -1,6 +1,9 @@
 // The query engine's view of one tenant of the storage engine (EngineCatalog over Storage):
 // schemas from the storage catalog, reads (rows, block statistics, last points) from its read
 // path, and DDL, writes and deletes through its operations. Names arrive resolved to the tenant.
+// One exception, as in CnosDB: every tenant reads `usage_schema`, the system tenant's database
+// of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
+// tenant writes to it or changes it.
 
 import { dropAfterMs } from '../storage/catalog-dcl.js';
 import { findPendingDrop } from '../storage/pending-drops.js';
@@ -23,8 +26,9 @@ import type {
 } from '../engine/catalog.js';
 import { bug } from '../core/errors.js';
 import { timestamp, type TimeUnit } from '../engine/types.js';
-import type { ColumnDef, DatabaseDef, TableDef } from '../storage/catalog.js';
+import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
+import { USAGE_DATABASE } from './usage-metrics.js';
 
 function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
   return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
@@ -62,40 +66,65 @@ export class StorageCatalog implements EngineCatalog {
     return this.#storage.catalog.requireDatabase(this.tenant, name);
   }
 
+  /** Whether `name` is the system tenant's usage_schema as another tenant reads it. */
+  #sharedUsage(name: string): boolean {
+    return this.tenant !== DEFAULT_TENANT && name === USAGE_DATABASE;
+  }
+
+  /** The database reads of `name` go to (usage_schema: the system tenant's). */
+  #readDef(name: string): DatabaseDef | undefined {
+    return this.#sharedUsage(name) ? this.#storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) : this.#def(name);
+  }
+
+  #requireRead(name: string): DatabaseDef {
+    return this.#sharedUsage(name) ? this.#storage.catalog.requireDatabase(DEFAULT_TENANT, USAGE_DATABASE) : this.#require(name);
+  }
+
+  /** A read request limited, in the shared usage_schema, to this tenant's series. */
+  #own<R extends { seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean }>(database: string, request: R): R {
+    if (!this.#sharedUsage(database)) return request;
+    const tenant = this.tenant;
+    const inner = request.seriesFilter;
+    return { ...request, seriesFilter: (tags) => tags.get('tenant') === tenant && (inner === undefined || inner(tags)) };
+  }
+
   databases(): DatabaseInfo[] {
     return this.#storage.catalog.databases(this.tenant).map((d) => ({ name: d.name, options: d.options }));
   }
 
   database(name: string): DatabaseInfo | undefined {
-    const d = this.#def(name);
+    const d = this.#readDef(name);
     return d === undefined ? undefined : { name: d.name, options: d.options };
   }
 
   tables(database: string): TableInfo[] {
-    const d = this.#def(database);
+    const d = this.#readDef(database);
     return d === undefined ? [] : [...d.tables.values()].map((t) => tableInfo(d, t));
   }
 
   table(database: string, name: string): TableInfo | undefined {
-    const d = this.#def(database);
+    const d = this.#readDef(database);
     const t = d?.tables.get(name);
     return d === undefined || t === undefined ? undefined : tableInfo(d, t);
   }
 
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
-    return this.#storage.scan(this.#require(database), table, request);
+    return this.#storage.scan(this.#requireRead(database), table, this.#own(database, request));
   }
 
   scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk> {
-    return this.#storage.scanStats(this.#require(database), table, request);
+    return this.#storage.scanStats(this.#requireRead(database), table, this.#own(database, request));
   }
 
   lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
-    return this.#storage.lastPoints(this.#require(database), table, request);
+    return this.#storage.lastPoints(this.#requireRead(database), table, this.#own(database, request));
   }
 
   series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
-    return this.#storage.series(this.#require(database), table);
+    const all = this.#storage.series(this.#requireRead(database), table);
+    if (!this.#sharedUsage(database)) return all;
+    const tenant = this.tenant;
+    return [...all].filter((tags) => tags.get('tenant') === tenant);
   }
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {

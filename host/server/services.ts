@@ -8,6 +8,7 @@ import type { Budget } from './limits.js';
 import type { Parsers } from './parse-pool.js';
 import type { QueryRegistry } from './query-registry.js';
 import type { TenantLimits } from './tenant-limits.js';
+import type { UsageMetrics } from './usage-metrics.js';
 
 export interface Services {
   core: Core;
@@ -24,6 +25,8 @@ export interface Services {
   tenantLimits: TenantLimits;
   /** The SQL statements running (SHOW QUERIES). */
   runningQueries: QueryRegistry;
+  /** Usage counters, written to usage_schema (usage-metrics.ts). */
+  usage: UsageMetrics;
   /** The clock in milliseconds since the epoch. */
   nowMs: () => number;
 }

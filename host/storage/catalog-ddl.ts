@@ -6,7 +6,7 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
-import { findColumn, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
+import { findColumn, isUndroppableDatabase, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import { checkCodec } from './codec-names.js';
 import { GEOMETRY_SUB_TYPES, type GeometryColumnType } from '../core/geometry/geometry.js';
 import { databaseExists, tableExists, tableNotFound as metaTableNotFound } from '../core/meta-errors.js';
@@ -28,12 +28,13 @@ function checkOptions(o: DatabaseOptions): void {
   if (!['NS', 'US', 'MS'].includes(o.precision)) bad(`precision must be one of ms, us, ns, got ${o.precision}`);
 }
 
-/** The schemas of the system views: no database may take their names. */
+/** The schemas of the system views and the server's own usage_schema: no user's database may take their names. */
 const SYSTEM_SCHEMAS = new Set(['information_schema', 'cluster_schema', 'usage_schema']);
 
-export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions): DatabaseDef {
+/** `system`: the server creates one of its own databases (usage_schema, server/usage-metrics.ts). */
+export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions, system = false): DatabaseDef {
   checkName(name);
-  if (SYSTEM_SCHEMAS.has(name.toLowerCase())) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
+  if (!system && SYSTEM_SCHEMAS.has(name.toLowerCase())) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
   if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);
   checkOptions(options);
@@ -56,7 +57,7 @@ export function alterDatabaseDef(catalog: Catalog, tenant: string, name: string,
 
 export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string): DatabaseDef {
   const db = catalog.requireDatabase(tenant, name);
-  if (name === 'public') throw new UserError('forbidDropDatabase', `Database "${name}" forbid drop`);
+  if (isUndroppableDatabase(tenant, name)) throw new UserError('forbidDropDatabase', `Database "${name}" forbid drop`);
   catalog.removeDatabase(tenant, name);
   return db;
 }

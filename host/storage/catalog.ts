@@ -93,6 +93,11 @@ export const DEFAULT_TENANT = 'cnosdb';
 export const ROOT_USER = 'root';
 export const DEFAULT_DATABASE = 'public';
 
+/** Whether a database may never be dropped: any tenant's public, the system tenant's usage_schema. */
+export function isUndroppableDatabase(tenant: string, name: string): boolean {
+  return name === DEFAULT_DATABASE || (tenant === DEFAULT_TENANT && name === 'usage_schema');
+}
+
 export class Catalog {
   readonly tenants = new Map<string, TenantDef>();
   /** Drops scheduled with AFTER, whose objects are out of the maps above until due (pending-drops.ts). */

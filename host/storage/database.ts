@@ -125,6 +125,13 @@ export class DatabaseStore {
     return n;
   }
 
+  /** Bytes of the segment files listed in the manifest (usage_schema's vnode_disk_storage). */
+  get segmentBytes(): number {
+    let n = 0;
+    for (const s of this.slots) n += s.record.bytes;
+    return n;
+  }
+
   /**
    * Opens the database and replays its WAL. `watermark` is the highest id of the catalog as it
    * was loaded from disk (see wal-replay.ts).

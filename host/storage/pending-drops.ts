@@ -10,7 +10,7 @@
 
 import { UserError } from '../core/errors.js';
 import { databaseExists, databaseNotFound, tableExists, tenantExists, tenantNotFound } from '../core/meta-errors.js';
-import { DEFAULT_TENANT, type Catalog, type DatabaseDef, type TableDef, type TenantDef } from './catalog.js';
+import { DEFAULT_TENANT, isUndroppableDatabase, type Catalog, type DatabaseDef, type TableDef, type TenantDef } from './catalog.js';
 import { tableNotFound } from './catalog-ddl.js';
 
 export type DropKind = 'tenant' | 'database' | 'table';
@@ -100,7 +100,7 @@ export function scheduleDrop(c: Catalog, kind: DropKind, names: readonly string[
     drop = { kind, names: [...names], dueMs, tenant: t, databases: dbs };
   } else if (kind === 'database') {
     const db = c.requireDatabase(tenant, database!);
-    if (database === 'public') throw new UserError('forbidDropDatabase', `Database "${database}" forbid drop`);
+    if (isUndroppableDatabase(tenant, database!)) throw new UserError('forbidDropDatabase', `Database "${database}" forbid drop`);
     c.detachDatabase(tenant, database!);
     drop = { kind, names: [...names], dueMs, databases: [db] };
   } else {

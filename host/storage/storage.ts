@@ -171,6 +171,11 @@ export class Storage {
   }
 
   /** Bytes held by all memtables (active and being flushed). */
+  /** Every open database with its segment and memtable bytes (usage_schema's gauges). */
+  usageOfDatabases(): Array<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }> {
+    return [...this.#dbs.values()].map((s) => ({ def: s.def, diskBytes: s.segmentBytes, cacheBytes: s.memtableBytes }));
+  }
+
   get memtableBytes(): number {
     let n = 0;
     for (const s of this.#dbs.values()) n += s.memtableBytes;
@@ -234,10 +239,11 @@ export class Storage {
 
   // ---- DDL: validate, change the catalog in memory, save it (durable on return), then the data.
 
-  async createDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<DatabaseDef> {
+  /** `system`: the server creates one of its own (usage_schema), whose name users may not take. */
+  async createDatabase(tenant: string, name: string, options: DatabaseOptions, system = false): Promise<DatabaseDef> {
     this.#open();
     if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
-    const def = createDatabaseDef(this.catalog, tenant, name, options);
+    const def = createDatabaseDef(this.catalog, tenant, name, options, system);
     await this.#store.save();
     await this.#openDatabase(def);
     return def;

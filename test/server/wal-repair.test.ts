@@ -9,12 +9,12 @@ import { writeLp } from '../support/http.js';
 import { readBack } from '../support/read-back.js';
 import { startServer } from '../support/server.js';
 
+/** The WAL segment files of database `public` (tenant cnosdb), oldest first. */
 function walFiles(dataDir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile() && e.name.endsWith('.wal') && e.parentPath.endsWith('/wal')) out.push(join(e.parentPath, e.name));
-  }
-  return out.sort();
+  const catalog = JSON.parse(readFileSync(join(dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; tenant: string; name: string }> };
+  const id = catalog.databases.find((d) => d.tenant === 'cnosdb' && d.name === 'public')!.id;
+  const dir = join(dataDir, 'db', String(id), 'wal');
+  return readdirSync(dir).filter((n) => n.endsWith('.wal')).sort().map((n) => join(dir, n));
 }
 
 const damages: Array<[string, (file: string, lastRecordBytes: number) => void]> = [

@@ -25,6 +25,7 @@ import { toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
+import { NODE_ID as USAGE_NODE_ID } from '../usage-metrics.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
@@ -33,7 +34,7 @@ const decoder = new TextDecoder('utf-8');
 /** CnosDB's `@@` variables that are not per-statement: node and cluster of a single server. */
 const CLUSTER_NAME = 'sundial';
 const DEPLOYMENT_MODE = 'singleton';
-const NODE_ID = 1001n;
+const NODE_ID = BigInt(USAGE_NODE_ID);
 
 /** A user who must change the password may run only `ALTER USER <self> SET PASSWORD = ...`. */
 function requireOnlyPasswordChange(sql: string, user: UserDef): void {
@@ -189,6 +190,9 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           releaseTenant();
           running.done();
           s.tenantLimits.chargeDataOut(t, sentBytes);
+          s.usage.request('query', { api: 'api/v1/sql', tenant, database, user: user.name }, body.length, sentBytes);
+          s.usage.data('coord_queries', tenant, database, 1);
+          s.usage.data('coord_data_out', tenant, database, sentBytes);
         };
         const session: QuerySession = {
           tenant,

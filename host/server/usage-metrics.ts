@@ -1,0 +1,163 @@
+// CnosDB's usage_schema: a database of the system tenant into which the server writes its own
+// usage counters, so that operators read them with SQL (`SELECT * FROM usage_schema.http_writes`).
+// Counters are cumulative since the server started (they restart at 0, as Prometheus counters
+// do) and are written every `usage.report_interval` for each series that changed, with the disk
+// and memtable bytes of every database (gauges). The tables and their columns are CnosDB's:
+//   http_data_in, http_data_out, http_queries, http_writes   tags api, database, host, node_id,
+//                                                           tenant, user
+//   coord_data_in, coord_data_out, coord_queries, coord_writes, sql_data_in
+//                                                           tags database, node_id, tenant
+//   vnode_disk_storage, vnode_cache_size                    tags database, node_id, tenant, vnode_id
+// each with one BIGINT UNSIGNED field `value`. Reporting is a plain write through the storage
+// engine (WAL, memtable), so the rows survive a crash like any other.
+
+import type { Logger } from 'pino';
+import { ValueType } from '../core/write-batch.js';
+import { WriteBatchBuilder } from '../core/write-batch-builder.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
+import type { DatabaseDef } from '../storage/catalog.js';
+import { DEFAULT_TENANT } from '../storage/catalog.js';
+import type { Storage } from '../storage/storage.js';
+
+export const USAGE_DATABASE = 'usage_schema';
+/** CnosDB's node id of a single-node deployment (also `@@node_id`). */
+export const NODE_ID = '1001';
+
+const HTTP_TAGS = ['api', 'database', 'host', 'node_id', 'tenant', 'user'];
+const COORD_TAGS = ['database', 'node_id', 'tenant'];
+const VNODE_TAGS = ['database', 'node_id', 'tenant', 'vnode_id'];
+
+/** Every usage table and its tags. */
+export const USAGE_TABLES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['http_data_in', HTTP_TAGS],
+  ['http_data_out', HTTP_TAGS],
+  ['http_queries', HTTP_TAGS],
+  ['http_writes', HTTP_TAGS],
+  ['coord_data_in', COORD_TAGS],
+  ['coord_data_out', COORD_TAGS],
+  ['coord_queries', COORD_TAGS],
+  ['coord_writes', COORD_TAGS],
+  ['sql_data_in', COORD_TAGS],
+  ['vnode_disk_storage', VNODE_TAGS],
+  ['vnode_cache_size', VNODE_TAGS],
+]);
+
+/** Who caused a request's usage. */
+export interface UsageSource {
+  /** The route path without its leading slash, as CnosDB's `api` tag: `api/v1/write`. */
+  api: string;
+  tenant: string;
+  database: string;
+  user: string;
+}
+
+interface Counter {
+  table: string;
+  tags: Array<[string, string]>;
+  value: bigint;
+  reported: bigint;
+}
+
+export class UsageMetrics {
+  readonly #host: string;
+  readonly #counters = new Map<string, Counter>();
+
+  /** `host`: the address the server listens at (CnosDB's `host` tag). */
+  constructor(host: string) {
+    this.#host = host;
+  }
+
+  /** One HTTP request: counts it (`http_writes` or `http_queries`) and its bytes in and out. */
+  request(kind: 'write' | 'query', source: UsageSource, bytesIn: number, bytesOut: number): void {
+    const tags: Array<[string, string]> = [
+      ['api', source.api],
+      ['database', source.database],
+      ['host', this.#host],
+      ['node_id', NODE_ID],
+      ['tenant', source.tenant],
+      ['user', source.user],
+    ];
+    this.#add(kind === 'write' ? 'http_writes' : 'http_queries', tags, 1);
+    if (bytesIn > 0) this.#add('http_data_in', tags, bytesIn);
+    if (bytesOut > 0) this.#add('http_data_out', tags, bytesOut);
+  }
+
+  /** Data stored into or read from a database (`coord_*`), or written by SQL INSERT (`sql_data_in`). */
+  data(table: 'coord_data_in' | 'coord_data_out' | 'coord_queries' | 'coord_writes' | 'sql_data_in', tenant: string, database: string, n: number): void {
+    if (n > 0) this.#add(table, [['database', database], ['node_id', NODE_ID], ['tenant', tenant]], n);
+  }
+
+  #add(table: string, tags: Array<[string, string]>, n: number): void {
+    let key = table;
+    for (const [, v] of tags) key += `\u0000${v}`;
+    let c = this.#counters.get(key);
+    if (c === undefined) this.#counters.set(key, (c = { table, tags, value: 0n, reported: -1n }));
+    c.value += BigInt(n);
+  }
+
+  /**
+   * The rows to write now, as one encoded write batch (undefined when there is nothing): every
+   * counter that changed since the last report, and the gauges of `databases` (disk and
+   * memtable bytes by database). Call `stored` once the batch is durable: a report that failed
+   * sends its counters again next time.
+   */
+  batch(nowNs: bigint, databases: ReadonlyArray<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }>): { encoded: Uint8Array; stored: () => void } | undefined {
+    const b = new WriteBatchBuilder();
+    const sent: Array<[Counter, bigint]> = [];
+    for (const c of this.#counters.values()) {
+      if (c.value === c.reported) continue;
+      b.addRow(c.table, c.tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: c.value }]);
+      sent.push([c, c.value]);
+    }
+    for (const d of databases) {
+      const tags: Array<[string, string]> = [['database', d.def.name], ['node_id', NODE_ID], ['tenant', d.def.tenant], ['vnode_id', String(d.def.id)]];
+      b.addRow('vnode_disk_storage', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.diskBytes) }]);
+      b.addRow('vnode_cache_size', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.cacheBytes) }]);
+    }
+    if (sent.length === 0 && databases.length === 0) return undefined;
+    return {
+      encoded: b.finish(),
+      stored: () => {
+        for (const [c, v] of sent) c.reported = v;
+      },
+    };
+  }
+}
+
+/**
+ * Writes `metrics` into usage_schema every `intervalMs` until the returned function is called
+ * (which also writes a last report). A failed report is logged and retried at the next tick.
+ */
+export function startUsageReporter(storage: Storage, metrics: UsageMetrics, intervalMs: number, logger: Logger, nowMs: () => number): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const report = async (): Promise<void> => {
+    const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE);
+    if (db === undefined) return;
+    const due = metrics.batch(BigInt(Math.trunc(nowMs())) * 1_000_000n, storage.usageOfDatabases());
+    if (due === undefined) return;
+    await storage.write(db, [due.encoded]);
+    due.stored();
+  };
+  const tick = (): void => {
+    running = running.then(report).catch((err: unknown) => logger.warn({ err }, 'writing usage_schema failed'));
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    tick();
+    await running;
+  };
+}
+
+/**
+ * Creates usage_schema in the system tenant, and any of its tables that is missing, as CnosDB
+ * has them from its first start (so DESCRIBE TABLE answers before the first report).
+ */
+export async function ensureUsageSchema(storage: Storage): Promise<void> {
+  const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ?? (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...DEFAULT_DATABASE_OPTIONS }, true));
+  for (const [name, tags] of USAGE_TABLES) {
+    if (db.tables.has(name)) continue;
+    await storage.createTable(db, { name, tags: tags.map((t) => ({ name: t })), fields: [{ name: 'value', type: ValueType.Unsigned }] });
+  }
+}
