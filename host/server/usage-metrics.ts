@@ -2,7 +2,7 @@
 // usage counters, so that operators read them with SQL (`SELECT * FROM usage_schema.http_writes`).
 // Counters are cumulative since the server started (they restart at 0, as Prometheus counters
 // do) and are written every `usage.report_interval` for each series that changed, with the disk
-// and memtable bytes of every database (gauges). The tables and their columns are CnosDB's:
+// and memtable bytes of every other database whose bytes changed (gauges). The tables and their columns are CnosDB's:
 //   http_data_in, http_data_out, http_queries, http_writes   tags api, database, host, node_id,
 //                                                           tenant, user
 //   coord_data_in, coord_data_out, coord_queries, coord_writes, sql_data_in
@@ -61,6 +61,8 @@ interface Counter {
 export class UsageMetrics {
   readonly #host: string;
   readonly #counters = new Map<string, Counter>();
+  /** Database id -> the disk and memtable bytes last reported. */
+  readonly #gauges = new Map<number, string>();
 
   /** `host`: the address the server listens at (CnosDB's `host` tag). */
   constructor(host: string) {
@@ -98,8 +100,8 @@ export class UsageMetrics {
   /**
    * The rows to write now, as one encoded write batch (undefined when there is nothing): every
    * counter that changed since the last report, and the gauges of `databases` (disk and
-   * memtable bytes by database). Call `stored` once the batch is durable: a report that failed
-   * sends its counters again next time.
+   * memtable bytes by database) that changed: an idle database adds no rows. Call `stored` once
+   * the batch is durable: a report that failed sends its values again next time.
    */
   batch(nowNs: bigint, databases: ReadonlyArray<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }>): { encoded: Uint8Array; stored: () => void } | undefined {
     const b = new WriteBatchBuilder();
@@ -109,16 +111,21 @@ export class UsageMetrics {
       b.addRow(c.table, c.tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: c.value }]);
       sent.push([c, c.value]);
     }
+    const gauges: Array<[number, string]> = [];
     for (const d of databases) {
+      const state = `${d.diskBytes}/${d.cacheBytes}`;
+      if (this.#gauges.get(d.def.id) === state) continue;
       const tags: Array<[string, string]> = [['database', d.def.name], ['node_id', NODE_ID], ['tenant', d.def.tenant], ['vnode_id', String(d.def.id)]];
       b.addRow('vnode_disk_storage', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.diskBytes) }]);
       b.addRow('vnode_cache_size', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.cacheBytes) }]);
+      gauges.push([d.def.id, state]);
     }
-    if (sent.length === 0 && databases.length === 0) return undefined;
+    if (sent.length === 0 && gauges.length === 0) return undefined;
     return {
       encoded: b.finish(),
       stored: () => {
         for (const [c, v] of sent) c.reported = v;
+        for (const [id, state] of gauges) this.#gauges.set(id, state);
       },
     };
   }
@@ -133,7 +140,9 @@ export function startUsageReporter(storage: Storage, metrics: UsageMetrics, inte
   const report = async (): Promise<void> => {
     const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE);
     if (db === undefined) return;
-    const due = metrics.batch(BigInt(Math.trunc(nowMs())) * 1_000_000n, storage.usageOfDatabases());
+    // usage_schema's own bytes are left out: each report changes them, so it would report forever.
+    const databases = storage.usageOfDatabases().filter((d) => d.def.id !== db.id);
+    const due = metrics.batch(BigInt(Math.trunc(nowMs())) * 1_000_000n, databases);
     if (due === undefined) return;
     await storage.write(db, [due.encoded]);
     due.stored();

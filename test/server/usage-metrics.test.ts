@@ -15,6 +15,16 @@ function rows(encoded: Uint8Array): Record<string, number> {
 }
 
 describe('UsageMetrics', () => {
+  it('reports the bytes of a database when they change, not while it is idle', () => {
+    const m = new UsageMetrics('h');
+    const db = { id: 7, tenant: 'cnosdb', name: 'd', options: {}, tables: new Map() } as never;
+    const first = m.batch(1n, [{ def: db, diskBytes: 10, cacheBytes: 5 }])!;
+    expect(rows(first.encoded)).toEqual({ vnode_disk_storage: 1, vnode_cache_size: 1 });
+    first.stored();
+    expect(m.batch(2n, [{ def: db, diskBytes: 10, cacheBytes: 5 }])).toBeUndefined();
+    expect(rows(m.batch(3n, [{ def: db, diskBytes: 10, cacheBytes: 6 }])!.encoded)).toEqual({ vnode_disk_storage: 1, vnode_cache_size: 1 });
+  });
+
   it('reports each changed counter once, with its total, and nothing when nothing changed', () => {
     const m = new UsageMetrics('127.0.0.1:8902');
     expect(m.batch(1n, [])).toBeUndefined();
