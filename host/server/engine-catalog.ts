@@ -28,7 +28,7 @@ import { bug } from '../core/errors.js';
 import { timestamp, type TimeUnit } from '../engine/types.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
-import { USAGE_DATABASE } from './usage-metrics.js';
+import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 
 function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
   return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
@@ -48,10 +48,13 @@ export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
 export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;
   readonly #storage: Storage;
+  readonly #usage: UsageMetrics | undefined;
 
-  constructor(storage: Storage, tenant: string) {
+  /** `usage`: where SQL writes (INSERT) are counted (usage_schema's sql_data_in and coord_*). */
+  constructor(storage: Storage, tenant: string, usage?: UsageMetrics) {
     this.#storage = storage;
     this.tenant = tenant;
+    this.#usage = usage;
   }
 
   get version(): number {
@@ -129,6 +132,12 @@ export class StorageCatalog implements EngineCatalog {
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {
     await this.#storage.write(this.#require(database), batches);
+    if (this.#usage !== undefined) {
+      const bytes = batches.reduce((n, b) => n + b.length, 0);
+      this.#usage.data('sql_data_in', this.tenant, database, bytes);
+      this.#usage.data('coord_writes', this.tenant, database, 1);
+      this.#usage.data('coord_data_in', this.tenant, database, bytes);
+    }
   }
 
   async createDatabase(name: string, options: DatabaseOptions): Promise<void> {

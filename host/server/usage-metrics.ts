@@ -5,7 +5,7 @@
 // and memtable bytes of every other database whose bytes changed (gauges). The tables and their columns are CnosDB's:
 //   http_data_in, http_data_out, http_queries, http_writes   tags api, database, host, node_id,
 //                                                           tenant, user
-//   coord_data_in, coord_data_out, coord_queries, coord_writes, sql_data_in
+//   coord_data_in, coord_data_out, coord_queries, coord_writes, sql_data_in (bytes INSERT wrote)
 //                                                           tags database, node_id, tenant
 //   vnode_disk_storage, vnode_cache_size                    tags database, node_id, tenant, vnode_id
 // each with one BIGINT UNSIGNED field `value`. Reporting is a plain write through the storage

@@ -96,6 +96,9 @@ describe('usage_schema', () => {
     await eventually("SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'value\n2\n');
     await eventually("SELECT value > 0 AS some FROM usage_schema.coord_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
     await eventually("SELECT value > 0 AS some FROM usage_schema.vnode_cache_size WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
+    await ok('INSERT INTO m (time, t, v) VALUES (3, \'c\', 3.0)');
+    await eventually("SELECT value > 0 AS some FROM usage_schema.sql_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
+    await eventually("SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'value\n3\n');
     const before = await ok('SELECT count(*) AS n FROM usage_schema.http_writes');
 
     await server.stop();

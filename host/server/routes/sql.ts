@@ -209,7 +209,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           system: systemInfo(catalog, s.runningQueries, user, t),
         };
         running.query.state = 'SCHEDULING';
-        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name), core: s.core, planCache });
+        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name, s.usage), core: s.core, planCache });
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {
