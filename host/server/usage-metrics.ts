@@ -2,7 +2,8 @@
 // usage counters, so that operators read them with SQL (`SELECT * FROM usage_schema.http_writes`).
 // Counters are cumulative since the server started (they restart at 0, as Prometheus counters
 // do) and are written every `usage.report_interval` for each series that changed, with the disk
-// and memtable bytes of every other database whose bytes changed (gauges). The tables and their columns are CnosDB's:
+// and memtable bytes of every other database whose bytes changed (gauges). The tables and their
+// columns are CnosDB's:
 //   http_data_in, http_data_out, http_queries, http_writes   tags api, database, host, node_id,
 //                                                           tenant, user
 //   coord_data_in, coord_data_out, coord_queries, coord_writes, sql_data_in (bytes INSERT wrote)
