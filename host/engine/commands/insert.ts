@@ -16,7 +16,7 @@ import { executionError, semanticError } from '../errors.js';
 import { PlanSchema } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
-import { valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
+import { checkValuesWidth, valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import { UINT64, unitNanos, type TimeUnit } from '../types.js';
 import type { Rows } from './show.js';
@@ -63,6 +63,8 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
     // Each value is cast on its own, so the error names the value that does not fit.
     const planner = new ExprPlanner(qp.scope(PlanSchema.empty(), undefined, new Map(), false));
     const rows = q.body.rows;
+    // As in DataFusion: the VALUES list is checked on its own first, then against the columns.
+    checkValuesWidth(rows);
     for (const r of rows) if (r.length !== targets.length) throw semanticError('Insert columns and Source columns not match');
     rowCount = rows.length;
     columns = [];

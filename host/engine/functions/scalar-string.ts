@@ -203,11 +203,18 @@ const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args)
 });
 
 /** chr(code) and to_hex(n): one BIGINT argument. */
-function integerToString(name: string, f: (v: bigint) => string): ScalarFunction {
+/**
+ * A function of one integer giving text. `typedFromArg`: DataFusion types the result from the
+ * argument as given (to_hex), so a NULL literal, which matches the signature, then fails with
+ * the internal error "The to_hex function can only accept integers." (chr's result is fixed).
+ */
+function integerToString(name: string, f: (v: bigint) => string, typedFromArg = false): ScalarFunction {
   return rowwise({
     name,
     bind(argTypes) {
-      return { argTypes: matchUniform(name, argTypes, 1, [INT64]), returnType: UTF8 };
+      const sig = matchUniform(name, argTypes, 1, [INT64]);
+      if (typedFromArg && argTypes[0]!.id === 'Null') throw internalError(`The ${name} function can only accept integers.`);
+      return { argTypes: sig, returnType: UTF8 };
     },
     row: (args) => f(args[0] as bigint),
   });
@@ -294,7 +301,7 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
     if (v < 0n || v > 0x10ffffn || (v >= 0xd800n && v <= 0xdfffn)) throw executionError('Datafusion: Execution error: requested character too large for encoding.');
     return String.fromCodePoint(Number(v));
   }),
-  integerToString('to_hex', (v) => BigInt.asUintN(64, v).toString(16)),
+  integerToString('to_hex', (v) => BigInt.asUintN(64, v).toString(16), true),
   arrowTypeof,
   uuid,
 ];

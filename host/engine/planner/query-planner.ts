@@ -189,10 +189,9 @@ export class QueryPlanner {
   }
 
   planValues(v: ast.Values, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+    checkValuesWidth(v.rows);
     const planner = new ExprPlanner(this.scope(PlanSchema.empty(), outer, ctes, false));
     const rows = v.rows.map((r) => r.map((e) => planner.plan(e)));
-    const width = rows[0]!.length;
-    for (const r of rows) if (r.length !== width) throw planError('Inconsistent data length across values list');
     const types = valuesColumnTypes(rows.map((r) => r.map((e) => e.type)));
     const fields: PlanField[] = types.map((type, c) => ({ qualifier: undefined, name: `column${c + 1}`, type, nullable: true }));
     return { kind: 'values', rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))), schema: new PlanSchema(fields) };
@@ -256,4 +255,12 @@ export function valuesColumnTypes(rows: readonly (readonly DataType[])[]): DataT
     });
   });
   return types.map((t) => t ?? NULL);
+}
+
+/** DataFusion's check of a VALUES list before anything in it is planned: every row as wide as the first. */
+export function checkValuesWidth(rows: readonly (readonly unknown[])[]): void {
+  const width = rows[0]!.length;
+  rows.forEach((r, i) => {
+    if (r.length !== width) throw planError(`Inconsistent data length across values list: got ${r.length} values in row ${i} but expected ${width}`);
+  });
 }

@@ -25,7 +25,7 @@ const values: [string, string][] = [
   ["SELECT split_part('ab', '', 1), split_part('ab', '', 2), split_part('ab', '', 3), split_part('ab', '', 4), split_part('ab', '', 5)", ' | a | b |  | '],
   // An empty pattern matches at every character boundary, the ends included (Rust's str::replace).
   ["SELECT replace('ab', '', 'X'), replace('', '', 'X'), replace('', 'a', 'X'), replace('héé', 'é', '')", 'XaXbX | X |  | h'],
-  ["SELECT chr(65), chr(20320), to_hex(255), to_hex(-1), ascii('A'), ascii(''), bit_length('ab'), octet_length('é')", 'A | 你 | ff | ffffffffffffffff | 65 | 0 | 16 | 2'],
+  ["SELECT chr(NULL) IS NULL, chr(65), chr(20320), to_hex(255), to_hex(-1), ascii('A'), ascii(''), bit_length('ab'), octet_length('é')", 'true | A | 你 | ff | ffffffffffffffff | 65 | 0 | 16 | 2'],
   // ascii reads any value as its text, as DataFusion coerces it.
   ["SELECT ascii(98), ascii(3.5), ascii(TIMESTAMP '1999-12-31T00:00:00')", '57 | 51 | 49'],
   // starts_with/ends_with answer BOOLEAN whatever the text's type, so any value is cast to text.
@@ -51,6 +51,8 @@ const values: [string, string][] = [
 const failures: [string, RegExp][] = [
   ['SELECT lpad(13233, 12)', /^Datafusion: Internal error: The "lpad" function can only accept strings\.\. This was likely caused by a bug/],
   ['SELECT md5(121324)', /The "md5" function can only accept strings\./],
+  // to_hex types its result from the argument as given: NULL matches the signature, then fails.
+  ['SELECT to_hex(NULL)', /^Datafusion: Internal error: The to_hex function can only accept integers\.\. This was likely caused by a bug/],
   [
     "SELECT lpad('Hello', 7.5, '-')",
     /'lpad\(Utf8, Float64, Utf8\)'\. You might need to add explicit type casts\.\n\tCandidate functions:\n\tlpad\(Utf8, Int64\)\n\tlpad\(LargeUtf8, Int64\)\n\tlpad\(Utf8, Int64, Utf8\)\n\tlpad\(LargeUtf8, Int64, Utf8\)\n\tlpad\(Utf8, Int64, LargeUtf8\)\n\tlpad\(LargeUtf8, Int64, LargeUtf8\)$/,
