@@ -132,12 +132,7 @@ export class StorageCatalog implements EngineCatalog {
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {
     await this.#storage.write(this.#require(database), batches);
-    if (this.#usage !== undefined) {
-      const bytes = batches.reduce((n, b) => n + b.length, 0);
-      this.#usage.data('sql_data_in', this.tenant, database, bytes);
-      this.#usage.data('coord_writes', this.tenant, database, 1);
-      this.#usage.data('coord_data_in', this.tenant, database, bytes);
-    }
+    this.#usage?.sqlWrite(this.tenant, database, batches.reduce((n, b) => n + b.length, 0));
   }
 
   async createDatabase(name: string, options: DatabaseOptions): Promise<void> {

@@ -70,8 +70,27 @@ export class UsageMetrics {
     this.#host = host;
   }
 
-  /** One HTTP request: counts it (`http_writes` or `http_queries`) and its bytes in and out. */
-  request(kind: 'write' | 'query', source: UsageSource, bytesIn: number, bytesOut: number): void {
+  /** A write request stored: its body's bytes (`http_*`) and the batches' bytes (`coord_*`). */
+  write(source: UsageSource, bodyBytes: number, storedBytes: number): void {
+    this.#request('http_writes', source, bodyBytes, 0);
+    this.sqlWrite(source.tenant, source.database, storedBytes, false);
+  }
+
+  /** A SQL request answered or failed: the statement's bytes in, the answer's bytes out. */
+  query(source: UsageSource, bytesIn: number, bytesOut: number): void {
+    this.#request('http_queries', source, bytesIn, bytesOut);
+    this.#coord('coord_queries', source.tenant, source.database, 1);
+    this.#coord('coord_data_out', source.tenant, source.database, bytesOut);
+  }
+
+  /** Batches of `bytes` stored in a database (`coord_*`); by SQL INSERT (`bySql`) also `sql_data_in`. */
+  sqlWrite(tenant: string, database: string, bytes: number, bySql = true): void {
+    this.#coord('coord_writes', tenant, database, 1);
+    this.#coord('coord_data_in', tenant, database, bytes);
+    if (bySql) this.#coord('sql_data_in', tenant, database, bytes);
+  }
+
+  #request(table: 'http_writes' | 'http_queries', source: UsageSource, bytesIn: number, bytesOut: number): void {
     const tags: Array<[string, string]> = [
       ['api', source.api],
       ['database', source.database],
@@ -80,13 +99,12 @@ export class UsageMetrics {
       ['tenant', source.tenant],
       ['user', source.user],
     ];
-    this.#add(kind === 'write' ? 'http_writes' : 'http_queries', tags, 1);
+    this.#add(table, tags, 1);
     if (bytesIn > 0) this.#add('http_data_in', tags, bytesIn);
     if (bytesOut > 0) this.#add('http_data_out', tags, bytesOut);
   }
 
-  /** Data stored into or read from a database (`coord_*`), or written by SQL INSERT (`sql_data_in`). */
-  data(table: 'coord_data_in' | 'coord_data_out' | 'coord_queries' | 'coord_writes' | 'sql_data_in', tenant: string, database: string, n: number): void {
+  #coord(table: string, tenant: string, database: string, n: number): void {
     if (n > 0) this.#add(table, [['database', database], ['node_id', NODE_ID], ['tenant', tenant]], n);
   }
 

@@ -28,23 +28,22 @@ describe('UsageMetrics', () => {
   it('reports each changed counter once, with its total, and nothing when nothing changed', () => {
     const m = new UsageMetrics('127.0.0.1:8902');
     expect(m.batch(1n, [])).toBeUndefined();
-    m.request('write', source, 100, 0);
-    m.request('write', source, 50, 0);
-    m.data('coord_writes', 'cnosdb', 'public', 1);
+    m.write(source, 100, 40);
+    m.write(source, 50, 20);
     const first = m.batch(1n, [])!;
-    expect(rows(first.encoded)).toEqual({ http_writes: 1, http_data_in: 1, coord_writes: 1 });
+    expect(rows(first.encoded)).toEqual({ http_writes: 1, http_data_in: 1, coord_writes: 1, coord_data_in: 1 });
     first.stored();
     expect(m.batch(2n, [])).toBeUndefined();
-    m.request('query', { ...source, api: 'api/v1/sql' }, 10, 20);
-    expect(rows(m.batch(3n, [])!.encoded)).toEqual({ http_queries: 1, http_data_in: 1, http_data_out: 1 });
+    m.query({ ...source, api: 'api/v1/sql' }, 10, 20);
+    expect(rows(m.batch(3n, [])!.encoded)).toEqual({ http_queries: 1, http_data_in: 1, http_data_out: 1, coord_queries: 1, coord_data_out: 1 });
   });
 
   it('sends a report again until it is stored', () => {
     const m = new UsageMetrics('h');
-    m.request('write', source, 1, 0);
+    m.write(source, 1, 0);
     expect(m.batch(1n, [])).toBeDefined(); // not stored
     const again = m.batch(2n, [])!;
-    expect(rows(again.encoded)).toEqual({ http_writes: 1, http_data_in: 1 });
+    expect(rows(again.encoded)).toEqual({ http_writes: 1, http_data_in: 1, coord_writes: 1 });
     again.stored();
     expect(m.batch(3n, [])).toBeUndefined();
   });

@@ -1,9 +1,10 @@
 // Aggregates over a group's values as a set or a list: array_agg (DataFusion: NULLs kept, ORDER BY
-// honoured, DISTINCT), first_value/last_value without OVER, approx_distinct (exact here: DataFusion's HyperLogLog is exact at small
-// cardinalities and this engine has no reason to be less so), bool_and/bool_or,
-// bit_and/bit_or/bit_xor, and CnosDB's mode (the most frequent non-NULL value; the first one
-// seen wins a tie, where CnosDB's hash map order decides) and sample(x, n) (n random values,
-// all of them in input order when there are at most n), and max_n(x, n) (the n largest values).
+// honoured, DISTINCT), first_value/last_value without OVER, approx_distinct (exact here:
+// DataFusion's HyperLogLog is exact at small cardinalities and this engine has no reason to be
+// less so), bool_and/bool_or, bit_and/bit_or/bit_xor, and CnosDB's mode (the most frequent
+// non-NULL value; the first one seen wins a tie, where CnosDB's hash map order decides) and
+// sample(x, n) (n random values, all of them in input order when there are at most n), and
+// max_n(x, n) (the n largest values).
 
 import type { Scalar, Vector } from '../batch.js';
 import { isValid } from '../batch.js';

@@ -202,11 +202,11 @@ const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args)
   return out;
 });
 
-/** chr(code) and to_hex(n): one BIGINT argument. */
 /**
- * A function of one integer giving text. `typedFromArg`: DataFusion types the result from the
- * argument as given (to_hex), so a NULL literal, which matches the signature, then fails with
- * the internal error "The to_hex function can only accept integers." (chr's result is fixed).
+ * chr(code) and to_hex(n): one BIGINT argument, text out. `typedFromArg`: DataFusion types the
+ * result from the argument as given (to_hex), so a NULL literal, which matches the signature,
+ * then fails with the internal error "The to_hex function can only accept integers." (chr's
+ * result is fixed).
  */
 function integerToString(name: string, f: (v: bigint) => string, typedFromArg = false): ScalarFunction {
   return rowwise({

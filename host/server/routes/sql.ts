@@ -190,9 +190,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           releaseTenant();
           running.done();
           s.tenantLimits.chargeDataOut(t, sentBytes);
-          s.usage.request('query', { api: 'api/v1/sql', tenant, database, user: user.name }, body.length, sentBytes);
-          s.usage.data('coord_queries', tenant, database, 1);
-          s.usage.data('coord_data_out', tenant, database, sentBytes);
+          s.usage.query({ api: 'api/v1/sql', tenant, database, user: user.name }, body.length, sentBytes);
         };
         const session: QuerySession = {
           tenant,

@@ -85,9 +85,7 @@ export async function runWrite<T>(
     const out = parsed instanceof Promise ? await parsed : parsed;
     await services.storage.write(db, out.batches);
     const source = { api: request.path.slice(1), tenant: target.tenant, database: target.database, user: userOf(request).name };
-    services.usage.request('write', source, body.length, 0);
-    services.usage.data('coord_writes', target.tenant, target.database, 1);
-    services.usage.data('coord_data_in', target.tenant, target.database, out.batches.reduce((n, b) => n + b.length, 0));
+    services.usage.write(source, body.length, out.batches.reduce((n, b) => n + b.length, 0));
     return out;
   } finally {
     release();
