@@ -8,9 +8,6 @@ import type { ColumnState, FieldValue, TableState } from './write-batch-builder.
 
 const encoder = new TextEncoder();
 
-/** Whether row `r` of a field column has a value. */
-const present = (c: ColumnState, r: number): boolean => (c.has !== undefined ? r < c.has.length && c.has[r] === 1 : c.values[r] !== undefined);
-
 /** UTF-8 bytes of escaped table names, and of tag names as `,<name>=`, by name. */
 export interface KeyFragments {
   tags: Map<string, Uint8Array>;
@@ -114,59 +111,62 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
     w.pad8();
   }
 
-  for (const s of series) for (const r of s.rows) w.i64(ts[r]!);
-
-  // Rows already in series order (each series' rows one after the other, as a batch of spans or
-  // of sorted input has them): typed columns are copied whole.
-  let inOrder = true;
-  for (let i = 0, next = 0; i < series.length && inOrder; i++) {
+  // The table's rows in series order (each series' rows one after the other), which is the order
+  // of every column below. Rows already in that order (a batch of spans, of sorted input) leave
+  // it undefined, and typed columns are copied whole.
+  let order: Int32Array | undefined;
+  for (let i = 0, next = 0; i < series.length && order === undefined; i++) {
     const r = series[i]!.rows;
-    for (let k = 0; k < r.length && inOrder; k++) inOrder = r[k] === next++;
+    for (let k = 0; k < r.length; k++) {
+      if (r[k] !== next++) {
+        order = seriesOrder(series, rows);
+        break;
+      }
+    }
   }
+
+  w.timestamps(ts, rows, order);
 
   for (const c of columns) {
     if (c.kind !== ColumnKind.Field) continue;
     const v = c.values;
     // Rows without a value hold 0 in `numbers`: nothing is written there but values.
-    const whole = inOrder && c.numbers !== undefined && c.numbers.length >= rows;
+    const whole = order === undefined && c.numbers !== undefined && c.numbers.length >= rows;
     if (c.count < rows) {
       if (whole) w.bytesOf(c.has!.subarray(0, rows));
-      else for (const s of series) for (const r of s.rows) w.u8(present(c, r) ? 1 : 0);
+      else w.presence(c, rows, order);
       w.pad8();
     }
     switch (c.type) {
       case ValueType.Double: {
         const n = c.numbers!;
         if (whole) w.bytesOf(new Uint8Array(n.buffer, 0, rows * 8));
-        else for (const s of series) for (const r of s.rows) w.f64(present(c, r) ? n[r]! : 0);
+        else w.doubles(n, rows, order);
         break;
       }
       case ValueType.BigInt:
-        for (const s of series) for (const r of s.rows) w.i64(v[r] !== undefined ? BigInt.asIntN(64, BigInt(v[r] as bigint)) : 0n);
+        for (let i = 0; i < rows; i++) {
+          const x = v[order === undefined ? i : order[i]!];
+          w.i64(x !== undefined ? BigInt.asIntN(64, BigInt(x as bigint)) : 0n);
+        }
         break;
       case ValueType.Unsigned:
-        for (const s of series) for (const r of s.rows) w.u64(v[r] !== undefined ? BigInt.asUintN(64, BigInt(v[r] as bigint)) : 0n);
+        for (let i = 0; i < rows; i++) {
+          const x = v[order === undefined ? i : order[i]!];
+          w.u64(x !== undefined ? BigInt.asUintN(64, BigInt(x as bigint)) : 0n);
+        }
         break;
-      case ValueType.Boolean: {
-        const n = c.numbers!;
-        for (const s of series) for (const r of s.rows) w.u8(present(c, r) && n[r] === 1 ? 1 : 0);
+      case ValueType.Boolean:
+        // `numbers` holds 1 for true and 0 for false or no value.
+        w.presence(c, rows, order, c.numbers);
         w.pad8();
         break;
-      }
       case ValueType.String: {
         // The bytes go to a scratch buffer first (one encodeInto each), so that the offsets,
         // which come first in the format, need no separate pass to measure UTF-8 lengths.
         const bytes = stringScratch;
         w.u32(0);
-        if (inOrder) w.stringOffsets(v, rows, bytes);
-        else {
-          for (const s of series) {
-            for (const r of s.rows) {
-              if (v[r] !== undefined) bytes.utf8(String(v[r]));
-              w.u32(bytes.length);
-            }
-          }
-        }
+        w.stringOffsets(v, rows, order, bytes);
         w.pad8();
         w.copy(bytes);
         w.pad8();
@@ -176,6 +176,14 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
     }
   }
   w.patchU32(start, w.length - start);
+}
+
+/** The table rows of `series`, series after series. */
+function seriesOrder(series: readonly { rows: readonly number[] }[], rows: number): Int32Array {
+  const order = new Int32Array(rows);
+  let i = 0;
+  for (const s of series) for (const r of s.rows) order[i++] = r;
+  return order;
 }
 
 /** A growable little-endian byte writer. */
@@ -341,20 +349,56 @@ class Writer {
     this.length = p;
   }
   /**
-   * The offsets of rows 0..rows-1 of a STRING column (values in row order), their bytes going to
-   * `bytes`: one bound check for the offsets instead of a call each.
+   * The offsets of a STRING column's values, rows taken in `order` (or 0..rows-1), their bytes
+   * going to `bytes`: one bound check for the offsets instead of a call each.
    */
-  stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, bytes: Writer): void {
+  stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, order: Int32Array | undefined, bytes: Writer): void {
     this.#reserve(rows * 4);
     const dv = this.#dv;
     let p = this.length;
-    for (let r = 0; r < rows; r++) {
-      const s = values[r];
+    for (let i = 0; i < rows; i++) {
+      const s = values[order === undefined ? i : order[i]!];
       if (s !== undefined) bytes.utf8(String(s));
       dv.setUint32(p, bytes.length, true);
       p += 4;
     }
     this.length = p;
+  }
+  /**
+   * A byte per row, rows taken in `order` (or 0..rows-1): 1 where the field column has a value,
+   * or with `ones`, where it has a value and `ones` holds 1 there (BOOLEAN values).
+   */
+  presence(c: ColumnState, rows: number, order: Int32Array | undefined, ones?: Float64Array): void {
+    this.#reserve(rows);
+    const buf = this.#buf;
+    const p = this.length;
+    const has = c.has;
+    const values = c.values;
+    for (let i = 0; i < rows; i++) {
+      const r = order === undefined ? i : order[i]!;
+      const here = has !== undefined ? r < has.length && has[r] === 1 : values[r] !== undefined;
+      buf[p + i] = here && (ones === undefined || ones[r] === 1) ? 1 : 0;
+    }
+    this.length = p + rows;
+  }
+  /** Timestamps, rows taken in `order` (or 0..rows-1). */
+  timestamps(ts: readonly bigint[], rows: number, order: Int32Array | undefined): void {
+    this.#reserve(rows * 8);
+    const dv = this.#dv;
+    const p = this.length;
+    for (let i = 0; i < rows; i++) dv.setBigInt64(p + i * 8, ts[order === undefined ? i : order[i]!]!, true);
+    this.length = p + rows * 8;
+  }
+  /** DOUBLE values, rows taken in `order` (or 0..rows-1); rows past the array's end are 0. */
+  doubles(n: Float64Array, rows: number, order: Int32Array | undefined): void {
+    this.#reserve(rows * 8);
+    const dv = this.#dv;
+    const p = this.length;
+    for (let i = 0; i < rows; i++) {
+      const r = order === undefined ? i : order[i]!;
+      dv.setFloat64(p + i * 8, r < n.length ? n[r]! : 0, true);
+    }
+    this.length = p + rows * 8;
   }
   /** Appends `b`. */
   bytesOf(b: Uint8Array): void {
