@@ -46,6 +46,28 @@ export interface EngineOptions {
   planCache?: PlanCache;
 }
 
+/**
+ * The session as an object of one fixed shape whoever built it. The server's route and its
+ * warm-up (server/query-warmup.ts) pass object literals of different keys; V8 compiled the
+ * per-batch code (`session.signal` in checkAbort) for the warm-up's shape and threw that code
+ * away at the first user query ("wrong map"), so the first queries ran unoptimized.
+ */
+function sameShape(s: QuerySession): QuerySession {
+  return {
+    tenant: s.tenant,
+    database: s.database,
+    user: s.user,
+    signal: s.signal,
+    memoryLimitBytes: s.memoryLimitBytes,
+    nowNs: s.nowNs,
+    authorize: s.authorize,
+    role: s.role,
+    variables: s.variables,
+    dcl: s.dcl,
+    system: s.system,
+  };
+}
+
 export class SqlEngine implements QueryEngine {
   readonly #opts: EngineOptions;
 
@@ -54,7 +76,8 @@ export class SqlEngine implements QueryEngine {
     if (opts.core !== undefined) installKernels(opts.core);
   }
 
-  async run(sql: string, session: QuerySession): Promise<QueryResult> {
+  async run(sql: string, given: QuerySession): Promise<QueryResult> {
+    const session = sameShape(given);
     const ctx = this.#context(session, undefined);
     const version = ctx.catalog.version;
     const key = this.#opts.planCache === undefined || version === undefined ? undefined : PlanCache.key(sql, session.tenant, session.database, session.user.name);

@@ -16,11 +16,13 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/wasm.js';
 import { SqlEngine } from '../engine/engine.js';
 import { createResultWriter, type ResultFormat } from '../engine/format/index.js';
+import { PlanCache } from '../engine/plan-cache.js';
 import type { QuerySession } from '../engine/query.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';
+import { UsageMetrics } from './usage-metrics.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */
 const HOSTS = 24;
@@ -66,6 +68,15 @@ function lines(from: number, to: number): Uint8Array {
   return new TextEncoder().encode(out.join('\n'));
 }
 
+/** Runs one query to the end, formatting its rows as the route would. */
+async function runOne(engine: SqlEngine, sql: string, session: QuerySession, format: ResultFormat): Promise<void> {
+  const result = await engine.run(sql, session);
+  if (result.kind !== 'rows') return;
+  const writer = createResultWriter(format, result.schema);
+  for await (const batch of result.batches) writer.write(batch);
+  writer.end();
+}
+
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
@@ -103,24 +114,32 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     await storage.flushAll(db);
     await storage.write(db, scanner.scan(lines((ROWS * 3) / 4, ROWS), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }));
     const s = storage;
-    const engine = new SqlEngine({ catalogFor: (tenant) => new StorageCatalog(s, tenant), core });
-    const session: QuerySession = {
-      tenant: 'cnosdb',
-      database: 'public',
-      user: { name: 'root', admin: true },
-      signal,
-      memoryLimitBytes: 64 << 20,
-      nowNs: BigInt(END) * 1_000_000_000n,
-    };
+    // Built as the SQL route builds its engines (a plan cache, a catalog counting usage), so that
+    // V8 sees the same objects; the counts go to a UsageMetrics of its own and are dropped.
+    const usage = new UsageMetrics('warmup');
+    const engine = new SqlEngine({ catalogFor: (tenant) => new StorageCatalog(s, tenant, usage), core, planCache: new PlanCache() });
     let queries = 0;
     for (let round = 0; round < ROUNDS && !signal.aborted; round++) {
       for (const sql of QUERIES) {
         if (signal.aborted) break;
-        const result = await engine.run(sql, session);
-        if (result.kind === 'rows') {
-          const writer = createResultWriter(FORMATS[queries % FORMATS.length]!, result.schema);
-          for await (const batch of result.batches) writer.write(batch);
-          writer.end();
+        // A signal of its own per query, as the SQL route makes one per request: V8 compiles the
+        // engine's abort checks for the map of the signals it sees, and the route's signals never
+        // get a listener. This one is aborted by `signal` through a listener on `signal`.
+        const query = new AbortController();
+        const stop = (): void => query.abort(signal.reason);
+        signal.addEventListener('abort', stop, { once: true });
+        const session: QuerySession = {
+          tenant: 'cnosdb',
+          database: 'public',
+          user: { name: 'root', admin: true },
+          signal: query.signal,
+          memoryLimitBytes: 64 << 20,
+          nowNs: BigInt(END) * 1_000_000_000n,
+        };
+        try {
+          await runOne(engine, sql, session, FORMATS[queries % FORMATS.length]!);
+        } finally {
+          signal.removeEventListener('abort', stop);
         }
         queries++;
         await turn();

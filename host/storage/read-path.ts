@@ -25,14 +25,20 @@ export interface ReadView {
   expiredBefore: bigint | null;
 }
 
+/**
+ * Both kinds of piece are built with every key in the same order (the absent one undefined), so
+ * that they share one hidden class: with two, V8 compiled the per-series loops for the kinds the
+ * warm-up saw and threw that code away on a server's first queries (more segments, frozen
+ * memtables), which then ran unoptimized.
+ */
 interface Piece {
   /** Age of the source: a higher rank wins a duplicate timestamp. */
   rank: number;
   cleanLsn: number;
   minTs: bigint;
   maxTs: bigint;
-  rows?: SeriesRows;
-  segment?: { reader: SegmentReader; entry: SegmentSeries; group: RowGroup };
+  rows: SeriesRows | undefined;
+  segment: { reader: SegmentReader; entry: SegmentSeries; group: RowGroup } | undefined;
 }
 
 export interface SeriesInfo {
@@ -97,7 +103,7 @@ function pieces(view: ReadView, tableId: number, key: string, b: Bounds): Piece[
     if (entry === undefined || !overlaps(entry.minTs, entry.maxTs, b)) continue;
     for (const group of entry.groups) {
       if (!overlaps(group.minTs, group.maxTs, b)) continue;
-      out.push({ rank, cleanLsn: reader.meta.cleanLsn, minTs: group.minTs, maxTs: group.maxTs, segment: { reader, entry, group } });
+      out.push({ rank, cleanLsn: reader.meta.cleanLsn, minTs: group.minTs, maxTs: group.maxTs, rows: undefined, segment: { reader, entry, group } });
     }
   }
   for (const { memtable, cleanLsn } of view.memtables) {
@@ -105,7 +111,7 @@ function pieces(view: ReadView, tableId: number, key: string, b: Bounds): Piece[
     const s = memtable.tables.get(tableId)?.series.get(key);
     if (s === undefined || s.length === 0 || !overlaps(s.minTs, s.maxTs, b)) continue;
     const rows = s.snapshot();
-    out.push({ rank, cleanLsn, minTs: rows.ts[0]!, maxTs: rows.ts[rows.length - 1]!, rows });
+    out.push({ rank, cleanLsn, minTs: rows.ts[0]!, maxTs: rows.ts[rows.length - 1]!, rows, segment: undefined });
   }
   return out;
 }
