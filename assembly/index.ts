@@ -4,3 +4,4 @@ export * from './lineprotocol/index';
 export * from './codecs/index';
 export * from './kernels/index';
 export * from './opentsdb/index';
+export * from './jsonlogs/index';

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   }
 
   const workers = config['ingest.parse_workers'];
-  const parsers: Parsers = workers === 0 ? new InThreadParsers() : new ParsePool(workers, logger);
+  const parsers: Parsers = workers === 0 ? new InThreadParsers(core) : new ParsePool(workers, logger);
   const server = new SundialServer(config, logger, version);
   const url = await server.listen();
   logger.info({ url, dataDir, version }, 'listening');

@@ -6,9 +6,11 @@
 
 import { UserError } from '../core/errors.js';
 import { LogRowWriter, type LogOptions } from './log-documents.js';
+import type { LogScanner } from './log-scan.js';
 import { clip, describe } from './parse-errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const ascii = new TextDecoder('latin1');
 
 export type BulkAction = 'create' | 'index';
 
@@ -52,8 +54,18 @@ function parseLine(line: string, lineNo: number): unknown {
   }
 }
 
-/** Parses an Elasticsearch bulk body. Throws UserError 'logParse' naming the line. */
-export function parseBulk(body: Uint8Array, options: LogOptions): BulkResult {
+/**
+ * Parses an Elasticsearch bulk body. Throws UserError 'logParse' naming the line. With `scanner`
+ * (the Wasm core's), a body whose action lines all repeat the first one goes through it first.
+ */
+export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogScanner): BulkResult {
+  if (scanner !== undefined) {
+    const first = firstActionLine(body);
+    if (first !== undefined) {
+      const scanned = scanner.scan(body, options, first.text);
+      if (scanned !== undefined) return { batches: scanned.batches, actions: new Array<BulkAction>(scanned.rows).fill(first.action) };
+    }
+  }
   const writer = new LogRowWriter(options);
   const actions: BulkAction[] = [];
   let pending: BulkAction | undefined;
@@ -96,8 +108,43 @@ function parseAction(doc: unknown, lineNo: number): BulkAction {
   return action;
 }
 
-/** Parses an NDJSON body (one document per line). Throws UserError 'logParse' naming the line. */
-export function parseNdjson(body: Uint8Array, options: LogOptions): Uint8Array[] {
+/**
+ * The first non-blank line of a bulk body and its action, when it is an ASCII line that is a
+ * valid action; undefined otherwise (the reference then reads the body, and words any error).
+ */
+function firstActionLine(body: Uint8Array): { text: string; action: BulkAction } | undefined {
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf(10, start);
+    if (end < 0) end = body.length;
+    let blank = true;
+    for (let i = start; i < end; i++) {
+      const c = body[i]!;
+      if (c >= 0x80) return undefined;
+      if (c !== 32 && c !== 9 && c !== 13) blank = false;
+    }
+    if (!blank) {
+      const text = ascii.decode(body.subarray(start, end));
+      try {
+        return { text, action: parseAction(JSON.parse(text), 1) };
+      } catch {
+        return undefined;
+      }
+    }
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/**
+ * Parses an NDJSON body (one document per line). Throws UserError 'logParse' naming the line.
+ * With `scanner` (the Wasm core's), the body goes through it first.
+ */
+export function parseNdjson(body: Uint8Array, options: LogOptions, scanner?: LogScanner): Uint8Array[] {
+  if (scanner !== undefined) {
+    const scanned = scanner.scan(body, options);
+    if (scanned !== undefined) return scanned.batches;
+  }
   const writer = new LogRowWriter(options);
   forEachLine(decode(body), (line, lineNo) => writer.addDocument(parseLine(line, lineNo), lineNo, line));
   return writer.finish();

@@ -1,12 +1,14 @@
 // The write formats whose parsing may leave the event loop (host/server/parse-pool.ts), each as a
 // job of plain data, so that the very same call runs in the server's thread or in a worker and
 // every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
-// Wasm scanners already parse them at several hundred thousand rows per second.
+// Wasm scanners already parse them at several hundred thousand rows per second. Bulk and NDJSON
+// logs go through the Wasm JSON log scanner of the thread's core first (log-scan.ts).
 // Node only, as otlp-proto.ts (it reads the OTLP .proto files).
 
 import type { TimeUnit } from '../core/precision.js';
 import { parseBulk, parseNdjson } from './es-bulk.js';
 import type { LogOptions } from './log-documents.js';
+import type { LogScanner } from './log-scan.js';
 import { parseLokiJson, parseLokiProtobuf } from './loki-push.js';
 import { parseOpenTsdbJson } from './opentsdb-json.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from './otlp-traces.js';
@@ -41,8 +43,11 @@ export interface ParseResult {
   actions?: Uint8Array;
 }
 
-/** Parses `body` as `job` says. Throws UserError for a bad body, as the format's parser does. */
-export function runParseJob(job: ParseJob, body: Uint8Array): ParseResult {
+/**
+ * Parses `body` as `job` says. Throws UserError for a bad body, as the format's parser does.
+ * `logs`, the Wasm core's JSON log scanner of this thread, is the fast path for bulk and NDJSON.
+ */
+export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner): ParseResult {
   switch (job.format) {
     case 'otlp-protobuf':
     case 'otlp-json': {
@@ -51,13 +56,13 @@ export function runParseJob(job: ParseJob, body: Uint8Array): ParseResult {
       return { batches: out.batches, rows: out.spans };
     }
     case 'bulk': {
-      const out = parseBulk(body, logOptions(job));
+      const out = parseBulk(body, logOptions(job), logs);
       const actions = new Uint8Array(out.actions.length);
       for (let i = 0; i < actions.length; i++) actions[i] = out.actions[i] === 'create' ? 0 : 1;
       return { batches: out.batches, rows: out.actions.length, actions };
     }
     case 'ndjson':
-      return { batches: parseNdjson(body, logOptions(job)) };
+      return { batches: parseNdjson(body, logOptions(job), logs) };
     case 'loki-json':
       return { batches: parseLokiJson(body, logOptions(job)) };
     case 'loki-protobuf':

@@ -14,6 +14,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
+import type { Core } from '../core/wasm.js';
+import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob, type ParseJob, type ParseResult } from '../ingest/parse-jobs.js';
 import type { ParseReply, ParseRequest } from './parse-messages.js';
 
@@ -34,9 +36,15 @@ export interface Parsers {
 /** Parsing in the server's thread, synchronously (see runWrite on why not through a promise). */
 export class InThreadParsers implements Parsers {
   readonly workers = 0;
+  readonly #logs: LogScanner | undefined;
+
+  /** `core`: the server's Wasm core, for the JSON log scanner (without it the reference parses logs). */
+  constructor(core?: Core) {
+    this.#logs = core === undefined ? undefined : new LogScanner(core);
+  }
 
   parse(job: ParseJob, body: Uint8Array): ParseResult {
-    return runParseJob(job, body);
+    return runParseJob(job, body, this.#logs);
   }
 
   async close(): Promise<void> {}

@@ -4,7 +4,10 @@
 // anything else as an internal error with its stack, for the server's log.
 
 import { parentPort, threadId } from 'node:worker_threads';
+import { coreWasmBytes } from '../cli/package-info.js';
 import { UserError } from '../core/errors.js';
+import { Core } from '../core/wasm.js';
+import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob } from '../ingest/parse-jobs.js';
 import type { ParseReply, ParseRequest } from './parse-messages.js';
 
@@ -14,6 +17,15 @@ const exitOnTable = process.env.SUNDIAL_TEST_PARSE_WORKER_EXIT;
 
 const port = parentPort;
 if (port === null) throw new Error('BUG: parse-worker.js runs only as a worker thread');
+
+// The thread's own Wasm core, for the JSON log scanner (jobs wait in the port meanwhile). Without
+// it (a core that does not load) every log body goes to the TypeScript reference: slower, same rows.
+let logs: LogScanner | undefined;
+try {
+  logs = new LogScanner(await Core.load(coreWasmBytes()));
+} catch {
+  logs = undefined;
+}
 
 // A job that cannot be deserialized has no id to answer: end the thread, which fails the
 // request it belonged to (parse-pool.ts).
@@ -30,7 +42,7 @@ port.on('message', (msg: ParseRequest) => {
     // decodes strings and bytes in JavaScript instead of natively, and ids become Uint8Arrays
     // whose hex is built character by character (parsing spans took three times as long).
     const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
-    const result = runParseJob(msg.job, body);
+    const result = runParseJob(msg.job, body, logs);
     reply = { id: msg.id, ok: true, result };
     // Batches of one request never share a buffer (each is encoded on its own), but a repeated
     // entry in a transfer list is an error, so collect them through a Set.

@@ -1,0 +1,157 @@
+// NDJSON and Elasticsearch bulk bodies -> write batches through the Wasm core's JSON log scanner
+// (assembly/jsonlogs/, ABI in assembly/README.md), the fast path of es-bulk.ts: the body goes
+// through a bounded window of Wasm memory cut at line ends, each window yields one batch (copied
+// out), and the host fills in the DOUBLEs the core's exact fast path left to Number(text). The
+// core takes only documents it is sure of; for anything else (every error, and the rare valid
+// shapes it leaves alone, listed in assembly/jsonlogs/scanner.ts) it bails, and the caller parses
+// the body with the TypeScript reference, whose rows, messages and checks stay the only ones.
+// Runtime-agnostic: no node: imports.
+
+import { bug } from '../core/errors.js';
+import { unitConversion } from '../core/precision.js';
+import type { Core } from '../core/wasm.js';
+import type { LogOptions } from './log-documents.js';
+import { nowInUnit } from './timestamps.js';
+
+interface JsonLogExports {
+  json_input(capacity: number): number;
+  json_config(capacity: number): number;
+  json_scan(ptr: number, len: number, flags: number, configLen: number, nowTs: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
+  json_result(): number;
+}
+
+// Result record fields (u32 index), assembly/README.md "JSON logs".
+const R_CONSUMED = 0;
+const R_BATCH_PTR = 1;
+const R_BATCH_LEN = 2;
+const R_ROWS = 3;
+const R_FIXUP_PTR = 4;
+const R_FIXUP_COUNT = 5;
+const RESULT_WORDS = 6;
+
+const FLAG_CONTINUED = 1;
+const FLAG_LAST = 2;
+const FLAG_BULK = 4;
+const BAIL = 1;
+
+const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+const LF = 10;
+
+const encoder = new TextEncoder();
+const ascii = new TextDecoder('utf-8');
+
+export interface LogScan {
+  batches: Uint8Array[];
+  /** Documents stored (rows of the batches). */
+  rows: number;
+}
+
+/** Scans log bodies with the Wasm core. One per core; not re-entrant (the core's scanner state is shared). */
+export class LogScanner {
+  readonly #core: Core;
+  readonly #exports: JsonLogExports;
+  readonly #windowBytes: number;
+  readonly #maxBatchBytes: number;
+
+  constructor(core: Core, options?: { windowBytes?: number; maxBatchBytes?: number }) {
+    this.#core = core;
+    this.#exports = core.exports as unknown as JsonLogExports;
+    this.#windowBytes = Math.max(1, Math.floor(options?.windowBytes ?? DEFAULT_WINDOW_BYTES));
+    this.#maxBatchBytes = Math.max(1, Math.min(0xffffffff, Math.floor(options?.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES)));
+  }
+
+  /**
+   * The batches of a whole body, or undefined when the core bailed: the caller must parse the
+   * body with the reference parser. `action`, for a bulk body: the text of its first action line,
+   * which the caller has checked, and which every action line must repeat exactly.
+   */
+  scan(body: Uint8Array, options: LogOptions, action?: string): LogScan | undefined {
+    const x = this.#exports;
+    const configLen = this.#configure(options, action);
+    if (configLen === undefined) return undefined;
+    const conv = unitConversion('ns', options.dbUnit);
+    const now = nowInUnit(options.nowMs, options.dbUnit);
+    const batches: Uint8Array[] = [];
+    let rows = 0;
+    let window = this.#windowBytes;
+    let pos = 0;
+    let flags = action === undefined ? 0 : FLAG_BULK;
+    while (pos < body.length) {
+      let n = Math.min(window, body.length - pos);
+      const last = pos + n === body.length;
+      if (!last) {
+        // Whole lines only: cut after the window's last newline.
+        const cut = body.lastIndexOf(LF, pos + n - 1);
+        if (cut < pos) {
+          window *= 2; // a line longer than the window
+          continue;
+        }
+        n = cut + 1 - pos;
+      }
+      const ptr = x.json_input(n);
+      if (ptr === 0) throw bug(`json_input(${n}) failed`);
+      this.#core.write(ptr, body.subarray(pos, pos + n));
+      const rc = x.json_scan(ptr, n, flags | (last ? FLAG_LAST : 0), configLen, now, conv.multiplier, conv.divisor, this.#maxBatchBytes);
+      flags |= FLAG_CONTINUED;
+      if (rc === BAIL) return undefined;
+      if (rc !== 0) throw bug(`json_scan returned ${rc} (ptr ${ptr}, len ${n})`);
+      const r = new Uint32Array(this.#core.exports.memory.buffer, x.json_result(), RESULT_WORDS);
+      const consumed = r[R_CONSUMED]!;
+      if (r[R_BATCH_LEN]! > 0) {
+        rows += r[R_ROWS]!;
+        const batch = this.#copyBatch(r, ptr);
+        if (batch === undefined) return undefined;
+        batches.push(batch);
+      } else if (consumed < n) {
+        // Nothing taken: a bulk action whose document lies past this window.
+        window *= 2;
+      }
+      pos += consumed;
+    }
+    return { batches, rows };
+  }
+
+  /** Writes the configuration area; its length, or undefined when the options are not the scanner's to take. */
+  #configure(options: LogOptions, action: string | undefined): number | undefined {
+    const parts = [options.table, options.timeColumn, action ?? ''].map((s) => encoder.encode(s));
+    const tags = [...options.tagColumns].map((s) => encoder.encode(s));
+    // Names the reference refuses (an empty table, a tag named `time`) are its to word.
+    if (parts[0]!.length === 0 || parts[0]!.length > 65535 || options.tagColumns.has('time')) return undefined;
+    const len = [...parts, ...tags].reduce((n, b) => n + 4 + b.length, 4);
+    const ptr = this.#exports.json_config(len + 16 * tags.length);
+    if (ptr === 0) return undefined;
+    const mem = this.#core.bytes();
+    const dv = new DataView(mem.buffer);
+    let at = ptr;
+    const put = (b: Uint8Array): void => {
+      dv.setUint32(at, b.length, true);
+      mem.set(b, at + 4);
+      at += 4 + b.length;
+    };
+    for (const b of parts) put(b);
+    dv.setUint32(at, tags.length, true);
+    at += 4;
+    for (const b of tags) put(b);
+    return len;
+  }
+
+  /** Copies the batch out and fills in the fixups; undefined if one is not a finite DOUBLE (the reference decides). */
+  #copyBatch(r: Uint32Array, inputPtr: number): Uint8Array | undefined {
+    const mem = this.#core.bytes();
+    const at = r[R_BATCH_PTR]!;
+    const batch = mem.slice(at, at + r[R_BATCH_LEN]!);
+    const count = r[R_FIXUP_COUNT]!;
+    if (count > 0) {
+      const fixups = new Uint32Array(mem.buffer, r[R_FIXUP_PTR]!, count * 3);
+      const dv = new DataView(batch.buffer);
+      for (let i = 0; i < count * 3; i += 3) {
+        const src = inputPtr + fixups[i]!;
+        const v = Number(ascii.decode(mem.subarray(src, src + fixups[i + 1]!)));
+        if (!Number.isFinite(v)) return undefined;
+        dv.setFloat64(fixups[i + 2]!, v, true);
+      }
+    }
+    return batch;
+  }
+}
