@@ -179,8 +179,26 @@ let lineP: usize = 0;
 // keeps the last value there (an object and a number under one key flatten to different names).
 /** Records: object number u32, key pointer u32, key length u32. */
 const members = newArena(1024);
-const memberIndex: HashTable = newHashTable(64);
+/** Slots of the member table for ordinary documents. */
+const MEMBER_SLOTS: u32 = 64;
+let memberIndex: HashTable = newHashTable(MEMBER_SLOTS);
 let objectCount: u32 = 0;
+
+/**
+ * Empties the member records for the next document. A table grown by a document of many keys
+ * is replaced by a small one: clearing it would cost every later document its whole size.
+ */
+function resetMembers(): void {
+  members.len = 0;
+  objectCount = 0;
+  if (memberIndex.mask >= 16 * MEMBER_SLOTS) {
+    heap.free(memberIndex.slots);
+    heap.free(changetype<usize>(memberIndex));
+    memberIndex = newHashTable(MEMBER_SLOTS);
+  } else {
+    clearHashTable(memberIndex);
+  }
+}
 
 /** Records the key `[k, k + n)` of object `obj`; false if the object has it already. */
 function newMember(obj: u32, k: usize, n: usize): bool {
@@ -213,9 +231,7 @@ function scanDocument(p: usize): usize {
   if (load<u8>(p) != 0x7b /* { */) return FAIL;
   if (batchTable == NONE) batchTable = internTable(tableP, tableN);
   lineP = p;
-  members.len = 0;
-  clearHashTable(memberIndex);
-  objectCount = 0;
+  resetMembers();
   serial = rowCount;
   valueCount = 0;
   hasTime = false;
