@@ -115,9 +115,13 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     await storage.write(db, scanner.scan(lines((ROWS * 3) / 4, ROWS), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }));
     const s = storage;
     // Built as the SQL route builds its engines (a plan cache, a catalog counting usage), so that
-    // V8 sees the same objects; the counts go to a UsageMetrics of its own and are dropped.
+    // V8 sees the same objects; the counts go to a UsageMetrics of its own and are dropped. Every
+    // other round plans afresh: with the cache alone, parser and planner ran once per query text,
+    // and a server's first queries were planned by cold code (the TSBS "max per minute of one
+    // host" query's first run took 33 and 34 ms in two of three alternated runs, against 18-25).
     const usage = new UsageMetrics('warmup');
-    const engine = new SqlEngine({ catalogFor: (tenant) => new StorageCatalog(s, tenant, usage), core, planCache: new PlanCache() });
+    const catalogFor = (tenant: string): StorageCatalog => new StorageCatalog(s, tenant, usage);
+    const engines = [new SqlEngine({ catalogFor, core, planCache: new PlanCache() }), new SqlEngine({ catalogFor, core })];
     let queries = 0;
     for (let round = 0; round < ROUNDS && !signal.aborted; round++) {
       for (const sql of QUERIES) {
@@ -137,7 +141,7 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
           nowNs: BigInt(END) * 1_000_000_000n,
         };
         try {
-          await runOne(engine, sql, session, FORMATS[queries % FORMATS.length]!);
+          await runOne(engines[round % 2]!, sql, session, FORMATS[queries % FORMATS.length]!);
         } finally {
           signal.removeEventListener('abort', stop);
         }
