@@ -8,7 +8,7 @@ import { FIXUP_SIZE, fixups, out, writeBatch } from '../lineprotocol/batch-write
 import { beginBatch, beginRequest } from '../lineprotocol/intern';
 import { beginRows, rowCount } from '../lineprotocol/rows';
 import { validateUtf8 } from '../lineprotocol/utf8';
-import { BAIL, beginScan, configure, scanLines, stopped } from './scanner';
+import { BAIL, beginScan, configure, FULL, scanLines, stopped } from './scanner';
 
 const SLACK: usize = 32;
 const input = newArena(1 << 16);
@@ -98,14 +98,26 @@ export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, 
   // The reference decodes the whole body as fatal UTF-8 first.
   if (validateUtf8(ptr, len) != len) return BAIL;
   ensureCapacity(unescaped, len + 16);
-  configure(
-    ptr, (flags & FLAG_LAST) != 0, (flags & FLAG_BULK) != 0, tableP, tableN, timeP, timeN, actionP, actionN,
-    tagTable, tagCount, nowTs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base,
-  );
+  const last = (flags & FLAG_LAST) != 0;
+  const bulk = (flags & FLAG_BULK) != 0;
+  configure(ptr, last, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowTs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
   beginBatch();
   beginRows();
   beginScan();
-  if (scanLines(ptr, end) == BAIL) return BAIL;
+  let rc = scanLines(ptr, end);
+  if (rc == FULL) {
+    // A document's new columns overfilled the batch after it had touched it: build the batch
+    // again from the documents before it (rare: a wide document after many narrow ones).
+    const cut = stopped;
+    configure(ptr, true, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowTs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
+    beginBatch();
+    beginRows();
+    beginScan();
+    store<u8>(cut, 0x0a); // the sentinel moves to the cut (the byte before it is a '\n')
+    rc = scanLines(ptr, cut);
+    if (rc != 0 || stopped != cut) return BAIL; // cannot happen: the same documents fitted before
+  }
+  if (rc == BAIL) return BAIL;
   store<u32>(RESULT, <u32>(stopped - ptr));
   if (rowCount > 0) {
     const n = writeBatch();

@@ -30,6 +30,11 @@ import { parsedNs, parseRfc3339 } from './rfc3339';
 export const OK: i32 = 0;
 /** A document the reference parser must judge; nothing of the scan is kept. */
 export const BAIL: i32 = 1;
+/**
+ * The document starting at `stopped` widened the batch past its limit with new columns after it
+ * had touched the batch: scan again up to `stopped` (index.ts), and that document goes next call.
+ */
+export const FULL: i32 = 2;
 
 /** A position no input has: the failure result of the parse functions. */
 const FAIL: usize = 0;
@@ -95,9 +100,12 @@ export function configure(
 export let stopped: usize = 0;
 /** The batch table of this call (NONE until the first document). */
 let batchTable: u32 = NONE;
+/** A document failed because it overfilled the batch, not because of what it holds. */
+let overfilled = false;
 
 export function beginScan(): void {
   batchTable = NONE;
+  overfilled = false;
 }
 
 /** JSON's blanks inside a line: space, tab, `\r`. */
@@ -155,7 +163,11 @@ export function scanLines(start: usize, end: usize): i32 {
       return OK;
     }
     p = scanDocument(p);
-    if (p == FAIL) return BAIL;
+    if (p == FAIL) {
+      if (!overfilled) return BAIL;
+      stopped = lineStart;
+      return FULL;
+    }
   }
   stopped = p < end ? p : end;
   return OK;
@@ -246,7 +258,14 @@ function scanDocument(p: usize): usize {
   if (valueCount == 0) return FAIL; // no field
   const sid = seriesOf();
   if (sid == NONE) return FAIL;
-  if (pending.len > 0 && !enterPendingColumns()) return FAIL;
+  if (pending.len > 0) {
+    if (!enterPendingColumns()) return FAIL;
+    // New columns widen every earlier row: a document that makes the batch too big goes to the next.
+    if (projected > maxBatchBytes && rowCount > 0) {
+      overfilled = true;
+      return FAIL;
+    }
+  }
   commitRow(rowAt, sid, rowTs, valueCount);
   return p + 1;
 }

@@ -195,6 +195,19 @@ describe('JSON logs in Wasm', () => {
     expect(rowsOf(new LogScanner(core, { windowBytes: 64 }).scan(long, opts())!.batches)).toEqual(rowsOf(parseNdjson(long, opts())));
   });
 
+  it('puts a wide document after many narrow ones into the next batch, which its columns would have overfilled', () => {
+    const wide = `{${Array.from({ length: 200 }, (_, i) => `"k${i}":${i}`).join(',')}}\n`;
+    for (const text of ['{"host":"a","v":1}\n'.repeat(300) + wide + '{"host":"b","w":2}\n'.repeat(50), wide + '{"host":"a","v":1}\n'.repeat(300)]) {
+      const body = utf8(text);
+      const got = new LogScanner(core, { maxBatchBytes: 20_000 }).scan(body, opts())!;
+      expect(got.batches.length).toBeGreaterThan(1);
+      // Every batch but the one holding the wide document stays near the limit.
+      expect(got.batches.filter((b) => b.length > 40_000).length).toBeLessThanOrEqual(1);
+      expect(got.rows).toBe(text.split('\n').filter((l) => l !== '').length);
+      expect(rowsOf(got.batches)).toEqual(rowsOf(parseNdjson(body, opts())));
+    }
+  });
+
   it('agrees with the reference on generated and mutated bodies (seeded)', () => {
     const r = rng(Number(process.env.LOG_SCAN_SEED ?? 7));
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
