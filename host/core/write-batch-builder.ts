@@ -119,6 +119,8 @@ export interface TableState {
   tagNames: string[];
   /** A number per tag name seen, for identityKey. */
   tagNumbers: Map<string, number>;
+  /** Field columns in `columns`. */
+  fieldCount: number;
 }
 
 const encoder = new TextEncoder();
@@ -174,6 +176,12 @@ function rawKey(tags: ReadonlyArray<readonly [string, string]>): string {
 export class WriteBatchBuilder {
   #tables = new Map<string, TableState>();
   #rowCount = 0;
+  /**
+   * Bytes the encoded batch will take, about (the batch is dense: every row of a table has a
+   * slot, value and validity byte, in each of its field columns): timestamps, field slots, string
+   * bytes (UTF-16 length), series keys.
+   */
+  #projected = 16;
   #stamp = 0;
   // Scratch of the row being added, reused.
   #cols: ColumnState[] = [];
@@ -182,6 +190,26 @@ export class WriteBatchBuilder {
   #newNames = new Set<string>();
   /** Escaped table and tag names of series keys as UTF-8 (names repeat; values rarely do). */
   readonly #fragments: KeyFragments = { tags: new Map(), tables: new Map() };
+
+  /** The encoded size of the batch so far, about (see #projected). */
+  get projectedBytes(): number {
+    return this.#projected;
+  }
+
+  /**
+   * Whether adding a row of `fields` to `table` would make the batch larger than `limit` by the
+   * new field columns alone (each gives every earlier row of the table a slot): one wide row
+   * after many narrow ones would otherwise make a batch of gigabytes from a small body.
+   */
+  wouldOverfill(table: string, fields: readonly FieldInput[], limit: number): boolean {
+    const t = this.#tables.get(table);
+    if (t === undefined || t.rowCount === 0) return false;
+    const room = limit - this.#projected;
+    if (9 * t.rowCount * fields.length <= room) return false; // even if every field were new
+    let fresh = 0;
+    for (const f of fields) if (!t.columns.has(f.name)) fresh++;
+    return fresh > 0 && 9 * t.rowCount * fresh > room;
+  }
 
   get rowCount(): number {
     return this.#rowCount;
@@ -212,6 +240,7 @@ export class WriteBatchBuilder {
         rowCount: 0,
         tagNames: [],
         tagNumbers: new Map(),
+        fieldCount: 0,
       };
     }
 
@@ -318,19 +347,28 @@ export class WriteBatchBuilder {
       for (const f of added) {
         const c = fieldColumn(f.name, f.type, stamp);
         t.columns.set(f.name, c);
+        t.fieldCount++;
+        this.#projected += 9 * t.rowCount;
         cols[nc] = c;
         vals[nc++] = f.value;
       }
     }
     if (series === undefined) {
       series = { key, names: names!, values: values!, rows: [] };
+      this.#projected += 32 + 2 * key.length;
       t.series.set(series.key, series);
     }
     if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
     const row = t.rowCount++;
     t.ts.push(ts);
     series.rows.push(row);
-    for (let i = 0; i < nc; i++) store(cols[i]!, row, vals[i]!);
+    let strings = 0;
+    for (let i = 0; i < nc; i++) {
+      const v = vals[i]!;
+      store(cols[i]!, row, v);
+      if (typeof v === 'string') strings += v.length;
+    }
+    this.#projected += 8 + 9 * t.fieldCount + strings;
     if (tagsChecked) t.tagNames = names as string[];
     this.#rowCount++;
   }
