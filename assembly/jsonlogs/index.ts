@@ -3,14 +3,13 @@
 // scanner may put a '\n' sentinel and zero padding after the data. The batch comes out of the
 // line-protocol scanner's batch writer (same format, same buffers): one scan of any kind at a time.
 
-import { ensureCapacity, newArena } from '../lineprotocol/arena';
-import { FIXUP_SIZE, fixups, out, writeBatch } from '../lineprotocol/batch-writer';
+import { ensureCapacity, inWindow, newArena, sealWindow, windowFor } from '../lineprotocol/arena';
+import { writeScanResult } from '../lineprotocol/batch-writer';
 import { beginBatch, beginRequest } from '../lineprotocol/intern';
-import { beginRows, rowCount } from '../lineprotocol/rows';
+import { beginRows } from '../lineprotocol/rows';
 import { validateUtf8 } from '../lineprotocol/utf8';
 import { BAIL, beginScan, configure, FULL, scanLines, stopped } from './scanner';
 
-const SLACK: usize = 32;
 const input = newArena(1 << 16);
 const config = newArena(256);
 const unescaped = newArena(1 << 16);
@@ -25,9 +24,7 @@ const FLAG_BULK: u32 = 4;
 
 /** The core-owned input window with room for `capacity` bytes; valid until the next json_input. */
 export function json_input(capacity: usize): usize {
-  if (capacity > 0xffffffff - SLACK - 64) return 0;
-  ensureCapacity(input, capacity + SLACK);
-  return input.base;
+  return windowFor(input, capacity);
 }
 
 /**
@@ -53,8 +50,7 @@ export function json_result(): usize {
  * parser must judge), or -1 for invalid arguments.
  */
 export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, nowTs: i64, tsMultiplier: i64, tsDivisor: i64, maxBatchBytes: u32): i32 {
-  const room = input.cap - SLACK;
-  if (ptr < input.base || len > room || ptr - input.base > room - len) return -1;
+  if (!inWindow(input, ptr, len)) return -1;
   if (flags > 7 || configLen > config.cap) return -1;
   if (tsMultiplier < 1 || tsDivisor < 1 || (tsMultiplier != 1 && tsDivisor != 1)) return -1;
   // The configuration: u32 length-prefixed table, time column and action line, then a u32 tag
@@ -92,8 +88,7 @@ export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, 
 
   if ((flags & FLAG_CONTINUED) == 0) beginRequest();
   const end = ptr + len;
-  store<u8>(end, 0x0a);
-  memory.fill(end + 1, 0, SLACK - 1);
+  sealWindow(end);
   memory.fill(RESULT, 0, 24);
   // The reference decodes the whole body as fatal UTF-8 first.
   if (validateUtf8(ptr, len) != len) return BAIL;
@@ -118,14 +113,6 @@ export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, 
     if (rc != 0 || stopped != cut) return BAIL; // cannot happen: the same documents fitted before
   }
   if (rc == BAIL) return BAIL;
-  store<u32>(RESULT, <u32>(stopped - ptr));
-  if (rowCount > 0) {
-    const n = writeBatch();
-    store<u32>(RESULT, <u32>out.base, 4);
-    store<u32>(RESULT, <u32>n, 8);
-    store<u32>(RESULT, rowCount, 12);
-    store<u32>(RESULT, <u32>fixups.base, 16);
-    store<u32>(RESULT, <u32>(fixups.len / FIXUP_SIZE), 20);
-  }
+  writeScanResult(RESULT, stopped - ptr);
   return 0;
 }

@@ -14,15 +14,16 @@
 // host parses the whole body with the reference instead.
 
 import { clearHashTable, HashTable, insert, newArena, newHashTable, push, pushPtr, reserve } from '../lineprotocol/arena';
-import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_EQUALS, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_TAB, hasClass, isDigit, K_KEY_ESCAPE } from '../lineprotocol/chars';
+import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_TAB, isDigit } from '../lineprotocol/chars';
 import { bytesEqual, hashBytes, mixScope } from '../lineprotocol/hash';
 import {
-  addProjected, appendColumn, batchColumn, bcol, blobs, btable, createColumn, createSeries, findColumn,
-  findSeries, internTable, KIND_FIELD, KIND_TAG, NONE, projected, rcol, rcolName, reserveBlob, series,
+  addProjected, batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, internTable, KIND_FIELD, NONE,
+  projected, rcol,
 } from '../lineprotocol/intern';
 import { isTime } from '../lineprotocol/names';
-import { T_BOOLEAN, T_DOUBLE, T_STRING, T_TAG } from '../lineprotocol/number';
-import { closeRow, openRow, pushValue, rowCount, rows } from '../lineprotocol/rows';
+import { decimalBits, exactDecimal, T_BOOLEAN, T_DOUBLE, T_STRING } from '../lineprotocol/number';
+import { commitRow, openRow, pushValue, rowCount } from '../lineprotocol/rows';
+import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
 import { parsedNs, parseRfc3339 } from './rfc3339';
 
@@ -43,11 +44,6 @@ const MAX_NAME: usize = 65535;
 const MAX_DEPTH: u32 = 60;
 const TWO53: u64 = 1 << 53;
 
-/** 1e0 .. 1e22, all exact in binary64 (Clinger's fast path, as assembly/lineprotocol/number.ts). */
-const POW10: usize = memory.data<f64>([
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-  1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-]);
 
 // ---- configuration of the call (index.ts) ----
 
@@ -177,7 +173,7 @@ export function scanLines(start: usize, end: usize): i32 {
 
 /** The flattened name of the value being read: `names[0, n)` (parent names are its prefixes). */
 const names = newArena(1024);
-/** New field columns of the row (batch column ids, u32 each), entered at its end in name order. */
+/** New field columns of the row ((batch column, 0) pairs), entered at its end in name order (intern.ts). */
 const pending = newArena(256);
 /** The row's tags: name pointer, name length, value pointer, value length; then sort scratch. */
 const tags = newArena(256);
@@ -259,7 +255,7 @@ function scanDocument(p: usize): usize {
   const sid = seriesOf();
   if (sid == NONE) return FAIL;
   if (pending.len > 0) {
-    if (!enterPendingColumns()) return FAIL;
+    if (enterPendingColumns(pending) != 0) return FAIL; // past 65535 columns
     // New columns widen every earlier row: a document that makes the batch too big goes to the next.
     if (projected > maxBatchBytes && rowCount > 0) {
       overfilled = true;
@@ -524,19 +520,8 @@ function parseNumber(p: usize): usize {
   numInteger = integer && significant <= 19 && exponent == 0 && mantissa <= (negative ? <u64>i64.MAX_VALUE + 1 : <u64>i64.MAX_VALUE);
   numSafe = numInteger && mantissa < TWO53;
   numIntValue = negative ? <i64>(0 - mantissa) : <i64>mantissa;
-  if (mantissa == 0 && significant == 0) {
-    numBits = negative ? 0x8000000000000000 : 0;
-    numFixup = false;
-  } else if (significant <= 19 && mantissa <= TWO53 && exponent >= -22 && exponent <= 22) {
-    let v = <f64>mantissa;
-    if (exponent >= 0) v *= load<f64>(POW10 + (<usize>exponent << 3));
-    else v /= load<f64>(POW10 + (<usize>-exponent << 3));
-    numBits = reinterpret<u64>(negative ? -v : v);
-    numFixup = false;
-  } else {
-    numBits = 0;
-    numFixup = true;
-  }
+  numFixup = !exactDecimal(mantissa, significant, exponent, negative);
+  numBits = decimalBits;
   return i;
 }
 
@@ -579,7 +564,11 @@ function leaf(n: usize, type: u8, bits: u64, tokenLen: usize): bool {
     if (bcol(bc).lastRow == serial) return false; // given twice
   }
   const b = bcol(bc);
-  if (b.index == NONE) store<u32>(pushPtr(pending, 4), bc);
+  if (b.index == NONE) {
+    const e = pushPtr(pending, 8);
+    store<u32>(e, bc);
+    store<u32>(e, 0, 4);
+  }
   b.lastRow = serial;
   b.present++;
   if (type == T_STRING) {
@@ -663,108 +652,6 @@ function seriesOf(): u32 {
   push(tags, <usize>n * ENTRY_SIZE); // the merge sort's second buffer
   const list = tags.base;
   if (n > 1) sortEntries(list, n, list + <usize>n * ENTRY_SIZE);
-  let room: usize = 4 + 3 * tableN + 16;
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    room += 2 + 3 * (<usize>load<u32>(e, 4) + <usize>load<u32>(e, 12)) + 8;
-  }
-  reserveBlob(room);
-  const blobOff = <u32>blobs.len;
-  const key = blobs.base + blobOff + 4;
-  let w = writeEscaped(key, tableP, tableN);
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    store<u8>(w++, CH_COMMA);
-    w = writeEscaped(w, load<u32>(e), load<u32>(e, 4));
-    store<u8>(w++, CH_EQUALS);
-    w = writeEscaped(w, load<u32>(e, 8), load<u32>(e, 12));
-  }
-  const keyN = w - key;
-  const h = hashBytes(key, keyN);
-  const sid = findSeries(key, keyN, h);
-  if (sid != NONE) return sid;
-  store<u32>(key - 4, <u32>keyN);
-  const bt = batchTable;
-  const rt = btable(bt).rtable;
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    const bc = tagColumn(rt, load<u32>(e), load<u32>(e, 4));
-    if (bc == NONE) return NONE;
-    const valueN = load<u32>(e, 12);
-    store<u16>(w, <u16>bcol(bc).index);
-    store<u16>(w, 0, 2);
-    store<u32>(w, valueN, 4);
-    memory.copy(w + 8, load<u32>(e, 8), valueN);
-    w += 8 + valueN;
-  }
-  const blobLen = <u32>(w - (key - 4));
-  blobs.len += blobLen;
-  return createSeries(bt, h, blobOff, blobLen, n);
+  return seriesOfTags(batchTable, tableP, tableN, list, n);
 }
 
-/** The batch column (with its index) for tag `[p, p + n)` of request table `rt`; NONE on a conflict. */
-function tagColumn(rt: u32, p: usize, n: usize): u32 {
-  let rc = findColumn(rt, p, n);
-  if (rc == NONE) {
-    if (n > MAX_NAME) return NONE;
-    rc = createColumn(rt, p, n, KIND_TAG, T_TAG);
-  } else if (rcol(rc).kind != KIND_TAG) {
-    return NONE;
-  }
-  const bc = batchColumn(rc);
-  if (bcol(bc).index == NONE && !appendColumn(bc)) return NONE;
-  return bc;
-}
-
-/** Writes `[p, p + n)` with `\` `,` `=` space escaped by a backslash; returns the end. */
-function writeEscaped(w: usize, p: usize, n: usize): usize {
-  for (let i: usize = 0; i < n; i++) {
-    const c = load<u8>(p + i);
-    if (hasClass(c, K_KEY_ESCAPE)) store<u8>(w++, CH_BACKSLASH);
-    store<u8>(w++, c);
-  }
-  return w;
-}
-
-/** Gives the row's new field columns their indexes in name order (FORMAT.md §1). */
-function enterPendingColumns(): bool {
-  const n = <u32>(pending.len >> 2);
-  const entriesOff = push(pending, <usize>n * ENTRY_SIZE * 2);
-  const list = pending.base + entriesOff;
-  for (let i: u32 = 0; i < n; i++) {
-    const bc = load<u32>(pending.base + (<usize>i << 2));
-    const c = rcol(bcol(bc).rcol);
-    const e = list + <usize>i * ENTRY_SIZE;
-    store<u32>(e, <u32>rcolName(c));
-    store<u32>(e, c.nameLen, 4);
-    store<u32>(e, bc, 8);
-    store<u32>(e, 0, 12);
-  }
-  if (n > 1) sortEntries(list, n, list + <usize>n * ENTRY_SIZE);
-  for (let i: u32 = 0; i < n; i++) {
-    if (!appendColumn(load<u32>(list + <usize>i * ENTRY_SIZE, 8))) return false;
-  }
-  return true;
-}
-
-/** Completes the row: series statistics, the series' row chain, the batch size estimate. */
-function commitRow(rowAt: usize, sid: u32, ts: i64, count: u32): void {
-  closeRow(rowAt, ts, sid, count);
-  const s = series(sid);
-  if (s.rowCount == 0) {
-    s.minTs = ts;
-    s.maxTs = ts;
-    s.headRow = <u32>rowAt;
-  } else {
-    if (ts < s.lastTs) s.sorted = 0;
-    if (ts < s.minTs) s.minTs = ts;
-    if (ts > s.maxTs) s.maxTs = ts;
-    store<u32>(rows.base + <usize>s.tailRow, <u32>rowAt, 16);
-  }
-  s.lastTs = ts;
-  s.tailRow = <u32>rowAt;
-  s.rowCount++;
-  const t = btable(s.table);
-  t.rowCount++;
-  addProjected(<u64>t.rowWidth);
-}

@@ -67,6 +67,34 @@ export function pushBytes(a: Arena, src: usize, n: usize): usize {
   return at;
 }
 
+// ---- scan windows ----
+
+/** Bytes after a scan window's data that the scanners may write: a '\n' sentinel and padding for 16-byte loads. */
+export const WINDOW_SLACK: usize = 32;
+
+/**
+ * The start of the input window `a` with room for `capacity` bytes of data (and the slack), or 0
+ * past 4 GiB − 96. Valid until the next call for the same window (growing may move it and forgets
+ * its contents).
+ */
+export function windowFor(a: Arena, capacity: usize): usize {
+  if (capacity > 0xffffffff - WINDOW_SLACK - 64) return 0;
+  ensureCapacity(a, capacity + WINDOW_SLACK);
+  return a.base;
+}
+
+/** `[ptr, ptr + len)` lies inside window `a`, leaving room for the slack. */
+export function inWindow(a: Arena, ptr: usize, len: usize): bool {
+  const room = a.cap - WINDOW_SLACK;
+  return ptr >= a.base && len <= room && ptr - a.base <= room - len;
+}
+
+/** Puts the '\n' sentinel at `end` and zeros after it, up to the slack. */
+export function sealWindow(end: usize): void {
+  store<u8>(end, 0x0a);
+  memory.fill(end + 1, 0, WINDOW_SLACK - 1);
+}
+
 /**
  * Linear-probing table of (hash u32, id + 1 u32) slots; 0 marks an empty slot, so clearing is a
  * fill. Key equality lives with the caller: each record kind probes with its own comparison

@@ -39,6 +39,22 @@ export function writeBatch(): usize {
   return size;
 }
 
+/**
+ * Fills the 24-byte result record of an OpenTSDB or JSON log scan (assembly/README.md): the bytes
+ * consumed, then, when the scan made rows, the batch (written here), its length, the row count
+ * and the fixups. The record must have been zeroed before the scan.
+ */
+export function writeScanResult(record: usize, consumed: usize): void {
+  store<u32>(record, <u32>consumed);
+  if (rowCount == 0) return;
+  const n = writeBatch();
+  store<u32>(record, <u32>out.base, 4);
+  store<u32>(record, <u32>n, 8);
+  store<u32>(record, rowCount, 12);
+  store<u32>(record, <u32>fixups.base, 16);
+  store<u32>(record, <u32>(fixups.len / FIXUP_SIZE), 20);
+}
+
 /** Computes the size of the batch and the offset of every table block and vector. */
 function layout(): usize {
   let at: usize = 16;

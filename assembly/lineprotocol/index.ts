@@ -2,7 +2,7 @@
 // validated here; everything behind this file trusts them and runs unchecked. The input window
 // is core-owned so that the scanner may put a '\n' sentinel and zero padding after the data.
 
-import { ensureCapacity, newArena } from './arena';
+import { inWindow, newArena, sealWindow, windowFor } from './arena';
 import { FIXUP_SIZE, fixups, out, writeBatch } from './batch-writer';
 import { prepareStrings } from './fields';
 import { beginBatch, beginRequest, rcol, rcolName, rtable, rtableName } from './intern';
@@ -15,8 +15,6 @@ import {
 } from './status';
 import { validateUtf8 } from './utf8';
 
-/** Bytes after the data that the scanner may write: the sentinel and room for 16-byte loads. */
-const SLACK: usize = 32;
 const input = newArena(1 << 16);
 
 /** The result record of the last lp_scan (offsets in assembly/README.md). */
@@ -28,9 +26,7 @@ const RESULT: usize = memory.data(80, 8);
  * may move it; the contents are not kept).
  */
 export function lp_input(capacity: usize): usize {
-  if (capacity > 0xffffffff - SLACK - 64) return 0;
-  ensureCapacity(input, capacity + SLACK);
-  return input.base;
+  return windowFor(input, capacity);
 }
 
 /** The address of the result record (see assembly/README.md). */
@@ -54,15 +50,13 @@ export function lp_scan(
   defaultTs: i64,
   maxBatchBytes: u32,
 ): i32 {
-  const room = input.cap - SLACK;
-  if (ptr < input.base || len > room || ptr - input.base > room - len) return -1;
+  if (!inWindow(input, ptr, len)) return -1;
   if (tsMultiplier < 1 || tsDivisor < 1 || (tsMultiplier != 1 && tsDivisor != 1) || flags > 3) return -1;
   const last = (flags & 1) != 0;
   if ((flags & 2) == 0) beginRequest();
 
   const end = ptr + len;
-  store<u8>(end, 0x0a);
-  memory.fill(end + 1, 0, SLACK - 1);
+  sealWindow(end);
   prepareNames(len);
   configure(tsMultiplier, tsDivisor, defaultTs, maxBatchBytes);
   memory.fill(RESULT, 0, 80);

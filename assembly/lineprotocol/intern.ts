@@ -10,6 +10,7 @@ import {
 } from './arena';
 import { hasClass, K_NOT_PLAIN } from './chars';
 import { bytesEqual, hashBytes, mixScope } from './hash';
+import { ENTRY_SIZE, sortEntries } from './sort';
 
 export const NONE: u32 = 0xffffffff;
 export const KIND_TAG: u8 = 1;
@@ -340,6 +341,34 @@ export function appendColumn(bc: u32): bool {
     t.rowWidth += 9;
   }
   return true;
+}
+
+/**
+ * Gives the batch columns listed in `pending` ((batch column u32, aux u32) pairs: a row's new
+ * fields) their indexes in name order (FORMAT.md §1: a row's new tags sorted by name, then its new
+ * fields sorted by name). Sort entries go after the pairs. Returns 0, or the entry (name pointer,
+ * name length, batch column, aux) of the column that would pass 65535 columns.
+ */
+export function enterPendingColumns(pending: Arena): usize {
+  const n = <u32>(pending.len >> 3);
+  const entriesOff = push(pending, <usize>n * ENTRY_SIZE * 2);
+  const list = pending.base + entriesOff;
+  for (let i: u32 = 0; i < n; i++) {
+    const pair = pending.base + (<usize>i << 3);
+    const bc = load<u32>(pair);
+    const c = rcol(bcol(bc).rcol);
+    const e = list + <usize>i * ENTRY_SIZE;
+    store<u32>(e, <u32>rcolName(c));
+    store<u32>(e, c.nameLen, 4);
+    store<u32>(e, bc, 8);
+    store<u32>(e, load<u32>(pair, 4), 12);
+  }
+  if (n > 1) sortEntries(list, n, list + <usize>n * ENTRY_SIZE);
+  for (let i: u32 = 0; i < n; i++) {
+    const e = list + <usize>i * ENTRY_SIZE;
+    if (!appendColumn(load<u32>(e, 8))) return e;
+  }
+  return 0;
 }
 
 /** The predicted request column ids of table `rt`, PREDICT_SLOTS u32s (NONE = no guess). */

@@ -136,20 +136,34 @@ export function parseNumber(p: usize): usize {
   if (!hasClass(c, K_DELIMITER)) return fail(E_NUMBER, p, tokenEnd(p) - p);
 
   valueType = T_DOUBLE;
-  if (mantissa == 0 && significant <= 19) {
-    valueBits = negative ? 0x8000000000000000 : 0;
-    valueNeedsFixup = false;
-  } else if (significant <= 19 && mantissa <= TWO53 && exponent >= -22 && exponent <= 22) {
+  valueNeedsFixup = !exactDecimal(mantissa, significant, exponent, negative);
+  valueBits = decimalBits;
+  return i;
+}
+
+/** The bits of the last exactDecimal that returned true (0 after a false). */
+export let decimalBits: u64 = 0;
+
+/**
+ * The DOUBLE of the decimal `mantissa` (its first 19 significant digits; `significant` counts
+ * them all) times 10^`exponent`, negated if `negative`, when Clinger's fast path decides it
+ * exactly: true with `decimalBits` set. False leaves it to the host's Number(text) (a fixup).
+ * Shared by every scanner that reads numbers (line protocol, OpenTSDB text, JSON logs).
+ */
+export function exactDecimal(mantissa: u64, significant: i32, exponent: i32, negative: bool): bool {
+  if (mantissa == 0 && significant == 0) {
+    decimalBits = negative ? 0x8000000000000000 : 0;
+    return true;
+  }
+  if (significant <= 19 && mantissa <= TWO53 && exponent >= -22 && exponent <= 22) {
     let v = <f64>mantissa;
     if (exponent >= 0) v *= load<f64>(POW10 + (<usize>exponent << 3));
     else v /= load<f64>(POW10 + (<usize>-exponent << 3));
-    valueBits = reinterpret<u64>(negative ? -v : v);
-    valueNeedsFixup = false;
-  } else {
-    valueBits = 0;
-    valueNeedsFixup = true;
+    decimalBits = reinterpret<u64>(negative ? -v : v);
+    return true;
   }
-  return i;
+  decimalBits = 0;
+  return false;
 }
 
 /** Exact u64 value of the digits `[p, e)`, or 0 on overflow (callers only pass values >= 1e19). */

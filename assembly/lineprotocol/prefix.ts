@@ -4,7 +4,7 @@
 // creates the table, the tag columns and the series as needed.
 
 import { Arena, newArena, push, pushPtr } from './arena';
-import { CH_BACKSLASH, CH_COMMA, CH_EQUALS, CH_SPACE, hasClass, K_KEY, K_KEY_ESCAPE, K_MEASUREMENT, K_TAG_VALUE } from './chars';
+import { CH_COMMA, CH_EQUALS, CH_SPACE, K_KEY, K_MEASUREMENT, K_TAG_VALUE } from './chars';
 import {
   addRaw, appendColumn, batchColumn, bcol, blobs, btable, createColumn, createSeries, findColumn,
   findSeries, internTable, KIND_TAG, NONE, rcol, reserveBlob,
@@ -12,6 +12,7 @@ import {
 import { bytesEqual, hashBytes } from './hash';
 import { charLen, isTime, nameN, nameP, scanName } from './names';
 import { T_TAG } from './number';
+import { writeEscaped } from './series-key';
 import { ENTRY_SIZE, sortEntries } from './sort';
 import {
   E_COLUMN_COUNT, E_FIELD_SET, E_MEASUREMENT, E_NAME_LENGTH, E_TAG_EQUALS, E_TAG_KEY, E_TAG_VALUE,
@@ -144,16 +145,6 @@ function tagColumn(rt: u32, p: usize, n: usize, rawPos: usize, rawLen: usize): u
     return NONE;
   }
   return bc;
-}
-
-/** Writes `[p, p + n)` with `\` `,` `=` space escaped by a backslash; returns the end. */
-function writeEscaped(w: usize, p: usize, n: usize): usize {
-  for (let i: usize = 0; i < n; i++) {
-    const c = load<u8>(p + i);
-    if (hasClass(c, K_KEY_ESCAPE)) store<u8>(w++, CH_BACKSLASH);
-    store<u8>(w++, c);
-  }
-  return w;
 }
 
 function failNone(code: u32, pos: usize, len: usize): u32 {

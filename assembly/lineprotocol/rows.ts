@@ -8,6 +8,7 @@
 //     STRING: bits = pointer to the bytes (input or unescape area), aux = length
 
 import { newArena, push, pushPtr } from './arena';
+import { addProjected, btable, series } from './intern';
 
 export const ROW_SIZE: usize = 24;
 export const VALUE_SIZE: usize = 16;
@@ -44,4 +45,29 @@ export function closeRow(at: usize, ts: i64, s: u32, count: u32): void {
   store<u32>(r, count, 12);
   store<u32>(r, 0xffffffff, 16);
   rowCount++;
+}
+
+/**
+ * Completes the row opened at `at` for series `sid`, with `count` values: the series' time
+ * bounds and order, its chain of rows, and the batch size estimate.
+ */
+export function commitRow(at: usize, sid: u32, ts: i64, count: u32): void {
+  closeRow(at, ts, sid, count);
+  const s = series(sid);
+  if (s.rowCount == 0) {
+    s.minTs = ts;
+    s.maxTs = ts;
+    s.headRow = <u32>at;
+  } else {
+    if (ts < s.lastTs) s.sorted = 0;
+    if (ts < s.minTs) s.minTs = ts;
+    if (ts > s.maxTs) s.maxTs = ts;
+    store<u32>(rows.base + <usize>s.tailRow, <u32>at, 16);
+  }
+  s.lastTs = ts;
+  s.tailRow = <u32>at;
+  s.rowCount++;
+  const t = btable(s.table);
+  t.rowCount++;
+  addProjected(<u64>t.rowWidth);
 }

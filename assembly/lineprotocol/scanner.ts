@@ -3,19 +3,18 @@
 // Field keys are first compared with the column the same field position had in the previous line
 // of the table (TSBS lines repeat their field order), which skips hashing on the hot path.
 
-import { newArena, push, pushPtr } from './arena';
+import { newArena, pushPtr } from './arena';
 import { CH_CR, CH_HASH, CH_LF, CH_SPACE, CH_TAB, CH_BACKSLASH, CH_COMMA, CH_EQUALS, hasClass, K_KEY, K_PREFIX } from './chars';
 import { parseValue, stringN, stringP } from './fields';
 import { bytesEqual, hashBytes } from './hash';
 import {
-  appendColumn, batchColumn, bcol, btable, createColumn, findColumn, findRaw, KIND_FIELD,
-  KIND_TAG, inBatch, NONE, PREDICT_SLOTS, projected, addProjected, rcol, rcolName, reqNames, rtable, series,
+  addProjected, batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, findRaw, KIND_FIELD,
+  KIND_TAG, inBatch, NONE, PREDICT_SLOTS, projected, rcol, rcolName, reqNames, rtable, series,
 } from './intern';
 import { charLen, isTime, nameN, nameP, resetNames, scanName } from './names';
 import { parseTimestamp, T_STRING, timestamp, tokenEnd, valueBits, valueNeedsFixup, valueType } from './number';
 import { parsePrefix } from './prefix';
-import { closeRow, openRow, pushValue, rowCount, rows } from './rows';
-import { ENTRY_SIZE, sortEntries } from './sort';
+import { commitRow, openRow, pushValue, rowCount } from './rows';
 import {
   badUtf8, countNewline, E_AFTER_TIMESTAMP, E_AFTER_VALUE, E_COLUMN_COUNT, E_FIELD_KEY, E_FIELD_SET,
   E_FIELD_EQUALS, E_NAME_LENGTH, E_TIME_RESERVED, E_TIMESTAMP_OVERFLOW, E_UTF8, fail,
@@ -207,7 +206,7 @@ function scanLine(ms: usize): usize {
   if (p == stop && !isLast) return incomplete();
 
   if (pending.len > 0) {
-    if (!enterPendingColumns()) return 0;
+    if (!enterNewColumns()) return 0;
     // New columns widen every earlier row: end the batch before this line if it got too big.
     if (projected > maxBatchBytes && rowCount > 0) return full();
   }
@@ -242,55 +241,11 @@ function convertTimestamp(ts: i64): i64 {
   return tsDivisor == 1 ? ts : ts / tsDivisor;
 }
 
-/**
- * Gives the field columns new to the batch in this row their indexes, in name order (FORMAT.md
- * §1: a row's new tags sorted by name, then its new fields sorted by name).
- */
-function enterPendingColumns(): bool {
-  const n = <u32>(pending.len >> 3);
-  // Sort entries after the pairs: name pointer, name length, batch column, raw position.
-  const entriesOff = push(pending, <usize>n * ENTRY_SIZE * 2);
-  const list = pending.base + entriesOff;
-  for (let i: u32 = 0; i < n; i++) {
-    const pair = pending.base + (<usize>i << 3);
-    const bc = load<u32>(pair);
-    const c = rcol(bcol(bc).rcol);
-    const e = list + <usize>i * ENTRY_SIZE;
-    store<u32>(e, <u32>rcolName(c));
-    store<u32>(e, c.nameLen, 4);
-    store<u32>(e, bc, 8);
-    store<u32>(e, load<u32>(pair, 4), 12);
-  }
-  if (n > 1) sortEntries(list, n, list + <usize>n * ENTRY_SIZE);
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    if (!appendColumn(load<u32>(e, 8))) {
-      const k = <usize>load<u32>(e, 12);
-      fail(E_COLUMN_COUNT, k, <usize>load<u32>(e, 4));
-      return false;
-    }
-  }
-  return true;
+/** Enters the row's new field columns (intern.ts), reporting a table that would pass 65535 columns. */
+function enterNewColumns(): bool {
+  const e = enterPendingColumns(pending);
+  if (e == 0) return true;
+  fail(E_COLUMN_COUNT, <usize>load<u32>(e, 12), <usize>load<u32>(e, 4));
+  return false;
 }
 
-/** Completes the row: series statistics, the series' row chain, the batch size estimate. */
-function commitRow(rowAt: usize, sid: u32, ts: i64, count: u32): void {
-  closeRow(rowAt, ts, sid, count);
-  const s = series(sid);
-  if (s.rowCount == 0) {
-    s.minTs = ts;
-    s.maxTs = ts;
-    s.headRow = <u32>rowAt;
-  } else {
-    if (ts < s.lastTs) s.sorted = 0;
-    if (ts < s.minTs) s.minTs = ts;
-    if (ts > s.maxTs) s.maxTs = ts;
-    store<u32>(rows.base + <usize>s.tailRow, <u32>rowAt, 16);
-  }
-  s.lastTs = ts;
-  s.tailRow = <u32>rowAt;
-  s.rowCount++;
-  const t = btable(s.table);
-  t.rowCount++;
-  addProjected(<u64>t.rowWidth);
-}

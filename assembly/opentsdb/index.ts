@@ -3,14 +3,13 @@
 // the scanner may put a '\n' sentinel and zero padding after the data. The batch comes out of the
 // line-protocol scanner's batch writer (same format, same buffers): one scan of either kind at a time.
 
-import { ensureCapacity, newArena } from '../lineprotocol/arena';
-import { FIXUP_SIZE, fixups, out, writeBatch } from '../lineprotocol/batch-writer';
+import { inWindow, newArena, sealWindow, windowFor } from '../lineprotocol/arena';
+import { writeScanResult } from '../lineprotocol/batch-writer';
 import { beginBatch, beginRequest } from '../lineprotocol/intern';
-import { beginRows, rowCount } from '../lineprotocol/rows';
+import { beginRows } from '../lineprotocol/rows';
 import { validateUtf8 } from '../lineprotocol/utf8';
 import { BAIL, beginRawCache, configure, scanLines, stopped } from './scanner';
 
-const SLACK: usize = 32;
 const input = newArena(1 << 16);
 
 /** The result record of the last tsdb_scan (offsets in assembly/README.md). */
@@ -25,9 +24,7 @@ const FLAG_FIXED_UNIT: u32 = 2;
  * there and passes (pointer, length) to tsdb_scan. Valid until the next tsdb_input call.
  */
 export function tsdb_input(capacity: usize): usize {
-  if (capacity > 0xffffffff - SLACK - 64) return 0;
-  ensureCapacity(input, capacity + SLACK);
-  return input.base;
+  return windowFor(input, capacity);
 }
 
 /** The address of the result record (see assembly/README.md). */
@@ -50,15 +47,13 @@ export function tsdb_scan(
   msDivisor: i64,
   maxBatchBytes: u32,
 ): i32 {
-  const room = input.cap - SLACK;
-  if (ptr < input.base || len > room || ptr - input.base > room - len) return -1;
+  if (!inWindow(input, ptr, len)) return -1;
   if (flags > 3) return -1;
   if (secMultiplier < 1 || secDivisor < 1 || (secMultiplier != 1 && secDivisor != 1)) return -1;
   if (msMultiplier < 1 || msDivisor < 1 || (msMultiplier != 1 && msDivisor != 1)) return -1;
   if ((flags & FLAG_CONTINUED) == 0) beginRequest();
   const end = ptr + len;
-  store<u8>(end, 0x0a);
-  memory.fill(end + 1, 0, SLACK - 1);
+  sealWindow(end);
   memory.fill(RESULT, 0, 24);
   // The reference decodes the whole body as fatal UTF-8 first.
   if (validateUtf8(ptr, len) != len) return BAIL;
@@ -67,14 +62,6 @@ export function tsdb_scan(
   beginRows();
   beginRawCache();
   if (scanLines(ptr, end) == BAIL) return BAIL;
-  store<u32>(RESULT, <u32>(stopped - ptr));
-  if (rowCount > 0) {
-    const n = writeBatch();
-    store<u32>(RESULT, <u32>out.base, 4);
-    store<u32>(RESULT, <u32>n, 8);
-    store<u32>(RESULT, rowCount, 12);
-    store<u32>(RESULT, <u32>fixups.base, 16);
-    store<u32>(RESULT, <u32>(fixups.len / FIXUP_SIZE), 20);
-  }
+  writeScanResult(RESULT, stopped - ptr);
   return 0;
 }

@@ -11,14 +11,15 @@
 // parses the whole body with the reference instead, which gives the right error or the batches.
 
 import { HashTable, clearHashTable, insert, newArena, newHashTable, push, pushPtr } from '../lineprotocol/arena';
-import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_DOT, CH_EQUALS, CH_LF, CH_MINUS, CH_PLUS, CH_SPACE, CH_TAB, hasClass, isDigit, K_KEY_ESCAPE } from '../lineprotocol/chars';
+import { CH_CR, CH_DOT, CH_EQUALS, CH_LF, CH_MINUS, CH_PLUS, CH_SPACE, CH_TAB, isDigit } from '../lineprotocol/chars';
 import { bytesEqual, hashBytes, mixScope } from '../lineprotocol/hash';
 import {
-  addProjected, appendColumn, batchColumn, bcol, blobs, btable, createColumn, createSeries, findColumn,
-  findSeries, internTable, KIND_FIELD, KIND_TAG, NONE, predictions, projected, rcol, reserveBlob, series,
+  appendColumn, batchColumn, bcol, btable, createColumn, findColumn, internTable, KIND_FIELD, NONE, predictions,
+  projected, rcol, series,
 } from '../lineprotocol/intern';
-import { T_DOUBLE, T_TAG } from '../lineprotocol/number';
-import { closeRow, openRow, pushValue, rowCount, rows } from '../lineprotocol/rows';
+import { decimalBits, exactDecimal, T_DOUBLE } from '../lineprotocol/number';
+import { commitRow, openRow, pushValue, rowCount } from '../lineprotocol/rows';
+import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
 
 /** Scan outcomes (tsdb_scan's return value). */
@@ -28,13 +29,7 @@ export const BAIL: i32 = 1;
 
 const MAX_NAME: usize = 65535;
 const I64_MAX: u64 = 0x7fffffffffffffff;
-const TWO53: u64 = 1 << 53;
 
-/** 1e0 .. 1e22, all exact in binary64 (Clinger's fast path, as assembly/lineprotocol/number.ts). */
-const POW10: usize = memory.data<f64>([
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-  1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-]);
 /** The field name. */
 const VALUE_NAME: usize = memory.data<u8>([0x76, 0x61, 0x6c, 0x75, 0x65]);
 
@@ -221,30 +216,8 @@ function scanLine(p: usize): usize {
   b.present++;
   if (valueNeedsFixup) pushValue(bc, <u32>vn, vp - inputBase);
   else pushValue(bc, 0, valueBits);
-  commitRow(rowAt, sid, timestamp);
+  commitRow(rowAt, sid, timestamp, 1);
   return next;
-}
-
-/** Completes the row: series statistics, the series' row chain, the batch size estimate. */
-function commitRow(rowAt: usize, sid: u32, ts: i64): void {
-  closeRow(rowAt, ts, sid, 1);
-  const s = series(sid);
-  if (s.rowCount == 0) {
-    s.minTs = ts;
-    s.maxTs = ts;
-    s.headRow = <u32>rowAt;
-  } else {
-    if (ts < s.lastTs) s.sorted = 0;
-    if (ts < s.minTs) s.minTs = ts;
-    if (ts > s.maxTs) s.maxTs = ts;
-    store<u32>(rows.base + <usize>s.tailRow, <u32>rowAt, 16);
-  }
-  s.lastTs = ts;
-  s.tailRow = <u32>rowAt;
-  s.rowCount++;
-  const t = btable(s.table);
-  t.rowCount++;
-  addProjected(<u64>t.rowWidth);
 }
 
 // ---- timestamp and value ----
@@ -354,19 +327,8 @@ function parseValue(p: usize, n: usize): bool {
     exponent += expNegative ? -x : x;
   }
   if (i != e) return false;
-  if (mantissa == 0 && significant == 0) {
-    valueBits = negative ? 0x8000000000000000 : 0;
-    valueNeedsFixup = false;
-  } else if (significant <= 19 && mantissa <= TWO53 && exponent >= -22 && exponent <= 22) {
-    let v = <f64>mantissa;
-    if (exponent >= 0) v *= load<f64>(POW10 + (<usize>exponent << 3));
-    else v /= load<f64>(POW10 + (<usize>-exponent << 3));
-    valueBits = reinterpret<u64>(negative ? -v : v);
-    valueNeedsFixup = false;
-  } else {
-    valueBits = 0;
-    valueNeedsFixup = true;
-  }
+  valueNeedsFixup = !exactDecimal(mantissa, significant, exponent, negative);
+  valueBits = decimalBits;
   return true;
 }
 
@@ -414,58 +376,5 @@ function seriesOf(mp: usize, mn: usize, gp: usize, ge: usize): u32 {
     if (load<u32>(a, 4) == load<u32>(b, 4) && bytesEqual(load<u32>(a), load<u32>(b), load<u32>(b, 4))) return NONE;
   }
 
-  const bt = internTable(mp, mn);
-  const rt = btable(bt).rtable;
-  // The canonical key (FORMAT.md §1), built in place after the last blob; kept for a new series.
-  // Key (escaping at most doubles the names) and descriptor (values, 8 bytes a tag) in place.
-  reserveBlob(4 + 3 * (mn + (ge - gp)) + 8 * <usize>n + 16);
-  const blobOff = <u32>blobs.len;
-  const key = blobs.base + blobOff + 4;
-  let w = writeEscaped(key, mp, mn);
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    store<u8>(w++, CH_COMMA);
-    w = writeEscaped(w, load<u32>(e), load<u32>(e, 4));
-    store<u8>(w++, CH_EQUALS);
-    w = writeEscaped(w, load<u32>(e, 8), load<u32>(e, 12));
-  }
-  const keyN = w - key;
-  const h = hashBytes(key, keyN);
-  let sid = findSeries(key, keyN, h);
-  if (sid != NONE) return sid;
-  store<u32>(key - 4, <u32>keyN);
-  for (let i: u32 = 0; i < n; i++) {
-    const e = list + <usize>i * ENTRY_SIZE;
-    const bc = tagColumn(rt, load<u32>(e), load<u32>(e, 4));
-    if (bc == NONE) return NONE;
-    const valueN = load<u32>(e, 12);
-    store<u16>(w, <u16>bcol(bc).index);
-    store<u16>(w, 0, 2);
-    store<u32>(w, valueN, 4);
-    memory.copy(w + 8, load<u32>(e, 8), valueN);
-    w += 8 + valueN;
-  }
-  const blobLen = <u32>(w - (key - 4));
-  blobs.len += blobLen;
-  return createSeries(bt, h, blobOff, blobLen, n);
-}
-
-/** The batch column (with its index) for tag key `[p, p + n)` of request table `rt`; NONE on a conflict. */
-function tagColumn(rt: u32, p: usize, n: usize): u32 {
-  let rc = findColumn(rt, p, n);
-  if (rc == NONE) rc = createColumn(rt, p, n, KIND_TAG, T_TAG);
-  else if (rcol(rc).kind != KIND_TAG) return NONE;
-  const bc = batchColumn(rc);
-  if (bcol(bc).index == NONE && !appendColumn(bc)) return NONE;
-  return bc;
-}
-
-/** Writes `[p, p + n)` with `\` `,` `=` space escaped by a backslash; returns the end. */
-function writeEscaped(w: usize, p: usize, n: usize): usize {
-  for (let i: usize = 0; i < n; i++) {
-    const c = load<u8>(p + i);
-    if (hasClass(c, K_KEY_ESCAPE)) store<u8>(w++, CH_BACKSLASH);
-    store<u8>(w++, c);
-  }
-  return w;
+  return seriesOfTags(internTable(mp, mn), mp, mn, list, n);
 }

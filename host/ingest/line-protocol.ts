@@ -7,6 +7,7 @@
 import type { Core } from '../core/wasm.js';
 import { bug, UserError, type ErrorKind } from '../core/errors.js';
 import { VALUE_TYPE_NAMES, type ValueType } from '../core/write-batch.js';
+import { copyBatch } from './scan-result.js';
 
 export interface LineProtocolOptions {
   /** Timestamps are converted as ts * tsMultiplier / tsDivisor (one of them 1). */
@@ -65,7 +66,6 @@ const EXCERPT_BYTES = 40;
 const WHAT = ['', 'measurement', 'tag', 'field'];
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const ascii = new TextDecoder('utf-8');
 
 /** Error messages by core error code (assembly/lineprotocol/status.ts); `f` renders "found X". */
 const MESSAGES: Record<number, (f: string, what: string) => string> = {
@@ -154,29 +154,11 @@ export class LineProtocolScanner {
         window *= 2;
         continue;
       }
-      if (r[R_BATCH_LEN]! > 0) batches.push(this.#copyBatch(r, ptr));
+      if (r[R_BATCH_LEN]! > 0) batches.push(copyBatch(this.#core, r[R_BATCH_PTR]!, r[R_BATCH_LEN]!, r[R_FIXUP_PTR]!, r[R_FIXUP_COUNT]!, ptr, false)!);
       pos += consumed;
       line += r[R_LINES]!;
     }
     return batches;
-  }
-
-  /** Copies the batch out of Wasm memory and fills the DOUBLEs the core left to Number(text). */
-  #copyBatch(r: Uint32Array, inputPtr: number): Uint8Array {
-    const mem = this.#core.bytes();
-    const at = r[R_BATCH_PTR]!;
-    const batch = mem.slice(at, at + r[R_BATCH_LEN]!);
-    const count = r[R_FIXUP_COUNT]!;
-    if (count > 0) {
-      const fixups = new Uint32Array(mem.buffer, r[R_FIXUP_PTR]!, count * 3);
-      const dv = new DataView(batch.buffer);
-      for (let i = 0; i < count * 3; i += 3) {
-        const src = inputPtr + fixups[i]!;
-        const text = ascii.decode(mem.subarray(src, src + fixups[i + 1]!));
-        dv.setFloat64(fixups[i + 2]!, Number(text), true);
-      }
-    }
-    return batch;
   }
 
   #error(code: number, r: Uint32Array, firstLine: number, inputPtr: number): Error {

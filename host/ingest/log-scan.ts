@@ -11,6 +11,7 @@ import { bug } from '../core/errors.js';
 import { unitConversion } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import type { LogOptions } from './log-documents.js';
+import { copyScannedBatch, R_BATCH_LEN, R_CONSUMED, R_ROWS, scanResult } from './scan-result.js';
 import { nowInUnit } from './timestamps.js';
 
 interface JsonLogExports {
@@ -19,15 +20,6 @@ interface JsonLogExports {
   json_scan(ptr: number, len: number, flags: number, configLen: number, nowTs: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
   json_result(): number;
 }
-
-// Result record fields (u32 index), assembly/README.md "JSON logs".
-const R_CONSUMED = 0;
-const R_BATCH_PTR = 1;
-const R_BATCH_LEN = 2;
-const R_ROWS = 3;
-const R_FIXUP_PTR = 4;
-const R_FIXUP_COUNT = 5;
-const RESULT_WORDS = 6;
 
 const FLAG_CONTINUED = 1;
 const FLAG_LAST = 2;
@@ -39,7 +31,6 @@ const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 const LF = 10;
 
 const encoder = new TextEncoder();
-const ascii = new TextDecoder('utf-8');
 
 export interface LogScan {
   batches: Uint8Array[];
@@ -96,11 +87,11 @@ export class LogScanner {
       flags |= FLAG_CONTINUED;
       if (rc === BAIL) return undefined;
       if (rc !== 0) throw bug(`json_scan returned ${rc} (ptr ${ptr}, len ${n})`);
-      const r = new Uint32Array(this.#core.exports.memory.buffer, x.json_result(), RESULT_WORDS);
+      const r = scanResult(this.#core, x.json_result());
       const consumed = r[R_CONSUMED]!;
       if (r[R_BATCH_LEN]! > 0) {
         rows += r[R_ROWS]!;
-        const batch = this.#copyBatch(r, ptr);
+        const batch = copyScannedBatch(this.#core, r, ptr);
         if (batch === undefined) return undefined;
         batches.push(batch);
       } else if (consumed < n) {
@@ -116,8 +107,8 @@ export class LogScanner {
   #configure(options: LogOptions, action: string | undefined): number | undefined {
     const parts = [options.table, options.timeColumn, action ?? ''].map((s) => encoder.encode(s));
     const tags = [...options.tagColumns].map((s) => encoder.encode(s));
-    // Names the reference refuses (an empty table, a tag named `time`) are its to word.
-    if (parts[0]!.length === 0 || parts[0]!.length > 65535 || options.tagColumns.has('time')) return undefined;
+    // Names the reference refuses (an empty table, a tag named `time`, names past 64 KiB) are its to word.
+    if (parts[0]!.length === 0 || parts[0]!.length > 65535 || options.tagColumns.has('time') || tags.some((b) => b.length > 65535)) return undefined;
     const len = [...parts, ...tags].reduce((n, b) => n + 4 + b.length, 4);
     const ptr = this.#exports.json_config(len + 16 * tags.length);
     if (ptr === 0) return undefined;
@@ -134,24 +125,5 @@ export class LogScanner {
     at += 4;
     for (const b of tags) put(b);
     return len;
-  }
-
-  /** Copies the batch out and fills in the fixups; undefined if one is not a finite DOUBLE (the reference decides). */
-  #copyBatch(r: Uint32Array, inputPtr: number): Uint8Array | undefined {
-    const mem = this.#core.bytes();
-    const at = r[R_BATCH_PTR]!;
-    const batch = mem.slice(at, at + r[R_BATCH_LEN]!);
-    const count = r[R_FIXUP_COUNT]!;
-    if (count > 0) {
-      const fixups = new Uint32Array(mem.buffer, r[R_FIXUP_PTR]!, count * 3);
-      const dv = new DataView(batch.buffer);
-      for (let i = 0; i < count * 3; i += 3) {
-        const src = inputPtr + fixups[i]!;
-        const v = Number(ascii.decode(mem.subarray(src, src + fixups[i + 1]!)));
-        if (!Number.isFinite(v)) return undefined;
-        dv.setFloat64(fixups[i + 2]!, v, true);
-      }
-    }
-    return batch;
   }
 }

@@ -9,20 +9,13 @@
 import { bug } from '../core/errors.js';
 import { unitConversion, type TimeUnit } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
+import { copyScannedBatch, R_BATCH_LEN, R_CONSUMED, scanResult } from './scan-result.js';
 
 interface OpenTsdbExports {
   tsdb_input(capacity: number): number;
   tsdb_scan(ptr: number, len: number, flags: number, sMul: bigint, sDiv: bigint, msMul: bigint, msDiv: bigint, maxBatchBytes: number): number;
   tsdb_result(): number;
 }
-
-// Result record fields (u32 index), assembly/README.md "OpenTSDB text".
-const R_CONSUMED = 0;
-const R_BATCH_PTR = 1;
-const R_BATCH_LEN = 2;
-const R_FIXUP_PTR = 4;
-const R_FIXUP_COUNT = 5;
-const RESULT_WORDS = 6;
 
 const FLAG_CONTINUED = 1;
 const FLAG_FIXED_UNIT = 2;
@@ -31,8 +24,6 @@ const BAIL = 1;
 const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
 const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 const LF = 10;
-
-const ascii = new TextDecoder('utf-8');
 
 export interface OpenTsdbScanOptions {
   /** The request's `precision`; undefined applies OpenTSDB's 10/13-digit rule. */
@@ -85,35 +76,16 @@ export class OpenTsdbScanner {
       flags |= FLAG_CONTINUED;
       if (rc === BAIL) return undefined;
       if (rc !== 0) throw bug(`tsdb_scan returned ${rc} (ptr ${ptr}, len ${n})`);
-      const r = new Uint32Array(this.#core.exports.memory.buffer, x.tsdb_result(), RESULT_WORDS);
+      const r = scanResult(this.#core, x.tsdb_result());
       const consumed = r[R_CONSUMED]!;
       if (consumed === 0) throw bug(`tsdb_scan consumed nothing of ${n} bytes`);
       if (r[R_BATCH_LEN]! > 0) {
-        const batch = this.#copyBatch(r, ptr);
+        const batch = copyScannedBatch(this.#core, r, ptr);
         if (batch === undefined) return undefined;
         batches.push(batch);
       }
       pos += consumed;
     }
     return batches;
-  }
-
-  /** Copies the batch out and fills in the fixups; undefined if one is not a finite DOUBLE (the reference refuses it). */
-  #copyBatch(r: Uint32Array, inputPtr: number): Uint8Array | undefined {
-    const mem = this.#core.bytes();
-    const at = r[R_BATCH_PTR]!;
-    const batch = mem.slice(at, at + r[R_BATCH_LEN]!);
-    const count = r[R_FIXUP_COUNT]!;
-    if (count > 0) {
-      const fixups = new Uint32Array(mem.buffer, r[R_FIXUP_PTR]!, count * 3);
-      const dv = new DataView(batch.buffer);
-      for (let i = 0; i < count * 3; i += 3) {
-        const src = inputPtr + fixups[i]!;
-        const v = Number(ascii.decode(mem.subarray(src, src + fixups[i + 1]!)));
-        if (!Number.isFinite(v)) return undefined;
-        dv.setFloat64(fixups[i + 2]!, v, true);
-      }
-    }
-    return batch;
   }
 }
