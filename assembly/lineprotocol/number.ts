@@ -150,6 +150,7 @@ export let decimalBits: u64 = 0;
  * exactly: true with `decimalBits` set. False leaves it to the host's Number(text) (a fixup).
  * Shared by every scanner that reads numbers (line protocol, OpenTSDB text, JSON logs).
  */
+@inline
 export function exactDecimal(mantissa: u64, significant: i32, exponent: i32, negative: bool): bool {
   if (mantissa == 0 && significant == 0) {
     decimalBits = negative ? 0x8000000000000000 : 0;

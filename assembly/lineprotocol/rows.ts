@@ -51,6 +51,7 @@ export function closeRow(at: usize, ts: i64, s: u32, count: u32): void {
  * Completes the row opened at `at` for series `sid`, with `count` values: the series' time
  * bounds and order, its chain of rows, and the batch size estimate.
  */
+@inline
 export function commitRow(at: usize, sid: u32, ts: i64, count: u32): void {
   closeRow(at, ts, sid, count);
   const s = series(sid);
