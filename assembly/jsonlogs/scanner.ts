@@ -8,10 +8,11 @@
 //
 // This scanner takes only what it is sure of. Every document the reference would refuse (bad
 // JSON, a null, a time that does not parse, a type conflict, no field) and the valid ones it
-// leaves alone (a name given twice, where JSON.parse keeps the last value and the reference the
-// first; escapes in keys; surrogate escapes; tag values that are not strings; integer times
-// past 2^53; ISO 8601's basic format; nesting past 60 levels) stop the scan with BAIL, and the
-// host parses the whole body with the reference instead.
+// leaves alone (a key given twice in an object, where JSON.parse keeps the last value, or a
+// flattened name given twice, where the reference keeps the first; escapes in keys; surrogate
+// escapes; tag values that are not strings; an integer time past 2^53 that is not the line's one
+// integer member of its key; ISO 8601's basic format; non-finite numbers; nesting past 60 levels)
+// stop the scan with BAIL, and the host parses the whole body with the reference instead.
 
 import { clearHashTable, HashTable, insert, newArena, newHashTable, push, pushPtr, reserve } from '../lineprotocol/arena';
 import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_TAB, isDigit } from '../lineprotocol/chars';
@@ -43,7 +44,6 @@ const MAX_NAME: usize = 65535;
 /** Nesting the scanner takes (the reference refuses 64). */
 const MAX_DEPTH: u32 = 60;
 const TWO53: u64 = 1 << 53;
-
 
 // ---- configuration of the call (index.ts) ----
 
@@ -231,6 +231,8 @@ function newMember(obj: u32, k: usize, n: usize): bool {
   insert(memberIndex, h, id);
   return true;
 }
+
+/** The row's time column was read (a second one bails), and the row's time. */
 let hasTime = false;
 let rowTs: i64 = 0;
 
