@@ -32,7 +32,6 @@ export const NO_PACK = 0xffffffff;
 
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder('utf-8', { fatal: true });
-const ascii = new TextDecoder('windows-1252');
 
 /** A growable little-endian byte buffer. */
 class Bytes {
@@ -335,8 +334,9 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
   const head = version >= 2 ? V2_SERIES_HEAD_BYTES : V1_SERIES_HEAD_BYTES;
   // Tag values are mostly ASCII: they are cut from one string of the whole index rather than
   // decoded one by one (a TextDecoder call per value was most of the time to open a file of
-  // 100 k one-row series). windows-1252 is the identity on ASCII bytes.
-  const latin = seriesCount > 0 ? ascii.decode(index) : '';
+  // 100 k one-row series). Latin-1 is the identity on ASCII bytes, and Node's Buffer decodes it
+  // four times as fast as a windows-1252 TextDecoder (a third of that open's time).
+  const latin = seriesCount > 0 ? Buffer.from(index.buffer, index.byteOffset, index.byteLength).toString('latin1') : '';
   const series: SeriesEntry[] = [];
   for (let s = 0; s < seriesCount; s++) {
     need(p, head, 'series entry header');
