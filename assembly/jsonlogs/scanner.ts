@@ -22,7 +22,9 @@ import {
   projected, rcol,
 } from '../lineprotocol/intern';
 import { isTime } from '../lineprotocol/names';
-import { decimalBits, exactDecimal, T_BOOLEAN, T_DOUBLE, T_STRING } from '../lineprotocol/number';
+import {
+  beginDecimal, decExponent, decimalBits, decMantissa, decSignificant, exactDecimal, readDigits, readExponent, T_BOOLEAN, T_DOUBLE, T_STRING,
+} from '../lineprotocol/number';
 import { commitRow, openRow, pushValue, rowCount } from '../lineprotocol/rows';
 import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
@@ -466,41 +468,16 @@ function parseNumber(p: usize): usize {
   const negative = c == CH_MINUS;
   if (negative) c = load<u8>(++i);
   if (!isDigit(c)) return FAIL;
-  let mantissa: u64 = 0;
-  let significant: i32 = 0;
-  let exponent: i32 = 0;
-  let intDigits: i32 = 0;
-  if (c == 0x30) {
-    c = load<u8>(++i);
-    intDigits = 1;
-  } else {
-    while (isDigit(c)) {
-      if (significant < 19) {
-        mantissa = mantissa * 10 + <u64>(c - 0x30);
-        if (mantissa != 0) significant++;
-      } else {
-        significant++;
-        exponent++;
-      }
-      intDigits++;
-      c = load<u8>(++i);
-    }
-  }
+  beginDecimal();
+  if (c == 0x30) i++; // a leading 0 stands alone
+  else i = readDigits(i, false);
+  c = load<u8>(i);
   let integer = true;
   if (c == 0x2e /* . */) {
     integer = false;
-    c = load<u8>(++i);
-    if (!isDigit(c)) return FAIL;
-    while (isDigit(c)) {
-      if (significant < 19) {
-        mantissa = mantissa * 10 + <u64>(c - 0x30);
-        if (mantissa != 0) significant++;
-        exponent--;
-      } else {
-        significant++;
-      }
-      c = load<u8>(++i);
-    }
+    if (!isDigit(load<u8>(i + 1))) return FAIL;
+    i = readDigits(i + 1, true);
+    c = load<u8>(i);
   }
   if ((c | 0x20) == 0x65 /* e or E */) {
     integer = false;
@@ -511,13 +488,11 @@ function parseNumber(p: usize): usize {
       c = load<u8>(++i);
     }
     if (!isDigit(c)) return FAIL;
-    let x: i32 = 0;
-    while (isDigit(c)) {
-      if (x < 100000) x = x * 10 + <i32>(c - 0x30); // beyond any finite double: the host decides
-      c = load<u8>(++i);
-    }
-    exponent += expNegative ? -x : x;
+    i = readExponent(i, expNegative);
   }
+  const mantissa = decMantissa;
+  const significant = decSignificant;
+  const exponent = decExponent;
   // An integer of up to 19 digits is exact in `mantissa` (the reference takes it as an i64 time).
   numInteger = integer && significant <= 19 && exponent == 0 && mantissa <= (negative ? <u64>i64.MAX_VALUE + 1 : <u64>i64.MAX_VALUE);
   numSafe = numInteger && mantissa < TWO53;

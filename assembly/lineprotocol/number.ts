@@ -45,6 +45,67 @@ export function tokenEnd(p: usize): usize {
   return p;
 }
 
+// ---- decimals, read the same way by every scanner's number grammar ----
+
+/**
+ * The decimal being read: its first 19 significant digits (they fit a u64 exactly), the count of
+ * all its significant digits, and the power of ten to scale the mantissa by.
+ */
+export let decMantissa: u64 = 0;
+export let decSignificant: i32 = 0;
+export let decExponent: i32 = 0;
+
+@inline
+export function beginDecimal(): void {
+  decMantissa = 0;
+  decSignificant = 0;
+  decExponent = 0;
+}
+
+/**
+ * Reads the digits at `i` into the decimal: integer digits (`fraction` false) past the 19th
+ * scale it up, fraction digits within the first 19 scale it down. Returns the position after
+ * them. Every caller's token ends at a byte that is not a digit (a delimiter, or the sentinel).
+ */
+@inline
+export function readDigits(i: usize, fraction: bool): usize {
+  let m = decMantissa;
+  let s = decSignificant;
+  let x = decExponent;
+  let c = <u32>load<u8>(i);
+  while (isDigit(c)) {
+    if (s < 19) {
+      m = m * 10 + <u64>(c - 0x30);
+      if (m != 0) s++;
+      if (fraction) x--;
+    } else {
+      s++;
+      if (!fraction) x++;
+    }
+    c = load<u8>(++i);
+  }
+  decMantissa = m;
+  decSignificant = s;
+  decExponent = x;
+  return i;
+}
+
+/**
+ * Reads the exponent digits at `i` and adds their value, negated if `negative`, to the decimal's
+ * exponent. Returns the position after them.
+ */
+@inline
+export function readExponent(i: usize, negative: bool): usize {
+  let v: i32 = 0;
+  let c = <u32>load<u8>(i);
+  while (isDigit(c)) {
+    if (v < 100000) v = v * 10 + <i32>(c - 0x30); // beyond any finite double: the host decides
+    c = load<u8>(++i);
+  }
+  decExponent += negative ? -v : v;
+  return i;
+}
+
 /**
  * Parses a number field value at `p` (first byte `+`, `-` or a digit): `[+-]?digits` with suffix
  * `i` (BIGINT) or `u` (BIGINT UNSIGNED, no sign), or `[+-]?digits[.digits?]?([eE][+-]?digits)?`
@@ -64,18 +125,11 @@ export function parseNumber(p: usize): usize {
     c = load<u8>(++i);
   }
   const digits = i;
-  // Up to 19 significant digits fit a u64 exactly; `significant` keeps counting past that.
-  let mantissa: u64 = 0;
-  let significant: i32 = 0;
-  while (isDigit(c)) {
-    if (significant < 19) {
-      mantissa = mantissa * 10 + <u64>(c - 0x30);
-      if (mantissa != 0) significant++;
-    } else {
-      significant++;
-    }
-    c = load<u8>(++i);
-  }
+  beginDecimal();
+  i = readDigits(i, false);
+  let mantissa = decMantissa;
+  const significant = decSignificant;
+  c = load<u8>(i);
   if (i == digits) return fail(E_NUMBER, p, tokenEnd(p) - p);
 
   if (c == 0x69 /* i */) {
@@ -102,19 +156,9 @@ export function parseNumber(p: usize): usize {
     return i + 1;
   }
 
-  let exponent: i32 = 0;
   if (c == CH_DOT) {
-    c = load<u8>(++i);
-    while (isDigit(c)) {
-      if (significant < 19) {
-        mantissa = mantissa * 10 + <u64>(c - 0x30);
-        if (mantissa != 0) significant++;
-        exponent--;
-      } else {
-        significant++;
-      }
-      c = load<u8>(++i);
-    }
+    i = readDigits(i + 1, true);
+    c = load<u8>(i);
   }
   if ((c | 0x20) == 0x65 /* e or E */) {
     c = load<u8>(++i);
@@ -126,17 +170,13 @@ export function parseNumber(p: usize): usize {
       c = load<u8>(++i);
     }
     if (!isDigit(c)) return fail(E_NUMBER, p, tokenEnd(p) - p);
-    let e: i32 = 0;
-    while (isDigit(c)) {
-      if (e < 100000) e = e * 10 + <i32>(c - 0x30); // beyond any finite double: the host decides
-      c = load<u8>(++i);
-    }
-    exponent += expNegative ? -e : e;
+    i = readExponent(i, expNegative);
+    c = load<u8>(i);
   }
   if (!hasClass(c, K_DELIMITER)) return fail(E_NUMBER, p, tokenEnd(p) - p);
 
   valueType = T_DOUBLE;
-  valueNeedsFixup = !exactDecimal(mantissa, significant, exponent, negative);
+  valueNeedsFixup = !exactDecimal(decMantissa, decSignificant, decExponent, negative);
   valueBits = decimalBits;
   return i;
 }

@@ -17,7 +17,7 @@ import {
   appendColumn, batchColumn, bcol, btable, createColumn, findColumn, internTable, KIND_FIELD, NONE, predictions,
   projected, rcol, series,
 } from '../lineprotocol/intern';
-import { decimalBits, exactDecimal, T_DOUBLE } from '../lineprotocol/number';
+import { beginDecimal, decExponent, decimalBits, decMantissa, decSignificant, exactDecimal, readDigits, readExponent, T_DOUBLE } from '../lineprotocol/number';
 import { commitRow, openRow, pushValue, rowCount } from '../lineprotocol/rows';
 import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
@@ -281,34 +281,16 @@ function parseValue(p: usize, n: usize): bool {
   let c = <u32>load<u8>(i);
   const negative = c == CH_MINUS;
   if (c == CH_MINUS || c == CH_PLUS) c = load<u8>(++i);
-  let mantissa: u64 = 0;
-  let significant: i32 = 0;
-  let exponent: i32 = 0;
-  let digits: i32 = 0;
-  while (i < e && isDigit(c)) {
-    if (significant < 19) {
-      mantissa = mantissa * 10 + <u64>(c - 0x30);
-      if (mantissa != 0) significant++;
-    } else {
-      significant++;
-      exponent++;
-    }
-    digits++;
-    c = load<u8>(++i);
-  }
+  beginDecimal();
+  const intStart = i;
+  i = readDigits(i, false);
+  let digits = i - intStart;
+  c = i < e ? <u32>load<u8>(i) : 0;
   if (i < e && c == CH_DOT) {
-    c = load<u8>(++i);
-    while (i < e && isDigit(c)) {
-      if (significant < 19) {
-        mantissa = mantissa * 10 + <u64>(c - 0x30);
-        if (mantissa != 0) significant++;
-        exponent--;
-      } else {
-        significant++;
-      }
-      digits++;
-      c = load<u8>(++i);
-    }
+    const fracStart = i + 1;
+    i = readDigits(fracStart, true);
+    digits += i - fracStart;
+    c = i < e ? <u32>load<u8>(i) : 0;
   }
   if (digits == 0) return false;
   if (i < e && (c | 0x20) == 0x65 /* e or E */) {
@@ -319,15 +301,10 @@ function parseValue(p: usize, n: usize): bool {
       c = load<u8>(++i);
     }
     if (i == e || !isDigit(c)) return false;
-    let x: i32 = 0;
-    while (i < e && isDigit(c)) {
-      if (x < 100000) x = x * 10 + <i32>(c - 0x30); // beyond any finite double: the host decides
-      c = load<u8>(++i);
-    }
-    exponent += expNegative ? -x : x;
+    i = readExponent(i, expNegative);
   }
   if (i != e) return false;
-  valueNeedsFixup = !exactDecimal(mantissa, significant, exponent, negative);
+  valueNeedsFixup = !exactDecimal(decMantissa, decSignificant, decExponent, negative);
   valueBits = decimalBits;
   return true;
 }
