@@ -159,6 +159,21 @@ describe('JSON logs in Wasm', () => {
     }
   });
 
+  it('leaves options the reference refuses to it: an empty table, a tag column named time', () => {
+    const body = utf8('{"time":1,"v":1}');
+    for (const o of [opts({ table: '' }), opts({ tagColumns: new Set(['time']) }), opts({ tagColumns: new Set(['time', 'host']), timeColumn: 'ts' })]) {
+      expect(scanner.scan(body, o)).toBeUndefined();
+      let want: Uint8Array[] | [string, string];
+      try {
+        want = parseNdjson(body, o);
+      } catch {
+        want = rejection(() => parseNdjson(body, o));
+      }
+      if (refused(want)) expect(rejection(() => parseNdjson(body, o, scanner))).toEqual(want);
+      else expect(hex(parseNdjson(body, o, scanner))).toEqual(hex(want));
+    }
+  });
+
   it('takes bulk bodies whose action lines all repeat the first, with the actions for the reply', () => {
     const docs = ['{"time":1,"host":"a","v":1}', '{"time":2,"host":"b","s":"x","w":true}'];
     for (const action of ['{"create":{"_index":"logs"}}', '{ "index" : {} }\r']) {
