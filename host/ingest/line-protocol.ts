@@ -7,7 +7,7 @@
 import type { Core } from '../core/wasm.js';
 import { bug, UserError, type ErrorKind } from '../core/errors.js';
 import { VALUE_TYPE_NAMES, type ValueType } from '../core/write-batch.js';
-import { copyBatch } from './scan-result.js';
+import { copyBatch } from './wasm-scan.js';
 
 export interface LineProtocolOptions {
   /** Timestamps are converted as ts * tsMultiplier / tsDivisor (one of them 1). */

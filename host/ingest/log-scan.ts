@@ -7,11 +7,10 @@
 // the body with the TypeScript reference, whose rows, messages and checks stay the only ones.
 // Runtime-agnostic: no node: imports.
 
-import { bug } from '../core/errors.js';
 import { unitConversion } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import type { LogOptions } from './log-documents.js';
-import { copyScannedBatch, R_BATCH_LEN, R_CONSUMED, R_ROWS, scanResult } from './scan-result.js';
+import { scanInWindows } from './wasm-scan.js';
 import { nowInUnit } from './timestamps.js';
 
 interface JsonLogExports {
@@ -24,11 +23,9 @@ interface JsonLogExports {
 const FLAG_CONTINUED = 1;
 const FLAG_LAST = 2;
 const FLAG_BULK = 4;
-const BAIL = 1;
 
 const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
 const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
-const LF = 10;
 
 const encoder = new TextEncoder();
 
@@ -63,44 +60,14 @@ export class LogScanner {
     if (configLen === undefined) return undefined;
     const conv = unitConversion('ns', options.dbUnit);
     const now = nowInUnit(options.nowMs, options.dbUnit);
-    const batches: Uint8Array[] = [];
-    let rows = 0;
-    let window = this.#windowBytes;
-    let pos = 0;
-    let flags = action === undefined ? 0 : FLAG_BULK;
-    while (pos < body.length) {
-      let n = Math.min(window, body.length - pos);
-      const last = pos + n === body.length;
-      if (!last) {
-        // Whole lines only: cut after the window's last newline.
-        const cut = body.lastIndexOf(LF, pos + n - 1);
-        if (cut < pos) {
-          window *= 2; // a line longer than the window
-          continue;
-        }
-        n = cut + 1 - pos;
-      }
-      const ptr = x.json_input(n);
-      if (ptr === 0) throw bug(`json_input(${n}) failed`);
-      this.#core.write(ptr, body.subarray(pos, pos + n));
-      const rc = x.json_scan(ptr, n, flags | (last ? FLAG_LAST : 0), configLen, now, conv.multiplier, conv.divisor, this.#maxBatchBytes);
-      flags |= FLAG_CONTINUED;
-      if (rc === BAIL) return undefined;
-      if (rc !== 0) throw bug(`json_scan returned ${rc} (ptr ${ptr}, len ${n})`);
-      const r = scanResult(this.#core, x.json_result());
-      const consumed = r[R_CONSUMED]!;
-      if (r[R_BATCH_LEN]! > 0) {
-        rows += r[R_ROWS]!;
-        const batch = copyScannedBatch(this.#core, r, ptr);
-        if (batch === undefined) return undefined;
-        batches.push(batch);
-      } else if (consumed < n) {
-        // Nothing taken: a bulk action whose document lies past this window.
-        window *= 2;
-      }
-      pos += consumed;
-    }
-    return { batches, rows };
+    const bulk = action === undefined ? 0 : FLAG_BULK;
+    return scanInWindows(this.#core, body, this.#windowBytes, {
+      name: 'json',
+      input: (n) => x.json_input(n),
+      scan: (ptr, n, first, last) =>
+        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, now, conv.multiplier, conv.divisor, this.#maxBatchBytes),
+      result: () => x.json_result(),
+    });
   }
 
   /** Writes the configuration area; its length, or undefined when the options are not the scanner's to take. */
