@@ -111,6 +111,18 @@ export class VectorBuilder {
   }
 }
 
+/**
+ * 1 for each value that is not null, 0 for null: the validity of values gathered as JS values.
+ * A plain loop: `Uint8Array.from(values, mapFn)` takes V8's generic iterator path, 0.2-1.5 ms for
+ * the 2,400 groups of a one-day hourly GROUP BY over 100 series.
+ */
+export function nonNullMask(values: readonly unknown[]): Uint8Array {
+  const n = values.length;
+  const mask = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (values[i] !== null) mask[i] = 1;
+  return mask;
+}
+
 /** A vector from JS values; `validity` marks NULLs (their value slots may hold null). */
 export function vectorFrom(type: DataType, values: readonly Scalar[], validity?: Uint8Array): Vector {
   const n = values.length;

@@ -5,7 +5,7 @@
 // (`prepare`): uncorrelated ones once, correlated ones per distinct outer row.
 
 import type { RecordBatch, Scalar, Vector } from '../batch.js';
-import { constantVector, getValue, isValid, takeVector, vectorFrom } from '../batch.js';
+import { constantVector, getValue, isValid, nonNullMask, takeVector, vectorFrom } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
@@ -467,7 +467,7 @@ class Compiler {
             const first = r.first();
             values[i] = first === undefined ? null : getValue(first, 0);
           }
-          return vectorFrom(type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1)));
+          return vectorFrom(type, values, nonNullMask(values));
         }
         const out = new Uint8Array(n);
         const validity = new Uint8Array(n).fill(1);

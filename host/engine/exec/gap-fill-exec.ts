@@ -7,7 +7,7 @@
 // row per series and window), so it is buffered whole and sorted by keys, then time.
 
 import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { getValue, isValid, nonNullMask, vectorFrom } from '../batch.js';
 import type { GapFill } from '../plan/logical-plan.js';
 import { type TimeUnit, unitNanos } from '../types.js';
 import { collect, concatBatches, slices } from './batches.js';
@@ -103,7 +103,7 @@ export class GapFillExec implements ExecNode {
         start = end;
         ctx.checkAbort();
       }
-      const columns: Vector[] = out.map((values, c) => vectorFrom(this.schema.fields[c]!.type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1))));
+      const columns: Vector[] = out.map((values, c) => vectorFrom(this.schema.fields[c]!.type, values, nonNullMask(values)));
       yield* slices({ schema: this.schema, length: out[0]!.length, columns });
     } finally {
       ctx.memory.release(reserved);

@@ -4,7 +4,7 @@
 // string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0).
 
 import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { getValue, isValid, nonNullMask, vectorFrom } from '../batch.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
@@ -122,7 +122,7 @@ export class HashAggregateExec implements ExecNode {
         await ctx.maybeYield();
       }
       const columns: Vector[] = [
-        ...this.#groupBy.map((g, c) => vectorFrom(g.type, keyValues[c]!, Uint8Array.from(keyValues[c]!, (v) => (v === null ? 0 : 1)))),
+        ...this.#groupBy.map((g, c) => vectorFrom(g.type, keyValues[c]!, nonNullMask(keyValues[c]!))),
         ...accs.map((acc) => acc.finish(numGroups)),
       ];
       const out: RecordBatch = { schema: this.schema, length: numGroups, columns };

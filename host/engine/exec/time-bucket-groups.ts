@@ -6,7 +6,7 @@
 // by run (time-bucket-fold.ts). Without the kernels every aggregate takes the TypeScript path.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { takeVector, vectorFrom } from '../batch.js';
+import { nonNullMask, takeVector, vectorFrom } from '../batch.js';
 import type { SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { words } from '../functions/accumulators.js';
@@ -339,7 +339,7 @@ export class BucketGroups {
   #finish(schema: Schema): RecordBatch {
     const n = this.#numGroups;
     const columns: Vector[] = this.#groups.map((spec, j) => {
-      if (spec.kind === 'tag') return vectorFrom(spec.type, this.#tagValues[j]!, Uint8Array.from(this.#tagValues[j]!, (v) => (v === null ? 0 : 1)));
+      if (spec.kind === 'tag') return vectorFrom(spec.type, this.#tagValues[j]!, nonNullMask(this.#tagValues[j]!));
       return { type: spec.type, length: n, values: BigInt64Array.from(this.#bucketValues) };
     });
     for (const sink of this.#sinks) {

@@ -5,7 +5,7 @@
 // input order.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { getValue, isValid, takeVector, vectorFrom, type Scalar } from '../batch.js';
+import { getValue, isValid, nonNullMask, takeVector, vectorFrom, type Scalar } from '../batch.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -81,7 +81,7 @@ export class WindowExec implements ExecNode {
           ctx.checkAbort();
           await ctx.maybeYield();
         }
-        outputs.push(vectorFrom(w.type, result, Uint8Array.from(result, (v) => (v === null ? 0 : 1))));
+        outputs.push(vectorFrom(w.type, result, nonNullMask(result)));
       }
       if (n === 0) return;
       yield* slices({ schema: this.schema, length: n, columns: [...input.columns, ...outputs] });
