@@ -140,8 +140,12 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
           parts.push(rows);
         }
         const merged = parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
-        if (merged.length > 0) await w.addSeries(tableId, key, merged, columns, table.timeCodec);
-        await slicer.step();
+        if (merged.length > 0) {
+          const adding = w.addSeries(tableId, key, merged, columns, table.timeCodec);
+          if (adding !== undefined) await adding;
+        }
+        const turn = slicer.step();
+        if (turn !== undefined) await turn;
       }
     }
     if (w.seriesCount > 0) {

@@ -41,17 +41,17 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
   const started = performance.now();
   const units = partitionUnits(db.def.options);
   const parts = new Map<bigint, Item[]>();
+  const add = (start: bigint, item: Item): void => {
+    let list = parts.get(start);
+    if (list === undefined) parts.set(start, (list = []));
+    list.push(item);
+  };
   for (const tm of [...m.tables.values()].sort((a, b) => a.tableId - b.tableId)) {
     const table = tableById(db.def, tm.tableId);
     if (table === undefined) continue; // dropped
     for (const key of [...tm.series.keys()].sort()) {
       const sb = tm.series.get(key)!;
       if (sb.length === 0) continue;
-      const add = (start: bigint, item: Item): void => {
-        let list = parts.get(start);
-        if (list === undefined) parts.set(start, (list = []));
-        list.push(item);
-      };
       // Most series lie in one partition: their rows are read only when written, so that a
       // flush never holds a copy of the whole memtable (100 k one-row series: 600 MB of it).
       const start = partitionStart(sb.minTs, units);
@@ -97,8 +97,10 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
             columnsOf = it.table;
             columns = writeColumns(it.table);
           }
-          await w.addSeries(it.table.id, it.key, rows, columns, it.table.timeCodec);
-          await slicer.step();
+          const adding = w.addSeries(it.table.id, it.key, rows, columns, it.table.timeCodec);
+          if (adding !== undefined) await adding;
+          const turn = slicer.step();
+          if (turn !== undefined) await turn;
         }
         if (w.seriesCount === 0) {
           await w.abort(); // every row of the partition expired meanwhile

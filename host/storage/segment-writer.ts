@@ -70,8 +70,10 @@ export class SegmentWriter {
   #minTs: bigint | undefined;
   #maxTs: bigint | undefined;
   #rows = 0;
-  #last: [number, string] | undefined;
-  #step: (() => Promise<void>) | undefined;
+  /** The last series added (the order check). */
+  #lastTable = 0;
+  #lastKey: string | undefined;
+  #step: (() => Promise<void> | undefined) | undefined;
   #pack: OpenPack | undefined;
 
   private constructor(path: string, fh: FileHandle, codecs: ColumnCodecs) {
@@ -82,7 +84,7 @@ export class SegmentWriter {
   }
 
   /** `step` is awaited between blocks (background work yields to requests there, time-slice.ts). */
-  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void>): Promise<SegmentWriter> {
+  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void> | undefined): Promise<SegmentWriter> {
     const fh = await open(path + '.tmp', 'w');
     const w = new SegmentWriter(path, fh, codecs);
     w.#step = step;
@@ -130,23 +132,24 @@ export class SegmentWriter {
    * Adds one series: `rows` sorted by time without duplicates, non-empty, or a PackSource of at
    * most PACK_SERIES_ROWS rows (a memtable's small series, copied straight into the pack). Only
    * `columns` are written (a column with no present value in a group gets no block there).
+   * Returns a promise to await before the next call, or undefined when the series was added
+   * synchronously (a small series into an open pack: a flush of 100,000 spans adds that many
+   * series, and a promise each was a fifth of its allocations).
    */
-  async addSeries(tableId: number, key: string, rows: SeriesRows | PackSource, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+  addSeries(tableId: number, key: string, rows: SeriesRows | PackSource, columns: readonly WriteColumn[], timeCodec: string): Promise<void> | undefined {
     if (rows.length === 0) throw bug('segment writer: empty series');
-    if (this.#last !== undefined && (tableId < this.#last[0] || (tableId === this.#last[0] && key <= this.#last[1]))) {
-      throw bug(`segment writer: series out of order (${tableId}/${key} after ${this.#last[0]}/${this.#last[1]})`);
+    if (this.#lastKey !== undefined && (tableId < this.#lastTable || (tableId === this.#lastTable && key <= this.#lastKey))) {
+      throw bug(`segment writer: series out of order (${tableId}/${key} after ${this.#lastTable}/${this.#lastKey})`);
     }
-    this.#last = [tableId, key];
+    this.#lastTable = tableId;
+    this.#lastKey = key;
     const source = 'copyTo' in rows ? rows : undefined;
     const first = source !== undefined ? source.minTs : (rows as SeriesRows).ts[0]!;
     const last = source !== undefined ? source.maxTs : (rows as SeriesRows).ts[rows.length - 1]!;
     if (this.#minTs === undefined || first < this.#minTs) this.#minTs = first;
     if (this.#maxTs === undefined || last > this.#maxTs) this.#maxTs = last;
     this.#rows += rows.length;
-    if (rows.length <= PACK_SERIES_ROWS) {
-      await this.#addPacked(tableId, key, rows, first, last, columns, timeCodec);
-      return;
-    }
+    if (rows.length <= PACK_SERIES_ROWS) return this.#addPacked(tableId, key, rows, first, last, columns, timeCodec);
     if (source !== undefined) throw bug(`segment writer: a pack source of ${rows.length} rows`);
     return this.#addGroups(tableId, key, rows as SeriesRows, columns, timeCodec);
   }
@@ -179,12 +182,14 @@ export class SegmentWriter {
     if (this.#pendingBytes >= WRITE_CHUNK_BYTES) await this.#drain();
   }
 
-  /** Adds a small series to the open pack of its table (closing a full or other one first). */
-  async #addPacked(tableId: number, key: string, rows: SeriesRows | PackSource, minTs: bigint, maxTs: bigint, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+  /**
+   * Adds a small series to the open pack of its table, synchronously; when a full or other pack
+   * must be closed first, returns the promise of closing it and adding the series.
+   */
+  #addPacked(tableId: number, key: string, rows: SeriesRows | PackSource, minTs: bigint, maxTs: bigint, columns: readonly WriteColumn[], timeCodec: string): Promise<void> | undefined {
     let pack = this.#pack;
     if (pack !== undefined && (pack.tableId !== tableId || !sameColumns(pack.columns, columns) || pack.timeCodec !== timeCodec || pack.rows + rows.length > PACK_ROWS)) {
-      await this.#closePack();
-      pack = undefined;
+      return this.#closePack().then(() => this.#addPacked(tableId, key, rows, minTs, maxTs, columns, timeCodec));
     }
     if (pack === undefined) {
       this.#pack = pack = {
@@ -212,7 +217,7 @@ export class SegmentWriter {
     if ('copyTo' in rows) {
       pack.at = at;
       rows.copyTo(pack);
-      return;
+      return undefined;
     }
     // Row by row: a series here has a few rows, where subarray copies would cost more.
     for (let i = 0; i < n; i++) pack.ts[at + i] = rows.ts[i]!;
@@ -230,6 +235,7 @@ export class SegmentWriter {
         pack.present[k]!++;
       }
     }
+    return undefined;
   }
 
   /** Encodes the open pack's blocks and adds its entry. */
