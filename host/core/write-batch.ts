@@ -55,6 +55,20 @@ export interface BatchSeries {
   sorted: boolean;
   /** [column index, value], by increasing column name (readWriteBatch decodes them on first use). */
   readonly tags: Array<[number, string]>;
+  /** The encoded tags when every value is ASCII (see RawTags); undefined otherwise. */
+  readonly rawTags?: RawTags | undefined;
+}
+
+/**
+ * A series' tag descriptors as the batch holds them (FORMAT.md §1), all ASCII: `count` times a
+ * u16 column index, u16 0, u32 value length and the value's bytes, from `at` of `bytes`. Lets a
+ * reader build what it needs from the tags without decoding them into strings first.
+ */
+export interface RawTags {
+  readonly bytes: Uint8Array;
+  readonly dv: DataView;
+  readonly at: number;
+  readonly count: number;
 }
 
 export interface BatchTable {
@@ -319,6 +333,10 @@ class SeriesDescriptor implements BatchSeries {
 
   get key(): string {
     return (this.#key ??= utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
+  }
+
+  get rawTags(): RawTags | undefined {
+    return this.#asciiTagBytes < 0 ? undefined : { bytes: this.#bytes, dv: this.#dv, at: this.#tagsAt, count: this.#tagCount };
   }
 
   get tags(): Array<[number, string]> {

@@ -8,7 +8,7 @@
 
 import { ColumnKind, ValueType, batchString, type WriteBatch } from '../core/write-batch.js';
 import type { TableStamp } from './memtable.js';
-import { seriesIdKey } from './series-data.js';
+import { batchSeriesIdKey } from './series-data.js';
 
 export type LastEntry = Map<number, [bigint, unknown] | null>;
 
@@ -35,9 +35,7 @@ export class LastPointCache {
       const cached = this.#tables.get(stamp.tableId);
       if (cached === undefined || cached.size === 0) return;
       for (const s of t.series) {
-        const tags: Array<[number, string]> = s.tags.map(([ci, v]) => [stamp.columnIds[ci]!, v]);
-        tags.sort((a, b) => a[0] - b[0]);
-        const entry = cached.get(seriesIdKey(tags));
+        const entry = cached.get(batchSeriesIdKey(s, stamp.columnIds));
         if (entry === undefined) continue;
         t.columns.forEach((col, ci) => {
           const id = stamp.columnIds[ci]!;

@@ -102,7 +102,7 @@ export class TableMemtable {
       let sb = this.#byBatchKey.size > 0 ? this.#byBatchKey.get(s.key) : undefined;
       const cached = sb !== undefined;
       if (sb === undefined) {
-        const key = batchSeriesIdKey(s.tags, ids);
+        const key = batchSeriesIdKey(s, ids);
         sb = this.series.get(key);
         if (sb === undefined) {
           sb = new SeriesBuffer(key, area);

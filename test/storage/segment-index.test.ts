@@ -44,6 +44,23 @@ describe('segment index v2', () => {
     expect(series[2]!.groups[0]!.columns[0]).toEqual(block(46, 4));
   });
 
+  it('reads back the keys of many series, ASCII or not, with ids of any width', () => {
+    const b = new IndexBuilder();
+    const keys: string[] = [];
+    const values = ['', 'a', 'host_0042', 'x'.repeat(70), 'ü', 'a😀b', 'k,=\\ v'];
+    for (let s = 0; s < 300; s++) {
+      const tags: Array<[number, string]> = [];
+      for (let t = 0; t < 1 + (s % 4); t++) tags.push([[1, 9, 10, 4096, 70000][(s + t) % 5]! + t * 100001, values[(s * 7 + t * 3) % values.length]!]);
+      tags.sort((x, y) => x[0] - y[0]);
+      keys.push(seriesIdKey(tags));
+    }
+    keys.sort();
+    for (const k of keys) b.addPackedSeries(3, k, 1, 5n, 5n, 0, 0);
+    b.addPack({ tableId: 3, rows: 1, minTs: 5n, maxTs: 5n, columns: [{ id: 7, type: ValueType.Double }], time: { offset: 16, length: 10, crc: 1 }, blocks: [block(26, 1)] });
+    const { series } = decodeIndex(b.finish({ ...meta, rows: 300 }), 2, 300, 100);
+    expect(series.map((s) => s.key)).toEqual(keys);
+  });
+
   const at = INDEX_HEADER_BYTES + 8; // the first pack entry
   const packBytes = 32 + 5 + 16 + 45;
   const cases: Array<[string, (dv: DataView) => void, string]> = [
