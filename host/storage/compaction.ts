@@ -23,8 +23,9 @@ import { faultPoint } from './fault-points.js';
 import { writeColumns } from './flush.js';
 import { fsyncDir } from './fs-util.js';
 import { SegmentWriter } from './segment-writer.js';
-import { applicable, applyTombstones, mergeRows, tableTombstones } from './series-merge.js';
-import { concatRows, sliceByTime, type SeriesRows } from './series-data.js';
+import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
+import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
+import type { SeriesEntry } from './segment-format.js';
 import { TimeSlicer } from './time-slice.js';
 
 const partitionOf = (s: SegmentSlot): string => `${s.record.partitionStart}:${s.record.partitionEnd}`;
@@ -96,6 +97,40 @@ function isDirty(db: DatabaseStore, s: SegmentSlot): boolean {
   return false;
 }
 
+/**
+ * The rows of a series that only one input holds, in a pack, none of them expired, as a source
+ * that copies them from that pack into the output's: the common series of high-cardinality data
+ * (a span each), which the general path read, sliced, merged and copied row by row (63 µs a span
+ * for a compaction of two files against 14 for the flush). Undefined for any other series, or
+ * one a tombstone applies to. A promise only when a pack must be decoded first.
+ */
+function onlyPacked(
+  inputs: readonly SegmentSlot[],
+  tableId: number,
+  key: string,
+  ids: readonly number[],
+  tombs: readonly TableTombstones[],
+  expiredBefore: bigint | null,
+): PackSource | undefined | Promise<PackSource | undefined> {
+  let found: SegmentSlot | undefined;
+  let entry: SeriesEntry | undefined;
+  for (const s of inputs) {
+    const e = s.reader!.seriesByKey(tableId).get(key);
+    if (e === undefined) continue;
+    if (found !== undefined) return undefined;
+    found = s;
+    entry = e;
+  }
+  if (found === undefined || entry === undefined || entry.groups.length !== 1) return undefined;
+  const group = entry.groups[0]!;
+  if (group.pack === undefined || (expiredBefore !== null && entry.minTs < expiredBefore)) return undefined;
+  if (tombs.length > 0 && applicable(tombs, key, found.record.cleanLsn, entry.minTs, entry.maxTs).length > 0) return undefined;
+  const reader = found.reader!;
+  const source = reader.packSource(entry, group, ids);
+  if (source !== undefined) return source;
+  return reader.loadPack(group, ids).then(() => reader.packSource(entry, group, ids));
+}
+
 /** Merges `inputs` (one partition, LSN order) into one file and swaps it in. */
 export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
   const started = performance.now();
@@ -128,6 +163,15 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       const keys = series.get(tableId)!;
       for (const key of [...keys].sort()) {
         if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
+        let source = onlyPacked(inputs, tableId, key, ids, ttombs, expiredBefore);
+        if (source instanceof Promise) source = await source;
+        if (source !== undefined) {
+          const adding = w.addSeries(tableId, key, source, columns, table.timeCodec);
+          if (adding !== undefined) await adding;
+          const turn = slicer.step();
+          if (turn !== undefined) await turn;
+          continue;
+        }
         const parts: SeriesRows[] = [];
         for (const s of inputs) {
           const entry = s.reader!.seriesByKey(tableId).get(key);

@@ -12,9 +12,9 @@
 // the waste by SMALL_SERIES_ROWS rows per series that grew.
 
 import { bug } from '../core/errors.js';
-import { ColumnKind, ValueType, type BatchTable } from '../core/write-batch.js';
+import { ColumnKind, type BatchTable } from '../core/write-batch.js';
 import { ColumnBuffer, copyColumn } from './column-buffer.js';
-import { allocValues, type ColumnData, type FieldValues, type PackTarget, type SeriesRows } from './series-data.js';
+import { allocValues, copyValue, type ColumnData, type PackTarget, type SeriesRows } from './series-data.js';
 
 const FIRST_PAGE_ROWS = 64;
 const MAX_PAGE_ROWS = 8192;
@@ -199,29 +199,6 @@ export class RowArea {
     }
     this.bytes += delta;
     return delta;
-  }
-}
-
-/**
- * dst[at] = src[o], one access site per array type: a single generic site saw every kind of
- * array and was the slowest line of a flush of spans.
- */
-function copyValue(type: ValueType, dst: FieldValues, at: number, src: FieldValues, o: number): void {
-  switch (type) {
-    case ValueType.Double:
-      (dst as Float64Array)[at] = (src as Float64Array)[o]!;
-      break;
-    case ValueType.String:
-      (dst as string[])[at] = (src as string[])[o]!;
-      break;
-    case ValueType.Boolean:
-      (dst as Uint8Array)[at] = (src as Uint8Array)[o]!;
-      break;
-    case ValueType.BigInt:
-      (dst as BigInt64Array)[at] = (src as BigInt64Array)[o]!;
-      break;
-    default:
-      (dst as BigUint64Array)[at] = (src as BigUint64Array)[o]!;
   }
 }
 

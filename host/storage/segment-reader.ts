@@ -10,13 +10,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { decompress } from 'zstd-napi';
-import { CorruptionError } from '../core/errors.js';
-import type { FieldType } from '../core/write-batch.js';
+import { bug, CorruptionError } from '../core/errors.js';
+import type { FieldType, ValueType } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
 import { decodeIndex, IndexError } from './segment-index.js';
-import { sliceRows, type ColumnData, type SeriesRows } from './series-data.js';
+import { copyValue, sliceRows, type ColumnData, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
 export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array;
 
@@ -37,6 +37,8 @@ interface PackMemo {
   pack: PackEntry;
   time?: BigInt64Array;
   columns: Map<number, DecodedColumn>;
+  /** The decoded columns in the order of a list of column ids (packSource), for the last list asked. */
+  forIds?: { ids: readonly number[]; columns: Array<DecodedColumn | undefined>; types: Array<ValueType | undefined> };
 }
 
 export class SegmentReader {
@@ -225,6 +227,71 @@ export class SegmentReader {
     if (group.pack === undefined) return undefined;
     if (this.#packMemo?.pack !== group.pack) this.#packMemo = { pack: group.pack, columns: new Map() };
     return this.#packMemo;
+  }
+
+  /**
+   * Decodes a pack's time block and its blocks of the given columns into the memo of uncached
+   * reads, so that packSource can hand out its series' rows synchronously.
+   */
+  async loadPack(group: RowGroup, columnIds: readonly number[]): Promise<void> {
+    const pack = group.pack!;
+    await this.readTime(group, false);
+    for (const id of columnIds) {
+      const i = pack.columns.findIndex((c) => c.id === id);
+      if (i >= 0 && group.columns[i]!.length > 0) await this.readColumn(group, i, pack.columns[i]!.type as FieldType, false);
+    }
+  }
+
+  /**
+   * The rows of a packed series with the given columns as a PackSource that copies them straight
+   * into another pack (compaction's path for a series only one input holds: no arrays, slices
+   * and awaits per series). Undefined until loadPack has decoded the group's pack.
+   */
+  packSource(series: SeriesEntry, group: RowGroup, columnIds: readonly number[]): PackSource | undefined {
+    const memo = this.#packMemo;
+    if (group.pack === undefined || memo?.pack !== group.pack || memo.time === undefined) return undefined;
+    if (memo.forIds?.ids !== columnIds) {
+      const columns: Array<DecodedColumn | undefined> = [];
+      const types: Array<ValueType | undefined> = [];
+      for (const id of columnIds) {
+        const i = group.pack.columns.findIndex((c) => c.id === id);
+        if (i >= 0 && group.columns[i]!.length > 0 && !memo.columns.has(i)) return undefined;
+        const c = i < 0 ? undefined : memo.columns.get(i);
+        columns.push(c);
+        types.push(c === undefined ? undefined : group.pack.columns[i]!.type);
+      }
+      memo.forIds = { ids: columnIds, columns, types };
+    }
+    const time = memo.time;
+    const { columns, types } = memo.forIds;
+    const from = group.packRow!;
+    return {
+      length: series.rows,
+      minTs: series.minTs,
+      maxTs: series.maxTs,
+      copyTo(target: PackTarget): void {
+        if (target.ids !== columnIds && (target.ids.length !== columnIds.length || target.ids.some((id, k) => id !== columnIds[k]))) {
+          throw bug('pack source: the target pack has other columns than were loaded');
+        }
+        for (let i = 0; i < series.rows; i++) target.ts[target.at + i] = time[from + i]!;
+        for (let k = 0; k < columns.length; k++) {
+          const c = columns[k];
+          const type = types[k];
+          for (let i = 0; i < series.rows; i++) {
+            const at = target.at + i;
+            const o = from + i;
+            if (c === undefined || (c.validity !== undefined && c.validity[o] === 0)) {
+              if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
+              continue;
+            }
+            copyValue(type!, target.values[k]!, at, c.values, o);
+            const v = target.validity[k];
+            if (v !== undefined) v[at] = 1;
+            target.present[k]!++;
+          }
+        }
+      },
+    };
   }
 
   /** Rows of one group with the given columns (those the series lacks are left out). */

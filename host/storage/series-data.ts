@@ -349,3 +349,26 @@ export function concatRows(parts: readonly SeriesRows[], columnIds: readonly num
   }
   return { length: n, ts, columns };
 }
+
+/**
+ * dst[at] = src[o], one access site per array type: a single generic site saw every kind of
+ * array and was the slowest line of a flush of spans.
+ */
+export function copyValue(type: ValueType, dst: FieldValues, at: number, src: FieldValues, o: number): void {
+  switch (type) {
+    case ValueType.Double:
+      (dst as Float64Array)[at] = (src as Float64Array)[o]!;
+      break;
+    case ValueType.String:
+      (dst as string[])[at] = (src as string[])[o]!;
+      break;
+    case ValueType.Boolean:
+      (dst as Uint8Array)[at] = (src as Uint8Array)[o]!;
+      break;
+    case ValueType.BigInt:
+      (dst as BigInt64Array)[at] = (src as BigInt64Array)[o]!;
+      break;
+    default:
+      (dst as BigUint64Array)[at] = (src as BigUint64Array)[o]!;
+  }
+}
