@@ -193,7 +193,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       }
     }
     if (w.seriesCount > 0) {
-      const { meta, bytes } = await w.finish(
+      const { meta, bytes, keys } = await w.finish(
         {
           partitionStart: first.partitionStart,
           partitionEnd: first.partitionEnd,
@@ -204,7 +204,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
         { written: 'compact:segment-written', renamed: 'compact:segment-renamed' },
       );
       await fsyncDir(db.segDir);
-      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes });
+      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes }, keys);
     } else {
       await w.abort(); // everything was deleted or dropped
     }

@@ -406,9 +406,9 @@ export class DatabaseStore {
     return join(this.segDir, segmentFileName(fileId));
   }
 
-  /** Opens a segment this database just wrote. */
-  async openSegment(record: SegmentRecord): Promise<SegmentSlot> {
-    const reader = await SegmentReader.open(this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache);
+  /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */
+  async openSegment(record: SegmentRecord, keys?: readonly string[]): Promise<SegmentSlot> {
+    const reader = await SegmentReader.open(this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
     if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
     return { record, reader };
   }

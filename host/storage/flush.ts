@@ -1,6 +1,7 @@
 // Flush: a frozen memtable becomes one segment file per time partition it touches (FORMAT.md §6):
 //   1. write each file under a temporary name, fsync, rename      (fault points flush:segment-*)
-//   2. fsync the segment directory, open the new files to check them
+//   2. fsync the segment directory, open the new files to check them (their readers take the
+//      series keys the writer had rather than decoding copies of them)
 //   3. save the manifest naming the files, flushedLsn = the memtable's last LSN (flush:manifest-saved)
 //   4. delete WAL segments whose records are all <= flushedLsn      (flush:wal-trimmed)
 // A crash before 3 leaves unlisted files (deleted at the next start) and the WAL intact; after 3,
@@ -71,6 +72,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
   }
 
   const records: SegmentRecord[] = [];
+  const keysOf = new Map<number, readonly string[]>();
   const slicer = new TimeSlicer();
   const step = () => slicer.step();
   try {
@@ -106,11 +108,12 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
           await w.abort(); // every row of the partition expired meanwhile
           continue;
         }
-        const { meta, bytes } = await w.finish(
+        const { meta, bytes, keys } = await w.finish(
           { partitionStart: start, partitionEnd: start + units, minLsn: m.minLsn, maxLsn: m.maxLsn, cleanLsn: m.cleanLsn },
           { written: 'flush:segment-written', renamed: 'flush:segment-renamed' },
         );
         records.push({ fileId, level: 0, ...meta, bytes });
+        keysOf.set(fileId, keys);
       } catch (e) {
         await w.abort();
         throw e;
@@ -123,7 +126,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
     throw e;
   }
   const slots: SegmentSlot[] = [];
-  for (const r of records) slots.push(await db.openSegment(r));
+  for (const r of records) slots.push(await db.openSegment(r, keysOf.get(r.fileId)));
   const flushedLsn = Math.max(db.flushedLsn, m.cleanLsn);
   await db.commit({ add: slots, flushedLsn, popFrozen: true, fault: 'flush:manifest-temp' });
   faultPoint('flush:manifest-saved');

@@ -31,6 +31,8 @@ const PACK_HEAD_BYTES = 32;
 export const NO_PACK = 0xffffffff;
 
 const utf8 = new TextEncoder();
+/** Scratch of #head: the UTF-8 bytes of a series key (grown for a longer one). */
+let keyBytes = new Uint8Array(4096);
 const utf8d = new TextDecoder('utf-8', { fatal: true });
 
 /** A growable little-endian byte buffer. */
@@ -126,35 +128,42 @@ export class IndexBuilder {
    * `rest` more bytes; returns where the rest goes.
    */
   #head(tableId: number, key: string, rows: number, minTs: bigint, maxTs: bigint, columnCount: number, pack: number, packRow: number, rest: number): number {
-    // Pass 1: the size, and whether every value is ASCII (then UTF-16 length = UTF-8 length).
+    // The key's bytes in one native call; as many bytes as characters means all ASCII (then the
+    // UTF-16 lengths in the key are the UTF-8 lengths the entry stores). Reading bytes, not the
+    // string: keys opened from a file are slices of one string, slower to index character by
+    // character.
+    if (keyBytes.length < key.length * 3) keyBytes = new Uint8Array(Math.max(key.length * 3, keyBytes.length * 2));
+    const kb = keyBytes;
+    const n = utf8.encodeInto(key, kb).written;
+    if (n !== key.length) return this.#headUtf8(tableId, parseSeriesIdKey(key), rows, minTs, maxTs, columnCount, pack, packRow, rest);
+    // Pass 1: the size.
     let size = V2_SERIES_HEAD_BYTES + rest;
     let tagCount = 0;
-    let ascii = true;
-    for (let i = 0; i < key.length; ) {
-      i = skipNumber(key, i) + 1;
-      const len = readNumber(key, i);
-      i = skipNumber(key, i) + 1;
-      for (let j = i; j < i + len && ascii; j++) ascii = key.charCodeAt(j) < 0x80;
+    for (let i = 0; i < n; ) {
+      while (kb[i] !== 58) i++; // the id
+      let len = 0;
+      for (let c = kb[++i]!; c !== 58; c = kb[++i]!) len = len * 10 + (c - 48);
+      i += 1 + len;
       size += 8 + len;
       tagCount++;
-      i += len;
     }
-    if (!ascii) return this.#headUtf8(tableId, parseSeriesIdKey(key), rows, minTs, maxTs, columnCount, pack, packRow, rest);
     const b = this.#series;
     let p = b.reserve(size);
     const dv = b.dv;
     const buf = b.buf;
     writeHead(dv, p, size, tableId, tagCount, rows, minTs, maxTs, columnCount, pack, packRow);
     p += V2_SERIES_HEAD_BYTES;
-    for (let i = 0; i < key.length; ) {
-      const id = readNumber(key, i);
-      i = skipNumber(key, i) + 1;
-      const len = readNumber(key, i);
-      i = skipNumber(key, i) + 1;
+    for (let i = 0; i < n; ) {
+      let id = 0;
+      for (let c = kb[i]!; c !== 58; c = kb[++i]!) id = id * 10 + (c - 48);
+      let len = 0;
+      for (let c = kb[++i]!; c !== 58; c = kb[++i]!) len = len * 10 + (c - 48);
+      i++;
       dv.setUint32(p, id, true);
       dv.setUint32(p + 4, len, true);
       p += 8;
-      for (let j = 0; j < len; j++) buf[p + j] = key.charCodeAt(i + j);
+      if (len > 16) buf.set(kb.subarray(i, i + len), p);
+      else for (let j = 0; j < len; j++) buf[p + j] = kb[i + j]!;
       p += len;
       i += len;
     }
@@ -212,19 +221,6 @@ function writeHead(dv: DataView, p: number, size: number, tableId: number, tagCo
   dv.setUint32(p + 36, packRow, true);
 }
 
-/** The decimal number at `i` of a series key. */
-function readNumber(key: string, i: number): number {
-  let n = 0;
-  for (let c = key.charCodeAt(i); c >= 48 && c <= 57; c = key.charCodeAt(++i)) n = n * 10 + (c - 48);
-  return n;
-}
-
-/** The position of the ':' after the number at `i`. */
-function skipNumber(key: string, i: number): number {
-  while (key.charCodeAt(i) !== 58) i++;
-  return i;
-}
-
 function putRef(dv: DataView, p: number, r: BlockRef): number {
   dv.setBigUint64(p, BigInt(r.offset), true);
   dv.setUint32(p + 8, r.length, true);
@@ -278,8 +274,12 @@ export class IndexError extends Error {
   }
 }
 
-/** Decodes the index header, the packs (v2) and every series entry; throws IndexError. */
-export function decodeIndex(index: Uint8Array, version: number, seriesCount: number, dataEnd: number): { meta: SegmentMeta; series: SeriesEntry[] } {
+/**
+ * Decodes the index header, the packs (v2) and every series entry; throws IndexError. `keys`,
+ * when given, are the series' keys in index order as the writer of the file had them (they are
+ * taken instead of being decoded again; the entries are checked all the same).
+ */
+export function decodeIndex(index: Uint8Array, version: number, seriesCount: number, dataEnd: number, keys?: readonly string[]): { meta: SegmentMeta; series: SeriesEntry[] } {
   const dv = new DataView(index.buffer, index.byteOffset, index.byteLength);
   const need = (at: number, n: number, what: string): void => {
     if (at + n > index.length) throw new IndexError(at, `${what}: need ${n} bytes, ${index.length - at} left`);
@@ -336,8 +336,9 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
   // decoded one by one (a TextDecoder call per value was most of the time to open a file of
   // 100 k one-row series). Latin-1 is the identity on ASCII bytes, and Node's Buffer decodes it
   // four times as fast as a windows-1252 TextDecoder (a third of that open's time).
-  const latin = seriesCount > 0 ? Buffer.from(index.buffer, index.byteOffset, index.byteLength).toString('latin1') : '';
-  const fastKeys = asciiKeys(index, dv, p, head, seriesCount);
+  const latin = seriesCount > 0 && keys === undefined ? Buffer.from(index.buffer, index.byteOffset, index.byteLength).toString('latin1') : '';
+  if (keys !== undefined && keys.length !== seriesCount) throw new IndexError(0, `the index holds ${seriesCount} series, the writer added ${keys.length}`);
+  const fastKeys = keys ?? asciiKeys(index, dv, p, head, seriesCount);
   const series: SeriesEntry[] = [];
   for (let s = 0; s < seriesCount; s++) {
     need(p, head, 'series entry header');

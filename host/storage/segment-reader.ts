@@ -77,7 +77,8 @@ export class SegmentReader {
     this.#cache = cache;
   }
 
-  static async open(path: string, fileId: number, codecs: ColumnCodecs, cache: BlockCache<CachedBlock>): Promise<SegmentReader> {
+  /** `keys`: the series keys in index order from the file's writer (SegmentWriter.finish), if at hand. */
+  static async open(path: string, fileId: number, codecs: ColumnCodecs, cache: BlockCache<CachedBlock>, keys?: readonly string[]): Promise<SegmentReader> {
     const fh = await open(path, 'r');
     try {
       const size = (await fh.stat()).size;
@@ -105,7 +106,7 @@ export class SegmentReader {
       }
       let dir: ReturnType<typeof decodeIndex>;
       try {
-        dir = decodeIndex(index, t.version, t.seriesCount, t.indexOffset);
+        dir = decodeIndex(index, t.version, t.seriesCount, t.indexOffset, keys);
       } catch (e) {
         if (e instanceof IndexError) fail(t.indexOffset + e.offset, `index: ${e.message}`);
         throw e;

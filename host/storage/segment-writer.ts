@@ -70,6 +70,8 @@ export class SegmentWriter {
   #minTs: bigint | undefined;
   #maxTs: bigint | undefined;
   #rows = 0;
+  /** Keys of the series in index order (handed to the reader of the new file: finish). */
+  readonly #keys: string[] = [];
   /** The last series added (the order check). */
   #lastTable = 0;
   #lastKey: string | undefined;
@@ -179,6 +181,7 @@ export class SegmentWriter {
     }
     const cols: SeriesColumn[] = present.map((c) => ({ id: c.id, type: c.type }));
     this.#index.addSeries(tableId, key, cols, groups);
+    this.#keys.push(key);
     if (this.#pendingBytes >= WRITE_CHUNK_BYTES) await this.#drain();
   }
 
@@ -211,6 +214,7 @@ export class SegmentWriter {
     const n = rows.length;
     const at = pack.rows;
     this.#index.addPackedSeries(tableId, key, n, minTs, maxTs, pack.number, at);
+    this.#keys.push(key);
     pack.rows += n;
     if (minTs < pack.minTs) pack.minTs = minTs;
     if (maxTs > pack.maxTs) pack.maxTs = maxTs;
@@ -267,7 +271,12 @@ export class SegmentWriter {
    * Writes the index and trailer, fsyncs, closes and renames the file to its final name.
    * Returns the metadata (what the manifest lists) and the file size.
    */
-  async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number }> {
+  /**
+   * Writes the index and trailer, syncs and renames the file. Returns its meta, size, and the
+   * series keys in index order, which the file's reader can take instead of decoding its own
+   * copies (SegmentReader.open): the keys of a file of spans are most of its index.
+   */
+  async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number; keys: readonly string[] }> {
     if (this.#minTs === undefined || this.#maxTs === undefined) throw bug('segment writer: no series');
     await this.#closePack();
     const full: SegmentMeta = { ...meta, minTs: this.#minTs, maxTs: this.#maxTs, rows: this.#rows };
@@ -295,7 +304,7 @@ export class SegmentWriter {
     faultPoint(fault.written);
     await rename(this.#tmp, this.path);
     faultPoint(fault.renamed);
-    return { meta: full, bytes: this.#offset };
+    return { meta: full, bytes: this.#offset, keys: this.#keys };
   }
 
   /** Closes and deletes the temporary file. */

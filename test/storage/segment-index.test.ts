@@ -57,8 +57,13 @@ describe('segment index v2', () => {
     keys.sort();
     for (const k of keys) b.addPackedSeries(3, k, 1, 5n, 5n, 0, 0);
     b.addPack({ tableId: 3, rows: 1, minTs: 5n, maxTs: 5n, columns: [{ id: 7, type: ValueType.Double }], time: { offset: 16, length: 10, crc: 1 }, blocks: [block(26, 1)] });
-    const { series } = decodeIndex(b.finish({ ...meta, rows: 300 }), 2, 300, 100);
+    const index = b.finish({ ...meta, rows: 300 });
+    const { series } = decodeIndex(index, 2, 300, 100);
     expect(series.map((s) => s.key)).toEqual(keys);
+    // A reader of a file just written takes the writer's keys: the same entries.
+    const handed = decodeIndex(index, 2, 300, 100, keys);
+    expect(handed.series).toEqual(series);
+    expect(() => decodeIndex(index, 2, 300, 100, keys.slice(1))).toThrow('the index holds 300 series, the writer added 299');
   });
 
   const at = INDEX_HEADER_BYTES + 8; // the first pack entry
