@@ -187,7 +187,9 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
     for (let s = 0; s < seriesCount; s++) {
       need(pos, 32, 'series descriptor');
       const minTs = dv.getBigInt64(pos, true);
-      const maxTs = dv.getBigInt64(pos + 8, true);
+      // One BigInt for both bounds of a one-row series (a span): the memtable keeps them.
+      const last = dv.getBigInt64(pos + 8, true);
+      const maxTs = last === minTs ? minTs : last;
       const sRows = dv.getUint32(pos + 16, true);
       const sflags = dv.getUint8(pos + 20);
       const tagCount = dv.getUint16(pos + 22, true);

@@ -350,7 +350,9 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
     const tagCount = dv.getUint16(p + 12, true);
     const columnCount = dv.getUint16(p + 14, true);
     const minTs = dv.getBigInt64(p + 16, true);
-    const maxTs = dv.getBigInt64(p + 24, true);
+    // One BigInt for both bounds of a one-row series (a span): each is an object on the heap.
+    const last = dv.getBigInt64(p + 24, true);
+    const maxTs = last === minTs ? minTs : last;
     const packNo = version >= 2 ? dv.getUint32(p + 32, true) : NO_PACK;
     const packRow = version >= 2 ? dv.getUint32(p + 36, true) : 0;
     let q = p + head;
