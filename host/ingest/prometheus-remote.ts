@@ -58,7 +58,7 @@ interface WriteRequest {
 
 /** Parses a (snappy-decoded) WriteRequest into write batches. */
 export function parsePromWrite(message: Uint8Array, dbUnit: TimeUnit): { batches: Uint8Array[]; samples: number } {
-  const req = decodeMessage<WriteRequest>(PROM_TYPES.WriteRequest, message, 'a Prometheus WriteRequest');
+  const req = decodeMessage<WriteRequest>(PROM_TYPES.WriteRequest, message, 'a Prometheus WriteRequest', true);
   const toDb = new TimestampConverter('ms', dbUnit);
   const out = new RowBatcher();
   const field: FieldInput = { name: PROM_VALUE_FIELD, type: ValueType.Double, value: 0 };
