@@ -98,7 +98,7 @@ export interface TraceOptions {
 
 /** Decodes a protobuf ExportTraceServiceRequest. Throws UserError('protobuf') when malformed. */
 export function decodeOtlpProtobuf(body: Uint8Array): unknown {
-  return decodeMessage(otlpTypes().ExportTraceServiceRequest, body, 'an OTLP ExportTraceServiceRequest');
+  return decodeMessage(otlpTypes().ExportTraceServiceRequest, body, 'an OTLP ExportTraceServiceRequest', true);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
