@@ -172,6 +172,33 @@ class SeriesMerge {
   }
 }
 
+/**
+ * The rows of one series from every input that holds it (`entries`, by input), tombstones and
+ * retention applied, merged (the newer input wins a time, field by field).
+ */
+async function mergedRows(
+  inputs: readonly SegmentSlot[],
+  entries: ReadonlyArray<SeriesEntry | undefined>,
+  key: string,
+  ids: readonly number[],
+  tombs: readonly TableTombstones[],
+  expiredBefore: bigint | null,
+): Promise<SeriesRows> {
+  const parts: SeriesRows[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    const s = inputs[i]!;
+    const entry = entries[i];
+    if (entry === undefined) continue;
+    const groups: SeriesRows[] = [];
+    for (const g of entry.groups) groups.push(await s.reader!.readRows(entry, g, ids, false));
+    let rows = concatRows(groups, ids);
+    rows = applyTombstones(rows, applicable(tombs, key, s.record.cleanLsn, entry.minTs, entry.maxTs));
+    if (expiredBefore !== null) rows = sliceByTime(rows, expiredBefore, undefined);
+    parts.push(rows);
+  }
+  return parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
+}
+
 /** Merges `inputs` (one partition, LSN order) into one file and swaps it in. */
 export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
   const started = performance.now();
@@ -198,30 +225,11 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       while (merge.next()) {
         if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
         const key = merge.key;
-        let source = merge.count === 1 ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, expiredBefore) : undefined;
-        if (source instanceof Promise) source = await source;
-        if (source !== undefined) {
-          const adding = w.addSeries(tableId, key, source, columns, table.timeCodec);
-          if (adding !== undefined) await adding;
-          const turn = slicer.step();
-          if (turn !== undefined) await turn;
-          continue;
-        }
-        const parts: SeriesRows[] = [];
-        for (let i = 0; i < inputs.length; i++) {
-          const s = inputs[i]!;
-          const entry = merge.entries[i];
-          if (entry === undefined) continue;
-          const groups: SeriesRows[] = [];
-          for (const g of entry.groups) groups.push(await s.reader!.readRows(entry, g, ids, false));
-          let rows = concatRows(groups, ids);
-          rows = applyTombstones(rows, applicable(ttombs, key, s.record.cleanLsn, entry.minTs, entry.maxTs));
-          if (expiredBefore !== null) rows = sliceByTime(rows, expiredBefore, undefined);
-          parts.push(rows);
-        }
-        const merged = parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
-        if (merged.length > 0) {
-          const adding = w.addSeries(tableId, key, merged, columns, table.timeCodec);
+        let packed = merge.count === 1 ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, expiredBefore) : undefined;
+        if (packed instanceof Promise) packed = await packed;
+        const rows = packed ?? (await mergedRows(inputs, merge.entries, key, ids, ttombs, expiredBefore));
+        if (rows.length > 0) {
+          const adding = w.addSeries(tableId, key, rows, columns, table.timeCodec);
           if (adding !== undefined) await adding;
         }
         const turn = slicer.step();
