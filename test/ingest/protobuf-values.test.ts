@@ -6,16 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import { PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
 import { decodeMessage } from '../../host/ingest/protobuf-values.js';
-
-function seeded(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
+import { rng } from './ingest-support.js';
 
 const VALUES = ['', 'cpu_usage_user', 'host_0', 'host_1', 'us-west-1', 'é', 'naïve', '😀', 'x'.repeat(64), 'y'.repeat(65), 'z'.repeat(300)];
 
@@ -52,7 +43,7 @@ function interned(bytes: Uint8Array): unknown {
 
 describe('decodeMessage with interning', () => {
   it('decodes Buffers and plain Uint8Arrays, whole or cut anywhere, as protobufjs does', () => {
-    const random = seeded(Number(process.env.PROTOBUF_SEED ?? 20261126));
+    const random = rng(Number(process.env.PROTOBUF_SEED ?? 20261126));
     for (let run = 0; run < 200; run++) {
       const bytes = request(random, 1 + Math.floor(random() * 20));
       const cut = random() < 0.5 ? bytes : bytes.subarray(0, Math.floor(random() * bytes.length));

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
 import { batchSeriesIdKey, parseSeriesIdKey, seriesIdKey } from '../../host/storage/series-data.js';
+import { rng } from '../ingest/ingest-support.js';
 
 /** The general path: decoded tags, under `ids`, sorted by id. */
 function reference(tags: ReadonlyArray<readonly [number, string]>, ids: ArrayLike<number>): string {
@@ -20,16 +21,6 @@ function batchOf(tags: Array<[string, string]>, idOf: (name: string, i: number) 
   const t = readWriteBatch(b.finish()).tables[0]!;
   const ids = t.columns.map((c, i) => (c.name === 'f' ? 0 : idOf(c.name, i)));
   return { series: t.series[0]!, ids };
-}
-
-function seeded(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
 }
 
 describe('batchSeriesIdKey', () => {
@@ -68,7 +59,7 @@ describe('batchSeriesIdKey', () => {
   });
 
   it('agrees with the general path on random tags and ids', () => {
-    const random = seeded(Number(process.env.SERIES_KEY_SEED ?? 20261126));
+    const random = rng(Number(process.env.SERIES_KEY_SEED ?? 20261126));
     const alphabet = 'ab:,= \\0123456789xyzé';
     for (let run = 0; run < 2000; run++) {
       const n = 1 + Math.floor(random() * 6);
