@@ -18,14 +18,14 @@ import { clearHashTable, HashTable, insert, newArena, newHashTable, push, pushPt
 import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_TAB, isDigit } from '../lineprotocol/chars';
 import { bytesEqual, hashBytes, mixScope } from '../lineprotocol/hash';
 import {
-  addProjected, batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, internTable, KIND_FIELD, NONE,
+  batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, internTable, KIND_FIELD, NONE,
   projected, rcol,
 } from '../lineprotocol/intern';
 import { isTime } from '../lineprotocol/names';
 import {
   beginDecimal, decExponent, decimalBits, decMantissa, decSignificant, exactDecimal, readDigits, readExponent, T_BOOLEAN, T_DOUBLE, T_STRING,
 } from '../lineprotocol/number';
-import { commitRow, openRow, pushValue, rowCount } from '../lineprotocol/rows';
+import { commitRow, markField, openRow, pushString, pushValue, rowCount } from '../lineprotocol/rows';
 import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
 import { parsedNs, parseRfc3339 } from './rfc3339';
@@ -540,18 +540,9 @@ function leaf(n: usize, type: u8, bits: u64, tokenLen: usize): bool {
     bc = batchColumn(rc);
     if (bcol(bc).lastRow == serial) return false; // given twice
   }
-  const b = bcol(bc);
-  if (b.index == NONE) {
-    const e = pushPtr(pending, 8);
-    store<u32>(e, bc);
-    store<u32>(e, 0, 4);
-  }
-  b.lastRow = serial;
-  b.present++;
+  markField(pending, bc, 0, serial);
   if (type == T_STRING) {
-    pushValue(bc, <u32>strN, strP);
-    b.strBytes += <u32>strN;
-    addProjected(strN);
+    pushString(bc, strN, strP);
   } else if (type == T_DOUBLE && numFixup) {
     pushValue(bc, <u32>tokenLen, numTokenStart - inputBase);
   } else {

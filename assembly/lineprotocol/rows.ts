@@ -7,8 +7,8 @@
 //     BIGINT, BIGINT UNSIGNED: bits = the value; BOOLEAN: bits = 0 or 1
 //     STRING: bits = pointer to the bytes (input or unescape area), aux = length
 
-import { newArena, push, pushPtr } from './arena';
-import { addProjected, btable, series } from './intern';
+import { Arena, newArena, push, pushPtr } from './arena';
+import { addProjected, bcol, btable, NONE, series } from './intern';
 
 export const ROW_SIZE: usize = 24;
 export const VALUE_SIZE: usize = 16;
@@ -34,6 +34,30 @@ export function pushValue(column: u32, aux: u32, bits: u64): void {
   store<u32>(v, column);
   store<u32>(v, aux, 4);
   store<u64>(v, bits, 8);
+}
+
+/**
+ * Records field column `bc` as present in row `serial`: a column the batch has not entered yet
+ * is listed in `pending` with `aux` (for intern.ts enterPendingColumns). Shared by the scanners.
+ */
+@inline
+export function markField(pending: Arena, bc: u32, aux: u32, serial: u32): void {
+  const b = bcol(bc);
+  if (b.index == NONE) {
+    const e = pushPtr(pending, 8);
+    store<u32>(e, bc);
+    store<u32>(e, aux, 4);
+  }
+  b.lastRow = serial;
+  b.present++;
+}
+
+/** The row's STRING value of `n` bytes at `p` (input-relative) in column `bc`, counted in its size. */
+@inline
+export function pushString(bc: u32, n: usize, p: usize): void {
+  pushValue(bc, <u32>n, p);
+  bcol(bc).strBytes += <u32>n;
+  addProjected(n);
 }
 
 /** Completes the row opened at `at`, with `count` values. */

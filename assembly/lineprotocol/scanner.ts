@@ -3,18 +3,18 @@
 // Field keys are first compared with the column the same field position had in the previous line
 // of the table (TSBS lines repeat their field order), which skips hashing on the hot path.
 
-import { newArena, pushPtr } from './arena';
+import { newArena } from './arena';
 import { CH_CR, CH_HASH, CH_LF, CH_SPACE, CH_TAB, CH_BACKSLASH, CH_COMMA, CH_EQUALS, hasClass, K_KEY, K_PREFIX } from './chars';
 import { parseValue, stringN, stringP } from './fields';
 import { bytesEqual, hashBytes } from './hash';
 import {
-  addProjected, batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, findRaw, KIND_FIELD,
+  batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, findRaw, KIND_FIELD,
   KIND_TAG, inBatch, NONE, PREDICT_SLOTS, projected, rcol, rcolName, reqNames, rtable, series,
 } from './intern';
 import { charLen, isTime, nameN, nameP, resetNames, scanName } from './names';
 import { parseTimestamp, T_STRING, timestamp, tokenEnd, valueBits, valueNeedsFixup, valueType } from './number';
 import { parsePrefix } from './prefix';
-import { commitRow, openRow, pushValue, rowCount } from './rows';
+import { commitRow, markField, openRow, pushString, pushValue, rowCount } from './rows';
 import {
   badUtf8, countNewline, E_AFTER_TIMESTAMP, E_AFTER_VALUE, E_COLUMN_COUNT, E_FIELD_KEY, E_FIELD_SET,
   E_FIELD_EQUALS, E_NAME_LENGTH, E_TIME_RESERVED, E_TIMESTAMP_OVERFLOW, E_UTF8, fail,
@@ -161,18 +161,9 @@ function scanLine(ms: usize): usize {
       }
       bc = batchColumn(rc);
     }
-    const b = bcol(bc);
-    if (b.index == NONE) {
-      const e = pushPtr(pending, 8);
-      store<u32>(e, bc);
-      store<u32>(e, <u32>k, 4);
-    }
-    b.lastRow = serial;
-    b.present++;
+    markField(pending, bc, <u32>k, serial);
     if (type == T_STRING) {
-      pushValue(bc, <u32>stringN, stringP);
-      b.strBytes += <u32>stringN;
-      addProjected(stringN);
+      pushString(bc, stringN, stringP);
     } else if (valueNeedsFixup) {
       pushValue(bc, <u32>(p - (keyEnd + 1)), keyEnd + 1 - inputBase);
     } else {
