@@ -7,7 +7,7 @@
 import type { Core } from '../core/wasm.js';
 import { bug, UserError, type ErrorKind } from '../core/errors.js';
 import { VALUE_TYPE_NAMES, type ValueType } from '../core/write-batch.js';
-import { copyBatch } from './wasm-scan.js';
+import { copyBatch, scanLimits, type ScanLimits } from './wasm-scan.js';
 
 export interface LineProtocolOptions {
   /** Timestamps are converted as ts * tsMultiplier / tsDivisor (one of them 1). */
@@ -58,8 +58,6 @@ const RESULT_WORDS = 19;
 const FLAG_LAST = 1;
 const FLAG_CONTINUED = 2;
 
-const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
-const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 /** Bytes of the offending token shown in an error message. */
 const EXCERPT_BYTES = 40;
 
@@ -108,17 +106,12 @@ export class LineProtocolScanner {
   readonly #windowBytes: number;
   readonly #maxBatchBytes: number;
 
-  /**
-   * @param options.windowBytes Wasm memory used for the body at a time (default 8 MiB); a line
-   *   longer than that grows it for the rest of the call.
-   * @param options.maxBatchBytes Estimated batch size after which a batch ends early (default
-   *   64 MiB; a batch always holds at least one line), bounding memory for sparse columns.
-   */
-  constructor(core: Core, options?: { windowBytes?: number; maxBatchBytes?: number }) {
+  constructor(core: Core, options?: ScanLimits) {
     this.#core = core;
     this.#exports = core.exports as unknown as LineProtocolExports;
-    this.#windowBytes = Math.max(1, Math.floor(options?.windowBytes ?? DEFAULT_WINDOW_BYTES));
-    this.#maxBatchBytes = Math.max(1, Math.min(0xffffffff, Math.floor(options?.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES)));
+    const limits = scanLimits(options);
+    this.#windowBytes = limits.windowBytes;
+    this.#maxBatchBytes = limits.maxBatchBytes;
   }
 
   /**

@@ -10,7 +10,7 @@
 import { unitConversion } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import type { LogOptions } from './log-documents.js';
-import { scanInWindows } from './wasm-scan.js';
+import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 import { nowInUnit } from './timestamps.js';
 
 interface JsonLogExports {
@@ -24,8 +24,6 @@ const FLAG_CONTINUED = 1;
 const FLAG_LAST = 2;
 const FLAG_BULK = 4;
 
-const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
-const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
@@ -42,11 +40,12 @@ export class LogScanner {
   readonly #windowBytes: number;
   readonly #maxBatchBytes: number;
 
-  constructor(core: Core, options?: { windowBytes?: number; maxBatchBytes?: number }) {
+  constructor(core: Core, options?: ScanLimits) {
     this.#core = core;
     this.#exports = core.exports as unknown as JsonLogExports;
-    this.#windowBytes = Math.max(1, Math.floor(options?.windowBytes ?? DEFAULT_WINDOW_BYTES));
-    this.#maxBatchBytes = Math.max(1, Math.min(0xffffffff, Math.floor(options?.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES)));
+    const limits = scanLimits(options);
+    this.#windowBytes = limits.windowBytes;
+    this.#maxBatchBytes = limits.maxBatchBytes;
   }
 
   /**

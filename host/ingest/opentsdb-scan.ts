@@ -8,7 +8,7 @@
 
 import { unitConversion, type TimeUnit } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
-import { scanInWindows } from './wasm-scan.js';
+import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 
 interface OpenTsdbExports {
   tsdb_input(capacity: number): number;
@@ -19,8 +19,6 @@ interface OpenTsdbExports {
 const FLAG_CONTINUED = 1;
 const FLAG_FIXED_UNIT = 2;
 
-const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
-const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 
 export interface OpenTsdbScanOptions {
   /** The request's `precision`; undefined applies OpenTSDB's 10/13-digit rule. */
@@ -35,11 +33,12 @@ export class OpenTsdbScanner {
   readonly #windowBytes: number;
   readonly #maxBatchBytes: number;
 
-  constructor(core: Core, options?: { windowBytes?: number; maxBatchBytes?: number }) {
+  constructor(core: Core, options?: ScanLimits) {
     this.#core = core;
     this.#exports = core.exports as unknown as OpenTsdbExports;
-    this.#windowBytes = Math.max(1, Math.floor(options?.windowBytes ?? DEFAULT_WINDOW_BYTES));
-    this.#maxBatchBytes = Math.max(1, Math.min(0xffffffff, Math.floor(options?.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES)));
+    const limits = scanLimits(options);
+    this.#windowBytes = limits.windowBytes;
+    this.#maxBatchBytes = limits.maxBatchBytes;
   }
 
   /**

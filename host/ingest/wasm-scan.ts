@@ -21,6 +21,25 @@ const LF = 10;
 /** scan()'s return for a body the core left to the reference parser. */
 const BAIL = 1;
 
+/** Options every Wasm scanner takes. */
+export interface ScanLimits {
+  /** Wasm memory used for the body at a time (default 8 MiB); a longer line grows it for the call. */
+  windowBytes?: number;
+  /**
+   * Estimated batch size after which a batch ends early (default 64 MiB, at most 4 GiB - 1; a
+   * batch always holds at least one row), bounding memory for sparse columns.
+   */
+  maxBatchBytes?: number;
+}
+
+/** `options` with the defaults filled in and the values brought into range. */
+export function scanLimits(options: ScanLimits | undefined): Required<ScanLimits> {
+  return {
+    windowBytes: Math.max(1, Math.floor(options?.windowBytes ?? 8 * 1024 * 1024)),
+    maxBatchBytes: Math.max(1, Math.min(0xffffffff, Math.floor(options?.maxBatchBytes ?? 64 * 1024 * 1024))),
+  };
+}
+
 /** One scan kind's exports: its input window, a call over `[ptr, ptr + len)`, its result record. */
 export interface WindowScan {
   name: string;
