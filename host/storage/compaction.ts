@@ -126,8 +126,9 @@ function onlyPacked(
  * Walks the series of one table in several inputs at once, in key order (each input lists them
  * so, as its writer wrote them): a k-way merge, where collecting every key in a set, sorting it
  * and looking each up in every input cost as much as the copying for a compaction of spans.
+ * Exported for its test.
  */
-class SeriesMerge {
+export class SeriesMerge {
   readonly #lists: ReadonlyArray<readonly SeriesEntry[]>;
   readonly #at: Int32Array;
   readonly #inputs: readonly SegmentSlot[];
