@@ -67,6 +67,23 @@ export class BlockCache<V> {
     this.#bytes += bytes;
   }
 
+  /**
+   * Whether `set` would keep a value of `bytes` now: it fits in the free room, or evicting blocks
+   * of earlier scans (least recently used first) makes room before a block of the current scan
+   * is reached. A reader asks before reading a whole window for one block (segment-reader.ts).
+   */
+  fits(bytes: number): boolean {
+    if (bytes > this.#limitBytes) return false;
+    let free = this.#limitBytes - this.#bytes;
+    if (free >= bytes) return true;
+    for (const e of this.#map.values()) {
+      if (e.scan === this.#scan) return false;
+      free += e.bytes;
+      if (free >= bytes) return true;
+    }
+    return false;
+  }
+
   /** Drops every entry whose key starts with `prefix` (a closed reader's blocks). */
   dropPrefix(prefix: string): void {
     for (const [k, e] of this.#map) {

@@ -59,3 +59,22 @@ describe('BlockCache under scans larger than itself', () => {
     expect([c.get('1:0'), c.get('1:1'), c.get('1:2'), c.get('2:0'), c.get('2:1'), c.bytes]).toEqual([undefined, undefined, 2, 0, 1, 100]);
   });
 });
+
+describe('BlockCache.fits', () => {
+  it('says whether set would keep a value: free room, or room made from earlier scans only', () => {
+    const c = new BlockCache<number>(100);
+    c.beginScan();
+    c.set('old1', 1, 30);
+    c.set('old2', 2, 30);
+    expect(c.fits(40)).toBe(true); // free room
+    expect(c.fits(101)).toBe(false); // over the limit
+    c.beginScan();
+    expect(c.fits(70)).toBe(true); // evicting old1 and old2 (an earlier scan) makes room
+    c.get('old1'); // now the current scan's, and the most recently used
+    expect(c.fits(70)).toBe(true); // 40 free and old2's 30
+    expect(c.fits(71)).toBe(false); // then old1, the current scan's, blocks
+    c.set('new', 3, 60);
+    expect([c.get('old2'), c.get('old1'), c.get('new')]).toEqual([undefined, 1, 3]);
+    expect([c.fits(10), c.fits(11)]).toEqual([true, false]); // 10 free, the rest the current scan's
+  });
+});
