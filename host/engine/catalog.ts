@@ -73,7 +73,7 @@ export interface EngineCatalog {
    * Like `scan`, but runs of rows known by their statistics alone (whole stored blocks) may come
    * as statistics instead of rows. Optional: without it aggregates read rows.
    */
-  scanStats?(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk>;
+  scanStats?(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk[]>;
   /** Per series, the newest present value of each requested field. Optional: without it the last rows are scanned. */
   lastPoints?(database: string, table: string, request: LastRequest): Promise<SeriesLast[]>;
   /** Tag sets of the series of a table (SHOW SERIES, SHOW TAG VALUES), without reading data. */

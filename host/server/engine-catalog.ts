@@ -115,7 +115,7 @@ export class StorageCatalog implements EngineCatalog {
     return this.#storage.scan(this.#requireRead(database), table, this.#own(database, request));
   }
 
-  scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk> {
+  scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk[]> {
     return this.#storage.scanStats(this.#requireRead(database), table, this.#own(database, request));
   }
 

@@ -7,6 +7,9 @@ import { ValueType } from '../core/write-batch.js';
 import type { BlockStats } from './segment-format.js';
 import type { FieldValues } from './series-data.js';
 
+/** Bytes of a statistics record in the index and in page blocks. */
+export const STATS_BYTES = 29;
+
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
@@ -94,4 +97,42 @@ function smallIntStats(type: ValueType, values: BigInt64Array, validity: Uint8Ar
   }
   if (count === 0) return { count };
   return { count, min: BigInt(min), max: BigInt(max), sum: BigInt(sum) };
+}
+
+/** Writes a statistics record (STATS_BYTES: count u32, flags u8, min, max, sum 8 bytes each; FORMAT.md §5.1). */
+export function putStats(dv: DataView, p: number, s: BlockStats, type: ValueType): void {
+  dv.setUint32(p, s.count, true);
+  const hasMinMax = s.min !== undefined && s.max !== undefined;
+  const hasSum = s.sum !== undefined;
+  dv.setUint8(p + 4, (hasMinMax ? 1 : 0) | (hasSum ? 2 : 0));
+  const put = (at: number, v: number | bigint | undefined): void => {
+    if (v === undefined) dv.setBigUint64(at, 0n, true);
+    else if (type === ValueType.Double) dv.setFloat64(at, v as number, true);
+    else if (type === ValueType.BigInt) dv.setBigInt64(at, BigInt(v), true);
+    else dv.setBigUint64(at, BigInt(v), true);
+  };
+  put(p + 5, s.min);
+  put(p + 13, s.max);
+  put(p + 21, s.sum);
+}
+
+/** Reads a statistics record written by putStats. */
+export function getStats(dv: DataView, p: number, type: ValueType): BlockStats {
+  const count = dv.getUint32(p, true);
+  const flags = dv.getUint8(p + 4);
+  const get = (at: number): number | bigint =>
+    type === ValueType.Double
+      ? dv.getFloat64(at, true)
+      : type === ValueType.BigInt
+        ? dv.getBigInt64(at, true)
+        : type === ValueType.Boolean
+          ? Number(dv.getBigUint64(at, true))
+          : dv.getBigUint64(at, true);
+  const s: BlockStats = { count };
+  if (flags & 1) {
+    s.min = get(p + 5);
+    s.max = get(p + 13);
+  }
+  if (flags & 2) s.sum = get(p + 21);
+  return s;
 }

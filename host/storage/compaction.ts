@@ -22,6 +22,7 @@ import { StaleChange, type DatabaseStore, type SegmentSlot } from './database.js
 import { faultPoint } from './fault-points.js';
 import { writeColumns } from './flush.js';
 import { fsyncDir } from './fs-util.js';
+import { unitsPerSecond } from './partition.js';
 import { SegmentWriter } from './segment-writer.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
@@ -212,7 +213,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   const first = inputs[0]!.record;
   const fileId = db.allocateFileId();
   const slicer = new TimeSlicer();
-  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, () => slicer.step());
+  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, () => slicer.step(), unitsPerSecond(db.def.options.precision));
   let slot: SegmentSlot | undefined;
   let committing = false;
   try {

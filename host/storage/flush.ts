@@ -15,7 +15,7 @@ import { faultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
 import type { SegmentRecord } from './manifest.js';
 import type { Memtable, SeriesBuffer } from './memtable.js';
-import { partitionStart, partitionUnits } from './partition.js';
+import { partitionStart, partitionUnits, unitsPerSecond } from './partition.js';
 import { PACK_SERIES_ROWS } from './segment-format.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { lowerBound, sliceByTime, sliceRows, type PackSource, type SeriesRows } from './series-data.js';
@@ -78,7 +78,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
   try {
     for (const [start, items] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const fileId = db.allocateFileId();
-      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step);
+      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step, unitsPerSecond(db.def.options.precision));
       try {
         let columnsOf: TableDef | undefined;
         let columns: WriteColumn[] = [];

@@ -12,6 +12,10 @@ export function unitsPerMs(precision: Precision): bigint {
   return precision === 'MS' ? 1n : precision === 'US' ? 1000n : 1_000_000n;
 }
 
+export function unitsPerSecond(precision: Precision): bigint {
+  return unitsPerMs(precision) * 1000n;
+}
+
 /** The widest partition storage cuts, whatever VNODE_DURATION says. */
 export const MAX_PARTITION_MS = 7 * 86_400_000;
 

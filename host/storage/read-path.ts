@@ -14,7 +14,8 @@ import type { Memtable } from './memtable.js';
 import type { RowGroup } from './segment-format.js';
 import type { SegmentReader, SegmentSeries } from './segment-reader.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
-import { sliceByTime, type SeriesRows, type SeriesTags } from './series-data.js';
+import { floorDiv } from './page-stats.js';
+import { sliceByTime, sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
 
 /** A consistent view of one database's data, oldest source first. */
 export interface ReadView {
@@ -227,8 +228,17 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   }
 }
 
-/** Statistics for whole blocks that need no merge, no tombstone and lie within the range (and one bucket); rows otherwise. */
-export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<StatsOrChunk> {
+/** The statistics of a field a run of rows lacks (shared: consumers only read statistics). */
+const NO_VALUES: FieldStats = { count: 0 };
+
+/** Items of a stats scan handed out at once: a yield through the async generators costs more than folding a run's statistics. */
+const STATS_BATCH = 256;
+
+/**
+ * Statistics for whole blocks (or pages of them) that need no merge, no tombstone and lie within
+ * the range (and one bucket); rows otherwise. Items come in batches, in time order per series.
+ */
+export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<StatsOrChunk[]> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const fields = requestedFields(table, request.fields);
@@ -240,19 +250,17 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
     const w = request.bucket.width;
     return d >= 0n ? d / w : -((-d + w - 1n) / w);
   };
+  let out: StatsOrChunk[] = [];
   for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b))) {
       const p = c[0]!;
-      const whole =
+      const lone =
         c.length === 1 &&
         p.segment !== undefined &&
         // A share of a pack: the block statistics are the pack's, not the series'.
         p.segment.group.pack === undefined &&
-        (b.lo === undefined || p.minTs >= b.lo) &&
-        (b.hi === undefined || p.maxTs <= b.hi) &&
-        bucketOf(p.minTs) === bucketOf(p.maxTs) &&
         applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
-      if (whole) {
+      if (lone && (b.lo === undefined || p.minTs >= b.lo) && (b.hi === undefined || p.maxTs <= b.hi) && bucketOf(p.minTs) === bucketOf(p.maxTs)) {
         const { entry, group } = p.segment!;
         const stats = new Map<string, FieldStats>();
         for (const name of request.fields) stats.set(name, { count: 0 });
@@ -260,13 +268,80 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
           const i = entry.columns.findIndex((col) => col.id === id);
           if (i >= 0) stats.set(name, { ...group.columns[i]!.stats });
         }
-        yield { kind: 'stats', stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats } };
-        continue;
+        out.push({ kind: 'stats', stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats } });
+      } else if (!(lone && p.segment!.group.pages !== undefined && (await pageItems(p.segment!, s, request, fields, ids, b, out)))) {
+        const rows = await materialize(c, s.key, ids, b, tombs);
+        if (rows.length > 0) out.push({ kind: 'chunk', chunk: toChunk(rows, s.names, fields) });
       }
-      const rows = await materialize(c, s.key, ids, b, tombs);
-      if (rows.length > 0) yield { kind: 'chunk', chunk: toChunk(rows, s.names, fields) };
+      // Rows go out at once (a chunk holds up to a group of decoded rows); statistics in batches.
+      if (out.length >= STATS_BATCH || (out.length > 0 && out[out.length - 1]!.kind === 'chunk')) {
+        yield out;
+        out = [];
+      }
     }
   }
+  if (out.length > 0) yield out;
+}
+
+/**
+ * A lone stored group cut by its pages (page-stats.ts): statistics for each page inside the
+ * bounds (and so inside one bucket, when the bucket width is a multiple of the page width on the
+ * same grid), rows for the rest of the group within the bounds, pushed to `out`. False (and
+ * nothing pushed) when the pages do not fit the buckets or none lies inside the bounds.
+ */
+async function pageItems(
+  seg: NonNullable<Piece['segment']>,
+  s: SeriesInfo,
+  request: StatsRequest,
+  fields: ReadonlyArray<readonly [number, string]>,
+  ids: readonly number[],
+  b: Bounds,
+  out: StatsOrChunk[],
+): Promise<boolean> {
+  const { reader, entry, group } = seg;
+  const pages = await reader.readPages(group, entry.columns.length);
+  if (pages === undefined) return false;
+  const w = pages.width;
+  if (request.bucket !== undefined && (request.bucket.width % w !== 0n || request.bucket.origin % w !== 0n)) return false;
+  // The listed pages wholly inside the bounds: page numbers (relative to the first) in
+  // [loPage, hiPage], compared as numbers (a group holds at most BLOCK_ROWS / MIN_PAGE_ROWS pages).
+  const loPage = b.lo === undefined ? -Infinity : Number(-floorDiv(-b.lo, w) - pages.first);
+  const hiPage = b.hi === undefined ? Infinity : Number(floorDiv(b.hi + 1n, w) - 1n - pages.first);
+  let firstUsed = -1;
+  let lastUsed = -1;
+  for (let i = 0; i < pages.count; i++) {
+    const k = pages.page[i]!;
+    if (k >= loPage && k <= hiPage) {
+      if (firstUsed < 0) firstUsed = i;
+      lastUsed = i;
+    }
+  }
+  if (firstUsed < 0) return false;
+  const from = firstUsed === 0 ? 0 : pages.rowEnd[firstUsed - 1]!;
+  const to = pages.rowEnd[lastUsed]!;
+  // The group's rows outside the pages used are read only when some may lie within the bounds:
+  // the page before the first used (after the last used) reaches into them. Bounds on page
+  // boundaries (a dashboard's whole hours) need none. No tombstone applies: a lone piece.
+  const before = firstUsed > 0 && (pages.first + BigInt(pages.page[firstUsed - 1]!) + 1n) * w - 1n >= b.lo!;
+  const after = lastUsed < pages.count - 1 && (pages.first + BigInt(pages.page[lastUsed + 1]!)) * w <= b.hi!;
+  const rest = before || after ? await reader.readRows(entry, group, ids) : undefined;
+  const restChunk = (lo: number, hi: number): void => {
+    const rows = sliceByTime(sliceRows(rest!, lo, hi), b.lo, b.hi);
+    if (rows.length > 0) out.push({ kind: 'chunk', chunk: toChunk(rows, s.names, fields) });
+  };
+  if (before) restChunk(0, from);
+  const columns = fields.map(([id, name]) => [entry.columns.findIndex((col) => col.id === id), name] as const);
+  for (let i = firstUsed, lo = from; i <= lastUsed; lo = pages.rowEnd[i]!, i++) {
+    const start = (pages.first + BigInt(pages.page[i]!)) * w;
+    const stats = new Map<string, FieldStats>();
+    for (const name of request.fields) stats.set(name, NO_VALUES);
+    for (const [ci, name] of columns) if (ci >= 0) stats.set(name, pages.stats(ci, i, entry.columns[ci]!.type));
+    const minTime = start > group.minTs ? start : group.minTs;
+    const maxTime = start + w - 1n < group.maxTs ? start + w - 1n : group.maxTs;
+    out.push({ kind: 'stats', stats: { tags: s.names, rows: pages.rowEnd[i]! - lo, minTime, maxTime, fields: stats } });
+  }
+  if (after) restChunk(to, group.rows);
+  return true;
 }
 
 /**

@@ -5,17 +5,17 @@
 //
 // Version 2 adds packs (FORMAT.md §5.1): the rows of many small series of a table share one
 // block per column, because a block per column per series cost a one-row series (a span) about
-// 190 µs to flush and 11 KB of decoded index (bench/tiny-series.ts). This writer writes v2;
-// readers read v1 and v2.
+// 190 µs to flush and 11 KB of decoded index (bench/tiny-series.ts). Version 3 adds page
+// statistics to row groups (page-stats.ts). This writer writes v3; readers read v1 to v3.
 
 import { ValueType } from '../core/write-batch.js';
 import { parseSeriesIdKey, type SeriesTags } from './series-data.js';
 
 export const SEGMENT_MAGIC = 0x31475353; // "SSG1"
 /** The version this server writes. */
-export const SEGMENT_VERSION = 2;
+export const SEGMENT_VERSION = 3;
 /** Versions this server reads. */
-export const SEGMENT_VERSIONS_READ: readonly number[] = [1, 2];
+export const SEGMENT_VERSIONS_READ: readonly number[] = [1, 2, 3];
 export const HEADER_BYTES = 16;
 export const TRAILER_BYTES = 36;
 /** Trailer flag: the stored index is one zstd frame of the index bytes. */
@@ -86,6 +86,8 @@ export interface RowGroup {
   time: BlockRef;
   /** One per column of the series entry, in its order. */
   columns: ColumnBlock[];
+  /** The group's page statistics (v3, page-stats.ts); absent when the group has none. */
+  pages?: BlockRef;
   /**
    * Set when the group is a series' share of a pack: its rows are [packRow, packRow + rows) of
    * blocks holding `pack.rows` rows, and the column statistics are the pack's (bounds of the

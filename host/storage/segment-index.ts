@@ -1,10 +1,11 @@
-// The footer index of a segment file (FORMAT.md §5.1): built entry by entry by the writer (v2),
-// decoded and checked whole when a reader opens a file (v1 and v2), so a corrupt index fails at
+// The footer index of a segment file (FORMAT.md §5.1): built entry by entry by the writer (v3),
+// decoded and checked whole when a reader opens a file (v1 to v3), so a corrupt index fails at
 // open, not mid-query. Pure bytes, no Node imports (the browser sandbox reads segments too).
 //
 // v2 = v1 + packs: after the index header, a pack count and the pack entries (blocks shared by
 // small series of one table), then the series entries, each naming its pack and first row in
-// it, or none (blocks of its own, as in v1).
+// it, or none (blocks of its own, as in v1). v3 = v2 + a page block ref in every row group,
+// after its time block ref (length 0: the group has no pages; page-stats.ts).
 
 import { ValueType } from '../core/write-batch.js';
 import {
@@ -12,13 +13,13 @@ import {
   INDEX_HEADER_BYTES,
   SeriesEntry,
   type BlockRef,
-  type BlockStats,
   type ColumnBlock,
   type PackEntry,
   type RowGroup,
   type SegmentMeta,
   type SeriesColumn,
 } from './segment-format.js';
+import { getStats, putStats } from './block-stats.js';
 import { parseSeriesIdKey, writeDecimal, type SeriesTags } from './series-data.js';
 
 const TIME_REF_BYTES = 16;
@@ -29,6 +30,8 @@ const V2_SERIES_HEAD_BYTES = 40;
 const PACK_HEAD_BYTES = 32;
 /** `pack` of a v2 series entry with blocks of its own. */
 export const NO_PACK = 0xffffffff;
+/** The page ref of a v3 group without pages. */
+const NO_BLOCK: BlockRef = { offset: 0, length: 0, crc: 0 };
 
 const utf8 = new TextEncoder();
 /** Scratch of #head: the UTF-8 bytes of a series key (grown for a longer one). */
@@ -55,7 +58,7 @@ class Bytes {
   }
 }
 
-/** Builds a v2 index. Packs and series entries may be added in any interleaving. */
+/** Builds a v3 index. Packs and series entries may be added in any interleaving. */
 export class IndexBuilder {
   readonly #packs = new Bytes();
   readonly #series = new Bytes();
@@ -95,7 +98,7 @@ export class IndexBuilder {
   addSeries(tableId: number, key: string, columns: readonly SeriesColumn[], groups: readonly RowGroup[]): void {
     let rows = 0;
     for (const g of groups) rows += g.rows;
-    let p = this.#head(tableId, key, rows, groups[0]!.minTs, groups.at(-1)!.maxTs, columns.length, NO_PACK, 0, columns.length * 5 + groups.length * (GROUP_HEAD_BYTES + TIME_REF_BYTES + columns.length * COLUMN_REF_BYTES));
+    let p = this.#head(tableId, key, rows, groups[0]!.minTs, groups.at(-1)!.maxTs, columns.length, NO_PACK, 0, columns.length * 5 + groups.length * (GROUP_HEAD_BYTES + 2 * TIME_REF_BYTES + columns.length * COLUMN_REF_BYTES));
     const dv = this.#series.dv;
     for (const c of columns) {
       dv.setUint32(p, c.id, true);
@@ -108,6 +111,7 @@ export class IndexBuilder {
       dv.setBigInt64(p + 12, g.maxTs, true);
       p += GROUP_HEAD_BYTES;
       p = putRef(dv, p, g.time);
+      p = putRef(dv, p, g.pages ?? NO_BLOCK);
       g.columns.forEach((b, i) => {
         p = putRef(dv, p, b);
         putStats(dv, p, b.stats, columns[i]!.type);
@@ -229,42 +233,6 @@ function putRef(dv: DataView, p: number, r: BlockRef): number {
 }
 
 /** count u32, flags u8 (bit 0 min/max set, bit 1 sum set), min, max, sum: 8 bytes each. */
-function putStats(dv: DataView, p: number, s: BlockStats, type: ValueType): void {
-  dv.setUint32(p, s.count, true);
-  const hasMinMax = s.min !== undefined && s.max !== undefined;
-  const hasSum = s.sum !== undefined;
-  dv.setUint8(p + 4, (hasMinMax ? 1 : 0) | (hasSum ? 2 : 0));
-  const put = (at: number, v: number | bigint | undefined): void => {
-    if (v === undefined) dv.setBigUint64(at, 0n, true);
-    else if (type === ValueType.Double) dv.setFloat64(at, v as number, true);
-    else if (type === ValueType.BigInt) dv.setBigInt64(at, BigInt(v), true);
-    else dv.setBigUint64(at, BigInt(v), true);
-  };
-  put(p + 5, s.min);
-  put(p + 13, s.max);
-  put(p + 21, s.sum);
-}
-
-function getStats(dv: DataView, p: number, type: ValueType): BlockStats {
-  const count = dv.getUint32(p, true);
-  const flags = dv.getUint8(p + 4);
-  const get = (at: number): number | bigint =>
-    type === ValueType.Double
-      ? dv.getFloat64(at, true)
-      : type === ValueType.BigInt
-        ? dv.getBigInt64(at, true)
-        : type === ValueType.Boolean
-          ? Number(dv.getBigUint64(at, true))
-          : dv.getBigUint64(at, true);
-  const s: BlockStats = { count };
-  if (flags & 1) {
-    s.min = get(p + 5);
-    s.max = get(p + 13);
-  }
-  if (flags & 2) s.sum = get(p + 21);
-  return s;
-}
-
 export class IndexError extends Error {
   constructor(
     readonly offset: number,
@@ -403,15 +371,17 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
     if (q + columnCount * 5 > end) throw new IndexError(q, 'column descriptor runs past its entry');
     const columns = decodeColumns(dv, q, columnCount);
     q += columnCount * 5;
-    const groupBytes = GROUP_HEAD_BYTES + TIME_REF_BYTES + columnCount * COLUMN_REF_BYTES;
+    const withPages = version >= 3;
+    const groupBytes = GROUP_HEAD_BYTES + (withPages ? 2 : 1) * TIME_REF_BYTES + columnCount * COLUMN_REF_BYTES;
     const rest = end - q;
     if (rest % groupBytes !== 0 || rest === 0) throw new IndexError(q, `${rest} bytes of row groups is not a multiple of ${groupBytes}`);
-    const groups = decodeGroups(dv, q, rest / groupBytes, columns);
+    const groups = decodeGroups(dv, q, rest / groupBytes, columns, withPages);
     // Check the groups now: a corrupt index must fail when the file opens, not mid-query.
     let sum = 0;
     for (const g of groups) {
       sum += g.rows;
       checkRef(g.time, q);
+      if (g.pages !== undefined) checkRef(g.pages, q);
       for (const b of g.columns) checkRef(b, q);
     }
     if (sum !== rows) throw new IndexError(p + 8, `row groups hold ${sum} rows, the entry says ${rows}`);
@@ -493,7 +463,7 @@ function decodeColumns(dv: DataView, at: number, count: number): SeriesColumn[] 
   return columns;
 }
 
-function decodeGroups(dv: DataView, at: number, count: number, cols: readonly SeriesColumn[]): RowGroup[] {
+function decodeGroups(dv: DataView, at: number, count: number, cols: readonly SeriesColumn[], withPages: boolean): RowGroup[] {
   const out: RowGroup[] = [];
   let p = at;
   for (let g = 0; g < count; g++) {
@@ -503,13 +473,19 @@ function decodeGroups(dv: DataView, at: number, count: number, cols: readonly Se
     p += GROUP_HEAD_BYTES;
     const time = getRef(dv, p);
     p += TIME_REF_BYTES;
+    let pages: BlockRef | undefined;
+    if (withPages) {
+      pages = getRef(dv, p);
+      if (pages.length === 0) pages = undefined;
+      p += TIME_REF_BYTES;
+    }
     const columns: ColumnBlock[] = [];
     for (const c of cols) {
       const ref = getRef(dv, p);
       columns.push({ ...ref, stats: getStats(dv, p + 16, c.type) });
       p += COLUMN_REF_BYTES;
     }
-    out.push({ rows, minTs, maxTs, time, columns });
+    out.push({ rows, minTs, maxTs, time, columns, pages });
   }
   return out;
 }

@@ -15,10 +15,11 @@ import type { FieldType, ValueType } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
+import { decodePages, type PageStats } from './page-stats.js';
 import { decodeIndex, IndexError } from './segment-index.js';
 import { copyValue, sliceRows, type ColumnData, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
-export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array;
+export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array | PageStats;
 
 /**
  * Blocks are read from the file in windows of this many bytes, kept in the block cache: a scan
@@ -227,6 +228,22 @@ export class SegmentReader {
     if (cache) this.#cache.set(key, col, estimateBytes(col, rows));
     memo?.columns.set(index, col);
     return col;
+  }
+
+  /** The page statistics of a group of a series entry with `columnCount` columns (undefined when it has none). */
+  async readPages(group: RowGroup, columnCount: number): Promise<PageStats | undefined> {
+    const ref = group.pages;
+    if (ref === undefined) return undefined;
+    const key = this.#uid + ':' + ref.offset;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit as PageStats;
+    // A copy: the block is a view of a cached 1 MiB window, which the pages would keep alive.
+    const b = (await this.#readBlock(ref, 'page block', true)).slice();
+    const pages = decodePages(b, group.rows, group.minTs, group.maxTs, columnCount);
+    if (typeof pages === 'string') throw new CorruptionError(this.path, ref.offset, `page block: ${pages}`);
+    // The bytes, the page arrays, and the statistics objects decoded from them as they are asked for.
+    this.#cache.set(key, pages, b.byteLength + 8 * pages.count + 64 * pages.count * pages.columnCount + 128);
+    return pages;
   }
 
   /** The memo for uncached reads of a pack's blocks (one pack at a time); undefined for other groups. */

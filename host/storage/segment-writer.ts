@@ -1,5 +1,6 @@
 // Writes one segment file (FORMAT.md §5) under a temporary name: series by series, each split
-// into row groups of up to BLOCK_ROWS rows (groupBounds), one codec block per column per group,
+// into row groups of up to BLOCK_ROWS rows (groupBounds, cut on page starts), one codec block per
+// column per group and a page block of per-page statistics (page-stats.ts),
 // except that series of at most PACK_SERIES_ROWS rows go into packs (consecutive small series of
 // a table sharing one block per column, up to PACK_ROWS rows); then the footer index and
 // trailer, fsync, rename to the final name. The caller fsyncs the directory and
@@ -18,6 +19,7 @@ import { computeStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
 import {
+  BLOCK_ROWS,
   encodeHeader,
   groupBounds,
   INDEX_ZSTD,
@@ -31,6 +33,7 @@ import {
   type SegmentMeta,
   type SeriesColumn,
 } from './segment-format.js';
+import { encodePages, floorDiv, pageAlignedBounds, pageWidth } from './page-stats.js';
 import { IndexBuilder } from './segment-index.js';
 import { allocValues, sliceRows, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
@@ -81,6 +84,7 @@ export class SegmentWriter {
   #lastTable = 0;
   #lastKey: string | undefined;
   #step: (() => Promise<void> | undefined) | undefined;
+  #unitsPerSecond: bigint | undefined;
   #pack: OpenPack | undefined;
 
   private constructor(path: string, fh: FileHandle, codecs: ColumnCodecs) {
@@ -90,11 +94,16 @@ export class SegmentWriter {
     this.#codecs = codecs;
   }
 
-  /** `step` is awaited between blocks (background work yields to requests there, time-slice.ts). */
-  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void> | undefined): Promise<SegmentWriter> {
+  /**
+   * `step` is awaited between blocks (background work yields to requests there, time-slice.ts).
+   * `unitsPerSecond` of the database precision places page boundaries (page-stats.ts); without
+   * it groups get no pages.
+   */
+  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void> | undefined, unitsPerSecond?: bigint): Promise<SegmentWriter> {
     const fh = await open(path + '.tmp', 'w');
     const w = new SegmentWriter(path, fh, codecs);
     w.#step = step;
+    w.#unitsPerSecond = unitsPerSecond;
     w.#push(encodeHeader(fileId));
     w.#offset = HEADER_BYTES;
     return w;
@@ -165,7 +174,10 @@ export class SegmentWriter {
   async #addGroups(tableId: number, key: string, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
     const present = columns.filter((c) => rows.columns.has(c.id));
     const groups: RowGroup[] = [];
-    for (const [lo, hi] of groupBounds(rows.length)) {
+    // One page width for the series, its groups cut on page boundaries (page-stats.ts).
+    const width = this.#unitsPerSecond === undefined ? undefined : pageWidth(rows.ts, rows.length, this.#unitsPerSecond);
+    const bounds = width === undefined ? groupBounds(rows.length) : pageAlignedBounds(groupBounds(rows.length), rows.ts, width, BLOCK_ROWS);
+    for (const [lo, hi] of bounds) {
       const part = sliceRows(rows, lo, hi);
       const n = part.length;
       const time = this.#block(this.#codecs.encodeTime(part.ts.length === n ? part.ts : part.ts.subarray(0, n), timeCodec));
@@ -181,7 +193,9 @@ export class SegmentWriter {
         const validity = stats.count === n ? undefined : col.validity?.subarray(0, n);
         blocks.push({ ...this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats });
       }
-      groups.push({ rows: n, minTs: part.ts[0]!, maxTs: part.ts[n - 1]!, time, columns: blocks });
+      // Pages only when the group spans two or more: a group within one page has its own statistics.
+      const pages = width === undefined || floorDiv(part.ts[0]!, width) === floorDiv(part.ts[n - 1]!, width) ? undefined : this.#block(encodePages(part, n, width, present));
+      groups.push({ rows: n, minTs: part.ts[0]!, maxTs: part.ts[n - 1]!, time, columns: blocks, pages });
       await this.#step?.();
     }
     const cols: SeriesColumn[] = present.map((c) => ({ id: c.id, type: c.type }));

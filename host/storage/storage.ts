@@ -410,10 +410,10 @@ export class Storage {
   }
 
   /**
-   * Like `scan`, but whole stored blocks that need no merging come as their statistics
-   * (count/min/max/sum from the footer index, nothing decoded).
+   * Like `scan`, but whole stored blocks (or pages of them) that need no merging come as their
+   * statistics (count/min/max/sum from the footer index or page blocks, nothing decoded), in batches.
    */
-  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest): AsyncGenerator<StatsOrChunk> {
+  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest): AsyncGenerator<StatsOrChunk[]> {
     const t = db.tables.get(table);
     if (t === undefined) return;
     const { view, broken, release } = this.#state(db).view();

@@ -108,6 +108,30 @@ describe('corrupt segment files', () => {
     expect(await dump(store.storage, 'm', { fields: ['w'] })).toHaveLength(50);
   });
 
+  it('a flipped byte in a page block fails the aggregates that read it, naming the file; rows stay readable', async () => {
+    store = await openStore();
+    const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
+    const HOUR = 3_600_000_000_000n;
+    const rows: Parameters<typeof batch>[0][number][] = [];
+    for (let i = 0; i < 1000; i++) rows.push(['m', [['h', 'a']], BigInt(i) * 10_000_000_000n, [dbl('v', i)]]); // 10 s rows: hour pages
+    await store.storage.write(db, [batch(rows)]);
+    await store.storage.flushAll();
+    const dir = join(store.dir, 'db', String(db.id), 'seg');
+    const file = join(dir, readdirSync(dir)[0]!);
+    const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const pages = reader.tables.values().next().value![0]!.groups[0]!.pages!;
+    reader.retire();
+    await store.reopen();
+    flip(file, pages.offset + 30);
+    const hourly = { fields: ['v'], bucket: { origin: 0n, width: HOUR } };
+    const err = await (async () => {
+      for await (const _ of store!.storage.scanStats(store!.storage.catalog.requireDatabase('cnosdb', 'public'), 'm', hourly));
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CorruptionError);
+    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${file} at offset ${pages.offset}: page block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect(await dump(store.storage, 'm', { fields: ['v'] })).toHaveLength(1000);
+  });
+
   it('a corrupt footer: the file is reported at start, its time range fails, the rest is served and written', async () => {
     store = await openStore();
     const [week0] = await setup(store);

@@ -1,6 +1,7 @@
-// The footer index (FORMAT.md §5.1): what the v2 writer builds reads back entry for entry
-// (series with blocks of their own next to packed series), and a damaged entry fails at open
-// with the offset and the check (v1 is read by golden.test.ts in every run).
+// The footer index (FORMAT.md §5.1): what the v3 writer builds reads back entry for entry
+// (series with blocks of their own next to packed series, groups with and without page blocks),
+// and a damaged entry fails at open with the offset and the check (v1 and v2 are read by
+// golden.test.ts in every run).
 
 import { describe, expect, it } from 'vitest';
 import { ValueType } from '../../host/core/write-batch.js';
@@ -25,13 +26,16 @@ function build(): Uint8Array {
   b.addPackedSeries(3, seriesIdKey([[1, 'a']]), 1, 5n, 5n, 0, 0);
   b.addPackedSeries(3, seriesIdKey([[1, 'b,é']]), 2, 1n, 2n, 0, 1);
   expect(b.addPack(pack)).toBe(0);
-  b.addSeries(3, seriesIdKey([[1, 'c'], [2, 'x']]), [{ id: 7, type: ValueType.Double }], [{ rows: 4, minTs: 10n, maxTs: 90n, time: { offset: 36, length: 10, crc: 2 }, columns: [block(46, 4)] }]);
+  b.addSeries(3, seriesIdKey([[1, 'c'], [2, 'x']]), [{ id: 7, type: ValueType.Double }], [
+    { rows: 2, minTs: 10n, maxTs: 20n, time: { offset: 36, length: 10, crc: 2 }, columns: [block(46, 2)] },
+    { rows: 2, minTs: 30n, maxTs: 90n, time: { offset: 56, length: 10, crc: 3 }, columns: [block(66, 2)], pages: { offset: 76, length: 10, crc: 4 } },
+  ]);
   return b.finish(meta);
 }
 
-describe('segment index v2', () => {
+describe('segment index v3', () => {
   it('reads back packs, packed series and series with their own blocks', () => {
-    const { meta: m, series } = decodeIndex(build(), 2, 3, 100);
+    const { meta: m, series } = decodeIndex(build(), 3, 3, 100);
     expect(m).toEqual(meta);
     expect(series.map((s) => [s.key, s.rows, s.minTs, s.maxTs, s.groups[0]!.packRow, s.groups[0]!.pack?.rows])).toEqual([
       ['1:1:a', 1, 5n, 5n, 0, 3],
@@ -41,7 +45,10 @@ describe('segment index v2', () => {
     expect(series[1]!.tags).toEqual([[1, 'b,é']]);
     expect(series[0]!.columns).toBe(series[1]!.columns); // the pack's, shared
     expect(series[0]!.groups[0]!.columns[0]).toEqual(block(26, 3));
-    expect(series[2]!.groups[0]!.columns[0]).toEqual(block(46, 4));
+    expect(series[2]!.groups.map((g) => [g.rows, g.columns[0], g.pages])).toEqual([
+      [2, block(46, 2), undefined],
+      [2, block(66, 2), { offset: 76, length: 10, crc: 4 }],
+    ]);
   });
 
   it('reads back the keys of many series, ASCII or not, with ids of any width', () => {
@@ -58,12 +65,12 @@ describe('segment index v2', () => {
     for (const k of keys) b.addPackedSeries(3, k, 1, 5n, 5n, 0, 0);
     b.addPack({ tableId: 3, rows: 1, minTs: 5n, maxTs: 5n, columns: [{ id: 7, type: ValueType.Double }], time: { offset: 16, length: 10, crc: 1 }, blocks: [block(26, 1)] });
     const index = b.finish({ ...meta, rows: 300 });
-    const { series } = decodeIndex(index, 2, 300, 100);
+    const { series } = decodeIndex(index, 3, 300, 100);
     expect(series.map((s) => s.key)).toEqual(keys);
     // A reader of a file just written takes the writer's keys: the same entries.
-    const handed = decodeIndex(index, 2, 300, 100, keys);
+    const handed = decodeIndex(index, 3, 300, 100, keys);
     expect(handed.series).toEqual(series);
-    expect(() => decodeIndex(index, 2, 300, 100, keys.slice(1))).toThrow('the index holds 300 series, the writer added 299');
+    expect(() => decodeIndex(index, 3, 300, 100, keys.slice(1))).toThrow('the index holds 300 series, the writer added 299');
   });
 
   const at = INDEX_HEADER_BYTES + 8; // the first pack entry
@@ -81,7 +88,7 @@ describe('segment index v2', () => {
       damage(new DataView(index.buffer));
       let err: unknown;
       try {
-        decodeIndex(index, 2, 3, 100);
+        decodeIndex(index, 3, 3, 100);
       } catch (e) {
         err = e;
       }
@@ -89,4 +96,10 @@ describe('segment index v2', () => {
       expect((err as IndexError).message).toBe(message);
     });
   }
+
+  it('fails on a page block outside the data region', () => {
+    const b = new IndexBuilder();
+    b.addSeries(3, seriesIdKey([[1, 'c']]), [{ id: 7, type: ValueType.Double }], [{ rows: 2, minTs: 10n, maxTs: 20n, time: { offset: 36, length: 10, crc: 2 }, columns: [block(46, 2)], pages: { offset: 95, length: 10, crc: 4 } }]);
+    expect(() => decodeIndex(b.finish({ ...meta, rows: 2 }), 3, 1, 100)).toThrow('block at 95 of 10 bytes lies outside the data region');
+  });
 });

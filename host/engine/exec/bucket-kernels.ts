@@ -213,30 +213,33 @@ export class BucketKernels {
     if (f.count === 0) return;
     const s = this.#sources[source]!;
     this.#views();
-    const at = (a: number): number => s.ptr / 8 + a * s.cap + g;
-    const seen = this.#f64[at(A_COUNT)]! > 0;
-    this.#f64[at(A_COUNT)]! += f.count;
-    this.#f64[at(A_FSUM)]! += Number(f.sum);
+    const base = s.ptr / 8 + g;
+    const cap = s.cap;
+    const f64 = this.#f64;
+    const seen = f64[base + A_COUNT * cap]! > 0;
+    f64[base + A_COUNT * cap]! += f.count;
+    f64[base + A_FSUM * cap]! += Number(f.sum);
     if (s.type === 'Float64') {
       const mn = f.min as number;
       const mx = f.max as number;
-      const bn = this.#f64[at(A_MIN)]!;
-      const bx = this.#f64[at(A_MAX)]!;
-      if (!seen || mn < bn || (bn !== bn && mn === mn)) this.#f64[at(A_MIN)] = mn;
-      if (!seen || mx > bx || (mx !== mx && bx === bx)) this.#f64[at(A_MAX)] = mx;
+      const bn = f64[base + A_MIN * cap]!;
+      const bx = f64[base + A_MAX * cap]!;
+      if (!seen || mn < bn || (bn !== bn && mn === mn)) f64[base + A_MIN * cap] = mn;
+      if (!seen || mx > bx || (mx !== mx && bx === bx)) f64[base + A_MAX * cap] = mx;
       return;
     }
     // Exact integer sum: the high part, and a low part kept below 2^32.
+    const i64 = this.#i64;
     const sum = BigInt(f.sum!);
     const hi = sum >> 32n;
-    const lo = this.#i64[at(A_LO)]! + (sum - (hi << 32n));
-    this.#i64[at(A_HI)] = this.#i64[at(A_HI)]! + hi + (lo >> 32n);
-    this.#i64[at(A_LO)] = lo & 0xffffffffn;
-    const ints = s.type === 'UInt64' ? this.#u64 : this.#i64;
+    const lo = i64[base + A_LO * cap]! + (sum - (hi << 32n));
+    i64[base + A_HI * cap] = i64[base + A_HI * cap]! + hi + (lo >> 32n);
+    i64[base + A_LO * cap] = lo & 0xffffffffn;
+    const ints = s.type === 'UInt64' ? this.#u64 : i64;
     const mn = BigInt(f.min!);
     const mx = BigInt(f.max!);
-    if (!seen || mn < ints[at(A_MIN)]!) ints[at(A_MIN)] = mn;
-    if (!seen || mx > ints[at(A_MAX)]!) ints[at(A_MAX)] = mx;
+    if (!seen || mn < ints[base + A_MIN * cap]!) ints[base + A_MIN * cap] = mn;
+    if (!seen || mx > ints[base + A_MAX * cap]!) ints[base + A_MAX * cap] = mx;
   }
 
   /**

@@ -264,17 +264,19 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
   }
 
-  async #foldStatsScan(ctx: ExecContext, groups: BucketGroups, items: AsyncIterable<StatsOrChunk>, fields: string[]): Promise<void> {
+  async #foldStatsScan(ctx: ExecContext, groups: BucketGroups, batches: AsyncIterable<StatsOrChunk[]>, fields: string[]): Promise<void> {
     const scan = this.#scan;
-    for await (const item of items) {
+    for await (const items of batches) {
       ctx.checkAbort();
-      if (item.kind === 'chunk') groups.addChunk(item.chunk);
-      else if (statsComplete(this.#aggs, item.stats)) groups.addStats(item.stats);
-      else {
-        // Inexact statistics (NaN, an integer sum past 64 bits): read that run's rows.
-        const st = item.stats;
-        const same = (tags: ReadonlyMap<string, string>): boolean => tags.size === st.tags.size && [...st.tags].every(([k, v]) => tags.get(k) === v);
-        await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, { fields, minTime: st.minTime, maxTime: st.maxTime, seriesFilter: same }));
+      for (const item of items) {
+        if (item.kind === 'chunk') groups.addChunk(item.chunk);
+        else if (statsComplete(this.#aggs, item.stats)) groups.addStats(item.stats);
+        else {
+          // Inexact statistics (NaN, an integer sum past 64 bits): read that run's rows.
+          const st = item.stats;
+          const same = (tags: ReadonlyMap<string, string>): boolean => tags.size === st.tags.size && [...st.tags].every(([k, v]) => tags.get(k) === v);
+          await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, { fields, minTime: st.minTime, maxTime: st.maxTime, seriesFilter: same }));
+        }
       }
       await ctx.maybeYield();
     }

@@ -53,7 +53,7 @@ export class MemoryCatalog implements EngineCatalog {
   /** Blocks handed out as statistics, and lastPoints calls, for pushdown tests. */
   statsServed = 0;
   lastPointsServed = 0;
-  readonly scanStats?: (database: string, table: string, request: StatsRequest) => AsyncIterable<StatsOrChunk>;
+  readonly scanStats?: (database: string, table: string, request: StatsRequest) => AsyncIterable<StatsOrChunk[]>;
   readonly lastPoints?: (database: string, table: string, request: LastRequest) => Promise<SeriesLast[]>;
 
   constructor(options: MemoryCatalogOptions = {}) {
@@ -65,8 +65,8 @@ export class MemoryCatalog implements EngineCatalog {
     if (options.lastPoints === true) this.lastPoints = async (database, table, request) => this.#lastPoints(database, table, request);
   }
 
-  /** Blocks within the request's range (and one bucket) as statistics; the rest as rows. */
-  async *#scanStats(database: string, table: string, request: StatsRequest, blockRows: number): AsyncIterable<StatsOrChunk> {
+  /** Blocks within the request's range (and one bucket) as statistics; the rest as rows (a batch of one item each). */
+  async *#scanStats(database: string, table: string, request: StatsRequest, blockRows: number): AsyncIterable<StatsOrChunk[]> {
     const t = this.#db(database).tables.get(table);
     if (t === undefined) return;
     const bucketOf = (ts: bigint): bigint | undefined => {
@@ -91,11 +91,11 @@ export class MemoryCatalog implements EngineCatalog {
             if (col?.kind === 'field') fields.set(f, blockStats(col.type.id, block.map((ts) => s.rows.get(ts)!.get(f))));
           }
           this.statsServed++;
-          yield { kind: 'stats', stats: { tags: s.tags, rows: block.length, minTime: lo, maxTime: hi, fields } };
+          yield [{ kind: 'stats', stats: { tags: s.tags, rows: block.length, minTime: lo, maxTime: hi, fields } }];
           continue;
         }
         for await (const chunk of this.scan(database, table, { ...request, seriesFilter: (tags) => tags === s.tags, minTime: max(lo, request.minTime), maxTime: min(hi, request.maxTime) })) {
-          yield { kind: 'chunk', chunk };
+          yield [{ kind: 'chunk', chunk }];
         }
       }
     }
