@@ -237,8 +237,15 @@ export class SegmentReader {
     const key = this.#uid + ':' + ref.offset;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit as PageStats;
-    // A copy: the block is a view of a cached 1 MiB window, which the pages would keep alive.
-    const b = (await this.#readBlock(ref, 'page block', true)).slice();
+    // Stored as one zstd frame (decompressing also copies it out of the cached 1 MiB window,
+    // which the pages would otherwise keep alive).
+    const stored = await this.#readBlock(ref, 'page block', true);
+    let b: Uint8Array;
+    try {
+      b = decompress(stored);
+    } catch (e) {
+      throw new CorruptionError(this.path, ref.offset, `page block does not decompress: ${(e as Error).message}`);
+    }
     const pages = decodePages(b, group.rows, group.minTs, group.maxTs, columnCount);
     if (typeof pages === 'string') throw new CorruptionError(this.path, ref.offset, `page block: ${pages}`);
     // The bytes, the page arrays, and the statistics objects decoded from them as they are asked for.
