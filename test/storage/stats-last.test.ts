@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import type { SeriesChunk, StatsRequest } from '../../host/core/scan.js';
 import type { Storage } from '../../host/storage/storage.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
+import { rng } from '../ingest/ingest-support.js';
 import { TableModel } from './model.js';
 import { batch, dbl, f64, int, openStore, str, type Row, type TestStore } from './support.js';
 
@@ -36,7 +38,13 @@ function add(aggs: Aggs, key: string, v: number | bigint | undefined, rows: numb
   if (max !== undefined && (a.max === undefined || max > a.max)) a.max = max;
 }
 
-const bucketOf = (t: bigint, r: StatsRequest): string => (r.bucket === undefined ? '*' : String((t - r.bucket.origin) / r.bucket.width));
+/** The bucket of t: floor((t - origin) / width), also before the origin. */
+const bucketOf = (t: bigint, r: StatsRequest): string => {
+  if (r.bucket === undefined) return '*';
+  const d = t - r.bucket.origin;
+  const q = d / r.bucket.width;
+  return String(q * r.bucket.width > d ? q - 1n : q);
+};
 
 function addRows(aggs: Aggs, c: SeriesChunk, r: StatsRequest): void {
   const series = c.tags.get('h')!;
@@ -51,17 +59,17 @@ function addRows(aggs: Aggs, c: SeriesChunk, r: StatsRequest): void {
   }
 }
 
-async function viaScan(s: Storage, r: StatsRequest): Promise<Aggs> {
+async function viaScan(s: Storage, r: StatsRequest, db = 'public'): Promise<Aggs> {
   const aggs: Aggs = new Map();
-  for await (const c of s.scan(s.catalog.requireDatabase('cnosdb', 'public'), 'm', r)) addRows(aggs, c, r);
+  for await (const c of s.scan(s.catalog.requireDatabase('cnosdb', db), 'm', r)) addRows(aggs, c, r);
   return aggs;
 }
 
-async function viaStats(s: Storage, r: StatsRequest): Promise<{ aggs: Aggs; stats: number; chunks: number }> {
+async function viaStats(s: Storage, r: StatsRequest, db = 'public'): Promise<{ aggs: Aggs; stats: number; chunks: number }> {
   const aggs: Aggs = new Map();
   let stats = 0;
   let chunks = 0;
-  for await (const batch of s.scanStats(s.catalog.requireDatabase('cnosdb', 'public'), 'm', r)) for (const p of batch) {
+  for await (const batch of s.scanStats(s.catalog.requireDatabase('cnosdb', db), 'm', r)) for (const p of batch) {
     if (p.kind === 'chunk') {
       chunks++;
       addRows(aggs, p.chunk, r);
@@ -187,6 +195,47 @@ describe('page statistics', () => {
     await s.flushAll();
     await store.reopen();
     await check({ fields: ['n', 'x'], bucket: hourly, seriesFilter: (t) => t.get('h') === 'a' }, {});
+  });
+});
+
+describe('page statistics on random data', () => {
+  it('give what the rows give, whatever the precision, spacing, range, bucket and origin', async () => {
+    store = await openStore();
+    const s = store.storage;
+    const random = rng(20261126);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    let pageRuns = 0;
+    for (const [db, precision, perSecond] of [['ns', 'NS', 1_000_000_000n], ['us', 'US', 1_000_000n], ['ms', 'MS', 1000n]] as const) {
+      await s.createDatabase('cnosdb', db, { ...DEFAULT_DATABASE_OPTIONS, precision });
+      const def = s.catalog.requireDatabase('cnosdb', db);
+      // Two series of random spacing (0.5 s to 2 min, jittered), from before 1970 or after.
+      const start = BigInt(Math.floor((random() - 0.3) * 1e6)) * perSecond;
+      const rows: Row[] = [];
+      for (const h of ['a', 'b']) {
+        const step = BigInt(Math.floor(pick([0.5, 1, 7, 10, 60, 120]) * 1000)) * (perSecond / 1000n);
+        let t = start + BigInt(Math.floor(random() * 1000)) * perSecond;
+        for (let i = 0, n = 300 + Math.floor(random() * 12_000); i < n; i++) {
+          t += step + BigInt(Math.floor(random() * 3));
+          const fields = [int('n', BigInt(Math.floor(random() * 2000) - 1000))];
+          if (random() < 0.9) fields.push(dbl('x', Math.round(random() * 1e4) / 16));
+          rows.push(['m', [['h', h]], t, fields]);
+        }
+      }
+      await s.write(def, [batch(rows)]);
+      await s.flushAll();
+      const span = rows.reduce((m, r) => (r[2] > m ? r[2] : m), start) - start;
+      for (let q = 0; q < 25; q++) {
+        const width = BigInt(pick([60, 300, 900, 3600, 7200, 86_400, 420, 45])) * perSecond;
+        const origin = pick([0n, width * 3n, -width, 1234n * perSecond, 7n]);
+        const r: StatsRequest = { fields: pick([['n'], ['x'], ['n', 'x']]), bucket: random() < 0.9 ? { origin, width } : undefined };
+        if (random() < 0.6) r.minTime = start + BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond + BigInt(Math.floor(random() * 2)) * 7n;
+        if (random() < 0.6) r.maxTime = (r.minTime ?? start) + BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond;
+        const got = await viaStats(s, r, db);
+        expect(norm(got.aggs), JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v))).toEqual(norm(await viaScan(s, r, db)));
+        pageRuns += got.stats;
+      }
+    }
+    expect(pageRuns).toBeGreaterThan(100); // statistics were used, not only rows
   });
 });
 
