@@ -4,7 +4,8 @@
 // aggregates per time bucket reads these instead of decoding the blocks whenever the bucket
 // width is a multiple of the page width on the same grid: TSBS mean per host per hour over a
 // day is 100 series x 2 groups of 12 h, no group inside one bucket, every page inside one.
-// Pure bytes, no Node imports (the browser sandbox reads segments too).
+// Pure bytes, no Node imports (the browser sandbox reads segments too): the file stores these
+// bytes as one zstd frame, compressed by the segment writer and decompressed by the reader.
 
 import type { ValueType } from '../core/write-batch.js';
 import { computeStats, getStats, putStats, STATS_BYTES } from './block-stats.js';
