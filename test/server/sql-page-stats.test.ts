@@ -57,7 +57,7 @@ function flushedRows(dbDir: string): number {
   return n;
 }
 
-const AGGS = (x: string, n: string): string => `count(${x}) AS c, sum(${n}) AS s, min(${x}) AS lo, max(${x}) AS hi, avg(${x}) AS mean`;
+const AGGS = (x: string, n: string): string => `count(*) AS rows, count(${x}) AS c, sum(${n}) AS s, min(${x}) AS lo, max(${x}) AS hi, avg(${x}) AS mean, min(${n}) AS nlo`;
 
 describe('aggregates from page statistics', () => {
   const cases: Array<[string, string, string]> = [
