@@ -44,9 +44,17 @@ export interface TestServer {
   cleanup(): void;
 }
 
+/**
+ * Data directories made here and not yet cleaned up. A test that restarts a server on the first
+ * one's directory cleans up through the second: its cleanup removes the directory too (it left
+ * the directory behind before; a CI run left four in /tmp).
+ */
+const ownDirs = new Set<string>();
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
+  if (ownDir) ownDirs.add(dataDir);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,11 +93,23 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     });
   };
 
-  const listening = await waitForLog((l) => l.msg === 'listening');
-  if (options.waitReady !== false) await waitForLog((l) => l.msg === 'ready');
-  if (options.waitWarm === true && (options.env?.SUNDIAL_WARMUP ?? process.env.SUNDIAL_WARMUP) !== 'false') {
-    const done = new Set(['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']);
-    await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
+  let listening: Record<string, unknown>;
+  try {
+    listening = await waitForLog((l) => l.msg === 'listening');
+    if (options.waitReady !== false) await waitForLog((l) => l.msg === 'ready');
+    if (options.waitWarm === true && (options.env?.SUNDIAL_WARMUP ?? process.env.SUNDIAL_WARMUP) !== 'false') {
+      const done = new Set(['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']);
+      await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
+    }
+  } catch (e) {
+    // No server to hand back, so nobody else can remove the directory made for it.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    if (ownDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+      ownDirs.delete(dataDir);
+    }
+    throw e;
   }
   return {
     url: String(listening.url),
@@ -108,7 +128,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       await exited;
     },
     cleanup: () => {
-      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!ownDirs.has(dataDir)) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      ownDirs.delete(dataDir);
     },
   };
 }
