@@ -9,7 +9,7 @@
 // take. It yields to the event loop between queries, so requests are served meanwhile, and it
 // gives up quietly on any error: it only ever makes later queries faster.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -79,6 +79,24 @@ async function runOne(engine: SqlEngine, sql: string, session: QuerySession, for
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+const PREFIX = 'sundial-warmup-';
+/** A warm-up takes about a second: a directory of ours this old was left by a server killed during its warm-up. */
+const STALE_MS = 60 * 60_000;
+
+/**
+ * Removes warm-up directories a killed server left in `dir` (1.3 MB each). Only old ones: another
+ * server on this machine may be warming up in a young one. Errors are ignored (not ours to own).
+ */
+async function removeStale(dir: string, nowMs: number): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(PREFIX)) continue;
+    const path = join(dir, name);
+    const st = await stat(path).catch(() => undefined);
+    if (st?.isDirectory() === true && nowMs - st.mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /**
  * Runs the warm-up to the end (or until `signal` aborts it), removes its directory, and logs how
  * long it took; never rejects.
@@ -94,7 +112,8 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     dir = undefined;
   };
   try {
-    dir = await mkdtemp(join(tmpdir(), 'sundial-warmup-'));
+    await removeStale(tmpdir(), Date.now());
+    dir = await mkdtemp(join(tmpdir(), PREFIX));
     storage = await Storage.open({
       dataDir: dir,
       logger: logger.child({ warmup: true }, { level: 'silent' }),

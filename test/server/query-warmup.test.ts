@@ -1,7 +1,7 @@
 // The query warm-up (host/server/query-warmup.ts) runs in a scratch directory of the system's
 // temporary folder, leaves nothing behind there or in the user's data, and stops with the server.
 
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,21 @@ const sql = async (text: string): Promise<string> => {
 };
 
 describe('query warm-up', () => {
+  it('removes the warm-up directories of servers killed long ago, and no other', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
+    const old = join(temp, 'sundial-warmup-old123');
+    const young = join(temp, 'sundial-warmup-young1');
+    const other = join(temp, 'not-ours-old');
+    for (const d of [old, young, other]) mkdirSync(join(d, 'db'), { recursive: true });
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    utimesSync(other, twoHoursAgo, twoHoursAgo);
+    server = await startServer({ env: { TMPDIR: temp } });
+    await server.waitForLog((l) => l.msg === 'query path warmed up');
+    expect(readdirSync(temp).sort()).toEqual(['not-ours-old', 'sundial-warmup-young1']);
+  });
+
+
   it('runs once the server is ready and leaves no trace in the data or the temporary folder', async () => {
     temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
     server = await startServer({ env: { TMPDIR: temp } });
