@@ -54,6 +54,7 @@ export class SegmentReader {
   readonly #cache: BlockCache<CachedBlock>;
   readonly #uid = nextUid++;
   #refs = 1;
+  #closed = false;
   #retired = false;
   readonly #byKey = new Map<number, Map<string, SegmentSeries>>();
   #packMemo: PackMemo | undefined;
@@ -141,6 +142,7 @@ export class SegmentReader {
 
   release(): void {
     if (--this.#refs === 0) {
+      this.#closed = true;
       this.#cache.dropPrefix(this.#uid + ':');
       void this.#fh.close().catch(() => undefined);
     }
@@ -173,6 +175,8 @@ export class SegmentReader {
   }
 
   async #readBlock(ref: BlockRef, what: string, cache: boolean): Promise<Uint8Array> {
+    // A closed file is not a corrupt one: reading it means a scan did not hold it (acquire).
+    if (this.#closed) throw bug(`segment ${this.path} read after it was closed`);
     const b = await this.#blockBytes(ref, cache).catch((e: Error) => {
       throw new CorruptionError(this.path, ref.offset, `${what}: ${e.message}`);
     });

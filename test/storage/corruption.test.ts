@@ -132,6 +132,17 @@ describe('corrupt segment files', () => {
     expect(await dump(store.storage, 'm', { fields: ['v'] })).toHaveLength(1000);
   });
 
+  it('a read of a file already closed is a bug, not a corruption', async () => {
+    store = await openStore();
+    await setup(store);
+    const closed = store.storage;
+    await store.reopen(); // closes the first storage and its files
+    const err = await dump(closed, 'm').catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(CorruptionError);
+    expect((err as Error).message).toMatch(/^BUG: segment .*\.seg read after it was closed$/);
+    expect(await dump(store.storage, 'm')).toHaveLength(300);
+  });
+
   it('a corrupt footer: the file is reported at start, its time range fails, the rest is served and written', async () => {
     store = await openStore();
     const [week0] = await setup(store);
