@@ -17,6 +17,12 @@ export function unitConversion(from: TimeUnit, to: TimeUnit): UnitConversion {
   return f >= t ? { multiplier: f / t, divisor: 1n } : { multiplier: 1n, divisor: t / f };
 }
 
+/** Floor division of bigints (toward negative infinity): the bucket, page or day holding a time before 1970 too. */
+export function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return q * b !== a && a < 0n !== b < 0n ? q - 1n : q;
+}
+
 /** The database precision ('NS', 'US', 'MS') as a unit. */
 export function dbUnit(precision: 'NS' | 'US' | 'MS'): TimeUnit {
   return precision.toLowerCase() as TimeUnit;

@@ -4,7 +4,10 @@
 // (http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
 
 import type { IntervalValue } from './batch.js';
+import { floorDiv } from '../core/precision.js';
 import { unitNanos, type TimeUnit } from './types.js';
+
+export { floorDiv };
 
 export const NS_PER_SECOND = 1_000_000_000n;
 export const NS_PER_DAY = 86_400n * NS_PER_SECOND;
@@ -35,11 +38,6 @@ export function civilFromDays(z: number): [number, number, number] {
   return [m <= 2 ? y + 1 : y, m, d];
 }
 
-/** Floor division for bigint (toward negative infinity). */
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
-}
 
 export function toNanos(v: bigint, unit: TimeUnit): bigint {
   return v * unitNanos(unit);

@@ -7,10 +7,11 @@
 // Pure bytes, no Node imports (the browser sandbox reads segments too): the file stores these
 // bytes as one zstd frame, compressed by the segment writer and decompressed by the reader.
 
+import { floorDiv } from '../core/precision.js';
 import type { ValueType } from '../core/write-batch.js';
 import { computeStats, getStats, putStats, STATS_BYTES } from './block-stats.js';
 import type { BlockStats } from './segment-format.js';
-import type { FieldValues, SeriesRows } from './series-data.js';
+import { lowerBound, type FieldValues, type SeriesRows } from './series-data.js';
 
 /** Page widths the writer chooses from, in seconds: each divides the next, and each the common bucket widths above it (1 m, 5 m, 15 m, 1 h, 1 d). */
 const PAGE_SECONDS = [1, 5, 60, 300, 3600, 86_400];
@@ -18,16 +19,10 @@ const PAGE_SECONDS = [1, 5, 60, 300, 3600, 86_400];
 export const MIN_PAGE_ROWS = 128;
 const HEAD_BYTES = 24;
 
-/** Floor division (times before 1970 are negative). */
-export function floorDiv(t: bigint, w: bigint): bigint {
-  const q = t / w;
-  return q * w > t ? q - 1n : q;
-}
-
 /**
- * The page width for a group of `n` sorted times, in the database precision: the narrowest on
- * the ladder whose pages average MIN_PAGE_ROWS rows. Undefined when the group lies within one
- * page of that width (its own statistics say as much) or is too sparse for any.
+ * The page width for a series of `n` sorted times, in the database precision: the narrowest on
+ * the ladder whose pages average MIN_PAGE_ROWS rows. Undefined when the series lies within one
+ * page of that width (its groups' own statistics say as much) or is too sparse for any.
  */
 export function pageWidth(ts: BigInt64Array, n: number, unitsPerSecond: bigint): bigint | undefined {
   if (n < 2 * MIN_PAGE_ROWS) return undefined;
@@ -54,15 +49,8 @@ export function pageAlignedBounds(bounds: Array<[number, number]>, ts: BigInt64A
   let lo = 0;
   for (let g = 0; g < bounds.length - 1; g++) {
     const cut = bounds[g]![1];
-    const pageStart = floorDiv(ts[cut]!, w) * w;
-    // The first row at or after the page start, at most `cut`.
-    let a = lo;
-    let b = cut;
-    while (a < b) {
-      const m = (a + b) >>> 1;
-      if (ts[m]! < pageStart) a = m + 1;
-      else b = m;
-    }
+    // The first row at or after the start of the page holding the cut.
+    const a = lowerBound(ts, cut, floorDiv(ts[cut]!, w) * w);
     if (a <= lo) return bounds;
     out.push([lo, a]);
     lo = a;
@@ -126,14 +114,7 @@ export function encodePages(rows: SeriesRows, n: number, w: bigint, columns: Rea
   let lo = 0;
   while (lo < n) {
     const k = floorDiv(ts[lo]!, w);
-    const end = (k + 1n) * w;
-    let a = lo + 1;
-    let b = n;
-    while (a < b) {
-      const m = (a + b) >>> 1;
-      if (ts[m]! < end) a = m + 1;
-      else b = m;
-    }
+    const a = lowerBound(ts, n, (k + 1n) * w);
     page.push(Number(k - first));
     rowEnd.push(a);
     lo = a;

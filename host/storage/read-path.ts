@@ -7,6 +7,7 @@
 // read, segments and blocks by their time bounds.
 
 import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, StatsRequest } from '../core/scan.js';
+import { floorDiv } from '../core/precision.js';
 import { seriesKey } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
 import type { Tombstone } from './manifest.js';
@@ -14,7 +15,6 @@ import type { Memtable } from './memtable.js';
 import type { RowGroup } from './segment-format.js';
 import type { SegmentReader, SegmentSeries } from './segment-reader.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
-import { floorDiv } from './page-stats.js';
 import { sliceByTime, sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
 
 /** A consistent view of one database's data, oldest source first. */
@@ -244,12 +244,7 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
-  const bucketOf = (t: bigint): bigint | undefined => {
-    if (request.bucket === undefined) return undefined;
-    const d = t - request.bucket.origin;
-    const w = request.bucket.width;
-    return d >= 0n ? d / w : -((-d + w - 1n) / w);
-  };
+  const bucketOf = (t: bigint): bigint | undefined => (request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width));
   let out: StatsOrChunk[] = [];
   for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b))) {
@@ -263,7 +258,7 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
       if (lone && (b.lo === undefined || p.minTs >= b.lo) && (b.hi === undefined || p.maxTs <= b.hi) && bucketOf(p.minTs) === bucketOf(p.maxTs)) {
         const { entry, group } = p.segment!;
         const stats = new Map<string, FieldStats>();
-        for (const name of request.fields) stats.set(name, { count: 0 });
+        for (const name of request.fields) stats.set(name, NO_VALUES);
         for (const [id, name] of fields) {
           const i = entry.columns.findIndex((col) => col.id === id);
           if (i >= 0) stats.set(name, { ...group.columns[i]!.stats });

@@ -14,6 +14,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { compress } from 'zstd-napi';
 import { bug } from '../core/errors.js';
+import { floorDiv } from '../core/precision.js';
 import type { FieldType } from '../core/write-batch.js';
 import { computeStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
@@ -33,7 +34,7 @@ import {
   type SegmentMeta,
   type SeriesColumn,
 } from './segment-format.js';
-import { encodePages, floorDiv, pageAlignedBounds, pageWidth } from './page-stats.js';
+import { encodePages, pageAlignedBounds, pageWidth } from './page-stats.js';
 import { IndexBuilder } from './segment-index.js';
 import { allocValues, sliceRows, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValueType } from '../../host/core/write-batch.js';
 import { computeStats } from '../../host/storage/block-stats.js';
-import { decodePages, encodePages, floorDiv, MIN_PAGE_ROWS, pageAlignedBounds, pageWidth } from '../../host/storage/page-stats.js';
+import { floorDiv } from '../../host/core/precision.js';
+import { decodePages, encodePages, MIN_PAGE_ROWS, pageAlignedBounds, pageWidth } from '../../host/storage/page-stats.js';
 import { BLOCK_ROWS, groupBounds } from '../../host/storage/segment-format.js';
 import type { SeriesRows } from '../../host/storage/series-data.js';
 
@@ -29,13 +30,6 @@ describe('pageWidth', () => {
   for (const [name, ts, unitsPerSecond, want] of cases) {
     it(name, () => expect(pageWidth(ts, ts.length, unitsPerSecond)).toBe(want));
   }
-
-  it('floors times before 1970 to the page that holds them', () => {
-    expect(floorDiv(-1n, HOUR)).toBe(-1n);
-    expect(floorDiv(-HOUR, HOUR)).toBe(-1n);
-    expect(floorDiv(-HOUR - 1n, HOUR)).toBe(-2n);
-    expect(floorDiv(HOUR - 1n, HOUR)).toBe(0n);
-  });
 });
 
 describe('pageAlignedBounds', () => {

@@ -13,7 +13,7 @@ import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catal
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { Aggregate, TableScan } from '../plan/logical-plan.js';
-import { intervalNanos } from '../time.js';
+import { floorDiv, intervalNanos } from '../time.js';
 import { unitNanos, type TimeUnit } from '../types.js';
 import type { IntervalValue } from '../batch.js';
 import { slices } from './batches.js';
@@ -29,11 +29,6 @@ import { SortExec } from './sort-exec.js';
 const AGG_KINDS = new Set<string>(['count', 'sum', 'avg', 'mean', 'min', 'max', 'first', 'last']);
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
-
-function floorDiv(d: bigint, s: bigint): bigint {
-  const q = d / s;
-  return d < 0n && q * s !== d ? q - 1n : q;
-}
 
 function columnName(e: LExpr, scan: TableScan): string | undefined {
   const x = e.kind === 'cast' && (e.expr.type.id === 'Int64' || e.expr.type.id === 'UInt64') && e.type.id === 'Float64' ? e.expr : e;

@@ -12,6 +12,7 @@ import { bug } from '../../core/errors.js';
 import { words } from '../functions/accumulators.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
+import { floorDiv } from '../time.js';
 import { FLOAT64, INT64, type DataType } from '../types.js';
 import { compareStrings } from './compute.js';
 import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
@@ -125,10 +126,7 @@ export class BucketGroups {
 
   /** The number of the bucket holding t: floor((t - origin) / stride). */
   #bucketOf(t: bigint): bigint {
-    if (this.#stride === undefined) return 0n;
-    const d = t - this.#origin;
-    const k = d / this.#stride;
-    return d < 0n && k * this.#stride !== d ? k - 1n : k;
+    return this.#stride === undefined ? 0n : floorDiv(t - this.#origin, this.#stride);
   }
 
   /**
