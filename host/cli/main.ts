@@ -63,7 +63,8 @@ async function main(): Promise<void> {
   }
 
   const workers = config['ingest.parse_workers'];
-  const parsers: Parsers = workers === 0 ? new InThreadParsers(core) : new ParsePool(workers, logger);
+  const pool = workers === 0 ? undefined : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'] });
+  const parsers: Parsers = pool ?? new InThreadParsers(core);
   const server = new SundialServer(config, logger, version);
   const url = await server.listen();
   logger.info({ url, dataDir, version }, 'listening');
@@ -115,7 +116,8 @@ async function main(): Promise<void> {
     nowMs: Date.now,
   });
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
-  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers }, 'ready');
+  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'] }, 'ready');
+  if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();
   if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
 }
 

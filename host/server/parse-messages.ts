@@ -20,3 +20,18 @@ export interface ParseFailure {
 }
 
 export type ParseReply = { id: number; ok: true; result: ParseResult } | { id: number; ok: false; error: ParseFailure };
+
+/** What a worker started with `workerData.warmup` reports once its warm-up (parse-warmup.ts) ends. */
+export interface WarmupReport {
+  warmed: true;
+  /** Bodies parsed. */
+  jobs: number;
+  ms: number;
+  /** The first warm-up body that failed to parse, if any (a bug: they are generated to parse). */
+  error?: string;
+}
+
+/** The options a worker starts with (its workerData). */
+export interface ParseWorkerData {
+  warmup: boolean;
+}

@@ -7,9 +7,11 @@
 //
 // A worker takes one job at a time (a job is a whole request body, milliseconds of work, so
 // queueing more per worker would gain nothing); jobs wait in one queue for the first idle worker.
-// Workers start on demand, up to the pool size, and are kept. A worker that dies (out of memory,
-// a native fault) fails only the request it was parsing, with a 500, and the next job starts a
-// replacement.
+// Workers start on demand, up to the pool size, and are kept; with the warm-up on
+// (`ingest.parse_warmup`) the server starts them all once it is ready, and each parses generated
+// bodies of every format first (ingest/parse-warmup.ts), so that the first requests do not pay
+// for loading and compiling the parsers. A worker that dies (out of memory, a native fault) fails
+// only the request it was parsing, with a 500, and the next job starts a replacement.
 
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -17,7 +19,7 @@ import { UserError } from '../core/errors.js';
 import type { Core } from '../core/wasm.js';
 import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob, type ParseJob, type ParseResult } from '../ingest/parse-jobs.js';
-import type { ParseReply, ParseRequest } from './parse-messages.js';
+import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './parse-messages.js';
 
 /** Parses write bodies; see the file header. */
 export interface Parsers {
@@ -78,22 +80,32 @@ export class ParsePool implements Parsers {
   readonly workers: number;
   readonly #logger: Logger;
   readonly #script: URL;
+  readonly #data: ParseWorkerData;
   readonly #slots: Slot[] = [];
   readonly #queue: Pending[] = [];
   #nextId = 1;
   #closed = false;
 
-  /** `script`: the worker's module (tests running the TypeScript sources point it at dist/). */
-  constructor(workers: number, logger: Logger, script: URL = WORKER_SCRIPT) {
+  /**
+   * `warmup`: each worker parses generated bodies before its first job (see the file header).
+   * `script`: the worker's module (tests running the TypeScript sources point it at dist/).
+   */
+  constructor(workers: number, logger: Logger, options: { warmup?: boolean; script?: URL } = {}) {
     if (!Number.isSafeInteger(workers) || workers < 1) throw new Error(`BUG: a parse pool needs at least one worker, got ${workers}`);
     this.workers = workers;
     this.#logger = logger;
-    this.#script = script;
+    this.#script = options.script ?? WORKER_SCRIPT;
+    this.#data = { warmup: options.warmup === true };
   }
 
-  /** Worker threads running now (they start on demand). */
+  /** Worker threads running now (they start on demand, or all at once with startAll). */
   get running(): number {
     return this.#slots.length;
+  }
+
+  /** Starts every worker the pool may have, ahead of the first job (with the warm-up, to warm them). */
+  startAll(): void {
+    while (!this.#closed && this.#slots.length < this.workers) this.#start();
   }
 
   parse(job: ParseJob, body: Uint8Array): Promise<ParseResult> {
@@ -132,11 +144,13 @@ export class ParsePool implements Parsers {
   }
 
   #start(): Slot {
-    const worker = new Worker(this.#script);
+    const worker = new Worker(this.#script, { workerData: this.#data });
+    // Idle (warming up included), a worker does not keep the process alive; see #pump.
+    worker.unref();
     const slot: Slot = { worker, threadId: worker.threadId, job: undefined, error: undefined };
     this.#slots.push(slot);
     this.#logger.info({ threadId: slot.threadId }, 'parse worker started');
-    worker.on('message', (reply: ParseReply) => this.#finish(slot, reply));
+    worker.on('message', (reply: ParseReply | WarmupReport) => ('warmed' in reply ? this.#warmed(slot, reply) : this.#finish(slot, reply)));
     // A reply that cannot be deserialized would leave its request waiting forever: end the
     // worker instead, which fails that request and starts a replacement on the next job.
     worker.on('messageerror', (err) => {
@@ -146,6 +160,11 @@ export class ParsePool implements Parsers {
     worker.on('error', (err) => (slot.error = err));
     worker.on('exit', (code) => this.#exited(slot, code));
     return slot;
+  }
+
+  #warmed(slot: Slot, report: WarmupReport): void {
+    if (report.error === undefined) this.#logger.info({ threadId: slot.threadId, jobs: report.jobs, ms: report.ms }, 'parse worker warmed up');
+    else this.#logger.error({ threadId: slot.threadId, jobs: report.jobs, ms: report.ms, error: report.error }, 'BUG: a parse warm-up body failed to parse');
   }
 
   #finish(slot: Slot, reply: ParseReply): void {

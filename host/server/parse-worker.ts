@@ -1,15 +1,18 @@
 // A parse worker of ParsePool (parse-pool.ts): receives one job at a time, runs the same
 // runParseJob the server's thread would run, and posts back either the result, with the batch
 // buffers transferred (not copied), or the error as data: a UserError's kind and message, or
-// anything else as an internal error with its stack, for the server's log.
+// anything else as an internal error with its stack, for the server's log. Started with
+// `workerData.warmup`, it first parses generated bodies of every format (parse-warmup.ts),
+// yielding between them so that a real job never waits for more than one of them.
 
-import { parentPort, threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { coreWasmBytes } from '../cli/package-info.js';
 import { UserError } from '../core/errors.js';
 import { Core } from '../core/wasm.js';
 import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob } from '../ingest/parse-jobs.js';
-import type { ParseReply, ParseRequest } from './parse-messages.js';
+import { WARMUP_ROUNDS, warmupJobs } from '../ingest/parse-warmup.js';
+import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './parse-messages.js';
 
 // Crash injection for the tests (test/server/parse-workers.test.ts): a job for this table ends
 // the worker thread mid-request, as an out-of-memory or a native fault would. Unset in production.
@@ -58,3 +61,25 @@ port.on('message', (msg: ParseRequest) => {
   }
   port.postMessage(reply, transfer);
 });
+
+if ((workerData as ParseWorkerData | undefined)?.warmup === true) await warmUp();
+
+async function warmUp(): Promise<void> {
+  const started = performance.now();
+  const report: WarmupReport = { warmed: true, jobs: 0, ms: 0 };
+  try {
+    const jobs = warmupJobs(Date.now());
+    for (let round = 0; round < WARMUP_ROUNDS; round++) {
+      for (const { job, body } of jobs) {
+        // A copy each time: a parser may keep views of its body in the batches it returns.
+        runParseJob(job, Buffer.from(body), logs);
+        report.jobs++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  } catch (e) {
+    report.error = e instanceof Error ? e.message : String(e);
+  }
+  report.ms = Math.round(performance.now() - started);
+  port!.postMessage(report);
+}

@@ -162,13 +162,41 @@ describe('ingest.parse_workers', () => {
     }
   });
 
-  it('starts workers only with a positive setting, on demand, at most the pool size', () => {
+  it('starts workers only with a positive setting, all of them once ready (the warm-up), never more', async () => {
     const started = (mode: (typeof modes)[number]) => servers.get(mode.name)!.logs.filter((l) => l.msg === 'parse worker started').length;
     expect(started(modes[0])).toBe(0);
-    // One request at a time here: the first worker is idle again for each next one.
-    expect(started(modes[1])).toBe(1);
-    expect(servers.get(modes[0].name)!.logs.find((l) => l.msg === 'ready')?.parseWorkers).toBe(0);
-    expect(servers.get(modes[1].name)!.logs.find((l) => l.msg === 'ready')?.parseWorkers).toBe(2);
+    expect(started(modes[1])).toBe(2);
+    expect(servers.get(modes[0].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 0, parseWarmup: false });
+    expect(servers.get(modes[1].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 2, parseWarmup: true });
+  });
+});
+
+describe('parse warm-up', () => {
+  it('has every worker parse every generated body, storing nothing', async () => {
+    const server = servers.get(modes[1].name)!;
+    const workers = new Set(server.logs.filter((l) => l.msg === 'parse worker started').map((l) => l.threadId));
+    const warmed = () => server.logs.filter((l) => l.msg === 'parse worker warmed up');
+    await server.waitForLog((l) => l.msg === 'parse worker warmed up' && warmed().length === 2, 60_000);
+    expect(new Set(warmed().map((l) => l.threadId))).toEqual(workers);
+    // 8 formats x WARMUP_ROUNDS (12), every one parsed: a body that fails logs a BUG instead.
+    for (const l of warmed()) expect(l.jobs).toBe(96);
+    expect(server.logs.some((l) => typeof l.msg === 'string' && l.msg.includes('warm-up body failed'))).toBe(false);
+    expect((await sql(server, 'SHOW TABLES')).text.split('\n')).not.toContain('warmup');
+  });
+
+  it('is skipped with --parse-warmup false: workers start on demand', async () => {
+    const server = await startServer({ args: ['--parse-workers', '2', '--parse-warmup', 'false'] });
+    try {
+      expect(server.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 2, parseWarmup: false });
+      expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(0);
+      for (const c of ACCEPTED) expect((await send(server, c.send)).status, c.name).toBe(200);
+      // One request at a time: the first worker is idle again for each next one.
+      expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(1);
+      expect(await server.stop()).toBe(0);
+      expect(server.logs.some((l) => l.msg === 'parse worker warmed up')).toBe(false);
+    } finally {
+      server.cleanup();
+    }
   });
 });
 

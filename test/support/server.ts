@@ -19,8 +19,8 @@ export interface StartOptions {
   /** Wait until the server is ready (not just listening). Default true. */
   waitReady?: boolean;
   /**
-   * Also wait until its query warm-up is over (benchmarks: the warm-up's second of CPU after a
-   * start is not the cost of what they measure). Default false.
+   * Also wait until its query and parse warm-ups are over (benchmarks: the warm-ups' second of
+   * CPU after a start is not the cost of what they measure). Default false.
    */
   waitWarm?: boolean;
 }
@@ -96,10 +96,16 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let listening: Record<string, unknown>;
   try {
     listening = await waitForLog((l) => l.msg === 'listening');
-    if (options.waitReady !== false) await waitForLog((l) => l.msg === 'ready');
-    if (options.waitWarm === true && (options.env?.SUNDIAL_WARMUP ?? process.env.SUNDIAL_WARMUP) !== 'false') {
+    const ready = options.waitReady !== false || options.waitWarm === true ? await waitForLog((l) => l.msg === 'ready') : undefined;
+    const setting = (name: string): string | undefined => options.env?.[name] ?? process.env[name];
+    if (options.waitWarm === true && setting('SUNDIAL_WARMUP') !== 'false') {
       const done = new Set(['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']);
       await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
+    }
+    if (options.waitWarm === true && ready?.parseWarmup === true) {
+      const workers = Number(ready.parseWorkers);
+      const warmed = (): number => logs.filter((l) => l.msg === 'parse worker warmed up').length;
+      if (warmed() < workers) await waitForLog((l) => l.msg === 'parse worker warmed up' && warmed() >= workers, 60_000);
     }
   } catch (e) {
     // No server to hand back, so nobody else can remove the directory made for it.
