@@ -93,3 +93,36 @@ describe('scalar functions', () => {
     await fails("SELECT substr('hello world', 1, -5)", /Optimizer rule 'simplify_expressions' failed\ncaused by\nExecution error: negative substring length not allowed: substr\(<str>, 1, -5\)/);
   });
 });
+
+describe('correlated subqueries and the SQL fuzzer', () => {
+  // Each of these failed with a 500 ("BUG: outer reference ... without a binding" or "...left in
+  // an expression to evaluate") until the SQL fuzzer met them with other seeds: the scan did
+  // not read a column only a subquery in WHERE named, a filter over a join went to the side
+  // without that column, and GROUP BY took an aggregate or a window function by position.
+  beforeAll(async () => {
+    await csv('CREATE TABLE orders (amount BIGINT, TAGS(customer))');
+    await csv("INSERT INTO orders (time, customer, amount) VALUES (1, 'ann', 10), (2, 'ann', 30), (3, 'bob', 5), (4, 'cy', 7), (5, 'cy', 7)");
+  });
+
+  it('answers a WHERE subquery correlated on a column the query does not select', async () => {
+    expect(await csv('SELECT time, amount FROM orders WHERE amount = (SELECT max(o.amount) FROM orders AS o WHERE o.customer = orders.customer) ORDER BY time')).toBe(
+      'time,amount\n1970-01-01T00:00:00.000000002,30\n1970-01-01T00:00:00.000000003,5\n1970-01-01T00:00:00.000000004,7\n1970-01-01T00:00:00.000000005,7\n',
+    );
+    expect(await csv('SELECT count(*) AS n FROM orders WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.customer = orders.customer AND o.time > orders.time)')).toBe('n\n2\n');
+    expect(await csv('SELECT a.amount FROM orders AS a JOIN orders AS b ON a.customer = b.customer AND a.time < b.time WHERE b.amount = (SELECT max(amount) FROM orders AS o WHERE o.customer = a.customer)')).toBe(
+      'amount\n10\n7\n',
+    );
+  });
+
+  it('refuses aggregates and window functions where they cannot run, with a 422', async () => {
+    await fails('SELECT count(amount) FROM orders GROUP BY 1', /^Datafusion: Error during planning: Aggregate functions are not allowed here: COUNT$/);
+    await fails('SELECT customer, min(row_number() OVER (ORDER BY amount)) FROM orders GROUP BY customer', /^Datafusion: Error during planning: Window functions are not allowed here: row_number$/);
+    await fails('SELECT customer FROM orders GROUP BY customer HAVING row_number() OVER () > 1', /^Datafusion: Error during planning: Window functions are not allowed here: row_number$/);
+  });
+
+  it('runs a window over aggregates', async () => {
+    expect(await csv('SELECT customer, sum(amount) AS s, sum(sum(amount)) OVER () AS total, rank() OVER (ORDER BY sum(amount) DESC) AS r FROM orders GROUP BY customer ORDER BY customer')).toBe(
+      'customer,s,total,r\nann,40,59,1\nbob,5,59,3\ncy,14,59,2\n',
+    );
+  });
+});

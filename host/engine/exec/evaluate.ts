@@ -9,9 +9,9 @@ import { constantVector, getValue, isValid, nonNullMask, takeVector, vectorFrom 
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
-import { visitExpr, type LExpr } from '../plan/expr.js';
+import type { LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { expressionsOf, inputsOf } from '../plan/logical-plan.js';
+import { outerReferencesOf } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import { castVector } from './cast.js';
@@ -109,7 +109,7 @@ class SubqueryNode {
     this.plan = plan;
     this.#schema = schema;
     this.#ctx = ctx;
-    this.outerRefs = outerReferences(plan);
+    this.outerRefs = outerReferencesOf(plan);
   }
 
   async prepare(batch: RecordBatch): Promise<void> {
@@ -148,22 +148,6 @@ class SubqueryNode {
     if (r === undefined) throw bug('subquery evaluated before prepare()');
     return r;
   }
-}
-
-/** The outer references of a subquery plan (anywhere inside it). */
-function outerReferences(plan: LogicalPlan): { qualifier: string | undefined; name: string }[] {
-  const seen = new Map<string, { qualifier: string | undefined; name: string }>();
-  const walk = (p: LogicalPlan): void => {
-    for (const e of expressionsOf(p)) {
-      visitExpr(e, (x) => {
-        if (x.kind === 'outerColumn') seen.set(outerKey(x.qualifier, x.name), { qualifier: x.qualifier, name: x.name });
-        if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') walk(x.plan);
-      });
-    }
-    for (const c of inputsOf(p)) walk(c);
-  };
-  walk(plan);
-  return [...seen.values()];
 }
 
 function rowsOf(batches: readonly RecordBatch[]): { count: number; first: () => Vector | undefined } {

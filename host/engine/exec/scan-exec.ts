@@ -8,6 +8,7 @@ import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from 
 import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';
+import { columnsRead } from '../plan/logical-plan.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { conjunction } from '../plan/expr.js';
@@ -162,9 +163,15 @@ export class ScanExec implements ExecNode {
     const preds = analyzeScanPredicates(filters, table, ctx);
     if (preds.empty || this.opts.fetch === 0) return;
 
-    // Columns read: the projection plus what the residual filter needs, in table order.
+    // Columns read: the projection plus what the residual filter needs (its subqueries' outer
+    // references to this table included), in table order.
+    const predicateNames = new Set<string>();
+    for (const r of preds.residual) {
+      for (const c of columnsOf(r)) predicateNames.add(c.name);
+      for (const c of columnsRead(r)) if (c.qualifier === undefined || c.qualifier === qualifier) predicateNames.add(c.name);
+    }
     const needed = new Set(projection);
-    for (const r of preds.residual) for (const c of columnsOf(r)) needed.add(c.name);
+    for (const n of predicateNames) needed.add(n);
     const read = table.columns.filter((c) => needed.has(c.name)).map((c) => c.name);
     const fields = read.filter((n) => table.columns.find((c) => c.name === n)!.kind === 'field');
     const readFields: PlanField[] = read.map((n) => ({ qualifier, name: n, type: table.columns.find((c) => c.name === n)!.type, nullable: true }));
@@ -179,7 +186,7 @@ export class ScanExec implements ExecNode {
     // built for the rows that pass (TSBS high-cpu-all keeps 9% of the rows; building ten tag
     // columns for every row cost more than the rest of the scan).
     const predicateCols = new Set<number>();
-    for (const r of preds.residual) for (const c of columnsOf(r)) predicateCols.add(read.indexOf(c.name));
+    for (const n of predicateNames) if (read.includes(n)) predicateCols.add(read.indexOf(n));
     const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
     const request = {
       fields,

@@ -4,9 +4,9 @@
 // in the table scan, where time bounds and tag tests prune series and blocks before anything
 // is read. A comparison across the two sides of a cross join makes it an equi-join.
 
-import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
+import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, visitExpr, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { filter, inputsOf, withInputs } from '../plan/logical-plan.js';
+import { filter, inputsOf, outerReferencesOf, withInputs } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type { OptimizerRule, RuleResult } from './optimizer-rule.js';
 
@@ -23,14 +23,30 @@ function unsafe(e: LExpr): boolean {
   return anyExpr(e, (x) => x.kind === 'windowFn' || x.kind === 'aggregate' || (x.kind === 'scalarFn' && x.fn.volatile === true));
 }
 
-function resolvesIn(e: LExpr, s: PlanSchema): boolean {
-  return columnsOf(e).every((c) => {
-    try {
-      return s.find(c.qualifier, c.name) >= 0;
-    } catch {
-      return false;
-    }
+function finds(s: PlanSchema, c: { qualifier: string | undefined; name: string }): boolean {
+  try {
+    return s.find(c.qualifier, c.name) >= 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fields of `scope` (the rows the predicate is evaluated on) that the subqueries of `e` read
+ * as outer references: `EXISTS (SELECT 1 FROM r WHERE r.k = l.k)` reads l.k. References to
+ * queries further out are bound from those and do not count.
+ */
+function correlated(e: LExpr, scope: PlanSchema): Array<{ qualifier: string | undefined; name: string }> {
+  const out: Array<{ qualifier: string | undefined; name: string }> = [];
+  visitExpr(e, (x) => {
+    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') for (const r of outerReferencesOf(x.plan)) if (finds(scope, r)) out.push(r);
   });
+  return out;
+}
+
+/** Whether every column `e` reads from `scope`'s rows (correlated subqueries included) is in `s`. */
+function resolvesIn(e: LExpr, s: PlanSchema, scope: PlanSchema): boolean {
+  return columnsOf(e).every((c) => finds(s, c)) && correlated(e, scope).every((c) => finds(s, c));
 }
 
 /** A map from the fields of `outer` to columns of `inner`, position by position. */
@@ -74,14 +90,18 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
       const up: LExpr[] = [];
       for (const p of preds) {
         const s = substitute(p, map);
-        if (unsafe(s) || anyExpr(s, (x) => x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && s !== p) up.push(p);
+        // A subquery's outer references name this projection's fields, which substitute does
+        // not rewrite inside subquery plans: such a predicate stays above.
+        if (unsafe(s) || (anyExpr(s, (x) => x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && s !== p) || correlated(p, plan.schema).length > 0) up.push(p);
         else down.push(s);
       }
       return keep({ ...plan, input: push(plan.input, down) }, up);
     }
     case 'subqueryAlias': {
       const map = positional(plan.schema, plan.input.schema);
-      return { ...plan, input: push(plan.input, preds.map((p) => substitute(p, map))) };
+      const up = preds.filter((p) => correlated(p, plan.schema).length > 0);
+      const down = preds.filter((p) => !up.includes(p)).map((p) => substitute(p, map));
+      return keep({ ...plan, input: push(plan.input, down) }, up);
     }
     case 'sort':
       if (plan.fetch !== undefined) return keep(pushChildren(plan), preds);
@@ -100,26 +120,28 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
       const up: LExpr[] = [];
       for (const p of preds) {
         const cols = columnsOf(p);
-        if (cols.length > 0 && cols.every((c) => map.has(fieldKey(c.qualifier, c.name)))) down.push(substitute(p, map));
+        if (cols.length > 0 && cols.every((c) => map.has(fieldKey(c.qualifier, c.name))) && correlated(p, plan.schema).length === 0) down.push(substitute(p, map));
         else up.push(p);
       }
       return keep({ ...plan, input: push(plan.input, down) }, up);
     }
     case 'union': {
+      const up = preds.filter((p) => correlated(p, plan.schema).length > 0);
+      const down = preds.filter((p) => !up.includes(p));
       const inputs = plan.inputs.map((input) => {
         const map = positional(plan.schema, input.schema);
         return push(
           input,
-          preds.map((p) => substitute(p, map)),
+          down.map((p) => substitute(p, map)),
         );
       });
-      return { ...plan, inputs };
+      return keep({ ...plan, inputs }, up);
     }
     case 'timeWindow': {
       const windowField = plan.schema.field(plan.schema.length - 1);
       const down: LExpr[] = [];
       const up: LExpr[] = [];
-      for (const p of preds) (columnsOf(p).some((c) => c.name === windowField.name && c.qualifier === windowField.qualifier) ? up : down).push(p);
+      for (const p of preds) (columnsOf(p).some((c) => c.name === windowField.name && c.qualifier === windowField.qualifier) || correlated(p, plan.schema).length > 0 ? up : down).push(p);
       return keep({ ...plan, input: push(plan.input, down) }, up);
     }
     case 'join': {
@@ -130,15 +152,16 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
       let joinFilter: LExpr[] = plan.filter === undefined ? [] : [plan.filter];
       let joinType = plan.joinType;
       const innerish = joinType === 'INNER' || joinType === 'CROSS';
+      const scope = plan.schema;
       for (const p of preds) {
-        const l = resolvesIn(p, plan.left.schema);
-        const r = resolvesIn(p, plan.right.schema);
-        const hasCols = columnsOf(p).length > 0;
+        const l = resolvesIn(p, plan.left.schema, scope);
+        const r = resolvesIn(p, plan.right.schema, scope);
+        const hasCols = columnsOf(p).length > 0 || correlated(p, scope).length > 0;
         if (hasCols && l && (innerish || joinType === 'LEFT' || joinType === 'SEMI' || joinType === 'ANTI')) left.push(p);
         else if (hasCols && r && (innerish || joinType === 'RIGHT')) right.push(p);
         else if (innerish && hasCols) {
-          if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.left, plan.left.schema) && resolvesIn(p.right, plan.right.schema)) on = [...on, [p.left, p.right]];
-          else if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.right, plan.left.schema) && resolvesIn(p.left, plan.right.schema)) on = [...on, [p.right, p.left]];
+          if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.left, plan.left.schema, scope) && resolvesIn(p.right, plan.right.schema, scope)) on = [...on, [p.left, p.right]];
+          else if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.right, plan.left.schema, scope) && resolvesIn(p.left, plan.right.schema, scope)) on = [...on, [p.right, p.left]];
           else joinFilter = [...joinFilter, p];
           joinType = 'INNER';
         } else up.push(p);

@@ -3,8 +3,8 @@
 // one field of a ten-field table decodes one field. Columns a scan's own predicates need are the
 // scan's business (it reads them and drops them after filtering).
 
-import { columnsOf, type LExpr } from '../plan/expr.js';
-import type { LogicalPlan } from '../plan/logical-plan.js';
+import type { LExpr } from '../plan/expr.js';
+import { columnsRead, type LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';
 import type { OptimizerRule, RuleResult } from './optimizer-rule.js';
 
@@ -14,8 +14,9 @@ function key(qualifier: string | undefined, name: string): string {
   return `${qualifier ?? ''}|${name}`;
 }
 
+/** Adds the columns `exprs` read, their subqueries' outer references included (columnsRead). */
 function addColumns(req: Required, exprs: readonly LExpr[]): Required {
-  for (const e of exprs) for (const c of columnsOf(e)) req.add(key(c.qualifier, c.name));
+  for (const e of exprs) for (const c of columnsRead(e)) req.add(key(c.qualifier, c.name));
   return req;
 }
 
@@ -24,7 +25,6 @@ function all(schema: PlanSchema): Required {
   return new Set(schema.fields.map((f) => key(f.qualifier, f.name)));
 }
 
-/** Subquery plans reference outer columns by name; be conservative and keep everything they name. */
 function prune(plan: LogicalPlan, req: Required): LogicalPlan {
   switch (plan.kind) {
     case 'scan': {

@@ -8,7 +8,7 @@ import { bug } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import { exprName } from './expr-display.js';
-import type { LExpr, SortExpr } from './expr.js';
+import { visitExpr, type LExpr, type SortExpr } from './expr.js';
 import { flatName, PlanSchema, type PlanField } from './plan-schema.js';
 
 export interface TableScan {
@@ -391,6 +391,39 @@ export function expressionsOf(p: LogicalPlan): LExpr[] {
     default:
       return [];
   }
+}
+
+/**
+ * The columns of enclosing queries that a subquery plan reads (its outerColumn references,
+ * anywhere inside it, nested subqueries included), each once.
+ */
+export function outerReferencesOf(plan: LogicalPlan): Array<{ qualifier: string | undefined; name: string }> {
+  const seen = new Map<string, { qualifier: string | undefined; name: string }>();
+  const walk = (p: LogicalPlan): void => {
+    for (const e of expressionsOf(p)) {
+      visitExpr(e, (x) => {
+        if (x.kind === 'outerColumn') seen.set(`${x.qualifier ?? ''}|${x.name}`, { qualifier: x.qualifier, name: x.name });
+        if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') walk(x.plan);
+      });
+    }
+    for (const c of inputsOf(p)) walk(c);
+  };
+  walk(plan);
+  return [...seen.values()];
+}
+
+/**
+ * The columns an expression reads at its own level: its column references, and the outer
+ * references of the subqueries inside it (`v = (SELECT max(x.v) FROM t x WHERE x.g = t.g)`
+ * reads t.v and t.g), which are bound from the rows the expression is evaluated on.
+ */
+export function columnsRead(e: LExpr): Array<{ qualifier: string | undefined; name: string }> {
+  const out: Array<{ qualifier: string | undefined; name: string }> = [];
+  visitExpr(e, (x) => {
+    if (x.kind === 'column') out.push(x);
+    else if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') out.push(...outerReferencesOf(x.plan));
+  });
+  return out;
 }
 
 export const BOOLEAN_FIELD = (name: string): PlanField => ({ qualifier: undefined, name, type: BOOLEAN, nullable: true });

@@ -523,7 +523,9 @@ export class ExprPlanner {
     if (!this.scope.allowAggregates) throw planError(`Aggregate functions are not allowed here: ${fn.displayName}`);
     const star = (fn.name === 'count' || fn.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
     let args: LExpr[];
-    const argPlanner = this.nested(Clause.AggregateArgs);
+    // A window function in an aggregate's argument would have to run before the aggregate it
+    // feeds, which runs first: refused, as in the aggregate's FILTER and ORDER BY.
+    const argPlanner = this.nested(Clause.AggregateArgs, { allowWindows: false });
     if (star) args = [];
     else {
       args = e.args.map((a) => {
@@ -603,8 +605,9 @@ export class ExprPlanner {
         e.distinct,
         args.map((a) => constantOf(a)),
       );
+      // An aggregate in the argument (sum(count(x)) OVER (...)) is computed by the GROUP BY
+      // below the window, as in its PARTITION BY and ORDER BY.
       const coerced = args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
-      for (const a of coerced) if (containsAggregate(a)) throw planError('Aggregate functions cannot be nested');
       return { kind: 'windowFn', fn: agg, args: coerced, partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes, ...(e.distinct ? { distinct: true } : {}), ...(star ? { star: true } : {}) };
     }
     throw unknownFunction(e.name);

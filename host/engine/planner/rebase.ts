@@ -4,8 +4,8 @@
 // first, so `GROUP BY a + b` also serves `a + b` in the select list.
 
 import { planError } from '../errors.js';
-import { exprName } from '../plan/expr-display.js';
-import { children, columnsOf, exprKey, replaceExpr, type LExpr } from '../plan/expr.js';
+import { children, columnsOf, exprKey, replaceExpr, visitExpr, type LExpr } from '../plan/expr.js';
+import { outerReferencesOf } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { flatName } from '../plan/plan-schema.js';
 
@@ -49,13 +49,29 @@ export function collectDistinct(exprs: readonly LExpr[], pred: (e: LExpr) => boo
 
 
 /** Throws DataFusion's error when a rebased select item still reads a column the node lacks. */
-export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema): void {
+export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema, input?: PlanSchema): void {
+  const unresolved = (qualifier: string | undefined, name: string): never => {
+    const available = schema.fields.map((f) => flatName(f.qualifier, f.name)).join(', ');
+    throw planError(`Projection references non-aggregate values: Expression ${flatName(qualifier, name)} could not be resolved from available columns: ${available}`);
+  };
   for (const e of exprs) {
     for (const c of columnsOf(e)) {
-      if (schema.find(c.qualifier, c.name) < 0) {
-        const available = schema.fields.map((f) => flatName(f.qualifier, f.name)).join(', ');
-        throw planError(`Projection references non-aggregate values: Expression ${exprName(c)} could not be resolved from available columns: ${available}`);
-      }
+      if (schema.find(c.qualifier, c.name) < 0) unresolved(c.qualifier, c.name);
     }
+    // A subquery's outer reference to a column of the aggregate's input reads it from the
+    // aggregate's rows, so it too must be a group key (else nothing binds it at run time).
+    if (input === undefined) continue;
+    visitExpr(e, (x) => {
+      if (x.kind !== 'scalarSubquery' && x.kind !== 'exists' && x.kind !== 'inSubquery') return;
+      for (const r of outerReferencesOf(x.plan)) if (finds(input, r.qualifier, r.name) && !finds(schema, r.qualifier, r.name)) unresolved(r.qualifier, r.name);
+    });
+  }
+}
+
+function finds(s: PlanSchema, qualifier: string | undefined, name: string): boolean {
+  try {
+    return s.find(qualifier, name) >= 0;
+  } catch {
+    return false;
   }
 }

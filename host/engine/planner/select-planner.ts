@@ -130,6 +130,19 @@ function isAggregate(e: LExpr): boolean {
   return e.kind === 'aggregate';
 }
 
+/**
+ * A select item named by GROUP BY (by position or alias), refused as the same expression written
+ * in GROUP BY is (groupPlanner) when it holds an aggregate or a window function: grouping runs
+ * before both.
+ */
+function groupableItem(e: LExpr): LExpr {
+  const agg = collectDistinct([e], isAggregate)[0];
+  if (agg !== undefined && agg.kind === 'aggregate') throw planError(`Aggregate functions are not allowed here: ${agg.fn.displayName}`);
+  const win = collectDistinct([e], isWindow)[0];
+  if (win !== undefined && win.kind === 'windowFn') throw planError(`Window functions are not allowed here: ${win.fn.name}`);
+  return e;
+}
+
 function isWindow(e: LExpr): boolean {
   return e.kind === 'windowFn';
 }
@@ -192,11 +205,11 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
     // A position names a select item; DataFusion 27 keeps any other number as a constant key.
     if (g.kind === 'number' && /^\d+$/.test(g.text)) {
       const item = items[Number(g.text) - 1];
-      if (item !== undefined) return item.expr;
+      if (item !== undefined) return groupableItem(item.expr);
     }
     if (g.kind === 'column' && g.parts.length === 1 && input.schema.find(undefined, g.parts[0]!) < 0) {
       const aliased = items.find((i) => i.alias === g.parts[0]);
-      if (aliased !== undefined) return aliased.expr;
+      if (aliased !== undefined) return groupableItem(aliased.expr);
     }
     return groupPlanner.plan(g);
   };
@@ -212,7 +225,7 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
     groupingSets = sets.map((set) => [...new Set(set.map((e) => keys.indexOf(exprKey(e))))]);
   } else groupBy = sel.groupBy.map(planGroupItem);
 
-  const having = sel.having === undefined ? undefined : coerce(new ExprPlanner({ ...scope, clause: Clause.Having, analyzed: true }).plan(sel.having), BOOLEAN);
+  const having = sel.having === undefined ? undefined : coerce(new ExprPlanner({ ...scope, clause: Clause.Having, analyzed: true, allowWindows: false }).plan(sel.having), BOOLEAN);
   const orderPlanner = new ExprPlanner({ ...scope, clause: Clause.OrderBy });
 
   // ORDER BY items: positions and aliases refer to select items; the rest are planned here.
@@ -249,11 +262,12 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
     checkResolved(
       items.map((i) => i.expr),
       agg.schema,
+      input.schema,
     );
     if (gapfill !== undefined) pre = addGapFill(pre, agg, groups, gapfill, items);
     if (having !== undefined) {
       const h = rewrite(having);
-      checkResolved([h], agg.schema);
+      checkResolved([h], agg.schema, input.schema);
       pre = filter(pre, h);
     }
     for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);

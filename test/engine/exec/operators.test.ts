@@ -35,6 +35,20 @@ const cases: [string, string[]][] = [
   ['SELECT k FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k) ORDER BY k', ['b', 'c']],
   ['SELECT k FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k) ORDER BY k', ['a', 'NULL']],
   ['SELECT k, (SELECT sum(w) FROM r WHERE r.k = l.k) AS s FROM l ORDER BY v', ['a | NULL', 'b | 20', 'c | 61', 'NULL | NULL']],
+  // Correlated on a column the outer query does not select: the scan (and the filter over a
+  // join) must still read it for the subquery (it was projected away, and the subquery failed).
+  ['SELECT v FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k) ORDER BY v', ['2', '3']],
+  ['SELECT v FROM l WHERE v * 10 < (SELECT max(w) FROM r WHERE r.k = l.k) ORDER BY v', ['3']],
+  ['SELECT count(*) FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)', ['2']],
+  ['SELECT time FROM l WHERE v - 1 IN (SELECT count(*) FROM r WHERE r.k = l.k) ORDER BY time', ['1970-01-01T00:00:00.000000001', '1970-01-01T00:00:00.000000002', '1970-01-01T00:00:00.000000003']],
+  ['SELECT v FROM l WHERE v > (SELECT avg(v) FROM l AS l2 WHERE l2.k <> l.k OR l.k IS NULL) ORDER BY v', ['3', '4']],
+  // ... and a filter with such a subquery stays where its outer columns are: above a join when
+  // it reads both sides, above the projection, alias, aggregate or union that names them.
+  ['SELECT l.v FROM l JOIN r ON l.k = r.k WHERE r.w = (SELECT min(w) FROM r AS r2 WHERE r2.k = l.k) ORDER BY l.v', ['2', '3']],
+  ['SELECT l.v FROM l JOIN r ON l.k = r.k WHERE (SELECT count(*) FROM r AS r2 WHERE r2.k = l.k AND r2.w <= r.w) = 2', ['3']],
+  ['SELECT * FROM (SELECT k AS kk, v * 2 AS v2 FROM l) AS s WHERE v2 < (SELECT max(w) FROM r WHERE r.k = s.kk) ORDER BY v2', ['b | 4', 'c | 6']],
+  ['SELECT kk, c FROM (SELECT k AS kk, count(*) AS c FROM l GROUP BY k) AS s WHERE c = (SELECT count(*) FROM r WHERE r.k = s.kk)', ['b | 1']],
+  ['SELECT k FROM (SELECT k FROM l UNION ALL SELECT k FROM r) AS u WHERE EXISTS (SELECT 1 FROM l AS l2 WHERE l2.k = u.k AND l2.v > 2)', ['c', 'c', 'c']],
   ['SELECT * FROM (SELECT k, v * 2 AS d FROM l) AS t WHERE d > 4 ORDER BY d', ['c | 6', 'NULL | 8']],
   ['SELECT x FROM (VALUES (1), (2)) AS t (x) ORDER BY x DESC', ['2', '1']],
   // CTEs

@@ -59,6 +59,13 @@ const cases: [string, string[]][] = [
 // integer default takes the value's type, a negative nth_value position is past every frame.
 const A = "FROM w WHERE g = 'a' ORDER BY time";
 const W = 'OVER (PARTITION BY g ORDER BY time)';
+// A window over aggregates: the GROUP BY computes count(v) and max(v), the window sums them
+// across the groups (a 4 of 4 values, b 1 of 2).
+cases.push(
+  [`SELECT g, count(v) AS c, sum(count(v)) OVER () AS total, sum(count(v)) OVER (ORDER BY g DESC) AS running FROM w GROUP BY g ORDER BY g`, ['a | 4 | 5 | 5', 'b | 1 | 5 | 1']],
+  [`SELECT g, max(v) * 100 / sum(max(v)) OVER () AS pct, rank() OVER (ORDER BY max(v) DESC) AS r FROM w GROUP BY g ORDER BY g`, ['a | 88 | 1', 'b | 11 | 2']],
+);
+
 cases.push(
   [`SELECT lag(v, 'x', 0) ${W}, lag(v, 1.5) ${W}, lead(v, NULL, 7) ${W}, lag(v, true, 0) ${W} ${A}`, ['0 | NULL | 20 | 0', '10 | 10 | 20 | 10', '20 | 20 | 40 | 20', '20 | 20 | 7 | 20']],
   ['SELECT lag(b, 1, 1) OVER (ORDER BY n) AS l FROM (VALUES (1, false), (2, false)) AS v(n, b)', ['true', 'false']],

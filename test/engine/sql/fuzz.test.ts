@@ -29,7 +29,7 @@ function generator(random: () => number) {
   const columns = ['time', 'g', 'v', 'd', 's', 'b', 'nope', 't.v', '*'];
   const expr = (depth: number): string => {
     if (depth > 3 || random() < 0.3) return pick([...columns.slice(0, 8), '1', '-2.5', "'x'", 'NULL', 'TRUE', "INTERVAL '1 minute'", "'2024-01-01'", '9223372036854775807']);
-    switch (Math.floor(random() * 9)) {
+    switch (Math.floor(random() * 11)) {
       case 0:
         return `${expr(depth + 1)} ${pick(['+', '-', '*', '/', '%', '=', '<>', '<', '>=', 'AND', 'OR', '||', 'LIKE'])} ${expr(depth + 1)}`;
       case 1:
@@ -45,7 +45,12 @@ function generator(random: () => number) {
       case 6:
         return `NOT ${expr(depth + 1)}`;
       case 7:
-        return `row_number() OVER (PARTITION BY ${expr(depth + 1)} ORDER BY ${expr(depth + 1)})`;
+        return `${pick(['row_number()', 'sum(v)', `sum(${pick(['count(v)', 'max(d)'])})`])} OVER (PARTITION BY ${expr(depth + 1)} ORDER BY ${expr(depth + 1)})`;
+      // Correlated subqueries, on a column the query may not select (t, x, a and b name the outer rows).
+      case 8:
+        return `(SELECT ${pick(['max', 'count', 'min'])}(u.${pick(['v', 'd'])}) FROM t AS u WHERE u.${pick(['g', 'v', 's'])} ${pick(['=', '<', '<>'])} ${pick(['t', 'x', 'a', 'b'])}.${pick(['g', 'v', 'd', 's'])})`;
+      case 9:
+        return `${pick(['EXISTS', 'NOT EXISTS'])} (SELECT 1 FROM t AS u WHERE u.${pick(['g', 'v'])} = ${pick(['t', 'x', 'a', 'b'])}.${pick(['g', 'v', 'd'])} AND ${expr(depth + 1)})`;
       default:
         return `(${expr(depth + 1)})`;
     }
@@ -54,7 +59,8 @@ function generator(random: () => number) {
     const items = Array.from({ length: 1 + Math.floor(random() * 3) }, () => expr(0)).join(', ');
     let q = `SELECT ${items} FROM ${pick(['t', 't AS x', 't a JOIN t b ON a.g = b.g', '(SELECT * FROM t) AS t', 'nope'])}`;
     if (random() < 0.5) q += ` WHERE ${expr(0)}`;
-    if (random() < 0.3) q += ` GROUP BY ${pick(['g', '1', 'v', 'date_bin(INTERVAL \'1 minute\', time)'])}`;
+    if (random() < 0.3) q += ` GROUP BY ${pick(['g', '1', '2', 'v', 'date_bin(INTERVAL \'1 minute\', time)'])}`;
+    if (random() < 0.15) q += ` HAVING ${expr(1)}`;
     if (random() < 0.3) q += ` ORDER BY ${pick(['1', 'g DESC', 'v NULLS FIRST', 'nope'])}`;
     if (random() < 0.3) q += ` LIMIT ${Math.floor(random() * 5)}`;
     return q;
@@ -109,6 +115,6 @@ describe('SQL fuzzing', () => {
     const db = testDb();
     await db.exec("CREATE TABLE t (v BIGINT, d DOUBLE, s STRING, b BOOLEAN, TAGS(g));\nINSERT INTO t (time, g, v, d, s, b) VALUES (1, 'a', 1, 1.5, 'x', true), (2, 'b', NULL, -2.0, NULL, false), (3, NULL, 3, NULL, 'z', NULL)");
     const gen = generator(random);
-    for (let i = 0; i < 600; i++) await runChecked(db, random() < 0.8 ? gen() : mutate(random, gen()));
+    for (let i = 0; i < 2000; i++) await runChecked(db, random() < 0.8 ? gen() : mutate(random, gen()));
   });
 });
