@@ -284,8 +284,11 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
         return fromNanos(ns, unit);
       }
       if (typeof v === 'number') {
-        const scaled = BigInt(Math.trunc(v * Number(unitNanos('Second') / unitNanos(unit))));
-        return scaled;
+        // Seconds scaled to the unit, then cast as Arrow casts a float to an integer: NULL when it
+        // is NaN or out of the 64-bit range (it threw "Infinity cannot be converted to a BigInt").
+        const scaled = Math.trunc(v * Number(unitNanos('Second') / unitNanos(unit)));
+        if (!(scaled >= -(2 ** 63) && scaled < 2 ** 63)) return null;
+        return BigInt(scaled);
       }
       return v as bigint;
     },

@@ -4,9 +4,9 @@
 // in the table scan, where time bounds and tag tests prune series and blocks before anything
 // is read. A comparison across the two sides of a cross join makes it an equi-join.
 
-import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, visitExpr, type LExpr } from '../plan/expr.js';
+import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { filter, inputsOf, outerReferencesOf, withInputs } from '../plan/logical-plan.js';
+import { filter, inputsOf, subqueryOuterReferences, withInputs } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type { OptimizerRule, RuleResult } from './optimizer-rule.js';
 
@@ -37,11 +37,7 @@ function finds(s: PlanSchema, c: { qualifier: string | undefined; name: string }
  * queries further out are bound from those and do not count.
  */
 function correlated(e: LExpr, scope: PlanSchema): Array<{ qualifier: string | undefined; name: string }> {
-  const out: Array<{ qualifier: string | undefined; name: string }> = [];
-  visitExpr(e, (x) => {
-    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') for (const r of outerReferencesOf(x.plan)) if (finds(scope, r)) out.push(r);
-  });
-  return out;
+  return subqueryOuterReferences(e).filter((r) => finds(scope, r));
 }
 
 /** Whether every column `e` reads from `scope`'s rows (correlated subqueries included) is in `s`. */

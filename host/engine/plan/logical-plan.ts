@@ -8,7 +8,7 @@ import { bug } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import { exprName } from './expr-display.js';
-import { visitExpr, type LExpr, type SortExpr } from './expr.js';
+import { columnsOf, visitExpr, type LExpr, type SortExpr } from './expr.js';
 import { flatName, PlanSchema, type PlanField } from './plan-schema.js';
 
 export interface TableScan {
@@ -412,18 +412,22 @@ export function outerReferencesOf(plan: LogicalPlan): Array<{ qualifier: string 
   return [...seen.values()];
 }
 
+/** The outer references of the subqueries in `e` (outerReferencesOf each; repeats possible). */
+export function subqueryOuterReferences(e: LExpr): Array<{ qualifier: string | undefined; name: string }> {
+  const out: Array<{ qualifier: string | undefined; name: string }> = [];
+  visitExpr(e, (x) => {
+    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') out.push(...outerReferencesOf(x.plan));
+  });
+  return out;
+}
+
 /**
  * The columns an expression reads at its own level: its column references, and the outer
  * references of the subqueries inside it (`v = (SELECT max(x.v) FROM t x WHERE x.g = t.g)`
  * reads t.v and t.g), which are bound from the rows the expression is evaluated on.
  */
 export function columnsRead(e: LExpr): Array<{ qualifier: string | undefined; name: string }> {
-  const out: Array<{ qualifier: string | undefined; name: string }> = [];
-  visitExpr(e, (x) => {
-    if (x.kind === 'column') out.push(x);
-    else if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') out.push(...outerReferencesOf(x.plan));
-  });
-  return out;
+  return [...columnsOf(e), ...subqueryOuterReferences(e)];
 }
 
 export const BOOLEAN_FIELD = (name: string): PlanField => ({ qualifier: undefined, name, type: BOOLEAN, nullable: true });

@@ -4,8 +4,8 @@
 // first, so `GROUP BY a + b` also serves `a + b` in the select list.
 
 import { planError } from '../errors.js';
-import { children, columnsOf, exprKey, replaceExpr, visitExpr, type LExpr } from '../plan/expr.js';
-import { outerReferencesOf } from '../plan/logical-plan.js';
+import { children, columnsOf, exprKey, replaceExpr, type LExpr } from '../plan/expr.js';
+import { subqueryOuterReferences } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { flatName } from '../plan/plan-schema.js';
 
@@ -61,10 +61,7 @@ export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema, input
     // A subquery's outer reference to a column of the aggregate's input reads it from the
     // aggregate's rows, so it too must be a group key (else nothing binds it at run time).
     if (input === undefined) continue;
-    visitExpr(e, (x) => {
-      if (x.kind !== 'scalarSubquery' && x.kind !== 'exists' && x.kind !== 'inSubquery') return;
-      for (const r of outerReferencesOf(x.plan)) if (finds(input, r.qualifier, r.name) && !finds(schema, r.qualifier, r.name)) unresolved(r.qualifier, r.name);
-    });
+    for (const r of subqueryOuterReferences(e)) if (finds(input, r.qualifier, r.name) && !finds(schema, r.qualifier, r.name)) unresolved(r.qualifier, r.name);
   }
 }
 

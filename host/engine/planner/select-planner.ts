@@ -9,7 +9,7 @@ import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
 import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
-import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, timeWindow, windowNode } from '../plan/logical-plan.js';
+import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, subqueryOuterReferences, timeWindow, windowNode } from '../plan/logical-plan.js';
 import { PlanSchema, qualifierMatches } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { checkWindowOverlap, windowParams, windowStructType } from '../functions/time-window.js';
@@ -271,6 +271,9 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
       pre = filter(pre, h);
     }
     for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);
+    // A sort key's subquery reading a column of the aggregate's input that is not a group key
+    // fails as a plain column would (the widened projection cannot resolve it).
+    for (const s of sortItems) if (s.expr) for (const r of subqueryOuterReferences(s.expr)) if (input.schema.find(r.qualifier, r.name) >= 0) agg.schema.resolve(r.qualifier, r.name);
     if (repairAt !== undefined) {
       pre = unnestRepairItem(pre, items, repairAt);
       // The call's item is now two (time, value): positions after it move one on.

@@ -147,6 +147,9 @@ const errors: { sql: string; message: string }[] = [
   { sql: 'SELECT host, row_number() OVER () AS r FROM cpu GROUP BY host, r', message: 'Datafusion: Error during planning: Window functions are not allowed here: row_number' },
   { sql: 'SELECT host, min(row_number() OVER (ORDER BY usage)) FROM cpu GROUP BY host', message: 'Datafusion: Error during planning: Window functions are not allowed here: row_number' },
   { sql: 'SELECT host FROM cpu GROUP BY host HAVING row_number() OVER () > 1', message: 'Datafusion: Error during planning: Window functions are not allowed here: row_number' },
+  // A subquery after GROUP BY reading a column that is not a group key, in the select list and in ORDER BY.
+  { sql: 'SELECT host, (SELECT count(*) FROM cpu AS u WHERE u.usage < cpu.usage) FROM cpu GROUP BY host', message: 'Datafusion: Error during planning: Projection references non-aggregate values: Expression cpu.usage could not be resolved from available columns: cpu.host' },
+  { sql: 'SELECT host FROM cpu GROUP BY host ORDER BY (SELECT count(*) FROM cpu AS u WHERE u.usage < cpu.usage)', message: 'Datafusion: Schema error: No field named cpu.usage. Valid fields are cpu.host.' },
   // DataFusion finds a CAST it cannot do when it folds a constant, or else with the physical plan.
   { sql: 'SELECT CAST(1.5 AS TIMESTAMP)', message: "Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nThis feature is not implemented: Unsupported CAST from Float64 to Timestamp(Nanosecond, None)" },
   { sql: 'SELECT CAST(usage > 1 AS TIMESTAMP) FROM cpu', message: 'Datafusion: This feature is not implemented: Unsupported CAST from Boolean to Timestamp(Nanosecond, None)' },
