@@ -14,6 +14,7 @@ import { createResultWriter, type ResultFormat } from '../host/engine/format/ind
 import { FLOAT64, INT64, timestamp, type Field } from '../host/engine/types.js';
 import { installKernels } from '../host/engine/exec/kernels.js';
 import { loadCore } from '../test/support/core.js';
+import { mulberry32 as prng } from '../test/support/rng.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -28,18 +29,6 @@ const { values: opts } = parseArgs({
 const ROWS = Number(opts.rows);
 const BATCH = Number(opts.batch);
 const RUNS = Number(opts.runs);
-
-/** A small deterministic PRNG (mulberry32), so that every run formats the same values. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeBatches(): { schema: Schema; batches: RecordBatch[] } {
   const fields: Field[] = [{ name: 'time', type: timestamp('Nanosecond'), nullable: false }];

@@ -6,6 +6,7 @@ import { compressSync } from 'snappy';
 import { LOKI_PUSH_REQUEST } from '../host/ingest/loki-push.js';
 import { otlpTypes } from '../host/ingest/otlp-proto.js';
 import { PROM_TYPES } from '../host/ingest/prometheus-remote.js';
+import { mulberry32 as rng } from '../test/support/rng.js';
 
 export interface Workload {
   name: string;
@@ -19,17 +20,6 @@ export interface Workload {
   rows: number;
   /** Field values per row (for comparing with line protocol's values/s). */
   valuesPerRow: number;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const START_S = 1_700_000_000;

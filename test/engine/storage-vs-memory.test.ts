@@ -23,23 +23,12 @@ import { storageCodecs } from '../../host/storage/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
 import { loadCore } from '../support/core.js';
 import { renderBatches, testDb, TEST_NOW_NS, type TestDb } from './support/run-sql.js';
+import { mulberry32 as rng } from '../support/rng.js';
 
 const ROWS = 24_000;
 const STEP_S = 1;
 const T0_S = 1_704_067_200; // 2024-01-01T00:00:00Z
 const QUERIES = 400;
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Row {
   ns: bigint;

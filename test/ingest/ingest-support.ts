@@ -3,6 +3,10 @@
 
 import { UserError } from '../../host/core/errors.js';
 import { batchString, ColumnKind, readWriteBatch, ValueType, VALUE_TYPE_NAMES } from '../../host/core/write-batch.js';
+import { mulberry32 } from '../support/rng.js';
+
+/** A seeded PRNG (mulberry32, test/support/rng.ts). */
+export const rng = mulberry32;
 
 export type Row = Record<string, unknown> & { table: string; time: bigint };
 
@@ -62,18 +66,6 @@ export function rejection(f: () => unknown): [string, string] {
     throw e;
   }
   throw new Error('expected a UserError, got none');
-}
-
-/** mulberry32: a small seeded PRNG so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Random mutations of `base` (flip, insert, delete, duplicate, truncate), `count` of them. */

@@ -5,18 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { readBack } from '../support/read-back.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-/** mulberry32: a small seeded PRNG so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../support/rng.js';
 
 const VALID = [
   'fz,host=a,region=eu-west usage=12.5,count=3i,ok=true,name="x y" 1700000000000000000',

@@ -7,24 +7,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TableModel } from './model.js';
 import { batch, bool, dbl, dump, int, openStore, str, uns, type Row, type TestStore } from './support.js';
+import { mulberry32 as rng } from '../support/rng.js';
 
 let store: TestStore | undefined;
 afterEach(async () => {
   await store?.cleanup();
   store = undefined;
 });
-
-/** A seeded PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SPECIAL_DOUBLES = [NaN, -0, 0, Infinity, -Infinity, Number.MIN_VALUE, -Number.MAX_VALUE, Number.MAX_VALUE, 1e-300, 58.27];
 const SPECIAL_INTS = [-(2n ** 63n), 2n ** 63n - 1n, 0n, -1n, 1n];

@@ -8,23 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SMALL_SERIES_ROWS } from '../../host/storage/memtable.js';
 import { TableModel } from './model.js';
 import { batch, bool, dbl, dump, int, openStore, str, type Row, type TestStore } from './support.js';
+import { mulberry32 as rng } from '../support/rng.js';
 
 let store: TestStore | undefined;
 afterEach(async () => {
   await store?.cleanup();
   store = undefined;
 });
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIELDS = ['x', 'n', 's', 'b', 'late'];
 

@@ -8,17 +8,7 @@ import { rowComparator } from '../../../host/engine/exec/sort-exec.js';
 import { rankedPermutation } from '../../../host/engine/exec/sort-keys.js';
 import type { SortExpr } from '../../../host/engine/plan/expr.js';
 import { BOOLEAN, FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../../support/rng.js';
 
 const TIMESTAMP: DataType = { id: 'Timestamp', unit: 'Nanosecond' } as DataType;
 const DATE32: DataType = { id: 'Date32' } as DataType;

@@ -15,18 +15,7 @@ import { BucketGroups } from '../../../host/engine/exec/time-bucket-groups.js';
 import { FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types.js';
 import { loadCore } from '../../support/core.js';
 import { testDb, type TestDb } from '../support/run-sql.js';
-
-/** A seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../../support/rng.js';
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;

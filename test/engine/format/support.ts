@@ -3,6 +3,10 @@
 import { vectorFrom, type RecordBatch, type Scalar, type Schema } from '../../../host/engine/batch.js';
 import { createResultWriter, type ResultFormat } from '../../../host/engine/format/index.js';
 import type { DataType } from '../../../host/engine/types.js';
+import { mulberry32 } from '../../support/rng.js';
+
+/** A seeded PRNG (mulberry32, test/support/rng.ts). */
+export const prng = mulberry32;
 
 export function schemaOf(columns: ReadonlyArray<readonly [string, DataType]>): Schema {
   return { fields: columns.map(([name, type]) => ({ name, type, nullable: true })) };
@@ -34,14 +38,3 @@ export function renderColumn(format: ResultFormat, type: DataType, values: reado
   return render(format, schema, [batchOf(schema, values.map((v) => [v]))]);
 }
 
-/** A deterministic PRNG (mulberry32) for seeded fuzzing. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

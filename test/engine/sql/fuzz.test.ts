@@ -8,21 +8,10 @@ import { UserError } from '../../../host/core/errors.js';
 import { parseStatements, SqlParseError } from '../../../host/engine/sql/index.js';
 import { testDb, type TestDb } from '../support/run-sql.js';
 import { readSltStatements } from './slt-statements.js';
+import { mulberry32 as rng } from '../../support/rng.js';
 
 const SEED = 0x5eed_2024;
 const MAX_LEN = 2048;
-
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Random SELECTs over table t: every clause, joins, derived tables, a CTE, set operations,
