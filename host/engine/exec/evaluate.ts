@@ -11,7 +11,7 @@ import { executionError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import type { LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { outerReferencesOf } from '../plan/logical-plan.js';
+import { outerReferencesOf, type ColumnName } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import { castVector } from './cast.js';
@@ -96,7 +96,7 @@ function likeToRegExp(pattern: string, escape: string | undefined, caseInsensiti
 class SubqueryNode {
   readonly kind: 'scalar' | 'exists' | 'in';
   readonly plan: LogicalPlan;
-  readonly outerRefs: { qualifier: string | undefined; name: string }[];
+  readonly outerRefs: ColumnName[];
   readonly #ctx: ExecContext;
   readonly #schema: PlanSchema;
   #uncorrelated: RecordBatch[] | undefined;

@@ -8,7 +8,7 @@ import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from 
 import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';
-import { columnsRead } from '../plan/logical-plan.js';
+import { subqueryOuterReferences } from '../plan/logical-plan.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { conjunction } from '../plan/expr.js';
@@ -168,7 +168,7 @@ export class ScanExec implements ExecNode {
     const predicateNames = new Set<string>();
     for (const r of preds.residual) {
       for (const c of columnsOf(r)) predicateNames.add(c.name);
-      for (const c of columnsRead(r)) if (c.qualifier === undefined || c.qualifier === qualifier) predicateNames.add(c.name);
+      for (const c of subqueryOuterReferences(r)) if (c.qualifier === undefined || c.qualifier === qualifier) predicateNames.add(c.name);
     }
     const needed = new Set(projection);
     for (const n of predicateNames) needed.add(n);

@@ -6,7 +6,7 @@
 
 import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { filter, inputsOf, subqueryOuterReferences, withInputs } from '../plan/logical-plan.js';
+import { filter, inputsOf, subqueryOuterReferences, withInputs, type ColumnName } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type { OptimizerRule, RuleResult } from './optimizer-rule.js';
 
@@ -23,26 +23,18 @@ function unsafe(e: LExpr): boolean {
   return anyExpr(e, (x) => x.kind === 'windowFn' || x.kind === 'aggregate' || (x.kind === 'scalarFn' && x.fn.volatile === true));
 }
 
-function finds(s: PlanSchema, c: { qualifier: string | undefined; name: string }): boolean {
-  try {
-    return s.find(c.qualifier, c.name) >= 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The fields of `scope` (the rows the predicate is evaluated on) that the subqueries of `e` read
  * as outer references: `EXISTS (SELECT 1 FROM r WHERE r.k = l.k)` reads l.k. References to
  * queries further out are bound from those and do not count.
  */
-function correlated(e: LExpr, scope: PlanSchema): Array<{ qualifier: string | undefined; name: string }> {
-  return subqueryOuterReferences(e).filter((r) => finds(scope, r));
+function correlated(e: LExpr, scope: PlanSchema): ColumnName[] {
+  return subqueryOuterReferences(e).filter((r) => scope.has(r.qualifier, r.name));
 }
 
 /** Whether every column `e` reads from `scope`'s rows (correlated subqueries included) is in `s`. */
 function resolvesIn(e: LExpr, s: PlanSchema, scope: PlanSchema): boolean {
-  return columnsOf(e).every((c) => finds(s, c)) && correlated(e, scope).every((c) => finds(s, c));
+  return [...columnsOf(e), ...correlated(e, scope)].every((c) => s.has(c.qualifier, c.name));
 }
 
 /** A map from the fields of `outer` to columns of `inner`, position by position. */

@@ -393,12 +393,18 @@ export function expressionsOf(p: LogicalPlan): LExpr[] {
   }
 }
 
+/** A column reference by qualifier and name (a column or an outer column without its type). */
+export interface ColumnName {
+  qualifier: string | undefined;
+  name: string;
+}
+
 /**
  * The columns of enclosing queries that a subquery plan reads (its outerColumn references,
  * anywhere inside it, nested subqueries included), each once.
  */
-export function outerReferencesOf(plan: LogicalPlan): Array<{ qualifier: string | undefined; name: string }> {
-  const seen = new Map<string, { qualifier: string | undefined; name: string }>();
+export function outerReferencesOf(plan: LogicalPlan): ColumnName[] {
+  const seen = new Map<string, ColumnName>();
   const walk = (p: LogicalPlan): void => {
     for (const e of expressionsOf(p)) {
       visitExpr(e, (x) => {
@@ -413,8 +419,8 @@ export function outerReferencesOf(plan: LogicalPlan): Array<{ qualifier: string 
 }
 
 /** The outer references of the subqueries in `e` (outerReferencesOf each; repeats possible). */
-export function subqueryOuterReferences(e: LExpr): Array<{ qualifier: string | undefined; name: string }> {
-  const out: Array<{ qualifier: string | undefined; name: string }> = [];
+export function subqueryOuterReferences(e: LExpr): ColumnName[] {
+  const out: ColumnName[] = [];
   visitExpr(e, (x) => {
     if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') out.push(...outerReferencesOf(x.plan));
   });
@@ -426,7 +432,7 @@ export function subqueryOuterReferences(e: LExpr): Array<{ qualifier: string | u
  * references of the subqueries inside it (`v = (SELECT max(x.v) FROM t x WHERE x.g = t.g)`
  * reads t.v and t.g), which are bound from the rows the expression is evaluated on.
  */
-export function columnsRead(e: LExpr): Array<{ qualifier: string | undefined; name: string }> {
+export function columnsRead(e: LExpr): ColumnName[] {
   return [...columnsOf(e), ...subqueryOuterReferences(e)];
 }
 

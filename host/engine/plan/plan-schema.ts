@@ -73,6 +73,15 @@ export class PlanSchema {
     return found;
   }
 
+  /** Whether a reference names exactly one field (false when it is missing or ambiguous). */
+  has(qualifier: string | undefined, name: string): boolean {
+    try {
+      return this.find(qualifier, name) >= 0;
+    } catch {
+      return false;
+    }
+  }
+
   /** Like `find`, but throws DataFusion's "No field named" error when nothing matches. */
   resolve(qualifier: string | undefined, name: string): number {
     const i = this.find(qualifier, name);

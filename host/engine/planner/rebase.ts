@@ -61,14 +61,6 @@ export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema, input
     // A subquery's outer reference to a column of the aggregate's input reads it from the
     // aggregate's rows, so it too must be a group key (else nothing binds it at run time).
     if (input === undefined) continue;
-    for (const r of subqueryOuterReferences(e)) if (finds(input, r.qualifier, r.name) && !finds(schema, r.qualifier, r.name)) unresolved(r.qualifier, r.name);
-  }
-}
-
-function finds(s: PlanSchema, qualifier: string | undefined, name: string): boolean {
-  try {
-    return s.find(qualifier, name) >= 0;
-  } catch {
-    return false;
+    for (const r of subqueryOuterReferences(e)) if (input.has(r.qualifier, r.name) && !schema.has(r.qualifier, r.name)) unresolved(r.qualifier, r.name);
   }
 }

@@ -273,7 +273,7 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
     for (const s of sortItems) if (s.expr) s.expr = rewrite(s.expr);
     // A sort key's subquery reading a column of the aggregate's input that is not a group key
     // fails as a plain column would (the widened projection cannot resolve it).
-    for (const s of sortItems) if (s.expr) for (const r of subqueryOuterReferences(s.expr)) if (input.schema.find(r.qualifier, r.name) >= 0) agg.schema.resolve(r.qualifier, r.name);
+    for (const s of sortItems) if (s.expr) for (const r of subqueryOuterReferences(s.expr)) if (input.schema.has(r.qualifier, r.name)) agg.schema.resolve(r.qualifier, r.name);
     if (repairAt !== undefined) {
       pre = unnestRepairItem(pre, items, repairAt);
       // The call's item is now two (time, value): positions after it move one on.
