@@ -302,7 +302,35 @@ export class BlockCodecs {
         offsets[i + 1] = at;
       }
     }
-    const block = this.#encoded(this.#x.codec_encode_str(base, bytesPtr, n, vPtr, mode));
+    return this.#wrapStrings(this.#encoded(this.#x.codec_encode_str(base, bytesPtr, n, vPtr, mode)), zstd);
+  }
+
+  /**
+   * Encodes n STRING values given as UTF-8: value i is bytes[offsets[i], offsets[i + 1]), an
+   * absent row (validity 0) empty. The block is the one `encode` makes of the same strings.
+   */
+  encodeUtf8(offsets: Uint32Array, bytes: Uint8Array, validity: Uint8Array | undefined, n: number, codec = 'DEFAULT'): Uint8Array {
+    const mode = modeFor('str', codec);
+    this.#checkLength(offsets.length - 1, n);
+    if (validity !== undefined) this.#checkLength(validity.length, n);
+    const first = offsets[0]!;
+    const size = offsets[n]! - first;
+    if (size < 0 || offsets[n]! > bytes.length) throw bug(`utf8 values: offsets end at ${offsets[n]}, ${bytes.length} bytes`);
+    const offsetsBytes = (n + 1) * 4;
+    const base = this.#input(offsetsBytes + n + size);
+    const mem = this.#core.bytes();
+    const dst = new Uint32Array(mem.buffer, base, n + 1);
+    if (first === 0) dst.set(offsets.subarray(0, n + 1));
+    else for (let i = 0; i <= n; i++) dst[i] = offsets[i]! - first;
+    const vPtr = validity === undefined ? 0 : base + offsetsBytes;
+    if (validity !== undefined) mem.set(validity.subarray(0, n), vPtr);
+    const bytesPtr = base + offsetsBytes + n;
+    mem.set(bytes.subarray(first, first + size), bytesPtr);
+    return this.#wrapStrings(this.#encoded(this.#x.codec_encode_str(base, bytesPtr, n, vPtr, mode)), codec !== 'NULL');
+  }
+
+  /** A STRING block in a zstd wrapper when that is smaller (and the codec allows it). */
+  #wrapStrings(block: Uint8Array, zstd: boolean): Uint8Array {
     if (!zstd || block.length < ZSTD_MIN_BYTES) return block;
     const frame = this.#zstd.compress(block);
     const header = varint(block.length);

@@ -68,9 +68,16 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
       return { count, min: trues === count ? 1 : 0, max: trues > 0 ? 1 : 0, sum: trues };
     }
     default:
-      for (let i = 0; i < rows; i++) if (validity === undefined || validity[i] === 1) count++;
-      return { count };
+      return presentStats(validity, rows);
   }
+}
+
+/** The statistics of a STRING block: the count of present values. */
+export function presentStats(validity: Uint8Array | undefined, rows: number): BlockStats {
+  if (validity === undefined) return { count: rows };
+  let count = 0;
+  for (let i = 0; i < rows; i++) if (validity[i] === 1) count++;
+  return { count };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Core } from '../core/wasm.js';
 import type { FieldType } from '../core/write-batch.js';
 import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
 import type { FieldValues } from './series-data.js';
+import type { Utf8Buffer } from './utf8-column.js';
 
 /** ColumnCodecs over BlockCodecs. Not re-entrant, like BlockCodecs: calls are synchronous. */
 export class WasmColumnCodecs implements ColumnCodecs {
@@ -27,6 +28,10 @@ export class WasmColumnCodecs implements ColumnCodecs {
 
   encodeValues(type: FieldType, values: FieldValues, validity: Uint8Array | undefined, codec: string): Uint8Array {
     return this.#codecs.encode(type, values, validity, values.length, codec);
+  }
+
+  encodeUtf8(values: Utf8Buffer, rows: number, validity: Uint8Array | undefined, codec: string): Uint8Array {
+    return this.#codecs.encodeUtf8(values.offsets, values.bytes, validity, rows, codec);
   }
 
   decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn {

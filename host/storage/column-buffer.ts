@@ -106,12 +106,17 @@ export function copyColumn(buf: ColumnBuffer, col: BatchColumn, start: number, c
   } else {
     (buf.values as Float64Array).set((col.values as Float64Array).subarray(start, end), at);
   }
+  copyValidity(buf, col, start, count, at);
+  return added;
+}
+
+/** Copies the validity of rows [start, start + count) of a batch column to `buf` at row `at`. */
+export function copyValidity(buf: { validity: Uint8Array | undefined; readonly capacity: number }, col: BatchColumn, start: number, count: number, at: number): void {
   if (col.validity) {
     buf.validity ??= new Uint8Array(buf.capacity).fill(1, 0, at);
     if (count === 1) buf.validity[at] = col.validity[start]!;
-    else buf.validity.set(col.validity.subarray(start, end), at);
+    else buf.validity.set(col.validity.subarray(start, start + count), at);
   } else if (buf.validity) {
     buf.validity.fill(1, at, at + count);
   }
-  return added;
 }

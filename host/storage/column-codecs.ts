@@ -9,6 +9,7 @@
 
 import type { FieldType } from '../core/write-batch.js';
 import type { FieldValues } from './series-data.js';
+import type { Utf8Buffer } from './utf8-column.js';
 
 export interface DecodedColumn {
   values: FieldValues;
@@ -21,5 +22,7 @@ export interface ColumnCodecs {
   encodeTime(ts: BigInt64Array, codec: string): Uint8Array;
   decodeTime(block: Uint8Array, rows: number): BigInt64Array;
   encodeValues(type: FieldType, values: FieldValues, validity: Uint8Array | undefined, codec: string): Uint8Array;
+  /** A STRING block of rows [0, rows) of UTF-8 values (what encodeValues makes of them as strings). */
+  encodeUtf8(values: Utf8Buffer, rows: number, validity: Uint8Array | undefined, codec: string): Uint8Array;
   decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn;
 }

@@ -7,14 +7,17 @@
 //
 // Pages grow geometrically (64 rows, doubling to 8192), so a table with a few rows stays small;
 // a column gets arrays only in the pages where some row has it, so a rare attribute does not
-// widen every row of the table. Rows are only appended: rows a series left behind (when it
+// widen every row of the table. STRING columns keep their values as UTF-8 (utf8-column.ts says
+// why), copied from the write batch and into the flush's packs without decoding; `gather`, the
+// read path, decodes them. Rows are only appended: rows a series left behind (when it
 // moved to arrays of its own, or was deleted) stay until the memtable is flushed, which bounds
 // the waste by SMALL_SERIES_ROWS rows per series that grew.
 
 import { bug } from '../core/errors.js';
-import { ColumnKind, type BatchTable } from '../core/write-batch.js';
+import { ColumnKind, ValueType, type BatchTable } from '../core/write-batch.js';
 import { ColumnBuffer, copyColumn } from './column-buffer.js';
 import { allocValues, copyValue, type ColumnData, type PackTarget, type SeriesRows } from './series-data.js';
+import { copyUtf8Column, Utf8Column, type Utf8Buffer } from './utf8-column.js';
 
 const FIRST_PAGE_ROWS = 64;
 const MAX_PAGE_ROWS = 8192;
@@ -24,7 +27,26 @@ interface Page {
   readonly start: number;
   readonly ts: BigInt64Array;
   length: number;
-  readonly columns: Map<number, ColumnBuffer>;
+  readonly columns: Map<number, PageColumn>;
+  /**
+   * The page's columns for the ids of the pack being filled (copyTo): small series are flushed
+   * in key order, so consecutive ones have rows in unrelated pages, and looking the columns up
+   * again at every page change cost as much as copying the values.
+   */
+  packColumns?: PackColumns;
+}
+
+interface PackColumns {
+  readonly ids: readonly number[];
+  readonly cols: ReadonlyArray<PageColumn | undefined>;
+  readonly utf8: ReadonlyArray<Utf8Column | undefined>;
+}
+
+type PageColumn = ColumnBuffer | Utf8Column;
+
+/** Bytes a page column holds in arrays (a ColumnBuffer's strings are counted as they come). */
+function heldBytes(c: PageColumn): number {
+  return c instanceof Utf8Column ? c.allocated : c.bytesPerRow() * c.capacity;
 }
 
 export class RowArea {
@@ -37,7 +59,7 @@ export class RowArea {
   #newPage(): Page {
     const last = this.#pages.at(-1);
     const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
-    const page: Page = { start: this.rows, ts: new BigInt64Array(cap), length: 0, columns: new Map() };
+    const page: Page = { start: this.rows, ts: new BigInt64Array(cap), length: 0, columns: new Map(), packColumns: undefined };
     this.#pages.push(page);
     this.bytes += cap * 8 + 64;
     return page;
@@ -77,16 +99,17 @@ export class RowArea {
         if (col.kind !== ColumnKind.Field || id === 0) continue;
         let buf = page.columns.get(id);
         if (buf === undefined) {
-          buf = new ColumnBuffer(col.type, page.ts.length, at);
+          buf = col.type === ValueType.String ? new Utf8Column(page.ts.length, at) : new ColumnBuffer(col.type, page.ts.length, at);
           page.columns.set(id, buf);
-          this.bytes += buf.bytesPerRow() * buf.capacity + 64;
+          page.packColumns = undefined;
+          this.bytes += heldBytes(buf) + 64;
         } else if (buf.type !== col.type) {
           // The catalog rejects type changes before anything is appended.
           throw bug(`column ${col.name} (id ${id}) of the row area is type ${buf.type}, batch has ${col.type}`);
         }
         carried++;
         const hadValidity = buf.validity !== undefined;
-        this.bytes += copyColumn(buf, col, start, take, at);
+        this.bytes += buf instanceof Utf8Column ? copyUtf8Column(buf, col, start, take, at) : copyColumn(buf, col, start, take, at);
         if (!hadValidity && buf.validity !== undefined) this.bytes += buf.capacity;
       }
       // Columns of the page this batch does not carry are absent for the new rows.
@@ -130,7 +153,8 @@ export class RowArea {
       for (const [id, c] of page.columns) {
         if (c.validity !== undefined && c.validity[o] === 0) continue;
         const values = allocValues(c.type, 1);
-        (values as Float64Array)[0] = (c.values as Float64Array)[o]!;
+        if (c instanceof Utf8Column) (values as string[])[0] = c.data.get(o);
+        else (values as Float64Array)[0] = (c.values as Float64Array)[o]!;
         one.set(id, { type: c.type, values, validity: undefined });
       }
       return { length: 1, ts, columns: one };
@@ -145,7 +169,8 @@ export class RowArea {
         if (c.validity !== undefined && c.validity[o] === 0) continue;
         let out = columns.get(id);
         if (out === undefined) columns.set(id, (out = { type: c.type, values: allocValues(c.type, n), validity: new Uint8Array(n), present: 0 }));
-        (out.values as Float64Array)[i] = (c.values as Float64Array)[o]!;
+        if (c instanceof Utf8Column) (out.values as string[])[i] = c.data.get(o);
+        else (out.values as Float64Array)[i] = (c.values as Float64Array)[o]!;
         out.validity[i] = 1;
         out.present++;
       }
@@ -162,12 +187,19 @@ export class RowArea {
   copyTo(first: number, list: readonly number[] | undefined, n: number, target: PackTarget): void {
     const ids = target.ids;
     let page: Page | undefined;
-    let cols: Array<ColumnBuffer | undefined> = [];
+    let cols: ReadonlyArray<PageColumn | undefined> = [];
+    let utf8: ReadonlyArray<Utf8Column | undefined> = [];
     for (let i = 0; i < n; i++) {
       const row = list === undefined ? first + i : list[i]!;
       if (page === undefined || row < page.start || row >= page.start + page.length) {
         page = this.#pageOf(row);
-        cols = ids.map((id) => page!.columns.get(id));
+        let memo = page.packColumns;
+        if (memo?.ids !== ids) {
+          const pc = ids.map((id) => page!.columns.get(id));
+          page.packColumns = memo = { ids, cols: pc, utf8: pc.map((c) => (c instanceof Utf8Column ? c : undefined)) };
+        }
+        cols = memo.cols;
+        utf8 = memo.utf8;
       }
       const o = row - page.start;
       const at = target.at + i;
@@ -178,7 +210,9 @@ export class RowArea {
           if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
           continue;
         }
-        copyValue(c.type, target.values[k]!, at, c.values, o);
+        const u = utf8[k];
+        if (u !== undefined) (target.values[k] as Utf8Buffer).setBytes(at, u.data.bytes, u.data.offsets[o]!, u.data.offsets[o + 1]!);
+        else copyValue(c.type, target.values[k]!, at, (c as ColumnBuffer).values, o);
         const v = target.validity[k];
         if (v !== undefined) v[at] = 1;
         target.present[k]!++;
@@ -193,9 +227,8 @@ export class RowArea {
       const c = p.columns.get(id);
       if (c === undefined) continue;
       p.columns.delete(id);
-      delta -= c.bytesPerRow() * c.capacity + 64;
-      // The strings' bytes stay counted: their sum is not kept per column, and the memtable
-      // that holds them is flushed and dropped as a whole.
+      p.packColumns = undefined;
+      delta -= heldBytes(c) + 64;
     }
     this.bytes += delta;
     return delta;

@@ -15,8 +15,8 @@ import { crc32 } from 'node:zlib';
 import { compress } from 'zstd-napi';
 import { bug } from '../core/errors.js';
 import { floorDiv } from '../core/precision.js';
-import type { FieldType } from '../core/write-batch.js';
-import { computeStats } from './block-stats.js';
+import { ValueType, type FieldType } from '../core/write-batch.js';
+import { computeStats, presentStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
 import {
@@ -29,6 +29,7 @@ import {
   PACK_ROWS,
   PACK_SERIES_ROWS,
   type BlockRef,
+  type BlockStats,
   type ColumnBlock,
   type RowGroup,
   type SegmentMeta,
@@ -36,7 +37,8 @@ import {
 } from './segment-format.js';
 import { encodePages, pageAlignedBounds, pageWidth } from './page-stats.js';
 import { IndexBuilder } from './segment-index.js';
-import { allocValues, sliceRows, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
+import { allocValues, copyValue, sliceRows, type PackSource, type PackTarget, type PackValues, type SeriesRows } from './series-data.js';
+import { Utf8Buffer } from './utf8-column.js';
 
 const WRITE_CHUNK_BYTES = 1 << 20;
 const INDEX_ZSTD_LEVEL = 9;
@@ -231,7 +233,7 @@ export class SegmentWriter {
         at: 0,
         ts: new BigInt64Array(PACK_ROWS),
         ids: columns.map((c) => c.id),
-        values: columns.map((c) => allocValues(c.type, PACK_ROWS)),
+        values: columns.map((c) => packValues(c.type)),
         validity: columns.map(() => undefined),
         present: columns.map(() => 0),
       };
@@ -252,14 +254,14 @@ export class SegmentWriter {
     for (let i = 0; i < n; i++) pack.ts[at + i] = rows.ts[i]!;
     for (let k = 0; k < columns.length; k++) {
       const c = rows.columns.get(columns[k]!.id);
-      const dst = pack.values[k]! as Float64Array;
+      const dst = pack.values[k]!;
       let validity = pack.validity[k];
       for (let i = 0; i < n; i++) {
         if (c === undefined || (c.validity !== undefined && c.validity[i] === 0)) {
           if (validity === undefined) pack.validity[k] = validity = new Uint8Array(PACK_ROWS).fill(1, 0, at + i);
           continue;
         }
-        dst[at + i] = (c.values as Float64Array)[i]!;
+        copyValue(c.type, dst, at + i, c.values, i);
         if (validity !== undefined) validity[at + i] = 1;
         pack.present[k]!++;
       }
@@ -280,11 +282,20 @@ export class SegmentWriter {
       // A column none of the pack's series has is left out of the pack.
       if (pack.present[k] === 0) return;
       const all = pack.values[k]!;
-      const values = Array.isArray(all) ? all.slice(0, n) : all.subarray(0, n);
       const validity = pack.present[k] === n ? undefined : pack.validity[k]!.subarray(0, n);
-      const stats = computeStats(c.type, values, validity, n);
+      let block: Uint8Array;
+      let stats: BlockStats;
+      if (all instanceof Utf8Buffer) {
+        all.pad(n);
+        stats = presentStats(validity, n);
+        block = this.#codecs.encodeUtf8(all, n, validity, c.codec);
+      } else {
+        const values = all.subarray(0, n);
+        stats = computeStats(c.type, values, validity, n);
+        block = this.#codecs.encodeValues(c.type, values, validity, c.codec);
+      }
       cols.push({ id: c.id, type: c.type });
-      blocks.push({ ...this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats });
+      blocks.push({ ...this.#block(block), stats });
     });
     const number = this.#index.addPack({ tableId: pack.tableId, rows: n, minTs: pack.minTs, maxTs: pack.maxTs, columns: cols, time, blocks });
     if (number !== pack.number) throw bug(`segment writer: pack ${pack.number} became number ${number}`);
@@ -357,4 +368,9 @@ function sliceParts(parts: Uint8Array[], skip: number): Uint8Array[] {
     skip = 0;
   }
   return out;
+}
+
+/** Pack-sized values of a column of `type` (PackTarget: STRING as UTF-8). */
+function packValues(type: FieldType): PackValues {
+  return type === ValueType.String ? new Utf8Buffer(PACK_ROWS) : (allocValues(type, PACK_ROWS) as PackValues);
 }

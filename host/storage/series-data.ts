@@ -5,6 +5,7 @@
 
 import { bug } from '../core/errors.js';
 import { ValueType, type BatchSeries, type RawTags } from '../core/write-batch.js';
+import type { Utf8Buffer } from './utf8-column.js';
 
 /** DOUBLE: Float64Array, BIGINT: BigInt64Array, BIGINT UNSIGNED: BigUint64Array, BOOLEAN: Uint8Array (0/1), STRING: string[]. */
 export type FieldValues = Float64Array | BigInt64Array | BigUint64Array | Uint8Array | string[];
@@ -25,18 +26,22 @@ export interface SeriesRows {
 
 /**
  * Pack-sized column arrays that a segment writer fills with the rows of small series
- * (segment-writer.ts): rows go at `at`; a column's validity is allocated at its first absent row
- * (filled with 1 before it); `present` counts the present values per column.
+ * (segment-writer.ts): rows go at `at`, in increasing order; a column's validity is allocated
+ * at its first absent row (filled with 1 before it); `present` counts the present values per
+ * column. STRING columns are UTF-8 (utf8-column.ts), which the codecs encode without a string.
  */
 export interface PackTarget {
   at: number;
   ts: BigInt64Array;
   /** The columns to fill, in the order of `values`. */
   ids: readonly number[];
-  values: FieldValues[];
+  values: Array<PackValues>;
   validity: Array<Uint8Array | undefined>;
   present: number[];
 }
+
+/** A pack column's values: typed, or UTF-8 for STRING. */
+export type PackValues = Exclude<FieldValues, string[]> | Utf8Buffer;
 
 /**
  * Rows, sorted by time without duplicates, that copy themselves into a pack (a memtable's small
@@ -351,16 +356,16 @@ export function concatRows(parts: readonly SeriesRows[], columnIds: readonly num
 }
 
 /**
- * dst[at] = src[o], one access site per array type: a single generic site saw every kind of
- * array and was the slowest line of a flush of spans.
+ * Row `at` of a pack column = src[o], one access site per array type: a single generic site saw
+ * every kind of array and was the slowest line of a flush of spans.
  */
-export function copyValue(type: ValueType, dst: FieldValues, at: number, src: FieldValues, o: number): void {
+export function copyValue(type: ValueType, dst: PackValues, at: number, src: FieldValues, o: number): void {
   switch (type) {
     case ValueType.Double:
       (dst as Float64Array)[at] = (src as Float64Array)[o]!;
       break;
     case ValueType.String:
-      (dst as string[])[at] = (src as string[])[o]!;
+      (dst as Utf8Buffer).setString(at, (src as string[])[o]!);
       break;
     case ValueType.Boolean:
       (dst as Uint8Array)[at] = (src as Uint8Array)[o]!;

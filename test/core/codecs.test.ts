@@ -172,6 +172,29 @@ describe('BlockCodecs', () => {
     expect(blocks).toBeGreaterThan(1000);
   });
 
+  it('encodes UTF-8 values into the block their strings make', async () => {
+    const codecs = BlockCodecs.create(await loadCore(), zstd);
+    const r = rng(20261126);
+    const utf8 = new TextEncoder();
+    for (let round = 0; round < 80; round++) {
+      const n = [0, 1, 2, 700][int(r, 4)]!;
+      const values = valuesFor(ValueType.String, r, n) as string[];
+      const validity = validityFor(r, n);
+      // Absent rows have no bytes; the values start past a few bytes of something else.
+      const skip = int(r, 3) * 5;
+      const parts = values.map((v, i) => (validity !== undefined && validity[i] === 0 ? new Uint8Array(0) : utf8.encode(v)));
+      const offsets = new Uint32Array(n + 1);
+      offsets[0] = skip;
+      parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+      const bytes = new Uint8Array(offsets[n]! + 3);
+      parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+      for (const codec of codecsFor(ValueType.String)) {
+        const block = codecs.encodeUtf8(offsets, bytes, validity, n, codec);
+        expect([...block]).toEqual([...codecs.encode(ValueType.String, values, validity, n, codec)]);
+      }
+    }
+  });
+
   it('round-trips timestamps and keeps regular ones to a few bytes', async () => {
     const codecs = BlockCodecs.create(await loadCore(), zstd);
     const r = rng(7);
