@@ -46,6 +46,11 @@ export class Utf8Buffer {
     return this.offsets.byteLength + this.bytes.byteLength;
   }
 
+  /** Forgets every row (the arrays are kept for new ones). */
+  clear(): void {
+    this.length = 0;
+  }
+
   /** Rows [length, row) become empty. */
   pad(row: number): void {
     if (row > this.capacity) throw bug(`utf8 buffer: row ${row} past its capacity ${this.capacity}`);
