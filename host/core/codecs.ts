@@ -39,6 +39,17 @@ export interface DecodedColumn {
   validity: Uint8Array | undefined;
 }
 
+/**
+ * A STRING block as its dictionary: row i (present) is dictBytes[dictOffsets[j], dictOffsets[j + 1])
+ * for j = index[i]; index holds 0xffffffff for NULL rows.
+ */
+export interface DecodedUtf8 {
+  dictOffsets: Uint32Array;
+  dictBytes: Uint8Array;
+  index: Uint32Array;
+  validity: Uint8Array | undefined;
+}
+
 /** Encoding ids (first byte of a block), as in assembly/codecs/ids.ts; append-only. */
 export const Encoding = {
   AllNull: 1,
@@ -233,7 +244,39 @@ export class BlockCodecs {
 
   /** Decodes a block of n rows of a column of `type`. Throws CorruptionError on bad bytes. */
   decode(type: ValueType, block: Uint8Array, n: number): DecodedColumn {
-    const fam = family(type);
+    const { r, ptr, validity } = this.#decode(family(type), block, n);
+    const buf = this.#core.exports.memory.buffer;
+    switch (type) {
+      case ValueType.Double:
+        return { values: new Float64Array(buf.slice(ptr, ptr + n * 8)), validity };
+      case ValueType.BigInt:
+        return { values: new BigInt64Array(buf.slice(ptr, ptr + n * 8)), validity };
+      case ValueType.Unsigned:
+        return { values: new BigUint64Array(buf.slice(ptr, ptr + n * 8)), validity };
+      case ValueType.Boolean:
+        return { values: new Uint8Array(buf.slice(ptr, ptr + n)), validity };
+      default:
+        return { values: this.#strings(r, ptr, n), validity };
+    }
+  }
+
+  /**
+   * Decodes a STRING block of n rows to its dictionary as UTF-8, without making strings (what a
+   * compaction copies into a new block). The dictionary's bytes are not checked to be UTF-8 here:
+   * the caller checks them if it must.
+   */
+  decodeUtf8(block: Uint8Array, n: number): DecodedUtf8 {
+    const { r, ptr, validity } = this.#decode('str', block, n);
+    const buf = this.#core.exports.memory.buffer;
+    const d = r[R_DICT_COUNT]!;
+    const dictOffsets = new Uint32Array(buf.slice(r[R_DICT_OFFSETS]!, r[R_DICT_OFFSETS]! + 4 * (d + 1)));
+    const at = r[R_DICT_BYTES]!;
+    const dictBytes = new Uint8Array(buf.slice(at, at + dictOffsets[d]!));
+    return { dictOffsets, dictBytes, index: new Uint32Array(buf.slice(ptr, ptr + 4 * n)), validity };
+  }
+
+  /** Runs a decoder: the result record, where the values are, and the validity (copied out). */
+  #decode(fam: Family, block: Uint8Array, n: number): { r: Uint32Array; ptr: number; validity: Uint8Array | undefined } {
     if (!Number.isInteger(n) || n < 0 || n > MAX_BLOCK_ROWS) throw bug(`bad row count ${n}`);
     /** Where the zstd payload starts in the stored block, if it is wrapped (-1 if not). */
     let payloadAt = -1;
@@ -257,20 +300,8 @@ export class BlockCodecs {
       throw new CorruptionError(SOURCE, payloadAt, `${check} at offset ${r[R_ERROR_OFFSET]!} of the zstd payload`);
     }
     const buf = this.#core.exports.memory.buffer;
-    const ptr = r[R_PTR]!;
     const validity = rc === 1 ? new Uint8Array(buf.slice(r[R_VALIDITY]!, r[R_VALIDITY]! + n)) : undefined;
-    switch (type) {
-      case ValueType.Double:
-        return { values: new Float64Array(buf.slice(ptr, ptr + n * 8)), validity };
-      case ValueType.BigInt:
-        return { values: new BigInt64Array(buf.slice(ptr, ptr + n * 8)), validity };
-      case ValueType.Unsigned:
-        return { values: new BigUint64Array(buf.slice(ptr, ptr + n * 8)), validity };
-      case ValueType.Boolean:
-        return { values: new Uint8Array(buf.slice(ptr, ptr + n)), validity };
-      default:
-        return { values: this.#strings(r, ptr, n), validity };
-    }
+    return { r, ptr: r[R_PTR]!, validity };
   }
 
   #encodeStrings(values: string[], validity: Uint8Array | undefined, n: number, mode: number, zstd: boolean): Uint8Array {

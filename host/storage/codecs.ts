@@ -2,13 +2,18 @@
 // with zstd from zstd-napi for STRING blocks. One place, so that the server, its tools and its
 // tests always read a directory with the codecs that wrote it.
 
+import { isUtf8 } from 'node:buffer';
 import * as zstd from 'zstd-napi';
-import { BlockCodecs } from '../core/codecs.js';
+import { BlockCodecs, type DecodedUtf8 } from '../core/codecs.js';
+import { CorruptionError } from '../core/errors.js';
 import type { Core } from '../core/wasm.js';
 import type { FieldType } from '../core/write-batch.js';
 import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
 import type { FieldValues } from './series-data.js';
 import type { Utf8Buffer } from './utf8-column.js';
+
+/** CorruptionError's source for a block (the segment reader names the file and offset). */
+const SOURCE = 'column block';
 
 /** ColumnCodecs over BlockCodecs. Not re-entrant, like BlockCodecs: calls are synchronous. */
 export class WasmColumnCodecs implements ColumnCodecs {
@@ -36,6 +41,21 @@ export class WasmColumnCodecs implements ColumnCodecs {
 
   decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn {
     return this.#codecs.decode(type, block, rows);
+  }
+
+  decodeUtf8(block: Uint8Array, rows: number): DecodedUtf8 {
+    const d = this.#codecs.decodeUtf8(block, rows);
+    checkUtf8(d);
+    return d;
+  }
+}
+
+/** Whether every dictionary value is UTF-8: the whole, and no value starting inside a character. */
+function checkUtf8(d: DecodedUtf8): void {
+  const { dictOffsets, dictBytes } = d;
+  if (!isUtf8(dictBytes)) throw new CorruptionError(SOURCE, 0, 'string dictionary is not valid UTF-8');
+  for (let j = 0; j < dictOffsets.length - 1; j++) {
+    if ((dictBytes[dictOffsets[j]!]! & 0xc0) === 0x80) throw new CorruptionError(SOURCE, 0, `string ${j} of the dictionary is not valid UTF-8`);
   }
 }
 

@@ -7,9 +7,12 @@
 // owned by the caller (never views into Wasm memory). Decoders throw on malformed input; the
 // segment reader wraps that in a CorruptionError naming the file and offset.
 
+import type { DecodedUtf8 } from '../core/codecs.js';
 import type { FieldType } from '../core/write-batch.js';
 import type { FieldValues } from './series-data.js';
 import type { Utf8Buffer } from './utf8-column.js';
+
+export type { DecodedUtf8 };
 
 export interface DecodedColumn {
   values: FieldValues;
@@ -25,4 +28,6 @@ export interface ColumnCodecs {
   /** A STRING block of rows [0, rows) of UTF-8 values (what encodeValues makes of them as strings). */
   encodeUtf8(values: Utf8Buffer, rows: number, validity: Uint8Array | undefined, codec: string): Uint8Array;
   decodeValues(type: FieldType, block: Uint8Array, rows: number): DecodedColumn;
+  /** A STRING block as its dictionary of UTF-8 values (checked), without a string per value. */
+  decodeUtf8(block: Uint8Array, rows: number): DecodedUtf8;
 }

@@ -26,6 +26,8 @@ interface Page {
   /** Area row id of the page's first row. */
   readonly start: number;
   readonly ts: BigInt64Array;
+  /** `ts` as 32-bit words (copyTo: no BigInt per timestamp copied). */
+  readonly ts32: Int32Array;
   length: number;
   readonly columns: Map<number, PageColumn>;
   /**
@@ -59,7 +61,8 @@ export class RowArea {
   #newPage(): Page {
     const last = this.#pages.at(-1);
     const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
-    const page: Page = { start: this.rows, ts: new BigInt64Array(cap), length: 0, columns: new Map(), packColumns: undefined };
+    const ts = new BigInt64Array(cap);
+    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map(), packColumns: undefined };
     this.#pages.push(page);
     this.bytes += cap * 8 + 64;
     return page;
@@ -203,7 +206,8 @@ export class RowArea {
       }
       const o = row - page.start;
       const at = target.at + i;
-      target.ts[at] = page.ts[o]!;
+      target.ts32[2 * at] = page.ts32[2 * o]!;
+      target.ts32[2 * at + 1] = page.ts32[2 * o + 1]!;
       for (let k = 0; k < ids.length; k++) {
         const c = cols[k];
         if (c === undefined || (c.validity !== undefined && c.validity[o] === 0)) {

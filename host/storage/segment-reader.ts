@@ -11,13 +11,14 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { decompress } from 'zstd-napi';
 import { bug, CorruptionError } from '../core/errors.js';
-import type { FieldType, ValueType } from '../core/write-batch.js';
+import { ValueType, type FieldType } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
-import type { ColumnCodecs, DecodedColumn } from './column-codecs.js';
+import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.js';
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
 import { decodePages, type PageStats } from './page-stats.js';
 import { decodeIndex, IndexError } from './segment-index.js';
 import { copyValue, sliceRows, type ColumnData, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
+import type { Utf8Buffer } from './utf8-column.js';
 
 export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array | PageStats;
 
@@ -37,9 +38,18 @@ export type SegmentSeries = SeriesEntry;
 interface PackMemo {
   pack: PackEntry;
   time?: BigInt64Array;
+  /** `time` as 32-bit words (packSource copies timestamps without a BigInt each). */
+  time32?: Int32Array;
   columns: Map<number, DecodedColumn>;
+  /** STRING columns as UTF-8 dictionaries (loadPack): copied into the new pack as bytes. */
+  utf8: Map<number, DecodedUtf8>;
   /** The decoded columns in the order of a list of column ids (packSource), for the last list asked. */
-  forIds?: { ids: readonly number[]; columns: Array<DecodedColumn | undefined>; types: Array<ValueType | undefined> };
+  forIds?: {
+    ids: readonly number[];
+    columns: Array<DecodedColumn | undefined>;
+    utf8: Array<DecodedUtf8 | undefined>;
+    types: Array<ValueType | undefined>;
+  };
 }
 
 export class SegmentReader {
@@ -207,7 +217,10 @@ export class SegmentReader {
     }
     if (ts.length !== rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${rows}`);
     if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
-    if (memo !== undefined) memo.time = ts;
+    if (memo !== undefined) {
+      memo.time = ts;
+      memo.time32 = new Int32Array(ts.buffer, ts.byteOffset, ts.length * 2);
+    }
     return ts;
   }
 
@@ -260,21 +273,43 @@ export class SegmentReader {
   /** The memo for uncached reads of a pack's blocks (one pack at a time); undefined for other groups. */
   #memo(group: RowGroup): PackMemo | undefined {
     if (group.pack === undefined) return undefined;
-    if (this.#packMemo?.pack !== group.pack) this.#packMemo = { pack: group.pack, columns: new Map() };
+    if (this.#packMemo?.pack !== group.pack) this.#packMemo = { pack: group.pack, columns: new Map(), utf8: new Map() };
     return this.#packMemo;
   }
 
   /**
    * Decodes a pack's time block and its blocks of the given columns into the memo of uncached
-   * reads, so that packSource can hand out its series' rows synchronously.
+   * reads, so that packSource can hand out its series' rows synchronously. STRING blocks are
+   * decoded to their dictionaries as UTF-8, which packSource copies as bytes: spans have a dozen
+   * strings each, which compaction decoded into strings only to encode them again.
    */
   async loadPack(group: RowGroup, columnIds: readonly number[]): Promise<void> {
     const pack = group.pack!;
     await this.readTime(group, false);
     for (const id of columnIds) {
       const i = pack.columns.findIndex((c) => c.id === id);
-      if (i >= 0 && group.columns[i]!.length > 0) await this.readColumn(group, i, pack.columns[i]!.type as FieldType, false);
+      if (i < 0 || group.columns[i]!.length === 0) continue;
+      const type = pack.columns[i]!.type as FieldType;
+      if (type === ValueType.String) await this.#readUtf8(group, i);
+      else await this.readColumn(group, i, type, false);
     }
+  }
+
+  /** Column `index` of a pack (a STRING column) into the memo as its UTF-8 dictionary. */
+  async #readUtf8(group: RowGroup, index: number): Promise<void> {
+    const memo = this.#memo(group)!;
+    if (memo.utf8.has(index)) return;
+    const rows = group.pack!.rows;
+    const ref = group.columns[index]!;
+    const b = await this.#readBlock(ref, 'column block', false);
+    let col: DecodedUtf8;
+    try {
+      col = this.#codecs.decodeUtf8(b, rows);
+    } catch (e) {
+      throw decodeFailure(this.path, ref.offset, 'column block', e);
+    }
+    if (col.index.length !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.index.length} rows, the index says ${rows}`);
+    memo.utf8.set(index, col);
   }
 
   /**
@@ -287,18 +322,21 @@ export class SegmentReader {
     if (group.pack === undefined || memo?.pack !== group.pack || memo.time === undefined) return undefined;
     if (memo.forIds?.ids !== columnIds) {
       const columns: Array<DecodedColumn | undefined> = [];
+      const utf8: Array<DecodedUtf8 | undefined> = [];
       const types: Array<ValueType | undefined> = [];
       for (const id of columnIds) {
         const i = group.pack.columns.findIndex((c) => c.id === id);
-        if (i >= 0 && group.columns[i]!.length > 0 && !memo.columns.has(i)) return undefined;
+        if (i >= 0 && group.columns[i]!.length > 0 && !memo.columns.has(i) && !memo.utf8.has(i)) return undefined;
         const c = i < 0 ? undefined : memo.columns.get(i);
+        const u = i < 0 ? undefined : memo.utf8.get(i);
         columns.push(c);
-        types.push(c === undefined ? undefined : group.pack.columns[i]!.type);
+        utf8.push(u);
+        types.push(c === undefined && u === undefined ? undefined : group.pack.columns[i]!.type);
       }
-      memo.forIds = { ids: columnIds, columns, types };
+      memo.forIds = { ids: columnIds, columns, utf8, types };
     }
-    const time = memo.time;
-    const { columns, types } = memo.forIds;
+    const time32 = memo.time32!;
+    const { columns, utf8, types } = memo.forIds;
     const from = group.packRow!;
     return {
       length: series.rows,
@@ -308,18 +346,26 @@ export class SegmentReader {
         if (target.ids !== columnIds && (target.ids.length !== columnIds.length || target.ids.some((id, k) => id !== columnIds[k]))) {
           throw bug('pack source: the target pack has other columns than were loaded');
         }
-        for (let i = 0; i < series.rows; i++) target.ts[target.at + i] = time[from + i]!;
+        for (let i = 0; i < series.rows; i++) {
+          target.ts32[2 * (target.at + i)] = time32[2 * (from + i)]!;
+          target.ts32[2 * (target.at + i) + 1] = time32[2 * (from + i) + 1]!;
+        }
         for (let k = 0; k < columns.length; k++) {
           const c = columns[k];
+          const u = utf8[k];
           const type = types[k];
+          const validity = u !== undefined ? u.validity : c?.validity;
           for (let i = 0; i < series.rows; i++) {
             const at = target.at + i;
             const o = from + i;
-            if (c === undefined || (c.validity !== undefined && c.validity[o] === 0)) {
+            if (type === undefined || (validity !== undefined && validity[o] === 0)) {
               if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
               continue;
             }
-            copyValue(type!, target.values[k]!, at, c.values, o);
+            if (u !== undefined) {
+              const j = u.index[o]!;
+              (target.values[k] as Utf8Buffer).setBytes(at, u.dictBytes, u.dictOffsets[j]!, u.dictOffsets[j + 1]!);
+            } else copyValue(type, target.values[k]!, at, c!.values, o);
             const v = target.validity[k];
             if (v !== undefined) v[at] = 1;
             target.present[k]!++;

@@ -229,6 +229,7 @@ export class SegmentWriter {
       return this.#closePack().then(() => this.#addPacked(tableId, key, rows, minTs, maxTs, columns, timeCodec));
     }
     if (pack === undefined) {
+      const ts = new BigInt64Array(PACK_ROWS);
       this.#pack = pack = {
         tableId,
         columns,
@@ -238,7 +239,8 @@ export class SegmentWriter {
         minTs,
         maxTs,
         at: 0,
-        ts: new BigInt64Array(PACK_ROWS),
+        ts,
+        ts32: new Int32Array(ts.buffer),
         ids: columns.map((c) => c.id),
         values: this.#spare?.columns === columns ? this.#spare.values : columns.map((c) => packValues(c.type)),
         validity: columns.map(() => undefined),

@@ -33,6 +33,8 @@ export interface SeriesRows {
 export interface PackTarget {
   at: number;
   ts: BigInt64Array;
+  /** `ts` as 32-bit words: a timestamp copied through a BigInt64Array element became a BigInt. */
+  ts32: Int32Array;
   /** The columns to fill, in the order of `values`. */
   ids: readonly number[];
   values: Array<PackValues>;

@@ -195,6 +195,25 @@ describe('BlockCodecs', () => {
     }
   });
 
+  it('decodes a STRING block to its UTF-8 dictionary, the same values as decode', async () => {
+    const codecs = BlockCodecs.create(await loadCore(), zstd);
+    const r = rng(11);
+    const text = new TextDecoder();
+    for (let round = 0; round < 60; round++) {
+      const n = [0, 1, 5, 900][int(r, 4)]!;
+      const values = valuesFor(ValueType.String, r, n) as string[];
+      const validity = validityFor(r, n);
+      for (const codec of codecsFor(ValueType.String)) {
+        const block = codecs.encode(ValueType.String, values, validity, n, codec);
+        const want = codecs.decode(ValueType.String, block, n);
+        const got = codecs.decodeUtf8(block, n);
+        expect(got.validity).toEqual(want.validity);
+        const strings = Array.from(got.index, (j, i) => (got.validity !== undefined && got.validity[i] === 0 ? '' : text.decode(got.dictBytes.subarray(got.dictOffsets[j]!, got.dictOffsets[j + 1]!))));
+        expect(strings).toEqual(want.values);
+      }
+    }
+  });
+
   it('round-trips timestamps and keeps regular ones to a few bytes', async () => {
     const codecs = BlockCodecs.create(await loadCore(), zstd);
     const r = rng(7);

@@ -2,7 +2,11 @@
 // and by ranges of a write batch's column, with skipped rows empty, read back as the strings.
 
 import { describe, expect, it } from 'vitest';
+import { CorruptionError } from '../../host/core/errors.js';
+import { ValueType } from '../../host/core/write-batch.js';
+import { storageCodecs } from '../../host/storage/codecs.js';
 import { Utf8Buffer } from '../../host/storage/utf8-column.js';
+import { loadCore } from '../support/core.js';
 import { mulberry32 } from '../support/rng.js';
 
 const utf8 = new TextEncoder();
@@ -69,5 +73,29 @@ describe('Utf8Buffer', () => {
     const values = ['plain', 'mixé🦀', 'a\ud800b', 'a'.repeat(60) + 'é'.repeat(30)];
     values.forEach((v, i) => buf.setString(i, v));
     values.forEach((v, i) => expect([...buf.bytes.subarray(buf.offsets[i]!, buf.offsets[i + 1]!)]).toEqual([...utf8.encode(v)]));
+  });
+});
+
+describe('STRING blocks read as UTF-8 (compaction)', () => {
+  it('refuses a dictionary that is not UTF-8, as decoding it to strings does', async () => {
+    const codecs = storageCodecs(await loadCore());
+    const bad = new Utf8Buffer(2);
+    bad.setBytes(0, Uint8Array.from([0x61, 0xff, 0x62]), 0, 3);
+    bad.setBytes(1, Uint8Array.from([0x63]), 0, 1);
+    const block = codecs.encodeUtf8(bad, 2, undefined, 'NULL');
+    expect(() => codecs.decodeUtf8(block, 2)).toThrow(CorruptionError);
+    expect(() => codecs.decodeValues(ValueType.String, block, 2)).toThrow(CorruptionError);
+    // Valid UTF-8 once joined ("é"), but each value holds half of the character.
+    const split = new Utf8Buffer(2);
+    split.setBytes(0, Uint8Array.from([0xc3]), 0, 1);
+    split.setBytes(1, Uint8Array.from([0xa9]), 0, 1);
+    const halves = codecs.encodeUtf8(split, 2, undefined, 'NULL');
+    expect(() => codecs.decodeUtf8(halves, 2)).toThrow(CorruptionError);
+    expect(() => codecs.decodeValues(ValueType.String, halves, 2)).toThrow(CorruptionError);
+    const good = new Utf8Buffer(2);
+    good.setString(0, 'é');
+    good.setString(1, 'b');
+    const d = codecs.decodeUtf8(codecs.encodeUtf8(good, 2, undefined, 'DEFAULT'), 2);
+    expect([...d.index].map((j) => new TextDecoder().decode(d.dictBytes.subarray(d.dictOffsets[j]!, d.dictOffsets[j + 1]!)))).toEqual(['é', 'b']);
   });
 });
