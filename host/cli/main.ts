@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     flushBytes: config['storage.flush_bytes'],
     flushAgeMs: config['storage.flush_age'],
     compactionFanIn: config['storage.compaction_fan_in'],
+    compactionThread: config['storage.compaction_thread'],
     blockCacheBytes: config['storage.block_cache_bytes'],
     codecs: storageCodecs(core),
   });

@@ -23,10 +23,12 @@ import { faultPoint } from './fault-points.js';
 import { writeColumns } from './flush.js';
 import { fsyncDir } from './fs-util.js';
 import { unitsPerSecond } from './partition.js';
-import { SegmentWriter } from './segment-writer.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
-import type { SeriesEntry } from './segment-format.js';
+import type { SegmentMeta, SeriesEntry } from './segment-format.js';
+import type { ColumnCodecs } from './column-codecs.js';
+import type { SegmentRecord, Tombstone } from './manifest.js';
+import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { TimeSlicer } from './time-slice.js';
 
 const partitionOf = (s: SegmentSlot): string => `${s.record.partitionStart}:${s.record.partitionEnd}`;
@@ -201,58 +203,134 @@ async function mergedRows(
   return parts.length === 1 ? parts[0]! : mergeRows(parts, ids);
 }
 
-/** Merges `inputs` (one partition, LSN order) into one file and swaps it in. */
-export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
-  const started = performance.now();
-  db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
-  const tombs = [...db.tombstones];
-  const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
-  const expiredBefore = db.expiredBefore;
+/**
+ * What writing a compaction's file needs, as plain data: a compaction thread (compactor.ts) gets
+ * it in a message and opens the inputs itself.
+ */
+export interface CompactionJob {
+  /** The inputs, in LSN order: their records and paths. */
+  inputs: Array<{ record: SegmentRecord; path: string }>;
+  /** The live tables among the inputs' (dropped ones are left out), by id. */
+  tables: Array<{ id: number; columns: WriteColumn[]; timeCodec: string }>;
+  tombstones: Tombstone[];
+  expiredBefore: bigint | null;
+  /** The file to write, its id, and the database precision's units per second (page-stats.ts). */
+  path: string;
+  fileId: number;
+  unitsPerSecond: bigint;
+}
+
+/** The written file: what its manifest record and reader need. */
+export interface CompactionOutput {
+  meta: SegmentMeta;
+  bytes: number;
+  keys: readonly string[];
+}
+
+/** A job for merging `inputs` of `db` into file `fileId`, with the catalog, tombstones and retention of now. */
+export function compactionJob(db: DatabaseStore, inputs: readonly SegmentSlot[], fileId: number): CompactionJob {
   const tableIds = new Set<number>();
   for (const s of inputs) for (const tableId of s.reader!.tables.keys()) tableIds.add(tableId);
-  const first = inputs[0]!.record;
-  const fileId = db.allocateFileId();
-  const slicer = new TimeSlicer();
-  const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, () => slicer.step(), unitsPerSecond(db.def.options.precision));
-  let slot: SegmentSlot | undefined;
-  let committing = false;
+  const tables: CompactionJob['tables'] = [];
+  for (const id of [...tableIds].sort((a, b) => a - b)) {
+    const table = tableById(db.def, id);
+    if (table !== undefined) tables.push({ id, columns: writeColumns(table), timeCodec: table.timeCodec });
+  }
+  return {
+    inputs: inputs.map((s) => ({ record: s.record, path: s.reader!.path })),
+    tables,
+    tombstones: [...db.tombstones],
+    expiredBefore: db.expiredBefore,
+    path: db.segmentPath(fileId),
+    fileId,
+    unitsPerSecond: unitsPerSecond(db.def.options.precision),
+  };
+}
+
+/**
+ * Writes the merged file of a job from the inputs' open readers (`inputs`, the job's order);
+ * undefined, with nothing left behind, when every row was deleted, dropped or expired. `check`
+ * is called between series and may throw to abandon the file (a database closing); `step` is
+ * awaited between blocks and series when it returns a promise (time-slice.ts).
+ */
+export async function writeCompaction(
+  job: CompactionJob,
+  inputs: readonly SegmentSlot[],
+  codecs: ColumnCodecs,
+  check: () => void = () => undefined,
+  step: () => Promise<void> | undefined = () => undefined,
+): Promise<CompactionOutput | undefined> {
+  const tombs = job.tombstones;
+  const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
+  const w = await SegmentWriter.create(job.path, job.fileId, codecs, step, job.unitsPerSecond);
   try {
-    for (const tableId of [...tableIds].sort((a, b) => a - b)) {
-      const table = tableById(db.def, tableId);
-      if (table === undefined) continue; // dropped
-      const columns = writeColumns(table);
+    for (const table of job.tables) {
+      const { columns } = table;
       const ids = columns.map((c) => c.id);
-      const ttombs = tableTombstones(tombs, tableId);
-      const merge = new SeriesMerge(inputs, tableId);
+      const ttombs = tableTombstones(tombs, table.id);
+      const merge = new SeriesMerge(inputs, table.id);
       while (merge.next()) {
-        if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
+        check();
         const key = merge.key;
-        let packed = merge.count === 1 ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, expiredBefore) : undefined;
+        let packed = merge.count === 1 ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, job.expiredBefore) : undefined;
         if (packed instanceof Promise) packed = await packed;
-        const rows = packed ?? (await mergedRows(inputs, merge.entries, key, ids, ttombs, expiredBefore));
+        const rows = packed ?? (await mergedRows(inputs, merge.entries, key, ids, ttombs, job.expiredBefore));
         if (rows.length > 0) {
-          const adding = w.addSeries(tableId, key, rows, columns, table.timeCodec);
+          const adding = w.addSeries(table.id, key, rows, columns, table.timeCodec);
           if (adding !== undefined) await adding;
         }
-        const turn = slicer.step();
+        const turn = step();
         if (turn !== undefined) await turn;
       }
     }
-    if (w.seriesCount > 0) {
-      const { meta, bytes, keys } = await w.finish(
-        {
-          partitionStart: first.partitionStart,
-          partitionEnd: first.partitionEnd,
-          minLsn: Math.min(...inputs.map((s) => s.record.minLsn)),
-          maxLsn: Math.max(...inputs.map((s) => s.record.maxLsn)),
-          cleanLsn: Math.max(maxTomb, ...inputs.map((s) => s.record.cleanLsn)),
-        },
-        { written: 'compact:segment-written', renamed: 'compact:segment-renamed' },
-      );
-      await fsyncDir(db.segDir);
-      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes }, keys);
-    } else {
+    if (w.seriesCount === 0) {
       await w.abort(); // everything was deleted or dropped
+      return undefined;
+    }
+    const records = job.inputs.map((i) => i.record);
+    return await w.finish(
+      {
+        partitionStart: records[0]!.partitionStart,
+        partitionEnd: records[0]!.partitionEnd,
+        minLsn: Math.min(...records.map((r) => r.minLsn)),
+        maxLsn: Math.max(...records.map((r) => r.maxLsn)),
+        cleanLsn: Math.max(maxTomb, ...records.map((r) => r.cleanLsn)),
+      },
+      { written: 'compact:segment-written', renamed: 'compact:segment-renamed' },
+    );
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+}
+
+/**
+ * Merges `inputs` (one partition, LSN order) into one file and swaps it in. The file is written
+ * on the compaction thread when the storage has one (compactor.ts), else here between requests.
+ */
+export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
+  const started = performance.now();
+  db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
+  const fileId = db.allocateFileId();
+  const job = compactionJob(db, inputs, fileId);
+  const closing = (): void => {
+    if (db.closing) throw new StaleChange(`database ${db.def.name} is closing`);
+  };
+  let slot: SegmentSlot | undefined;
+  let committing = false;
+  try {
+    let out: CompactionOutput | undefined;
+    if (db.env.compactor !== undefined) {
+      out = await db.env.compactor.run(job);
+      closing();
+    } else {
+      const slicer = new TimeSlicer();
+      out = await writeCompaction(job, inputs, db.env.codecs, closing, () => slicer.step());
+    }
+    if (out !== undefined) {
+      await fsyncDir(db.segDir);
+      const { meta, bytes, keys } = out;
+      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes }, keys);
     }
     committing = true;
     await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs, fault: 'compact:manifest-temp' });
@@ -260,7 +338,6 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
     // Before the manifest names the new file it is ours to delete; if saving the manifest
     // failed midway it may be named, and the next start sorts it out.
     if (!committing || e instanceof StaleChange) {
-      await w.abort();
       slot?.reader?.retire();
       await unlink(db.segmentPath(fileId)).catch(() => undefined);
     }
@@ -282,6 +359,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       output: slot?.record.fileId,
       rows: slot?.record.rows ?? 0,
       bytes: slot?.record.bytes ?? 0,
+      thread: db.env.compactor !== undefined,
       ms: Math.round(performance.now() - started),
     },
     'compacted',

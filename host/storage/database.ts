@@ -34,6 +34,7 @@ import {
 import { Memtable, type TableStamp } from './memtable.js';
 import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
 import type { ReadView } from './read-path.js';
+import type { Compactor } from './compactor.js';
 import { SegmentReader, type CachedBlock } from './segment-reader.js';
 import { Wal } from './wal.js';
 import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
@@ -51,6 +52,8 @@ export interface DatabaseEnv {
   nowMs: () => number;
   /** Rotate the active memtable (and flush it) once it holds this many bytes. */
   flushBytes: number;
+  /** The compaction thread; compactions write here between requests without it. */
+  compactor?: Compactor;
 }
 
 /** A segment the manifest lists; `reader` is undefined when the file failed to open. */

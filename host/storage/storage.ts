@@ -38,6 +38,7 @@ import { partitionOverflows, retentionCutoff, vnodeUnits } from './partition.js'
 import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
 import type { CachedBlock } from './segment-reader.js';
 import { databaseNotFound } from '../core/meta-errors.js';
+import { Compactor } from './compactor.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -54,6 +55,11 @@ export interface StorageOptions {
   flushAgeMs?: number;
   /** Files of one level merged at once. */
   compactionFanIn?: number;
+  /**
+   * Write compaction files on a thread of their own (compactor.ts): true, or the worker module's
+   * URL (tests running the TypeScript sources point it at dist/). Default: on this thread.
+   */
+  compactionThread?: boolean | URL;
   /** Decoded blocks kept in memory. */
   blockCacheBytes?: number;
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
@@ -89,6 +95,7 @@ export class Storage {
   #maintaining: Promise<void> | undefined;
   #compaction: Promise<void> | undefined;
   #compactingDb: DatabaseStore | undefined;
+  readonly #compactor: Compactor | undefined;
 
   private constructor(opts: StorageOptions, store: CatalogStore) {
     this.#opts = opts;
@@ -97,6 +104,8 @@ export class Storage {
     this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
+    const thread = opts.compactionThread ?? false;
+    this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
 
   get catalog(): Catalog {
@@ -147,6 +156,7 @@ export class Storage {
         walSync: this.#opts.walSync,
         nowMs: this.#nowMs,
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
+        compactor: this.#compactor,
       },
       def,
       this.#watermark,
@@ -569,6 +579,9 @@ export class Storage {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     for (const s of this.#dbs.values()) s.closing = true;
+    // A compaction on its thread is abandoned rather than waited for (its file is removed at
+    // the next start, as after a crash); one on this thread stops at its next series.
+    await this.#compactor?.close();
     await this.idle();
     for (const s of this.#dbs.values()) await s.close();
     await this.#store.save();

@@ -3,7 +3,7 @@
 // corrupt footer makes the file unreadable at open (logged), reads over its time range fail with
 // the file's name, other partitions and writes keep working, also in a real server.
 
-import { closeSync, openSync, readdirSync, readSync, statSync, writeSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorruptionError } from '../../host/core/errors.js';
@@ -14,25 +14,13 @@ import { loadCore } from '../support/core.js';
 import { SegmentReader } from '../../host/storage/segment-reader.js';
 import { writeLp } from '../support/http.js';
 import { startServer } from '../support/server.js';
-import { batch, dbl, dump, openStore, type TestStore } from './support.js';
+import { batch, dbl, dump, flip, openStore, type TestStore } from './support.js';
 
 let store: TestStore | undefined;
 afterEach(async () => {
   await store?.cleanup();
   store = undefined;
 });
-
-function flip(path: string, offset: number): void {
-  const fd = openSync(path, 'r+');
-  try {
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, offset);
-    b[0]! ^= 0xff;
-    writeSync(fd, b, 0, 1, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const WEEK = 7n * BigInt(DAY_MS) * 1_000_000n;
 

@@ -2,7 +2,7 @@
 // clock and no background timer, batches from rows, and rows printed as text (doubles as their
 // bit patterns, so NaN and -0 compare exactly).
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
@@ -113,4 +113,17 @@ export async function dump(storage: Storage, table: string, request: Partial<Sca
 /** The printed form of a double, as `dump` prints it. */
 export function f64(v: number): string {
   return `f:${new BigUint64Array(Float64Array.of(v).buffer)[0]!.toString(16)}`;
+}
+
+/** Inverts the byte at `offset` of a file (a corruption the checksums must catch). */
+export function flip(path: string, offset: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, offset);
+    b[0]! ^= 0xff;
+    writeSync(fd, b, 0, 1, offset);
+  } finally {
+    closeSync(fd);
+  }
 }
