@@ -38,7 +38,7 @@ export const SETTINGS = [
   { key: 'storage.flush_bytes', kind: 'bytes', default: 32 * 1024 * 1024, doc: "A database's memtable is written to segment files once it holds this much, or when all memtables together reach `storage.memtable_bytes`." },
   { key: 'storage.flush_age', kind: 'duration', default: 600_000, doc: '... or once its oldest row has waited this long in memory.' },
   { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
-  { key: 'storage.compaction_thread', kind: 'bool', default: true, doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them.' },
+  { key: 'storage.compaction_thread', kind: 'bool', default: availableParallelism() > 2, doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them (default: when there are more than 2 cores).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
   { key: 'usage.report_interval', kind: 'duration', zero: true, default: 10_000, doc: 'How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant\'s usage_schema database, as CnosDB does; 0 turns the reports off.' },

@@ -114,4 +114,10 @@ describe('SIGKILL during flush and compaction', () => {
     // Two at a time: each case is a server life and a restart, mostly waiting on fsync.
     for (let i = 0; i < points.length; i += 2) await Promise.all(points.slice(i, i + 2).map((p) => crashAt(p, ARGS)));
   });
+  it('loses and duplicates nothing at any step of a compaction on its own thread', { timeout: 120_000 }, async () => {
+    // The file is written, synced and renamed on the compaction thread, whose kill point ends the process.
+    const threaded = [...ARGS, '--compaction-thread', 'true'];
+    const compaction = points.filter((p) => p.startsWith('compact:'));
+    for (let i = 0; i < compaction.length; i += 2) await Promise.all(compaction.slice(i, i + 2).map((p) => crashAt(p, threaded)));
+  });
 });
