@@ -24,6 +24,7 @@ const cache = new BlockCache<CachedBlock>(4 << 20);
 port.on('message', (msg: CompactionRequest) => {
   void run(msg).then((reply) => port.postMessage(reply));
 });
+port.postMessage({ ready: true } satisfies CompactionReply);
 
 async function run({ id, job }: CompactionRequest): Promise<CompactionReply> {
   const inputs: SegmentSlot[] = [];

@@ -320,7 +320,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   let committing = false;
   try {
     let out: CompactionOutput | undefined;
-    if (db.env.compactor !== undefined) {
+    if (db.env.compactor?.available === true) {
       out = await db.env.compactor.run(job);
       closing();
     } else {
@@ -359,7 +359,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       output: slot?.record.fileId,
       rows: slot?.record.rows ?? 0,
       bytes: slot?.record.bytes ?? 0,
-      thread: db.env.compactor !== undefined,
+      thread: db.env.compactor?.available === true,
       ms: Math.round(performance.now() - started),
     },
     'compacted',

@@ -7,7 +7,9 @@
 //
 // One job at a time (the storage runs one compaction at a time). The thread starts at the first
 // job and is unref'd: an idle server exits without ending it. If it dies, the job fails (the
-// compaction is retried at the next tick, as after any failure) and the next job starts a new one.
+// compaction is retried at the next tick, as after any failure) and the next job starts a new one;
+// if it dies before it is ready (it cannot load its Wasm core), `available` turns false and
+// compactions run on the storage's thread from then on.
 
 import { Worker } from 'node:worker_threads';
 import { CorruptionError } from '../core/errors.js';
@@ -22,6 +24,7 @@ export interface CompactionRequest {
 }
 
 export type CompactionReply =
+  | { ready: true }
   | { id: number; ok: true; out: CompactionOutput | undefined }
   | { id: number; ok: false; error: { message: string; stack?: string; corrupt?: { source: string; offset: number; check: string } } };
 
@@ -31,10 +34,16 @@ export class Compactor {
   #next = 1;
   readonly #pending = new Map<number, { resolve: (out: CompactionOutput | undefined) => void; reject: (e: Error) => void }>();
   #closed = false;
+  #failedToStart = false;
 
   /** `script`: the worker's module (tests running the TypeScript sources point it at dist/). */
   constructor(script: URL = WORKER_SCRIPT) {
     this.#script = script;
+  }
+
+  /** False once the thread failed to start: compactions then run on the storage's thread. */
+  get available(): boolean {
+    return !this.#failedToStart;
   }
 
   /** Writes a job's file on the thread; rejects with a CorruptionError naming a bad input, or the thread's error. */
@@ -51,7 +60,12 @@ export class Compactor {
   #start(): Worker {
     const worker = new Worker(this.#script);
     worker.unref();
+    let ready = false;
     worker.on('message', (reply: CompactionReply) => {
+      if ('ready' in reply) {
+        ready = true;
+        return;
+      }
       const p = this.#pending.get(reply.id);
       if (p === undefined) return;
       this.#pending.delete(reply.id);
@@ -66,6 +80,7 @@ export class Compactor {
     });
     const fail = (e: Error): void => {
       if (this.#worker === worker) this.#worker = undefined;
+      if (!ready && !this.#closed) this.#failedToStart = true;
       for (const p of this.#pending.values()) p.reject(this.#closed ? new StaleChange('the storage is closing') : e);
       this.#pending.clear();
     };

@@ -97,6 +97,18 @@ describe('compaction on its own thread', () => {
     expect(await dump(s.storage, 'm', { fields: ['v'] })).toHaveLength(101);
   });
 
+  it('falls back to the storage thread when the thread cannot start', async () => {
+    const s = await openStore({ compactionFanIn: 3, compactionThread: new URL('./no-such-compaction-worker.js', THREAD) });
+    stores.push(s);
+    const data = batches();
+    await load(s, data);
+    const before = await dump(s.storage, 'spans', { fields: FIELDS });
+    await s.storage.compactAll();
+    expect(s.logs.filter((l) => l.msg === 'compaction failed')).toHaveLength(1);
+    expect(s.logs.filter((l) => l.msg === 'compacted').map((l) => l.thread)).toEqual([false]);
+    expect(await dump(s.storage, 'spans', { fields: FIELDS })).toEqual(before);
+  });
+
   it('is abandoned when the storage closes, losing nothing and leaving no file behind', async () => {
     const s = await openStore({ compactionFanIn: 3, compactionThread: THREAD });
     stores.push(s);
