@@ -15,7 +15,7 @@
 // scans find no piece for the others and yield nothing for them, so callers that need the exact
 // set (SHOW SERIES, DELETE) keep calling listSeries.
 
-import { seriesKey } from '../core/write-batch.js';
+import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
 import type { Memtable, SeriesBuffer, TableMemtable } from './memtable.js';
 import type { ReadView, SeriesInfo } from './read-path.js';
@@ -33,15 +33,32 @@ interface Listed extends SeriesInfo {
 interface Naming {
   key: string;
   names: ReadonlyMap<number, string>;
+  /** The table name, escaped: where a sort key starts. */
+  table: string;
+  /** The tags in name order (compareBytes), each with its `,name=` escaped, as sort keys write them. */
+  byName: ReadonlyArray<{ id: number; prefix: string }>;
 }
 
-function listed(table: TableDef, naming: Naming, key: string, tags: SeriesTags, buffer: SeriesBuffer | undefined): Listed {
+/**
+ * A series as listed: its names, and its sort key, which is seriesKey(table, names) written with
+ * the tag order and escaped names worked out once per naming (a sort and five strings per series
+ * were most of listing a segment of spans).
+ */
+function listed(naming: Naming, key: string, tags: SeriesTags, buffer: SeriesBuffer | undefined): Listed {
   const names = new Map<string, string>();
   for (const [id, v] of tags) {
     const n = naming.names.get(id);
     if (n !== undefined) names.set(n, v);
   }
-  return { key, tags, names, sort: seriesKey(table.name, [...names]), buffer };
+  let sort = naming.table;
+  for (const { id, prefix } of naming.byName) {
+    for (const [tid, v] of tags) {
+      if (tid !== id) continue;
+      sort += prefix + escapeKeyPart(v);
+      break;
+    }
+  }
+  return { key, tags, names, sort, buffer };
 }
 
 const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
@@ -54,7 +71,7 @@ function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Li
   if (byTable === undefined) segmentLists.set(reader, (byTable = new Map()));
   const hit = byTable.get(table.id);
   if (hit !== undefined && hit.naming === naming.key) return hit.list;
-  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(table, naming, e.key, e.tags, undefined)).sort(bySort);
+  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(naming, e.key, e.tags, undefined)).sort(bySort);
   byTable.set(table.id, { naming: naming.key, list });
   return list;
 }
@@ -62,20 +79,21 @@ function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Li
 /** A memtable table's series listed so far (the first `count` in insertion order), sorted. */
 const memtableLists = new WeakMap<TableMemtable, { naming: string; count: number; list: Listed[] }>();
 
-function memtableList(tm: TableMemtable, table: TableDef, naming: Naming): Listed[] {
+/** A memtable table's series, sorted, and those added since the last call (sorted too). */
+function memtableList(tm: TableMemtable, naming: Naming): { list: Listed[]; added: Listed[] } {
   let state = memtableLists.get(tm);
   if (state === undefined || state.naming !== naming.key) memtableLists.set(tm, (state = { naming: naming.key, count: 0, list: [] }));
-  if (state.count === tm.series.size) return state.list;
+  if (state.count === tm.series.size) return { list: state.list, added: [] };
   const added: Listed[] = [];
   let i = 0;
   for (const sb of tm.series.values()) {
     if (i++ < state.count) continue;
-    added.push(listed(table, naming, sb.key, sb.tags, sb));
+    added.push(listed(naming, sb.key, sb.tags, sb));
   }
   state.count = tm.series.size;
   added.sort(bySort);
   state.list = mergeTwo(state.list, added);
-  return state.list;
+  return { list: state.list, added };
 }
 
 /** Two sorted lists as one; the first's entry comes first among equal sort keys. */
@@ -97,18 +115,20 @@ function mergeTwo(a: Listed[], b: Listed[]): Listed[] {
  * give. A series in several sources is listed once; one a delete emptied in a memtable is left
  * out unless another source has it.
  */
-function mergedList(view: ReadView, table: TableDef, naming: Naming): SeriesInfo[] {
+function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
   const sources: Listed[][] = [];
   for (const seg of view.segments) sources.push(segmentList(seg, table, naming));
   for (const { memtable } of view.memtables) {
     const tm = memtable.tables.get(table.id);
-    if (tm !== undefined) sources.push(memtableList(tm, table, naming));
+    if (tm !== undefined) sources.push(memtableList(tm, naming).list);
   }
   const at = new Array<number>(sources.length).fill(0);
-  const out: SeriesInfo[] = [];
-  // Keys given out among the current run of equal sort keys (a series in several sources).
+  const out: Listed[] = [];
+  // The current run of equal sort keys (a series in several sources, or series that differ only
+  // in dropped tags): its first key, and any others given out.
   let runSort: string | undefined;
-  const runKeys = new Set<string>();
+  let runKey = '';
+  let runMore: Set<string> | undefined;
   for (;;) {
     let best = -1;
     for (let s = 0; s < sources.length; s++) {
@@ -120,9 +140,12 @@ function mergedList(view: ReadView, table: TableDef, naming: Naming): SeriesInfo
     if (e.buffer !== undefined && e.buffer.length === 0) continue;
     if (e.sort !== runSort) {
       runSort = e.sort;
-      runKeys.clear();
-    } else if (runKeys.has(e.key)) continue;
-    runKeys.add(e.key);
+      runKey = e.key;
+      runMore = undefined;
+    } else {
+      if (e.key === runKey || runMore?.has(e.key) === true) continue;
+      (runMore ??= new Set()).add(e.key);
+    }
     out.push(e);
   }
 }
@@ -136,27 +159,75 @@ function memtableId(m: Memtable): number {
   return id;
 }
 
-/** What the table's series list depends on: segment files, memtables and their series counts, tag names. */
+/**
+ * What the table's series list depends on besides the memtables' series counts: segment files,
+ * memtables, tag names.
+ */
 function fingerprint(view: ReadView, table: TableDef): string {
   let key = '';
   for (const s of view.segments) key += `${s.fileId},`;
   key += '|';
-  for (const { memtable } of view.memtables) key += `${memtableId(memtable)}:${memtable.tables.get(table.id)?.series.size ?? 0},`;
-  key += '|';
+  for (const { memtable } of view.memtables) key += `${memtableId(memtable)},`;
+  key += '|' + table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
   return key;
 }
 
+/** The memtables' series counts of the table, in view order. */
+function seriesCounts(view: ReadView, table: TableDef): number[] {
+  return view.memtables.map(({ memtable }) => memtable.tables.get(table.id)?.series.size ?? 0);
+}
+
+/**
+ * `list` with the series the view's last memtable gained inserted (`added`, sorted): each after
+ * every series of an equal sort key (the last source comes last), none already listed. Binary
+ * searches and copies, no merge: with a span a series, that was most of a query during ingest.
+ */
+function insertAdded(list: readonly Listed[], added: readonly Listed[]): Listed[] {
+  const out: Listed[] = [];
+  let from = 0;
+  for (const e of added) {
+    if (e.buffer !== undefined && e.buffer.length === 0) continue;
+    let lo = from;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.sort <= e.sort) lo = mid + 1;
+      else hi = mid;
+    }
+    let listedAlready = false;
+    for (let i = lo - 1; i >= 0 && list[i]!.sort === e.sort; i--) if (list[i]!.key === e.key) listedAlready = true;
+    for (; from < lo; from++) out.push(list[from]!);
+    if (!listedAlready) out.push(e);
+  }
+  for (; from < list.length; from++) out.push(list[from]!);
+  return out;
+}
+
 export class SeriesListCache {
-  readonly #tables = new Map<number, { key: string; list: SeriesInfo[] }>();
+  readonly #tables = new Map<number, { key: string; counts: number[]; list: Listed[] }>();
 
   /** Every series of the table in the view, sorted by series key (read-only: shared between queries). */
   list(view: ReadView, table: TableDef): readonly SeriesInfo[] {
     const key = fingerprint(view, table);
+    const counts = seriesCounts(view, table);
     const hit = this.#tables.get(table.id);
-    if (hit !== undefined && hit.key === key) return hit.list;
+    if (hit !== undefined && hit.key === key) {
+      if (counts.every((n, i) => n === hit.counts[i])) return hit.list;
+      // The same sources, and only the last memtable (the active one) gained series.
+      const last = counts.length - 1;
+      if (counts.every((n, i) => n === hit.counts[i] || i === last)) {
+        const tm = view.memtables[last]!.memtable.tables.get(table.id);
+        if (tm !== undefined && counts[last]! > hit.counts[last]!) {
+          const { added } = memtableList(tm, namingOf(table));
+          hit.list = insertAdded(hit.list, added);
+          hit.counts = counts;
+          return hit.list;
+        }
+      }
+    }
     const list = mergedList(view, table, namingOf(table));
-    this.#tables.set(table.id, { key, list });
+    this.#tables.set(table.id, { key, counts, list });
     return list;
   }
 
@@ -167,7 +238,8 @@ export class SeriesListCache {
 }
 
 function namingOf(table: TableDef): Naming {
-  let key = '';
+  let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
-  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])) };
+  const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + escapeKeyPart(t.name) + '=' }));
+  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), table: escapeKeyPart(table.name), byName };
 }
