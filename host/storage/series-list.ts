@@ -17,16 +17,17 @@
 
 import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
-import type { Memtable, SeriesBuffer, TableMemtable } from './memtable.js';
+import type { Memtable, TableMemtable } from './memtable.js';
 import type { ReadView, SeriesInfo } from './read-path.js';
 import type { SegmentReader } from './segment-reader.js';
 import type { SeriesTags } from './series-data.js';
 
-/** A listed series with its sort key (the canonical series key: table name, tags by name). */
+/**
+ * A listed series with its sort key (the canonical series key: table name, tags by name). Not
+ * its SeriesBuffer: a kept list would then keep a flushed memtable's rows until the next query.
+ */
 interface Listed extends SeriesInfo {
   sort: string;
-  /** A memtable's series, whose rows a delete may have emptied since it was listed. */
-  buffer: SeriesBuffer | undefined;
 }
 
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
@@ -44,7 +45,7 @@ interface Naming {
  * the tag order and escaped names worked out once per naming (a sort and five strings per series
  * were most of listing a segment of spans).
  */
-function listed(naming: Naming, key: string, tags: SeriesTags, buffer: SeriesBuffer | undefined): Listed {
+function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
   const names = new Map<string, string>();
   for (const [id, v] of tags) {
     const n = naming.names.get(id);
@@ -58,7 +59,7 @@ function listed(naming: Naming, key: string, tags: SeriesTags, buffer: SeriesBuf
       break;
     }
   }
-  return { key, tags, names, sort, buffer };
+  return { key, tags, names, sort };
 }
 
 const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
@@ -71,7 +72,7 @@ function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Li
   if (byTable === undefined) segmentLists.set(reader, (byTable = new Map()));
   const hit = byTable.get(table.id);
   if (hit !== undefined && hit.naming === naming.key) return hit.list;
-  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(naming, e.key, e.tags, undefined)).sort(bySort);
+  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(naming, e.key, e.tags)).sort(bySort);
   byTable.set(table.id, { naming: naming.key, list });
   return list;
 }
@@ -88,7 +89,7 @@ function memtableList(tm: TableMemtable, naming: Naming): { list: Listed[]; adde
   let i = 0;
   for (const sb of tm.series.values()) {
     if (i++ < state.count) continue;
-    added.push(listed(naming, sb.key, sb.tags, sb));
+    added.push(listed(naming, sb.key, sb.tags));
   }
   state.count = tm.series.size;
   added.sort(bySort);
@@ -117,10 +118,17 @@ function mergeTwo(a: Listed[], b: Listed[]): Listed[] {
  */
 function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
   const sources: Listed[][] = [];
-  for (const seg of view.segments) sources.push(segmentList(seg, table, naming));
+  /** Per source, its memtable (whose series a delete may have emptied since they were listed). */
+  const memtables: Array<TableMemtable | undefined> = [];
+  for (const seg of view.segments) {
+    sources.push(segmentList(seg, table, naming));
+    memtables.push(undefined);
+  }
   for (const { memtable } of view.memtables) {
     const tm = memtable.tables.get(table.id);
-    if (tm !== undefined) sources.push(memtableList(tm, naming).list);
+    if (tm === undefined) continue;
+    sources.push(memtableList(tm, naming).list);
+    memtables.push(tm);
   }
   const at = new Array<number>(sources.length).fill(0);
   const out: Listed[] = [];
@@ -137,7 +145,7 @@ function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
     }
     if (best < 0) return out;
     const e = sources[best]![at[best]!++]!;
-    if (e.buffer !== undefined && e.buffer.length === 0) continue;
+    if (memtables[best]?.series.get(e.key)!.length === 0) continue;
     if (e.sort !== runSort) {
       runSort = e.sort;
       runKey = e.key;
@@ -183,11 +191,11 @@ function seriesCounts(view: ReadView, table: TableDef): number[] {
  * every series of an equal sort key (the last source comes last), none already listed. Binary
  * searches and copies, no merge: with a span a series, that was most of a query during ingest.
  */
-function insertAdded(list: readonly Listed[], added: readonly Listed[]): Listed[] {
+function insertAdded(list: readonly Listed[], added: readonly Listed[], tm: TableMemtable): Listed[] {
   const out: Listed[] = [];
   let from = 0;
   for (const e of added) {
-    if (e.buffer !== undefined && e.buffer.length === 0) continue;
+    if (tm.series.get(e.key)!.length === 0) continue;
     let lo = from;
     let hi = list.length;
     while (lo < hi) {
@@ -220,7 +228,7 @@ export class SeriesListCache {
         const tm = view.memtables[last]!.memtable.tables.get(table.id);
         if (tm !== undefined && counts[last]! > hit.counts[last]!) {
           const { added } = memtableList(tm, namingOf(table));
-          hit.list = insertAdded(hit.list, added);
+          hit.list = insertAdded(hit.list, added, tm);
           hit.counts = counts;
           return hit.list;
         }
