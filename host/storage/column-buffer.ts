@@ -53,8 +53,7 @@ export class ColumnBuffer {
 
   /** Marks rows [from, to) absent. */
   markAbsent(from: number, to: number): void {
-    this.validity ??= new Uint8Array(this.capacity).fill(1, 0, from);
-    this.validity.fill(0, from, to);
+    markAbsent(this, from, to);
   }
 
   /** Bytes a row costs in the typed arrays (STRING: the array slot; the strings are counted apart). */
@@ -110,8 +109,20 @@ export function copyColumn(buf: ColumnBuffer, col: BatchColumn, start: number, c
   return added;
 }
 
+/** A memtable column's validity vector (1 = present; undefined while every row is) and its rows. */
+interface Validity {
+  validity: Uint8Array | undefined;
+  readonly capacity: number;
+}
+
+/** Marks rows [from, to) of a column absent (rows before `from` present if it had no vector). */
+export function markAbsent(buf: Validity, from: number, to: number): void {
+  buf.validity ??= new Uint8Array(buf.capacity).fill(1, 0, from);
+  buf.validity.fill(0, from, to);
+}
+
 /** Copies the validity of rows [start, start + count) of a batch column to `buf` at row `at`. */
-export function copyValidity(buf: { validity: Uint8Array | undefined; readonly capacity: number }, col: BatchColumn, start: number, count: number, at: number): void {
+export function copyValidity(buf: Validity, col: BatchColumn, start: number, count: number, at: number): void {
   if (col.validity) {
     buf.validity ??= new Uint8Array(buf.capacity).fill(1, 0, at);
     if (count === 1) buf.validity[at] = col.validity[start]!;

@@ -235,13 +235,7 @@ export class SegmentReader {
     const hit = cache ? this.#cache.get(key) : undefined;
     if (hit !== undefined) return hit as DecodedColumn;
     const b = await this.#readBlock(ref, 'column block', cache);
-    let col: DecodedColumn;
-    try {
-      col = this.#codecs.decodeValues(type, b, rows);
-    } catch (e) {
-      throw decodeFailure(this.path, ref.offset, 'column block', e);
-    }
-    if (col.values.length !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.values.length} rows, the index says ${rows}`);
+    const col = this.#decodeColumn(ref, rows, () => this.#codecs.decodeValues(type, b, rows), (c) => c.values.length);
     if (cache) this.#cache.set(key, col, estimateBytes(col, rows));
     memo?.columns.set(index, col);
     return col;
@@ -302,14 +296,22 @@ export class SegmentReader {
     const rows = group.pack!.rows;
     const ref = group.columns[index]!;
     const b = await this.#readBlock(ref, 'column block', false);
-    let col: DecodedUtf8;
+    memo.utf8.set(index, this.#decodeColumn(ref, rows, () => this.#codecs.decodeUtf8(b, rows), (c) => c.index.length));
+  }
+
+  /**
+   * A column block decoded by `decode`, which must give `rows` rows (`count` says how many it
+   * gave): a failure is a CorruptionError naming the file and the block's offset.
+   */
+  #decodeColumn<T>(ref: BlockRef, rows: number, decode: () => T, count: (col: T) => number): T {
+    let col: T;
     try {
-      col = this.#codecs.decodeUtf8(b, rows);
+      col = decode();
     } catch (e) {
       throw decodeFailure(this.path, ref.offset, 'column block', e);
     }
-    if (col.index.length !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${col.index.length} rows, the index says ${rows}`);
-    memo.utf8.set(index, col);
+    if (count(col) !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${count(col)} rows, the index says ${rows}`);
+    return col;
   }
 
   /**

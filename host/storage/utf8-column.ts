@@ -8,11 +8,11 @@
 // Rows are set in increasing order; rows skipped over are empty (an absent row has no bytes).
 
 import { bug } from '../core/errors.js';
+import { writeUtf8 } from '../core/utf8.js';
 import { ValueType, type BatchColumn } from '../core/write-batch.js';
-import { copyValidity } from './column-buffer.js';
+import { copyValidity, markAbsent } from './column-buffer.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
-const encoder = new TextEncoder();
 
 /**
  * Bytes a row starts with; the array doubles as values come. Small, because most STRING columns
@@ -59,14 +59,14 @@ export class Utf8Buffer {
     this.length = row;
   }
 
-  /** Room for bytes up to `end`, keeping bytes [0, keep); returns the growth of `allocated`. */
-  #reserve(end: number, keep = this.used): number {
+  /** Room for bytes up to `end`; returns the growth of `allocated`. */
+  #reserve(end: number): number {
     const before = this.bytes.length;
     if (end <= before) return 0;
     let cap = before * 2;
     while (cap < end) cap *= 2;
     const next = new Uint8Array(cap);
-    next.set(this.bytes.subarray(0, keep));
+    next.set(this.bytes.subarray(0, this.used));
     this.bytes = next;
     return cap - before;
   }
@@ -97,23 +97,9 @@ export class Utf8Buffer {
   setString(row: number, s: string): number {
     this.#checkRow(row);
     this.pad(row);
-    const n = s.length;
-    let at = this.used;
-    let grown = this.#reserve(at + n);
-    const bytes = this.bytes;
-    let i = 0;
-    // ASCII (ids, names, enum values) byte by byte; the rest through the encoder.
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      bytes[at++] = c;
-    }
-    if (i < n) {
-      const rest = s.slice(i);
-      grown += this.#reserve(at + rest.length * 3, at);
-      at += encoder.encodeInto(rest, this.bytes.subarray(at)).written;
-    }
-    this.offsets[row + 1] = at;
+    const at = this.used;
+    const grown = this.#reserve(at + s.length * 3);
+    this.offsets[row + 1] = at + writeUtf8(s, this.bytes, at);
     this.length = row + 1;
     return grown;
   }
@@ -124,6 +110,7 @@ export class Utf8Buffer {
    */
   setRange(at: number, offsets: Uint32Array, bytes: Uint8Array, start: number, count: number): number {
     if (count === 0) return 0;
+    this.#checkRow(at);
     this.#checkRow(at + count - 1);
     this.pad(at);
     const from = offsets[start]!;
@@ -171,8 +158,7 @@ export class Utf8Column {
 
   /** Marks rows [from, to) absent. */
   markAbsent(from: number, to: number): void {
-    this.validity ??= new Uint8Array(this.capacity).fill(1, 0, from);
-    this.validity.fill(0, from, to);
+    markAbsent(this, from, to);
   }
 }
 

@@ -2,6 +2,8 @@
 // byte with no intermediate strings (STYLE.md §23: the CSV hot loop must not allocate per value),
 // other text through TextEncoder.encodeInto. One sink is reused for every batch of a result.
 
+import { writeUtf8 } from '../../core/utf8.js';
+
 const encoder = new TextEncoder();
 
 /** 10^0 .. 10^22: every power of ten a double holds exactly. */
@@ -57,18 +59,8 @@ export class ByteSink {
 
   /** Any string as UTF-8 (lone surrogates become U+FFFD, as TextEncoder does). */
   utf8(s: string): void {
-    const n = s.length;
-    this.reserve(n * 3);
-    const buf = this.buf;
-    let p = this.pos;
-    let i = 0;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      buf[p++] = c;
-    }
-    if (i < n) p += encoder.encodeInto(i === 0 ? s : s.slice(i), buf.subarray(p)).written;
-    this.pos = p;
+    this.reserve(s.length * 3);
+    this.pos += writeUtf8(s, this.buf, this.pos);
   }
 
   /**
