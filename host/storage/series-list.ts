@@ -77,14 +77,18 @@ function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Li
   return list;
 }
 
-/** A memtable table's series listed so far (the first `count` in insertion order), sorted. */
-const memtableLists = new WeakMap<TableMemtable, { naming: string; count: number; list: Listed[] }>();
+/**
+ * A memtable table's series listed so far (the first `count` in insertion order): `list` sorted,
+ * then `tail`, those not merged into it yet (in insertion order). A query during ingest needs only
+ * the series new since the last one (memtableAdded); the whole sorted list only a rebuild does.
+ */
+const memtableLists = new WeakMap<TableMemtable, { naming: string; count: number; list: Listed[]; tail: Listed[] }>();
 
-/** A memtable table's series, sorted, and those added since the last call (sorted too). */
-function memtableList(tm: TableMemtable, naming: Naming): { list: Listed[]; added: Listed[] } {
+/** The series a memtable table gained since the last call, sorted (kept in its tail too). */
+function memtableAdded(tm: TableMemtable, naming: Naming): Listed[] {
   let state = memtableLists.get(tm);
-  if (state === undefined || state.naming !== naming.key) memtableLists.set(tm, (state = { naming: naming.key, count: 0, list: [] }));
-  if (state.count === tm.series.size) return { list: state.list, added: [] };
+  if (state === undefined || state.naming !== naming.key) memtableLists.set(tm, (state = { naming: naming.key, count: 0, list: [], tail: [] }));
+  if (state.count === tm.series.size) return [];
   const added: Listed[] = [];
   let i = 0;
   for (const sb of tm.series.values()) {
@@ -92,9 +96,19 @@ function memtableList(tm: TableMemtable, naming: Naming): { list: Listed[]; adde
     added.push(listed(naming, sb.key, sb.tags));
   }
   state.count = tm.series.size;
-  added.sort(bySort);
-  state.list = mergeTwo(state.list, added);
-  return { list: state.list, added };
+  state.tail = state.tail.length === 0 ? added.slice() : state.tail.concat(added);
+  return added.sort(bySort);
+}
+
+/** A memtable table's series, sorted (among equal sort keys in insertion order). */
+function memtableList(tm: TableMemtable, naming: Naming): Listed[] {
+  memtableAdded(tm, naming);
+  const state = memtableLists.get(tm)!;
+  if (state.tail.length > 0) {
+    state.list = mergeTwo(state.list, state.tail.sort(bySort));
+    state.tail = [];
+  }
+  return state.list;
 }
 
 /** Two sorted lists as one; the first's entry comes first among equal sort keys. */
@@ -127,7 +141,7 @@ function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
   for (const { memtable } of view.memtables) {
     const tm = memtable.tables.get(table.id);
     if (tm === undefined) continue;
-    sources.push(memtableList(tm, naming).list);
+    sources.push(memtableList(tm, naming));
     memtables.push(tm);
   }
   const at = new Array<number>(sources.length).fill(0);
@@ -227,8 +241,7 @@ export class SeriesListCache {
       if (counts.every((n, i) => n === hit.counts[i] || i === last)) {
         const tm = view.memtables[last]!.memtable.tables.get(table.id);
         if (tm !== undefined && counts[last]! > hit.counts[last]!) {
-          const { added } = memtableList(tm, namingOf(table));
-          hit.list = insertAdded(hit.list, added, tm);
+          hit.list = insertAdded(hit.list, memtableAdded(tm, namingOf(table)), tm);
           hit.counts = counts;
           return hit.list;
         }
