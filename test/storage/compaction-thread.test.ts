@@ -109,6 +109,25 @@ describe('compaction on its own thread', () => {
     expect(await dump(s.storage, 'spans', { fields: FIELDS })).toEqual(before);
   });
 
+  it('fails only the job when the thread dies during it, losing nothing, and starts a new thread for the next', async () => {
+    const s = await openStore({ compactionFanIn: 3, compactionThread: new URL('./dying-compaction-worker.mjs', import.meta.url) });
+    stores.push(s);
+    await load(s, batches());
+    const before = await dump(s.storage, 'spans', { fields: FIELDS });
+    const db = s.storage.catalog.requireDatabase('cnosdb', 'public');
+    const dir = join(s.dir, 'db', String(db.id), 'seg');
+    const files = readdirSync(dir).sort();
+    // The third flush started a compaction; COMPACT DATABASE tries as many rounds as there are
+    // files. Each job gets a new thread (the one before died), and each dies.
+    await s.storage.compactDatabase(db);
+    const failures = s.logs.filter((l) => l.msg === 'compaction failed');
+    expect(failures.length).toBeGreaterThanOrEqual(files.length);
+    for (const f of failures) expect((f.err as { message: string }).message).toBe('compaction thread exited with code 3');
+    expect(s.logs.filter((l) => l.msg === 'compacted')).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(files);
+    expect(await dump(s.storage, 'spans', { fields: FIELDS })).toEqual(before);
+  });
+
   it('is abandoned when the storage closes, losing nothing and leaving no file behind', async () => {
     const s = await openStore({ compactionFanIn: 3, compactionThread: THREAD });
     stores.push(s);
