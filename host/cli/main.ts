@@ -119,7 +119,8 @@ async function main(): Promise<void> {
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'] }, 'ready');
   if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();
-  if (config['query.warmup'] && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal);
+  const warm = { queries: config['query.warmup'], writes: config['ingest.write_warmup'] };
+  if ((warm.queries || warm.writes) && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm);
 }
 
 main().catch((err: unknown) => {

@@ -19,10 +19,12 @@ import { createResultWriter, type ResultFormat } from '../engine/format/index.js
 import { PlanCache } from '../engine/plan-cache.js';
 import type { QuerySession } from '../engine/query.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../storage/catalog.js';
 import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { UsageMetrics } from './usage-metrics.js';
+import { warmWritePath } from './write-warmup.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */
 const HOSTS = 24;
@@ -97,11 +99,30 @@ async function removeStale(dir: string, nowMs: number): Promise<void> {
   }
 }
 
+/** What a warm-up runs: the query shapes (`query.warmup`), high-cardinality writes (`ingest.write_warmup`). */
+export interface WarmupParts {
+  queries: boolean;
+  writes: boolean;
+}
+
+/** The write part: logs how it went, never throws (a failure only leaves that code uncompiled). */
+async function warmWrites(storage: Storage, logger: Logger, signal: AbortSignal): Promise<void> {
+  const started = Date.now();
+  try {
+    const db = await storage.createDatabase('cnosdb', 'warm_writes', { ...DEFAULT_DATABASE_OPTIONS });
+    const rows = await warmWritePath(storage, db, signal);
+    logger.info({ rows, ms: Date.now() - started }, signal.aborted ? 'write warm-up stopped' : 'write path warmed up');
+  } catch (err) {
+    logger.warn({ err }, 'write warm-up failed (high-cardinality writes are only slower until V8 has compiled them)');
+  }
+}
+
 /**
  * Runs the warm-up to the end (or until `signal` aborts it), removes its directory, and logs how
- * long it took; never rejects.
+ * long each part took; never rejects. The writes come first (write-warmup.ts), in a database of
+ * their own.
  */
-export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSignal, parts: WarmupParts = { queries: true, writes: true }): Promise<void> {
   const started = Date.now();
   let dir: string | undefined;
   let storage: Storage | undefined;
@@ -126,6 +147,11 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
       codecs: storageCodecs(core),
     });
     await storage.recover();
+    if (parts.writes) await warmWrites(storage, logger, signal);
+    if (!parts.queries || signal.aborted) {
+      await cleanUp();
+      return;
+    }
     const db = storage.catalog.requireDatabase('cnosdb', 'public');
     const scanner = new LineProtocolScanner(core, { windowBytes: 1 << 20 });
     // Most rows in a segment file, the newest in the memtable, as on a running server.

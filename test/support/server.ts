@@ -98,8 +98,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     listening = await waitForLog((l) => l.msg === 'listening');
     const ready = options.waitReady !== false || options.waitWarm === true ? await waitForLog((l) => l.msg === 'ready') : undefined;
     const setting = (name: string): string | undefined => options.env?.[name] ?? process.env[name];
-    if (options.waitWarm === true && setting('SUNDIAL_WARMUP') !== 'false') {
-      const done = new Set(['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']);
+    // The write warm-up runs first, then the query warm-up: wait for the last one that runs.
+    const queryWarmup = setting('SUNDIAL_WARMUP') !== 'false';
+    if (options.waitWarm === true && (queryWarmup || setting('SUNDIAL_WRITE_WARMUP') !== 'false')) {
+      const done = new Set(
+        queryWarmup
+          ? ['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']
+          : ['write path warmed up', 'write warm-up stopped', 'write warm-up failed (high-cardinality writes are only slower until V8 has compiled them)'],
+      );
       await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
     }
     if (options.waitWarm === true && ready?.parseWarmup === true) {
