@@ -28,6 +28,8 @@ const GROUP_HEAD_BYTES = 20;
 const V1_SERIES_HEAD_BYTES = 32;
 const V2_SERIES_HEAD_BYTES = 40;
 const PACK_HEAD_BYTES = 32;
+/** Offset of packRow in a v2/v3 series entry head. */
+const PACK_ROW_AT = 36;
 /** `pack` of a v2 series entry with blocks of its own. */
 export const NO_PACK = 0xffffffff;
 /** The page ref of a v3 group without pages. */
@@ -121,9 +123,19 @@ export class IndexBuilder {
     this.#series.len = p;
   }
 
-  /** A series whose rows are [packRow, packRow + rows) of pack `pack`. */
-  addPackedSeries(tableId: number, key: string, rows: number, minTs: bigint, maxTs: bigint, pack: number, packRow: number): void {
+  /**
+   * A series whose rows are [packRow, packRow + rows) of pack `pack`. Returns where its entry
+   * starts, for setPackRow.
+   */
+  addPackedSeries(tableId: number, key: string, rows: number, minTs: bigint, maxTs: bigint, pack: number, packRow: number): number {
+    const at = this.#series.len;
     this.#series.len = this.#head(tableId, key, rows, minTs, maxTs, 0, pack, packRow, 0);
+    return at;
+  }
+
+  /** Moves the rows of the packed series whose entry starts at `entry` to `packRow` of its pack. */
+  setPackRow(entry: number, packRow: number): void {
+    this.#series.dv.setUint32(entry + PACK_ROW_AT, packRow, true);
   }
 
   /**
@@ -222,7 +234,7 @@ function writeHead(dv: DataView, p: number, size: number, tableId: number, tagCo
   dv.setBigInt64(p + 16, minTs, true);
   dv.setBigInt64(p + 24, maxTs, true);
   dv.setUint32(p + 32, pack, true);
-  dv.setUint32(p + 36, packRow, true);
+  dv.setUint32(p + PACK_ROW_AT, packRow, true);
 }
 
 function putRef(dv: DataView, p: number, r: BlockRef): number {

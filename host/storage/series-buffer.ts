@@ -210,6 +210,11 @@ export class SeriesBuffer implements PackSource {
     return this.#own === undefined && this.normalized;
   }
 
+  /** The area id of the first row (PackSource; meaningful for a small series). */
+  get sourceOrder(): number {
+    return this.#list?.[0] ?? this.#first;
+  }
+
   /** Copies the rows into a segment pack (a `packable` series; PackSource). */
   copyTo(target: PackTarget): void {
     if (!this.packable) throw bug('copyTo of a series that is not packable');

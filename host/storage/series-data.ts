@@ -53,6 +53,12 @@ export interface PackSource {
   readonly length: number;
   readonly minTs: bigint;
   readonly maxTs: bigint;
+  /**
+   * Where the rows lie in a source shared by many series (a memtable's row area id), when they
+   * do: the segment writer then places such series in a pack in this order rather than in key
+   * order, so that copying them reads the source front to back (segment-writer.ts, #settle).
+   */
+  readonly sourceOrder?: number;
   copyTo(target: PackTarget): void;
 }
 
