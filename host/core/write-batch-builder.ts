@@ -81,9 +81,6 @@ function store(c: ColumnState, row: number, value: FieldValue): void {
 
 
 export interface SeriesState {
-  /** Identity within the table (identityKey), not the canonical key, which is written by the encoder. */
-  key: string;
-  /** Sorted by name (compareBytes). */
   /** Tag names and values, sorted by name (compareBytes); names often shared between series. */
   names: readonly string[];
   values: string[];
@@ -95,8 +92,10 @@ export interface TableState {
   name: string;
   /** In order of first appearance. */
   columns: Map<string, ColumnState>;
-  /** By identityKey, in order of first appearance. */
-  series: Map<string, SeriesState>;
+  /** In order of first appearance. */
+  series: SeriesState[];
+  /** By identityHash: the series, or those whose hashes collide. */
+  seriesByHash: Map<number, SeriesState | SeriesState[]>;
   /** By the tags exactly as a row gave them (see rawKey). */
   seriesByRaw: Map<string, SeriesState>;
   /** By the caller's tagsKey (addRow). */
@@ -117,8 +116,11 @@ export interface TableState {
    * those checks.
    */
   tagNames: string[];
-  /** A number per tag name seen, for identityKey. */
+  /** A number per tag name seen, for identityHash. */
   tagNumbers: Map<string, number>;
+  /** The names array identityHash saw last, and their numbers (rows mostly share one array). */
+  hashNames: readonly string[] | undefined;
+  hashNumbers: number[];
   /** Field columns in `columns`. */
   fieldCount: number;
 }
@@ -129,38 +131,52 @@ const MAX_NAME_BYTES = 65535;
 const MAX_COLUMNS = 65535;
 
 /**
- * The identity of a series within its table: its sorted tags as `<name number>:<value length>:
- * <value>`, injective like the canonical key but without the names: a span's canonical key is
- * about 450 characters, most of them tag names, and hashing it for the series map cost a
- * microsecond a row. The canonical key itself is only written, by the encoder.
+ * A hash of a series' identity within its table: its sorted tags, names by their number in the
+ * table. The series map is keyed by it, and a hit is confirmed by comparing names and values
+ * (sameTags). A string key for the map (`<name number>:<length>:<value>` per tag, 100 characters
+ * for a span) was built, hashed by the map and kept for every row of a new series: a span each.
  */
-function identityKey(t: TableState, names: readonly string[], values: readonly string[]): string {
-  const parts = KEY_PARTS;
-  let p = 0;
-  for (let i = 0; i < names.length; i++) {
-    let n = t.tagNumbers.get(names[i]!);
-    if (n === undefined) t.tagNumbers.set(names[i]!, (n = t.tagNumbers.size));
-    parts[p++] = numberColon(n);
-    parts[p++] = numberColon(values[i]!.length);
-    parts[p++] = values[i]!;
+function identityHash(t: TableState, names: readonly string[], values: readonly string[]): number {
+  let numbers = t.hashNumbers;
+  if (t.hashNames !== names) {
+    numbers = [];
+    for (const name of names) {
+      let n = t.tagNumbers.get(name);
+      if (n === undefined) t.tagNumbers.set(name, (n = t.tagNumbers.size));
+      numbers.push(n);
+    }
+    t.hashNames = names;
+    t.hashNumbers = numbers;
   }
-  parts.length = p;
-  return parts.join('');
+  return tagsHash(numbers, values);
 }
 
-/** Scratch of identityKey, reused: a fresh array grown to 27 parts was half a kilobyte a span. */
-const KEY_PARTS: string[] = [];
-
-/** `${n}:` for small numbers, made once. */
-const NUMBER_COLON: string[] = [];
-function numberColon(n: number): string {
-  if (n >= 4096) return n + ':';
-  let t = NUMBER_COLON[n];
-  if (t === undefined) {
-    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
-    NUMBER_COLON[n] = t = n + ':';
+/** FNV-1a over tag name numbers, value lengths and characters (exported for the collision test). */
+export function tagsHash(numbers: readonly number[], values: readonly string[]): number {
+  let h = 0x811c9dc5 ^ values.length;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    h = Math.imul(h ^ numbers[i]!, 0x01000193);
+    h = Math.imul(h ^ v.length, 0x01000193);
+    for (let j = 0; j < v.length; j++) h = Math.imul(h ^ v.charCodeAt(j), 0x01000193);
   }
-  return t;
+  return h;
+}
+
+/** Whether a series has exactly these tags (sorted names, their values). */
+function sameTags(s: SeriesState, names: readonly string[], values: readonly string[]): boolean {
+  if (s.names.length !== names.length) return false;
+  for (let i = 0; i < names.length; i++) if (s.values[i] !== values[i] || s.names[i] !== names[i]) return false;
+  return true;
+}
+
+/** The series of `t` with these tags, if any (`hash` = identityHash). */
+function findSeries(t: TableState, hash: number, names: readonly string[], values: readonly string[]): SeriesState | undefined {
+  const found = t.seriesByHash.get(hash);
+  if (found === undefined) return undefined;
+  if (!Array.isArray(found)) return sameTags(found, names, values) ? found : undefined;
+  for (const s of found) if (sameTags(s, names, values)) return s;
+  return undefined;
 }
 
 /** An injective key of tags in the order given (lengths make it unambiguous). */
@@ -231,7 +247,8 @@ export class WriteBatchBuilder {
       t = {
         name: table,
         columns: new Map(),
-        series: new Map(),
+        series: [],
+        seriesByHash: new Map(),
         seriesByRaw: new Map(),
         seriesByHint: new Map(),
         rawMisses: 0,
@@ -240,6 +257,8 @@ export class WriteBatchBuilder {
         rowCount: 0,
         tagNames: [],
         tagNumbers: new Map(),
+        hashNames: undefined,
+        hashNumbers: [],
         fieldCount: 0,
       };
     }
@@ -255,7 +274,7 @@ export class WriteBatchBuilder {
     }
     let names: readonly string[] | undefined;
     let values: string[] | undefined;
-    let key = '';
+    let hash = 0;
     let newTags: string[] | undefined;
     let tagsChecked = false;
     if (series === undefined) {
@@ -300,8 +319,8 @@ export class WriteBatchBuilder {
           else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
         }
       }
-      key = identityKey(t, names, values);
-      series = t.series.get(key);
+      hash = identityHash(t, names, values);
+      series = findSeries(t, hash, names, values);
     }
 
     // The fields: existing columns of the right kind and type, or new names.
@@ -354,9 +373,15 @@ export class WriteBatchBuilder {
       }
     }
     if (series === undefined) {
-      series = { key, names: names!, values: values!, rows: [] };
-      this.#projected += 32 + 2 * key.length;
-      t.series.set(series.key, series);
+      series = { names: names!, values: values!, rows: [] };
+      let chars = 0;
+      for (const v of values!) chars += v.length + 6;
+      this.#projected += 32 + 2 * chars;
+      t.series.push(series);
+      const other = t.seriesByHash.get(hash);
+      if (other === undefined) t.seriesByHash.set(hash, series);
+      else if (Array.isArray(other)) other.push(series);
+      else t.seriesByHash.set(hash, [other, series]);
     }
     if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
     const row = t.rowCount++;

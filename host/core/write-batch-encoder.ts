@@ -54,7 +54,7 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
   const start = w.length;
   const columns = [...t.columns.values()];
   const colIndex = new Map(columns.map((c, i) => [c.name, i]));
-  const series = [...t.series.values()];
+  const series = t.series;
   const rows = t.rowCount;
 
   w.u32(0); // blockLength, patched
