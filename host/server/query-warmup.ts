@@ -7,7 +7,8 @@
 // afterwards; nothing of it reaches the user's data, catalog or query log), through the same
 // SQL engine, read path (segment file and memtable), kernels and result writers that user queries
 // take. It yields to the event loop between queries, so requests are served meanwhile, and it
-// gives up quietly on any error: it only ever makes later queries faster.
+// gives up quietly on any error: it only ever makes later queries faster. Before the queries,
+// the same scratch storage takes the write warm-up (write-warmup.ts, `ingest.write_warmup`).
 
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,11 +83,11 @@ async function runOne(engine: SqlEngine, sql: string, session: QuerySession, for
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const PREFIX = 'sundial-warmup-';
-/** A warm-up takes about a second: a directory of ours this old was left by a server killed during its warm-up. */
+/** A warm-up takes a few seconds: a directory of ours this old was left by a server killed during its warm-up. */
 const STALE_MS = 60 * 60_000;
 
 /**
- * Removes warm-up directories a killed server left in `dir` (1.3 MB each). Only old ones: another
+ * Removes warm-up directories a killed server left in `dir` (up to about 3 MB each). Only old ones: another
  * server on this machine may be warming up in a young one. Errors are ignored (not ours to own).
  */
 async function removeStale(dir: string, nowMs: number): Promise<void> {
