@@ -189,6 +189,39 @@ function rawKey(tags: ReadonlyArray<readonly [string, string]>): string {
   return k;
 }
 
+/** A row's tags as #resolveTags leaves them (names undefined: the series was found by its raw key). */
+interface RowTags {
+  names: readonly string[] | undefined;
+  values: string[];
+  hash: number;
+  /** Tag columns the row would create. */
+  newTags: string[] | undefined;
+  /** The names were checked and come in increasing order: the next row with them skips the checks. */
+  checked: boolean;
+}
+
+/** The state of a table first seen in this batch (registered when its first row is committed). */
+function newTable(name: string): TableState {
+  checkName(name, 'table');
+  return {
+    name,
+    columns: new Map(),
+    series: [],
+    seriesByHash: new Map(),
+    seriesByRaw: new Map(),
+    seriesByHint: new Map(),
+    rawMisses: 0,
+    rawHits: 0,
+    ts: [],
+    rowCount: 0,
+    tagNames: [],
+    tagNumbers: new Map(),
+    hashNames: undefined,
+    hashNumbers: [],
+    fieldCount: 0,
+  };
+}
+
 export class WriteBatchBuilder {
   #tables = new Map<string, TableState>();
   #rowCount = 0;
@@ -204,6 +237,10 @@ export class WriteBatchBuilder {
   #vals: FieldValue[] = [];
   #newFields: FieldInput[] = [];
   #newNames = new Set<string>();
+  /** #resolveFields' count of new field names. */
+  #newCount = 0;
+  /** What #resolveTags found for the row being added. */
+  readonly #rowTags: RowTags = { names: undefined, values: [], hash: 0, newTags: undefined, checked: false };
   /** Escaped table and tag names of series keys as UTF-8 (names repeat; values rarely do). */
   readonly #fragments: KeyFragments = { tags: new Map(), tables: new Map() };
 
@@ -241,27 +278,7 @@ export class WriteBatchBuilder {
    * with it the builder finds the series without reading the tags.
    */
   addRow(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[], tagsKey?: string): void {
-    let t = this.#tables.get(table);
-    if (t === undefined) {
-      checkName(table, 'table');
-      t = {
-        name: table,
-        columns: new Map(),
-        series: [],
-        seriesByHash: new Map(),
-        seriesByRaw: new Map(),
-        seriesByHint: new Map(),
-        rawMisses: 0,
-        rawHits: 0,
-        ts: [],
-        rowCount: 0,
-        tagNames: [],
-        tagNumbers: new Map(),
-        hashNames: undefined,
-        hashNumbers: [],
-        fieldCount: 0,
-      };
-    }
+    const t = this.#tables.get(table) ?? newTable(table);
 
     // The series, and the tag columns it would create.
     const useRaw = tagsKey === undefined && (t.rawMisses < 64 || t.rawHits * 2 >= t.rawMisses);
@@ -272,59 +289,108 @@ export class WriteBatchBuilder {
       if (series === undefined) t.rawMisses++;
       else t.rawHits++;
     }
-    let names: readonly string[] | undefined;
-    let values: string[] | undefined;
-    let hash = 0;
-    let newTags: string[] | undefined;
-    let tagsChecked = false;
-    if (series === undefined) {
-      const known = t.tagNames;
-      let same = known.length === tags.length;
-      for (let i = 0; i < tags.length && same; i++) same = tags[i]![0] === known[i];
-      // Tags usually come sorted (Prometheus sorts labels; the trace and OpenTSDB parsers emit
-      // them in order): then there are no duplicates and nothing to sort.
-      let increasing = true;
-      if (!same) for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
-      const vs: string[] = [];
-      if (same) {
-        names = known;
-        for (let i = 0; i < tags.length; i++) vs.push(tags[i]![1]);
-      } else if (increasing) {
-        tagsChecked = true;
-        const ns: string[] = [];
-        for (const [k, v] of tags) {
-          checkName(k, 'tag');
-          ns.push(k);
-          vs.push(v);
-        }
-        names = ns;
-      } else {
-        const seen = new Set<string>();
-        const pairs: Array<[string, string]> = [];
-        for (const [k, v] of tags) {
-          if (seen.has(k)) continue;
-          seen.add(k);
-          checkName(k, 'tag');
-          pairs.push([k, v]);
-        }
-        pairs.sort((a, b) => compareBytes(a[0], b[0]));
-        names = pairs.map(([k]) => k);
-        for (const [, v] of pairs) vs.push(v);
-      }
-      values = vs;
-      if (!same) {
-        for (const k of names) {
-          const c = t.columns.get(k);
-          if (c === undefined) (newTags ??= []).push(k);
-          else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
-        }
-      }
-      hash = identityHash(t, names, values);
-      series = findSeries(t, hash, names, values);
-    }
+    const rt = this.#clearRowTags();
+    if (series === undefined) series = this.#resolveTags(t, tags, fields);
+    const { names, values, newTags } = rt;
 
     // The fields: existing columns of the right kind and type, or new names.
     const stamp = ++this.#stamp;
+    const nc = this.#resolveFields(t, tags, fields, stamp, newTags);
+    const nn = this.#newCount;
+    const columnCount = t.columns.size + (newTags?.length ?? 0) + nn;
+    if (columnCount > MAX_COLUMNS) {
+      throw new UserError('badParameter', `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`);
+    }
+
+    // Commit: nothing above changed the builder (stamps aside).
+    if (!this.#tables.has(table)) this.#tables.set(table, t);
+    const cols = this.#cols;
+    const n = this.#addColumns(t, nc, nn, newTags, stamp);
+    if (series === undefined) series = this.#addSeries(t, names!, values, rt.hash);
+    if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
+    const row = t.rowCount++;
+    t.ts.push(ts);
+    series.rows.push(row);
+    const vals = this.#vals;
+    let strings = 0;
+    for (let i = 0; i < n; i++) {
+      const v = vals[i]!;
+      store(cols[i]!, row, v);
+      if (typeof v === 'string') strings += v.length;
+    }
+    this.#projected += 8 + 9 * t.fieldCount + strings;
+    if (rt.checked) t.tagNames = names as string[];
+    this.#rowCount++;
+  }
+
+  #clearRowTags(): RowTags {
+    const rt = this.#rowTags;
+    rt.names = undefined;
+    rt.newTags = undefined;
+    rt.checked = false;
+    return rt;
+  }
+
+  /**
+   * A row's tags when its series was not found by its raw key: sorted names and values, the tag
+   * columns they would create, into #rowTags; returns the series if the table has it. Methods of
+   * their own, not one addRow: V8 compiled that at 65-190 ms a time, two or three times in a
+   * parse worker's first span loads.
+   */
+  #resolveTags(t: TableState, tags: ReadonlyArray<readonly [string, string]>, fields: readonly FieldInput[]): SeriesState | undefined {
+    const rt = this.#rowTags;
+    const known = t.tagNames;
+    let same = known.length === tags.length;
+    for (let i = 0; i < tags.length && same; i++) same = tags[i]![0] === known[i];
+    // Tags usually come sorted (Prometheus sorts labels; the trace and OpenTSDB parsers emit
+    // them in order): then there are no duplicates and nothing to sort.
+    let increasing = true;
+    if (!same) for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
+    const vs: string[] = [];
+    let names: readonly string[];
+    if (same) {
+      names = known;
+      for (let i = 0; i < tags.length; i++) vs.push(tags[i]![1]);
+    } else if (increasing) {
+      rt.checked = true;
+      const ns: string[] = [];
+      for (const [k, v] of tags) {
+        checkName(k, 'tag');
+        ns.push(k);
+        vs.push(v);
+      }
+      names = ns;
+    } else {
+      const seen = new Set<string>();
+      const pairs: Array<[string, string]> = [];
+      for (const [k, v] of tags) {
+        if (seen.has(k)) continue;
+        seen.add(k);
+        checkName(k, 'tag');
+        pairs.push([k, v]);
+      }
+      pairs.sort((a, b) => compareBytes(a[0], b[0]));
+      names = pairs.map(([k]) => k);
+      for (const [, v] of pairs) vs.push(v);
+    }
+    if (!same) {
+      for (const k of names) {
+        const c = t.columns.get(k);
+        if (c === undefined) (rt.newTags ??= []).push(k);
+        else if (c.kind !== ColumnKind.Tag) this.#explain(t, tags, fields);
+      }
+    }
+    rt.names = names;
+    rt.values = vs;
+    rt.hash = identityHash(t, names, vs);
+    return findSeries(t, rt.hash, names, vs);
+  }
+
+  /**
+   * The row's fields: existing columns (checked for kind and type) into #cols and their values
+   * into #vals, returning how many; new names into #newFields, #newCount of them.
+   */
+  #resolveFields(t: TableState, tags: ReadonlyArray<readonly [string, string]>, fields: readonly FieldInput[], stamp: number, newTags: readonly string[] | undefined): number {
     const cols = this.#cols;
     const vals = this.#vals;
     const newFields = this.#newFields;
@@ -350,52 +416,43 @@ export class WriteBatchBuilder {
       }
     }
     if (nc + nn === 0) this.#explain(t, tags, fields);
-    const columnCount = t.columns.size + (newTags?.length ?? 0) + nn;
-    if (columnCount > MAX_COLUMNS) {
-      throw new UserError('badParameter', `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`);
-    }
+    this.#newCount = nn;
+    return nc;
+  }
 
-    // Commit: nothing above changed the builder (stamps aside).
-    if (!this.#tables.has(table)) this.#tables.set(table, t);
+  /** Creates the row's new tag and field columns (the fields after the `nc` known ones in #cols); returns the row's field count. */
+  #addColumns(t: TableState, nc: number, nn: number, newTags: readonly string[] | undefined, stamp: number): number {
     if (newTags !== undefined) {
       for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], numbers: undefined, has: undefined, count: 0, stamp: 0 });
     }
-    if (nn > 0) {
-      const added = newFields.slice(0, nn);
-      if (nn > 1) added.sort((a, b) => compareBytes(a.name, b.name));
-      for (const f of added) {
-        const c = fieldColumn(f.name, f.type, stamp);
-        t.columns.set(f.name, c);
-        t.fieldCount++;
-        this.#projected += 9 * t.rowCount;
-        cols[nc] = c;
-        vals[nc++] = f.value;
-      }
+    if (nn === 0) return nc;
+    const cols = this.#cols;
+    const vals = this.#vals;
+    const added = this.#newFields.slice(0, nn);
+    if (nn > 1) added.sort((a, b) => compareBytes(a.name, b.name));
+    for (const f of added) {
+      const c = fieldColumn(f.name, f.type, stamp);
+      t.columns.set(f.name, c);
+      t.fieldCount++;
+      this.#projected += 9 * t.rowCount;
+      cols[nc] = c;
+      vals[nc++] = f.value;
     }
-    if (series === undefined) {
-      series = { names: names!, values: values!, rows: [] };
-      let chars = 0;
-      for (const v of values!) chars += v.length + 6;
-      this.#projected += 32 + 2 * chars;
-      t.series.push(series);
-      const other = t.seriesByHash.get(hash);
-      if (other === undefined) t.seriesByHash.set(hash, series);
-      else if (Array.isArray(other)) other.push(series);
-      else t.seriesByHash.set(hash, [other, series]);
-    }
-    if (names !== undefined && (tagsKey !== undefined || useRaw)) cache.set(raw, series);
-    const row = t.rowCount++;
-    t.ts.push(ts);
-    series.rows.push(row);
-    let strings = 0;
-    for (let i = 0; i < nc; i++) {
-      const v = vals[i]!;
-      store(cols[i]!, row, v);
-      if (typeof v === 'string') strings += v.length;
-    }
-    this.#projected += 8 + 9 * t.fieldCount + strings;
-    if (tagsChecked) t.tagNames = names as string[];
-    this.#rowCount++;
+    return nc;
+  }
+
+  /** A new series of `t` (found by identityHash `hash`). */
+  #addSeries(t: TableState, names: readonly string[], values: string[], hash: number): SeriesState {
+    const series: SeriesState = { names, values, rows: [] };
+    let chars = 0;
+    for (const v of values) chars += v.length + 6;
+    this.#projected += 32 + 2 * chars;
+    t.series.push(series);
+    const other = t.seriesByHash.get(hash);
+    if (other === undefined) t.seriesByHash.set(hash, series);
+    else if (Array.isArray(other)) other.push(series);
+    else t.seriesByHash.set(hash, [other, series]);
+    return series;
   }
 
   /**
