@@ -46,7 +46,8 @@ export class TableMemtable {
   readonly #tagIds = new Map<string, number>();
   readonly #runSb: SeriesBuffer[] = [];
   readonly #runS: BatchSeries[] = [];
-  readonly #runInc: boolean[] = [];
+  /** 1 where the series' rows increase: numbers, not booleans (V8 deoptimized append on a `true` pushed here, "not a Smi", in a fresh server's first span load). */
+  readonly #runInc: number[] = [];
 
   constructor(tableId: number) {
     this.tableId = tableId;
@@ -90,7 +91,7 @@ export class TableMemtable {
       const first = area.append(t, ids, runStart, runEnd - runStart);
       for (let i = 0; i < runSb.length; i++) {
         const s = runS[i]!;
-        seriesDelta += runSb[i]!.addAreaRows(first + s.rowStart - runStart, s.rowCount, s.minTs, s.maxTs, runInc[i]!);
+        seriesDelta += runSb[i]!.addAreaRows(first + s.rowStart - runStart, s.rowCount, s.minTs, s.maxTs, runInc[i] === 1);
       }
       runSb.length = runS.length = runInc.length = 0;
       runStart = runEnd = -1;
@@ -123,7 +124,7 @@ export class TableMemtable {
         runEnd = s.rowStart + s.rowCount;
         runSb.push(sb);
         runS.push(s);
-        runInc.push(increasing);
+        runInc.push(increasing ? 1 : 0);
         continue;
       }
       endRun(); // keeps the area's rows in batch order
