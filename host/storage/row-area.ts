@@ -35,7 +35,7 @@ interface Page {
    * in key order, so consecutive ones have rows in unrelated pages, and looking the columns up
    * again at every page change cost as much as copying the values.
    */
-  packColumns?: PackColumns;
+  packColumns: PackColumns;
 }
 
 interface PackColumns {
@@ -45,6 +45,13 @@ interface PackColumns {
 }
 
 type PageColumn = ColumnBuffer | Utf8Column;
+
+/**
+ * A page's packColumns before copyTo has looked its columns up (or after they changed): an
+ * object of the same shape rather than undefined, so that setting the field never changes the
+ * page's hidden class under code V8 has compiled for it.
+ */
+const NO_PACK_COLUMNS: PackColumns = { ids: [], cols: [], utf8: [] };
 
 /** Bytes a page column holds in arrays (a ColumnBuffer's strings are counted as they come). */
 function heldBytes(c: PageColumn): number {
@@ -62,7 +69,7 @@ export class RowArea {
     const last = this.#pages.at(-1);
     const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
     const ts = new BigInt64Array(cap);
-    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map(), packColumns: undefined };
+    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map(), packColumns: NO_PACK_COLUMNS };
     this.#pages.push(page);
     this.bytes += cap * 8 + 64;
     return page;
@@ -104,7 +111,7 @@ export class RowArea {
         if (buf === undefined) {
           buf = col.type === ValueType.String ? new Utf8Column(page.ts.length, at) : new ColumnBuffer(col.type, page.ts.length, at);
           page.columns.set(id, buf);
-          page.packColumns = undefined;
+          page.packColumns = NO_PACK_COLUMNS;
           this.bytes += heldBytes(buf) + 64;
         } else if (buf.type !== col.type) {
           // The catalog rejects type changes before anything is appended.
@@ -197,7 +204,7 @@ export class RowArea {
       if (page === undefined || row < page.start || row >= page.start + page.length) {
         page = this.#pageOf(row);
         let memo = page.packColumns;
-        if (memo?.ids !== ids) {
+        if (memo.ids !== ids) {
           const pc = ids.map((id) => page!.columns.get(id));
           page.packColumns = memo = { ids, cols: pc, utf8: pc.map((c) => (c instanceof Utf8Column ? c : undefined)) };
         }
@@ -231,7 +238,7 @@ export class RowArea {
       const c = p.columns.get(id);
       if (c === undefined) continue;
       p.columns.delete(id);
-      p.packColumns = undefined;
+      p.packColumns = NO_PACK_COLUMNS;
       delta -= heldBytes(c) + 64;
     }
     this.bytes += delta;
