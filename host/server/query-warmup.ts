@@ -123,7 +123,7 @@ async function warmWrites(storage: Storage, logger: Logger, signal: AbortSignal)
  * long each part took; never rejects. The writes come first (write-warmup.ts), in a database of
  * their own.
  */
-export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSignal, parts: WarmupParts = { queries: true, writes: true }): Promise<void> {
+export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSignal, parts: WarmupParts): Promise<void> {
   const started = Date.now();
   let dir: string | undefined;
   let storage: Storage | undefined;

@@ -20,6 +20,9 @@ const START_NS = 1_451_606_400_000_000_000n; // 2016-01-01T00:00:00Z
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+const str = (name: string, value: string): FieldInput => ({ name, type: ValueType.String, value });
+const num = (name: string, value: number): FieldInput => ({ name, type: ValueType.Double, value });
+
 /** A request's batch: `ROWS_PER_REQUEST` span-shaped rows, each a series of its own. */
 function request(first: number): Uint8Array[] {
   const out = new RowBatcher();
@@ -53,8 +56,6 @@ function request(first: number): Uint8Array[] {
       ['trace_state', ''],
       ['version', '0.52.0'],
     ];
-    const str = (name: string, value: string): FieldInput => ({ name, type: ValueType.String, value });
-    const num = (name: string, value: number): FieldInput => ({ name, type: ValueType.Double, value });
     const fields: FieldInput[] = [
       str('schema_url', ''),
       str('host.name', `node-${i % 7}`),

@@ -81,7 +81,6 @@ interface OpenPack extends PackTarget {
    */
   deferred: PackSource[];
   deferredEntries: number[];
-  deferredRows: number;
 }
 
 export class SegmentWriter {
@@ -257,7 +256,6 @@ export class SegmentWriter {
         present: columns.map(() => 0),
         deferred: [],
         deferredEntries: [],
-        deferredRows: 0,
       };
     }
     const n = rows.length;
@@ -273,7 +271,6 @@ export class SegmentWriter {
       if (source.sourceOrder !== undefined) {
         pack.deferred.push(source);
         pack.deferredEntries.push(entry);
-        pack.deferredRows += n;
         return undefined;
       }
       pack.at = at;
@@ -301,7 +298,7 @@ export class SegmentWriter {
   }
 
   /**
-   * Copies the deferred series, the last `deferredRows` rows of the pack, placing them in the
+   * Copies the deferred series, the last rows of the pack, placing them in the
    * order of their rows in their source and moving their index entries to match. A flush adds a
    * memtable's small series in key order, which scatters them over its row area (a span's row
    * among 30-odd page columns: a cache miss a value); in area order the copy reads each page
@@ -310,8 +307,13 @@ export class SegmentWriter {
   #settle(pack: OpenPack): void {
     const deferred = pack.deferred;
     if (deferred.length === 0) return;
-    const order = deferred.map((_, i) => i).sort((a, b) => deferred[a]!.sourceOrder! - deferred[b]!.sourceOrder!);
-    let at = pack.rows - pack.deferredRows;
+    // Each source's place, read once (a getter), and where the deferred rows start.
+    let at = pack.rows;
+    const where = deferred.map((s) => {
+      at -= s.length;
+      return s.sourceOrder!;
+    });
+    const order = where.map((_, i) => i).sort((a, b) => where[a]! - where[b]!);
     for (const i of order) {
       const source = deferred[i]!;
       this.#index.setPackRow(pack.deferredEntries[i]!, at);
@@ -321,7 +323,6 @@ export class SegmentWriter {
     }
     deferred.length = 0;
     pack.deferredEntries.length = 0;
-    pack.deferredRows = 0;
   }
 
   /** Encodes the open pack's blocks and adds its entry. */
