@@ -4,6 +4,7 @@
 
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { Authenticator } from '../server/auth.js';
@@ -28,6 +29,7 @@ function isLoopback(host: string): boolean {
 }
 
 async function main(): Promise<void> {
+  settleTypedArrayAssumptions();
   let config: Config;
   try {
     config = loadConfig();

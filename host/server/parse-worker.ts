@@ -8,6 +8,7 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { coreWasmBytes } from '../cli/package-info.js';
 import { UserError } from '../core/errors.js';
+import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';
 import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob } from '../ingest/parse-jobs.js';
@@ -20,6 +21,7 @@ const exitOnTable = process.env.SUNDIAL_TEST_PARSE_WORKER_EXIT;
 
 const port = parentPort;
 if (port === null) throw new Error('BUG: parse-worker.js runs only as a worker thread');
+settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
 
 // The thread's own Wasm core, for the JSON log scanner (jobs wait in the port meanwhile). Without
 // it (a core that does not load) every log body goes to the TypeScript reference: slower, same rows.

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { coreWasmBytes } from '../cli/package-info.js';
 import { CorruptionError } from '../core/errors.js';
+import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';
 import { BlockCache } from './block-cache.js';
 import { storageCodecs } from './codecs.js';
@@ -16,6 +17,7 @@ import { SegmentReader, type CachedBlock } from './segment-reader.js';
 
 const port = parentPort;
 if (port === null) throw new Error('BUG: compaction-worker.js runs only as a worker thread');
+settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
 
 const codecs = storageCodecs(await Core.load(coreWasmBytes()));
 /** Compaction reads bypass caches (cache = false); the readers still want one for their index reads. */
