@@ -40,6 +40,22 @@ export interface ScanRequest {
   valueBounds?: ReadonlyArray<{ field: string; min?: number | bigint; max?: number | bigint }>;
 }
 
+/**
+ * A scan request with every field present (undefined when not set). Not built by spreading the
+ * optional parts in: V8 (Node 20) gives every object made by a literal that adds a property after
+ * a spread a hidden class of its own, so each query's request had its own and the read path's
+ * loads of its fields went megamorphic.
+ */
+export function scanRequest(
+  fields: readonly string[],
+  minTime: bigint | undefined,
+  maxTime: bigint | undefined,
+  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean,
+  valueBounds?: ScanRequest['valueBounds'],
+): ScanRequest {
+  return { fields, minTime, maxTime, seriesFilter, valueBounds };
+}
+
 /** Rows to delete (DELETE FROM): the series that pass the filter, within the time range. */
 export interface DeleteRequest {
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
@@ -76,6 +92,11 @@ export interface SeriesStats {
  */
 export interface StatsRequest extends ScanRequest {
   bucket?: { origin: bigint; width: bigint };
+}
+
+/** `request` as a stats scan by `bucket` (or none), in one shape (scanRequest says why). */
+export function statsRequest(request: ScanRequest, bucket: StatsRequest['bucket']): StatsRequest {
+  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, bucket };
 }
 
 export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };

@@ -14,6 +14,14 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 
+/**
+ * Statistics in one shape, every field present (undefined when not known): blocks of different
+ * kinds otherwise had up to four hidden classes, and the code folding them was polymorphic.
+ */
+export function blockStats(count: number, min?: number | bigint, max?: number | bigint, sum?: number | bigint): BlockStats {
+  return { count, min, max, sum };
+}
+
 export function computeStats(type: ValueType, values: FieldValues, validity: Uint8Array | undefined, rows: number): BlockStats {
   let count = 0;
   switch (type) {
@@ -34,7 +42,7 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
           if (x > max || (x === 0 && max === 0 && Object.is(max, -0))) max = x;
         }
       }
-      return count === 0 ? { count } : nan ? { count, sum } : { count, min, max, sum };
+      return count === 0 ? blockStats(0) : nan ? blockStats(count, undefined, undefined, sum) : blockStats(count, min, max, sum);
     }
     case ValueType.BigInt:
     case ValueType.Unsigned: {
@@ -52,9 +60,9 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
         if (min === undefined || x < min) min = x;
         if (max === undefined || x > max) max = x;
       }
-      if (count === 0) return { count };
+      if (count === 0) return blockStats(0);
       const fits = type === ValueType.BigInt ? sum >= I64_MIN && sum <= I64_MAX : sum <= U64_MAX;
-      return fits ? { count, min, max, sum } : { count, min, max };
+      return blockStats(count, min, max, fits ? sum : undefined);
     }
     case ValueType.Boolean: {
       const v = values as Uint8Array;
@@ -64,8 +72,8 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
         count++;
         trues += v[i]!;
       }
-      if (count === 0) return { count };
-      return { count, min: trues === count ? 1 : 0, max: trues > 0 ? 1 : 0, sum: trues };
+      if (count === 0) return blockStats(0);
+      return blockStats(count, trues === count ? 1 : 0, trues > 0 ? 1 : 0, trues);
     }
     default:
       return presentStats(validity, rows);
@@ -74,10 +82,10 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
 
 /** The statistics of a STRING block: the count of present values. */
 export function presentStats(validity: Uint8Array | undefined, rows: number): BlockStats {
-  if (validity === undefined) return { count: rows };
+  if (validity === undefined) return blockStats(rows);
   let count = 0;
   for (let i = 0; i < rows; i++) if (validity[i] === 1) count++;
-  return { count };
+  return blockStats(count);
 }
 
 /**
@@ -102,8 +110,8 @@ function smallIntStats(type: ValueType, values: BigInt64Array, validity: Uint8Ar
     if (lo < min) min = lo;
     if (lo > max) max = lo;
   }
-  if (count === 0) return { count };
-  return { count, min: BigInt(min), max: BigInt(max), sum: BigInt(sum) };
+  if (count === 0) return blockStats(0);
+  return blockStats(count, BigInt(min), BigInt(max), BigInt(sum));
 }
 
 /** Writes a statistics record (STATS_BYTES: count u32, flags u8, min, max, sum 8 bytes each; FORMAT.md §5.1). */
@@ -135,11 +143,5 @@ export function getStats(dv: DataView, p: number, type: ValueType): BlockStats {
         : type === ValueType.Boolean
           ? Number(dv.getBigUint64(at, true))
           : dv.getBigUint64(at, true);
-  const s: BlockStats = { count };
-  if (flags & 1) {
-    s.min = get(p + 5);
-    s.max = get(p + 13);
-  }
-  if (flags & 2) s.sum = get(p + 21);
-  return s;
+  return blockStats(count, flags & 1 ? get(p + 5) : undefined, flags & 1 ? get(p + 13) : undefined, flags & 2 ? get(p + 21) : undefined);
 }

@@ -27,7 +27,7 @@ import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTomb
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
 import type { SegmentMeta, SeriesEntry } from './segment-format.js';
 import type { ColumnCodecs } from './column-codecs.js';
-import type { SegmentRecord, Tombstone } from './manifest.js';
+import { segmentRecord, type SegmentRecord, type Tombstone } from './manifest.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { TimeSlicer } from './time-slice.js';
 
@@ -330,7 +330,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
     if (out !== undefined) {
       await fsyncDir(db.segDir);
       const { meta, bytes, keys } = out;
-      slot = await db.openSegment({ fileId, level: Math.max(...inputs.map((s) => s.record.level)) + 1, ...meta, bytes }, keys);
+      slot = await db.openSegment(segmentRecord(fileId, Math.max(...inputs.map((s) => s.record.level)) + 1, meta, bytes), keys);
     }
     committing = true;
     await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs, fault: 'compact:manifest-temp' });

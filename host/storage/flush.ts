@@ -13,7 +13,7 @@ import { tableById } from './catalog.js';
 import type { DatabaseStore, SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
-import type { SegmentRecord } from './manifest.js';
+import { segmentRecord, type SegmentRecord } from './manifest.js';
 import type { Memtable, SeriesBuffer } from './memtable.js';
 import { partitionStart, partitionUnits, unitsPerSecond } from './partition.js';
 import { PACK_SERIES_ROWS } from './segment-format.js';
@@ -150,7 +150,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
           { partitionStart: start, partitionEnd: start + units, minLsn: m.minLsn, maxLsn: m.maxLsn, cleanLsn: m.cleanLsn },
           { written: 'flush:segment-written', renamed: 'flush:segment-renamed' },
         );
-        records.push({ fileId, level: 0, ...meta, bytes });
+        records.push(segmentRecord(fileId, 0, meta, bytes));
         keysOf.set(fileId, keys);
       } catch (e) {
         await w.abort();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CorruptionError } from '../core/errors.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
+import type { SegmentMeta } from './segment-format.js';
 
 const FILE = 'manifest.json';
 const FORMAT = 'sundial-manifest';
@@ -28,6 +29,23 @@ export interface SegmentRecord {
   cleanLsn: number;
   rows: number;
   bytes: number;
+}
+
+/** The manifest record of a new file, written out (not spread: see columnBlock in segment-format.ts). */
+export function segmentRecord(fileId: number, level: number, meta: SegmentMeta, bytes: number): SegmentRecord {
+  return {
+    fileId,
+    level,
+    partitionStart: meta.partitionStart,
+    partitionEnd: meta.partitionEnd,
+    minTs: meta.minTs,
+    maxTs: meta.maxTs,
+    minLsn: meta.minLsn,
+    maxLsn: meta.maxLsn,
+    cleanLsn: meta.cleanLsn,
+    rows: meta.rows,
+    bytes,
+  };
 }
 
 /** A DELETE: rows of a table with minTs <= time <= maxTs, in the listed series (null = all). */

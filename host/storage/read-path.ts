@@ -229,7 +229,7 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
 }
 
 /** The statistics of a field a run of rows lacks (shared: consumers only read statistics). */
-const NO_VALUES: FieldStats = { count: 0 };
+const NO_VALUES: FieldStats = { count: 0, min: undefined, max: undefined, sum: undefined };
 
 /** Items of a stats scan handed out at once: a yield through the async generators costs more than folding a run's statistics. */
 const STATS_BATCH = 256;

@@ -10,7 +10,9 @@
 import { ValueType } from '../core/write-batch.js';
 import {
   HEADER_BYTES,
+  columnBlock,
   INDEX_HEADER_BYTES,
+  NO_BLOCK,
   SeriesEntry,
   type BlockRef,
   type ColumnBlock,
@@ -32,8 +34,6 @@ const PACK_HEAD_BYTES = 32;
 const PACK_ROW_AT = 36;
 /** `pack` of a v2 series entry with blocks of its own. */
 export const NO_PACK = 0xffffffff;
-/** The page ref of a v3 group without pages. */
-const NO_BLOCK: BlockRef = { offset: 0, length: 0, crc: 0 };
 
 const utf8 = new TextEncoder();
 /** Scratch of #head: the UTF-8 bytes of a series key (grown for a longer one). */
@@ -304,7 +304,7 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
       for (const c of columns) {
         const ref = getRef(dv, q);
         checkRef(ref, q);
-        blocks.push({ ...ref, stats: getStats(dv, q + 16, c.type) });
+        blocks.push(columnBlock(ref, getStats(dv, q + 16, c.type)));
         q += COLUMN_REF_BYTES;
       }
       packs.push({ tableId: dv.getUint32(p + 4, true), rows, minTs: dv.getBigInt64(p + 16, true), maxTs: dv.getBigInt64(p + 24, true), columns, time, blocks });
@@ -494,7 +494,7 @@ function decodeGroups(dv: DataView, at: number, count: number, cols: readonly Se
     const columns: ColumnBlock[] = [];
     for (const c of cols) {
       const ref = getRef(dv, p);
-      columns.push({ ...ref, stats: getStats(dv, p + 16, c.type) });
+      columns.push(columnBlock(ref, getStats(dv, p + 16, c.type)));
       p += COLUMN_REF_BYTES;
     }
     out.push({ rows, minTs, maxTs, time, columns, pages });

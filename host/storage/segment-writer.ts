@@ -21,11 +21,13 @@ import type { ColumnCodecs } from './column-codecs.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
 import {
   BLOCK_ROWS,
+  columnBlock,
   encodeHeader,
   groupBounds,
   INDEX_ZSTD,
   encodeTrailer,
   HEADER_BYTES,
+  NO_BLOCK,
   PACK_ROWS,
   PACK_SERIES_ROWS,
   type BlockRef,
@@ -210,12 +212,12 @@ export class SegmentWriter {
         const col = part.columns.get(c.id)!;
         const stats = computeStats(c.type, col.values, col.validity, n);
         if (stats.count === 0) {
-          blocks.push({ offset: 0, length: 0, crc: 0, stats });
+          blocks.push(columnBlock(NO_BLOCK, stats));
           continue;
         }
         const values = col.values.length === n ? col.values : Array.isArray(col.values) ? col.values.slice(0, n) : col.values.subarray(0, n);
         const validity = stats.count === n ? undefined : col.validity?.subarray(0, n);
-        blocks.push({ ...this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats });
+        blocks.push(columnBlock(this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats));
       }
       // Pages only when the group spans two or more: a group within one page has its own statistics.
       const pages = width === undefined || floorDiv(part.ts[0]!, width) === floorDiv(part.ts[n - 1]!, width) ? undefined : this.#block(compress(encodePages(part, n, width, present), { compressionLevel: PAGES_ZSTD_LEVEL }));
@@ -352,7 +354,7 @@ export class SegmentWriter {
         block = this.#codecs.encodeValues(c.type, values, validity, c.codec);
       }
       cols.push({ id: c.id, type: c.type });
-      blocks.push({ ...this.#block(block), stats });
+      blocks.push(columnBlock(this.#block(block), stats));
     });
     const number = this.#index.addPack({ tableId: pack.tableId, rows: n, minTs: pack.minTs, maxTs: pack.maxTs, columns: cols, time, blocks });
     if (number !== pack.number) throw bug(`segment writer: pack ${pack.number} became number ${number}`);
@@ -374,7 +376,16 @@ export class SegmentWriter {
   async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number; keys: readonly string[] }> {
     if (this.#minTs === undefined || this.#maxTs === undefined) throw bug('segment writer: no series');
     await this.#closePack();
-    const full: SegmentMeta = { ...meta, minTs: this.#minTs, maxTs: this.#maxTs, rows: this.#rows };
+    const full: SegmentMeta = {
+      partitionStart: meta.partitionStart,
+      partitionEnd: meta.partitionEnd,
+      minTs: this.#minTs,
+      maxTs: this.#maxTs,
+      minLsn: meta.minLsn,
+      maxLsn: meta.maxLsn,
+      cleanLsn: meta.cleanLsn,
+      rows: this.#rows,
+    };
     const raw = this.#index.finish(full);
     // The index compresses about 4:1 (offsets, counts, small min/max/sum); stored as a zstd frame.
     // A big index (many small series, mostly tags) at the fastest level: level 9 took 4 µs a span.

@@ -3,6 +3,7 @@
 // column. The pushed predicates become the time range and series filter of the request; the
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
+import { scanRequest } from '../../core/scan.js';
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from '../batch.js';
 import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
@@ -188,13 +189,7 @@ export class ScanExec implements ExecNode {
     const predicateCols = new Set<number>();
     for (const n of predicateNames) if (read.includes(n)) predicateCols.add(read.indexOf(n));
     const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
-    const request = {
-      fields,
-      ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
-      ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
-      ...(tagFilter === undefined ? {} : { seriesFilter: tagFilter }),
-      ...(preds.valueBounds.length === 0 ? {} : { valueBounds: preds.valueBounds }),
-    };
+    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds);
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
     // The last row of every series, unbounded in time, is what the store's last-point index holds.

@@ -8,6 +8,7 @@
 // Eligible plans are decided at planning time (shape); predicates that neither bound time nor
 // test tags make the operator hand over to the general hash aggregate at run time.
 
+import { scanRequest, statsRequest } from '../../core/scan.js';
 import type { RecordBatch, Scalar, Schema } from '../batch.js';
 import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
@@ -195,12 +196,7 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
 
     const fields = [...new Set(this.#aggs.filter((a) => a.columnKind === 'field').map((a) => a.column!))];
-    const request = {
-      fields,
-      ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
-      ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
-      ...(preds.tagPredicates.length > 0 ? { seriesFilter: seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx)! } : {}),
-    };
+    const request = scanRequest(fields, preds.minTime, preds.maxTime, seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx));
     const originUnits = originNs / per;
     const fieldTypes = new Map(table.columns.filter((c) => c.kind === 'field').map((c) => [c.name, c.type]));
     const groups = new BucketGroups(this.#groups, this.#aggs, fieldTypes, ctx, originUnits, strideUnits, bucketKernels());
@@ -224,7 +220,7 @@ export class TimeBucketAggregateExec implements ExecNode {
             if (limit!.desc) lo = far ?? I64_MIN;
             else hi = far ?? I64_MAX;
           }
-          await this.#fold(ctx, groups, { ...request, minTime: lo, maxTime: hi }, fields, originUnits, strideUnits);
+          await this.#fold(ctx, groups, scanRequest(fields, lo, hi, request.seriesFilter), fields, originUnits, strideUnits);
           const done = (limit!.desc ? lo === (far ?? I64_MIN) : hi === (far ?? I64_MAX)) || groups.distinctBuckets >= limit!.k;
           if (done) break;
           near = limit!.desc ? lo - 1n : hi + 1n;
@@ -242,8 +238,8 @@ export class TimeBucketAggregateExec implements ExecNode {
     // Statistics of whole stored blocks stand for their rows when every aggregate can fold them.
     const useStats = ctx.catalog.scanStats !== undefined && this.#aggs.every((a) => a.kind === 'count' || (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')));
     if (useStats) {
-      const statsRequest = { ...request, ...(strideUnits === undefined ? {} : { bucket: { origin: originUnits, width: strideUnits } }) };
-      await this.#foldStatsScan(ctx, groups, ctx.catalog.scanStats!(scan.database, scan.table.name, statsRequest), fields);
+      const stats = statsRequest(request, strideUnits === undefined ? undefined : { origin: originUnits, width: strideUnits });
+      await this.#foldStatsScan(ctx, groups, ctx.catalog.scanStats!(scan.database, scan.table.name, stats), fields);
     } else {
       await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, request));
     }

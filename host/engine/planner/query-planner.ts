@@ -56,7 +56,12 @@ export class QueryPlanner {
     return this.#late;
   }
 
-  /** A scope over `schema` whose subqueries are planned by this planner. */
+  /**
+   * A scope over `schema` whose subqueries are planned by this planner. Every field is present
+   * (undefined when unset), so that the scopes derived from it by `{ ...scope, clause }` replace
+   * fields and keep one hidden class: V8 (Node 20) gives an object literal that adds a property
+   * after a spread a hidden class of its own every time (core/scan.ts, scanRequest).
+   */
   scope(schema: PlanSchema, outer: Scope | undefined, ctes: Ctes, allowAggregates: boolean): Scope {
     return {
       schema,
@@ -64,10 +69,15 @@ export class QueryPlanner {
       planSubquery: (q, o) => this.planQuery(q, o, ctes),
       allowAggregates,
       allowWindows: false,
+      replacements: undefined,
+      windows: undefined,
       variable: (name) => {
         this.cacheable = false;
         return this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined;
       },
+      lateErrors: undefined,
+      clause: undefined,
+      analyzed: undefined,
     };
   }
 
