@@ -200,8 +200,9 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           memoryLimitBytes: ctx.config['limits.query_memory_bytes'],
           nowNs: BigInt(Math.trunc(s.nowMs())) * 1_000_000n,
           authorize: (db, need) => requirePrivilege(user, t, db, need),
-          // CnosDB answers NULL for root, whose rights are an admin's, not a role's.
-          ...(user.admin ? {} : { role: roleIn(user, t) }),
+          // CnosDB answers NULL for root, whose rights are an admin's, not a role's. (Not a
+          // conditional spread: that gave every session a hidden class of its own, core/scan.ts.)
+          role: user.admin ? undefined : roleIn(user, t),
           variables: { server_version: ctx.version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
           dcl: (statement) => runDcl({ storage: s.storage, authenticator: s.authenticator, user, tenant }, statement),
           system: systemInfo(catalog, s.runningQueries, user, t),
