@@ -172,10 +172,11 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     const engines = [new SqlEngine({ catalogFor, core, planCache: new PlanCache() }), new SqlEngine({ catalogFor, core })];
     let queries = 0;
     for (let round = 0; round < ROUNDS && !signal.aborted; round++) {
-      // New files reach a running server's queries after the read path is compiled (the first
-      // query to meet a file lists its series: code the first files' queries ran before V8
-      // compiled it, and left out, so a server's first query after its first flush threw the
-      // compiled read path away, `--trace-deopt`: "insufficient type feedback" in pieces).
+      // A running server's queries meet new files after the read path is compiled. A file's
+      // reader builds its series map at the first query that asks it (SegmentReader.seriesByKey);
+      // without a new file here that step ran only before V8 compiled the scan, which then left
+      // it out and was thrown away at a server's first query after a flush (`--trace-deopt`:
+      // "insufficient type feedback" in pieces).
       if (round === ROUNDS / 2) {
         await s.flushAll(db);
         await write((ROWS * 3) / 4, ROWS);
