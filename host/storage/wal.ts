@@ -64,6 +64,9 @@ export class Wal {
   #closed = false;
   /** Start a new segment before the next write (so that a flush can trim the old ones). */
   #rollRequested = false;
+  /** Settles when the last requested roll has been carried out (or found unneeded, or failed). */
+  #rolled: Promise<void> = Promise.resolve();
+  #rollDone: (() => void) | undefined;
 
   private constructor(opts: WalOptions, nextLsn: number) {
     this.#opts = opts;
@@ -184,11 +187,13 @@ export class Wal {
       while (this.#queue.length > 0 || this.#rollRequested) {
         if (this.#queue.length === 0) {
           // A roll with nothing to write: start the new segment now.
-          this.#rollRequested = false;
+          const done = this.#takeRoll();
           try {
             if (!this.#failed && this.#size > SEGMENT_HEADER_BYTES) await this.#startSegment(this.#writtenLsn);
           } catch (e) {
             this.#fail(e as Error);
+          } finally {
+            done();
           }
           continue;
         }
@@ -197,8 +202,12 @@ export class Wal {
         try {
           if (this.#failed) throw this.#failed;
           if (this.#size >= this.#opts.segmentBytes || (this.#rollRequested && this.#size > SEGMENT_HEADER_BYTES)) {
-            this.#rollRequested = false;
-            await this.#startSegment(this.#writtenLsn);
+            const done = this.#takeRoll();
+            try {
+              await this.#startSegment(this.#writtenLsn);
+            } finally {
+              done();
+            }
           }
           const buffers = group.flatMap((p) => p.buffers);
           let bytes = 0;
@@ -216,6 +225,14 @@ export class Wal {
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  /** Marks the requested roll as being carried out; call the result once it is. */
+  #takeRoll(): () => void {
+    const done = this.#rollDone ?? (() => undefined);
+    this.#rollRequested = false;
+    this.#rollDone = undefined;
+    return done;
   }
 
   #fail(err: Error): void {
@@ -245,11 +262,14 @@ export class Wal {
    * appended so far lives in segments `removeSegmentsBefore` can delete once flushed. Resolves
    * when the new segment exists.
    */
-  async rollover(): Promise<void> {
-    if (this.#closed) return;
-    this.#rollRequested = true;
+  rollover(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (!this.#rollRequested) {
+      this.#rollRequested = true;
+      this.#rolled = new Promise((resolve) => (this.#rollDone = resolve));
+    }
     this.#flushing ??= this.#flush();
-    await this.sync();
+    return this.#rolled;
   }
 
   /** Waits until every record appended so far is durable (or the log failed). */
@@ -259,9 +279,11 @@ export class Wal {
 
   /**
    * Deletes segments all of whose records have an LSN <= `lsn` (their data is durable
-   * elsewhere). The segment being written is never deleted.
+   * elsewhere). The segment being written is never deleted, so a roll requested before the
+   * call (a memtable's freeze) is waited for: it closes the segment that holds those records.
    */
   async removeSegmentsBefore(lsn: number): Promise<void> {
+    await this.#rolled;
     while (this.#segments.length > 1 && this.#segments[1]!.firstLsn <= lsn + 1) {
       const seg = this.#segments.shift()!;
       await unlink(seg.path);

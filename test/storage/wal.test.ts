@@ -69,6 +69,29 @@ describe('Wal', () => {
     await again.wal.close();
   });
 
+  // A memtable's freeze asks for a roll without waiting; its flush may finish first (a tiny
+  // memtable, a slow disk). The trim must still remove the segment that holds its records.
+  it('removes the rolled segment even when the roll has not happened yet when asked to', async () => {
+    const { wal } = await openWal();
+    for (let i = 0; i < 3; i++) await wal.append(RecordType.Write, [payload(i, 64)]).durable;
+    void wal.rollover();
+    await wal.removeSegmentsBefore(3);
+    expect(segments().map((n) => statSync(join(dir, n)).size)).toEqual([SEGMENT_HEADER_BYTES]);
+    await wal.append(RecordType.Write, [payload(3, 64)]).durable;
+    await wal.close();
+    const again = await openWal();
+    expect(again.seen.map((s) => s.lsn)).toEqual([4]);
+    await again.wal.close();
+  });
+
+  it('resolves a roll of an empty segment without starting another', async () => {
+    const { wal } = await openWal();
+    await wal.rollover();
+    await wal.rollover();
+    expect(segments()).toHaveLength(1);
+    await wal.close();
+  });
+
   // A torn tail: the last record cut at every possible byte, and a flipped byte in it.
   const damages: Array<[string, (file: string, lastStart: number, size: number) => void]> = [
     ['truncated inside the last record header', (f, s) => truncateSync(f, s + 10)],
