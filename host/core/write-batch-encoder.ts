@@ -6,6 +6,8 @@
 import { BATCH_MAGIC, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
 import type { ColumnState, FieldValue, TableState } from './write-batch-builder.js';
 
+/** Where asciiSeries wrote each tag value into the key (-1: escaped), a scratch kept between calls. */
+let valueAt = new Int32Array(64);
 const encoder = new TextEncoder();
 
 /** UTF-8 bytes of escaped table names, and of tag names as `,<name>=`, by name. */
@@ -291,6 +293,7 @@ class Writer {
     let size = 40 + table.length;
     for (let i = 0; i < names.length; i++) size += names[i]!.length + 3 * values[i]!.length + 8;
     this.#reserve(size);
+    if (valueAt.length < names.length) valueAt = new Int32Array(names.length * 2);
     const buf = this.#buf;
     const dv = this.#dv;
     let p = this.length;
@@ -311,22 +314,31 @@ class Writer {
       else for (let j = 0; j < f.length; j++) buf[p + j] = f[j]!;
       p += f.length;
       const v = values[i]!;
+      const from = p;
       for (let j = 0; j < v.length; j++) {
         const c = v.charCodeAt(j);
         if (c >= 0x80) return false;
         if (c === 92 || c === 44 || c === 61 || c === 32) buf[p++] = 92;
         buf[p++] = c;
       }
+      // Where the value's bytes are in the key, for the tags below (unless escaping moved them).
+      valueAt[i] = p - from === v.length ? from : -1;
     }
     dv.setUint32(keyAt, p - keyAt - 4, true);
     for (let i = 0; i < names.length; i++) {
       const v = values[i]!;
+      const n = v.length;
       dv.setUint16(p, indexes[i]!, true);
       dv.setUint16(p + 2, 0, true);
-      dv.setUint32(p + 4, v.length, true);
+      dv.setUint32(p + 4, n, true);
       p += 8;
-      for (let j = 0; j < v.length; j++) buf[p + j] = v.charCodeAt(j);
-      p += v.length;
+      // The same bytes again: copied from the key (a span's ids and names, natively when long)
+      // rather than read from the string a character at a time.
+      const from = valueAt[i]!;
+      if (from < 0) for (let j = 0; j < n; j++) buf[p + j] = v.charCodeAt(j);
+      else if (n > 16) buf.copyWithin(p, from, from + n);
+      else for (let j = 0; j < n; j++) buf[p + j] = buf[from + j]!;
+      p += n;
     }
     while (p % 8 !== 0) buf[p++] = 0;
     this.length = p;

@@ -53,7 +53,7 @@ describe('WriteBatchBuilder', () => {
         for (let n = 0; n < 300; n++) {
           const table = random() < 0.05 ? pick(['', 'time', 't,1']) : pick(['cpu', 'mem', 'logs']);
           const tags: Array<[string, string]> = [];
-          for (let i = Math.floor(random() * 4); i > 0; i--) tags.push([pick(NAMES.slice(0, random() < 0.9 ? 5 : NAMES.length)), pick(['x', 'y', '', 'ü ,='])]);
+          for (let i = Math.floor(random() * 4); i > 0; i--) tags.push([pick(NAMES.slice(0, random() < 0.9 ? 5 : NAMES.length)), pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40), 'long value, escaped \\ = yes'])]);
           const fields: FieldInput[] = [];
           for (let i = Math.floor(random() * 5); i > 0; i--) {
             const name = random() < 0.9 ? pick(['f1', 'f2', 'f3', 'msg', 'n']) : pick(NAMES);
