@@ -8,6 +8,8 @@ import type { ColumnState, FieldValue, TableState } from './write-batch-builder.
 
 /** Where asciiSeries wrote each tag value into the key (-1: escaped), a scratch kept between calls. */
 let valueAt = new Int32Array(64);
+/** The present values of a STRING column, joined by #asciiOffsets (a scratch kept between calls). */
+const JOIN_PARTS: string[] = [];
 const encoder = new TextEncoder();
 
 /** UTF-8 bytes of escaped table names, and of tag names as `,<name>=`, by name. */
@@ -366,6 +368,7 @@ class Writer {
    */
   stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, order: Int32Array | undefined, bytes: Writer): void {
     this.#reserve(rows * 4);
+    if (this.#asciiOffsets(values, rows, order, bytes)) return;
     const dv = this.#dv;
     let p = this.length;
     for (let i = 0; i < rows; i++) {
@@ -375,6 +378,45 @@ class Writer {
       p += 4;
     }
     this.length = p;
+  }
+  /**
+   * stringOffsets when every value is ASCII: the column's values joined and encoded by one
+   * native call, the offsets summed from the string lengths (a loop per value, or an encodeInto
+   * each, cost four to five times as much for a batch of span attributes). False, with `bytes`
+   * as it was, when a value is not ASCII.
+   */
+  #asciiOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, order: Int32Array | undefined, bytes: Writer): boolean {
+    const parts = JOIN_PARTS;
+    let n = 0;
+    for (let i = 0; i < rows; i++) {
+      const s = values[order === undefined ? i : order[i]!];
+      if (s !== undefined) parts[n++] = String(s);
+    }
+    parts.length = n;
+    const joined = parts.join('');
+    parts.length = 0;
+    const start = bytes.length;
+    if (!bytes.ascii(joined)) return false;
+    const dv = this.#dv;
+    let p = this.length;
+    let offset = start;
+    for (let i = 0; i < rows; i++) {
+      const s = values[order === undefined ? i : order[i]!];
+      if (s !== undefined) offset += String(s).length;
+      dv.setUint32(p, offset, true);
+      p += 4;
+    }
+    this.length = p;
+    return true;
+  }
+  /** Writes `s` when it is all ASCII (one byte per code unit) and returns true; else writes nothing. */
+  ascii(s: string): boolean {
+    this.#reserve(s.length);
+    const at = this.length;
+    const { read, written } = encoder.encodeInto(s, this.#buf.subarray(at, at + s.length));
+    if (read !== s.length || written !== s.length) return false;
+    this.length = at + s.length;
+    return true;
   }
   /**
    * A byte per row, rows taken in `order` (or 0..rows-1): 1 where the field column has a value,
