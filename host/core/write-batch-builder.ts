@@ -243,6 +243,18 @@ export class WriteBatchBuilder {
   readonly #rowTags: RowTags = { names: undefined, values: [], hash: 0, newTags: undefined, checked: false };
   /** Escaped table and tag names of series keys as UTF-8 (names repeat; values rarely do). */
   readonly #fragments: KeyFragments = { tags: new Map(), tables: new Map() };
+  /** Whether series carry their keys (a version 1 batch), see the constructor. */
+  readonly #keys: boolean;
+
+  /**
+   * `seriesKeys: false` leaves the series keys out (a version 2 batch, FORMAT.md §1) for rows
+   * whose series will not be written again, as OTLP spans (a span id is among their tags): the
+   * memtable reads a batch's key only to find a series it already holds, and a span's key was
+   * half of the bytes of its batch and of the WAL.
+   */
+  constructor(options: { seriesKeys?: boolean } = {}) {
+    this.#keys = options.seriesKeys ?? true;
+  }
 
   /** The encoded size of the batch so far, about (see #projected). */
   get projectedBytes(): number {
@@ -500,7 +512,7 @@ export class WriteBatchBuilder {
 
   /** Encodes the batch. The result starts at byteOffset 0 of its own buffer (8-aligned). */
   finish(): Uint8Array {
-    return encodeBatch(this.#tables.values(), this.#tables.size, this.#rowCount, this.#fragments);
+    return encodeBatch(this.#tables.values(), this.#tables.size, this.#rowCount, this.#fragments, this.#keys);
   }
 }
 

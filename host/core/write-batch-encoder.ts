@@ -3,7 +3,7 @@
 // their canonical keys (written here from cached name fragments, never built as strings), the
 // timestamps and the field vectors in series order. Runtime-agnostic.
 
-import { BATCH_MAGIC, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
+import { BATCH_MAGIC, BATCH_MAGIC_V2, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
 import type { ColumnState, FieldValue, TableState } from './write-batch-builder.js';
 
 /** Where asciiSeries wrote each tag value into the key (-1: escaped), a scratch kept between calls. */
@@ -18,15 +18,18 @@ export interface KeyFragments {
   tables: Map<string, Uint8Array>;
 }
 
-/** The batch of `tables` (in order): header, then one block per table. Starts at byteOffset 0 of its own buffer. */
-export function encodeBatch(tables: Iterable<TableState>, tableCount: number, rowCount: number, fragments: KeyFragments): Uint8Array {
+/**
+ * The batch of `tables` (in order): header, then one block per table. Starts at byteOffset 0 of
+ * its own buffer. Without `keys`, a version 2 batch whose series leave their keys out.
+ */
+export function encodeBatch(tables: Iterable<TableState>, tableCount: number, rowCount: number, fragments: KeyFragments, keys = true): Uint8Array {
   const w = batchScratch;
   try {
-    w.u32(BATCH_MAGIC);
+    w.u32(keys ? BATCH_MAGIC : BATCH_MAGIC_V2);
     w.u32(0); // byteLength, patched below
     w.u32(tableCount);
     w.u32(rowCount);
-    for (const t of tables) encodeTable(w, t, fragments);
+    for (const t of tables) encodeTable(w, t, fragments, keys);
     w.patchU32(4, w.length);
     return w.bytes();
   } finally {
@@ -54,7 +57,7 @@ function escapeValue(s: string): string {
   return s;
 }
 
-function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
+function encodeTable(w: Writer, t: TableState, fragments: KeyFragments, keys: boolean): void {
   const start = w.length;
   const columns = [...t.columns.values()];
   const colIndex = new Map(columns.map((c, i) => [c.name, i]));
@@ -99,14 +102,15 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments): void {
       lastIndexes = s.names.map((n) => colIndex.get(n)!);
       lastFragments = s.names.map((n) => fragment(n, true, fragments.tags));
     }
-    if (w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values)) continue;
+    if (keys ? w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values) : w.asciiSeriesWithoutKey(min, max, r.length, sorted, lastIndexes, s.values)) continue;
     w.i64(min);
     w.i64(max);
     w.u32(r.length);
     w.u8(sorted ? 1 : 0);
     w.u8(0);
     w.u16(s.names.length);
-    w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
+    if (keys) w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
+    else w.u32(0);
     for (let i = 0; i < s.names.length; i++) {
       w.u16(lastIndexes[i]!);
       w.u16(0);
@@ -341,6 +345,42 @@ class Writer {
       else if (n > 16) buf.copyWithin(p, from, from + n);
       else for (let j = 0; j < n; j++) buf[p + j] = buf[from + j]!;
       p += n;
+    }
+    while (p % 8 !== 0) buf[p++] = 0;
+    this.length = p;
+    return true;
+  }
+  /**
+   * asciiSeries for a version 2 batch: the descriptor without a key (keyLength 0), the tags
+   * copied as they are. False, having written nothing, when a value is not ASCII.
+   */
+  asciiSeriesWithoutKey(min: bigint, max: bigint, rows: number, sorted: boolean, indexes: readonly number[], values: readonly string[]): boolean {
+    let size = 32;
+    for (let i = 0; i < values.length; i++) size += values[i]!.length + 8;
+    this.#reserve(size);
+    const buf = this.#buf;
+    const dv = this.#dv;
+    let p = this.length;
+    dv.setBigInt64(p, min, true);
+    dv.setBigInt64(p + 8, max, true);
+    dv.setUint32(p + 16, rows, true);
+    buf[p + 20] = sorted ? 1 : 0;
+    buf[p + 21] = 0;
+    dv.setUint16(p + 22, values.length, true);
+    dv.setUint32(p + 24, 0, true);
+    p += 28;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      dv.setUint16(p, indexes[i]!, true);
+      dv.setUint16(p + 2, 0, true);
+      dv.setUint32(p + 4, v.length, true);
+      p += 8;
+      for (let j = 0; j < v.length; j++) {
+        const c = v.charCodeAt(j);
+        if (c >= 0x80) return false;
+        buf[p + j] = c;
+      }
+      p += v.length;
     }
     while (p % 8 !== 0) buf[p++] = 0;
     this.length = p;

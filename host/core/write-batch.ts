@@ -7,6 +7,8 @@
 import { CorruptionError } from './errors.js';
 
 export const BATCH_MAGIC = 0x31425753; // "SWB1"
+/** Version 2: as version 1, but a series may leave its key out (keyLength 0). */
+export const BATCH_MAGIC_V2 = 0x32425753; // "SWB2"
 
 /** Column kinds and value types as numbered on disk (append-only). */
 export const ColumnKind = { Tag: 1, Field: 2 } as const;
@@ -101,7 +103,10 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
   if (bytes.length < 16) r.fail(0, `too short; got ${bytes.length} bytes, want at least 16`);
   const dv = r.dv;
   const magic = dv.getUint32(0, true);
-  if (magic !== BATCH_MAGIC) r.fail(0, `bad magic 0x${magic.toString(16)}, want 0x${BATCH_MAGIC.toString(16)}`);
+  if (magic !== BATCH_MAGIC && magic !== BATCH_MAGIC_V2) {
+    r.fail(0, `bad magic 0x${magic.toString(16)}, want 0x${BATCH_MAGIC.toString(16)} or 0x${BATCH_MAGIC_V2.toString(16)}`);
+  }
+  r.keysOptional = magic === BATCH_MAGIC_V2;
   const byteLength = dv.getUint32(4, true);
   if (byteLength !== bytes.length) r.fail(4, `byteLength ${byteLength} does not match buffer length ${bytes.length}`);
   const tableCount = dv.getUint32(8, true);
@@ -131,6 +136,8 @@ class BatchReader {
   readonly #source: string;
   /** Where reading goes on. */
   pos = 0;
+  /** Version 2: a series may have no key. */
+  keysOptional = false;
 
   constructor(bytes: Uint8Array, source: string) {
     this.bytes = bytes;
@@ -174,7 +181,7 @@ class BatchReader {
     const name = this.text(pos, nameLength, 'table name');
     this.pos = pos + nameLength;
     const columns = this.columns(columnCount);
-    const series = this.series(seriesCount, tRows, tagRanks(columns));
+    const series = this.series(seriesCount, tRows, tagRanks(columns), { name, columns });
     this.need(this.pos, tRows * 8, 'timestamps');
     const timestamps = new BigInt64Array(this.bytes.buffer, this.bytes.byteOffset + this.pos, tRows);
     this.pos += tRows * 8;
@@ -227,7 +234,7 @@ class BatchReader {
   }
 
   /** The series descriptors of a table of `rows` rows whose tag columns rank as `tagRank` says. */
-  series(count: number, rows: number, tagRank: Int32Array): BatchSeries[] {
+  series(count: number, rows: number, tagRank: Int32Array, table: KeyTable): BatchSeries[] {
     const bytes = this.bytes;
     const dv = this.dv;
     const byteLength = bytes.length;
@@ -247,6 +254,7 @@ class BatchReader {
       pos += 28;
       if (minTs > maxTs) this.fail(pos - 28, `series minTs ${minTs} > maxTs ${maxTs}`);
       const keyAt = pos;
+      if (keyLength === 0 && !this.keysOptional) this.fail(pos - 4, 'series without a key in a version 1 batch');
       this.need(pos, keyLength, 'series key');
       pos += keyLength;
       // Tags are checked now (a batch is valid or refused whole) but decoded when asked: the
@@ -275,7 +283,7 @@ class BatchReader {
         tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
       }
       pos = pad8(pos);
-      series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount));
+      series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount, table));
       rowStart += sRows;
     }
     if (rowStart !== rows) this.fail(pos, `series rows sum to ${rowStart}, table has ${rows}`);
@@ -372,6 +380,12 @@ function isAsciiRun(bytes: Uint8Array, dv: DataView, at: number, n: number): boo
  * the memtable reads the key of a series only to find one it knows, and the tags only for one it
  * does not (a span's key is about 450 bytes).
  */
+/** What a series left without a key needs to make it: its table's name and columns. */
+interface KeyTable {
+  readonly name: string;
+  readonly columns: readonly BatchColumn[];
+}
+
 class SeriesDescriptor implements BatchSeries {
   #key: string | undefined;
   #tags: Array<[number, string]> | undefined;
@@ -383,6 +397,7 @@ class SeriesDescriptor implements BatchSeries {
   /** Bytes of the tags when they are all ASCII (headers too), else -1. */
   readonly #asciiTagBytes: number;
   readonly #tagCount: number;
+  readonly #table: KeyTable;
 
   constructor(
     readonly rowStart: number,
@@ -397,6 +412,7 @@ class SeriesDescriptor implements BatchSeries {
     tagsAt: number,
     asciiTagBytes: number,
     tagCount: number,
+    table: KeyTable,
   ) {
     this.#bytes = bytes;
     this.#dv = dv;
@@ -405,10 +421,14 @@ class SeriesDescriptor implements BatchSeries {
     this.#tagsAt = tagsAt;
     this.#asciiTagBytes = asciiTagBytes;
     this.#tagCount = tagCount;
+    this.#table = table;
   }
 
   get key(): string {
-    return (this.#key ??= utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
+    if (this.#key !== undefined) return this.#key;
+    // A version 2 series without a key (an OTLP span's): made from the tags when asked.
+    if (this.#keyLength === 0) return (this.#key = seriesKey(this.#table.name, this.tags.map(([ci, v]) => [this.#table.columns[ci]!.name, v] as const)));
+    return (this.#key = utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
   }
 
   get rawTags(): RawTags | undefined {

@@ -206,7 +206,9 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
   const req = request as ExportRequest;
   const { spanKindNames, statusCodeNames } = otlpTypes();
   const toDb = new TimestampConverter('ns', options.dbUnit);
-  const out = new RowBatcher();
+  // Without series keys: a span's span id is among its tags, so its series is never written again
+  // and the memtable never looks it up by key (FORMAT.md §1, version 2).
+  const out = new RowBatcher(undefined, undefined, false);
   const C = SPAN_COLUMNS;
   const f = new SpanFields();
   // The tag pairs of the row, reused span after span (the builder copies the values it keeps):

@@ -18,13 +18,17 @@ export type { FieldInput };
 export class RowBatcher {
   readonly #maxRows: number;
   readonly #maxBytes: number;
-  #builder = new WriteBatchBuilder();
+  readonly #seriesKeys: boolean;
+  #builder: WriteBatchBuilder;
   readonly #done: Uint8Array[] = [];
   #rows = 0;
 
-  constructor(maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES) {
+  /** `seriesKeys` as for WriteBatchBuilder (false: every row's series is new, as a span's). */
+  constructor(maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES, seriesKeys = true) {
     this.#maxRows = Math.max(1, maxRowsPerBatch);
     this.#maxBytes = Math.max(1, maxBatchBytes);
+    this.#seriesKeys = seriesKeys;
+    this.#builder = new WriteBatchBuilder({ seriesKeys });
   }
 
   /** Rows added so far. */
@@ -47,7 +51,7 @@ export class RowBatcher {
 
   #cut(): void {
     this.#done.push(this.#builder.finish());
-    this.#builder = new WriteBatchBuilder();
+    this.#builder = new WriteBatchBuilder({ seriesKeys: this.#seriesKeys });
   }
 
   /** The encoded batches, in row order. The batcher must not be used afterwards. */

@@ -63,3 +63,60 @@ describe('readWriteBatch series tags', () => {
     });
   }
 });
+
+// Version 2: series may leave their keys out (OTLP spans, whose series never repeat).
+describe('readWriteBatch version 2 (series without keys)', () => {
+  type Row = [string, Array<[string, string]>, bigint, number | string];
+  const rows: Row[] = [
+    ['spans', [['span_id', '94125f87d669767f'], ['name', 'GET /api/items'], ['service', 'shop-0']], 5n, 1.5],
+    ['spans', [['span_id', 'b900027adc9aaec9'], ['name', 'a,b=c\\d e'], ['service', 'shop-1']], 3n, 'x'],
+    ['spans', [['span_id', '52b049ac86d48a02'], ['name', 'région ✓'], ['service', 'shop-0']], 4n, 2],
+    ['spans', [['span_id', '94125f87d669767f'], ['name', 'GET /api/items'], ['service', 'shop-0']], 6n, 3],
+    ['other', [], 1n, 7],
+  ];
+  const build = (seriesKeys: boolean): Uint8Array => {
+    const b = new WriteBatchBuilder({ seriesKeys });
+    for (const [table, tags, ts, v] of rows) {
+      b.addRow(table, tags, ts, [typeof v === 'string' ? { name: 's', type: ValueType.String, value: v } : { name: 'f', type: ValueType.Double, value: v }]);
+    }
+    return b.finish();
+  };
+  const decoded = (bytes: Uint8Array) =>
+    readWriteBatch(bytes).tables.map((t) => ({
+      name: t.name,
+      columns: t.columns.map((c) => [c.name, c.kind, c.type]),
+      timestamps: [...t.timestamps],
+      series: t.series.map((s) => ({ rows: [s.rowStart, s.rowCount, s.minTs, s.maxTs, s.sorted], tags: s.tags, key: s.key })),
+    }));
+
+  it('reads the same tables, series, tags and keys as version 1, the keys made from the tags', () => {
+    const v1 = build(true);
+    const v2 = build(false);
+    expect(new DataView(v1.buffer, v1.byteOffset).getUint32(0, true)).toBe(0x31425753);
+    expect(new DataView(v2.buffer, v2.byteOffset).getUint32(0, true)).toBe(0x32425753);
+    // Smaller by the keys (and the padding after them).
+    const keyBytes = decoded(v1).flatMap((t) => t.series.map((s) => Buffer.byteLength(s.key)));
+    const saved = v1.length - v2.length;
+    expect(saved).toBeGreaterThanOrEqual(keyBytes.reduce((a, b) => a + b, 0) - 8 * keyBytes.length);
+    expect(saved).toBeLessThanOrEqual(keyBytes.reduce((a, b) => a + b, 0) + 8 * keyBytes.length);
+    expect(decoded(v2)).toEqual(decoded(v1));
+    expect(decoded(v2)[0]!.series.map((s) => s.key)).toEqual([
+      'spans,name=GET\\ /api/items,service=shop-0,span_id=94125f87d669767f',
+      'spans,name=a\\,b\\=c\\\\d\\ e,service=shop-1,span_id=b900027adc9aaec9',
+      'spans,name=région\\ ✓,service=shop-0,span_id=52b049ac86d48a02',
+    ]);
+  });
+
+  it('refuses a series without a key in a version 1 batch', () => {
+    const v2 = build(false);
+    const v1Magic = v2.slice();
+    new DataView(v1Magic.buffer).setUint32(0, 0x31425753, true);
+    expect(refusal(v1Magic).check).toBe('series without a key in a version 1 batch');
+  });
+
+  it('refuses an unknown magic, naming both versions', () => {
+    const bad = build(false).slice();
+    new DataView(bad.buffer).setUint32(0, 0x33425753, true);
+    expect(refusal(bad).check).toBe('bad magic 0x33425753, want 0x31425753 or 0x32425753');
+  });
+});

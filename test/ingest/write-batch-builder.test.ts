@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import { tagsHash, WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
-import { ValueType, type FieldType } from '../../host/core/write-batch.js';
+import { readWriteBatch, ValueType, type FieldType } from '../../host/core/write-batch.js';
 import { ReferenceWriteBatchBuilder } from './reference-batch-builder.js';
 import { rng } from './ingest-support.js';
 
@@ -87,6 +87,33 @@ describe('WriteBatchBuilder', () => {
       ref.addRow('hinted', hinted, BigInt(i), f);
     }
     expect(Buffer.from(fast.finish()).equals(Buffer.from(ref.finish()))).toBe(true);
+  });
+
+  // Version 2 (seriesKeys: false): the same batch less its keys, which the reader makes from the tags.
+  it('leaves the series keys out without changing anything else (seed 9)', () => {
+    const random = rng(9);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const keyed = new WriteBatchBuilder();
+    const keyless = new WriteBatchBuilder({ seriesKeys: false });
+    for (let n = 0; n < 2000; n++) {
+      const tags: Array<[string, string]> = [];
+      for (let i = Math.floor(random() * 4); i > 0; i--) tags.push([pick(NAMES.slice(0, 5)), pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40)])]);
+      const fields: FieldInput[] = [{ name: pick(['f1', 'f2']), type: ValueType.Double, value: random() }];
+      const table = pick(['cpu', 'mem', 'a b']);
+      const a = add(keyed, [table, tags, BigInt(n % 50), fields]);
+      expect(add(keyless, [table, tags, BigInt(n % 50), fields])).toEqual(a);
+    }
+    const read = (b: Uint8Array) =>
+      readWriteBatch(b).tables.map((t) => ({
+        name: t.name,
+        columns: t.columns.map((c) => [c.name, c.kind, c.type, c.validity === undefined ? undefined : [...c.validity]]),
+        timestamps: [...t.timestamps],
+        series: t.series.map((s) => [s.rowStart, s.rowCount, s.minTs, s.maxTs, s.sorted, s.key, s.tags]),
+      }));
+    const withKeys = keyed.finish();
+    const without = keyless.finish();
+    expect(without.length).toBeLessThan(withKeys.length);
+    expect(read(without)).toEqual(read(withKeys));
   });
 
   it('keeps series apart whose tags hash alike', () => {
