@@ -12,6 +12,16 @@ let valueAt = new Int32Array(64);
 const JOIN_PARTS: string[] = [];
 const encoder = new TextEncoder();
 
+/** The first 24 bytes of a series descriptor (FORMAT.md §1): bounds, rows, flags, tag count. */
+function seriesHead(dv: DataView, p: number, min: bigint, max: bigint, rows: number, sorted: boolean, tagCount: number): void {
+  dv.setBigInt64(p, min, true);
+  dv.setBigInt64(p + 8, max, true);
+  dv.setUint32(p + 16, rows, true);
+  dv.setUint8(p + 20, sorted ? 1 : 0);
+  dv.setUint8(p + 21, 0);
+  dv.setUint16(p + 22, tagCount, true);
+}
+
 /** UTF-8 bytes of escaped table names, and of tag names as `,<name>=`, by name. */
 export interface KeyFragments {
   tags: Map<string, Uint8Array>;
@@ -303,12 +313,7 @@ class Writer {
     const buf = this.#buf;
     const dv = this.#dv;
     let p = this.length;
-    dv.setBigInt64(p, min, true);
-    dv.setBigInt64(p + 8, max, true);
-    dv.setUint32(p + 16, rows, true);
-    buf[p + 20] = sorted ? 1 : 0;
-    buf[p + 21] = 0;
-    dv.setUint16(p + 22, names.length, true);
+    seriesHead(dv, p, min, max, rows, sorted, names.length);
     const keyAt = p + 24;
     p += 28;
     buf.set(table, p);
@@ -361,12 +366,7 @@ class Writer {
     const buf = this.#buf;
     const dv = this.#dv;
     let p = this.length;
-    dv.setBigInt64(p, min, true);
-    dv.setBigInt64(p + 8, max, true);
-    dv.setUint32(p + 16, rows, true);
-    buf[p + 20] = sorted ? 1 : 0;
-    buf[p + 21] = 0;
-    dv.setUint16(p + 22, values.length, true);
+    seriesHead(dv, p, min, max, rows, sorted, values.length);
     dv.setUint32(p + 24, 0, true);
     p += 28;
     for (let i = 0; i < values.length; i++) {
