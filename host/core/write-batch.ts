@@ -46,8 +46,10 @@ export interface BatchColumn {
 }
 
 export interface BatchSeries {
-  /** Canonical series key (FORMAT.md §1). */
+  /** Canonical series key (FORMAT.md §1); made from the tags when the batch left it out. */
   readonly key: string;
+  /** Whether the batch gave the key (version 2 may leave it out: reading `key` then builds it). */
+  readonly keyed: boolean;
   /** First row of this series in the table's row order. */
   rowStart: number;
   rowCount: number;
@@ -422,6 +424,10 @@ class SeriesDescriptor implements BatchSeries {
     this.#asciiTagBytes = asciiTagBytes;
     this.#tagCount = tagCount;
     this.#table = table;
+  }
+
+  get keyed(): boolean {
+    return this.#keyLength > 0;
   }
 
   get key(): string {

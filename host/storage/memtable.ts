@@ -99,8 +99,9 @@ export class TableMemtable {
     let t32: Int32Array | undefined;
     for (const s of t.series) {
       // (Hashing a span's 450-character key for a cache that holds only grown series cost a
-      // microsecond a span: look only when it holds something.)
-      let sb = this.#byBatchKey.size > 0 ? this.#byBatchKey.get(s.key) : undefined;
+      // microsecond a span: look only when it holds something. A series its batch gave no key,
+      // a span's, is never looked up by one: making the key from its tags costs more.)
+      let sb = this.#byBatchKey.size > 0 && s.keyed ? this.#byBatchKey.get(s.key) : undefined;
       const cached = sb !== undefined;
       if (sb === undefined) {
         const key = batchSeriesIdKey(s, ids);
@@ -134,7 +135,7 @@ export class TableMemtable {
         seriesDelta += sb.promote(cap);
       }
       seriesDelta += sb.append(t, ids, s.rowStart, s.rowCount, s.minTs, s.maxTs);
-      if (!cached) {
+      if (!cached && s.keyed) {
         this.#byBatchKey.set(s.key, sb);
         seriesDelta += CACHE_ENTRY_BYTES + 2 * s.key.length;
       }

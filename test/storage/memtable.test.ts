@@ -172,3 +172,34 @@ describe('Memtable', () => {
     expect(sizes).toEqual(['a=1:40', 'b=1:41']);
   });
 });
+
+// Version 2 batches (OTLP spans) give no series keys; the memtable must find their series by
+// id key alone and never make the key from the tags, not even once a series has grown.
+describe('Memtable with series without keys', () => {
+  function keylessBatch(rows: Row[]): WriteBatch {
+    const b = new WriteBatchBuilder({ seriesKeys: false });
+    for (const [tags, ts, fields] of rows) b.addRow('spans', tags, ts, fields);
+    const read = readWriteBatch(b.finish());
+    // Any read of `key` fails the test.
+    for (const t of read.tables) {
+      t.series = t.series.map((s) => {
+        expect(s.keyed).toBe(false);
+        return new Proxy(s, { get: (o, p) => (p === 'key' ? expect.fail('the memtable read the key of a series without one') : Reflect.get(o, p, o)) });
+      });
+    }
+    return read;
+  }
+
+  it('keeps one series for a span sent again and again, past the small-series limit', () => {
+    const m = new Memtable();
+    const span: Array<[string, string]> = [['span_id', 'ab12'], ['name', 'GET /x']];
+    // A keyed batch first fills the memtable's key cache, so that it is in use.
+    apply(m, batch('spans', Array.from({ length: SMALL_SERIES_ROWS + 2 }, (_, i): Row => [[['span_id', 'keyed'], ['name', 'a']], BigInt(i), [f('d', i)]])));
+    for (let i = 0; i < SMALL_SERIES_ROWS + 8; i++) apply(m, keylessBatch([[span, BigInt(i), [f('d', i)]], [[['span_id', `other-${i}`], ['name', 'y']], 1n, [f('d', -1)]]]));
+    const t = m.tables.get(tableId('spans'))!;
+    expect(t.series.size).toBe(2 + SMALL_SERIES_ROWS + 8);
+    const grown = [...t.series.values()].filter((s) => s.length === SMALL_SERIES_ROWS + 8);
+    expect(grown).toHaveLength(1);
+    expect(rows(grown[0]!.snapshot()).map((r) => r.d)).toEqual(Array.from({ length: SMALL_SERIES_ROWS + 8 }, (_, i) => i));
+  });
+});
