@@ -47,11 +47,20 @@ export function writeColumns(table: TableDef): WriteColumn[] {
  */
 function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigint, Item[]> {
   const parts = new Map<bigint, Item[]>();
+  let lastList: Item[] | undefined;
+  let lastListStart = 0n;
   const add = (start: bigint, item: Item): void => {
-    let list = parts.get(start);
-    if (list === undefined) parts.set(start, (list = []));
-    list.push(item);
+    if (lastList === undefined || start !== lastListStart) {
+      lastList = parts.get(start);
+      if (lastList === undefined) parts.set(start, (lastList = []));
+      lastListStart = start;
+    }
+    lastList.push(item);
   };
+  // The last partition found: series of a memtable mostly share one, and comparing with its
+  // bounds spares two BigInt divisions a series.
+  let lastStart = 0n;
+  let lastEnd = 0n;
   for (const tm of [...m.tables.values()].sort((a, b) => a.tableId - b.tableId)) {
     const table = tableById(db.def, tm.tableId);
     if (table === undefined) continue; // dropped
@@ -60,8 +69,14 @@ function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigi
       if (sb.length === 0) continue;
       // Most series lie in one partition: their rows are read only when written, so that a
       // flush never holds a copy of the whole memtable (100 k one-row series: 600 MB of it).
+      if (sb.minTs >= lastStart && sb.maxTs < lastEnd) {
+        add(lastStart, { table, key, sb });
+        continue;
+      }
       const start = partitionStart(sb.minTs, units);
       if (partitionStart(sb.maxTs, units) === start) {
+        lastStart = start;
+        lastEnd = start + units;
         add(start, { table, key, sb });
         continue;
       }
