@@ -25,7 +25,7 @@ import { fsyncDir } from './fs-util.js';
 import { unitsPerSecond } from './partition.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
-import type { SegmentMeta, SeriesEntry } from './segment-format.js';
+import type { SegmentMeta, SeriesColumn, SeriesEntry } from './segment-format.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { segmentRecord, type SegmentRecord, type Tombstone } from './manifest.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
@@ -95,7 +95,14 @@ function isDirty(db: DatabaseStore, s: SegmentSlot): boolean {
     const table = tableById(db.def, tableId);
     if (table === undefined) return true;
     const live = new Set(table.fields.map((c) => c.id));
-    for (const e of series) if (e.columns.some((c) => !live.has(c.id))) return true;
+    // The series of a pack share its columns (and come one after another): checked once, not
+    // once a series (100,000 spans: 30 ms of the server's thread after each flush).
+    let checked: readonly SeriesColumn[] | undefined;
+    for (const e of series) {
+      if (e.columns === checked) continue;
+      checked = e.columns;
+      if (e.columns.some((c) => !live.has(c.id))) return true;
+    }
   }
   return false;
 }

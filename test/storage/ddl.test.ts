@@ -12,7 +12,7 @@ import { UserError } from '../../host/core/errors.js';
 import { DEFAULT_DATABASE_OPTIONS, type TableChange } from '../../host/core/schema.js';
 import { ValueType } from '../../host/core/write-batch.js';
 import type { Storage } from '../../host/storage/storage.js';
-import { batch, dbl, dump, int, openStore, str, type TestStore } from './support.js';
+import { batch, dbl, dump, int, openStore, str, type Row, type TestStore } from './support.js';
 
 let store: TestStore | undefined;
 const extra: string[] = [];
@@ -159,6 +159,33 @@ describe('DDL durability and replay', () => {
     // The same after the old values went to a segment file.
     await s.flushAll();
     await afterCrash(store, async (c) => expect(await dump(c, 'm')).toEqual(want));
+  });
+
+  it('rewrites a lone file that holds a dropped column', async () => {
+    store = await openStore();
+    const s = store.storage;
+    const segDir = join(store.dir, 'db', String(pub(s).id), 'seg');
+    // Three one-row series without y (one pack, first in key order), then one of 200 rows with
+    // y (blocks of its own): the check must go past the pack's series.
+    const rows: Row[] = ['a', 'b', 'c'].map((h): Row => ['m', [['h', h]], 1n, [dbl('x', 1)]]);
+    for (let i = 0; i < 200; i++) rows.push(['m', [['h', 'z']], BigInt(10 + i), [dbl('x', i), int('y', BigInt(i))]]);
+    await s.write(pub(s), [batch(rows)]);
+    await s.flushAll();
+    await s.maintain();
+    await s.idle();
+    const before = readdirSync(segDir);
+    expect(before).toHaveLength(1);
+    await s.alterTable(pub(s), 'm', { kind: 'dropColumn', name: 'y' });
+    await s.maintain();
+    await s.idle();
+    const after = readdirSync(segDir);
+    expect(after).toHaveLength(1);
+    expect(after).not.toEqual(before);
+    expect((await dump(s, 'm')).slice(0, 4)).toEqual(['h=a | 1 | x=f:3ff0000000000000', 'h=b | 1 | x=f:3ff0000000000000', 'h=c | 1 | x=f:3ff0000000000000', 'h=z | 10 | x=f:0']);
+    // Nothing left to clean: the next rounds leave the file alone.
+    await s.maintain();
+    await s.idle();
+    expect(readdirSync(segDir)).toEqual(after);
   });
 
   it('keeps values under the new name after RENAME COLUMN (field and tag), across replay and files', async () => {
