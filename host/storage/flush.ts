@@ -93,6 +93,13 @@ function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigi
   return parts;
 }
 
+/** The characters of the items' keys, in all. */
+function keyChars(items: readonly Item[]): number {
+  let n = 0;
+  for (const it of items) n += it.key.length;
+  return n;
+}
+
 /** Where addItems stopped: the next item, and what to await before going on (none: all added). */
 interface Progress {
   next: number;
@@ -151,6 +158,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
       const fileId = db.allocateFileId();
       const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step, unitsPerSecond(db.def.options.precision));
       try {
+        w.expectSeries(items.length, keyChars(items));
         const memo: ColumnsMemo = { table: undefined, columns: [] };
         for (let next = 0; next < items.length; ) {
           const progress = addItems(db, w, items, next, memo, slicer);

@@ -139,6 +139,11 @@ export class SegmentWriter {
     return this.#rows;
   }
 
+  /** Sizes the index for `count` series whose keys have `keyChars` characters in all (a hint). */
+  expectSeries(count: number, keyChars: number): void {
+    this.#index.expectSeries(count, keyChars);
+  }
+
   get seriesCount(): number {
     return this.#index.seriesCount;
   }
