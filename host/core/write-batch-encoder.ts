@@ -113,12 +113,7 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments, keys: bo
       lastFragments = s.names.map((n) => fragment(n, true, fragments.tags));
     }
     if (keys ? w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values) : w.asciiSeriesWithoutKey(min, max, r.length, sorted, lastIndexes, s.values)) continue;
-    w.i64(min);
-    w.i64(max);
-    w.u32(r.length);
-    w.u8(sorted ? 1 : 0);
-    w.u8(0);
-    w.u16(s.names.length);
+    w.seriesHead(min, max, r.length, sorted, s.names.length);
     if (keys) w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
     else w.u32(0);
     for (let i = 0; i < s.names.length; i++) {
@@ -239,6 +234,12 @@ class Writer {
     this.#reserve(4);
     this.#dv.setUint32(this.length, v, true);
     this.length += 4;
+  }
+  /** The first 24 bytes of a series descriptor (module function seriesHead). */
+  seriesHead(min: bigint, max: bigint, rows: number, sorted: boolean, tagCount: number): void {
+    this.#reserve(24);
+    seriesHead(this.#dv, this.length, min, max, rows, sorted, tagCount);
+    this.length += 24;
   }
   i64(v: bigint): void {
     this.#reserve(8);

@@ -377,17 +377,17 @@ function isAsciiRun(bytes: Uint8Array, dv: DataView, at: number, n: number): boo
   return true;
 }
 
-/**
- * A series of a decoded batch whose key and tags (already checked) are decoded on first use:
- * the memtable reads the key of a series only to find one it knows, and the tags only for one it
- * does not (a span's key is about 450 bytes).
- */
 /** What a series left without a key needs to make it: its table's name and columns. */
 interface KeyTable {
   readonly name: string;
   readonly columns: readonly BatchColumn[];
 }
 
+/**
+ * A series of a decoded batch whose key and tags (already checked) are decoded on first use:
+ * the memtable reads the key of a series only to find one it knows, and the tags only for one it
+ * does not (a span's key is about 450 bytes).
+ */
 class SeriesDescriptor implements BatchSeries {
   #key: string | undefined;
   #tags: Array<[number, string]> | undefined;

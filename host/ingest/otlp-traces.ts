@@ -208,7 +208,7 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
   const toDb = new TimestampConverter('ns', options.dbUnit);
   // Without series keys: a span's span id is among its tags, so its series is never written again
   // and the memtable never looks it up by key (FORMAT.md §1, version 2).
-  const out = new RowBatcher(undefined, undefined, false);
+  const out = new RowBatcher({ seriesKeys: false });
   const C = SPAN_COLUMNS;
   const f = new SpanFields();
   // The tag pairs of the row, reused span after span (the builder copies the values it keeps):

@@ -24,7 +24,7 @@ export class RowBatcher {
   #rows = 0;
 
   /** `seriesKeys` as for WriteBatchBuilder (false: every row's series is new, as a span's). */
-  constructor(maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES, seriesKeys = true) {
+  constructor({ maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES, seriesKeys = true }: { maxRowsPerBatch?: number; maxBatchBytes?: number; seriesKeys?: boolean } = {}) {
     this.#maxRows = Math.max(1, maxRowsPerBatch);
     this.#maxBytes = Math.max(1, maxBatchBytes);
     this.#seriesKeys = seriesKeys;

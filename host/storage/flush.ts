@@ -47,20 +47,16 @@ export function writeColumns(table: TableDef): WriteColumn[] {
  */
 function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigint, Item[]> {
   const parts = new Map<bigint, Item[]>();
-  let lastList: Item[] | undefined;
-  let lastListStart = 0n;
-  const add = (start: bigint, item: Item): void => {
-    if (lastList === undefined || start !== lastListStart) {
-      lastList = parts.get(start);
-      if (lastList === undefined) parts.set(start, (lastList = []));
-      lastListStart = start;
-    }
-    lastList.push(item);
+  const listOf = (start: bigint): Item[] => {
+    let list = parts.get(start);
+    if (list === undefined) parts.set(start, (list = []));
+    return list;
   };
-  // The last partition found: series of a memtable mostly share one, and comparing with its
-  // bounds spares two BigInt divisions a series.
+  // The last partition found and its list: series of a memtable mostly share one, and comparing
+  // with its bounds spares two BigInt divisions and a lookup by BigInt a series.
   let lastStart = 0n;
   let lastEnd = 0n;
+  let lastList: Item[] = [];
   for (const tm of [...m.tables.values()].sort((a, b) => a.tableId - b.tableId)) {
     const table = tableById(db.def, tm.tableId);
     if (table === undefined) continue; // dropped
@@ -70,14 +66,15 @@ function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigi
       // Most series lie in one partition: their rows are read only when written, so that a
       // flush never holds a copy of the whole memtable (100 k one-row series: 600 MB of it).
       if (sb.minTs >= lastStart && sb.maxTs < lastEnd) {
-        add(lastStart, { table, key, sb });
+        lastList.push({ table, key, sb });
         continue;
       }
       const start = partitionStart(sb.minTs, units);
       if (partitionStart(sb.maxTs, units) === start) {
         lastStart = start;
         lastEnd = start + units;
-        add(start, { table, key, sb });
+        lastList = listOf(start);
+        lastList.push({ table, key, sb });
         continue;
       }
       let rows = sb.snapshot();
@@ -85,7 +82,7 @@ function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigi
       for (let lo = 0; lo < rows.length; ) {
         const start = partitionStart(rows.ts[lo]!, units);
         const hi = lowerBound(rows.ts, rows.length, start + units);
-        add(start, { table, key, sb, rows: sliceRows(rows, lo, hi) });
+        listOf(start).push({ table, key, sb, rows: sliceRows(rows, lo, hi) });
         lo = hi;
       }
     }

@@ -12,7 +12,7 @@ const wide = (n: number): FieldInput[] => Array.from({ length: n }, (_, k) => ({
 describe('RowBatcher', () => {
   it('starts a new batch before a wide row after many narrow ones, and after the size limit', () => {
     const limit = 100_000;
-    const b = new RowBatcher(1_000_000, limit);
+    const b = new RowBatcher({ maxRowsPerBatch: 1_000_000, maxBatchBytes: limit });
     const rows: Array<[bigint, FieldInput[]]> = [];
     for (let i = 0; i < 2000; i++) rows.push([BigInt(i), narrow(i)]);
     rows.push([5000n, wide(500)]);
