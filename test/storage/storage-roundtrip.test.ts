@@ -2,7 +2,7 @@
 // integer extremes, huge u64, empty and unicode strings, values bit for bit at every stage,
 // against a reference model; overlapping writes merge field by field, the newer winning.
 
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TableModel } from './model.js';
@@ -86,6 +86,45 @@ describe('storage round trip', () => {
     await store.storage.flushAll();
     await store.reopen();
     expect(await dump(store.storage, 'types', { fields: FIELDS })).toEqual(model.dump(FIELDS));
+  });
+});
+
+describe('flush by partition', () => {
+  it('writes each series into the file of its time partition, whatever the order of their keys', async () => {
+    store = await openStore();
+    const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
+    const DAY = 86_400_000_000_000n; // ns; partitions are 7 days wide (VNODE_DURATION capped)
+    // In key order: a (week 0), b (week 1), c (week 0 again), d (the first instant of week 1),
+    // e (weeks 0 and 1), f (week 1).
+    await store.storage.write(db, [
+      batch([
+        ['m', [['h', 'a']], 1n * DAY, [dbl('x', 1)]],
+        ['m', [['h', 'b']], 8n * DAY, [dbl('x', 2)]],
+        ['m', [['h', 'c']], 2n * DAY, [dbl('x', 3)]],
+        ['m', [['h', 'd']], 7n * DAY, [dbl('x', 7)]],
+        ['m', [['h', 'e']], 3n * DAY, [dbl('x', 4)]],
+        ['m', [['h', 'e']], 9n * DAY, [dbl('x', 5)]],
+        ['m', [['h', 'f']], 10n * DAY, [dbl('x', 6)]],
+      ]),
+    ]);
+    await store.storage.flushAll();
+    const manifest = JSON.parse(readFileSync(join(store.dir, 'db', String(db.id), 'manifest.json'), 'utf8')) as {
+      segments: Array<{ partitionStart: string; partitionEnd: string; minTs: string; maxTs: string; rows: number }>;
+    };
+    const files = manifest.segments.map((s) => [BigInt(s.partitionStart) / DAY, BigInt(s.partitionEnd) / DAY, BigInt(s.minTs) / DAY, BigInt(s.maxTs) / DAY, s.rows]);
+    expect(files.sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      [0n, 7n, 1n, 3n, 3],
+      [7n, 14n, 7n, 10n, 4],
+    ]);
+    expect(await dump(store.storage, 'm')).toEqual([
+      'h=a | 86400000000000 | x=f:3ff0000000000000',
+      'h=b | 691200000000000 | x=f:4000000000000000',
+      'h=c | 172800000000000 | x=f:4008000000000000',
+      'h=d | 604800000000000 | x=f:401c000000000000',
+      'h=e | 259200000000000 | x=f:4010000000000000',
+      'h=e | 777600000000000 | x=f:4014000000000000',
+      'h=f | 864000000000000 | x=f:4018000000000000',
+    ]);
   });
 });
 

@@ -84,6 +84,16 @@ describe('Wal', () => {
     await again.wal.close();
   });
 
+  it('settles a roll that fails, and refuses appends after it', async () => {
+    const { wal, lines } = await openWal();
+    await wal.append(RecordType.Write, [payload(0, 64)]).durable;
+    rmSync(dir, { recursive: true, force: true }); // the new segment cannot be created
+    await wal.rollover();
+    await expect(wal.append(RecordType.Write, [payload(1, 64)]).durable).rejects.toThrow(/WAL in .* failed, no further writes are accepted/);
+    expect(lines.some((l) => l.msg === 'WAL write failed')).toBe(true);
+    await wal.close();
+  });
+
   it('resolves a roll of an empty segment without starting another', async () => {
     const { wal } = await openWal();
     await wal.rollover();
