@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'] }, 'ready');
   if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();
   const warm = { queries: config['query.warmup'], writes: config['ingest.write_warmup'] };
-  if ((warm.queries || warm.writes) && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm);
+  if ((warm.queries || warm.writes) && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm, { config, version });
 }
 
 main().catch((err: unknown) => {

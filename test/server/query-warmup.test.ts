@@ -49,6 +49,9 @@ describe('query warm-up', () => {
     expect(writes.rows).toBe(16_384);
     const done = await server.waitForLog((l) => l.msg === 'query path warmed up');
     expect(done.queries).toBeGreaterThan(0);
+    // Half of them through the SQL route of a second server over the scratch storage (a route
+    // that answered anything but 200 would have failed the warm-up).
+    expect(done.viaHttp).toBe((done.queries as number) / 2);
     expect(server.logs.indexOf(writes)).toBeLessThan(server.logs.indexOf(done));
     expect(readdirSync(temp)).toEqual([]);
     expect(await sql('SHOW TABLES')).toBe('table_name\n');
