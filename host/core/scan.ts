@@ -120,3 +120,8 @@ export interface LastRequest {
   fields: readonly string[];
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
 }
+
+/** A last-point request with both fields present, in one shape (scanRequest says why). */
+export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean): LastRequest {
+  return { fields, seriesFilter };
+}

@@ -3,8 +3,8 @@
 // property after a spread (`{ ...ref, stats }`) a hidden class of its own, which made the read
 // path's loads of block and request fields megamorphic (core/scan.ts, scanRequest). Checked in a
 // child process with V8's test intrinsics (%HaveSameMap), over the built modules: blocks decoded
-// from the golden v3 segment files, statistics of every kind, scan and stats requests with and
-// without their optional parts, manifest records, registered queries.
+// from the golden v3 segment files, statistics of every kind, scan, stats and last-point requests
+// with and without their optional parts, manifest records, registered queries.
 
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
@@ -15,7 +15,7 @@ const SEGMENTS = new URL('../storage/golden/v3/db/4/seg/', import.meta.url).path
 const SCRIPT = `
   import { readdirSync } from 'node:fs';
   import { coreWasmBytes } from ${dist('cli/package-info.js')};
-  import { scanRequest, statsRequest } from ${dist('core/scan.js')};
+  import { lastRequest, scanRequest, statsRequest } from ${dist('core/scan.js')};
   import { Core } from ${dist('core/wasm.js')};
   import { ValueType } from ${dist('core/write-batch.js')};
   import { QueryRegistry } from ${dist('server/query-registry.js')};
@@ -61,6 +61,7 @@ const SCRIPT = `
   const requests = [scanRequest(['f'], undefined, undefined), request, scanRequest([], 0n, 9n, undefined, [{ field: 'f', min: 1 }])];
   out.requests = classes(requests);
   out.statsRequests = classes([statsRequest(request, undefined), statsRequest(requests[0], { origin: 0n, width: 60n })]);
+  out.lastRequests = classes([lastRequest(['f']), lastRequest(['f', 'g'], (t) => t.size > 0), lastRequest([])]);
   const meta = { partitionStart: 0n, partitionEnd: 10n, minTs: 1n, maxTs: 2n, minLsn: 1, maxLsn: 2, cleanLsn: 0, rows: 2 };
   out.records = classes([segmentRecord(1, 0, meta, 10), segmentRecord(2, 1, { ...meta, cleanLsn: 7 }, 20)]);
   const registry = new QueryRegistry(() => 0);
@@ -74,5 +75,5 @@ it('gives the objects the hot paths make one hidden class each', () => {
   expect(r.stderr).toBe('');
   const out = JSON.parse(r.stdout) as Record<string, number | [number, number]>;
   expect((out.blocks as [number, number])[0]).toBeGreaterThan(10);
-  expect(out).toEqual({ blocks: [(out.blocks as [number, number])[0], 1], stats: [(out.stats as [number, number])[0], 1], requests: 1, statsRequests: 1, records: 1, queries: 1 });
+  expect(out).toEqual({ blocks: [(out.blocks as [number, number])[0], 1], stats: [(out.stats as [number, number])[0], 1], requests: 1, statsRequests: 1, lastRequests: 1, records: 1, queries: 1 });
 });

@@ -3,10 +3,10 @@
 // column. The pushed predicates become the time range and series filter of the request; the
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
-import { scanRequest } from '../../core/scan.js';
+import { lastRequest, scanRequest } from '../../core/scan.js';
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from '../batch.js';
-import type { ChunkColumn, SeriesChunk, TableInfo } from '../catalog.js';
+import type { ChunkColumn, ColumnInfo, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';
 import { subqueryOuterReferences } from '../plan/logical-plan.js';
@@ -95,16 +95,24 @@ function chunkVectorAt(table: TableInfo, name: string, chunk: SeriesChunk, rows:
  * NULL in that row.
  */
 async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): Promise<RecordBatch> {
-  const all = table.columns.filter((c) => c.kind === 'field').map((c) => c.name);
-  const lasts = await ctx.catalog.lastPoints!(database, table.name, { fields: all, ...(filter === undefined ? {} : { seriesFilter: filter }) });
-  const columns = read.map((name) => table.columns.find((c) => c.name === name)!);
-  const values: Scalar[][] = columns.map(() => []);
-  const valid: number[][] = columns.map(() => []);
+  // Arrays built by push, not by map and filter (storage.ts lastPoints says why).
+  const all: string[] = [];
+  for (const c of table.columns) if (c.kind === 'field') all.push(c.name);
+  const lasts = await ctx.catalog.lastPoints!(database, table.name, lastRequest(all, filter));
+  const columns: ColumnInfo[] = [];
+  const values: Scalar[][] = [];
+  const valid: number[][] = [];
+  for (const name of read) {
+    columns.push(table.columns.find((c) => c.name === name)!);
+    values.push([]);
+    valid.push([]);
+  }
   for (const s of lasts) {
     let time: bigint | undefined;
     for (const v of s.fields.values()) if (time === undefined || v.time > time) time = v.time;
     if (time === undefined) continue;
-    columns.forEach((c, k) => {
+    for (let k = 0; k < columns.length; k++) {
+      const c = columns[k]!;
       let x: Scalar = null;
       if (c.kind === 'time') x = time;
       else if (c.kind === 'tag') x = s.tags.get(c.name) ?? null;
@@ -114,7 +122,7 @@ async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInf
       }
       values[k]!.push(x);
       valid[k]!.push(x === null ? 0 : 1);
-    });
+    }
   }
   const n = values[0]?.length ?? 0;
   return {
