@@ -446,7 +446,9 @@ export class Storage {
     const state = this.#state(db);
     // Arrays built by push here and below, not by map and filter: their results are packed in
     // V8's interpreter and holey in its compiled code, and code compiled for one kind is thrown
-    // away at the other (`--trace-deopt`: both were compiled and thrown away again three or four times over the first 40 runs of the TSBS "last point per host" query).
+    // away at the other. With lastRowsBatch (scan-exec.ts) passing such arrays in, `--trace-deopt`
+    // showed both thrown away three or four times over the first 40 runs of TSBS "last point
+    // per host".
     const fields: ColumnDef[] = [];
     for (const n of request.fields) {
       const c = t.fields.find((f) => f.name === n);
