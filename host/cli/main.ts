@@ -6,16 +6,12 @@ import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';
-import { LineProtocolScanner } from '../ingest/line-protocol.js';
-import { Authenticator } from '../server/auth.js';
-import { Budget } from '../server/limits.js';
 import { InThreadParsers, ParsePool, type Parsers } from '../server/parse-pool.js';
-import { QueryRegistry } from '../server/query-registry.js';
 import { warmQueryPath } from '../server/query-warmup.js';
-import { TenantLimits } from '../server/tenant-limits.js';
 import { ensureUsageSchema, startUsageReporter, UsageMetrics } from '../server/usage-metrics.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { SundialServer } from '../server/server.js';
+import { createServices } from '../server/services.js';
 import { storageCodecs } from '../storage/codecs.js';
 import { faultPointArmed } from '../storage/fault-points.js';
 import { Storage } from '../storage/storage.js';
@@ -105,19 +101,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   await storage.recover();
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready({
-    core,
-    storage,
-    authenticator: new Authenticator(storage.catalog, { allowEmptyPassword: isLoopback(config['server.host']) }),
-    lineProtocol: new LineProtocolScanner(core, { windowBytes: config['ingest.scan_window_bytes'] }),
-    parsers,
-    writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
-    queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
-    tenantLimits: new TenantLimits(Date.now),
-    runningQueries: new QueryRegistry(Date.now),
-    usage,
-    nowMs: Date.now,
-  });
+  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']) }));
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'] }, 'ready');
   if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();

@@ -32,13 +32,10 @@ import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../storage/catalog.js';
 import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
-import { Authenticator } from './auth.js';
 import { StorageCatalog } from './engine-catalog.js';
-import { Budget } from './limits.js';
 import { InThreadParsers } from './parse-pool.js';
-import { QueryRegistry } from './query-registry.js';
 import { SundialServer } from './server.js';
-import { TenantLimits } from './tenant-limits.js';
+import { createServices } from './services.js';
 import { UsageMetrics } from './usage-metrics.js';
 import { warmWritePath } from './write-warmup.js';
 
@@ -99,21 +96,9 @@ export interface WarmupRoute {
 const ROOT_AUTH = `Basic ${Buffer.from('root:').toString('base64')}`;
 
 /** A SundialServer over the scratch storage, never listening: its routes take `inject`ed requests. */
-async function scratchServer(route: WarmupRoute, core: Core, storage: Storage, scanner: LineProtocolScanner, usage: UsageMetrics, logger: Logger): Promise<SundialServer> {
+async function scratchServer(route: WarmupRoute, core: Core, storage: Storage, usage: UsageMetrics, logger: Logger): Promise<SundialServer> {
   const server = new SundialServer(route.config, logger, route.version);
-  server.ready({
-    core,
-    storage,
-    authenticator: new Authenticator(storage.catalog, { allowEmptyPassword: true }),
-    lineProtocol: scanner,
-    parsers: new InThreadParsers(core),
-    writeBytes: new Budget(route.config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
-    queries: new Budget(route.config['limits.max_concurrent_queries'], 'concurrent queries'),
-    tenantLimits: new TenantLimits(Date.now),
-    runningQueries: new QueryRegistry(Date.now),
-    usage,
-    nowMs: Date.now,
-  });
+  server.ready(createServices(route.config, { core, storage, parsers: new InThreadParsers(core), usage, allowEmptyPassword: true }));
   await server.hapi.initialize();
   return server;
 }
@@ -126,13 +111,33 @@ async function viaRoute(server: SundialServer, sql: string, format: ResultFormat
   if (res.statusCode !== 200) throw new Error(`a warm-up query answered ${res.statusCode}: ${res.payload.slice(0, 200)}`);
 }
 
-/** Runs one query to the end, formatting its rows as the route would. */
-async function runOne(engine: SqlEngine, sql: string, session: QuerySession, format: ResultFormat): Promise<void> {
-  const result = await engine.run(sql, session);
-  if (result.kind !== 'rows') return;
-  const writer = createResultWriter(format, result.schema);
-  for await (const batch of result.batches) writer.write(batch);
-  writer.end();
+/**
+ * Runs one query on `engine` to the end, formatting its rows as the route would. Its session has
+ * a signal of its own, as the SQL route makes one per request (V8 compiles the engine's abort
+ * checks for the map of the signals it sees, and the route's signals never get a listener),
+ * aborted by `signal` through a listener on `signal`.
+ */
+async function viaEngine(engine: SqlEngine, sql: string, format: ResultFormat, signal: AbortSignal): Promise<void> {
+  const query = new AbortController();
+  const stop = (): void => query.abort(signal.reason);
+  signal.addEventListener('abort', stop, { once: true });
+  const session: QuerySession = {
+    tenant: 'cnosdb',
+    database: 'public',
+    user: { name: 'root', admin: true },
+    signal: query.signal,
+    memoryLimitBytes: 64 << 20,
+    nowNs: BigInt(END) * 1_000_000_000n,
+  };
+  try {
+    const result = await engine.run(sql, session);
+    if (result.kind !== 'rows') return;
+    const writer = createResultWriter(format, result.schema);
+    for await (const batch of result.batches) writer.write(batch);
+    writer.end();
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -229,7 +234,7 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     const usage = new UsageMetrics('warmup');
     const catalogFor = (tenant: string): StorageCatalog => new StorageCatalog(s, tenant, usage);
     const engine = new SqlEngine({ catalogFor, core });
-    server = await scratchServer(route, core, s, scanner, usage, logger.child({ warmup: true }, { level: 'silent' }));
+    server = await scratchServer(route, core, s, usage, logger.child({ warmup: true }, { level: 'silent' }));
     let queries = 0;
     /** Of them, those sent through the SQL route. */
     let viaHttp = 0;
@@ -245,31 +250,12 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
       }
       for (const sql of QUERIES) {
         if (signal.aborted) break;
+        const format = FORMATS[queries % FORMATS.length]!;
         if (round % 2 === 0) {
-          await viaRoute(server, sql, FORMATS[queries % FORMATS.length]!);
-          queries++;
+          await viaRoute(server, sql, format);
           viaHttp++;
-          await turn();
-          continue;
-        }
-        // A signal of its own per query, as the SQL route makes one per request: V8 compiles the
-        // engine's abort checks for the map of the signals it sees, and the route's signals never
-        // get a listener. This one is aborted by `signal` through a listener on `signal`.
-        const query = new AbortController();
-        const stop = (): void => query.abort(signal.reason);
-        signal.addEventListener('abort', stop, { once: true });
-        const session: QuerySession = {
-          tenant: 'cnosdb',
-          database: 'public',
-          user: { name: 'root', admin: true },
-          signal: query.signal,
-          memoryLimitBytes: 64 << 20,
-          nowNs: BigInt(END) * 1_000_000_000n,
-        };
-        try {
-          await runOne(engine, sql, session, FORMATS[queries % FORMATS.length]!);
-        } finally {
-          signal.removeEventListener('abort', stop);
+        } else {
+          await viaEngine(engine, sql, format, signal);
         }
         queries++;
         await turn();

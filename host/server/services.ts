@@ -1,13 +1,14 @@
 // The long-lived objects route handlers use, created once the storage is open.
 
+import type { Config } from '../cli/config.js';
 import type { Core } from '../core/wasm.js';
-import type { LineProtocolScanner } from '../ingest/line-protocol.js';
+import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Storage } from '../storage/storage.js';
-import type { Authenticator } from './auth.js';
-import type { Budget } from './limits.js';
+import { Authenticator } from './auth.js';
+import { Budget } from './limits.js';
 import type { Parsers } from './parse-pool.js';
-import type { QueryRegistry } from './query-registry.js';
-import type { TenantLimits } from './tenant-limits.js';
+import { QueryRegistry } from './query-registry.js';
+import { TenantLimits } from './tenant-limits.js';
 import type { UsageMetrics } from './usage-metrics.js';
 
 export interface Services {
@@ -29,4 +30,31 @@ export interface Services {
   usage: UsageMetrics;
   /** The clock in milliseconds since the epoch. */
   nowMs: () => number;
+}
+
+/** What the services are built around; the rest comes from `config`. */
+export interface ServiceParts {
+  core: Core;
+  storage: Storage;
+  parsers: Parsers;
+  usage: UsageMetrics;
+  /** Whether a user without a password may log in (a loopback listener, main.ts). */
+  allowEmptyPassword: boolean;
+}
+
+/** The services of a server (main.ts), or of the query warm-up's scratch server over its own storage. */
+export function createServices(config: Config, parts: ServiceParts): Services {
+  return {
+    core: parts.core,
+    storage: parts.storage,
+    authenticator: new Authenticator(parts.storage.catalog, { allowEmptyPassword: parts.allowEmptyPassword }),
+    lineProtocol: new LineProtocolScanner(parts.core, { windowBytes: config['ingest.scan_window_bytes'] }),
+    parsers: parts.parsers,
+    writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
+    queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
+    tenantLimits: new TenantLimits(Date.now),
+    runningQueries: new QueryRegistry(Date.now),
+    usage: parts.usage,
+    nowMs: Date.now,
+  };
 }
