@@ -36,6 +36,9 @@ interface OwnRows {
   stringBytes: number;
 }
 
+/** copyTo's row ids, a scratch kept between calls (a small series has a few). */
+let rowIdScratch = new Int32Array(SMALL_SERIES_ROWS);
+
 export class SeriesBuffer implements PackSource {
   /** seriesIdKey(tags) */
   readonly key: string;
@@ -215,10 +218,24 @@ export class SeriesBuffer implements PackSource {
     return this.#list?.[0] ?? this.#first;
   }
 
+  /** The row area the rows live in (PackSource: meaningful for a small series). */
+  get rowSource(): RowArea {
+    return this.#area;
+  }
+
+  /** The area ids of the rows (PackSource; a small series). */
+  rowIds(out: Int32Array, at: number): number {
+    const list = this.#list;
+    if (list === undefined) for (let i = 0; i < this.length; i++) out[at + i] = this.#first + i;
+    else for (let i = 0; i < this.length; i++) out[at + i] = list[i]!;
+    return at + this.length;
+  }
+
   /** Copies the rows into a segment pack (a `packable` series; PackSource). */
   copyTo(target: PackTarget): void {
     if (!this.packable) throw bug('copyTo of a series that is not packable');
-    this.#area.copyTo(this.#first, this.#list, this.length, target);
+    if (rowIdScratch.length < this.length) rowIdScratch = new Int32Array(this.length);
+    this.#area.copyRowsTo(rowIdScratch, this.rowIds(rowIdScratch, 0), target);
   }
 
   /**

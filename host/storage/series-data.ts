@@ -59,7 +59,17 @@ export interface PackSource {
    * order, so that copying them reads the source front to back (segment-writer.ts, #settle).
    */
   readonly sourceOrder?: number;
+  /** That shared source, when it copies many series' rows at once (segment-writer.ts, #settle). */
+  readonly rowSource?: RowSource;
+  /** With rowSource: writes the ids of the rows in it to `out` from `at`; returns where they end. */
+  rowIds?(out: Int32Array, at: number): number;
   copyTo(target: PackTarget): void;
+}
+
+/** A source shared by many series (a memtable table's row area) that copies rows of many at once. */
+export interface RowSource {
+  /** Copies its rows `rows[0, n)` to `target` at `target.at` onward. */
+  copyRowsTo(rows: Int32Array, n: number, target: PackTarget): void;
 }
 
 /** [tag column id, value], sorted by id. */
