@@ -93,8 +93,8 @@ export function listSeries(view: ReadView, table: TableDef, b: Bounds, filter?: 
   return out;
 }
 
-/** The pieces of one series within the bounds, oldest source first. */
-function pieces(view: ReadView, tableId: number, key: string, b: Bounds): Piece[] {
+/** The pieces of one series within the bounds, oldest source first; memtable rows with the columns `columnIds` (at least). */
+function pieces(view: ReadView, tableId: number, key: string, b: Bounds, columnIds: readonly number[]): Piece[] {
   const out: Piece[] = [];
   let rank = 0;
   for (const reader of view.segments) {
@@ -111,7 +111,7 @@ function pieces(view: ReadView, tableId: number, key: string, b: Bounds): Piece[
     rank++;
     const s = memtable.tables.get(tableId)?.series.get(key);
     if (s === undefined || s.length === 0 || !overlaps(s.minTs, s.maxTs, b)) continue;
-    const rows = s.snapshot();
+    const rows = s.snapshot(columnIds);
     out.push({ rank, cleanLsn, minTs: rows.ts[0]!, maxTs: rows.ts[rows.length - 1]!, rows, segment: undefined });
   }
   return out;
@@ -219,7 +219,7 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
   for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
-    for (const c of clusters(pieces(view, table.id, s.key, b))) {
+    for (const c of clusters(pieces(view, table.id, s.key, b, ids))) {
       // Only a lone block's statistics describe the rows a merge would produce.
       if (c.length === 1 && excluded(c[0]!, vb)) continue;
       const rows = await materialize(c, s.key, ids, b, tombs);
@@ -247,7 +247,7 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
   const bucketOf = (t: bigint): bigint | undefined => (request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width));
   let out: StatsOrChunk[] = [];
   for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
-    for (const c of clusters(pieces(view, table.id, s.key, b))) {
+    for (const c of clusters(pieces(view, table.id, s.key, b, ids))) {
       const p = c[0]!;
       const lone =
         c.length === 1 &&
@@ -348,7 +348,7 @@ export async function lastValues(view: ReadView, table: TableDef, series: Series
   const tombs = tableTombstones(view.tombstones, table.id);
   const out = new Map<number, [bigint, unknown] | null>();
   const missing = new Set(columnIds);
-  const list = clusters(pieces(view, table.id, series.key, b));
+  const list = clusters(pieces(view, table.id, series.key, b, columnIds));
   for (let ci = list.length - 1; ci >= 0 && missing.size > 0; ci--) {
     const rows = await materialize(list[ci]!, series.key, [...missing], b, tombs);
     for (const id of [...missing]) {

@@ -242,12 +242,12 @@ export class SeriesBuffer implements PackSource {
    * A read-only view of the rows, sorted by time with duplicates merged. For a series with its
    * own arrays the view shares them (rows [0, length) never change, so it stays valid while
    * writes go on; normalising replaces the arrays, the old ones stay with earlier views). A
-   * small series' view is a copy.
+   * small series' view is a copy, of the columns `ids` only when given (RowArea.gather).
    */
-  snapshot(): SeriesRows {
+  snapshot(ids?: readonly number[]): SeriesRows {
     const own = this.#own;
     if (own === undefined) {
-      const rows = this.#area.gather(this.#first, this.#list, this.length);
+      const rows = this.#area.gather(this.#first, this.#list, this.length, ids);
       return this.normalized ? rows : normalizeRows(rows);
     }
     if (!this.normalized) this.#adopt(normalizeRows(this.#ownRows()));
