@@ -98,4 +98,16 @@ describe('query warm-up', () => {
     expect(warned.level).toBe(40);
     expect(await sql('SELECT 1 AS one')).toBe('one\n1\n');
   });
+
+  it('gives up with a warning naming the status when a query through the SQL route fails, and leaves nothing behind', async () => {
+    temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
+    // A body limit below the length of every warm-up query: the scratch server's route answers 413.
+    server = await startServer({ env: { TMPDIR: temp }, args: ['--sql-body-bytes', '16'] });
+    const warned = await server.waitForLog((l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)');
+    expect(warned.level).toBe(40);
+    expect((warned.err as { message: string }).message).toMatch(/^a warm-up query answered 413: /);
+    expect(server.logs.some((l) => l.msg === 'query path warmed up')).toBe(false);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(await sql('SELECT 1 AS one')).toBe('one\n1\n');
+  });
 });
