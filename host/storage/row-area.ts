@@ -26,32 +26,13 @@ interface Page {
   /** Area row id of the page's first row. */
   readonly start: number;
   readonly ts: BigInt64Array;
-  /** `ts` as 32-bit words (copyTo: no BigInt per timestamp copied). */
+  /** `ts` as 32-bit words (copyRowsTo: no BigInt per timestamp copied). */
   readonly ts32: Int32Array;
   length: number;
   readonly columns: Map<number, PageColumn>;
-  /**
-   * The page's columns for the ids of the pack being filled (copyTo): small series are flushed
-   * in key order, so consecutive ones have rows in unrelated pages, and looking the columns up
-   * again at every page change cost as much as copying the values.
-   */
-  packColumns: PackColumns;
-}
-
-interface PackColumns {
-  readonly ids: readonly number[];
-  readonly cols: ReadonlyArray<PageColumn | undefined>;
-  readonly utf8: ReadonlyArray<Utf8Column | undefined>;
 }
 
 type PageColumn = ColumnBuffer | Utf8Column;
-
-/**
- * A page's packColumns before copyTo has looked its columns up (or after they changed): an
- * object of the same shape rather than undefined, so that setting the field never changes the
- * page's hidden class under code V8 has compiled for it.
- */
-const NO_PACK_COLUMNS: PackColumns = { ids: [], cols: [], utf8: [] };
 
 /** Bytes a page column holds in arrays (a ColumnBuffer's strings are counted as they come). */
 function heldBytes(c: PageColumn): number {
@@ -69,7 +50,7 @@ export class RowArea implements RowSource {
     const last = this.#pages.at(-1);
     const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
     const ts = new BigInt64Array(cap);
-    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map(), packColumns: NO_PACK_COLUMNS };
+    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map() };
     this.#pages.push(page);
     this.bytes += cap * 8 + 64;
     return page;
@@ -111,7 +92,6 @@ export class RowArea implements RowSource {
         if (buf === undefined) {
           buf = col.type === ValueType.String ? new Utf8Column(page.ts.length, at) : new ColumnBuffer(col.type, page.ts.length, at);
           page.columns.set(id, buf);
-          page.packColumns = NO_PACK_COLUMNS;
           this.bytes += heldBytes(buf) + 64;
         } else if (buf.type !== col.type) {
           // The catalog rejects type changes before anything is appended.
@@ -267,7 +247,6 @@ export class RowArea implements RowSource {
       const c = p.columns.get(id);
       if (c === undefined) continue;
       p.columns.delete(id);
-      p.packColumns = NO_PACK_COLUMNS;
       delta -= heldBytes(c) + 64;
     }
     this.bytes += delta;
