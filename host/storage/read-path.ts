@@ -249,13 +249,14 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
   for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b, ids))) {
       const p = c[0]!;
-      const lone =
-        c.length === 1 &&
-        p.segment !== undefined &&
-        // A share of a pack: the block statistics are the pack's, not the series'.
-        p.segment.group.pack === undefined &&
-        applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
-      if (lone && (b.lo === undefined || p.minTs >= b.lo) && (b.hi === undefined || p.maxTs <= b.hi) && bucketOf(p.minTs) === bucketOf(p.maxTs)) {
+      const alone = c.length === 1 && p.segment !== undefined && applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
+      // A share of a pack: the block statistics are the pack's, not the series'. Its row count
+      // and time bounds are its own, which is all a request without fields (count(*)) reads: a
+      // span table's series are nearly all such shares, and reading each one's rows to count them
+      // was most of a count(*) of spans.
+      const lone = alone && p.segment!.group.pack === undefined;
+      const counted = lone || (alone && request.fields.length === 0);
+      if (counted && (b.lo === undefined || p.minTs >= b.lo) && (b.hi === undefined || p.maxTs <= b.hi) && bucketOf(p.minTs) === bucketOf(p.maxTs)) {
         const { entry, group } = p.segment!;
         const stats = new Map<string, FieldStats>();
         for (const name of request.fields) stats.set(name, NO_VALUES);
