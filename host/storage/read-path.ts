@@ -44,7 +44,6 @@ interface Piece {
 
 export interface SeriesInfo {
   key: string;
-  tags: SeriesTags;
   /** tag name -> value */
   names: ReadonlyMap<string, string>;
 }
@@ -87,7 +86,7 @@ export function listSeries(view: ReadView, table: TableDef, b: Bounds, filter?: 
       if (n !== undefined) names.set(n, v);
     }
     if (filter !== undefined && !filter(names)) continue;
-    out.push({ key, tags, names, sort: seriesKey(table.name, [...names]) });
+    out.push({ key, names, sort: seriesKey(table.name, [...names]) });
   }
   out.sort((x, y) => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0));
   return out;

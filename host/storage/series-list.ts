@@ -17,13 +17,15 @@
 
 import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
+import { KeyTags, type TagNaming } from './key-tags.js';
 import type { Memtable, TableMemtable } from './memtable.js';
 import type { ReadView, SeriesInfo } from './read-path.js';
 import type { SegmentReader } from './segment-reader.js';
 import type { SeriesTags } from './series-data.js';
 
 /**
- * A listed series with its sort key (the canonical series key: table name, tags by name). Not
+ * A listed series with its sort key (the canonical series key: table name, tags by name) and its
+ * tags by name, read from its key (KeyTags: a list holds one per series of every source). Not
  * its SeriesBuffer: a kept list would then keep a flushed memtable's rows until the next query.
  */
 interface Listed extends SeriesInfo {
@@ -31,9 +33,8 @@ interface Listed extends SeriesInfo {
 }
 
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
-interface Naming {
+interface Naming extends TagNaming {
   key: string;
-  names: ReadonlyMap<number, string>;
   /** The table name, escaped: where a sort key starts. */
   table: string;
   /** The tags in name order (compareBytes), each with its `,name=` escaped, as sort keys write them. */
@@ -46,11 +47,6 @@ interface Naming {
  * were most of listing a segment of spans).
  */
 function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
-  const names = new Map<string, string>();
-  for (const [id, v] of tags) {
-    const n = naming.names.get(id);
-    if (n !== undefined) names.set(n, v);
-  }
   let sort = naming.table;
   for (const { id, prefix } of naming.byName) {
     for (const [tid, v] of tags) {
@@ -59,7 +55,7 @@ function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
       break;
     }
   }
-  return { key, tags, names, sort };
+  return { key, names: new KeyTags(key, naming), sort };
 }
 
 const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
@@ -262,5 +258,5 @@ function namingOf(table: TableDef): Naming {
   let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
   const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + escapeKeyPart(t.name) + '=' }));
-  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), table: escapeKeyPart(table.name), byName };
+  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), table: escapeKeyPart(table.name), byName };
 }

@@ -17,7 +17,7 @@ afterEach(async () => {
   store = undefined;
 });
 
-/** A view over one fake memtable with the given series (key -> tag value of tag id 7). */
+/** A view over one fake memtable with the given series (id key -> tag value of tag id 7). */
 function fakeView(series: Array<[string, string]>, segments: number[] = []): ReadView {
   const table = { series: new Map(series.map(([key, host]) => [key, { key, tags: [[7, host]], length: 1, minTs: 0n, maxTs: 0n }])) };
   const memtable = { tables: new Map([[1, table]]) } as unknown as Memtable;
@@ -29,11 +29,11 @@ describe('SeriesListCache', () => {
 
   it('keeps the list while nothing changes and rebuilds it when a series, a segment or a tag name does', () => {
     const cache = new SeriesListCache();
-    const view = fakeView([['k2', 'b'], ['k1', 'a']]);
+    const view = fakeView([['7:1:b', 'b'], ['7:1:a', 'a']]);
     const first = cache.list(view, table);
     expect(first.map((s) => s.names.get('host'))).toEqual(['a', 'b']);
     expect(cache.list(view, table)).toBe(first);
-    (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('k3', { key: 'k3', tags: [[7, 'c']], length: 1, minTs: 0n, maxTs: 0n });
+    (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('7:1:c', { key: '7:1:c', tags: [[7, 'c']], length: 1, minTs: 0n, maxTs: 0n });
     expect(cache.list(view, table).map((s) => s.names.get('host'))).toEqual(['a', 'b', 'c']);
     const withSegment = { ...view, segments: fakeView([], [5]).segments };
     expect(cache.list(withSegment, table)).not.toBe(cache.list(view, table));
