@@ -24,7 +24,8 @@ import type { SegmentReader } from './segment-reader.js';
 import type { SeriesTags } from './series-data.js';
 
 /**
- * A listed series with its sort key (the canonical series key: table name, tags by name) and its
+ * A listed series with its sort key (in the order of the canonical series key, table name and
+ * tags by name: namingOf) and its
  * tags by name, read from its key (KeyTags: a list holds one per series of every source). Not
  * its SeriesBuffer: a kept list would then keep a flushed memtable's rows until the next query.
  */
@@ -35,9 +36,9 @@ interface Listed extends SeriesInfo {
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
 interface Naming extends TagNaming {
   key: string;
-  /** The table name, escaped: where a sort key starts. */
+  /** Where a sort key starts (namingOf: nothing). */
   table: string;
-  /** The tags in name order (compareBytes), each with its `,name=` escaped, as sort keys write them. */
+  /** The tags in name order (compareBytes), each with what a sort key writes before its value (namingOf). */
   byName: ReadonlyArray<{ id: number; prefix: string }>;
 }
 
@@ -254,9 +255,21 @@ export class SeriesListCache {
   }
 }
 
+/**
+ * The naming of a table now. Its sort keys are the canonical series keys made shorter, in the
+ * same order: without the table name (every series of a list has it), and with each tag's
+ * `,<name>=` written as ',' and one character ranked as `<name>=` (escaped) compares. At equal
+ * prefixes both kinds of key have a separator (or an escaped comma) at the same place, and two
+ * names compare where their `<name>=` differ, so comparisons come out the same; and a sort key
+ * lives as long as the list: a span's canonical key, with long OTLP tag names, was 500
+ * characters, 200 MB of heap for 393,216 spans after the first query.
+ */
 function namingOf(table: TableDef): Naming {
   let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
-  const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + escapeKeyPart(t.name) + '=' }));
-  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), table: escapeKeyPart(table.name), byName };
+  const written = (name: string): string => escapeKeyPart(name) + '=';
+  const ranked = [...table.tags].sort((x, y) => (written(x.name) < written(y.name) ? -1 : written(x.name) > written(y.name) ? 1 : 0));
+  const code = new Map(ranked.map((t, i) => [t.id, ranked.length < 0xf000 ? String.fromCharCode(0x100 + i) : written(t.name)]));
+  const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + code.get(t.id)! }));
+  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), table: '', byName };
 }

@@ -43,14 +43,26 @@ describe('SeriesListCache', () => {
 });
 
 describe('SeriesListCache against listing from scratch', () => {
-  // Tag 7 (host) and 8 (rack) are the table's; 9 was dropped: series that differ only in it have
-  // the same sort key. Keys are the storage's id keys, so a key always has the same tags.
-  const table = { id: 1, name: 'm', tags: [{ id: 7, name: 'host' }, { id: 8, name: 'rack' }], fields: [] } as unknown as TableDef;
+  // Tags 7 (host), 8 (rack), 10 and 11 are the table's; 9 was dropped: series that differ only
+  // in it have the same sort key. Keys are the storage's id keys, so a key always has the same
+  // tags. Names and values that the canonical key escapes, or that sort below its separators,
+  // check that the list's shorter sort keys order series as the canonical key does.
+  const table = {
+    id: 1,
+    name: 'm',
+    tags: [{ id: 7, name: 'host' }, { id: 8, name: 'rack' }, { id: 10, name: 'ho st' }, { id: 11, name: 'h=' }],
+    fields: [],
+  } as unknown as TableDef;
   type Entry = { key: string; tags: Array<[number, string]>; length: number; minTs: bigint; maxTs: bigint };
+  const tricky = ['', 'h', 'h!', 'h,', 'h=', 'h\\', 'h ', 'h1', 'é', 'h,x'];
   const entry = (r: () => number): Entry => {
-    const tags: Array<[number, string]> = [[7, `h${Math.floor(r() * 30)}`]];
+    const pick = (): string => (r() < 0.5 ? `h${Math.floor(r() * 30)}` : tricky[Math.floor(r() * tricky.length)]!);
+    const tags: Array<[number, string]> = [];
+    if (r() < 0.9) tags.push([7, pick()]);
     if (r() < 0.5) tags.push([8, `r${Math.floor(r() * 3)}`]);
     if (r() < 0.2) tags.push([9, `x${Math.floor(r() * 2)}`]);
+    if (r() < 0.3) tags.push([10, pick()]);
+    if (r() < 0.3) tags.push([11, pick()]);
     return { key: tags.map(([id, v]) => `${id}:${v.length}:${v}`).join(''), tags, length: r() < 0.1 ? 0 : 1, minTs: 0n, maxTs: 0n };
   };
 
