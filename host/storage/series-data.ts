@@ -59,7 +59,7 @@ export interface PackSource {
    * order, so that copying them reads the source front to back (segment-writer.ts, #settle).
    */
   readonly sourceOrder?: number;
-  /** That shared source, when it copies many series' rows at once (segment-writer.ts, #settle). */
+  /** That shared source, which copies many series' rows at once (set with sourceOrder; segment-writer.ts, #settle). */
   readonly rowSource?: RowSource;
   /** With rowSource: writes the ids of the rows in it to `out` from `at`; returns where they end. */
   rowIds?(out: Int32Array, at: number): number;

@@ -25,9 +25,9 @@ import type { SeriesTags } from './series-data.js';
 
 /**
  * A listed series with its sort key (in the order of the canonical series key, table name and
- * tags by name: namingOf) and its
- * tags by name, read from its key (KeyTags: a list holds one per series of every source). Not
- * its SeriesBuffer: a kept list would then keep a flushed memtable's rows until the next query.
+ * tags by name: namingOf) and its tags by name, read from its key (KeyTags: a list holds one per
+ * series of every source). Not its SeriesBuffer: a kept list would then keep a flushed memtable's
+ * rows until the next query.
  */
 interface Listed extends SeriesInfo {
   sort: string;
@@ -36,8 +36,6 @@ interface Listed extends SeriesInfo {
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
 interface Naming extends TagNaming {
   key: string;
-  /** Where a sort key starts (namingOf: nothing). */
-  table: string;
   /** The tags in name order (compareBytes), each with what a sort key writes before its value (namingOf). */
   byName: ReadonlyArray<{ id: number; prefix: string }>;
 }
@@ -48,7 +46,7 @@ interface Naming extends TagNaming {
  * were most of listing a segment of spans).
  */
 function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
-  let sort = naming.table;
+  let sort = '';
   for (const { id, prefix } of naming.byName) {
     for (const [tid, v] of tags) {
       if (tid !== id) continue;
@@ -271,5 +269,5 @@ function namingOf(table: TableDef): Naming {
   const ranked = [...table.tags].sort((x, y) => (written(x.name) < written(y.name) ? -1 : written(x.name) > written(y.name) ? 1 : 0));
   const code = new Map(ranked.map((t, i) => [t.id, ranked.length < 0xf000 ? String.fromCharCode(0x100 + i) : written(t.name)]));
   const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + code.get(t.id)! }));
-  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), table: '', byName };
+  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), byName };
 }
