@@ -38,8 +38,8 @@ function peerAbc(system: 'influxdb' | 'vm', w: Windows): BenchQuery[] {
   ];
 }
 
-/** query-bench.mjs's placeholders, for Sundial's shared queries. */
-function substitute(s: string, w: Windows): string {
+/** query-bench.mjs's placeholders, for Sundial's shared queries (as it fills them with its defaults and --db public). */
+export function substitute(s: string, w: Windows): string {
   const durS = (w.dataEndMs - w.dataStartMs) / 1000;
   const aStart = w.dataStartMs + Math.floor(durS / 3600 / 2) * 3600_000;
   const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');

@@ -10,7 +10,10 @@
 // (peers by PID with the shared scripts); queries start once it has settled after the load
 // (under 2% of a core for a second). Each query: one warm-up run, then the median of --runs.
 // --rounds repeats everything on fresh servers; the table shows the median of the rounds'
-// medians. The machine is shared: the CPU other processes used while each system answered is
+// medians. After Sundial, the same client measures the HTTP floor (bench/http-floor.ts): a hapi
+// server that does no work and answers each request with the bytes Sundial answered, warmed by
+// a throwaway client first. No Sundial query can beat that column; it shows what is left to the
+// query itself. The machine is shared: the CPU other processes used while each system answered is
 // printed, and --check compares every system's answers (bench/query-check.ts).
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5 --rounds 1
@@ -18,12 +21,15 @@
 //          --node-args '...' (options for Sundial's node, e.g. V8 flags)
 // Needs `npm run build` first (npm run bench:query does it).
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
-import { checkAnswers, fetchAnswers, type Answers } from './query-check.js';
+import type { RecordedAnswer } from './http-floor.js';
+import { checkAnswers, fetchAnswers, substitute, type Answers } from './query-check.js';
 import { influxQueries, sundialQueries, TSBS_NAMES, vmQueries, windows, type BenchQuery } from './tsbs-queries.js';
 
 const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
@@ -44,8 +50,8 @@ const { values: opts } = parseArgs({
   },
 });
 
-type System = 'sundial' | 'influxdb' | 'vm';
-const TITLE: Record<System, string> = { sundial: 'Sundial', influxdb: 'InfluxDB 1.6', vm: 'VictoriaMetrics 1.79' };
+type System = 'sundial' | 'floor' | 'influxdb' | 'vm';
+const TITLE: Record<System, string> = { sundial: 'Sundial', floor: 'hapi, no work (floor)', influxdb: 'InfluxDB 1.6', vm: 'VictoriaMetrics 1.79' };
 
 interface QueryResult {
   name: string;
@@ -69,6 +75,8 @@ interface RoundResult {
   rows: QueryResult[];
   noise: Noise;
   answers?: Answers;
+  /** Sundial's: what it answered each query, for the floor. */
+  recorded?: RecordedAnswer[];
 }
 
 function parseDuration(s: string): number {
@@ -183,11 +191,50 @@ async function benchSundial(file: string): Promise<RoundResult> {
     const auth = ['--base', server.url, '--db', 'public', '--user', 'root', '--pass', ''];
     const result: RoundResult = measure(server.pid, () => runClient('sundial', ['--target', 'custom', ...auth, '--queries', qfile]));
     if (opts.check) result.answers = await fetchAnswers('sundial', server.url, list, win, { user: 'root', password: '' });
+    result.recorded = await record(server.url, list, 'Basic ' + Buffer.from('root:').toString('base64'));
     rmSync(qfile, { force: true });
     return result;
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Sends each query as query-bench.mjs does (placeholders filled, no Accept: CSV) and keeps the answer. */
+async function record(base: string, list: BenchQuery[], auth: string): Promise<RecordedAnswer[]> {
+  const out: RecordedAnswer[] = [];
+  for (const q of list) {
+    const path = substitute(q.path, win);
+    const body = q.body === undefined ? '' : substitute(q.body, win);
+    const res = await fetch(base + path, { method: 'POST', headers: { Authorization: auth, 'Content-Type': q.contentType ?? 'text/plain' }, body });
+    out.push({ path, body, contentType: res.headers.get('content-type') ?? 'text/csv', answer: await res.text() });
+  }
+  return out;
+}
+
+/**
+ * The floor (file header): bench/http-floor.ts over Sundial's recorded answers, warmed by one
+ * throwaway client run of 200 requests a query, then measured by a fresh client like the others.
+ */
+async function benchFloor(recorded: RecordedAnswer[]): Promise<RoundResult> {
+  const answers = join(WORK, `floor-answers-${process.pid}.json`);
+  writeFileSync(answers, JSON.stringify(recorded));
+  const list = sundialQueryList();
+  const qfile = writeQueries('floor', list);
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./http-floor.ts', import.meta.url).pathname, answers], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const base = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+    const args = ['--target', 'custom', '--base', base, '--db', 'public', '--queries', qfile];
+    runClient('floor-warm', [...args, '--runs', '200']);
+    const result = measure(child.pid!, () => runClient('floor', args));
+    const bad = result.rows.find((r) => r.status !== 200);
+    if (bad !== undefined) throw new Error(`the floor answered ${bad.name} with ${bad.status}`);
+    return result;
+  } finally {
+    child.kill('SIGTERM');
+    rmSync(answers, { force: true });
+    rmSync(qfile, { force: true });
   }
 }
 
@@ -257,11 +304,13 @@ const NAMES: Record<string, string> = {
 async function main(): Promise<void> {
   const file = dataFile();
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
-  const systems: System[] = ['sundial', ...peers];
+  const systems: System[] = ['sundial', 'floor', ...peers];
   const rounds = new Map<System, RoundResult[]>(systems.map((s) => [s, []]));
   for (let round = 0; round < Number(opts.rounds); round++) {
+    let recorded: RecordedAnswer[] = [];
     for (const s of systems) {
-      const r = s === 'sundial' ? await benchSundial(file) : await benchPeer(s, file);
+      const r = s === 'sundial' ? await benchSundial(file) : s === 'floor' ? await benchFloor(recorded) : await benchPeer(s, file);
+      if (s === 'sundial' && r !== undefined) recorded = r.recorded ?? [];
       if (r !== undefined) rounds.get(s)!.push(r);
     }
   }
