@@ -24,6 +24,17 @@ export interface SeriesChunk {
   fields: ReadonlyMap<string, ChunkColumn>;
 }
 
+/**
+ * A tag a series must have one of `values` of (a `tag = 'v'` or `tag IN (...)` conjunct of the
+ * series filter): it lets the store find the series in an index of the tag's values rather than
+ * test every series (series-list.ts). A hint only narrows: the series filter still decides, so
+ * every series the filter keeps must meet every hint of its request.
+ */
+export interface TagValues {
+  tag: string;
+  values: readonly string[];
+}
+
 export interface ScanRequest {
   /** Field columns to read (tags and time always come with the chunk). */
   fields: readonly string[];
@@ -32,6 +43,8 @@ export interface ScanRequest {
   maxTime?: bigint;
   /** Series to keep, decided on tag values alone (pushed-down tag predicates). */
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
+  /** Tag values every series `seriesFilter` keeps has (TagValues). */
+  seriesTags?: readonly TagValues[];
   /**
    * Inclusive value bounds from WHERE, all of which a row must meet (a NULL meets none). Stored
    * blocks that certainly hold no such row (by their min/max statistics) are left out; the
@@ -52,8 +65,9 @@ export function scanRequest(
   maxTime: bigint | undefined,
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean,
   valueBounds?: ScanRequest['valueBounds'],
+  seriesTags?: readonly TagValues[],
 ): ScanRequest {
-  return { fields, minTime, maxTime, seriesFilter, valueBounds };
+  return { fields, minTime, maxTime, seriesFilter, valueBounds, seriesTags };
 }
 
 /** Rows to delete (DELETE FROM): the series that pass the filter, within the time range. */
@@ -96,7 +110,7 @@ export interface StatsRequest extends ScanRequest {
 
 /** `request` as a stats scan by `bucket` (or none), in one shape (scanRequest says why). */
 export function statsRequest(request: ScanRequest, bucket: StatsRequest['bucket']): StatsRequest {
-  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, bucket };
+  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, seriesTags: request.seriesTags, bucket };
 }
 
 export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };
@@ -119,9 +133,11 @@ export interface SeriesLast {
 export interface LastRequest {
   fields: readonly string[];
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
+  /** Tag values every series `seriesFilter` keeps has (TagValues). */
+  seriesTags?: readonly TagValues[];
 }
 
-/** A last-point request with both fields present, in one shape (scanRequest says why). */
-export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean): LastRequest {
-  return { fields, seriesFilter };
+/** A last-point request with every field present, in one shape (scanRequest says why). */
+export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean, seriesTags?: readonly TagValues[]): LastRequest {
+  return { fields, seriesFilter, seriesTags };
 }

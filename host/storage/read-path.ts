@@ -7,6 +7,7 @@
 // read, segments and blocks by their time bounds.
 
 import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, StatsRequest } from '../core/scan.js';
+import { seriesWithTags } from './series-list.js';
 import { floorDiv } from '../core/precision.js';
 import { seriesKey } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
@@ -204,9 +205,10 @@ function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefin
 }
 
 /** The series to scan: from `listed` (every series of the view, series-list.ts) when given. */
-function seriesOf(view: ReadView, table: TableDef, b: Bounds, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined, listed: readonly SeriesInfo[] | undefined): readonly SeriesInfo[] {
+function seriesOf(view: ReadView, table: TableDef, b: Bounds, request: ScanRequest, listed: readonly SeriesInfo[] | undefined): readonly SeriesInfo[] {
+  const filter = request.seriesFilter;
   if (listed === undefined) return listSeries(view, table, b, filter);
-  return filter === undefined ? listed : listed.filter((s) => filter(s.names));
+  return filter === undefined ? listed : seriesWithTags(listed, request.seriesTags).filter((s) => filter(s.names));
 }
 
 export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<SeriesChunk> {
@@ -217,7 +219,7 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
-  for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
+  for (const s of seriesOf(view, table, b, request, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b, ids))) {
       // Only a lone block's statistics describe the rows a merge would produce.
       if (c.length === 1 && excluded(c[0]!, vb)) continue;
@@ -245,7 +247,7 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
   const tombs = tableTombstones(view.tombstones, table.id);
   const bucketOf = (t: bigint): bigint | undefined => (request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width));
   let out: StatsOrChunk[] = [];
-  for (const s of seriesOf(view, table, b, request.seriesFilter, listed)) {
+  for (const s of seriesOf(view, table, b, request, listed)) {
     for (const c of clusters(pieces(view, table.id, s.key, b, ids))) {
       const p = c[0]!;
       const alone = c.length === 1 && p.segment !== undefined && applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;

@@ -15,6 +15,7 @@
 // scans find no piece for the others and yield nothing for them, so callers that need the exact
 // set (SHOW SERIES, DELETE) keep calling listSeries.
 
+import type { TagValues } from '../core/scan.js';
 import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
 import type { TableDef } from './catalog.js';
 import { KeyTags, type TagNaming } from './key-tags.js';
@@ -270,4 +271,69 @@ function namingOf(table: TableDef): Naming {
   const code = new Map(ranked.map((t, i) => [t.id, ranked.length < 0xf000 ? String.fromCharCode(0x100 + i) : written(t.name)]));
   const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + code.get(t.id)! }));
   return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), byName };
+}
+
+/**
+ * Where each value of one tag occurs in a list the cache gave out (positions, ascending), built
+ * the second time a query of that list names the tag (`uses`): a table of a span a series gains
+ * series with every write during ingest, and so a new list every query, and an index built for
+ * a single query costs as much as the test of every series it spares.
+ */
+interface TagIndex {
+  uses: number;
+  positions: Map<string, number[]> | undefined;
+}
+
+const tagIndexes = new WeakMap<readonly SeriesInfo[], Map<string, TagIndex>>();
+
+/** Lists shorter than this are tested series by series: an index would not pay for itself. */
+const INDEX_MIN_SERIES = 256;
+
+function indexTag(list: readonly SeriesInfo[], tag: string): Map<string, number[]> {
+  const positions = new Map<string, number[]>();
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i]!.names.get(tag);
+    if (v === undefined) continue;
+    const at = positions.get(v);
+    if (at === undefined) positions.set(v, [i]);
+    else at.push(i);
+  }
+  return positions;
+}
+
+/**
+ * The series of `list` (as SeriesListCache.list gave it) that can meet every hint of `tags`
+ * (ScanRequest.seriesTags), in list order: from the index of the hinted tag that leaves the
+ * fewest, once there is one (TagIndex); else all of `list`. The caller still applies its series
+ * filter. A trace looked up by id among 393,216 spans tested every series: 270 ms a query.
+ */
+export function seriesWithTags(list: readonly SeriesInfo[], tags: readonly TagValues[] | undefined): readonly SeriesInfo[] {
+  if (tags === undefined || tags.length === 0 || list.length < INDEX_MIN_SERIES) return list;
+  let byTag = tagIndexes.get(list);
+  if (byTag === undefined) tagIndexes.set(list, (byTag = new Map()));
+  let best: number[][] | undefined;
+  let bestCount = Infinity;
+  for (const { tag, values } of tags) {
+    let index = byTag.get(tag);
+    if (index === undefined) byTag.set(tag, (index = { uses: 0, positions: undefined }));
+    if (index.positions === undefined && ++index.uses >= 2) index.positions = indexTag(list, tag);
+    if (index.positions === undefined) continue;
+    const runs: number[][] = [];
+    let count = 0;
+    for (const v of values.length === 1 ? values : new Set(values)) {
+      const at = index.positions.get(v);
+      if (at === undefined) continue;
+      runs.push(at);
+      count += at.length;
+    }
+    if (count < bestCount) {
+      best = runs;
+      bestCount = count;
+    }
+  }
+  if (best === undefined) return list;
+  const at = best.length === 1 ? best[0]! : best.flat().sort((x, y) => x - y);
+  const out: SeriesInfo[] = [];
+  for (const i of at) out.push(list[i]!);
+  return out;
 }

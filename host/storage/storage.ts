@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
+import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
 import { BlockCache } from './block-cache.js';
@@ -460,7 +461,8 @@ export class Storage {
     try {
       checkBroken(broken, bounds(view));
       const filter = request.seriesFilter;
-      for (const s of state.seriesList.list(view, t)) {
+      const listed = state.seriesList.list(view, t);
+      for (const s of filter === undefined ? listed : seriesWithTags(listed, request.seriesTags)) {
         if (filter !== undefined && !filter(s.names)) continue;
         let entry = state.last.get(t.id, s.key);
         const missing: number[] = [];

@@ -3,7 +3,7 @@
 // column. The pushed predicates become the time range and series filter of the request; the
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
-import { lastRequest, scanRequest } from '../../core/scan.js';
+import { lastRequest, scanRequest, type TagValues } from '../../core/scan.js';
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from '../batch.js';
 import type { ChunkColumn, ColumnInfo, SeriesChunk, TableInfo } from '../catalog.js';
@@ -15,7 +15,7 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { conjunction } from '../plan/expr.js';
 import { compileExpr } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { analyzeScanPredicates, seriesFilter } from './scan-predicates.js';
+import { analyzeScanPredicates, seriesFilter, seriesTagValues } from './scan-predicates.js';
 import { rethrowScanFilterError, storageConjuncts } from './storage-filter-error.js';
 
 /** Chunks are emitted whole up to this many rows (they share the store's arrays). */
@@ -94,11 +94,11 @@ function chunkVectorAt(table: TableInfo, name: string, chunk: SeriesChunk, rows:
  * time among them (a row has at least one field value); a field whose newest value is older is
  * NULL in that row.
  */
-async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined): Promise<RecordBatch> {
+async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined, tagValues: readonly TagValues[] | undefined): Promise<RecordBatch> {
   // Arrays built by push, not by map and filter (storage.ts lastPoints says why).
   const all: string[] = [];
   for (const c of table.columns) if (c.kind === 'field') all.push(c.name);
-  const lasts = await ctx.catalog.lastPoints!(database, table.name, lastRequest(all, filter));
+  const lasts = await ctx.catalog.lastPoints!(database, table.name, lastRequest(all, filter, tagValues));
   const columns: ColumnInfo[] = [];
   const values: Scalar[][] = [];
   const valid: number[][] = [];
@@ -197,14 +197,15 @@ export class ScanExec implements ExecNode {
     const predicateCols = new Set<number>();
     for (const n of predicateNames) if (read.includes(n)) predicateCols.add(read.indexOf(n));
     const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
-    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds);
+    const tagValues = seriesTagValues(preds.tagPredicates);
+    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds, tagValues);
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
     // The last row of every series, unbounded in time, is what the store's last-point index holds.
     const fromLastPoints = last === 1 && predicate === undefined && preds.minTime === undefined && preds.maxTime === undefined && ctx.catalog.lastPoints !== undefined;
     const batches = async function* (): AsyncGenerator<RecordBatch> {
       if (fromLastPoints) {
-        yield await lastRowsBatch(ctx, database, table, read, batchSchema, tagFilter);
+        yield await lastRowsBatch(ctx, database, table, read, batchSchema, tagFilter, tagValues);
         return;
       }
       for await (const whole of ctx.catalog.scan(database, table.name, request)) {

@@ -4,6 +4,7 @@
 // values; everything else is evaluated on the scanned rows. Time bounds are exact, so a bounded
 // conjunct is not evaluated again.
 
+import type { TagValues } from '../../core/scan.js';
 import type { RecordBatch, Scalar } from '../batch.js';
 import { constantVector, getValue, isValid } from '../batch.js';
 import type { TableInfo } from '../catalog.js';
@@ -173,6 +174,32 @@ function simpleTagTest(p: LExpr): ((tags: ReadonlyMap<string, string>) => boolea
     };
   }
   return undefined;
+}
+
+/** The values `tag = 'v'` or `tag IN ('v', ...)` allows (the tests simpleTagTest makes fast); undefined for anything else. */
+function tagValuesOf(p: LExpr): TagValues | undefined {
+  if (p.kind === 'binary' && p.op === '=') {
+    const [c, l] = p.left.kind === 'column' ? [p.left, p.right] : [p.right, p.left];
+    if (c.kind !== 'column' || l.kind !== 'literal' || typeof l.value !== 'string') return undefined;
+    return { tag: c.name, values: [l.value] };
+  }
+  if (p.kind === 'inList' && !p.negated && p.expr.kind === 'column' && p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')) {
+    return { tag: p.expr.name, values: [...new Set(p.list.map((x) => (x as { value: string }).value))] };
+  }
+  return undefined;
+}
+
+/**
+ * The tag values the series filter of these predicates requires (ScanRequest.seriesTags): one
+ * entry per conjunct that is `tag = 'v'` or `tag IN (...)`; undefined when there is none.
+ */
+export function seriesTagValues(predicates: readonly LExpr[]): TagValues[] | undefined {
+  const out: TagValues[] = [];
+  for (const p of predicates) {
+    const tv = tagValuesOf(p);
+    if (tv !== undefined) out.push(tv);
+  }
+  return out.length === 0 ? undefined : out;
 }
 
 /**

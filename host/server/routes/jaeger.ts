@@ -172,7 +172,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
         asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const service = request.params.service as string;
-          const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags) => tags.get(C.name));
+          const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service, seriesTags: [{ tag: C.serviceName, values: [service] }] }, (tags) => tags.get(C.name));
           return envelope(h, data, data.length);
         }),
     },
@@ -186,7 +186,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
           const service = queryParam(request, 'service');
           if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
           const spanKind = queryParam(request, 'spanKind') ?? '';
-          const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service }, (tags, kind) => {
+          const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service, seriesTags: [{ tag: C.serviceName, values: [service] }] }, (tags, kind) => {
             const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
             if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
             return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
@@ -202,7 +202,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
         asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const id = normalizeTraceId(request.params.traceId as string);
-          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id }));
+          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id, seriesTags: [{ tag: C.traceId, values: [id] }] }));
           if (traces.length === 0) return envelope(h, null, 0, 404, [{ code: 404, msg: 'trace not found' }]);
           return envelope(h, traces, 0);
         }),
@@ -217,7 +217,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
           const ids = request.query.traceID as string | string[] | undefined;
           if (ids !== undefined) {
             const wanted = new Set((Array.isArray(ids) ? ids : [ids]).flatMap((s) => s.split(',')).filter((s) => s !== '').map(normalizeTraceId));
-            const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? '') }));
+            const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? ''), seriesTags: [{ tag: C.traceId, values: [...wanted] }] }));
             return envelope(h, traces, traces.length);
           }
           const service = queryParam(request, 'service');
@@ -234,6 +234,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
             minTime: microsToUnit(start, t.unit),
             maxTime: microsToUnit(end, t.unit),
             seriesFilter: (s) => (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
+            seriesTags: [...(service ? [{ tag: C.serviceName, values: [service] }] : []), ...(operation ? [{ tag: C.name, values: [operation] }] : [])],
           });
           // The most recent `limit` traces with a matching span, returned whole.
           const latest = new Map<string, number>();
@@ -243,7 +244,7 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
             latest.set(row.span.traceID, Math.max(latest.get(row.span.traceID) ?? -Infinity, row.span.startTime));
           }
           const chosen = new Set([...latest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, Math.max(0, limit)).map(([id]) => id));
-          const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? '') }));
+          const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? ''), seriesTags: [{ tag: C.traceId, values: [...chosen] }] }));
           traces.sort((a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1));
           return envelope(h, traces, traces.length);
         }),

@@ -109,6 +109,8 @@ async function runQuery(storage: Storage, db: DatabaseDef, q: PromQuery): Promis
       minTime: (q.startMs * NANOS_PER.ms) / NANOS_PER[unit],
       maxTime: (q.endMs * NANOS_PER.ms) / NANOS_PER[unit],
       seriesFilter: (tags) => q.matchers.every((m) => matches(m, labelOf(tags, m.name))),
+      // An equality to a non-empty value needs the label as a tag ('' also matches a missing one).
+      seriesTags: q.matchers.filter((m) => m.type === 'EQ' && m.value !== '' && m.name !== PROM_NAME_LABEL).map((m) => ({ tag: m.name, values: [m.value] })),
     });
     for await (const chunk of chunks) addSamples(series, table, chunk, unit);
   }
