@@ -125,6 +125,33 @@ describe('SeriesListCache against listing from scratch', () => {
   }
 });
 
+describe('SeriesListCache with more tags than one rank character holds', () => {
+  it('orders series as listing from scratch does (ranks two characters wide)', () => {
+    // 300 tags whose names sort in another order than their ids; series of one to three of them.
+    const tags = Array.from({ length: 300 }, (_, i) => ({ id: 100 + i, name: `t${(i * 7919) % 300}` }));
+    const table = { id: 1, name: 'm', tags, fields: [] } as unknown as TableDef;
+    const r = mulberry32(9);
+    const values = ['a', 'b', '', 'é', 'h,x', 'h\\'];
+    const series = new Map<string, { key: string; tags: Array<[number, string]>; length: number; minTs: bigint; maxTs: bigint }>();
+    for (let n = 0; n < 600; n++) {
+      const ids = [...new Set(Array.from({ length: 1 + Math.floor(r() * 3) }, () => 100 + Math.floor(r() * 300)))].sort((x, y) => x - y);
+      const kv: Array<[number, string]> = ids.map((id) => [id, values[Math.floor(r() * values.length)]!]);
+      const key = kv.map(([id, v]) => `${id}:${v.length}:${v}`).join('');
+      series.set(key, { key, tags: kv, length: 1, minTs: 0n, maxTs: 0n });
+    }
+    const view: ReadView = {
+      segments: [],
+      memtables: [{ memtable: { tables: new Map([[1, { series }]]) } as unknown as Memtable, cleanLsn: Infinity }],
+      tombstones: [],
+      expiredBefore: null,
+    };
+    const got = new SeriesListCache().list(view, table);
+    const want = listSeries(view, table, { lo: undefined, hi: undefined });
+    expect(got.map((x) => x.key)).toEqual(want.map((x) => x.key));
+    expect(got.length).toBeGreaterThan(500);
+  });
+});
+
 describe('scans over the kept series list', () => {
   const row = (host: string, t: bigint, v: number): Parameters<typeof batch>[0][number] => ['m', [['host', host]], t, [dbl('v', v)]];
 
