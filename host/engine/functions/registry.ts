@@ -39,6 +39,7 @@ const SCALAR_ALIASES: Readonly<Record<string, string>> = {
   instr: 'strpos',
   substring: 'substr',
   datepart: 'date_part',
+  datetrunc: 'date_trunc',
 };
 for (const [alias, canonical] of Object.entries(SCALAR_ALIASES)) SCALARS.set(alias, SCALARS.get(canonical)!);
 for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);

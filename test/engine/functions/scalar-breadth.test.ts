@@ -83,6 +83,12 @@ describe('scalar function breadth', () => {
     expect(r.columns).toEqual(['character_length(Utf8("x"))', 'c', 'power(Int64(2),Int64(3))', 'strpos(Utf8("ab"),Utf8("b"))']);
   });
 
+  it('resolves datetrunc and datepart to date_trunc and date_part', async () => {
+    const r = await db.run("SELECT datetrunc('month', TIMESTAMP '2024-03-17 10:11:12'), datepart('day', TIMESTAMP '2024-03-17 10:11:12')");
+    expect(r.columns).toEqual(['date_trunc(Utf8("month"),Utf8("2024-03-17 10:11:12"))', 'date_part(Utf8("day"),Utf8("2024-03-17 10:11:12"))']);
+    expect(r.rows).toEqual(['2024-03-01T00:00:00 | 17.0']);
+  });
+
   it('types results as DataFusion does (lengths BIGINT here, Int32 there)', async () => {
     const r = await db.run("SELECT sqrt(4), power(2, 3), factorial(3), md5('a'), length('a'), regexp_match('a', 'a'), greatest(1, 2.5), current_date()");
     expect(r.types).toEqual(['Float64', 'Int64', 'Int64', 'Utf8', 'Int64', 'List(Utf8)', 'Float64', 'Date32']);
