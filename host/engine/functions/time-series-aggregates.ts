@@ -188,7 +188,9 @@ function stateAgg(name: 'state_agg' | 'compact_state_agg'): AggregateFunction {
       const unit = (sig.argTypes[0] as { unit: TimeUnit }).unit;
       const per = unitNanos(unit);
       return new CollectingAccumulator(sig.returnType, [0, 1], (rows) => {
-        // Each record's state lasts until the next record; the last one has no duration yet.
+        // Each record's state lasts until the next record. The last one has no duration yet: its
+        // state is listed with a zero duration and no period when no earlier record had it (as
+        // CnosDB's finalize adds it; its docs' example ends in 'stopping', 0 secs).
         const pts = byTime(rows, unit);
         const entries = new Map<unknown, { state: Scalar; days: number; nanos: bigint; periods: Scalar[] }>();
         for (let i = 0; i + 1 < pts.length; i++) {
@@ -201,10 +203,15 @@ function stateAgg(name: 'state_agg' | 'compact_state_agg'): AggregateFunction {
           e.nanos += d.nanos;
           e.periods.push({ start_time: (pts[i]![0] as bigint) / per, end_time: (pts[i + 1]![0] as bigint) / per });
         }
+        if (pts.length > 0) {
+          const state = pts[pts.length - 1]![1]!;
+          const key = typeof state === 'bigint' ? `${state}n` : state;
+          if (!entries.has(key)) entries.set(key, { state, days: 0, nanos: 0n, periods: [] });
+        }
         const list = [...entries.values()];
         return {
           state_duration: list.map((e) => ({ state: e.state, duration: { months: 0, days: e.days, nanos: e.nanos } })),
-          state_periods: compact ? [] : list.map((e) => ({ state: e.state, periods: e.periods })),
+          state_periods: compact ? [] : list.filter((e) => e.periods.length > 0).map((e) => ({ state: e.state, periods: e.periods })),
         };
       });
     },

@@ -77,6 +77,21 @@ describe('time-series aggregates', () => {
     expect(r.types).toEqual(['Int64', 'Float64', 'Interval(MonthDayNano)', 'Timestamp(Nanosecond, None)', 'Interval(MonthDayNano)']);
   });
 
+  it("lists the last record's state with a zero duration and no period, as CnosDB's docs show", async () => {
+    // The docs' example (two_step_aggregate): 'stopping' is only the last record's state.
+    const st = testDb();
+    await st.exec(`CREATE TABLE states (state STRING);
+INSERT INTO states VALUES ('2020-01-01 10:00:00', 'starting'), ('2020-01-01 10:30:00', 'running'), ('2020-01-03 16:00:00', 'error'), ('2020-01-03 18:30:00', 'starting'), ('2020-01-03 19:30:00', 'running'), ('2020-01-05 12:00:00', 'stopping')`);
+    const d = (days: number, hours: number, mins: number): string => `0 years 0 mons ${days} days ${hours} hours ${mins} mins 0.000000000 secs`;
+    expect((await st.run('SELECT compact_state_agg(time, state) FROM states')).rows).toEqual([
+      `{state_duration: [{state: starting, duration: ${d(0, 1, 30)}}, {state: running, duration: ${d(3, 22, 0)}}, {state: error, duration: ${d(0, 2, 30)}}, {state: stopping, duration: ${d(0, 0, 0)}}], state_periods: []}`,
+    ]);
+    const full = (await st.run('SELECT state_agg(time, state) FROM states')).rows[0]!;
+    expect(full).toContain(`{state: stopping, duration: ${d(0, 0, 0)}}`);
+    expect(full).not.toContain('{state: stopping, periods');
+    expect((await st.run("SELECT duration_in(state_agg(time, state), 'stopping'), state_at(state_agg(time, state), TIMESTAMP '2020-01-05 12:00:00') FROM states")).rows).toEqual([`${d(0, 0, 0)} | NULL`]);
+  });
+
   it('reads gauge_agg of a millisecond table in milliseconds', async () => {
     const ms = testDb();
     await ms.exec(`CREATE DATABASE d WITH PRECISION 'ms';
