@@ -25,6 +25,7 @@ import { QueryPlanner } from './planner/query-planner.js';
 import { isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
 import type { Query, Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
+import { clusterSchemaFor } from './system/system-views.js';
 import { UTF8 } from './types.js';
 
 const SHOW_QUERIES = 'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
@@ -229,7 +230,7 @@ export class SqlEngine implements QueryEngine {
         await compactDatabase(catalog, s);
         return { kind: 'done' };
       case 'showDatabases':
-        return rows(showDatabases(catalog, (name) => qp.canRead(name)));
+        return rows(showDatabases(catalog, (name) => qp.canRead(name), clusterSchemaFor(session.tenant)));
       case 'showQueries': {
         // CnosDB's SHOW QUERIES is this projection of the view (reference/cnosdb-sql.md §1.3).
         const q = parseStatements(SHOW_QUERIES)[0]!;
@@ -238,7 +239,7 @@ export class SqlEngine implements QueryEngine {
       }
       case 'showTables':
         authorize(s.database ?? db, 'read');
-        return rows(showTables(catalog, s, db));
+        return rows(showTables(catalog, s, db, clusterSchemaFor(session.tenant)));
       case 'showSeries':
         return rows(await showSeries(qp, ctx, s));
       case 'showTagValues':

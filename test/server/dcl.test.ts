@@ -152,6 +152,22 @@ describe('DCL statements', () => {
     await ok('CREATE DATABASE d', { ...auth, tenant: 'by_admin2' });
   });
 
+  it('lists cluster_schema, with its views as tables, in the system tenant to those who may read it', async () => {
+    expect(await ok('SHOW DATABASES')).toMatch(/^database_name\ncluster_schema\n/);
+    expect(await ok('SHOW TABLES ON cluster_schema')).toBe('table_name\ntenants\nusers\n');
+    await ok('CREATE TENANT cs_other');
+    expect(await ok('SHOW DATABASES', { tenant: 'cs_other' })).toBe('database_name\n');
+    await ok("CREATE USER cs_member WITH PASSWORD = 'pw'");
+    await ok('CREATE ROLE cs_bare');
+    await ok('ALTER TENANT cnosdb ADD USER cs_member AS cs_bare');
+    const member = { user: 'cs_member', password: 'pw' };
+    expect(await ok('SHOW DATABASES', member)).toBe('database_name\n');
+    await fails('SHOW TABLES ON cluster_schema', 422, '010004', 'Insufficient privileges, expected [Read on database cluster_schema of tenant cnosdb]', member);
+    // A member reads every database of its tenant.
+    await ok('ALTER TENANT cnosdb SET USER cs_member AS member');
+    expect(await ok('SHOW DATABASES', member)).toBe('database_name\ncluster_schema\npublic\nusage_schema\n');
+  });
+
   it('gives a custom role what it inherits plus its grants, and takes them back', async () => {
     await ok('CREATE TENANT roles_t');
     await ok('CREATE DATABASE a', { tenant: 'roles_t' });

@@ -44,7 +44,7 @@ const cases: Case[] = [
   { name: 'NDJSON on request', sql: "SELECT host, time FROM cpu WHERE count = 0", headers: { accept: 'application/nd-json' }, status: 200, body: '{"host":"b","time":"2023-11-14T22:13:20"}\n' },
   { name: 'a text table on request', sql: "SELECT host, count FROM cpu WHERE usage > 50", headers: { accept: 'text/table' }, status: 200, body: '+------+-------+\n| host | count |\n+------+-------+\n| b    |       |\n+------+-------+' },
   { name: 'SHOW TABLES', sql: 'SHOW TABLES', status: 200, body: 'table_name\ncpu\n' },
-  { name: 'SHOW DATABASES', sql: 'SHOW DATABASES', status: 200, body: 'database_name\npublic\nusage_schema\n' },
+  { name: 'SHOW DATABASES', sql: 'SHOW DATABASES', status: 200, body: 'database_name\ncluster_schema\npublic\nusage_schema\n' },
   { name: 'DESCRIBE TABLE', sql: 'DESCRIBE TABLE cpu', status: 200, body: 'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\nhost,STRING,TAG,DEFAULT\nregion,STRING,TAG,DEFAULT\ncount,BIGINT,FIELD,DEFAULT\nusage,DOUBLE,FIELD,DEFAULT\n' },
   { name: 'SHOW SERIES', sql: 'SHOW SERIES FROM cpu ORDER BY key', status: 200, body: 'key\n"cpu,host=a,region=eu"\n"cpu,host=b,region=us"\n' },
   { name: 'SHOW TAG VALUES', sql: 'SHOW TAG VALUES FROM cpu WITH KEY = host', status: 200, body: 'key,value\nhost,a\nhost,b\n' },
@@ -138,12 +138,12 @@ describe('POST /api/v1/sql', () => {
     await ok('DESCRIBE DATABASE other', 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\n10days,2,1day,1,MS,128 MiB,16,128 MiB,false,false,32\n');
     await ok("ALTER DATABASE other SET TTL '20d'");
     await ok('DESCRIBE DATABASE other', 'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\n20days,2,1day,1,MS,128 MiB,16,128 MiB,false,false,32\n');
-    await ok('SHOW DATABASES', 'database_name\nother\npublic\nusage_schema\n');
+    await ok('SHOW DATABASES', 'database_name\ncluster_schema\nother\npublic\nusage_schema\n');
     const r = await sql(s, "ALTER DATABASE other SET PRECISION 'NS'");
     expect(r.status).toBe(422);
     expect(JSON.parse(r.text).error_message).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at Line: 1, Column 26');
     await ok('DROP DATABASE other');
-    await ok('SHOW DATABASES', 'database_name\npublic\nusage_schema\n');
+    await ok('SHOW DATABASES', 'database_name\ncluster_schema\npublic\nusage_schema\n');
     const gone = await sql(s, 'DROP DATABASE other');
     expect(gone.status).toBe(422);
     expect(JSON.parse(gone.text)).toEqual({ error_code: '030017', error_message: 'Meta: Database not found: "other"' });

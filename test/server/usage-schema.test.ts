@@ -57,7 +57,7 @@ const FAST = ['--warmup', 'false', '--report-interval', '150ms'];
 describe('usage_schema', () => {
   it("exists from the first start with CnosDB's tables, and cannot be dropped or taken by a user", async () => {
     server = await startServer({ args: ['--warmup', 'false'] });
-    expect(await ok('SHOW DATABASES')).toBe('database_name\npublic\nusage_schema\n');
+    expect(await ok('SHOW DATABASES')).toBe('database_name\ncluster_schema\npublic\nusage_schema\n');
     expect(await ok('SHOW TABLES', { db: 'usage_schema' })).toBe(
       'table_name\ncoord_data_in\ncoord_data_out\ncoord_queries\ncoord_writes\nhttp_data_in\nhttp_data_out\nhttp_queries\nhttp_writes\nsql_data_in\nvnode_cache_size\nvnode_disk_storage\n',
     );

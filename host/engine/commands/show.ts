@@ -33,17 +33,23 @@ export function rowsBatch(r: Rows): RecordBatch {
   return { schema, columns, length: r.rows.length };
 }
 
-/** The databases `visible` lets through (the session's readable ones), sorted. */
-export function showDatabases(catalog: EngineCatalog, visible: (name: string) => boolean = () => true): Rows {
-  const names = catalog.databases().map((d) => d.name).filter(visible).sort(compareStrings);
-  return { fields: [{ name: 'database_name', type: UTF8 }], rows: names.map((n) => [n]) };
+/** The system database a session sees beside its tenant's (system-views.ts clusterSchemaFor). */
+type SystemDatabase = { name: string; tables: string[] } | undefined;
+
+/** The databases `visible` lets through (the session's readable ones) and `system`, sorted. */
+export function showDatabases(catalog: EngineCatalog, visible: (name: string) => boolean = () => true, system?: SystemDatabase): Rows {
+  const names = catalog.databases().map((d) => d.name);
+  if (system !== undefined && !names.includes(system.name)) names.push(system.name);
+  return { fields: [{ name: 'database_name', type: UTF8 }], rows: names.filter(visible).sort(compareStrings).map((n) => [n]) };
 }
 
-export function showTables(catalog: EngineCatalog, s: ast.ShowTables, defaultDb: string): Rows {
+export function showTables(catalog: EngineCatalog, s: ast.ShowTables, defaultDb: string, system?: SystemDatabase): Rows {
   const db = s.database ?? defaultDb;
+  const fields = [{ name: 'table_name', type: UTF8 }];
+  if (system !== undefined && db === system.name && catalog.database(db) === undefined) return { fields, rows: system.tables.map((n) => [n]) };
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
   const names = catalog.tables(db).map((t) => t.name).sort(compareStrings);
-  return { fields: [{ name: 'table_name', type: UTF8 }], rows: names.map((n) => [n]) };
+  return { fields, rows: names.map((n) => [n]) };
 }
 
 export function describeTable(catalog: EngineCatalog, s: ast.DescribeTable, defaultDb: string, tenant: string): Rows {

@@ -135,6 +135,15 @@ function findView(name: readonly string[], tenant: string): View | undefined {
   return schema === undefined ? undefined : Object.hasOwn(schema, name[name.length - 1]!.toLowerCase()) ? schema[name[name.length - 1]!.toLowerCase()] : undefined;
 }
 
+/**
+ * The system database the system tenant lists beside its own: cluster_schema, with its views as
+ * tables (a fresh CnosDB shows `cluster_schema, public, usage_schema` to root). Like any database,
+ * only to those who may read it: admins.
+ */
+export function clusterSchemaFor(tenant: string): { name: string; tables: string[] } | undefined {
+  return tenant === CLUSTER_TENANT ? { name: 'cluster_schema', tables: Object.keys(CLUSTER_SCHEMA).sort() } : undefined;
+}
+
 /** Whether `[tenant.]schema.view` is a system view. */
 export function isSystemView(name: readonly string[], tenant: string): boolean {
   return findView(name, tenant) !== undefined;
