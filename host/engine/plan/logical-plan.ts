@@ -262,18 +262,21 @@ export function limit(input: LogicalPlan, skip: number, fetch: number | undefine
   return { kind: 'limit', input, skip, fetch, schema: input.schema };
 }
 
-export function join(left: LogicalPlan, right: LogicalPlan, joinType: JoinType, on: readonly (readonly [LExpr, LExpr])[], filterExpr: LExpr | undefined): Join {
-  let fields: PlanField[];
-  if (joinType === 'SEMI' || joinType === 'ANTI') fields = [...left.schema.fields];
-  else {
-    const nullableLeft = joinType === 'RIGHT' || joinType === 'FULL';
-    const nullableRight = joinType === 'LEFT' || joinType === 'FULL';
-    fields = [
-      ...left.schema.fields.map((f) => (nullableLeft ? { ...f, nullable: true } : f)),
-      ...right.schema.fields.map((f) => (nullableRight ? { ...f, nullable: true } : f)),
-    ];
-  }
-  return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema: new PlanSchema(fields) };
+/**
+ * A join node. `using`: the pairs of (left, right) field indexes a JOIN ... USING joins on, which
+ * name resolution and `SELECT *` treat as one column (PlanSchema.using).
+ */
+export function join(left: LogicalPlan, right: LogicalPlan, joinType: JoinType, on: readonly (readonly [LExpr, LExpr])[], filterExpr: LExpr | undefined, using: readonly (readonly [number, number])[] = []): Join {
+  if (joinType === 'SEMI' || joinType === 'ANTI') return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema: new PlanSchema([...left.schema.fields], left.schema.using) };
+  const nullableLeft = joinType === 'RIGHT' || joinType === 'FULL';
+  const nullableRight = joinType === 'LEFT' || joinType === 'FULL';
+  const fields = [
+    ...left.schema.fields.map((f) => (nullableLeft ? { ...f, nullable: true } : f)),
+    ...right.schema.fields.map((f) => (nullableRight ? { ...f, nullable: true } : f)),
+  ];
+  const both = new PlanSchema(fields, left.schema.concat(right.schema).using);
+  const schema = using.length === 0 ? both : both.withUsing(using.map(([l, r]) => [l, left.schema.length + r]));
+  return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema };
 }
 
 export function union(inputs: readonly LogicalPlan[]): Union {

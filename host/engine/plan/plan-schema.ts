@@ -38,9 +38,16 @@ export function qualifierMatches(written: string, qualifier: string | undefined)
 
 export class PlanSchema {
   readonly fields: readonly PlanField[];
+  /**
+   * Groups of fields that a JOIN ... USING made equal (indexes, ascending): a bare name that
+   * matches only fields of one group names the first of them, as in DataFusion, and `SELECT *`
+   * shows one of each group (usingColumnsToSkip).
+   */
+  readonly using: readonly (readonly number[])[];
 
-  constructor(fields: readonly PlanField[]) {
+  constructor(fields: readonly PlanField[], using: readonly (readonly number[])[] = []) {
     this.fields = fields;
+    this.using = using;
   }
 
   static empty(): PlanSchema {
@@ -63,7 +70,7 @@ export class PlanSchema {
       }
       if (found >= 0) {
         const other = this.fields[found]!;
-        if (qualifier === undefined && other.qualifier !== f.qualifier) {
+        if (qualifier === undefined && other.qualifier !== f.qualifier && !this.using.some((g) => g.includes(found) && g.includes(i))) {
           throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
         }
         continue;
@@ -106,7 +113,33 @@ export class PlanSchema {
   }
 
   concat(other: PlanSchema): PlanSchema {
-    return new PlanSchema([...this.fields, ...other.fields]);
+    return new PlanSchema([...this.fields, ...other.fields], [...this.using, ...other.using.map((g) => g.map((i) => i + this.fields.length))]);
+  }
+
+  /** This schema with `pairs` of its fields made equal by USING (merged into the groups they meet). */
+  withUsing(pairs: readonly (readonly [number, number])[]): PlanSchema {
+    const groups = this.using.map((g) => new Set(g));
+    for (const [a, b] of pairs) {
+      const meeting = groups.filter((g) => g.has(a) || g.has(b));
+      const merged = new Set([a, b, ...meeting.flatMap((g) => [...g])]);
+      for (const g of meeting) groups.splice(groups.indexOf(g), 1);
+      groups.push(merged);
+    }
+    return new PlanSchema(this.fields, groups.map((g) => [...g].sort((x, y) => x - y)));
+  }
+
+  /**
+   * The fields `SELECT *` leaves out: of each USING group all but the first by qualifier and
+   * name (DataFusion sorts a group's columns and keeps the first).
+   */
+  usingColumnsToSkip(): Set<number> {
+    const skip = new Set<number>();
+    const key = (i: number): string => `${this.fields[i]!.qualifier === undefined ? '0' : '1' + this.fields[i]!.qualifier}\u0000${this.fields[i]!.name}`;
+    for (const g of this.using) {
+      const sorted = [...g].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+      for (const i of sorted.slice(1)) skip.add(i);
+    }
+    return skip;
   }
 
   /** The execution schema (names without qualifiers). */

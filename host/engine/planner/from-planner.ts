@@ -107,9 +107,11 @@ function planJoin(qp: QueryPlanner, left: LogicalPlan, j: ast.Join, outer: Scope
     return join(left, right, 'CROSS', [], undefined);
   }
   if (j.using !== undefined) {
+    const pairs: [number, number][] = [];
     const keys: [LExpr, LExpr][] = j.using.map((name) => {
       const li = left.schema.resolve(undefined, name);
       const ri = right.schema.resolve(undefined, name);
+      pairs.push([li, ri]);
       const col = (f: PlanField): LExpr => ({ kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type });
       const lf = left.schema.field(li);
       const rf = right.schema.field(ri);
@@ -117,7 +119,7 @@ function planJoin(qp: QueryPlanner, left: LogicalPlan, j: ast.Join, outer: Scope
       if (eq.kind !== 'binary') throw new UserError('sqlPlan', 'BUG: USING key is not a comparison');
       return [eq.left, eq.right];
     });
-    return join(left, right, type, keys, undefined);
+    return join(left, right, type, keys, undefined, pairs);
   }
   const combined = left.schema.concat(right.schema);
   const cond = new ExprPlanner(qp.scope(combined, outer, ctes, false)).plan(j.on!);

@@ -121,7 +121,8 @@ function groupingSetsOf(g: ast.GroupingExpr): ast.Expr[][] {
 
 function expandWildcard(w: ast.Wildcard, input: LogicalPlan, hasFrom: boolean): Item[] {
   if (!hasFrom) throw planError('SELECT * with no tables specified is not valid');
-  const fields = w.qualifier === undefined ? input.schema.fields : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
+  const skip = input.schema.usingColumnsToSkip();
+  const fields = w.qualifier === undefined ? input.schema.fields.filter((_, i) => !skip.has(i)) : input.schema.fields.filter((f) => qualifierMatches(w.qualifier!.join('.'), f.qualifier));
   if (fields.length === 0 && w.qualifier !== undefined) throw planError(`Invalid qualifier ${w.qualifier.join('.')}`);
   return fields.map((f) => ({ expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, alias: undefined }));
 }

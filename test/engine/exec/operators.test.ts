@@ -20,6 +20,11 @@ const cases: [string, string[]][] = [
   ['SELECT l.k, w FROM l LEFT JOIN r ON l.k = r.k AND w > 30 ORDER BY v', ['a | NULL', 'b | NULL', 'c | 31', 'NULL | NULL']],
   ['SELECT count(*) FROM l, r', ['20']],
   ['SELECT l.k, r.w FROM l JOIN r USING (k) ORDER BY w', ['b | 20', 'c | 30', 'c | 31']],
+  // A USING column may be named bare (the left side's, as in DataFusion), and SELECT * shows it once.
+  ['SELECT k, w FROM l JOIN r USING (k) WHERE k <> \'b\' ORDER BY w', ['c | 30', 'c | 31']],
+  ['SELECT k, count(*) FROM l LEFT JOIN r USING (k) GROUP BY k ORDER BY k', ['a | 1', 'b | 1', 'c | 2', 'NULL | 1']],
+  ['SELECT * FROM l JOIN r USING (k, time) ORDER BY v', ['1970-01-01T00:00:00.000000003 | c | 3 | 31']],
+  ['SELECT k FROM l JOIN r USING (k) JOIN l AS l2 USING (k) ORDER BY k', ['b', 'c', 'c']],
   ['SELECT v, w FROM l JOIN r ON v * 10 < w AND w < 25 ORDER BY v', ['1 | 20']],
   // Set operations
   ['SELECT k FROM l UNION SELECT k FROM r ORDER BY k', ['a', 'b', 'c', 'd', 'NULL']],
@@ -75,6 +80,15 @@ describe('operators', () => {
     await db.exec(SETUP);
   });
   for (const [sql, rows] of cases) it(`runs ${sql}`, async () => expect((await db.run(sql)).rows).toEqual(rows));
+
+  it('shows a USING column once in SELECT *, keeping the first qualifier in order, and refuses other bare duplicates', async () => {
+    expect((await db.run('SELECT * FROM l JOIN r USING (k)')).columns).toEqual(['time', 'k', 'v', 'time', 'w']);
+    // DataFusion keeps the column whose qualifier sorts first: r's when r is on the left.
+    const rl = await db.run('SELECT * FROM r JOIN l USING (k) ORDER BY w');
+    expect(rl.columns).toEqual(['time', 'w', 'time', 'k', 'v']);
+    expect((await db.run('SELECT l.* FROM l JOIN r USING (k) LIMIT 1')).columns).toEqual(['time', 'k', 'v']);
+    expect(await db.error('SELECT time FROM l JOIN r USING (k)')).toBe('Datafusion: Schema error: Ambiguous reference to unqualified field time');
+  });
 
   it('runs a tumbling and a sliding time_window', async () => {
     const w = testDb();
