@@ -10,7 +10,7 @@ import { getValue, isValid } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { BinaryOperator } from '../plan/expr.js';
-import { addInterval } from '../time.js';
+import { addInterval, NS_PER_DAY } from '../time.js';
 import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
 import { scalarToString } from './cast.js';
 import { bitwise } from './bitwise.js';
@@ -331,6 +331,24 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
         const r = addInterval(ts[i]! * unit, iv[i]!, op === '-' ? -1 : 1);
         const v = r / unit;
         if (v < I64_MIN || v > I64_MAX) throw overflow(ts[i], op, 'interval');
+        out[i] = v;
+      }
+      return { type, length: n, values: out, validity };
+    }
+    case 'Date32': {
+      // date +/- interval, interval + date, as arrow's add_month_day_nano: months, then days,
+      // then the nanoseconds' whole days (a NaiveDate plus a Duration truncates toward zero).
+      const out = new Int32Array(n);
+      const dateLeft = a.type.id === 'Date32';
+      const days = (dateLeft ? a.values : b.values) as Int32Array;
+      const iv = (dateLeft ? b.values : a.values) as IntervalValue[];
+      const sign = op === '-' ? -1 : 1;
+      for (let i = 0; i < n; i++) {
+        if (!valid(i)) continue;
+        const { months, days: d, nanos } = iv[i]!;
+        const shifted = addInterval(BigInt(days[i]!) * NS_PER_DAY, { months, days: d, nanos: 0n }, sign) / NS_PER_DAY;
+        const v = Number(shifted) + sign * Number(nanos / NS_PER_DAY);
+        if (v < -2_147_483_648 || v > 2_147_483_647) throw overflow(days[i], op, 'interval');
         out[i] = v;
       }
       return { type, length: n, values: out, validity };

@@ -8,7 +8,7 @@
 import { planError } from '../errors.js';
 import { operatorText } from '../sql/display-name.js';
 import type { BinaryOperator } from '../plan/expr.js';
-import { BOOLEAN, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
 
 const UNIT_RANK: Record<TimeUnit, number> = { Second: 0, Millisecond: 1, Microsecond: 2, Nanosecond: 3 };
 
@@ -119,6 +119,9 @@ function arithmeticSignature(op: BinaryOperator, l: DataType, r: DataType): Bina
   // Time arithmetic: timestamp +/- interval, interval + timestamp, timestamp - timestamp.
   if (ln.id === 'Timestamp' && rn.id === 'Interval' && (op === '+' || op === '-')) return { left: ln, right: INTERVAL, result: ln };
   if (ln.id === 'Interval' && rn.id === 'Timestamp' && op === '+') return { left: INTERVAL, right: rn, result: rn };
+  // date +/- interval, interval + date: a date (arrow's add_month_day_nano: whole days only).
+  if (ln.id === 'Date32' && rn.id === 'Interval' && (op === '+' || op === '-')) return { left: DATE32, right: INTERVAL, result: DATE32 };
+  if (ln.id === 'Interval' && rn.id === 'Date32' && op === '+') return { left: INTERVAL, right: DATE32, result: DATE32 };
   if (ln.id === 'Timestamp' && rn.id === 'Timestamp' && op === '-') {
     const t = temporalCoercion(ln, rn)!;
     return { left: t, right: t, result: INTERVAL };

@@ -22,6 +22,10 @@ const values: [string, string][] = [
   // Bitwise operators on integers; shifts wrap as Rust's wrapping_shl / wrapping_shr.
   ['SELECT 5 ^ 3, 6 & 3, 6 | 1, 1 << 65, -8 >> 1, 1 | 2 ^ 3 & 6, NULL ^ 1', '6 | 2 | 7 | 2 | -4 | 1 | NULL'],
   ["SELECT '2024-01-01T00:00:00Z' < now(), TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '1 day'", 'false | 2024-01-02T00:00:00'],
+  // date +/- interval is a date, as arrow adds to one: months clamp to the month's end, and only
+  // whole days of the nanoseconds count, truncated toward zero (days since 1970 here).
+  ["SELECT DATE '2023-01-31' + INTERVAL '1 month', DATE '2023-01-01' - INTERVAL '1 day', INTERVAL '2 days' + DATE '2023-01-01'", '19416 | 19357 | 19360'],
+  ["SELECT DATE '2023-01-01' + INTERVAL '25 hours', DATE '2023-01-01' - INTERVAL '1 hour', arrow_typeof(DATE '2023-01-01' + INTERVAL '1 month')", '19359 | 19358 | Date32'],
   // Comparisons between types
   ["SELECT 1 = 1.0, 2 > 1.5, '10' < '9', 10 < 9, 'abc' = 'abc', 1 IN ('1', 2)", 'true | true | true | false | true | true'],
   // BETWEEN, LIKE, CASE
