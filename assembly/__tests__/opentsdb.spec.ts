@@ -21,7 +21,7 @@ function scan(body: string, maxBatch: u32 = 0xffffffff, flags: u32 = 0): i32 {
   return tsdb_scan(p, len, flags, SEC, 1, MS, 1, maxBatch);
 }
 
-const BODY = 'put cpu.idle 1700000000 98.5 host=a dc=x\r\nmem 1700000000123 -1e3 host=a\n\n\tdisk 1 .5\n';
+const BODY = 'put cpu.idle 1700000000 98.5 host=a dc=x\r\nmem 1700000000123 -1e3 host=a\n\n\tdisk 1 .5 d=sda\n';
 
 describe('tsdb_scan', () => {
   it('rejects arguments outside the window or with bad factors', () => {
@@ -64,12 +64,18 @@ describe('tsdb_scan', () => {
     store<u8>(p + 1, 0x20);
     store<u8>(p + 2, 0xff);
     expect(tsdb_scan(p, 3, 0, SEC, 1, MS, 1, 0xffffffff)).toBe(1);
-    expect(scan('m 17000000001234 1')).toBe(1);
+    expect(scan('m 17000000001234 1 k=v')).toBe(1);
     // With a precision (ns into ns here) any length in the i64 range goes; seconds would overflow.
-    const body = String.UTF8.encode('m 17000000001234 1');
+    const body = String.UTF8.encode('m 17000000001234 1 k=v');
     const q = tsdb_input(<usize>body.byteLength);
     memory.copy(q, changetype<usize>(body), <usize>body.byteLength);
     expect(tsdb_scan(q, <usize>body.byteLength, 2, 1, 1, MS, 1, 0xffffffff)).toBe(0);
-    expect(scan('m 17000000001234 1', 0xffffffff, 2)).toBe(1);
+    expect(scan('m 17000000001234 1 k=v', 0xffffffff, 2)).toBe(1);
+  });
+
+  it('leaves a line without tags to the reference parser, which refuses it', () => {
+    expect(scan('m 1700000000 1 k=v\n')).toBe(0);
+    expect(scan('m 1700000000 1\n')).toBe(1);
+    expect(scan('m 1700000000 1   \n')).toBe(1);
   });
 });

@@ -184,6 +184,7 @@ function scanLine(p: usize): usize {
     ge--;
   }
 
+  if (ge == gp) return 0; // no tag: the reference refuses the line
   if (!parseTimestamp(tp, tn)) return 0;
   if (!parseValue(vp, vn)) return 0;
 

@@ -1,6 +1,6 @@
 // OpenTSDB's HTTP `/api/put` JSON (one data point object, or an array of them:
 // `{"metric","timestamp","value","tags"}`) -> write batches, mapped like the text form: table
-// <metric>, tags from `tags`, one DOUBLE field `value`, the same timestamp rule. As OpenTSDB
+// <metric>, tags from `tags` (at least one), one DOUBLE field `value`, the same timestamp rule. As OpenTSDB
 // does, `value` may also be a numeric string and `timestamp` an integer string; other keys are
 // ignored. Runtime-agnostic.
 
@@ -59,13 +59,13 @@ export function parseOpenTsdbJson(body: Uint8Array, options: OpenTsdbOptions): O
       else v = fail(`'value' must be a number, found ${describe(value)}`);
       if (!Number.isFinite(v)) fail(`'value' ${clip(String(value))} is out of the range of a DOUBLE`);
       tags.length = 0;
-      if (tagObject !== undefined) {
-        if (typeof tagObject !== 'object' || tagObject === null || Array.isArray(tagObject)) fail(`'tags' must be an object, found ${describe(tagObject)}`);
-        for (const [k, tv] of Object.entries(tagObject as Record<string, unknown>)) {
-          if (typeof tv !== 'string' || tv === '') fail(`tag '${clip(k)}' must have a non-empty string value, found ${describe(tv)}`);
-          tags.push([k, tv as string]);
-        }
+      if (typeof tagObject !== 'object' || tagObject === null || Array.isArray(tagObject)) fail(`'tags' must be an object, found ${describe(tagObject)}`);
+      for (const [k, tv] of Object.entries(tagObject as Record<string, unknown>)) {
+        if (typeof tv !== 'string' || tv === '') fail(`tag '${clip(k)}' must have a non-empty string value, found ${describe(tv)}`);
+        tags.push([k, tv as string]);
       }
+      // The interface document: a point has "one or more tag pairs".
+      if (tags.length === 0) fail("'tags' must hold at least one tag");
       field.value = v;
       out.add(metric as string, tags, ts as bigint, fields);
     } catch (e) {

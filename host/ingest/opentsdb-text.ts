@@ -59,7 +59,8 @@ function skipToken(text: string, i: number, end: number): number {
 /** The `k=v` pairs of a line's tag text, or what is wrong with them. */
 function parseTags(text: string): Tags | string {
   const tags: Tags = [];
-  if (text === '') return tags;
+  // The interface document: "one or more tag pairs".
+  if (text === '') return 'expected at least one tag <tagk>=<tagv> after the value';
   for (const pair of text.split(SEPARATOR)) {
     const eq = pair.indexOf('=');
     if (eq <= 0 || eq === pair.length - 1) return `invalid tag '${clip(pair)}', expected <tagk>=<tagv>`;

@@ -41,7 +41,7 @@ const TARGETS: Target[] = [
   },
   {
     name: 'OpenTSDB JSON',
-    samples: [utf8('[{"metric":"m","timestamp":1700000000,"value":1,"tags":{"h":"a"}},{"metric":"n","timestamp":"1","value":"2.5"}]')],
+    samples: [utf8('[{"metric":"m","timestamp":1700000000,"value":1,"tags":{"h":"a"}},{"metric":"n","timestamp":"1","value":"2.5","tags":{"h":"b"}}]')],
     parse: (b) => parseOpenTsdbJson(b, { precision: undefined, dbUnit: 'ns' }).batches,
   },
   {

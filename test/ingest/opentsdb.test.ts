@@ -50,14 +50,16 @@ describe('OpenTSDB text', () => {
     expect(text('m -1700000000123456 1 k=a', { precision: 'us', dbUnit: 'ms' })[0]!.time).toBe(-1_700_000_000_123n);
   });
 
-  it('accepts a point without tags and an empty body', () => {
-    expect(text('m 1 1')).toEqual([{ table: 'm', time: S, value: 1 }]);
+  it('accepts an empty body', () => {
     expect(parseOpenTsdbText(utf8(''), AUTO)).toEqual([]);
     expect(parseOpenTsdbText(utf8('\n\n'), AUTO)).toEqual([]);
   });
 
   const rejected: Array<[string, string, string, OpenTsdbOptions?]> = [
     ['m 1 1 k=a\nm 2', '040010', "line 2: expected '<metric> <timestamp> <value> <tagk>=<tagv>...', found 'm 2'"],
+    // The interface document: a point has "one or more tag pairs", as OpenTSDB requires.
+    ['m 1 1 k=a\nm 2 2', '040010', 'line 2: expected at least one tag <tagk>=<tagv> after the value'],
+    ['put m 1 1   ', '040010', 'line 1: expected at least one tag <tagk>=<tagv> after the value'],
     ['m x 1 k=a', '040010', "line 1: invalid timestamp 'x', expected an integer"],
     ['m 1.5 1 k=a', '040010', "line 1: invalid timestamp '1.5', expected an integer"],
     ['m 17000000001234 1 k=a', '040010', 'line 1: timestamp \'17000000001234\' has 14 digits; without a precision parameter OpenTSDB timestamps are seconds (up to 10 digits) or milliseconds (13 digits)'],
@@ -86,14 +88,14 @@ describe('OpenTSDB JSON', () => {
     expect(json('{"metric":"sys.cpu","timestamp":1700000000,"value":42.5,"tags":{"host":"a"},"extra":1}')).toEqual([
       { table: 'sys.cpu', time: 1700000000n * S, host: 'a', value: 42.5 },
     ]);
-    expect(json('[{"metric":"m","timestamp":"1700000000123","value":"1.5","tags":{"a":"1","b":"2"}},{"metric":"m","timestamp":1,"value":-2}]')).toEqual([
-      { table: 'm', time: S, value: -2 },
+    expect(json('[{"metric":"m","timestamp":"1700000000123","value":"1.5","tags":{"a":"1","b":"2"}},{"metric":"m","timestamp":1,"value":-2,"tags":{"a":"0"}}]')).toEqual([
+      { table: 'm', time: S, a: '0', value: -2 },
       { table: 'm', time: 1_700_000_000_123_000_000n, a: '1', b: '2', value: 1.5 },
     ]);
   });
 
   it('counts the data points', () => {
-    expect(parseOpenTsdbJson(utf8('[{"metric":"m","timestamp":1,"value":1},{"metric":"m","timestamp":2,"value":2}]'), AUTO).points).toBe(2);
+    expect(parseOpenTsdbJson(utf8('[{"metric":"m","timestamp":1,"value":1,"tags":{"k":"a"}},{"metric":"m","timestamp":2,"value":2,"tags":{"k":"a"}}]'), AUTO).points).toBe(2);
     expect(parseOpenTsdbJson(utf8('[]'), AUTO)).toEqual({ batches: [], points: 0 });
   });
 
@@ -104,7 +106,9 @@ describe('OpenTSDB JSON', () => {
     ['{"timestamp":1,"value":1}', '040011', "data point: 'metric' must be a non-empty string, found nothing"],
     ['{"metric":"m","value":1}', '040011', "data point: 'timestamp' must be an integer, found nothing"],
     ['{"metric":"m","timestamp":1.5,"value":1}', '040011', "data point: 'timestamp' must be an integer, found number 1.5"],
-    ['[{"metric":"m","timestamp":1,"value":1},{"metric":"m","timestamp":1}]', '040011', "data point 1: 'value' must be a number, found nothing"],
+    ['[{"metric":"m","timestamp":1,"value":1,"tags":{"k":"a"}},{"metric":"m","timestamp":1}]', '040011', "data point 1: 'value' must be a number, found nothing"],
+    ['{"metric":"m","timestamp":1,"value":1}', '040011', "data point: 'tags' must be an object, found nothing"],
+    ['{"metric":"m","timestamp":1,"value":1,"tags":{}}', '040011', "data point: 'tags' must hold at least one tag"],
     ['{"metric":"m","timestamp":1,"value":null}', '040011', "data point: 'value' must be a number, found null"],
     ['{"metric":"m","timestamp":1,"value":"abc"}', '040011', 'data point: \'value\' must be a number, found string "abc"'],
     ['{"metric":"m","timestamp":1,"value":1,"tags":[]}', '040011', "data point: 'tags' must be an object, found an array"],

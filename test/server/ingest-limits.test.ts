@@ -34,9 +34,9 @@ const ROUTES: Route[] = [
   {
     path: '/api/v1/opentsdb/put',
     headers: {},
-    body: (n) => Buffer.from(`[${pad((i) => `{"metric":"m","timestamp":${i + 1},"value":1},`, n - 40)}{"metric":"m","timestamp":1,"value":1}]`),
+    body: (n) => Buffer.from(`[${pad((i) => `{"metric":"m","timestamp":${i + 1},"value":1,"tags":{"k":"v"}},`, n - 57)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`),
     style: 'empty',
-    bomb: Buffer.from(`[${pad(() => '{"metric":"m","timestamp":1,"value":1},', BOMB)}{"metric":"m","timestamp":1,"value":1}]`),
+    bomb: Buffer.from(`[${pad(() => '{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}},', BOMB)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`),
   },
   { path: '/api/v1/es/_bulk?table=t&log_type=ndjson', headers: {}, body: (n) => pad((i) => `{"v":${i}}\n`, n), style: 'json', bomb: pad(() => '{"v":1}\n', BOMB) },
   {
