@@ -61,7 +61,24 @@ let actionN: usize = 0;
 /** Tag columns: (name pointer u32, name length u32, stamp u32, pad) each. */
 let tagList: usize = 0;
 let tagCount: u32 = 0;
-let nowTs: i64 = 0;
+/** The time of documents without one, in ns: the k-th of the request's gets nowNs + k (host/ingest/log-documents.ts LogOptions.nowNs). */
+let nowNs: i64 = 0;
+/** The request's documents without a time so far (kept across windows; json_scan resets it). */
+let timeless: i64 = 0;
+
+/** Starts a request: its first document without a time gets nowNs itself. */
+export function beginTimeless(): void {
+  timeless = 0;
+}
+
+/** The documents without a time so far, to scan a window again from where it started. */
+export function timelessCount(): i64 {
+  return timeless;
+}
+
+export function setTimelessCount(n: i64): void {
+  timeless = n;
+}
 let tsMul: i64 = 1;
 let tsDiv: i64 = 1;
 let maxBatchBytes: u64 = 0;
@@ -83,7 +100,7 @@ export function configure(
   actionN = actionLen;
   tagList = tagTable;
   tagCount = tagsCount;
-  nowTs = now;
+  nowNs = now;
   tsMul = mul;
   tsDiv = div;
   maxBatchBytes = maxBytes;
@@ -247,7 +264,7 @@ function scanDocument(p: usize): usize {
   serial = rowCount;
   valueCount = 0;
   hasTime = false;
-  rowTs = nowTs;
+  rowTs = 0;
   pending.len = 0;
   tags.len = 0;
   const rowAt = openRow();
@@ -266,6 +283,8 @@ function scanDocument(p: usize): usize {
       return FAIL;
     }
   }
+  // Counted only here, where the row is kept: a document that fails, or goes to the next batch, is scanned again.
+  if (!hasTime && !toDbUnit(nowNs + timeless++)) return FAIL;
   commitRow(rowAt, sid, rowTs, valueCount);
   return p + 1;
 }
@@ -565,6 +584,11 @@ function timeLeaf(type: u8): bool {
   } else {
     return false;
   }
+  return toDbUnit(ns);
+}
+
+/** rowTs = `ns` in the database precision; false when it overflows. */
+function toDbUnit(ns: i64): bool {
   if (tsMul != 1) {
     if (ns > i64.MAX_VALUE / tsMul || ns < i64.MIN_VALUE / tsMul) return false;
     rowTs = ns * tsMul;

@@ -12,7 +12,7 @@ import { ValueType } from '../core/write-batch.js';
 import { clip, describe, locate } from './parse-errors.js';
 import { parseRfc3339Ns } from './rfc3339.js';
 import { RowBatcher, type FieldInput } from './row-batcher.js';
-import { nowInUnit, TimestampConverter } from './timestamps.js';
+import { TimestampConverter } from './timestamps.js';
 
 export interface LogOptions {
   table: string;
@@ -21,8 +21,13 @@ export interface LogOptions {
   /** Columns stored as tags; every other column is a field. */
   tagColumns: ReadonlySet<string>;
   dbUnit: TimeUnit;
-  /** The request's clock, for documents without a time. */
-  nowMs: number;
+  /**
+   * The time of the request's documents without one, in ns: the k-th such document (from 0)
+   * gets `nowNs + k` (in the database precision). Distinct times keep documents of one series
+   * apart (the same time merges them into one row); the server takes each request's from a
+   * clock that never repeats a range (server/log-clock.ts).
+   */
+  nowNs: bigint;
 }
 
 /** Nesting levels a document may have (objects and arrays). */
@@ -44,7 +49,8 @@ export class LogRowWriter {
   readonly #opts: LogOptions;
   readonly #out = new RowBatcher();
   readonly #toDb: TimestampConverter;
-  readonly #now: bigint;
+  /** Documents without a time so far (LogOptions.nowNs). */
+  #timeless = 0n;
   // Scratch state of the document being added, reused across documents: the batch builder copies
   // what it keeps, and allocation per column was a fifth of the time in the profile.
   // Overwritten up to the counts, never emptied: `length = 0` drops an array's storage, and
@@ -63,7 +69,6 @@ export class LogRowWriter {
   constructor(options: LogOptions) {
     this.#opts = options;
     this.#toDb = new TimestampConverter('ns', options.dbUnit);
-    this.#now = nowInUnit(options.nowMs, options.dbUnit);
   }
 
   get rowCount(): number {
@@ -119,7 +124,7 @@ export class LogRowWriter {
     if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
-    this.#out.add(this.#opts.table, this.#tags, this.#ts ?? this.#now, this.#fields);
+    this.#out.add(this.#opts.table, this.#tags, this.#ts ?? this.#toDb.convert(this.#opts.nowNs + this.#timeless++), this.#fields);
   }
 
   #field(name: string, type: FieldInput['type'], value: FieldInput['value']): void {

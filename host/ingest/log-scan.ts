@@ -11,12 +11,11 @@ import { unitConversion } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import type { LogOptions } from './log-documents.js';
 import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
-import { nowInUnit } from './timestamps.js';
 
 interface JsonLogExports {
   json_input(capacity: number): number;
   json_config(capacity: number): number;
-  json_scan(ptr: number, len: number, flags: number, configLen: number, nowTs: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
+  json_scan(ptr: number, len: number, flags: number, configLen: number, nowNs: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
   json_result(): number;
 }
 
@@ -58,13 +57,12 @@ export class LogScanner {
     const configLen = this.#configure(options, action);
     if (configLen === undefined) return undefined;
     const conv = unitConversion('ns', options.dbUnit);
-    const now = nowInUnit(options.nowMs, options.dbUnit);
     const bulk = action === undefined ? 0 : FLAG_BULK;
     return scanInWindows(this.#core, body, this.#windowBytes, {
       name: 'json',
       input: (n) => x.json_input(n),
       scan: (ptr, n, first, last) =>
-        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, now, conv.multiplier, conv.divisor, this.#maxBatchBytes),
+        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, options.nowNs, conv.multiplier, conv.divisor, this.#maxBatchBytes),
       result: () => x.json_result(),
     });
   }

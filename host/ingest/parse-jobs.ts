@@ -28,7 +28,8 @@ export interface LogJob {
   timeColumn: string;
   tagColumns: string[];
   dbUnit: TimeUnit;
-  nowMs: number;
+  /** LogOptions.nowNs. */
+  nowNs: bigint;
 }
 
 /** Bulk actions in ParseResult.actions, one byte a document. */
@@ -79,5 +80,5 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
 }
 
 function logOptions(job: LogJob): LogOptions {
-  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, nowMs: job.nowMs };
+  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, nowNs: job.nowNs };
 }

@@ -3,7 +3,7 @@
 // 64-bit range (422 020012) instead of wrapping around. Runtime-agnostic.
 
 import { UserError } from '../core/errors.js';
-import { NANOS_PER, unitConversion, type TimeUnit } from '../core/precision.js';
+import { unitConversion, type TimeUnit } from '../core/precision.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -37,9 +37,4 @@ export class TimestampConverter {
 
 function overflow(ts: bigint, unit: TimeUnit): UserError {
   return new UserError('timestampOverflow', `timestamp ${ts} (${unit}) is out of range when converted to the database precision`);
-}
-
-/** `nowMs` in `unit` (truncated). */
-export function nowInUnit(nowMs: number, unit: TimeUnit): bigint {
-  return (BigInt(Math.trunc(nowMs)) * 1_000_000n) / NANOS_PER[unit];
 }

@@ -6,6 +6,7 @@ import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Storage } from '../storage/storage.js';
 import { Authenticator } from './auth.js';
 import { Budget } from './limits.js';
+import { LogClock } from './log-clock.js';
 import type { Parsers } from './parse-pool.js';
 import { QueryRegistry } from './query-registry.js';
 import { TenantLimits } from './tenant-limits.js';
@@ -30,6 +31,8 @@ export interface Services {
   usage: UsageMetrics;
   /** The clock in milliseconds since the epoch. */
   nowMs: () => number;
+  /** The times of log documents without one (log-clock.ts). */
+  logClock: LogClock;
 }
 
 /** What the services are built around; the rest comes from `config`. */
@@ -56,5 +59,6 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     runningQueries: new QueryRegistry(Date.now),
     usage: parts.usage,
     nowMs: Date.now,
+    logClock: new LogClock(Date.now),
   };
 }

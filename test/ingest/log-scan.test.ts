@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 const NOW_MS = 1_700_000_000_123;
-const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ table: 'logs', timeColumn: 'time', tagColumns: new Set(['host', 'svc.name']), dbUnit: 'ns', nowMs: NOW_MS, ...o });
+const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ table: 'logs', timeColumn: 'time', tagColumns: new Set(['host', 'svc.name']), dbUnit: 'ns', nowNs: BigInt(NOW_MS) * 1_000_000n, ...o });
 const OPTIONS: LogOptions[] = [
   opts(),
   opts({ dbUnit: 'ms' }),
@@ -73,7 +73,7 @@ describe('JSON logs in Wasm', () => {
         const want = reference(body, o);
         if (refused(want)) continue; // e.g. a name the options make a tag given a non-string
         const got = scanner.scan(body, o);
-        expect(got, `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns] })}`).toBeDefined();
+        expect(got, `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], nowNs: String(o.nowNs) })}`).toBeDefined();
         expect(hex(got!.batches), text).toEqual(hex(want));
       }
     }
@@ -210,6 +210,19 @@ describe('JSON logs in Wasm', () => {
     expect(rowsOf(new LogScanner(core, { windowBytes: 64 }).scan(long, opts())!.batches)).toEqual(rowsOf(parseNdjson(long, opts())));
   });
 
+  it('gives documents without a time the request time plus their count, across windows and batches, as the reference', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 2000; i++) lines.push(i % 7 === 3 ? `{"time":${i},"v":${i}}\n` : `{"v":${i}}\n`);
+    const body = utf8(lines.join(''));
+    const got = new LogScanner(core, { windowBytes: 500, maxBatchBytes: 2048 }).scan(body, opts())!;
+    expect(got.batches.length).toBeGreaterThan(10);
+    const rows = rowsOf(got.batches);
+    expect(rows).toEqual(rowsOf(parseNdjson(body, opts())));
+    const timeless = rows.filter((r) => Number(r.v) % 7 !== 3).map((r) => r.time);
+    expect(new Set(timeless).size).toBe(timeless.length);
+    expect(timeless.every((t) => (t as bigint) >= opts().nowNs && (t as bigint) < opts().nowNs + 2000n)).toBe(true);
+  });
+
   it('puts a wide document after many narrow ones into the next batch, which its columns would have overfilled', () => {
     const wide = `{${Array.from({ length: 200 }, (_, i) => `"k${i}":${i}`).join(',')}}\n`;
     for (const text of ['{"host":"a","v":1}\n'.repeat(300) + wide + '{"host":"b","w":2}\n'.repeat(50), wide + '{"host":"a","v":1}\n'.repeat(300)]) {
@@ -245,7 +258,7 @@ describe('JSON logs in Wasm', () => {
       const want = reference(body, o);
       for (const s of [scanner, small]) {
         const got = s.scan(body, o);
-        const what = `${JSON.stringify(Buffer.from(body).toString('latin1'))} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns] })}`;
+        const what = `${JSON.stringify(Buffer.from(body).toString('latin1'))} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], nowNs: String(o.nowNs) })}`;
         if (refused(want)) {
           expect(got, what).toBeUndefined();
           continue;

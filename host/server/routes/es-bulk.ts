@@ -53,9 +53,9 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
           request,
           target,
           { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
-          ({ body, dbUnit, nowMs, services }) => {
+          ({ body, dbUnit, services }) => {
             const format = logType === 'loki' ? (protobufBody ? 'loki-protobuf' : 'loki-json') : logType;
-            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, nowMs }, body);
+            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, nowNs: services.logClock.reserve(body.length) }, body);
           },
         );
         if (logType !== 'bulk') return h.response().code(200);
