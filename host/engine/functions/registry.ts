@@ -12,6 +12,7 @@ import { GAUGE_ACCESSORS, STATE_ACCESSORS } from './time-series-accessors.js';
 import { TIME_SERIES_AGGREGATES } from './time-series-aggregates.js';
 import { DATA_REPAIR_AGGREGATES } from './data-repair-aggregates.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from './function-types.js';
+import { ARRAY_FUNCTIONS } from './scalar-array.js';
 import { CONDITIONAL_FUNCTIONS } from './scalar-conditional.js';
 import { SESSION_FUNCTIONS } from './scalar-session.js';
 import { MATH_FUNCTIONS } from './scalar-math.js';
@@ -26,7 +27,7 @@ import { WINDOW_FUNCTIONS } from './window-functions.js';
 export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 
 const SCALARS = new Map<string, ScalarFunction>();
-for (const f of [...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
+for (const f of [...ARRAY_FUNCTIONS, ...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
 // CnosDB's UDFs keep their mixed-case names (`ST_Area`) in errors and columns; calls match any case.
 for (const f of GEOMETRY_FUNCTIONS) SCALARS.set(f.name.toLowerCase(), f);

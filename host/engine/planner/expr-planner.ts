@@ -289,7 +289,8 @@ export class ExprPlanner {
       case 'index':
         throw notImplemented('indexing into arrays');
       case 'array':
-        throw notImplemented('array literals');
+        // `[a, b]` is make_array(a, b), as in DataFusion (display-name.ts names it so).
+        return this.callScalar('make_array', e.items.map((x) => this.plan(x)));
       case 'extract':
         return this.callScalar('date_part', [lit(e.field.toLowerCase(), UTF8), this.plan(e.expr)]);
       case 'position':

@@ -185,7 +185,7 @@ const errors: { sql: string; message: string }[] = [
   // Aggregates are suggested as CnosDB's DataFusion displays them: upper case.
   { sql: "SELECT map('k', 'v') FROM cpu", message: "Datafusion: Error during planning: Invalid function 'map'.\nDid you mean 'MAX'?" },
   // A DataFusion function this engine lacks is refused as such, not "corrected" to its own name.
-  { sql: 'SELECT make_array(1, 2) FROM cpu', message: 'This feature is not implemented: function make_array' },
+  { sql: 'SELECT array_remove([1, 2], 1) FROM cpu', message: 'This feature is not implemented: function array_remove' },
   { sql: "SELECT time_window(time, '0.5ms') FROM cpu", message: 'Datafusion: Error during planning: Invalid time_window parameter: the window must be between 1ms and 365d' },
   { sql: 'SELECT * FROM cpu LIMIT -1', message: 'Datafusion: Error during planning: LIMIT must not be negative' },
   // An IN list in a name shows its items in Expr's Debug form (DataFusion 27's quirk).
