@@ -203,7 +203,9 @@ function stateAgg(name: 'state_agg' | 'compact_state_agg'): AggregateFunction {
           e.nanos += d.nanos;
           e.periods.push({ start_time: (pts[i]![0] as bigint) / per, end_time: (pts[i + 1]![0] as bigint) / per });
         }
-        if (pts.length > 0) {
+        // Not for a state_agg of one record: with no period at all it would read as compact
+        // (time-series-accessors.ts isCompact), and state_at and duration_in from a start refuse that.
+        if (pts.length > (compact ? 0 : 1)) {
           const state = pts[pts.length - 1]![1]!;
           const key = typeof state === 'bigint' ? `${state}n` : state;
           if (!entries.has(key)) entries.set(key, { state, days: 0, nanos: 0n, periods: [] });

@@ -90,6 +90,13 @@ INSERT INTO states VALUES ('2020-01-01 10:00:00', 'starting'), ('2020-01-01 10:3
     expect(full).toContain(`{state: stopping, duration: ${d(0, 0, 0)}}`);
     expect(full).not.toContain('{state: stopping, periods');
     expect((await st.run("SELECT duration_in(state_agg(time, state), 'stopping'), state_at(state_agg(time, state), TIMESTAMP '2020-01-05 12:00:00') FROM states")).rows).toEqual([`${d(0, 0, 0)} | NULL`]);
+ 
+    // A group of one record is no compact aggregate to the accessors.
+    await st.exec("CREATE TABLE one (state STRING, TAGS(h));\nINSERT INTO one (time, h, state) VALUES ('2020-01-01 10:00:00', 'a', 'x'), ('2020-01-01 11:00:00', 'a', 'y'), ('2020-01-01 10:00:00', 'b', 'x')");
+    expect((await st.run("SELECT h, state_at(state_agg(time, state), TIMESTAMP '2020-01-01 10:00:00'), duration_in(state_agg(time, state), 'x', TIMESTAMP '2020-01-01 00:00:00') FROM one GROUP BY h ORDER BY h")).rows).toEqual([
+      `a | x | ${d(0, 1, 0)}`,
+      `b | NULL | ${d(0, 0, 0)}`,
+    ]);
   });
 
   it('reads gauge_agg of a millisecond table in milliseconds', async () => {
