@@ -49,7 +49,7 @@ export function json_result(): usize {
  * an action whose document is in the next window), 1 (BAIL: a document the host's reference
  * parser must judge), or -1 for invalid arguments.
  */
-export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, nowNs: i64, tsMultiplier: i64, tsDivisor: i64, maxBatchBytes: u32): i32 {
+export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, nowTs: i64, tsMultiplier: i64, tsDivisor: i64, maxBatchBytes: u32): i32 {
   if (!inWindow(input, ptr, len)) return -1;
   if (flags > 7 || configLen > config.cap) return -1;
   if (tsMultiplier < 1 || tsDivisor < 1 || (tsMultiplier != 1 && tsDivisor != 1)) return -1;
@@ -99,7 +99,7 @@ export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, 
   ensureCapacity(unescaped, len + 16);
   const last = (flags & FLAG_LAST) != 0;
   const bulk = (flags & FLAG_BULK) != 0;
-  configure(ptr, last, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowNs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
+  configure(ptr, last, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowTs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
   beginBatch();
   beginRows();
   beginScan();
@@ -109,7 +109,7 @@ export function json_scan(ptr: usize, len: usize, flags: u32, configLen: usize, 
     // again from the documents before it (rare: a wide document after many narrow ones).
     const cut = stopped;
     setTimelessCount(timelessAtStart);
-    configure(ptr, true, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowNs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
+    configure(ptr, true, bulk, tableP, tableN, timeP, timeN, actionP, actionN, tagTable, tagCount, nowTs, tsMultiplier, tsDivisor, maxBatchBytes, unescaped.base);
     beginBatch();
     beginRows();
     beginScan();

@@ -61,12 +61,12 @@ let actionN: usize = 0;
 /** Tag columns: (name pointer u32, name length u32, stamp u32, pad) each. */
 let tagList: usize = 0;
 let tagCount: u32 = 0;
-/** The time of documents without one, in ns: the k-th of the request's gets nowNs + k (host/ingest/log-documents.ts LogOptions.nowNs). */
-let nowNs: i64 = 0;
+/** The time of documents without one, in the database precision: the k-th of the request's gets nowTs + k (host/ingest/log-documents.ts LogOptions.now). */
+let nowTs: i64 = 0;
 /** The request's documents without a time so far (kept across windows; json_scan resets it). */
 let timeless: i64 = 0;
 
-/** Starts a request: its first document without a time gets nowNs itself. */
+/** Starts a request: its first document without a time gets nowTs itself. */
 export function beginTimeless(): void {
   timeless = 0;
 }
@@ -100,7 +100,7 @@ export function configure(
   actionN = actionLen;
   tagList = tagTable;
   tagCount = tagsCount;
-  nowNs = now;
+  nowTs = now;
   tsMul = mul;
   tsDiv = div;
   maxBatchBytes = maxBytes;
@@ -284,7 +284,7 @@ function scanDocument(p: usize): usize {
     }
   }
   // Counted only here, where the row is kept: a document that fails, or goes to the next batch, is scanned again.
-  if (!hasTime && !toDbUnit(nowNs + timeless++)) return FAIL;
+  if (!hasTime) rowTs = nowTs + timeless++;
   commitRow(rowAt, sid, rowTs, valueCount);
   return p + 1;
 }

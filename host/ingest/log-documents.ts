@@ -22,12 +22,12 @@ export interface LogOptions {
   tagColumns: ReadonlySet<string>;
   dbUnit: TimeUnit;
   /**
-   * The time of the request's documents without one, in ns: the k-th such document (from 0)
-   * gets `nowNs + k` (in the database precision). Distinct times keep documents of one series
-   * apart (the same time merges them into one row); the server takes each request's from a
-   * clock that never repeats a range (server/log-clock.ts).
+   * The time of the request's documents without one, in the database precision: the k-th such
+   * document (from 0) gets `now + k`. Distinct times keep documents of one series apart (the
+   * same time makes them one row); the server takes each request's from a clock that never
+   * gives out a time twice (server/log-clock.ts).
    */
-  nowNs: bigint;
+  now: bigint;
 }
 
 /** Nesting levels a document may have (objects and arrays). */
@@ -49,7 +49,7 @@ export class LogRowWriter {
   readonly #opts: LogOptions;
   readonly #out = new RowBatcher();
   readonly #toDb: TimestampConverter;
-  /** Documents without a time so far (LogOptions.nowNs). */
+  /** Documents without a time so far (LogOptions.now). */
   #timeless = 0n;
   // Scratch state of the document being added, reused across documents: the batch builder copies
   // what it keeps, and allocation per column was a fifth of the time in the profile.
@@ -124,7 +124,7 @@ export class LogRowWriter {
     if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
-    this.#out.add(this.#opts.table, this.#tags, this.#ts ?? this.#toDb.convert(this.#opts.nowNs + this.#timeless++), this.#fields);
+    this.#out.add(this.#opts.table, this.#tags, this.#ts ?? this.#opts.now + this.#timeless++, this.#fields);
   }
 
   #field(name: string, type: FieldInput['type'], value: FieldInput['value']): void {

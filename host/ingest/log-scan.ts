@@ -15,7 +15,7 @@ import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 interface JsonLogExports {
   json_input(capacity: number): number;
   json_config(capacity: number): number;
-  json_scan(ptr: number, len: number, flags: number, configLen: number, nowNs: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
+  json_scan(ptr: number, len: number, flags: number, configLen: number, now: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
   json_result(): number;
 }
 
@@ -62,7 +62,7 @@ export class LogScanner {
       name: 'json',
       input: (n) => x.json_input(n),
       scan: (ptr, n, first, last) =>
-        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, options.nowNs, conv.multiplier, conv.divisor, this.#maxBatchBytes),
+        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, options.now, conv.multiplier, conv.divisor, this.#maxBatchBytes),
       result: () => x.json_result(),
     });
   }

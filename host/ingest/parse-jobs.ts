@@ -28,8 +28,8 @@ export interface LogJob {
   timeColumn: string;
   tagColumns: string[];
   dbUnit: TimeUnit;
-  /** LogOptions.nowNs. */
-  nowNs: bigint;
+  /** LogOptions.now. */
+  now: bigint;
 }
 
 /** Bulk actions in ParseResult.actions, one byte a document. */
@@ -80,5 +80,5 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
 }
 
 function logOptions(job: LogJob): LogOptions {
-  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, nowNs: job.nowNs };
+  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
 }

@@ -106,7 +106,7 @@ function lines(make: (i: number) => string): Uint8Array {
 
 /** One body of every format a parse job takes, with its job. */
 export function warmupJobs(nowMs: number): WarmupJob[] {
-  const log = { table: TABLE, timeColumn: 'time', tagColumns: ['host'], dbUnit: 'ns' as const, nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n };
+  const log = { table: TABLE, timeColumn: 'time', tagColumns: ['host'], dbUnit: 'ns' as const, now: BigInt(Math.trunc(nowMs)) * 1_000_000n };
   const spans = spanObjects();
   const streams = [0, 1].map((s) => ({ job: `job-${s}`, lines: Array.from({ length: ROWS / 2 }, (_, i) => [String((T0_S + i) * 1e9), `line ${i} of ${s}`]) }));
   const lokiJson = { streams: streams.map((s) => ({ stream: { job: s.job }, values: s.lines })) };

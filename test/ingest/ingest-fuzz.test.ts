@@ -15,7 +15,7 @@ import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from '../../h
 import { parsePromRead, parsePromWrite, PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
 import { mutate, rng, utf8 } from './ingest-support.js';
 
-const LOG: LogOptions = { table: 'logs', timeColumn: 'time', tagColumns: new Set(['host']), dbUnit: 'ns', nowNs: 1_700_000_000_000_000_000n };
+const LOG: LogOptions = { table: 'logs', timeColumn: 'time', tagColumns: new Set(['host']), dbUnit: 'ns', now: 1_700_000_000_000_000_000n };
 const TEXT_ALPHABET = ' \n\r\t=,.:-+e0123456789{}[]"\\nulltruefalseput';
 
 const OTLP_SAMPLE = JSON.stringify({

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 const NOW_MS = 1_700_000_000_123;
-const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ table: 'logs', timeColumn: 'time', tagColumns: new Set(['host', 'svc.name']), dbUnit: 'ns', nowNs: BigInt(NOW_MS) * 1_000_000n, ...o });
+const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ table: 'logs', timeColumn: 'time', tagColumns: new Set(['host', 'svc.name']), dbUnit: 'ns', now: BigInt(NOW_MS) * 1_000_000n, ...o });
 const OPTIONS: LogOptions[] = [
   opts(),
   opts({ dbUnit: 'ms' }),
@@ -73,7 +73,7 @@ describe('JSON logs in Wasm', () => {
         const want = reference(body, o);
         if (refused(want)) continue; // e.g. a name the options make a tag given a non-string
         const got = scanner.scan(body, o);
-        expect(got, `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], nowNs: String(o.nowNs) })}`).toBeDefined();
+        expect(got, `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], now: String(o.now) })}`).toBeDefined();
         expect(hex(got!.batches), text).toEqual(hex(want));
       }
     }
@@ -220,7 +220,7 @@ describe('JSON logs in Wasm', () => {
     expect(rows).toEqual(rowsOf(parseNdjson(body, opts())));
     const timeless = rows.filter((r) => Number(r.v) % 7 !== 3).map((r) => r.time);
     expect(new Set(timeless).size).toBe(timeless.length);
-    expect(timeless.every((t) => (t as bigint) >= opts().nowNs && (t as bigint) < opts().nowNs + 2000n)).toBe(true);
+    expect(timeless.every((t) => (t as bigint) >= opts().now && (t as bigint) < opts().now + 2000n)).toBe(true);
   });
 
   it('puts a wide document after many narrow ones into the next batch, which its columns would have overfilled', () => {
@@ -258,7 +258,7 @@ describe('JSON logs in Wasm', () => {
       const want = reference(body, o);
       for (const s of [scanner, small]) {
         const got = s.scan(body, o);
-        const what = `${JSON.stringify(Buffer.from(body).toString('latin1'))} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], nowNs: String(o.nowNs) })}`;
+        const what = `${JSON.stringify(Buffer.from(body).toString('latin1'))} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], now: String(o.now) })}`;
         if (refused(want)) {
           expect(got, what).toBeUndefined();
           continue;

@@ -12,6 +12,7 @@ import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 import { jsonBody } from '../json-body.js';
+import { lineCount } from '../log-clock.js';
 
 type LogType = 'bulk' | 'ndjson' | 'loki';
 
@@ -55,7 +56,9 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
           { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
           ({ body, dbUnit, services }) => {
             const format = logType === 'loki' ? (protobufBody ? 'loki-protobuf' : 'loki-json') : logType;
-            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, nowNs: services.logClock.reserve(body.length) }, body);
+            // Loki entries carry their own times; bulk and NDJSON documents may not.
+            const now = services.logClock.reserve(dbUnit, logType === 'loki' ? 0 : lineCount(body));
+            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, now }, body);
           },
         );
         if (logType !== 'bulk') return h.response().code(200);
