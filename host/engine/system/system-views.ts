@@ -138,7 +138,8 @@ function findView(name: readonly string[], tenant: string): View | undefined {
 /**
  * The system database the system tenant lists beside its own: cluster_schema, with its views as
  * tables (a fresh CnosDB shows `cluster_schema, public, usage_schema` to root). Like any database,
- * only to those who may read it: admins.
+ * only to those who may read it (admins and the tenant's members; a custom role needs a grant);
+ * what its views show is another matter (system-info: users and tenants to admins only).
  */
 export function clusterSchemaFor(tenant: string): { name: string; tables: string[] } | undefined {
   return tenant === CLUSTER_TENANT ? { name: 'cluster_schema', tables: Object.keys(CLUSTER_SCHEMA).sort() } : undefined;
