@@ -56,7 +56,7 @@ describe('SqlEngine', () => {
   it('stops when the signal aborts, with the signal\'s reason', async () => {
     const db = await filled(300);
     const ac = new AbortController();
-    const r = await db.engine.run('SELECT count(*) FROM t a, t b, t c', db.session({ signal: ac.signal }));
+    const r = await db.engine.run('SELECT count(*) FROM t a JOIN t b ON true JOIN t c ON true', db.session({ signal: ac.signal }));
     setTimeout(() => ac.abort(new UserError('queryTimeout', 'query timeout')), 20);
     const err = await (async () => {
       if (r.kind === 'rows') for await (const _ of r.batches);
@@ -66,7 +66,7 @@ describe('SqlEngine', () => {
 
   it('streams a large result in bounded batches', async () => {
     const db = await filled(20_000);
-    const r = await db.engine.run('SELECT a.v FROM t a, (VALUES (1), (2), (3)) AS x (k)', db.session());
+    const r = await db.engine.run('SELECT a.v FROM t a JOIN (VALUES (1), (2), (3)) AS x (k) ON true', db.session());
     let rows = 0;
     let largest = 0;
     if (r.kind === 'rows') {

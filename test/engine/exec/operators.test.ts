@@ -18,7 +18,7 @@ const cases: [string, string[]][] = [
   ['SELECT l.k, r.k, v, w FROM l FULL JOIN r ON l.k = r.k ORDER BY v NULLS LAST, w', ['a | NULL | 1 | NULL', 'b | b | 2 | 20', 'c | c | 3 | 30', 'c | c | 3 | 31', 'NULL | NULL | 4 | NULL', 'NULL | d | NULL | 40', 'NULL | NULL | NULL | 50']],
   ['SELECT l.k, w FROM l JOIN r ON l.k = r.k AND w > 30', ['c | 31']],
   ['SELECT l.k, w FROM l LEFT JOIN r ON l.k = r.k AND w > 30 ORDER BY v', ['a | NULL', 'b | NULL', 'c | 31', 'NULL | NULL']],
-  ['SELECT count(*) FROM l, r', ['20']],
+  ['SELECT count(*) FROM l JOIN r ON true', ['20']],
   ['SELECT l.k, r.w FROM l JOIN r USING (k) ORDER BY w', ['b | 20', 'c | 30', 'c | 31']],
   // A USING column may be named bare (the left side's, as in DataFusion), and SELECT * shows it once.
   ['SELECT k, w FROM l JOIN r USING (k) WHERE k <> \'b\' ORDER BY w', ['c | 30', 'c | 31']],

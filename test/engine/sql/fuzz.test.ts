@@ -47,7 +47,7 @@ function generator(random: () => number) {
     }
   };
   return (): string => {
-    const from = pick(['t', 't AS x', 't a JOIN t b ON a.g = b.g', 't a LEFT JOIN t b ON a.g = b.g AND a.v < b.v', 't a FULL JOIN t b ON a.v = b.v', 't a RIGHT JOIN t b ON a.g = b.g', 't a CROSS JOIN t b', '(SELECT g, count(*) AS v, max(d) AS d, min(s) AS s, max(time) AS time, bool_and(b) AS b FROM t GROUP BY g) AS t', '(SELECT * FROM t UNION ALL SELECT * FROM t) AS t', '(SELECT * FROM t ORDER BY time DESC LIMIT 2) AS t', 'c', 'nope']);
+    const from = pick(['t', 't AS x', 't a JOIN t b ON a.g = b.g', 't a LEFT JOIN t b ON a.g = b.g AND a.v < b.v', 't a FULL JOIN t b ON a.v = b.v', 't a RIGHT JOIN t b ON a.g = b.g', 't a JOIN t b ON true', 't a CROSS JOIN t b', '(SELECT g, count(*) AS v, max(d) AS d, min(s) AS s, max(time) AS time, bool_and(b) AS b FROM t GROUP BY g) AS t', '(SELECT * FROM t UNION ALL SELECT * FROM t) AS t', '(SELECT * FROM t ORDER BY time DESC LIMIT 2) AS t', 'c', 'nope']);
     const base = ['time', 'g', 'v', 'd', 's', 'b'];
     quals = from.startsWith('t a') ? ['a', 'b'] : from === 't AS x' ? ['x'] : from === 'c' ? ['c'] : ['t'];
     cols = from.startsWith('t a') ? base.flatMap((c) => [`a.${c}`, `b.${c}`]) : [...base, ...base.map((c) => `${quals[0]}.${c}`)];
