@@ -2,7 +2,8 @@
 // projections (column references replaced by the expressions they name), aliases, sorts,
 // DISTINCT, unions, group keys of an aggregate and the matching side of a join, until they land
 // in the table scan, where time bounds and tag tests prune series and blocks before anything
-// is read. A comparison across the two sides of a cross join makes it an equi-join.
+// is read. A comparison across the two sides of a join without keys (`ON true`) makes it an
+// equi-join.
 
 import { anyExpr, columnsOf, conjunction, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
