@@ -34,8 +34,12 @@ function arity(name: string, argTypes: readonly DataType[], min: number, max = m
 /** The type an element argument is cast to: the list's item type (the element's own for a NULL list). */
 const elementType = (list: ListType, element: DataType): DataType => (list.item.id === 'Null' ? element : list.item);
 
-/** Element equality as SQL compares values of one type (numbers and bigints kept apart by the cast to the item type). */
-const same = (a: Scalar, b: Scalar): boolean => a === b || (a !== null && b !== null && typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
+/** Element equality of two values of the item type (both cast to it): lists element by element. */
+function same(a: Scalar, b: Scalar): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  return (a as Scalar[]).every((x, i) => same(x, (b as Scalar[])[i]!));
+}
 
 /** The number of nested list levels of a type. */
 function ndims(t: DataType): number {

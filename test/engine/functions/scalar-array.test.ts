@@ -13,6 +13,7 @@ const values: [string, string][] = [
   ['SELECT cardinality([[1, 2], [3]]), array_ndims([[1], [2]]), array_ndims([1]), array_dims([[1, 2, 3], [4, 5, 6]])', '3 | 2 | 1 | [2, 3]'],
   ['SELECT array_position([5, 6, 5], 5), array_position([5, 6, 5], 5, 2), array_position([1], 9), array_positions([5, 6, 5], 5)', '1 | 3 | NULL | [1, 3]'],
   ['SELECT array_has([1, 2], 2), array_has_all([1, 2, 3], [1, 3]), array_has_any([1, 2], [7, 8]), array_has(NULL, 1)', 'true | true | false | NULL'],
+  ['SELECT array_has([[1, 2], [3]], [3]), array_position([[1], [2]], [2]), array_has_any([[1]], [[2], [1]])', 'true | 2 | true'],
   ["SELECT array_to_string([1, 2, NULL, 3], ','), array_to_string([1.5, 2.0], '-'), array_to_string([['a', 'b'], ['c']], ''), trim_array([1, 2, 3], 1)", '1,2,3 | 1.5-2 | abc | [1, 2]'],
 ];
 
