@@ -17,6 +17,7 @@ import { BOOLEAN, type DataType } from '../types.js';
 import { castVector } from './cast.js';
 import { binaryKernel, compare, logical, negate } from './compute.js';
 import { outerKey, type ExecContext } from './exec-plan.js';
+import { checkIntegerRange } from './integer-range.js';
 
 export interface Evaluator {
   readonly type: DataType;
@@ -203,6 +204,8 @@ class Compiler {
         return this.compile(e.expr);
       case 'cast': {
         const inner = this.compile(e.expr);
+        const range = e.range;
+        if (range !== undefined) return { type, evaluate: (b) => checkIntegerRange(castVector(inner.evaluate(b), type, e.try), range, e.try) };
         return { type, evaluate: (b) => castVector(inner.evaluate(b), type, e.try) };
       }
       case 'binary': {

@@ -7,6 +7,7 @@ import type { IntervalValue, Scalar } from '../batch.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
 import { BOOLEAN, type DataType } from '../types.js';
 import type { LogicalPlan } from './logical-plan.js';
+import type { IntegerRange } from '../planner/sql-types.js';
 
 export type BinaryOperator =
   | 'AND' | 'OR'
@@ -46,7 +47,15 @@ export type LExpr =
   | { readonly kind: 'literal'; readonly value: Scalar; readonly type: DataType }
   | { readonly kind: 'alias'; readonly expr: LExpr; readonly name: string; readonly type: DataType }
   /** `implicit`: added by type coercion, not written (names, built before coercion, omit it). */
-  | { readonly kind: 'cast'; readonly expr: LExpr; readonly type: DataType; readonly try: boolean; readonly implicit?: boolean }
+  | {
+      readonly kind: 'cast';
+      readonly expr: LExpr;
+      readonly type: DataType;
+      readonly try: boolean;
+      readonly implicit?: boolean;
+      /** A CAST to a narrow integer type, computed as BIGINT: the range its values must lie in (planner/sql-types.ts). */
+      readonly range?: IntegerRange;
+    }
   | { readonly kind: 'binary'; readonly op: BinaryOperator; readonly left: LExpr; readonly right: LExpr; readonly type: DataType }
   | { readonly kind: 'not'; readonly expr: LExpr; readonly type: DataType }
   | { readonly kind: 'negative'; readonly expr: LExpr; readonly type: DataType }

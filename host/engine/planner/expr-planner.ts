@@ -22,7 +22,7 @@ import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
 import { arrowCastType } from './arrow-cast.js';
-import { castTargetType } from './sql-types.js';
+import { castTargetType, narrowIntegerRange } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { exprDisplayName } from '../sql/display-name.js';
 
@@ -273,8 +273,12 @@ export class ExprPlanner {
         return this.like(e);
       case 'case':
         return this.caseExpr(e);
-      case 'cast':
-        return this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try);
+      case 'cast': {
+        const cast = this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try);
+        const range = narrowIntegerRange(e.dataType);
+        // Computed as BIGINT: a cast of its own checks the narrow type's range (evaluate.ts).
+        return range === undefined ? cast : { kind: 'cast', expr: cast, type: cast.type, try: e.try, range };
+      }
       case 'function':
         return this.call(e);
       case 'subquery': {

@@ -1,6 +1,7 @@
 // SQL type names (CAST targets, CREATE TABLE columns) to engine types. CnosDB stores five field
 // types; CAST accepts DataFusion's wider set, mapped onto the types this engine computes with
-// (every integer width is BIGINT, every float width DOUBLE).
+// (every integer width is BIGINT, within the narrow type's range: narrowIntegerRange; every
+// float width DOUBLE).
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
@@ -9,6 +10,26 @@ import { ValueType } from '../../core/write-batch.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
+
+/** A narrow integer type computed as BIGINT (BIGINT UNSIGNED): its range and Arrow name. */
+export interface IntegerRange {
+  min: bigint;
+  max: bigint;
+  arrow: string;
+}
+
+const NARROW: Readonly<Record<string, [bits: bigint, name: string]>> = { TINYINT: [8n, 'Int8'], SMALLINT: [16n, 'Int16'], INT: [32n, 'Int32'], INTEGER: [32n, 'Int32'] };
+
+/**
+ * The range a CAST to TINYINT, SMALLINT or INT(EGER), signed or not, must land in: this engine
+ * computes them as BIGINT, but a value outside the type is DataFusion's cast error, not a value.
+ */
+export function narrowIntegerRange(t: AstType): IntegerRange | undefined {
+  const narrow = t.custom ? undefined : NARROW[t.name];
+  if (narrow === undefined) return undefined;
+  const [bits, name] = narrow;
+  return t.unsigned ? { min: 0n, max: 2n ** bits - 1n, arrow: `U${name}` } : { min: -(2n ** (bits - 1n)), max: 2n ** (bits - 1n) - 1n, arrow: name };
+}
 
 /** The engine type of a CAST target. */
 export function castTargetType(t: AstType): DataType {

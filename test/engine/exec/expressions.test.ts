@@ -37,6 +37,8 @@ const values: [string, string][] = [
   ["SELECT CAST('12' AS BIGINT), CAST(3.9 AS BIGINT), CAST(-3.9 AS BIGINT), CAST(1 AS DOUBLE), CAST(TRUE AS STRING)", '12 | 3 | -3 | 1.0 | 1'],
   ["SELECT CAST('yes' AS BOOLEAN), CAST('0' AS BOOLEAN), CAST(0 AS BOOLEAN), CAST('2021-01-01' AS TIMESTAMP), CAST(1.5 AS STRING)", 'true | false | false | 2021-01-01T00:00:00 | 1.5'],
   ["SELECT TRY_CAST('x' AS BIGINT), TRY_CAST('1' AS BIGINT), 1::STRING, '5'::BIGINT + 1", 'NULL | 1 | 1 | 6'],
+  // Narrow integer types are computed as BIGINT, within their range (a value outside is an error, NULL under TRY_CAST).
+  ["SELECT CAST(127 AS TINYINT), CAST(-128 AS TINYINT), CAST(3.7 AS INT), CAST('42' AS SMALLINT), CAST(NULL AS INT), TRY_CAST(300 AS TINYINT), TRY_CAST(65535 AS SMALLINT UNSIGNED)", '127 | -128 | 3 | 42 | NULL | NULL | 65535'],
   ['SELECT CAST(1000 AS TIMESTAMP) AS t, CAST(CAST(1000 AS TIMESTAMP) AS BIGINT) AS n', '1970-01-01T00:00:00.000001 | 1000'],
 ];
 
@@ -46,6 +48,9 @@ const failures: [string, RegExp][] = [
   ['SELECT 5 % 0', /^Arrow error: Divide by zero error$/],
   // A cast of a literal fails in DataFusion's simplifier, which words it so (CnosDB's sqlancer cases).
   ["SELECT CAST('x' AS BIGINT)", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Cast error: Cannot cast string 'x' to value of Int64 type$/],
+  ["SELECT CAST(300 AS TINYINT)", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Cast error: Can't cast value 300 to type Int8$/],
+  ['SELECT CAST(2147483648 AS INTEGER)', /Arrow error: Cast error: Can't cast value 2147483648 to type Int32$/],
+  ['SELECT CAST(65536 AS SMALLINT UNSIGNED)', /Arrow error: Cast error: Can't cast value 65536 to type UInt16$/],
   ["SELECT CAST('maybe' AS BOOLEAN)", /caused by\nArrow error: Cast error: Cannot cast value 'maybe' to value of Boolean type$/],
   // arrow names the value lower-cased, as it compared it.
   ["SELECT CAST('Maybe NaN' AS BOOLEAN)", /caused by\nArrow error: Cast error: Cannot cast value 'maybe nan' to value of Boolean type$/],
@@ -93,4 +98,11 @@ describe('expressions', () => {
     expect(await db.error("SELECT s FROM lk WHERE sha224(sha512(s, 1), 2) LIKE sha224(s, 3)")).toMatch(/^Datafusion: Error during planning: No function matches the given name and argument types 'sha224\(Utf8, Int64\)'/);
   });
   for (const [sql, message] of failures) it(`fails ${sql}`, async () => expect(await db.error(sql)).toMatch(message));
+
+  it('checks a narrow integer cast of a column row by row', async () => {
+    const t = testDb();
+    await t.exec('CREATE TABLE m (v BIGINT);\nINSERT INTO m (time, v) VALUES (1, 5), (2, 300)');
+    expect((await t.run('SELECT TRY_CAST(v AS TINYINT) AS a, CAST(v AS SMALLINT) AS b FROM m ORDER BY time')).rows).toEqual(['5 | 5', 'NULL | 300']);
+    expect(await t.error('SELECT CAST(v AS TINYINT) FROM m')).toMatch(/Cast error: Can't cast value 300 to type Int8$/);
+  });
 });
