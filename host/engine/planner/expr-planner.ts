@@ -22,7 +22,7 @@ import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
 import { arrowCastType } from './arrow-cast.js';
-import { castTargetType, narrowIntegerRange } from './sql-types.js';
+import { arrowIntegerRange, castTargetType, narrowIntegerRange } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { exprDisplayName } from '../sql/display-name.js';
 
@@ -466,7 +466,9 @@ export class ExprPlanner {
     const x = this.hidden(e.args[0]!);
     const target = e.args[1]!;
     if (target.kind !== 'string') throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
-    return this.explicitCast(x, arrowCastType(target.value), false);
+    const cast = this.explicitCast(x, arrowCastType(target.value), false);
+    const range = arrowIntegerRange(target.value);
+    return range === undefined ? cast : { kind: 'cast', expr: cast, type: cast.type, try: false, range };
   }
 
   /**

@@ -20,6 +20,10 @@ export interface IntegerRange {
 
 const NARROW: Readonly<Record<string, [bits: bigint, name: string]>> = { TINYINT: [8n, 'Int8'], SMALLINT: [16n, 'Int16'], INT: [32n, 'Int32'], INTEGER: [32n, 'Int32'] };
 
+function rangeOf(bits: bigint, unsigned: boolean, arrow: string): IntegerRange {
+  return unsigned ? { min: 0n, max: 2n ** bits - 1n, arrow } : { min: -(2n ** (bits - 1n)), max: 2n ** (bits - 1n) - 1n, arrow };
+}
+
 /**
  * The range a CAST to TINYINT, SMALLINT or INT(EGER), signed or not, must land in: this engine
  * computes them as BIGINT, but a value outside the type is DataFusion's cast error, not a value.
@@ -28,7 +32,13 @@ export function narrowIntegerRange(t: AstType): IntegerRange | undefined {
   const narrow = t.custom ? undefined : NARROW[t.name];
   if (narrow === undefined) return undefined;
   const [bits, name] = narrow;
-  return t.unsigned ? { min: 0n, max: 2n ** bits - 1n, arrow: `U${name}` } : { min: -(2n ** (bits - 1n)), max: 2n ** (bits - 1n) - 1n, arrow: name };
+  return rangeOf(bits, t.unsigned, t.unsigned ? `U${name}` : name);
+}
+
+/** The same for arrow_cast's type names (`Int8` ... `UInt32`). */
+export function arrowIntegerRange(name: string): IntegerRange | undefined {
+  const m = /^(U?)Int(8|16|32)$/.exec(name.trim());
+  return m === null ? undefined : rangeOf(BigInt(m[2]!), m[1] === 'U', name.trim());
 }
 
 /** The engine type of a CAST target. */

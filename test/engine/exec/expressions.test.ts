@@ -51,6 +51,8 @@ const failures: [string, RegExp][] = [
   ["SELECT CAST(300 AS TINYINT)", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nArrow error: Cast error: Can't cast value 300 to type Int8$/],
   ['SELECT CAST(2147483648 AS INTEGER)', /Arrow error: Cast error: Can't cast value 2147483648 to type Int32$/],
   ['SELECT CAST(65536 AS SMALLINT UNSIGNED)', /Arrow error: Cast error: Can't cast value 65536 to type UInt16$/],
+  ["SELECT arrow_cast(300, 'Int8')", /Arrow error: Cast error: Can't cast value 300 to type Int8$/],
+  ["SELECT arrow_cast(4294967296, 'UInt32')", /Can't cast value 4294967296 to type UInt32$/],
   ["SELECT CAST('maybe' AS BOOLEAN)", /caused by\nArrow error: Cast error: Cannot cast value 'maybe' to value of Boolean type$/],
   // arrow names the value lower-cased, as it compared it.
   ["SELECT CAST('Maybe NaN' AS BOOLEAN)", /caused by\nArrow error: Cast error: Cannot cast value 'maybe nan' to value of Boolean type$/],
