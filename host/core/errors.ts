@@ -33,6 +33,7 @@ export const ERRORS = {
   forbidLimitTenant: { code: '010075', status: 422, title: 'the system tenant cannot be given a _limiter' },
   forbidDropSystemRole: { code: '010076', status: 422, title: 'a system role (owner, member) cannot be dropped' },
   forbidCreateSystemRole: { code: '010077', status: 422, title: 'a role cannot take the name of a system role' },
+  systemRoleModification: { code: '010043', status: 422, title: 'a system role (owner, member) takes no GRANT or REVOKE' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage

@@ -86,14 +86,18 @@ export function tenantOptions(options: readonly SqlOption[]): TenantOptions {
 }
 
 /** A user option as a change; the password is hashed. RSA keys are not supported (010005). */
+/** The text of a PASSWORD option (NULL refused as userOptionChange refuses it). */
+export function passwordOf(o: SqlOption): string {
+  const p = stringOf(o);
+  if (p === null) throw parseError('option password expects a string, found NULL');
+  return p;
+}
+
 export async function userOptionChange(o: SqlOption): Promise<UserChange> {
   const name = byName([o], USER_OPTIONS).keys().next().value!;
   switch (name) {
-    case 'password': {
-      const p = stringOf(o);
-      if (p === null) throw parseError('option password expects a string, found NULL');
-      return { passwordHash: await hashPassword(p) };
-    }
+    case 'password':
+      return { passwordHash: await hashPassword(passwordOf(o)) };
     case 'must_change_password':
       return { mustChangePassword: booleanOf(o) };
     case 'granted_admin':

@@ -34,7 +34,8 @@ import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
 import { requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
 import type { Authenticator } from './auth.js';
-import { tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
+import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
+import { verifyPassword } from './password.js';
 
 export interface DclContext {
   storage: Storage;
@@ -114,7 +115,12 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
       if (option === 'granted_admin') requireSystemMaintainer(user);
       else if (!(self && (option === 'password' || option === 'comment'))) requireAdmin(user, 'users');
       requireRootFor(user, s.name);
-      if (!catalog.users.has(s.name)) throw userNotFound(s.name);
+      const target = catalog.users.get(s.name);
+      if (target === undefined) throw userNotFound(s.name);
+      // As CnosDB's: a new password must differ from the old (a forced change cannot keep it).
+      if (option === 'password' && (await samePassword(passwordOf(a.option), target.passwordHash))) {
+        throw new UserError('privilege', 'Insufficient privileges, expected [input different password]');
+      }
       const change = await userOptionChange(a.option);
       if (self && change.passwordHash !== undefined) change.mustChangePassword = false;
       await storage.changeCatalog((c) => alterUserDef(c, s.name, change));
@@ -147,9 +153,15 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
     case 'grant':
     case 'revoke': {
       requireOwner(catalog, user, ctx.tenant, 'roles');
+      if (s.role === 'owner' || s.role === 'member') throw new UserError('systemRoleModification', 'Semantic error: System roles are not allowed to be modified');
       const changes = s.privileges.map((p) => ({ level: LEVELS[p.action], database: p.database }));
       await storage.changeCatalog((c) => changePrivileges(c, ctx.tenant, s.role, s.kind, changes));
       return;
     }
   }
+}
+
+/** Whether `password` is the one `stored` holds ('' is the empty password, as auth.ts reads it). */
+async function samePassword(password: string, stored: string): Promise<boolean> {
+  return stored === '' ? password === '' : verifyPassword(password, stored);
 }

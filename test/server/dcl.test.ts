@@ -152,6 +152,22 @@ describe('DCL statements', () => {
     await ok('CREATE DATABASE d', { ...auth, tenant: 'by_admin2' });
   });
 
+  it('refuses a new password equal to the old one, and grants to a system role', async () => {
+    await ok("CREATE USER same_pw WITH PASSWORD = 'p1', MUST_CHANGE_PASSWORD = true");
+    await ok('ALTER TENANT cnosdb ADD USER same_pw AS member');
+    const auth = { user: 'same_pw', password: 'p1' };
+    await fails("ALTER USER same_pw SET PASSWORD = 'p1'", 422, '010004', 'Insufficient privileges, expected [input different password]', auth);
+    await fails("ALTER USER same_pw SET PASSWORD = 'p1'", 422, '010004', 'Insufficient privileges, expected [input different password]');
+    await ok("ALTER USER same_pw SET PASSWORD = 'p2'", auth);
+    expect(await ok('SELECT 1', { user: 'same_pw', password: 'p2' })).toBe('Int64(1)\n1\n');
+    await ok('CREATE USER no_pw');
+    await fails("ALTER USER no_pw SET PASSWORD = ''", 422, '010004', 'Insufficient privileges, expected [input different password]');
+    for (const role of ['owner', 'member']) {
+      await fails(`GRANT READ ON DATABASE public TO ROLE ${role}`, 422, '010043', 'Semantic error: System roles are not allowed to be modified');
+      await fails(`REVOKE READ ON DATABASE public FROM ROLE ${role}`, 422, '010043', 'Semantic error: System roles are not allowed to be modified');
+    }
+  });
+
   it('lists cluster_schema, with its views as tables, in the system tenant to those who may read it', async () => {
     expect(await ok('SHOW DATABASES')).toMatch(/^database_name\ncluster_schema\n/);
     expect(await ok('SHOW TABLES ON cluster_schema')).toBe('table_name\ntenants\nusers\n');
