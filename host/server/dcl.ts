@@ -32,7 +32,7 @@ import {
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
-import { requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
+import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
 import type { Authenticator } from './auth.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
 import { verifyPassword } from './password.js';
@@ -72,7 +72,10 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
         else await storage.changeCatalog((c) => removeMemberDef(c, s.name, a.user));
         return;
       }
-      requireAdmin(user, 'tenants');
+      // CnosDB: a tenant's own owner may change its comment and drop_after; _limiter is the system's.
+      const option = (a.kind === 'set' ? a.option.name : a.name).toLowerCase();
+      const t = catalog.tenants.get(s.name);
+      if (option === '_limiter' || t === undefined || !isTenantOwner(user, t)) requireAdmin(user, 'tenants');
       const change = a.kind === 'set' ? tenantOptionChange(a.option) : tenantOptionUnset(a.name);
       await storage.changeCatalog((c) => alterTenantDef(c, s.name, change));
       return;
@@ -104,7 +107,8 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
     case 'alterUser': {
       const a = s.action;
       if (a.kind === 'rename') {
-        requireAdmin(user, 'users');
+        // CnosDB: a user may rename itself; others only admins.
+        if (s.name !== user.name) requireAdmin(user, 'users');
         requireRootFor(user, s.name);
         await storage.changeCatalog((c) => renameUserDef(c, s.name, a.newName));
         ctx.authenticator.forget(s.name);

@@ -152,6 +152,25 @@ describe('DCL statements', () => {
     await ok('CREATE DATABASE d', { ...auth, tenant: 'by_admin2' });
   });
 
+  it("lets a tenant's owner change its comment and drop_after but not its _limiter, and a user rename itself", async () => {
+    await ok('CREATE TENANT own_t');
+    await ok("CREATE USER own_u WITH PASSWORD = 'pw'");
+    await ok("CREATE USER own_m WITH PASSWORD = 'pw'");
+    await ok('ALTER TENANT own_t ADD USER own_u AS owner');
+    await ok('ALTER TENANT own_t ADD USER own_m AS member');
+    const owner = { user: 'own_u', password: 'pw', tenant: 'own_t' };
+    const member = { user: 'own_m', password: 'pw', tenant: 'own_t' };
+    await ok("ALTER TENANT own_t SET COMMENT = 'mine'", owner);
+    await ok("ALTER TENANT own_t SET DROP_AFTER = '3d'", owner);
+    await ok('ALTER TENANT own_t UNSET COMMENT', owner);
+    await fails(`ALTER TENANT own_t SET _LIMITER = '{}'`, 422, '010004', 'Insufficient privileges, expected [maintainer for all tenants]', owner);
+    await fails("ALTER TENANT own_t SET COMMENT = 'theirs'", 422, '010004', 'Insufficient privileges, expected [maintainer for all tenants]', member);
+    await fails("ALTER TENANT cnosdb SET COMMENT = 'x'", 422, '010004', 'Insufficient privileges, expected [maintainer for all tenants]', owner);
+    await fails('ALTER USER own_u RENAME TO own_x', 422, '010004', 'Insufficient privileges, expected [maintainer for all users]', member);
+    await ok('ALTER USER own_m RENAME TO own_m2', member);
+    expect(await ok('SELECT 1', { ...member, user: 'own_m2' })).toBe('Int64(1)\n1\n');
+  });
+
   it('refuses a new password equal to the old one, and grants to a system role', async () => {
     await ok("CREATE USER same_pw WITH PASSWORD = 'p1', MUST_CHANGE_PASSWORD = true");
     await ok('ALTER TENANT cnosdb ADD USER same_pw AS member');
