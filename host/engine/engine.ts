@@ -195,7 +195,7 @@ export class SqlEngine implements QueryEngine {
         return { kind: 'done' };
       case 'createDatabase':
         authorize(s.name, 'all');
-        await createDatabase(catalog, s);
+        await createDatabase(catalog, s, clusterSchemaFor(session.tenant)?.name);
         return { kind: 'done' };
       case 'alterDatabase':
         authorize(s.name, 'all');

@@ -41,8 +41,9 @@ function tableName(name: readonly string[], defaultDb: string): { db: string; ta
   return { db: name[name.length - 2]!, table: name[name.length - 1]! };
 }
 
-export async function createDatabase(catalog: EngineCatalog, s: ast.CreateDatabase): Promise<void> {
-  if (catalog.database(s.name) !== undefined) {
+/** `systemDatabase`: the system database the session's tenant lists (cluster_schema in cnosdb), which exists too. */
+export async function createDatabase(catalog: EngineCatalog, s: ast.CreateDatabase, systemDatabase?: string): Promise<void> {
+  if (catalog.database(s.name) !== undefined || s.name === systemDatabase) {
     if (s.ifNotExists) return;
     throw databaseExists(s.name);
   }
