@@ -12,6 +12,7 @@
 // - Users with must_change_password may only change their own password.
 
 import { UserError } from '../core/errors.js';
+import { tenantNotFound } from '../core/meta-errors.js';
 import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from '../storage/catalog.js';
 import { PRIVILEGE_NAMES } from '../storage/catalog-dcl.js';
 
@@ -109,6 +110,8 @@ export function requireAdmin(user: UserDef, what: 'tenants' | 'users'): void {
  * without owner rights gets 010004.
  */
 export function requireOwner(catalog: Catalog, user: UserDef, tenant: string, what: 'members' | 'roles'): TenantDef {
+  // An admin may know which tenants exist: CnosDB's meta error, as for DROP and ALTER ... SET.
+  if (user.admin && !catalog.tenants.has(tenant)) throw tenantNotFound(tenant);
   const t = requireTenant(catalog, user, tenant);
   if (!isTenantOwner(user, t)) throw denied(`maintainer for all ${what} of tenant ${tenant}`);
   return t;

@@ -153,6 +153,7 @@ describe('DCL statements', () => {
   });
 
   it("lets a tenant's owner change its comment and drop_after but not its _limiter, and a user rename itself", async () => {
+    await fails('ALTER TENANT nosuch ADD USER own_u AS member', 422, '030010', 'Meta: The tenant nosuch not found');
     await ok('CREATE TENANT own_t');
     await ok("CREATE USER own_u WITH PASSWORD = 'pw'");
     await ok("CREATE USER own_m WITH PASSWORD = 'pw'");
