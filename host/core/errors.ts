@@ -14,6 +14,7 @@ export const ERRORS = {
   unavailable: { code: '000003', status: 503, title: 'service unavailable' },
   // 01 query
   sqlPlan: { code: '010001', status: 422, title: 'planning error' },
+  sqlSemantic: { code: '010003', status: 422, title: 'semantic error (CnosDB\'s "Semantic error: ...")' },
   privilege: { code: '010004', status: 422, title: 'insufficient privileges' },
   notImplemented: { code: '010005', status: 422, title: 'not implemented' },
   sqlParse: { code: '010009', status: 422, title: 'SQL parse error' },
@@ -27,6 +28,7 @@ export const ERRORS = {
   sqlArrow: { code: '010002', status: 422, title: 'query execution error (Arrow: a value that does not cast or parse)' },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
   // CnosDB's own codes for what may not be dropped, created or limited (its QueryError enum).
+  invalidParam: { code: '010024', status: 422, title: 'invalid parameter' },
   forbidDropTenant: { code: '010064', status: 422, title: 'the system tenant cannot be dropped' },
   forbidDropDatabase: { code: '010065', status: 422, title: 'the database public cannot be dropped' },
   forbidDropUser: { code: '010074', status: 422, title: 'the user root cannot be dropped' },

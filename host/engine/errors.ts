@@ -37,7 +37,7 @@ export function schemaError(message: string): UserError {
 
 /** CnosDB's own semantic checks (DDL, SHOW, INSERT): 422 010001. */
 export function semanticError(message: string): UserError {
-  return new UserError('sqlPlan', `Semantic error: ${message}`);
+  return new UserError('sqlSemantic', `Semantic error: ${message}`);
 }
 
 /** A statement or function the engine does not support: 422 010005. */

@@ -103,7 +103,7 @@ export function createUserDef(c: Catalog, name: string, options: Required<UserCh
 export function alterUserDef(c: Catalog, name: string, change: UserChange): UserDef {
   const u = requireUserDef(c, name);
   // CnosDB refuses any change of root's granted_admin, to true as well (meta's user options).
-  if (name === ROOT_USER && change.admin !== undefined) throw new UserError('sqlPlan', `Invalid parameter : The ${ROOT_USER} user does not support changing granted_admin`);
+  if (name === ROOT_USER && change.admin !== undefined) throw new UserError('invalidParam', `Invalid parameter : The ${ROOT_USER} user does not support changing granted_admin`);
   Object.assign(u, change);
   c.changed();
   return u;

@@ -62,7 +62,7 @@ describe('DCL statements', () => {
     await ok('ALTER TENANT t1 ADD USER u1 AS member');
     await fails('ALTER TENANT t1 ADD USER u1 AS owner', 422, '030001', 'Meta: The member u1 of tenant t1 already exists');
     await fails('ALTER TENANT t1 REMOVE USER root', 422, '030002', 'Meta: The member root of tenant t1 not found');
-    await fails('CREATE ROLE r3 INHERIT r1', 422, '010001', 'Semantic error: Expected [owner,member], found r1');
+    await fails('CREATE ROLE r3 INHERIT r1', 422, '010003', 'Semantic error: Expected [owner,member], found r1');
     await fails("ALTER TENANT t1 SET tenant_is_hidden = true", 422, '010009', 'sql parser error: Expected option [comment], [_limiter], [drop_after] found [tenant_is_hidden]');
     await fails("CREATE USER u9 WITH colour = 'red'", 422, '010009', /Expected option \[password\], \[must_change_password\], \[rsa_public_key\], \[comment\], \[granted_admin\] found \[colour\]/);
     await fails("CREATE TENANT t6 WITH drop_after = '1Y'", 422, '010009', 'sql parser error: 1Y is not a valid duration or duration overflow');
@@ -145,8 +145,8 @@ describe('DCL statements', () => {
     await fails("ALTER USER root SET comment = 'x'", 422, '010004', 'Insufficient privileges, expected [root user]', auth);
     await fails('ALTER USER root SET granted_admin = false', 422, '010004', 'Insufficient privileges, expected [root user]', auth);
     // Not even root may change root's admin right, either way (CnosDB's alter_user case).
-    await fails('ALTER USER root SET granted_admin = true', 422, '010001', 'Invalid parameter : The root user does not support changing granted_admin');
-    await fails('ALTER USER root SET granted_admin = false', 422, '010001', 'Invalid parameter : The root user does not support changing granted_admin');
+    await fails('ALTER USER root SET granted_admin = true', 422, '010024', 'Invalid parameter : The root user does not support changing granted_admin');
+    await fails('ALTER USER root SET granted_admin = false', 422, '010024', 'Invalid parameter : The root user does not support changing granted_admin');
     // An admin needs no membership: it may act in any tenant.
     await ok('CREATE TENANT by_admin2', auth);
     await ok('CREATE DATABASE d', { ...auth, tenant: 'by_admin2' });
