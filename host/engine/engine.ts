@@ -22,7 +22,7 @@ import { PlanCache, readsClock, type Privilege } from './plan-cache.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
 import { displayPlan } from './plan/plan-display.js';
 import { QueryPlanner } from './planner/query-planner.js';
-import { isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
+import { ALL_DATABASES, isDcl, type QueryEngine, type QueryResult, type QuerySession } from './query.js';
 import type { Query, Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
 import { clusterSchemaFor } from './system/system-views.js';
@@ -194,7 +194,8 @@ export class SqlEngine implements QueryEngine {
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };
       case 'createDatabase':
-        authorize(s.name, 'all');
+        // CnosDB's database_to_plan: Write on every database of the tenant (owners, admins).
+        authorize(ALL_DATABASES, 'write');
         await createDatabase(catalog, s, clusterSchemaFor(session.tenant)?.name);
         return { kind: 'done' };
       case 'alterDatabase':
@@ -230,6 +231,8 @@ export class SqlEngine implements QueryEngine {
         await compactDatabase(catalog, s);
         return { kind: 'done' };
       case 'showDatabases':
+        // CnosDB asks Read on every database of the tenant (members, owners, admins).
+        authorize(ALL_DATABASES, 'read');
         return rows(showDatabases(catalog, (name) => qp.canRead(name), clusterSchemaFor(session.tenant)));
       case 'showQueries': {
         // CnosDB's SHOW QUERIES is this projection of the view (reference/cnosdb-sql.md §1.3).

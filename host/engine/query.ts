@@ -19,6 +19,12 @@ export function isDcl(s: Statement): s is DclStatement {
 }
 
 /** Who runs a statement, where, and under which limits. */
+/**
+ * The database name QuerySession.authorize takes for "every database of the tenant" (CnosDB's
+ * `Database(p, None)`): no database has it (names exclude `*`).
+ */
+export const ALL_DATABASES = '*';
+
 export interface QuerySession {
   tenant: string;
   /** The database unqualified names resolve in (`db` parameter, default `public`). */
@@ -35,7 +41,8 @@ export interface QuerySession {
   nowNs: bigint;
   /**
    * Checks that the user may act on a database (read: SELECT, SHOW; write: INSERT, DELETE;
-   * all: DDL) and throws the UserError to report otherwise. Absent: everything is allowed.
+   * all: DDL), or on every database of the tenant (ALL_DATABASES: SHOW DATABASES, CREATE
+   * DATABASE), and throws the UserError to report otherwise. Absent: everything is allowed.
    */
   authorize?: (database: string, need: 'read' | 'write' | 'all') => void;
   /** The user's role in the tenant (current_role()); absent: none. */

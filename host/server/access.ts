@@ -14,7 +14,7 @@
 import { UserError } from '../core/errors.js';
 import { tenantNotFound } from '../core/meta-errors.js';
 import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from '../storage/catalog.js';
-import { PRIVILEGE_NAMES } from '../storage/catalog-dcl.js';
+import { ALL_DATABASES } from '../engine/query.js';
 
 export type Privilege = DatabasePrivilege;
 
@@ -74,8 +74,16 @@ export function has(user: UserDef, t: TenantDef, db: string, need: Privilege): b
 
 /** Throws 422 010004 naming the privilege unless the user has at least `need` on the database. */
 export function requirePrivilege(user: UserDef, t: TenantDef, db: string, need: Privilege): void {
-  if (!has(user, t, db, need)) throw denied(`${PRIVILEGE_NAMES[need]} on database ${db} of tenant ${t.name}`);
+  if (db === ALL_DATABASES) {
+    const wide = tenantWide(user, t);
+    if (wide === undefined || RANK[wide] < RANK[need]) throw denied(`${DEBUG_NAMES[need]} on all databases of tenant ${t.name}`);
+    return;
+  }
+  if (!has(user, t, db, need)) throw denied(`${DEBUG_NAMES[need]} on database ${db} of tenant ${t.name}`);
 }
+
+/** A privilege as CnosDB's messages print it (its Debug form: ALL is Full; the views say All). */
+const DEBUG_NAMES: Record<Privilege, string> = { read: 'Read', write: 'Write', all: 'Full' };
 
 /** Tenant membership, then the privilege, then that the database exists (in that order). */
 export function requireDatabaseAccess(catalog: Catalog, user: UserDef, tenant: string, db: string, need: Privilege): DatabaseDef {
