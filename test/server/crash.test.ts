@@ -51,7 +51,11 @@ describe('crash safety', () => {
       }
     };
     const running = Array.from({ length: WRITERS }, (_, w) => writer(w));
+    // At least 1.5 s of load, and enough acknowledged requests to check (a busy machine, the
+    // whole suite running beside this test, can take longer to give them).
+    const started = Date.now();
     await new Promise((r) => setTimeout(r, 1500));
+    while (sent.filter((x) => x.outcome === 'ok').length <= 40 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
     await server.kill();
     stop = true;
     await Promise.all(running);
