@@ -47,6 +47,7 @@ export interface ServiceParts {
 
 /** The services of a server (main.ts), or of the query warm-up's scratch server over its own storage. */
 export function createServices(config: Config, parts: ServiceParts): Services {
+  const nowMs = Date.now;
   return {
     core: parts.core,
     storage: parts.storage,
@@ -55,10 +56,10 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     parsers: parts.parsers,
     writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes'),
     queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries'),
-    tenantLimits: new TenantLimits(Date.now),
-    runningQueries: new QueryRegistry(Date.now),
+    tenantLimits: new TenantLimits(nowMs),
+    runningQueries: new QueryRegistry(nowMs),
     usage: parts.usage,
-    nowMs: Date.now,
-    logClock: new LogClock(Date.now),
+    nowMs,
+    logClock: new LogClock(nowMs),
   };
 }

@@ -17,6 +17,7 @@ import { databaseNotFound, tableNotFound, type QueryPlanner } from '../planner/q
 import type * as ast from '../sql/ast.js';
 import { BOOLEAN, UINT64, UTF8, type DataType } from '../types.js';
 import { formatBytes, formatDuration } from './database-options.js';
+import type { SystemDatabase } from '../system/system-views.js';
 
 export interface Rows {
   fields: { name: string; type: DataType }[];
@@ -32,9 +33,6 @@ export function rowsBatch(r: Rows): RecordBatch {
   });
   return { schema, columns, length: r.rows.length };
 }
-
-/** The system database a session sees beside its tenant's (system-views.ts clusterSchemaFor). */
-type SystemDatabase = { name: string; tables: string[] } | undefined;
 
 /** The databases `visible` lets through (the session's readable ones) and `system`, sorted. */
 export function showDatabases(catalog: EngineCatalog, visible: (name: string) => boolean = () => true, system?: SystemDatabase): Rows {

@@ -10,7 +10,7 @@ import { planError } from '../errors.js';
 import { commonType } from '../planner/coercion.js';
 import { BOOLEAN, INT64, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { ScalarFunction } from './function-types.js';
-import { rowwise } from './signature.js';
+import { expectArgs, rowwise } from './signature.js';
 
 type ListType = Extract<DataType, { id: 'List' }>;
 
@@ -24,12 +24,8 @@ function listArg(name: string, argTypes: readonly DataType[], i: number): ListTy
   return t;
 }
 
-function arity(name: string, argTypes: readonly DataType[], min: number, max = min): void {
-  if (argTypes.length < min || argTypes.length > max) {
-    const want = min === max ? `${min}` : `${min} to ${max}`;
-    throw planError(`The function "${name}" expects ${want} arguments, but ${argTypes.length} were provided`);
-  }
-}
+/** DataFusion's arity error, the function's name quoted (signature.ts expectArgs). */
+const arity = (name: string, argTypes: readonly DataType[], min: number, max = min): void => expectArgs(`"${name}"`, argTypes, min, max);
 
 /** The type an element argument is cast to: the list's item type (the element's own for a NULL list). */
 const elementType = (list: ListType, element: DataType): DataType => (list.item.id === 'Null' ? element : list.item);

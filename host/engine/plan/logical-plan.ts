@@ -274,7 +274,7 @@ export function join(left: LogicalPlan, right: LogicalPlan, joinType: JoinType, 
     ...left.schema.fields.map((f) => (nullableLeft ? { ...f, nullable: true } : f)),
     ...right.schema.fields.map((f) => (nullableRight ? { ...f, nullable: true } : f)),
   ];
-  const both = new PlanSchema(fields, left.schema.concat(right.schema).using);
+  const both = new PlanSchema(fields, left.schema.usingBeside(right.schema));
   const schema = using.length === 0 ? both : both.withUsing(using.map(([l, r]) => [l, left.schema.length + r]));
   return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema };
 }

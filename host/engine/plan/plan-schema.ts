@@ -113,7 +113,12 @@ export class PlanSchema {
   }
 
   concat(other: PlanSchema): PlanSchema {
-    return new PlanSchema([...this.fields, ...other.fields], [...this.using, ...other.using.map((g) => g.map((i) => i + this.fields.length))]);
+    return new PlanSchema([...this.fields, ...other.fields], this.usingBeside(other));
+  }
+
+  /** The USING groups of this schema's fields followed by `other`'s (its indexes shifted). */
+  usingBeside(other: PlanSchema): number[][] {
+    return [...this.using.map((g) => [...g]), ...other.using.map((g) => g.map((i) => i + this.fields.length))];
   }
 
   /** This schema with `pairs` of its fields made equal by USING (merged into the groups they meet). */

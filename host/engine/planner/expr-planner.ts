@@ -22,7 +22,7 @@ import { parseInterval } from '../time.js';
 import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
 import { arrowCastType } from './arrow-cast.js';
-import { arrowIntegerRange, castTargetType, narrowIntegerRange } from './sql-types.js';
+import { arrowIntegerRange, castTargetType, narrowIntegerRange, type IntegerRange } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { exprDisplayName } from '../sql/display-name.js';
 
@@ -122,6 +122,14 @@ function isConstantExpr(e: LExpr): boolean {
 
 function isBooleanLike(t: DataType): boolean {
   return t.id === 'Boolean' || t.id === 'Null';
+}
+
+/**
+ * A cast to a narrow integer type, computed as BIGINT: wrapped in a cast of its own that checks
+ * the type's range (evaluate.ts); other casts as they are.
+ */
+function withIntegerRange(cast: LExpr, range: IntegerRange | undefined, tryCast: boolean): LExpr {
+  return range === undefined ? cast : { kind: 'cast', expr: cast, type: cast.type, try: tryCast, range };
 }
 
 export class ExprPlanner {
@@ -274,10 +282,7 @@ export class ExprPlanner {
       case 'case':
         return this.caseExpr(e);
       case 'cast': {
-        const cast = this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try);
-        const range = narrowIntegerRange(e.dataType);
-        // Computed as BIGINT: a cast of its own checks the narrow type's range (evaluate.ts).
-        return range === undefined ? cast : { kind: 'cast', expr: cast, type: cast.type, try: e.try, range };
+        return withIntegerRange(this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try), narrowIntegerRange(e.dataType), e.try);
       }
       case 'function':
         return this.call(e);
@@ -466,9 +471,7 @@ export class ExprPlanner {
     const x = this.hidden(e.args[0]!);
     const target = e.args[1]!;
     if (target.kind !== 'string') throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
-    const cast = this.explicitCast(x, arrowCastType(target.value), false);
-    const range = arrowIntegerRange(target.value);
-    return range === undefined ? cast : { kind: 'cast', expr: cast, type: cast.type, try: false, range };
+    return withIntegerRange(this.explicitCast(x, arrowCastType(target.value), false), arrowIntegerRange(target.value), false);
   }
 
   /**

@@ -135,13 +135,19 @@ function findView(name: readonly string[], tenant: string): View | undefined {
   return schema === undefined ? undefined : Object.hasOwn(schema, name[name.length - 1]!.toLowerCase()) ? schema[name[name.length - 1]!.toLowerCase()] : undefined;
 }
 
+/** A database of the system's a tenant lists beside its own: its name and its views' names. */
+export interface SystemDatabase {
+  name: string;
+  tables: string[];
+}
+
 /**
  * The system database the system tenant lists beside its own: cluster_schema, with its views as
  * tables (a fresh CnosDB shows `cluster_schema, public, usage_schema` to root). Like any database,
  * only to those who may read it (admins and the tenant's members; a custom role needs a grant);
  * what its views show is another matter (system-info: users and tenants to admins only).
  */
-export function clusterSchemaFor(tenant: string): { name: string; tables: string[] } | undefined {
+export function clusterSchemaFor(tenant: string): SystemDatabase | undefined {
   return tenant === CLUSTER_TENANT ? { name: 'cluster_schema', tables: Object.keys(CLUSTER_SCHEMA).sort() } : undefined;
 }
 

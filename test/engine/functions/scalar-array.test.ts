@@ -22,6 +22,8 @@ const failures: [string, RegExp][] = [
   ['SELECT array_has_all([1], 1)', /The array_has_all function can only accept list as the second argument, got Int64/],
   ['SELECT array_append([1])', /The function "array_append" expects 2 arguments, but 1 were provided/],
   ["SELECT make_array(1, [2])", /Unsupported argument types for make_array/],
+  ["SELECT array_concat([1], ['a'])", /Unsupported argument types for array_concat: List\(Int64\), List\(Utf8\)/],
+  ['SELECT array_concat()', /The function "array_concat" expects at least 1 argument/],
 ];
 
 describe('array functions', () => {
