@@ -5,7 +5,7 @@
 // milliseconds of non-idle samples per bucket, the threads side by side on one clock. Time spent
 // in a flush (functions of flush.ts and of the segment writer) is shown apart for the first
 // profile. This is how the span load's pattern was found: between flushes the parse worker is
-// the busy one, during a flush the server's thread, with the worker waiting (README "Performance").
+// the busy one, during a flush the server's thread, with the worker waiting (bench/RESULTS.md).
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

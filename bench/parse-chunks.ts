@@ -4,7 +4,7 @@
 // chunk and their 10th, 25th and 50th percentiles.
 //
 // Why chunks and percentiles: this machine has phases in which memory-heavy code runs at half
-// speed for seconds at a time (README "Performance", eleventh session), so one total says more
+// speed for seconds at a time (bench/RESULTS.md, eleventh session), so one total says more
 // about the phase than about the code. The low percentile of many chunks is what compares two
 // builds; run them alternately all the same.
 //

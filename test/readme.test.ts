@@ -1,11 +1,16 @@
-// The README is the user's manual: every setting and every error code must be listed in it.
-import { readFileSync } from 'node:fs';
+// The README is the front door and docs/ the manual: every setting and every error code must be
+// listed on its docs page, and every page the README links to must exist.
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envName, flagName, SETTINGS } from '../host/cli/config.js';
 import { ERRORS } from '../host/core/errors.js';
 import { LAUNCH_ENV } from './support/server.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const root = new URL('..', import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
+const readme = read('README.md');
+const configuration = read('docs/configuration.md');
+const errors = read('docs/errors.md');
 
 describe('README', () => {
   it('shows the two commands first', () => {
@@ -14,26 +19,40 @@ describe('README', () => {
     expect(readme).toContain('npm test');
   });
 
+  it('stays a front door of at most 150 lines', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(150);
+  });
+
+  it('links only to files that exist', () => {
+    const links = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) expect(existsSync(new URL(link, root)), link).toBe(true);
+  });
+});
+
+describe('docs/configuration.md', () => {
   it('documents the environment npm start gives the server, the one tests and benches start it with', () => {
-    const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
     for (const [name, value] of Object.entries(LAUNCH_ENV)) {
       expect(start).toContain(`${name}=\${${name}:-${value}}`);
-      expect(readme).toContain(`\`${name}=${value}\``);
+      expect(configuration).toContain(`\`${name}=${value}\``);
     }
   });
 
   for (const s of SETTINGS) {
     it(`lists the setting ${s.key} with its environment variable and flag`, () => {
-      const row = readme.split('\n').find((l) => l.startsWith(`| \`${s.key}\` |`));
-      expect(row, `no README row for ${s.key}`).toBeDefined();
+      const row = configuration.split('\n').find((l) => l.startsWith(`| \`${s.key}\` |`));
+      expect(row, `no row for ${s.key}`).toBeDefined();
       expect(row).toContain(`\`${envName(s.key)}\``);
       expect(row).toContain(`\`--${flagName(s.key)}\``);
     });
   }
+});
 
+describe('docs/errors.md', () => {
   for (const [kind, e] of Object.entries(ERRORS)) {
     it(`lists error ${e.code} (${kind}) with status ${e.status}`, () => {
-      expect(readme).toContain(`| \`${e.code}\` | ${e.status} |`);
+      expect(errors).toContain(`| \`${e.code}\` | ${e.status} |`);
     });
   }
 });

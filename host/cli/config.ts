@@ -1,6 +1,6 @@
 // Server settings from four sources, later ones overriding earlier ones: built-in defaults, a
 // TOML file (--config), SUNDIAL_* environment variables, command-line flags. Every setting is
-// declared once in SETTINGS (the README's table is checked against it by a test); a bad value
+// declared once in SETTINGS (docs/configuration.md's table is checked against it by a test); a bad value
 // fails at startup naming the setting and the source it came from.
 
 import { readFileSync } from 'node:fs';
@@ -51,8 +51,8 @@ export const SETTINGS = [
 
 /**
  * One parse worker per core the server's own thread leaves free, at least one: with 2 cores,
- * one worker parses while the server's thread stores the previous request (README
- * "Performance" has the measurements behind this choice).
+ * one worker parses while the server's thread stores the previous request (bench/RESULTS.md
+ * has the measurements behind this choice).
  */
 function defaultParseWorkers(): number {
   return Math.max(1, availableParallelism() - 1);

@@ -6,7 +6,7 @@
 /**
  * Every user-facing error: its six-digit code (CnosDB's scheme: 2-digit module, 4-digit number;
  * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only (one correction:
- * sqlExecute, below); the README lists them all (a test checks it).
+ * sqlExecute, below); docs/errors.md lists them all (a test checks it).
  */
 export const ERRORS = {
   // 00 general

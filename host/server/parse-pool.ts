@@ -1,6 +1,6 @@
 // Where write bodies are parsed (`ingest.parse_workers`): in a pool of worker threads, or in the
 // server's own thread (0 workers). Decoding and batch building were half or more of the event
-// loop's time for spans and JSON logs (README "Performance"), and that thread also does every
+// loop's time for spans and JSON logs (bench/RESULTS.md), and that thread also does every
 // WAL append and memtable insert, so on a machine with a second core the parse moves there. The
 // storage write stays in the server's thread after the parse, so a request is still stored whole
 // or not at all, and acknowledged only after its WAL fsync.

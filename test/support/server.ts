@@ -52,7 +52,7 @@ export interface TestServer {
 const ownDirs = new Set<string>();
 
 /**
- * The environment `npm start` gives the server (package.json; README "Memory"): glibc keeps at most
+ * The environment `npm start` gives the server (package.json; docs/configuration.md, "Memory"): glibc keeps at most
  * 16 MiB of freed memory at the top of its heap. Servers here start as npm start starts them;
  * test/readme.test.ts checks that the two agree.
  */
