@@ -1,9 +1,8 @@
 // POST /api/v1/sql (CONTRACT.md "SQL"). Order of checks: parameters, credentials (onPreAuth),
 // tenant, Accept, Content-Encoding, the body (size limit), a pending password change (only that
-// statement is allowed), the concurrent-query budget and the tenant's limits (429), then the
-// engine, with every privilege checked through access.ts. Each statement is in the query
-// registry (SHOW QUERIES) while it runs; the bytes it sends count against the tenant's data_out. A query runs under the query timeout (500 010010) and stops when the client
-// goes away. Without `chunked` the whole formatted result is sent with a Content-Length; with
+// statement is allowed), then statement.ts: the concurrent-query budget and the tenant's limits
+// (429), the query registry, the query timeout (500 010010), the session whose privileges
+// access.ts checks. A query stops when the client goes away. Without `chunked` the whole formatted result is sent with a Content-Length; with
 // it the batches are formatted and sent as the engine produces them, pulled only as fast as the
 // socket drains (constant memory), and an error after the first byte ends the stream with the
 // error object as the trailer.
@@ -12,37 +11,17 @@ import { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/batch.js';
-import { SqlEngine } from '../../engine/engine.js';
 import { PlanCache } from '../../engine/plan-cache.js';
-import type { QuerySession } from '../../engine/query.js';
-import { parseStatements } from '../../engine/sql/parser.js';
-import type { UserDef } from '../../storage/catalog.js';
-import { requireMembership, requirePasswordChanged, requirePrivilege, roleIn } from '../access.js';
-import { runDcl } from '../dcl.js';
-import { systemInfo } from '../system-info.js';
-import { StorageCatalog } from '../engine-catalog.js';
+import { requireMembership } from '../access.js';
 import { toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
-import { NODE_ID as USAGE_NODE_ID } from '../usage-metrics.js';
+import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
 const decoder = new TextDecoder('utf-8');
-
-/** CnosDB's `@@` variables that are not per-statement: node and cluster of a single server. */
-const CLUSTER_NAME = 'sundial';
-const DEPLOYMENT_MODE = 'singleton';
-const NODE_ID = BigInt(USAGE_NODE_ID);
-
-/** A user who must change the password may run only `ALTER USER <self> SET PASSWORD = ...`. */
-function requireOnlyPasswordChange(sql: string, user: UserDef): void {
-  const statements = parseStatements(sql);
-  const s = statements[0];
-  if (statements.length === 1 && s?.kind === 'alterUser' && s.name === user.name && s.action.kind === 'set' && s.action.option.name.toLowerCase() === 'password') return;
-  requirePasswordChanged(user);
-}
 
 /**
  * The formatted result as a readable stream: each read pulls one batch from the engine, so the
@@ -162,53 +141,17 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
         const sql = decoder.decode(body);
         if (user.mustChangePassword) requireOnlyPasswordChange(sql, user);
-        const release = s.queries.acquire(1);
-        let releaseTenant: () => void;
-        try {
-          releaseTenant = s.tenantLimits.admitQuery(t);
-        } catch (e) {
-          release();
-          throw e;
-        }
-        const running = s.runningQueries.register({ text: sql, user: { id: user.id, name: user.name }, tenant: { id: t.id, name: t.name }, database });
-
-        const abort = new AbortController();
-        const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), ctx.config['limits.query_timeout']);
+        const { session, abort, query, done: finish } = startStatement(ctx.config, ctx.version, s, { user, tenant: t, database, sql, api: 'api/v1/sql', bytesIn: body.length });
         // The response's 'close' before it finished is a disconnect (hapi's request.events would
         // build an event emitter per request for the same thing).
         const res = request.raw.res;
         res.once('close', () => {
           if (!res.writableFinished) abort.abort(new UserError('unavailable', 'the client closed the connection'));
         });
-        let finished = false;
         let sentBytes = 0;
-        const done = (): void => {
-          if (finished) return;
-          finished = true;
-          clearTimeout(timer);
-          release();
-          releaseTenant();
-          running.done();
-          s.tenantLimits.chargeDataOut(t, sentBytes);
-          s.usage.query({ api: 'api/v1/sql', tenant, database, user: user.name }, body.length, sentBytes);
-        };
-        const session: QuerySession = {
-          tenant,
-          database,
-          user: { name: user.name, admin: user.admin },
-          signal: abort.signal,
-          memoryLimitBytes: ctx.config['limits.query_memory_bytes'],
-          nowNs: BigInt(Math.trunc(s.nowMs())) * 1_000_000n,
-          authorize: (db, need) => requirePrivilege(user, t, db, need),
-          // CnosDB answers NULL for root, whose rights are an admin's, not a role's. (Not a
-          // conditional spread: that gave every session a hidden class of its own, core/scan.ts.)
-          role: user.admin ? undefined : roleIn(user, t),
-          variables: { server_version: ctx.version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
-          dcl: (statement) => runDcl({ storage: s.storage, authenticator: s.authenticator, user, tenant }, statement),
-          system: systemInfo(catalog, s.runningQueries, user, t),
-        };
-        running.query.state = 'SCHEDULING';
-        const engine = new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name, s.usage), core: s.core, planCache });
+        const done = (): void => finish(sentBytes);
+        query.state = 'SCHEDULING';
+        const engine = sqlEngine(s, planCache);
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {
