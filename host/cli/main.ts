@@ -10,6 +10,7 @@ import { InThreadParsers, ParsePool, type Parsers } from '../server/parse-pool.j
 import { warmQueryPath } from '../server/query-warmup.js';
 import { ensureUsageSchema, startUsageReporter, UsageMetrics } from '../server/usage-metrics.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
+import { scramVerifier } from '../server/scram.js';
 import { SundialServer } from '../server/server.js';
 import { createServices } from '../server/services.js';
 import { storageCodecs } from '../storage/codecs.js';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     dataDir,
     logger,
     rootPasswordHash: await hashPassword(config['auth.root_password']),
+    rootScramVerifier: await scramVerifier(config['auth.root_password']),
     memtableBytes: config['storage.memtable_bytes'],
     walSegmentBytes: config['storage.wal_segment_bytes'],
     walSync: config['storage.wal_sync'],

@@ -85,8 +85,13 @@ export class Authenticator {
   }
 
   /** Returns the user, or throws UserError('auth') for any failure. */
-  async authenticate(header: string | undefined): Promise<UserDef> {
+  authenticate(header: string | undefined): Promise<UserDef> {
     const { user, password } = parseBasic(header);
+    return this.verify(user, password);
+  }
+
+  /** The user if `password` is theirs (a Basic header's pair, a PostgreSQL cleartext password); else UserError('auth'). */
+  async verify(user: string, password: string): Promise<UserDef> {
     const digest = createHash('sha256').update(user).update('\0').update(password).digest('base64');
     const found = this.#catalog.users.get(user);
     const cached = this.#cache.get(digest);

@@ -7,6 +7,7 @@ import type { OptionValue, SqlOption } from '../engine/sql/ast.js';
 import { parseDropAfter, type TenantOptions, type UserChange } from '../storage/catalog-dcl.js';
 import { parseLimiterConfig } from '../storage/limiter-config.js';
 import { hashPassword } from './password.js';
+import { scramVerifier } from './scram.js';
 
 export const TENANT_OPTIONS = ['comment', '_limiter', 'drop_after'] as const;
 export const USER_OPTIONS = ['password', 'must_change_password', 'rsa_public_key', 'comment', 'granted_admin'] as const;
@@ -97,7 +98,7 @@ export async function userOptionChange(o: SqlOption): Promise<UserChange> {
   const name = byName([o], USER_OPTIONS).keys().next().value!;
   switch (name) {
     case 'password':
-      return { passwordHash: await hashPassword(passwordOf(o)) };
+      return { passwordHash: await hashPassword(passwordOf(o)), scramVerifier: await scramVerifier(passwordOf(o)) };
     case 'must_change_password':
       return { mustChangePassword: booleanOf(o) };
     case 'granted_admin':
@@ -114,7 +115,7 @@ export async function userOptionChange(o: SqlOption): Promise<UserChange> {
  * '', checked in auth.ts), as CnosDB's users do; only a loopback server accepts it.
  */
 export async function userOptions(options: readonly SqlOption[]): Promise<Required<UserChange>> {
-  const out: Required<UserChange> = { passwordHash: '', admin: false, mustChangePassword: false, comment: '' };
+  const out: Required<UserChange> = { passwordHash: '', scramVerifier: '', admin: false, mustChangePassword: false, comment: '' };
   for (const o of byName(options, USER_OPTIONS).values()) Object.assign(out, await userOptionChange(o));
   return out;
 }

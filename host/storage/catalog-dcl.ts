@@ -90,12 +90,15 @@ export function dropTenantDef(c: Catalog, name: string): DatabaseDef[] {
 
 // ---- users
 
-export type UserChange = Partial<Pick<UserDef, 'passwordHash' | 'admin' | 'mustChangePassword' | 'comment'>>;
+export type UserChange = Partial<Pick<UserDef, 'passwordHash' | 'scramVerifier' | 'admin' | 'mustChangePassword' | 'comment'>>;
 
-export function createUserDef(c: Catalog, name: string, options: Required<UserChange>): UserDef {
+/** A new user's options; without a SCRAM verifier the PostgreSQL port asks for the password in clear text. */
+export type NewUser = Omit<Required<UserChange>, 'scramVerifier'> & Pick<UserChange, 'scramVerifier'>;
+
+export function createUserDef(c: Catalog, name: string, options: NewUser): UserDef {
   checkName(name);
   if (c.users.has(name)) throw userExists(name);
-  const u: UserDef = { id: c.nextId(), name, ...options };
+  const u: UserDef = { id: c.nextId(), name, ...options, scramVerifier: options.scramVerifier ?? '' };
   c.addUser(u);
   return u;
 }

@@ -1,12 +1,15 @@
 // Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
 // write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
-// any point leaves either the old or the new document, never a mix. Writes version 4; reads 1
-// to 4. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
+// any point leaves either the old or the new document, never a mix. Writes version 5; reads 1
+// to 5. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
 // would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
 // Version 3 added pending drops (tenants, databases and tables dropped with AFTER) and the
 // resource statuses; a version 2 reader would have lost the hidden objects, so it must refuse.
 // Version 4 reads a tenant's `dropAfter` as CnosDB 2.4 does (core/durations.ts: `1M` is a month,
 // where versions 2 and 3 read it as a minute), so older `dropAfter` texts are rewritten on load.
+// Version 5 stores a user's SCRAM-SHA-256 verifier beside the scrypt hash (`scramVerifier`); a
+// version 4 reader would keep a stale verifier through a password change (it sets only the
+// hash), so that the old password would still log in over SCRAM: it must refuse.
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,7 +36,7 @@ import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
 const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';
-const VERSION = 4;
+const VERSION = 5;
 
 /**
  * A `dropAfter` of versions 2 and 3, which read a count and an optional unit d, h or m in any
@@ -93,6 +96,8 @@ interface Persisted {
 export interface CatalogBootstrap {
   /** Password hash for `root` when the catalog is created. */
   rootPasswordHash: string;
+  /** The SCRAM-SHA-256 verifier of the same password ('' for none). */
+  rootScramVerifier?: string;
 }
 
 export class CatalogStore {
@@ -169,7 +174,7 @@ function initialCatalog(bootstrap: CatalogBootstrap): Catalog {
   const c = new Catalog();
   c.addTenant({ id: c.nextId(), name: DEFAULT_TENANT, comment: 'system tenant', dropAfter: null, limiter: null, members: new Map([['root', 'owner']]), roles: new Map() });
   c.addDatabase({ id: c.nextId(), tenant: DEFAULT_TENANT, name: DEFAULT_DATABASE, options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() });
-  c.addUser({ id: c.nextId(), name: 'root', passwordHash: bootstrap.rootPasswordHash, admin: true, mustChangePassword: false, comment: 'system admin' });
+  c.addUser({ id: c.nextId(), name: 'root', passwordHash: bootstrap.rootPasswordHash, scramVerifier: bootstrap.rootScramVerifier ?? '', admin: true, mustChangePassword: false, comment: 'system admin' });
   return c;
 }
 
@@ -214,7 +219,7 @@ function decode(text: string, path: string): Catalog {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
   if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
+  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== 4 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
   const c = new Catalog();
   const tenantOf = (t: PersistedTenant | PersistedTenantV1): TenantDef => {
     const check = (ok: boolean, what: string): void => {
@@ -280,7 +285,12 @@ function decode(text: string, path: string): Catalog {
     c.pendingDrops[i]!.table = table;
   });
   for (const r of p.resources ?? []) c.resources.set(r.name, r);
-  for (const u of p.users) c.users.set(u.name, u);
+  for (const u of p.users) {
+    // Version 5 added the SCRAM verifier; users saved before have none until a password is set.
+    const scram = p.version >= 5 ? u.scramVerifier : '';
+    if (typeof scram !== 'string') throw new CorruptionError(path, 0, `user ${JSON.stringify(u.name)}: scramVerifier ${JSON.stringify(scram)}`);
+    c.users.set(u.name, { ...u, scramVerifier: scram });
+  }
   c.reserveIds(p.nextId - 1);
   c.version = 0;
   return c;

@@ -83,6 +83,12 @@ export interface UserDef {
   name: string;
   /** "scrypt$N$r$p$saltB64$hashB64" (see server/password.ts), or "" for the empty password. */
   passwordHash: string;
+  /**
+   * The SCRAM-SHA-256 verifier of the same password (server/scram.ts), stored beside the hash
+   * whenever a password is set since catalog version 5; '' for none (older users, and the empty
+   * password): the PostgreSQL port then asks for the password in clear text.
+   */
+  scramVerifier: string;
   admin: boolean;
   mustChangePassword: boolean;
   comment: string;

@@ -46,6 +46,8 @@ export interface StorageOptions {
   logger: Logger;
   /** Hash of root's password when the catalog is first created. */
   rootPasswordHash: string;
+  /** SCRAM-SHA-256 verifier of the same password (server/scram.ts; '' or absent: none). */
+  rootScramVerifier?: string;
   /** Memory of all memtables (active and being flushed) before writes get 429. */
   memtableBytes: number;
   walSegmentBytes: number;
@@ -120,7 +122,7 @@ export class Storage {
   static async open(opts: StorageOptions): Promise<Storage> {
     await mkdir(join(opts.dataDir, 'db'), { recursive: true });
     await CatalogStore.cleanup(opts.dataDir);
-    const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash });
+    const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
     return new Storage(opts, store);
   }
 

@@ -10,8 +10,8 @@ const basic = (user: string, password: string): string => `Basic ${Buffer.from(`
 
 async function catalog(): Promise<Catalog> {
   const c = new Catalog();
-  c.addUser({ id: 101, name: 'pw', passwordHash: await hashPassword('secret'), admin: false, mustChangePassword: false, comment: '' });
-  c.addUser({ id: 102, name: 'nopw', passwordHash: '', admin: false, mustChangePassword: false, comment: '' });
+  c.addUser({ id: 101, name: 'pw', passwordHash: await hashPassword('secret'), admin: false, scramVerifier: '', mustChangePassword: false, comment: '' });
+  c.addUser({ id: 102, name: 'nopw', passwordHash: '', admin: false, scramVerifier: '', mustChangePassword: false, comment: '' });
   return c;
 }
 

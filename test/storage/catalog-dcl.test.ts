@@ -67,7 +67,7 @@ describe('catalog DCL', () => {
     expect([...again.catalog.users.keys()]).toEqual(['root', 'u1', 'u2']);
   });
 
-  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 4 on the next change', async () => {
+  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 5 on the next change', async () => {
     const v1 = {
       format: 'sundial-catalog',
       version: 1,
@@ -89,8 +89,23 @@ describe('catalog DCL', () => {
     createRoleDef(store.catalog, 'cnosdb', 'bare', null);
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { version: number; tenants: Array<{ roles: Record<string, unknown> }> };
-    expect(saved.version).toBe(4);
+    expect(saved.version).toBe(5);
     expect(saved.tenants[0]!.roles.bare).toEqual({ inherit: null, privileges: {} });
+  });
+
+  it("reads a version 4 catalog's users without a SCRAM verifier and keeps a version 5 verifier across a save", async () => {
+    const user = (id: number, name: string, extra: object) => ({ id, name, passwordHash: 'x', admin: false, mustChangePassword: false, comment: '', ...extra });
+    const doc = (version: number, users: object[]) => ({ format: 'sundial-catalog', version, nextId: 9, pendingDrops: [], tenants: [], databases: [], users });
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(4, [user(1, 'old', { scramVerifier: 'SCRAM-SHA-256$1:c2FsdA==$eA==:eA==' })])));
+    expect((await CatalogStore.open(dir, bootstrap)).catalog.users.get('old')!.scramVerifier).toBe('');
+    const verifier = 'SCRAM-SHA-256$4096:c2FsdA==$eA==:eA==';
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(5, [user(1, 'new', { scramVerifier: verifier })])));
+    const store = await CatalogStore.open(dir, bootstrap);
+    store.catalog.changed();
+    await store.save();
+    expect((await CatalogStore.open(dir, bootstrap)).catalog.users.get('new')!.scramVerifier).toBe(verifier);
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(5, [user(1, 'bad', {})])));
+    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: user "bad": scramVerifier undefined/);
   });
 
   it('refuses a version 1 catalog whose role inherits nothing (only version 2 may say so)', async () => {

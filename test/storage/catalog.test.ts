@@ -32,7 +32,7 @@ describe('CatalogStore', () => {
     expect(store.catalog.databases().map((d) => `${d.tenant}.${d.name}`)).toEqual(['cnosdb.public']);
     expect(store.catalog.users.get('root')).toMatchObject({ admin: true, passwordHash: bootstrap.rootPasswordHash });
     expect(store.dirty).toBe(false);
-    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 4 });
+    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 5 });
   });
 
   it('saves tables and columns and reloads them identically', async () => {
@@ -63,7 +63,7 @@ describe('CatalogStore', () => {
     createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } }] });
     await store.save();
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
-    expect(doc.version).toBe(4);
+    expect(doc.version).toBe(5);
     const again = await CatalogStore.open(dir, bootstrap);
     expect(again.catalog.requireDatabase('cnosdb', 'public').tables.get('g')!.fields[0]).toMatchObject({ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } });
     const column = doc.databases[0].tables.find((t: { name: string }) => t.name === 'g').fields[0];
