@@ -8,13 +8,14 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 
-type Kind = 'string' | 'int' | 'bytes' | 'duration' | 'bool' | 'level';
+/** `port`: a TCP port that is off (null) unless set; 0 picks a free one. */
+type Kind = 'string' | 'int' | 'port' | 'bytes' | 'duration' | 'bool' | 'level';
 
 interface SettingSpec {
   /** Dotted TOML path, e.g. "server.port". */
   key: string;
   kind: Kind;
-  default: string | number | boolean;
+  default: string | number | boolean | null;
   doc: string;
   /** A duration that may be 0 (off). */
   zero?: boolean;
@@ -24,6 +25,7 @@ interface SettingSpec {
 export const SETTINGS = [
   { key: 'server.host', kind: 'string', default: '127.0.0.1', doc: 'Address to listen on. A non-loopback address needs a root password.' },
   { key: 'server.port', kind: 'int', default: 8902, doc: 'TCP port (0 picks a free one and logs it).' },
+  { key: 'server.pg_port', kind: 'port', default: null, doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).' },
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
@@ -59,7 +61,7 @@ function defaultParseWorkers(): number {
 }
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
-type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'bool' ? boolean : string;
+type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'port' ? number | null : K extends 'bool' ? boolean : string;
 type Shape = { [S in (typeof SETTINGS)[number] as S['key']]: ValueOf<S['kind']> };
 
 /** Resolved settings, keyed by dotted path. Sizes are bytes, durations milliseconds. */
@@ -79,7 +81,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean {
+function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean | null {
   const bad = (want: string): never => {
     throw new ConfigError(`invalid ${spec.key} from ${source}: ${JSON.stringify(raw)} (want ${want})`);
   };
@@ -93,6 +95,11 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
       if (raw === 'true' || raw === '1') return true;
       if (raw === 'false' || raw === '0') return false;
       return bad('true or false');
+    case 'port': {
+      if (raw === '' || raw === 'off') return null;
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+      return Number.isSafeInteger(n) && n >= 0 && n <= 65535 ? n : bad('a port 0-65535, or "off"');
+    }
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
       return Number.isSafeInteger(n) && n >= 0 ? n : bad('a non-negative integer');
@@ -163,7 +170,7 @@ export function loadConfig({ argv = process.argv.slice(2), env = process.env }: 
     if (unknown.length > 0) throw new ConfigError(`unknown setting(s) in ${configPath}: ${unknown.join(', ')}`);
   }
 
-  const out: Record<string, string | number | boolean> = {};
+  const out: Record<string, string | number | boolean | null> = {};
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     let value = spec.default;
     const fromFile = lookup(file, spec.key);

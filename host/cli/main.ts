@@ -11,6 +11,7 @@ import { warmQueryPath } from '../server/query-warmup.js';
 import { ensureUsageSchema, startUsageReporter, UsageMetrics } from '../server/usage-metrics.js';
 import { hashPassword, verifyPassword } from '../server/password.js';
 import { scramVerifier } from '../server/scram.js';
+import { PgListener } from '../pgwire/listener.js';
 import { SundialServer } from '../server/server.js';
 import { createServices } from '../server/services.js';
 import { storageCodecs } from '../storage/codecs.js';
@@ -68,7 +69,10 @@ async function main(): Promise<void> {
   const parsers: Parsers = pool ?? new InThreadParsers(core);
   const server = new SundialServer(config, logger, version);
   const url = await server.listen();
-  logger.info({ url, dataDir, version }, 'listening');
+  const pgPortSetting = config['server.pg_port'];
+  const pg = pgPortSetting === null ? undefined : new PgListener({ config, logger, version, services: () => server.context.services(), allowEmptyPassword: isLoopback(config['server.host']) });
+  const pgPort = pg === undefined ? undefined : await pg.listen(config['server.host'], pgPortSetting!);
+  logger.info({ url, dataDir, version, pgPort }, 'listening');
 
   const warmup = new AbortController();
   let warming: Promise<void> = Promise.resolve();
@@ -85,6 +89,7 @@ async function main(): Promise<void> {
     try {
       warmup.abort();
       await server.stop(SHUTDOWN_TIMEOUT_MS);
+      await pg?.stop();
       await warming;
       await stopUsage();
       await parsers.close();

@@ -27,6 +27,8 @@ export const ERRORS = {
   sqlExecute: { code: '010001', status: 422, title: 'query execution error (DataFusion)' },
   sqlArrow: { code: '010002', status: 422, title: 'query execution error (Arrow: a value that does not cast or parse)' },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
+  // CnosDB's QueryError::Cancel: a PostgreSQL client's CancelRequest stopped the statement.
+  queryCanceled: { code: '010014', status: 500, title: 'query canceled by the client' },
   // CnosDB's own codes for what may not be dropped, created or limited (its QueryError enum).
   invalidParam: { code: '010024', status: 422, title: 'invalid parameter' },
   forbidDropTenant: { code: '010064', status: 422, title: 'the system tenant cannot be dropped' },
@@ -69,6 +71,9 @@ export const ERRORS = {
   bodyTooLarge: { code: '040014', status: 413, title: 'request body too large' },
   logParse: { code: '040016', status: 400, title: 'log parse error' },
   protobuf: { code: '040017', status: 400, title: 'protobuf body decode error' },
+  // Sundial's own (CnosDB's 04 codes end at 040019): a malformed or unexpected message on the
+  // PostgreSQL port (SQLSTATE 08P01).
+  pgProtocol: { code: '040025', status: 400, title: 'PostgreSQL wire protocol violation' },
 } as const satisfies Record<string, { code: string; status: number; title: string }>;
 
 export type ErrorKind = keyof typeof ERRORS;

@@ -118,6 +118,11 @@ export class SundialServer {
     this.hapi.route(routes);
   }
 
+  /** What the routes see: the PostgreSQL port serves from the same services. */
+  get context(): ServerContext {
+    return this.#ctx;
+  }
+
   get phase(): Phase {
     return this.#phase;
   }

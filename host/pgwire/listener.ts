@@ -1,0 +1,99 @@
+// The PostgreSQL port (`server.pg_port`, off unless set; on `server.host`): accepts connections,
+// gives each a process id and secret key (BackendKeyData) under which a CancelRequest, which
+// arrives on a connection of its own, finds the statement to stop; and on shutdown ends every
+// connection with FATAL 57P01 after the statements in flight, as the HTTP listener waits for its
+// requests.
+
+import { randomInt } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../cli/config.js';
+import { PlanCache } from '../engine/plan-cache.js';
+import type { Services } from '../server/services.js';
+import { PgAuth } from './auth.js';
+import { PgConnection } from './connection.js';
+
+/** What a connection sees of the server. */
+export interface PgContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly planCache: PlanCache;
+  /** The services, or a 503 UserError (57P03) while starting or stopping. */
+  services(): Services;
+  auth(): PgAuth;
+  cancel(pid: number, secret: number): void;
+  unregister(conn: PgConnection): void;
+}
+
+export interface PgListenerOptions {
+  config: Config;
+  logger: Logger;
+  version: string;
+  services(): Services;
+  /** Whether an empty password may log in (a loopback listener). */
+  allowEmptyPassword: boolean;
+}
+
+export class PgListener {
+  readonly #server: Server;
+  readonly #connections = new Map<number, PgConnection>();
+  readonly #ctx: PgContext;
+  #nextPid = randomInt(1000, 30000);
+  #auth: { services: Services; auth: PgAuth } | undefined;
+
+  constructor(opts: PgListenerOptions) {
+    const self = this;
+    this.#ctx = {
+      config: opts.config,
+      logger: opts.logger,
+      version: opts.version,
+      planCache: new PlanCache(),
+      services: opts.services,
+      auth: () => {
+        const services = opts.services();
+        if (self.#auth?.services !== services) self.#auth = { services, auth: new PgAuth(services.authenticator, opts.allowEmptyPassword) };
+        return self.#auth.auth;
+      },
+      cancel: (pid, secret) => {
+        const conn = self.#connections.get(pid);
+        // A wrong key is ignored without an answer, as PostgreSQL does.
+        if (conn !== undefined && conn.secret === secret) conn.cancel();
+      },
+      unregister: (conn) => {
+        if (self.#connections.get(conn.pid) === conn) self.#connections.delete(conn.pid);
+      },
+    };
+    this.#server = createServer((socket: Socket) => this.#accept(socket));
+  }
+
+  #accept(socket: Socket): void {
+    const pid = this.#nextPid;
+    this.#nextPid = this.#nextPid >= 2 ** 31 - 2 ? 1000 : this.#nextPid + 1;
+    const conn = new PgConnection(socket, this.#ctx, pid, randomInt(0, 2 ** 31 - 1) | 0);
+    this.#connections.set(pid, conn);
+  }
+
+  /** Listens on host:port (0: a free port); resolves to the port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        const address = this.#server.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  }
+
+  /** Stops accepting and ends every connection. */
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const conn of [...this.#connections.values()]) conn.terminate();
+    await closed;
+  }
+
+  get connections(): number {
+    return this.#connections.size;
+  }
+}
