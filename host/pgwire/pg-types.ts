@@ -11,6 +11,7 @@ import type { DataType, Field } from '../engine/types.js';
 import { readColumn, writeI64, writeU64, K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, type ColumnReader } from '../engine/format/column-reader.js';
 import { displayValue } from '../engine/format/display-text.js';
 import { copyText, formatFloatColumn } from '../engine/format/float-column.js';
+import { writeJsonF64 } from '../engine/format/float-text.js';
 import { TimestampWriter, writeDate } from '../engine/format/time-text.js';
 import type { ByteSink } from '../engine/format/byte-sink.js';
 import type { FieldDescription, MessageWriter } from './messages.js';
@@ -171,7 +172,7 @@ export class RowEncoder {
         const x = col.floats[r]!;
         if (x - x !== 0) return sink.ascii(x !== x ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity');
         if (floats !== undefined) return copyText(sink, floats, r);
-        return sink.ascii(String(x));
+        return writeJsonF64(sink, x);
       }
       case K_TIMESTAMP: {
         const start = sink.pos;

@@ -27,6 +27,8 @@ export interface StartOptions {
 
 export interface TestServer {
   url: string;
+  /** The PostgreSQL port, when the server was started with `--pg-port`. */
+  pgPort: number | undefined;
   dataDir: string;
   pid: number;
   child: ChildProcess;
@@ -132,6 +134,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
   return {
     url: String(listening.url),
+    pgPort: typeof listening.pgPort === 'number' ? listening.pgPort : undefined,
     dataDir,
     pid: child.pid!,
     child,
