@@ -56,7 +56,7 @@ try {
       msg[0] = 0x51;
       msg.writeInt32BE(4 + text.length, 1);
       text.copy(msg, 5);
-      let pending = Buffer.alloc(0);
+      let pending: Buffer = Buffer.alloc(0);
       let bytes = 0;
       const onData = (chunk: Buffer): void => {
         bytes += chunk.length;

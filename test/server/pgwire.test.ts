@@ -213,7 +213,7 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
       await c.end();
     }
     // pg decodes rows as bytes only when the whole client asks for binary results.
-    const b = client(server, { binary: true, types: { getTypeParser: () => (v: Buffer) => Buffer.from(v) } as never });
+    const b = client(server, { binary: true, types: { getTypeParser: () => (v: Buffer) => Buffer.from(v) } } as never);
     await b.connect();
     try {
       const bin = await b.query({ text: 'SELECT time, usage, count, ok FROM cpu WHERE host = $1', values: ['a'] });
