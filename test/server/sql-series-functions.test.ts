@@ -94,7 +94,7 @@ describe('UPDATE', () => {
     expect(await csv("UPDATE upd SET f1 = NULL WHERE t0 = 'tag14'")).toBe('rows\n2\n');
     await csv("UPDATE upd SET t0 = 'tag_new', t1 = NULL WHERE t0 = 'tag11' AND t1 = 'tag21'");
     await fails("UPDATE upd SET t0 = 'x' WHERE t0 = 'tag12' AND time < '1999-12-31T00:00:10.020'", 422, /^Semantic error: Updating tags: the WHERE clause may only read tag columns, not time$/);
-    await fails("UPDATE upd SET t0 = 'x', f0 = 1", 422, /^Semantic error: Update tag and field columns at the same time is not supported$/);
+    await fails("UPDATE upd SET t0 = 'x', f0 = 1 WHERE true", 422, /^Semantic error: Update tag and field columns at the same time is not supported$/);
     expect(await csv('SELECT time, t0, t1, f0, f1 FROM upd ORDER BY time, t0, t1')).toBe(
       'time,t0,t1,f0,f1\n1999-12-31T00:00:00.000000000,tag_new,,111,444\n1999-12-31T00:00:00.005000000,tag12,tag22,222,444\n1999-12-31T00:00:10.015000000,tag14,tag24,111,8\n1999-12-31T01:00:00.035000000,tag14,tag24,555,222\n',
     );

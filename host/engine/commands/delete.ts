@@ -12,6 +12,23 @@ import type { QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 
 export async function deleteRows(qp: QueryPlanner, ctx: ExecContext, s: ast.Delete): Promise<void> {
+  await prepareDelete(qp, ctx, s)();
+}
+
+export interface PrepareDeleteOptions {
+  /**
+   * Accept operands computed from tags (`t0 || 'x' = 'ax'`), which CnosDB's DELETE refuses but its
+   * UPDATE of tags takes in its WHERE; the series filter evaluates them like any tag predicate.
+   */
+  computedTags?: boolean;
+}
+
+/**
+ * Plans and checks a DELETE without touching storage; the returned function deletes. UPDATE of
+ * tags prepares its DELETE before its first write, so that a DELETE that cannot run never leaves
+ * the copied series behind.
+ */
+export function prepareDelete(qp: QueryPlanner, ctx: ExecContext, s: ast.Delete, options: PrepareDeleteOptions = {}): () => Promise<void> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const qualifier = s.table.join('.');
   // DataFusion plans DELETE's predicate over the table's unqualified schema ("No field named x.
@@ -25,18 +42,19 @@ export async function deleteRows(qp: QueryPlanner, ctx: ExecContext, s: ast.Dele
         throw notImplemented('Filtering on the field column on the tskv table in delete statement');
       }
     }
-    checkDeleteOperators(unqualified);
+    if (options.computedTags !== true) checkDeleteOperators(unqualified);
     filters.push(transformExpr(unqualified, (e) => (e.kind === 'column' ? { ...e, qualifier } : e)));
   }
   const preds = analyzeScanPredicates(filters, table, ctx);
-  if (preds.empty) return;
+  if (preds.empty) return async () => undefined;
   if (preds.residual.length > 0) throw notImplemented('DELETE with a time predicate other than a range');
   const filter = seriesFilter(preds.tagPredicates, table, qualifier, ctx);
-  await ctx.catalog.delete(database, table.name, {
-    ...(filter === undefined ? {} : { seriesFilter: filter }),
-    ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
-    ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
-  });
+  return () =>
+    ctx.catalog.delete(database, table.name, {
+      ...(filter === undefined ? {} : { seriesFilter: filter }),
+      ...(preds.minTime === undefined ? {} : { minTime: preds.minTime }),
+      ...(preds.maxTime === undefined ? {} : { maxTime: preds.maxTime }),
+    });
 }
 
 /**
