@@ -9,6 +9,7 @@
 import { UserError } from '../core/errors.js';
 import type { TimeUnit } from '../core/precision.js';
 import { ValueType } from '../core/write-batch.js';
+import { contentHash, entrySeriesKey, type EntryTimes } from './loki-entry-times.js';
 import { clip, describe, locate } from './parse-errors.js';
 import { parseRfc3339Ns } from './rfc3339.js';
 import { RowBatcher, type FieldInput } from './row-batcher.js';
@@ -49,6 +50,8 @@ export class LogRowWriter {
   readonly #opts: LogOptions;
   readonly #out = new RowBatcher();
   readonly #toDb: TimestampConverter;
+  /** Loki: where each entry goes in time (loki-entry-times.ts); bulk and NDJSON rows merge by time. */
+  readonly #entryTimes: EntryTimes | undefined;
   /** Documents without a time so far (LogOptions.now). */
   #timeless = 0n;
   // Scratch state of the document being added, reused across documents: the batch builder copies
@@ -66,9 +69,10 @@ export class LogRowWriter {
   /** Flattened names by parent name and key, so each document reuses the same name strings. */
   readonly #names = new Map<string, Map<string, string>>();
 
-  constructor(options: LogOptions) {
+  constructor(options: LogOptions, entryTimes?: EntryTimes) {
     this.#opts = options;
     this.#toDb = new TimestampConverter('ns', options.dbUnit);
+    this.#entryTimes = entryTimes;
   }
 
   get rowCount(): number {
@@ -124,7 +128,17 @@ export class LogRowWriter {
     if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
-    this.#out.add(this.#opts.table, this.#tags, this.#ts ?? this.#opts.now + this.#timeless++, this.#fields);
+    let ts = this.#ts ?? this.#opts.now + this.#timeless++;
+    if (this.#entryTimes !== undefined) {
+      const placed = this.#entryTimes.place(this.#seriesKey(), this.#tags, ts, contentHash(this.#fields, this.#fieldCount));
+      if (placed === undefined) return;
+      ts = placed;
+    }
+    this.#out.add(this.#opts.table, this.#tags, ts, this.#fields);
+  }
+
+  #seriesKey(): string {
+    return entrySeriesKey(this.#tags.slice(0, this.#tagCount));
   }
 
   #field(name: string, type: FieldInput['type'], value: FieldInput['value']): void {

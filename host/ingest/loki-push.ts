@@ -8,6 +8,7 @@
 import protobuf from 'protobufjs';
 import { UserError } from '../core/errors.js';
 import { LogRowWriter, type LogOptions } from './log-documents.js';
+import { EntryTimes, type SeriesRange, type Slot } from './loki-entry-times.js';
 import { clip, describe } from './parse-errors.js';
 import { parseLabelSet } from './prometheus-labels.js';
 import { decodeMessage, int64ToBigInt, type Int64 } from './protobuf-values.js';
@@ -38,8 +39,17 @@ interface PushMessage {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NS_DIGITS = /^-?\d{1,19}$/;
 
-/** Parses a Loki JSON push body. Throws UserError 'logParse' naming the stream and entry. */
-export function parseLokiJson(body: Uint8Array, options: LogOptions): Uint8Array[] {
+/** The rows of a push body, and the series and times they took (loki-entry-times.ts). */
+export interface LokiRows {
+  batches: Uint8Array[];
+  ranges: SeriesRange[];
+}
+
+/**
+ * Parses a Loki JSON push body; `seed` are occupied slots its entries must go beside. Throws
+ * UserError 'logParse' naming the stream and entry.
+ */
+export function parseLokiJson(body: Uint8Array, options: LogOptions, seed: readonly Slot[] = []): LokiRows {
   let doc: unknown;
   try {
     doc = JSON.parse(utf8.decode(body));
@@ -50,7 +60,8 @@ export function parseLokiJson(body: Uint8Array, options: LogOptions): Uint8Array
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || !Array.isArray(streams)) {
     throw new UserError('logParse', `a Loki push body is an object with a 'streams' array, found ${describe(doc)}`);
   }
-  const writer = new LogRowWriter(options);
+  const times = new EntryTimes(seed);
+  const writer = new LogRowWriter(options, times);
   const columns: Array<[string, unknown]> = [];
   streams.forEach((stream: unknown, s) => {
     const where = `streams[${s}]`;
@@ -79,13 +90,14 @@ export function parseLokiJson(body: Uint8Array, options: LogOptions): Uint8Array
       writer.addColumns(columns, BigInt(tsText), at);
     });
   });
-  return writer.finish();
+  return { batches: writer.finish(), ranges: times.ranges() };
 }
 
-/** Parses a (snappy-decoded) Loki protobuf PushRequest. Throws 'protobuf' or 'logParse'. */
-export function parseLokiProtobuf(message: Uint8Array, options: LogOptions): Uint8Array[] {
+/** Parses a (snappy-decoded) Loki protobuf PushRequest, as parseLokiJson. Throws 'protobuf' or 'logParse'. */
+export function parseLokiProtobuf(message: Uint8Array, options: LogOptions, seed: readonly Slot[] = []): LokiRows {
   const req = decodeMessage<PushMessage>(LOKI_PUSH_REQUEST, message, 'Loki PushRequest');
-  const writer = new LogRowWriter(options);
+  const times = new EntryTimes(seed);
+  const writer = new LogRowWriter(options, times);
   const columns: Array<[string, unknown]> = [];
   req.streams.forEach((stream, s) => {
     const labels = parseLabelSet(stream.labels);
@@ -98,5 +110,5 @@ export function parseLokiProtobuf(message: Uint8Array, options: LogOptions): Uin
       writer.addColumns(columns, ts, `streams[${s}].entries[${e}]`);
     });
   });
-  return writer.finish();
+  return { batches: writer.finish(), ranges: times.ranges() };
 }

@@ -9,6 +9,7 @@ import type { TimeUnit } from '../core/precision.js';
 import { parseBulk, parseNdjson } from './es-bulk.js';
 import type { LogOptions } from './log-documents.js';
 import type { LogScanner } from './log-scan.js';
+import type { SeriesRange, Slot } from './loki-entry-times.js';
 import { parseLokiJson, parseLokiProtobuf } from './loki-push.js';
 import { parseOpenTsdbJson } from './opentsdb-json.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from './otlp-traces.js';
@@ -30,6 +31,8 @@ export interface LogJob {
   dbUnit: TimeUnit;
   /** LogOptions.now. */
   now: bigint;
+  /** Loki: occupied slots the entries must go beside (loki-entry-times.ts). */
+  seed?: Slot[];
 }
 
 /** Bulk actions in ParseResult.actions, one byte a document. */
@@ -42,6 +45,8 @@ export interface ParseResult {
   rows?: number;
   /** `bulk` only: each document's action as an index into BULK_ACTION_CODES. */
   actions?: Uint8Array;
+  /** Loki only: the series and times the rows took. */
+  ranges?: SeriesRange[];
 }
 
 /**
@@ -65,9 +70,9 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
     case 'ndjson':
       return { batches: parseNdjson(body, logOptions(job), logs) };
     case 'loki-json':
-      return { batches: parseLokiJson(body, logOptions(job)) };
+      return parseLokiJson(body, logOptions(job), job.seed);
     case 'loki-protobuf':
-      return { batches: parseLokiProtobuf(body, logOptions(job)) };
+      return parseLokiProtobuf(body, logOptions(job), job.seed);
     case 'opentsdb-json': {
       const out = parseOpenTsdbJson(body, { precision: job.precision, dbUnit: job.dbUnit });
       return { batches: out.batches, rows: out.points };

@@ -7,6 +7,7 @@ import type { Storage } from '../storage/storage.js';
 import { Authenticator } from './auth.js';
 import { Budget } from './limits.js';
 import { LogClock } from './log-clock.js';
+import { LokiTables } from './loki-placement.js';
 import type { Parsers } from './parse-pool.js';
 import { QueryRegistry } from './query-registry.js';
 import { TenantLimits } from './tenant-limits.js';
@@ -33,6 +34,8 @@ export interface Services {
   nowMs: () => number;
   /** The times of log documents without one (log-clock.ts). */
   logClock: LogClock;
+  /** Where the Loki pushes of each table are being placed and stored (loki-placement.ts). */
+  lokiTables: LokiTables;
 }
 
 /** What the services are built around; the rest comes from `config`. */
@@ -61,5 +64,6 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     usage: parts.usage,
     nowMs,
     logClock: new LogClock(nowMs),
+    lokiTables: new LokiTables(),
   };
 }

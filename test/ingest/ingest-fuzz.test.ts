@@ -53,7 +53,7 @@ const TARGETS: Target[] = [
   {
     name: 'Loki JSON',
     samples: [utf8('{"streams":[{"stream":{"host":"a"},"values":[["1700000000000000000","line"],["1","l2",{"k":"v"}]]}]}')],
-    parse: (b) => parseLokiJson(b, LOG),
+    parse: (b) => parseLokiJson(b, LOG).batches,
   },
   {
     name: 'Loki protobuf',
@@ -62,7 +62,7 @@ const TARGETS: Target[] = [
         LOKI_PUSH_REQUEST.fromObject({ streams: [{ labels: '{host="a", job="j"}', entries: [{ timestamp: { seconds: 1700000000, nanos: 5 }, line: 'hello', structuredMetadata: [{ name: 'k', value: 'v' }] }] }] }),
       ).finish(),
     ],
-    parse: (b) => parseLokiProtobuf(b, LOG),
+    parse: (b) => parseLokiProtobuf(b, LOG).batches,
   },
   { name: 'OTLP JSON', samples: [utf8(OTLP_SAMPLE)], parse: (b) => otlpTracesToBatches(decodeOtlpJson(b), { table: 't', dbUnit: 'ns' }).batches },
   {

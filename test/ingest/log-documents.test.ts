@@ -102,7 +102,7 @@ describe('Loki JSON', () => {
       { stream: { job: 'api', level: 'info' }, values: [['1700000000000000001', 'first'], ['1700000000000000002', 'second', { trace_id: 'abc' }]] },
       { stream: { job: 'db' }, values: [['1700000000000000003', 'third']] },
     ]);
-    const batches = parseLokiJson(utf8(body), opts({ tagColumns: new Set(['job']) }));
+    const batches = parseLokiJson(utf8(body), opts({ tagColumns: new Set(['job']) })).batches;
     expect(rowsOf(batches)).toEqual([
       { table: 'logs', time: 1_700_000_000_000_000_001n, job: 'api', level: 'info', msg: 'first' },
       { table: 'logs', time: 1_700_000_000_000_000_002n, job: 'api', level: 'info', msg: 'second', trace_id: 'abc' },
@@ -153,7 +153,7 @@ describe('Loki protobuf', () => {
         ],
       }),
     ).finish();
-    expect(rowsOf(parseLokiProtobuf(message, opts({ tagColumns: new Set(['job']) })))).toEqual([
+    expect(rowsOf(parseLokiProtobuf(message, opts({ tagColumns: new Set(['job']) })).batches)).toEqual([
       { table: 'logs', time: 1_700_000_000_000_000_005n, job: 'api', path: '/a"b\\c', emoji: '✓', msg: 'hello', trace_id: 't1' },
       { table: 'logs', time: 1_700_000_001_000_000_000n, job: 'api', path: '/a"b\\c', emoji: '✓', msg: 'world' },
     ]);

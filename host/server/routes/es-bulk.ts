@@ -13,6 +13,7 @@ import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
+import { parseLokiBeside } from '../loki-placement.js';
 
 type LogType = 'bulk' | 'ndjson' | 'loki';
 
@@ -49,18 +50,35 @@ export function esRoutes(ctx: ServerContext): ServerRoute[] {
         const tagColumns = [...parseTagColumns(queryParam(request, 'tag_columns'))];
         const protobufBody = logType === 'loki' && mediaType(request) === 'application/x-protobuf';
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        const out = await runWrite(
-          ctx,
-          request,
-          target,
-          { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
-          ({ body, dbUnit, services }) => {
-            const format = logType === 'loki' ? (protobufBody ? 'loki-protobuf' : 'loki-json') : logType;
-            // Loki entries carry their own times; bulk and NDJSON documents may not.
-            const now = services.logClock.reserve(dbUnit, logType === 'loki' ? 0 : lineCount(body));
-            return services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, now }, body);
-          },
-        );
+        // Loki: a push counts as placed from its parse until it is stored (loki-placement.ts).
+        let stored: (() => void) | undefined;
+        let out;
+        try {
+          out = await runWrite(
+            ctx,
+            request,
+            target,
+            { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
+            ({ body, db, dbUnit, services }) => {
+              if (logType === 'loki') {
+                // Loki entries carry their own times, placed beside what the table holds.
+                const format = protobufBody ? 'loki-protobuf' : 'loki-json';
+                const key = `${target.tenant}\u0000${target.database}\u0000${table}`;
+                const placing = services.lokiTables.place(key, (settle) =>
+                  parseLokiBeside(services.storage, db, table, body, settle, (b, seed) =>
+                    services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, now: 0n, seed }, b),
+                  ),
+                );
+                return placing.then((p) => ((stored = p.stored), p.out));
+              }
+              // Bulk and NDJSON documents may carry no time.
+              const now = services.logClock.reserve(dbUnit, lineCount(body));
+              return services.parsers.parse({ format: logType, table, timeColumn, tagColumns, dbUnit, now }, body);
+            },
+          );
+        } finally {
+          stored?.();
+        }
         if (logType !== 'bulk') return h.response().code(200);
         const items = Array.from(out.actions ?? [], (a) => `{"${BULK_ACTION_CODES[a]}":{"status":201}}`).join(',');
         const took = Math.max(0, Date.now() - request.info.received);
