@@ -10,6 +10,7 @@ import { BULK_ACTION_CODES } from '../../ingest/parse-jobs.js';
 import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
 import { mediaType } from './content-type.js';
+import { UNREAD_PAYLOAD } from './fallback.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
@@ -31,10 +32,11 @@ function logTypeOf(request: Request): LogType {
 
 export function esRoutes(ctx: ServerContext): ServerRoute[] {
   const open = { plugins: { sundial: { auth: false, errors: 'json' as const } } };
+  // The stubs take any method, so any body: never read (a template a shipper PUTs is not JSON hapi must parse).
   const stub = (path: string): ServerRoute => ({
     method: '*',
     path,
-    options: open,
+    options: { ...open, payload: UNREAD_PAYLOAD },
     handler: (_r: Request, h: ResponseToolkit) => h.response().code(200).header(...ELASTIC_PRODUCT),
   });
   return [
