@@ -19,7 +19,7 @@ import {
 } from '../core/meta-errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { DAY_MS, DEFAULT_TENANT, ROOT_USER, type Catalog, type DatabaseDef, type DatabasePrivilege, type SystemRole, type TenantDef, type UserDef } from './catalog.js';
-import { checkName } from './catalog-ddl.js';
+import { checkObjectName } from './catalog-ddl.js';
 import { objectLimit, type LimiterConfig } from './limiter-config.js';
 
 const RANK: Record<DatabasePrivilege, number> = { read: 1, write: 2, all: 3 };
@@ -60,7 +60,7 @@ export interface TenantOptions {
 }
 
 export function createTenantDef(c: Catalog, name: string, options: TenantOptions): TenantDef {
-  checkName(name);
+  checkObjectName(name);
   if (c.tenants.has(name)) throw tenantExists(name);
   if (options.dropAfter !== null) parseDropAfter(options.dropAfter);
   const t: TenantDef = { id: c.nextId(), name, ...options, members: new Map(), roles: new Map() };
@@ -96,7 +96,7 @@ export type UserChange = Partial<Pick<UserDef, 'passwordHash' | 'scramVerifier' 
 export type NewUser = Omit<Required<UserChange>, 'scramVerifier'> & Pick<UserChange, 'scramVerifier'>;
 
 export function createUserDef(c: Catalog, name: string, options: NewUser): UserDef {
-  checkName(name);
+  checkObjectName(name);
   if (c.users.has(name)) throw userExists(name);
   const u: UserDef = { id: c.nextId(), name, ...options, scramVerifier: options.scramVerifier ?? '' };
   c.addUser(u);
@@ -115,7 +115,7 @@ export function alterUserDef(c: Catalog, name: string, change: UserChange): User
 /** Renames a user; its memberships follow it. */
 export function renameUserDef(c: Catalog, from: string, to: string): void {
   const u = requireUserDef(c, from);
-  checkName(to);
+  checkObjectName(to);
   if (from === ROOT_USER) throw new UserError('sqlPlan', `User '${ROOT_USER}' cannot be renamed`);
   if (c.users.has(to)) throw userExists(to);
   c.users.delete(from);
@@ -182,7 +182,7 @@ export function removeMemberDef(c: Catalog, tenant: string, user: string): void 
 
 export function createRoleDef(c: Catalog, tenant: string, name: string, inherit: SystemRole | null): void {
   const t = requireTenantDef(c, tenant);
-  checkName(name);
+  checkObjectName(name);
   if (name === 'owner' || name === 'member') throw new UserError('forbidCreateSystemRole', `Couldn't create a role with the same name as system role: ${name}`);
   if (t.roles.has(name)) throw roleExists(name);
   t.roles.set(name, { inherit, privileges: new Map() });

@@ -8,6 +8,7 @@ import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
 import { findColumn, isUndroppableDatabase, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import { checkCodec } from './codec-names.js';
+import { objectNameProblem } from '../core/object-names.js';
 import { GEOMETRY_SUB_TYPES, type GeometryColumnType } from '../core/geometry/geometry.js';
 import { databaseExists, tableExists, tableNotFound as metaTableNotFound } from '../core/meta-errors.js';
 
@@ -15,6 +16,17 @@ import { databaseExists, tableExists, tableNotFound as metaTableNotFound } from 
 export function checkName(name: string): void {
   if (name.trim() === '') throw new UserError('sqlParse', 'Name cannot be empty or contain only spaces');
   if (name.includes('/')) throw new UserError('sqlParse', `not supported keyword contains '/': ${name}`);
+}
+
+/**
+ * checkName and Sundial's rules (core/object-names.ts), for a new tenant, user, role or database.
+ * Tables and columns keep checkName alone: line protocol creates them, and InfluxDB takes escaped
+ * spaces at either end of those names.
+ */
+export function checkObjectName(name: string): void {
+  checkName(name);
+  const problem = objectNameProblem(name);
+  if (problem !== undefined) throw new UserError('sqlParse', problem);
 }
 
 function checkOptions(o: DatabaseOptions): void {
@@ -33,7 +45,7 @@ const SYSTEM_SCHEMAS = new Set(['information_schema', 'cluster_schema', 'usage_s
 
 /** `system`: the server creates one of its own databases (usage_schema, server/usage-metrics.ts). */
 export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions, system = false): DatabaseDef {
-  checkName(name);
+  checkObjectName(name);
   if (!system && SYSTEM_SCHEMAS.has(name.toLowerCase())) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
   if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);

@@ -3,6 +3,7 @@
 // statement family live in parser-*.ts and take this cursor as their first argument.
 
 import type { ObjectName } from './ast.js';
+import { objectNameProblem } from '../../core/object-names.js';
 import { SqlParseError } from './errors.js';
 import { tokenize } from './lexer.js';
 import { describeToken, type Pos, type Token } from './tokens.js';
@@ -173,11 +174,14 @@ export class Parser {
 }
 
 /**
- * CnosDB's checks on the name of a new database, table, tenant, user or role: no `/`, and not
- * empty or blank. The messages are CnosDB's own.
+ * The checks on the name of a new database, table, tenant, user or role: CnosDB's (no `/`, not
+ * empty or blank, in its words), then Sundial's (core/object-names.ts), with CnosDB's code for
+ * an invalid name, its parse error's.
  */
 export function checkObjectName(name: string, pos: Pos): string {
   if (name.includes('/')) throw new SqlParseError(`not supported keyword contains '/': ${name}`, pos);
   if (name.trim() === '') throw new SqlParseError('Name cannot be empty or contain only spaces', pos);
+  const problem = objectNameProblem(name);
+  if (problem !== undefined) throw new SqlParseError(problem, pos);
   return name;
 }
