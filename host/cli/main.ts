@@ -60,7 +60,12 @@ async function main(): Promise<void> {
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
-    logger.fatal({ host: config['server.host'] }, 'refusing to listen on a non-loopback address while the root password is empty; set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1');
+    // auth.root_password is read only when the catalog is made: on an existing one, setting it
+    // changes nothing, so the message must say what does.
+    const fix = storage.catalogCreated
+      ? 'set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1'
+      : `the catalog in ${dataDir} already exists, and auth.root_password (SUNDIAL_ROOT_PASSWORD) applies only to a new catalog: start on 127.0.0.1 and run ALTER USER root SET PASSWORD = '...', then listen on ${config['server.host']}`;
+    logger.fatal({ host: config['server.host'], dataDir, newCatalog: storage.catalogCreated }, `refusing to listen on a non-loopback address while the root password is empty; ${fix}`);
     process.exit(2);
   }
 

@@ -102,6 +102,8 @@ export interface CatalogBootstrap {
 
 export class CatalogStore {
   readonly catalog: Catalog;
+  /** Whether `open` made the catalog (from the bootstrap) rather than loading one. */
+  readonly created: boolean;
   readonly #path: string;
   readonly #dir: string;
   #savedVersion: number;
@@ -113,6 +115,7 @@ export class CatalogStore {
     this.#path = join(dir, FILE);
     this.catalog = catalog;
     this.#savedVersion = savedVersion;
+    this.created = savedVersion === -1;
   }
 
   /** Loads the catalog from `dir`, or creates and saves the initial one (tenant cnosdb, database public, user root). */

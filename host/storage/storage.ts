@@ -115,6 +115,11 @@ export class Storage {
     return this.#store.catalog;
   }
 
+  /** Whether this open made a new catalog (StorageOptions.rootPasswordHash applied) rather than loading one. */
+  get catalogCreated(): boolean {
+    return this.#store.created;
+  }
+
   /**
    * Opens (or creates) the data directory and loads the catalog. Fast: call `recover` next to
    * replay the WALs (the server already answers 503 meanwhile).

@@ -79,6 +79,18 @@ describe('Basic authentication', () => {
 
 describe('listening address', () => {
   it('refuses a non-loopback address while the root password is empty', async () => {
-    await expect(startServer({ args: ['--host', '0.0.0.0'] })).rejects.toThrow(/exited with 2/);
+    await expect(startServer({ args: ['--host', '0.0.0.0'] })).rejects.toThrow(/exited with 2.*set auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) or listen on 127\.0\.0\.1/);
+  });
+
+  it('tells the operator of an existing catalog to set the password with ALTER USER, which auth.root_password cannot', async () => {
+    const first = await startServer();
+    try {
+      expect(await first.stop()).toBe(0);
+      // The setting is given, but the catalog already exists with root's empty password.
+      const refused = startServer({ dataDir: first.dataDir, args: ['--host', '0.0.0.0'], env: { SUNDIAL_ROOT_PASSWORD: 'secret' } });
+      await expect(refused).rejects.toThrow(/exited with 2.*already exists, and auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) applies only to a new catalog: start on 127\.0\.0\.1 and run ALTER USER root SET PASSWORD = '\.\.\.', then listen on 0\.0\.0\.0/);
+    } finally {
+      first.cleanup();
+    }
   });
 });
