@@ -26,6 +26,8 @@ export const SETTINGS = [
   { key: 'server.host', kind: 'string', default: '127.0.0.1', doc: 'Address to listen on. A non-loopback address needs a root password.' },
   { key: 'server.port', kind: 'int', default: 8902, doc: 'TCP port (0 picks a free one and logs it).' },
   { key: 'server.pg_port', kind: 'port', default: null, doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).' },
+  { key: 'server.headers_timeout', kind: 'duration', default: 10_000, doc: 'An HTTP connection that takes longer than this to send a request line and headers (from when it opens, or when its request starts) is answered 408 and closed.' },
+  { key: 'server.max_connections', kind: 'int', default: 4096, doc: 'HTTP connections open at once; past it a new connection is closed at once while the open ones carry on (0: no cap).' },
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },

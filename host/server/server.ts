@@ -10,6 +10,7 @@ import type { UserDef } from '../storage/catalog.js';
 import { auditDenied } from './audit.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
+import { createListener } from './listener.js';
 import { esRoutes } from './routes/es-bulk.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { jaegerRoutes } from './routes/jaeger.js';
@@ -73,6 +74,8 @@ export class SundialServer {
     this.hapi = Hapi.server({
       host: config['server.host'],
       port: config['server.port'],
+      // Node's HTTP server with the connection limits (listener.ts).
+      listener: createListener(config, logger),
       // Every response with a body is compressed when the client asks (CONTRACT.md).
       compression: { minBytes: 1 },
       mime: {
