@@ -6,7 +6,7 @@
 // the body with the TypeScript reference, whose messages and checks stay the only ones.
 // Runtime-agnostic: no node: imports.
 
-import { unitConversion, type TimeUnit } from '../core/precision.js';
+import { unitConversion, type RequestUnit, type TimeUnit } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 
@@ -22,7 +22,7 @@ const FLAG_FIXED_UNIT = 2;
 
 export interface OpenTsdbScanOptions {
   /** The request's `precision`; undefined applies OpenTSDB's 10/13-digit rule. */
-  precision: TimeUnit | undefined;
+  precision: RequestUnit | undefined;
   dbUnit: TimeUnit;
 }
 

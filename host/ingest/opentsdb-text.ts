@@ -9,7 +9,7 @@
 // (so the messages are this file's), and the rare valid lines the core does not take.
 
 import { UserError } from '../core/errors.js';
-import type { TimeUnit } from '../core/precision.js';
+import type { RequestUnit, TimeUnit } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
 import { ValueType } from '../core/write-batch.js';
 import { OpenTsdbScanner } from './opentsdb-scan.js';
@@ -19,7 +19,7 @@ import { RowBatcher, type FieldInput } from './row-batcher.js';
 
 export interface OpenTsdbOptions {
   /** The request's `precision` parameter; undefined applies OpenTSDB's 10/13-digit rule. */
-  precision: TimeUnit | undefined;
+  precision: RequestUnit | undefined;
   /** The database precision. */
   dbUnit: TimeUnit;
   /** The Wasm core, for the fast path; without it the body is parsed here. */

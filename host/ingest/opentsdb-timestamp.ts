@@ -4,7 +4,7 @@
 // have 13 digits; shorter ones only occur before 2001 and are read the same way), more is an
 // error rather than a silent guess. Runtime-agnostic.
 
-import type { TimeUnit } from '../core/precision.js';
+import type { RequestUnit, TimeUnit } from '../core/precision.js';
 import { clip } from './parse-errors.js';
 import { TimestampConverter } from './timestamps.js';
 
@@ -16,7 +16,7 @@ export class OpenTsdbTimestamps {
   readonly #millis: TimestampConverter;
 
   /** `precision`: the request's `precision` parameter, if given. */
-  constructor(precision: TimeUnit | undefined, dbUnit: TimeUnit) {
+  constructor(precision: RequestUnit | undefined, dbUnit: TimeUnit) {
     this.#fixed = precision === undefined ? undefined : new TimestampConverter(precision, dbUnit);
     this.#seconds = new TimestampConverter('s', dbUnit);
     this.#millis = new TimestampConverter('ms', dbUnit);

@@ -5,7 +5,7 @@
 // logs go through the Wasm JSON log scanner of the thread's core first (log-scan.ts).
 // Node only, as otlp-proto.ts (it reads the OTLP .proto files).
 
-import type { TimeUnit } from '../core/precision.js';
+import type { RequestUnit, TimeUnit } from '../core/precision.js';
 import { parseBulk, parseNdjson } from './es-bulk.js';
 import type { LogOptions } from './log-documents.js';
 import type { LogScanner } from './log-scan.js';
@@ -19,7 +19,7 @@ import { parsePromWrite } from './prometheus-remote.js';
 export type ParseJob =
   | { format: 'otlp-protobuf' | 'otlp-json'; table: string; dbUnit: TimeUnit }
   | LogJob
-  | { format: 'opentsdb-json'; precision: TimeUnit | undefined; dbUnit: TimeUnit }
+  | { format: 'opentsdb-json'; precision: RequestUnit | undefined; dbUnit: TimeUnit }
   | { format: 'prom-write'; dbUnit: TimeUnit };
 
 /** The log bodies of `/api/v1/es/_bulk` (LogOptions with `tagColumns` as an array). */

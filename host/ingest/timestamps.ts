@@ -3,7 +3,7 @@
 // 64-bit range (422 020012) instead of wrapping around. Runtime-agnostic.
 
 import { UserError } from '../core/errors.js';
-import { unitConversion, type TimeUnit } from '../core/precision.js';
+import { unitConversion, type RequestUnit, type TimeUnit } from '../core/precision.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -12,10 +12,10 @@ const I64_MAX = 2n ** 63n - 1n;
 export class TimestampConverter {
   readonly #mul: bigint;
   readonly #div: bigint;
-  readonly from: TimeUnit;
+  readonly from: RequestUnit;
   readonly to: TimeUnit;
 
-  constructor(from: TimeUnit, to: TimeUnit) {
+  constructor(from: RequestUnit, to: TimeUnit) {
     const c = unitConversion(from, to);
     this.#mul = c.multiplier;
     this.#div = c.divisor;
@@ -35,6 +35,6 @@ export class TimestampConverter {
   }
 }
 
-function overflow(ts: bigint, unit: TimeUnit): UserError {
+function overflow(ts: bigint, unit: RequestUnit): UserError {
   return new UserError('timestampOverflow', `timestamp ${ts} (${unit}) is out of range when converted to the database precision`);
 }

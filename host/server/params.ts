@@ -3,6 +3,7 @@
 
 import type { Request } from '@hapi/hapi';
 import { UserError } from '../core/errors.js';
+import type { RequestUnit } from '../core/precision.js';
 import { DEFAULT_DATABASE, DEFAULT_TENANT } from '../storage/catalog.js';
 
 /** One query parameter as a string; a repeated parameter is an error. */
@@ -29,15 +30,21 @@ export function databaseOf(request: Request): string {
   return paramOrHeader(request, 'db') ?? DEFAULT_DATABASE;
 }
 
-export type RequestPrecision = 'ns' | 'us' | 'ms' | 's';
+export type RequestPrecision = RequestUnit;
 
-/** `precision`: ns (default), us, ms, s, any case; anything else is 400. */
+/**
+ * `precision` spellings, any case: CnosDB's ns, us, ms, s and InfluxDB's n, u, µ, m (minutes)
+ * and h, which its clients send (node `influx` and python `influxdb` default to `n`).
+ */
+const PRECISIONS: Readonly<Record<string, RequestUnit>> = { n: 'ns', ns: 'ns', u: 'us', µ: 'us', us: 'us', ms: 'ms', s: 's', m: 'm', h: 'h' };
+
+/** `precision` (default ns); anything else is 400. */
 export function precisionOf(request: Request): RequestPrecision {
   const p = queryParam(request, 'precision');
   if (p === undefined) return 'ns';
-  const v = p.toLowerCase();
-  if (v === 'ns' || v === 'us' || v === 'ms' || v === 's') return v;
-  throw new UserError('badParameter', `invalid precision '${p}': want ns, us, ms or s`);
+  const v = PRECISIONS[p.toLowerCase()];
+  if (v !== undefined) return v;
+  throw new UserError('badParameter', `invalid precision '${p}': want ns (or n), us (or u), ms, s, m or h`);
 }
 
 /** A boolean parameter: true/1/yes, false/0/no (any case); anything else is 400. */

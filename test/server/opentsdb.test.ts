@@ -41,7 +41,7 @@ const cases: Case[] = [
   { name: 'a bad line rejects the whole body', path: 'write', body: 'bad1 1 1 k=v\nbad1 2 x k=v', status: 400, code: '040010', message: "line 2: invalid value 'x', expected an integer or decimal number", absent: 'bad1' },
   { name: 'a point without tags', path: 'write', body: 'notag 1700000000 1 k=v\nnotag 1700000001 1.5', status: 400, code: '040010', message: 'line 2: expected at least one tag <tagk>=<tagv> after the value', absent: 'notag' },
   { name: 'a 14-digit timestamp without precision', path: 'write', body: 'bad2 17000000000000 1 k=v', status: 400, code: '040010', absent: 'bad2' },
-  { name: 'an unknown precision', path: 'write', query: 'precision=h', body: 'bad3 1 1 k=v', status: 400, code: '040001', message: "invalid precision 'h': want ns, us, ms or s", absent: 'bad3' },
+  { name: 'an unknown precision', path: 'write', query: 'precision=d', body: 'bad3 1 1 k=v', status: 400, code: '040001', message: "invalid precision 'd': want ns (or n), us (or u), ms, s, m or h", absent: 'bad3' },
   { name: 'an unknown database', path: 'write', query: 'db=nope', body: 'bad4 1 1 k=v', status: 422, code: '030017', message: 'Meta: Database not found: "nope"' },
   { name: 'a type conflict with the stored schema', path: 'write', body: 'telegraf.mem.used 1700000020 1 host=server01 value2=x\ntelegraf.mem.used 1700000020 1 value=v', status: 422, code: '020010' },
   { name: 'JSON put, one object', path: 'put', body: '{"metric":"put.one","timestamp":1700000000,"value":1.5,"tags":{"host":"a"}}', status: 200 },

@@ -38,7 +38,14 @@ const cases: Case[] = [
   { name: 'precision=us', query: 'precision=us', body: 't10 f=1 1700000000123456', status: 200, rows: [{ time: 1_700_000_000_123_456_000n, f: 1 }] },
   { name: 'precision=ns', query: 'precision=ns', body: 't11 f=1 1700000000123456789', status: 200, rows: [{ time: 1_700_000_000_123_456_789n, f: 1 }] },
   { name: 'precision in upper case', query: 'precision=MS', body: 't12 f=1 1', status: 200, rows: [{ time: 1_000_000n, f: 1 }] },
-  { name: 'an unknown precision is rejected', query: 'precision=h', body: 't13 f=1 1', status: 400, code: '040001', message: /precision 'h'/ },
+  { name: 'an unknown precision is rejected', query: 'precision=d', body: 't13 f=1 1', status: 400, code: '040001', message: /precision 'd'/ },
+  // InfluxDB's spellings (its clients send precision=n by default), on every write route.
+  { name: 'precision=n is nanoseconds', query: 'precision=n', body: 't29 f=1 1700000000123456789', status: 200, rows: [{ time: 1_700_000_000_123_456_789n, f: 1 }] },
+  { name: 'precision=u is microseconds', query: 'precision=u', body: 't30 f=1 1700000000123456', status: 200, rows: [{ time: 1_700_000_000_123_456_000n, f: 1 }] },
+  { name: 'precision=µ is microseconds', query: 'precision=%C2%B5', body: 't31 f=1 1700000000123456', status: 200, rows: [{ time: 1_700_000_000_123_456_000n, f: 1 }] },
+  { name: 'precision=m is minutes', query: 'precision=m', body: 't32 f=1 28333333', status: 200, rows: [{ time: 1_699_999_980_000_000_000n, f: 1 }] },
+  { name: 'precision=h is hours', query: 'precision=h', body: 't33 f=1 472222', status: 200, rows: [{ time: 1_699_999_200_000_000_000n, f: 1 }] },
+  { name: 'precision=H in upper case', query: 'precision=H', body: 't34 f=1 1', status: 200, rows: [{ time: 3_600_000_000_000n, f: 1 }] },
   { name: 'a timestamp that overflows in the database precision', query: 'precision=s', body: 't14 f=1 9223372036854775807', status: 422, code: '020012' },
   // Comments, blank lines, CRLF, series and merging
   { name: 'comments, blank lines and CRLF', body: '# a comment\r\n\r\nt15,h=a f=1 1\r\n   \n  # indented comment\nt15,h=b f=2 2\r\n', table: 't15', status: 200, rows: [{ time: 1n, h: 'a', f: 1 }, { time: 2n, h: 'b', f: 2 }] },

@@ -5,7 +5,7 @@
 // request is atomic, so `failed` is always 0 on success.
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import type { TimeUnit } from '../../core/precision.js';
+import type { RequestUnit } from '../../core/precision.js';
 import { parseOpenTsdbText } from '../../ingest/opentsdb-text.js';
 import { databaseOf, precisionOf, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../server.js';
@@ -13,7 +13,7 @@ import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 import { jsonBody } from '../json-body.js';
 
 /** The `precision` parameter if given (validated), else undefined. */
-function optionalPrecision(request: Request): TimeUnit | undefined {
+function optionalPrecision(request: Request): RequestUnit | undefined {
   return queryParam(request, 'precision') === undefined ? undefined : precisionOf(request);
 }
 
