@@ -96,6 +96,17 @@ export class SqlEngine implements QueryEngine {
   }
 
   /**
+   * Runs one statement already parsed, or built by another front end (InfluxQL's translator,
+   * host/influxql/), exactly as `run` runs the statement of a text; no plan is cached for it.
+   */
+  async runStatement(s: Statement, given: QuerySession): Promise<QueryResult> {
+    const session = sameShape(given);
+    const ctx = this.#context(session, undefined);
+    if (s.kind === 'query') return this.#rows(this.#queryPlan(s, ctx, undefined), ctx);
+    return this.#execute(s, ctx);
+  }
+
+  /**
    * The optimized plan of a query, kept in the plan cache under `key` (when given) if it may be
    * reused: with the privilege checks planning made, unless it folds the clock or embeds rows
    * read from the session.
