@@ -1,15 +1,17 @@
 // The one place where errors become HTTP responses (CONTRACT.md "Errors"). Write routes answer
-// with an empty body; every other route with {"error_code","error_message"} JSON. Both carry the
-// code and message in X-Sundial-Error-Code / X-Sundial-Error headers.
+// with an empty body; every other route with {"error_code","error_message"} JSON, but the
+// InfluxDB routes, which answer in InfluxDB's shapes and statuses (influx-errors.ts). All carry
+// the code and message in X-Sundial-Error-Code / X-Sundial-Error headers.
 
 import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
+import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 
-/** How a route reports errors. */
-export type ErrorStyle = 'empty' | 'json';
+/** How a route reports errors: InfluxDB's v1 `{"error"}` and v2 `{"code","message"}` for its routes. */
+export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2';
 
 const MAX_HEADER_CHARS = 1000;
 
@@ -55,11 +57,21 @@ function isBug(err: unknown): boolean {
 
 /** Builds the response for `err` in the route's style. */
 export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorStyle): ResponseObject {
+  if (style === 'influx' || style === 'influx2') {
+    const res = influxHeaders(jsonBody(h, influxErrorBody(err, style)));
+    res.code(influxStatus(err));
+    res.header('X-Influxdb-Error', headerSafe(err.message));
+    return withErrorHeaders(res, err);
+  }
   const res =
     style === 'json'
       ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))
       : h.response();
   res.code(err.status);
+  return withErrorHeaders(res, err);
+}
+
+function withErrorHeaders(res: ResponseObject, err: UserError): ResponseObject {
   res.header('X-Sundial-Error-Code', err.code);
   res.header('X-Sundial-Error', headerSafe(err.message));
   if (err.status === 401) res.header('WWW-Authenticate', 'Basic realm="sundial", charset="UTF-8"');

@@ -13,6 +13,8 @@ import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { createListener } from './listener.js';
 import { esRoutes } from './routes/es-bulk.js';
 import { fallbackRoute } from './routes/fallback.js';
+import { influxdbQueryRoutes } from './routes/influxdb-query.js';
+import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
@@ -116,6 +118,8 @@ export class SundialServer {
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
       ...sqlRoutes(this.#ctx),
+      ...influxdbRoutes(this.#ctx),
+      ...influxdbQueryRoutes(this.#ctx),
       fallbackRoute(),
     ];
     this.hapi.route(routes);
