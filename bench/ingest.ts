@@ -1,5 +1,6 @@
 // npm run bench:ingest — HTTP ingest of the TSBS cpu-only data set (100 hosts x 1 day, 864,000
-// rows, 8.64 M field values) into Sundial and, when installed, InfluxDB 1.6 and
+// rows, 8.64 M field values) into Sundial (through /api/v1/write, then the same load through
+// InfluxDB's /write; target: within 5% of /api/v1/write) and, when installed, InfluxDB 1.6 and
 // VictoriaMetrics, in the same run with the same loader (../shared/bench/load-lp.mjs: 5000-line
 // batches, 2 connections). Prints rows/s, server CPU seconds and peak RSS side by side.
 //
@@ -22,10 +23,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
+import { SHARED_DIR } from '../test/support/shared-dir.js';
 import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
 
-const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
+// The shared bench scripts: ../shared beside the repository, or SUNDIAL_SHARED_DIR (a worktree).
+const SHARED = join(SHARED_DIR, 'bench') + '/';
 const WORK = '/tmp/sundial-bench';
 // Data directories and loader reports of this run: per process, so that two runs on a shared
 // machine never delete each other's server data (the generated data file is shared).
@@ -87,16 +90,22 @@ interface Row {
   failedRows: number;
 }
 
-async function benchSundial(file: string, run: number): Promise<Row> {
+/** Sundial's routes for the line-protocol load: its own, and InfluxDB's /write (the same parser and pipeline). */
+const SUNDIAL_ROUTES = [
+  { name: 'Sundial', path: '/api/v1/write?db=public' },
+  { name: 'Sundial, InfluxDB /write', path: '/write?db=public' },
+] as const;
+
+async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_ROUTES)[number]): Promise<Row> {
   const dataDir = join(RUN, 'sundial-data');
   rmSync(dataDir, { recursive: true, force: true });
   const server = await startServer({ dataDir, nodeArgs: profArgs(), waitWarm: true });
   try {
     const main0 = cpuSeconds(server.pid, true);
-    const res = load(file, `${server.url}/api/v1/write?db=public`, server.pid, `sundial-${run}`, 'root:');
+    const res = load(file, `${server.url}${route.path}`, server.pid, `sundial-${run}-${route.path.split('?')[0]!.replaceAll('/', '_')}`, 'root:');
     const main = cpuSeconds(server.pid, true) - main0;
     const rss = peakRss(server.pid);
-    return { ...row('Sundial', res, rss), rowsPerMainCpuSecond: res.rows / main };
+    return { ...row(route.name, res, rss), rowsPerMainCpuSecond: res.rows / main };
   } finally {
     await server.stop();
   }
@@ -201,7 +210,8 @@ async function runAll(): Promise<void> {
   const file = dataFile();
   const rows: Row[] = [];
   for (let run = 1; run <= Number(opts.runs); run++) {
-    rows.push(await benchSundial(file, run));
+    // Every other run takes the routes in the other order, so that neither is always second.
+    for (const route of run % 2 === 1 ? SUNDIAL_ROUTES : [...SUNDIAL_ROUTES].reverse()) rows.push(await benchSundial(file, run, route));
     for (const p of peers) {
       const r = benchPeer(p, file, run);
       if (r) rows.push(r);
@@ -213,6 +223,12 @@ async function runAll(): Promise<void> {
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(`| ${r.name} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(1)} | ${Math.round(r.rowsPerCpuSecond).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.failedRows} |`);
+  }
+  const own = rows.filter((r) => r.name === 'Sundial');
+  const influx = rows.filter((r) => r.name === 'Sundial, InfluxDB /write');
+  if (own.length > 0 && influx.length > 0) {
+    const mean = (rs: Row[]): number => rs.reduce((t, r) => t + r.rowsPerSec, 0) / rs.length;
+    console.log(`\nInfluxDB /write: ${((mean(influx) / mean(own)) * 100).toFixed(1)}% of /api/v1/write's rows/s (target: within 5%, i.e. at least 95%)`);
   }
   if (scan.status === 0) console.log(`\nWasm line-protocol scanner alone:\n${scan.stdout.trim()}`);
   await benchFormats(rows.find((r) => r.name === 'Sundial'));
