@@ -7,7 +7,7 @@
 import { getValue, type RecordBatch, type Vector } from '../engine/batch.js';
 import { toNanos } from '../engine/time.js';
 import { statementError } from './errors.js';
-import { MAX_FILL_BUCKETS, type FillPlan, type MeasurementPlan } from './translate-select.js';
+import { MAX_FILL_BUCKETS, type FillPlan, type MeasurementPlan, type Transform } from './translate-select.js';
 
 export type Cell = bigint | number | string | boolean | null;
 
@@ -49,8 +49,8 @@ class SeriesState {
   #next: bigint | undefined;
   #previous: Cell[] | undefined;
   #filled = 0;
-  /** fill(linear): every row of the series, the filled ones marked, interpolated at the end. */
-  readonly #linear: Array<{ row: Cell[]; filled: boolean }> | undefined;
+  /** fill(linear) and transformations: every row of the series (filled ones marked), finished at the end. */
+  readonly #buffered: Array<{ row: Cell[]; filled: boolean }> | undefined;
 
   constructor(
     readonly key: string,
@@ -58,7 +58,7 @@ class SeriesState {
     readonly plan: MeasurementPlan,
   ) {
     this.tags = tags;
-    this.#linear = plan.fill?.fill.kind === 'linear' ? [] : undefined;
+    this.#buffered = plan.fill?.fill.kind === 'linear' || plan.transforms !== undefined ? [] : undefined;
   }
 
   /** Whether LIMIT is reached (rows after it are dropped). */
@@ -95,7 +95,7 @@ class SeriesState {
   }
 
   #push(row: Cell[], filled: boolean): void {
-    if (this.#linear !== undefined) this.#linear.push({ row, filled });
+    if (this.#buffered !== undefined) this.#buffered.push({ row, filled });
     else this.#emit(row);
     if (!filled) this.#previous = row;
     else if (this.plan.fill?.fill.kind === 'previous') this.#previous = row;
@@ -104,7 +104,7 @@ class SeriesState {
   add(row: Cell[]): void {
     const f = this.plan.fill;
     if (f === undefined) {
-      this.#emit(row);
+      this.#push(row, false);
       return;
     }
     const t = row[0] as bigint;
@@ -118,19 +118,19 @@ class SeriesState {
     this.#next = t + step;
   }
 
-  /** Fills the buckets after the last row, and interpolates fill(linear). */
+  /** Fills the buckets after the last row, interpolates fill(linear), applies the transformations. */
   finish(): void {
     const f = this.plan.fill;
-    if (f === undefined) return;
-    if (this.#next !== undefined) {
+    if (f !== undefined && this.#next !== undefined) {
       if (this.plan.descending) {
         if (f.startNs !== undefined) for (; this.#next >= f.startNs; this.#next -= f.intervalNs) this.#push(this.#fillRow(f, this.#next), true);
       } else for (; this.#next <= f.endNs; this.#next += f.intervalNs) this.#push(this.#fillRow(f, this.#next), true);
     }
-    if (this.#linear !== undefined) {
-      interpolate(this.#linear, this.plan.columns.length);
-      for (const r of this.#linear) this.#emit(r.row);
-    }
+    if (this.#buffered === undefined) return;
+    if (f?.fill.kind === 'linear') interpolate(this.#buffered, this.plan.columns.length);
+    const rows = this.#buffered.map((r) => r.row);
+    const out = this.plan.transforms === undefined ? rows : transform(rows, this.plan.transforms, this.plan.dropBeforeNs);
+    for (const r of out) this.#emit(r);
   }
 }
 
@@ -161,6 +161,69 @@ function interpolate(rows: Array<{ row: Cell[]; filled: boolean }>, columns: num
       prev = i;
     }
   }
+}
+
+function num(v: Cell): number {
+  return typeof v === 'bigint' ? Number(v) : (v as number);
+}
+
+/**
+ * Each transformed column computed over the series' rows in order, skipping NULLs as InfluxDB's
+ * reducers do (derivative and difference between consecutive values, a running sum, a moving
+ * average of the last n values); rows before `dropBeforeNs` dropped (read only as the first
+ * rows' predecessors), and when every column is a transformation, rows where none has a value.
+ */
+function transform(rows: Cell[][], transforms: readonly (Transform | undefined)[], dropBeforeNs: bigint | undefined): Cell[][] {
+  const out = rows.map((r) => [...r]);
+  transforms.forEach((t, k) => {
+    if (t === undefined) return;
+    const c = k + 1;
+    let prevT: bigint | undefined;
+    let prevV: Cell = null;
+    let sum: number | bigint | undefined;
+    const window: number[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const v = rows[i]![c]!;
+      if (v === null || (typeof v !== 'number' && typeof v !== 'bigint')) {
+        out[i]![c] = null;
+        continue;
+      }
+      const time = rows[i]![0] as bigint;
+      let r: Cell = null;
+      switch (t.kind) {
+        case 'derivative':
+          if (prevT !== undefined) {
+            r = (num(v) - num(prevV)) / (Number(time - prevT) / Number(t.unitNs));
+            if (t.nonNegative && r < 0) r = null;
+          }
+          break;
+        case 'difference':
+          if (prevT !== undefined) {
+            r = typeof v === 'bigint' && typeof prevV === 'bigint' ? v - prevV : num(v) - num(prevV);
+            if (t.nonNegative && r < 0) r = null;
+          }
+          break;
+        case 'cumulative_sum':
+          sum = sum === undefined ? v : typeof sum === 'bigint' && typeof v === 'bigint' ? sum + v : num(sum) + num(v);
+          r = sum;
+          break;
+        case 'moving_average':
+          window.push(num(v));
+          if (window.length > t.n) window.shift();
+          if (window.length === t.n) r = window.reduce((a, b) => a + b, 0) / t.n;
+          break;
+      }
+      out[i]![c] = r;
+      prevT = time;
+      prevV = v;
+    }
+  });
+  const allTransformed = transforms.every((t) => t !== undefined);
+  return out.filter((r) => {
+    const time = r[0] as bigint;
+    if (dropBeforeNs !== undefined && time < dropBeforeNs) return false;
+    return !allTransformed || r.some((x, i) => i > 0 && x !== null);
+  });
 }
 
 /**

@@ -49,6 +49,10 @@ export interface MeasurementPlan {
   /** Per series, after filling. */
   readonly limit?: number;
   readonly offset: number;
+  /** Per value column, its transformation (applied after filling, before LIMIT). */
+  readonly transforms?: readonly (Transform | undefined)[];
+  /** Rows before this time only fed the transformations (the range read one interval early, as InfluxDB does). */
+  readonly dropBeforeNs?: bigint;
 }
 
 export interface SelectPlan {
@@ -59,7 +63,16 @@ export interface SelectPlan {
 
 const SELECTORS = new Set(['max', 'min', 'first', 'last', 'percentile']);
 const AGGREGATES = new Set(['mean', 'median', 'mode', 'count', 'sum', 'spread', 'stddev', 'distinct', ...SELECTORS]);
-const TRANSFORMS = new Set(['derivative', 'non_negative_derivative', 'difference', 'non_negative_difference', 'moving_average', 'cumulative_sum', 'elapsed', 'integral', 'top', 'bottom', 'holt_winters', 'holt_winters_with_fit', 'sample', 'count_hll']);
+/** Transformations answered (over a series' rows, series-assembler.ts), by InfluxQL name. */
+const SUPPORTED_TRANSFORMS = new Set(['derivative', 'non_negative_derivative', 'difference', 'non_negative_difference', 'moving_average', 'cumulative_sum']);
+const TRANSFORMS = new Set([...SUPPORTED_TRANSFORMS, 'elapsed', 'integral', 'top', 'bottom', 'holt_winters', 'holt_winters_with_fit', 'sample', 'count_hll']);
+
+/** A transformation of one output column, computed over the rows of its series in order. */
+export type Transform =
+  | { readonly kind: 'derivative'; readonly unitNs: bigint; readonly nonNegative: boolean }
+  | { readonly kind: 'difference'; readonly nonNegative: boolean }
+  | { readonly kind: 'cumulative_sum' }
+  | { readonly kind: 'moving_average'; readonly n: number };
 
 type Call = Extract<Expr, { kind: 'call' }>;
 
@@ -67,7 +80,13 @@ type Call = Extract<Expr, { kind: 'call' }>;
 function aggregateCalls(e: Expr, out: Call[] = []): Call[] {
   if (e.kind === 'call') {
     if (AGGREGATES.has(e.name)) out.push(e);
-    else if (TRANSFORMS.has(e.name)) throw statementError(`unsupported function: ${e.name}() (Sundial answers InfluxQL's aggregates and selectors, not its transformations)`);
+    else if (TRANSFORMS.has(e.name)) {
+      throw statementError(
+        SUPPORTED_TRANSFORMS.has(e.name)
+          ? `${e.name}() must be the whole select item (derivative(mean(x)), not derivative(mean(x)) * 2)`
+          : `unsupported function: ${e.name}() (Sundial answers InfluxQL's aggregates, selectors and derivative, difference, moving_average, cumulative_sum)`,
+      );
+    }
     else for (const a of e.args) aggregateCalls(a, out);
   } else if (e.kind === 'binary') {
     aggregateCalls(e.left, out);
@@ -127,6 +146,8 @@ function expandFields(fields: readonly Field[], t: TableInfo, groupTags: readonl
   const out: Field[] = [];
   const sorted = [...t.columns].filter((c) => c.kind !== 'time').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const f of fields) {
+    // `time` is always the first column; naming it selects nothing more (InfluxDB drops it).
+    if (f.expr.kind === 'varRef' && f.expr.type === undefined && f.expr.name.toLowerCase() === 'time') continue;
     if (f.expr.kind === 'wildcard') {
       const type = f.expr.type;
       for (const c of sorted) {
@@ -239,6 +260,50 @@ function orderBy(groupTags: readonly string[], timeCol: string | undefined, desc
   return out;
 }
 
+function lookBackBuckets(t: Transform | undefined): number {
+  if (t === undefined || t.kind === 'cumulative_sum') return 0;
+  return t.kind === 'moving_average' ? t.n - 1 : 1;
+}
+
+/**
+ * A select item that is a transformation, as its argument and the transformation: over an
+ * aggregate with GROUP BY time (derivative's unit then defaults to the interval), or over a
+ * field without it (unit 1s), as InfluxDB requires.
+ */
+function peelTransform(f: Field, g: Grouping): { field: Field; transform?: Transform } {
+  const e = f.expr;
+  if (e.kind !== 'call' || !SUPPORTED_TRANSFORMS.has(e.name)) return { field: f };
+  const inner = e.args[0];
+  const max = e.name === 'moving_average' ? 2 : e.name.endsWith('derivative') ? 2 : 1;
+  if (inner === undefined || e.args.length > max || (e.name === 'moving_average' && e.args.length !== 2)) {
+    throw statementError(`invalid number of arguments for ${e.name}, expected ${e.name === 'moving_average' ? 2 : max === 2 ? '1 or 2' : 1}, got ${e.args.length}`);
+  }
+  const aggregate = inner.kind === 'call' && AGGREGATES.has(inner.name);
+  if (g.time !== undefined && !aggregate) throw statementError(`aggregate function required inside the call to ${e.name}`);
+  if (g.time === undefined && aggregate) throw statementError(`${e.name} aggregate requires a GROUP BY interval`);
+  if (!aggregate && inner.kind !== 'varRef') throw statementError(`expected field argument in ${e.name}()`);
+  const field = { expr: inner, ...(f.alias === undefined ? {} : { alias: f.alias }) };
+  switch (e.name) {
+    case 'derivative':
+    case 'non_negative_derivative': {
+      const unit = e.args[1];
+      if (unit !== undefined && (unit.kind !== 'duration' || unit.ns <= 0n)) throw statementError(`second argument to ${e.name} must be a duration, got ${unit.kind}`);
+      const unitNs = unit !== undefined ? (unit as { ns: bigint }).ns : (g.time?.intervalNs ?? 1_000_000_000n);
+      return { field, transform: { kind: 'derivative', unitNs, nonNegative: e.name.startsWith('non_negative') } };
+    }
+    case 'difference':
+    case 'non_negative_difference':
+      return { field, transform: { kind: 'difference', nonNegative: e.name.startsWith('non_negative') } };
+    case 'cumulative_sum':
+      return { field, transform: { kind: 'cumulative_sum' } };
+    default: {
+      const n = e.args[1];
+      if (n?.kind !== 'integer' || n.value < 2n || n.value > 1_000_000n) throw statementError('moving_average window must be an integer from 2 to 1000000');
+      return { field, transform: { kind: 'moving_average', n: Number(n.value) } };
+    }
+  }
+}
+
 /** Plans a SELECT: one query per measurement it reads, sorted by measurement name. */
 export function planSelect(s: SelectStatement, ctx: SourceContext): SelectPlan {
   if (s.into !== undefined) throw statementError('SELECT INTO is not supported');
@@ -253,23 +318,41 @@ export function planSelect(s: SelectStatement, ctx: SourceContext): SelectPlan {
   return { measurements: plans, ...(s.slimit === undefined ? {} : { slimit: s.slimit }), soffset: s.soffset ?? 0 };
 }
 
-function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, bounds: ReturnType<typeof timeBounds>, nowNs: bigint): MeasurementPlan | undefined {
+function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBounds: ReturnType<typeof timeBounds>, nowNs: bigint): MeasurementPlan | undefined {
+  let bounds = rangeBounds;
   const groupTags = groupTagsOf(g, t).filter((n) => columnKind(t, n) === 'tag');
   // A GROUP BY tag the measurement lacks groups nothing: every series shows it as ''.
   const constantTags = groupTagsOf(g, t).filter((n) => columnKind(t, n) !== 'tag');
-  const fields = expandFields(s.fields, t, groupTags);
-  if (fields.length === 0) return undefined;
-  const names = uniqueNames(fields.map((f) => f.alias ?? exprName(f.expr)));
+  const expanded = expandFields(s.fields, t, groupTags);
+  if (expanded.length === 0) return undefined;
+  const names = uniqueNames(expanded.map((f) => f.alias ?? exprName(f.expr)));
+  const peeled = expanded.map((f) => peelTransform(f, g));
+  const fields = peeled.map((p) => p.field);
+  const transforms = peeled.some((p) => p.transform !== undefined) ? peeled.map((p) => p.transform) : undefined;
   const calls = fields.flatMap((f) => aggregateCalls(f.expr));
   const raw = fields.some((f) => hasRawRef(f.expr));
   const exprCtx = { table: t, nowNs };
   const where: sql.Expr[] = [];
+  // Transformations of buckets read the buckets before the range that their first row needs (InfluxDB does).
+  const lookBack = transforms === undefined || g.time === undefined || calls.length === 0 ? 0n : BigInt(Math.max(...transforms.map(lookBackBuckets))) * g.time.intervalNs;
+  const dropBeforeNs = lookBack > 0n && bounds.lower !== undefined ? floorBucket(bounds.lower, g.time!) : undefined;
+  if (dropBeforeNs !== undefined) bounds = { ...bounds, lower: dropBeforeNs - lookBack };
   if (bounds.lower !== undefined) where.push(binary('>=', column('time'), timestamp(bounds.lower)));
   if (bounds.upper !== undefined) where.push(binary('<=', column('time'), timestamp(bounds.upper)));
   if (bounds.rest !== undefined) where.push(translateExpr(bounds.rest, exprCtx));
   const from = [table(t.database, t.name)];
   const tagItems = groupTags.map((n, i) => item(column(n), `__g${i}`));
-  const common = { name: t.name, database: t.database, groupTags, constantTags, descending: s.descending, offset: s.offset ?? 0, ...(s.limit === undefined || s.limit === 0 ? {} : { limit: s.limit }) };
+  const common = {
+    name: t.name,
+    database: t.database,
+    groupTags,
+    constantTags,
+    descending: s.descending,
+    offset: s.offset ?? 0,
+    ...(s.limit === undefined || s.limit === 0 ? {} : { limit: s.limit }),
+    ...(transforms === undefined ? {} : { transforms }),
+    ...(dropBeforeNs === undefined ? {} : { dropBeforeNs }),
+  };
   const fieldsUsed = new Set<string>();
   for (const f of fields) fieldRefs(f.expr, t, fieldsUsed);
   // InfluxDB reads only points that have one of the selected fields.
@@ -280,14 +363,14 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, bounds: 
   if (calls.length === 0) {
     if (g.time !== undefined) throw statementError('GROUP BY requires at least one aggregate function');
     const items = [item(column('time'), '__t'), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, exprCtx), `__c${i}`))];
-    // One series without GROUP BY tags: LIMIT and OFFSET go down into the query.
-    const pushLimit = groupTags.length === 0;
+    // One series without GROUP BY tags: LIMIT and OFFSET go down into the query (unless transformations come first).
+    const pushLimit = groupTags.length === 0 && transforms === undefined;
     const q = query(select({ items, from, where: and(where) }), orderBy(tagItems.map((x) => x.alias!), '__t', s.descending), pushLimit ? common.limit : undefined, pushLimit ? common.offset : undefined);
     const perSeries = pushLimit ? { name: common.name, database: common.database, groupTags, constantTags: common.constantTags, descending: common.descending, offset: 0 } : common;
     return { ...perSeries, query: q, timeFromQuery: true, constantTimeNs: 0n, columns: names, emptyCheck: false };
   }
 
-  const rangeStart = bounds.lower ?? 0n;
+  const rangeStart = rangeBounds.lower ?? 0n;
   if (calls.length === 1 && calls[0]!.name === 'distinct') {
     if (fields.length !== 1 || raw || fields[0]!.expr.kind !== 'call') throw statementError('aggregate function distinct() cannot be combined with other functions or fields');
     checkArgs(calls[0]!, 1);

@@ -66,6 +66,12 @@ const cases: Array<[string, string, string]> = [
   ],
   ['distinct()', 'SELECT distinct(n) FROM cpu', 'SELECT DISTINCT n AS __c0 FROM db.cpu WHERE n IS NOT NULL ORDER BY __c0 ASC'],
   ['count(distinct())', 'SELECT count(distinct(n)) FROM cpu', 'SELECT count(DISTINCT n) AS __c0, count(1) AS __n FROM db.cpu WHERE n IS NOT NULL'],
+  [
+    'a transformation of buckets reads one bucket before the range',
+    "SELECT non_negative_derivative(mean(value), 1s) FROM cpu WHERE time >= '2023-11-14T22:13:25Z' GROUP BY time(10s)",
+    `SELECT ${BIN} AS __t, avg(value) AS __c0 FROM db.cpu WHERE time >= ${T('2023-11-14T22:13:10.000000000Z')} AND value IS NOT NULL AND time <= ${T('2023-11-14T22:15:00.000000000Z')} GROUP BY ${BIN} ORDER BY __t ASC`,
+  ],
+  ['time in the select list is the time column', 'SELECT time, value FROM cpu', 'SELECT time AS __t, value AS __c0 FROM db.cpu WHERE value IS NOT NULL ORDER BY __t ASC'],
   ['an unknown name reads as NULL', 'SELECT value FROM cpu WHERE nosuch = 1', 'SELECT time AS __t, value AS __c0 FROM db.cpu WHERE NULL = 1 AND value IS NOT NULL ORDER BY __t ASC'],
 ];
 
@@ -85,7 +91,11 @@ const refused: Array<[string, string]> = [
   ['SELECT mean(value), value FROM cpu', 'mixing aggregate and non-aggregate queries is not supported'],
   ['SELECT value FROM cpu GROUP BY time(10s)', 'GROUP BY requires at least one aggregate function'],
   ['SELECT bogus(value) FROM cpu', 'undefined function bogus()'],
-  ['SELECT derivative(value, 1s) FROM cpu', "unsupported function: derivative() (Sundial answers InfluxQL's aggregates and selectors, not its transformations)"],
+  ['SELECT integral(value) FROM cpu', "unsupported function: integral() (Sundial answers InfluxQL's aggregates, selectors and derivative, difference, moving_average, cumulative_sum)"],
+  ['SELECT derivative(value) FROM cpu GROUP BY time(10s)', 'aggregate function required inside the call to derivative'],
+  ['SELECT derivative(mean(value)) FROM cpu', 'derivative aggregate requires a GROUP BY interval'],
+  ['SELECT derivative(mean(value)) * 2 FROM cpu WHERE time > 0 GROUP BY time(10s)', 'derivative() must be the whole select item (derivative(mean(x)), not derivative(mean(x)) * 2)'],
+  ['SELECT moving_average(value, 1) FROM cpu', 'moving_average window must be an integer from 2 to 1000000'],
   ['SELECT percentile(value) FROM cpu', 'invalid number of arguments for percentile, expected 2, got 1'],
   ['SELECT value FROM nodb..cpu', 'database not found: nodb'],
   ['SELECT value INTO other FROM cpu', 'SELECT INTO is not supported'],
