@@ -99,7 +99,10 @@ function translateBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: ExprContext)
   if (e.op === '=~' || e.op === '!~') {
     if (right.kind !== 'regex') throw statementError(`${e.op} needs a regex on its right (/.../)`);
     const l = translateExpr(left, ctx);
-    const match = binary(e.op === '=~' ? '~' : '!~', l, string(right.pattern));
+    // Go's leading (?i), which the SQL engine's regexes do not read, is its case-insensitive operator.
+    const folded = right.pattern.startsWith('(?i)');
+    const op = e.op === '=~' ? (folded ? '~*' : '~') : folded ? '!~*' : '!~';
+    const match = binary(op, l, string(folded ? right.pattern.slice(4) : right.pattern));
     // A series without the tag reads as '': it matches when the regex matches ''.
     if (left.kind === 'varRef' && columnKind(ctx.table, left.name, left.type) === 'tag' && regexMatches(right.pattern, '') === (e.op === '=~')) {
       return or([match, isNull(l, false)])!;

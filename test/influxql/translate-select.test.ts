@@ -72,6 +72,7 @@ const cases: Array<[string, string, string]> = [
     `SELECT ${BIN} AS __t, avg(value) AS __c0 FROM db.cpu WHERE time >= ${T('2023-11-14T22:13:10.000000000Z')} AND value IS NOT NULL AND time <= ${T('2023-11-14T22:15:00.000000000Z')} GROUP BY ${BIN} ORDER BY __t ASC`,
   ],
   ['time in the select list is the time column', 'SELECT time, value FROM cpu', 'SELECT time AS __t, value AS __c0 FROM db.cpu WHERE value IS NOT NULL ORDER BY __t ASC'],
+  ['a leading (?i) is the case-insensitive match', 'SELECT value FROM cpu WHERE region =~ /(?i)^EU/ AND host !~ /(?i)B/', "SELECT time AS __t, value AS __c0 FROM db.cpu WHERE region ~* '^EU' AND (host !~* 'B' OR host IS NULL) AND value IS NOT NULL ORDER BY __t ASC"],
   ['an unknown name reads as NULL', 'SELECT value FROM cpu WHERE nosuch = 1', 'SELECT time AS __t, value AS __c0 FROM db.cpu WHERE NULL = 1 AND value IS NOT NULL ORDER BY __t ASC'],
 ];
 
