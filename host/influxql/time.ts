@@ -42,9 +42,18 @@ export function timestampLiteral(ns: bigint): string {
  * duration is a span (and, alone, a time: `1700000000000ms`).
  */
 export function evalTime(e: Expr, nowNs: bigint): bigint {
+  const ns = timeValue(e, nowNs);
+  if (ns < I64_MIN || ns > I64_MAX) throw statementError(`time ${ns} is out of range: nanoseconds since the epoch must fit 64 bits`);
+  return ns;
+}
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+function timeValue(e: Expr, nowNs: bigint): bigint {
   switch (e.kind) {
     case 'paren':
-      return evalTime(e.expr, nowNs);
+      return timeValue(e.expr, nowNs);
     case 'call':
       if (e.name === 'now' && e.args.length === 0) return nowNs;
       break;
@@ -56,12 +65,13 @@ export function evalTime(e: Expr, nowNs: bigint): bigint {
     case 'integer':
       return e.value;
     case 'number':
+      if (!Number.isFinite(e.value)) break;
       return BigInt(Math.trunc(e.value));
     case 'duration':
       return e.ns;
     case 'binary':
-      if (e.op === '+') return evalTime(e.left, nowNs) + evalTime(e.right, nowNs);
-      if (e.op === '-') return evalTime(e.left, nowNs) - evalTime(e.right, nowNs);
+      if (e.op === '+') return timeValue(e.left, nowNs) + timeValue(e.right, nowNs);
+      if (e.op === '-') return timeValue(e.left, nowNs) - timeValue(e.right, nowNs);
       break;
     default:
       break;

@@ -101,6 +101,9 @@ const refused: Array<[string, string]> = [
   ['SELECT value FROM nodb..cpu', 'database not found: nodb'],
   ['SELECT value INTO other FROM cpu', 'SELECT INTO is not supported'],
   [`SELECT value FROM cpu WHERE time > 'yesterday'`, "invalid time: 'yesterday' is not an RFC 3339 time (want e.g. 2023-11-14T22:13:20Z)"],
+  // Found by influxql-fuzz.test.ts: these threw a RangeError (HTTP 500).
+  ['SELECT value FROM cpu WHERE time < 1e400', 'invalid time comparison: want now(), now() - <duration>, an RFC 3339 string or an integer epoch (with a unit, e.g. 1700000000000ms)'],
+  ['SELECT value FROM cpu WHERE time > now() + 1000000d', 'time 88100000100000000000 is out of range: nanoseconds since the epoch must fit 64 bits'],
   ['SELECT mean(value) FROM cpu WHERE time > 0 GROUP BY time(1ns)', 'max-select-buckets limit exceeded: (1700000100000000000/1000000)'],
 ];
 
