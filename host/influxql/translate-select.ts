@@ -42,7 +42,7 @@ export interface MeasurementPlan {
   readonly constantTags: readonly string[];
   /** Output names of the value columns (after `time`). */
   readonly columns: readonly string[];
-  /** The query has one more column, count(*) of the group: rows where it is 0 are dropped (an empty aggregate). */
+  /** The query has one more column, the group's count of values of the fields read: rows where it is 0 are dropped (no point, as InfluxDB has none; fill then fills the bucket). */
   readonly emptyCheck: boolean;
   readonly fill?: FillPlan;
   readonly descending: boolean;
@@ -355,13 +355,18 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
   };
   const fieldsUsed = new Set<string>();
   for (const f of fields) fieldRefs(f.expr, t, fieldsUsed);
-  // InfluxDB reads only points that have one of the selected fields.
-  const anyField = or([...fieldsUsed].sort().map((f) => isNull(column(f), true)));
+  // InfluxDB reads only points that have one of the selected fields: raw rows are filtered so,
+  // aggregate groups by their count of such values (a filter would cost the aggregates their
+  // fast path over stored block statistics: 2.0 s instead of 0.16 s for 1 M points, GROUP BY
+  // time(1m), host).
+  const used = [...fieldsUsed].sort();
+  const anyField = or(used.map((f) => isNull(column(f), true)));
   if (anyField === undefined) return undefined;
-  where.push(anyField);
+  const valueCount = used.map((f) => call('count', [column(f)])).reduce((a, b) => binary('+', a, b));
 
   if (calls.length === 0) {
     if (g.time !== undefined) throw statementError('GROUP BY requires at least one aggregate function');
+    where.push(anyField);
     const items = [item(column('time'), '__t'), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, exprCtx), `__c${i}`))];
     // One series without GROUP BY tags: LIMIT and OFFSET go down into the query (unless transformations come first).
     const pushLimit = groupTags.length === 0 && transforms === undefined;
@@ -375,6 +380,7 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
     if (fields.length !== 1 || raw || fields[0]!.expr.kind !== 'call') throw statementError('aggregate function distinct() cannot be combined with other functions or fields');
     checkArgs(calls[0]!, 1);
     const value = argField(calls[0]!, t);
+    where.push(anyField);
     const bucket = g.time === undefined ? [] : [item(bucketExpr(g.time), '__t')];
     if (g.time !== undefined && bounds.upper === undefined) where.push(binary('<=', column('time'), timestamp(nowNs)));
     const items = [...bucket, ...tagItems, item(value, '__c0')];
@@ -391,7 +397,7 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
   if (g.time !== undefined && bounds.upper === undefined) where.push(binary('<=', column('time'), timestamp(nowNs)));
   const aggCtx = { ...exprCtx, aggregate: (c: Call) => aggregateSql(c, t) };
   const items = [...(bucket === undefined ? [] : [item(bucket, '__t')]), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, aggCtx), `__c${i}`))];
-  if (bucket === undefined) items.push(item(call('count', [number('1')]), '__n'));
+  items.push(item(valueCount, '__n'));
   const groupBy = [...(bucket === undefined ? [] : [bucket]), ...groupTags.map((n) => column(n))];
   const q = query(select({ items, from, where: and(where), groupBy }), orderBy(tagItems.map((x) => x.alias!), bucket === undefined ? undefined : '__t', s.descending));
   let fill: FillPlan | undefined;
@@ -410,7 +416,7 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
       countColumns: fields.map((f) => f.expr.kind === 'call' && f.expr.name === 'count'),
     };
   }
-  return { ...common, query: q, timeFromQuery: bucket !== undefined, constantTimeNs: rangeStart, columns: names, emptyCheck: bucket === undefined, ...(fill === undefined ? {} : { fill }) };
+  return { ...common, query: q, timeFromQuery: bucket !== undefined, constantTimeNs: rangeStart, columns: names, emptyCheck: true, ...(fill === undefined ? {} : { fill }) };
 }
 
 /**
