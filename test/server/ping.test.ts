@@ -47,7 +47,9 @@ describe('GET /api/v1/ping', () => {
 describe('unknown routes', () => {
   const cases: Array<[string, string, string, number, string | undefined]> = [
     ['an unknown path', 'GET', '/api/v1/nope', 404, undefined],
-    ['a path outside /api/v1', 'GET', '/write', 404, undefined],
+    ['a path outside /api/v1', 'GET', '/nope', 404, undefined],
+    // InfluxDB's routes live at the root (CONTRACT.md "Server"): /write is a path, for POST only.
+    ['GET on InfluxDB\'s write route', 'GET', '/write', 405, 'POST'],
     ['the root', 'GET', '/', 404, undefined],
     ['GET on the write route', 'GET', '/api/v1/write', 405, 'POST'],
     ['DELETE on the write route', 'DELETE', '/api/v1/write', 405, 'POST'],
