@@ -281,6 +281,13 @@ describe('POST /api/v1/sql limits', () => {
     expect(e.error_message).toMatch(/^query memory limit exceeded: ORDER BY needs \d+ bytes, the limit is 50000 bytes/);
   });
 
+  it('holds the build side of a cross join within the memory limit', async () => {
+    const r = await sql(s, 'SELECT a.v, b.v, b.h, b.time FROM big a CROSS JOIN big b');
+    expect(r.status).toBe(422);
+    const e = JSON.parse(r.text);
+    expect(e.error_code).toBe('010011');
+    expect(e.error_message).toMatch(/^query memory limit exceeded: join build side needs \d+ bytes, the limit is 50000 bytes/);
+  });
 });
 
 describe('POST /api/v1/sql when the client goes away', () => {

@@ -5,10 +5,9 @@ import { optimize, type OptimizerContext, type OptimizerRule } from './optimizer
 import { pushDownFilter } from './push-down-filter.js';
 import { pushDownLimit } from './push-down-limit.js';
 import { pushDownProjection } from './push-down-projection.js';
-import { rejectCrossJoin } from './reject-cross-join.js';
 import { simplifyExpressions } from './simplify-expressions.js';
 
-export const RULES: readonly OptimizerRule[] = [rejectCrossJoin, simplifyExpressions, pushDownFilter, simplifyExpressions, pushDownLimit, pushDownProjection];
+export const RULES: readonly OptimizerRule[] = [simplifyExpressions, pushDownFilter, simplifyExpressions, pushDownLimit, pushDownProjection];
 
 export function optimizePlan(plan: LogicalPlan, ctx: OptimizerContext): LogicalPlan {
   return optimize(plan, RULES, ctx);

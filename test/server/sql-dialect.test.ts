@@ -1,0 +1,66 @@
+// CnosDB 2.4.3's dialect where Sundial differed (issue 25), end to end over HTTP on data made up
+// here: cross joins, ORDER BY over select aliases, ARRAY literals, and the functions and system
+// databases whose answers follow CnosDB's source.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../support/server.js';
+import { sqlChecks } from '../support/sql.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+  await csv('CREATE TABLE cpu (usage DOUBLE, TAGS(host))');
+  await csv('CREATE TABLE mem (used BIGINT, TAGS(host))');
+  await csv("INSERT INTO cpu (time, host, usage) VALUES (1, 'a', 1.5), (2, 'b', 2.5)");
+  await csv("INSERT INTO mem (time, host, used) VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)");
+});
+afterAll(async () => {
+  await server.stop();
+  server.cleanup();
+});
+
+const { csv, fails } = sqlChecks(() => server.url);
+
+describe('cross joins', () => {
+  // CnosDB's RejectCrossJoin rule is never added to its optimizer (c7609432), and its own cases
+  // run `SELECT ... FROM a, b`.
+  const cases: { name: string; sql: string; want: string }[] = [
+    {
+      name: 'a comma-separated FROM pairs every row',
+      sql: 'SELECT c.host AS ch, m.host AS mh FROM cpu c, mem m ORDER BY ch, mh',
+      want: 'ch,mh\na,a\na,b\na,c\nb,a\nb,b\nb,c\n',
+    },
+    {
+      name: 'CROSS JOIN pairs every row',
+      sql: 'SELECT count(*) AS n FROM cpu CROSS JOIN mem',
+      want: 'n\n6\n',
+    },
+    {
+      name: 'JOIN without ON pairs every row',
+      sql: 'SELECT count(*) AS n FROM cpu JOIN mem',
+      want: 'n\n6\n',
+    },
+    {
+      name: 'a WHERE comparing both sides makes it an equi-join',
+      sql: 'SELECT cpu.host, usage, used FROM cpu, mem WHERE cpu.host = mem.host ORDER BY cpu.host',
+      want: 'host,usage,used\na,1.5,10\nb,2.5,20\n',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      expect(await csv(c.sql)).toBe(c.want);
+    });
+  }
+
+  it('plans a comma join with an equality as a hash join', async () => {
+    const plan = await csv('EXPLAIN SELECT cpu.host FROM cpu, mem WHERE cpu.host = mem.host');
+    expect(plan).toContain('Inner Join: cpu.host = mem.host');
+    expect(plan).toContain('HashJoinExec');
+    expect(plan).not.toContain('CrossJoin');
+  });
+
+  it('reports planning errors of a cross join as for any query', async () => {
+    await fails('SELECT nope FROM cpu, mem', 422, /^Datafusion: Schema error: No field named nope\. Valid fields are cpu\.time, cpu\.host/);
+    await fails('SELECT host FROM cpu, mem', 422, /^Datafusion: Schema error: Ambiguous reference to unqualified field host$/);
+  });
+});
