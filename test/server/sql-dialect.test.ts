@@ -64,3 +64,48 @@ describe('cross joins', () => {
     await fails('SELECT host FROM cpu, mem', 422, /^Datafusion: Schema error: Ambiguous reference to unqualified field host$/);
   });
 });
+
+describe('ORDER BY over select aliases', () => {
+  // DataFusion 27 plans ORDER BY against the projection: an alias comes before input columns.
+  const cases: { name: string; sql: string; want: string }[] = [
+    {
+      name: 'an alias of one side of a join is not ambiguous',
+      sql: 'SELECT c.host AS host, c.usage, m.used FROM cpu c JOIN mem m ON c.host = m.host ORDER BY host DESC',
+      want: 'host,usage,used\nb,2.5,20\na,1.5,10\n',
+    },
+    {
+      name: 'an alias beside the other side of the join is the one without a qualifier',
+      sql: 'SELECT c.host AS host, m.host FROM cpu c JOIN mem m ON c.host = m.host ORDER BY host DESC',
+      want: 'host,host\nb,b\na,a\n',
+    },
+    {
+      name: 'an alias hides an input column of its name',
+      sql: 'SELECT host AS h, -used AS host FROM mem ORDER BY host',
+      want: 'h,host\nc,-30\nb,-20\na,-10\n',
+    },
+    {
+      name: 'an alias inside an ORDER BY expression',
+      sql: "SELECT c.host AS host FROM cpu c JOIN mem m ON c.host = m.host ORDER BY concat(host, 'x') DESC",
+      want: 'host\nb\na\n',
+    },
+    {
+      name: 'an alias of an aggregate',
+      sql: 'SELECT host, max(used) AS used FROM mem GROUP BY host ORDER BY used DESC',
+      want: 'host,used\nc,30\nb,20\na,10\n',
+    },
+    {
+      name: 'an input column that is not selected',
+      sql: 'SELECT host AS h FROM mem ORDER BY used DESC',
+      want: 'h\nc\nb\na\n',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      expect(await csv(c.sql)).toBe(c.want);
+    });
+  }
+
+  it('still refuses a bare name two selected columns share', async () => {
+    await fails('SELECT c.host, m.host FROM cpu c JOIN mem m ON c.host = m.host ORDER BY host', 422, /^Datafusion: Schema error: Ambiguous reference to unqualified field host$/);
+  });
+});

@@ -58,9 +58,14 @@ export class PlanSchema {
     return this.fields.length;
   }
 
-  /** Index of the field a reference names, or -1; throws when a bare name is ambiguous. */
+  /**
+   * Index of the field a reference names, or -1; throws when a bare name is ambiguous. A bare
+   * name that several fields share names the one of them without a qualifier, when there is
+   * exactly one (an alias beside a joined column: DataFusion 27's field_with_unqualified_name).
+   */
   find(qualifier: string | undefined, name: string): number {
     let found = -1;
+    let ambiguous = false;
     for (let i = 0; i < this.fields.length; i++) {
       const f = this.fields[i]!;
       if (f.name !== name) continue;
@@ -70,12 +75,15 @@ export class PlanSchema {
       }
       if (found >= 0) {
         const other = this.fields[found]!;
-        if (qualifier === undefined && other.qualifier !== f.qualifier && !this.using.some((g) => g.includes(found) && g.includes(i))) {
-          throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
-        }
+        if (qualifier === undefined && other.qualifier !== f.qualifier && !this.using.some((g) => g.includes(found) && g.includes(i))) ambiguous = true;
         continue;
       }
       found = i;
+    }
+    if (ambiguous) {
+      const bare = this.fields.flatMap((f, i) => (f.name === name && f.qualifier === undefined ? [i] : []));
+      if (bare.length === 1) return bare[0]!;
+      throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
     }
     return found;
   }

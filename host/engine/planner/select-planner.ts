@@ -1,16 +1,16 @@
 // SELECT: FROM, WHERE, a sliding time_window's expansion, the select list (wildcards expanded),
 // GROUP BY (expressions, select aliases, positions), aggregates, HAVING, window functions, the
-// projection, DISTINCT, and ORDER BY, which may name select aliases, positions, or input
-// columns that are not selected (then the projection is widened for the sort and trimmed after,
-// as DataFusion does).
+// projection, DISTINCT, and ORDER BY, which may name select aliases (before input columns, as
+// DataFusion plans ORDER BY over the projection), positions, or input columns that are not
+// selected (then the projection is widened for the sort and trimmed after, as DataFusion does).
 
 import { bug, UserError } from '../../core/errors.js';
-import { planError } from '../errors.js';
+import { planError, schemaError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, type LExpr, type SortExpr } from '../plan/expr.js';
 import type { Aggregate, GapFill, LogicalPlan } from '../plan/logical-plan.js';
 import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, subqueryOuterReferences, timeWindow, windowNode } from '../plan/logical-plan.js';
-import { PlanSchema, qualifierMatches } from '../plan/plan-schema.js';
+import { PlanSchema, qualifierMatches, quoteName } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { checkWindowOverlap, windowParams, windowStructType } from '../functions/time-window.js';
 import { BOOLEAN, type TimeUnit } from '../types.js';
@@ -153,6 +153,51 @@ function itemExpr(item: Item): LExpr {
   return item.alias === undefined ? item.expr : { kind: 'alias', expr: item.expr, name: item.alias, type: item.expr.type };
 }
 
+/** The name and qualifier of an item's output column (as `exprField` names it in the projection). */
+function outputField(item: Item): { qualifier: string | undefined; name: string } {
+  if (item.alias !== undefined) return { qualifier: undefined, name: item.alias };
+  if (item.expr.kind === 'column') return { qualifier: item.expr.qualifier, name: item.expr.name };
+  return { qualifier: undefined, name: exprName(item.expr) };
+}
+
+/**
+ * The select item a bare name in ORDER BY refers to, or undefined when no output column has that
+ * name (the name is then an input column). DataFusion 27 plans ORDER BY against the projection's
+ * schema (sql/src/query.rs `order_by`), whose bare-name lookup prefers the one match without a
+ * qualifier: `SELECT c.host AS host, m.host ... ORDER BY host` sorts by the alias, and an alias
+ * hides an input column of its name.
+ */
+function outputItemNamed(items: readonly Item[], name: string): number | undefined {
+  const matches = items.flatMap((it, k) => (outputField(it).name === name ? [k] : []));
+  if (matches.length <= 1) return matches[0];
+  const unqualified = matches.filter((k) => outputField(items[k]!).qualifier === undefined);
+  if (unqualified.length === 1) return unqualified[0];
+  throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
+}
+
+/**
+ * The bare names inside an ORDER BY expression that name select items, mapped to the items'
+ * expressions (`ORDER BY lower(host)` over `c.host AS host`). Subqueries keep their own scope.
+ */
+function aliasReferences(e: ast.Expr, items: readonly Item[]): Map<ast.Expr, LExpr> {
+  const out = new Map<ast.Expr, LExpr>();
+  const visit = (x: ast.Expr): void => {
+    if (x.kind === 'column') {
+      const k = x.parts.length === 1 ? outputItemNamed(items, x.parts[0]!) : undefined;
+      if (k !== undefined) out.set(x, items[k]!.expr);
+      return;
+    }
+    for (const v of Object.values(x)) {
+      if (v === null || typeof v !== 'object') continue;
+      for (const y of Array.isArray(v) ? v : [v]) {
+        if (y !== null && typeof y === 'object' && 'kind' in y && 'pos' in y && (y as { kind: string }).kind !== 'query') visit(y as ast.Expr);
+      }
+    }
+  };
+  visit(e);
+  return out;
+}
+
 interface SortItem {
   /** The position of a select item it names, or undefined. */
   item: number | undefined;
@@ -239,12 +284,12 @@ function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly as
       return { item: k - 1, expr: undefined, asc, nullsFirst };
     }
     if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
-      const name = o.expr.parts[0]!;
-      const k = items.findIndex((i) => i.alias === name);
-      if (k >= 0 && input.schema.find(undefined, name) < 0) return { item: k, expr: undefined, asc, nullsFirst };
-      if (k >= 0 && items[k]!.expr.kind === 'column' && (items[k]!.expr as { name: string }).name === name) return { item: k, expr: undefined, asc, nullsFirst };
+      const k = outputItemNamed(items, o.expr.parts[0]!);
+      if (k !== undefined) return { item: k, expr: undefined, asc, nullsFirst };
     }
-    return { item: undefined, expr: orderPlanner.plan(o.expr), asc, nullsFirst };
+    const aliases = aliasReferences(o.expr, items);
+    const planner = aliases.size === 0 ? orderPlanner : new ExprPlanner({ ...scope, clause: Clause.OrderBy, replacements: new Map([...(scope.replacements ?? []), ...aliases]) });
+    return { item: undefined, expr: planner.plan(o.expr), asc, nullsFirst };
   });
 
   // Aggregation.
