@@ -109,3 +109,24 @@ describe('ORDER BY over select aliases', () => {
     await fails('SELECT c.host, m.host FROM cpu c JOIN mem m ON c.host = m.host ORDER BY host', 422, /^Datafusion: Schema error: Ambiguous reference to unqualified field host$/);
   });
 });
+
+describe('ARRAY literals', () => {
+  it('reads ARRAY[...] as make_array, named as DataFusion names it', async () => {
+    expect(await csv('SELECT ARRAY[1, 2, 3]')).toBe('"make_array(Int64(1),Int64(2),Int64(3))"\n"[1, 2, 3]"\n');
+    expect(await csv('SELECT ARRAY[] AS e, [1, 2] = ARRAY[1, 2] AS same')).toBe('e,same\n[],true\n');
+  });
+
+  it('passes them to the array functions', async () => {
+    expect(
+      await csv(
+        "SELECT array_length(ARRAY[1, 2, 3]) AS n, array_append(ARRAY[1, 2], 3) AS b, array_concat(ARRAY[1], ARRAY[2.5]) AS c, cardinality(ARRAY[ARRAY[1, 2], ARRAY[3, 4]]) AS d, array_has(ARRAY['x', 'y'], 'y') AS h",
+      ),
+    ).toBe('n,b,c,d,h\n3,"[1, 2, 3]","[1.0, 2.5]",4,true\n');
+  });
+
+  it('keeps array as a column name where no [ follows', async () => {
+    await csv('CREATE TABLE arr (array DOUBLE, TAGS(t))');
+    await csv("INSERT INTO arr (time, t, array) VALUES (1, 'a', 0.5)");
+    expect(await csv('SELECT array FROM arr')).toBe('array\n0.5\n');
+  });
+});

@@ -200,10 +200,11 @@ export interface IndexExpr extends Node {
   readonly expr: Expr;
   readonly index: Expr;
 }
-/** `[a, b, c]`. */
+/** `[a, b, c]`, or `ARRAY[a, b, c]` (`named`). */
 export interface ArrayExpr extends Node {
   readonly kind: 'array';
   readonly items: readonly Expr[];
+  readonly named?: boolean;
 }
 /** `EXTRACT(YEAR FROM x)`; `field` upper case. */
 export interface ExtractExpr extends Node {

@@ -265,6 +265,15 @@ function parseWordPrefix(p: Parser, token: Token, pos: Pos): Expr {
       if (!call) break;
       p.next();
       return { kind: 'exists', pos, query: parseParenthesizedQuery(p), negated: false };
+    case 'ARRAY': {
+      // sqlparser's `ARRAY[a, b]`: the same list as `[a, b]` (DataFusion plans both as make_array).
+      if (!p.peekOp('[', 1)) break;
+      p.next();
+      p.next();
+      const items = p.peekOp(']') ? [] : p.parseCommaSeparated(parseExpr);
+      p.expectOp(']');
+      return { kind: 'array', pos, items, named: true };
+    }
     case 'CASE':
       return parseCase(p, pos);
     case 'CAST':

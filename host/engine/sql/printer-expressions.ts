@@ -161,7 +161,7 @@ export function printExpr(e: Expr): string {
     case 'index':
       return `${operand(e.expr, PREC.POSTFIX)}[${printExpr(e.index)}]`;
     case 'array':
-      return `[${list(e.items)}]`;
+      return `${e.named === true ? 'ARRAY' : ''}[${list(e.items)}]`;
     case 'extract':
       return `EXTRACT(${e.field} FROM ${printExpr(e.expr)})`;
     case 'position':

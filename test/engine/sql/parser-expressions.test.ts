@@ -168,6 +168,12 @@ const printed: [string, string][] = [
   ['(a = b) IN (TRUE)', 'a = b IN (TRUE)'],
   ["POSITION((a IN (b)) IN s)", 'POSITION((a IN (b)) IN s)'],
   ['(a OR b)::int', 'CAST(a OR b AS INT)'],
+  // sqlparser's ARRAY[...] (named) beside the bare [...]; `array` alone stays an identifier.
+  ['ARRAY[1, 2 + 3]', 'ARRAY[1, 2 + 3]'],
+  ['array[]', 'ARRAY[]'],
+  ['[1, 2]', '[1, 2]'],
+  ['array[1]', 'ARRAY[1]'],
+  ['array', 'array'],
   ['sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)', 'sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)'],
 ];
 
