@@ -130,3 +130,21 @@ describe('ARRAY literals', () => {
     expect(await csv('SELECT array FROM arr')).toBe('array\n0.5\n');
   });
 });
+
+describe('functions as DataFusion 27 has them', () => {
+  it('isnan takes DOUBLE and integers (matched to its Float32 candidate)', async () => {
+    expect(await csv("SELECT isnan(CAST('NaN' AS DOUBLE)) AS a, isnan(1.5) AS b, isnan(2) AS c, isnan(NULL) AS d, isnan(sqrt(-1.0)) AS e")).toBe('a,b,c,d,e\ntrue,false,false,,true\n');
+    expect(await csv('SELECT isnan(usage) AS n FROM cpu ORDER BY time')).toBe('n\nfalse\nfalse\n');
+    await fails(
+      "SELECT isnan('x')",
+      422,
+      /^Datafusion: Error during planning: No function matches the given name and argument types 'isnan\(Utf8\)'\. You might need to add explicit type casts\.\n\tCandidate functions:\n\tisnan\(Float32\)\n\tisnan\(Float64\)$/,
+    );
+  });
+
+  it('to_timestamp of a DOUBLE fails as its text does not parse (CnosDB to_timestamp.slt)', async () => {
+    await fails('SELECT to_timestamp(usage) FROM cpu', 422, /^Arrow: Parser error: Error parsing timestamp from '1\.5': timestamp must contain at least 10 characters$/);
+    await fails('SELECT to_timestamp(x) FROM (VALUES (1672539600.987654)) AS v(x)', 422, /^Arrow: Parser error: Error parsing timestamp from '1672539600\.987654': error parsing date$/);
+    expect(await csv('SELECT to_timestamp(-9223372038) AS t')).toBe('t\n1969-12-31T23:59:50.776627962\n');
+  });
+});

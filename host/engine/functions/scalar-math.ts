@@ -6,7 +6,7 @@
 // computes them in DOUBLE.
 
 import type { Scalar, Vector } from '../batch.js';
-import { FLOAT64, INT64, type DataType } from '../types.js';
+import { BOOLEAN, FLOAT64, INT64, type DataType } from '../types.js';
 import { executionError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
@@ -95,6 +95,19 @@ const atan2 = rowwise({
   row: (args) => Math.atan2(args[0] as number, args[1] as number),
 });
 
+/**
+ * isnan(x): DataFusion 27's one_of(Exact([Float32]), Exact([Float64])), BOOLEAN; an integer
+ * matches the Float32 candidate and is never NaN.
+ */
+const isnan = rowwise({
+  name: 'isnan',
+  bind(argTypes) {
+    matchSignature('isnan', argTypes, [[FLOAT32_SHOWN], [FLOAT64]]);
+    return { argTypes: [FLOAT64], returnType: BOOLEAN };
+  },
+  row: (args) => Number.isNaN(args[0] as number),
+});
+
 function nullary(name: string, value: () => number, volatile = false): ScalarFunction {
   return {
     kind: 'scalar',
@@ -140,6 +153,7 @@ export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   power,
   log,
   atan2,
+  isnan,
   // Rounding to zero gives +0.0 as CnosDB shows it (ceil(-0.5) is 0.0, not -0.0).
   unaryF64('trunc', (x) => Math.trunc(x) + 0),
   unaryF64('floor', Math.floor),

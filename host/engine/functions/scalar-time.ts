@@ -271,9 +271,11 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       }
       if (t.id === 'Utf8' || t.id === 'Null') return { argTypes: [UTF8], returnType: out };
       if (t.id === 'Timestamp') return { argTypes: [out], returnType: out };
-      // Only to_timestamp takes a DOUBLE (seconds); the others' uniform signature lists no float,
-      // so DataFusion 27 coerces it to text, which then fails to parse as a timestamp.
-      if (t.id === 'Float64') return { argTypes: [name === 'to_timestamp' || name === 'to_timestamp_nanos' ? FLOAT64 : UTF8], returnType: out };
+      // DataFusion 27's signatures list no float (a DOUBLE of seconds arrived in DataFusion 29), so
+      // it coerces a DOUBLE to text, which then fails to parse as a timestamp: CnosDB's
+      // to_timestamp.slt expects "Arrow: Parser error: Error parsing timestamp from
+      // '1672539600.987654': error parsing date".
+      if (t.id === 'Float64') return { argTypes: [UTF8], returnType: out };
       throw planError(`The function ${name} does not support inputs of type ${t.id}.`);
     },
     row(args, _ctx) {
@@ -282,13 +284,6 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
         const ns = parseTimestampNanos(v);
         if (ns === undefined) throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
-      }
-      if (typeof v === 'number') {
-        // Seconds scaled to the unit, then cast as Arrow casts a float to an integer: NULL when it
-        // is NaN or out of the 64-bit range (it threw "Infinity cannot be converted to a BigInt").
-        const scaled = Math.trunc(v * Number(unitNanos('Second') / unitNanos(unit)));
-        if (!(scaled >= -(2 ** 63) && scaled < 2 ** 63)) return null;
-        return BigInt(scaled);
       }
       return v as bigint;
     },
