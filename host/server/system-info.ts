@@ -17,10 +17,16 @@ import type { QueryRegistry } from './query-registry.js';
 
 const byName = <T>(key: (x: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
-/** CnosDB's user_options JSON: the hash masked, other options only when set. */
+/**
+ * CnosDB's user_options JSON: the hash masked, other options only when set. Root's shows
+ * must_change_password: CnosDB's init_meta creates root with must_change_password(true) and
+ * "system admin", and nothing clears it (CnosDB does not enforce the flag, and ALTER USER merges
+ * options; its e2e test_sql_client_alter_user reads the row so). Sundial never makes root change
+ * its password (it would lock the server out), so the stored flag stays false and only shows.
+ */
 export function userOptionsJson(u: UserDef): string {
   const o: Record<string, unknown> = { hash_password: '*****' };
-  if (u.mustChangePassword) o.must_change_password = true;
+  if (u.mustChangePassword || u.name === ROOT_USER) o.must_change_password = true;
   if (u.comment !== '') o.comment = u.comment;
   if (u.admin && u.name !== ROOT_USER) o.granted_admin = true;
   return JSON.stringify(o);

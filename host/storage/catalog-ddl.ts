@@ -6,7 +6,7 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
-import { findColumn, isUndroppableDatabase, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
+import { DEFAULT_TENANT, findColumn, isUndroppableDatabase, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import { checkCodec } from './codec-names.js';
 import { objectNameProblem } from '../core/object-names.js';
 import { GEOMETRY_SUB_TYPES, type GeometryColumnType } from '../core/geometry/geometry.js';
@@ -40,13 +40,21 @@ function checkOptions(o: DatabaseOptions): void {
   if (!['NS', 'US', 'MS'].includes(o.precision)) bad(`precision must be one of ms, us, ns, got ${o.precision}`);
 }
 
-/** The schemas of the system views and the server's own usage_schema: no user's database may take their names. */
-const SYSTEM_SCHEMAS = new Set(['information_schema', 'cluster_schema', 'usage_schema']);
+/**
+ * Whether a user's database may not take `name` in `tenant`: information_schema, and usage_schema
+ * (every tenant reads the system tenant's), anywhere; cluster_schema in the system tenant. Another
+ * tenant may create a database named cluster_schema, as CnosDB 2.4 lets it (cnosdb/cnosdb#1567:
+ * it takes tables and rows).
+ */
+function isSystemSchema(tenant: string, name: string): boolean {
+  const n = name.toLowerCase();
+  return n === 'information_schema' || n === 'usage_schema' || (tenant === DEFAULT_TENANT && n === 'cluster_schema');
+}
 
 /** `system`: the server creates one of its own databases (usage_schema, server/usage-metrics.ts). */
 export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions, system = false): DatabaseDef {
   checkObjectName(name);
-  if (!system && SYSTEM_SCHEMAS.has(name.toLowerCase())) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
+  if (!system && isSystemSchema(tenant, name)) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
   if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);
   checkOptions(options);

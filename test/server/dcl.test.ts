@@ -98,6 +98,13 @@ describe('DCL statements', () => {
     expect(await ok("SELECT * FROM cluster_schema.users WHERE user_name = 'u_opts'")).toBe(
       'user_name,is_admin,user_options\nu_opts,true,"{""hash_password"":""*****"",""must_change_password"":true,""comment"":""abc"",""granted_admin"":true}"\n',
     );
+    // Root's row as CnosDB's init_meta writes it (its e2e test_sql_client_alter_user), also after
+    // root changed its password: CnosDB keeps the flag and never enforces it.
+    const rootRow = 'user_name,is_admin,user_options\nroot,true,"{""hash_password"":""*****"",""must_change_password"":true,""comment"":""system admin""}"\n';
+    expect(await ok("SELECT * FROM cluster_schema.users WHERE user_name = 'root'")).toBe(rootRow);
+    await ok("ALTER USER root SET PASSWORD = 'changed'");
+    expect(await ok("SELECT * FROM cluster_schema.users WHERE user_name = 'root'", { password: 'changed' })).toBe(rootRow);
+    await ok("ALTER USER root SET PASSWORD = ''", { password: 'changed' });
   });
 
   it('lets a user change its own password; the old one stops working at once (the login cache forgets it)', async () => {
@@ -303,6 +310,19 @@ describe('system views and session functions', () => {
     // cluster_schema lives in the system tenant: from another one it is a table that does not exist.
     await fails('SELECT * FROM cluster_schema.users', 422, '030019', /^Meta: Table not found: "sv\.cluster_schema\.users"$/, auth);
     expect(await ok('SELECT shard, wal_sync FROM information_schema.databases', { ...auth, accept: 'application/json' })).toBe('[{"shard":1,"wal_sync":false}]');
+  });
+
+  it('lets another tenant create a database named cluster_schema, as CnosDB 2.4 does', async () => {
+    // cnosdb/cnosdb#1567: in a new tenant cluster_schema is a database like any other.
+    await ok('CREATE TENANT cs');
+    await ok('CREATE DATABASE cluster_schema', { tenant: 'cs' });
+    await ok('CREATE TABLE cluster_schema.air (visibility DOUBLE, TAGS(station))', { tenant: 'cs' });
+    await ok("INSERT INTO cluster_schema.air (time, station, visibility) VALUES (1, 'x', 56)", { tenant: 'cs' });
+    expect(await ok('SELECT station, visibility FROM cluster_schema.air', { tenant: 'cs' })).toBe('station,visibility\nx,56.0\n');
+    expect(await ok('SHOW DATABASES', { tenant: 'cs' })).toBe('database_name\ncluster_schema\n');
+    // Its system views are the system tenant's alone; information_schema stays reserved.
+    await fails('SELECT * FROM cluster_schema.users', 422, '030019', /^Meta: Table not found: "cs\.cluster_schema\.users"$/, { tenant: 'cs' });
+    await fails('CREATE DATABASE information_schema', 422, '010001', 'Database "information_schema" is a system schema and cannot be created', { tenant: 'cs' });
   });
 
   it('SHOW QUERIES and information_schema.queries show the running statement', async () => {

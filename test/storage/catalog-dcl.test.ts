@@ -187,6 +187,7 @@ describe('catalog DCL changes', () => {
     ['dropping an unknown role', (x) => dropRoleDef(x, 't', 'ghost'), /^Meta: The role ghost not found$/],
     ['dropping a system role', (x) => dropRoleDef(x, 't', 'owner'), /^Couldn't Drop System Role owner$/],
     ['a database named like a system schema', (x) => createDatabaseDef(x, 't', 'Usage_Schema', { ...DEFAULT_DATABASE_OPTIONS }), /^Database "Usage_Schema" is a system schema and cannot be created$/],
+    ['cluster_schema in the system tenant', (x) => createDatabaseDef(x, 'cnosdb', 'Cluster_Schema', { ...DEFAULT_DATABASE_OPTIONS }), /^Database "Cluster_Schema" is a system schema and cannot be created$/],
     ['a grant on an unknown database', (x) => changePrivileges(x, 't', 'r', 'grant', [{ level: 'read', database: 'zzz' }]), /^Meta: Database not found: "zzz"$/],
     ['a grant to an unknown role', (x) => changePrivileges(x, 't', 'ghost', 'grant', [{ level: 'read', database: 'a' }]), /^Meta: The role ghost not found$/],
     ['revoking what is only inherited', (x) => changePrivileges(x, 't', 'r', 'revoke', [{ level: 'read', database: 'a' }]), /^Meta: cannot revoke the privilege Read on database a of role r$/],

@@ -116,7 +116,10 @@ export class QueryPlanner {
       this.cacheable = false;
       return view;
     }
-    if (isForeignClusterView(name, this.ctx.tenant)) throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
+    // Another tenant's cluster_schema is a database of its own when it created one.
+    if (isForeignClusterView(name, this.ctx.tenant) && this.ctx.catalog.database(name[name.length - 2]!) === undefined) {
+      throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
+    }
     const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
     return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
