@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import { ValueType } from '../core/write-batch.js';
 import { WriteBatchBuilder } from '../core/write-batch-builder.js';
-import { DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
+import { DEFAULT_DATABASE_OPTIONS, type DatabaseOptions } from '../core/schema.js';
 import type { DatabaseDef } from '../storage/catalog.js';
 import { DEFAULT_TENANT } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
@@ -182,11 +182,19 @@ export function startUsageReporter(storage: Storage, metrics: UsageMetrics, inte
 }
 
 /**
+ * usage_schema's options as CnosDB's meta writes them on its first start: DatabaseConfig's own
+ * defaults (not the server's configuration that CREATE DATABASE uses: 1 GiB WAL files) with
+ * max_memcache_size set to sys_config.usage_schema_cache_size, 2 MiB (meta's main.rs,
+ * DatabaseConfig::default() and set_max_memcache_size). Display only: DESCRIBE DATABASE shows them.
+ */
+export const USAGE_SCHEMA_OPTIONS: Readonly<DatabaseOptions> = { ...DEFAULT_DATABASE_OPTIONS, maxMemcacheSize: 2 * 1024 * 1024, walMaxFileSize: 1024 * 1024 * 1024 };
+
+/**
  * Creates usage_schema in the system tenant, and any of its tables that is missing, as CnosDB
  * has them from its first start (so DESCRIBE TABLE answers before the first report).
  */
 export async function ensureUsageSchema(storage: Storage): Promise<void> {
-  const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ?? (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...DEFAULT_DATABASE_OPTIONS }, true));
+  const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ?? (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...USAGE_SCHEMA_OPTIONS }, true));
   for (const [name, tags] of USAGE_TABLES) {
     if (db.tables.has(name)) continue;
     await storage.createTable(db, { name, tags: tags.map((t) => ({ name: t })), fields: [{ name: 'value', type: ValueType.Unsigned }] });

@@ -61,6 +61,10 @@ describe('usage_schema', () => {
     expect(await ok('SHOW TABLES', { db: 'usage_schema' })).toBe(
       'table_name\ncoord_data_in\ncoord_data_out\ncoord_queries\ncoord_writes\nhttp_data_in\nhttp_data_out\nhttp_queries\nhttp_writes\nsql_data_in\nvnode_cache_size\nvnode_disk_storage\n',
     );
+    // Its options as CnosDB's meta writes them: DatabaseConfig's defaults, 2 MiB of memcache.
+    expect(await ok('DESCRIBE DATABASE usage_schema')).toBe(
+      'ttl,shard,vnode_duration,replica,precision,max_memcache_size,memcache_partitions,wal_max_file_size,wal_sync,strict_write,max_cache_readers\nINF,1,1year,1,NS,2 MiB,16,1 GiB,false,false,32\n',
+    );
     expect(await ok('DESCRIBE TABLE usage_schema.coord_data_in')).toBe(
       'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\ndatabase,STRING,TAG,DEFAULT\nnode_id,STRING,TAG,DEFAULT\ntenant,STRING,TAG,DEFAULT\nvalue,BIGINT UNSIGNED,FIELD,DEFAULT\n',
     );
