@@ -5,8 +5,8 @@
 
 /**
  * Every user-facing error: its six-digit code (CnosDB's scheme: 2-digit module, 4-digit number;
- * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only (one correction:
- * sqlExecute, below); docs/errors.md lists them all (a test checks it).
+ * Sundial's own codes in the same scheme) and HTTP status. Codes are append-only (corrections:
+ * sqlExecute, databaseExists, tableExists, below); docs/errors.md lists them all (a test checks it).
  */
 export const ERRORS = {
   // 00 general
@@ -38,6 +38,20 @@ export const ERRORS = {
   forbidDropSystemRole: { code: '010076', status: 422, title: 'a system role (owner, member) cannot be dropped' },
   forbidCreateSystemRole: { code: '010077', status: 422, title: 'a role cannot take the name of a system role' },
   systemRoleModification: { code: '010043', status: 422, title: 'a system role (owner, member) takes no GRANT or REVOKE' },
+  // CnosDB's numbered semantic errors (QueryError 27-46): each its own code, its text "Semantic
+  // error: ..." as its template writes it. Other semantic checks keep 010003 (QueryError::Semantic).
+  sameColumnName: { code: '010027', status: 422, title: 'two columns of CREATE TABLE share a name' },
+  columnNotExists: { code: '010029', status: 422, title: 'ALTER TABLE names a column the table does not have' },
+  dropTag: { code: '010030', status: 422, title: 'a tag column cannot be dropped' },
+  atLeastOneField: { code: '010032', status: 422, title: 'the last field column cannot be dropped' },
+  atLeastOneTag: { code: '010033', status: 422, title: 'the time column cannot be dropped' },
+  tagNoCompression: { code: '010034', status: 422, title: 'a tag column takes no codec' },
+  timeColumnAlter: { code: '010035', status: 422, title: 'the time column takes no codec change' },
+  columnDataType: { code: '010041', status: 422, title: 'a column type CREATE or ALTER TABLE does not know' },
+  encodingType: { code: '010042', status: 422, title: 'a codec the column type does not take' },
+  insertMissingColumn: { code: '010044', status: 422, title: 'INSERT names a column the table does not have' },
+  insertMismatchColumns: { code: '010045', status: 422, title: 'INSERT gives more or fewer values than columns' },
+  showSeriesField: { code: '010046', status: 422, title: 'SHOW SERIES / TAG VALUES filtering on a field' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage
@@ -54,9 +68,11 @@ export const ERRORS = {
   userNotFound: { code: '030008', status: 422, title: 'user not found' },
   tenantExists: { code: '030009', status: 422, title: 'tenant already exists' },
   tenantNotFound: { code: '030010', status: 422, title: 'tenant not found' },
-  databaseExists: { code: '030016', status: 422, title: 'database already exists' },
+  // Corrected 2026-11-29 to CnosDB's MetaError numbers: DatabaseAlreadyExists is 030018 (was
+  // 030016, CommonError), TableAlreadyExists 030020 (was 030018).
+  databaseExists: { code: '030018', status: 422, title: 'database already exists' },
   databaseNotFound: { code: '030017', status: 422, title: 'database not found' },
-  tableExists: { code: '030018', status: 422, title: 'table already exists' },
+  tableExists: { code: '030020', status: 422, title: 'table already exists' },
   tableNotFound: { code: '030019', status: 422, title: 'table not found' },
   limitReached: { code: '030024', status: 429, title: 'limit reached' },
   privilegeNotGranted: { code: '030056', status: 422, title: 'privilege cannot be revoked (not granted)' },

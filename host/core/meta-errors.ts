@@ -9,8 +9,9 @@ export function databaseNotFound(database: string): UserError {
   return new UserError('databaseNotFound', `Meta: Database not found: "${database}"`);
 }
 
+/** MetaError::DatabaseAlreadyExists, whose template prints the name in Rust's Debug form (quoted). */
 export function databaseExists(database: string): UserError {
-  return new UserError('databaseExists', `Meta: Database ${database} already exists`);
+  return new UserError('databaseExists', `Meta: Database ${JSON.stringify(database)} already exists`);
 }
 
 /** `tenant.database.table` as CnosDB names a table that does not exist. */

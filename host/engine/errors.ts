@@ -35,9 +35,12 @@ export function schemaError(message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: Schema error: ${message}`);
 }
 
-/** CnosDB's own semantic checks (DDL, SHOW, INSERT): 422 010001. */
-export function semanticError(message: string): UserError {
-  return new UserError('sqlSemantic', `Semantic error: ${message}`);
+/**
+ * CnosDB's own semantic checks (DDL, SHOW, INSERT): 422, code 010003 (QueryError::Semantic), or
+ * `kind`, the catalog entry of the numbered variant (010027-010046) whose template this text is.
+ */
+export function semanticError(message: string, kind: ErrorKind = 'sqlSemantic'): UserError {
+  return new UserError(kind, `Semantic error: ${message}`);
 }
 
 /** A statement or function the engine does not support: 422 010005. */

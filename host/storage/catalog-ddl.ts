@@ -86,7 +86,7 @@ export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string):
 function checkGeometry(name: string, type: ValueType, g: GeometryColumnType | undefined): { geometry?: GeometryColumnType } {
   if (g === undefined) return {};
   if (type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0) {
-    throw new UserError('sqlSemantic', `Semantic error: Unexpected data type Geometry(${g.subType}, ${g.srid}) of ${name}, `);
+    throw new UserError('columnDataType', `Semantic error: Unexpected data type Geometry(${g.subType}, ${g.srid}) of ${name}, `);
   }
   return { geometry: { subType: g.subType, srid: g.srid } };
 }

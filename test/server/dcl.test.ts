@@ -198,7 +198,7 @@ describe('DCL statements', () => {
   it('lists cluster_schema, with its views as tables, in the system tenant to those who may read it', async () => {
     expect(await ok('SHOW DATABASES')).toMatch(/^database_name\ncluster_schema\n/);
     expect(await ok('SHOW TABLES ON cluster_schema')).toBe('table_name\ntenants\nusers\n');
-    await fails('CREATE DATABASE cluster_schema', 422, '030016', 'Meta: Database cluster_schema already exists');
+    await fails('CREATE DATABASE cluster_schema', 422, '030018', 'Meta: Database "cluster_schema" already exists');
     await ok('CREATE DATABASE IF NOT EXISTS cluster_schema');
     await ok('CREATE TENANT cs_other');
     expect(await ok('SHOW DATABASES', { tenant: 'cs_other' })).toBe('database_name\n');

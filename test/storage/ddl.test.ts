@@ -100,7 +100,7 @@ describe('DDL validation', () => {
     store = await openStore();
     const o = { ...DEFAULT_DATABASE_OPTIONS };
     await store.storage.createDatabase('cnosdb', 'db1', o);
-    await expect(store.storage.createDatabase('cnosdb', 'db1', o)).rejects.toThrow(new UserError('databaseExists', 'Meta: Database db1 already exists'));
+    await expect(store.storage.createDatabase('cnosdb', 'db1', o)).rejects.toThrow(new UserError('databaseExists', 'Meta: Database "db1" already exists'));
     await expect(store.storage.createDatabase('nobody', 'db2', o)).rejects.toThrow(new UserError('tenantNotFound', 'The tenant nobody not found'));
     await expect(store.storage.createDatabase('cnosdb', 'db2', { ...o, shard: 0 })).rejects.toThrow(/shard must be greater than 0/);
     await expect(store.storage.dropDatabase('cnosdb', 'public')).rejects.toThrow(new UserError('forbidDropDatabase', 'Database "public" forbid drop'));

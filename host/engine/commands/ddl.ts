@@ -28,7 +28,16 @@ const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly s
 
 function checkCodec(codec: string, type: DataType): void {
   const rule = CODECS_BY_TYPE[type.id];
-  if (rule !== undefined && !rule.codecs.includes(codec)) throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`);
+  if (rule !== undefined && !rule.codecs.includes(codec)) throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`, 'encodingType');
+}
+
+/**
+ * QueryError::ColumnNotExists. "column x already exists in table t" stays the plain Semantic error
+ * (010003, one space): CnosDB 2.4.3's own alter_table.slt and create_table.slt expect that text,
+ * not its ColumnAlreadyExists variant's ("Semantic error:  column ...", two spaces).
+ */
+function columnNotExists(column: string, table: string): Error {
+  return semanticError(`Column ${column} not exists in table ${table}`, 'columnNotExists');
 }
 
 function requireDatabase(catalog: EngineCatalog, name: string): void {
@@ -90,7 +99,7 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     if (c.dataType.name === 'TIMESTAMP' && !c.dataType.custom) throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
     if (seen.has(c.name)) {
       if (c.name === 'time') throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
-      throw semanticError(`Field or Tag have the same name ${c.name}`);
+      throw semanticError(`Field or Tag have the same name ${c.name}`, 'sameColumnName');
     }
     seen.add(c.name);
     const t = fieldColumnType(c.dataType, c.name);
@@ -99,7 +108,7 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     fields.push({ name: c.name, kind: 'field', type: t.type, valueType: t.valueType, codec, ...(t.geometry === undefined ? {} : { geometry: t.geometry }) });
   }
   for (const tag of s.tags) {
-    if (seen.has(tag)) throw semanticError(`Field or Tag have the same name ${tag}`);
+    if (seen.has(tag)) throw semanticError(`Field or Tag have the same name ${tag}`, 'sameColumnName');
     seen.add(tag);
     columns.push({ name: tag, kind: 'tag', type: UTF8, valueType: ValueType.Tag, codec: 'DEFAULT' });
   }
@@ -163,9 +172,9 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
     }
     case 'alterCodec': {
       const c = find(a.column);
-      if (c === undefined) throw semanticError(`column ${a.column} not found in table ${table}`);
-      if (c.kind === 'time') throw semanticError(`Column ${a.column} does not support modification`);
-      if (c.kind === 'tag') throw semanticError('Tag does not support compression');
+      if (c === undefined) throw columnNotExists(a.column, table);
+      if (c.kind === 'time') throw semanticError(`Column ${a.column} does not support modification`, 'timeColumnAlter');
+      if (c.kind === 'tag') throw semanticError('Tag does not support compression', 'tagNoCompression');
       checkCodec(a.codec, c.type);
       c.codec = a.codec;
       change = { kind: 'codec', column: a.column };
@@ -173,17 +182,18 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
     }
     case 'dropColumn': {
       const c = find(a.column);
-      if (c === undefined) throw semanticError(`column ${a.column} not found in table ${table}`);
-      if (c.kind === 'time') throw semanticError('There must be at least one tag column. ');
-      if (c.kind === 'tag') throw semanticError(`Can't drop tag column ${a.column}.`);
-      if (columns.filter((x) => x.kind === 'field').length === 1) throw semanticError('There must be at least one field column.');
+      if (c === undefined) throw columnNotExists(a.column, table);
+      // CnosDB answers dropping time with AtLeastOneTag (its alter_table.slt), not DropTime.
+      if (c.kind === 'time') throw semanticError('There must be at least one tag column. ', 'atLeastOneTag');
+      if (c.kind === 'tag') throw semanticError(`Can't drop tag column ${a.column}.`, 'dropTag');
+      if (columns.filter((x) => x.kind === 'field').length === 1) throw semanticError('There must be at least one field column.', 'atLeastOneField');
       columns.splice(columns.indexOf(c), 1);
       change = { kind: 'drop', column: a.column };
       break;
     }
     case 'renameColumn': {
       const c = find(a.from);
-      if (c === undefined) throw semanticError(`column ${a.from} not found in table ${table}`);
+      if (c === undefined) throw columnNotExists(a.from, table);
       if (c.kind === 'time') throw notImplemented('rename time column');
       if (find(a.to) !== undefined) throw semanticError(`column ${a.to} already exists in table ${table}`);
       c.name = a.to;

@@ -23,20 +23,29 @@ import type { Rows } from './show.js';
 
 export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;
 
-/** The target columns of an INSERT, in the order its source provides them. */
-function targetColumns(table: TableInfo, names: readonly string[]): ColumnInfo[] {
+/**
+ * The target columns of an INSERT, in the order its source of `width` columns provides them,
+ * checked as CnosDB's semantic_check does, in its order: more names than source columns, or no
+ * names and a source not as wide as the table (MismatchColumns), then a name the table lacks
+ * (MissingColumn, listing the table's columns joined by ",").
+ */
+function targetColumns(table: TableInfo, names: readonly string[], width: number): ColumnInfo[] {
+  const mismatch = (): Error => semanticError('Insert columns and Source columns not match', 'insertMismatchColumns');
+  if (names.length > width || (names.length === 0 && width !== table.columns.length)) throw mismatch();
+  for (const n of names) {
+    if (!table.columns.some((x) => x.name === n)) {
+      throw semanticError(`Insert column '${n}' does not exist in target table, expect ${table.columns.map((x) => x.name).join(',')}`, 'insertMissingColumn');
+    }
+  }
   if (names.length === 0) return table.columns;
   const seen = new Set<string>();
-  return names.map((n) => {
-    const c = table.columns.find((x) => x.name === n);
-    if (c === undefined) {
-      const valid = table.columns.map((x) => `${table.name}.${x.name}`).join(', ');
-      throw semanticError(`Column ${n} not found in table ${table.name}. Valid columns are ${valid}`);
-    }
+  const targets = names.map((n) => {
     if (seen.has(n)) throw semanticError(`Column ${n} is specified more than once`);
     seen.add(n);
-    return c;
+    return table.columns.find((x) => x.name === n)!;
   });
+  if (targets.length !== width) throw mismatch();
+  return targets;
 }
 
 /** Casts a source column to a target column's type with the insert rules. */
@@ -52,20 +61,22 @@ export interface InsertOptions {
 
 export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery, options: InsertOptions = {}): Promise<Rows> {
   const { database, table } = qp.resolveTable(s.table, 'write');
-  const targets = targetColumns(table, s.columns);
+  const q = s.source;
+  const plainValues = q.body.kind === 'values' && q.with === undefined && q.orderBy.length === 0 && q.limit === undefined && q.offset === undefined;
+  // The source is planned (VALUES: checked) before the columns are, as in CnosDB.
+  let plan: ReturnType<QueryPlanner['planQuery']> | undefined;
+  if (plainValues) checkValuesWidth((q.body as ast.Values).rows);
+  else plan = qp.planQuery(q, undefined, new Map());
+  const targets = targetColumns(table, s.columns, plan?.schema.length ?? (q.body as ast.Values).rows[0]!.length);
   // Without a time column every row is stamped with the statement's now(), as CnosDB does.
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
   let columns: Vector[];
   let rowCount: number;
-  const q = s.source;
-  if (q.body.kind === 'values' && q.with === undefined && q.orderBy.length === 0 && q.limit === undefined && q.offset === undefined) {
+  if (plan === undefined) {
     // Each value is cast on its own, so the error names the value that does not fit.
     const planner = new ExprPlanner(qp.scope(PlanSchema.empty(), undefined, new Map(), false));
-    const rows = q.body.rows;
-    // As in DataFusion: the VALUES list is checked on its own first, then against the columns.
-    checkValuesWidth(rows);
-    for (const r of rows) if (r.length !== targets.length) throw semanticError('Insert columns and Source columns not match');
+    const rows = (q.body as ast.Values).rows;
     rowCount = rows.length;
     columns = [];
     const oneRow: RecordBatch = { schema: { fields: [] }, columns: [], length: 1 };
@@ -89,8 +100,6 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
       columns.push(vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1))));
     }
   } else {
-    const plan = qp.planQuery(q, undefined, new Map());
-    if (plan.schema.length !== targets.length) throw semanticError('Insert columns and Source columns not match');
     const batches = await runQuery(plan);
     rowCount = batches.reduce((n, b) => n + b.length, 0);
     columns = targets.map((c, k) => {

@@ -114,7 +114,7 @@ async function matchingSeries(qp: QueryPlanner, ctx: ExecContext, s: TagBody): P
     const pred = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);
     for (const c of columnsOf(pred)) {
       const kind = table.columns.find((x) => x.name === c.name)?.kind;
-      if (kind === 'field') throw semanticError(`SHOW SERIES does not support where clause contains field ${c.name}`);
+      if (kind === 'field') throw semanticError(`SHOW SERIES does not support where clause contains field ${c.name}`, 'showSeriesField');
     }
     filters = [pred];
   }

@@ -88,7 +88,7 @@ export interface FieldColumnType {
  * its order: two parameters, a known sub type, srid 0; each error shows the type as written.
  */
 function geometryColumnType(t: AstType, column: string): FieldColumnType {
-  const bad = (why: string): Error => semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, ${why}`);
+  const bad = (why: string): Error => semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, ${why}`, 'columnDataType');
   if (t.params.length !== 2) throw bad('format: GEOMETRY(<sub_type>, <srid>)');
   const [subType, srid] = t.params as [string, string];
   if (GEOMETRY_SUB_TYPES[subType] === undefined) throw bad(`sub_type must be ${Object.keys(GEOMETRY_SUB_TYPES).join(', ')}`);
@@ -106,5 +106,5 @@ export function fieldColumnType(t: AstType, column: string): FieldColumnType {
   }
   if (!t.custom && t.name === 'GEOMETRY') return geometryColumnType(t, column);
   if (!t.custom && t.name === 'TIMESTAMP') throw semanticError(`column time already exists in table`);
-  throw semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, `);
+  throw semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, `, 'columnDataType');
 }

@@ -29,7 +29,7 @@ describe('database statements', () => {
     const db = testDb();
     await db.run('CREATE DATABASE d');
     await db.run('CREATE DATABASE IF NOT EXISTS d');
-    expect(await db.error('CREATE DATABASE d')).toBe('Meta: Database d already exists');
+    expect(await db.error('CREATE DATABASE d')).toBe('Meta: Database "d" already exists');
     expect((await db.run('SHOW DATABASES')).rows).toEqual(['cluster_schema', 'd', 'public']);
     await db.run('DROP DATABASE d');
     await db.run('DROP DATABASE IF EXISTS d');

@@ -36,7 +36,7 @@ describe('INSERT', () => {
     ["INSERT INTO t (time, g) VALUES (1, 'x')", /^Coordinator: Fields can't be empty$/],
     ['INSERT INTO t (time, d) VALUES (1, 1), (2, NULL)', /^Coordinator: Fields can't be empty$/],
     ['INSERT INTO t (time, d) VALUES (NULL, 1)', /the time column cannot be NULL/],
-    ['INSERT INTO t (time, nope) VALUES (1, 1)', /Column nope not found in table t/],
+    ['INSERT INTO t (time, nope) VALUES (1, 1)', /^Semantic error: Insert column 'nope' does not exist in target table, expect time,/],
     ['INSERT INTO t (time, d) VALUES (1, 2, 3)', /^Semantic error: Insert columns and Source columns not match$/],
     // The VALUES list is checked on its own first, as DataFusion plans it before the insert.
     ['INSERT INTO t (time, d) VALUES (1, 2), (2, 3, 4)', /^Datafusion: Error during planning: Inconsistent data length across values list: got 3 values in row 1 but expected 2$/],
