@@ -1,5 +1,6 @@
 // A tenant's `_limiter` option (CnosDB 2.4's TenantLimiterConfig, set by `CREATE TENANT ... WITH
-// _limiter = '<json>'` or `ALTER TENANT ... SET _limiter = '<json>'`): object limits and request
+// _limiter = '<json>'` or `ALTER TENANT ... SET _limiter = '<json>'`, or by the limiter groups
+// `object_config ...` / `coord_data_in ...` that the parser turns into that JSON): object limits and request
 // token buckets. Parsed and checked here once, stored in the catalog as the checked object
 // (FORMAT.md §3), shown back in CnosDB's JSON shape by cluster_schema.tenants.
 //

@@ -107,6 +107,30 @@ describe('DCL statements', () => {
     await ok("ALTER USER root SET PASSWORD = ''", { password: 'changed' });
   });
 
+  it("takes CnosDB 2.4's limiter syntax and _limiter JSON in CREATE and ALTER TENANT", async () => {
+    // parse_tenant_with_options: `object_config k = v ...`, `<bucket> remote_x = v local_x = v ...`.
+    await ok(
+      "CREATE TENANT t_lim WITH COMMENT = 'limited', drop_after = '1d', object_config max_users_number = 1 max_databases = 3 max_shard_number = 2 max_replicate_number = 2 max_retention_time = 30, " +
+        'coord_data_in remote_max = 100 remote_initial = 0 remote_refill = 100 remote_interval = 100 local_max = 100 local_initial = 0',
+    );
+    const options = async (): Promise<string> => JSON.parse(await ok("SELECT tenant_options FROM cluster_schema.tenants WHERE tenant_name = 't_lim'", { accept: 'application/json' }))[0].tenant_options;
+    const bucket = '{"remote_bucket":{"max":100,"initial":0,"refill":100,"interval":100},"local_bucket":{"max":100,"initial":0}}';
+    const nulls = (except: string, value: string): string =>
+      ['coord_data_in', 'coord_data_out', 'coord_queries', 'coord_writes', 'http_data_in', 'http_data_out', 'http_queries', 'http_writes'].map((k) => `"${k}":${k === except ? value : 'null'}`).join(',');
+    expect(await options()).toBe(
+      `{"comment":"limited","limiter_config":{"object_config":{"max_users_number":1,"max_databases":3,"max_shard_number":2,"max_replicate_number":2,"max_retention_time":30},"request_config":{${nulls('coord_data_in', bucket)}}},"drop_after":{"duration":{"secs":86400,"nanos":0},"is_inf":false},"tenant_is_hidden":false}`,
+    );
+    // SET replaces the whole limiter, as CnosDB's one _limiter option does.
+    await ok('ALTER TENANT t_lim SET http_writes remote_max = 100 remote_initial = 0 remote_refill = 100 remote_interval = 100 local_max = 100 local_initial = 0');
+    expect(await options()).toBe(`{"comment":"limited","limiter_config":{"object_config":null,"request_config":{${nulls('http_writes', bucket)}}},"drop_after":{"duration":{"secs":86400,"nanos":0},"is_inf":false},"tenant_is_hidden":false}`);
+    await ok('ALTER TENANT t_lim SET _limiter = \'{"object_config":{"max_databases":7}}\'');
+    expect(await options()).toBe(
+      '{"comment":"limited","limiter_config":{"object_config":{"max_users_number":null,"max_databases":7,"max_shard_number":null,"max_replicate_number":null,"max_retention_time":null},"request_config":null},"drop_after":{"duration":{"secs":86400,"nanos":0},"is_inf":false},"tenant_is_hidden":false}',
+    );
+    await fails("ALTER TENANT t_lim SET comment = 'x', object_config max_databases = 1", 422, '010009', 'sql parser error: Cannot set multiple options (comment, drop_after, _limiter) at the same time');
+    await fails('ALTER TENANT t_lim SET object_config max_databases = -1', 422, '010009', 'sql parser error: max_databases cannot be negative');
+  });
+
   it('lets a user change its own password; the old one stops working at once (the login cache forgets it)', async () => {
     await ok("CREATE USER pw WITH PASSWORD = 'first'");
     await ok('ALTER TENANT cnosdb ADD USER pw AS member');

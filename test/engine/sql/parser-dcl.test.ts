@@ -6,6 +6,14 @@ import { expectRoundTrip } from './ast-utils.js';
 const cases: { name: string; sql: string; printed: string }[] = [
   { name: 'CREATE TENANT', sql: 'create tenant test_tenant', printed: 'CREATE TENANT test_tenant' },
   { name: 'CREATE TENANT with options', sql: "CREATE TENANT IF NOT EXISTS t WITH comment = 'x', drop_after = '7d', _limiter = '{}'", printed: "CREATE TENANT IF NOT EXISTS t WITH comment = 'x', drop_after = '7d', _limiter = '{}'" },
+  // CnosDB 2.4's limiter groups (its documented syntax) become one _limiter option of their JSON.
+  {
+    name: 'CREATE TENANT with limiter groups',
+    sql: "CREATE TENANT t WITH COMMENT = 'x', object_config max_databases = 3 max_users_number = null, coord_data_in remote_max = 10 remote_initial = 0 local_max = -0",
+    printed:
+      'CREATE TENANT t WITH comment = \'x\', _limiter = \'{"object_config":{"max_databases":3,"max_users_number":null},"request_config":{"coord_data_in":{"remote_bucket":{"max":10,"initial":0},"local_bucket":{"max":0}}}}\'',
+  },
+  { name: 'ALTER TENANT SET a limiter group', sql: 'ALTER TENANT t SET object_config = max_databases = 5', printed: 'ALTER TENANT t SET _limiter = \'{"object_config":{"max_databases":5}}\'' },
   { name: 'ALTER TENANT ADD USER', sql: 'alter tenant t add user u as owner', printed: 'ALTER TENANT t ADD USER u AS owner' },
   { name: 'ALTER TENANT REMOVE USER', sql: 'ALTER TENANT t REMOVE USER u', printed: 'ALTER TENANT t REMOVE USER u' },
   { name: 'ALTER TENANT SET USER', sql: 'ALTER TENANT t SET USER u AS member', printed: 'ALTER TENANT t SET USER u AS member' },
