@@ -181,3 +181,9 @@ describe('error codes as CnosDB numbers them', () => {
     });
   }
 });
+
+describe('case mapping as DataFusion 27 does it', () => {
+  it('lower, upper and initcap change ASCII letters only (to_ascii_lowercase / to_ascii_uppercase)', async () => {
+    expect(await csv("SELECT lower('ÀBÇ Straße') AS l, upper('àbç straße') AS u, initcap('élan vital ÉTÉ') AS i, upper('ΣΑΣ') AS g")).toBe('l,u,i,g\nÀbÇ straße,àBç STRAßE,éLan Vital ÉTÉ,ΣΑΣ\n');
+  });
+});

@@ -260,9 +260,25 @@ const right = stringFunction('right', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8
   return (k < 0 ? cps.slice(Math.min(cps.length, -k)) : cps.slice(Math.max(0, cps.length - k))).join('');
 });
 
+// DataFusion 27's lower, upper and initcap change ASCII letters only (Rust's to_ascii_lowercase /
+// to_ascii_uppercase in string_expressions.rs; full Unicode case mapping came later): upper('straße')
+// is 'STRAßE', lower('ÀB') is 'Àb'.
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+const asciiUpper = (s: string): string => s.replace(/[a-z]+/g, (m) => m.toUpperCase());
+/** DataFusion 27's initcap: a letter after an ASCII letter or digit is lowered, any other raised (ASCII only). */
+function asciiInitcap(s: string): string {
+  let out = '';
+  let afterAlnum = false;
+  for (const c of s) {
+    out += afterAlnum ? asciiLower(c) : asciiUpper(c);
+    afterAlnum = /[A-Za-z0-9]/.test(c);
+  }
+  return out;
+}
+
 export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
-  stringUnary('lower', UTF8, (s) => s.toLowerCase()),
-  stringUnary('upper', UTF8, (s) => s.toUpperCase()),
+  stringUnary('lower', UTF8, asciiLower),
+  stringUnary('upper', UTF8, asciiUpper),
   stringUnary('character_length', INT64, (s) => BigInt(codePointLength(s))),
   stringUnary('octet_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length)),
   stringUnary('bit_length', INT64, (s) => BigInt(new TextEncoder().encode(s).length * 8)),
@@ -276,7 +292,7 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
     row: (args) => BigInt((args[0] as string).length === 0 ? 0 : (args[0] as string).codePointAt(0)!),
   }),
   stringUnary('reverse', UTF8, (s) => Array.from(s).reverse().join('')),
-  stringUnary('initcap', UTF8, (s) => s.toLowerCase().replace(/(^|[^\p{L}\p{N}])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase())),
+  stringUnary('initcap', UTF8, asciiInitcap),
   // A BOOLEAN result is not typed from the text, so any type is cast: starts_with(123, '12') is true.
   stringFunction('starts_with', PAIRS, BOOLEAN, (args) => (args[0] as string).startsWith(args[1] as string), false),
   stringFunction('ends_with', PAIRS, BOOLEAN, (args) => (args[0] as string).endsWith(args[1] as string), false),
