@@ -1,11 +1,12 @@
 // npm run conformance -- [DIR] [--url URL] [--filter TEXT] [--report FILE] [--verbose]
-//                        [--sleep-scale 0.05] [--timeout-ms 30000]
+//                        [--sleep-scale 0.05] [--real-time] [--timeout-ms 30000]
 //
 // Runs every .slt file under DIR (default ../shared/conformance/cnosdb/) against a fresh Sundial
 // server it starts (built first if the sources changed), or against the server at --url, and
-// prints `N passed, N failed` per file and in total. The record-level report (file:line, SQL,
-// expected vs got) goes to --report, by default a file in the temporary directory; --verbose
-// also prints it.
+// prints `N passed, N failed` per file and in total. Sleeps are shortened except in the files of
+// real-time-files.ts; --real-time runs every sleep in full. The record-level report (file:line,
+// SQL, expected vs got) goes to --report, by default a file in the temporary directory;
+// --verbose also prints it.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ const { values: opts, positionals } = parseArgs({
     report: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     'sleep-scale': { type: 'string', default: '0.05' },
+    'real-time': { type: 'boolean', default: false },
     'timeout-ms': { type: 'string', default: '30000' },
   },
 });
@@ -46,6 +48,7 @@ try {
     url,
     filter: opts.filter,
     sleepScale: Number(opts['sleep-scale']),
+    ...(opts['real-time'] ? { realTime: 'all' as const } : {}),
     timeoutMs: Number(opts['timeout-ms']),
     onFile: (r) => console.log(fileLine(r)),
   });

@@ -4,7 +4,8 @@
 import type { FileResult, RunResult } from './runner.js';
 
 export function fileLine(r: FileResult): string {
-  return `${r.file}: ${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}`;
+  const realTime = r.realTime && r.sleptMs > 0 ? ` (real time: slept ${(r.sleptMs / 1000).toFixed(1)} s)` : '';
+  return `${r.file}: ${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}${realTime}`;
 }
 
 export function totalLine(r: RunResult): string {

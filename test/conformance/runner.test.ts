@@ -1,6 +1,7 @@
 // The runner against the real server, on a small case set of its own: writes that succeed and
-// fail, per-file client state, file order, include, sleep, retry, halt, conditions, system
-// records and parse errors. (SQL records are covered by conformance.test.ts over CnosDB's set.)
+// fail, per-file client state, file order (files for another system left out), include, sleep
+// (shortened, or in full in the real-time files), retry, halt, conditions, system records and
+// parse errors. (SQL records are covered by conformance.test.ts over CnosDB's set.)
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,11 @@ const FILES: Record<string, string> = {
   'common.part': `statement ok\n${LP('mem,host=part used=1i 1')}\n`,
   'sub/b.slt': `statement ok\n${LP('disk,host=b free=1 1')}\n`,
   'sub/broken.slt': 'statement ok\n',
+  // CnosDB's runner runs these on one system only (copy_into_location__WINDOWS.slt).
+  'sub/c__WINDOWS.slt': 'statement ok\nnever run on Linux\n',
+  'sub/d__UNIX.slt': `statement ok\n${LP('disk,host=d free=1 1')}\n`,
+  // Run in real time below: its sleep is not shortened.
+  'sub/wait.slt': `sleep 1s\n\nstatement ok\n${LP('disk,host=w free=1 1')}\n`,
 };
 
 describe('conformance runner', () => {
@@ -46,7 +52,7 @@ describe('conformance runner', () => {
     dir = mkdtempSync(join(tmpdir(), 'slt-runner-'));
     mkdirSync(join(dir, 'sub'));
     for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);
-    result = await runDirectory(dir, { url: server.url });
+    result = await runDirectory(dir, { url: server.url, realTime: ['sub/wait.slt'] });
   });
   afterAll(async () => {
     closeConnections();
@@ -56,7 +62,16 @@ describe('conformance runner', () => {
   });
 
   it('lists files in CnosDB order: a directory\'s files by name, then its subdirectories', () => {
-    expect(sltFiles(dir).map((f) => f.slice(dir.length + 1))).toEqual(['a.slt', 'z.slt', 'sub/b.slt', 'sub/broken.slt']);
+    expect(sltFiles(dir, 'linux').map((f) => f.slice(dir.length + 1))).toEqual(['a.slt', 'z.slt', 'sub/b.slt', 'sub/broken.slt', 'sub/d__UNIX.slt', 'sub/wait.slt']);
+    expect(sltFiles(dir, 'win32').map((f) => f.slice(dir.length + 1))).toEqual(['a.slt', 'z.slt', 'sub/b.slt', 'sub/broken.slt', 'sub/c__WINDOWS.slt', 'sub/wait.slt']);
+  });
+
+  it('sleeps in full in the real-time files, shortened elsewhere (100 ms at most)', () => {
+    const byName = new Map(result.files.map((f) => [f.file, f]));
+    expect([byName.get('sub/wait.slt')!.realTime, byName.get('sub/wait.slt')!.sleptMs]).toEqual([true, 1000]);
+    // a.slt: `sleep 1s` at the default scale (0.05) and two retry backoffs of 10 ms, as 0.5 ms each.
+    expect([byName.get('a.slt')!.realTime, byName.get('a.slt')!.sleptMs]).toEqual([false, 51]);
+    expect(fileLine(byName.get('sub/wait.slt')!)).toBe('sub/wait.slt: 1 passed, 0 failed (real time: slept 1.0 s)');
   });
 
   it('counts passes, failures and skips per file and in total', () => {
@@ -65,8 +80,10 @@ describe('conformance runner', () => {
       'z.slt: 2 passed, 1 failed',
       'sub/b.slt: 1 passed, 0 failed',
       'sub/broken.slt: 0 passed, 1 failed',
+      'sub/d__UNIX.slt: 1 passed, 0 failed',
+      'sub/wait.slt: 1 passed, 0 failed (real time: slept 1.0 s)',
     ]);
-    expect(totalLine(result)).toBe('total: 9 passed, 5 failed, 2 skipped (4 files)');
+    expect(totalLine(result)).toBe('total: 11 passed, 5 failed, 2 skipped (6 files)');
   });
 
   it('reports each failure with its location, SQL, expected and got', () => {

@@ -1,16 +1,19 @@
 // Runs a directory of sqllogictest files against a Sundial server over HTTP (cnosdb-sql.md §7):
 // files in CnosDB's order (in each directory its files by name, then its subdirectories by
-// name), each with fresh client state; `include` spliced in by the parser; `sleep` shortened
-// (Sundial has no asynchronous meta service to wait for); `retry N backoff D` honoured with the
-// backoff shortened alike; `skipif`/`onlyif` against the labels below; `halt` ends the file;
-// `system` commands are not run (a failure). A record passes or fails on its own; an error of
-// the server is a failure, never a crash of the runner. CnosDB's runner also rewrites every
-// CREATE DATABASE to add `shard 1 replica 1`; those are Sundial's defaults, so nothing is added.
+// name; a name ending `__WINDOWS` runs only on Windows and `__UNIX` only elsewhere, as CnosDB's
+// runner does), each with fresh client state; `include` spliced in by the parser; `sleep`
+// shortened (Sundial has no asynchronous meta service to wait for), except in the files that wait
+// for the server's own clock (real-time-files.ts; all with `realTime: 'all'`); `retry N backoff
+// D` honoured with the backoff treated alike; `skipif`/`onlyif` against the labels below; `halt`
+// ends the file; `system` commands are not run (a failure). A record passes or fails on its own;
+// an error of the server is a failure, never a crash of the runner. CnosDB's runner also rewrites
+// every CREATE DATABASE to add `shard 1 replica 1`; those are Sundial's defaults, so nothing is added.
 
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { applyInstruction, initialState } from './client-state.js';
 import { actualLines, errorRegex, expectedLines, valueSorted } from './normalize.js';
+import { REAL_TIME_FILES } from './real-time-files.js';
 import { execute, type Outcome } from './server-client.js';
 import { formatLocation, parseSltFile, type ExpectedError, type SltLocation, type SltRecord } from './slt-parser.js';
 
@@ -22,6 +25,11 @@ export interface RunOptions {
   url: string;
   /** Multiplies every `sleep` and retry backoff (default 0.05, at most MAX_SLEEP_MS each). */
   sleepScale?: number;
+  /**
+   * Files (paths relative to the directory) whose sleeps and backoffs run in full, or 'all'.
+   * Default: REAL_TIME_FILES, the CnosDB files that wait for TTL expiry, delayed drops or usage reports.
+   */
+  realTime?: readonly string[] | 'all';
   /** Only files whose path relative to the directory contains this. */
   filter?: string;
   /** Per-request timeout (default 30 s; a TIMEOUT instruction overrides it per file). */
@@ -49,6 +57,10 @@ export interface FileResult {
   failures: RecordFailure[];
   /** Locations of the records that passed. */
   passes: string[];
+  /** Whether its sleeps ran in full (real time) or shortened. */
+  realTime: boolean;
+  /** Milliseconds the runner waited in `sleep` records and retry backoffs. */
+  sleptMs: number;
 }
 
 export interface RunResult {
@@ -60,12 +72,20 @@ export interface RunResult {
 
 const MAX_SLEEP_MS = 100;
 
-/** Every .slt file under `dir` in CnosDB's order. */
-export function sltFiles(dir: string): string[] {
+/** Whether a file is for this system: CnosDB's runner runs `x__WINDOWS.slt` only on Windows, `x__UNIX.slt` only elsewhere. */
+export function forThisSystem(name: string, platform: string = process.platform): boolean {
+  const stem = name.slice(0, -'.slt'.length);
+  if (stem.endsWith('__WINDOWS')) return platform === 'win32';
+  if (stem.endsWith('__UNIX')) return platform !== 'win32';
+  return true;
+}
+
+/** Every .slt file under `dir` in CnosDB's order, those for another system left out. */
+export function sltFiles(dir: string, platform: string = process.platform): string[] {
   const entries = readdirSync(dir).sort();
-  const files = entries.filter((e) => e.endsWith('.slt') && statSync(join(dir, e)).isFile()).map((e) => join(dir, e));
+  const files = entries.filter((e) => e.endsWith('.slt') && forThisSystem(e, platform) && statSync(join(dir, e)).isFile()).map((e) => join(dir, e));
   const dirs = entries.filter((e) => statSync(join(dir, e)).isDirectory());
-  return [...files, ...dirs.flatMap((d) => sltFiles(join(dir, d)))];
+  return [...files, ...dirs.flatMap((d) => sltFiles(join(dir, d), platform))];
 }
 
 export async function runDirectory(dir: string, options: RunOptions): Promise<RunResult> {
@@ -87,10 +107,16 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** Runs one file; locations in the result are relative to `root`. */
 export async function runFile(path: string, file: string, options: RunOptions, root: string): Promise<FileResult> {
-  const result: FileResult = { file, passed: 0, failed: 0, skipped: 0, failures: [], passes: [] };
+  const realTimeFiles = options.realTime ?? REAL_TIME_FILES;
+  const realTime = realTimeFiles === 'all' || realTimeFiles.includes(file.split(sep).join('/'));
+  const result: FileResult = { file, passed: 0, failed: 0, skipped: 0, failures: [], passes: [], realTime, sleptMs: 0 };
   const where = (loc: SltLocation): string => formatLocation(loc).replaceAll(root.endsWith(sep) ? root : root + sep, '');
   const scale = options.sleepScale ?? 0.05;
-  const shortened = (ms: number): number => Math.min(ms * scale, MAX_SLEEP_MS);
+  const wait = (ms: number): Promise<void> => {
+    const waitMs = realTime ? ms : Math.min(ms * scale, MAX_SLEEP_MS);
+    result.sleptMs += waitMs;
+    return sleep(waitMs);
+  };
   let records: SltRecord[];
   try {
     records = parseSltFile(path);
@@ -103,7 +129,7 @@ export async function runFile(path: string, file: string, options: RunOptions, r
   for (const record of records) {
     if (record.kind === 'halt') break;
     if (record.kind === 'sleep') {
-      await sleep(shortened(record.durationMs));
+      await wait(record.durationMs);
       continue;
     }
     if (record.kind === 'system') {
@@ -119,7 +145,7 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     const attempts = 1 + (record.retry?.attempts ?? 0);
     let verdict: Verdict = { ok: false, expected: '', got: '' };
     for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) await sleep(shortened(record.retry!.backoffMs));
+      if (attempt > 0) await wait(record.retry!.backoffMs);
       for (const ins of record.request.instructions) applyInstruction(state, ins);
       verdict = judge(record, await execute(options.url, state, record.request.body));
       if (verdict.ok) break;
