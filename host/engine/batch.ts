@@ -7,7 +7,7 @@
 //   Boolean         Uint8Array of 0/1
 //   Int64           BigInt64Array          Timestamp   BigInt64Array (in the type's unit)
 //   Time64          BigInt64Array (nanoseconds since midnight)
-//   UInt64          BigUint64Array         Float64     Float64Array
+//   UInt64          BigUint64Array         Float64     Float64Array (Float32 too, values rounded to single)
 //   Utf8            string[]               Date32      Int32Array (days since the epoch)
 //   Binary          string[] of lowercase hex (two digits per byte)
 //   Interval        IntervalValue[]        Struct      one child Vector per field
@@ -152,6 +152,11 @@ export function vectorFrom(type: DataType, values: readonly Scalar[], validity?:
       for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as number;
       return { type, length: n, values: a, validity };
     }
+    case 'Float32': {
+      const a = new Float64Array(n);
+      for (let i = 0; i < n; i++) if (valid(i)) a[i] = Math.fround(values[i] as number);
+      return { type, length: n, values: a, validity };
+    }
     case 'Date32': {
       const a = new Int32Array(n);
       for (let i = 0; i < n; i++) if (valid(i)) a[i] = values[i] as number;
@@ -198,6 +203,8 @@ export function constantVector(type: DataType, value: Scalar, n: number): Vector
       return { type, length: n, values: new Array<string>(n).fill(value === null ? '' : (value as string)), validity, constant };
     case 'Float64':
       return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : (value as number)), validity, constant };
+    case 'Float32':
+      return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : Math.fround(value as number)), validity, constant };
     case 'Int64':
     case 'Timestamp':
     case 'Time64':

@@ -9,6 +9,13 @@ export type DataType =
   | { id: 'Int64' }
   | { id: 'UInt64' }
   | { id: 'Float64' }
+  /**
+   * Arrow's Float32, which DataFusion 27 computes in where a function's first candidate is
+   * Float32 (log and atan2 of integers) and which CAST(x AS FLOAT / REAL) gives. Held in a
+   * Float64Array, every value rounded to single precision (Math.fround), shown with the shortest
+   * digits that read back to the same single.
+   */
+  | { id: 'Float32' }
   | { id: 'Utf8' }
   /** Bytes (ST_AsBinary's WKB), held as lowercase hex text: Arrow shows Binary so. */
   | { id: 'Binary' }
@@ -36,6 +43,7 @@ export const BOOLEAN: DataType = { id: 'Boolean' };
 export const INT64: DataType = { id: 'Int64' };
 export const UINT64: DataType = { id: 'UInt64' };
 export const FLOAT64: DataType = { id: 'Float64' };
+export const FLOAT32: DataType = { id: 'Float32' };
 export const UTF8: DataType = { id: 'Utf8' };
 export const BINARY: DataType = { id: 'Binary' };
 export const INTERVAL: DataType = { id: 'Interval' };
@@ -91,7 +99,9 @@ export function sqlTypeName(t: DataType): string {
   }
 }
 
-export const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64';
+export const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
+/** DOUBLE or Float32: both held as a Float64Array. */
+export const isFloat = (t: DataType): boolean => t.id === 'Float64' || t.id === 'Float32';
 export const isInteger = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64';
 
 /** Nanoseconds per unit of a timestamp type. */

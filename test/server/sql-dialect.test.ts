@@ -187,3 +187,26 @@ describe('case mapping as DataFusion 27 does it', () => {
     expect(await csv("SELECT lower('ÀBÇ Straße') AS l, upper('àbç straße') AS u, initcap('élan vital ÉTÉ') AS i, upper('ΣΑΣ') AS g")).toBe('l,u,i,g\nÀbÇ straße,àBç STRAßE,éLan Vital ÉTÉ,ΣΑΣ\n');
   });
 });
+
+describe('Float32 where DataFusion 27 computes in it', () => {
+  // log and atan2 list Float32 first (one_of Exact), so integers are computed in Float32; CnosDB's
+  // log.slt and atan2.slt show 0.30102998, 6.0 and 1.2793396. CAST(x AS FLOAT / REAL) is Float32.
+  it('computes log and atan2 of integers in Float32, of DOUBLEs in DOUBLE', async () => {
+    await csv('CREATE TABLE f32 (n BIGINT, d DOUBLE, TAGS(k))');
+    await csv("INSERT INTO f32 (time, k, n, d) VALUES (1, 'a', 2, 2.0), (2, 'b', 1000000, 0.5), (3, 'c', 10, 3.0)");
+    expect(await csv('SELECT log(n) AS l, log(d) AS ld, atan2(n, 3) AS a, arrow_typeof(log(n)) AS t FROM f32 ORDER BY time')).toBe(
+      'l,ld,a,t\n0.30102998,0.30102999566398114,0.5880026,Float32\n6.0,-0.30102999566398114,1.5707933,Float32\n1.0,0.4771212547196623,1.2793396,Float32\n',
+    );
+  });
+
+  it('writes Float32 with its own shortest digits in CSV and JSON', async () => {
+    expect(await csv('SELECT CAST(1.1 AS FLOAT) AS f, CAST(0.1 AS REAL) + 1 AS g, CAST(1.1 AS FLOAT) + 1.0 AS h, CAST(0.000006 AS FLOAT) AS e')).toBe('f,g,h,e\n1.1,1.1,2.100000023841858,6.0e-6\n');
+    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT log(2) AS l, CAST(1.1 AS FLOAT) AS f', headers: { accept: 'application/json' } });
+    expect(r.text).toBe('[{"l":0.30102998,"f":1.1}]');
+  });
+
+  it('sorts, compares and aggregates Float32: sum and avg in DOUBLE, min and max in Float32', async () => {
+    expect(await csv('SELECT k, log(n) AS l FROM f32 WHERE log(n) > 0.5 ORDER BY log(n) DESC')).toBe('k,l\nb,6.0\nc,1.0\n');
+    expect(await csv('SELECT max(log(n)) AS mx, min(log(n)) AS mn, arrow_typeof(max(log(n))) AS t, arrow_typeof(sum(log(n))) AS st, arrow_typeof(avg(log(n))) AS at FROM f32')).toBe('mx,mn,t,st,at\n6.0,0.30102998,Float32,Float64,Float64\n');
+  });
+});

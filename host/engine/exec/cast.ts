@@ -7,7 +7,7 @@ import type { IntervalValue, Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import { executionError, castError, datafusionNotImplemented } from '../errors.js';
 import { canCast } from '../planner/coercion.js';
-import { formatArrowF64, formatRustF64 } from '../format/float-text.js';
+import { formatArrowF32, formatArrowF64, formatRustF64 } from '../format/float-text.js';
 import { timeOfDayText } from '../format/display-text.js';
 import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from '../time.js';
 import { typeEquals, typeName, unitNanos, type DataType } from '../types.js';
@@ -55,6 +55,8 @@ export function scalarToString(v: Scalar, type: DataType): string {
       return v ? '1' : '0';
     case 'Float64':
       return formatFloat(v as number);
+    case 'Float32':
+      return formatArrowF32(v as number);
     case 'Timestamp':
       return formatTimestamp(v as bigint, type.unit);
     case 'Date32': {
@@ -105,14 +107,19 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
       return n;
     }
     case 'Float64':
-      if (typeof v === 'bigint') return Number(v);
+    case 'Float32': {
+      // A Float32 is the double rounded once to single precision (Math.fround).
+      const single = to.id === 'Float32' ? Math.fround : (x: number): number => x;
+      if (typeof v === 'bigint') return single(Number(v));
+      if (typeof v === 'number') return single(v);
       if (typeof v === 'boolean') return v ? 1 : 0;
       if (typeof v === 'string') {
-        if (!FLOAT.test(v)) return fail(`Cannot cast string '${v}' to value of Float64 type`);
+        if (!FLOAT.test(v)) return fail(`Cannot cast string '${v}' to value of ${to.id} type`);
         const t = v.trim().toLowerCase();
-        return t.endsWith('inf') || t.endsWith('infinity') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t);
+        return single(t.endsWith('inf') || t.endsWith('infinity') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t));
       }
-      return fail(`Unsupported CAST from ${typeName(from)} to Float64`);
+      return fail(`Unsupported CAST from ${typeName(from)} to ${to.id}`);
+    }
     case 'Boolean':
       if (typeof v === 'bigint') return v !== 0n;
       if (typeof v === 'number') return v !== 0;
@@ -194,6 +201,8 @@ export function castVector(v: Vector, to: DataType, safe = false): Vector {
   if (from.id === 'Timestamp' && to.id === 'Timestamp' && unitNanos(from.unit) === unitNanos(to.unit)) {
     return { type: to, length: n, values: v.values, validity: v.validity };
   }
+  // A Float32's values are doubles already: widening keeps them.
+  if (from.id === 'Float32' && to.id === 'Float64') return { type: to, length: n, values: v.values, validity: v.validity };
   if ((from.id === 'Int64' || from.id === 'UInt64') && to.id === 'Float64') {
     // Through the two 32-bit halves, no BigInt per row: hi * 2^32 is exact and adding the low
     // half rounds once, to the double nearest the value, as Number(bigint) does.

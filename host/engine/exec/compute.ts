@@ -11,7 +11,7 @@ import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval, NS_PER_DAY } from '../time.js';
-import { BOOLEAN, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
+import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
 import { scalarToString } from './cast.js';
 import { bitwise } from './bitwise.js';
 import { int64Kernels } from './kernels.js';
@@ -100,6 +100,7 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
   }
   switch (t) {
     case 'Float64':
+    case 'Float32':
     case 'Int64':
     case 'UInt64':
     case 'Timestamp':
@@ -235,6 +236,13 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const valid = (i: number): boolean => validity === undefined || validity[i] === 1;
   if (a.type.id === 'Null' || b.type.id === 'Null') return { type, length: n, values: emptyValues(type, n), validity: new Uint8Array(n) };
+  if (type.id === 'Float32') {
+    // Computed in double, then rounded once: exact single results for + - * / of singles.
+    const r = arithmetic(op, a, b, FLOAT64);
+    const x = r.values as Float64Array;
+    for (let i = 0; i < n; i++) x[i] = Math.fround(x[i]!);
+    return { ...r, type };
+  }
   switch (type.id) {
     case 'Float64': {
       const x = a.values as Float64Array;
@@ -397,6 +405,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
 function emptyValues(type: DataType, n: number): Vector['values'] {
   switch (type.id) {
     case 'Float64':
+    case 'Float32':
       return new Float64Array(n);
     case 'Int64':
     case 'Timestamp':
@@ -427,7 +436,8 @@ export function concat(a: Vector, b: Vector): Vector {
 export function negate(v: Vector): Vector {
   const n = v.length;
   switch (v.type.id) {
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       const x = v.values as Float64Array;
       const out = new Float64Array(n);
       for (let i = 0; i < n; i++) out[i] = -x[i]!;

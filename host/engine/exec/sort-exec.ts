@@ -54,7 +54,8 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
   switch (v.type.id) {
     case 'Null':
       return () => 0;
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       const x = v.values as Float64Array;
       cmp = (i, j) => {
         const a = x[i]!;

@@ -107,7 +107,8 @@ function valueRanks(v: Vector, n: number): KeyRanks | undefined {
       const off = intOffsets(v, n, v.type.id === 'UInt64');
       return off === undefined ? undefined : denseRanks(off, n);
     }
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       // NaN is above every number and equal to itself; -0 equals 0.
       const x = v.values as Float64Array;
       const y = new Float64Array(n);

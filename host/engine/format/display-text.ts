@@ -11,7 +11,7 @@ import { getValue } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import type { DataType } from '../types.js';
 import { ByteSink } from './byte-sink.js';
-import { writeArrowF64 } from './float-text.js';
+import { writeArrowF32, writeArrowF64 } from './float-text.js';
 import { TimestampWriter, writeDate, type TimestampStyle } from './time-text.js';
 
 const scratch = new ByteSink(256);
@@ -86,6 +86,8 @@ export function displayScalar(type: DataType, value: Scalar, nullText = ''): str
       return String(value);
     case 'Float64':
       return scratchText((sink) => writeArrowF64(sink, value as number));
+    case 'Float32':
+      return scratchText((sink) => writeArrowF32(sink, value as number));
     case 'Utf8':
     case 'Binary':
       return value as string;

@@ -66,7 +66,66 @@ export function writeJsonF64(sink: ByteSink, x: number): void {
   writeFinite(sink, x, JSON_MIN_EXP, JSON_MAX_EXP, false);
 }
 
-function writeFinite(sink: ByteSink, x: number, minExp: number, maxExp: number, pointInExponent: boolean): void {
+/**
+ * Arrow's display of a Float32 `x` (a double holding a single): the same layout as a Float64's
+ * with the shortest digits that read back to the same single (lexical-core's f32 path):
+ * log(2) in Float32 shows `0.30102998`, not the double's 0.30102998018264771.
+ */
+export function writeArrowF32(sink: ByteSink, x: number): void {
+  sink.reserve(32);
+  if (x !== x) return sink.ascii('NaN');
+  if (x === Infinity) return sink.ascii('inf');
+  if (x === -Infinity) return sink.ascii('-inf');
+  writeFinite(sink, x, ARROW_MIN_EXP, ARROW_MAX_EXP, true, shortestDigitsF32);
+}
+
+/** serde_json's text of a finite Float32 (ryu's f32 path, the f64 layout). */
+export function writeJsonF32(sink: ByteSink, x: number): void {
+  sink.reserve(32);
+  writeFinite(sink, x, JSON_MIN_EXP, JSON_MAX_EXP, false, shortestDigitsF32);
+}
+
+/** Arrow's display of a Float32 as a string. */
+export function formatArrowF32(x: number): string {
+  const sink = new ByteSink(32);
+  writeArrowF32(sink, x);
+  return String.fromCharCode.apply(null, sink.buf.subarray(0, sink.pos) as unknown as number[]);
+}
+
+/** Rust's `{}` for f32 (DataFusion's literal names): shortest single digits, never an exponent. */
+export function formatRustF32(x: number): string {
+  if (Number.isNaN(x) || !Number.isFinite(x) || x === 0) return formatRustF64(x);
+  const sign = x < 0 ? '-' : '';
+  const { digits, sciExp } = shortestDigitsF32(Math.abs(x));
+  const point = sciExp + 1;
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/**
+ * The shortest significant digits of a single x > 0 that read back to it as a single: the nearest
+ * decimal of 1, 2, ... 9 digits (9 always reads back), as Ryu's f32 path picks.
+ */
+export function shortestDigitsF32(x: number): { digits: string; sciExp: number } {
+  for (let p = 1; p <= 9; p++) {
+    const s = x.toExponential(p - 1);
+    if (Math.fround(Number(s)) !== x) continue;
+    const e = s.indexOf('e');
+    const mantissa = s.slice(0, e).replace('.', '').replace(/0+$/, '');
+    return { digits: mantissa === '' ? '0' : mantissa, sciExp: Number(s.slice(e + 1)) };
+  }
+  return shortestDigits(x);
+}
+
+function writeFinite(
+  sink: ByteSink,
+  x: number,
+  minExp: number,
+  maxExp: number,
+  pointInExponent: boolean,
+  digitsOf?: (x: number) => { digits: string; sciExp: number },
+): void {
   const buf = sink.buf;
   if (x === 0) {
     if (1 / x < 0) buf[sink.pos++] = 45;
@@ -81,8 +140,8 @@ function writeFinite(sink: ByteSink, x: number, minExp: number, maxExp: number, 
   }
   // 10^minExp <= x < 10^(maxExp+1) is exactly "decimal notation": the shortest digits of x start
   // at the same power of ten as x itself (both are monotonic and agree on powers of ten).
-  if (x >= POW10_OF[minExp]! && x < POW10_OF[maxExp + 1]! && writeFixedFast(sink, x)) return;
-  const { digits, sciExp } = shortestDigits(x);
+  if (digitsOf === undefined && x >= POW10_OF[minExp]! && x < POW10_OF[maxExp + 1]! && writeFixedFast(sink, x)) return;
+  const { digits, sciExp } = (digitsOf ?? shortestDigits)(x);
   if (sciExp >= minExp && sciExp <= maxExp) {
     writeDecimal(sink, digits, sciExp);
     return;

@@ -13,7 +13,7 @@ import { ByteSink, utf8Bytes } from './byte-sink.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
 import { intervalText, timeOfDayText, timestampText } from './display-text.js';
 import { copyText, formatFloatColumn } from './float-column.js';
-import { writeJsonF64 } from './float-text.js';
+import { writeJsonF32, writeJsonF64 } from './float-text.js';
 import type { ResultWriter } from './result-writer.js';
 import { TimestampWriter, writeDate } from './time-text.js';
 import { getValue } from '../batch.js';
@@ -186,10 +186,12 @@ export function writeJsonScalar(sink: ByteSink, type: DataType, value: Scalar): 
     case 'Int64':
     case 'UInt64':
       return sink.ascii(String(value));
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       const x = value as number;
-      if (Number.isFinite(x)) writeJsonF64(sink, x);
-      else sink.ascii('null');
+      if (!Number.isFinite(x)) sink.ascii('null');
+      else if (type.id === 'Float32') writeJsonF32(sink, x);
+      else writeJsonF64(sink, x);
       return;
     }
     case 'Utf8':

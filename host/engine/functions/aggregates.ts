@@ -48,6 +48,8 @@ const sum: AggregateFunction = {
   bind(argTypes): BoundSignature {
     const t = expectOne('Sum', argTypes);
     if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64') return { argTypes: [t], returnType: t };
+    // DataFusion 27's sum_return_type: a Float32 sums in Float64.
+    if (t.id === 'Float32') return { argTypes: [FLOAT64], returnType: FLOAT64 };
     throw unsupported('Sum', t);
   },
   createAccumulator(sig, distinct): GroupsAccumulator {
@@ -62,7 +64,7 @@ const avg: AggregateFunction = {
   displayName: 'AVG',
   bind(argTypes): BoundSignature {
     const t = expectOne('Avg', argTypes);
-    if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64') return { argTypes: [FLOAT64], returnType: FLOAT64 };
+    if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32') return { argTypes: [FLOAT64], returnType: FLOAT64 };
     throw unsupported('Avg', t);
   },
   createAccumulator(_sig, distinct): GroupsAccumulator {

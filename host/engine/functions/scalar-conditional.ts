@@ -15,6 +15,7 @@ function choose(type: DataType, vectors: readonly Vector[], pick: Int32Array, n:
   let values: Vector['values'];
   switch (type.id) {
     case 'Float64':
+    case 'Float32':
       values = new Float64Array(n);
       break;
     case 'Int64':

@@ -1,12 +1,12 @@
 // Math functions with DataFusion 27's signatures: most take one DOUBLE (integers are cast; the
-// candidate shows as `sqrt(Float64/Float32)`; abs too), power keeps BIGINT
-// for two integers, factorial/gcd/lcm are BIGINT. Rust's rounding is half away from zero
+// candidate shows as `sqrt(Float64/Float32)`; abs too; a Float32 stays Float32), power keeps
+// BIGINT for two integers, factorial/gcd/lcm are BIGINT. Rust's rounding is half away from zero
 // (round(-2.5) = -3), unlike JavaScript's Math.round, so `roundHalfAway` does it by hand.
-// DataFusion computes log and atan2 of integers in Float32; this engine has no Float32 and
-// computes them in DOUBLE.
+// log and atan2 list Float32 first (one_of Exact), so DataFusion computes them of integers in
+// Float32, as Rust's f32 methods do: log(2) is 0.30102998 (ln 2 / ln 10, each rounded to single).
 
 import type { Scalar, Vector } from '../batch.js';
-import { BOOLEAN, FLOAT64, INT64, type DataType } from '../types.js';
+import { BOOLEAN, FLOAT32, FLOAT64, INT64 } from '../types.js';
 import { executionError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';
@@ -15,22 +15,26 @@ function roundHalfAway(x: number): number {
   return x < 0 ? -Math.round(-x) : Math.round(x);
 }
 
-/** A one-argument DOUBLE -> DOUBLE function with a tight loop over Float64Array. */
+/**
+ * A one-argument DOUBLE -> DOUBLE function with a tight loop over Float64Array; of a Float32 (the
+ * uniform signature's exact match) it is Float32 -> Float32, rounded to single.
+ */
 function unaryF64(name: string, f: (x: number) => number): ScalarFunction {
   return {
     kind: 'scalar',
     name,
     bind(argTypes): BoundSignature {
-      const sig = matchUniform(name, argTypes, 1, [FLOAT64], MATH_TYPES_SHOWN);
-      return { argTypes: sig, returnType: FLOAT64 };
+      const sig = matchUniform(name, argTypes, 1, [FLOAT64, FLOAT32], MATH_TYPES_SHOWN);
+      return { argTypes: sig, returnType: sig[0]! };
     },
-    evaluate(args: readonly Vector[], n: number): Vector {
+    evaluate(args: readonly Vector[], n: number, _ctx, returnType): Vector {
       const a = args[0]!;
       const out = new Float64Array(n);
-      if (a.type.id === 'Null') return { type: FLOAT64, length: n, values: out, validity: new Uint8Array(n) };
+      if (a.type.id === 'Null') return { type: returnType, length: n, values: out, validity: new Uint8Array(n) };
       const x = a.values as Float64Array;
-      for (let i = 0; i < n; i++) out[i] = f(x[i]!);
-      return { type: FLOAT64, length: n, values: out, validity: a.validity };
+      if (returnType.id === 'Float32') for (let i = 0; i < n; i++) out[i] = Math.fround(f(x[i]!));
+      else for (let i = 0; i < n; i++) out[i] = f(x[i]!);
+      return { type: returnType, length: n, values: out, validity: a.validity };
     },
   };
 }
@@ -42,8 +46,8 @@ const abs = unaryF64('abs', Math.abs);
 const round = rowwise({
   name: 'round',
   bind(argTypes) {
-    const sig = matchSignature('round', argTypes, [[FLOAT64, INT64], [FLOAT32_SHOWN, INT64], [FLOAT64], [FLOAT32_SHOWN]]);
-    return { argTypes: sig.map((t) => (t === FLOAT32_SHOWN ? FLOAT64 : t)), returnType: FLOAT64 };
+    const sig = matchSignature('round', argTypes, [[FLOAT64, INT64], [FLOAT32, INT64], [FLOAT64], [FLOAT32]]);
+    return { argTypes: sig, returnType: sig[0]! };
   },
   row(args: Scalar[]): Scalar {
     const x = args[0] as number;
@@ -73,26 +77,30 @@ const power = rowwise({
   },
 });
 
-/** log(x) is log10 (as ln(x) / ln(10), which is what DataFusion computes); log(base, x). */
+/**
+ * log(x) is log(10, x); log(base, x) is Rust's x.log(base), ln(x) / ln(base) (in single precision,
+ * each step rounded, for Float32).
+ */
 const log = rowwise({
   name: 'log',
   bind(argTypes) {
-    const sig = matchSignature('log', argTypes, [[FLOAT32_SHOWN], [FLOAT64], [FLOAT32_SHOWN, FLOAT32_SHOWN], [FLOAT64, FLOAT64]]);
-    return { argTypes: sig.map(() => FLOAT64), returnType: FLOAT64 };
+    const sig = matchSignature('log', argTypes, [[FLOAT32], [FLOAT64], [FLOAT32, FLOAT32], [FLOAT64, FLOAT64]]);
+    return { argTypes: sig, returnType: sig[0]! };
   },
-  row(args: Scalar[]): Scalar {
-    if (args.length === 1) return Math.log(args[0] as number) / Math.log(10);
-    return Math.log(args[1] as number) / Math.log(args[0] as number);
+  row(args: Scalar[], _ctx, returnType): Scalar {
+    const [base, x] = args.length === 1 ? [10, args[0] as number] : [args[0] as number, args[1] as number];
+    if (returnType.id === 'Float32') return Math.fround(Math.fround(Math.log(x)) / Math.fround(Math.log(base)));
+    return Math.log(x) / Math.log(base);
   },
 });
 
 const atan2 = rowwise({
   name: 'atan2',
   bind(argTypes) {
-    matchSignature('atan2', argTypes, [[FLOAT32_SHOWN, FLOAT32_SHOWN], [FLOAT64, FLOAT64]]);
-    return { argTypes: [FLOAT64, FLOAT64], returnType: FLOAT64 };
+    const sig = matchSignature('atan2', argTypes, [[FLOAT32, FLOAT32], [FLOAT64, FLOAT64]]);
+    return { argTypes: sig, returnType: sig[0]! };
   },
-  row: (args) => Math.atan2(args[0] as number, args[1] as number),
+  row: (args, _ctx, returnType) => (returnType.id === 'Float32' ? Math.fround : Number)(Math.atan2(args[0] as number, args[1] as number)),
 });
 
 /**
@@ -102,8 +110,7 @@ const atan2 = rowwise({
 const isnan = rowwise({
   name: 'isnan',
   bind(argTypes) {
-    matchSignature('isnan', argTypes, [[FLOAT32_SHOWN], [FLOAT64]]);
-    return { argTypes: [FLOAT64], returnType: BOOLEAN };
+    return { argTypes: matchSignature('isnan', argTypes, [[FLOAT32], [FLOAT64]]), returnType: BOOLEAN };
   },
   row: (args) => Number.isNaN(args[0] as number),
 });
@@ -144,8 +151,6 @@ function gcd(a: bigint, b: bigint): bigint {
 
 const I64_MAX = 2n ** 63n - 1n;
 
-/** The Float32 candidate DataFusion lists; integers match DOUBLE here (see the header). */
-const FLOAT32_SHOWN: DataType = { id: 'Float32' } as unknown as DataType;
 
 export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   abs,

@@ -19,6 +19,8 @@ export function canCoerceArg(from: DataType, to: DataType): boolean {
   if (typeEquals(from, to) || from.id === 'Null') return true;
   switch (to.id) {
     case 'Float64':
+      return from.id === 'Int64' || from.id === 'UInt64' || from.id === 'Float32';
+    case 'Float32':
       return from.id === 'Int64' || from.id === 'UInt64';
     case 'Int64':
       return false;
@@ -84,8 +86,14 @@ export function noMatchingSignature(
   );
 }
 
-/** The first candidate the arguments fit, or the no-match error. */
+/**
+ * The candidate the arguments are exactly, else the first they fit (DataFusion 27's data_types:
+ * a Float32 argument keeps the Float32 candidate even when a Float64 one comes first), or the
+ * no-match error.
+ */
 export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], signatureDebug?: string): readonly DataType[] {
+  const exact = candidates.find((c) => c.length === argTypes.length && c.every((t, i) => typeEquals(t, argTypes[i]!)));
+  if (exact !== undefined) return exact;
   for (const c of candidates) {
     if (c.length === argTypes.length && c.every((t, i) => canCoerceArg(argTypes[i]!, t))) return c;
   }
@@ -98,6 +106,7 @@ export function matchSignature(name: string, argTypes: readonly DataType[], cand
  */
 export function matchUniform(name: string, argTypes: readonly DataType[], arity: number, types: readonly DataType[], shownTypes: readonly string[] = types.map(typeName)): readonly DataType[] {
   if (argTypes.length === arity) {
+    for (const t of types) if (argTypes.every((a) => typeEquals(a, t))) return argTypes.map(() => t);
     for (const t of types) if (argTypes.every((a) => canCoerceArg(a, t))) return argTypes.map(() => t);
   }
   throw noMatchingSignature(name, argTypes, [], [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`], `Uniform(${arity}, [${shownTypes.join(', ')}])`);
@@ -108,7 +117,7 @@ export const NUMERIC_UNARY = [[FLOAT64]] as const;
 /** How DataFusion shows the math functions' uniform signature (it also accepts Float32). */
 export const MATH_TYPES_SHOWN = ['Float64', 'Float32'];
 
-export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64';
+export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
 
 export interface RowwiseSpec {
   name: string;

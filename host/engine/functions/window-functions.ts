@@ -182,6 +182,8 @@ function castDefault(v: bigint, type: DataType): Scalar {
   switch (type.id) {
     case 'Float64':
       return Number(v);
+    case 'Float32':
+      return Math.fround(Number(v));
     case 'Utf8':
       return String(v);
     case 'Boolean':

@@ -6,6 +6,7 @@
 
 import type { IntervalValue, Scalar } from '../batch.js';
 import { formatRustF64, operatorText } from '../sql/display-name.js';
+import { formatRustF32 } from '../format/float-text.js';
 import type { DataType } from '../types.js';
 import { typeName } from '../types.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
@@ -34,6 +35,8 @@ export function literalName(value: Scalar, type: DataType): string {
       return `UInt64(${inner(String(value))})`;
     case 'Float64':
       return `Float64(${inner(formatRustF64(value as number))})`;
+    case 'Float32':
+      return `Float32(${inner(formatRustF32(value as number))})`;
     case 'Utf8':
       return value === null ? 'Utf8(NULL)' : `Utf8("${value as string}")`;
     case 'Timestamp':

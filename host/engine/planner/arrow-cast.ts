@@ -5,11 +5,11 @@
 // floor(random() * 1e9) to 'Int64' this way.
 
 import { planError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
 
 const SIMPLE: Readonly<Record<string, DataType>> = {
   Null: NULL, Boolean: BOOLEAN, Int8: INT64, Int16: INT64, Int32: INT64, Int64: INT64, UInt8: UINT64, UInt16: UINT64,
-  UInt32: UINT64, UInt64: UINT64, Float64: FLOAT64, Utf8: UTF8, LargeUtf8: UTF8, Date32: DATE32,
+  UInt32: UINT64, UInt64: UINT64, Float32: FLOAT32, Float64: FLOAT64, Utf8: UTF8, LargeUtf8: UTF8, Date32: DATE32,
   'Time64(Nanosecond)': TIME64, 'Interval(MonthDayNano)': INTERVAL,
 };
 

@@ -8,7 +8,7 @@
 import { planError } from '../errors.js';
 import { operatorText } from '../sql/display-name.js';
 import type { BinaryOperator } from '../plan/expr.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
 
 const UNIT_RANK: Record<TimeUnit, number> = { Second: 0, Millisecond: 1, Microsecond: 2, Nanosecond: 3 };
 
@@ -16,6 +16,8 @@ const UNIT_RANK: Record<TimeUnit, number> = { Second: 0, Millisecond: 1, Microse
 export function numericCoercion(l: DataType, r: DataType): DataType | undefined {
   if (!isNumeric(l) || !isNumeric(r)) return undefined;
   if (l.id === 'Float64' || r.id === 'Float64') return FLOAT64;
+  // DataFusion 27's numerical coercion: a Float32 beside any integer stays Float32.
+  if (l.id === 'Float32' || r.id === 'Float32') return FLOAT32;
   if (l.id === 'Int64' || r.id === 'Int64') return INT64;
   return UINT64;
 }
@@ -142,6 +144,7 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'UInt64':
       return isNumeric(to) || to.id === 'Boolean' || to.id === 'Timestamp' || to.id === 'Date32';
     case 'Float64':
+    case 'Float32':
       return isNumeric(to) || to.id === 'Boolean';
     case 'Utf8':
       return isNumeric(to) || to.id === 'Boolean' || to.id === 'Timestamp' || to.id === 'Date32' || to.id === 'Interval' || to.id === 'Time64';

@@ -5,7 +5,7 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
 import { ValueType } from '../../core/write-batch.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
@@ -46,9 +46,11 @@ export function castTargetType(t: AstType): DataType {
   if (t.custom) throw notImplemented(`Unsupported SQL type ${t.name}`);
   if (INTEGERS.has(t.name)) return t.unsigned ? UINT64 : INT64;
   switch (t.name) {
-    case 'DOUBLE':
+    // DataFusion 27's convert_simple_data_type: FLOAT and REAL are Float32, DOUBLE is Float64.
     case 'FLOAT':
     case 'REAL':
+      return FLOAT32;
+    case 'DOUBLE':
     case 'DECIMAL':
     case 'NUMERIC':
       return FLOAT64;

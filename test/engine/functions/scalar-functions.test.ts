@@ -34,7 +34,7 @@ const failures: [string, RegExp][] = [
   ["SELECT concat_ws(s) FROM (VALUES ('a')) AS v(s)", /^Datafusion: Internal error: concat_ws was called with 1 arguments\. It requires at least 2\.\. This was likely caused by a bug in DataFusion's code/],
   // Of a constant, the error comes from folding it, inside the optimizer rule's words.
   ["SELECT concat_ws('1')", /^Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nInternal error: concat_ws was called with 1 arguments\. It requires at least 2\.\. This was likely/],
-  ["SELECT arrow_cast(1.5, 'Float32')", /^Datafusion: Error during planning: Unsupported type 'Float32'\. Must be a supported arrow type name such as 'Int32' or 'Timestamp\(Nanosecond, None\)'/],
+  ["SELECT arrow_cast(1.5, 'Float128')", /^Datafusion: Error during planning: Unsupported type 'Float128'\. Must be a supported arrow type name such as 'Int32' or 'Timestamp\(Nanosecond, None\)'/],
   ['SELECT arrow_cast(1, 2)', /^Datafusion: Error during planning: arrow_cast requires its second argument to be a constant string/],
   ["SELECT sqrt('x')", /No function matches the given name and argument types 'sqrt\(Utf8\)'/],
   // DataFusion 27's abs is float only (integers come back DOUBLE); its candidate is Float64/Float32.

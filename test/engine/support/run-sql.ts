@@ -10,6 +10,7 @@ import type { QuerySession } from '../../../host/engine/query.js';
 import { formatTimestamp } from '../../../host/engine/time.js';
 import { typeName, type DataType } from '../../../host/engine/types.js';
 import { intervalText, timeOfDayText } from '../../../host/engine/format/display-text.js';
+import { formatArrowF32 } from '../../../host/engine/format/float-text.js';
 import { MemoryCatalog, type MemoryCatalogOptions } from './memory-catalog.js';
 
 /** 2024-01-01T00:00:00Z in nanoseconds: the fixed now() of engine tests. */
@@ -23,6 +24,8 @@ export function cell(v: Vector, i: number): string {
       return formatTimestamp(x as bigint, v.type.unit) + (v.type.tz !== undefined ? 'Z' : '');
     case 'Float64':
       return formatFloat(x as number);
+    case 'Float32':
+      return formatArrowF32(x as number);
     case 'Struct':
       return `{${v.type.fields.map((f, k) => `${f.name}: ${cell((v.values as Vector[])[k]!, i)}`).join(', ')}}`;
     case 'Interval':
