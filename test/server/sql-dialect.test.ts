@@ -106,6 +106,14 @@ describe('ORDER BY over select aliases', () => {
     });
   }
 
+  it('reports a column selected twice as the projection error, before the sort (insert_values.slt)', async () => {
+    await fails(
+      'SELECT host, used, * FROM mem ORDER BY used',
+      422,
+      /^Datafusion: Error during planning: Projections require unique expression names but the expression "mem\.host" at position 0 and "mem\.host" at position 3 have the same name\./,
+    );
+  });
+
   it('still refuses a bare name two selected columns share', async () => {
     await fails('SELECT c.host, m.host FROM cpu c JOIN mem m ON c.host = m.host ORDER BY host', 422, /^Datafusion: Schema error: Ambiguous reference to unqualified field host$/);
   });

@@ -172,6 +172,9 @@ function outputItemNamed(items: readonly Item[], name: string): number | undefin
   if (matches.length <= 1) return matches[0];
   const unqualified = matches.filter((k) => outputField(items[k]!).qualifier === undefined);
   if (unqualified.length === 1) return unqualified[0];
+  // The same qualified column twice (`SELECT fa, * ...`): DataFusion's projection fails first
+  // ("Projections require unique expression names"), which building it here reports.
+  if (matches.every((k) => outputField(items[k]!).qualifier === outputField(items[matches[0]!]!).qualifier)) return matches[0];
   throw schemaError(`Ambiguous reference to unqualified field ${quoteName(name)}`);
 }
 
