@@ -81,6 +81,8 @@ export const ERRORS = {
   badParameter: { code: '040001', status: 400, title: 'bad query parameter' },
   lineProtocol: { code: '040004', status: 400, title: 'line protocol parse error' },
   badHeader: { code: '040005', status: 400, title: 'bad header' },
+  // CnosDB's HttpError::FetchResult: a result value its writers cannot write (a time beyond chrono's years).
+  fetchResult: { code: '040007', status: 422, title: 'a result value that cannot be written' },
   openTsdbText: { code: '040010', status: 400, title: 'OpenTSDB text parse error' },
   openTsdbJson: { code: '040011', status: 400, title: 'OpenTSDB JSON parse error' },
   bodyDecode: { code: '040013', status: 400, title: 'request body decode error' },

@@ -66,6 +66,13 @@ describe('error regexes', () => {
     ['a different message', flight('Build logical plan: Meta: Database not found: \\\\"d\\\\"'), 'Database not found: "d"', false],
     ['a Debug-escaped tab and newline', flight('Build logical plan: x\\\\n\\\\tCandidate functions:'), 'x\n\tCandidate functions:', true],
     ['a plain regex searched as written', '.*create expired bucket.*', 'Coordinator: Meta: Operation not support: create expired bucket', true],
+    // The Flight client's own Arrow error (db_precision.slt), which CnosDB's HTTP writers raise too.
+    [
+      "the client's Arrow error without its prefix",
+      'Arrow error: Cast error: Failed to convert 1682049219172428000 to datetime for Timestamp\\(Millisecond, None\\)',
+      'Fetch result: Cast error: Failed to convert 1682049219172428000 to datetime for Timestamp(Millisecond, None)',
+      true,
+    ],
   ];
   for (const [name, source, message, matches] of CASES) {
     it(`${matches ? 'matches' : 'does not match'} ${name}`, () => {

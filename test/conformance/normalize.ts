@@ -110,16 +110,20 @@ export function valueSorted(lines: readonly string[]): string[] {
 
 /** Phases CnosDB's Flight status wraps around the message that HTTP sends as error_message. */
 const FLIGHT_PHASES = ['Build logical plan: ', 'Execute logical plan: ', 'Could not chunk result: '];
+/** sqllogictest's Flight client wraps an ArrowError of its own so. */
+const CLIENT_ARROW = 'Arrow error: ';
 
 /**
  * The regex to search in an HTTP error_message for an .slt error regex (cnosdb-sql.md §7.5): from
  * a Flight status (`... message: "<phase>: <msg>", metadata: ...`) the part inside `message: "`,
- * without its phase prefix and with the Debug escapes undone (`\\"` is a quote); any other regex
- * as written. Throws SyntaxError when JavaScript cannot compile it.
+ * without its phase prefix and with the Debug escapes undone (`\\"` is a quote); an error the
+ * Flight client raised itself (`Arrow error: <ArrowError>`: a value its Arrow display cannot write,
+ * which CnosDB's HTTP writers answer as `Fetch result: <ArrowError>`) without the client's
+ * prefix; any other regex as written. Throws SyntaxError when JavaScript cannot compile it.
  */
 export function errorRegex(source: string): RegExp {
   const start = source.indexOf('message: "');
-  if (start < 0) return new RegExp(source);
+  if (start < 0) return new RegExp(source.startsWith(CLIENT_ARROW) ? source.slice(CLIENT_ARROW.length) : source);
   let body = source.slice(start + 'message: "'.length);
   const end = body.indexOf('", metadata: ');
   body = body.slice(0, end >= 0 ? end : body.lastIndexOf('"'));

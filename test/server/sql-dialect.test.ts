@@ -218,3 +218,20 @@ describe('Float32 where DataFusion 27 computes in it', () => {
     expect(await csv('SELECT max(log(n)) AS mx, min(log(n)) AS mn, arrow_typeof(max(log(n))) AS t, arrow_typeof(sum(log(n))) AS st, arrow_typeof(avg(log(n))) AS at FROM f32')).toBe('mx,mn,t,st,at\n6.0,0.30102998,Float32,Float64,Float64\n');
   });
 });
+
+describe('a time beyond the years Arrow can write', () => {
+  // CnosDB's writers display timestamps through chrono (years -262144 to 262143); a nanosecond
+  // value in a millisecond table falls outside, and its HTTP answer is HttpError::FetchResult
+  // around Arrow's CastError (db_precision.slt expects the same error from its Flight client).
+  it('answers 422 040007 instead of a made-up date, in every format', async () => {
+    await csv("CREATE DATABASE far WITH PRECISION 'ms'");
+    await csv('CREATE TABLE ms_t (value BIGINT, TAGS(str))', 'far');
+    await csv("INSERT INTO ms_t (time, str, value) VALUES (1682049219172428000, 'asd', 1)", 'far');
+    const message = 'Fetch result: Cast error: Failed to convert 1682049219172428000 to datetime for Timestamp(Millisecond, None)';
+    for (const accept of ['text/csv', 'application/json', 'text/table']) {
+      const r = await http(server.url, '/api/v1/sql?db=far', { method: 'POST', body: 'SELECT * FROM ms_t', headers: { accept } });
+      expect([r.status, JSON.parse(r.text)]).toEqual([422, { error_code: '040007', error_message: message }]);
+    }
+    expect(await csv('SELECT str, value, CAST(time AS BIGINT) AS t FROM ms_t', 'far')).toBe('str,value,t\nasd,1,1682049219172428000\n');
+  });
+});

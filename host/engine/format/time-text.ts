@@ -9,12 +9,22 @@
 // hot loop never creates a BigInt (each one is a heap allocation in V8); negative instants,
 // rare in time-series data, take a BigInt path.
 
+import { UserError } from '../../core/errors.js';
+import { daysFromCivil } from '../time.js';
 import type { TimeUnit } from '../types.js';
 import type { ByteSink } from './byte-sink.js';
 
 export type TimestampStyle = 'csv' | 'display';
 
 const UNITS_PER_SECOND: Readonly<Record<TimeUnit, number>> = { Second: 1, Millisecond: 1e3, Microsecond: 1e6, Nanosecond: 1e9 };
+
+/**
+ * The seconds chrono's NaiveDateTime holds: years -262144 to 262143 (MIN_YEAR and MAX_YEAR are
+ * i32 >> 13). Arrow's display of a timestamp outside fails ("Failed to convert ... to datetime"),
+ * so CnosDB's writers answer an error for such a value (a nanosecond time in a millisecond table).
+ */
+const MIN_CHRONO_SECS = daysFromCivil(-262144, 1, 1) * 86400;
+const END_CHRONO_SECS = (daysFromCivil(262143, 12, 31) + 1) * 86400;
 const TWO_32 = 4294967296;
 /** "00" .. "59" as byte pairs: hours, minutes and seconds without a division loop each. */
 const PAIRS = Uint8Array.from({ length: 120 }, (_, i) => 48 + (i & 1 ? (i >> 1) % 10 : Math.floor((i >> 1) / 10)));
@@ -88,6 +98,7 @@ export class TimestampWriter {
   readonly #style: TimestampStyle;
   readonly #offset: ZoneOffset | undefined;
   readonly #bigPerSecond: bigint;
+  readonly #typeName: string;
   #day = NaN;
   /** The text of day #day, exactly as long as it is. */
   #date = new Uint8Array(0);
@@ -98,6 +109,12 @@ export class TimestampWriter {
     this.#nanosPerUnit = 1e9 / this.#perSecond;
     this.#style = style;
     this.#offset = tz === undefined || style === 'csv' ? undefined : zoneOffset(tz);
+    this.#typeName = `Timestamp(${unit}, ${tz === undefined ? 'None' : `Some("${tz}")`})`;
+  }
+
+  /** CnosDB's answer when Arrow cannot write the value (HttpError::FetchResult around its CastError). */
+  #outOfRange(value: bigint): UserError {
+    return new UserError('fetchResult', `Fetch result: Cast error: Failed to convert ${value} to datetime for ${this.#typeName}`);
   }
 
   /** Writes value `i` of `values`; `words` is an Int32Array over the same memory. */
@@ -140,6 +157,7 @@ export class TimestampWriter {
       secs = Number(s);
       frac = Number(r);
     }
+    if (secs < MIN_CHRONO_SECS || secs >= END_CHRONO_SECS) throw this.#outOfRange(values[i]!);
     const offset = this.#offset === undefined ? 0 : this.#offset(secs);
     this.#writeParts(sink, secs + offset, frac * this.#nanosPerUnit, offset);
   }
@@ -153,6 +171,7 @@ export class TimestampWriter {
       r += this.#bigPerSecond;
     }
     const secs = Number(s);
+    if (secs < MIN_CHRONO_SECS || secs >= END_CHRONO_SECS) throw this.#outOfRange(value);
     const offset = this.#offset === undefined ? 0 : this.#offset(secs);
     this.#writeParts(sink, secs + offset, Number(r) * this.#nanosPerUnit, offset);
   }

@@ -45,11 +45,11 @@ describe('timestamp text', () => {
   it('agrees with a BigInt and Date reference on 20000 seeded instants in every unit', () => {
     const rand = prng(7);
     const units: Array<[TimeUnit, bigint, bigint]> = [
-      // unit, units per second, largest magnitude within Date's range (±8.64e15 ms)
+      // unit, units per second, a magnitude within chrono's years (±262143; Date's reach further)
       ['Nanosecond', 1_000_000_000n, I64_MAX],
-      ['Microsecond', 1_000_000n, 8_640_000_000_000_000_000n],
-      ['Millisecond', 1000n, 8_640_000_000_000_000n],
-      ['Second', 1n, 8_640_000_000_000n],
+      ['Microsecond', 1_000_000n, 8_200_000_000_000_000_000n],
+      ['Millisecond', 1000n, 8_200_000_000_000_000n],
+      ['Second', 1n, 8_200_000_000_000n],
     ];
     const wrong: string[] = [];
     for (let i = 0; i < 5000; i++) {
@@ -62,6 +62,14 @@ describe('timestamp text', () => {
       }
     }
     expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
+  it("refuses a time beyond chrono's years as CnosDB's writers do (Fetch result)", () => {
+    expect(timestampText(timestamp('Millisecond'), 8_210_298_412_799_999n, 'csv')).toBe('+262143-12-31T23:59:59.999000000');
+    expect(() => timestampText(timestamp('Millisecond'), 8_210_298_412_800_000n, 'csv')).toThrow(
+      'Fetch result: Cast error: Failed to convert 8210298412800000 to datetime for Timestamp(Millisecond, None)',
+    );
+    expect(() => timestampText(timestamp('Second', 'UTC'), -8_334_632_851_201n, 'display')).toThrow('Failed to convert -8334632851201 to datetime for Timestamp(Second, Some("UTC"))');
   });
 });
 
