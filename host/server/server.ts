@@ -2,6 +2,7 @@
 // response compression, one error mapping, and a lifecycle (starting -> ready -> stopping) in
 // which everything but ping answers 503 while the storage is not ready.
 
+import { Readable } from 'node:stream';
 import Hapi, { type Request, type ResponseToolkit, type ServerRoute } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
@@ -25,6 +26,44 @@ import { writeRoutes } from './routes/write.js';
 import type { Services } from './services.js';
 
 export type Phase = 'starting' | 'ready' | 'stopping';
+
+/** How long a response waits for the rest of a body it does not need (nginx's lingering_timeout). */
+const DISCARD_WAIT_MS = 5000;
+
+/**
+ * Reads and drops what a client is still sending once the server has its answer (a 404 or 405, a
+ * 401 before the body, a stub, a GET with a body), before the answer goes out. hapi marks a
+ * response `Connection: close` while the request's body is still arriving, and a client still
+ * writing then gets EPIPE instead of the answer (test/server/routes.test.ts saw it under load).
+ * Bounded like nginx's lingering close: at most `capBytes` (the largest body a route takes) and
+ * DISCARD_WAIT_MS; past either the connection closes as before. A client that sent `Expect:
+ * 100-continue` has not been told to continue, so it sends nothing more.
+ */
+async function discardUnreadBody(request: Request, capBytes: number): Promise<void> {
+  const req = request.raw.req;
+  if (req.complete || req.destroyed || req.readableEnded) return;
+  if (String(request.headers.expect ?? '').toLowerCase() === '100-continue') return;
+  const payload = request.payload as unknown;
+  const stream = payload instanceof Readable && !payload.readableEnded && !payload.destroyed ? payload : req;
+  await new Promise<void>((resolve) => {
+    let bytes = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      req.off('data', count);
+      resolve();
+    };
+    const count = (chunk: Buffer): void => {
+      bytes += chunk.length;
+      if (bytes > capBytes) finish();
+    };
+    const timer = setTimeout(finish, DISCARD_WAIT_MS);
+    req.on('data', count);
+    req.once('end', finish);
+    req.once('close', finish);
+    stream.on('error', finish);
+    stream.resume();
+  });
+}
 
 /** What route handlers see of the server. */
 export interface ServerContext {
@@ -179,7 +218,8 @@ export class SundialServer {
       return h.continue;
     });
 
-    this.hapi.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
+    this.hapi.ext('onPreResponse', async (request: Request, h: ResponseToolkit) => {
+      await discardUnreadBody(request, ctx.config['limits.write_body_bytes']);
       const response = request.response;
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const err = toUserError(response, ctx.logger, request);
