@@ -28,7 +28,7 @@ import {
   type TenantDef,
   type UserDef,
 } from './catalog.js';
-import { fsyncDir } from './fs-util.js';
+import { FILE_MODE, fsyncDir } from './fs-util.js';
 import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
@@ -151,7 +151,7 @@ export class CatalogStore {
       const version = this.catalog.version;
       const text = JSON.stringify(encode(this.catalog), null, 1) + '\n';
       const tmp = this.#path + '.tmp';
-      const fh = await open(tmp, 'w');
+      const fh = await open(tmp, 'w', FILE_MODE);
       try {
         await fh.writeFile(text, 'utf8');
         await fh.sync();

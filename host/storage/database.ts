@@ -19,7 +19,7 @@ import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import type { FaultPoint } from './fault-points.js';
 import { flushMemtable } from './flush.js';
-import { fsyncDir } from './fs-util.js';
+import { DIR_MODE, fsyncDir } from './fs-util.js';
 import { LastPointCache } from './last-points.js';
 import { SeriesListCache } from './series-list.js';
 import {
@@ -141,7 +141,7 @@ export class DatabaseStore {
    */
   static async open(env: DatabaseEnv, def: DatabaseDef, watermark: number): Promise<DatabaseStore> {
     const db = new DatabaseStore(env, def);
-    await mkdir(db.segDir, { recursive: true });
+    await mkdir(db.segDir, { recursive: true, mode: DIR_MODE });
     await cleanupManifest(db.dir);
     const m = await loadManifest(db.dir);
     db.flushedLsn = m.flushedLsn;

@@ -1,6 +1,16 @@
-// Small durable-filesystem helpers shared by the catalog store, the WAL and segment files.
+// Small durable-filesystem helpers shared by the catalog store, the WAL and segment files, and
+// the modes every file and directory of the data directory is created with.
 
 import { open } from 'node:fs/promises';
+
+/**
+ * Mode of every file the storage creates: owner read and write only. The catalog holds password
+ * hashes, and the segments and WAL hold every tenant's data; nobody else on the machine needs
+ * them. (Applied through the umask, which can only take bits away.)
+ */
+export const FILE_MODE = 0o600;
+/** Mode of every directory the storage creates: owner only. */
+export const DIR_MODE = 0o700;
 
 /**
  * fsyncs a directory so that a rename or a newly created file in it survives a crash

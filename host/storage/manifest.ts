@@ -8,7 +8,7 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorruptionError } from '../core/errors.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
-import { fsyncDir } from './fs-util.js';
+import { FILE_MODE, fsyncDir } from './fs-util.js';
 import type { SegmentMeta } from './segment-format.js';
 
 const FILE = 'manifest.json';
@@ -146,7 +146,7 @@ export async function saveManifest(dir: string, state: ManifestState, fault?: Fa
   };
   const path = join(dir, FILE);
   const tmp = path + '.tmp';
-  const fh = await open(tmp, 'w');
+  const fh = await open(tmp, 'w', FILE_MODE);
   try {
     await fh.writeFile(JSON.stringify(doc) + '\n', 'utf8');
     await fh.sync();

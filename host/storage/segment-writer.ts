@@ -19,6 +19,7 @@ import { ValueType, type FieldType } from '../core/write-batch.js';
 import { computeStats, presentStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { faultPoint, type FaultPoint } from './fault-points.js';
+import { FILE_MODE } from './fs-util.js';
 import {
   BLOCK_ROWS,
   columnBlock,
@@ -133,7 +134,7 @@ export class SegmentWriter {
    * it groups get no pages.
    */
   static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void> | undefined, unitsPerSecond?: bigint): Promise<SegmentWriter> {
-    const fh = await open(path + '.tmp', 'w');
+    const fh = await open(path + '.tmp', 'w', FILE_MODE);
     const w = new SegmentWriter(path, fh, codecs);
     w.#step = step;
     w.#unitsPerSecond = unitsPerSecond;

@@ -10,7 +10,7 @@
 // logged with the table and column ids they resolved to, and deletes as WAL records, so replay
 // after a crash applies old records to the right columns, never to dropped or renamed ones.
 
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
@@ -40,6 +40,7 @@ import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds 
 import type { CachedBlock } from './segment-reader.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { Compactor } from './compactor.js';
+import { DIR_MODE, FILE_MODE } from './fs-util.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -125,8 +126,9 @@ export class Storage {
    * replay the WALs (the server already answers 503 meanwhile).
    */
   static async open(opts: StorageOptions): Promise<Storage> {
-    await mkdir(join(opts.dataDir, 'db'), { recursive: true });
+    await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
     await CatalogStore.cleanup(opts.dataDir);
+    await checkModes(opts.dataDir, opts.logger);
     const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
     return new Storage(opts, store);
   }
@@ -604,6 +606,25 @@ export class Storage {
     await this.idle();
     for (const s of this.#dbs.values()) await s.close();
     await this.#store.save();
+  }
+}
+
+/**
+ * Files and directories are created owner-only (fs-util.ts). One made by an older version, or by
+ * the operator, may be more open: the data directory is left as it is (an operator may share it
+ * with a backup agent on purpose) with a warning, while catalog.json, which holds password hashes
+ * and which every save replaces by a new owner-only file anyway, is made owner-only at once.
+ */
+async function checkModes(dataDir: string, logger: Logger): Promise<void> {
+  const dirMode = (await stat(dataDir)).mode & 0o777;
+  if ((dirMode & 0o077) !== 0) {
+    logger.warn({ dataDir, mode: dirMode.toString(8) }, 'the data directory is accessible to other users; chmod 700 it unless that is meant');
+  }
+  const catalog = join(dataDir, 'catalog.json');
+  const mode = await stat(catalog).then((s) => s.mode & 0o777, () => undefined);
+  if (mode !== undefined && (mode & 0o077) !== 0) {
+    await chmod(catalog, FILE_MODE);
+    logger.info({ file: catalog, was: mode.toString(8) }, 'made catalog.json readable by its owner only (it holds password hashes)');
   }
 }
 

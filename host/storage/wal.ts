@@ -9,7 +9,7 @@ import { mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { bug } from '../core/errors.js';
-import { fsyncDir } from './fs-util.js';
+import { DIR_MODE, FILE_MODE, fsyncDir } from './fs-util.js';
 import {
   decodeRecord,
   decodeSegmentHeader,
@@ -85,7 +85,7 @@ export class Wal {
    * found before the last segment, the later segments are moved to `wal/corrupt-<time>/`.
    */
   static async open(opts: WalOptions, afterLsn: number, replay: ReplayFn): Promise<Wal> {
-    await mkdir(opts.dir, { recursive: true });
+    await mkdir(opts.dir, { recursive: true, mode: DIR_MODE });
     const names = (await readdir(opts.dir)).filter((n) => /^\d{20}\.wal$/.test(n)).sort();
     const segments: Segment[] = names.map((n) => ({ firstLsn: Number(n.slice(0, 20)), path: join(opts.dir, n) }));
     let nextLsn = afterLsn + 1;
@@ -248,7 +248,7 @@ export class Wal {
       await this.#fh.close();
     }
     const path = join(this.#opts.dir, segmentName(firstLsn));
-    const fh = await open(path, 'w+');
+    const fh = await open(path, 'w+', FILE_MODE);
     await fh.write(encodeSegmentHeader(firstLsn), 0, SEGMENT_HEADER_BYTES, 0);
     await fh.datasync();
     await fsyncDir(this.#opts.dir);
