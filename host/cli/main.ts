@@ -115,7 +115,8 @@ async function main(): Promise<void> {
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
   server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']) }));
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
-  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'] }, 'ready');
+  // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
+  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');
   if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();
   const warm = { queries: config['query.warmup'], writes: config['ingest.write_warmup'] };
   if ((warm.queries || warm.writes) && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm, { config, version });

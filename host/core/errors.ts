@@ -59,6 +59,9 @@ export const ERRORS = {
   pointExpired: { code: '020011', status: 422, title: 'point older than the retention period' },
   timestampOverflow: { code: '020012', status: 422, title: 'timestamp out of range' },
   corruptData: { code: '020013', status: 500, title: 'corrupt data' },
+  // CnosDB's TskvError::FileSystemError ("file system error: {}"). 507 Insufficient Storage rather
+  // than 503, which CONTRACT.md keeps for starting up and shutting down; Retry-After as with 429.
+  noSpace: { code: '020058', status: 507, title: "no space left on the data directory's file system" },
   // 03 meta
   memberExists: { code: '030001', status: 422, title: 'member already exists' },
   memberNotFound: { code: '030002', status: 422, title: 'member not found' },

@@ -7,6 +7,7 @@ import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
+import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/no-space.js';
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 
@@ -32,6 +33,11 @@ export function headerSafe(message: string): string {
 export function toUserError(err: unknown, logger: Logger, request: Request): UserError {
   if (err instanceof UserError) return err;
   const boom = err as Partial<Boom> & Error;
+  if (isNoSpace(err)) {
+    // A catalog or manifest save that found the disk full (writes map their own: storage.ts).
+    logger.warn({ err, path: request.path }, 'no space left on the data directory');
+    return new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S });
+  }
   if (err instanceof CorruptionError) {
     logger.error({ err, path: request.path }, 'corrupt data');
     return new UserError('corruptData', err.message);

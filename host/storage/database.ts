@@ -8,6 +8,10 @@
 // Changes of the file set (flush, compaction, retention) run one at a time under `commit`: the
 // new manifest is saved first, then the in-memory state switches in one synchronous step, so a
 // reader's view (`view`) is always a consistent set of sources.
+//
+// Writes and deletes reach the memtable only once their WAL record is durable (the WAL calls
+// back in LSN order), so a write answered with an error is in no query, no segment file and no
+// replay.
 
 import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +22,7 @@ import type { BlockCache } from './block-cache.js';
 import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import type { FaultPoint } from './fault-points.js';
+import type { Quarantine } from './quarantine.js';
 import { flushMemtable } from './flush.js';
 import { DIR_MODE, fsyncDir } from './fs-util.js';
 import { LastPointCache } from './last-points.js';
@@ -54,7 +59,13 @@ export interface DatabaseEnv {
   flushBytes: number;
   /** The compaction thread; compactions write here between requests without it. */
   compactor?: Compactor;
+  /** The quarantine folder and the fault counters (quarantine.ts). */
+  quarantine: Quarantine;
 }
+
+/** Background work retried after a failure no sooner than this, doubling up to FAILURE_BACKOFF_MAX_MS. */
+const FAILURE_BACKOFF_MIN_MS = 1000;
+const FAILURE_BACKOFF_MAX_MS = 30_000;
 
 /** A segment the manifest lists; `reader` is undefined when the file failed to open. */
 export interface SegmentSlot {
@@ -109,6 +120,13 @@ export class DatabaseStore {
   #flushLoop: Promise<void> | undefined;
   /** Called when a flush finished or failed (the storage front schedules more work). */
   onFlushed: (() => void) | undefined;
+  /** The last flush's error while flushes fail (retried with a growing pause: `resumeFlushes`). */
+  flushFailure: Error | undefined;
+  #flushRetryAtMs = 0;
+  #flushBackoffMs = 0;
+  /** Writes whose WAL record is not durable yet (a DELETE lists their series too: `inFlightMemtable`). */
+  readonly #inFlight = new Set<{ batches: readonly WriteBatch[]; stamps: ReadonlyArray<readonly TableStamp[]> }>();
+  #pendingBytes = 0;
 
   private constructor(env: DatabaseEnv, def: DatabaseDef) {
     this.env = env;
@@ -126,6 +144,14 @@ export class DatabaseStore {
     let n = this.active.bytes;
     for (const m of this.frozen) n += m.bytes;
     return n;
+  }
+
+  /**
+   * Encoded bytes of the writes whose WAL record is not durable yet: they reach the memtables
+   * within a group commit, so the memtable limit counts them already (Storage.checkWriteCapacity).
+   */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
   }
 
   /** Bytes of the segment files listed in the manifest (usage_schema's vnode_disk_storage). */
@@ -154,7 +180,7 @@ export class DatabaseStore {
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
     db.wal = await Wal.open(
-      { dir: join(db.dir, 'wal'), segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger },
+      { dir: join(db.dir, 'wal'), segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
       m.flushedLsn,
       (lsn, type, payload) => {
         records++;
@@ -188,6 +214,12 @@ export class DatabaseStore {
       },
     );
     if (records > 0) env.logger.info({ db: def.name, records, rows }, 'WAL replayed');
+    if (db.wal.report.damaged) {
+      // The damaged segments go once what was replayed from them is in segment files (the WAL
+      // appends to a new segment), so that the next start does not report them again.
+      db.#freeze();
+      if (db.frozen.length === 0) await db.wal.removeSegmentsBefore(db.flushedLsn);
+    }
     if (db.frozen.length > 0) db.#startFlushLoop();
     return db;
   }
@@ -208,28 +240,57 @@ export class DatabaseStore {
       } catch (e) {
         const error = e instanceof CorruptionError ? e : new CorruptionError(path, 0, `cannot open: ${(e as Error).message}`, { cause: e });
         this.log.error({ db: this.def.name, err: error }, 'segment file unreadable; queries over its time range fail until it is repaired');
+        this.env.quarantine.counts.damagedSegmentFiles++;
         this.slots.push({ record, reader: undefined, error });
       }
     }
   }
 
-  /** Appends a request's batches: one WAL record, then the memtable. Resolves once durable. */
+  /**
+   * Appends a request's batches: one WAL record, then, once it is durable, the memtable (in LSN
+   * order with every other write and delete). Resolves after both; rejects with the WAL's
+   * failure, having applied nothing.
+   */
   write(batches: readonly WriteBatch[], encoded: readonly Uint8Array[], stamps: ReadonlyArray<readonly TableStamp[]>): Promise<void> {
-    const { lsn, durable } = this.wal.append(RecordType.StampedWrite, encodeStampedWrite(stamps, encoded));
-    const now = this.env.nowMs();
-    batches.forEach((b, i) => {
-      this.active.apply(b, stamps[i]!, lsn, now);
-      this.last.onWrite(b, stamps[i]!);
+    const entry = { batches, stamps };
+    let bytes = 0;
+    for (const e of encoded) bytes += e.length;
+    this.#inFlight.add(entry);
+    this.#pendingBytes += bytes;
+    let applied = false;
+    const durable = this.wal.append(RecordType.StampedWrite, encodeStampedWrite(stamps, encoded), (lsn) => {
+      this.#inFlight.delete(entry);
+      this.#pendingBytes -= bytes;
+      applied = true;
+      const now = this.env.nowMs();
+      for (let i = 0; i < batches.length; i++) {
+        this.active.apply(batches[i]!, stamps[i]!, lsn, now);
+        this.last.onWrite(batches[i]!, stamps[i]!);
+      }
+      if (this.active.bytes >= this.env.flushBytes) this.rotate();
     });
-    if (this.active.bytes >= this.env.flushBytes) this.rotate();
-    return durable;
+    return durable.catch((e: unknown) => {
+      this.#inFlight.delete(entry);
+      if (!applied) this.#pendingBytes -= bytes;
+      throw e;
+    });
   }
 
-  /** Logs and applies a DELETE of rows of `series` (null = all) of a table. Resolves once durable. */
+  /**
+   * The writes not yet durable as a memtable of their own (undefined when there are none): a
+   * DELETE lists the series it hits before its record is appended, and a write appended before
+   * it (so older in LSN order, applied first) must be among them, as it will be in the replay.
+   */
+  inFlightMemtable(): Memtable | undefined {
+    if (this.#inFlight.size === 0) return undefined;
+    const m = new Memtable();
+    for (const { batches, stamps } of this.#inFlight) for (let i = 0; i < batches.length; i++) m.apply(batches[i]!, stamps[i]!, 0, 0);
+    return m;
+  }
+
+  /** Logs a DELETE of rows of `series` (null = all) of a table and applies it once durable. Resolves after both. */
   delete(tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): Promise<void> {
-    const { lsn, durable } = this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })]);
-    this.#applyDelete(lsn, tableId, series, minTs, maxTs);
-    return durable;
+    return this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })], (lsn) => this.#applyDelete(lsn, tableId, series, minTs, maxTs));
   }
 
   #applyDelete(lsn: number, tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): void {
@@ -262,13 +323,22 @@ export class DatabaseStore {
   }
 
   #startFlushLoop(): void {
+    // (With nothing frozen the loop would finish before `??=` stores it, and stay stored.)
+    if (this.frozen.length === 0) return;
     this.#flushLoop ??= (async () => {
       try {
         while (this.frozen.length > 0 && !this.closing) {
           await flushMemtable(this, this.frozen[0]!);
+          this.flushFailure = undefined;
+          this.#flushBackoffMs = 0;
         }
       } catch (err) {
-        this.log.error({ db: this.def.name, err }, 'flush failed; the data stays in memory and in the WAL, retrying later');
+        // Retried by the maintenance with a growing pause: a full disk is not rewritten to the
+        // brim every second.
+        this.#flushBackoffMs = Math.min(FAILURE_BACKOFF_MAX_MS, Math.max(FAILURE_BACKOFF_MIN_MS, this.#flushBackoffMs * 2));
+        this.#flushRetryAtMs = performance.now() + this.#flushBackoffMs;
+        if (this.flushFailure === undefined) this.log.error({ db: this.def.name, err }, 'flush failed; the data stays in memory and in the WAL, retrying later');
+        this.flushFailure = err as Error;
       } finally {
         this.#flushLoop = undefined;
         this.onFlushed?.();
@@ -276,16 +346,18 @@ export class DatabaseStore {
     })();
   }
 
-  /** Retries pending flushes (after a failure). */
+  /** Retries pending flushes (after a failure, once its pause is over). */
   resumeFlushes(): void {
-    if (this.frozen.length > 0) this.#startFlushLoop();
+    if (this.frozen.length > 0 && performance.now() >= this.#flushRetryAtMs) this.#startFlushLoop();
   }
 
   /** Rotates and waits until every memtable is in segment files. */
   async flushAll(): Promise<void> {
     this.rotate();
+    this.#flushRetryAtMs = 0;
+    this.#startFlushLoop();
     while (this.#flushLoop !== undefined) await this.#flushLoop;
-    if (this.frozen.length > 0) throw new Error(`flush of database ${this.def.name} did not complete`);
+    if (this.frozen.length > 0) throw new Error(`flush of database ${this.def.name} did not complete`, { cause: this.flushFailure });
   }
 
   /**

@@ -41,6 +41,9 @@ import type { CachedBlock } from './segment-reader.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { Compactor } from './compactor.js';
 import { DIR_MODE, FILE_MODE } from './fs-util.js';
+import { Quarantine, type FaultCounts } from './quarantine.js';
+import { WalFailure } from './wal.js';
+import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from './no-space.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -74,6 +77,18 @@ export interface StorageOptions {
   nowMs?: () => number;
 }
 
+/** Compactions are retried after a failure no sooner than this, doubling up to 30 s. */
+const COMPACTION_BACKOFF_MIN_MS = 1000;
+const COMPACTION_BACKOFF_MAX_MS = 30_000;
+/** compactAll gives up after this many failures in a row. */
+const COMPACT_ALL_ATTEMPTS = 3;
+
+/** The storage's state as ping reports it: healthy, or degraded with the reasons. */
+export interface StorageHealth {
+  status: 'healthy' | 'degraded';
+  reasons: string[];
+}
+
 export const STORAGE_DEFAULTS = {
   flushBytes: 32 * 1024 * 1024,
   flushAgeMs: 10 * 60_000,
@@ -100,6 +115,12 @@ export class Storage {
   #compaction: Promise<void> | undefined;
   #compactingDb: DatabaseStore | undefined;
   readonly #compactor: Compactor | undefined;
+  readonly #quarantine: Quarantine;
+  /** The last compaction's error while compactions fail, and when the next may start. */
+  #compactionFailure: Error | undefined;
+  #compactionFailures = 0;
+  #compactionRetryAtMs = 0;
+  #compactionBackoffMs = 0;
 
   private constructor(opts: StorageOptions, store: CatalogStore) {
     this.#opts = opts;
@@ -108,6 +129,7 @@ export class Storage {
     this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
+    this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread ?? false;
     this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
@@ -167,6 +189,7 @@ export class Storage {
         nowMs: this.#nowMs,
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
         compactor: this.#compactor,
+        quarantine: this.#quarantine,
       },
       def,
       this.#watermark,
@@ -207,7 +230,9 @@ export class Storage {
    * flushing them, so that capacity returns even when `flushBytes` was never reached.
    */
   checkWriteCapacity(): void {
-    if (this.memtableBytes >= this.#opts.memtableBytes) {
+    let pending = 0;
+    for (const s of this.#dbs.values()) pending += s.pendingBytes;
+    if (this.memtableBytes + pending >= this.#opts.memtableBytes) {
       for (const s of this.#dbs.values()) s.rotate();
       throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1 });
     }
@@ -230,7 +255,35 @@ export class Storage {
       this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
     }
     const stamps = batches.map((b) => stampsOf(db, b.tables));
-    await state.write(batches, encoded, stamps);
+    await state.write(batches, encoded, stamps).catch(rethrowWalFailure);
+  }
+
+  /** Counts of the storage faults found in this run (quarantine.ts). */
+  get faults(): Readonly<FaultCounts> {
+    return this.#quarantine.counts;
+  }
+
+  /**
+   * Degraded while writes are refused (a WAL that failed: a full file system, an I/O error),
+   * while flushes or compactions fail, or while a segment file is known to be damaged; with a
+   * reason each, as ping reports them.
+   */
+  health(): StorageHealth {
+    const reasons = new Set<string>();
+    const noSpace = (e: unknown): boolean => {
+      if (isNoSpace(e)) reasons.add(NO_SPACE_MESSAGE);
+      return isNoSpace(e);
+    };
+    for (const s of this.#dbs.values()) {
+      const name = `${s.def.tenant}.${s.def.name}`;
+      const wal = s.wal.failure;
+      if (wal !== undefined && !noSpace(wal)) reasons.add(`the write-ahead log of database ${name} failed (${wal.code ?? 'error'}); writes to it are refused until it is writable again`);
+      if (s.flushFailure !== undefined && !noSpace(s.flushFailure)) reasons.add(`flushing database ${name} fails (${(s.flushFailure as NodeJS.ErrnoException).code ?? 'see the server log'}); its data stays in memory and in the WAL`);
+      const damaged = s.slots.filter((slot) => slot.error !== undefined).length;
+      if (damaged > 0) reasons.add(`${damaged} damaged segment file${damaged === 1 ? '' : 's'} in database ${name} (CHECK DATABASE ${s.def.name} lists them)`);
+    }
+    if (this.#compactionFailure !== undefined) noSpace(this.#compactionFailure);
+    return { status: reasons.size === 0 ? 'healthy' : 'degraded', reasons: [...reasons] };
   }
 
   /**
@@ -399,6 +452,8 @@ export class Storage {
     let series: string[] | null = null;
     if (request.seriesFilter !== undefined) {
       const { view, release } = state.view();
+      const inFlight = state.inFlightMemtable();
+      if (inFlight !== undefined) view.memtables = [...view.memtables, { memtable: inFlight, cleanLsn: Infinity }];
       try {
         series = listSeries(view, t, bounds(view), request.seriesFilter).map((s) => s.key);
       } finally {
@@ -406,7 +461,7 @@ export class Storage {
       }
       if (series.length === 0) return;
     }
-    await state.delete(t.id, series, minTs, maxTs);
+    await state.delete(t.id, series, minTs, maxTs).catch(rethrowWalFailure);
   }
 
   #open(): void {
@@ -530,6 +585,8 @@ export class Storage {
           await s.expire(now).catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
           s.rotateIfOld(now, this.#opts.flushAgeMs ?? STORAGE_DEFAULTS.flushAgeMs);
           s.resumeFlushes();
+          // A failed WAL is probed here too, so that ping turns healthy again without a write.
+          if (s.wal.failure !== undefined) await s.wal.probe();
         }
         if (this.#compaction === undefined && !this.#closed) this.#startCompaction(false);
       } finally {
@@ -541,6 +598,8 @@ export class Storage {
 
   /** Starts a compaction of one database (`only`) or of the first that has one due. */
   #startCompaction(full: boolean, only?: DatabaseStore): boolean {
+    // After a failure (a full disk), background compactions pause; asked-for ones (full) go on.
+    if (!full && performance.now() < this.#compactionRetryAtMs) return false;
     const fanIn = this.#opts.compactionFanIn ?? STORAGE_DEFAULTS.compactionFanIn;
     for (const s of this.#dbs.values()) {
       if (s.closing || (only !== undefined && s !== only)) continue;
@@ -548,7 +607,19 @@ export class Storage {
       if (inputs === undefined) continue;
       this.#compactingDb = s;
       this.#compaction = compact(s, inputs)
-        .catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'compaction failed'))
+        .then(
+          () => {
+            this.#compactionFailure = undefined;
+            this.#compactionBackoffMs = 0;
+          },
+          (err: unknown) => {
+            this.#compactionBackoffMs = Math.min(COMPACTION_BACKOFF_MAX_MS, Math.max(COMPACTION_BACKOFF_MIN_MS, this.#compactionBackoffMs * 2));
+            this.#compactionRetryAtMs = performance.now() + this.#compactionBackoffMs;
+            this.#compactionFailure = err as Error;
+            this.#compactionFailures++;
+            this.#opts.logger.error({ db: s.def.name, err, retryInMs: this.#compactionBackoffMs }, 'compaction failed');
+          },
+        )
         .finally(() => {
           this.#compaction = undefined;
           this.#compactingDb = undefined;
@@ -565,9 +636,15 @@ export class Storage {
 
   /** Compacts every partition down to one file; resolves when done (tests, benchmarks). */
   async compactAll(): Promise<void> {
+    let failures = this.#compactionFailures;
+    let streak = 0;
     for (;;) {
       while (this.#compaction !== undefined) await this.#compaction;
-      if (!this.#startCompaction(true)) return;
+      // Failures (logged) are retried at once (a compaction thread that did not start falls back
+      // to this one), but not forever: on a full disk the same merge keeps failing.
+      streak = this.#compactionFailures === failures ? 0 : streak + 1;
+      failures = this.#compactionFailures;
+      if (streak >= COMPACT_ALL_ATTEMPTS || !this.#startCompaction(true)) return;
     }
   }
 
@@ -580,11 +657,17 @@ export class Storage {
   async compactDatabase(db: DatabaseDef): Promise<void> {
     const state = this.#state(db);
     await state.flushAll();
+    const failures = this.#compactionFailures;
+    const failed = (): void => {
+      // A full disk is the statement's answer (507); other failures are logged and retried.
+      if (this.#compactionFailures !== failures && isNoSpace(this.#compactionFailure)) throw this.#compactionFailure!;
+    };
     for (let rounds = state.slots.length; rounds > 0; rounds--) {
       while (this.#compaction !== undefined) await this.#compaction;
-      if (this.#closed || state.closing || !this.#startCompaction(true, state)) return;
+      if (this.#closed || state.closing || !this.#startCompaction(true, state)) return failed();
     }
     while (this.#compaction !== undefined) await this.#compaction;
+    failed();
   }
 
   /** Waits for background work in progress (tests). */
@@ -626,6 +709,13 @@ async function checkModes(dataDir: string, logger: Logger): Promise<void> {
     await chmod(catalog, FILE_MODE);
     logger.info({ file: catalog, was: mode.toString(8) }, 'made catalog.json readable by its owner only (it holds password hashes)');
   }
+}
+
+/** A WAL failure as the client sees it: 507 for a full file system, else a 500 that says the write was not stored. */
+function rethrowWalFailure(e: unknown): never {
+  if (!(e instanceof WalFailure)) throw e;
+  if (isNoSpace(e)) throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S, cause: e });
+  throw new UserError('internal', `the write-ahead log could not be written (${e.code ?? 'I/O error'}); nothing of the request was stored`, { cause: e });
 }
 
 function checkBroken(broken: readonly SegmentSlot[], b: Bounds): void {
