@@ -27,7 +27,7 @@ import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTomb
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
 import type { SegmentMeta, SeriesColumn, SeriesEntry } from './segment-format.js';
 import type { ColumnCodecs } from './column-codecs.js';
-import { segmentRecord, type SegmentRecord, type Tombstone } from './manifest.js';
+import { ManifestNotSaved, segmentRecord, type SegmentRecord, type Tombstone } from './manifest.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { TimeSlicer } from './time-slice.js';
 
@@ -344,7 +344,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   } catch (e) {
     // Before the manifest names the new file it is ours to delete; if saving the manifest
     // failed midway it may be named, and the next start sorts it out.
-    if (!committing || e instanceof StaleChange) {
+    if (!committing || e instanceof StaleChange || e instanceof ManifestNotSaved) {
       slot?.reader?.retire();
       await unlink(db.segmentPath(fileId)).catch(() => undefined);
     }

@@ -13,7 +13,7 @@ import { tableById } from './catalog.js';
 import type { DatabaseStore, SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';
-import { segmentRecord, type SegmentRecord } from './manifest.js';
+import { ManifestNotSaved, segmentRecord, type SegmentRecord } from './manifest.js';
 import type { Memtable, SeriesBuffer } from './memtable.js';
 import { partitionStart, partitionUnits, unitsPerSecond } from './partition.js';
 import { PACK_SERIES_ROWS } from './segment-format.js';
@@ -184,9 +184,20 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
     throw e;
   }
   const slots: SegmentSlot[] = [];
-  for (const r of records) slots.push(await db.openSegment(r, keysOf.get(r.fileId)));
   const flushedLsn = Math.max(db.flushedLsn, m.cleanLsn);
-  await db.commit({ add: slots, flushedLsn, popFrozen: true, fault: 'flush:manifest-temp' });
+  try {
+    for (const r of records) slots.push(await db.openSegment(r, keysOf.get(r.fileId)));
+    await db.commit({ add: slots, flushedLsn, popFrozen: true, fault: 'flush:manifest-temp' });
+  } catch (e) {
+    // The memtable stays frozen and is flushed again later into new files; these are not listed
+    // (unless a save failed after its rename, which the next start sorts out), so close them,
+    // and delete them when the old manifest surely stands.
+    for (const s of slots) s.reader?.retire();
+    if (e instanceof ManifestNotSaved || slots.length < records.length) {
+      for (const r of records) await unlink(db.segmentPath(r.fileId)).catch(() => undefined);
+    }
+    throw e;
+  }
   faultPoint('flush:manifest-saved');
   await db.wal.removeSegmentsBefore(flushedLsn);
   faultPoint('flush:wal-trimmed');

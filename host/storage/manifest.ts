@@ -127,6 +127,15 @@ function num(v: unknown): number {
   return v;
 }
 
+/**
+ * A save that failed before the new manifest replaced the old one (a full disk while writing the
+ * temporary file): the old manifest stands, so files written for the change may be deleted. Any
+ * other failure of a save leaves it unknown which manifest a restart reads.
+ */
+export class ManifestNotSaved extends Error {
+  override readonly name = 'ManifestNotSaved';
+}
+
 /** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
 export async function saveManifest(dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
   const doc = {
@@ -146,15 +155,20 @@ export async function saveManifest(dir: string, state: ManifestState, fault?: Fa
   };
   const path = join(dir, FILE);
   const tmp = path + '.tmp';
-  const fh = await open(tmp, 'w', FILE_MODE);
   try {
-    await fh.writeFile(JSON.stringify(doc) + '\n', 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await open(tmp, 'w', FILE_MODE);
+    try {
+      await fh.writeFile(JSON.stringify(doc) + '\n', 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (fault !== undefined) faultPoint(fault);
+    await rename(tmp, path);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw new ManifestNotSaved(`saving ${path} failed: ${(e as Error).message}`, { cause: e });
   }
-  if (fault !== undefined) faultPoint(fault);
-  await rename(tmp, path);
   await fsyncDir(dir);
 }
 
