@@ -45,6 +45,7 @@ export const SETTINGS = [
   { key: 'storage.compaction_thread', kind: 'bool', default: availableParallelism() > 2, doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them (default: when there are more than 2 cores).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
+  { key: 'storage.skip_damaged_segments', kind: 'bool', default: false, doc: 'Queries leave out segment files known to be damaged, and say so in an `X-Sundial-Warning` header, instead of failing with 500 `020013` when they need them.' },
   { key: 'usage.report_interval', kind: 'duration', zero: true, default: 10_000, doc: 'How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant\'s usage_schema database, as CnosDB does; 0 turns the reports off.' },
   { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },

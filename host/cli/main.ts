@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     compactionFanIn: config['storage.compaction_fan_in'],
     compactionThread: config['storage.compaction_thread'],
     blockCacheBytes: config['storage.block_cache_bytes'],
+    skipDamagedSegments: config['storage.skip_damaged_segments'],
     codecs: storageCodecs(core),
   });
   const root = storage.catalog.users.get('root');

@@ -27,7 +27,7 @@ import type {
 import { bug } from '../core/errors.js';
 import { timestamp, type TimeUnit } from '../engine/types.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
-import type { Storage } from '../storage/storage.js';
+import type { SkippedFiles, Storage } from '../storage/storage.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 
 function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
@@ -49,12 +49,18 @@ export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;
   readonly #storage: Storage;
   readonly #usage: UsageMetrics | undefined;
+  readonly #skipped: SkippedFiles | undefined;
 
-  /** `usage`: where SQL writes (INSERT) are counted (usage_schema's sql_data_in and coord_*). */
-  constructor(storage: Storage, tenant: string, usage?: UsageMetrics) {
+  /**
+   * `usage`: where SQL writes (INSERT) are counted (usage_schema's sql_data_in and coord_*).
+   * `skipped`: collects the damaged segment files reads left out (storage.skip_damaged_segments),
+   * for the response's warning header.
+   */
+  constructor(storage: Storage, tenant: string, usage?: UsageMetrics, skipped?: Set<string>) {
     this.#storage = storage;
     this.tenant = tenant;
     this.#usage = usage;
+    if (skipped !== undefined) this.#skipped = (files) => files.forEach((f) => skipped.add(f));
   }
 
   get version(): number {
@@ -112,15 +118,15 @@ export class StorageCatalog implements EngineCatalog {
   }
 
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
-    return this.#storage.scan(this.#requireRead(database), table, this.#own(database, request));
+    return this.#storage.scan(this.#requireRead(database), table, this.#own(database, request), this.#skipped);
   }
 
   scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk[]> {
-    return this.#storage.scanStats(this.#requireRead(database), table, this.#own(database, request));
+    return this.#storage.scanStats(this.#requireRead(database), table, this.#own(database, request), this.#skipped);
   }
 
   lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
-    return this.#storage.lastPoints(this.#requireRead(database), table, this.#own(database, request));
+    return this.#storage.lastPoints(this.#requireRead(database), table, this.#own(database, request), this.#skipped);
   }
 
   series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {

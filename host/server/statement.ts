@@ -104,7 +104,10 @@ export function startStatement(config: Config, version: string, s: Services, sta
   };
 }
 
-/** The engine over the server's storage (cheap: one per statement, sharing `planCache`). */
-export function sqlEngine(s: Services, planCache: PlanCache): SqlEngine {
-  return new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name, s.usage), core: s.core, planCache });
+/**
+ * The engine over the server's storage (cheap: one per statement, sharing `planCache`).
+ * `skipped` collects the damaged segment files its reads leave out (storage.skip_damaged_segments).
+ */
+export function sqlEngine(s: Services, planCache: PlanCache, skipped?: Set<string>): SqlEngine {
+  return new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name, s.usage, skipped), core: s.core, planCache });
 }

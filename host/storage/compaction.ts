@@ -174,7 +174,7 @@ export class SeriesMerge {
         continue;
       }
       const after = list[++this.#at[i]!];
-      if (after !== undefined && after.key <= key) throw new CorruptionError(this.#inputs[i]!.reader!.path, 0, `index: series '${after.key}' after '${key}', not in key order`);
+      if (after !== undefined && after.key <= key) throw new CorruptionError(this.#inputs[i]!.reader!.name, 0, `index: series '${after.key}' after '${key}', not in key order`);
       this.entries[i] = e;
       this.count++;
       this.last = i;
@@ -349,10 +349,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       await unlink(db.segmentPath(fileId)).catch(() => undefined);
     }
     if (e instanceof StaleChange) return;
-    if (e instanceof CorruptionError) {
-      const bad = inputs.find((s) => s.reader?.path === e.source);
-      if (bad !== undefined) bad.error = e;
-    }
+    if (e instanceof CorruptionError) db.markDamaged(e);
     throw e;
   }
   faultPoint('compact:manifest-saved');

@@ -40,7 +40,7 @@ import { Memtable, type TableStamp } from './memtable.js';
 import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
 import type { ReadView } from './read-path.js';
 import type { Compactor } from './compactor.js';
-import { SegmentReader, type CachedBlock } from './segment-reader.js';
+import { SegmentReader, segmentDisplayName, type CachedBlock } from './segment-reader.js';
 import { Wal } from './wal.js';
 import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
 import { RecordType } from './wal-record.js';
@@ -67,7 +67,11 @@ export interface DatabaseEnv {
 const FAILURE_BACKOFF_MIN_MS = 1000;
 const FAILURE_BACKOFF_MAX_MS = 30_000;
 
-/** A segment the manifest lists; `reader` is undefined when the file failed to open. */
+/**
+ * A segment the manifest lists; `reader` is undefined when the file failed to open. `error` is
+ * set once the file is known to be damaged (at open, by a read, by CHECK DATABASE): compaction
+ * leaves its partition alone, ping reports it, and with storage.skip_damaged_segments reads skip it.
+ */
 export interface SegmentSlot {
   record: SegmentRecord;
   reader: SegmentReader | undefined;
@@ -238,7 +242,7 @@ export class DatabaseStore {
         const reader = await SegmentReader.open(path, record.fileId, this.env.codecs, this.env.cache);
         this.slots.push({ record, reader });
       } catch (e) {
-        const error = e instanceof CorruptionError ? e : new CorruptionError(path, 0, `cannot open: ${(e as Error).message}`, { cause: e });
+        const error = e instanceof CorruptionError ? e : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
         this.log.error({ db: this.def.name, err: error }, 'segment file unreadable; queries over its time range fail until it is repaired');
         this.env.quarantine.counts.damagedSegmentFiles++;
         this.slots.push({ record, reader: undefined, error });
@@ -402,12 +406,18 @@ export class DatabaseStore {
     return run;
   }
 
-  /** A consistent view for one scan; call `release` when done. Unreadable segments are listed in `broken`. */
-  view(): { view: ReadView; broken: SegmentSlot[]; release: () => void } {
+  /**
+   * A consistent view for one scan; call `release` when done. Unreadable segments are listed in
+   * `broken`; with `skipDamaged`, every segment known to be damaged is left out of the view
+   * instead and listed in `skipped`.
+   */
+  view(skipDamaged = false): { view: ReadView; broken: SegmentSlot[]; skipped: SegmentSlot[]; release: () => void } {
     const readers: SegmentReader[] = [];
     const broken: SegmentSlot[] = [];
+    const skipped: SegmentSlot[] = [];
     for (const s of this.slots) {
-      if (s.reader === undefined) broken.push(s);
+      if (skipDamaged && s.error !== undefined) skipped.push(s);
+      else if (s.reader === undefined) broken.push(s);
       else {
         s.reader.acquire();
         readers.push(s.reader);
@@ -418,6 +428,7 @@ export class DatabaseStore {
     return {
       view: { segments: readers, memtables, tombstones: [...this.tombstones], expiredBefore: this.expiredBefore },
       broken,
+      skipped,
       release: () => {
         if (released) return;
         released = true;
@@ -470,6 +481,19 @@ export class DatabaseStore {
     await this.close();
     await rm(this.dir, { recursive: true, force: true });
     await fsyncDir(join(this.env.dataDir, 'db')).catch(() => undefined);
+  }
+
+  /**
+   * Marks the segment a read found damaged (`err.source` names it), so that compaction leaves
+   * it alone, ping reports it and skipping reads skip it. Returns whether it was news.
+   */
+  markDamaged(err: CorruptionError): boolean {
+    const slot = this.slots.find((s) => s.reader?.name === err.source);
+    if (slot === undefined || slot.error !== undefined) return false;
+    slot.error = err;
+    this.env.quarantine.counts.damagedSegmentFiles++;
+    this.log.error({ db: this.def.name, err }, 'segment file damaged; reads that need the damaged part fail until it is repaired (CHECK DATABASE ... REPAIR)');
+    return true;
   }
 
   /** A file id for a new segment (persisted with the next manifest). */

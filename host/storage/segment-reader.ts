@@ -1,7 +1,7 @@
 // Reads one segment file (FORMAT.md §5): the trailer and the whole footer index when opened
 // (checksums verified, so a corrupt index fails at open), blocks on demand through the shared
 // block cache, each checked against its CRC32 before it is decoded. Every failed check is a
-// CorruptionError naming the file, the offset and the check.
+// CorruptionError naming the file (relative to the data directory), the offset and the check.
 //
 // Lifetime: the file handle stays open while the reader is listed in the manifest or used by a
 // scan (`acquire`/`release`); a compaction `retire`s it and the last release closes it, so a
@@ -52,8 +52,20 @@ interface PackMemo {
   };
 }
 
+/**
+ * A segment file's name as errors show it: relative to the data directory (`db/<id>/seg/<file>`,
+ * the layout FORMAT.md §6 fixes), so that clients never learn where the data lives; other paths
+ * (a test's, a golden file's) as they are.
+ */
+export function segmentDisplayName(path: string): string {
+  const m = /(?:^|[/\\])(db[/\\]\d+[/\\]seg[/\\][^/\\]+)$/.exec(path);
+  return m === null ? path : m[1]!.replaceAll('\\', '/');
+}
+
 export class SegmentReader {
   readonly path: string;
+  /** The file as errors name it (segmentDisplayName). */
+  readonly name: string;
   readonly fileId: number;
   readonly meta: SegmentMeta;
   readonly bytes: number;
@@ -80,6 +92,7 @@ export class SegmentReader {
     cache: BlockCache<CachedBlock>,
   ) {
     this.path = path;
+    this.name = segmentDisplayName(path);
     this.fileId = fileId;
     this.#fh = fh;
     this.bytes = bytes;
@@ -95,7 +108,7 @@ export class SegmentReader {
     try {
       const size = (await fh.stat()).size;
       const fail = (offset: number, check: string): never => {
-        throw new CorruptionError(path, offset, check);
+        throw new CorruptionError(segmentDisplayName(path), offset, check);
       };
       if (size < TRAILER_BYTES + 16) fail(0, `file of ${size} bytes is too short for a segment`);
       const tb = await readExactly(fh, size - TRAILER_BYTES, TRAILER_BYTES);
@@ -188,11 +201,11 @@ export class SegmentReader {
     // A closed file is not a corrupt one: reading it means a scan did not hold it (acquire).
     if (this.#closed) throw bug(`segment ${this.path} read after it was closed`);
     const b = await this.#blockBytes(ref, cache).catch((e: Error) => {
-      throw new CorruptionError(this.path, ref.offset, `${what}: ${e.message}`);
+      throw new CorruptionError(this.name, ref.offset, `${what}: ${e.message}`);
     });
     const crc = crc32(b);
     if (crc !== ref.crc) {
-      throw new CorruptionError(this.path, ref.offset, `${what} checksum mismatch: stored 0x${ref.crc.toString(16)}, computed 0x${crc.toString(16)}`);
+      throw new CorruptionError(this.name, ref.offset, `${what} checksum mismatch: stored 0x${ref.crc.toString(16)}, computed 0x${crc.toString(16)}`);
     }
     return b;
   }
@@ -213,9 +226,9 @@ export class SegmentReader {
     try {
       ts = this.#codecs.decodeTime(b, rows);
     } catch (e) {
-      throw decodeFailure(this.path, group.time.offset, 'time block', e);
+      throw decodeFailure(this.name, group.time.offset, 'time block', e);
     }
-    if (ts.length !== rows) throw new CorruptionError(this.path, group.time.offset, `time block holds ${ts.length} rows, the index says ${rows}`);
+    if (ts.length !== rows) throw new CorruptionError(this.name, group.time.offset, `time block holds ${ts.length} rows, the index says ${rows}`);
     if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
     if (memo !== undefined) {
       memo.time = ts;
@@ -255,10 +268,10 @@ export class SegmentReader {
     try {
       b = decompress(stored);
     } catch (e) {
-      throw new CorruptionError(this.path, ref.offset, `page block does not decompress: ${(e as Error).message}`);
+      throw new CorruptionError(this.name, ref.offset, `page block does not decompress: ${(e as Error).message}`);
     }
     const pages = decodePages(b, group.rows, group.minTs, group.maxTs, columnCount);
-    if (typeof pages === 'string') throw new CorruptionError(this.path, ref.offset, `page block: ${pages}`);
+    if (typeof pages === 'string') throw new CorruptionError(this.name, ref.offset, `page block: ${pages}`);
     // The bytes, the page arrays, and the statistics objects decoded from them as they are asked for.
     this.#cache.set(key, pages, b.byteLength + 8 * pages.count + 64 * pages.count * pages.columnCount + 128);
     return pages;
@@ -308,9 +321,9 @@ export class SegmentReader {
     try {
       col = decode();
     } catch (e) {
-      throw decodeFailure(this.path, ref.offset, 'column block', e);
+      throw decodeFailure(this.name, ref.offset, 'column block', e);
     }
-    if (count(col) !== rows) throw new CorruptionError(this.path, ref.offset, `column block holds ${count(col)} rows, the index says ${rows}`);
+    if (count(col) !== rows) throw new CorruptionError(this.name, ref.offset, `column block holds ${count(col)} rows, the index says ${rows}`);
     return col;
   }
 

@@ -13,7 +13,7 @@
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { UserError } from '../core/errors.js';
+import { CorruptionError, UserError } from '../core/errors.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
 import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
@@ -75,7 +75,15 @@ export interface StorageOptions {
   codecs: ColumnCodecs;
   /** The clock, in milliseconds since the epoch (tests substitute their own). */
   nowMs?: () => number;
+  /**
+   * Reads leave out segment files known to be damaged (and say so through their `skipped`
+   * callback) instead of failing when they need them (storage.skip_damaged_segments).
+   */
+  skipDamagedSegments?: boolean;
 }
+
+/** Told the names (relative to the data directory) of the damaged segment files a read left out. */
+export type SkippedFiles = (files: readonly string[]) => void;
 
 /** Compactions are retried after a failure no sooner than this, doubling up to 30 s. */
 const COMPACTION_BACKOFF_MIN_MS = 1000;
@@ -471,31 +479,62 @@ export class Storage {
   // ---- Reads.
 
   /** The chunks of every series of a table that pass the request, series after series (sorted by series key), each in time order. */
-  async *scan(db: DatabaseDef, table: string, request: ScanRequest): AsyncGenerator<SeriesChunk> {
+  async *scan(db: DatabaseDef, table: string, request: ScanRequest, skipped?: SkippedFiles): AsyncGenerator<SeriesChunk> {
     const t = db.tables.get(table);
     if (t === undefined) return;
-    const { view, broken, release } = this.#state(db).view();
+    const state = this.#state(db);
+    const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
     this.#cache.beginScan();
     try {
-      checkBroken(broken, bounds(view, request.minTime, request.maxTime));
-      yield* scanTable(view, t, request, this.#state(db).seriesList.list(view, t));
+      yield* scanTable(view, t, request, state.seriesList.list(view, t));
+    } catch (e) {
+      throw this.#damaged(state, e);
     } finally {
       release();
     }
   }
 
   /**
+   * A read's view of a database: an unreadable segment in the read's time range fails it, or,
+   * with skipDamagedSegments, every damaged segment is left out (and reported to `skipped`).
+   */
+  #readView(state: DatabaseStore, minTime: bigint | undefined, maxTime: bigint | undefined, skipped: SkippedFiles | undefined): ReturnType<DatabaseStore['view']> {
+    const skip = this.#opts.skipDamagedSegments === true;
+    const v = state.view(skip);
+    try {
+      checkBroken(v.broken, bounds(v.view, minTime, maxTime));
+    } catch (e) {
+      v.release();
+      throw e;
+    }
+    if (v.skipped.length > 0) {
+      const names = v.skipped.map((s) => s.reader?.name ?? (s.error as CorruptionError).source);
+      this.#opts.logger.warn({ db: state.def.name, files: names }, 'a read skipped damaged segment files (storage.skip_damaged_segments)');
+      skipped?.(names);
+    }
+    return v;
+  }
+
+  /** A read's error: a CorruptionError marks its segment damaged (database.ts markDamaged). */
+  #damaged(state: DatabaseStore, e: unknown): unknown {
+    if (e instanceof CorruptionError) state.markDamaged(e);
+    return e;
+  }
+
+  /**
    * Like `scan`, but whole stored blocks (or pages of them) that need no merging come as their
    * statistics (count/min/max/sum from the footer index or page blocks, nothing decoded), in batches.
    */
-  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest): AsyncGenerator<StatsOrChunk[]> {
+  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest, skipped?: SkippedFiles): AsyncGenerator<StatsOrChunk[]> {
     const t = db.tables.get(table);
     if (t === undefined) return;
-    const { view, broken, release } = this.#state(db).view();
+    const state = this.#state(db);
+    const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
     this.#cache.beginScan();
     try {
-      checkBroken(broken, bounds(view, request.minTime, request.maxTime));
-      yield* scanTableStats(view, t, request, this.#state(db).seriesList.list(view, t));
+      yield* scanTableStats(view, t, request, state.seriesList.list(view, t));
+    } catch (e) {
+      throw this.#damaged(state, e);
     } finally {
       release();
     }
@@ -505,7 +544,7 @@ export class Storage {
    * Per series, the newest present value of each requested field (series sorted by key; series
    * without any of them are left out). Served from the last-point cache when it knows them.
    */
-  async lastPoints(db: DatabaseDef, table: string, request: LastRequest): Promise<SeriesLast[]> {
+  async lastPoints(db: DatabaseDef, table: string, request: LastRequest, skipped?: SkippedFiles): Promise<SeriesLast[]> {
     const t = db.tables.get(table);
     if (t === undefined) return [];
     const state = this.#state(db);
@@ -519,11 +558,10 @@ export class Storage {
       const c = t.fields.find((f) => f.name === n);
       if (c !== undefined) fields.push(c);
     }
-    const { view, broken, release } = state.view();
+    const { view, release } = this.#readView(state, undefined, undefined, skipped);
     this.#cache.beginScan();
     const out: SeriesLast[] = [];
     try {
-      checkBroken(broken, bounds(view));
       const filter = request.seriesFilter;
       const listed = state.seriesList.list(view, t);
       for (const s of filter === undefined ? listed : seriesWithTags(listed, request.seriesTags)) {
@@ -549,6 +587,8 @@ export class Storage {
         }
         if (values.size > 0) out.push({ tags: s.names, fields: values });
       }
+    } catch (e) {
+      throw this.#damaged(state, e);
     } finally {
       release();
     }

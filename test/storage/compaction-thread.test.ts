@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { segmentDisplayName as rel } from '../../host/storage/segment-reader.js';
 import { BlockCache } from '../../host/storage/block-cache.js';
 import { storageCodecs } from '../../host/storage/codecs.js';
 import { SegmentReader } from '../../host/storage/segment-reader.js';
@@ -92,7 +93,7 @@ describe('compaction on its own thread', () => {
     await s.storage.compactAll();
     const failures = s.logs.filter((l) => l.msg === 'compaction failed');
     expect(failures).toHaveLength(1);
-    expect((failures[0]!.err as { message: string }).message).toMatch(new RegExp(`^corrupt ${file} at offset ${sAt}: column block checksum mismatch`));
+    expect((failures[0]!.err as { message: string }).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${sAt}: column block checksum mismatch`));
     // The other column is still read from both files.
     expect(await dump(s.storage, 'm', { fields: ['v'] })).toHaveLength(101);
   });

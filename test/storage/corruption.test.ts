@@ -6,6 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { segmentDisplayName as rel } from '../../host/storage/segment-reader.js';
 import { CorruptionError } from '../../host/core/errors.js';
 import { DAY_MS } from '../../host/core/schema.js';
 import { BlockCache } from '../../host/storage/block-cache.js';
@@ -52,23 +53,25 @@ describe('corrupt segment files', () => {
     await store.reopen(); // a fresh block cache
     flip(week0!, vAt + 3);
     const [v, other] = ['v', 'w'];
-    const err = await dump(store.storage, 'm', { fields: [v] }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toBe(`corrupt ${week0} at offset ${vAt}: column block checksum mismatch: ${(err as Error).message.split('mismatch: ')[1]}`);
-    expect((err as Error).message).toMatch(/stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$/);
-    // The other field of the same series, the other series, the other partition: all readable.
-    expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(300);
-    expect(await dump(store.storage, 'm', { fields: [v], seriesFilter: (t) => t.get('h') === 'b' })).toHaveLength(100);
-    expect(await dump(store.storage, 'm', { fields: [v], minTime: WEEK })).toHaveLength(100);
-    // Compaction of that partition fails once, names the file, and is not retried.
+    expect(rel(week0!)).toMatch(/^db\/\d+\/seg\/\d{12}\.seg$/);
+    // Compaction of that partition fails once, names the file, and is not retried (the file is
+    // known damaged from then on: ping reports it).
     await store.storage.write(store.storage.catalog.requireDatabase('cnosdb', 'public'), [batch([['m', [['h', 'b']], 500n, [dbl('v', 5)]]])]);
     await store.storage.flushAll();
     await store.storage.compactAll();
     await store.storage.compactAll();
     const failures = store.logs.filter((l) => l.msg === 'compaction failed');
     expect(failures).toHaveLength(1);
-    expect((failures[0]!.err as { message: string }).message).toContain(`corrupt ${week0} at offset ${vAt}`);
+    expect((failures[0]!.err as { message: string }).message).toContain(`corrupt ${rel(week0!)} at offset ${vAt}`);
+    expect(store.storage.health()).toEqual({ status: 'degraded', reasons: ['1 damaged segment file in database cnosdb.public (CHECK DATABASE public lists them)'] });
+    const err = await dump(store.storage, 'm', { fields: [v] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CorruptionError);
+    expect((err as Error).message).toBe(`corrupt ${rel(week0!)} at offset ${vAt}: column block checksum mismatch: ${(err as Error).message.split('mismatch: ')[1]}`);
+    expect((err as Error).message).toMatch(/stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$/);
+    // The other field of the same series, the other series, the other partition: all readable.
     expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(301);
+    expect(await dump(store.storage, 'm', { fields: [v], seriesFilter: (t) => t.get('h') === 'b' })).toHaveLength(101);
+    expect(await dump(store.storage, 'm', { fields: [v], minTime: WEEK })).toHaveLength(100);
   });
 
   it('a flipped byte in a pack block fails the reads of the small series sharing it, naming the file', async () => {
@@ -92,7 +95,7 @@ describe('corrupt segment files', () => {
     flip(file, vAt + 2);
     const err = await dump(store.storage, 'm', { fields: ['v'], seriesFilter: (t) => t.get('h') === 'h7' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${file} at offset ${vAt}: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${vAt}: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
     expect(await dump(store.storage, 'm', { fields: ['w'] })).toHaveLength(50);
   });
 
@@ -116,7 +119,7 @@ describe('corrupt segment files', () => {
       for await (const _ of store!.storage.scanStats(store!.storage.catalog.requireDatabase('cnosdb', 'public'), 'm', hourly));
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${file} at offset ${pages.offset}: page block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${pages.offset}: page block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
     expect(await dump(store.storage, 'm', { fields: ['v'] })).toHaveLength(1000);
   });
 
@@ -138,7 +141,7 @@ describe('corrupt segment files', () => {
     flip(week0!, statSync(week0!).size - 40); // inside the index, just before the trailer
     await store.reopen();
     expect(store.logs.some((l) => l.msg === 'segment file unreadable; queries over its time range fail until it is repaired')).toBe(true);
-    await expect(dump(store.storage, 'm')).rejects.toThrow(new RegExp(`^corrupt ${week0}: ?|^corrupt ${week0} at offset \\d+: index checksum mismatch`));
+    await expect(dump(store.storage, 'm')).rejects.toThrow(new RegExp(`^corrupt ${rel(week0!)}: ?|^corrupt ${rel(week0!)} at offset \\d+: index checksum mismatch`));
     expect(await dump(store.storage, 'm', { minTime: WEEK })).toHaveLength(100);
     const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
     await store.storage.write(db, [batch([['m', [['h', 'c']], 2n * WEEK, [dbl('v', 1)]]])]);

@@ -11,7 +11,7 @@ import type { SeriesEntry } from '../../host/storage/segment-format.js';
 /** An input holding `keys` (in the order given) for table 1. */
 function input(path: string, keys: string[]): SegmentSlot {
   const entries = keys.map((key) => ({ key }) as SeriesEntry);
-  return { reader: { path, tables: new Map([[1, entries]]) } } as unknown as SegmentSlot;
+  return { reader: { path, name: path, tables: new Map([[1, entries]]) } } as unknown as SegmentSlot;
 }
 
 function walk(merge: SeriesMerge): Array<[string, number, Array<string | undefined>]> {

@@ -8,12 +8,12 @@
 // error object as the trailer.
 
 import { Readable } from 'node:stream';
-import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/batch.js';
 import { PlanCache } from '../../engine/plan-cache.js';
 import { requireMembership } from '../access.js';
-import { toUserError } from '../errors.js';
+import { headerSafe, toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
@@ -151,7 +151,11 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         let sentBytes = 0;
         const done = (): void => finish(sentBytes);
         query.state = 'SCHEDULING';
-        const engine = sqlEngine(s, planCache);
+        // Damaged segment files the reads left out (storage.skip_damaged_segments), for the warning header.
+        const skipped = new Set<string>();
+        const warn = (res: ResponseObject): ResponseObject =>
+          skipped.size === 0 ? res : res.header('X-Sundial-Warning', headerSafe(`skipped damaged segment files: ${[...skipped].join(', ')}`));
+        const engine = sqlEngine(s, planCache, skipped);
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {
@@ -167,7 +171,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             const out = Buffer.concat(parts);
             sentBytes = out.length;
             done();
-            return h.response(out).code(200).type(contentType).charset();
+            return warn(h.response(out).code(200).type(contentType)).charset();
           }
           // Pull the first batch before answering, so that an early error still gets its status.
           const first = await it.next();
@@ -175,7 +179,8 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
           };
           const stream = new ResultStream(it, first.done === true ? undefined : first.value, writer, format, done, log, (n) => (sentBytes += n));
-          return h.response(stream).code(200).type(contentType).charset();
+          // Only files skipped by the time the first batch came: the header goes out with it.
+          return warn(h.response(stream).code(200).type(contentType)).charset();
         } catch (e) {
           done();
           throw toUserError(e, ctx.logger, request);
