@@ -7,7 +7,10 @@ import { geometryTypeName, type GeometryColumnType } from '../core/geometry/geom
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
+import type { StoredFileProblem } from '../core/check.js';
 import { sqlTypeName, type DataType } from './types.js';
+
+export type { StoredFileProblem } from '../core/check.js';
 
 export type {
   ChunkColumn,
@@ -87,6 +90,11 @@ export interface EngineCatalog {
   recoverDatabase?(name: string): Promise<void>;
   /** COMPACT DATABASE: stored data rewritten into as few files as possible. Optional: without it the statement does nothing. */
   compactDatabase?(name: string): Promise<void>;
+  /**
+   * CHECK DATABASE: verifies every checksum of the database's stored files; with `repair`, moves
+   * damaged ones aside. Optional: without it the statement finds nothing.
+   */
+  checkDatabase?(name: string, repair: boolean): Promise<StoredFileProblem[]>;
   createTable(database: string, table: TableInfo): Promise<void>;
   /** Replaces a table's column list (ADD/DROP/RENAME column, codec changes). */
   alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void>;

@@ -9,6 +9,7 @@ import { UserError } from '../core/errors.js';
 import type { RecordBatch, Scalar } from './batch.js';
 import type { EngineCatalog } from './catalog.js';
 import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
+import { checkDatabase } from './commands/check.js';
 import { deleteRows } from './commands/delete.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
@@ -241,6 +242,10 @@ export class SqlEngine implements QueryEngine {
         authorize(s.name, 'all');
         await compactDatabase(catalog, s);
         return { kind: 'done' };
+      case 'checkDatabase':
+        // Owners and admins, as COMPACT DATABASE: it reads every file, and REPAIR removes some.
+        authorize(s.name, 'all');
+        return rows(await checkDatabase(catalog, s));
       case 'showDatabases':
         // CnosDB asks Read on every database of the tenant (members, owners, admins).
         authorize(ALL_DATABASES, 'read');

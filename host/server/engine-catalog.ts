@@ -21,6 +21,7 @@ import type {
   SeriesLast,
   StatsOrChunk,
   StatsRequest,
+  StoredFileProblem,
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
@@ -159,6 +160,10 @@ export class StorageCatalog implements EngineCatalog {
 
   async compactDatabase(name: string): Promise<void> {
     await this.#storage.compactDatabase(this.#require(name));
+  }
+
+  checkDatabase(name: string, repair: boolean): Promise<StoredFileProblem[]> {
+    return this.#storage.checkDatabase(this.#require(name), repair);
   }
 
   dropPending(database: string, table?: string): boolean {

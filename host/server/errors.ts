@@ -40,7 +40,7 @@ export function toUserError(err: unknown, logger: Logger, request: Request): Use
   }
   if (err instanceof CorruptionError) {
     logger.error({ err, path: request.path }, 'corrupt data');
-    return new UserError('corruptData', err.message);
+    return new UserError('corruptData', `${err.message} (CHECK DATABASE lists the damaged files of a database)`);
   }
   if (boom.isBoom && boom.output && !isBug(err)) {
     const status = boom.output.statusCode;

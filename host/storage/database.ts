@@ -496,6 +496,24 @@ export class DatabaseStore {
     return true;
   }
 
+  /**
+   * Moves a segment file into the quarantine folder (CHECK DATABASE ... REPAIR): kept there
+   * first, then unlisted from the manifest, then unlinked here, so that a crash at any point
+   * leaves it either listed or in the quarantine folder (an unlisted copy here is removed at the
+   * next start). Its rows are no longer served. Returns the quarantined name.
+   */
+  async quarantineSegment(slot: SegmentSlot): Promise<string> {
+    const path = this.segmentPath(slot.record.fileId);
+    const kept = await this.env.quarantine.keepFile(path);
+    await this.commit({ remove: [slot], require: [slot] });
+    await unlink(path);
+    await fsyncDir(this.segDir);
+    this.env.quarantine.counts.quarantinedSegmentFiles++;
+    this.last.clear(); // last points may have come from it (the series lists follow the view)
+    this.log.warn({ db: this.def.name, file: this.env.quarantine.name(path), movedTo: kept, rows: slot.record.rows }, 'moved a damaged segment file to the quarantine folder; its rows are no longer served');
+    return kept;
+  }
+
   /** A file id for a new segment (persisted with the next manifest). */
   allocateFileId(): number {
     return this.nextFileId++;

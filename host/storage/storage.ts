@@ -14,6 +14,7 @@ import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, UserError } from '../core/errors.js';
+import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
 import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
@@ -708,6 +709,60 @@ export class Storage {
     }
     while (this.#compaction !== undefined) await this.#compaction;
     failed();
+  }
+
+  /**
+   * CHECK DATABASE: every segment file of the database against its checksums (trailer, index,
+   * every block) and every WAL segment (header, record checksums, LSN order). A row per problem;
+   * with `repair`, damaged segment files go to the quarantine folder (their rows are no longer
+   * served) and damaged WAL segments are retired by a flush of the database (their records are
+   * in memory: replayed at start, or written in this run).
+   */
+  async checkDatabase(db: DatabaseDef, repair: boolean): Promise<StoredFileProblem[]> {
+    this.#open();
+    const state = this.#state(db);
+    const q = this.#quarantine;
+    const out: StoredFileProblem[] = [];
+    for (const slot of [...state.slots]) {
+      const file = q.name(state.segmentPath(slot.record.fileId));
+      let found: Array<{ offset: number | null; problem: string; error: Error }>;
+      if (slot.reader === undefined) {
+        const e = slot.error!;
+        found = [{ offset: e instanceof CorruptionError ? e.offset : null, problem: e instanceof CorruptionError ? e.check : e.message, error: e }];
+      } else {
+        slot.reader.acquire();
+        try {
+          found = (await slot.reader.verify()).map((e) => ({ offset: e.offset, problem: e.check, error: e }));
+        } finally {
+          slot.reader.release();
+        }
+        if (found.length > 0) state.markDamaged(found[0]!.error as CorruptionError);
+      }
+      if (found.length === 0) continue;
+      let action = '';
+      if (repair && state.slots.includes(slot)) {
+        try {
+          action = `moved to ${await state.quarantineSegment(slot)}; its ${slot.record.rows} rows are no longer served`;
+        } catch (e) {
+          action = `not repaired: ${(e as Error).message}`;
+        }
+      }
+      for (const f of found) out.push({ file, offset: f.offset, problem: f.problem, action });
+    }
+    const wal = await state.wal.verify();
+    let walAction = '';
+    if (repair && wal.length > 0) {
+      try {
+        await state.flushAll();
+        const left = new Set((await state.wal.verify()).map((p) => p.file));
+        walAction = 'flushed the database, which retired the damaged WAL segment';
+        for (const p of wal) if (left.has(p.file)) p.problem += ' (still there after a flush)';
+      } catch (e) {
+        walAction = `not repaired: ${(e as Error).message}`;
+      }
+    }
+    for (const p of wal) out.push({ ...p, action: walAction });
+    return out;
   }
 
   /** Waits for background work in progress (tests). */

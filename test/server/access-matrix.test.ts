@@ -76,6 +76,7 @@ const ACTIONS: Action[] = [
   sqlAction('CREATE TABLE', 'all', (who) => `CREATE TABLE ct_${who} (v DOUBLE)`),
   sqlAction('DROP TABLE', 'all', (who) => `DROP TABLE dt_${who}`),
   sqlAction('COMPACT DATABASE', 'all', () => 'COMPACT DATABASE metrics'),
+  sqlAction('CHECK DATABASE', 'all', () => 'CHECK DATABASE metrics'),
   sqlAction('CREATE DATABASE', 'owner', (who) => `CREATE DATABASE cd_${who}`),
   sqlAction('CREATE ROLE', 'owner', (who) => `CREATE ROLE cr_${who} INHERIT member`),
   sqlAction('GRANT', 'owner', (who) => `GRANT READ ON DATABASE other TO ROLE g_${who}`),

@@ -83,6 +83,12 @@ export interface CompactDatabase extends Node {
   readonly kind: 'compactDatabase';
   readonly name: string;
 }
+/** CHECK DATABASE name [REPAIR] (Sundial's: verifies stored files, REPAIR quarantines damaged ones). */
+export interface CheckDatabase extends Node {
+  readonly kind: 'checkDatabase';
+  readonly name: string;
+  readonly repair: boolean;
+}
 
 /** Codec names accepted in CODEC(...), upper case (CnosDB's `Encoding`). */
 export const CODECS: ReadonlySet<string> = new Set([
@@ -286,6 +292,7 @@ export type Statement =
   | DropDatabase
   | RecoverDatabase
   | CompactDatabase
+  | CheckDatabase
   | CreateTable
   | CreateExternalTable
   | AlterTable

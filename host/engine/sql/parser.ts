@@ -17,6 +17,7 @@ import {
   parseRecoverDatabase,
   parseRecoverTable,
 } from './parser-ddl.js';
+import { parseCheckDatabase } from './parser-check.js';
 import {
   parseAlterTenant,
   parseAlterUser,
@@ -163,6 +164,10 @@ export function parseOneStatement(p: Parser): Statement {
       return unsupported('MOVE VNODE statements');
     case 'CHECKSUM':
       return unsupported('CHECKSUM GROUP statements');
+    case 'CHECK':
+      if (p.peekKeyword('DATABASE', 1)) return parseCheckDatabase(p);
+      p.next();
+      return p.expected('DATABASE after CHECK');
     case 'REPLICA':
       return unsupported('REPLICA statements');
   }

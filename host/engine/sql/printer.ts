@@ -222,6 +222,8 @@ export function printStatement(s: Statement): string {
       return `RECOVER DATABASE ${ifExists(s.ifExists)}${quoteIdent(s.name)}`;
     case 'compactDatabase':
       return `COMPACT DATABASE ${quoteIdent(s.name)}`;
+    case 'checkDatabase':
+      return `CHECK DATABASE ${quoteIdent(s.name)}${s.repair ? ' REPAIR' : ''}`;
     case 'createTable': {
       const columns = s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}${c.codec === undefined ? '' : ` CODEC(${c.codec})`}`);
       if (s.tags.length > 0) columns.push(`TAGS(${names(s.tags)})`);
