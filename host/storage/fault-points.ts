@@ -38,7 +38,7 @@ export function faultPoint(point: FaultPoint): void {
 // `injectFailure`. Unset in production: the check is one comparison.
 
 /** The I/O calls a failure can be injected into. */
-export type FailurePoint = 'wal:write' | 'wal:fsync';
+export type FailurePoint = 'wal:write' | 'wal:fsync' | 'wal:segment';
 
 interface Failure {
   point: string;

@@ -177,7 +177,9 @@ export class Storage {
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
     }
-    if (this.#store.dirty) await this.#store.save();
+    // Tables and columns the replay made again (their save was lost in a crash). Not fatal: the
+    // WAL still holds their records, and the next save (any DDL, any write that adds a column) retries.
+    if (this.#store.dirty) await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
     const every = this.#opts.maintenanceIntervalMs ?? STORAGE_DEFAULTS.maintenanceIntervalMs;
     if (every > 0) {
       this.#timer = setInterval(() => void this.maintain(), every);

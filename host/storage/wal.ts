@@ -221,7 +221,13 @@ export class Wal {
       wal.#fh = await open(tail.path, 'r+');
       wal.#size = lastSize;
     } else {
-      await wal.#startSegment(expected);
+      try {
+        await wal.#startSegment(expected);
+      } catch (e) {
+        // A full disk at start: the server still comes up and serves reads; writes are refused
+        // until a probe makes the segment.
+        wal.#fail(e, 'segment', true);
+      }
     }
     return wal;
   }
@@ -431,6 +437,7 @@ export class Wal {
     let fh: FileHandle | undefined;
     try {
       fh = await open(path, 'w+', FILE_MODE);
+      failurePoint('wal:segment');
       await fh.write(encodeSegmentHeader(firstLsn), 0, SEGMENT_HEADER_BYTES, 0);
       await fh.datasync();
       await fsyncDir(this.#opts.dir);

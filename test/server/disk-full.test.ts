@@ -1,7 +1,7 @@
 // Issue 24: a full file system. Writes get 507 with their own code and message (not 500 "internal
-// error"), reads go on, ping says degraded, and once space is freed writes resume by themselves,
-// without a restart; no write answered with an error is ever visible, every acknowledged one
-// survives a restart. On a real tmpfs the test fills; where mounting is refused, on injected
+// error"), reads go on, ping says degraded, a restart on the full disk comes up and serves reads,
+// and once space is freed writes resume by themselves, without a restart; no write answered with
+// an error is ever visible, every acknowledged one survives a restart. On a real tmpfs the test fills; where mounting is refused, on injected
 // ENOSPC (the run says so).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,11 +69,19 @@ describe('a full file system', () => {
       expect(await ping(server.url)).toMatchObject({ status: 'degraded', reason: NO_SPACE });
       const again = await writeLp(server.url, batch(n++));
       expect(again.status).toBe(507);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    // A restart on the full disk: it comes up and serves reads; writes are still refused.
+    const full = await startServer({ dataDir: server.dataDir, env });
+    try {
+      expect(await stored(full)).toBe(expected(acked));
+      expect((await writeLp(full.url, batch(n++))).status).toBe(507);
       // Space returns: writes resume by themselves (the WAL is probed at most once a second).
       fs?.free();
       const started = Date.now();
       for (;;) {
-        const r = await writeLp(server.url, batch(n));
+        const r = await writeLp(full.url, batch(n));
         if (r.status === 200) {
           acked.push(n++);
           break;
@@ -83,12 +91,12 @@ describe('a full file system', () => {
         n++;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      expect(await ping(server.url)).toMatchObject({ status: 'healthy' });
-      expect((await writeLp(server.url, batch(n))).status).toBe(200);
+      expect(await ping(full.url)).toMatchObject({ status: 'healthy' });
+      expect((await writeLp(full.url, batch(n))).status).toBe(200);
       acked.push(n++);
-      expect(await stored(server)).toBe(expected(acked));
+      expect(await stored(full)).toBe(expected(acked));
     } finally {
-      expect(await server.stop()).toBe(0);
+      expect(await full.stop()).toBe(0);
     }
     const restarted = await startServer({ dataDir: server.dataDir, env: QUIET });
     try {

@@ -344,6 +344,24 @@ describe('Wal write failures', () => {
     });
   }
 
+  it('opens on a disk where no segment can be made, refusing appends until one can', async () => {
+    const { wal } = await openWal();
+    for (let i = 0; i < 3; i++) await wal.append(RecordType.Write, [payload(i, 40)]);
+    await wal.close();
+    flip(join(dir, segments()[0]!), 4); // a damaged header: appends need a new segment
+    injectFailure('wal:segment*0:ENOSPC');
+    const again = await openWal();
+    expect(firsts(again)).toEqual([0, 1, 2]);
+    expect(again.wal.failure?.code).toBe('ENOSPC');
+    await expect(again.wal.append(RecordType.Write, [payload(3, 40)])).rejects.toBeInstanceOf(WalFailure);
+    injectFailure(undefined);
+    await again.wal.append(RecordType.Write, [payload(4, 40)]);
+    await again.wal.close();
+    const third = await openWal();
+    expect(third.seen.map((s) => [s.lsn, s.first])).toEqual([[1, 0], [2, 1], [3, 2], [4, 4]]);
+    await third.wal.close();
+  });
+
   it('voids records of a failed write that stayed in an older segment', async () => {
     const { wal } = await openWal();
     for (let i = 0; i < 5; i++) await wal.append(RecordType.Write, [payload(i, 40)]);
