@@ -475,8 +475,16 @@ export class Storage {
     await state.delete(t.id, series, minTs, maxTs).catch(rethrowWalFailure);
   }
 
+  /**
+   * Before a DDL, DCL or DELETE: refused while shutting down, and while a WAL has found the disk
+   * full. A catalog save that fails leaves its change in memory (the next save writes it), so a
+   * statement known to fail is not begun.
+   */
   #open(): void {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    for (const s of this.#dbs.values()) {
+      if (s.wal.failure !== undefined && isNoSpace(s.wal.failure)) throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S });
+    }
   }
 
   // ---- Reads.

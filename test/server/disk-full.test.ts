@@ -69,6 +69,10 @@ describe('a full file system', () => {
       expect(await ping(server.url)).toMatchObject({ status: 'degraded', reason: NO_SPACE });
       const again = await writeLp(server.url, batch(n++));
       expect(again.status).toBe(507);
+      // DDL is refused too, before it changes anything.
+      const ddl = await sql(server.url, 'CREATE DATABASE later');
+      expect([ddl.status, JSON.parse(ddl.text).error_code, ddl.headers['retry-after']]).toEqual([507, '020058', '5']);
+      expect((await sql(server.url, 'SHOW DATABASES')).text).not.toContain('later');
     } finally {
       expect(await server.stop()).toBe(0);
     }
