@@ -424,13 +424,15 @@ export class Wal {
   async #startSegment(firstLsn: number, syncOld = true): Promise<void> {
     const path = join(this.#opts.dir, segmentName(firstLsn));
     const old = this.#fh;
-    const current = this.#segments.at(-1);
-    if (old !== undefined && current?.path === path) {
-      // The current segment holds no record (a failure on its first group): start it over.
-      await old.close().catch(() => undefined);
+    if (this.#segments.at(-1)?.path === path) {
+      // The last segment holds no intact record (a failure on its first group, or damage found
+      // by the replay, whose bytes are in the quarantine folder by now): start it over.
+      await old?.close().catch(() => undefined);
       this.#fh = undefined;
       this.#segments.pop();
-      await unlink(path);
+      await unlink(path).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
     } else if (old !== undefined && syncOld) {
       await old.datasync();
     }
