@@ -9,6 +9,8 @@ import type { IntervalValue, Vector } from '../batch.js';
 import { getValue, isValid } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
+import type { MemoryBudget } from '../functions/function-types.js';
+import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
 import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval, NS_PER_DAY } from '../time.js';
 import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
@@ -422,13 +424,35 @@ function emptyValues(type: DataType, n: number): Vector['values'] {
 }
 
 /** `a || b` on strings; NULL where either is NULL. */
-export function concat(a: Vector, b: Vector): Vector {
+export function concat(a: Vector, b: Vector, memory?: MemoryBudget): Vector {
   const n = a.length;
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const out = new Array<string>(n);
   const x = a.values as string[] | null;
   const y = b.values as string[] | null;
-  for (let i = 0; i < n; i++) out[i] = validity !== undefined && validity[i] === 0 ? '' : x![i]! + y![i]!;
+  const skip = (i: number): boolean => validity !== undefined && validity[i] === 0;
+  // Sized before built (functions/result-size.ts): `s || s` nested doubles a string per level.
+  // The batch's total is summed first; only when it does not fit are the rows checked one by
+  // one, for an error that names the string that did not.
+  let units = 0;
+  let longest = 0;
+  for (let i = 0; i < n; i++) {
+    if (skip(i)) continue;
+    const u = x![i]!.length + y![i]!.length;
+    units += u;
+    if (u > longest) longest = u;
+  }
+  const fits = longest <= MAX_STRING_UNITS && (memory === undefined || memory.usedBytes + stringBytes(0) * n + 2 * units <= memory.limitBytes);
+  const budget = fits ? undefined : new ResultBudget('||', memory);
+  for (let i = 0; i < n; i++) {
+    if (skip(i)) {
+      out[i] = '';
+      continue;
+    }
+    budget?.string(x![i]!.length + y![i]!.length);
+    out[i] = x![i]! + y![i]!;
+    budget?.add(out[i]!);
+  }
   return { type: a.type.id === 'Null' ? b.type : a.type, length: n, values: out, validity };
 }
 
@@ -461,8 +485,8 @@ export function negate(v: Vector): Vector {
   }
 }
 
-/** Dispatches a binary operator to its kernel. */
-export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: DataType): Vector {
+/** Dispatches a binary operator to its kernel; `memory` bounds the strings `||` builds. */
+export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: DataType, memory?: MemoryBudget): Vector {
   switch (op) {
     case '=':
     case '!=':
@@ -485,7 +509,7 @@ export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: Dat
     case '%':
       return arithmetic(op, a, b, type);
     case '||':
-      return concat(a, b);
+      return concat(a, b, memory);
     case '~':
     case '~*':
     case '!~':

@@ -211,7 +211,7 @@ class Compiler {
       case 'binary': {
         const l = this.compile(e.left);
         const r = this.compile(e.right);
-        return { type, evaluate: (b) => binaryKernel(e.op, l.evaluate(b), r.evaluate(b), type) };
+        return { type, evaluate: (b) => binaryKernel(e.op, l.evaluate(b), r.evaluate(b), type, this.ctx.eval.memory) };
       }
       case 'not': {
         const inner = this.compile(e.expr);
