@@ -22,6 +22,7 @@ const REFUSED: Array<[sql: string, message: RegExp]> = [
   ["SELECT concat_ws(repeat(',', 200000), repeat('a', 300000), 'b', 'c')", /^query memory limit exceeded: concat_ws would build a string of 700002 characters/],
   ["SELECT repeat('a', 300000) || repeat('b', 300000)", /^query memory limit exceeded: \|\| would build a string of 600000 characters/],
   ["SELECT array_to_string(make_array(repeat('a', 300000), repeat('b', 300000)), '')", /^query memory limit exceeded: array_to_string would build a string of 600000 characters/],
+  ["SELECT regexp_replace(repeat('a', 1000), 'a', repeat('b', 1000), 'g')", /^query memory limit exceeded: regexp_replace would build a string of \d+ characters/],
   // Two rows of 400 KB each: neither passes the limit alone; the batch does.
   ["SELECT repeat(s, 200000) FROM (VALUES ('a'), ('b'), ('c')) AS v(s)", /^query memory limit exceeded: repeat would build a string of 200000 characters \(400016 bytes, 800032 bytes already held by the query and this batch\)/],
   // array_agg's state counts its strings (it counted 64 bytes a row).
@@ -66,10 +67,12 @@ describe('string functions over long inputs and surrogate pairs (issue 24)', () 
     [`SELECT replace('${many}', 'a', 'xy') = '${many.split('a').join('xy')}'`, 'true'],
     [`SELECT replace('${'ab'.repeat(40_000)}', '', '-') = '-${Array.from('ab'.repeat(40_000)).join('-')}-'`, 'true'],
     [`SELECT translate('${many}', 'ab', '😀') = '${'😀'.repeat(100_000)}'`, 'true'],
+    [`SELECT regexp_replace('${many}', 'b', '', 'g') = '${'a'.repeat(100_000)}'`, 'true'],
     [`SELECT length(reverse('${many}')), split_part('${many.replaceAll('b', ',')}', ',', 99999)`, '200000 | a'],
     ["SELECT reverse('a😀b'), left('😀a😀', 2), right('😀a😀', 2), left('😀a😀', -1), right('😀a😀', -1), substr('😀a😀b', 2, 2), substr('😀ab', 0, 2)", 'b😀a | 😀a | a😀 | 😀a | a😀 | a😀 | 😀'],
     ["SELECT btrim('😀xa😀', '😀'), ltrim('xxa', 'x'), rtrim('axx', 'x'), trim('  a  '), split_part('a😀b😀c', '😀', 3)", 'xa | a | a | a | c'],
     ["SELECT initcap('hello wORLD-foo bar_baz 1ab'), octet_length('a😀é'), bit_length('😀'), length('a😀é')", 'Hello World-Foo Bar_Baz 1ab | 7 | 32 | 3'],
+    ["SELECT regexp_replace('baaa', 'a*', '-', 'g'), regexp_replace('abc', 'x*', '-', 'g'), regexp_replace('abc', '(b)', '[\\1]')", '-b- | -a-b-c- | a[b]c'],
   ];
 
   it('answers as the array-based versions did', async () => {
