@@ -121,7 +121,7 @@ export class SqlEngine implements QueryEngine {
     };
     const qp = this.#planner(session, ctx.catalog, key === undefined ? session.authorize : recording);
     const initial = qp.planQuery(s, undefined, new Map());
-    const plan = optimizePlan(initial, { nowNs: session.nowNs });
+    const plan = optimizePlan(initial, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes });
     if (key !== undefined && qp.cacheable && !readsClock(initial)) this.#opts.planCache!.set(key, { plan, checks, version: ctx.catalog.version! });
     return plan;
   }
@@ -135,16 +135,17 @@ export class SqlEngine implements QueryEngine {
   #context(session: QuerySession, outer: ReadonlyMap<string, Scalar> | undefined, memory?: MemoryPool): ExecContext {
     const catalog = this.#opts.catalogFor(session.tenant);
     let last = Date.now();
+    const pool = memory ?? new MemoryPool(session.memoryLimitBytes);
     const ctx: ExecContext = {
       catalog,
       session,
-      memory: memory ?? new MemoryPool(session.memoryLimitBytes),
-      eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null } },
+      memory: pool,
+      eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null }, memory: pool },
       outer,
       core: this.#opts.core,
       runSubquery: async (plan, values) => {
         const sub = this.#context(session, values, ctx.memory);
-        const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs }));
+        const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }));
         const out: RecordBatch[] = [];
         for await (const b of exec.execute(sub)) out.push(b);
         return out;
@@ -180,7 +181,7 @@ export class SqlEngine implements QueryEngine {
     const s = statements[0];
     if (s === undefined || s.kind !== 'query') throw notImplemented('plan() of a statement other than a query');
     const qp = this.#planner(session, this.#opts.catalogFor(session.tenant));
-    return optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs });
+    return optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes });
   }
 
   async #execute(s: Statement, ctx: ExecContext): Promise<QueryResult> {
@@ -199,9 +200,9 @@ export class SqlEngine implements QueryEngine {
       case 'explain':
         return rows(await this.#explain(s, ctx, qp));
       case 'insert':
-        return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs }), ctx)));
+        return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'update':
-        return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs }), ctx)));
+        return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'delete':
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };
@@ -281,7 +282,7 @@ export class SqlEngine implements QueryEngine {
   async #explain(s: Extract<Statement, { kind: 'explain' }>, ctx: ExecContext, qp: QueryPlanner): Promise<Rows> {
     if (s.statement.kind !== 'query') throw notImplemented(`EXPLAIN of ${statementName(s.statement)}`);
     const initial = qp.planQuery(s.statement, undefined, new Map());
-    const plan = optimizePlan(initial, { nowNs: ctx.session.nowNs });
+    const plan = optimizePlan(initial, { nowNs: ctx.session.nowNs, memoryLimitBytes: ctx.session.memoryLimitBytes });
     const exec = createPhysicalPlan(plan);
     const out: [string, string][] = [];
     if (s.verbose) out.push(['initial_logical_plan', displayPlan(initial)]);

@@ -8,12 +8,15 @@
 //   privilege change bumps it) must be the one the plan was built under;
 // - plans that fold the statement's clock (now(), current_date, current_time) or embed rows
 //   read at planning time (system views, @@variables) are never kept;
-// - the privilege checks planning made are made again on every reuse, in the same order.
+// - the privilege checks planning made are made again on every reuse, in the same order;
+// - plans holding more than 1 MiB of literals are never kept: constant folding makes one of
+//   `SELECT repeat('x', 100000000)`, and 256 such texts kept 51 GB alive (issue 24).
 // Execution state is never shared: each run builds its own physical plan from the logical one.
 
 import type { LogicalPlan } from './plan/logical-plan.js';
 import { expressionsOf, inputsOf } from './plan/logical-plan.js';
-import { anyExpr, type LExpr } from './plan/expr.js';
+import { anyExpr, visitExpr, type LExpr } from './plan/expr.js';
+import { valueBytes } from './functions/result-size.js';
 
 export type Privilege = 'read' | 'write' | 'all';
 
@@ -27,6 +30,9 @@ export interface CachedPlan {
 
 /** Texts longer than this are planned every time (their plans could hold much memory). */
 const MAX_TEXT = 8192;
+
+/** Literal bytes past which a plan is not kept. */
+const MAX_LITERAL_BYTES = 1 << 20;
 
 /** Functions whose value the optimizer folds from the statement's clock. */
 const CLOCK_FUNCTIONS = new Set(['now', 'current_date', 'current_time']);
@@ -58,8 +64,10 @@ export class PlanCache {
     return hit;
   }
 
+  /** Keeps `entry` under `key`, unless its literals are too large to keep (MAX_LITERAL_BYTES). */
   set(key: string, entry: CachedPlan): void {
     this.#plans.delete(key);
+    if (literalBytes(entry.plan) > MAX_LITERAL_BYTES) return;
     this.#plans.set(key, entry);
     if (this.#plans.size > this.#capacity) this.#plans.delete(this.#plans.keys().next().value!);
   }
@@ -74,4 +82,17 @@ export function readsClock(plan: LogicalPlan): boolean {
   const inExpr = (e: LExpr): boolean =>
     anyExpr(e, (x) => (x.kind === 'scalarFn' && CLOCK_FUNCTIONS.has(x.fn.name)) || ((x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && readsClock(x.plan)));
   return expressionsOf(plan).some(inExpr) || inputsOf(plan).some(readsClock);
+}
+
+/** The bytes of the strings and lists a plan's literals hold, subqueries included. */
+export function literalBytes(plan: LogicalPlan): number {
+  let bytes = 0;
+  const visit = (e: LExpr): void =>
+    visitExpr(e, (x) => {
+      if (x.kind === 'literal') bytes += valueBytes(x.value);
+      else if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') bytes += literalBytes(x.plan);
+    });
+  for (const e of expressionsOf(plan)) visit(e);
+  for (const input of inputsOf(plan)) bytes += literalBytes(input);
+  return bytes;
 }

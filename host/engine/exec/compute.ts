@@ -9,6 +9,9 @@ import type { IntervalValue, Vector } from '../batch.js';
 import { getValue, isValid } from '../batch.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
+import type { MemoryBudget } from '../functions/function-types.js';
+import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
+import { compileRustTest, RegexError } from '../functions/rust-regex.js';
 import type { BinaryOperator } from '../plan/expr.js';
 import { addInterval, NS_PER_DAY } from '../time.js';
 import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
@@ -422,13 +425,35 @@ function emptyValues(type: DataType, n: number): Vector['values'] {
 }
 
 /** `a || b` on strings; NULL where either is NULL. */
-export function concat(a: Vector, b: Vector): Vector {
+export function concat(a: Vector, b: Vector, memory?: MemoryBudget): Vector {
   const n = a.length;
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const out = new Array<string>(n);
   const x = a.values as string[] | null;
   const y = b.values as string[] | null;
-  for (let i = 0; i < n; i++) out[i] = validity !== undefined && validity[i] === 0 ? '' : x![i]! + y![i]!;
+  const skip = (i: number): boolean => validity !== undefined && validity[i] === 0;
+  // Sized before built (functions/result-size.ts): `s || s` nested doubles a string per level.
+  // The batch's total is summed first; only when it does not fit are the rows checked one by
+  // one, for an error that names the string that did not.
+  let units = 0;
+  let longest = 0;
+  for (let i = 0; i < n; i++) {
+    if (skip(i)) continue;
+    const u = x![i]!.length + y![i]!.length;
+    units += u;
+    if (u > longest) longest = u;
+  }
+  const fits = longest <= MAX_STRING_UNITS && (memory === undefined || memory.usedBytes + stringBytes(0) * n + 2 * units <= memory.limitBytes);
+  const budget = fits ? undefined : new ResultBudget('||', memory);
+  for (let i = 0; i < n; i++) {
+    if (skip(i)) {
+      out[i] = '';
+      continue;
+    }
+    budget?.string(x![i]!.length + y![i]!.length);
+    out[i] = x![i]! + y![i]!;
+    budget?.add(out[i]!);
+  }
   return { type: a.type.id === 'Null' ? b.type : a.type, length: n, values: out, validity };
 }
 
@@ -461,8 +486,8 @@ export function negate(v: Vector): Vector {
   }
 }
 
-/** Dispatches a binary operator to its kernel. */
-export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: DataType): Vector {
+/** Dispatches a binary operator to its kernel; `memory` bounds the strings `||` builds. */
+export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: DataType, memory?: MemoryBudget): Vector {
   switch (op) {
     case '=':
     case '!=':
@@ -485,7 +510,7 @@ export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: Dat
     case '%':
       return arithmetic(op, a, b, type);
     case '||':
-      return concat(a, b);
+      return concat(a, b, memory);
     case '~':
     case '~*':
     case '!~':
@@ -500,28 +525,53 @@ export function binaryKernel(op: BinaryOperator, a: Vector, b: Vector, type: Dat
   }
 }
 
+/**
+ * `~`, `~*`, `!~`, `!~*`: arrow's regexp_is_match_utf8, the `*` forms with flag `i`, on the
+ * linear-time engine of functions/rust-regex.ts (a backtracking RegExp could hold the thread
+ * for minutes on one row).
+ */
 function regexMatch(op: '~' | '~*' | '!~' | '!~*', a: Vector, b: Vector): Vector {
   const n = a.length;
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const out = new Uint8Array(n);
-  const cache = new Map<string, RegExp>();
-  const flags = op === '~*' || op === '!~*' ? 'iu' : 'u';
+  const flags = op === '~*' || op === '!~*' ? 'i' : undefined;
   const negated = op.startsWith('!');
+  const values = a.values as string[];
+  const patterns = b.values as string[];
+  let lastPattern: string | undefined;
+  let test: (s: string) => boolean = () => false;
   for (let i = 0; i < n; i++) {
     if (validity !== undefined && validity[i] === 0) continue;
-    const p = (b.values as string[])[i]!;
-    let re = cache.get(p);
-    if (re === undefined) {
-      try {
-        re = new RegExp(p, flags);
-      } catch (e) {
-        throw executionError(`Arrow error: Compute error: Regular expression did not compile: ${(e as Error).message}`);
-      }
-      cache.set(p, re);
+    const p = patterns[i]!;
+    if (p !== lastPattern) {
+      test = regexTest(p, flags);
+      lastPattern = p;
     }
-    out[i] = re.test((a.values as string[])[i]!) !== negated ? 1 : 0;
+    out[i] = test(values[i]!) !== negated ? 1 : 0;
   }
   return { type: BOOLEAN, length: n, values: out, validity };
+}
+
+/**
+ * Compiled `~` tests by flags and pattern, kept across batches: a scan hands over a batch per
+ * series, and compiling RE2JS for each cost more than matching (bench:patterns, 1M rows in
+ * 1,000 series).
+ */
+const regexTests = new Map<string, (s: string) => boolean>();
+
+function regexTest(pattern: string, flags: string | undefined): (s: string) => boolean {
+  const key = `${flags ?? ''}/${pattern}`;
+  let t = regexTests.get(key);
+  if (t !== undefined) return t;
+  try {
+    t = compileRustTest(pattern, flags);
+  } catch (e) {
+    if (e instanceof RegexError) throw executionError(`Arrow error: Compute error: Regular expression did not compile: ${e.debug}`);
+    throw e;
+  }
+  if (regexTests.size >= 256) regexTests.clear();
+  regexTests.set(key, t);
+  return t;
 }
 
 /** A scalar's text for messages. */

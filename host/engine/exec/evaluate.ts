@@ -18,6 +18,7 @@ import { castVector } from './cast.js';
 import { binaryKernel, compare, logical, negate } from './compute.js';
 import { outerKey, type ExecContext } from './exec-plan.js';
 import { checkIntegerRange } from './integer-range.js';
+import { compileLike, type LikeMatcher } from './like-matcher.js';
 
 export interface Evaluator {
   readonly type: DataType;
@@ -77,20 +78,6 @@ function scatter(type: DataType, n: number, parts: readonly { indices: ArrayLike
     }
   }
   return vectorFrom(type, values, validity);
-}
-
-function likeToRegExp(pattern: string, escape: string | undefined, caseInsensitive: boolean): RegExp {
-  let re = '^';
-  const chars = Array.from(pattern);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (escape !== undefined && c === escape && i + 1 < chars.length) {
-      re += chars[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (c === '%') re += '[\\s\\S]*';
-    else if (c === '_') re += '[\\s\\S]';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(re + '$', caseInsensitive ? 'iu' : 'u');
 }
 
 /** A subquery inside an expression: its results for the current batch. */
@@ -211,7 +198,7 @@ class Compiler {
       case 'binary': {
         const l = this.compile(e.left);
         const r = this.compile(e.right);
-        return { type, evaluate: (b) => binaryKernel(e.op, l.evaluate(b), r.evaluate(b), type) };
+        return { type, evaluate: (b) => binaryKernel(e.op, l.evaluate(b), r.evaluate(b), type, this.ctx.eval.memory) };
       }
       case 'not': {
         const inner = this.compile(e.expr);
@@ -372,7 +359,22 @@ class Compiler {
   like(e: Extract<LExpr, { kind: 'like' }>): Evaluator {
     const x = this.compile(e.expr);
     const p = this.compile(e.pattern);
-    const cache = new Map<string, RegExp>();
+    // Patterns by text; a column of patterns usually repeats a few, and a literal is one.
+    const cache = new Map<string, LikeMatcher>();
+    let lastPattern: string | undefined;
+    let lastMatcher: LikeMatcher | undefined;
+    const matcherFor = (pattern: string): LikeMatcher => {
+      if (pattern === lastPattern) return lastMatcher!;
+      let m = cache.get(pattern);
+      if (m === undefined) {
+        if (cache.size >= 256) cache.clear();
+        cache.set(pattern, (m = compileLike(pattern, e.escape, e.caseInsensitive)));
+      }
+      lastPattern = pattern;
+      lastMatcher = m;
+      return m;
+    };
+    const hit = e.negated ? 0 : 1;
     return {
       type: BOOLEAN,
       evaluate: (b) => {
@@ -381,13 +383,12 @@ class Compiler {
         const n = v.length;
         const out = new Uint8Array(n);
         const validity = new Uint8Array(n);
+        const values = v.values as string[];
+        const patterns = pv.values as string[];
         for (let i = 0; i < n; i++) {
           if (!isValid(v, i) || !isValid(pv, i)) continue;
-          const pattern = (pv.values as string[])[i]!;
-          let re = cache.get(pattern);
-          if (re === undefined) cache.set(pattern, (re = likeToRegExp(pattern, e.escape, e.caseInsensitive)));
           validity[i] = 1;
-          out[i] = re.test((v.values as string[])[i]!) !== e.negated ? 1 : 0;
+          out[i] = matcherFor(patterns[i]!)(values[i]!) ? hit : hit ^ 1;
         }
         return { type: BOOLEAN, length: n, values: out, validity };
       },

@@ -193,6 +193,15 @@ export function writeCsvString(sink: ByteSink, s: string, delimiter: number): vo
       buf[p++] = c;
     }
     sink.pos = p;
-  } else sink.utf8(s.replaceAll('"', '""'));
+  } else {
+    // Quote by quote: replaceAll keeps every match, which exhausted the heap over 1e8 (issue 24).
+    let from = 0;
+    for (let q = s.indexOf('"'); q >= 0; q = s.indexOf('"', q + 1)) {
+      sink.utf8(s.slice(from, q + 1));
+      sink.byte(QUOTE);
+      from = q + 1;
+    }
+    sink.utf8(s.slice(from));
+  }
   sink.byte(QUOTE);
 }

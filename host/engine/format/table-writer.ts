@@ -49,10 +49,16 @@ export class TableWriter implements ResultWriter {
   }
 
   #measure(c: number, text: string): void {
-    let w: number;
+    let w = 0;
     if (text.includes('\n')) {
       this.#multiline = true;
-      w = Math.max(...text.split('\n').map(displayWidth));
+      // Line by line, no array of lines: a cell of 2e8 newlines made one past V8's largest (issue 24).
+      for (let from = 0; from <= text.length; ) {
+        const nl = text.indexOf('\n', from);
+        const end = nl < 0 ? text.length : nl;
+        w = Math.max(w, displayWidth(text.slice(from, end)));
+        from = end + 1;
+      }
     } else w = displayWidth(text);
     if (w > this.#widths[c]!) this.#widths[c] = w;
   }
@@ -66,10 +72,25 @@ export class TableWriter implements ResultWriter {
     for (const w of widths) border += '-'.repeat(w + 2) + '+';
     const row = (cells: readonly string[], at: number): void => {
       if (!this.#multiline) return line(cells, at);
-      const split: string[][] = [];
-      for (let c = 0; c < ncols; c++) split.push(cells[at + c]!.split('\n'));
-      const height = Math.max(...split.map((lines) => lines.length));
-      for (let k = 0; k < height; k++) line(split.map((lines) => lines[k] ?? ''), 0);
+      // One cursor per cell, each line cut as it is written (no array of every line).
+      const from = new Array<number>(ncols).fill(0);
+      const parts = new Array<string>(ncols);
+      for (let more = true; more; ) {
+        more = false;
+        for (let c = 0; c < ncols; c++) {
+          const cell = cells[at + c]!;
+          const f = from[c]!;
+          if (f > cell.length) {
+            parts[c] = '';
+            continue;
+          }
+          const nl = cell.indexOf('\n', f);
+          parts[c] = cell.slice(f, nl < 0 ? cell.length : nl);
+          from[c] = nl < 0 ? cell.length + 1 : nl + 1;
+          if (nl >= 0) more = true;
+        }
+        line(parts, 0);
+      }
     };
     const line = (cells: readonly string[], at: number): void => {
       sink.byte(124); // '|'

@@ -7,6 +7,7 @@ import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import type { DataType } from '../types.js';
 import type { GroupsAccumulator } from './function-types.js';
+import { builtBytes } from './result-size.js';
 
 /** Which rows a group keeps: all, or only those whose listed arguments are not NULL. */
 export type KeepRows = 'all' | readonly number[];
@@ -14,6 +15,11 @@ export type KeepRows = 'all' | readonly number[];
 export class CollectingAccumulator implements GroupsAccumulator {
   #groups: Scalar[][][] = [];
   #rows = 0;
+  /**
+   * Bytes of the strings and lists kept, which the per-row estimate misses: array_agg of 1 MB
+   * strings holds 1 MB a row, and its result is as large (issue 24).
+   */
+  #valueBytes = 0;
   readonly #type: DataType;
   readonly #keep: KeepRows;
   readonly #reduce: (rows: Scalar[][]) => Scalar;
@@ -34,7 +40,11 @@ export class CollectingAccumulator implements GroupsAccumulator {
     for (let i = 0; i < n; i++) {
       if (keep !== 'all' && !keep.every((k) => isValid(args[k]!, i))) continue;
       const row = new Array<Scalar>(args.length);
-      for (let k = 0; k < args.length; k++) row[k] = getValue(args[k]!, i);
+      for (let k = 0; k < args.length; k++) {
+        const v = getValue(args[k]!, i);
+        row[k] = v;
+        if (typeof v === 'string' || Array.isArray(v)) this.#valueBytes += builtBytes(v);
+      }
       this.#groups[groups[i]!]!.push(row);
       this.#rows++;
     }
@@ -43,7 +53,10 @@ export class CollectingAccumulator implements GroupsAccumulator {
   merge(other: GroupsAccumulator, src: number, dst: number): void {
     while (this.#groups.length <= dst) this.#groups.push([]);
     const rows = (other as CollectingAccumulator).#groups[src] ?? [];
-    for (const r of rows) this.#groups[dst]!.push(r);
+    for (const r of rows) {
+      this.#groups[dst]!.push(r);
+      for (const v of r) if (typeof v === 'string' || Array.isArray(v)) this.#valueBytes += builtBytes(v);
+    }
     this.#rows += rows.length;
   }
 
@@ -54,7 +67,7 @@ export class CollectingAccumulator implements GroupsAccumulator {
   }
 
   sizeBytes(): number {
-    return this.#rows * 64 + this.#groups.length * 32;
+    return this.#rows * 64 + this.#groups.length * 32 + this.#valueBytes;
   }
 }
 

@@ -14,12 +14,24 @@ export interface SessionValues {
   readonly role: string | null;
 }
 
+/** The query's memory pool as functions see it (exec/exec-plan.ts MemoryPool). */
+export interface MemoryBudget {
+  readonly limitBytes: number;
+  /** Bytes the query's operators hold now. */
+  readonly usedBytes: number;
+}
+
 /** What a scalar function may read besides its arguments. */
 export interface EvalContext {
   /** The statement's now(), nanoseconds since the epoch. */
   readonly nowNs: bigint;
   /** Absent while folding constants (session functions are volatile, so never folded). */
   readonly session?: SessionValues;
+  /**
+   * The budget the values a function builds are checked against before it builds them
+   * (result-size.ts); absent: only the longest string V8 can hold limits them.
+   */
+  readonly memory?: MemoryBudget;
 }
 
 /** The typed form of a call: the types the arguments are cast to, and the result type. */

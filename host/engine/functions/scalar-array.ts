@@ -86,10 +86,11 @@ function addOne(name: 'array_append' | 'array_prepend'): ScalarFunction {
       const types = at === 0 ? [list, item] : [item, list];
       return { argTypes: types, returnType: listOf(item) };
     },
-    row(args) {
+    row(args, _ctx, _type, budget) {
       const list = args[at] as Scalar[] | null;
       const e = args[1 - at]!;
       if (list === null) return [e];
+      budget.list(list.length + 1);
       return at === 0 ? [...list, e] : [e, ...list];
     },
   });
@@ -107,9 +108,10 @@ const arrayConcat = rowwise({
     if (!ok) throw planError(`Unsupported argument types for array_concat: ${argTypes.map(typeName).join(', ')}`);
     return { argTypes: lists, returnType: listOf(item!) };
   },
-  row(args, _ctx, type) {
+  row(args, _ctx, type, budget) {
     const parts = args.filter((a): a is Scalar[] => a !== null);
     if (parts.length === 0) return null;
+    budget.list(parts.reduce((n, p) => n + p.length, 0));
     const toDouble = (type as ListType).item.id === 'Float64';
     return parts.flat(1).map((e) => (toDouble && typeof e === 'bigint' ? Number(e) : e));
   },
@@ -227,8 +229,17 @@ const arrayToString = rowwise({
     arity('array_to_string', argTypes, 2);
     return { argTypes: [listArg('array_to_string', argTypes, 0), UTF8], returnType: UTF8 };
   },
-  // NULL elements are left out, as DataFusion 27 does.
-  row: (args) => leaves(args[0] as Scalar[]).filter((e) => e !== null).map(elementText).join(args[1] as string),
+  // NULL elements are left out, as DataFusion 27 does. The texts are sized before they are joined.
+  row(args, _ctx, _type, budget) {
+    const texts = leaves(args[0] as Scalar[])
+      .filter((e) => e !== null)
+      .map(elementText);
+    const separator = args[1] as string;
+    let units = Math.max(0, texts.length - 1) * separator.length;
+    for (const t of texts) units += t.length;
+    budget.string(units);
+    return texts.join(separator);
+  },
 });
 
 const trimArray = rowwise({

@@ -8,6 +8,7 @@ import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import { FLOAT64, INT64, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
+import { ResultBudget, sizeRefusal } from './result-size.js';
 
 /**
  * Whether an argument of type `from` is implicitly cast to `to` when calling a function
@@ -122,14 +123,20 @@ export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id 
 export interface RowwiseSpec {
   name: string;
   bind(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[]): BoundSignature;
-  /** One row; arguments are never NULL here unless `nullSafe`. */
-  row(args: Scalar[], ctx: EvalContext, returnType: DataType): Scalar;
+  /**
+   * One row; arguments are never NULL here unless `nullSafe`. A row that can build a value larger
+   * than its arguments asks `budget` first (result-size.ts); every value returned is counted.
+   */
+  row(args: Scalar[], ctx: EvalContext, returnType: DataType, budget: ResultBudget): Scalar;
   /** Pass NULL arguments to `row` instead of answering NULL. */
   nullSafe?: boolean;
   volatile?: boolean;
 }
 
-/** A scalar function computed row by row (the slow general path; fine off the hot loops). */
+/**
+ * A scalar function computed row by row (the slow general path; fine off the hot loops). The
+ * strings and lists it returns count against the query's memory budget, summed over the batch.
+ */
 export function rowwise(spec: RowwiseSpec): ScalarFunction {
   return {
     kind: 'scalar',
@@ -139,19 +146,25 @@ export function rowwise(spec: RowwiseSpec): ScalarFunction {
     evaluate(args: readonly Vector[], n: number, ctx: EvalContext, returnType: DataType): Vector {
       const out = new Array<Scalar>(n);
       const row = new Array<Scalar>(args.length);
+      const budget = new ResultBudget(spec.name, ctx.memory);
       let validity: Uint8Array | undefined;
-      for (let i = 0; i < n; i++) {
-        let anyNull = false;
-        for (let k = 0; k < args.length; k++) {
-          const a = args[k]!;
-          if (!isValid(a, i)) {
-            anyNull = true;
-            row[k] = null;
-          } else row[k] = getValue(a, i);
+      try {
+        for (let i = 0; i < n; i++) {
+          let anyNull = false;
+          for (let k = 0; k < args.length; k++) {
+            const a = args[k]!;
+            if (!isValid(a, i)) {
+              anyNull = true;
+              row[k] = null;
+            } else row[k] = getValue(a, i);
+          }
+          const v = anyNull && !spec.nullSafe ? null : spec.row(row, ctx, returnType, budget);
+          if (v === null) (validity ??= new Uint8Array(n).fill(1))[i] = 0;
+          else budget.add(v);
+          out[i] = v;
         }
-        const v = anyNull && !spec.nullSafe ? null : spec.row(row, ctx, returnType);
-        if (v === null) (validity ??= new Uint8Array(n).fill(1))[i] = 0;
-        out[i] = v;
+      } catch (e) {
+        throw sizeRefusal(spec.name, e);
       }
       return vectorFrom(returnType, out, validity);
     },

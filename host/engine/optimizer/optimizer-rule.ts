@@ -11,6 +11,11 @@ import { typeName } from '../types.js';
 export interface OptimizerContext {
   /** The statement's now(), for folding now() and casts of time literals. */
   readonly nowNs: bigint;
+  /**
+   * The query's memory limit, which a value folded from constants must fit (functions/
+   * result-size.ts); absent: no limit but the longest string V8 holds.
+   */
+  readonly memoryLimitBytes?: number;
 }
 
 export interface RuleResult {

@@ -4,12 +4,14 @@
 // A subtree whose evaluation fails (1/0 in a CASE branch never taken) is left as it is: the
 // error, if any, comes at run time from the rows that reach it; a function call or cast of
 // literals that fails to execute fails the statement as DataFusion 27 reports it (CnosDB's lpad,
-// substr and sqlancer cases). Result names do not change: a
-// folded select item keeps its original name through an alias.
+// substr and sqlancer cases). A value over the query's memory limit (repeat('a', 1e9)) is not
+// folded either, the rows that reach it fail with 010011; nor is any value over 1 MiB. Result
+// names do not change: a folded select item keeps its original name through an alias.
 
 import { getValue, isValid } from '../batch.js';
 import { UserError } from '../../core/errors.js';
 import { constantContext } from '../exec/constant-context.js';
+import { valueBytes } from '../functions/result-size.js';
 import { compileExpr } from '../exec/evaluate.js';
 import { exprName } from '../plan/expr-display.js';
 import { children, rewriteExpr, type LExpr } from '../plan/expr.js';
@@ -21,6 +23,13 @@ import type { OptimizerContext, OptimizerRule, RuleResult } from './optimizer-ru
 import { transformUp } from './plan-rewrite.js';
 
 const ONE_ROW = { schema: { fields: [] }, columns: [], length: 1 };
+
+/**
+ * Values larger than this stay calls, computed when the rows come: a literal's text is part of
+ * the plan's names and EXPLAIN (naming `repeat('a', 200000000)` folded copied 400 MB and took
+ * seconds), and cached plans keep their literals.
+ */
+const MAX_FOLDED_BYTES = 1 << 20;
 
 function foldable(e: LExpr): boolean {
   switch (e.kind) {
@@ -47,10 +56,12 @@ function isBool(e: LExpr, v: boolean): boolean {
   return e.kind === 'literal' && e.value === v;
 }
 
-let cachedContext: { nowNs: bigint; ctx: ReturnType<typeof constantContext> } | undefined;
+let cachedContext: { nowNs: bigint; memoryLimitBytes: number | undefined; ctx: ReturnType<typeof constantContext> } | undefined;
 
-function evalContext(nowNs: bigint): ReturnType<typeof constantContext> {
-  if (cachedContext === undefined || cachedContext.nowNs !== nowNs) cachedContext = { nowNs, ctx: constantContext(nowNs) };
+function evalContext(nowNs: bigint, memoryLimitBytes: number | undefined): ReturnType<typeof constantContext> {
+  if (cachedContext === undefined || cachedContext.nowNs !== nowNs || cachedContext.memoryLimitBytes !== memoryLimitBytes) {
+    cachedContext = { nowNs, memoryLimitBytes, ctx: constantContext(nowNs, memoryLimitBytes) };
+  }
   return cachedContext.ctx;
 }
 
@@ -74,8 +85,10 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
       throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nThis feature is not implemented: Unsupported CAST from ${typeName(x.expr.type)} to ${typeName(x.type)}`);
     }
     try {
-      const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs)).evaluate(ONE_ROW);
-      return { kind: 'literal', value: isValid(v, 0) ? getValue(v, 0) : null, type: x.type };
+      const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs, ctx.memoryLimitBytes)).evaluate(ONE_ROW);
+      const value = isValid(v, 0) ? getValue(v, 0) : null;
+      if (valueBytes(value) > MAX_FOLDED_BYTES) return x;
+      return { kind: 'literal', value, type: x.type };
     } catch (err) {
       // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
       // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.

@@ -1,7 +1,8 @@
 // Seeded fuzzing of the SQL front end and the engine behind it: random statements from a small
-// grammar and mutations of CnosDB's own statements. Parsing may only fail with a SqlParseError,
-// planning and running only with a UserError that is not a bug; nothing may hang or overflow
-// the stack. Inputs are capped at 2 KiB.
+// grammar and mutations of CnosDB's own statements, and issue 24's hazards (huge size arguments,
+// pathological patterns over long inputs: test/support/sql-hazards.ts). Parsing may only fail
+// with a SqlParseError, planning and running only with a UserError that is not a bug; nothing
+// may hang or overflow the stack. Inputs are capped at 2 KiB.
 
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../../host/core/errors.js';
@@ -9,6 +10,7 @@ import { parseStatements, SqlParseError } from '../../../host/engine/sql/index.j
 import { testDb, type TestDb } from '../support/run-sql.js';
 import { readSltStatements } from './slt-statements.js';
 import { mulberry32 as rng } from '../../support/rng.js';
+import { hugeCallStatement, patternStatement } from '../../support/sql-hazards.js';
 
 const SEED = 0x5eed_2024;
 const MAX_LEN = 2048;
@@ -77,9 +79,9 @@ function mutate(random: () => number, sql: string): string {
   return s.slice(0, MAX_LEN);
 }
 
-async function runChecked(db: TestDb, sql: string): Promise<void> {
+async function runChecked(db: TestDb, sql: string, memoryLimitBytes?: number): Promise<void> {
   try {
-    await db.run(sql);
+    await db.run(sql, memoryLimitBytes === undefined ? undefined : { memoryLimitBytes });
   } catch (e) {
     if (!(e instanceof UserError) || e.message.startsWith('BUG:')) throw new Error(`${sql}\n=> ${(e as Error).stack}`);
   }
@@ -115,6 +117,16 @@ describe('SQL fuzzing', () => {
       await db.exec("CREATE TABLE t (v BIGINT, d DOUBLE, s STRING, b BOOLEAN, TAGS(g));\nINSERT INTO t (time, g, v, d, s, b) VALUES (1, 'a', 1, 1.5, 'x', true), (2, 'b', NULL, -2.0, NULL, false), (3, NULL, 3, NULL, 'z', NULL), (60000000000, 'a', -4, 0.0, 'a%', true)");
       const gen = generator(random);
       for (let i = 0; i < 2000; i++) await runChecked(db, random() < 0.8 ? gen() : mutate(random, gen()));
+    }
+  }, 600_000);
+
+  // Under a 16 MiB budget, so that the sizes past it are refused quickly; SUNDIAL_FUZZ_SEEDS as above.
+  it('runs huge-size calls and pathological patterns to a result or a typed error', async () => {
+    for (let k = 0; k < Number(process.env.SUNDIAL_FUZZ_SEEDS ?? 1); k++) {
+      const random = rng(SEED + 2 + k * 7919);
+      const db = testDb();
+      await db.exec(`CREATE TABLE t (s STRING);\nINSERT INTO t (time, s) VALUES (1, 'b'), (2, 'ab'), (3, '${'a'.repeat(2999)}b')`);
+      for (let i = 0; i < 600; i++) await runChecked(db, i % 2 === 0 ? hugeCallStatement(random) : patternStatement(random), 16 << 20);
     }
   }, 600_000);
 });
