@@ -7,7 +7,7 @@
 
 import type { Core } from '../../core/wasm.js';
 import { UserError } from '../../core/errors.js';
-import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
+import type { RecordBatch, Scalar, Schema } from '../batch.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { EvalContext } from '../functions/function-types.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
@@ -41,6 +41,14 @@ export class MemoryPool {
     }
     this.#used += bytes;
     if (this.#used > this.#peak) this.#peak = this.#used;
+  }
+
+  /** Takes `bytes` if they fit under the limit; false (and nothing taken) if not. */
+  tryReserve(bytes: number): boolean {
+    if (this.#used + bytes > this.limitBytes) return false;
+    this.#used += bytes;
+    if (this.#used > this.#peak) this.#peak = this.#used;
+    return true;
   }
 
   release(bytes: number): void {
@@ -78,29 +86,6 @@ export interface ExecNode {
 
 /** The rows the engine aims to put in one batch. */
 export const BATCH_ROWS = 8192;
-
-/** An estimate of a vector's bytes, for memory accounting. */
-export function vectorBytes(v: Vector): number {
-  const vals = v.values;
-  let n = v.validity?.byteLength ?? 0;
-  if (vals === null) return n;
-  if (ArrayBuffer.isView(vals)) return n + vals.byteLength;
-  if (v.type.id === 'Struct') {
-    for (const c of vals as Vector[]) n += vectorBytes(c);
-    return n;
-  }
-  if (v.type.id === 'Utf8' || v.type.id === 'Binary') {
-    for (const s of vals as string[]) n += 16 + 2 * s.length;
-    return n;
-  }
-  return n + 48 * vals.length;
-}
-
-export function batchBytes(b: RecordBatch): number {
-  let n = 0;
-  for (const c of b.columns) n += vectorBytes(c);
-  return n;
-}
 
 /** The key of an outer column binding. */
 export function outerKey(qualifier: string | undefined, name: string): string {

@@ -14,7 +14,8 @@ import { words } from '../functions/accumulators.js';
 import { collect, concatBatches, slices } from './batches.js';
 import { compareStrings } from './compute.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
-import { batchBytes, BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { batchBytes } from './memory-size.js';
 import { rankedPermutation } from './sort-keys.js';
 
 export type RowComparator = (i: number, j: number) => number;
