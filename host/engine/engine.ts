@@ -134,7 +134,7 @@ export class SqlEngine implements QueryEngine {
   /** Runs an optimized query plan lazily. */
   #rows(plan: LogicalPlan, ctx: ExecContext): QueryResult {
     const exec = createPhysicalPlan(plan);
-    return { kind: 'rows', schema: exec.schema, batches: guarded(exec.execute(ctx), ctx) };
+    return { kind: 'rows', schema: exec.schema, batches: guarded(exec.execute(ctx), ctx), memory: ctx.memory };
   }
 
   #context(session: QuerySession, outer: ReadonlyMap<string, Scalar> | undefined, memory?: MemoryPool): ExecContext {
@@ -196,7 +196,7 @@ export class SqlEngine implements QueryEngine {
     const db = session.database;
     const rows = (r: Rows): QueryResult => {
       const batch = rowsBatch(r);
-      return { kind: 'rows', schema: batch.schema, batches: single(batch) };
+      return { kind: 'rows', schema: batch.schema, batches: single(batch), memory: ctx.memory };
     };
     const authorize = (database: string, need: 'read' | 'write' | 'all'): void => session.authorize?.(database, need);
     switch (s.kind) {
