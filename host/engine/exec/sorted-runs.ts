@@ -16,20 +16,25 @@ import { vectorBytes } from './memory-size.js';
 import { crossComparator, rowComparator, type CrossComparator } from './sort-comparators.js';
 import { rankedPermutation } from './sort-keys.js';
 
-/** Rows sorted at once: a comparator sort of 16,384 rows takes a few milliseconds. */
+/** Rows sorted at once by ranks (sort-keys.ts): a few milliseconds for 16,384 rows. */
 export const RUN_ROWS = 16_384;
+/** Rows sorted at once by a comparator, whose calls may each walk long strings. */
+const COMPARED_RUN_ROWS = 4096;
 
 interface Run {
-  /** The row number of the run's first row. */
+  /** The row number of the first row of the run's batch. */
   readonly start: number;
+  /** The batch's key vectors. */
   readonly keys: readonly Vector[];
-  /** The run's rows (0-based within it) in sorted order. */
+  /** The run's rows (0-based within the batch) in sorted order. */
   readonly perm: Int32Array;
 }
 
 export class SortedRuns {
   readonly rows: BatchList;
   readonly #runs: Run[] = [];
+  /** The key vectors of each batch of `rows` (a batch may hold several runs). */
+  readonly #batchKeys: Vector[][] = [];
   readonly #order: readonly SortExpr[];
   readonly #keysC: CompiledExprs;
 
@@ -53,7 +58,7 @@ export class SortedRuns {
 
   /** The key vectors of key `c`, one per run (= batch of `rows`). */
   keys(c: number): Vector[] {
-    return this.#runs.map((r) => r.keys[c]!);
+    return this.#batchKeys.map((k) => k[c]!);
   }
 
   /** A comparator of two row numbers on keys [from, to) of the order. */
@@ -101,17 +106,26 @@ export class SortedRuns {
     if (this.#keysC.needsPrepare) await this.#keysC.prepare(run);
     const keys = this.#keysC.exprs.map((e) => e.evaluate(run));
     for (const k of keys) if (!run.columns.includes(k)) bytes += vectorBytes(k);
-    let perm = rankedPermutation(keys, this.#order, n);
-    if (perm === undefined) {
-      const cmp = rowComparator(keys, this.#order);
-      perm = new Int32Array(n);
-      for (let i = 0; i < n; i++) perm[i] = i;
-      perm.sort(cmp);
+    this.#batchKeys.push(keys);
+    const perm = rankedPermutation(keys, this.#order, n);
+    if (perm !== undefined) {
+      this.#runs.push({ start, keys, perm });
+      ctx.checkAbort();
+      await ctx.maybeYield();
+      return bytes + perm.byteLength;
     }
-    bytes += perm.byteLength;
-    this.#runs.push({ start, keys, perm });
-    ctx.checkAbort();
-    await ctx.maybeYield();
+    // A comparator may be slow (long strings that share a prefix): runs of COMPARED_RUN_ROWS.
+    const cmp = rowComparator(keys, this.#order);
+    for (let from = 0; from < n; from += COMPARED_RUN_ROWS) {
+      const to = Math.min(n, from + COMPARED_RUN_ROWS);
+      const part = new Int32Array(to - from);
+      for (let i = from; i < to; i++) part[i - from] = i;
+      part.sort(cmp);
+      this.#runs.push({ start, keys, perm: part });
+      bytes += part.byteLength;
+      ctx.checkAbort();
+      await ctx.maybeYield();
+    }
     return bytes;
   }
 
