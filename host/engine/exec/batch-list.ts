@@ -14,6 +14,8 @@ export class BatchList {
   /** The batch of each row number. */
   #batchOf = new Int32Array(1024);
   #length = 0;
+  /** Each column's vectors, one per batch, as gather last read them. */
+  readonly #columns: (Vector[] | undefined)[] = [];
 
   get length(): number {
     return this.#length;
@@ -52,12 +54,36 @@ export class BatchList {
 
   /** Column `col` at row numbers rows[0, n), where -1 stands for NULL. */
   gather(col: number, type: DataType, rows: ArrayLike<number>, n: number): Vector {
-    return this.gatherFrom(this.batches.map((b) => b.columns[col]!), type, rows, n);
+    return this.gatherFrom(this.#column(col), type, rows, n);
   }
 
   /** Like gather, from vectors of the batches' rows computed elsewhere (`sources[b]` for batch b). */
   gatherFrom(sources: readonly Vector[], type: DataType, rows: ArrayLike<number>, n: number): Vector {
-    return gatherVector(type, sources, this.#batchOf, this.#starts, rows, n);
+    const batches = new Int32Array(n);
+    const local = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const g = rows[k]!;
+      if (g < 0) {
+        batches[k] = -1;
+        continue;
+      }
+      const b = this.#batchOf[g]!;
+      batches[k] = b;
+      local[k] = g - this.#starts[b]!;
+    }
+    return gatherVector(type, sources, batches, local, n);
+  }
+
+  /** Column `col` at row local[k] of batch batches[k] for k < n (a batch -1 stands for NULL). */
+  gatherAt(col: number, type: DataType, batches: ArrayLike<number>, local: ArrayLike<number>, n: number): Vector {
+    return gatherVector(type, this.#column(col), batches, local, n);
+  }
+
+  /** Each batch's vector of column `col`, the same array until a batch is added. */
+  #column(col: number): Vector[] {
+    let sources = this.#columns[col];
+    if (sources === undefined || sources.length !== this.batches.length) this.#columns[col] = sources = this.batches.map((b) => b.columns[col]!);
+    return sources;
   }
 }
 
@@ -74,17 +100,52 @@ function emptyValue(type: DataType): unknown {
   }
 }
 
+/** What the gather of one set of sources reads per row, made once per set (see `prepared`). */
+interface Prepared {
+  /** Some source has a validity, or no values (all NULL). */
+  readonly nullable: boolean;
+  readonly values: (ArrayLike<unknown> | null)[];
+  /** 64-bit integers as 32-bit word pairs (reading a BigInt64Array allocates). */
+  readonly words: (Int32Array | undefined)[] | undefined;
+  readonly validity: (Uint8Array | undefined)[];
+  /** The first non-NULL source's values, which decide the output's array type. */
+  readonly first: ArrayLike<unknown> | null;
+}
+
 /**
- * Rows of `sources` (one vector per batch) as one vector: row number rows[k] is row
- * rows[k] - starts[b] of sources[b], b = batchOf[rows[k]]; -1 is NULL.
+ * The sources of a gather, read once: a sort gathers each column from the same sources a batch
+ * of rows at a time (millions of rows: thousands of gathers over hundreds of batches).
  */
-export function gatherVector(type: DataType, sources: readonly Vector[], batchOf: Int32Array, starts: readonly number[], rows: ArrayLike<number>, n: number): Vector {
+const preparedSources = new WeakMap<readonly Vector[], Prepared>();
+
+function prepared(sources: readonly Vector[]): Prepared {
+  let p = preparedSources.get(sources);
+  if (p !== undefined) return p;
+  const first = sources.find((s) => s.values !== null)?.values ?? null;
+  const wide = first instanceof BigInt64Array || first instanceof BigUint64Array;
+  p = {
+    nullable: sources.some((s) => s.validity !== undefined || s.values === null),
+    values: sources.map((s) => s.values as ArrayLike<unknown> | null),
+    words: wide ? sources.map((s) => (s.values === null ? undefined : new Int32Array((s.values as BigInt64Array).buffer, (s.values as BigInt64Array).byteOffset, s.length * 2))) : undefined,
+    validity: sources.map((s) => (s.values === null ? new Uint8Array(s.length) : s.validity)),
+    first: first as ArrayLike<unknown> | null,
+  };
+  preparedSources.set(sources, p);
+  return p;
+}
+
+/**
+ * Rows of `sources` (one vector per batch) as one vector: row k is row local[k] of
+ * sources[batches[k]]; a batch -1 is NULL. Pass the same `sources` array again for the same set:
+ * what is read of it is kept with it.
+ */
+export function gatherVector(type: DataType, sources: readonly Vector[], batches: ArrayLike<number>, local: ArrayLike<number>, n: number): Vector {
   if (type.id === 'Null') return { type, length: n, values: null };
-  let nullable = false;
-  for (const s of sources) if (s.validity !== undefined || s.values === null) nullable = true;
+  const p = prepared(sources);
+  let nullable = p.nullable;
   if (!nullable) {
     for (let k = 0; k < n; k++) {
-      if (rows[k]! < 0) {
+      if (batches[k]! < 0) {
         nullable = true;
         break;
       }
@@ -93,43 +154,36 @@ export function gatherVector(type: DataType, sources: readonly Vector[], batchOf
   let validity: Uint8Array | undefined;
   if (nullable) {
     validity = new Uint8Array(n);
+    const valid = p.validity;
     for (let k = 0; k < n; k++) {
-      const g = rows[k]!;
-      if (g < 0) continue;
-      const s = sources[batchOf[g]!]!;
-      if (s.values === null) continue;
-      validity[k] = s.validity === undefined ? 1 : s.validity[g - starts[batchOf[g]!]!]!;
+      const b = batches[k]!;
+      if (b < 0) continue;
+      const v = valid[b];
+      validity[k] = v === undefined ? 1 : v[local[k]!]!;
     }
   }
-  const first = sources.find((s) => s.values !== null)?.values;
-  if (first === undefined || type.id === 'Struct') return gatherGeneric(type, sources, batchOf, starts, rows, n, validity);
+  const first = p.first;
+  if (first === null || type.id === 'Struct') return gatherGeneric(type, sources, batches, local, n, validity);
+  const values = p.values;
   let out: VectorValues;
   if (Array.isArray(first)) {
     const empty = emptyValue(type);
     const a = new Array<unknown>(n);
     for (let k = 0; k < n; k++) {
-      const g = rows[k]!;
-      if (g < 0) {
-        a[k] = empty;
-        continue;
-      }
-      const b = batchOf[g]!;
-      const vals = sources[b]!.values as unknown[] | null;
-      a[k] = vals === null ? empty : vals[g - starts[b]!];
+      const b = batches[k]!;
+      const vals = b < 0 ? null : values[b];
+      a[k] = vals === null || vals === undefined ? empty : vals[local[k]!];
     }
     out = a as VectorValues;
-  } else if (first instanceof BigInt64Array || first instanceof BigUint64Array) {
-    // Word by word: reading a BigInt64Array allocates a BigInt per element.
-    const words = sources.map((s) => (s.values === null ? undefined : new Int32Array((s.values as BigInt64Array).buffer, (s.values as BigInt64Array).byteOffset, s.length * 2)));
+  } else if (p.words !== undefined) {
+    const words = p.words;
     const a = first instanceof BigInt64Array ? new BigInt64Array(n) : new BigUint64Array(n);
     const dw = new Int32Array(a.buffer);
     for (let k = 0; k < n; k++) {
-      const g = rows[k]!;
-      if (g < 0) continue;
-      const b = batchOf[g]!;
-      const w = words[b];
+      const b = batches[k]!;
+      const w = b < 0 ? undefined : words[b];
       if (w === undefined) continue;
-      const j = 2 * (g - starts[b]!);
+      const j = 2 * local[k]!;
       dw[2 * k] = w[j]!;
       dw[2 * k + 1] = w[j + 1]!;
     }
@@ -138,27 +192,20 @@ export function gatherVector(type: DataType, sources: readonly Vector[], batchOf
     const ctor = (first as Float64Array).constructor as new (n: number) => Float64Array;
     const a = new ctor(n);
     for (let k = 0; k < n; k++) {
-      const g = rows[k]!;
-      if (g < 0) continue;
-      const b = batchOf[g]!;
-      const vals = sources[b]!.values as Float64Array | null;
-      if (vals !== null) a[k] = vals[g - starts[b]!]!;
+      const b = batches[k]!;
+      const vals = b < 0 ? null : (values[b] as Float64Array | null);
+      if (vals !== null) a[k] = vals[local[k]!]!;
     }
     out = a as unknown as VectorValues;
   }
   return { type, length: n, values: out, validity };
 }
 
-function gatherGeneric(type: DataType, sources: readonly Vector[], batchOf: Int32Array, starts: readonly number[], rows: ArrayLike<number>, n: number, validity: Uint8Array | undefined): Vector {
+function gatherGeneric(type: DataType, sources: readonly Vector[], batches: ArrayLike<number>, local: ArrayLike<number>, n: number, validity: Uint8Array | undefined): Vector {
   const values = new Array<Scalar>(n);
   for (let k = 0; k < n; k++) {
-    const g = rows[k]!;
-    if (g < 0) {
-      values[k] = null;
-      continue;
-    }
-    const b = batchOf[g]!;
-    values[k] = getValue(sources[b]!, g - starts[b]!);
+    const b = batches[k]!;
+    values[k] = b < 0 ? null : getValue(sources[b]!, local[k]!);
   }
   return vectorFrom(type, values, validity);
 }

@@ -16,8 +16,8 @@ import { SortedRuns } from './sorted-runs.js';
 
 /** The first `limit` rows of `runs` in order, gathered into batches. */
 async function* sortedBatches(runs: SortedRuns, schema: Schema, ctx: ExecContext, limit?: number): AsyncGenerator<RecordBatch> {
-  for await (const rows of runs.merged(ctx, limit)) {
-    yield { schema, length: rows.length, columns: schema.fields.map((f, c) => runs.rows.gather(c, f.type, rows, rows.length)) };
+  for await (const { batches, rows } of runs.merged(ctx, limit)) {
+    yield { schema, length: rows.length, columns: schema.fields.map((f, c) => runs.rows.gatherAt(c, f.type, batches, rows, rows.length)) };
   }
 }
 
@@ -64,6 +64,7 @@ export class SortExec implements ExecNode {
         mem.grow(batchBytes(batch));
         mem.grow(await runs.add(batch, ctx));
       }
+      await runs.sort(ctx, mem);
       yield* sortedBatches(runs, this.schema, ctx);
     } finally {
       mem.release();
@@ -81,6 +82,7 @@ export class SortExec implements ExecNode {
       let extra = 0;
       for (const b of buffer) extra += await runs.add(b, ctx);
       mem.grow(extra);
+      await runs.sort(ctx, mem);
       const best: RecordBatch[] = [];
       for await (const b of sortedBatches(runs, this.schema, ctx, k)) best.push(b);
       let bytes = 0;

@@ -164,11 +164,11 @@ export class WindowExec implements ExecNode {
     const keysC = compileExprs([...w.partitionBy, ...w.orderBy.map((o) => o.expr)], this.#inputSchema, ctx);
     const { runs, bytes } = await SortedRuns.over(rows, [...partOrder, ...w.orderBy], keysC, ctx);
     mem.grow(bytes + 4 * n);
+    await runs.sort(ctx, mem);
     const perm = new Int32Array(n);
     let at = 0;
-    for await (const chunk of runs.merged(ctx)) {
-      perm.set(chunk, at);
-      at += chunk.length;
+    for await (const { batches, rows: local } of runs.merged(ctx)) {
+      for (let k = 0; k < local.length; k++) perm[at++] = rows.startOf(batches[k]!) + local[k]!;
     }
     const partCmp = runs.comparator(0, np);
     const orderCmp = runs.comparator(np, np + w.orderBy.length);
