@@ -1,7 +1,7 @@
 // Issue 24: no statement outgrows its memory budget or holds the server's thread for long.
 // Memory: on 20,000 rows under a 2 MiB budget, each operator that holds state (a join's build side
 // with its keys and table, DISTINCT sets, a GROUP BY table, a sort's keys and permutations, a
-// window's results, a text/table answer) counts it and answers 422 010011 naming itself; these
+// window's results, an IN subquery's rows, a text/table answer) counts it and answers 422 010011 naming itself; these
 // used to pass the budget uncounted. A non-chunked answer bigger than the query's pool streams.
 // Freezes: on 100,000 rows, statements whose old code held the thread from the end of their scan
 // (a join build, a sort, a window's sort, each with keys that are slow to compare) let pings
@@ -54,6 +54,8 @@ describe('issue 24: the query memory budget holds in every operator', () => {
     { name: 'an ORDER BY a computed key', sql: 'SELECT s FROM cpu ORDER BY concat(s, host, s)', needs: 'ORDER BY' },
     // One JS value per row for the result, the sort's permutation, each partition's arguments.
     { name: 'a window function', sql: 'SELECT max(w) FROM (SELECT lag(a) OVER (ORDER BY time) AS w FROM (SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu))', needs: 'window functions' },
+    // The subquery's rows, held while the outer query runs.
+    { name: 'an IN subquery', sql: 'SELECT count(*) FROM cpu WHERE s IN (SELECT concat(repeat(s, 5), host) FROM cpu)', needs: 'subquery results' },
     // Every cell of the answer, held for the column widths.
     { name: 'a text/table answer', sql: 'SELECT * FROM cpu', accept: 'text/table', needs: 'the text/table answer' },
   ];
