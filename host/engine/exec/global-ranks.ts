@@ -95,7 +95,8 @@ async function valueRanks(vs: readonly Vector[], ctx: ExecContext): Promise<KeyR
   const type = vs.find((v) => v.values !== null)?.type;
   if (type === undefined || type.id === 'Null') return { ranks: vs.map((v) => new Int32Array(v.length)), card: 1 };
   switch (type.id) {
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       const nan: (Uint8Array | undefined)[] = [];
       const xs: Float64Array[] = [];
       for (const v of vs) {

@@ -43,6 +43,7 @@ export function keyMode(a: Vector['type'], b: Vector['type']): KeyMode {
     case 'Timestamp':
     case 'Time64':
     case 'Float64':
+    case 'Float32':
     case 'Boolean':
     case 'Date32':
     case 'Utf8':
@@ -79,7 +80,8 @@ export function hashKey(v: Vector, mode: KeyMode, n: number, out: Int32Array, fi
       for (let i = 0; i < n; i++) put(i, mix(w[2 * i]! ^ mix(w[2 * i + 1]!)));
       return;
     }
-    case 'Float64': {
+    case 'Float64':
+    case 'Float32': {
       const x = v.values as Float64Array;
       const w = new Int32Array(x.buffer, x.byteOffset, n * 2);
       for (let i = 0; i < n; i++) {
@@ -131,7 +133,7 @@ export function keyEquals(a: KeyView, i: number, b: KeyView, j: number): boolean
     const bw = b.words!;
     return aw[2 * i] === bw[2 * j] && aw[2 * i + 1] === bw[2 * j + 1];
   }
-  if (x.type.id === 'Float64') {
+  if (x.type.id === 'Float64' || x.type.id === 'Float32') {
     const p = (x.values as Float64Array)[i]!;
     const q = (y.values as Float64Array)[j]!;
     return p === q || (p !== p && q !== q);

@@ -41,6 +41,7 @@ class WindowResult {
     this.#valid = new Uint8Array(n);
     switch (type.id) {
       case 'Float64':
+      case 'Float32':
         this.#values = new Float64Array(n);
         break;
       case 'Int64':
