@@ -4,7 +4,9 @@
 // runs reuse) in `public.cpu`. For each heavy query a separate client process (this file with
 // --probe) sends `GET /api/v1/ping` and a one-line write open loop, every --probe-ms, and the
 // latency of each is counted from the moment it was due (a stall shows in full, not as one slow
-// request). Three servers, one after the other, on the same data:
+// request). The server runs with bench/loop-monitor.mjs preloaded, which notes how long its event
+// loop was held and how much CPU the server spent meanwhile: on a shared machine the CPU figure is
+// the one the code controls. Three servers, one after the other, on the same data:
 //   isolation  --query-memory-bytes --isolation-memory (16GiB: every query runs to its end); ping
 //              and write p50/p99/max while it runs, its time, status and the server's peak RSS
 //              (VmRSS every 50 ms; each query on a fresh server, so the peak is its own);
@@ -16,7 +18,9 @@
 // machine. Needs `npm run build` first (npm run bench:isolation does it).
 //
 // Options: --rows 10000000 --only join,distinct,... --phases isolation,timeout,memory
-//          --timeout-ms 2000 --probe-ms 10 --main PATH --json OUT
+//          --timeout-ms 2000 --probe-ms 10 --main PATH --json OUT --isolation-memory 16GiB
+//          --data NAME (the data directory under /tmp/sundial-isolation: a build that cannot read
+//          a newer build's catalog needs one of its own)
 
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -49,6 +53,7 @@ const { values: opts } = parseArgs({
     'probe-ms': { type: 'string', default: '10' },
     'isolation-memory': { type: 'string', default: '16GiB' },
     main: { type: 'string' },
+    data: { type: 'string' },
     json: { type: 'string' },
     probe: { type: 'string' },
   },
@@ -242,7 +247,7 @@ async function load(server: TestServer, rows: number): Promise<void> {
  * (on the server's thread on a 2-core machine) lands in the middle of some query's measurement.
  */
 async function dataDir(rows: number): Promise<string> {
-  const dir = join(WORK, `cpu-${rows}`);
+  const dir = join(WORK, opts.data ?? `cpu-${rows}`);
   if (existsSync(join(dir, 'COMPACTED'))) return dir;
   const loaded = existsSync(join(dir, 'LOADED'));
   if (!loaded) {
