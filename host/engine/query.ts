@@ -3,7 +3,7 @@
 // maps errors (core/errors.ts UserError) to statuses.
 
 import type { RecordBatch, Schema } from './batch.js';
-import type { MemoryPool } from './exec/exec-plan.js';
+import type { MemoryPool } from './exec/memory-pool.js';
 import type { Statement } from './sql/ast.js';
 import type { SystemInfo } from './system/system-info.js';
 

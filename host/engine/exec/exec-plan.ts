@@ -6,55 +6,12 @@
 // pool, which operators that buffer (sort, aggregate, join build) reserve from.
 
 import type { Core } from '../../core/wasm.js';
-import { UserError } from '../../core/errors.js';
 import type { RecordBatch, Scalar, Schema } from '../batch.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { EvalContext } from '../functions/function-types.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { QuerySession } from '../query.js';
-
-/** Bytes held by the operators of one query, against its limit. */
-export class MemoryPool {
-  readonly limitBytes: number;
-  #used = 0;
-  #peak = 0;
-
-  constructor(limitBytes: number) {
-    this.limitBytes = limitBytes;
-  }
-
-  get usedBytes(): number {
-    return this.#used;
-  }
-
-  get peakBytes(): number {
-    return this.#peak;
-  }
-
-  /** Takes `bytes` for `what`, or throws 422 010011 leaving the pool unchanged. */
-  reserve(bytes: number, what: string): void {
-    if (this.#used + bytes > this.limitBytes) {
-      throw new UserError(
-        'queryMemory',
-        `query memory limit exceeded: ${what} needs ${this.#used + bytes} bytes, the limit is ${this.limitBytes} bytes (limits.query_memory_bytes)`,
-      );
-    }
-    this.#used += bytes;
-    if (this.#used > this.#peak) this.#peak = this.#used;
-  }
-
-  /** Takes `bytes` if they fit under the limit; false (and nothing taken) if not. */
-  tryReserve(bytes: number): boolean {
-    if (this.#used + bytes > this.limitBytes) return false;
-    this.#used += bytes;
-    if (this.#used > this.#peak) this.#peak = this.#used;
-    return true;
-  }
-
-  release(bytes: number): void {
-    this.#used = Math.max(0, this.#used - bytes);
-  }
-}
+import type { MemoryPool } from './memory-pool.js';
 
 /** Runs a subquery plan with the values of the enclosing row's columns it references. */
 export type SubqueryRunner = (plan: LogicalPlan, outer: ReadonlyMap<string, Scalar>) => Promise<RecordBatch[]>;

@@ -7,7 +7,7 @@
 // in one, so text is overcounted, never under).
 
 import type { RecordBatch, Scalar, Vector } from '../batch.js';
-import type { MemoryPool } from './exec-plan.js';
+import type { MemoryPool } from './memory-pool.js';
 
 /** A reference in an array or object slot. */
 export const SLOT_BYTES = 8;

@@ -13,7 +13,7 @@ import { errorObjectBytes, JsonWriter } from './json-writer.js';
 import { negotiateFormat, type ResultFormat } from './negotiate.js';
 import type { ResultWriter } from './result-writer.js';
 import { TableWriter } from './table-writer.js';
-import type { MemoryPool } from '../exec/exec-plan.js';
+import type { MemoryPool } from '../exec/memory-pool.js';
 
 export { negotiateFormat, type ResultFormat, type ResultWriter };
 export { displayScalar, displayValue, intervalText, timestampText } from './display-text.js';

@@ -19,7 +19,7 @@ import type { RecordBatch, Schema } from '../batch.js';
 import { ByteSink } from './byte-sink.js';
 import { displayValue } from './display-text.js';
 import type { ResultWriter } from './result-writer.js';
-import type { MemoryPool } from '../exec/exec-plan.js';
+import type { MemoryPool } from '../exec/memory-pool.js';
 import { Reservation, SLOT_BYTES, stringBytes } from '../exec/memory-size.js';
 
 const EMPTY = new Uint8Array(0);

@@ -9,7 +9,7 @@ import type { RecordBatch, Vector } from '../../../host/engine/batch.js';
 import { concatBatches } from '../../../host/engine/exec/batches.js';
 import { constantContext } from '../../../host/engine/exec/constant-context.js';
 import { compileExprs } from '../../../host/engine/exec/evaluate.js';
-import { MemoryPool } from '../../../host/engine/exec/exec-plan.js';
+import { MemoryPool } from '../../../host/engine/exec/memory-pool.js';
 import { Reservation } from '../../../host/engine/exec/memory-size.js';
 import { rowComparator } from '../../../host/engine/exec/sort-comparators.js';
 import { SortedRuns } from '../../../host/engine/exec/sorted-runs.js';
