@@ -3,6 +3,7 @@
 // maps errors (core/errors.ts UserError) to statuses.
 
 import type { RecordBatch, Schema } from './batch.js';
+import type { MemoryPool } from './exec/memory-pool.js';
 import type { Statement } from './sql/ast.js';
 import type { SystemInfo } from './system/system-info.js';
 
@@ -60,8 +61,11 @@ export interface QuerySession {
 }
 
 export type QueryResult =
-  /** A result set: its schema is known before the first batch is pulled. */
-  | { kind: 'rows'; schema: Schema; batches: AsyncIterable<RecordBatch> }
+  /**
+   * A result set: its schema is known before the first batch is pulled. `memory` is the
+   * statement's pool: a host that holds formatted bytes of the answer charges them there.
+   */
+  | { kind: 'rows'; schema: Schema; batches: AsyncIterable<RecordBatch>; memory: MemoryPool }
   /** A statement without a result set (DDL, DCL, DELETE): 200 with an empty body. */
   | { kind: 'done' };
 

@@ -23,6 +23,8 @@ export interface StartOptions {
    * CPU after a start is not the cost of what they measure). Default false.
    */
   waitWarm?: boolean;
+  /** The server's main.js; default dist/host/cli/main.js (a benchmark may run another commit's build). */
+  main?: string;
 }
 
 export interface TestServer {
@@ -64,7 +66,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
   if (ownDir) ownDirs.add(dataDir);
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: { ...LAUNCH_ENV, ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,7 +3,8 @@
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
 import { concatVectors, emptyBatch, sliceBatch, takeVector } from '../batch.js';
-import { batchBytes, BATCH_ROWS, type ExecContext, type ExecNode } from './exec-plan.js';
+import { batchBytes } from './memory-size.js';
+import { BATCH_ROWS, type ExecContext, type ExecNode } from './exec-plan.js';
 
 /** Concatenates batches of one schema into one batch. */
 export function concatBatches(schema: Schema, batches: readonly RecordBatch[]): RecordBatch {

@@ -5,7 +5,8 @@
 import { bug } from '../../core/errors.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { QuerySession } from '../query.js';
-import { MemoryPool, type ExecContext } from './exec-plan.js';
+import type { ExecContext } from './exec-plan.js';
+import { MemoryPool } from './memory-pool.js';
 
 export function constantContext(nowNs: bigint, memoryLimitBytes = Number.MAX_SAFE_INTEGER): ExecContext {
   const none = (): never => {

@@ -17,6 +17,7 @@ import { BOOLEAN, type DataType } from '../types.js';
 import { castVector } from './cast.js';
 import { binaryKernel, compare, logical, negate } from './compute.js';
 import { outerKey, type ExecContext } from './exec-plan.js';
+import { batchBytes, Reservation } from './memory-size.js';
 import { checkIntegerRange } from './integer-range.js';
 import { compileLike, type LikeMatcher } from './like-matcher.js';
 
@@ -91,6 +92,8 @@ class SubqueryNode {
   #forBatch: RecordBatch | undefined;
   /** Per row of the current batch: its subquery result rows. */
   #rows: RecordBatch[][] = [];
+  /** The results held: once for an uncorrelated subquery, the current batch's for a correlated one. */
+  #held: Reservation | undefined;
 
   constructor(kind: 'scalar' | 'exists' | 'in', plan: LogicalPlan, schema: PlanSchema, ctx: ExecContext) {
     this.kind = kind;
@@ -101,11 +104,16 @@ class SubqueryNode {
   }
 
   async prepare(batch: RecordBatch): Promise<void> {
+    const held = (this.#held ??= new Reservation(this.#ctx.memory, 'subquery results'));
     if (this.outerRefs.length === 0) {
-      this.#uncorrelated ??= await this.#ctx.runSubquery(this.plan, this.#ctx.outer ?? new Map());
+      if (this.#uncorrelated === undefined) {
+        this.#uncorrelated = await this.#ctx.runSubquery(this.plan, this.#ctx.outer ?? new Map());
+        for (const b of this.#uncorrelated) held.grow(batchBytes(b));
+      }
       return;
     }
     if (this.#forBatch === batch) return;
+    held.release();
     const cols = this.outerRefs.map((r) => {
       const i = this.#schema.find(r.qualifier, r.name);
       return i >= 0 ? batch.columns[i]! : undefined;
@@ -124,6 +132,10 @@ class SubqueryNode {
       if (result === undefined) {
         result = await this.#ctx.runSubquery(this.plan, values);
         cache.set(cacheKey, result);
+        for (const b of result) held.grow(batchBytes(b));
+        // A subquery per row: each is short, together they are not.
+        this.#ctx.checkAbort();
+        await this.#ctx.maybeYield();
       }
       this.#rows.push(result);
     }

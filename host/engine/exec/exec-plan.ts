@@ -6,47 +6,12 @@
 // pool, which operators that buffer (sort, aggregate, join build) reserve from.
 
 import type { Core } from '../../core/wasm.js';
-import { UserError } from '../../core/errors.js';
-import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
+import type { RecordBatch, Scalar, Schema } from '../batch.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { EvalContext } from '../functions/function-types.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { QuerySession } from '../query.js';
-
-/** Bytes held by the operators of one query, against its limit. */
-export class MemoryPool {
-  readonly limitBytes: number;
-  #used = 0;
-  #peak = 0;
-
-  constructor(limitBytes: number) {
-    this.limitBytes = limitBytes;
-  }
-
-  get usedBytes(): number {
-    return this.#used;
-  }
-
-  get peakBytes(): number {
-    return this.#peak;
-  }
-
-  /** Takes `bytes` for `what`, or throws 422 010011 leaving the pool unchanged. */
-  reserve(bytes: number, what: string): void {
-    if (this.#used + bytes > this.limitBytes) {
-      throw new UserError(
-        'queryMemory',
-        `query memory limit exceeded: ${what} needs ${this.#used + bytes} bytes, the limit is ${this.limitBytes} bytes (limits.query_memory_bytes)`,
-      );
-    }
-    this.#used += bytes;
-    if (this.#used > this.#peak) this.#peak = this.#used;
-  }
-
-  release(bytes: number): void {
-    this.#used = Math.max(0, this.#used - bytes);
-  }
-}
+import type { MemoryPool } from './memory-pool.js';
 
 /** Runs a subquery plan with the values of the enclosing row's columns it references. */
 export type SubqueryRunner = (plan: LogicalPlan, outer: ReadonlyMap<string, Scalar>) => Promise<RecordBatch[]>;
@@ -78,29 +43,6 @@ export interface ExecNode {
 
 /** The rows the engine aims to put in one batch. */
 export const BATCH_ROWS = 8192;
-
-/** An estimate of a vector's bytes, for memory accounting. */
-export function vectorBytes(v: Vector): number {
-  const vals = v.values;
-  let n = v.validity?.byteLength ?? 0;
-  if (vals === null) return n;
-  if (ArrayBuffer.isView(vals)) return n + vals.byteLength;
-  if (v.type.id === 'Struct') {
-    for (const c of vals as Vector[]) n += vectorBytes(c);
-    return n;
-  }
-  if (v.type.id === 'Utf8' || v.type.id === 'Binary') {
-    for (const s of vals as string[]) n += 16 + 2 * s.length;
-    return n;
-  }
-  return n + 48 * vals.length;
-}
-
-export function batchBytes(b: RecordBatch): number {
-  let n = 0;
-  for (const c of b.columns) n += vectorBytes(c);
-  return n;
-}
 
 /** The key of an outer column binding. */
 export function outerKey(qualifier: string | undefined, name: string): string {

@@ -12,7 +12,7 @@ import type { GapFill } from '../plan/logical-plan.js';
 import { type TimeUnit, unitNanos } from '../types.js';
 import { collect, concatBatches, slices } from './batches.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { rowComparator } from './sort-exec.js';
+import { rowComparator } from './sort-comparators.js';
 
 /** Bytes charged per filled row and column. */
 const CELL_BYTES = 16;

@@ -4,18 +4,16 @@
 // string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0).
 
 import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, nonNullMask, vectorFrom } from '../batch.js';
+import { getValue, isValid, nonNullMask, sliceVector, vectorFrom } from '../batch.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
-import { slices } from './batches.js';
-import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { HASH_ENTRY_BYTES, Reservation, scalarBytes, SLOT_BYTES, stringBytes } from './memory-size.js';
 
 const NULL_KEY = Symbol('null');
-/** Bytes charged per new group for the hash table entry and key values. */
-const GROUP_OVERHEAD_BYTES = 96;
 
 type AggregateExpr = Extract<LExpr, { kind: 'aggregate' }>;
 
@@ -68,8 +66,10 @@ export class HashAggregateExec implements ExecNode {
     const table = new Map<unknown, number>();
     const keyValues: Scalar[][] = this.#groupBy.map(() => []);
     let numGroups = grouped ? 0 : 1;
-    let reserved = 0;
-    let accBytes = 0;
+    // The table's entries with their keys and the key values kept for the output (a GROUP BY of
+    // millions of groups held 2 GB, charged 96 bytes a group), and the accumulators' state.
+    const tableMem = new Reservation(ctx.memory, 'GROUP BY hash table');
+    const accMem = new Reservation(ctx.memory, 'aggregate state');
     let groups = new Int32Array(0);
     try {
       for await (const batch of this.#input.execute(ctx)) {
@@ -80,23 +80,25 @@ export class HashAggregateExec implements ExecNode {
         if (grouped) {
           if (keysC.needsPrepare) await keysC.prepare(batch);
           const keys = keysC.exprs.map((e) => e.evaluate(batch));
-          const before = numGroups;
           const single = keys.length === 1 ? keys[0]! : undefined;
+          let added = 0;
           for (let i = 0; i < n; i++) {
             const k = single !== undefined ? keyPart(single, i) : compositeKey(keys, i);
             let g = table.get(k);
             if (g === undefined) {
               g = numGroups++;
               table.set(k, g);
-              for (let c = 0; c < keys.length; c++) keyValues[c]!.push(getValue(keys[c]!, i));
+              // A composite key is a concatenated string (a cons node over its flat text).
+              added += HASH_ENTRY_BYTES + (single !== undefined ? 0 : 32 + stringBytes(k as string));
+              for (let c = 0; c < keys.length; c++) {
+                const v = getValue(keys[c]!, i);
+                keyValues[c]!.push(v);
+                added += SLOT_BYTES + scalarBytes(v);
+              }
             }
             groups[i] = g;
           }
-          if (numGroups > before) {
-            const add = (numGroups - before) * GROUP_OVERHEAD_BYTES;
-            ctx.memory.reserve(add, 'GROUP BY hash table');
-            reserved += add;
-          }
+          tableMem.grow(added);
         } else groups.fill(0, 0, n);
         for (let a = 0; a < accs.length; a++) {
           const ac = argsC[a]!;
@@ -113,22 +115,28 @@ export class HashAggregateExec implements ExecNode {
             accs[a]!.update(args, gs, n, numGroups + 1);
           } else accs[a]!.update(args, gs, n, numGroups);
         }
-        const now = accs.reduce((s, acc) => s + acc.sizeBytes(), 0);
-        if (now > accBytes) {
-          ctx.memory.reserve(now - accBytes, 'aggregate state');
-          reserved += now - accBytes;
-          accBytes = now;
-        }
+        accMem.set(accs.reduce((s, acc) => s + acc.sizeBytes(), 0));
         await ctx.maybeYield();
       }
-      const columns: Vector[] = [
-        ...this.#groupBy.map((g, c) => vectorFrom(g.type, keyValues[c]!, nonNullMask(keyValues[c]!))),
-        ...accs.map((acc) => acc.finish(numGroups)),
-      ];
-      const out: RecordBatch = { schema: this.schema, length: numGroups, columns };
-      yield* slices(out);
+      // The keys are in keyValues: the table's entries go before the output is built.
+      table.clear();
+      // A batch of groups at a time: millions of groups made one vector of each key at once.
+      const results = accs.map((acc) => acc.finish(numGroups));
+      for (let start = 0; start < numGroups; start += BATCH_ROWS) {
+        const end = Math.min(numGroups, start + BATCH_ROWS);
+        const columns: Vector[] = [
+          ...this.#groupBy.map((g, c) => {
+            const values = keyValues[c]!.slice(start, end);
+            return vectorFrom(g.type, values, nonNullMask(values));
+          }),
+          ...results.map((v) => sliceVector(v, start, end)),
+        ];
+        yield { schema: this.schema, length: end - start, columns };
+        await ctx.maybeYield();
+      }
     } finally {
-      ctx.memory.release(reserved);
+      tableMem.release();
+      accMem.release();
     }
   }
 }

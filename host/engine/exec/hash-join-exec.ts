@@ -1,45 +1,29 @@
-// Joins: the right input is built into a hash table on its key columns (within the memory
-// limit), the left input streams past it. Candidate pairs are gathered a batch at a time, the
-// residual ON condition filters them, then each join type decides: INNER emits the pairs,
-// LEFT/FULL also the left rows without a partner (right side NULL), RIGHT/FULL the right rows
-// never matched at the end, SEMI/ANTI the left rows with / without a partner. Without keys
-// every pair is a candidate (cross join, or an ON with no equality). NULL keys never match
-// unless the join compares NULLs as equal (INTERSECT / EXCEPT).
+// Joins: the right input is built into a hash table on its key columns, the left input streams
+// past it. Candidate pairs are gathered a batch at a time, the residual ON condition filters them,
+// then each join type decides: INNER emits the pairs, LEFT/FULL also the left rows without a
+// partner (right side NULL), RIGHT/FULL the right rows never matched at the end, SEMI/ANTI the
+// left rows with / without a partner. Without keys every pair is a candidate (cross join, or an
+// ON with no equality). NULL keys never match unless the join compares NULLs as equal (INTERSECT
+// / EXCEPT).
+// The build side stays in its batches (batch-list.ts) and the table is a hash and a chain link per
+// row in typed arrays (row-hash.ts), all charged to the query's memory: a self-join of 10 million
+// rows held 3.5 GB in a Map of string keys, and built it in one synchronous pass. Every loop over
+// rows gives the event loop its turn (ctx.maybeYield) and stops when the query is aborted.
 
 import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { getValue, isValid, takeVector, vectorFrom } from '../batch.js';
+import { constantVector, isValid, takeVector } from '../batch.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { JoinType } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
-import { collect, concatBatches } from './batches.js';
+import { BatchList } from './batch-list.js';
 import { compileExpr, compileExprs } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
+import { batchBytes, Reservation, vectorBytes } from './memory-size.js';
+import { hashKey, keyEquals, keyMode, keysValid, keyView, type KeyMode, type KeyView } from './row-hash.js';
 
-const NULL_KEY = '\u0000null';
-
-function rowKey(keys: readonly Vector[], i: number, nullEqualsNull: boolean): string | undefined {
-  let s = '';
-  for (const k of keys) {
-    if (!isValid(k, i)) {
-      if (!nullEqualsNull) return undefined;
-      s += NULL_KEY;
-      continue;
-    }
-    const v = getValue(k, i);
-    s += `\u0001${typeof v === 'object' ? JSON.stringify(v, (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y)) : String(v)}`;
-  }
-  return s;
-}
-
-/** Rows of `v` at `indices`, where -1 stands for NULL. */
-function takeOrNull(v: Vector, indices: Int32Array): Vector {
-  let hasNull = false;
-  for (let k = 0; k < indices.length; k++) if (indices[k]! < 0) hasNull = true;
-  if (!hasNull) return takeVector(v, indices);
-  const values = Array.from(indices, (i) => (i < 0 ? null : getValue(v, i)));
-  return vectorFrom(v.type, values, Uint8Array.from(values, (x, k) => (x === null && (indices[k]! < 0 || !isValid(v, indices[k]!)) ? 0 : 1)));
-}
+/** Rows hashed or linked between two looks at the clock. */
+const ROWS_PER_SLICE = 1 << 14;
 
 export interface JoinSpec {
   readonly joinType: JoinType;
@@ -51,6 +35,32 @@ export interface JoinSpec {
   readonly rightSchema: PlanSchema;
   /** Left fields then right fields (the filter is evaluated over it). */
   readonly joinedSchema: PlanSchema;
+}
+
+function grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  let size = Math.max(1024, a.length * 2);
+  while (size < need) size *= 2;
+  const next = new Int32Array(size);
+  next.set(a);
+  return next;
+}
+
+/** The build side: its rows, each batch's key views, and the chained hash table over them. */
+class JoinTable {
+  readonly rows = new BatchList();
+  readonly keys: KeyView[][] = [];
+  hashes = new Int32Array(0);
+  /** 1 where the row's keys may match (no NULL, or NULLs compare equal). */
+  usable = new Uint8Array(0);
+  heads = new Int32Array(0);
+  next = new Int32Array(0);
+  mask = 0;
+
+  /** Bytes of the table's arrays (the batches and keys are counted as they come). */
+  get bytes(): number {
+    return this.rows.indexBytes + this.hashes.byteLength + this.usable.byteLength + this.heads.byteLength + this.next.byteLength;
+  }
 }
 
 export class HashJoinExec implements ExecNode {
@@ -76,110 +86,212 @@ export class HashJoinExec implements ExecNode {
     return describeNode(this.name, `join_type=${s.joinType}${on ? `, on=[${on}]` : ''}${s.filter ? `, filter=${exprDisplay(s.filter)}` : ''}`);
   }
 
+  /** The key modes: typed when both sides have one type. */
+  #modes(): KeyMode[] {
+    const s = this.#spec;
+    return s.leftKeys.map((l, k) => keyMode(s.rightKeys[k]!.type, l.type));
+  }
+
+  /** Pulls the right input into the table, charging `mem`. */
+  async #build(ctx: ExecContext, modes: readonly KeyMode[], mem: Reservation): Promise<JoinTable> {
+    const s = this.#spec;
+    const t = new JoinTable();
+    const keysC = compileExprs(s.rightKeys, s.rightSchema, ctx);
+    const keyed = s.leftKeys.length > 0;
+    let counted = 0;
+    for await (const batch of this.#right.execute(ctx)) {
+      ctx.checkAbort();
+      const n = batch.length;
+      if (n === 0) continue;
+      mem.grow(batchBytes(batch));
+      const at = t.rows.length;
+      t.rows.add(batch);
+      if (keyed) {
+        if (keysC.needsPrepare) await keysC.prepare(batch);
+        const keys = keysC.exprs.map((e) => e.evaluate(batch));
+        // A key that is a column of the batch costs nothing more; a computed one does.
+        for (const k of keys) if (!batch.columns.includes(k)) mem.grow(vectorBytes(k));
+        t.keys.push(keys.map((k, i) => keyView(k, modes[i]!)));
+        t.hashes = grow(t.hashes, at + n);
+        const h = t.hashes.subarray(at, at + n);
+        keys.forEach((k, i) => hashKey(k, modes[i]!, n, h, i === 0));
+        if (t.usable.length < t.hashes.length) {
+          const u = new Uint8Array(t.hashes.length);
+          u.set(t.usable);
+          t.usable = u;
+        }
+        const valid = s.nullEqualsNull ? undefined : keysValid(keys, n);
+        if (valid === undefined) t.usable.fill(1, at, at + n);
+        else t.usable.set(valid, at);
+      }
+      mem.grow(t.bytes - counted);
+      counted = t.bytes;
+      await ctx.maybeYield();
+    }
+    if (!keyed) return t;
+    // Buckets: a power of two at least the row count. Rows are linked last to first, so that
+    // each chain lists its rows in input order (the order of a join's output pairs).
+    const total = t.rows.length;
+    let size = 1;
+    while (size < total) size *= 2;
+    mem.grow(4 * size + 4 * total);
+    t.heads = new Int32Array(size).fill(-1);
+    t.next = new Int32Array(total);
+    t.mask = size - 1;
+    counted = t.bytes;
+    const { heads, next, hashes, usable, mask } = t;
+    for (let r = total - 1; r >= 0; ) {
+      const stop = Math.max(-1, r - ROWS_PER_SLICE);
+      for (; r > stop; r--) {
+        if (usable[r] === 0) continue;
+        const b = hashes[r]! & mask;
+        next[r] = heads[b]!;
+        heads[b] = r;
+      }
+      await ctx.maybeYield();
+    }
+    return t;
+  }
+
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
     const s = this.#spec;
-    const { batches, bytes } = await collect(this.#right, ctx, 'join build side');
+    const mem = new Reservation(ctx.memory, 'join build side');
     try {
-      const right = concatBatches(this.#right.schema, batches);
-      const rightKeysC = compileExprs(s.rightKeys, s.rightSchema, ctx);
-      if (rightKeysC.needsPrepare && right.length > 0) await rightKeysC.prepare(right);
-      const rightKeys = right.length === 0 ? [] : rightKeysC.exprs.map((e) => e.evaluate(right));
-      const table = new Map<string, number[]>();
-      const allRight: number[] = Array.from({ length: right.length }, (_, i) => i);
-      if (s.leftKeys.length > 0) {
-        for (let i = 0; i < right.length; i++) {
-          const k = rowKey(rightKeys, i, s.nullEqualsNull);
-          if (k === undefined) continue;
-          const list = table.get(k);
-          if (list === undefined) table.set(k, [i]);
-          else list.push(i);
-        }
-      }
-      const matchedRight = s.joinType === 'RIGHT' || s.joinType === 'FULL' ? new Uint8Array(right.length) : undefined;
+      const modes = this.#modes();
+      const t = await this.#build(ctx, modes, mem);
+      const right = t.rows;
+      const total = right.length;
+      const keyed = s.leftKeys.length > 0;
+      const matchedRight = s.joinType === 'RIGHT' || s.joinType === 'FULL' ? new Uint8Array(total) : undefined;
+      if (matchedRight !== undefined) mem.grow(total);
       const leftKeysC = compileExprs(s.leftKeys, s.leftSchema, ctx);
       const filterC = s.filter === undefined ? undefined : compileExpr(s.filter, s.joinedSchema, ctx);
       const joinedSchema = s.joinedSchema.toSchema();
       const semi = s.joinType === 'SEMI' || s.joinType === 'ANTI';
+      const rightFields = this.#right.schema.fields;
+      const gatherRight = (rows: Int32Array, n: number): Vector[] => rightFields.map((f, c) => right.gather(c, f.type, rows, n));
+      const li = new Int32Array(BATCH_ROWS);
+      const ri = new Int32Array(BATCH_ROWS);
+      let hashes = new Int32Array(0);
 
       for await (const left of this.#left.execute(ctx)) {
         ctx.checkAbort();
-        if (left.length === 0) continue;
-        if (leftKeysC.needsPrepare) await leftKeysC.prepare(left);
-        const leftKeys = leftKeysC.exprs.map((e) => e.evaluate(left));
-        let start = 0;
-        while (start < left.length) {
-          // Gather candidate pairs for rows [start, end) of the left batch, about a batch's worth.
-          const li: number[] = [];
-          const ri: number[] = [];
-          let end = start;
-          while (end < left.length && li.length < BATCH_ROWS) {
-            const partners = s.leftKeys.length === 0 ? allRight : (() => {
-              const k = rowKey(leftKeys, end, s.nullEqualsNull);
-              return k === undefined ? undefined : table.get(k);
-            })();
-            if (partners !== undefined) for (const r of partners) (li.push(end), ri.push(r));
-            end++;
-          }
-          let pass: Uint8Array | undefined;
-          let joined: RecordBatch | undefined;
-          if (li.length > 0) {
-            const lIdx = Int32Array.from(li);
-            const rIdx = Int32Array.from(ri);
-            joined = { schema: joinedSchema, length: li.length, columns: [...left.columns.map((c) => takeVector(c, lIdx)), ...right.columns.map((c) => takeVector(c, rIdx))] };
-            if (filterC !== undefined) {
-              if (filterC.needsPrepare) await filterC.prepare(joined);
-              const m = filterC.evaluate(joined);
-              pass = new Uint8Array(li.length);
-              for (let k = 0; k < li.length; k++) pass[k] = isValid(m, k) && (m.values as Uint8Array)[k] === 1 ? 1 : 0;
+        const n = left.length;
+        if (n === 0 || total === 0) {
+          if (n > 0 && (s.joinType === 'LEFT' || s.joinType === 'FULL' || s.joinType === 'ANTI')) yield this.#unmatchedLeft(left, gatherRight);
+          continue;
+        }
+        let leftKeys: KeyView[] = [];
+        let usable: Uint8Array | undefined;
+        if (keyed) {
+          if (leftKeysC.needsPrepare) await leftKeysC.prepare(left);
+          const keys = leftKeysC.exprs.map((e) => e.evaluate(left));
+          leftKeys = keys.map((k, i) => keyView(k, modes[i]!));
+          hashes = grow(hashes, n);
+          keys.forEach((k, i) => hashKey(k, modes[i]!, n, hashes, i === 0));
+          usable = s.nullEqualsNull ? undefined : keysValid(keys, n);
+        }
+        const leftHit = new Uint8Array(n);
+        // The next candidate of row `row`: a right row number, -1 when it has no more, -2 before its first.
+        let row = 0;
+        let cursor = -2;
+        while (row < n) {
+          // Gather up to a batch of candidate pairs; a row with more partners continues in the next round.
+          const start = row;
+          let pairs = 0;
+          while (row < n && pairs < BATCH_ROWS) {
+            if (cursor === -2) {
+              if (!keyed) cursor = 0;
+              else cursor = usable !== undefined && usable[row] === 0 ? -1 : t.heads[hashes[row]! & t.mask]!;
+            }
+            if (!keyed) {
+              while (cursor < total && pairs < BATCH_ROWS) {
+                li[pairs] = row;
+                ri[pairs++] = cursor++;
+              }
+              if (cursor >= total) cursor = -1;
+            } else {
+              const h = hashes[row]!;
+              while (cursor >= 0 && pairs < BATCH_ROWS) {
+                if (t.hashes[cursor] === h && this.#equal(t, cursor, leftKeys, row)) {
+                  li[pairs] = row;
+                  ri[pairs++] = cursor;
+                }
+                cursor = t.next[cursor]!;
+              }
+            }
+            if (cursor === -1) {
+              row++;
+              cursor = -2;
             }
           }
-          const leftHit = new Uint8Array(end - start);
-          const keep: number[] = [];
-          for (let k = 0; k < li.length; k++) {
+          // Rows [start, done) have seen all their candidates; row `done` may be part way.
+          const done = row;
+          const l = li.subarray(0, pairs);
+          const r = ri.subarray(0, pairs);
+          let pass: Uint8Array | undefined;
+          if (pairs > 0 && filterC !== undefined) {
+            const joined: RecordBatch = { schema: joinedSchema, length: pairs, columns: [...left.columns.map((c) => takeVector(c, l)), ...gatherRight(r, pairs)] };
+            if (filterC.needsPrepare) await filterC.prepare(joined);
+            const m = filterC.evaluate(joined);
+            pass = new Uint8Array(pairs);
+            for (let k = 0; k < pairs; k++) pass[k] = isValid(m, k) && (m.values as Uint8Array)[k] === 1 ? 1 : 0;
+          }
+          const outL: number[] = [];
+          const outR: number[] = [];
+          for (let k = 0; k < pairs; k++) {
             if (pass !== undefined && pass[k] === 0) continue;
-            leftHit[li[k]! - start] = 1;
-            if (matchedRight !== undefined) matchedRight[ri[k]!] = 1;
-            keep.push(k);
+            leftHit[l[k]!] = 1;
+            if (matchedRight !== undefined) matchedRight[r[k]!] = 1;
+            if (!semi) (outL.push(l[k]!), outR.push(r[k]!));
           }
           if (semi) {
-            const rows: number[] = [];
-            for (let i = start; i < end; i++) if ((leftHit[i - start] === 1) === (s.joinType === 'SEMI')) rows.push(i);
-            if (rows.length > 0) {
-              const idx = Int32Array.from(rows);
-              yield { schema: this.schema, length: rows.length, columns: left.columns.map((c) => takeVector(c, idx)) };
+            const keep: number[] = [];
+            for (let i = start; i < done; i++) if ((leftHit[i] === 1) === (s.joinType === 'SEMI')) keep.push(i);
+            if (keep.length > 0) {
+              const idx = Int32Array.from(keep);
+              yield { schema: this.schema, length: keep.length, columns: left.columns.map((c) => takeVector(c, idx)) };
             }
           } else {
-            const outL: number[] = [];
-            const outR: number[] = [];
-            for (const k of keep) (outL.push(li[k]!), outR.push(ri[k]!));
-            if (s.joinType === 'LEFT' || s.joinType === 'FULL') for (let i = start; i < end; i++) if (leftHit[i - start] === 0) (outL.push(i), outR.push(-1));
+            if (s.joinType === 'LEFT' || s.joinType === 'FULL') for (let i = start; i < done; i++) if (leftHit[i] === 0) (outL.push(i), outR.push(-1));
             if (outL.length > 0) {
               const lIdx = Int32Array.from(outL);
               const rIdx = Int32Array.from(outR);
-              yield {
-                schema: this.schema,
-                length: outL.length,
-                columns: [...left.columns.map((c) => takeVector(c, lIdx)), ...right.columns.map((c) => takeOrNull(c, rIdx))],
-              };
+              yield { schema: this.schema, length: outL.length, columns: [...left.columns.map((c) => takeVector(c, lIdx)), ...gatherRight(rIdx, rIdx.length)] };
             }
           }
-          start = end;
+          ctx.checkAbort();
           await ctx.maybeYield();
         }
       }
       if (matchedRight !== undefined) {
         const rows: number[] = [];
-        for (let i = 0; i < right.length; i++) if (matchedRight[i] === 0) rows.push(i);
+        for (let i = 0; i < total; i++) if (matchedRight[i] === 0) rows.push(i);
+        const leftFields = this.#left.schema.fields;
         for (let s0 = 0; s0 < rows.length; s0 += BATCH_ROWS) {
-          const part = rows.slice(s0, s0 + BATCH_ROWS);
-          const lIdx = new Int32Array(part.length).fill(-1);
-          const rIdx = Int32Array.from(part);
-          const leftNulls = this.#left.schema.fields.map((f) => takeOrNull(vectorFrom(f.type, [null], new Uint8Array(1)), lIdx));
-          yield { schema: this.schema, length: part.length, columns: [...leftNulls, ...right.columns.map((c) => takeVector(c, rIdx))] };
+          const rIdx = Int32Array.from(rows.slice(s0, s0 + BATCH_ROWS));
+          const leftNulls = leftFields.map((f) => constantVector(f.type, null, rIdx.length));
+          yield { schema: this.schema, length: rIdx.length, columns: [...leftNulls, ...gatherRight(rIdx, rIdx.length)] };
+          await ctx.maybeYield();
         }
       }
     } finally {
-      ctx.memory.release(bytes);
+      mem.release();
     }
+  }
+
+  /** A left batch against an empty build side: as it is (ANTI), or with NULL right columns (LEFT/FULL). */
+  #unmatchedLeft(left: RecordBatch, gatherRight: (rows: Int32Array, n: number) => Vector[]): RecordBatch {
+    if (this.#spec.joinType === 'ANTI') return { schema: this.schema, length: left.length, columns: left.columns };
+    const none = new Int32Array(left.length).fill(-1);
+    return { schema: this.schema, length: left.length, columns: [...left.columns, ...gatherRight(none, none.length)] };
+  }
+
+  #equal(t: JoinTable, r: number, leftKeys: readonly KeyView[], l: number): boolean {
+    const b = t.rows.batchOf(r);
+    const local = r - t.rows.startOf(b);
+    const rk = t.keys[b]!;
+    for (let k = 0; k < leftKeys.length; k++) if (!keyEquals(rk[k]!, local, leftKeys[k]!, l)) return false;
+    return true;
   }
 }

@@ -18,8 +18,12 @@ import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exe
 import { analyzeScanPredicates, seriesFilter, seriesTagValues } from './scan-predicates.js';
 import { rethrowScanFilterError, storageConjuncts } from './storage-filter-error.js';
 
-/** Chunks are emitted whole up to this many rows (they share the store's arrays). */
-const MAX_BATCH_ROWS = 8 * BATCH_ROWS;
+/**
+ * Chunks are emitted whole up to this many rows (they share the store's arrays). Every operator
+ * works a batch at a time between its looks at the clock: a GROUP BY of three keys spent 15-30 ms
+ * of the event loop on a batch of 65,536 rows, a quarter of that on this many.
+ */
+const MAX_BATCH_ROWS = 2 * BATCH_ROWS;
 
 export interface ScanOptions {
   readonly database: string;

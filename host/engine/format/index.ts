@@ -13,12 +13,14 @@ import { errorObjectBytes, JsonWriter } from './json-writer.js';
 import { negotiateFormat, type ResultFormat } from './negotiate.js';
 import type { ResultWriter } from './result-writer.js';
 import { TableWriter } from './table-writer.js';
+import type { MemoryPool } from '../exec/memory-pool.js';
 
 export { negotiateFormat, type ResultFormat, type ResultWriter };
 export { displayScalar, displayValue, intervalText, timestampText } from './display-text.js';
 export { formatArrowF64, formatJsonF64, formatRustF64 } from './float-text.js';
 
-export function createResultWriter(format: ResultFormat, schema: Schema): ResultWriter {
+/** A writer of `format`; one that must hold the whole answer (text/table) charges it to `memory`. */
+export function createResultWriter(format: ResultFormat, schema: Schema, memory?: MemoryPool): ResultWriter {
   switch (format) {
     case 'csv':
       return new CsvWriter(schema, 44);
@@ -29,7 +31,7 @@ export function createResultWriter(format: ResultFormat, schema: Schema): Result
     case 'ndjson':
       return new JsonWriter(schema, true);
     case 'table':
-      return new TableWriter(schema);
+      return new TableWriter(schema, memory);
   }
 }
 

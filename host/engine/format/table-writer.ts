@@ -11,12 +11,16 @@
 // newlines spans several lines; widths are terminal columns (East Asian wide characters count 2,
 // combining marks 0, as unicode-width does). No rows: the header and two closing borders, as
 // comfy-table draws a table whose only row is the header. The table needs every width before
-// its first line, so the whole result is held and written by end().
+// its first line, so the whole result is held and written by end(), its cells charged to the
+// query's memory pool when one is given (422 010011 past it: a text/table answer is as big as the
+// query's memory budget allows; chunked or not, other formats stream).
 
 import type { RecordBatch, Schema } from '../batch.js';
 import { ByteSink } from './byte-sink.js';
 import { displayValue } from './display-text.js';
 import type { ResultWriter } from './result-writer.js';
+import type { MemoryPool } from '../exec/memory-pool.js';
+import { Reservation, SLOT_BYTES, stringBytes } from '../exec/memory-size.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -28,8 +32,10 @@ export class TableWriter implements ResultWriter {
   readonly #widths: number[];
   /** Whether some cell holds a newline (then rows are laid out line by line). */
   #multiline = false;
+  readonly #held: Reservation | undefined;
 
-  constructor(schema: Schema) {
+  constructor(schema: Schema, memory?: MemoryPool) {
+    this.#held = memory === undefined ? undefined : new Reservation(memory, 'the text/table answer');
     this.#names = schema.fields.map((f) => f.name);
     this.#widths = this.#names.map(() => 0);
     for (let c = 0; c < this.#names.length; c++) this.#measure(c, this.#names[c]!);
@@ -38,13 +44,16 @@ export class TableWriter implements ResultWriter {
   write(batch: RecordBatch): Uint8Array {
     const cols = batch.columns;
     const cells = this.#cells;
+    let bytes = 0;
     for (let r = 0; r < batch.length; r++) {
       for (let c = 0; c < cols.length; c++) {
         const text = displayValue(cols[c]!, r);
         this.#measure(c, text);
         cells.push(text);
+        bytes += SLOT_BYTES + stringBytes(text);
       }
     }
+    this.#held?.grow(bytes);
     return EMPTY;
   }
 

@@ -9,6 +9,7 @@ import { getValue, isValid, vectorFrom } from '../batch.js';
 import { executionError } from '../errors.js';
 import { compareStrings } from '../exec/compute.js';
 import { FLOAT64, INT64, type DataType } from '../types.js';
+import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../exec/memory-size.js';
 import type { GroupsAccumulator } from './function-types.js';
 
 const TWO32 = 4294967296;
@@ -463,14 +464,22 @@ export class FirstLastAccumulator implements GroupsAccumulator {
 /** Any aggregate with DISTINCT: a set of seen values per group feeding `inner` once per value. */
 export class CountDistinctAccumulator implements GroupsAccumulator {
   #sets: Set<unknown>[] = [];
+  /** The sets and the values they keep (memory-size.ts: count(DISTINCT concat(...)) of 10 million rows held 2 GB). */
+  #bytes = 0;
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
-    while (this.#sets.length < numGroups) this.#sets.push(new Set());
+    while (this.#sets.length < numGroups) {
+      this.#sets.push(new Set());
+      this.#bytes += SET_BYTES;
+    }
     const mask = rowMask(args, n);
     for (let i = 0; i < n; i++) {
       if (mask !== undefined && mask[i] === 0) continue;
       const key = args.length === 1 ? keyOf(getValue(args[0]!, i)) : args.map((a) => String(keyOf(getValue(a, i)))).join('\u0000');
-      this.#sets[groups[i]!]!.add(key);
+      const set = this.#sets[groups[i]!]!;
+      const before = set.size;
+      set.add(key);
+      if (set.size > before) this.#bytes += HASH_ENTRY_BYTES + scalarBytes(key as Scalar);
     }
   }
 
@@ -486,9 +495,7 @@ export class CountDistinctAccumulator implements GroupsAccumulator {
   }
 
   sizeBytes(): number {
-    let n = 0;
-    for (const s of this.#sets) n += s.size * 48;
-    return n;
+    return this.#bytes;
   }
 }
 
@@ -500,6 +507,7 @@ function keyOf(v: Scalar): unknown {
 /** SUM / AVG / MIN / MAX with DISTINCT: distinct values per group, folded at the end. */
 export class DistinctAccumulator implements GroupsAccumulator {
   #values: Map<unknown, Scalar>[] = [];
+  #bytes = 0;
   readonly #make: () => GroupsAccumulator;
   readonly #type: DataType;
 
@@ -509,12 +517,19 @@ export class DistinctAccumulator implements GroupsAccumulator {
   }
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
-    while (this.#values.length < numGroups) this.#values.push(new Map());
+    while (this.#values.length < numGroups) {
+      this.#values.push(new Map());
+      this.#bytes += MAP_BYTES;
+    }
     const a = args[0]!;
     for (let i = 0; i < n; i++) {
       if (!isValid(a, i)) continue;
       const v = getValue(a, i);
-      this.#values[groups[i]!]!.set(keyOf(v), v);
+      const m = this.#values[groups[i]!]!;
+      const before = m.size;
+      const key = keyOf(v);
+      m.set(key, v);
+      if (m.size > before) this.#bytes += HASH_ENTRY_BYTES + scalarBytes(v) + (key === v ? 0 : scalarBytes(key as Scalar));
     }
   }
 
@@ -528,9 +543,7 @@ export class DistinctAccumulator implements GroupsAccumulator {
   }
 
   sizeBytes(): number {
-    let n = 0;
-    for (const m of this.#values) n += m.size * 48;
-    return n;
+    return this.#bytes;
   }
 }
 

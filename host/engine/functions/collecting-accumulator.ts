@@ -7,7 +7,7 @@ import type { Scalar, Vector } from '../batch.js';
 import { getValue, isValid, vectorFrom } from '../batch.js';
 import type { DataType } from '../types.js';
 import type { GroupsAccumulator } from './function-types.js';
-import { builtBytes } from './result-size.js';
+import { OBJECT_BYTES, scalarBytes, SLOT_BYTES } from '../exec/memory-size.js';
 
 /** Which rows a group keeps: all, or only those whose listed arguments are not NULL. */
 export type KeepRows = 'all' | readonly number[];
@@ -15,11 +15,8 @@ export type KeepRows = 'all' | readonly number[];
 export class CollectingAccumulator implements GroupsAccumulator {
   #groups: Scalar[][][] = [];
   #rows = 0;
-  /**
-   * Bytes of the strings and lists kept, which the per-row estimate misses: array_agg of 1 MB
-   * strings holds 1 MB a row, and its result is as large (issue 24).
-   */
-  #valueBytes = 0;
+  /** The groups' arrays and the rows they keep, as memory-size.ts counts them. */
+  #bytes = 0;
   readonly #type: DataType;
   readonly #keep: KeepRows;
   readonly #reduce: (rows: Scalar[][]) => Scalar;
@@ -35,18 +32,23 @@ export class CollectingAccumulator implements GroupsAccumulator {
   }
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
-    while (this.#groups.length < numGroups) this.#groups.push([]);
+    while (this.#groups.length < numGroups) {
+      this.#groups.push([]);
+      this.#bytes += OBJECT_BYTES + SLOT_BYTES;
+    }
     const keep = this.#keep;
     for (let i = 0; i < n; i++) {
       if (keep !== 'all' && !keep.every((k) => isValid(args[k]!, i))) continue;
       const row = new Array<Scalar>(args.length);
+      let bytes = OBJECT_BYTES + 2 * SLOT_BYTES;
       for (let k = 0; k < args.length; k++) {
         const v = getValue(args[k]!, i);
         row[k] = v;
-        if (typeof v === 'string' || Array.isArray(v)) this.#valueBytes += builtBytes(v);
+        bytes += SLOT_BYTES + scalarBytes(v);
       }
       this.#groups[groups[i]!]!.push(row);
       this.#rows++;
+      this.#bytes += bytes;
     }
   }
 
@@ -55,7 +57,9 @@ export class CollectingAccumulator implements GroupsAccumulator {
     const rows = (other as CollectingAccumulator).#groups[src] ?? [];
     for (const r of rows) {
       this.#groups[dst]!.push(r);
-      for (const v of r) if (typeof v === 'string' || Array.isArray(v)) this.#valueBytes += builtBytes(v);
+      let bytes = OBJECT_BYTES + 2 * SLOT_BYTES;
+      for (const v of r) bytes += SLOT_BYTES + scalarBytes(v);
+      this.#bytes += bytes;
     }
     this.#rows += rows.length;
   }
@@ -67,7 +71,7 @@ export class CollectingAccumulator implements GroupsAccumulator {
   }
 
   sizeBytes(): number {
-    return this.#rows * 64 + this.#groups.length * 32 + this.#valueBytes;
+    return this.#bytes;
   }
 }
 

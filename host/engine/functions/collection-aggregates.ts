@@ -10,6 +10,7 @@ import type { Scalar, Vector } from '../batch.js';
 import { isValid } from '../batch.js';
 import { datafusionNotImplemented, executionError, planError } from '../errors.js';
 import { typeName, UINT64, type DataType } from '../types.js';
+import { HASH_ENTRY_BYTES, scalarBytes, SET_BYTES } from '../exec/memory-size.js';
 import { CollectingAccumulator, compareScalars, scalarKey } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { expectAggregateArity, unsupportedInput } from './signature.js';
@@ -97,20 +98,25 @@ function framelessPick(name: string, displayName: string, debugName: string, las
 /** Exact distinct count of the non-NULL values; the types DataFusion's sketch supports. */
 class DistinctCountAccumulator implements GroupsAccumulator {
   #sets: Set<unknown>[] = [];
+  /** Bytes of the sets and their values. */
   #size = 0;
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     const a = args[0]!;
     const t = a.type.id;
     if (t !== 'Int64' && t !== 'UInt64' && t !== 'Utf8') throw datafusionNotImplemented(`Support for 'approx_distinct' for data type ${typeName(a.type)} is not implemented`);
-    while (this.#sets.length < numGroups) this.#sets.push(new Set());
+    while (this.#sets.length < numGroups) {
+      this.#sets.push(new Set());
+      this.#size += SET_BYTES;
+    }
     const values = a.values as ArrayLike<unknown>;
     for (let i = 0; i < n; i++) {
       if (!isValid(a, i)) continue;
       const s = this.#sets[groups[i]!]!;
       const before = s.size;
-      s.add(values[i]);
-      this.#size += s.size - before;
+      const v = values[i];
+      s.add(v);
+      if (s.size > before) this.#size += HASH_ENTRY_BYTES + scalarBytes(v as Scalar);
     }
   }
 
@@ -121,7 +127,7 @@ class DistinctCountAccumulator implements GroupsAccumulator {
   }
 
   sizeBytes(): number {
-    return this.#size * 48;
+    return this.#size;
   }
 }
 

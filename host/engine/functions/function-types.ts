@@ -19,6 +19,8 @@ export interface MemoryBudget {
   readonly limitBytes: number;
   /** Bytes the query's operators hold now. */
   readonly usedBytes: number;
+  /** The operator that last took memory (`aggregate state`, `join build side`, ...). */
+  readonly holder?: string | undefined;
 }
 
 /** What a scalar function may read besides its arguments. */

@@ -84,6 +84,14 @@ export class ResultBudget {
     if (m === undefined) return;
     const held = m.usedBytes + this.#batchBytes;
     if (held + bytes <= m.limitBytes) return;
+    if (m.holder !== undefined && m.usedBytes > this.#batchBytes + bytes) {
+      // The operators filled the pool, not this call: `count(DISTINCT concat(...))` stops on a
+      // 43-character concat once the DISTINCT set holds the budget; name the set.
+      throw new UserError(
+        'queryMemory',
+        `query memory limit exceeded: ${m.holder} needs ${held + bytes} bytes, the limit is ${m.limitBytes} bytes (limits.query_memory_bytes)`,
+      );
+    }
     throw new UserError(
       'queryMemory',
       `query memory limit exceeded: ${this.#fn} would build ${what} (${bytes} bytes, ${held} bytes already held by the query and this batch), the limit is ${m.limitBytes} bytes (limits.query_memory_bytes)`,

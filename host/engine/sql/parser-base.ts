@@ -5,7 +5,7 @@
 import type { ObjectName } from './ast.js';
 import { objectNameProblem } from '../../core/object-names.js';
 import { SqlParseError } from './errors.js';
-import { tokenize } from './lexer.js';
+import { checkTokens, Lexer, type LexState } from './lexer.js';
 import { describeToken, type Pos, type Token } from './tokens.js';
 
 /**
@@ -21,21 +21,44 @@ export const MAX_DEPTH = 500;
 export interface Mark {
   readonly index: number;
   readonly depth: number;
+  /** The lexer before the token at `index`, to read it again once it left the lookahead. */
+  readonly state: LexState;
 }
 
+/** Tokens behind the cursor kept for marks before they are dropped (and read again if needed). */
+const KEEP_BEHIND = 256;
+
 export class Parser {
-  readonly #tokens: Token[];
+  readonly #lexer: Lexer;
+  /** Tokens read, from token number #base on, and the lexer state before each. */
+  #tokens: Token[] = [];
+  #states: LexState[] = [];
+  #base = 0;
+  #ended = false;
   #index = 0;
   #depth = 0;
 
   constructor(sql: string) {
-    this.#tokens = tokenize(sql);
+    checkTokens(sql);
+    this.#lexer = new Lexer(sql);
   }
 
   /** The token `offset` places ahead; the final `eof` token repeats past the end. */
   peek(offset = 0): Token {
+    if (this.#index - this.#base > 2 * KEEP_BEHIND) {
+      const drop = this.#index - this.#base - KEEP_BEHIND;
+      this.#tokens.splice(0, drop);
+      this.#states.splice(0, drop);
+      this.#base += drop;
+    }
+    const at = this.#index + offset - this.#base;
+    while (this.#tokens.length <= at && !this.#ended) {
+      this.#states.push(this.#lexer.save());
+      if (this.#lexer.scan() === 'eof') this.#ended = true;
+      this.#tokens.push(this.#lexer.token());
+    }
     const tokens = this.#tokens;
-    return tokens[Math.min(this.#index + offset, tokens.length - 1)]!;
+    return tokens[Math.min(at, tokens.length - 1)]!;
   }
 
   /** Consumes and returns the next token (never moves past `eof`). */
@@ -51,10 +74,18 @@ export class Parser {
   }
 
   mark(): Mark {
-    return { index: this.#index, depth: this.#depth };
+    this.peek();
+    return { index: this.#index, depth: this.#depth, state: this.#states[Math.min(this.#index - this.#base, this.#states.length - 1)]! };
   }
 
   reset(mark: Mark): void {
+    if (mark.index < this.#base) {
+      this.#lexer.restore(mark.state);
+      this.#tokens = [];
+      this.#states = [];
+      this.#base = mark.index;
+      this.#ended = false;
+    }
     this.#index = mark.index;
     this.#depth = mark.depth;
   }

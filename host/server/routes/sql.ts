@@ -2,10 +2,11 @@
 // tenant, Accept, Content-Encoding, the body (size limit), a pending password change (only that
 // statement is allowed), then statement.ts: the concurrent-query budget and the tenant's limits
 // (429), the query registry, the query timeout (500 010010), the session whose privileges
-// access.ts checks. A query stops when the client goes away. Without `chunked` the whole formatted result is sent with a Content-Length; with
-// it the batches are formatted and sent as the engine produces them, pulled only as fast as the
-// socket drains (constant memory), and an error after the first byte ends the stream with the
-// error object as the trailer.
+// access.ts checks. A query stops when the client goes away. Without `chunked` a formatted result
+// of up to BUFFERED_ANSWER_BYTES is sent whole with a Content-Length, and a bigger one streams
+// like chunked mode from there; with `chunked` the batches are formatted and sent as the engine
+// produces them, pulled only as fast as the socket drains (constant memory). An error after the
+// first byte ends the stream with the error object as the trailer.
 
 import { Readable } from 'node:stream';
 import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
@@ -19,14 +20,24 @@ import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
 import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
+import { Reservation } from '../../engine/exec/memory-size.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
 const decoder = new TextDecoder('utf-8');
 
 /**
+ * The most of a non-chunked answer held in memory to send it whole with a Content-Length (CONTRACT.md
+ * "SQL"); past it, or once the query's memory pool cannot hold more, the rest streams as chunked
+ * mode does. A non-chunked `SELECT *` of 10 million rows held its whole 778 MB JSON answer (a
+ * 1.8 GB peak); most answers are far smaller and keep their exact length and error status.
+ */
+const BUFFERED_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
  * The formatted result as a readable stream: each read pulls one batch from the engine, so the
- * engine runs exactly as fast as the client takes the bytes. `first` is the batch already pulled
- * (to report errors before the response starts) or undefined when there was none.
+ * engine runs exactly as fast as the client takes the bytes. `head` is what was formatted before
+ * the response started (the first batch in chunked mode, a buffered beginning otherwise); `ended`:
+ * the batches ran out before it.
  */
 class ResultStream extends Readable {
   readonly #it: AsyncIterator<RecordBatch>;
@@ -35,13 +46,14 @@ class ResultStream extends Readable {
   readonly #done: () => void;
   readonly #log: (err: UserError) => void;
   readonly #sent: (bytes: number) => void;
-  #first: RecordBatch | undefined;
+  #head: Uint8Array[];
   #ended = false;
   #pulling = false;
 
   constructor(
     it: AsyncIterator<RecordBatch>,
-    first: RecordBatch | undefined,
+    head: Uint8Array[],
+    ended: boolean,
     writer: ResultWriter,
     format: ResultFormat,
     done: () => void,
@@ -51,12 +63,16 @@ class ResultStream extends Readable {
     super({ highWaterMark: 64 * 1024 });
     this.#sent = sent;
     this.#it = it;
-    this.#first = first;
+    this.#head = head;
     this.#writer = writer;
     this.#format = format;
     this.#done = done;
     this.#log = log;
-    if (first === undefined) this.#finish(writer.end());
+    if (ended) {
+      this.#head = [];
+      for (const bytes of head) this.push(bytes);
+      this.#finish(writer.end());
+    }
   }
 
   #finish(bytes: Uint8Array | undefined): void {
@@ -74,10 +90,10 @@ class ResultStream extends Readable {
 
   override _read(): void {
     if (this.#ended || this.#pulling) return;
-    if (this.#first !== undefined) {
-      const b = this.#first;
-      this.#first = undefined;
-      this.push(this.#writer.write(b));
+    if (this.#head.length > 0) {
+      const head = this.#head;
+      this.#head = [];
+      for (const bytes of head) this.push(bytes);
       return;
     }
     this.#pulling = true;
@@ -162,23 +178,43 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             done();
             return h.response().code(200).type(contentType).charset();
           }
-          const writer = createResultWriter(format, result.schema);
+          const writer = createResultWriter(format, result.schema, result.memory);
           const it = result.batches[Symbol.asyncIterator]();
-          if (!chunked) {
-            const parts: Uint8Array[] = [];
-            for (let r = await it.next(); r.done !== true; r = await it.next()) parts.push(writer.write(r.value));
-            parts.push(writer.end());
-            const out = Buffer.concat(parts);
-            sentBytes = out.length;
-            done();
-            return warn(h.response(out).code(200).type(contentType)).charset();
-          }
-          // Pull the first batch before answering, so that an early error still gets its status.
-          const first = await it.next();
           const log = (err: UserError): void => {
             if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
           };
-          const stream = new ResultStream(it, first.done === true ? undefined : first.value, writer, format, done, log, (n) => (sentBytes += n));
+          const sent = (n: number): void => void (sentBytes += n);
+          if (!chunked) {
+            // The answer whole while it fits; its bytes are the query's memory too.
+            const held = new Reservation(result.memory, 'the buffered answer');
+            const parts: Uint8Array[] = [];
+            let size = 0;
+            let r = await it.next();
+            for (; r.done !== true; r = await it.next()) {
+              const bytes = writer.write(r.value);
+              parts.push(bytes);
+              size += bytes.length;
+              if (size > BUFFERED_ANSWER_BYTES || !held.tryGrow(bytes.length)) break;
+            }
+            if (r.done === true) {
+              parts.push(writer.end());
+              held.release();
+              const out = Buffer.concat(parts);
+              sentBytes = out.length;
+              done();
+              return warn(h.response(out).code(200).type(contentType)).charset();
+            }
+            const release = (): void => {
+              held.release();
+              done();
+            };
+            // Only files skipped while the answer was held: the header goes out with its first bytes.
+            return warn(h.response(new ResultStream(it, parts, false, writer, format, release, log, sent)).code(200).type(contentType)).charset();
+          }
+          // Pull the first batch before answering, so that an early error still gets its status.
+          const first = await it.next();
+          const head = first.done === true ? [] : [writer.write(first.value)];
+          const stream = new ResultStream(it, head, first.done === true, writer, format, done, log, sent);
           // Only files skipped by the time the first batch came: the header goes out with it.
           return warn(h.response(stream).code(200).type(contentType)).charset();
         } catch (e) {

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Vector } from '../../../host/engine/batch.js';
-import { rowComparator } from '../../../host/engine/exec/sort-exec.js';
+import { rowComparator } from '../../../host/engine/exec/sort-comparators.js';
 import { rankedPermutation } from '../../../host/engine/exec/sort-keys.js';
 import type { SortExpr } from '../../../host/engine/plan/expr.js';
 import { BOOLEAN, FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SqlTokenizeError } from '../../../host/engine/sql/index.js';
+import { parseStatements, printStatement, SqlTokenizeError } from '../../../host/engine/sql/index.js';
 import { tokenize } from '../../../host/engine/sql/lexer.js';
 
 /** Tokens as `kind:value@line:column`, without the final eof. */
@@ -87,4 +87,20 @@ describe('tokenize', () => {
       expect((error as Error).message).toBe(c.message);
     });
   }
+});
+
+// The parser reads tokens one at a time (lexer.ts): a tokenizer error must still come before any
+// parse error, and a reading that goes back past the tokens it keeps must read them again.
+describe('tokens read one at a time', () => {
+  it('reports a tokenizer error late in the text before an earlier parse error', () => {
+    expect(() => parseStatements("SELECT FROM t WHERE s = 'unterminated")).toThrow(SqlTokenizeError);
+  });
+
+  it('goes back over more tokens than it keeps behind the cursor', () => {
+    // POSITION(a IN b) is tried first, then read again as a call: 800 tokens back.
+    const terms = Array.from({ length: 400 }, (_, i) => String(i)).join(' + ');
+    const [s] = parseStatements(`SELECT position(${terms}, 'x') FROM t`);
+    const [plain] = parseStatements(`SELECT strpos(${terms}, 'x') FROM t`);
+    expect(printStatement(s!).replace('position(', 'strpos(')).toBe(printStatement(plain!));
+  });
 });
