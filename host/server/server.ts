@@ -128,6 +128,7 @@ export class SundialServer {
           'application/nd-json': { compressible: true },
           'application/x-ndjson': { compressible: true },
           'application/ndjson': { compressible: true },
+          'application/vnd.apache.arrow.stream': { compressible: true },
         },
       },
       routes: { response: { emptyStatusCode: 200 } },

@@ -6,8 +6,10 @@
 //   json        json-writer.ts    one array of row objects, keys in column order
 //   ndjson      json-writer.ts    one object per line
 //   table       table-writer.ts   Arrow's pretty_format_batches box
+//   arrow       arrow-writer.ts   Arrow IPC stream (application/vnd.apache.arrow.stream)
 
 import type { Schema } from '../batch.js';
+import { ArrowWriter } from './arrow-writer.js';
 import { CsvWriter } from './csv-writer.js';
 import { errorObjectBytes, JsonWriter } from './json-writer.js';
 import { negotiateFormat, type ResultFormat } from './negotiate.js';
@@ -32,6 +34,8 @@ export function createResultWriter(format: ResultFormat, schema: Schema, memory?
       return new JsonWriter(schema, true);
     case 'table':
       return new TableWriter(schema, memory);
+    case 'arrow':
+      return new ArrowWriter(schema);
   }
 }
 
@@ -44,7 +48,10 @@ const LF = new Uint8Array([10]);
  * object (a JSON sequence that JSON.parse rejects as a whole, so a careless client cannot take
  * the truncated result for a complete one).
  */
-export function streamErrorTrailer(format: ResultFormat, code: string, message: string): Uint8Array {
+export function streamErrorTrailer(format: ResultFormat, code: string, message: string): Uint8Array | undefined {
+  // An Arrow stream has no place for an error: the connection is cut instead, so that a reader
+  // fails on the stream's missing end rather than take part of it for the whole.
+  if (format === 'arrow') return undefined;
   const object = errorObjectBytes(code, message);
   const head = format === 'json' ? new Uint8Array([93, 10]) : format === 'table' ? LF : new Uint8Array(0);
   const out = new Uint8Array(head.length + object.length + 1);

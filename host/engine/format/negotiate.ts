@@ -2,12 +2,13 @@
 // (RFC 9110 §12.5.1). Each concrete type we serve takes the q of the most specific range that
 // matches it; the best q wins, an exact mention beating a wildcard at equal q, then the order
 // of the header. A wildcard alone (`*/*`, `text/*`, `application/*`) or no header means CSV
-// sent as `text/csv`; otherwise the Content-Type is the type the client named. CnosDB compares
-// the header as one string (no lists, no q): departs, in the direction of accepting more.
+// sent as `text/csv`; otherwise the Content-Type is the type the client named. Arrow's binary
+// stream is served only when named. CnosDB compares the header as one string (no lists, no q):
+// departs, in the direction of accepting more.
 
 import { UserError } from '../../core/errors.js';
 
-export type ResultFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'table';
+export type ResultFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'table' | 'arrow';
 
 /** Every concrete media type served, in the order that breaks remaining ties. */
 const MEDIA_TYPES: ReadonlyArray<readonly [string, ResultFormat]> = [
@@ -19,6 +20,7 @@ const MEDIA_TYPES: ReadonlyArray<readonly [string, ResultFormat]> = [
   ['application/ndjson', 'ndjson'],
   ['text/tsv', 'tsv'],
   ['text/table', 'table'],
+  ['application/vnd.apache.arrow.stream', 'arrow'],
 ];
 
 /** The Content-Type each format is sent with when the client named no concrete type. */
@@ -28,6 +30,7 @@ export const CANONICAL_TYPE: Readonly<Record<ResultFormat, string>> = {
   json: 'application/json',
   ndjson: 'application/nd-json',
   table: 'text/table',
+  arrow: 'application/vnd.apache.arrow.stream',
 };
 
 interface Range {
@@ -98,15 +101,16 @@ export function negotiateFormat(accept: string | undefined): { format: ResultFor
     }
   });
   // A wildcard stands for each format under its canonical type, unless the client excluded it.
+  // Arrow, a binary stream, only for a client that names it: `*/*` never stands for it.
   MEDIA_TYPES.forEach(([, format], order) => {
     const q = wildcardQ.get(format);
-    if (q === undefined || excluded.has(format)) return;
+    if (q === undefined || excluded.has(format) || format === 'arrow') return;
     consider({ format, contentType: CANONICAL_TYPE[format], q, exact: false, index: Infinity, order });
   });
   if (best === undefined) {
     throw new UserError(
       'badHeader',
-      `unsupported Accept header ${JSON.stringify(accept.length > 200 ? accept.slice(0, 200) + '...' : accept)}: want text/csv, text/tsv, application/json, application/nd-json or text/table`,
+      `unsupported Accept header ${JSON.stringify(accept.length > 200 ? accept.slice(0, 200) + '...' : accept)}: want text/csv, text/tsv, application/json, application/nd-json, text/table or application/vnd.apache.arrow.stream`,
     );
   }
   const chosen: Candidate = best;

@@ -118,7 +118,13 @@ class ResultStream extends Readable {
     } catch (e) {
       const err = e instanceof UserError ? e : new UserError('internal', e instanceof Error && e.message.startsWith('BUG:') ? e.message : 'internal error; see the server log');
       this.#log(err);
-      this.#finish(streamErrorTrailer(this.#format, err.code, err.message));
+      const trailer = streamErrorTrailer(this.#format, err.code, err.message);
+      if (trailer === undefined) {
+        // No trailer in this format (Arrow): end the response without its last chunk.
+        this.destroy(err);
+        return;
+      }
+      this.#finish(trailer);
     } finally {
       this.#pulling = false;
     }

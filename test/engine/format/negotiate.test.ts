@@ -29,9 +29,14 @@ const ACCEPTED: ReadonlyArray<readonly [string | undefined, string, string]> = [
   ['application/json;q=0, application/*', 'csv', 'text/csv'],
   ['text/html, */*;q=0.1', 'csv', 'text/csv'],
   ['application/json;q=1.000', 'json', 'application/json'],
+  ['application/vnd.apache.arrow.stream', 'arrow', 'application/vnd.apache.arrow.stream'],
+  ['application/vnd.apache.arrow.stream, application/json;q=0.5', 'arrow', 'application/vnd.apache.arrow.stream'],
+  ['application/vnd.apache.arrow.stream;q=0.5, application/json', 'json', 'application/json'],
 ];
 
-const REFUSED: readonly string[] = ['*', 'xx', 'text/html', 'application/xml, image/*', 'application/json;q=0', 'text/csv;q=2', 'application/arrow', '*/json', 'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, */*'];
+const REFUSED: readonly string[] = ['*', 'xx', 'text/html', 'application/xml, image/*', 'application/json;q=0', 'text/csv;q=2', 'application/arrow', '*/json', 'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, */*',
+  // Arrow's binary stream only when named, never for a wildcard.
+  'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, application/*'];
 
 describe('negotiateFormat', () => {
   for (const [accept, format, contentType] of ACCEPTED) {
@@ -54,7 +59,7 @@ describe('negotiateFormat', () => {
       expect((err as UserError).code).toBe('040005');
       expect((err as UserError).status).toBe(400);
       expect((err as UserError).message).toBe(
-        `unsupported Accept header ${JSON.stringify(accept)}: want text/csv, text/tsv, application/json, application/nd-json or text/table`,
+        `unsupported Accept header ${JSON.stringify(accept)}: want text/csv, text/tsv, application/json, application/nd-json, text/table or application/vnd.apache.arrow.stream`,
       );
     });
   }
