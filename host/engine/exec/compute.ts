@@ -1,23 +1,23 @@
 // Vectorized kernels of the binary operators: comparison, arithmetic, boolean logic with SQL's
 // three-valued NULL semantics, string concatenation. Both operands arrive cast to the types the
-// planner chose (coercion.ts). One loop per physical type, constants unboxed before the loop
+// planner chose (types/coercion.ts). One loop per physical type, constants unboxed before the loop
 // (STYLE §22-23). Integer + - * wrap around in 64 bits, as arrow 42's add/subtract/multiply
 // kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
 // an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
-import type { IntervalValue, Vector } from '../batch.js';
-import { getValue, isValid } from '../batch.js';
+import type { IntervalValue, Vector } from '../types/batch.js';
+import { getValue, isValid } from '../types/batch.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { MemoryBudget } from '../functions/function-types.js';
 import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
 import { compileRustTest, RegexError } from '../functions/rust-regex.js';
 import type { BinaryOperator } from '../plan/expr.js';
-import { addInterval, NS_PER_DAY } from '../time.js';
-import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
-import { scalarToString } from './cast.js';
+import { addInterval, NS_PER_DAY } from '../types/time.js';
+import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types/data-types.js';
+import { scalarToString } from '../types/cast.js';
 import { bitwise } from './bitwise.js';
-import { int64Kernels } from './kernels.js';
+import { int64Kernels } from '../types/kernels.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;

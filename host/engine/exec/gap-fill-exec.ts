@@ -6,10 +6,10 @@
 // IOx does; NULL before the first and after the last value). The aggregate output is small (one
 // row per series and window), so it is buffered whole and sorted by keys, then time.
 
-import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, nonNullMask, vectorFrom } from '../batch.js';
+import type { RecordBatch, Scalar, Schema, Vector } from '../types/batch.js';
+import { getValue, isValid, nonNullMask, vectorFrom } from '../types/batch.js';
 import type { GapFill } from '../plan/logical-plan.js';
-import { type TimeUnit, unitNanos } from '../types.js';
+import { type TimeUnit, unitNanos } from '../types/data-types.js';
 import { collect, concatBatches, slices } from './batches.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { rowComparator } from './sort-comparators.js';

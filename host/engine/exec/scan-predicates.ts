@@ -5,8 +5,8 @@
 // conjunct is not evaluated again.
 
 import type { TagValues } from '../../core/scan.js';
-import type { RecordBatch, Scalar } from '../batch.js';
-import { constantVector, getValue, isValid } from '../batch.js';
+import type { RecordBatch, Scalar } from '../types/batch.js';
+import { constantVector, getValue, isValid } from '../types/batch.js';
 import type { TableInfo } from '../catalog.js';
 import { columnsOf, anyExpr, splitConjunction, type LExpr } from '../plan/expr.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';

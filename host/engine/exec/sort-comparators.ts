@@ -3,7 +3,7 @@
 // None allocates: 64-bit integers compare word by word through an Int32Array alias, strings in
 // UTF-8 byte order, NaN above every number, NULLs first or last as asked.
 
-import type { Vector } from '../batch.js';
+import type { Vector } from '../types/batch.js';
 import type { SortExpr } from '../plan/expr.js';
 import { words } from '../functions/accumulators.js';
 import { compareStrings } from './compute.js';

@@ -7,7 +7,7 @@
 // Keys that cannot be ranked cheaply (many distinct strings, nested values), or whose ranks
 // would not fit 53 bits, are left to the comparator (sort-exec.ts).
 
-import type { Vector } from '../batch.js';
+import type { Vector } from '../types/batch.js';
 import type { SortExpr } from '../plan/expr.js';
 import { compareStrings } from './compute.js';
 

@@ -2,8 +2,8 @@
 // the executor runs it. Each function lives in a file of its family (scalar-math.ts,
 // aggregates.ts, ...) and is listed in registry.ts, so issue 5's breadth plugs in here.
 
-import type { Scalar, Vector } from '../batch.js';
-import type { DataType } from '../types.js';
+import type { Scalar, Vector } from '../types/batch.js';
+import type { DataType } from '../types/data-types.js';
 
 /** Who runs the statement, where (current_user() and the other session functions). */
 export interface SessionValues {

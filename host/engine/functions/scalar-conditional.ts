@@ -1,10 +1,10 @@
 // coalesce and nullif: NULL-aware functions whose arguments meet at a common type.
 
-import type { Vector } from '../batch.js';
-import { isValid } from '../batch.js';
+import type { Vector } from '../types/batch.js';
+import { isValid } from '../types/batch.js';
 import { planError } from '../errors.js';
-import { commonType } from '../planner/coercion.js';
-import { typeName, type DataType } from '../types.js';
+import { commonType } from '../types/coercion.js';
+import { typeName, type DataType } from '../types/data-types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { expectArgs } from './signature.js';
 import { compare } from '../exec/compute.js';

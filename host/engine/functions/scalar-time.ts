@@ -3,7 +3,7 @@
 // in nanoseconds with exact integer arithmetic. date_bin floors for instants before the origin
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
-import type { IntervalValue, Vector } from '../batch.js';
+import type { IntervalValue, Vector } from '../types/batch.js';
 import { executionError, PhysicalPlanError, planError } from '../errors.js';
 import {
   addInterval,
@@ -17,8 +17,8 @@ import {
   NS_PER_SECOND,
   parseTimestampNanos,
   timestampParseFailure,
-} from '../time.js';
-import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
+} from '../types/time.js';
+import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types/data-types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 

@@ -8,9 +8,9 @@
 // here (CnosDB needs it for increase). Signatures follow CnosDB's: a timestamp of any unit
 // (a string is read as a nanosecond timestamp) and a value whose types each function lists.
 
-import type { IntervalValue, Scalar } from '../batch.js';
+import type { IntervalValue, Scalar } from '../types/batch.js';
 import { planError } from '../errors.js';
-import { timestamp, typeName, UINT64, FLOAT64, type DataType, type TimeUnit, unitNanos } from '../types.js';
+import { timestamp, typeName, UINT64, FLOAT64, type DataType, type TimeUnit, unitNanos } from '../types/data-types.js';
 import { CollectingAccumulator } from './collecting-accumulator.js';
 import { dataQualityRatio, type DataQualityKind } from './data-quality.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';

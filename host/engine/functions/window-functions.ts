@@ -3,11 +3,11 @@
 // equal ORDER BY keys), which is what separates rank from row_number. The ranking functions,
 // ntile, lag and lead ignore the frame; first_value, last_value and nth_value read it.
 
-import type { Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import type { Scalar, Vector } from '../types/batch.js';
+import { getValue, isValid, vectorFrom } from '../types/batch.js';
 import { castError, PhysicalPlanError, planError } from '../errors.js';
-import { formatRustF64 } from '../format/float-text.js';
-import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
+import { formatRustF64 } from '../types/float-text.js';
+import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types/data-types.js';
 import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
 
 /** DataFusion 27's check of a `Signature::any(n)`: the built-in window functions but lag and lead. */

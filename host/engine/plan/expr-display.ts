@@ -4,13 +4,13 @@
 // are transparent), and `exprDisplay` is `Display`, used by EXPLAIN and in messages (casts shown,
 // parentheses by precedence). Literals print as ScalarValue's Debug form in both.
 
-import type { IntervalValue, Scalar } from '../batch.js';
+import type { IntervalValue, Scalar } from '../types/batch.js';
 import { formatRustF64, operatorText } from '../sql/display-name.js';
-import { formatRustF32 } from '../format/float-text.js';
-import type { DataType } from '../types.js';
-import { typeName } from '../types.js';
+import { formatRustF32 } from '../types/float-text.js';
+import type { DataType } from '../types/data-types.js';
+import { typeName } from '../types/data-types.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
-import { intervalText } from '../format/display-text.js';
+import { intervalText } from '../types/display-text.js';
 import { flatName } from './plan-schema.js';
 
 /** The packed i128 of an IntervalMonthDayNano as DataFusion prints it. */

@@ -3,9 +3,9 @@
 // can move expressions between plan nodes without renumbering; the physical planner binds names
 // to positions once. Implicit casts the planner inserts are ordinary `cast` nodes.
 
-import type { IntervalValue, Scalar } from '../batch.js';
+import type { IntervalValue, Scalar } from '../types/batch.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
-import { BOOLEAN, type DataType } from '../types.js';
+import { BOOLEAN, type DataType } from '../types/data-types.js';
 import type { LogicalPlan } from './logical-plan.js';
 import type { IntegerRange } from '../planner/sql-types.js';
 

@@ -5,7 +5,7 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types/data-types.js';
 import { ValueType } from '../../core/write-batch.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 

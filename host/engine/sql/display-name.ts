@@ -5,7 +5,7 @@
 // what was inferred and how sure it is).
 
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
-import { formatRustF64 } from '../format/float-text.js';
+import { formatRustF64 } from '../types/float-text.js';
 import { printExpr } from './printer-expressions.js';
 
 export interface DisplayNameHooks {

@@ -4,8 +4,8 @@
 // (http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
 
 import type { IntervalValue } from './batch.js';
-import { floorDiv } from '../core/precision.js';
-import { unitNanos, type TimeUnit } from './types.js';
+import { floorDiv } from '../../core/precision.js';
+import { unitNanos, type TimeUnit } from './data-types.js';
 
 export { floorDiv };
 

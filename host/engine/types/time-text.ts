@@ -10,8 +10,8 @@
 // rare in time-series data, take a BigInt path.
 
 import { UserError } from '../../core/errors.js';
-import { daysFromCivil } from '../time.js';
-import type { TimeUnit } from '../types.js';
+import { daysFromCivil } from './time.js';
+import type { TimeUnit } from './data-types.js';
 import type { ByteSink } from './byte-sink.js';
 
 export type TimestampStyle = 'csv' | 'display';

@@ -14,8 +14,8 @@
 //   List            unknown[][] (element values as getValue returns them)
 // A NULL row's value slot holds an arbitrary value of the right type (0, '', ...).
 
-import type { DataType, Field } from './types.js';
-import { BOOLEAN, FLOAT64, INT64, NULL, UINT64, UTF8 } from './types.js';
+import type { DataType, Field } from './data-types.js';
+import { BOOLEAN, FLOAT64, INT64, NULL, UINT64, UTF8 } from './data-types.js';
 
 export interface IntervalValue {
   months: number;
