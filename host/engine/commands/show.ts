@@ -6,7 +6,7 @@
 import type { RecordBatch, Scalar } from '../types/batch.js';
 import { vectorFrom } from '../types/batch.js';
 import { columnTypeName, type EngineCatalog, type TableInfo } from '../catalog.js';
-import { compareStrings } from '../exec/compute.js';
+import { compareStrings } from '../types/compare.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
 import { planError, semanticError } from '../errors.js';
@@ -16,7 +16,7 @@ import { ExprPlanner } from '../planner/expr-planner.js';
 import { databaseNotFound, tableNotFound, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import { BOOLEAN, UINT64, UTF8, type DataType } from '../types/data-types.js';
-import { formatBytes, formatDuration } from './database-options.js';
+import { formatBytes, formatDuration } from '../types/option-text.js';
 import type { SystemDatabase } from '../system/system-views.js';
 
 export interface Rows {

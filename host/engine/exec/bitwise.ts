@@ -5,7 +5,7 @@
 
 import type { Vector } from '../types/batch.js';
 import type { DataType } from '../types/data-types.js';
-import { andValidity } from './compute.js';
+import { andValidity } from '../types/batch.js';
 
 export type BitwiseOperator = '&' | '|' | '^' | '<<' | '>>';
 

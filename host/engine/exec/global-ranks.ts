@@ -8,7 +8,7 @@
 import type { Vector } from '../types/batch.js';
 import type { SortExpr } from '../plan/expr.js';
 import type { ExecContext } from './exec-plan.js';
-import { compareStrings } from './compute.js';
+import { compareStrings } from '../types/compare.js';
 
 const TWO32 = 4294967296;
 const EXACT = 2 ** 53;

@@ -6,7 +6,7 @@
 import type { Vector } from '../types/batch.js';
 import type { SortExpr } from '../plan/expr.js';
 import { words } from '../functions/accumulators.js';
-import { compareStrings } from './compute.js';
+import { compareStrings } from '../types/compare.js';
 
 export type RowComparator = (i: number, j: number) => number;
 

@@ -9,7 +9,7 @@
 
 import type { Vector } from '../types/batch.js';
 import type { SortExpr } from '../plan/expr.js';
-import { compareStrings } from './compute.js';
+import { compareStrings } from '../types/compare.js';
 
 /** Ranks of one key: equal values equal ranks, in the key's order; `card` ranks in all. */
 interface KeyRanks {

@@ -14,7 +14,7 @@ import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { floorDiv } from '../types/time.js';
 import { FLOAT64, INT64, type DataType } from '../types/data-types.js';
-import { compareStrings } from './compute.js';
+import { compareStrings } from '../types/compare.js';
 import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
 import type { ExecContext } from './exec-plan.js';
 import { bucketRuns, createAccumulator, foldRun, foldStats, lowerBoundTime, RunScratch, type AggSpec } from './time-bucket-fold.js';

@@ -7,7 +7,7 @@
 import type { Scalar, Vector } from '../types/batch.js';
 import { getValue, isValid, vectorFrom } from '../types/batch.js';
 import { executionError } from '../errors.js';
-import { compareStrings } from '../exec/compute.js';
+import { compareStrings } from '../types/compare.js';
 import { FLOAT64, INT64, type DataType } from '../types/data-types.js';
 import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/memory-size.js';
 import type { GroupsAccumulator } from './function-types.js';

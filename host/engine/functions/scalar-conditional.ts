@@ -7,7 +7,7 @@ import { commonType } from '../types/coercion.js';
 import { typeName, type DataType } from '../types/data-types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { expectArgs } from './signature.js';
-import { compare } from '../exec/compute.js';
+import { compare } from '../types/compare.js';
 
 /** The row-wise choice among vectors of one type: out[i] = vectors[pick[i]][i]. */
 function choose(type: DataType, vectors: readonly Vector[], pick: Int32Array, n: number): Vector {

@@ -4,7 +4,7 @@
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
 import type { IntervalValue, Vector } from '../types/batch.js';
-import { executionError, PhysicalPlanError, planError } from '../errors.js';
+import { executionError, planError } from '../errors.js';
 import {
   addInterval,
   civilFromDays,
@@ -19,7 +19,7 @@ import {
   timestampParseFailure,
 } from '../types/time.js';
 import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types/data-types.js';
-import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
+import { PhysicalPlanError, type BoundSignature, type EvalContext, type ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 
 export const NOW_TYPE = timestamp('Nanosecond', '+00:00');

@@ -8,7 +8,7 @@ import type { IntervalValue, Scalar, Vector } from '../types/batch.js';
 import { getValue, isValid, vectorFrom } from '../types/batch.js';
 import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { literalName } from '../plan/expr-display.js';
+import { literalName } from '../types/literal-name.js';
 import { addInterval } from '../types/time.js';
 import { FLOAT64, INTERVAL, timestamp, typeName, unitNanos, type DataType, type TimeUnit } from '../types/data-types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';

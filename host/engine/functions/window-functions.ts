@@ -5,10 +5,10 @@
 
 import type { Scalar, Vector } from '../types/batch.js';
 import { getValue, isValid, vectorFrom } from '../types/batch.js';
-import { castError, PhysicalPlanError, planError } from '../errors.js';
+import { castError, planError } from '../errors.js';
 import { formatRustF64 } from '../types/float-text.js';
 import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types/data-types.js';
-import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
+import { PhysicalPlanError, type BoundSignature, type WindowFrames, type WindowFunction } from './function-types.js';
 
 /** DataFusion 27's check of a `Signature::any(n)`: the built-in window functions but lag and lead. */
 function expectAny(n: number, argTypes: readonly unknown[]): void {

@@ -7,16 +7,8 @@ import type { IntervalValue, Scalar } from '../types/batch.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
 import { BOOLEAN, type DataType } from '../types/data-types.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { IntegerRange } from '../planner/sql-types.js';
-
-export type BinaryOperator =
-  | 'AND' | 'OR'
-  | '=' | '!=' | '<' | '<=' | '>' | '>='
-  | 'IS DISTINCT FROM' | 'IS NOT DISTINCT FROM'
-  | '+' | '-' | '*' | '/' | '%'
-  | '||'
-  | '~' | '~*' | '!~' | '!~*'
-  | '&' | '|' | '^' | '<<' | '>>';
+import type { IntegerRange } from '../types/integer-range.js';
+import type { BinaryOperator } from '../types/operators.js';
 
 export interface SortExpr {
   readonly expr: LExpr;

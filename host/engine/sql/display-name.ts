@@ -7,6 +7,7 @@
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
 import { formatRustF64 } from '../types/float-text.js';
 import { printExpr } from './printer-expressions.js';
+import { operatorText } from '../types/operators.js';
 
 export interface DisplayNameHooks {
   /** Names a literal (`negated`: written with a unary minus, which DataFusion folds in). */
@@ -129,11 +130,6 @@ export function defaultLiteralName(literal: Literal, negated = false): string {
 
 function isLiteral(e: Expr): e is Literal {
   return e.kind === 'number' || e.kind === 'string' || e.kind === 'boolean' || e.kind === 'null' || e.kind === 'interval' || e.kind === 'typedString';
-}
-
-/** DataFusion's Operator Display: its bitwise XOR prints as PostgreSQL's `#`, however it was written. */
-export function operatorText(op: string): string {
-  return op === '^' ? '#' : op;
 }
 
 /** DataFusion's Operator::precedence, for the parentheses of the Display form. */

@@ -7,7 +7,7 @@
 
 import type { Scalar } from '../types/batch.js';
 import { columnTypeName, type EngineCatalog } from '../catalog.js';
-import { formatBytes, formatDuration } from '../commands/database-options.js';
+import { formatBytes, formatDuration } from '../types/option-text.js';
 import type { LExpr } from '../plan/expr.js';
 import { subqueryAlias, type LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';

@@ -340,3 +340,18 @@ export function typeOfValueType(valueType: number): DataType {
       return NULL;
   }
 }
+
+/** The AND of two validity masks (undefined = all valid). */
+export function andValidity(a: Uint8Array | undefined, b: Uint8Array | undefined, n: number): Uint8Array | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = a[i]! & b[i]!;
+  return out;
+}
+
+/** A vector's validity as a mask, materialized for Null vectors. */
+export function validityOf(v: Vector): Uint8Array | undefined {
+  if (v.type.id === 'Null') return new Uint8Array(v.length);
+  return v.validity;
+}

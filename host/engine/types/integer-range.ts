@@ -5,7 +5,13 @@
 
 import { getValue, isValid, vectorFrom, type Scalar, type Vector } from './batch.js';
 import { executionError } from '../errors.js';
-import type { IntegerRange } from '../planner/sql-types.js';
+
+/** A narrow integer type computed as BIGINT (BIGINT UNSIGNED): its range and Arrow name. */
+export interface IntegerRange {
+  min: bigint;
+  max: bigint;
+  arrow: string;
+}
 
 export function checkIntegerRange(v: Vector, range: IntegerRange, tryCast: boolean): Vector {
   let out: Scalar[] | undefined;
