@@ -6,14 +6,9 @@
 // 64-bit type exists). Intervals, structs and lists travel as `text` in Sundial's display.
 // The hot loop writes straight into the message buffer, as the CSV and JSON writers do.
 
-import type { RecordBatch } from '../engine/types/batch.js';
-import type { DataType, Field } from '../engine/types/data-types.js';
+import { type ByteSink, type DataType, displayValue, type Field, type RecordBatch, TimestampWriter, writeDate, writeJsonF64 } from '../engine/types/index.js';
 import { readColumn, writeI64, writeU64, K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, type ColumnReader } from '../engine/format/column-reader.js';
-import { displayValue } from '../engine/types/display-text.js';
 import { copyText, formatFloatColumn } from '../engine/format/float-column.js';
-import { writeJsonF64 } from '../engine/types/float-text.js';
-import { TimestampWriter, writeDate } from '../engine/types/time-text.js';
-import type { ByteSink } from '../engine/types/byte-sink.js';
 import type { FieldDescription, MessageWriter } from './messages.js';
 
 export const OID = {

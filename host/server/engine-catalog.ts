@@ -9,7 +9,7 @@ import { dropAfterMs } from '../storage/catalog-dcl.js';
 import { findPendingDrop } from '../storage/pending-drops.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
-import { typeOfValueType } from '../engine/types/batch.js';
+import { timestamp, type TimeUnit, typeOfValueType } from '../engine/types/index.js';
 import type {
   ColumnInfo,
   DatabaseInfo,
@@ -26,7 +26,6 @@ import type {
   TableInfo,
 } from '../engine/catalog.js';
 import { bug } from '../core/errors.js';
-import { timestamp, type TimeUnit } from '../engine/types/data-types.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
 import type { SkippedFiles, Storage } from '../storage/storage.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';

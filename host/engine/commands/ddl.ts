@@ -8,7 +8,7 @@ import { notImplemented, semanticError } from '../errors.js';
 import { databaseNotFound, tableNotFound } from '../planner/query-planner.js';
 import { fieldColumnType } from '../planner/sql-types.js';
 import type * as ast from '../sql/ast.js';
-import { timestamp, UTF8, type DataType } from '../types/data-types.js';
+import { type DataType, timestamp, UTF8 } from '../types/index.js';
 import { applyDatabaseOptions, defaultDatabaseOptions } from './database-options.js';
 import { databaseExists, tableExists } from '../../core/meta-errors.js';
 

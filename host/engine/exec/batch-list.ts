@@ -3,9 +3,7 @@
 // n rows costs their batches and 4 bytes a row (the batch of each row), where one concatenated batch
 // cost a second copy of every column, built in one synchronous pass (10 million rows: seconds).
 
-import type { RecordBatch, Scalar, Vector, VectorValues } from '../types/batch.js';
-import { getValue, vectorFrom } from '../types/batch.js';
-import type { DataType } from '../types/data-types.js';
+import { type DataType, getValue, type RecordBatch, type Scalar, type Vector, vectorFrom, type VectorValues } from '../types/index.js';
 
 export class BatchList {
   readonly batches: RecordBatch[] = [];

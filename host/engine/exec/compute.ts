@@ -5,20 +5,13 @@
 // kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
 // an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
-import type { IntervalValue, Vector } from '../types/batch.js';
-import { andValidity, getValue, isValid, validityOf } from '../types/batch.js';
-import { compare } from '../types/compare.js';
+import { addInterval, andValidity, type BinaryOperator, BOOLEAN, compare, type DataType, FLOAT64, getValue, int64Kernels, INTERVAL, type IntervalValue, isValid, NS_PER_DAY, scalarToString, typeName, unitNanos, validityOf, type Vector } from '../types/index.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { MemoryBudget } from '../functions/function-types.js';
 import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
 import { compileRustTest, RegexError } from '../functions/rust-regex.js';
-import type { BinaryOperator } from '../types/operators.js';
-import { addInterval, NS_PER_DAY } from '../types/time.js';
-import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types/data-types.js';
-import { scalarToString } from '../types/cast.js';
 import { bitwise } from './bitwise.js';
-import { int64Kernels } from '../types/kernels.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;

@@ -4,8 +4,7 @@
 // its time in. The bytes are exactly what writeArrowF64 / writeJsonF64 (types/float-text.ts) write
 // (tested against them); short columns and engines without the core keep those.
 
-import { kernelCore } from '../types/kernels.js';
-import type { ByteSink } from '../types/byte-sink.js';
+import { type ByteSink, kernelCore } from '../types/index.js';
 
 interface FormatExports {
   memory: WebAssembly.Memory;

@@ -4,12 +4,9 @@
 // columns allocate no BigInt per row: sums keep the high and low halves in two doubles and carry
 // between them, exact up to 2^21 rows between carries.
 
-import type { Scalar, Vector } from '../types/batch.js';
-import { getValue, isValid, vectorFrom } from '../types/batch.js';
+import { compareStrings, type DataType, FLOAT64, getValue, INT64, isValid, type Scalar, type Vector, vectorFrom } from '../types/index.js';
 import { executionError } from '../errors.js';
-import { compareStrings } from '../types/compare.js';
-import { FLOAT64, INT64, type DataType } from '../types/data-types.js';
-import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/memory-size.js';
+import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/index.js';
 import type { GroupsAccumulator } from './function-types.js';
 
 const TWO32 = 4294967296;

@@ -3,11 +3,9 @@
 // tuples of JS values and hands them to the function's `reduce` at the end. The slow general
 // path by design; the everyday aggregates have typed-array accumulators (accumulators.ts).
 
-import type { Scalar, Vector } from '../types/batch.js';
-import { getValue, isValid, vectorFrom } from '../types/batch.js';
-import type { DataType } from '../types/data-types.js';
+import { type DataType, getValue, isValid, type Scalar, type Vector, vectorFrom } from '../types/index.js';
 import type { GroupsAccumulator } from './function-types.js';
-import { OBJECT_BYTES, scalarBytes, SLOT_BYTES } from '../memory/memory-size.js';
+import { OBJECT_BYTES, scalarBytes, SLOT_BYTES } from '../memory/index.js';
 
 /** Which rows a group keeps: all, or only those whose listed arguments are not NULL. */
 export type KeepRows = 'all' | readonly number[];

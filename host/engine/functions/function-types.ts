@@ -2,8 +2,7 @@
 // the executor runs it. Each function lives in a file of its family (scalar-math.ts,
 // aggregates.ts, ...) and is listed in registry.ts, so issue 5's breadth plugs in here.
 
-import type { Scalar, Vector } from '../types/batch.js';
-import type { DataType } from '../types/data-types.js';
+import type { DataType, Scalar, Vector } from '../types/index.js';
 import { UserError, type ErrorKind } from '../../core/errors.js';
 
 /** Who runs the statement, where (current_user() and the other session functions). */

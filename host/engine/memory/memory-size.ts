@@ -6,7 +6,7 @@
 // an array of three scalars 82 bytes, an empty Set 162. Strings count two bytes a character (V8 keeps Latin-1 text
 // in one, so text is overcounted, never under).
 
-import type { RecordBatch, Scalar, Vector } from '../types/batch.js';
+import type { RecordBatch, Scalar, Vector } from '../types/index.js';
 import type { MemoryPool } from './memory-pool.js';
 
 /** A reference in an array or object slot. */

@@ -4,12 +4,8 @@
 // are transparent), and `exprDisplay` is `Display`, used by EXPLAIN and in messages (casts shown,
 // parentheses by precedence). Literals print as ScalarValue's Debug form in both.
 
-import { formatRustF64 } from '../types/float-text.js';
-import { literalName } from '../types/literal-name.js';
-import { operatorText } from '../types/operators.js';
-import { typeName } from '../types/data-types.js';
+import { formatRustF64, intervalText, literalName, operatorText, typeName } from '../types/index.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
-import { intervalText } from '../types/display-text.js';
 import { flatName } from './plan-schema.js';
 
 function sortText(o: SortExpr, show: (e: LExpr) => string): string {

@@ -3,12 +3,9 @@
 // can move expressions between plan nodes without renumbering; the physical planner binds names
 // to positions once. Implicit casts the planner inserts are ordinary `cast` nodes.
 
-import type { IntervalValue, Scalar } from '../types/batch.js';
+import { type BinaryOperator, BOOLEAN, type DataType, type IntegerRange, type IntervalValue, type Scalar } from '../types/index.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
-import { BOOLEAN, type DataType } from '../types/data-types.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { IntegerRange } from '../types/integer-range.js';
-import type { BinaryOperator } from '../types/operators.js';
 
 export interface SortExpr {
   readonly expr: LExpr;

@@ -6,7 +6,7 @@
 import type { TableInfo } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { BOOLEAN, type DataType } from '../types/data-types.js';
+import { BOOLEAN, type DataType } from '../types/index.js';
 import { exprName } from './expr-display.js';
 import { columnsOf, visitExpr, type LExpr, type SortExpr } from './expr.js';
 import { flatName, PlanSchema, type PlanField } from './plan-schema.js';

@@ -4,27 +4,20 @@
 // numeric literal, coerces operands (types/coercion.ts) by inserting casts, and types function calls
 // through the registry.
 
-import type { IntervalValue, Scalar } from '../types/batch.js';
+import { arrowCastType, type BinaryOperator, binarySignature, BOOLEAN, checkCast, commonType, comparisonCoercion, type DataType, DATE32, FLOAT64, INT64, type IntegerRange, INTERVAL, type IntervalValue, NULL, parseInterval, type Scalar, typeEquals, typeName, UINT64, UTF8 } from '../types/index.js';
 import { bug, UserError } from '../../core/errors.js';
 import { analyzerError, internalError, notImplemented, planError, schemaError } from '../errors.js';
-import { checkCast } from '../types/cast.js';
 import { PhysicalPlanError, type AggregateFunction, type BoundSignature, type ScalarFunction } from '../functions/function-types.js';
 import { SignatureMismatch } from '../functions/signature.js';
 import { Clause, type BlockErrors } from './deferred-errors.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
-import type { BinaryOperator } from '../types/operators.js';
 import { anyExpr, children, lit } from '../plan/expr.js';
 import { exprName } from '../plan/expr-display.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
-import { parseInterval } from '../types/time.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types/data-types.js';
-import { binarySignature, commonType, comparisonCoercion } from '../types/coercion.js';
-import { arrowCastType } from '../types/arrow-cast.js';
 import { arrowIntegerRange, castTargetType, narrowIntegerRange } from './sql-types.js';
-import type { IntegerRange } from '../types/integer-range.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { exprDisplayName } from '../sql/display-name.js';
 

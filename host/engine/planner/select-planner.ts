@@ -13,7 +13,7 @@ import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, su
 import { PlanSchema, qualifierMatches, quoteName } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { checkWindowOverlap, windowParams, windowStructType } from '../functions/time-window.js';
-import { BOOLEAN, type TimeUnit } from '../types/data-types.js';
+import { BOOLEAN, type TimeUnit } from '../types/index.js';
 import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
 import { planFrom, type Ctes } from './from-planner.js';
 import type { QueryPlanner } from './query-planner.js';

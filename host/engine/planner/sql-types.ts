@@ -5,9 +5,8 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types/data-types.js';
+import { BOOLEAN, type DataType, DATE32, FLOAT32, FLOAT64, INT64, type IntegerRange, INTERVAL, TIME64, timestamp, UINT64, UTF8 } from '../types/index.js';
 import { ValueType } from '../../core/write-batch.js';
-import type { IntegerRange } from '../types/integer-range.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);

@@ -5,9 +5,8 @@
 // what was inferred and how sure it is).
 
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
-import { formatRustF64 } from '../types/float-text.js';
+import { formatRustF64, operatorText } from '../types/index.js';
 import { printExpr } from './printer-expressions.js';
-import { operatorText } from '../types/operators.js';
 
 export interface DisplayNameHooks {
   /** Names a literal (`negated`: written with a unary minus, which DataFusion folds in). */
