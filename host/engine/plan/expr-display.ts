@@ -4,7 +4,7 @@
 // are transparent), and `exprDisplay` is `Display`, used by EXPLAIN and in messages (casts shown,
 // parentheses by precedence). Literals print as ScalarValue's Debug form in both.
 
-import { formatRustF64, intervalText, literalName, operatorText, typeName } from '../types/index.js';
+import { displayPrecedence, formatRustF64, intervalText, literalName, operatorText, typeName } from '../types/index.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
 import { flatName } from './plan-schema.js';
 
@@ -182,11 +182,6 @@ function exprDebug(e: LExpr): string {
   return exprDisplay(inner);
 }
 
-const PRECEDENCE: Readonly<Record<string, number>> = {
-  OR: 5, AND: 10, '=': 20, '!=': 20, '<': 20, '<=': 20, '>': 20, '>=': 20,
-  'IS DISTINCT FROM': 20, 'IS NOT DISTINCT FROM': 20, '+': 30, '-': 30, '*': 40, '/': 40, '%': 40,
-};
-
 /** DataFusion's Display of an expression (EXPLAIN, messages). */
 export function exprDisplay(e: LExpr): string {
   return display(e, false);
@@ -209,10 +204,10 @@ function display(e: LExpr, hideImplicit: boolean): string {
       if (hideImplicit && e.implicit === true) return exprDisplay(e.expr);
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${exprDisplay(e.expr)} AS ${typeName(e.type)})`;
     case 'binary': {
-      const p = PRECEDENCE[e.op] ?? 0;
+      const p = displayPrecedence(e.op);
       const child = (c: LExpr): string => {
         if (c.kind !== 'binary') return exprDisplay(c);
-        const cp = PRECEDENCE[c.op] ?? 0;
+        const cp = displayPrecedence(c.op);
         return cp === 0 || cp < p ? `(${exprDisplay(c)})` : exprDisplay(c);
       };
       return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;

@@ -25,7 +25,7 @@ export {
 export { checkIntegerRange, type IntegerRange } from './integer-range.js';
 export { installKernels, int64Kernels, kernelCore } from './kernels.js';
 export { literalName } from './literal-name.js';
-export { operatorText, type BinaryOperator } from './operators.js';
+export { displayPrecedence, operatorText, type BinaryOperator } from './operators.js';
 export { formatBytes, formatDuration } from './option-text.js';
 export { TimestampWriter, writeDate } from './time-text.js';
 export {
