@@ -9,6 +9,7 @@
 import { type ByteSink, type DataType, displayValue, type Field, type RecordBatch, TimestampWriter, writeDate, writeJsonF64 } from '../engine/types/index.js';
 import { readColumn, writeI64, writeU64, K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, type ColumnReader } from '../engine/format/column-reader.js';
 import { copyText, formatFloatColumn } from '../engine/format/float-column.js';
+import { floorDiv } from '../core/precision.js';
 import type { FieldDescription, MessageWriter } from './messages.js';
 
 export const OID = {
@@ -255,11 +256,6 @@ export class RowEncoder {
       }
     }
   }
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b < 0n ? q - 1n : q;
 }
 
 export function putInt32(buf: Uint8Array, at: number, v: number): void {
