@@ -2,25 +2,19 @@
 // order, not JavaScript's UTF-16 one), intervals field by field, 64-bit integers of long vectors
 // in the Wasm kernels. The one order the sort, the aggregates and the operators share.
 
+import { compareBytes } from '../../core/write-batch.js';
 import type { IntervalValue, Vector } from './batch.js';
 import { andValidity, getValue, validityOf } from './batch.js';
 import { BOOLEAN } from './data-types.js';
 import { int64Kernels } from './kernels.js';
 
-/** UTF-8 byte order (= code point order) of two strings, as Rust compares them. */
+/**
+ * UTF-8 byte order (= code point order) of two strings, as Rust compares them: the order of
+ * series keys (core's compareBytes), after a quick test for the same string, which sorts and
+ * group keys meet often (tags repeat).
+ */
 export function compareStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    const sa = ca >= 0xd800 && ca <= 0xdfff;
-    const sb = cb >= 0xd800 && cb <= 0xdfff;
-    if (sa !== sb) return sa ? 1 : -1;
-    return ca - cb;
-  }
-  return a.length - b.length;
+  return a === b ? 0 : compareBytes(a, b);
 }
 
 /** Intervals by months, then days, then nanoseconds (30 days are not a month here). */
