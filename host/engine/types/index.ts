@@ -13,7 +13,7 @@ export { binarySignature, canCast, commonType, comparisonCoercion } from './coer
 export { compare, compareStrings } from './compare.js';
 export {
   BINARY, BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8,
-  sqlTypeName, timestamp, typeEquals, typeName, unitNanos, type DataType, type Field,
+  precisionUnit, sqlTypeName, timestamp, typeEquals, typeName, unitNanos, type DataType, type Field,
   type TimeUnit
 } from './data-types.js';
 export {
