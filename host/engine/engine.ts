@@ -17,7 +17,7 @@ import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, 
 import { notImplemented } from './errors.js';
 import { displayExecPlan, type ExecContext } from './exec/exec-plan.js';
 import { MemoryPool } from './memory/index.js';
-import { createPhysicalPlan } from './exec/physical-planner.js';
+import { createPhysicalPlan } from './physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
 import { PlanCache, readsClock, type Privilege } from './plan-cache.js';
 import type { LogicalPlan } from './plan/logical-plan.js';

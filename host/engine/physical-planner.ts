@@ -4,26 +4,26 @@
 // when the partitions are tags and the order is time descending, the scan keeps only the last
 // k rows of each series before anything is materialized (the lastpoint query).
 
-import { bug } from '../../core/errors.js';
-import type { LExpr } from '../plan/expr.js';
-import type { LogicalPlan, Sort } from '../plan/logical-plan.js';
-import type { ExecNode } from './exec-plan.js';
-import { FilterExec } from './filter-exec.js';
-import { GapFillExec } from './gap-fill-exec.js';
-import { groupingSetsAggregate } from './grouping-sets-exec.js';
-import { HashAggregateExec } from './hash-aggregate-exec.js';
-import { HashJoinExec } from './hash-join-exec.js';
-import { LimitExec } from './limit-exec.js';
-import { ProjectionExec } from './projection-exec.js';
-import { ScanExec } from './scan-exec.js';
-import { SortExec } from './sort-exec.js';
-import { TimeWindowExec } from './time-window-exec.js';
-import { UnnestSeriesExec } from './unnest-series-exec.js';
-import { timeBucketAggregate } from './time-bucket-aggregate-exec.js';
-import type { GroupOrder } from './time-bucket-groups.js';
-import { UnionExec } from './union-exec.js';
-import { EmptyExec, ValuesExec } from './values-exec.js';
-import { PartitionTopKExec, WindowExec } from './window-exec.js';
+import { bug } from '../core/errors.js';
+import type { LExpr } from './plan/expr.js';
+import type { LogicalPlan, Sort } from './plan/logical-plan.js';
+import type { ExecNode } from './exec/exec-plan.js';
+import { FilterExec } from './exec/filter-exec.js';
+import { GapFillExec } from './exec/gap-fill-exec.js';
+import { groupingSetsAggregate } from './exec/grouping-sets-exec.js';
+import { HashAggregateExec } from './exec/hash-aggregate-exec.js';
+import { HashJoinExec } from './exec/hash-join-exec.js';
+import { LimitExec } from './exec/limit-exec.js';
+import { ProjectionExec } from './exec/projection-exec.js';
+import { ScanExec } from './exec/scan-exec.js';
+import { SortExec } from './exec/sort-exec.js';
+import { TimeWindowExec } from './exec/time-window-exec.js';
+import { UnnestSeriesExec } from './exec/unnest-series-exec.js';
+import { timeBucketAggregate } from './exec/time-bucket-aggregate-exec.js';
+import type { GroupOrder } from './exec/time-bucket-groups.js';
+import { UnionExec } from './exec/union-exec.js';
+import { EmptyExec, ValuesExec } from './exec/values-exec.js';
+import { PartitionTopKExec, WindowExec } from './exec/window-exec.js';
 
 /** `rn = 1`, `rn <= k`, `rn < k` on the window column `name`: k, else undefined. */
 function rowNumberBound(pred: LExpr, name: string): number | undefined {
