@@ -34,7 +34,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 const ENGINE_MAY_IMPORT: Record<string, readonly string[]> = {
   'engine.ts': ['plan-cache.ts', 'physical-planner.ts', 'commands', 'planner', 'optimizer', 'exec', 'query.ts', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   'plan-cache.ts': ['plan', 'functions', 'types'],
-  'physical-planner.ts': ['exec', 'plan', 'types'],
+  'physical-planner.ts': ['physical-optimizer', 'exec', 'plan', 'types'],
+  'physical-optimizer': ['exec', 'plan', 'types'],
   commands: ['planner', 'optimizer', 'exec', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   planner: ['optimizer', 'system', 'plan', 'sql', 'functions', 'catalog.ts', 'types', 'errors.ts'],
   optimizer: ['exec', 'plan', 'functions', 'types', 'errors.ts'],
