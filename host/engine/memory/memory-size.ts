@@ -1,4 +1,4 @@
-// What operators hold, in bytes, for the query's memory pool (exec-plan.ts MemoryPool), and the
+// What operators hold, in bytes, for the query's memory pool (memory-pool.ts), and the
 // reservation an operator keeps in it. The sizes are V8's on 64-bit Node without pointer
 // compression, measured as heapUsed deltas (after gc()) over a million entries: a Map<number,
 // number> entry 38 bytes, a Set of 14-character concatenated strings 85 bytes an entry, an array

@@ -1,7 +1,7 @@
 // Calendar arithmetic on integer timestamps (no Date objects: they lose nanoseconds and cover
 // less range), the timestamp texts CnosDB reads and writes, and interval parsing. Civil-date
-// conversion is Howard Hinnant's days_from_civil / civil_from_days
-// (http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
+// conversion is Howard Hinnant's days_from_civil / civil_from_days (core/calendar.ts,
+// http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
 
 import type { IntervalValue } from './batch.js';
 import { civilFromDays, daysFromCivil } from '../../core/calendar.js';
