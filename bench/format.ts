@@ -9,10 +9,10 @@
 // Profile: node --cpu-prof --import tsx bench/format.ts --formats csv
 
 import { parseArgs } from 'node:util';
-import { vectorFrom, type RecordBatch, type Schema } from '../host/engine/batch.js';
+import { vectorFrom, type RecordBatch, type Schema } from '../host/engine/types/batch.js';
 import { createResultWriter, type ResultFormat } from '../host/engine/format/index.js';
-import { FLOAT64, INT64, timestamp, type Field } from '../host/engine/types.js';
-import { installKernels } from '../host/engine/exec/kernels.js';
+import { FLOAT64, INT64, timestamp, type Field } from '../host/engine/types/data-types.js';
+import { installKernels } from '../host/engine/types/kernels.js';
 import { loadCore } from '../test/support/core.js';
 import { mulberry32 as prng } from '../test/support/rng.js';
 

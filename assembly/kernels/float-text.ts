@@ -1,4 +1,4 @@
-// Text of a column of doubles, as the result writers print them (host/engine/format/float-text.ts
+// Text of a column of doubles, as the result writers print them (host/engine/types/float-text.ts
 // holds the rules and the TypeScript reference this must match byte for byte): the shortest
 // round-trip digits (shortest.ts) laid out in decimal notation inside a range of exponents and in
 // scientific notation outside it.

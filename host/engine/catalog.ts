@@ -8,7 +8,7 @@ import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
 import type { StoredFileProblem } from '../core/check.js';
-import { sqlTypeName, type DataType } from './types.js';
+import { type DataType, sqlTypeName } from './types/index.js';
 
 export type { StoredFileProblem } from '../core/check.js';
 

@@ -6,7 +6,7 @@
 
 import type { Core } from '../core/wasm.js';
 import { UserError } from '../core/errors.js';
-import type { RecordBatch, Scalar } from './batch.js';
+import { installKernels, type RecordBatch, type Scalar, UTF8 } from './types/index.js';
 import type { EngineCatalog } from './catalog.js';
 import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
 import { checkDatabase } from './commands/check.js';
@@ -16,9 +16,8 @@ import { update } from './commands/update.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { displayExecPlan, type ExecContext } from './exec/exec-plan.js';
-import { MemoryPool } from './exec/memory-pool.js';
-import { installKernels } from './exec/kernels.js';
-import { createPhysicalPlan } from './exec/physical-planner.js';
+import { MemoryPool } from './memory/index.js';
+import { createPhysicalPlan } from './physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
 import { PlanCache, readsClock, type Privilege } from './plan-cache.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
@@ -28,7 +27,6 @@ import { ALL_DATABASES, isDcl, type QueryEngine, type QueryResult, type QuerySes
 import type { Query, Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
 import { clusterSchemaFor } from './system/system-views.js';
-import { UTF8 } from './types.js';
 
 const SHOW_QUERIES = 'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
 

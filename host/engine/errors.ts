@@ -4,25 +4,10 @@
 // UserError of the catalog in core/errors.ts; internal invariants use `bug()` instead.
 
 import { UserError, type ErrorKind } from '../core/errors.js';
-import type { BoundSignature } from './functions/function-types.js';
 
 /** DataFusion's `DataFusionError::Plan`: 422 010001. */
 export function planError(message: string): UserError {
   return new UserError('sqlPlan', `Datafusion: Error during planning: ${message}`);
-}
-
-/**
- * An error DataFusion raises only when it builds the physical plan (a window function's literal
- * arguments), after every planning and analyzer error of the statement (planner/deferred-errors.ts).
- */
-export class PhysicalPlanError extends UserError {
-  /** The call's typing to plan with until the error is thrown, when the function can give one. */
-  readonly fallback: BoundSignature | undefined;
-
-  constructor(kind: ErrorKind, message: string, fallback?: BoundSignature) {
-    super(kind, message);
-    this.fallback = fallback;
-  }
 }
 
 /** A planning error raised inside one of DataFusion's analyzer rules, which names the rule. */

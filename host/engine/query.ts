@@ -2,8 +2,8 @@
 // engine parses, plans and executes; the route negotiates the format, streams the batches and
 // maps errors (core/errors.ts UserError) to statuses.
 
-import type { RecordBatch, Schema } from './batch.js';
-import type { MemoryPool } from './exec/memory-pool.js';
+import type { RecordBatch, Schema } from './types/index.js';
+import type { MemoryPool } from './memory/index.js';
 import type { Statement } from './sql/ast.js';
 import type { SystemInfo } from './system/system-info.js';
 

@@ -4,8 +4,7 @@
 // bounds, then LIMIT and OFFSET per series, as InfluxDB applies them after filling. Rows leave in
 // pieces of at most `pieceRows`, so a chunked response never holds a whole series.
 
-import { getValue, type RecordBatch, type Vector } from '../engine/batch.js';
-import { toNanos } from '../engine/time.js';
+import { getValue, type RecordBatch, toNanos, type Vector } from '../engine/types/index.js';
 import { statementError } from './errors.js';
 import { MAX_FILL_BUCKETS, type FillPlan, type MeasurementPlan, type Transform } from './translate-select.js';
 

@@ -3,7 +3,7 @@
 // `1700000000000ms`, as Grafana writes them), and the two ways results show a time: RFC3339Nano
 // text (Go's layout: fraction digits only as many as needed, `Z`) or an integer in the `epoch` unit.
 
-import { formatTimestamp, parseTimestampNanos } from '../engine/time.js';
+import { formatTimestamp, parseTimestampNanos } from '../engine/types/index.js';
 import type { Expr } from './ast.js';
 import { statementError } from './errors.js';
 

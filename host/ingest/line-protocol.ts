@@ -6,6 +6,7 @@
 
 import type { Core } from '../core/wasm.js';
 import { bug, UserError, type ErrorKind } from '../core/errors.js';
+import { unitConversion, type TimeUnit } from '../core/precision.js';
 import { VALUE_TYPE_NAMES, type ValueType } from '../core/write-batch.js';
 import { copyBatch, scanLimits, type ScanLimits } from './wasm-scan.js';
 
@@ -17,16 +18,10 @@ export interface LineProtocolOptions {
   defaultTs: bigint;
 }
 
-export type RequestPrecision = 'ns' | 'us' | 'ms' | 's';
-export type DatabasePrecision = 'ns' | 'us' | 'ms';
-
-const NS_PER: Record<RequestPrecision, bigint> = { ns: 1n, us: 1_000n, ms: 1_000_000n, s: 1_000_000_000n };
-
 /** The (multiplier, divisor) that convert timestamps from the request to the database precision. */
-export function precisionFactors(request: RequestPrecision, database: DatabasePrecision): { tsMultiplier: bigint; tsDivisor: bigint } {
-  const from = NS_PER[request];
-  const to = NS_PER[database];
-  return from >= to ? { tsMultiplier: from / to, tsDivisor: 1n } : { tsMultiplier: 1n, tsDivisor: to / from };
+export function precisionFactors(request: TimeUnit, database: Exclude<TimeUnit, 's'>): { tsMultiplier: bigint; tsDivisor: bigint } {
+  const { multiplier, divisor } = unitConversion(request, database);
+  return { tsMultiplier: multiplier, tsDivisor: divisor };
 }
 
 interface LineProtocolExports {

@@ -6,17 +6,9 @@
 // (toward the past, as a nanosecond clock would). Date.parse is not used: it keeps only
 // milliseconds and accepts many non-ISO forms. Runtime-agnostic.
 
-const NS_PER_S = 1_000_000_000n;
+import { daysFromCivil } from '../core/calendar.js';
 
-/** Days from 1970-01-01 to the civil date (proleptic Gregorian; Howard Hinnant's algorithm). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
+const NS_PER_S = 1_000_000_000n;
 
 function daysInMonth(y: number, m: number): number {
   if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;

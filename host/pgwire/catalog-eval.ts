@@ -5,8 +5,7 @@
 // three-valued logic, where anything it does not model is UNKNOWN: NULL as a value, and a
 // condition that keeps the row. Never throws on odd SQL: it answers what it understood.
 
-import type { Scalar } from '../engine/batch.js';
-import { BOOLEAN, FLOAT64, INT64, UTF8, type DataType, type Field } from '../engine/types.js';
+import { BOOLEAN, type DataType, type Field, FLOAT64, INT64, type Scalar, UTF8 } from '../engine/types/index.js';
 import { quoteIdent, type LocalResult } from './session-commands.js';
 import type { PgToken } from './sql-text.js';
 

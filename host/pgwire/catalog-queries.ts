@@ -10,7 +10,7 @@
 // CnosDB's `database.table`, so the names tools build resolve in the engine. The connection's
 // database is the only schema on the search path. Only databases the user may read are listed.
 
-import type { Scalar } from '../engine/batch.js';
+import type { Scalar } from '../engine/types/index.js';
 import type { Catalog, TenantDef, UserDef } from '../storage/catalog.js';
 import { has } from '../server/access.js';
 import { tableInfo } from '../server/engine-catalog.js';

@@ -9,9 +9,7 @@
 import type { Socket } from 'node:net';
 import { UserError } from '../core/errors.js';
 import { databaseNotFound } from '../core/meta-errors.js';
-import type { RecordBatch } from '../engine/batch.js';
-import type { Field } from '../engine/types.js';
-import { vectorFrom } from '../engine/batch.js';
+import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.js';
 import type { TenantDef, UserDef } from '../storage/catalog.js';
 import { privilegeOn, requireMembership, requirePasswordChanged } from '../server/access.js';
 import { requireOnlyPasswordChange, sqlEngine, startStatement, type RunningStatement } from '../server/statement.js';

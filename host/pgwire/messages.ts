@@ -2,7 +2,7 @@
 // (and empties) at each flush point: many small messages (ParseComplete, BindComplete, a
 // RowDescription, rows, CommandComplete, ReadyForQuery) leave in one socket write.
 
-import { ByteSink, utf8Bytes } from '../engine/format/byte-sink.js';
+import { ByteSink, utf8Bytes } from '../engine/types/index.js';
 
 /** A column of a RowDescription. */
 export interface FieldDescription {

@@ -6,14 +6,10 @@
 // 64-bit type exists). Intervals, structs and lists travel as `text` in Sundial's display.
 // The hot loop writes straight into the message buffer, as the CSV and JSON writers do.
 
-import type { RecordBatch } from '../engine/batch.js';
-import type { DataType, Field } from '../engine/types.js';
+import { type ByteSink, type DataType, displayValue, type Field, type RecordBatch, TimestampWriter, writeDate, writeJsonF64 } from '../engine/types/index.js';
 import { readColumn, writeI64, writeU64, K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, type ColumnReader } from '../engine/format/column-reader.js';
-import { displayValue } from '../engine/format/display-text.js';
 import { copyText, formatFloatColumn } from '../engine/format/float-column.js';
-import { writeJsonF64 } from '../engine/format/float-text.js';
-import { TimestampWriter, writeDate } from '../engine/format/time-text.js';
-import type { ByteSink } from '../engine/format/byte-sink.js';
+import { floorDiv } from '../core/precision.js';
 import type { FieldDescription, MessageWriter } from './messages.js';
 
 export const OID = {
@@ -260,11 +256,6 @@ export class RowEncoder {
       }
     }
   }
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b < 0n ? q - 1n : q;
 }
 
 export function putInt32(buf: Uint8Array, at: number, v: number): void {

@@ -6,8 +6,7 @@
 // at once, and ROLLBACK undoes nothing (docs/postgresql.md says so). SHOW of anything but a
 // setting (SHOW TABLES, SHOW DATABASES, ...) is CnosDB SQL and goes to the engine.
 
-import type { Scalar } from '../engine/batch.js';
-import { BOOLEAN, INT64, UTF8, type DataType, type Field } from '../engine/types.js';
+import { BOOLEAN, type DataType, type Field, INT64, type Scalar, UTF8 } from '../engine/types/index.js';
 import { UserError } from '../core/errors.js';
 import { leadingWords, type PgToken } from './sql-text.js';
 

@@ -9,7 +9,7 @@ import { dropAfterMs } from '../storage/catalog-dcl.js';
 import { findPendingDrop } from '../storage/pending-drops.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
-import { typeOfValueType } from '../engine/batch.js';
+import { precisionUnit, timestamp, typeOfValueType } from '../engine/types/index.js';
 import type {
   ColumnInfo,
   DatabaseInfo,
@@ -26,18 +26,13 @@ import type {
   TableInfo,
 } from '../engine/catalog.js';
 import { bug } from '../core/errors.js';
-import { timestamp, type TimeUnit } from '../engine/types.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
 import type { SkippedFiles, Storage } from '../storage/storage.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 
-function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {
-  return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
-}
-
 /** The engine's description of a stored table: time, then tags and fields in creation (id) order. */
 export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
-  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(unitOf(db.options.precision)), codec: t.timeCodec }];
+  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(precisionUnit(db.options.precision)), codec: t.timeCodec }];
   const stored: ColumnDef[] = [...t.tags, ...t.fields].sort((a, b) => a.id - b.id);
   for (const c of stored) {
     const valueType = c.kind === 'tag' ? ValueType.Tag : c.type;

@@ -6,6 +6,7 @@
 // decides as in CnosDB: the last time a point may carry (`partitionOverflows`, on the declared
 // width). Arithmetic in the database precision.
 
+import { floorDiv } from '../core/precision.js';
 import type { DatabaseOptions, Precision } from '../core/schema.js';
 
 export function unitsPerMs(precision: Precision): bigint {
@@ -27,12 +28,6 @@ export function partitionUnits(options: DatabaseOptions): bigint {
 /** VNODE_DURATION as declared, in the database precision (CnosDB's bucket width). */
 export function vnodeUnits(options: DatabaseOptions): bigint {
   return BigInt(options.vnodeDurationMs) * unitsPerMs(options.precision);
-}
-
-/** floor(a / b) for b > 0, also for negative a (times before 1970). */
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n ? q - 1n : q;
 }
 
 /** Start of the partition holding `ts`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INT64, FLOAT64, UTF8, BOOLEAN, NULL, timestamp, type DataType } from '../../host/engine/types.js';
+import { INT64, FLOAT64, UTF8, BOOLEAN, NULL, timestamp, type DataType } from '../../host/engine/types/data-types.js';
 import { batchOf, render, schemaOf } from '../engine/format/support.js';
 import { parseJsonSequence, type JsonValue } from './json-values.js';
 import { actualLines, errorRegex, expectedCells, expectedLines } from './normalize.js';

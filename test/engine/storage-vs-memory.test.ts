@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordBatch } from '../../host/engine/batch.js';
+import type { RecordBatch } from '../../host/engine/types/batch.js';
 import { SqlEngine } from '../../host/engine/engine.js';
 import type { QuerySession } from '../../host/engine/query.js';
 import { LineProtocolScanner } from '../../host/ingest/line-protocol.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import type { TableInfo } from '../../host/engine/catalog.js';
-import { FLOAT64, INT64, UTF8, timestamp } from '../../host/engine/types.js';
+import { FLOAT64, INT64, UTF8, timestamp } from '../../host/engine/types/data-types.js';
 import { InfluxQLParseError, InfluxQLStatementError, parseInfluxQL, planSelect } from '../../host/influxql/index.js';
 import { mulberry32 } from '../support/rng.js';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TableInfo } from '../../host/engine/catalog.js';
 import { printStatement } from '../../host/engine/sql/index.js';
-import { FLOAT64, INT64, UTF8, timestamp } from '../../host/engine/types.js';
+import { FLOAT64, INT64, UTF8, timestamp } from '../../host/engine/types/data-types.js';
 import { InfluxQLStatementError, parseInfluxQL, planSelect } from '../../host/influxql/index.js';
 
 const cpu: TableInfo = {

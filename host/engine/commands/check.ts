@@ -5,7 +5,7 @@
 import type { EngineCatalog } from '../catalog.js';
 import { databaseNotFound } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { INT64, UTF8 } from '../types.js';
+import { INT64, UTF8 } from '../types/index.js';
 import type { Rows } from './show.js';
 
 export async function checkDatabase(catalog: EngineCatalog, s: ast.CheckDatabase): Promise<Rows> {

@@ -8,7 +8,7 @@ import { notImplemented, semanticError } from '../errors.js';
 import { databaseNotFound, tableNotFound } from '../planner/query-planner.js';
 import { fieldColumnType } from '../planner/sql-types.js';
 import type * as ast from '../sql/ast.js';
-import { timestamp, UTF8, type DataType } from '../types.js';
+import { type DataType, precisionUnit, timestamp, UTF8 } from '../types/index.js';
 import { applyDatabaseOptions, defaultDatabaseOptions } from './database-options.js';
 import { databaseExists, tableExists } from '../../core/meta-errors.js';
 
@@ -119,10 +119,6 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
   }
   const t: TableInfo = { database: db, name: table, columns };
   await catalog.createTable(db, t);
-}
-
-export function precisionUnit(p: 'NS' | 'US' | 'MS'): 'Nanosecond' | 'Microsecond' | 'Millisecond' {
-  return p === 'MS' ? 'Millisecond' : p === 'US' ? 'Microsecond' : 'Nanosecond';
 }
 
 export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaultDb: string, tenant: string): Promise<void> {

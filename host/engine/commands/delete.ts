@@ -5,7 +5,8 @@
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
 import { datafusionNotImplemented, notImplemented } from '../errors.js';
-import { columnsOf, transformExpr, visitExpr, type BinaryOperator, type LExpr } from '../plan/expr.js';
+import { columnsOf, transformExpr, visitExpr, type LExpr } from '../plan/expr.js';
+import type { BinaryOperator } from '../types/index.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import type { QueryPlanner } from '../planner/query-planner.js';

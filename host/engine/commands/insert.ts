@@ -4,12 +4,10 @@
 // one field per row), encoded as one write batch and stored atomically: a bad row stores nothing.
 
 import { checkGeometryValue } from '../../core/geometry/check-geometry.js';
-import type { RecordBatch, Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { castVector, checkCast, getValue, isValid, type RecordBatch, type Scalar, type TimeUnit, UINT64, unitNanos, type Vector, vectorFrom } from '../types/index.js';
 import { WriteBatchBuilder, type FieldInput } from '../../core/write-batch-builder.js';
 import type { FieldType } from '../../core/write-batch.js';
 import type { ColumnInfo, TableInfo } from '../catalog.js';
-import { castVector, checkCast } from '../exec/cast.js';
 import { compileExprs } from '../exec/evaluate.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { executionError, semanticError } from '../errors.js';
@@ -18,7 +16,6 @@ import { ExprPlanner } from '../planner/expr-planner.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { checkValuesWidth, valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { UINT64, unitNanos, type TimeUnit } from '../types.js';
 import type { Rows } from './show.js';
 
 export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;

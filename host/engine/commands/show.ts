@@ -3,10 +3,8 @@
 // WHERE bounds time (then only series with rows in that range count); their WHERE may test
 // tags and time only, and ORDER BY may name only their own columns.
 
-import type { RecordBatch, Scalar } from '../batch.js';
-import { vectorFrom } from '../batch.js';
+import { BOOLEAN, compareStrings, type DataType, formatBytes, formatDuration, type RecordBatch, type Scalar, UINT64, UTF8, vectorFrom } from '../types/index.js';
 import { columnTypeName, type EngineCatalog, type TableInfo } from '../catalog.js';
-import { compareStrings } from '../exec/compute.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
 import { planError, semanticError } from '../errors.js';
@@ -15,8 +13,6 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import { databaseNotFound, tableNotFound, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { BOOLEAN, UINT64, UTF8, type DataType } from '../types.js';
-import { formatBytes, formatDuration } from './database-options.js';
 import type { SystemDatabase } from '../system/system-views.js';
 
 export interface Rows {

@@ -14,8 +14,7 @@
 // DELETE statements, printed and parsed again, so they share their casts and checks; every part
 // is planned and type-checked before the first write, so a statement that fails changes nothing.
 
-import { getValue, isValid, type RecordBatch } from '../batch.js';
-import { castVector, checkCast } from '../exec/cast.js';
+import { castVector, checkCast, getValue, isValid, type RecordBatch, sqlTypeName, UTF8 } from '../types/index.js';
 import { compileExprs } from '../exec/evaluate.js';
 import { planError, semanticError } from '../errors.js';
 import type { ExecContext } from '../exec/exec-plan.js';
@@ -25,7 +24,6 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { ExprPlanner } from '../planner/expr-planner.js';
 import type { QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
-import { sqlTypeName, UTF8 } from '../types.js';
 import { parseStatements } from '../sql/parser.js';
 import { printExpr, printObjectName, printString, quoteIdent } from '../sql/printer-expressions.js';
 import { prepareDelete } from './delete.js';

@@ -3,9 +3,7 @@
 // n rows costs their batches and 4 bytes a row (the batch of each row), where one concatenated batch
 // cost a second copy of every column, built in one synchronous pass (10 million rows: seconds).
 
-import type { RecordBatch, Scalar, Vector, VectorValues } from '../batch.js';
-import { getValue, vectorFrom } from '../batch.js';
-import type { DataType } from '../types.js';
+import { type DataType, getValue, type RecordBatch, type Scalar, type Vector, vectorFrom, type VectorValues } from '../types/index.js';
 
 export class BatchList {
   readonly batches: RecordBatch[] = [];
@@ -87,7 +85,7 @@ export class BatchList {
   }
 }
 
-/** The default value of a NULL slot of a type (batch.ts: "an arbitrary value of the right type"). */
+/** The default value of a NULL slot of a type (types/batch.ts: "an arbitrary value of the right type"). */
 function emptyValue(type: DataType): unknown {
   switch (type.id) {
     case 'Utf8':

@@ -1,9 +1,8 @@
 // Helpers operators share: collecting an input into one batch under the memory limit, cutting
 // a big batch into output-sized ones, selecting rows by a boolean mask.
 
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { concatVectors, emptyBatch, sliceBatch, takeVector } from '../batch.js';
-import { batchBytes } from './memory-size.js';
+import { concatVectors, emptyBatch, type RecordBatch, type Schema, sliceBatch, takeVector, type Vector } from '../types/index.js';
+import { batchBytes } from '../memory/index.js';
 import { BATCH_ROWS, type ExecContext, type ExecNode } from './exec-plan.js';
 
 /** Concatenates batches of one schema into one batch. */

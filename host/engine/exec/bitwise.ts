@@ -3,9 +3,7 @@
 // wrapping_shl / wrapping_shr of the left operand by the right one taken as u32, so the
 // amount counts modulo 64 and a signed value shifts right arithmetically.
 
-import type { Vector } from '../batch.js';
-import type { DataType } from '../types.js';
-import { andValidity } from './compute.js';
+import { andValidity, type DataType, type Vector } from '../types/index.js';
 
 export type BitwiseOperator = '&' | '|' | '^' | '<<' | '>>';
 

@@ -11,7 +11,7 @@
 
 import type { Core } from '../../core/wasm.js';
 import type { FieldStats } from '../catalog.js';
-import { kernelCore } from './kernels.js';
+import { kernelCore } from '../types/index.js';
 
 interface BucketExports {
   memory: WebAssembly.Memory;

@@ -1,169 +1,21 @@
 // Vectorized kernels of the binary operators: comparison, arithmetic, boolean logic with SQL's
 // three-valued NULL semantics, string concatenation. Both operands arrive cast to the types the
-// planner chose (coercion.ts). One loop per physical type, constants unboxed before the loop
+// planner chose (types/coercion.ts). One loop per physical type, constants unboxed before the loop
 // (STYLE §22-23). Integer + - * wrap around in 64 bits, as arrow 42's add/subtract/multiply
 // kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
 // an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
-import type { IntervalValue, Vector } from '../batch.js';
-import { getValue, isValid } from '../batch.js';
+import { addInterval, andValidity, type BinaryOperator, BOOLEAN, compare, type DataType, FLOAT64, getValue, int64Kernels, INTERVAL, type IntervalValue, isValid, NS_PER_DAY, scalarToString, typeName, unitNanos, validityOf, type Vector } from '../types/index.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { MemoryBudget } from '../functions/function-types.js';
 import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
 import { compileRustTest, RegexError } from '../functions/rust-regex.js';
-import type { BinaryOperator } from '../plan/expr.js';
-import { addInterval, NS_PER_DAY } from '../time.js';
-import { BOOLEAN, FLOAT64, INTERVAL, typeName, unitNanos, type DataType } from '../types.js';
-import { scalarToString } from './cast.js';
 import { bitwise } from './bitwise.js';
-import { int64Kernels } from './kernels.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
-
-/** UTF-8 byte order (= code point order) of two strings, as Rust compares them. */
-export function compareStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    const sa = ca >= 0xd800 && ca <= 0xdfff;
-    const sb = cb >= 0xd800 && cb <= 0xdfff;
-    if (sa !== sb) return sa ? 1 : -1;
-    return ca - cb;
-  }
-  return a.length - b.length;
-}
-
-/** The AND of two validity masks (undefined = all valid). */
-export function andValidity(a: Uint8Array | undefined, b: Uint8Array | undefined, n: number): Uint8Array | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = a[i]! & b[i]!;
-  return out;
-}
-
-/** A vector's validity as a mask, materialized for Null vectors. */
-function validityOf(v: Vector): Uint8Array | undefined {
-  if (v.type.id === 'Null') return new Uint8Array(v.length);
-  return v.validity;
-}
-
-function compareInterval(a: IntervalValue, b: IntervalValue): number {
-  if (a.months !== b.months) return a.months - b.months;
-  if (a.days !== b.days) return a.days - b.days;
-  return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
-}
-
-type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
-
-const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
-
-function cmpResult(op: CmpOp, c: number): number {
-  switch (op) {
-    case '=':
-      return c === 0 ? 1 : 0;
-    case '!=':
-      return c !== 0 ? 1 : 0;
-    case '<':
-      return c < 0 ? 1 : 0;
-    case '<=':
-      return c <= 0 ? 1 : 0;
-    case '>':
-      return c > 0 ? 1 : 0;
-    case '>=':
-      return c >= 0 ? 1 : 0;
-  }
-}
-
-/** Comparison of two vectors of the same type: a Boolean vector, NULL where either is NULL. */
-export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
-  const n = a.length;
-  const out = new Uint8Array(n);
-  const validity = andValidity(validityOf(a), validityOf(b), n);
-  const t = a.type.id === 'Null' ? b.type.id : a.type.id;
-  if (t === 'Null' || a.values === null || b.values === null) return { type: BOOLEAN, length: n, values: out, validity: new Uint8Array(n) };
-  const av = a.values as ArrayLike<unknown>;
-  const bv = b.values as ArrayLike<unknown>;
-  if (t === 'Int64' || t === 'UInt64' || t === 'Timestamp') {
-    const k = int64Kernels(n);
-    if (k !== undefined) {
-      // A constant operand goes in as one value; a constant left side flips the operator.
-      const flipped = a.constant === true && b.constant !== true;
-      const [x, y] = flipped ? [bv, av] : [av, bv];
-      const o = flipped ? FLIP[op] : op;
-      const values = k.compare(o, x as BigInt64Array, y as BigInt64Array, (flipped ? a : b).constant === true, t === 'UInt64', n);
-      return { type: BOOLEAN, length: n, values, validity };
-    }
-  }
-  switch (t) {
-    case 'Float64':
-    case 'Float32':
-    case 'Int64':
-    case 'UInt64':
-    case 'Timestamp':
-    case 'Time64':
-    case 'Boolean':
-    case 'Date32': {
-      const x = av as ArrayLike<number>;
-      const y = bv as ArrayLike<number>;
-      switch (op) {
-        case '=':
-          for (let i = 0; i < n; i++) out[i] = x[i] === y[i] ? 1 : 0;
-          break;
-        case '!=':
-          for (let i = 0; i < n; i++) out[i] = x[i] !== y[i] ? 1 : 0;
-          break;
-        case '<':
-          for (let i = 0; i < n; i++) out[i] = x[i]! < y[i]! ? 1 : 0;
-          break;
-        case '<=':
-          for (let i = 0; i < n; i++) out[i] = x[i]! <= y[i]! ? 1 : 0;
-          break;
-        case '>':
-          for (let i = 0; i < n; i++) out[i] = x[i]! > y[i]! ? 1 : 0;
-          break;
-        case '>=':
-          for (let i = 0; i < n; i++) out[i] = x[i]! >= y[i]! ? 1 : 0;
-          break;
-      }
-      break;
-    }
-    // Hex text compares as its bytes do.
-    case 'Utf8':
-    case 'Binary': {
-      const x = av as ArrayLike<string>;
-      const y = bv as ArrayLike<string>;
-      if (op === '=') for (let i = 0; i < n; i++) out[i] = x[i] === y[i] ? 1 : 0;
-      else if (op === '!=') for (let i = 0; i < n; i++) out[i] = x[i] !== y[i] ? 1 : 0;
-      else for (let i = 0; i < n; i++) out[i] = cmpResult(op, compareStrings(x[i]!, y[i]!));
-      break;
-    }
-    case 'Interval': {
-      const x = av as ArrayLike<IntervalValue>;
-      const y = bv as ArrayLike<IntervalValue>;
-      for (let i = 0; i < n; i++) out[i] = cmpResult(op, compareInterval(x[i]!, y[i]!));
-      break;
-    }
-    default: {
-      for (let i = 0; i < n; i++) {
-        const l = JSON.stringify(getValue(a, i), bigintJson);
-        const r = JSON.stringify(getValue(b, i), bigintJson);
-        out[i] = cmpResult(op, l === r ? 0 : l < r ? -1 : 1);
-      }
-    }
-  }
-  return { type: BOOLEAN, length: n, values: out, validity };
-}
-
-function bigintJson(_k: string, v: unknown): unknown {
-  return typeof v === 'bigint' ? String(v) : v;
-}
 
 /** `IS [NOT] DISTINCT FROM`: like = / != but NULL is a value and the result is never NULL. */
 export function distinctFrom(negated: boolean, a: Vector, b: Vector): Vector {

@@ -6,7 +6,7 @@ import { bug } from '../../core/errors.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { QuerySession } from '../query.js';
 import type { ExecContext } from './exec-plan.js';
-import { MemoryPool } from './memory-pool.js';
+import { MemoryPool } from '../memory/index.js';
 
 export function constantContext(nowNs: bigint, memoryLimitBytes = Number.MAX_SAFE_INTEGER): ExecContext {
   const none = (): never => {

@@ -4,8 +4,7 @@
 // THEN 0 ELSE 1 / x END` never divides by zero. Subqueries are run before a batch is evaluated
 // (`prepare`): uncorrelated ones once, correlated ones per distinct outer row.
 
-import type { RecordBatch, Scalar, Vector } from '../batch.js';
-import { constantVector, getValue, isValid, nonNullMask, takeVector, vectorFrom } from '../batch.js';
+import { BOOLEAN, castVector, checkIntegerRange, compare, constantVector, type DataType, getValue, isValid, nonNullMask, type RecordBatch, type Scalar, takeVector, type Vector, vectorFrom } from '../types/index.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
@@ -13,12 +12,9 @@ import type { LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import { outerReferencesOf, type ColumnName } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
-import { BOOLEAN, type DataType } from '../types.js';
-import { castVector } from './cast.js';
-import { binaryKernel, compare, logical, negate } from './compute.js';
+import { binaryKernel, logical, negate } from './compute.js';
 import { outerKey, type ExecContext } from './exec-plan.js';
-import { batchBytes, Reservation } from './memory-size.js';
-import { checkIntegerRange } from './integer-range.js';
+import { batchBytes, Reservation } from '../memory/index.js';
 import { compileLike, type LikeMatcher } from './like-matcher.js';
 
 export interface Evaluator {

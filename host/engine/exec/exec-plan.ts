@@ -6,12 +6,12 @@
 // pool, which operators that buffer (sort, aggregate, join build) reserve from.
 
 import type { Core } from '../../core/wasm.js';
-import type { RecordBatch, Scalar, Schema } from '../batch.js';
+import type { RecordBatch, Scalar, Schema } from '../types/index.js';
 import type { EngineCatalog } from '../catalog.js';
 import type { EvalContext } from '../functions/function-types.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { QuerySession } from '../query.js';
-import type { MemoryPool } from './memory-pool.js';
+import type { MemoryPool } from '../memory/index.js';
 
 /** Runs a subquery plan with the values of the enclosing row's columns it references. */
 export type SubqueryRunner = (plan: LogicalPlan, outer: ReadonlyMap<string, Scalar>) => Promise<RecordBatch[]>;

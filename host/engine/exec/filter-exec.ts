@@ -1,7 +1,7 @@
 // Keeps the rows where the predicate is TRUE (NULL and FALSE drop the row), without copying a
 // batch that passes whole.
 
-import type { RecordBatch, Schema } from '../batch.js';
+import type { RecordBatch, Schema } from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';

@@ -6,10 +6,8 @@
 // IOx does; NULL before the first and after the last value). The aggregate output is small (one
 // row per series and window), so it is buffered whole and sorted by keys, then time.
 
-import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, nonNullMask, vectorFrom } from '../batch.js';
+import { getValue, isValid, nonNullMask, type RecordBatch, type Scalar, type Schema, type TimeUnit, unitNanos, type Vector, vectorFrom } from '../types/index.js';
 import type { GapFill } from '../plan/logical-plan.js';
-import { type TimeUnit, unitNanos } from '../types.js';
 import { collect, concatBatches, slices } from './batches.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { rowComparator } from './sort-comparators.js';

@@ -5,10 +5,9 @@
 // number. Runs then sort natively and merge by comparing numbers: merging by comparators over
 // three keys made a 10-million-row ORDER BY 8 times slower than one native sort of the whole.
 
-import type { Vector } from '../batch.js';
+import { compareStrings, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 import type { ExecContext } from './exec-plan.js';
-import { compareStrings } from './compute.js';
 
 const TWO32 = 4294967296;
 const EXACT = 2 ** 53;

@@ -4,15 +4,13 @@
 // number (so a subtotal row never merges with a group whose key value happens to be NULL, which
 // DataFusion 27 does), and a projection drops the number.
 
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { constantVector } from '../batch.js';
+import { BOOLEAN, constantVector, INT64, type RecordBatch, type Schema, type Vector } from '../types/index.js';
 import { exprKey, lit, type LExpr } from '../plan/expr.js';
 import { planError } from '../errors.js';
 import { aggregateFunction } from '../functions/registry.js';
 import { exprDisplay, exprName } from '../plan/expr-display.js';
 import type { Aggregate } from '../plan/logical-plan.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
-import { BOOLEAN, INT64 } from '../types.js';
 import { compileExprs } from './evaluate.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';

@@ -3,15 +3,14 @@
 // aggregate). One key column uses its values directly as Map keys; several are joined into one
 // string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0).
 
-import type { RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, nonNullMask, sliceVector, vectorFrom } from '../batch.js';
+import { getValue, isValid, nonNullMask, type RecordBatch, type Scalar, type Schema, sliceVector, type Vector, vectorFrom } from '../types/index.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { HASH_ENTRY_BYTES, Reservation, scalarBytes, SLOT_BYTES, stringBytes } from './memory-size.js';
+import { HASH_ENTRY_BYTES, Reservation, scalarBytes, SLOT_BYTES, stringBytes } from '../memory/index.js';
 
 const NULL_KEY = Symbol('null');
 

@@ -10,8 +10,7 @@
 // rows held 3.5 GB in a Map of string keys, and built it in one synchronous pass. Every loop over
 // rows gives the event loop its turn (ctx.maybeYield) and stops when the query is aborted.
 
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { constantVector, isValid, takeVector } from '../batch.js';
+import { constantVector, isValid, type RecordBatch, type Schema, takeVector, type Vector } from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { JoinType } from '../plan/logical-plan.js';
@@ -19,7 +18,7 @@ import type { PlanSchema } from '../plan/plan-schema.js';
 import { BatchList } from './batch-list.js';
 import { compileExpr, compileExprs } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { batchBytes, Reservation, vectorBytes } from './memory-size.js';
+import { batchBytes, Reservation, vectorBytes } from '../memory/index.js';
 import { hashKey, keyEquals, keyMode, keysValid, keyView, type KeyMode, type KeyView } from './row-hash.js';
 
 /** Rows hashed or linked between two looks at the clock. */

@@ -1,8 +1,7 @@
 // LIMIT / OFFSET: skips rows, passes at most `fetch`, and stops pulling its input as soon as
 // it has them (breaking out of the loop calls the input's return(), which releases the scan).
 
-import type { RecordBatch, Schema } from '../batch.js';
-import { sliceBatch } from '../batch.js';
+import { type RecordBatch, type Schema, sliceBatch } from '../types/index.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 
 export class LimitExec implements ExecNode {

@@ -1,7 +1,7 @@
 // Evaluates the select list over each batch. Plain column references pass the input vector
 // through untouched.
 
-import type { RecordBatch, Schema } from '../batch.js';
+import type { RecordBatch, Schema } from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';

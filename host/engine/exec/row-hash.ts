@@ -4,8 +4,7 @@
 // what the join's old string keys meant: -0 equals 0, NaN equals NaN, and values of two different
 // types compare by their text (the planner casts the sides of `=` to one type, so that is rare).
 
-import type { Vector } from '../batch.js';
-import { getValue, isValid } from '../batch.js';
+import { getValue, isValid, type Vector } from '../types/index.js';
 
 /** A value's text, as the join keys were built before (bigints marked, structures as JSON). */
 function valueText(v: Vector, i: number): string {

@@ -4,8 +4,7 @@
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
 import { lastRequest, scanRequest, type TagValues } from '../../core/scan.js';
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { constantVector, sliceBatch, takeVector, vectorFrom, type Scalar } from '../batch.js';
+import { constantVector, type RecordBatch, type Scalar, type Schema, sliceBatch, takeVector, type Vector, vectorFrom } from '../types/index.js';
 import type { ChunkColumn, ColumnInfo, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';

@@ -5,8 +5,7 @@
 // conjunct is not evaluated again.
 
 import type { TagValues } from '../../core/scan.js';
-import type { RecordBatch, Scalar } from '../batch.js';
-import { constantVector, getValue, isValid } from '../batch.js';
+import { constantVector, getValue, isValid, type RecordBatch, type Scalar } from '../types/index.js';
 import type { TableInfo } from '../catalog.js';
 import { columnsOf, anyExpr, splitConjunction, type LExpr } from '../plan/expr.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';

@@ -3,10 +3,9 @@
 // None allocates: 64-bit integers compare word by word through an Int32Array alias, strings in
 // UTF-8 byte order, NaN above every number, NULLs first or last as asked.
 
-import type { Vector } from '../batch.js';
+import { compareStrings, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 import { words } from '../functions/accumulators.js';
-import { compareStrings } from './compute.js';
 
 export type RowComparator = (i: number, j: number) => number;
 

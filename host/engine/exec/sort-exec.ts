@@ -5,13 +5,13 @@
 // cheaply sort natively as one number per row (sort-keys.ts); the others through the comparators
 // of sort-comparators.ts.
 
-import type { RecordBatch, Schema } from '../batch.js';
+import type { RecordBatch, Schema } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { batchBytes, Reservation } from './memory-size.js';
+import { batchBytes, Reservation } from '../memory/index.js';
 import { SortedRuns } from './sorted-runs.js';
 
 /** The first `limit` rows of `runs` in order, gathered into batches. */

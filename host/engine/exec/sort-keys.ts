@@ -7,9 +7,8 @@
 // Keys that cannot be ranked cheaply (many distinct strings, nested values), or whose ranks
 // would not fit 53 bits, are left to the comparator (sort-exec.ts).
 
-import type { Vector } from '../batch.js';
+import { compareStrings, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
-import { compareStrings } from './compute.js';
 
 /** Ranks of one key: equal values equal ranks, in the key's order; `card` ranks in all. */
 interface KeyRanks {

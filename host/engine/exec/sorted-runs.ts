@@ -8,14 +8,13 @@
 // (sort-comparators.ts). One Array.prototype.sort over 10 million rows held the server's thread
 // for seconds (ping waited 25 s behind an ORDER BY); a run sorts in a few milliseconds.
 
-import type { RecordBatch, Vector } from '../batch.js';
-import { sliceBatch } from '../batch.js';
+import { type RecordBatch, sliceBatch, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 import { BatchList } from './batch-list.js';
 import type { CompiledExprs } from './evaluate.js';
 import { BATCH_ROWS, type ExecContext } from './exec-plan.js';
 import { GLOBAL_RANK_BYTES_PER_ROW, globalSortKeys } from './global-ranks.js';
-import { vectorBytes, type Reservation } from './memory-size.js';
+import { type Reservation, vectorBytes } from '../memory/index.js';
 import { crossComparator, rowComparator, type CrossComparator } from './sort-comparators.js';
 import { rankedPermutation } from './sort-keys.js';
 

@@ -6,7 +6,7 @@
 // on failure does it work out which group failed first: no cost while nothing fails.
 
 import { UserError } from '../../core/errors.js';
-import type { RecordBatch } from '../batch.js';
+import type { RecordBatch } from '../types/index.js';
 import type { TableInfo } from '../catalog.js';
 import { columnsOf, conjunction, type LExpr } from '../plan/expr.js';
 import type { PlanSchema } from '../plan/plan-schema.js';

@@ -9,14 +9,11 @@
 // test tags make the operator hand over to the general hash aggregate at run time.
 
 import { scanRequest, statsRequest } from '../../core/scan.js';
-import type { RecordBatch, Scalar, Schema } from '../batch.js';
+import { floorDiv, intervalNanos, type IntervalValue, type RecordBatch, type Scalar, type Schema, type TimeUnit, unitNanos } from '../types/index.js';
 import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { Aggregate, TableScan } from '../plan/logical-plan.js';
-import { floorDiv, intervalNanos } from '../time.js';
-import { unitNanos, type TimeUnit } from '../types.js';
-import type { IntervalValue } from '../batch.js';
 import { slices } from './batches.js';
 import { bucketKernels } from './bucket-kernels.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';

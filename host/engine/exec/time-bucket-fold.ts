@@ -4,7 +4,7 @@
 // the same for count/sum/avg/min/max of 64-bit columns; these loops serve first/last, other
 // types, and a host without the core.
 
-import type { Scalar } from '../batch.js';
+import type { DataType, Scalar } from '../types/index.js';
 import type { ChunkColumn, SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import {
@@ -16,7 +16,6 @@ import {
   IntSumAccumulator,
 } from '../functions/accumulators.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
-import type { DataType } from '../types.js';
 
 export type AggKind = 'count' | 'sum' | 'avg' | 'min' | 'max' | 'first' | 'last';
 

@@ -5,16 +5,12 @@
 // few calls per column; first/last and other types keep the TypeScript accumulators, folded run
 // by run (time-bucket-fold.ts). Without the kernels every aggregate takes the TypeScript path.
 
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { nonNullMask, takeVector, vectorFrom } from '../batch.js';
+import { compareStrings, type DataType, FLOAT64, floorDiv, INT64, nonNullMask, type RecordBatch, type Schema, takeVector, type Vector, vectorFrom } from '../types/index.js';
 import type { SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { words } from '../functions/accumulators.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
-import { floorDiv } from '../time.js';
-import { FLOAT64, INT64, type DataType } from '../types.js';
-import { compareStrings } from './compute.js';
 import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
 import type { ExecContext } from './exec-plan.js';
 import { bucketRuns, createAccumulator, foldRun, foldStats, lowerBoundTime, RunScratch, type AggSpec } from './time-bucket-fold.js';

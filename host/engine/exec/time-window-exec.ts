@@ -4,14 +4,11 @@
 // it; when the slide divides the window these are exactly the windows containing the row (the
 // conformance cases pin down the other case too).
 
-import type { RecordBatch, Schema } from '../batch.js';
-import { takeVector } from '../batch.js';
+import { type DataType, floorDiv, type RecordBatch, type Schema, takeVector, timestamp, type TimeUnit, unitNanos } from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
-import { floorDiv } from '../time.js';
 import { executionError } from '../errors.js';
-import { timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import { compileExpr } from './evaluate.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 

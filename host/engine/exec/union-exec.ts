@@ -1,6 +1,6 @@
 // UNION ALL: the inputs one after another (their column types were aligned by the planner).
 
-import type { RecordBatch, Schema } from '../batch.js';
+import type { RecordBatch, Schema } from '../types/index.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 
 export class UnionExec implements ExecNode {

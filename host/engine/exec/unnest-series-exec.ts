@@ -2,8 +2,7 @@
 // two lists at `column` becomes one row per element, its time and its value, with the other
 // columns of the input row repeated. A NULL struct gives no rows.
 
-import type { RecordBatch, Schema, Vector } from '../batch.js';
-import { getValue, takeVector, vectorFrom } from '../batch.js';
+import { getValue, type RecordBatch, type Schema, takeVector, type Vector, vectorFrom } from '../types/index.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 
 export class UnnestSeriesExec implements ExecNode {

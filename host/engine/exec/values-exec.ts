@@ -1,6 +1,6 @@
 // VALUES rows and the empty relation (`SELECT 1` reads one row of no columns).
 
-import type { RecordBatch, Schema } from '../batch.js';
+import type { RecordBatch, Schema } from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { PlanSchema } from '../plan/plan-schema.js';
 import { compileExprs } from './evaluate.js';

@@ -5,8 +5,7 @@
 // Other frames make each row a group fed the rows of its frame, O(total frame width), a run of
 // rows at a time (PAIRS_PER_SLICE), each run's pairs charged to the query's memory.
 
-import type { Vector } from '../batch.js';
-import { concatVectors, getValue, nonNullMask, sliceVector, takeVector, vectorFrom, type Scalar } from '../batch.js';
+import { concatVectors, getValue, nonNullMask, type Scalar, sliceVector, takeVector, type Vector, vectorFrom } from '../types/index.js';
 import type { AggregateFunction, BoundSignature, WindowFrames } from '../functions/function-types.js';
 import type { ExecContext } from './exec-plan.js';
 

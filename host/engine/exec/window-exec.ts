@@ -6,17 +6,15 @@
 // results land in one typed array per expression: no step but one partition's function holds the
 // event loop (a window over 10 million rows held it 17 s in one sort and 10 million boxed results).
 
-import type { RecordBatch, Schema, Vector, VectorValues } from '../batch.js';
-import { getValue, isValid, sliceBatch, sliceVector, takeVector, vectorFrom, type Scalar } from '../batch.js';
+import { type DataType, getValue, isValid, type RecordBatch, type Scalar, type Schema, sliceBatch, sliceVector, takeVector, type Vector, vectorFrom, type VectorValues } from '../types/index.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
-import type { DataType } from '../types.js';
 import { BatchList } from './batch-list.js';
 import { concatBatches, slices } from './batches.js';
 import { compileExprs } from './evaluate.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { batchBytes, Reservation, SLOT_BYTES, vectorBytes } from './memory-size.js';
+import { batchBytes, Reservation, SLOT_BYTES, vectorBytes } from '../memory/index.js';
 import { rowComparator } from './sort-comparators.js';
 import { RUN_ROWS, SortedRuns } from './sorted-runs.js';
 import { aggregateOverFrames } from './window-aggregate.js';

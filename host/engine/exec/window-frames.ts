@@ -5,12 +5,9 @@
 // PRECEDING bound of d at key k is the first row with key >= k - d (descending: <= k + d). Rows
 // whose key is NULL take their NULL peers as the value-bounded ends.
 
-import type { IntervalValue, Vector } from '../batch.js';
-import { isValid } from '../batch.js';
+import { intervalNanos, type IntervalValue, isValid, unitNanos, type Vector } from '../types/index.js';
 import { executionError } from '../errors.js';
 import type { FrameBoundSpec, SortExpr, WindowFrameSpec } from '../plan/expr.js';
-import { intervalNanos } from '../time.js';
-import { unitNanos } from '../types.js';
 import type { WindowFrames } from '../functions/function-types.js';
 
 /** peers[i]: the first row of row i's peer group; the result: one past its last row. */

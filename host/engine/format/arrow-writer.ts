@@ -28,9 +28,7 @@ import {
   Utf8,
   type Data,
 } from 'apache-arrow';
-import type { IntervalValue, RecordBatch, Scalar, Schema, Vector } from '../batch.js';
-import { getValue, isValid, VectorBuilder } from '../batch.js';
-import type { DataType, TimeUnit } from '../types.js';
+import { type DataType, getValue, type IntervalValue, isValid, type RecordBatch, type Scalar, type Schema, type TimeUnit, type Vector, VectorBuilder } from '../types/index.js';
 import type { ResultWriter } from './result-writer.js';
 
 const ARROW_UNIT: Readonly<Record<TimeUnit, ArrowTimeUnit>> = {

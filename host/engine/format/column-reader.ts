@@ -3,8 +3,7 @@
 // same memory so that values are read as two halves instead of as BigInts (a BigInt read from a
 // BigInt64Array allocates; see bench/format.ts).
 
-import type { Vector } from '../batch.js';
-import type { ByteSink } from './byte-sink.js';
+import type { ByteSink, Vector } from '../types/index.js';
 
 export const K_NULL = 0;
 export const K_BOOL = 1;

@@ -7,13 +7,9 @@
 // Struct and List as Arrow displays
 // them (CnosDB cannot write those to CSV at all).
 
-import type { RecordBatch, Schema } from '../batch.js';
-import { ByteSink } from './byte-sink.js';
+import { ByteSink, displayValue, type RecordBatch, type Schema, TimestampWriter, writeArrowF64, writeDate } from '../types/index.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64, type ColumnReader } from './column-reader.js';
-import { displayValue } from './display-text.js';
 import { copyText, formatFloatColumn } from './float-column.js';
-import { writeArrowF64 } from './float-text.js';
-import { TimestampWriter, writeDate } from './time-text.js';
 import type { ResultWriter } from './result-writer.js';
 
 const QUOTE = 34;

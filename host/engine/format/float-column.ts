@@ -1,11 +1,10 @@
 // The text of a whole column of doubles at once, through the Wasm core's k_format_f64 (shortest
 // round-trip digits by Ryū's method, assembly/kernels/shortest.ts) when the kernels are installed:
 // about five times faster than one String(x) per value, which a CSV of measurements spent most of
-// its time in. The bytes are exactly what writeArrowF64 / writeJsonF64 (float-text.ts) write
+// its time in. The bytes are exactly what writeArrowF64 / writeJsonF64 (types/float-text.ts) write
 // (tested against them); short columns and engines without the core keep those.
 
-import { kernelCore } from '../exec/kernels.js';
-import type { ByteSink } from './byte-sink.js';
+import { type ByteSink, kernelCore } from '../types/index.js';
 
 interface FormatExports {
   memory: WebAssembly.Memory;

@@ -8,18 +8,18 @@
 //   table       table-writer.ts   Arrow's pretty_format_batches box
 //   arrow       arrow-writer.ts   Arrow IPC stream (application/vnd.apache.arrow.stream)
 
-import type { Schema } from '../batch.js';
+import type { Schema } from '../types/index.js';
 import { ArrowWriter } from './arrow-writer.js';
 import { CsvWriter } from './csv-writer.js';
 import { errorObjectBytes, JsonWriter } from './json-writer.js';
 import { negotiateFormat, type ResultFormat } from './negotiate.js';
 import type { ResultWriter } from './result-writer.js';
 import { TableWriter } from './table-writer.js';
-import type { MemoryPool } from '../exec/memory-pool.js';
+import type { MemoryPool } from '../memory/index.js';
 
 export { negotiateFormat, type ResultFormat, type ResultWriter };
-export { displayScalar, displayValue, intervalText, timestampText } from './display-text.js';
-export { formatArrowF64, formatJsonF64, formatRustF64 } from './float-text.js';
+export { displayScalar, displayValue, intervalText, timestampText } from '../types/index.js';
+export { formatArrowF64, formatJsonF64, formatRustF64 } from '../types/index.js';
 
 /** A writer of `format`; one that must hold the whole answer (text/table) charges it to `memory`. */
 export function createResultWriter(format: ResultFormat, schema: Schema, memory?: MemoryPool): ResultWriter {

@@ -7,16 +7,10 @@
 // timestamps, dates and intervals as strings in Arrow's display (`2023-07-28T02:12:11.001`);
 // Struct as a nested object, List as an array.
 
-import type { IntervalValue, RecordBatch, Scalar, Schema } from '../batch.js';
-import type { DataType } from '../types.js';
-import { ByteSink, utf8Bytes } from './byte-sink.js';
+import { ByteSink, type DataType, getValue, intervalText, type IntervalValue, type RecordBatch, type Scalar, type Schema, timeOfDayText, timestampText, TimestampWriter, utf8Bytes, writeDate, writeJsonF32, writeJsonF64 } from '../types/index.js';
 import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
-import { intervalText, timeOfDayText, timestampText } from './display-text.js';
 import { copyText, formatFloatColumn } from './float-column.js';
-import { writeJsonF32, writeJsonF64 } from './float-text.js';
 import type { ResultWriter } from './result-writer.js';
-import { TimestampWriter, writeDate } from './time-text.js';
-import { getValue } from '../batch.js';
 
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -1,6 +1,6 @@
 // The contract between a result writer and the HTTP route that streams its bytes.
 
-import type { RecordBatch } from '../batch.js';
+import type { RecordBatch } from '../types/index.js';
 
 /**
  * Incremental writer of one result set. Call `write` once per batch in order, then `end` once;

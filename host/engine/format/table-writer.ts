@@ -15,12 +15,9 @@
 // query's memory pool when one is given (422 010011 past it: a text/table answer is as big as the
 // query's memory budget allows; chunked or not, other formats stream).
 
-import type { RecordBatch, Schema } from '../batch.js';
-import { ByteSink } from './byte-sink.js';
-import { displayValue } from './display-text.js';
+import { ByteSink, displayValue, type RecordBatch, type Schema } from '../types/index.js';
 import type { ResultWriter } from './result-writer.js';
-import type { MemoryPool } from '../exec/memory-pool.js';
-import { Reservation, SLOT_BYTES, stringBytes } from '../exec/memory-size.js';
+import { type MemoryPool, Reservation, SLOT_BYTES, stringBytes } from '../memory/index.js';
 
 const EMPTY = new Uint8Array(0);
 

@@ -4,12 +4,9 @@
 // columns allocate no BigInt per row: sums keep the high and low halves in two doubles and carry
 // between them, exact up to 2^21 rows between carries.
 
-import type { Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { compareStrings, type DataType, FLOAT64, getValue, INT64, isValid, type Scalar, type Vector, vectorFrom } from '../types/index.js';
 import { executionError } from '../errors.js';
-import { compareStrings } from '../exec/compute.js';
-import { FLOAT64, INT64, type DataType } from '../types.js';
-import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../exec/memory-size.js';
+import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/index.js';
 import type { GroupsAccumulator } from './function-types.js';
 
 const TWO32 = 4294967296;
@@ -464,7 +461,7 @@ export class FirstLastAccumulator implements GroupsAccumulator {
 /** Any aggregate with DISTINCT: a set of seen values per group feeding `inner` once per value. */
 export class CountDistinctAccumulator implements GroupsAccumulator {
   #sets: Set<unknown>[] = [];
-  /** The sets and the values they keep (memory-size.ts: count(DISTINCT concat(...)) of 10 million rows held 2 GB). */
+  /** The sets and the values they keep (memory/memory-size.ts: count(DISTINCT concat(...)) of 10 million rows held 2 GB). */
   #bytes = 0;
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {

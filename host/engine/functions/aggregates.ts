@@ -5,7 +5,7 @@
 // list has no BOOLEAN and Utf8 is the first type a BOOLEAN casts to.
 
 import { datafusionNotImplemented, planError } from '../errors.js';
-import { FLOAT64, INT64, typeName, UTF8, type DataType } from '../types.js';
+import { type DataType, FLOAT64, INT64, typeName, UTF8 } from '../types/index.js';
 import {
   CountAccumulator,
   CountDistinctAccumulator,

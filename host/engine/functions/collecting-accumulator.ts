@@ -3,11 +3,9 @@
 // tuples of JS values and hands them to the function's `reduce` at the end. The slow general
 // path by design; the everyday aggregates have typed-array accumulators (accumulators.ts).
 
-import type { Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
-import type { DataType } from '../types.js';
+import { type DataType, getValue, isValid, type Scalar, type Vector, vectorFrom } from '../types/index.js';
 import type { GroupsAccumulator } from './function-types.js';
-import { OBJECT_BYTES, scalarBytes, SLOT_BYTES } from '../exec/memory-size.js';
+import { OBJECT_BYTES, scalarBytes, SLOT_BYTES } from '../memory/index.js';
 
 /** Which rows a group keeps: all, or only those whose listed arguments are not NULL. */
 export type KeepRows = 'all' | readonly number[];
@@ -15,7 +13,7 @@ export type KeepRows = 'all' | readonly number[];
 export class CollectingAccumulator implements GroupsAccumulator {
   #groups: Scalar[][][] = [];
   #rows = 0;
-  /** The groups' arrays and the rows they keep, as memory-size.ts counts them. */
+  /** The groups' arrays and the rows they keep, as memory/memory-size.ts counts them. */
   #bytes = 0;
   readonly #type: DataType;
   readonly #keep: KeepRows;

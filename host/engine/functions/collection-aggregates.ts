@@ -6,11 +6,9 @@
 // sample(x, n) (n random values, all of them in input order when there are at most n), and
 // max_n(x, n) (the n largest values).
 
-import type { Scalar, Vector } from '../batch.js';
-import { isValid } from '../batch.js';
+import { type DataType, isValid, type Scalar, typeName, UINT64, type Vector } from '../types/index.js';
 import { datafusionNotImplemented, executionError, planError } from '../errors.js';
-import { typeName, UINT64, type DataType } from '../types.js';
-import { HASH_ENTRY_BYTES, scalarBytes, SET_BYTES } from '../exec/memory-size.js';
+import { HASH_ENTRY_BYTES, scalarBytes, SET_BYTES } from '../memory/index.js';
 import { CollectingAccumulator, compareScalars, scalarKey } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { expectAggregateArity, unsupportedInput } from './signature.js';

@@ -4,9 +4,8 @@
 // and the call's name, as CnosDB shows them (planner/series-repair.ts). Options are read when the
 // query runs, so a bad one fails as CnosDB's does, with an execution error.
 
-import type { Scalar } from '../batch.js';
+import { type DataType, FLOAT64, type Scalar, timestamp, type TimeUnit, typeName, unitNanos } from '../types/index.js';
 import { executionError, planError } from '../errors.js';
-import { FLOAT64, timestamp, typeName, type DataType, type TimeUnit, unitNanos } from '../types.js';
 import { CollectingAccumulator } from './collecting-accumulator.js';
 import { timestampRepair, valueFill, valueRepair, type FillMethod, type IntervalMethod, type StartMode } from './data-repair.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';

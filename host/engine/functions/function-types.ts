@@ -2,8 +2,8 @@
 // the executor runs it. Each function lives in a file of its family (scalar-math.ts,
 // aggregates.ts, ...) and is listed in registry.ts, so issue 5's breadth plugs in here.
 
-import type { Scalar, Vector } from '../batch.js';
-import type { DataType } from '../types.js';
+import type { DataType, Scalar, Vector } from '../types/index.js';
+import { UserError, type ErrorKind } from '../../core/errors.js';
 
 /** Who runs the statement, where (current_user() and the other session functions). */
 export interface SessionValues {
@@ -114,4 +114,18 @@ export interface WindowFunction {
    * keys) and `frames` each row's window frame. Returns one value per row.
    */
   evaluatePartition(args: readonly Vector[], n: number, peers: Int32Array, sig: BoundSignature, frames: WindowFrames): Vector;
+}
+
+/**
+ * An error DataFusion raises only when it builds the physical plan (a window function's literal
+ * arguments), after every planning and analyzer error of the statement (planner/deferred-errors.ts).
+ */
+export class PhysicalPlanError extends UserError {
+  /** The call's typing to plan with until the error is thrown, when the function can give one. */
+  readonly fallback: BoundSignature | undefined;
+
+  constructor(kind: ErrorKind, message: string, fallback?: BoundSignature) {
+    super(kind, message);
+    this.fallback = fallback;
+  }
 }

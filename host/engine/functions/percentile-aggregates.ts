@@ -4,11 +4,8 @@
 // number of integers is their mean truncated. The percentile must be a DOUBLE literal in [0, 1],
 // checked at planning, with DataFusion's messages.
 
-import type { Scalar, Vector } from '../batch.js';
-import { isValid, vectorFrom } from '../batch.js';
+import { type DataType, FLOAT64, formatRustF64, isValid, type Scalar, typeName, type Vector, vectorFrom } from '../types/index.js';
 import { datafusionNotImplemented, planError } from '../errors.js';
-import { formatRustF64 } from '../format/float-text.js';
-import { FLOAT64, typeName, type DataType } from '../types.js';
 import { CollectingAccumulator, compareScalars } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { TDigest } from './t-digest.js';

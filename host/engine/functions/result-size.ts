@@ -6,7 +6,7 @@
 // vectorBytes counts them (16 bytes plus 2 per UTF-16 unit of a string), so that the check and
 // the operators' accounting agree.
 
-import type { Scalar } from '../batch.js';
+import type { Scalar } from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import type { MemoryBudget } from './function-types.js';
 

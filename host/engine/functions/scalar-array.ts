@@ -5,10 +5,8 @@
 // dimensions count from 1, as DataFusion's do; lengths are BIGINT UNSIGNED. A list value is a
 // JavaScript array of its elements (NULL elements are null).
 
-import { isValid, vectorFrom, type Scalar } from '../batch.js';
+import { BOOLEAN, commonType, type DataType, INT64, isValid, type Scalar, typeName, UINT64, UTF8, vectorFrom } from '../types/index.js';
 import { planError } from '../errors.js';
-import { commonType } from '../planner/coercion.js';
-import { BOOLEAN, INT64, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { ScalarFunction } from './function-types.js';
 import { expectArgs, rowwise } from './signature.js';
 

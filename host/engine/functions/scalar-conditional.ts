@@ -1,13 +1,9 @@
 // coalesce and nullif: NULL-aware functions whose arguments meet at a common type.
 
-import type { Vector } from '../batch.js';
-import { isValid } from '../batch.js';
+import { commonType, compare, type DataType, isValid, typeName, type Vector } from '../types/index.js';
 import { planError } from '../errors.js';
-import { commonType } from '../planner/coercion.js';
-import { typeName, type DataType } from '../types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { expectArgs } from './signature.js';
-import { compare } from '../exec/compute.js';
 
 /** The row-wise choice among vectors of one type: out[i] = vectors[pick[i]][i]. */
 function choose(type: DataType, vectors: readonly Vector[], pick: Int32Array, n: number): Vector {

@@ -12,7 +12,7 @@ import { executionError, planError } from '../errors.js';
 import { euclideanDistance, unsignedArea, UnsupportedDistance } from '../geometry/measures.js';
 import { relate, type Relation } from '../geometry/relate.js';
 import { decodeWkbHex, encodeWkbHex } from '../geometry/wkb.js';
-import { BINARY, BOOLEAN, FLOAT64, UTF8, type DataType } from '../types.js';
+import { BINARY, BOOLEAN, type DataType, FLOAT64, UTF8 } from '../types/index.js';
 import type { ScalarFunction } from './function-types.js';
 import { noMatchingSignature, rowwise } from './signature.js';
 

@@ -9,7 +9,7 @@ import { md5 } from '@noble/hashes/legacy.js';
 import { sha224, sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { executionError } from '../errors.js';
-import { UTF8 } from '../types.js';
+import { UTF8 } from '../types/index.js';
 import type { ScalarFunction } from './function-types.js';
 import { requireString } from './scalar-string.js';
 import { matchSignature, matchUniform, rowwise } from './signature.js';

@@ -5,8 +5,7 @@
 // log and atan2 list Float32 first (one_of Exact), so DataFusion computes them of integers in
 // Float32, as Rust's f32 methods do: log(2) is 0.30102998 (ln 2 / ln 10, each rounded to single).
 
-import type { Scalar, Vector } from '../batch.js';
-import { BOOLEAN, FLOAT32, FLOAT64, INT64 } from '../types.js';
+import { BOOLEAN, FLOAT32, FLOAT64, INT64, type Scalar, type Vector } from '../types/index.js';
 import { executionError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { MATH_TYPES_SHOWN, matchSignature, matchUniform, noMatchingSignature, rowwise } from './signature.js';

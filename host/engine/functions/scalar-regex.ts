@@ -8,9 +8,8 @@
 // regexp_replace.
 
 import type { RE2JS } from 're2js';
-import type { Scalar } from '../batch.js';
+import { type Scalar, UTF8 } from '../types/index.js';
 import { executionError } from '../errors.js';
-import { UTF8 } from '../types.js';
 import { ChunkedString } from './chunked-string.js';
 import type { ScalarFunction } from './function-types.js';
 import type { ResultBudget } from './result-size.js';

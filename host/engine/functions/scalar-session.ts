@@ -3,10 +3,8 @@
 // own test shows for root). They read the statement's session (EvalContext.session); volatile,
 // so that constant folding, which runs without a session, leaves them to execution.
 
-import type { Vector } from '../batch.js';
-import { constantVector } from '../batch.js';
+import { constantVector, UTF8, type Vector } from '../types/index.js';
 import { bug } from '../../core/errors.js';
-import { UTF8 } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction, SessionValues } from './function-types.js';
 import { noMatchingSignature } from './signature.js';
 

@@ -12,8 +12,7 @@
 // first (result-size.ts); none holds an array per character of its input (chunked-string.ts),
 // since V8 ends the process on an array past 2^27 elements (issue 24).
 
-import type { Scalar } from '../batch.js';
-import { BOOLEAN, INT64, typeName, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, type DataType, INT64, type Scalar, typeName, UTF8 } from '../types/index.js';
 import { executionError, internalError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import type { ResultBudget } from './result-size.js';

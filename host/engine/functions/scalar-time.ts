@@ -3,23 +3,9 @@
 // in nanoseconds with exact integer arithmetic. date_bin floors for instants before the origin
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
-import type { IntervalValue, Vector } from '../batch.js';
-import { executionError, PhysicalPlanError, planError } from '../errors.js';
-import {
-  addInterval,
-  civilFromDays,
-  daysFromCivil,
-  floorDiv,
-  fromNanos,
-  inI64,
-  intervalNanos,
-  NS_PER_DAY,
-  NS_PER_SECOND,
-  parseTimestampNanos,
-  timestampParseFailure,
-} from '../time.js';
-import { DATE32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UTF8, unitNanos, type DataType, type TimeUnit } from '../types.js';
-import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
+import { addInterval, civilFromDays, type DataType, DATE32, daysFromCivil, FLOAT64, floorDiv, fromNanos, inI64, INT64, INTERVAL, intervalNanos, type IntervalValue, NS_PER_DAY, NS_PER_SECOND, parseTimestampNanos, TIME64, timestamp, timestampParseFailure, type TimeUnit, unitNanos, UTF8, type Vector } from '../types/index.js';
+import { executionError, planError } from '../errors.js';
+import { PhysicalPlanError, type BoundSignature, type EvalContext, type ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
 
 export const NOW_TYPE = timestamp('Nanosecond', '+00:00');

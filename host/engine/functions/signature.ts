@@ -2,11 +2,9 @@
 // order, coercing arguments implicitly where that loses nothing (integers to DOUBLE, strings to
 // TIMESTAMP, NULL to anything); when none fits, the error lists the candidates.
 
-import type { Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { type DataType, FLOAT64, getValue, INT64, isValid, type Scalar, typeEquals, typeName, UINT64, UTF8, type Vector, vectorFrom } from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { FLOAT64, INT64, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
 import { ResultBudget, sizeRefusal } from './result-size.js';
 

@@ -4,9 +4,7 @@
 // order of operations as DataFusion, so results agree to the last bit: a sample statistic of one
 // row is NULL, a population one 0; rows where any argument is NULL are skipped, pairwise.
 
-import type { Vector } from '../batch.js';
-import { castVector } from '../exec/cast.js';
-import { FLOAT64, UINT64, type DataType } from '../types.js';
+import { castVector, type DataType, FLOAT64, UINT64, type Vector } from '../types/index.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { expectAggregateArity, unsupportedInput } from './signature.js';
 

@@ -4,13 +4,9 @@
 // planning that it is the right struct, failing as CnosDB's analyzer does ("Expected GaugeData,
 // got Int64(NULL)"). A NULL struct (a group without points) gives NULL.
 
-import type { IntervalValue, Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import { addInterval, type DataType, FLOAT64, getValue, INTERVAL, type IntervalValue, isValid, literalName, type Scalar, timestamp, type TimeUnit, typeName, unitNanos, type Vector, vectorFrom } from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { literalName } from '../plan/expr-display.js';
-import { addInterval } from '../time.js';
-import { FLOAT64, INTERVAL, timestamp, typeName, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 import { instantDiff } from './time-series-aggregates.js';
 

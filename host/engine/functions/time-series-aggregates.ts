@@ -8,9 +8,8 @@
 // here (CnosDB needs it for increase). Signatures follow CnosDB's: a timestamp of any unit
 // (a string is read as a nanosecond timestamp) and a value whose types each function lists.
 
-import type { IntervalValue, Scalar } from '../batch.js';
+import { type DataType, FLOAT64, type IntervalValue, type Scalar, timestamp, type TimeUnit, typeName, UINT64, unitNanos } from '../types/index.js';
 import { planError } from '../errors.js';
-import { timestamp, typeName, UINT64, FLOAT64, type DataType, type TimeUnit, unitNanos } from '../types.js';
 import { CollectingAccumulator } from './collecting-accumulator.js';
 import { dataQualityRatio, type DataQualityKind } from './data-quality.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';

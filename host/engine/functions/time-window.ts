@@ -5,11 +5,9 @@
 // least 1 ms and at most 365 days, the slide no larger than the window; origin defaults to
 // 1970-01-01T00:00:00Z.
 
-import type { IntervalValue, Scalar, Vector } from '../batch.js';
+import { type DataType, floorDiv, intervalNanos, type IntervalValue, parseInterval, parseTimestampNanos, type Scalar, timestamp, type TimeUnit, unitNanos, type Vector } from '../types/index.js';
 import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { floorDiv, intervalNanos, parseInterval, parseTimestampNanos } from '../time.js';
-import { timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
 
 const MIN_NS = 1_000_000n;

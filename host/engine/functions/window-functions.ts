@@ -3,12 +3,9 @@
 // equal ORDER BY keys), which is what separates rank from row_number. The ranking functions,
 // ntile, lag and lead ignore the frame; first_value, last_value and nth_value read it.
 
-import type { Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
-import { castError, PhysicalPlanError, planError } from '../errors.js';
-import { formatRustF64 } from '../format/float-text.js';
-import { FLOAT64, INT64, typeName, UINT64, type DataType } from '../types.js';
-import type { BoundSignature, WindowFrames, WindowFunction } from './function-types.js';
+import { type DataType, FLOAT64, formatRustF64, getValue, INT64, isValid, type Scalar, typeName, UINT64, type Vector, vectorFrom } from '../types/index.js';
+import { castError, planError } from '../errors.js';
+import { PhysicalPlanError, type BoundSignature, type WindowFrames, type WindowFunction } from './function-types.js';
 
 /** DataFusion 27's check of a `Signature::any(n)`: the built-in window functions but lag and lead. */
 function expectAny(n: number, argTypes: readonly unknown[]): void {

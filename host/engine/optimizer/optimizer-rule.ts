@@ -6,7 +6,7 @@
 import { bug } from '../../core/errors.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import { flatName } from '../plan/plan-schema.js';
-import { typeName } from '../types.js';
+import { typeName } from '../types/index.js';
 
 export interface OptimizerContext {
   /** The statement's now(), for folding now() and casts of time literals. */

@@ -8,7 +8,7 @@
 // folded either, the rows that reach it fail with 010011; nor is any value over 1 MiB. Result
 // names do not change: a folded select item keeps its original name through an alias.
 
-import { getValue, isValid } from '../batch.js';
+import { BOOLEAN, canCast, getValue, isValid, typeName } from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import { constantContext } from '../exec/constant-context.js';
 import { valueBytes } from '../functions/result-size.js';
@@ -17,8 +17,6 @@ import { exprName } from '../plan/expr-display.js';
 import { children, rewriteExpr, type LExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';
-import { canCast } from '../planner/coercion.js';
-import { BOOLEAN, typeName } from '../types.js';
 import type { OptimizerContext, OptimizerRule, RuleResult } from './optimizer-rule.js';
 import { transformUp } from './plan-rewrite.js';
 

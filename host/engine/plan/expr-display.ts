@@ -4,53 +4,9 @@
 // are transparent), and `exprDisplay` is `Display`, used by EXPLAIN and in messages (casts shown,
 // parentheses by precedence). Literals print as ScalarValue's Debug form in both.
 
-import type { IntervalValue, Scalar } from '../batch.js';
-import { formatRustF64, operatorText } from '../sql/display-name.js';
-import { formatRustF32 } from '../format/float-text.js';
-import type { DataType } from '../types.js';
-import { typeName } from '../types.js';
+import { displayPrecedence, formatRustF64, intervalText, literalName, operatorText, typeName } from '../types/index.js';
 import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './expr.js';
-import { intervalText } from '../format/display-text.js';
 import { flatName } from './plan-schema.js';
-
-/** The packed i128 of an IntervalMonthDayNano as DataFusion prints it. */
-export function packInterval(v: IntervalValue): bigint {
-  const packed = (BigInt.asUintN(32, BigInt(v.months)) << 96n) | (BigInt.asUintN(32, BigInt(v.days)) << 64n) | BigInt.asUintN(64, v.nanos);
-  return BigInt.asIntN(128, packed);
-}
-
-const TIMESTAMP_NAMES = { Second: 'TimestampSecond', Millisecond: 'TimestampMillisecond', Microsecond: 'TimestampMicrosecond', Nanosecond: 'TimestampNanosecond' } as const;
-
-/** ScalarValue's Debug form: `Int64(1)`, `Utf8("x")`, `Utf8(NULL)`, `Boolean(true)`, `NULL`. */
-export function literalName(value: Scalar, type: DataType): string {
-  const inner = (text: string): string => (value === null ? 'NULL' : text);
-  switch (type.id) {
-    case 'Null':
-      return 'NULL';
-    case 'Boolean':
-      return `Boolean(${inner(String(value))})`;
-    case 'Int64':
-      return `Int64(${inner(String(value))})`;
-    case 'UInt64':
-      return `UInt64(${inner(String(value))})`;
-    case 'Float64':
-      return `Float64(${inner(formatRustF64(value as number))})`;
-    case 'Float32':
-      return `Float32(${inner(formatRustF32(value as number))})`;
-    case 'Utf8':
-      return value === null ? 'Utf8(NULL)' : `Utf8("${value as string}")`;
-    case 'Timestamp':
-      return `${TIMESTAMP_NAMES[type.unit]}(${inner(String(value))}, ${type.tz === undefined ? 'None' : `Some("${type.tz}")`})`;
-    case 'Date32':
-      return `Date32("${inner(String(value))}")`;
-    case 'Time64':
-      return `Time64Nanosecond(${inner(String(value))})`;
-    case 'Interval':
-      return value === null ? 'IntervalMonthDayNano(NULL)' : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
-    default:
-      return `${typeName(type)}(${inner(JSON.stringify(value, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)))})`;
-  }
-}
 
 function sortText(o: SortExpr, show: (e: LExpr) => string): string {
   return `${show(o.expr)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`;
@@ -226,11 +182,6 @@ function exprDebug(e: LExpr): string {
   return exprDisplay(inner);
 }
 
-const PRECEDENCE: Readonly<Record<string, number>> = {
-  OR: 5, AND: 10, '=': 20, '!=': 20, '<': 20, '<=': 20, '>': 20, '>=': 20,
-  'IS DISTINCT FROM': 20, 'IS NOT DISTINCT FROM': 20, '+': 30, '-': 30, '*': 40, '/': 40, '%': 40,
-};
-
 /** DataFusion's Display of an expression (EXPLAIN, messages). */
 export function exprDisplay(e: LExpr): string {
   return display(e, false);
@@ -253,10 +204,10 @@ function display(e: LExpr, hideImplicit: boolean): string {
       if (hideImplicit && e.implicit === true) return exprDisplay(e.expr);
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${exprDisplay(e.expr)} AS ${typeName(e.type)})`;
     case 'binary': {
-      const p = PRECEDENCE[e.op] ?? 0;
+      const p = displayPrecedence(e.op);
       const child = (c: LExpr): string => {
         if (c.kind !== 'binary') return exprDisplay(c);
-        const cp = PRECEDENCE[c.op] ?? 0;
+        const cp = displayPrecedence(c.op);
         return cp === 0 || cp < p ? `(${exprDisplay(c)})` : exprDisplay(c);
       };
       return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;

@@ -1,118 +1,13 @@
 // Typed logical expressions (DataFusion's `Expr` after type coercion). Every node knows its
 // result type; columns are referenced by (qualifier, name), not by position, so optimizer rules
 // can move expressions between plan nodes without renumbering; the physical planner binds names
-// to positions once. Implicit casts the planner inserts are ordinary `cast` nodes.
+// to positions once. Implicit casts the planner inserts are ordinary `cast` nodes. The types are
+// in plan-nodes.ts, beside the plan nodes a subquery expression holds.
 
-import type { IntervalValue, Scalar } from '../batch.js';
-import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
-import { BOOLEAN, type DataType } from '../types.js';
-import type { LogicalPlan } from './logical-plan.js';
-import type { IntegerRange } from '../planner/sql-types.js';
+import { BOOLEAN, type DataType, type Scalar } from '../types/index.js';
+import type { ColumnExpr, LExpr } from './plan-nodes.js';
 
-export type BinaryOperator =
-  | 'AND' | 'OR'
-  | '=' | '!=' | '<' | '<=' | '>' | '>='
-  | 'IS DISTINCT FROM' | 'IS NOT DISTINCT FROM'
-  | '+' | '-' | '*' | '/' | '%'
-  | '||'
-  | '~' | '~*' | '!~' | '!~*'
-  | '&' | '|' | '^' | '<<' | '>>';
-
-export interface SortExpr {
-  readonly expr: LExpr;
-  readonly asc: boolean;
-  readonly nullsFirst: boolean;
-}
-
-/**
- * One end of a window frame. Offsets are non-negative: a number of rows (ROWS), of peer groups
- * (GROUPS) or a distance in the ORDER BY key's values (RANGE: a number, or an interval for a
- * timestamp key).
- */
-export type FrameBoundSpec =
-  | { readonly kind: 'unbounded' }
-  | { readonly kind: 'current' }
-  | { readonly kind: 'preceding' | 'following'; readonly offset: number | IntervalValue };
-
-export interface WindowFrameSpec {
-  readonly units: 'ROWS' | 'RANGE' | 'GROUPS';
-  readonly start: FrameBoundSpec;
-  readonly end: FrameBoundSpec;
-}
-
-export type LExpr =
-  | { readonly kind: 'column'; readonly qualifier: string | undefined; readonly name: string; readonly type: DataType }
-  /** A column of an enclosing query, inside a correlated subquery. */
-  | { readonly kind: 'outerColumn'; readonly qualifier: string | undefined; readonly name: string; readonly type: DataType }
-  | { readonly kind: 'literal'; readonly value: Scalar; readonly type: DataType }
-  | { readonly kind: 'alias'; readonly expr: LExpr; readonly name: string; readonly type: DataType }
-  /** `implicit`: added by type coercion, not written (names, built before coercion, omit it). */
-  | {
-      readonly kind: 'cast';
-      readonly expr: LExpr;
-      readonly type: DataType;
-      readonly try: boolean;
-      readonly implicit?: boolean;
-      /** A CAST to a narrow integer type, computed as BIGINT: the range its values must lie in (planner/sql-types.ts). */
-      readonly range?: IntegerRange;
-    }
-  | { readonly kind: 'binary'; readonly op: BinaryOperator; readonly left: LExpr; readonly right: LExpr; readonly type: DataType }
-  | { readonly kind: 'not'; readonly expr: LExpr; readonly type: DataType }
-  | { readonly kind: 'negative'; readonly expr: LExpr; readonly type: DataType }
-  | { readonly kind: 'isNull'; readonly expr: LExpr; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'isBool'; readonly expr: LExpr; readonly test: 'TRUE' | 'FALSE' | 'UNKNOWN'; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'inList'; readonly expr: LExpr; readonly list: readonly LExpr[]; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'between'; readonly expr: LExpr; readonly low: LExpr; readonly high: LExpr; readonly negated: boolean; readonly type: DataType }
-  | {
-      readonly kind: 'like';
-      readonly caseInsensitive: boolean;
-      readonly expr: LExpr;
-      readonly pattern: LExpr;
-      readonly escape: string | undefined;
-      readonly negated: boolean;
-      readonly type: DataType;
-    }
-  | {
-      readonly kind: 'case';
-      readonly operand: LExpr | undefined;
-      readonly whens: readonly { readonly when: LExpr; readonly then: LExpr }[];
-      readonly elseResult: LExpr | undefined;
-      readonly type: DataType;
-    }
-  | { readonly kind: 'scalarFn'; readonly fn: ScalarFunction; readonly args: readonly LExpr[]; readonly type: DataType }
-  | {
-      readonly kind: 'aggregate';
-      readonly fn: AggregateFunction;
-      readonly args: readonly LExpr[];
-      readonly distinct: boolean;
-      readonly filter: LExpr | undefined;
-      readonly orderBy: readonly SortExpr[];
-      readonly type: DataType;
-      /** The argument types as bound (after coercion). */
-      readonly argTypes: readonly DataType[];
-      /** `count(*)`: named COUNT(UInt8(1)) as DataFusion names it. */
-      readonly star?: boolean;
-    }
-  | {
-      readonly kind: 'windowFn';
-      readonly fn: WindowFunction | AggregateFunction;
-      readonly args: readonly LExpr[];
-      readonly partitionBy: readonly LExpr[];
-      readonly orderBy: readonly SortExpr[];
-      readonly frame: WindowFrameSpec | undefined;
-      readonly type: DataType;
-      readonly argTypes: readonly DataType[];
-      /** An aggregate over the frame with DISTINCT. */
-      readonly distinct?: boolean;
-      /** `count(*)` over a window: named COUNT(UInt8(1)). */
-      readonly star?: boolean;
-    }
-  | { readonly kind: 'scalarSubquery'; readonly plan: LogicalPlan; readonly type: DataType }
-  | { readonly kind: 'exists'; readonly plan: LogicalPlan; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'inSubquery'; readonly expr: LExpr; readonly plan: LogicalPlan; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'getField'; readonly expr: LExpr; readonly field: string; readonly type: DataType };
-
-export type ColumnExpr = Extract<LExpr, { kind: 'column' }>;
+export type { ColumnExpr, FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from './plan-nodes.js';
 
 export function col(qualifier: string | undefined, name: string, type: DataType): ColumnExpr {
   return { kind: 'column', qualifier, name, type };

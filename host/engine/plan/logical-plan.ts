@@ -1,208 +1,24 @@
 // The logical plan: a tree of relational operators over typed expressions, each node with the
 // schema it produces (DataFusion's LogicalPlan, trimmed to what this engine executes). Nodes
 // are immutable; optimizer rules build new trees. Constructors here compute the schemas, so a
-// node is never built with a schema that disagrees with its expressions.
+// node is never built with a schema that disagrees with its expressions. The node types are in
+// plan-nodes.ts, beside the expressions they hold.
 
-import type { TableInfo } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { planError } from '../errors.js';
-import { BOOLEAN, type DataType } from '../types.js';
+import { BOOLEAN, type DataType } from '../types/index.js';
 import { exprName } from './expr-display.js';
 import { columnsOf, visitExpr, type LExpr, type SortExpr } from './expr.js';
 import { flatName, PlanSchema, type PlanField } from './plan-schema.js';
+import type {
+  Aggregate, Distinct, EmptyRelation, Filter, Join, JoinType, Limit, LogicalPlan, Projection, Sort, SubqueryAlias, TimeWindow,
+  Union, UnnestSeries, Window,
+} from './plan-nodes.js';
 
-export interface TableScan {
-  readonly kind: 'scan';
-  readonly database: string;
-  readonly table: TableInfo;
-  /** The table as written or aliased (`m0`, `public.test`): the qualifier of its columns. */
-  readonly qualifier: string;
-  /** Columns read, in table order (projection pushdown narrows this). */
-  readonly projection: readonly string[];
-  /** Predicates evaluated by the scan itself (time range, series filter, residual rows). */
-  readonly filters: readonly LExpr[];
-  /** At most this many rows (after the filters). */
-  readonly fetch: number | undefined;
-  readonly schema: PlanSchema;
-}
-
-export interface Values {
-  readonly kind: 'values';
-  readonly rows: readonly (readonly LExpr[])[];
-  readonly schema: PlanSchema;
-}
-
-/** No input: one row of no columns (`SELECT 1`) or nothing at all. */
-export interface EmptyRelation {
-  readonly kind: 'empty';
-  readonly produceOneRow: boolean;
-  readonly schema: PlanSchema;
-}
-
-export interface Projection {
-  readonly kind: 'projection';
-  readonly input: LogicalPlan;
-  readonly exprs: readonly LExpr[];
-  readonly schema: PlanSchema;
-}
-
-export interface Filter {
-  readonly kind: 'filter';
-  readonly input: LogicalPlan;
-  readonly predicate: LExpr;
-  readonly schema: PlanSchema;
-}
-
-export interface Aggregate {
-  readonly kind: 'aggregate';
-  readonly input: LogicalPlan;
-  readonly groupBy: readonly LExpr[];
-  /** `aggregate` expressions (never aliased): each becomes one output column. */
-  readonly aggregates: readonly LExpr[];
-  /**
-   * GROUPING SETS / ROLLUP / CUBE: each set lists the `groupBy` positions it groups by; the
-   * others are NULL in its rows. Undefined: one set of every `groupBy` expression.
-   */
-  readonly groupingSets?: readonly (readonly number[])[];
-  readonly schema: PlanSchema;
-}
-
-export interface Window {
-  readonly kind: 'window';
-  readonly input: LogicalPlan;
-  readonly windowExprs: readonly LExpr[];
-  readonly schema: PlanSchema;
-}
-
-export interface Sort {
-  readonly kind: 'sort';
-  readonly input: LogicalPlan;
-  readonly orderBy: readonly SortExpr[];
-  /** Only the first `fetch` rows are needed (ORDER BY ... LIMIT): executes as a top-k. */
-  readonly fetch: number | undefined;
-  readonly schema: PlanSchema;
-}
-
-export interface Limit {
-  readonly kind: 'limit';
-  readonly input: LogicalPlan;
-  readonly skip: number;
-  readonly fetch: number | undefined;
-  readonly schema: PlanSchema;
-}
-
-export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'SEMI' | 'ANTI';
-
-export interface Join {
-  readonly kind: 'join';
-  readonly left: LogicalPlan;
-  readonly right: LogicalPlan;
-  readonly joinType: JoinType;
-  /** Equi-join keys: left expression = right expression. */
-  readonly on: readonly (readonly [LExpr, LExpr])[];
-  /** The rest of the ON condition, evaluated on joined rows. */
-  readonly filter: LExpr | undefined;
-  /** Keys match when both are NULL (INTERSECT / EXCEPT). */
-  readonly nullEqualsNull?: boolean;
-  readonly schema: PlanSchema;
-}
-
-/** UNION ALL of inputs with the same column types (the first input names the columns). */
-export interface Union {
-  readonly kind: 'union';
-  readonly inputs: readonly LogicalPlan[];
-  readonly schema: PlanSchema;
-}
-
-export interface Distinct {
-  readonly kind: 'distinct';
-  readonly input: LogicalPlan;
-  readonly schema: PlanSchema;
-}
-
-/** A derived table or CTE under its alias: the same rows, fields requalified. */
-export interface SubqueryAlias {
-  readonly kind: 'subqueryAlias';
-  readonly input: LogicalPlan;
-  readonly alias: string;
-  readonly schema: PlanSchema;
-}
-
-/**
- * CnosDB's sliding `time_window(time, window, slide[, origin])`: each input row comes out once
- * per window containing it, with the window as a struct {start, end} in a new last column.
- */
-export interface TimeWindow {
-  readonly kind: 'timeWindow';
-  readonly input: LogicalPlan;
-  readonly time: LExpr;
-  readonly windowNs: bigint;
-  readonly slideNs: bigint;
-  readonly originNs: bigint;
-  readonly schema: PlanSchema;
-}
-
-/** A column GapFill appends: the aggregate column `source` with its NULLs filled. */
-export interface FilledColumn {
-  readonly source: number;
-  readonly strategy: 'locf' | 'interpolate';
-  /** The output name: the call's (`locf(AVG(m.v))`). */
-  readonly name: string;
-}
-
-/**
- * CnosDB's time_window_gapfill over an Aggregate grouped by the window start and `keys`: every
- * series (distinct `keys`) gets a row for every window start from `firstNs` (or its own first
- * window when undefined) to `lastNs` on the grid `originNs + k * slideNs`, with aggregates NULL
- * in the added rows; `fills` appends filled copies of aggregate columns (locf, interpolate).
- * The rows come out sorted by keys, then time.
- */
-export interface GapFill {
-  readonly kind: 'gapFill';
-  readonly input: LogicalPlan;
-  /** Positions of the non-time group columns in the input, in GROUP BY order. */
-  readonly keys: readonly number[];
-  /** Position of the window start column. */
-  readonly time: number;
-  readonly fills: readonly FilledColumn[];
-  readonly slideNs: bigint;
-  readonly originNs: bigint;
-  readonly firstNs: bigint | undefined;
-  readonly lastNs: bigint;
-  readonly schema: PlanSchema;
-}
-
-/**
- * A data-repair aggregate's column (a struct of two equally long lists, time and value; see
- * functions/data-repair-aggregates.ts) unnested, as CnosDB shows those functions: each input row
- * comes out once per list element, the struct column replaced by `time` and the value column,
- * which keeps the struct column's name.
- */
-export interface UnnestSeries {
-  readonly kind: 'unnestSeries';
-  readonly input: LogicalPlan;
-  /** Position of the struct column in the input. */
-  readonly column: number;
-  readonly schema: PlanSchema;
-}
-
-export type LogicalPlan =
-  | GapFill
-  | UnnestSeries
-  | TableScan
-  | Values
-  | EmptyRelation
-  | Projection
-  | Filter
-  | Aggregate
-  | Window
-  | Sort
-  | Limit
-  | Join
-  | Union
-  | Distinct
-  | SubqueryAlias
-  | TimeWindow;
+export type {
+  Aggregate, Distinct, EmptyRelation, FilledColumn, Filter, GapFill, Join, JoinType, Limit, LogicalPlan, Projection, Sort,
+  SubqueryAlias, TableScan, TimeWindow, Union, UnnestSeries, Values, Window,
+} from './plan-nodes.js';
 
 /** The output field of an expression evaluated over `input`. */
 export function exprField(e: LExpr, input: PlanSchema): PlanField {

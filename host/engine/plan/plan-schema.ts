@@ -3,9 +3,8 @@
 // `t.c` matches qualifier and name, a bare `c` must match exactly one field. Errors carry
 // DataFusion's texts ("No field named x. Valid fields are ...").
 
-import type { Schema } from '../batch.js';
+import type { DataType, Field, Schema } from '../types/index.js';
 import { schemaError } from '../errors.js';
-import type { DataType, Field } from '../types.js';
 
 export interface PlanField {
   readonly qualifier: string | undefined;

@@ -1,28 +1,23 @@
 // AST expression -> typed logical expression: binds names against the scope's schema (and the
 // enclosing queries' for correlated subqueries), types literals as DataFusion's SQL planner does
 // (integers Int64, then UInt64, then Float64; decimals Float64), folds a unary minus into a
-// numeric literal, coerces operands (coercion.ts) by inserting casts, and types function calls
+// numeric literal, coerces operands (types/coercion.ts) by inserting casts, and types function calls
 // through the registry.
 
-import type { IntervalValue, Scalar } from '../batch.js';
+import { arrowCastType, type BinaryOperator, binarySignature, BOOLEAN, checkCast, commonType, comparisonCoercion, type DataType, DATE32, FLOAT64, INT64, type IntegerRange, INTERVAL, type IntervalValue, NULL, parseInterval, type Scalar, typeEquals, typeName, UINT64, UTF8 } from '../types/index.js';
 import { bug, UserError } from '../../core/errors.js';
-import { analyzerError, internalError, notImplemented, PhysicalPlanError, planError, schemaError } from '../errors.js';
-import { checkCast } from '../exec/cast.js';
-import type { AggregateFunction, BoundSignature, ScalarFunction } from '../functions/function-types.js';
+import { analyzerError, internalError, notImplemented, planError, schemaError } from '../errors.js';
+import { PhysicalPlanError, type AggregateFunction, type BoundSignature, type ScalarFunction } from '../functions/function-types.js';
 import { SignatureMismatch } from '../functions/signature.js';
 import { Clause, type BlockErrors } from './deferred-errors.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
-import type { BinaryOperator, FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
+import type { FrameBoundSpec, LExpr, SortExpr, WindowFrameSpec } from '../plan/expr.js';
 import { anyExpr, children, lit } from '../plan/expr.js';
 import { exprName } from '../plan/expr-display.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
-import { parseInterval } from '../time.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, typeEquals, typeName, UINT64, UTF8, type DataType } from '../types.js';
-import { binarySignature, commonType, comparisonCoercion } from './coercion.js';
-import { arrowCastType } from './arrow-cast.js';
-import { arrowIntegerRange, castTargetType, narrowIntegerRange, type IntegerRange } from './sql-types.js';
+import { arrowIntegerRange, castTargetType, narrowIntegerRange } from './sql-types.js';
 import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { exprDisplayName } from '../sql/display-name.js';
 
@@ -465,7 +460,7 @@ export class ExprPlanner {
     };
   }
 
-  /** arrow_cast(x, 'Type'): a CAST to the named Arrow type (planner/arrow-cast.ts). */
+  /** arrow_cast(x, 'Type'): a CAST to the named Arrow type (types/arrow-cast.ts). */
   arrowCast(e: ast.FunctionCall): LExpr {
     if (e.args.length !== 2) throw planError(`arrow_cast needs 2 arguments, ${e.args.length} provided`);
     const x = this.hidden(e.args[0]!);

@@ -11,9 +11,7 @@ import { join, projection, subqueryAlias } from '../plan/logical-plan.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { ExprPlanner, type Scope } from './expr-planner.js';
-import type { QueryPlanner } from './query-planner.js';
-
-export type Ctes = ReadonlyMap<string, LogicalPlan>;
+import type { Ctes, StatementPlanner } from './statement-planner.js';
 
 /** Renames the columns of a plan (`AS t (a, b)`, `WITH t (a, b) AS`). */
 export function renameColumns(plan: LogicalPlan, names: readonly string[], what: string): LogicalPlan {
@@ -28,7 +26,7 @@ export function renameColumns(plan: LogicalPlan, names: readonly string[], what:
   return projection(plan, exprs);
 }
 
-export function planFrom(qp: QueryPlanner, from: readonly ast.TableWithJoins[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+export function planFrom(qp: StatementPlanner, from: readonly ast.TableWithJoins[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
   let plan: LogicalPlan | undefined;
   for (const item of from) {
     const p = planTableWithJoins(qp, item, outer, ctes);
@@ -37,13 +35,13 @@ export function planFrom(qp: QueryPlanner, from: readonly ast.TableWithJoins[], 
   return plan!;
 }
 
-function planTableWithJoins(qp: QueryPlanner, t: ast.TableWithJoins, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+function planTableWithJoins(qp: StatementPlanner, t: ast.TableWithJoins, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
   let plan = planTableFactor(qp, t.relation, outer, ctes);
   for (const j of t.joins) plan = planJoin(qp, plan, j, outer, ctes);
   return plan;
 }
 
-function planTableFactor(qp: QueryPlanner, f: ast.TableFactor, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+function planTableFactor(qp: StatementPlanner, f: ast.TableFactor, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
   switch (f.kind) {
     case 'table': {
       if (f.args !== undefined) throw notImplemented(`table function ${f.name.join('.')}`);
@@ -99,7 +97,7 @@ export function splitJoinCondition(cond: LExpr, left: PlanSchema, right: PlanSch
   return { keys, rest: conjunction(rest) };
 }
 
-function planJoin(qp: QueryPlanner, left: LogicalPlan, j: ast.Join, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+function planJoin(qp: StatementPlanner, left: LogicalPlan, j: ast.Join, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
   const right = planTableFactor(qp, j.relation, outer, ctes);
   const type: JoinType = j.type;
   if (type === 'CROSS' || (j.on === undefined && j.using === undefined)) {

@@ -6,7 +6,7 @@
 // windows of each series between the time bounds the WHERE clause gives (an upper bound is
 // required, as in CnosDB and IOx; without a lower bound each series starts at its first window).
 
-import type { Scalar } from '../batch.js';
+import { BOOLEAN, type DataType, floorDiv, intervalNanos, parseInterval, parseTimestampNanos, type Scalar, timestamp, type TimeUnit, unitNanos } from '../types/index.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
@@ -14,8 +14,6 @@ import type { FilledColumn, LogicalPlan } from '../plan/logical-plan.js';
 import type { PlanField } from '../plan/plan-schema.js';
 import { filter, timeWindow } from '../plan/logical-plan.js';
 import type * as ast from '../sql/ast.js';
-import { floorDiv, intervalNanos, parseInterval, parseTimestampNanos } from '../time.js';
-import { BOOLEAN, timestamp, unitNanos, type DataType, type TimeUnit } from '../types.js';
 import { checkWindowOverlap, windowStructType } from '../functions/time-window.js';
 import { constantOf, ExprPlanner, type Scope } from './expr-planner.js';
 

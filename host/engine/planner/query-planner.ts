@@ -9,10 +9,10 @@ import type { LogicalPlan } from '../plan/logical-plan.js';
 import { distinct, join, limit, projection, sort, union } from '../plan/logical-plan.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
-import { NULL, typeEquals, typeName, type DataType } from '../types.js';
-import { commonType } from './coercion.js';
+import { commonType, type DataType, NULL, typeEquals, typeName } from '../types/index.js';
 import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
-import { renameColumns, type Ctes } from './from-planner.js';
+import { renameColumns } from './from-planner.js';
+import type { Ctes, StatementPlanner } from './statement-planner.js';
 import { planSelect } from './select-planner.js';
 import { StatementErrors } from './deferred-errors.js';
 import { simplifyExpressions } from '../optimizer/simplify-expressions.js';
@@ -36,7 +36,7 @@ import { databaseNotFound, tableNotFound } from '../../core/meta-errors.js';
 
 export { databaseNotFound, tableNotFound };
 
-export class QueryPlanner {
+export class QueryPlanner implements StatementPlanner {
   readonly ctx: PlannerContext;
   /**
    * False once the plan embeds what planning read from the session rather than the catalog

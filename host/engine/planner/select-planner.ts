@@ -13,10 +13,10 @@ import { aggregate, distinct, emptyRelation, filter, limit, projection, sort, su
 import { PlanSchema, qualifierMatches, quoteName } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { checkWindowOverlap, windowParams, windowStructType } from '../functions/time-window.js';
-import { BOOLEAN, type TimeUnit } from '../types.js';
+import { BOOLEAN, type TimeUnit } from '../types/index.js';
 import { coerce, constantOf, ExprPlanner, type Scope } from './expr-planner.js';
-import { planFrom, type Ctes } from './from-planner.js';
-import type { QueryPlanner } from './query-planner.js';
+import { planFrom } from './from-planner.js';
+import type { Ctes, StatementPlanner } from './statement-planner.js';
 import { checkResolved, collectDistinct, rebase, type RebaseTarget } from './rebase.js';
 import { gapfillStrategies, planGapfillWindows, type GapfillWindows } from './gapfill-planner.js';
 import { findRepairItem, unnestRepairItem } from './series-repair.js';
@@ -38,7 +38,7 @@ function findCalls(e: ast.Expr, name: string, out: ast.FunctionCall[]): void {
 }
 
 /** Adds the TimeWindow node for a sliding time_window and maps its calls to the new column. */
-function planSlidingWindows(qp: QueryPlanner, sel: ast.Select, input: LogicalPlan, scope: Scope): { input: LogicalPlan; replacements: Map<ast.Expr, LExpr> } {
+function planSlidingWindows(qp: StatementPlanner, sel: ast.Select, input: LogicalPlan, scope: Scope): { input: LogicalPlan; replacements: Map<ast.Expr, LExpr> } {
   const calls: ast.FunctionCall[] = [];
   for (const item of sel.items) findCalls(item.expr, 'time_window', calls);
   for (const g of sel.groupBy) findCalls(g, 'time_window', calls);
@@ -209,14 +209,14 @@ interface SortItem {
   nullsFirst: boolean;
 }
 
-export function planSelect(qp: QueryPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+export function planSelect(qp: StatementPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
   const late = qp.lateErrors.block();
   const plan = planSelectBlock(qp, sel, orderBy, outer, ctes, late);
   late.close();
   return plan;
 }
 
-function planSelectBlock(qp: QueryPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes, late: BlockErrors): LogicalPlan {
+function planSelectBlock(qp: StatementPlanner, sel: ast.Select, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes, late: BlockErrors): LogicalPlan {
   const hasFrom = sel.from.length > 0;
   let input: LogicalPlan = hasFrom ? planFrom(qp, sel.from, outer, ctes) : emptyRelation(true);
   const windows = new Map(sel.windows.map((w) => [w.name, w.spec]));

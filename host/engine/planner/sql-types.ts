@@ -5,18 +5,11 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, TIME64, timestamp, UINT64, UTF8, type DataType } from '../types.js';
+import { BOOLEAN, type DataType, DATE32, FLOAT32, FLOAT64, INT64, type IntegerRange, INTERVAL, TIME64, timestamp, UINT64, UTF8 } from '../types/index.js';
 import { ValueType } from '../../core/write-batch.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
-
-/** A narrow integer type computed as BIGINT (BIGINT UNSIGNED): its range and Arrow name. */
-export interface IntegerRange {
-  min: bigint;
-  max: bigint;
-  arrow: string;
-}
 
 const NARROW: Readonly<Record<string, [bits: bigint, name: string]>> = { TINYINT: [8n, 'Int8'], SMALLINT: [16n, 'Int16'], INT: [32n, 'Int32'], INTEGER: [32n, 'Int32'] };
 

@@ -1,7 +1,7 @@
-// The statement half of the SQL AST (ast.ts has expressions and queries): DML, CnosDB's DDL
+// The statement half of the SQL AST (ast-expressions.ts has expressions and queries): DML, CnosDB's DDL
 // and DCL, SHOW/DESCRIBE/EXPLAIN. Option values stay raw strings and numbers for the planner.
 
-import type { DataType, Expr, ObjectName, OrderByExpr, Pos, Query } from './ast.js';
+import type { DataType, Expr, ObjectName, OrderByExpr, Pos, Query } from './ast-expressions.js';
 
 interface Node {
   readonly pos: Pos;

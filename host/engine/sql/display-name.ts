@@ -5,7 +5,7 @@
 // what was inferred and how sure it is).
 
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
-import { formatRustF64 } from '../format/float-text.js';
+import { displayPrecedence, formatRustF64, operatorText } from '../types/index.js';
 import { printExpr } from './printer-expressions.js';
 
 export interface DisplayNameHooks {
@@ -129,29 +129,6 @@ export function defaultLiteralName(literal: Literal, negated = false): string {
 
 function isLiteral(e: Expr): e is Literal {
   return e.kind === 'number' || e.kind === 'string' || e.kind === 'boolean' || e.kind === 'null' || e.kind === 'interval' || e.kind === 'typedString';
-}
-
-/** DataFusion's Operator Display: its bitwise XOR prints as PostgreSQL's `#`, however it was written. */
-export function operatorText(op: string): string {
-  return op === '^' ? '#' : op;
-}
-
-/** DataFusion's Operator::precedence, for the parentheses of the Display form. */
-function operatorPrecedence(op: string): number {
-  switch (op) {
-    case 'OR':
-      return 5;
-    case 'AND':
-      return 10;
-    case '=': case '!=': case '<': case '<=': case '>': case '>=':
-      return 20;
-    case '+': case '-':
-      return 30;
-    case '*': case '/': case '%':
-      return 40;
-    default:
-      return 0;
-  }
 }
 
 class Namer {
@@ -293,10 +270,10 @@ class Namer {
   display(e: Expr): string {
     switch (e.kind) {
       case 'binary': {
-        const p = operatorPrecedence(e.op);
+        const p = displayPrecedence(e.op);
         const child = (c: Expr): string => {
           if (c.kind !== 'binary') return this.display(c);
-          const cp = operatorPrecedence(c.op);
+          const cp = displayPrecedence(c.op);
           return cp === 0 || cp < p ? `(${this.display(c)})` : this.display(c);
         };
         return `${child(e.left)} ${operatorText(e.op)} ${child(e.right)}`;

@@ -2,7 +2,7 @@
 // "Expected X, found: Y" error, the nesting-depth guard, and names. The parse functions for each
 // statement family live in parser-*.ts and take this cursor as their first argument.
 
-import type { ObjectName } from './ast.js';
+import type { ObjectName, Query } from './ast.js';
 import { objectNameProblem } from '../../core/object-names.js';
 import { SqlParseError } from './errors.js';
 import { checkTokens, Lexer, type LexState } from './lexer.js';
@@ -37,10 +37,21 @@ export class Parser {
   #ended = false;
   #index = 0;
   #depth = 0;
+  readonly #parseQuery: (p: Parser) => Query;
 
-  constructor(sql: string) {
+  /**
+   * `parseQuery` is parser-queries.ts's, passed in by parser.ts: expressions hold subqueries and
+   * queries hold expressions, and passing it keeps the two parser files from importing each other.
+   */
+  constructor(sql: string, parseQuery: (p: Parser) => Query) {
     checkTokens(sql);
     this.#lexer = new Lexer(sql);
+    this.#parseQuery = parseQuery;
+  }
+
+  /** A query inside an expression (`IN (SELECT ...)`, `EXISTS (...)`, a scalar subquery). */
+  parseSubquery(): Query {
+    return this.#parseQuery(this);
   }
 
   /** The token `offset` places ahead; the final `eof` token repeats past the end. */

@@ -8,7 +8,6 @@ import { bug } from '../../core/errors.js';
 import type { BinaryOp, Expr, FrameBound, FunctionCall, OrderByExpr, Pos, WindowFrame, WindowSpec } from './ast.js';
 import type { Parser } from './parser-base.js';
 import { parseDataType } from './parser-data-types.js';
-import { parseQuery } from './parser-queries.js';
 import { RESERVED, type Token } from './tokens.js';
 
 export const PREC = {
@@ -176,7 +175,7 @@ function parseNegatable(p: Parser, expr: Expr, pos: Pos, negated: boolean, keywo
     case 'IN': {
       p.expectOp('(');
       if (p.peekKeyword('SELECT') || p.peekKeyword('WITH')) {
-        const query = parseQuery(p);
+        const query = p.parseSubquery();
         p.expectOp(')');
         return { kind: 'inSubquery', pos, expr, query, negated };
       }
@@ -477,7 +476,7 @@ function parseParenthesized(p: Parser): Expr {
 
 function parseParenthesizedQuery(p: Parser) {
   p.expectOp('(');
-  const query = parseQuery(p);
+  const query = p.parseSubquery();
   p.expectOp(')');
   return query;
 }

@@ -180,7 +180,7 @@ export function parseOneStatement(p: Parser): Statement {
  * kind sqlParse) on the first error.
  */
 export function parseStatements(sql: string): Statement[] {
-  const p = new Parser(sql);
+  const p = new Parser(sql, parseQuery);
   const statements: Statement[] = [];
   let expectingDelimiter = false;
   for (;;) {
@@ -199,7 +199,7 @@ export function parseStatements(sql: string): Statement[] {
 export function parseStatement(sql: string): Statement {
   const statements = parseStatements(sql);
   if (statements.length === 0) {
-    const p = new Parser(sql);
+    const p = new Parser(sql, parseQuery);
     while (p.consumeOp(';'));
     return p.expected('an SQL statement');
   }
@@ -209,7 +209,7 @@ export function parseStatement(sql: string): Statement {
 
 /** A lone expression, e.g. a column default or a test fixture; nothing may follow it. */
 export function parseExpression(sql: string): Expr {
-  const p = new Parser(sql);
+  const p = new Parser(sql, parseQuery);
   const expr = parseExpr(p);
   if (!p.atEnd()) p.expected('end of expression');
   return expr;

@@ -1,11 +1,10 @@
-// Canonical SQL text of expressions: keywords upper case, identifiers quoted only when needed,
-// parentheses only where precedence needs them (the AST keeps none), so that parse(print(e))
-// equals e. The precedence levels are the parser's (parser-expressions.ts PREC).
+// Canonical SQL text of expressions and of the queries they nest (one file, as the two recurse
+// into each other): keywords upper case, identifiers quoted only when needed, parentheses only
+// where precedence needs them (the AST keeps none), so that parse(print(e)) equals e. The precedence levels are the parser's (parser-expressions.ts PREC).
 
-import type { BinaryOp, Expr, FrameBound, FunctionCall, OrderByExpr, WindowSpec } from './ast.js';
+import type { BinaryOp, Expr, FrameBound, FunctionCall, OrderByExpr, Query, QueryBody, TableAlias, TableFactor, TableWithJoins, WindowSpec } from './ast.js';
 import { formatDataType } from './parser-data-types.js';
 import { PREC } from './parser-expressions.js';
-import { printQuery } from './printer.js';
 import { RESERVED } from './tokens.js';
 
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -232,4 +231,91 @@ function printFrameBound(b: FrameBound): string {
   // A column named `unbounded` would read as the keyword: parenthesise it.
   const bare = b.offset.kind === 'column' && b.offset.parts.length === 1 && b.offset.parts[0] === 'unbounded';
   return `${bare ? `(${printExpr(b.offset)})` : operand(b.offset, PREC.COMPARE + 1)} ${direction}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries, which expressions nest (subqueries) and which nest expressions: one recursive core.
+
+const SET_OPERATOR_LEVEL = { UNION: 1, EXCEPT: 1, INTERSECT: 2 } as const;
+
+export function printNames(items: readonly string[]): string {
+  return items.map(quoteIdent).join(', ');
+}
+
+function exprs(items: readonly Expr[]): string {
+  return items.map(printExpr).join(', ');
+}
+
+export function printQuery(q: Query): string {
+  let text = '';
+  if (q.with !== undefined) {
+    const ctes = q.with.ctes.map((cte) => {
+      const columns = cte.columns.length > 0 ? ` (${printNames(cte.columns)})` : '';
+      return `${quoteIdent(cte.name)}${columns} AS (${printQuery(cte.query)})`;
+    });
+    text = `WITH ${q.with.recursive ? 'RECURSIVE ' : ''}${ctes.join(', ')} `;
+  }
+  text += printQueryBody(q.body);
+  if (q.orderBy.length > 0) text += ` ORDER BY ${q.orderBy.map(printOrderByExpr).join(', ')}`;
+  if (q.limit !== undefined) text += ` LIMIT ${printExpr(q.limit)}`;
+  if (q.offset !== undefined) text += ` OFFSET ${printExpr(q.offset)}`;
+  return text;
+}
+
+function bodyLevel(b: QueryBody): number {
+  return b.kind === 'setOperation' ? SET_OPERATOR_LEVEL[b.op] : 3;
+}
+
+function printQueryBody(b: QueryBody): string {
+  switch (b.kind) {
+    case 'select':
+      return printSelect(b);
+    case 'values':
+      return `VALUES ${b.rows.map((row) => `(${exprs(row)})`).join(', ')}`;
+    case 'nestedQuery':
+      return `(${printQuery(b.query)})`;
+    case 'setOperation': {
+      const level = SET_OPERATOR_LEVEL[b.op];
+      const left = bodyLevel(b.left) < level ? `(${printQueryBody(b.left)})` : printQueryBody(b.left);
+      const right = bodyLevel(b.right) <= level ? `(${printQueryBody(b.right)})` : printQueryBody(b.right);
+      return `${left} ${b.op}${b.all ? ' ALL' : ''} ${right}`;
+    }
+  }
+}
+
+function printSelect(s: Extract<QueryBody, { kind: 'select' }>): string {
+  const items = s.items.map((item) => (item.alias === undefined ? printExpr(item.expr) : `${printExpr(item.expr)} AS ${quoteIdent(item.alias)}`));
+  let text = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`;
+  if (s.from.length > 0) text += ` FROM ${s.from.map(printTableWithJoins).join(', ')}`;
+  if (s.where !== undefined) text += ` WHERE ${printExpr(s.where)}`;
+  if (s.groupBy.length > 0) text += ` GROUP BY ${exprs(s.groupBy)}`;
+  if (s.having !== undefined) text += ` HAVING ${printExpr(s.having)}`;
+  if (s.windows.length > 0) text += ` WINDOW ${s.windows.map((w) => `${quoteIdent(w.name)} AS (${printWindowSpec(w.spec)})`).join(', ')}`;
+  return text;
+}
+
+function printAlias(alias: TableAlias | undefined): string {
+  if (alias === undefined) return '';
+  return alias.columns.length > 0 ? ` AS ${quoteIdent(alias.name)} (${printNames(alias.columns)})` : ` AS ${quoteIdent(alias.name)}`;
+}
+
+function printTableFactor(t: TableFactor): string {
+  switch (t.kind) {
+    case 'table':
+      return `${printObjectName(t.name)}${t.args === undefined ? '' : `(${exprs(t.args)})`}${printAlias(t.alias)}`;
+    case 'derived':
+      return `(${printQuery(t.query)})${printAlias(t.alias)}`;
+    case 'nestedJoin':
+      return `(${printTableWithJoins(t.join)})${printAlias(t.alias)}`;
+  }
+}
+
+function printTableWithJoins(t: TableWithJoins): string {
+  let text = printTableFactor(t.relation);
+  for (const join of t.joins) {
+    text += ` ${join.type === 'INNER' ? '' : `${join.type} `}JOIN ${printTableFactor(join.relation)}`;
+    if (join.on !== undefined) text += ` ON ${printExpr(join.on)}`;
+    if (join.using !== undefined) text += ` USING (${printNames(join.using)})`;
+  }
+  return text;
 }

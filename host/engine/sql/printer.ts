@@ -1,4 +1,4 @@
-// Canonical SQL text of queries and statements (expressions: printer-expressions.ts), such that
+// Canonical SQL text of statements (expressions and queries: printer-expressions.ts), such that
 // parseStatement(printStatement(s)) equals s ignoring positions. Optional words that leave no
 // trace in the AST (INTO, OUTER, AS before aliases, `=` in options) are printed one fixed way.
 
@@ -8,13 +8,8 @@ import type {
   DatabaseOption,
   Expr,
   OptionValue,
-  Query,
-  QueryBody,
   SqlOption,
   Statement,
-  TableAlias,
-  TableFactor,
-  TableWithJoins,
 } from './ast.js';
 import { formatDataType } from './parser-data-types.js';
 import {
@@ -22,94 +17,12 @@ import {
   printObjectName,
   printOrderByExpr,
   printString,
-  printWindowSpec,
+  printNames,
+  printQuery,
   quoteIdent,
 } from './printer-expressions.js';
 
-const SET_OPERATOR_LEVEL = { UNION: 1, EXCEPT: 1, INTERSECT: 2 } as const;
 const UPPER_WORD = /^[A-Z_][A-Z0-9_]*$/;
-
-function names(items: readonly string[]): string {
-  return items.map(quoteIdent).join(', ');
-}
-
-function exprs(items: readonly Expr[]): string {
-  return items.map(printExpr).join(', ');
-}
-
-export function printQuery(q: Query): string {
-  let text = '';
-  if (q.with !== undefined) {
-    const ctes = q.with.ctes.map((cte) => {
-      const columns = cte.columns.length > 0 ? ` (${names(cte.columns)})` : '';
-      return `${quoteIdent(cte.name)}${columns} AS (${printQuery(cte.query)})`;
-    });
-    text = `WITH ${q.with.recursive ? 'RECURSIVE ' : ''}${ctes.join(', ')} `;
-  }
-  text += printQueryBody(q.body);
-  if (q.orderBy.length > 0) text += ` ORDER BY ${q.orderBy.map(printOrderByExpr).join(', ')}`;
-  if (q.limit !== undefined) text += ` LIMIT ${printExpr(q.limit)}`;
-  if (q.offset !== undefined) text += ` OFFSET ${printExpr(q.offset)}`;
-  return text;
-}
-
-function bodyLevel(b: QueryBody): number {
-  return b.kind === 'setOperation' ? SET_OPERATOR_LEVEL[b.op] : 3;
-}
-
-function printQueryBody(b: QueryBody): string {
-  switch (b.kind) {
-    case 'select':
-      return printSelect(b);
-    case 'values':
-      return `VALUES ${b.rows.map((row) => `(${exprs(row)})`).join(', ')}`;
-    case 'nestedQuery':
-      return `(${printQuery(b.query)})`;
-    case 'setOperation': {
-      const level = SET_OPERATOR_LEVEL[b.op];
-      const left = bodyLevel(b.left) < level ? `(${printQueryBody(b.left)})` : printQueryBody(b.left);
-      const right = bodyLevel(b.right) <= level ? `(${printQueryBody(b.right)})` : printQueryBody(b.right);
-      return `${left} ${b.op}${b.all ? ' ALL' : ''} ${right}`;
-    }
-  }
-}
-
-function printSelect(s: Extract<QueryBody, { kind: 'select' }>): string {
-  const items = s.items.map((item) => (item.alias === undefined ? printExpr(item.expr) : `${printExpr(item.expr)} AS ${quoteIdent(item.alias)}`));
-  let text = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`;
-  if (s.from.length > 0) text += ` FROM ${s.from.map(printTableWithJoins).join(', ')}`;
-  if (s.where !== undefined) text += ` WHERE ${printExpr(s.where)}`;
-  if (s.groupBy.length > 0) text += ` GROUP BY ${exprs(s.groupBy)}`;
-  if (s.having !== undefined) text += ` HAVING ${printExpr(s.having)}`;
-  if (s.windows.length > 0) text += ` WINDOW ${s.windows.map((w) => `${quoteIdent(w.name)} AS (${printWindowSpec(w.spec)})`).join(', ')}`;
-  return text;
-}
-
-function printAlias(alias: TableAlias | undefined): string {
-  if (alias === undefined) return '';
-  return alias.columns.length > 0 ? ` AS ${quoteIdent(alias.name)} (${names(alias.columns)})` : ` AS ${quoteIdent(alias.name)}`;
-}
-
-function printTableFactor(t: TableFactor): string {
-  switch (t.kind) {
-    case 'table':
-      return `${printObjectName(t.name)}${t.args === undefined ? '' : `(${exprs(t.args)})`}${printAlias(t.alias)}`;
-    case 'derived':
-      return `(${printQuery(t.query)})${printAlias(t.alias)}`;
-    case 'nestedJoin':
-      return `(${printTableWithJoins(t.join)})${printAlias(t.alias)}`;
-  }
-}
-
-function printTableWithJoins(t: TableWithJoins): string {
-  let text = printTableFactor(t.relation);
-  for (const join of t.joins) {
-    text += ` ${join.type === 'INNER' ? '' : `${join.type} `}JOIN ${printTableFactor(join.relation)}`;
-    if (join.on !== undefined) text += ` ON ${printExpr(join.on)}`;
-    if (join.using !== undefined) text += ` USING (${names(join.using)})`;
-  }
-  return text;
-}
 
 function printOptionValue(v: OptionValue): string {
   switch (v.kind) {
@@ -201,7 +114,7 @@ export function printStatement(s: Statement): string {
     case 'query':
       return printQuery(s);
     case 'insert': {
-      const columns = s.columns.length > 0 ? ` (${names(s.columns)})` : '';
+      const columns = s.columns.length > 0 ? ` (${printNames(s.columns)})` : '';
       return `INSERT INTO ${printObjectName(s.table)}${columns} ${printQuery(s.source)}`;
     }
     case 'delete':
@@ -226,7 +139,7 @@ export function printStatement(s: Statement): string {
       return `CHECK DATABASE ${quoteIdent(s.name)}${s.repair ? ' REPAIR' : ''}`;
     case 'createTable': {
       const columns = s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}${c.codec === undefined ? '' : ` CODEC(${c.codec})`}`);
-      if (s.tags.length > 0) columns.push(`TAGS(${names(s.tags)})`);
+      if (s.tags.length > 0) columns.push(`TAGS(${printNames(s.tags)})`);
       return `CREATE TABLE ${ifNotExists(s.ifNotExists)}${printObjectName(s.name)} (${columns.join(', ')})`;
     }
     case 'createExternalTable': {
@@ -237,7 +150,7 @@ export function printStatement(s: Statement): string {
       text += ` STORED AS ${printWord(s.storedAs)}`;
       if (s.withHeaderRow) text += ' WITH HEADER ROW';
       if (s.delimiter !== undefined) text += ` DELIMITER ${printString(s.delimiter)}`;
-      if (s.partitionedBy.length > 0) text += ` PARTITIONED BY (${names(s.partitionedBy)})`;
+      if (s.partitionedBy.length > 0) text += ` PARTITIONED BY (${printNames(s.partitionedBy)})`;
       if (s.compression !== undefined) text += ` COMPRESSION TYPE ${printWord(s.compression)}`;
       if (s.options.length > 0) text += ` OPTIONS (${s.options.map((o) => `${printString(o.key)} ${printString(o.value)}`).join(', ')})`;
       return `${text} LOCATION ${printString(s.location)}`;
@@ -259,7 +172,7 @@ export function printStatement(s: Statement): string {
       text += ` FROM ${quoteIdent(s.table)}`;
       if (s.kind === 'showTagValues') {
         const { op, keys } = s.withKey;
-        text += op === 'IN' || op === 'NOT IN' ? ` WITH KEY ${op} (${names(keys)})` : ` WITH KEY ${op} ${quoteIdent(keys[0]!)}`;
+        text += op === 'IN' || op === 'NOT IN' ? ` WITH KEY ${op} (${printNames(keys)})` : ` WITH KEY ${op} ${quoteIdent(keys[0]!)}`;
       }
       return text + printShowTail(s);
     }

@@ -5,13 +5,11 @@
 // aggregates over it work as over any table. Schema views list only the databases the session may
 // read (CnosDB's `can_read_database` filter); the host filters the other lists (SystemInfo).
 
-import type { Scalar } from '../batch.js';
+import { BOOLEAN, type DataType, FLOAT64, formatBytes, formatDuration, type Scalar, UINT64, UTF8 } from '../types/index.js';
 import { columnTypeName, type EngineCatalog } from '../catalog.js';
-import { formatBytes, formatDuration } from '../commands/database-options.js';
 import type { LExpr } from '../plan/expr.js';
 import { subqueryAlias, type LogicalPlan } from '../plan/logical-plan.js';
 import { PlanSchema } from '../plan/plan-schema.js';
-import { BOOLEAN, FLOAT64, UINT64, UTF8, type DataType } from '../types.js';
 import type { SystemInfo } from './system-info.js';
 
 export interface SystemViewContext {

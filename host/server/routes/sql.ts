@@ -11,7 +11,7 @@
 import { Readable } from 'node:stream';
 import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
-import type { RecordBatch } from '../../engine/batch.js';
+import type { RecordBatch } from '../../engine/types/index.js';
 import { PlanCache } from '../../engine/plan-cache.js';
 import { requireMembership } from '../access.js';
 import { headerSafe, toUserError } from '../errors.js';
@@ -20,7 +20,7 @@ import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
 import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
-import { Reservation } from '../../engine/exec/memory-size.js';
+import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
 const decoder = new TextDecoder('utf-8');

@@ -3,11 +3,11 @@
 // keys, seeded random columns with many repeats.
 
 import { describe, expect, it } from 'vitest';
-import type { Vector } from '../../../host/engine/batch.js';
+import type { Vector } from '../../../host/engine/types/batch.js';
 import { rowComparator } from '../../../host/engine/exec/sort-comparators.js';
 import { rankedPermutation } from '../../../host/engine/exec/sort-keys.js';
 import type { SortExpr } from '../../../host/engine/plan/expr.js';
-import { BOOLEAN, FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types/data-types.js';
 import { mulberry32 as rng } from '../../support/rng.js';
 
 const TIMESTAMP: DataType = { id: 'Timestamp', unit: 'Nanosecond' } as DataType;

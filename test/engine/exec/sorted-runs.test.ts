@@ -5,17 +5,17 @@
 // NULLs, NaN, -0 and infinities, few and many distinct strings, both directions, many ties.
 
 import { describe, expect, it } from 'vitest';
-import type { RecordBatch, Vector } from '../../../host/engine/batch.js';
+import type { RecordBatch, Vector } from '../../../host/engine/types/batch.js';
 import { concatBatches } from '../../../host/engine/exec/batches.js';
 import { constantContext } from '../../../host/engine/exec/constant-context.js';
 import { compileExprs } from '../../../host/engine/exec/evaluate.js';
-import { MemoryPool } from '../../../host/engine/exec/memory-pool.js';
-import { Reservation } from '../../../host/engine/exec/memory-size.js';
+import { MemoryPool } from '../../../host/engine/memory/memory-pool.js';
+import { Reservation } from '../../../host/engine/memory/memory-size.js';
 import { rowComparator } from '../../../host/engine/exec/sort-comparators.js';
 import { SortedRuns } from '../../../host/engine/exec/sorted-runs.js';
 import type { LExpr, SortExpr } from '../../../host/engine/plan/expr.js';
 import { PlanSchema } from '../../../host/engine/plan/plan-schema.js';
-import { FLOAT64, INT64, UTF8, type DataType } from '../../../host/engine/types.js';
+import { FLOAT64, INT64, UTF8, type DataType } from '../../../host/engine/types/data-types.js';
 import { mulberry32 as rng } from '../../support/rng.js';
 
 const FIELDS: { name: string; type: DataType }[] = [

@@ -5,15 +5,15 @@
 // push down forces.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RecordBatch, Schema } from '../../../host/engine/batch.js';
+import type { RecordBatch, Schema } from '../../../host/engine/types/batch.js';
 import type { SeriesChunk, SeriesStats } from '../../../host/engine/catalog.js';
 import { bucketKernels } from '../../../host/engine/exec/bucket-kernels.js';
 import type { ExecContext } from '../../../host/engine/exec/exec-plan.js';
-import { MemoryPool } from '../../../host/engine/exec/memory-pool.js';
-import { installKernels } from '../../../host/engine/exec/kernels.js';
+import { MemoryPool } from '../../../host/engine/memory/memory-pool.js';
+import { installKernels } from '../../../host/engine/types/kernels.js';
 import { bucketRuns, RunScratch, type AggSpec } from '../../../host/engine/exec/time-bucket-fold.js';
 import { BucketGroups } from '../../../host/engine/exec/time-bucket-groups.js';
-import { FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types.js';
+import { FLOAT64, INT64, UINT64, UTF8, type DataType } from '../../../host/engine/types/data-types.js';
 import { loadCore } from '../../support/core.js';
 import { testDb, type TestDb } from '../support/run-sql.js';
 import { mulberry32 as rng } from '../../support/rng.js';

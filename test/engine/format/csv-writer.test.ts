@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { constantVector, type Scalar } from '../../../host/engine/batch.js';
+import { constantVector, type Scalar } from '../../../host/engine/types/batch.js';
 import { createResultWriter } from '../../../host/engine/format/index.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types/data-types.js';
 import { batchOf, render, renderColumn, schemaOf } from './support.js';
 
 const WINDOW: DataType = {

@@ -3,10 +3,10 @@
 // JavaScript's shortest digits), for every kind of double; the CSV and JSON writers use it.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installKernels } from '../../../host/engine/exec/kernels.js';
+import { installKernels } from '../../../host/engine/types/kernels.js';
 import { formatFloatColumn, MIN_COLUMN_ROWS, type FloatTexts } from '../../../host/engine/format/float-column.js';
-import { formatArrowF64, formatJsonF64 } from '../../../host/engine/format/float-text.js';
-import { FLOAT64 } from '../../../host/engine/types.js';
+import { formatArrowF64, formatJsonF64 } from '../../../host/engine/types/float-text.js';
+import { FLOAT64 } from '../../../host/engine/types/data-types.js';
 import { loadCore } from '../../support/core.js';
 import { batchOf, prng, render, schemaOf } from './support.js';
 

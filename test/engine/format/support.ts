@@ -1,8 +1,8 @@
 // Builds record batches from rows of JS values and renders them with a result writer.
 
-import { vectorFrom, type RecordBatch, type Scalar, type Schema } from '../../../host/engine/batch.js';
+import { vectorFrom, type RecordBatch, type Scalar, type Schema } from '../../../host/engine/types/batch.js';
 import { createResultWriter, type ResultFormat } from '../../../host/engine/format/index.js';
-import type { DataType } from '../../../host/engine/types.js';
+import type { DataType } from '../../../host/engine/types/data-types.js';
 import { mulberry32 } from '../../support/rng.js';
 
 /** A seeded PRNG (mulberry32, test/support/rng.ts). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createResultWriter } from '../../../host/engine/format/index.js';
 import { displayWidth } from '../../../host/engine/format/table-writer.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types.js';
+import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types/data-types.js';
 import { batchOf, render, schemaOf } from './support.js';
 
 const WINDOW: DataType = {

@@ -10,8 +10,8 @@ import type { ColumnInfo, DatabaseInfo, DeleteRequest, EngineCatalog, FieldStats
 import { ColumnKind, batchString, readWriteBatch, ValueType } from '../../../host/core/write-batch.js';
 import type { DatabaseOptions } from '../../../host/core/schema.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
-import { typeOfValueType } from '../../../host/engine/batch.js';
-import { timestamp, type DataType } from '../../../host/engine/types.js';
+import { typeOfValueType } from '../../../host/engine/types/batch.js';
+import { timestamp, type DataType } from '../../../host/engine/types/data-types.js';
 import { databaseNotFound } from '../../../host/core/meta-errors.js';
 
 type Value = number | bigint | boolean | string;

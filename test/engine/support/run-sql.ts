@@ -2,15 +2,15 @@
 // comparisons: one line per row, cells separated by " | ", NULL as NULL, timestamps and
 // doubles as CnosDB shows them in .slt results.
 
-import { getValue, isValid, vectorFrom, type IntervalValue, type RecordBatch, type Scalar, type Vector } from '../../../host/engine/batch.js';
+import { getValue, isValid, vectorFrom, type IntervalValue, type RecordBatch, type Scalar, type Vector } from '../../../host/engine/types/batch.js';
 import { SqlEngine } from '../../../host/engine/engine.js';
 import type { PlanCache } from '../../../host/engine/plan-cache.js';
-import { formatFloat } from '../../../host/engine/exec/cast.js';
+import { formatFloat } from '../../../host/engine/types/cast.js';
 import type { QuerySession } from '../../../host/engine/query.js';
-import { formatTimestamp } from '../../../host/engine/time.js';
-import { typeName, type DataType } from '../../../host/engine/types.js';
-import { intervalText, timeOfDayText } from '../../../host/engine/format/display-text.js';
-import { formatArrowF32 } from '../../../host/engine/format/float-text.js';
+import { formatTimestamp } from '../../../host/engine/types/time.js';
+import { typeName, type DataType } from '../../../host/engine/types/data-types.js';
+import { intervalText, timeOfDayText } from '../../../host/engine/types/display-text.js';
+import { formatArrowF32 } from '../../../host/engine/types/float-text.js';
 import { MemoryCatalog, type MemoryCatalogOptions } from './memory-catalog.js';
 
 /** 2024-01-01T00:00:00Z in nanoseconds: the fixed now() of engine tests. */

@@ -5,7 +5,7 @@
 // floor(random() * 1e9) to 'Int64' this way.
 
 import { planError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, type DataType, type TimeUnit } from './data-types.js';
 
 const SIMPLE: Readonly<Record<string, DataType>> = {
   Null: NULL, Boolean: BOOLEAN, Int8: INT64, Int16: INT64, Int32: INT64, Int64: INT64, UInt8: UINT64, UInt16: UINT64,

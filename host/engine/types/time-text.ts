@@ -10,8 +10,8 @@
 // rare in time-series data, take a BigInt path.
 
 import { UserError } from '../../core/errors.js';
-import { daysFromCivil } from '../time.js';
-import type { TimeUnit } from '../types.js';
+import { civilFromDays, daysFromCivil } from '../../core/calendar.js';
+import type { TimeUnit } from './data-types.js';
 import type { ByteSink } from './byte-sink.js';
 
 export type TimestampStyle = 'csv' | 'display';
@@ -29,22 +29,9 @@ const TWO_32 = 4294967296;
 /** "00" .. "59" as byte pairs: hours, minutes and seconds without a division loop each. */
 const PAIRS = Uint8Array.from({ length: 120 }, (_, i) => 48 + (i & 1 ? (i >> 1) % 10 : Math.floor((i >> 1) / 10)));
 
-/** A calendar date from days since 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", civil_from_days). */
-export function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
 /** `YYYY-MM-DD` as chrono writes a date: four digits in 0..=9999, else a sign and at least four. */
 export function writeDate(sink: ByteSink, days: number): void {
-  const { year, month, day } = civilFromDays(days);
+  const [year, month, day] = civilFromDays(days);
   sink.reserve(16);
   const buf = sink.buf;
   if (year >= 0 && year <= 9999) sink.padded(year, 4);

@@ -3,14 +3,14 @@
 // to type UInt64"), TRY_CAST gives NULL instead. Booleans cast to strings as "1"/"0", as arrow 42
 // did (it is why CnosDB's first() of a BOOLEAN shows "1").
 
-import type { IntervalValue, Scalar, Vector } from '../batch.js';
-import { getValue, isValid, vectorFrom } from '../batch.js';
+import type { IntervalValue, Scalar, Vector } from './batch.js';
+import { getValue, isValid, vectorFrom } from './batch.js';
 import { executionError, castError, datafusionNotImplemented } from '../errors.js';
-import { canCast } from '../planner/coercion.js';
-import { formatArrowF32, formatArrowF64, formatRustF64 } from '../format/float-text.js';
-import { timeOfDayText } from '../format/display-text.js';
-import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from '../time.js';
-import { typeEquals, typeName, unitNanos, type DataType } from '../types.js';
+import { canCast } from './coercion.js';
+import { formatArrowF32, formatArrowF64, formatRustF64 } from './float-text.js';
+import { timeOfDayText } from './display-text.js';
+import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from './time.js';
+import { typeEquals, typeName, unitNanos, type DataType } from './data-types.js';
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;

@@ -3,9 +3,15 @@
 // values against the type's range and fails as DataFusion's cast does ("Can't cast value 300 to
 // type Int8"), or gives NULL under TRY_CAST.
 
-import { getValue, isValid, vectorFrom, type Scalar, type Vector } from '../batch.js';
+import { getValue, isValid, vectorFrom, type Scalar, type Vector } from './batch.js';
 import { executionError } from '../errors.js';
-import type { IntegerRange } from '../planner/sql-types.js';
+
+/** A narrow integer type computed as BIGINT (BIGINT UNSIGNED): its range and Arrow name. */
+export interface IntegerRange {
+  min: bigint;
+  max: bigint;
+  arrow: string;
+}
 
 export function checkIntegerRange(v: Vector, range: IntegerRange, tryCast: boolean): Vector {
   let out: Scalar[] | undefined;

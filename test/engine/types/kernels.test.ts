@@ -2,10 +2,11 @@
 // random data with NULLs, extremes and zero divisors.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Vector } from '../../../host/engine/batch.js';
-import { arithmetic, compare } from '../../../host/engine/exec/compute.js';
-import { installKernels, int64Kernels, KERNEL_MIN_ROWS } from '../../../host/engine/exec/kernels.js';
-import { INT64, UINT64 } from '../../../host/engine/types.js';
+import type { Vector } from '../../../host/engine/types/batch.js';
+import { arithmetic } from '../../../host/engine/exec/compute.js';
+import { compare } from '../../../host/engine/types/compare.js';
+import { installKernels, int64Kernels, KERNEL_MIN_ROWS } from '../../../host/engine/types/kernels.js';
+import { INT64, UINT64 } from '../../../host/engine/types/data-types.js';
 import { loadCore } from '../../support/core.js';
 
 const N = KERNEL_MIN_ROWS * 4;

@@ -6,10 +6,10 @@
 //   Interval  `0 years 1 mons 2 days 3 hours 4 mins 5.000000000 secs` (MonthDayNano)
 //   NULL      `nullText` (empty for the HTTP formats, `NULL` in .slt files), also inside nested values
 
-import type { IntervalValue, Scalar, Vector } from '../batch.js';
-import { getValue } from '../batch.js';
+import type { IntervalValue, Scalar, Vector } from './batch.js';
+import { getValue } from './batch.js';
 import { bug } from '../../core/errors.js';
-import type { DataType } from '../types.js';
+import type { DataType } from './data-types.js';
 import { ByteSink } from './byte-sink.js';
 import { writeArrowF32, writeArrowF64 } from './float-text.js';
 import { TimestampWriter, writeDate, type TimestampStyle } from './time-text.js';

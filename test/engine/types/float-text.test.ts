@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatArrowF64, formatJsonF64, formatRustF64 } from '../../../host/engine/format/float-text.js';
-import { prng } from './support.js';
+import { formatArrowF64, formatJsonF64, formatRustF64 } from '../../../host/engine/types/float-text.js';
+import { prng } from '../format/support.js';
 
 // [value, Arrow display / CSV (lexical-core), JSON (ryu), Rust `{}`]
 const CASES: ReadonlyArray<readonly [string, number, string, string, string]> = [

@@ -1,43 +1,19 @@
 // Calendar arithmetic on integer timestamps (no Date objects: they lose nanoseconds and cover
 // less range), the timestamp texts CnosDB reads and writes, and interval parsing. Civil-date
-// conversion is Howard Hinnant's days_from_civil / civil_from_days
-// (http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
+// conversion is Howard Hinnant's days_from_civil / civil_from_days (core/calendar.ts,
+// http://howardhinnant.github.io/date_algorithms.html), exact for every i64 timestamp.
 
 import type { IntervalValue } from './batch.js';
-import { floorDiv } from '../core/precision.js';
-import { unitNanos, type TimeUnit } from './types.js';
+import { civilFromDays, daysFromCivil } from '../../core/calendar.js';
+import { floorDiv } from '../../core/precision.js';
+import { unitNanos, type TimeUnit } from './data-types.js';
 
-export { floorDiv };
+export { civilFromDays, daysFromCivil, floorDiv };
 
 export const NS_PER_SECOND = 1_000_000_000n;
 export const NS_PER_DAY = 86_400n * NS_PER_SECOND;
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (month 1..12). */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/** The date of a day number: [year, month 1..12, day 1..31]. */
-export function civilFromDays(z: number): [number, number, number] {
-  const zz = z + 719468;
-  const era = Math.floor(zz / 146097);
-  const doe = zz - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const y = yoe + era * 400;
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp + (mp < 10 ? 3 : -9);
-  return [m <= 2 ? y + 1 : y, m, d];
-}
-
 
 export function toNanos(v: bigint, unit: TimeUnit): bigint {
   return v * unitNanos(unit);

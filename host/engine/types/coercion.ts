@@ -6,9 +6,8 @@
 // unit (CnosDB accepts `time > 3`); Int64 with UInt64 meets at Int64.
 
 import { planError } from '../errors.js';
-import { operatorText } from '../sql/display-name.js';
-import type { BinaryOperator } from '../plan/expr.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from '../types.js';
+import { operatorText, type BinaryOperator } from './operators.js';
+import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from './data-types.js';
 
 const UNIT_RANK: Record<TimeUnit, number> = { Second: 0, Millisecond: 1, Microsecond: 2, Nanosecond: 3 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dateText, timestampText } from '../../../host/engine/format/display-text.js';
-import { timestamp, type DataType, type TimeUnit } from '../../../host/engine/types.js';
-import { prng } from './support.js';
+import { dateText, timestampText } from '../../../host/engine/types/display-text.js';
+import { timestamp, type DataType, type TimeUnit } from '../../../host/engine/types/data-types.js';
+import { prng } from '../format/support.js';
 
 const NS = timestamp('Nanosecond');
 const I64_MAX = 2n ** 63n - 1n;

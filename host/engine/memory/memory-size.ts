@@ -1,4 +1,4 @@
-// What operators hold, in bytes, for the query's memory pool (exec-plan.ts MemoryPool), and the
+// What operators hold, in bytes, for the query's memory pool (memory-pool.ts), and the
 // reservation an operator keeps in it. The sizes are V8's on 64-bit Node without pointer
 // compression, measured as heapUsed deltas (after gc()) over a million entries: a Map<number,
 // number> entry 38 bytes, a Set of 14-character concatenated strings 85 bytes an entry, an array
@@ -6,7 +6,7 @@
 // an array of three scalars 82 bytes, an empty Set 162. Strings count two bytes a character (V8 keeps Latin-1 text
 // in one, so text is overcounted, never under).
 
-import type { RecordBatch, Scalar, Vector } from '../batch.js';
+import type { RecordBatch, Scalar, Vector } from '../types/index.js';
 import type { MemoryPool } from './memory-pool.js';
 
 /** A reference in an array or object slot. */

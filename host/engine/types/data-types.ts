@@ -104,6 +104,11 @@ export const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 
 export const isFloat = (t: DataType): boolean => t.id === 'Float64' || t.id === 'Float32';
 export const isInteger = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64';
 
+/** The unit of a database's time column: its PRECISION option (CnosDB's NS, US, MS). */
+export function precisionUnit(precision: 'NS' | 'US' | 'MS'): 'Nanosecond' | 'Microsecond' | 'Millisecond' {
+  return precision === 'MS' ? 'Millisecond' : precision === 'US' ? 'Microsecond' : 'Nanosecond';
+}
+
 /** Nanoseconds per unit of a timestamp type. */
 export function unitNanos(unit: TimeUnit): bigint {
   switch (unit) {

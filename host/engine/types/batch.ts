@@ -14,8 +14,8 @@
 //   List            unknown[][] (element values as getValue returns them)
 // A NULL row's value slot holds an arbitrary value of the right type (0, '', ...).
 
-import type { DataType, Field } from './types.js';
-import { BOOLEAN, FLOAT64, INT64, NULL, UINT64, UTF8 } from './types.js';
+import type { DataType, Field } from './data-types.js';
+import { BOOLEAN, FLOAT64, INT64, NULL, UINT64, UTF8 } from './data-types.js';
 
 export interface IntervalValue {
   months: number;
@@ -339,4 +339,19 @@ export function typeOfValueType(valueType: number): DataType {
     default:
       return NULL;
   }
+}
+
+/** The AND of two validity masks (undefined = all valid). */
+export function andValidity(a: Uint8Array | undefined, b: Uint8Array | undefined, n: number): Uint8Array | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = a[i]! & b[i]!;
+  return out;
+}
+
+/** A vector's validity as a mask, materialized for Null vectors. */
+export function validityOf(v: Vector): Uint8Array | undefined {
+  if (v.type.id === 'Null') return new Uint8Array(v.length);
+  return v.validity;
 }

@@ -2,8 +2,8 @@
 // as Number(bigint) rounds it, at the extremes, past 2^53 and on ties.
 
 import { describe, expect, it } from 'vitest';
-import { castVector } from '../../../host/engine/exec/cast.js';
-import { FLOAT64, INT64, UINT64 } from '../../../host/engine/types.js';
+import { castVector } from '../../../host/engine/types/cast.js';
+import { FLOAT64, INT64, UINT64 } from '../../../host/engine/types/data-types.js';
 
 describe('castVector BIGINT -> DOUBLE', () => {
   const edges = [0n, 1n, -1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 53n + 3n, -(2n ** 53n) - 1n, 2n ** 62n + 2n ** 9n, 2n ** 63n - 1n, -(2n ** 63n), 4294967295n, -4294967296n, 123456789012345678n];
