@@ -12,7 +12,8 @@ import { auditDenied } from './audit.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { createListener } from './listener.js';
-import { esRoutes } from './routes/es-bulk.js';
+import { esBulkRoutes } from './routes/es-bulk.js';
+import { esProbeRoutes } from './routes/es-probes.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
@@ -153,7 +154,8 @@ export class SundialServer {
       ...pingRoutes(this.#ctx),
       ...writeRoutes(this.#ctx),
       ...openTsdbRoutes(this.#ctx),
-      ...esRoutes(this.#ctx),
+      ...esBulkRoutes(this.#ctx),
+      ...esProbeRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
