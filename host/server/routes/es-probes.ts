@@ -53,6 +53,8 @@ const INFO = {
   tagline: 'You Know, for Search',
 };
 
+const REFRESHED = { _shards: { total: 1, successful: 1, failed: 0 } };
+
 /** `basic`: the license every Elasticsearch 8 starts with (there is no `oss` in 8). */
 const LICENSE = {
   status: 'active',
@@ -139,6 +141,12 @@ export function esProbeRoutes(ctx: ServerContext): ServerRoute[] {
       }),
     ),
     ...route('GET', '/api/v1/es/_nodes/{rest*}', open, (_r, h) => esJson(h, nodes())),
+    // A write is searchable (by SQL) once acknowledged: a refresh has nothing to do. The bulk
+    // helper of the official client sends one after its last batch (`refreshOnCompletion`).
+    ...['/api/v1/es/_refresh', '/api/v1/es/{index}/_refresh'].flatMap((path) => [
+      ...route('GET', path, open, (_r, h) => esJson(h, REFRESHED)),
+      ...route('POST', path, openAnyBody, (_r, h) => esJson(h, REFRESHED)),
+    ]),
     ...SETUP_APIS.flatMap((api) => [
       ...route('GET', `/api/v1/es/${api.path}`, open, (_r, h) => esJson(h, api.list === undefined ? {} : { [api.list]: [] })),
       ...route('*', `/api/v1/es/${api.path}/{name}`, openAnyBody, (request, h) => {
