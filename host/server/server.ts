@@ -14,6 +14,7 @@ import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { createListener } from './listener.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
 import { esProbeRoutes } from './routes/es-probes.js';
+import { lokiRoutes } from './routes/loki.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
@@ -156,6 +157,7 @@ export class SundialServer {
       ...openTsdbRoutes(this.#ctx),
       ...esBulkRoutes(this.#ctx),
       ...esProbeRoutes(this.#ctx),
+      ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
