@@ -1,12 +1,13 @@
 // The two line-oriented log bodies of `/api/v1/es/_bulk`: Elasticsearch bulk (an action line
 // `{"create":{...}}` or `{"index":{...}}` before each document) and NDJSON (one document per
 // line). Blank lines are skipped in both (a trailing newline is required by Elasticsearch and
-// common in NDJSON). Documents become rows through log-documents.ts. Bulk answers as
-// Elasticsearch does: a malformed action line fails the whole body, a document that cannot be
-// stored fails only its own item (a shipper drops it and goes on; a whole-body 400 for one bad
-// line made Filebeat and Logstash send the same batch again forever). The action's `_index`
-// names the document's table when the request gives no `table` (LogOptions.indexTables); `_id`
-// and other metadata are ignored, as in CnosDB. Runtime-agnostic.
+// common in NDJSON). Documents become rows through log-documents.ts. Called as CnosDB documents
+// it (a `table` parameter), a request is atomic like every write: one bad document fails it.
+// Called as Elasticsearch (no `table`: the action's `_index` or the path's index names each
+// document's table, LogOptions.indexTables), it answers as Elasticsearch does: a malformed action
+// line fails the whole body, a document that cannot be stored fails only its own item (a shipper
+// drops it and goes on; a whole-body 400 for one bad line made Filebeat and Logstash send the
+// same batch again forever). `_id` and other metadata are ignored, as in CnosDB. Runtime-agnostic.
 
 import { UserError } from '../core/errors.js';
 import { objectNameProblem } from '../core/object-names.js';
@@ -117,6 +118,11 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
     if (table === '') throw new UserError('logParse', `line ${pendingLine}: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter`);
     tables?.add(table);
     pending = undefined;
+    if (tables === undefined) {
+      // CnosDB's form (a `table` parameter): the request is atomic, as every write is.
+      writer.addDocument(parseLine(line, lineNo), lineNo, line, table);
+      return;
+    }
     const badName = objectNameProblem(table);
     if (badName !== undefined) {
       failures.push({ item, type: 'invalid_index_name_exception', reason: `Invalid index name [${clip(table)}]: ${badName}` });

@@ -81,8 +81,11 @@ export interface ServerContext {
 export interface RouteSettings {
   /** Whether the route needs Basic credentials (default true). */
   auth?: boolean;
-  /** How errors are reported: empty body (write routes) or JSON body. */
-  errors: ErrorStyle;
+  /**
+   * How errors are reported: empty body (write routes), JSON body, a foreign server's shape; or
+   * chosen per request (the Elasticsearch bulk route answers CnosDB's callers as CnosDB does).
+   */
+  errors: ErrorStyle | ((request: Request) => ErrorStyle);
 }
 
 declare module '@hapi/hapi' {
@@ -230,7 +233,8 @@ export class SundialServer {
       const err = toUserError(response, ctx.logger, request);
       auditDenied(ctx.logger, request, err);
       if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
-      return errorResponse(h, err, settingsOf(request).errors);
+      const style = settingsOf(request).errors;
+      return errorResponse(h, err, typeof style === 'function' ? style(request) : style);
     });
   }
 }

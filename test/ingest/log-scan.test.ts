@@ -197,10 +197,13 @@ describe('JSON logs in Wasm', () => {
     expect(new LogScanner(core).scan(indexed, { ...o, table: 'web' }, '{"create":{"_index":"web"}}')).toBeDefined();
     expect(parseBulk(indexed, o, scanner)).toEqual(parseBulk(indexed, o));
     expect(parseBulk(indexed, o, scanner).tables).toEqual({ names: ['web'], of: new Uint32Array(2) });
-    // A document that cannot be stored is a failed item, worded by the reference.
+    // Called as Elasticsearch, a document that cannot be stored is a failed item, worded by the
+    // reference; with a table (CnosDB's form) it fails the request, as the reference does.
     const failed = utf8('{"create":{}}\n{"v":null}\n{"create":{}}\n{"v":2}\n');
-    expect(parseBulk(failed, opts(), scanner)).toEqual(parseBulk(failed, opts()));
-    expect(parseBulk(failed, opts()).failures).toEqual([{ item: 0, type: 'document_parsing_exception', reason: "line 2: column 'v' is null; null values are not supported" }]);
+    const esForm = opts({ indexTables: true });
+    expect(parseBulk(failed, esForm, scanner)).toEqual(parseBulk(failed, esForm));
+    expect(parseBulk(failed, esForm).failures).toEqual([{ item: 0, type: 'document_parsing_exception', reason: "line 2: column 'v' is null; null values are not supported" }]);
+    expect(rejection(() => parseBulk(failed, opts(), scanner))).toEqual(rejection(() => parseBulk(failed, opts())));
   });
 
   it('cuts big bodies into windows of whole lines and batches of bounded size, row for row as the reference', () => {

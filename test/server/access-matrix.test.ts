@@ -113,11 +113,6 @@ function expected(role: Role, action: Action): { status: number; code?: string }
   return role.can.has(action.need) ? { status: 200 } : { status: 422, code: '010004' };
 }
 
-/** Elasticsearch's statuses on its routes (log-errors.ts): it has no 422, a refusal there is 403. */
-function onRoute(action: Action, want: { status: number; code?: string }): { status: number; code?: string } {
-  return action.route.startsWith('/api/v1/es/') && want.status === 422 ? { ...want, status: 403 } : want;
-}
-
 const allowed = (action: string): string[] => ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status === 200).map((r) => r.name);
 const refused = (action: string): string[] => ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status !== 200).map((r) => r.name);
 
@@ -196,7 +191,7 @@ afterAll(async () => {
 describe('access matrix', () => {
   for (const role of ROLES) {
     for (const action of ACTIONS) {
-      const want = onRoute(action, expected(role, action));
+      const want = expected(role, action);
       it(`${role.name}: ${action.name} answers ${want.status}${want.code === undefined ? '' : ` ${want.code}`}`, () => {
         const r = results.get(`${role.name} ${action.name}`)!;
         expect(r.status, r.text).toBe(want.status);
@@ -204,7 +199,6 @@ describe('access matrix', () => {
         expect(r.headers['x-sundial-error-code']).toBe(want.code);
         // A refusal carries the error and nothing else: no rows, no data.
         if (action.route === '/api/v1/write' || action.route.startsWith('/api/v1/opentsdb')) expect(r.body.length).toBe(0);
-        else if (action.route.startsWith('/api/v1/es/')) expect(Object.keys(JSON.parse(r.text) as object)).toEqual(['error', 'status', 'error_code', 'error_message']);
         else expect(Object.keys(JSON.parse(r.text) as object)).toEqual(['error_code', 'error_message']);
         if (want.status === 401) expect(r.headers['www-authenticate']).toMatch(/^Basic /);
       });
@@ -212,8 +206,7 @@ describe('access matrix', () => {
   }
 
   it('answers every 401 the same, whatever the cause', () => {
-    // The Elasticsearch routes answer in Elasticsearch's error shape (log-errors.ts), with the same code and message.
-    const texts = new Set([...results].filter(([k, r]) => r.status === 401 && r.body.length > 0 && !k.endsWith('Elasticsearch bulk')).map(([, r]) => r.text.replace(/'[^']*'/, "'U'")));
+    const texts = new Set([...results].filter(([, r]) => r.status === 401 && r.body.length > 0).map(([, r]) => r.text.replace(/'[^']*'/, "'U'")));
     expect([...texts]).toEqual([`{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`]);
   });
 

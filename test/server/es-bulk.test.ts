@@ -54,6 +54,8 @@ interface Case {
   headers?: Record<string, string>;
   status: number;
   code?: string;
+  /** Called as Elasticsearch (a bulk body without `table`): its error shape and statuses. */
+  es?: true;
   /** Elasticsearch's error type (default illegal_argument_exception). */
   type?: string;
   message?: string;
@@ -61,17 +63,21 @@ interface Case {
 }
 
 const cases: Case[] = [
+  // Called as CnosDB documents the route (`table`, or NDJSON and Loki): CONTRACT.md's statuses and body.
   { name: 'a missing table', query: 'log_type=ndjson', body: '{"a":1}', status: 400, code: '040016', message: "the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ndjson" },
   { name: 'an unknown log_type', query: 'table=bad1&log_type=csv', body: '{"a":1}', status: 400, code: '040001', message: "invalid log_type 'csv': want bulk, ndjson or loki", absent: 'bad1' },
   { name: 'a null value', query: 'table=bad2&log_type=ndjson', body: '{"a":1}\n{"a":null}\n', status: 400, code: '040016', message: "line 2: column 'a' is null; null values are not supported", absent: 'bad2' },
-  { name: 'a bulk document without an index', query: '', body: '{"create":{}}\n{"a":1}\n', status: 400, code: '040016', message: "line 1: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter" },
+  { name: 'a time that does not parse', query: 'table=bad3', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n', status: 400, code: '040016', absent: 'bad3' },
   { name: 'a document that is not an object', query: 'table=bad4&log_type=ndjson', body: '[1,2]\n', status: 400, code: '040016', message: 'line 1: expected a JSON object, found an array', absent: 'bad4' },
   { name: 'a bulk action without its document', query: 'table=bad5', body: '{"create":{}}\n', status: 400, code: '040016', absent: 'bad5' },
   { name: 'a truncated Loki protobuf', query: 'table=bad6&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: lokiProtobuf(true), status: 400, code: '040017', absent: 'bad6' },
   { name: 'a corrupt snappy block', query: 'table=bad7&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([0x20, 0x00, 0x01]), status: 400, code: '040013', absent: 'bad7' },
-  { name: 'a type conflict within the request', query: 'table=bad8&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n', status: 400, code: '020010', type: 'document_parsing_exception', absent: 'bad8' },
-  { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 404, code: '030017', type: 'index_not_found_exception', message: 'Meta: Database not found: "nope"' },
+  { name: 'a type conflict within the request', query: 'table=bad8&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n', status: 422, code: '020010', absent: 'bad8' },
+  { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 422, code: '030017', message: 'Meta: Database not found: "nope"' },
   { name: 'a protobuf body sent as bulk', query: 'table=bad10', headers: { 'content-type': 'application/x-protobuf' }, body: '{"create":{}}\n{"a":1}\n', status: 400, code: '040005', message: "unsupported Content-Type 'application/x-protobuf' for log_type bulk: want application/x-ndjson or application/json", absent: 'bad10' },
+  // Called as Elasticsearch (an index names the table): Elasticsearch's statuses and error shape.
+  { name: 'a bulk document without an index', es: true, query: '', body: '{"create":{}}\n{"a":1}\n', status: 400, code: '040016', message: "line 1: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter" },
+  { name: 'an unknown database, as Elasticsearch', es: true, query: 'db=nope', body: '{"create":{"_index":"bad11"}}\n{"a":1}\n', status: 404, code: '030017', type: 'index_not_found_exception', message: 'Meta: Database not found: "nope"' },
 ];
 
 function lokiProtobuf(truncated = false): Buffer {
@@ -111,7 +117,7 @@ beforeAll(async () => {
   bulkStats = await bulk(DOCS, { table: 'es_logs', time_column: '@timestamp', tag_columns: 'host' });
   gzipStats = await bulk(DOCS.slice(0, 10), { table: 'es_gzip', time_column: '@timestamp' }, true);
   rawBulk = await http(server.url, '/api/v1/es/_bulk?table=es_raw', { method: 'POST', body: '{"index":{"_id":"1"}}\n{"v":1}\n{"create":{}}\n{"v":2}\n' });
-  failedItems = await http(server.url, '/api/v1/es/_bulk?table=es_items', { method: 'POST', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n{"create":{}}\n{"time":"2024-01-31T00:00:00Z","a":2}\n' });
+  failedItems = await http(server.url, '/api/v1/es/es_items/_bulk', { method: 'POST', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n{"create":{}}\n{"time":"2024-01-31T00:00:00Z","a":2}\n' });
   ndjsonStatus = await postStream(server.url, '/api/v1/es/_bulk?table=nd&log_type=ndjson&tag_columns=level', NDJSON_LINES.map((l) => l + '\n'));
   lokiJson = await http(server.url, '/api/v1/es/_bulk?table=loki_json&log_type=loki&tag_columns=job', {
     method: 'POST',
@@ -175,7 +181,7 @@ describe('POST /api/v1/es/_bulk', () => {
     expect(rawBulk.text).toMatch(/^\{"took":\d+,"errors":false,"items":\[\{"index":\{"_index":"es_raw","status":201,"result":"created"\}\},\{"create":\{"_index":"es_raw","status":201,"result":"created"\}\}\]\}$/);
   });
 
-  it('fails only the document that cannot be stored, as an item with its error', async () => {
+  it('called as Elasticsearch, fails only the document that cannot be stored, as an item with its error', async () => {
     expect(failedItems.status).toBe(200);
     expect(JSON.parse(failedItems.text)).toMatchObject({
       errors: true,
@@ -214,13 +220,21 @@ describe('POST /api/v1/es/_bulk', () => {
   for (const c of cases) {
     it(`rejects ${c.name} with ${c.status} ${c.code}`, () => {
       const r = responses.get(c.name)!;
-      expect([r.status, r.headers['x-sundial-error-code'], r.headers['x-elastic-product']]).toEqual([c.status, c.code, 'Elasticsearch']);
       expect(r.headers['content-type']).toMatch(/^application\/json/);
-      const body = JSON.parse(r.text) as { error: { type: string; reason: string; root_cause: unknown[] }; status: number; error_code: string; error_message: string };
-      expect([body.status, body.error_code, body.error.type]).toEqual([c.status, c.code, c.type ?? 'illegal_argument_exception']);
-      expect(body.error.root_cause).toEqual([{ type: body.error.type, reason: body.error.reason }]);
-      expect(body.error.reason).toBe(body.error_message);
-      if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      if (c.es !== true) {
+        expect([r.status, r.headers['x-sundial-error-code']]).toEqual([c.status, c.code]);
+        const body = JSON.parse(r.text) as { error_code: string; error_message: string };
+        expect(Object.keys(body)).toEqual(['error_code', 'error_message']);
+        expect(body.error_code).toBe(c.code);
+        if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      } else {
+        expect([r.status, r.headers['x-sundial-error-code'], r.headers['x-elastic-product']]).toEqual([c.status, c.code, 'Elasticsearch']);
+        const body = JSON.parse(r.text) as { error: { type: string; reason: string; root_cause: unknown[] }; status: number; error_code: string; error_message: string };
+        expect([body.status, body.error_code, body.error.type]).toEqual([c.status, c.code, c.type ?? 'illegal_argument_exception']);
+        expect(body.error.root_cause).toEqual([{ type: body.error.type, reason: body.error.reason }]);
+        expect(body.error.reason).toBe(body.error_message);
+        if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      }
       if (c.absent !== undefined) expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has(c.absent)).toBe(false);
     });
   }

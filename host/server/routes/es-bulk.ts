@@ -1,14 +1,17 @@
 // POST|PUT /api/v1/es/_bulk and /api/v1/es/{index}/_bulk (log_type bulk, ndjson, loki), with or
 // without a trailing slash, as Elasticsearch's clients and shippers send them: the table is the
 // `table` parameter (or header) when given, else each action's `_index`, else the index of the
-// path. Bulk answers in Elasticsearch's shape, a failed document as a failed item (es-bulk.ts in
-// ingest); every error in Elasticsearch's error shape and statuses (log-errors.ts), with
-// `X-Elastic-Product: Elasticsearch`, which the official clients require on every 2xx reply.
+// path. Bulk answers in Elasticsearch's shape. Called as CnosDB documents it (with `table`), a
+// request is atomic and its errors are CnosDB's; called as Elasticsearch (an index names the
+// table), a failed document is a failed item (es-bulk.ts in ingest) and errors take
+// Elasticsearch's shape and statuses (log-errors.ts) with `X-Elastic-Product: Elasticsearch`,
+// which the official clients require on every reply, as every 2xx carries it.
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { parseTagColumns } from '../../ingest/log-documents.js';
 import { BULK_ACTION_CODES, type ParseResult } from '../../ingest/parse-jobs.js';
+import type { ErrorStyle } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
@@ -86,6 +89,12 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     if (logType !== 'bulk') return h.response().code(200).header(...ELASTIC_PRODUCT);
     return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(...ELASTIC_PRODUCT);
   };
-  const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'es' as const } } };
+  // Called with CnosDB's `table` parameter or its NDJSON and Loki forms, errors are CnosDB's
+  // (CONTRACT.md statuses and body); called as Elasticsearch (a bulk body, no `table`), its own.
+  const errors = (request: Request): ErrorStyle => {
+    const logType = paramOrHeader(request, 'log_type')?.toLowerCase() ?? 'bulk';
+    return paramOrHeader(request, 'table') === undefined && logType === 'bulk' ? 'es' : 'json';
+  };
+  const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors } } };
   return [...esPaths('/api/v1/es/_bulk'), ...esPaths('/api/v1/es/{index}/_bulk')].map((path) => ({ method: ['POST', 'PUT'], path, options, handler }));
 }
