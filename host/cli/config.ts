@@ -51,6 +51,9 @@ export const SETTINGS = [
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
   { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
   { key: 'ingest.write_warmup', kind: 'bool', default: true, doc: 'Once ready, write, flush and compact 16,384 generated rows of one-row series (shaped like spans) in the warm-up\'s scratch directory, so that the first high-cardinality writes after a start (traces) do not run while V8 compiles that code.' },
+  { key: 'ingest.loki_tenant', kind: 'string', default: 'cnosdb', doc: 'Tenant of a Loki push (`/loki/api/v1/push`) that names none: no `tenant` parameter or header and no `X-Scope-OrgID`.' },
+  { key: 'ingest.loki_database', kind: 'string', default: 'public', doc: 'Database of a Loki push without a `db` parameter or header.' },
+  { key: 'ingest.loki_table', kind: 'string', default: 'logs', doc: 'Table of a Loki push without a `table` parameter or header.' },
   { key: 'ingest.parse_warmup', kind: 'bool', default: true, doc: 'Once ready, start the parse workers and have each parse small generated bodies of every format first, so that the first requests do not wait for the parsers to load and compile.' },
 ] as const satisfies readonly SettingSpec[];
 

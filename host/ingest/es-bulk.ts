@@ -1,10 +1,16 @@
 // The two line-oriented log bodies of `/api/v1/es/_bulk`: Elasticsearch bulk (an action line
-// `{"create":{...}}` or `{"index":{...}}` before each document; the action's metadata such as
-// `_index` and `_id` is ignored, as in CnosDB) and NDJSON (one document per line). Blank lines
-// are skipped in both (a trailing newline is required by Elasticsearch and common in NDJSON).
-// Documents become rows through log-documents.ts. Runtime-agnostic.
+// `{"create":{...}}` or `{"index":{...}}` before each document) and NDJSON (one document per
+// line). Blank lines are skipped in both (a trailing newline is required by Elasticsearch and
+// common in NDJSON). Documents become rows through log-documents.ts. Called as CnosDB documents
+// it (a `table` parameter), a request is atomic like every write: one bad document fails it.
+// Called as Elasticsearch (no `table`: the action's `_index` or the path's index names each
+// document's table, LogOptions.indexTables), it answers as Elasticsearch does: a malformed action
+// line fails the whole body, a document that cannot be stored fails only its own item (a shipper
+// drops it and goes on; a whole-body 400 for one bad line made Filebeat and Logstash send the
+// same batch again forever). `_id` and other metadata are ignored, as in CnosDB. Runtime-agnostic.
 
 import { UserError } from '../core/errors.js';
+import { objectNameProblem } from '../core/object-names.js';
 import { LogRowWriter, type LogOptions } from './log-documents.js';
 import type { LogScanner } from './log-scan.js';
 import { clip, describe } from './parse-errors.js';
@@ -14,10 +20,25 @@ const ascii = new TextDecoder('latin1');
 
 export type BulkAction = 'create' | 'index';
 
+/** A document that was not stored: its item (from 0) and Elasticsearch's error for it. */
+export interface BulkFailure {
+  item: number;
+  /** Elasticsearch's error type (`document_parsing_exception`, `invalid_index_name_exception`). */
+  type: string;
+  reason: string;
+}
+
 export interface BulkResult {
   batches: Uint8Array[];
   /** The action of each document, in order (for the Elasticsearch-shaped reply). */
   actions: BulkAction[];
+  /**
+   * With LogOptions.indexTables: the table of each document, as an index into `tableNames`
+   * (a failed item's too, when it named one). Absent: every document went to options.table.
+   */
+  tables?: { names: string[]; of: Uint32Array };
+  /** The documents that were not stored, in item order (absent: none). */
+  failures?: BulkFailure[];
 }
 
 function decode(body: Uint8Array): string {
@@ -55,24 +76,32 @@ function parseLine(line: string, lineNo: number): unknown {
 }
 
 /**
- * Parses an Elasticsearch bulk body. Throws UserError 'logParse' naming the line. With `scanner`
+ * Parses an Elasticsearch bulk body. Throws UserError 'logParse' naming the line for a body
+ * Elasticsearch refuses whole (a malformed action line, an action without its document, no
+ * index for a document); a document that cannot become a row is a failed item. With `scanner`
  * (the Wasm core's), a body whose action lines all repeat the first one goes through it first.
  */
 export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogScanner): BulkResult {
   if (scanner !== undefined) {
-    const first = firstActionLine(body);
+    const first = firstActionLine(body, options);
     if (first !== undefined) {
-      const scanned = scanner.scan(body, options, first.text);
-      if (scanned !== undefined) return { batches: scanned.batches, actions: new Array<BulkAction>(scanned.rows).fill(first.action) };
+      const scanned = scanner.scan(body, { ...options, table: first.table }, first.text);
+      if (scanned !== undefined) {
+        const out: BulkResult = { batches: scanned.batches, actions: new Array<BulkAction>(scanned.rows).fill(first.action) };
+        if (options.indexTables === true) out.tables = { names: [first.table], of: new Uint32Array(scanned.rows) };
+        return out;
+      }
     }
   }
   const writer = new LogRowWriter(options);
   const actions: BulkAction[] = [];
-  let pending: BulkAction | undefined;
+  const tables = options.indexTables === true ? new TableList() : undefined;
+  const failures: BulkFailure[] = [];
+  let pending: Action | undefined;
   let pendingLine = 0;
   // Shippers repeat one action line (`{"create":{"_index":"logs"}}`) before every document.
   let lastActionText = '';
-  let lastAction: BulkAction = 'create';
+  let lastAction: Action = { action: 'create', index: undefined };
   forEachLine(decode(body), (line, lineNo) => {
     if (pending === undefined) {
       if (line !== lastActionText) {
@@ -83,15 +112,60 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
       pendingLine = lineNo;
       return;
     }
-    writer.addDocument(parseLine(line, lineNo), lineNo, line);
-    actions.push(pending);
+    const item = actions.length;
+    actions.push(pending.action);
+    const table = tables === undefined ? options.table : (pending.index ?? options.table);
+    if (table === '') throw new UserError('logParse', `line ${pendingLine}: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter`);
+    tables?.add(table);
     pending = undefined;
+    if (tables === undefined) {
+      // CnosDB's form (a `table` parameter): the request is atomic, as every write is.
+      writer.addDocument(parseLine(line, lineNo), lineNo, line, table);
+      return;
+    }
+    const badName = objectNameProblem(table);
+    if (badName !== undefined) {
+      failures.push({ item, type: 'invalid_index_name_exception', reason: `Invalid index name [${clip(table)}]: ${badName}` });
+      return;
+    }
+    try {
+      // Invalid JSON fails the item too: Elasticsearch parses each document's source on its own.
+      writer.addDocument(parseLine(line, lineNo), lineNo, line, table);
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+      failures.push({ item, type: 'document_parsing_exception', reason: e.message });
+    }
   });
-  if (pending !== undefined) throw new UserError('logParse', `line ${pendingLine}: the '${pending}' action has no document after it`);
-  return { batches: writer.finish(), actions };
+  if (pending !== undefined) throw new UserError('logParse', `line ${pendingLine}: the '${pending.action}' action has no document after it`);
+  const out: BulkResult = { batches: writer.finish(), actions };
+  if (tables !== undefined) out.tables = tables.finish();
+  if (failures.length > 0) out.failures = failures;
+  return out;
 }
 
-function parseAction(doc: unknown, lineNo: number): BulkAction {
+/** Table names in first-seen order, and each document's. */
+class TableList {
+  readonly #ids = new Map<string, number>();
+  readonly #of: number[] = [];
+
+  add(table: string): void {
+    let id = this.#ids.get(table);
+    if (id === undefined) this.#ids.set(table, (id = this.#ids.size));
+    this.#of.push(id);
+  }
+
+  finish(): { names: string[]; of: Uint32Array } {
+    return { names: [...this.#ids.keys()], of: Uint32Array.from(this.#of) };
+  }
+}
+
+interface Action {
+  action: BulkAction;
+  /** The action's `_index`, when it has one. */
+  index: string | undefined;
+}
+
+function parseAction(doc: unknown, lineNo: number): Action {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new UserError('logParse', `line ${lineNo}: expected an action object such as {"create":{}}, found ${describe(doc)}`);
   }
@@ -105,14 +179,19 @@ function parseAction(doc: unknown, lineNo: number): BulkAction {
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
     throw new UserError('logParse', `line ${lineNo}: the '${action}' action must hold an object, found ${describe(meta)}`);
   }
-  return action;
+  const index = (meta as Record<string, unknown>)._index;
+  if (index !== undefined && (typeof index !== 'string' || index === '')) {
+    throw new UserError('logParse', `line ${lineNo}: the action's _index must be a non-empty string, found ${describe(index)}`);
+  }
+  return { action, index };
 }
 
 /**
- * The first non-blank line of a bulk body and its action, when it is an ASCII line that is a
- * valid action; undefined otherwise (the reference then reads the body, and words any error).
+ * The first non-blank line of a bulk body, its action and its documents' table, when it is an
+ * ASCII line that is a valid action naming a valid table; undefined otherwise (the reference
+ * then reads the body, and words any error).
  */
-function firstActionLine(body: Uint8Array): { text: string; action: BulkAction } | undefined {
+function firstActionLine(body: Uint8Array, options: LogOptions): { text: string; action: BulkAction; table: string } | undefined {
   let start = 0;
   while (start < body.length) {
     let end = body.indexOf(10, start);
@@ -125,11 +204,15 @@ function firstActionLine(body: Uint8Array): { text: string; action: BulkAction }
     }
     if (!blank) {
       const text = ascii.decode(body.subarray(start, end));
+      let parsed: Action;
       try {
-        return { text, action: parseAction(JSON.parse(text), 1) };
+        parsed = parseAction(JSON.parse(text), 1);
       } catch {
         return undefined;
       }
+      const table = options.indexTables === true ? (parsed.index ?? options.table) : options.table;
+      if (table === '' || objectNameProblem(table) !== undefined) return undefined;
+      return { text, action: parsed.action, table };
     }
     start = end + 1;
   }

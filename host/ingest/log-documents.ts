@@ -16,7 +16,10 @@ import { RowBatcher, type FieldInput } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
 
 export interface LogOptions {
+  /** The table of every row; with `indexTables`, of the documents whose action names none ('' for none). */
   table: string;
+  /** Bulk only: each action's `_index` names its document's table (the request gave no `table`). */
+  indexTables?: boolean;
   /** Column holding each document's time (default `time`). */
   timeColumn: string;
   /** Columns stored as tags; every other column is a field. */
@@ -65,6 +68,7 @@ export class LogRowWriter {
   #fieldPool: FieldInput[] = [];
   #ts: bigint | undefined;
   #raw: string | undefined;
+  #table = '';
   #where: string | number = '';
   /** Flattened names by parent name and key, so each document reuses the same name strings. */
   readonly #names = new Map<string, Map<string, string>>();
@@ -80,15 +84,15 @@ export class LogRowWriter {
   }
 
   /**
-   * Adds one parsed JSON document as one row. `where` names it in error messages (a number n
-   * means "line n"); `raw` is its source text, used only to read an integer time beyond 2^53
-   * exactly.
+   * Adds one parsed JSON document as one row, of `table` (default: the options' table). `where`
+   * names it in error messages (a number n means "line n"); `raw` is its source text, used only
+   * to read an integer time beyond 2^53 exactly.
    */
-  addDocument(doc: unknown, where: string | number, raw?: string): void {
+  addDocument(doc: unknown, where: string | number, raw?: string, table = this.#opts.table): void {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
       throw new UserError('logParse', `${whereText(where)}: expected a JSON object, found ${describe(doc)}`);
     }
-    this.#begin(where, raw);
+    this.#begin(where, raw, table);
     try {
       this.#flatten('', doc, 0);
       this.#commit();
@@ -102,7 +106,7 @@ export class LogRowWriter {
    * scalar values, `tsNs` the row's time in nanoseconds.
    */
   addColumns(columns: ReadonlyArray<readonly [string, unknown]>, tsNs: bigint, where: string): void {
-    this.#begin(where, undefined);
+    this.#begin(where, undefined, this.#opts.table);
     try {
       this.#ts = this.#toDb.convert(tsNs);
       for (const [k, v] of columns) this.#column(k, v);
@@ -116,7 +120,8 @@ export class LogRowWriter {
     return this.#out.finish();
   }
 
-  #begin(where: string | number, raw: string | undefined): void {
+  #begin(where: string | number, raw: string | undefined, table: string): void {
+    this.#table = table;
     this.#tagCount = 0;
     this.#fieldCount = 0;
     this.#ts = undefined;
@@ -134,7 +139,7 @@ export class LogRowWriter {
       if (placed === undefined) return;
       ts = placed;
     }
-    this.#out.add(this.#opts.table, this.#tags, ts, this.#fields);
+    this.#out.add(this.#table, this.#tags, ts, this.#fields);
   }
 
   #seriesKey(): string {

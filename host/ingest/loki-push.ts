@@ -1,9 +1,10 @@
-// Loki push bodies for `/api/v1/es/_bulk?log_type=loki` -> rows: one row per entry, time = the
-// entry's timestamp (ns), the line in column `msg`, every stream label (and Loki 3 structured
-// metadata) a column of its own, tag or field by `tag_columns` like any log column (CONTRACT.md
-// "Writes"; CnosDB instead flattens the JSON document whole). Two encodings, as Promtail and
-// Grafana Agent send them: JSON `{"streams":[{"stream":{...},"values":[["<ns>","<line>"],...]}]}`
-// and protobuf `logproto.PushRequest` (the snappy framing is undone by the route). Runtime-agnostic.
+// Loki push bodies (`/loki/api/v1/push`, `/api/v1/es/_bulk?log_type=loki`) -> rows: one row per
+// entry, time = the entry's timestamp (ns), the line in column `msg`, every stream label (and Loki
+// 3 structured metadata) a column of its own, tag or field by `tag_columns` like any log column
+// (CONTRACT.md "Writes"; CnosDB instead flattens the JSON document whole). Two encodings, as
+// Promtail and Grafana Agent send them: JSON `{"streams":[{"stream":{...},"values":[["<ns>",
+// "<line>"],...]}]}` and protobuf `logproto.PushRequest` (the snappy framing is undone by the
+// route). Runtime-agnostic.
 
 import protobuf from 'protobufjs';
 import { UserError } from '../core/errors.js';

@@ -6,7 +6,7 @@
 // Node only, as otlp-proto.ts (it reads the OTLP .proto files).
 
 import type { RequestUnit, TimeUnit } from '../core/precision.js';
-import { parseBulk, parseNdjson } from './es-bulk.js';
+import { parseBulk, parseNdjson, type BulkFailure } from './es-bulk.js';
 import type { LogOptions } from './log-documents.js';
 import type { LogScanner } from './log-scan.js';
 import type { SeriesRange, Slot } from './loki-entry-times.js';
@@ -31,6 +31,8 @@ export interface LogJob {
   dbUnit: TimeUnit;
   /** LogOptions.now. */
   now: bigint;
+  /** Bulk: LogOptions.indexTables. */
+  indexTables?: boolean;
   /** Loki: occupied slots the entries must go beside (loki-entry-times.ts). */
   seed?: Slot[];
 }
@@ -45,6 +47,9 @@ export interface ParseResult {
   rows?: number;
   /** `bulk` only: each document's action as an index into BULK_ACTION_CODES. */
   actions?: Uint8Array;
+  /** `bulk` only: BulkResult.tables and BulkResult.failures. */
+  tables?: { names: string[]; of: Uint32Array };
+  failures?: BulkFailure[];
   /** Loki only: the series and times the rows took. */
   ranges?: SeriesRange[];
 }
@@ -65,7 +70,10 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
       const out = parseBulk(body, logOptions(job), logs);
       const actions = new Uint8Array(out.actions.length);
       for (let i = 0; i < actions.length; i++) actions[i] = out.actions[i] === 'create' ? 0 : 1;
-      return { batches: out.batches, rows: out.actions.length, actions };
+      const result: ParseResult = { batches: out.batches, rows: out.actions.length - (out.failures?.length ?? 0), actions };
+      if (out.tables !== undefined) result.tables = out.tables;
+      if (out.failures !== undefined) result.failures = out.failures;
+      return result;
     }
     case 'ndjson':
       return { batches: parseNdjson(body, logOptions(job), logs) };
@@ -85,5 +93,5 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
 }
 
 function logOptions(job: LogJob): LogOptions {
-  return { table: job.table, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
+  return { table: job.table, indexTables: job.indexTables, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
 }

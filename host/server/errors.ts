@@ -1,7 +1,8 @@
 // The one place where errors become HTTP responses (CONTRACT.md "Errors"). Write routes answer
 // with an empty body; every other route with {"error_code","error_message"} JSON, but the
-// InfluxDB routes, which answer in InfluxDB's shapes and statuses (influx-errors.ts). All carry
-// the code and message in X-Sundial-Error-Code / X-Sundial-Error headers.
+// InfluxDB routes, which answer in InfluxDB's shapes and statuses (influx-errors.ts), and the
+// Elasticsearch and Loki routes, in theirs (log-errors.ts). All carry the code and message in
+// X-Sundial-Error-Code / X-Sundial-Error headers.
 
 import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
@@ -10,9 +11,13 @@ import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
 import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/no-space.js';
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
+import { esErrorBody, logRouteStatus, lokiErrorBody } from './log-errors.js';
 
-/** How a route reports errors: InfluxDB's v1 `{"error"}` and v2 `{"code","message"}` for its routes. */
-export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2';
+/**
+ * How a route reports errors: InfluxDB's v1 `{"error"}` and v2 `{"code","message"}` for its
+ * routes, Elasticsearch's `{"error":{...},"status"}` and Loki's text for theirs.
+ */
+export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2' | 'es' | 'loki';
 
 const MAX_HEADER_CHARS = 1000;
 
@@ -69,6 +74,11 @@ export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorSt
     res.header('X-Influxdb-Error', headerSafe(err.message));
     return withErrorHeaders(res, err);
   }
+  if (style === 'es') {
+    // Elasticsearch's clients refuse any answer without this header, errors included.
+    return withErrorHeaders(jsonBody(h, esErrorBody(err)).code(logRouteStatus(err)).header('X-Elastic-Product', 'Elasticsearch'), err);
+  }
+  if (style === 'loki') return withErrorHeaders(h.response(lokiErrorBody(err)).type('text/plain; charset=utf-8').code(logRouteStatus(err)), err);
   const res =
     style === 'json'
       ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))

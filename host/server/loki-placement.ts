@@ -14,6 +14,11 @@ import type { ParseResult } from '../ingest/parse-jobs.js';
 import type { DatabaseDef } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
 
+/** The LokiTables key of a table. */
+export function lokiPlacementKey(tenant: string, database: string, table: string): string {
+  return `${tenant}\u0000${database}\u0000${table}`;
+}
+
 /** Waits until the placed pushes that hold rows of `series` between `from` and `to` are stored. */
 export type Settle = (series: ReadonlySet<string>, from: bigint, to: bigint) => Promise<void>;
 

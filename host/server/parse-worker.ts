@@ -54,6 +54,7 @@ port.on('message', (msg: ParseRequest) => {
     const buffers = new Set<ArrayBuffer>();
     for (const b of result.batches) buffers.add(b.buffer as ArrayBuffer);
     if (result.actions !== undefined) buffers.add(result.actions.buffer as ArrayBuffer);
+    if (result.tables !== undefined) buffers.add(result.tables.of.buffer as ArrayBuffer);
     transfer = [...buffers];
   } catch (e) {
     reply =

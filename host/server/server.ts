@@ -12,7 +12,9 @@ import { auditDenied } from './audit.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { createListener } from './listener.js';
-import { esRoutes } from './routes/es-bulk.js';
+import { esBulkRoutes } from './routes/es-bulk.js';
+import { esProbeRoutes } from './routes/es-probes.js';
+import { lokiRoutes } from './routes/loki.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
@@ -79,8 +81,11 @@ export interface ServerContext {
 export interface RouteSettings {
   /** Whether the route needs Basic credentials (default true). */
   auth?: boolean;
-  /** How errors are reported: empty body (write routes) or JSON body. */
-  errors: ErrorStyle;
+  /**
+   * How errors are reported: empty body (write routes), JSON body, a foreign server's shape; or
+   * chosen per request (the Elasticsearch bulk route answers CnosDB's callers as CnosDB does).
+   */
+  errors: ErrorStyle | ((request: Request) => ErrorStyle);
 }
 
 declare module '@hapi/hapi' {
@@ -153,7 +158,9 @@ export class SundialServer {
       ...pingRoutes(this.#ctx),
       ...writeRoutes(this.#ctx),
       ...openTsdbRoutes(this.#ctx),
-      ...esRoutes(this.#ctx),
+      ...esBulkRoutes(this.#ctx),
+      ...esProbeRoutes(this.#ctx),
+      ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
@@ -226,7 +233,8 @@ export class SundialServer {
       const err = toUserError(response, ctx.logger, request);
       auditDenied(ctx.logger, request, err);
       if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
-      return errorResponse(h, err, settingsOf(request).errors);
+      const style = settingsOf(request).errors;
+      return errorResponse(h, err, typeof style === 'function' ? style(request) : style);
     });
   }
 }

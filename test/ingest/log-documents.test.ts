@@ -87,11 +87,52 @@ describe('Elasticsearch bulk', () => {
     ['{"create":{},"index":{}}\n{"a":1}\n', 'line 1: an action line must have exactly one key (create or index), found 2'],
     ['{"create":1}\n{"a":1}\n', "line 1: the 'create' action must hold an object, found number 1"],
     ['[]\n{"a":1}\n', 'line 1: expected an action object such as {"create":{}}, found an array'],
-    ['{"create":{}}\n{"a":null}\n', "line 2: column 'a' is null; null values are not supported"],
+    ['{"create":{"_index":5}}\n{"a":1}\n', "line 1: the action's _index must be a non-empty string, found number 5"],
+    ['{"create":{"_index":""}}\n{"a":1}\n', "line 1: the action's _index must be a non-empty string, found string \"\""],
   ];
   for (const [body, message] of rejected) {
     it(`rejects ${JSON.stringify(body)}`, () => expect(rejection(() => parseBulk(utf8(body), opts()))).toEqual(['040016', message]));
   }
+
+  it('called as Elasticsearch, fails only the items whose documents cannot be stored', () => {
+    const body = ['{"create":{}}', '{"a":null}', '{"index":{}}', '{"a":1}', '{"create":{}}', '{"a":', '{"create":{}}', '{"a":"x"}', '{"create":{}}', '{"a":2}', ''].join('\n');
+    // CnosDB's form (a table parameter): the first bad document fails the request.
+    expect(rejection(() => parseBulk(utf8(body), opts()))).toEqual(['040016', "line 2: column 'a' is null; null values are not supported"]);
+    const out = parseBulk(utf8(body), opts({ indexTables: true }));
+    expect(out.actions).toEqual(['create', 'index', 'create', 'create', 'create']);
+    expect(out.failures).toEqual([
+      { item: 0, type: 'document_parsing_exception', reason: "line 2: column 'a' is null; null values are not supported" },
+      { item: 2, type: 'document_parsing_exception', reason: 'line 6: invalid JSON: Unexpected end of JSON input' },
+      { item: 3, type: 'document_parsing_exception', reason: "line 8: column 'a' of table 'logs' is DOUBLE in this request, written as STRING" },
+    ]);
+    expect(rowsOf(out.batches).map((r) => r.a)).toEqual([1, 2]);
+  });
+
+  describe('with index tables (no table parameter)', () => {
+    const indexed = (o: Partial<LogOptions> = {}) => opts({ table: '', indexTables: true, ...o });
+
+    it("puts each document in its action's _index, else the default table", () => {
+      const body = '{"create":{"_index":"a"}}\n{"v":1}\n{"index":{"_index":"b"}}\n{"v":2}\n{"create":{}}\n{"v":3}\n{"create":{"_index":"a"}}\n{"v":4}\n';
+      const out = parseBulk(utf8(body), indexed({ table: 'dflt' }));
+      expect(out.tables).toEqual({ names: ['a', 'b', 'dflt'], of: Uint32Array.from([0, 1, 2, 0]) });
+      expect(rowsOf(out.batches).map((r) => [r.table, r.v])).toEqual([['a', 1], ['a', 4], ['b', 2], ['dflt', 3]]);
+    });
+
+    it('without any index, refuses the body; with a bad name, fails the item', () => {
+      expect(rejection(() => parseBulk(utf8('{"create":{"_index":"a"}}\n{"v":1}\n{"create":{}}\n{"v":2}\n'), indexed()))).toEqual([
+        '040016',
+        "line 3: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter",
+      ]);
+      const out = parseBulk(utf8('{"create":{"_index":".."}}\n{"v":1}\n{"create":{"_index":"ok"}}\n{"v":2}\n'), indexed());
+      expect(out.failures).toEqual([{ item: 0, type: 'invalid_index_name_exception', reason: "Invalid index name [..]: Name cannot be '.' or '..'" }]);
+      expect(rowsOf(out.batches).map((r) => [r.table, r.v])).toEqual([['ok', 2]]);
+    });
+
+    it('ignores _index when the table is given', () => {
+      const out = parseBulk(utf8('{"create":{"_index":"a"}}\n{"v":1}\n'), opts());
+      expect([out.tables, rowsOf(out.batches)[0]!.table]).toEqual([undefined, 'logs']);
+    });
+  });
 });
 
 describe('Loki JSON', () => {

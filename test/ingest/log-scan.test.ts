@@ -188,9 +188,22 @@ describe('JSON logs in Wasm', () => {
     const mixed = utf8('{"create":{}}\n{"v":1}\n{"index":{}}\n{"v":2}\n');
     expect(scanner.scan(mixed, opts(), '{"create":{}}')).toBeUndefined();
     expect(parseBulk(mixed, opts(), scanner)).toEqual(parseBulk(mixed, opts()));
-    for (const text of ['{"create":{}}\n{"v":1}\n{"create":{}}\n', '{"delete":{}}\n{"v":1}\n', '{"create":{}}\n{"v":null}\n', 'x\n{"v":1}\n']) {
+    for (const text of ['{"create":{}}\n{"v":1}\n{"create":{}}\n', '{"delete":{}}\n{"v":1}\n', 'x\n{"v":1}\n']) {
       expect(rejection(() => parseBulk(utf8(text), opts(), scanner)), text).toEqual(rejection(() => parseBulk(utf8(text), opts())));
     }
+    // The index of the repeated action line names the table when the request gives none.
+    const indexed = utf8('{"create":{"_index":"web"}}\n{"v":1}\n{"create":{"_index":"web"}}\n{"v":2}\n');
+    const o = opts({ table: '', indexTables: true });
+    expect(new LogScanner(core).scan(indexed, { ...o, table: 'web' }, '{"create":{"_index":"web"}}')).toBeDefined();
+    expect(parseBulk(indexed, o, scanner)).toEqual(parseBulk(indexed, o));
+    expect(parseBulk(indexed, o, scanner).tables).toEqual({ names: ['web'], of: new Uint32Array(2) });
+    // Called as Elasticsearch, a document that cannot be stored is a failed item, worded by the
+    // reference; with a table (CnosDB's form) it fails the request, as the reference does.
+    const failed = utf8('{"create":{}}\n{"v":null}\n{"create":{}}\n{"v":2}\n');
+    const esForm = opts({ indexTables: true });
+    expect(parseBulk(failed, esForm, scanner)).toEqual(parseBulk(failed, esForm));
+    expect(parseBulk(failed, esForm).failures).toEqual([{ item: 0, type: 'document_parsing_exception', reason: "line 2: column 'v' is null; null values are not supported" }]);
+    expect(rejection(() => parseBulk(failed, opts(), scanner))).toEqual(rejection(() => parseBulk(failed, opts())));
   });
 
   it('cuts big bodies into windows of whole lines and batches of bounded size, row for row as the reference', () => {

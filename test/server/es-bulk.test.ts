@@ -54,12 +54,17 @@ interface Case {
   headers?: Record<string, string>;
   status: number;
   code?: string;
+  /** Called as Elasticsearch (a bulk body without `table`): its error shape and statuses. */
+  es?: true;
+  /** Elasticsearch's error type (default illegal_argument_exception). */
+  type?: string;
   message?: string;
   absent?: string;
 }
 
 const cases: Case[] = [
-  { name: 'a missing table', query: 'log_type=ndjson', body: '{"a":1}', status: 400, code: '040016', message: "the 'table' parameter is required" },
+  // Called as CnosDB documents the route (`table`, or NDJSON and Loki): CONTRACT.md's statuses and body.
+  { name: 'a missing table', query: 'log_type=ndjson', body: '{"a":1}', status: 400, code: '040016', message: "the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ndjson" },
   { name: 'an unknown log_type', query: 'table=bad1&log_type=csv', body: '{"a":1}', status: 400, code: '040001', message: "invalid log_type 'csv': want bulk, ndjson or loki", absent: 'bad1' },
   { name: 'a null value', query: 'table=bad2&log_type=ndjson', body: '{"a":1}\n{"a":null}\n', status: 400, code: '040016', message: "line 2: column 'a' is null; null values are not supported", absent: 'bad2' },
   { name: 'a time that does not parse', query: 'table=bad3', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n', status: 400, code: '040016', absent: 'bad3' },
@@ -69,6 +74,10 @@ const cases: Case[] = [
   { name: 'a corrupt snappy block', query: 'table=bad7&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([0x20, 0x00, 0x01]), status: 400, code: '040013', absent: 'bad7' },
   { name: 'a type conflict within the request', query: 'table=bad8&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n', status: 422, code: '020010', absent: 'bad8' },
   { name: 'an unknown database', query: 'table=bad9&db=nope', body: '', status: 422, code: '030017', message: 'Meta: Database not found: "nope"' },
+  { name: 'a protobuf body sent as bulk', query: 'table=bad10', headers: { 'content-type': 'application/x-protobuf' }, body: '{"create":{}}\n{"a":1}\n', status: 400, code: '040005', message: "unsupported Content-Type 'application/x-protobuf' for log_type bulk: want application/x-ndjson or application/json", absent: 'bad10' },
+  // Called as Elasticsearch (an index names the table): Elasticsearch's statuses and error shape.
+  { name: 'a bulk document without an index', es: true, query: '', body: '{"create":{}}\n{"a":1}\n', status: 400, code: '040016', message: "line 1: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter" },
+  { name: 'an unknown database, as Elasticsearch', es: true, query: 'db=nope', body: '{"create":{"_index":"bad11"}}\n{"a":1}\n', status: 404, code: '030017', type: 'index_not_found_exception', message: 'Meta: Database not found: "nope"' },
 ];
 
 function lokiProtobuf(truncated = false): Buffer {
@@ -93,6 +102,7 @@ let stored: ReadBack;
 let bulkStats: { total: number; successful: number; failed: number };
 let gzipStats: { total: number; successful: number; failed: number };
 let rawBulk: HttpResponse;
+let failedItems: HttpResponse;
 let ndjsonStatus: number;
 let lokiJson: HttpResponse;
 let lokiProto: HttpResponse;
@@ -107,6 +117,7 @@ beforeAll(async () => {
   bulkStats = await bulk(DOCS, { table: 'es_logs', time_column: '@timestamp', tag_columns: 'host' });
   gzipStats = await bulk(DOCS.slice(0, 10), { table: 'es_gzip', time_column: '@timestamp' }, true);
   rawBulk = await http(server.url, '/api/v1/es/_bulk?table=es_raw', { method: 'POST', body: '{"index":{"_id":"1"}}\n{"v":1}\n{"create":{}}\n{"v":2}\n' });
+  failedItems = await http(server.url, '/api/v1/es/es_items/_bulk', { method: 'POST', body: '{"create":{}}\n{"time":"31/01/2024","a":1}\n{"create":{}}\n{"time":"2024-01-31T00:00:00Z","a":2}\n' });
   ndjsonStatus = await postStream(server.url, '/api/v1/es/_bulk?table=nd&log_type=ndjson&tag_columns=level', NDJSON_LINES.map((l) => l + '\n'));
   lokiJson = await http(server.url, '/api/v1/es/_bulk?table=loki_json&log_type=loki&tag_columns=job', {
     method: 'POST',
@@ -167,7 +178,19 @@ describe('POST /api/v1/es/_bulk', () => {
   it("answers bulk with Elasticsearch's reply shape, one item per action", () => {
     expect(rawBulk.status).toBe(200);
     expect(rawBulk.headers['x-elastic-product']).toBe('Elasticsearch');
-    expect(rawBulk.text).toMatch(/^\{"took":\d+,"errors":false,"items":\[\{"index":\{"status":201\}\},\{"create":\{"status":201\}\}\]\}$/);
+    expect(rawBulk.text).toMatch(/^\{"took":\d+,"errors":false,"items":\[\{"index":\{"_index":"es_raw","status":201,"result":"created"\}\},\{"create":\{"_index":"es_raw","status":201,"result":"created"\}\}\]\}$/);
+  });
+
+  it('called as Elasticsearch, fails only the document that cannot be stored, as an item with its error', async () => {
+    expect(failedItems.status).toBe(200);
+    expect(JSON.parse(failedItems.text)).toMatchObject({
+      errors: true,
+      items: [
+        { create: { _index: 'es_items', status: 400, error: { type: 'document_parsing_exception', reason: "line 2: time column 'time': '31/01/2024' is not an RFC 3339 time (want e.g. 2024-01-31T12:00:00.5Z)" } } },
+        { create: { _index: 'es_items', status: 201, result: 'created' } },
+      ],
+    });
+    expect(await stored.rows('es_items')).toEqual([{ time: 1706659200_000_000_000n, a: 2 }]);
   });
 
   it('takes NDJSON streamed in chunks', async () => {
@@ -197,27 +220,45 @@ describe('POST /api/v1/es/_bulk', () => {
   for (const c of cases) {
     it(`rejects ${c.name} with ${c.status} ${c.code}`, () => {
       const r = responses.get(c.name)!;
-      expect([r.status, r.headers['x-sundial-error-code']]).toEqual([c.status, c.code]);
       expect(r.headers['content-type']).toMatch(/^application\/json/);
-      const body = JSON.parse(r.text) as { error_code: string; error_message: string };
-      expect(body.error_code).toBe(c.code);
-      if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      if (c.es !== true) {
+        expect([r.status, r.headers['x-sundial-error-code']]).toEqual([c.status, c.code]);
+        const body = JSON.parse(r.text) as { error_code: string; error_message: string };
+        expect(Object.keys(body)).toEqual(['error_code', 'error_message']);
+        expect(body.error_code).toBe(c.code);
+        if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      } else {
+        expect([r.status, r.headers['x-sundial-error-code'], r.headers['x-elastic-product']]).toEqual([c.status, c.code, 'Elasticsearch']);
+        const body = JSON.parse(r.text) as { error: { type: string; reason: string; root_cause: unknown[] }; status: number; error_code: string; error_message: string };
+        expect([body.status, body.error_code, body.error.type]).toEqual([c.status, c.code, c.type ?? 'illegal_argument_exception']);
+        expect(body.error.root_cause).toEqual([{ type: body.error.type, reason: body.error.reason }]);
+        expect(body.error.reason).toBe(body.error_message);
+        if (c.message !== undefined) expect(body.error_message).toBe(c.message);
+      }
       if (c.absent !== undefined) expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has(c.absent)).toBe(false);
     });
   }
 });
 
 describe('Elasticsearch handshake routes', () => {
-  it('answer as CnosDB does, without credentials', () => {
+  it('answer as Elasticsearch 8 does, without credentials', () => {
     const get = handshake.get('GET /api/v1/es')!;
-    expect([get.status, get.headers['x-elastic-product'], get.text]).toEqual([200, 'Elasticsearch', '{"version":{"number":"8.4.0"}}']);
+    expect([get.status, get.headers['x-elastic-product']]).toEqual([200, 'Elasticsearch']);
+    expect(JSON.parse(get.text)).toMatchObject({ version: { number: '8.19.0', build_flavor: 'default' }, tagline: 'You Know, for Search' });
     const head = handshake.get('HEAD /api/v1/es')!;
     expect([head.status, head.headers['x-elastic-product'], head.body.length]).toEqual([200, 'Elasticsearch', 0]);
     const license = JSON.parse(handshake.get('GET /api/v1/es/_license')!.text) as { license: Record<string, unknown> };
-    expect(license.license).toMatchObject({ type: 'oss', license_type: 'oss', status: 'active' });
-    for (const k of ['PUT /api/v1/es/_index_template/logs', 'GET /api/v1/es/_ilm/policy/x', 'GET /api/v1/es/_nodes/http', 'PUT /api/v1/es/_ingest/pipeline/p']) {
+    expect(license.license).toMatchObject({ type: 'basic', status: 'active' });
+    const answers: Array<[string, number, unknown]> = [
+      ['PUT /api/v1/es/_index_template/logs', 200, { acknowledged: true }],
+      ['GET /api/v1/es/_ilm/policy/x', 404, { error: { type: 'resource_not_found_exception', reason: 'Lifecycle policy not found: x' }, status: 404 }],
+      ['GET /api/v1/es/_nodes/http', 200, { _nodes: { total: 0, successful: 0, failed: 0 }, cluster_name: 'sundial', nodes: {} }],
+      ['PUT /api/v1/es/_ingest/pipeline/p', 200, { acknowledged: true }],
+    ];
+    for (const [k, status, body] of answers) {
       const r = handshake.get(k)!;
-      expect([k, r.status, r.body.length]).toEqual([k, 200, 0]);
+      expect([k, r.status, r.headers['x-elastic-product']]).toEqual([k, status, 'Elasticsearch']);
+      expect(JSON.parse(r.text)).toMatchObject(body as object);
     }
   });
 });

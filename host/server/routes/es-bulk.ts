@@ -1,115 +1,100 @@
-// POST /api/v1/es/_bulk (log_type bulk, ndjson, loki) and the handshake routes that log shippers
-// and the Elasticsearch clients probe first, answered as CnosDB answers them (no credentials,
-// `X-Elastic-Product: Elasticsearch`, which the official clients require on every 2xx reply).
-// Errors carry a JSON body: this is not one of the spec's empty-body write routes.
+// POST|PUT /api/v1/es/_bulk and /api/v1/es/{index}/_bulk (log_type bulk, ndjson, loki), with or
+// without a trailing slash, as Elasticsearch's clients and shippers send them: the table is the
+// `table` parameter (or header) when given, else each action's `_index`, else the index of the
+// path. Bulk answers in Elasticsearch's shape. Called as CnosDB documents it (with `table`), a
+// request is atomic and its errors are CnosDB's; called as Elasticsearch (an index names the
+// table), a failed document is a failed item (es-bulk.ts in ingest) and errors take
+// Elasticsearch's shape and statuses (log-errors.ts) with `X-Elastic-Product: Elasticsearch`,
+// which the official clients require on every reply, as every 2xx carries it.
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { parseTagColumns } from '../../ingest/log-documents.js';
-import { BULK_ACTION_CODES } from '../../ingest/parse-jobs.js';
-import { databaseOf, paramOrHeader, queryParam, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
-import { mediaType } from './content-type.js';
-import { UNREAD_PAYLOAD } from './fallback.js';
-import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
+import { BULK_ACTION_CODES, type ParseResult } from '../../ingest/parse-jobs.js';
+import type { ErrorStyle } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
-import { parseLokiBeside } from '../loki-placement.js';
+import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
+import type { ServerContext } from '../server.js';
+import { mediaType } from './content-type.js';
+import { ELASTIC_PRODUCT, esPaths } from './es-paths.js';
+import { writeLokiPush } from './loki-write.js';
+import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 
 type LogType = 'bulk' | 'ndjson' | 'loki';
 
-const ELASTIC_PRODUCT = ['X-Elastic-Product', 'Elasticsearch'] as const;
-/** The version the handshake reports (CnosDB's); shippers pick their protocol by it. */
-const ES_VERSION = '8.4.0';
-
+/** `log_type`, from the query or a header of the same name. */
 function logTypeOf(request: Request): LogType {
-  const v = queryParam(request, 'log_type');
+  const v = paramOrHeader(request, 'log_type');
   if (v === undefined) return 'bulk';
   const t = v.toLowerCase();
   if (t === 'bulk' || t === 'ndjson' || t === 'loki') return t;
   throw new UserError('badParameter', `invalid log_type '${v}': want bulk, ndjson or loki`);
 }
 
-export function esRoutes(ctx: ServerContext): ServerRoute[] {
-  const open = { plugins: { sundial: { auth: false, errors: 'json' as const } } };
-  // The stubs take any method, so any body: never read (a template a shipper PUTs is not JSON hapi must parse).
-  const stub = (path: string): ServerRoute => ({
-    method: '*',
-    path,
-    options: { ...open, payload: UNREAD_PAYLOAD },
-    handler: (_r: Request, h: ResponseToolkit) => h.response().code(200).header(...ELASTIC_PRODUCT),
-  });
-  return [
-    {
-      method: 'POST',
-      path: '/api/v1/es/_bulk',
-      options: { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'json' } } },
-      handler: async (request: Request, h: ResponseToolkit) => {
-        const table = paramOrHeader(request, 'table');
-        if (table === undefined || table === '') throw new UserError('logParse', "the 'table' parameter is required");
-        const logType = logTypeOf(request);
-        const timeColumn = queryParam(request, 'time_column') ?? 'time';
-        const tagColumns = [...parseTagColumns(queryParam(request, 'tag_columns'))];
-        const protobufBody = logType === 'loki' && mediaType(request) === 'application/x-protobuf';
-        const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        // Loki: a push counts as placed from its parse until it is stored (loki-placement.ts).
-        let stored: (() => void) | undefined;
-        let out;
-        try {
-          out = await runWrite(
-            ctx,
-            request,
-            target,
-            { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: protobufBody },
-            ({ body, db, dbUnit, services }) => {
-              if (logType === 'loki') {
-                // Loki entries carry their own times, placed beside what the table holds.
-                const format = protobufBody ? 'loki-protobuf' : 'loki-json';
-                const key = `${target.tenant}\u0000${target.database}\u0000${table}`;
-                const placing = services.lokiTables.place(key, (settle) =>
-                  parseLokiBeside(services.storage, db, table, body, settle, (b, seed) =>
-                    services.parsers.parse({ format, table, timeColumn, tagColumns, dbUnit, now: 0n, seed }, b),
-                  ),
-                );
-                return placing.then((p) => ((stored = p.stored), p.out));
-              }
-              // Bulk and NDJSON documents may carry no time.
-              const now = services.logClock.reserve(dbUnit, lineCount(body));
-              return services.parsers.parse({ format: logType, table, timeColumn, tagColumns, dbUnit, now }, body);
-            },
-          );
-        } finally {
-          stored?.();
-        }
-        if (logType !== 'bulk') return h.response().code(200);
-        const items = Array.from(out.actions ?? [], (a) => `{"${BULK_ACTION_CODES[a]}":{"status":201}}`).join(',');
-        const took = Math.max(0, Date.now() - request.info.received);
-        return jsonBody(h, `{"took":${took},"errors":false,"items":[${items}]}`).header(...ELASTIC_PRODUCT);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1/es',
-      options: open,
-      handler: (_r: Request, h: ResponseToolkit) =>
-        jsonBody(h, JSON.stringify({ version: { number: ES_VERSION } })).header(...ELASTIC_PRODUCT),
-    },
-    {
-      method: 'GET',
-      path: '/api/v1/es/_license',
-      options: open,
-      handler: (_r: Request, h: ResponseToolkit) =>
-        jsonBody(
-          h,
-          JSON.stringify({
-            // CnosDB's reply, plus `type`, the key Elasticsearch itself (and Beats) use.
-            license: { uid: 'cbff45e7-c553-41f7-ae4f-9205eabd80xx', type: 'oss', license_type: 'oss', status: 'active', expiry_date_in_millis: 4000000000000 },
-          }),
-        ).header(...ELASTIC_PRODUCT),
-    },
-    stub('/api/v1/es/_ingest/{rest*}'),
-    stub('/api/v1/es/_nodes/{rest*}'),
-    stub('/api/v1/es/_ilm/policy/{rest*}'),
-    stub('/api/v1/es/_index_template/{rest*}'),
-  ];
+/**
+ * The media types of a bulk or NDJSON body: Elasticsearch's (its clients send the vendor types),
+ * none, text, and the form type curl sends by default (CnosDB's examples post with curl). Anything
+ * else is some other payload sent here by mistake (protobuf, XML, a form upload): 400.
+ */
+const JSON_LINES = new Set(['application/json', 'application/x-ndjson', 'application/ndjson', 'application/nd-json', 'application/vnd.elasticsearch+json', 'application/vnd.elasticsearch+x-ndjson', 'text/plain', 'application/x-www-form-urlencoded']);
+
+function checkJsonLines(request: Request, logType: LogType): void {
+  const type = mediaType(request);
+  if (type === undefined || JSON_LINES.has(type)) return;
+  throw new UserError('badHeader', `unsupported Content-Type '${type}' for log_type ${logType}: want application/x-ndjson or application/json`);
+}
+
+/** The Elasticsearch bulk reply: one item per action, in order, a failed document with its error. */
+function bulkReply(out: ParseResult, table: string, tookMs: number): string {
+  const actions = out.actions ?? new Uint8Array(0);
+  const failures = out.failures ?? [];
+  const names = out.tables?.names.map((n) => JSON.stringify(n));
+  const fixed = JSON.stringify(table);
+  const items: string[] = [];
+  let f = 0;
+  for (let i = 0; i < actions.length; i++) {
+    const index = names === undefined ? fixed : names[out.tables!.of[i]!]!;
+    const failure = failures[f]?.item === i ? failures[f++] : undefined;
+    const body =
+      failure === undefined
+        ? `"status":201,"result":"created"`
+        : `"status":400,"error":${JSON.stringify({ type: failure.type, reason: failure.reason })}`;
+    items.push(`{"${BULK_ACTION_CODES[actions[i]!]}":{"_index":${index},${body}}}`);
+  }
+  return `{"took":${tookMs},"errors":${failures.length > 0},"items":[${items.join(',')}]}`;
+}
+
+export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
+  const handler = async (request: Request, h: ResponseToolkit) => {
+    const tableParam = paramOrHeader(request, 'table');
+    if (tableParam === '') throw new UserError('logParse', "the 'table' parameter is empty");
+    const index = request.params.index as string | undefined;
+    const table = tableParam ?? index ?? '';
+    const logType = logTypeOf(request);
+    if (logType !== 'bulk' && table === '') throw new UserError('logParse', `the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ${logType}`);
+    const timeColumn = paramOrHeader(request, 'time_column') ?? 'time';
+    const tagColumns = [...parseTagColumns(paramOrHeader(request, 'tag_columns'))];
+    const target = { tenant: tenantOf(request), database: databaseOf(request) };
+    if (logType === 'loki') {
+      await writeLokiPush(ctx, request, target, { table, timeColumn, tagColumns, protobuf: mediaType(request) === 'application/x-protobuf' });
+      return h.response().code(200).header(...ELASTIC_PRODUCT);
+    }
+    checkJsonLines(request, logType);
+    const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
+      // Documents without a time take the request's, from a clock that never gives one out twice.
+      const now = services.logClock.reserve(dbUnit, lineCount(body));
+      return services.parsers.parse({ format: logType, table, indexTables: logType === 'bulk' && tableParam === undefined, timeColumn, tagColumns, dbUnit, now }, body);
+    });
+    if (logType !== 'bulk') return h.response().code(200).header(...ELASTIC_PRODUCT);
+    return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(...ELASTIC_PRODUCT);
+  };
+  // Called with CnosDB's `table` parameter or its NDJSON and Loki forms, errors are CnosDB's
+  // (CONTRACT.md statuses and body); called as Elasticsearch (a bulk body, no `table`), its own.
+  const errors = (request: Request): ErrorStyle => {
+    const logType = paramOrHeader(request, 'log_type')?.toLowerCase() ?? 'bulk';
+    return paramOrHeader(request, 'table') === undefined && logType === 'bulk' ? 'es' : 'json';
+  };
+  const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors } } };
+  return [...esPaths('/api/v1/es/_bulk'), ...esPaths('/api/v1/es/{index}/_bulk')].map((path) => ({ method: ['POST', 'PUT'], path, options, handler }));
 }
