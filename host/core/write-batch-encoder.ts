@@ -4,7 +4,7 @@
 // timestamps and the field vectors in series order. Runtime-agnostic.
 
 import { BATCH_MAGIC, BATCH_MAGIC_V2, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
-import type { ColumnState, FieldValue, TableState } from './write-batch-builder.js';
+import type { ColumnState, FieldValue, TableState } from './write-batch-state.js';
 
 /** Where asciiSeries wrote each tag value into the key (-1: escaped), a scratch kept between calls. */
 let valueAt = new Int32Array(64);
