@@ -14,7 +14,8 @@
 // it to the former implementation, byte for byte).
 
 import { bug, UserError } from './errors.js';
-import { ColumnKind, compareBytes, ValueType, VALUE_TYPE_NAMES, type FieldType } from './write-batch.js';
+import { compareBytes } from './series-key.js';
+import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type FieldType } from './write-batch.js';
 import { encodeBatch, type KeyFragments } from './write-batch-encoder.js';
 import type { ColumnState, FieldValue, SeriesState, TableState } from './write-batch-state.js';
 

@@ -8,7 +8,7 @@
 
 import { ColumnKind, ValueType, batchString, type WriteBatch } from '../core/write-batch.js';
 import type { TableStamp } from './memtable.js';
-import { batchSeriesIdKey } from './series-data.js';
+import { batchSeriesIdKey } from '../core/series-key.js';
 
 export type LastEntry = Map<number, [bigint, unknown] | null>;
 

@@ -15,7 +15,8 @@
 import { ColumnKind, type BatchSeries, type BatchTable, type WriteBatch } from '../core/write-batch.js';
 import { RowArea } from './row-area.js';
 import { SeriesBuffer, SMALL_SERIES_ROWS } from './series-buffer.js';
-import { batchSeriesIdKey, compareI64 } from './series-data.js';
+import { batchSeriesIdKey } from '../core/series-key.js';
+import { compareI64 } from './series-data.js';
 
 export { SeriesBuffer, SMALL_SERIES_ROWS };
 

@@ -9,14 +9,14 @@
 import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, StatsRequest } from '../core/scan.js';
 import { seriesWithTags } from './series-list.js';
 import { floorDiv } from '../core/precision.js';
-import { seriesKey } from '../core/write-batch.js';
+import { seriesKey, type SeriesTags } from '../core/series-key.js';
 import type { TableDef } from './catalog.js';
 import type { Tombstone } from './manifest.js';
 import type { Memtable } from './memtable.js';
 import type { RowGroup } from './segment-format.js';
 import type { SegmentReader, SegmentSeries } from './segment-reader.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
-import { sliceByTime, sliceRows, type SeriesRows, type SeriesTags } from './series-data.js';
+import { sliceByTime, sliceRows, type SeriesRows } from './series-data.js';
 
 /** A consistent view of one database's data, oldest source first. */
 export interface ReadView {

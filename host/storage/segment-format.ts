@@ -9,7 +9,7 @@
 // statistics to row groups (page-stats.ts). This writer writes v3; readers read v1 to v3.
 
 import { ValueType } from '../core/write-batch.js';
-import { parseSeriesIdKey, type SeriesTags } from './series-data.js';
+import { parseSeriesIdKey, type SeriesTags } from '../core/series-key.js';
 
 export const SEGMENT_MAGIC = 0x31475353; // "SSG1"
 /** The version this server writes. */

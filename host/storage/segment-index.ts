@@ -22,7 +22,7 @@ import {
   type SeriesColumn,
 } from './segment-format.js';
 import { getStats, putStats } from './block-stats.js';
-import { parseSeriesIdKey, writeDecimal, type SeriesTags } from './series-data.js';
+import { parseSeriesIdKey, writeDecimal, type SeriesTags } from '../core/series-key.js';
 
 const TIME_REF_BYTES = 16;
 const COLUMN_REF_BYTES = 45;

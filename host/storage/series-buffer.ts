@@ -15,7 +15,8 @@ import { bug } from '../core/errors.js';
 import { ColumnKind, type BatchColumn, type BatchTable } from '../core/write-batch.js';
 import { ColumnBuffer, copyColumn, stringBytes } from './column-buffer.js';
 import type { RowArea } from './row-area.js';
-import { compareI64, filterRows, normalizeRows, parseSeriesIdKey, type ColumnData, type PackSource, type PackTarget, type SeriesRows, type SeriesTags } from './series-data.js';
+import { parseSeriesIdKey, type SeriesTags } from '../core/series-key.js';
+import { compareI64, filterRows, normalizeRows, type ColumnData, type PackSource, type PackTarget, type SeriesRows } from './series-data.js';
 
 /** A series with more rows than this gets arrays of its own. */
 export const SMALL_SERIES_ROWS = 32;

@@ -4,7 +4,7 @@
 // Arrays are shared read-only: rows [0, length) are valid and never change.
 
 import { bug } from '../core/errors.js';
-import { ValueType, type BatchSeries, type RawTags } from '../core/write-batch.js';
+import { ValueType } from '../core/write-batch.js';
 import type { Utf8Buffer } from './utf8-column.js';
 
 /** DOUBLE: Float64Array, BIGINT: BigInt64Array, BIGINT UNSIGNED: BigUint64Array, BOOLEAN: Uint8Array (0/1), STRING: string[]. */
@@ -70,138 +70,6 @@ export interface PackSource {
 export interface RowSource {
   /** Copies its rows `rows[0, n)` to `target` at `target.at` onward. */
   copyRowsTo(rows: Int32Array, n: number, target: PackTarget): void;
-}
-
-/** [tag column id, value], sorted by id. */
-export type SeriesTags = ReadonlyArray<readonly [number, string]>;
-
-/**
- * The internal identity of a series within its table: its tags by column id, length-prefixed so
- * that the encoding is injective whatever the values hold. Independent of tag names, so a tag
- * rename keeps every series.
- */
-export function seriesIdKey(tags: SeriesTags): string {
-  let key = '';
-  for (const [id, v] of tags) key += id + ':' + v.length + ':' + v;
-  return key;
-}
-
-/** The tags of a seriesIdKey (its inverse): the memtable keeps only the key of a series. */
-export function parseSeriesIdKey(key: string): Array<[number, string]> {
-  const tags: Array<[number, string]> = [];
-  let i = 0;
-  while (i < key.length) {
-    const a = key.indexOf(':', i);
-    const b = key.indexOf(':', a + 1);
-    if (a < 0 || b < 0) throw bug(`malformed series key '${key}'`);
-    const len = Number(key.slice(a + 1, b));
-    tags.push([Number(key.slice(i, a)), key.slice(b + 1, b + 1 + len)]);
-    i = b + 1 + len;
-  }
-  return tags;
-}
-
-/**
- * seriesIdKey of a write batch series' tags ([batch column, value] in name order) under the
- * column ids `ids`: from the encoded tags when they are ASCII (rawIdKey), else without building
- * the sorted tag list when the ids already increase in name order (the catalog creates a table's
- * new tags in name order, so they usually do).
- */
-export function batchSeriesIdKey(series: BatchSeries, ids: ArrayLike<number>): string {
-  const raw = series.rawTags;
-  if (raw !== undefined) {
-    const key = rawIdKey(raw, ids);
-    if (key !== undefined) return key;
-  }
-  const tags = series.tags;
-  let prev = -1;
-  for (let i = 0; i < tags.length; i++) {
-    const id = ids[tags[i]![0]]!;
-    if (id <= prev) {
-      const sorted: Array<[number, string]> = tags.map(([ci, v]) => [ids[ci]!, v]);
-      sorted.sort((x, y) => x[0] - y[0]);
-      return seriesIdKey(sorted);
-    }
-    prev = id;
-  }
-  // A reused scratch (a fresh array grown to 27 parts was half a kilobyte a span); join makes a
-  // flat string at once, where a key built by += is a rope the map must flatten first.
-  const parts = KEY_PARTS;
-  let p = 0;
-  for (let i = 0; i < tags.length; i++) {
-    const [ci, v] = tags[i]!;
-    parts[p++] = numberColon(ids[ci]!);
-    parts[p++] = numberColon(v.length);
-    parts[p++] = v;
-  }
-  parts.length = p;
-  return parts.join('');
-}
-
-const KEY_PARTS: string[] = [];
-
-/** Where rawIdKey writes a key before decoding it (kept; grown for a longer key). */
-let keyScratch = new Uint8Array(1024);
-const asciiDecoder = new TextDecoder();
-
-/**
- * seriesIdKey straight from a batch's ASCII tag bytes: the key's bytes are written into a
- * scratch buffer and decoded once, so a new series costs one string where the decoded tags cost
- * a string, a pair and a key part per tag (a span has nine tags; that was a third of the bytes
- * the memtable allocated for spans). Undefined when the ids do not increase in name order.
- */
-function rawIdKey(raw: RawTags, ids: ArrayLike<number>): string | undefined {
-  const { bytes, dv, count } = raw;
-  let size = 0;
-  let prev = -1;
-  for (let k = 0, pos = raw.at; k < count; k++) {
-    const id = ids[dv.getUint16(pos, true)]!;
-    if (id <= prev) return undefined;
-    prev = id;
-    const len = dv.getUint32(pos + 4, true);
-    size += 22 + len; // two numbers of at most 10 digits and two colons
-    pos += 8 + len;
-  }
-  if (keyScratch.length < size) keyScratch = new Uint8Array(Math.max(size, keyScratch.length * 2));
-  const out = keyScratch;
-  let p = 0;
-  for (let k = 0, pos = raw.at; k < count; k++) {
-    const len = dv.getUint32(pos + 4, true);
-    p = writeDecimal(out, p, ids[dv.getUint16(pos, true)]!);
-    out[p++] = 58; // ':'
-    p = writeDecimal(out, p, len); // ASCII: UTF-16 length = byte length
-    out[p++] = 58;
-    const from = pos + 8;
-    if (len > 32) out.set(bytes.subarray(from, from + len), p);
-    else for (let i = 0; i < len; i++) out[p + i] = bytes[from + i]!;
-    p += len;
-    pos = from + len;
-  }
-  return asciiDecoder.decode(out.subarray(0, p));
-}
-
-/** Writes the ASCII decimal digits of a non-negative integer at `p`; returns the position after them. */
-export function writeDecimal(out: Uint8Array, p: number, n: number): number {
-  if (n < 10) {
-    out[p] = 48 + n;
-    return p + 1;
-  }
-  let digits = 1;
-  for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
-  for (let i = digits - 1, x = n; i >= 0; i--, x = Math.floor(x / 10)) out[p + i] = 48 + (x % 10);
-  return p + digits;
-}
-
-/** `${n}:` for the small numbers of ids and lengths, made once (a String() per tag showed in profiles). */
-const NUMBER_COLON: string[] = [];
-function numberColon(n: number): string {
-  if (n >= 4096) return n + ':';
-  let t = NUMBER_COLON[n];
-  if (t === undefined) {
-    while (NUMBER_COLON.length < n) NUMBER_COLON.push(NUMBER_COLON.length + ':');
-    NUMBER_COLON[n] = t = n + ':';
-  }
-  return t;
 }
 
 /**

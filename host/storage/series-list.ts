@@ -16,13 +16,11 @@
 // set (SHOW SERIES, DELETE) keep calling listSeries.
 
 import type { TagValues } from '../core/scan.js';
-import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
+import { compareBytes, escapeKeyPart, KeyTags, type SeriesTags, type TagNaming } from '../core/series-key.js';
 import type { TableDef } from './catalog.js';
-import { KeyTags, type TagNaming } from './key-tags.js';
 import type { Memtable, TableMemtable } from './memtable.js';
 import type { ReadView, SeriesInfo } from './read-path.js';
 import type { SegmentReader } from './segment-reader.js';
-import type { SeriesTags } from './series-data.js';
 
 /**
  * A listed series with its sort key (in the order of the canonical series key, table name and

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ValueType } from '../../host/core/write-batch.js';
 import { INDEX_HEADER_BYTES, type ColumnBlock, type PackEntry } from '../../host/storage/segment-format.js';
 import { decodeIndex, IndexBuilder, IndexError } from '../../host/storage/segment-index.js';
-import { seriesIdKey } from '../../host/storage/series-data.js';
+import { seriesIdKey } from '../../host/core/series-key.js';
 
 const meta = { partitionStart: 0n, partitionEnd: 100n, minTs: 1n, maxTs: 90n, minLsn: 1, maxLsn: 2, cleanLsn: 2, rows: 7 };
 const block = (offset: number, count: number): ColumnBlock => ({ offset, length: 10, crc: 0xabcd, stats: { count, min: 1, max: 9, sum: 20 } });

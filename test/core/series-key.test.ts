@@ -1,13 +1,16 @@
-// The memtable keys a write batch's series by seriesIdKey of its tags under the catalog's column
-// ids. batchSeriesIdKey builds that key straight from the batch's bytes when the tags are ASCII
-// and their ids increase in name order; it must give exactly the key of the general path
-// (decoded tags, mapped, sorted by id) whatever the tags hold.
+// Series keys (host/core/series-key.ts). The memtable keys a write batch's series by seriesIdKey
+// of its tags under the catalog's column ids. batchSeriesIdKey builds that key straight from the
+// batch's bytes when the tags are ASCII and their ids increase in name order; it must give
+// exactly the key of the general path (decoded tags, mapped, sorted by id) whatever the tags
+// hold. KeyTags, a series' tags by name read from its id key, must answer as the Map of names
+// built from the parsed key did.
 
 import { describe, expect, it } from 'vitest';
 import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
-import { batchSeriesIdKey, parseSeriesIdKey, seriesIdKey } from '../../host/storage/series-data.js';
+import { batchSeriesIdKey, KeyTags, parseSeriesIdKey, seriesIdKey } from '../../host/core/series-key.js';
 import { rng } from '../ingest/ingest-support.js';
+import { mulberry32 } from '../support/rng.js';
 
 /** The general path: decoded tags, under `ids`, sorted by id. */
 function reference(tags: ReadonlyArray<readonly [number, string]>, ids: ArrayLike<number>): string {
@@ -74,6 +77,55 @@ describe('batchSeriesIdKey', () => {
       const base = [1, 9, 10, 99, 4095, 123456][Math.floor(random() * 6)]!;
       const { series, ids } = batchOf(tags, (_, i) => (increasing ? base + i * (1 + Math.floor(random() * 50)) : 1 + Math.floor(random() * 1000)));
       expect(batchSeriesIdKey(series, ids)).toBe(reference(series.tags, ids));
+    }
+  });
+});
+
+const naming = (names: Array<[number, string]>) => ({ names: new Map(names), ids: new Map(names.map(([id, n]) => [n, id])) });
+
+describe('KeyTags', () => {
+  it('reads values with separators, digits, nothing and non-ASCII; leaves out tags the naming lacks', () => {
+    const key = seriesIdKey([[3, 'a:1:b'], [7, ''], [12, '12:34'], [15, 'café ☕'], [40, 'gone']]);
+    const t = new KeyTags(key, naming([[3, 'host'], [7, 'empty'], [12, 'port'], [15, 'drink']]));
+    expect(t.get('host')).toBe('a:1:b');
+    expect(t.get('empty')).toBe('');
+    expect(t.get('port')).toBe('12:34');
+    expect(t.get('drink')).toBe('café ☕');
+    expect(t.get('gone')).toBeUndefined();
+    expect(t.get('nope')).toBeUndefined();
+    expect(t.has('empty')).toBe(true);
+    expect(t.has('gone')).toBe(false);
+    expect(t.size).toBe(4);
+    expect([...t]).toEqual([['host', 'a:1:b'], ['empty', ''], ['port', '12:34'], ['drink', 'café ☕']]);
+    expect([...t.keys()]).toEqual(['host', 'empty', 'port', 'drink']);
+    expect([...t.values()]).toEqual(['a:1:b', '', '12:34', 'café ☕']);
+    const seen: string[] = [];
+    t.forEach((v, k, m) => {
+      expect(m).toBe(t);
+      seen.push(`${k}=${v}`);
+    });
+    expect(seen).toEqual(['host=a:1:b', 'empty=', 'port=12:34', 'drink=café ☕']);
+    expect(new Map(t)).toEqual(new Map([...t]));
+  });
+
+  it('agrees with a Map of the parsed key on random tags', () => {
+    const r = mulberry32(11);
+    const alphabet = ['a', '1', ':', '9', ' ', ',', '=', 'é', '😀'];
+    for (let n = 0; n < 500; n++) {
+      const tags: Array<[number, string]> = [];
+      let id = 0;
+      for (let k = Math.floor(r() * 6); k > 0; k--) {
+        id += 1 + Math.floor(r() * 20);
+        let v = '';
+        for (let c = Math.floor(r() * 12); c > 0; c--) v += alphabet[Math.floor(r() * alphabet.length)];
+        tags.push([id, v]);
+      }
+      const named = tags.filter(() => r() < 0.8).map(([i]): [number, string] => [i, `t${i}`]);
+      const t = new KeyTags(seriesIdKey(tags), naming(named));
+      const expected = new Map(parseSeriesIdKey(seriesIdKey(tags)).flatMap(([i, v]) => (named.some(([j]) => j === i) ? [[`t${i}`, v] as [string, string]] : [])));
+      expect(new Map(t)).toEqual(expected);
+      expect(t.size).toBe(expected.size);
+      for (const [k, v] of expected) expect(t.get(k)).toBe(v);
     }
   });
 });
