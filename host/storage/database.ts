@@ -38,7 +38,7 @@ import {
 } from './manifest.js';
 import { Memtable, type TableStamp } from './memtable.js';
 import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
-import type { ReadView } from './read-path.js';
+import type { ReadView } from './read-view.js';
 import type { Compactor } from './compactor.js';
 import { SegmentReader, segmentDisplayName, type CachedBlock } from './segment-reader.js';
 import { Wal } from './wal.js';

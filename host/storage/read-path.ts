@@ -11,21 +11,11 @@ import { seriesWithTags } from './series-list.js';
 import { floorDiv } from '../core/precision.js';
 import { seriesKey, type SeriesTags } from '../core/series-key.js';
 import type { TableDef } from './catalog.js';
-import type { Tombstone } from './manifest.js';
-import type { Memtable } from './memtable.js';
+import { bounds, type Bounds, type ReadView, type SeriesInfo } from './read-view.js';
 import type { RowGroup } from './segment-format.js';
 import type { SegmentReader, SegmentSeries } from './segment-reader.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
 import { sliceByTime, sliceRows, type SeriesRows } from './series-data.js';
-
-/** A consistent view of one database's data, oldest source first. */
-export interface ReadView {
-  segments: readonly SegmentReader[];
-  /** Frozen memtables (oldest first), then the active one (cleanLsn Infinity: deletes applied in place). */
-  memtables: ReadonlyArray<{ memtable: Memtable; cleanLsn: number }>;
-  tombstones: readonly Tombstone[];
-  expiredBefore: bigint | null;
-}
 
 /**
  * Both kinds of piece are built with every key in the same order (the absent one undefined), so
@@ -41,24 +31,6 @@ interface Piece {
   maxTs: bigint;
   rows: SeriesRows | undefined;
   segment: { reader: SegmentReader; entry: SegmentSeries; group: RowGroup } | undefined;
-}
-
-export interface SeriesInfo {
-  key: string;
-  /** tag name -> value */
-  names: ReadonlyMap<string, string>;
-}
-
-/** Inclusive time bounds after retention; undefined = open. */
-export interface Bounds {
-  lo: bigint | undefined;
-  hi: bigint | undefined;
-}
-
-export function bounds(view: ReadView, minTime?: bigint, maxTime?: bigint): Bounds {
-  let lo = minTime;
-  if (view.expiredBefore !== null && (lo === undefined || lo < view.expiredBefore)) lo = view.expiredBefore;
-  return { lo, hi: maxTime };
 }
 
 const overlaps = (minTs: bigint, maxTs: bigint, b: Bounds): boolean => (b.lo === undefined || maxTs >= b.lo) && (b.hi === undefined || minTs <= b.hi);

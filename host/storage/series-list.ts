@@ -19,7 +19,7 @@ import type { TagValues } from '../core/scan.js';
 import { compareBytes, escapeKeyPart, KeyTags, type SeriesTags, type TagNaming } from '../core/series-key.js';
 import type { TableDef } from './catalog.js';
 import type { Memtable, TableMemtable } from './memtable.js';
-import type { ReadView, SeriesInfo } from './read-path.js';
+import type { ReadView, SeriesInfo } from './read-view.js';
 import type { SegmentReader } from './segment-reader.js';
 
 /**

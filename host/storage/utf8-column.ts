@@ -10,7 +10,7 @@
 import { bug } from '../core/errors.js';
 import { writeUtf8 } from '../core/utf8.js';
 import { ValueType, type BatchColumn } from '../core/write-batch.js';
-import { copyValidity, markAbsent } from './column-buffer.js';
+import { copyValidity, markAbsent } from './validity.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

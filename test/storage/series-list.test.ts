@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TableDef } from '../../host/storage/catalog.js';
 import type { Memtable } from '../../host/storage/memtable.js';
-import { listSeries, type ReadView } from '../../host/storage/read-path.js';
+import { listSeries } from '../../host/storage/read-path.js';
+import type { ReadView } from '../../host/storage/read-view.js';
 import type { SegmentReader } from '../../host/storage/segment-reader.js';
 import { SeriesListCache } from '../../host/storage/series-list.js';
 import { mulberry32 } from '../support/rng.js';

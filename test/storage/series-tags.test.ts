@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TagValues } from '../../host/core/scan.js';
-import type { SeriesInfo } from '../../host/storage/read-path.js';
+import type { SeriesInfo } from '../../host/storage/read-view.js';
 import { seriesWithTags } from '../../host/storage/series-list.js';
 import { mulberry32 } from '../support/rng.js';
 import { batch, dbl, dump, openStore, type Row, type TestStore } from './support.js';
