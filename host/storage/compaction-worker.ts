@@ -12,7 +12,7 @@ import { BlockCache } from './block-cache.js';
 import { storageCodecs } from './codecs.js';
 import { writeCompaction } from './compaction.js';
 import type { CompactionReply, CompactionRequest } from './compactor.js';
-import type { SegmentSlot } from './database.js';
+import type { SegmentSlot } from './segment-set.js';
 import { SegmentReader, type CachedBlock } from './segment-reader.js';
 
 const port = parentPort;

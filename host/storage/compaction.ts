@@ -18,23 +18,22 @@
 import { unlink } from 'node:fs/promises';
 import { CorruptionError } from '../core/errors.js';
 import { tableById } from './catalog.js';
-import { StaleChange, type DatabaseStore, type SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { writeColumns } from './flush.js';
-import { fsyncDir } from './fs-util.js';
 import { unitsPerSecond } from './partition.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';
 import { concatRows, sliceByTime, type PackSource, type SeriesRows } from './series-data.js';
 import type { SegmentMeta, SeriesColumn, SeriesEntry } from './segment-format.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { ManifestNotSaved, segmentRecord, type SegmentRecord, type Tombstone } from './manifest.js';
+import { StaleChange, type SegmentSet, type SegmentSlot } from './segment-set.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { TimeSlicer } from './time-slice.js';
 
 const partitionOf = (s: SegmentSlot): string => `${s.record.partitionStart}:${s.record.partitionEnd}`;
 
 /** The next set of files to merge, or undefined. */
-export function planCompaction(db: DatabaseStore, fanIn: number, full: boolean): SegmentSlot[] | undefined {
+export function planCompaction(db: SegmentSet, fanIn: number, full: boolean): SegmentSlot[] | undefined {
   const groups = new Map<string, SegmentSlot[]>();
   for (const s of db.slots) {
     let g = groups.get(partitionOf(s));
@@ -60,7 +59,7 @@ export function planCompaction(db: DatabaseStore, fanIn: number, full: boolean):
 }
 
 /** No file outside the run overlaps it in time with data written between the run's files. */
-function isolated(db: DatabaseStore, run: readonly SegmentSlot[]): boolean {
+function isolated(db: SegmentSet, run: readonly SegmentSlot[]): boolean {
   const minLsn = run[0]!.record.minLsn;
   const maxLsn = run.at(-1)!.record.maxLsn;
   let minTs = run[0]!.record.minTs;
@@ -79,15 +78,15 @@ function isolated(db: DatabaseStore, run: readonly SegmentSlot[]): boolean {
  * columns, or expired rows. The answer "no" is remembered until the catalog, the tombstones or
  * the retention bound change, so the once-a-second planning costs O(files), not O(series).
  */
-function needsCleanup(db: DatabaseStore, s: SegmentSlot): boolean {
-  const state = `${db.env.catalog.version}/${db.tombstones.length}/${db.tombstones.at(-1)?.lsn}/${db.expiredBefore}`;
+function needsCleanup(db: SegmentSet, s: SegmentSlot): boolean {
+  const state = `${db.catalogVersion}/${db.tombstones.length}/${db.tombstones.at(-1)?.lsn}/${db.expiredBefore}`;
   if (s.cleanAt === state) return false;
   const dirty = isDirty(db, s);
   if (!dirty) s.cleanAt = state;
   return dirty;
 }
 
-function isDirty(db: DatabaseStore, s: SegmentSlot): boolean {
+function isDirty(db: SegmentSet, s: SegmentSlot): boolean {
   const r = s.record;
   if (db.tombstones.some((t) => t.lsn > r.cleanLsn && t.minTs <= r.maxTs && r.minTs <= t.maxTs)) return true;
   if (db.expiredBefore !== null && r.minTs < db.expiredBefore) return true;
@@ -227,6 +226,13 @@ export interface CompactionJob {
   unitsPerSecond: bigint;
 }
 
+/** Where a compaction's file can be written off the storage's thread: Compactor (compactor.ts). */
+export interface CompactionThread {
+  /** False once the thread failed to start: compactions then run on the storage's thread. */
+  readonly available: boolean;
+  run(job: CompactionJob): Promise<CompactionOutput | undefined>;
+}
+
 /** The written file: what its manifest record and reader need. */
 export interface CompactionOutput {
   meta: SegmentMeta;
@@ -235,7 +241,7 @@ export interface CompactionOutput {
 }
 
 /** A job for merging `inputs` of `db` into file `fileId`, with the catalog, tombstones and retention of now. */
-export function compactionJob(db: DatabaseStore, inputs: readonly SegmentSlot[], fileId: number): CompactionJob {
+export function compactionJob(db: SegmentSet, inputs: readonly SegmentSlot[], fileId: number): CompactionJob {
   const tableIds = new Set<number>();
   for (const s of inputs) for (const tableId of s.reader!.tables.keys()) tableIds.add(tableId);
   const tables: CompactionJob['tables'] = [];
@@ -313,9 +319,9 @@ export async function writeCompaction(
 
 /**
  * Merges `inputs` (one partition, LSN order) into one file and swaps it in. The file is written
- * on the compaction thread when the storage has one (compactor.ts), else here between requests.
+ * on the compaction thread when the storage has one (`compactor`), else here between requests.
  */
-export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[]): Promise<void> {
+export async function compact(db: SegmentSet, inputs: readonly SegmentSlot[], compactor: CompactionThread | undefined): Promise<void> {
   const started = performance.now();
   db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
   const fileId = db.allocateFileId();
@@ -327,15 +333,15 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   let committing = false;
   try {
     let out: CompactionOutput | undefined;
-    if (db.env.compactor?.available === true) {
-      out = await db.env.compactor.run(job);
+    if (compactor?.available === true) {
+      out = await compactor.run(job);
       closing();
     } else {
       const slicer = new TimeSlicer();
-      out = await writeCompaction(job, inputs, db.env.codecs, closing, () => slicer.step());
+      out = await writeCompaction(job, inputs, db.codecs, closing, () => slicer.step());
     }
     if (out !== undefined) {
-      await fsyncDir(db.segDir);
+      await db.syncSegmentDir();
       const { meta, bytes, keys } = out;
       slot = await db.openSegment(segmentRecord(fileId, Math.max(...inputs.map((s) => s.record.level)) + 1, meta, bytes), keys);
     }
@@ -354,7 +360,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
   }
   faultPoint('compact:manifest-saved');
   for (const s of inputs) await unlink(db.segmentPath(s.record.fileId)).catch(() => undefined);
-  await fsyncDir(db.segDir);
+  await db.syncSegmentDir();
   faultPoint('compact:inputs-deleted');
   db.log.info(
     {
@@ -363,7 +369,7 @@ export async function compact(db: DatabaseStore, inputs: readonly SegmentSlot[])
       output: slot?.record.fileId,
       rows: slot?.record.rows ?? 0,
       bytes: slot?.record.bytes ?? 0,
-      thread: db.env.compactor?.available === true,
+      thread: compactor?.available === true,
       ms: Math.round(performance.now() - started),
     },
     'compacted',

@@ -13,8 +13,8 @@
 
 import { Worker } from 'node:worker_threads';
 import { CorruptionError } from '../core/errors.js';
-import type { CompactionJob, CompactionOutput } from './compaction.js';
-import { StaleChange } from './database.js';
+import type { CompactionJob, CompactionOutput, CompactionThread } from './compaction.js';
+import { StaleChange } from './segment-set.js';
 
 const WORKER_SCRIPT = new URL('./compaction-worker.js', import.meta.url);
 
@@ -28,7 +28,7 @@ export type CompactionReply =
   | { id: number; ok: true; out: CompactionOutput | undefined }
   | { id: number; ok: false; error: { message: string; stack?: string; corrupt?: { source: string; offset: number; check: string } } };
 
-export class Compactor {
+export class Compactor implements CompactionThread {
   readonly #script: URL;
   #worker: Worker | undefined;
   #next = 1;

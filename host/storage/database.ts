@@ -21,7 +21,6 @@ import type { WriteBatch } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
 import type { ColumnCodecs } from './column-codecs.js';
-import type { FaultPoint } from './fault-points.js';
 import type { Quarantine } from './quarantine.js';
 import { flushMemtable } from './flush.js';
 import { DIR_MODE, fsyncDir } from './fs-util.js';
@@ -39,8 +38,8 @@ import {
 import { Memtable, type TableStamp } from './memtable.js';
 import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
 import type { ReadView } from './read-view.js';
-import type { Compactor } from './compactor.js';
 import { SegmentReader, segmentDisplayName, type CachedBlock } from './segment-reader.js';
+import { StaleChange, type Change, type SegmentSet, type SegmentSlot } from './segment-set.js';
 import { Wal } from './wal.js';
 import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
 import { RecordType } from './wal-record.js';
@@ -57,8 +56,6 @@ export interface DatabaseEnv {
   nowMs: () => number;
   /** Rotate the active memtable (and flush it) once it holds this many bytes. */
   flushBytes: number;
-  /** The compaction thread; compactions write here between requests without it. */
-  compactor?: Compactor;
   /** The quarantine folder and the fault counters (quarantine.ts). */
   quarantine: Quarantine;
 }
@@ -67,39 +64,7 @@ export interface DatabaseEnv {
 const FAILURE_BACKOFF_MIN_MS = 1000;
 const FAILURE_BACKOFF_MAX_MS = 30_000;
 
-/**
- * A segment the manifest lists; `reader` is undefined when the file failed to open. `error` is
- * set once the file is known to be damaged (at open, by a read, by CHECK DATABASE): compaction
- * leaves its partition alone, ping reports it, and with storage.skip_damaged_segments reads skip it.
- */
-export interface SegmentSlot {
-  record: SegmentRecord;
-  reader: SegmentReader | undefined;
-  error?: Error;
-  /** compaction.ts: the state in which the file was last found to need no cleanup. */
-  cleanAt?: string;
-}
-
-/** What `commit` changes. */
-export interface Change {
-  add?: SegmentSlot[];
-  remove?: readonly SegmentSlot[];
-  flushedLsn?: number;
-  expiredBefore?: bigint;
-  /** The oldest frozen memtable is now in segments. */
-  popFrozen?: boolean;
-  /** Fail (StaleChange) unless these are all still listed (a compaction's inputs). */
-  require?: readonly SegmentSlot[];
-  /** Crash-test point between writing the new manifest and renaming it into place. */
-  fault?: FaultPoint;
-}
-
-/** A change whose inputs another change removed meanwhile (retention dropped a partition). */
-export class StaleChange extends Error {
-  override readonly name = 'StaleChange';
-}
-
-export class DatabaseStore {
+export class DatabaseStore implements SegmentSet {
   readonly def: DatabaseDef;
   readonly dir: string;
   readonly segDir: string;
@@ -141,6 +106,14 @@ export class DatabaseStore {
 
   get log(): Logger {
     return this.env.logger;
+  }
+
+  get codecs(): ColumnCodecs {
+    return this.env.codecs;
+  }
+
+  get catalogVersion(): number {
+    return this.env.catalog.version;
   }
 
   /** Memory held by the active and frozen memtables. */
@@ -332,7 +305,7 @@ export class DatabaseStore {
     this.#flushLoop ??= (async () => {
       try {
         while (this.frozen.length > 0 && !this.closing) {
-          await flushMemtable(this, this.frozen[0]!);
+          await flushMemtable(this);
           this.flushFailure = undefined;
           this.#flushBackoffMs = 0;
         }
@@ -521,6 +494,14 @@ export class DatabaseStore {
 
   segmentPath(fileId: number): string {
     return join(this.segDir, segmentFileName(fileId));
+  }
+
+  syncSegmentDir(): Promise<void> {
+    return fsyncDir(this.segDir);
+  }
+
+  trimWal(lsn: number): Promise<void> {
+    return this.wal.removeSegmentsBefore(lsn);
   }
 
   /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */

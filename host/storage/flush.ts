@@ -10,13 +10,12 @@
 import { unlink } from 'node:fs/promises';
 import type { TableDef } from './catalog.js';
 import { tableById } from './catalog.js';
-import type { DatabaseStore, SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
-import { fsyncDir } from './fs-util.js';
 import { ManifestNotSaved, segmentRecord, type SegmentRecord } from './manifest.js';
 import type { Memtable, SeriesBuffer } from './memtable.js';
 import { partitionStart, partitionUnits, unitsPerSecond } from './partition.js';
 import { PACK_SERIES_ROWS } from './segment-format.js';
+import type { SegmentSet, SegmentSlot } from './segment-set.js';
 import { SegmentWriter, type WriteColumn } from './segment-writer.js';
 import { lowerBound, sliceByTime, sliceRows, type PackSource, type SeriesRows } from './series-data.js';
 import { TimeSlicer } from './time-slice.js';
@@ -45,7 +44,7 @@ export function writeColumns(table: TableDef): WriteColumn[] {
  * (40-60 ms of compiling each time), and threw the code away again where it resumed after an
  * await it had never seen (`--trace-deopt`: "insufficient type feedback" after w.finish).
  */
-function partitionItems(db: DatabaseStore, m: Memtable, units: bigint): Map<bigint, Item[]> {
+function partitionItems(db: SegmentSet, m: Memtable, units: bigint): Map<bigint, Item[]> {
   const parts = new Map<bigint, Item[]>();
   const listOf = (start: bigint): Item[] => {
     let list = parts.get(start);
@@ -113,7 +112,7 @@ interface ColumnsMemo {
  * Adds items [from, ...) to the writer until one needs awaiting (a pack to close, a slice used
  * up: `slicer`), or all are added.
  */
-function addItems(db: DatabaseStore, w: SegmentWriter, items: readonly Item[], from: number, memo: ColumnsMemo, slicer: TimeSlicer): Progress {
+function addItems(db: SegmentSet, w: SegmentWriter, items: readonly Item[], from: number, memo: ColumnsMemo, slicer: TimeSlicer): Progress {
   for (let i = from; i < items.length; i++) {
     if (db.closing) throw new FlushAborted(`database ${db.def.name} is closing`);
     const it = items[i]!;
@@ -141,7 +140,10 @@ function addItems(db: DatabaseStore, w: SegmentWriter, items: readonly Item[], f
   return { next: items.length, wait: undefined };
 }
 
-export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<void> {
+/** Writes the oldest frozen memtable of `db` to segment files and commits them in its place. */
+export async function flushMemtable(db: SegmentSet): Promise<void> {
+  const m = db.frozen[0];
+  if (m === undefined) return;
   const started = performance.now();
   const units = partitionUnits(db.def.options);
   const parts = partitionItems(db, m, units);
@@ -153,7 +155,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
   try {
     for (const [start, items] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const fileId = db.allocateFileId();
-      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.env.codecs, step, unitsPerSecond(db.def.options.precision));
+      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.codecs, step, unitsPerSecond(db.def.options.precision));
       try {
         w.expectSeries(items.length, keyChars(items));
         const memo: ColumnsMemo = { table: undefined, columns: [] };
@@ -177,7 +179,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
         throw e;
       }
     }
-    if (records.length > 0) await fsyncDir(db.segDir);
+    if (records.length > 0) await db.syncSegmentDir();
   } catch (e) {
     for (const r of records) await unlink(db.segmentPath(r.fileId)).catch(() => undefined);
     if (e instanceof FlushAborted) return;
@@ -199,7 +201,7 @@ export async function flushMemtable(db: DatabaseStore, m: Memtable): Promise<voi
     throw e;
   }
   faultPoint('flush:manifest-saved');
-  await db.wal.removeSegmentsBefore(flushedLsn);
+  await db.trimWal(flushedLsn);
   faultPoint('flush:wal-trimmed');
   db.log.info(
     { db: db.def.name, rows: m.rows, files: records.length, bytes: records.reduce((n, r) => n + r.bytes, 0), flushedLsn, ms: Math.round(performance.now() - started) },

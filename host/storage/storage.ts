@@ -35,7 +35,8 @@ import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recove
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
-import { DatabaseStore, type SegmentSlot } from './database.js';
+import { DatabaseStore } from './database.js';
+import type { SegmentSlot } from './segment-set.js';
 import { partitionOverflows, retentionCutoff, vnodeUnits } from './partition.js';
 import { lastValues, listSeries, scanTable, scanTableStats } from './read-path.js';
 import { bounds, type Bounds } from './read-view.js';
@@ -200,7 +201,6 @@ export class Storage {
         walSync: this.#opts.walSync,
         nowMs: this.#nowMs,
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
-        compactor: this.#compactor,
         quarantine: this.#quarantine,
       },
       def,
@@ -658,7 +658,7 @@ export class Storage {
       const inputs = planCompaction(s, fanIn, full);
       if (inputs === undefined) continue;
       this.#compactingDb = s;
-      this.#compaction = compact(s, inputs)
+      this.#compaction = compact(s, inputs, this.#compactor)
         .then(
           () => {
             this.#compactionFailure = undefined;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CorruptionError } from '../../host/core/errors.js';
 import { SeriesMerge } from '../../host/storage/compaction.js';
-import type { SegmentSlot } from '../../host/storage/database.js';
+import type { SegmentSlot } from '../../host/storage/segment-set.js';
 import type { SeriesEntry } from '../../host/storage/segment-format.js';
 
 /** An input holding `keys` (in the order given) for table 1. */
