@@ -38,7 +38,7 @@ const KNOWN_UPWARD: readonly string[] = [
   "host/server/server.ts -> host/cli/config.ts",
   "host/server/services.ts -> host/cli/config.ts",
   "host/server/statement.ts -> host/cli/config.ts",
-  "host/storage/compaction-worker.ts -> host/cli/package-info.ts",
+  "host/storage/compaction/compaction-worker.ts -> host/cli/package-info.ts",
 ];
 const KNOWN_CYCLES: readonly string[] = [
   "host/engine/exec/bitwise.ts <-> host/engine/exec/compute.ts",

@@ -18,32 +18,42 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, bug } from '../core/errors.js';
 import type { WriteBatch } from '../core/write-batch.js';
-import type { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
-import type { ColumnCodecs } from './column-codecs.js';
-import type { Quarantine } from './quarantine.js';
-import { flushMemtable } from './flush.js';
-import { DIR_MODE, fsyncDir } from './fs-util.js';
-import { LastPointCache } from './last-points.js';
-import { SeriesListCache } from './series-list.js';
 import {
+  type BlockCache,
+  type CachedBlock,
+  type Change,
   cleanupManifest,
+  type ColumnCodecs,
   loadManifest,
-  saveManifest,
-  segmentFileName,
   type ManifestState,
+  partitionStart,
+  partitionUnits,
+  retentionCutoff,
+  saveManifest,
+  segmentDisplayName,
+  segmentFileName,
+  SegmentReader,
   type SegmentRecord,
+  type SegmentSet,
+  type SegmentSlot,
+  StaleChange,
   type Tombstone,
-} from './manifest.js';
-import { Memtable, type TableStamp } from './memtable.js';
-import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
-import type { ReadView } from './read-view.js';
-import { SegmentReader, segmentDisplayName, type CachedBlock } from './segment-reader.js';
-import { StaleChange, type Change, type SegmentSet, type SegmentSlot } from './segment-set.js';
-import { Wal } from './wal.js';
-import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
-import { RecordType } from './wal-record.js';
-import { reconcileStamps } from './wal-replay.js';
+} from './segment/index.js';
+import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
+import { DIR_MODE, fsyncDir, type Quarantine } from './fs/index.js';
+import { flushMemtable } from './compaction/index.js';
+import { LastPointCache, type ReadView, SeriesListCache } from './read/index.js';
+import { Memtable, type TableStamp } from './memtable/index.js';
+import {
+  decodeDelete,
+  decodeStampedWrite,
+  encodeDelete,
+  encodeStampedWrite,
+  reconcileStamps,
+  RecordType,
+  splitBatches,
+  Wal,
+} from './wal/index.js';
 
 export interface DatabaseEnv {
   dataDir: string;

@@ -16,10 +16,18 @@ import type { Logger } from 'pino';
 import { CorruptionError, UserError } from '../core/errors.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { seriesWithTags } from './series-list.js';
+import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags } from './read/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
-import { BlockCache } from './block-cache.js';
+import {
+  BlockCache,
+  type CachedBlock,
+  type ColumnCodecs,
+  partitionOverflows,
+  retentionCutoff,
+  type SegmentSlot,
+  vnodeUnits,
+} from './segment/index.js';
 import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import {
   alterDatabaseDef,
@@ -33,20 +41,11 @@ import {
 import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
 import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop, type DropKind, type PendingDrop } from './pending-drops.js';
 import { CatalogStore } from './catalog-store.js';
-import type { ColumnCodecs } from './column-codecs.js';
-import { compact, planCompaction } from './compaction.js';
+import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
-import type { SegmentSlot } from './segment-set.js';
-import { partitionOverflows, retentionCutoff, vnodeUnits } from './partition.js';
-import { lastValues, listSeries, scanTable, scanTableStats } from './read-path.js';
-import { bounds, type Bounds } from './read-view.js';
-import type { CachedBlock } from './segment-reader.js';
 import { databaseNotFound } from '../core/meta-errors.js';
-import { Compactor } from './compactor.js';
-import { DIR_MODE, FILE_MODE } from './fs-util.js';
-import { Quarantine, type FaultCounts } from './quarantine.js';
-import { WalFailure } from './wal.js';
-import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from './no-space.js';
+import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
+import { WalFailure } from './wal/index.js';
 
 export interface StorageOptions {
   dataDir: string;

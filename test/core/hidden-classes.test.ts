@@ -19,12 +19,12 @@ const SCRIPT = `
   import { Core } from ${dist('core/wasm.js')};
   import { ValueType } from ${dist('core/write-batch.js')};
   import { QueryRegistry } from ${dist('server/query-registry.js')};
-  import { BlockCache } from ${dist('storage/block-cache.js')};
-  import { blockStats, computeStats, presentStats } from ${dist('storage/block-stats.js')};
-  import { storageCodecs } from ${dist('storage/codecs.js')};
-  import { segmentRecord } from ${dist('storage/manifest.js')};
-  import { columnBlock, NO_BLOCK } from ${dist('storage/segment-format.js')};
-  import { SegmentReader } from ${dist('storage/segment-reader.js')};
+  import { BlockCache } from ${dist('storage/segment/block-cache.js')};
+  import { blockStats, computeStats, presentStats } from ${dist('storage/segment/block-stats.js')};
+  import { storageCodecs } from ${dist('storage/segment/codecs.js')};
+  import { segmentRecord } from ${dist('storage/segment/manifest.js')};
+  import { columnBlock, NO_BLOCK } from ${dist('storage/segment/segment-format.js')};
+  import { SegmentReader } from ${dist('storage/segment/segment-reader.js')};
 
   /** How many hidden classes the objects have among them. */
   const classes = (objects) => {

@@ -7,9 +7,9 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BlockCache } from '../../host/storage/block-cache.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
-import { SegmentReader } from '../../host/storage/segment-reader.js';
+import { BlockCache } from '../../host/storage/segment/block-cache.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
+import { SegmentReader } from '../../host/storage/segment/segment-reader.js';
 import { loadCore } from '../support/core.js';
 import { http, writeLp, type HttpResponse } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
