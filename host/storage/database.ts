@@ -13,7 +13,7 @@
 // back in LSN order), so a write answered with an error is in no query, no segment file and no
 // replay.
 
-import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, bug } from '../core/errors.js';
@@ -36,11 +36,12 @@ import {
   type SegmentRecord,
   type SegmentSet,
   type SegmentSlot,
+  type SegmentStore,
   StaleChange,
   type Tombstone,
 } from './segment/index.js';
 import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
-import { DIR_MODE, fsyncDir, type Quarantine } from './fs/index.js';
+import { fsyncDir, type Quarantine } from './fs/index.js';
 import { flushMemtable } from './compaction/index.js';
 import { LastPointCache, type ReadView, SeriesListCache } from './read/index.js';
 import { Memtable, type TableStamp } from './memtable/index.js';
@@ -60,6 +61,8 @@ export interface DatabaseEnv {
   logger: Logger;
   codecs: ColumnCodecs;
   cache: BlockCache<CachedBlock>;
+  /** Where segment files and the manifest live (the WAL is a file of its own: wal.ts). */
+  segmentStore: SegmentStore;
   catalog: Catalog;
   walSegmentBytes: number;
   walSync: boolean;
@@ -122,6 +125,10 @@ export class DatabaseStore implements SegmentSet {
     return this.env.codecs;
   }
 
+  get segmentStore(): SegmentStore {
+    return this.env.segmentStore;
+  }
+
   get catalogVersion(): number {
     return this.env.catalog.version;
   }
@@ -154,9 +161,9 @@ export class DatabaseStore implements SegmentSet {
    */
   static async open(env: DatabaseEnv, def: DatabaseDef, watermark: number): Promise<DatabaseStore> {
     const db = new DatabaseStore(env, def);
-    await mkdir(db.segDir, { recursive: true, mode: DIR_MODE });
-    await cleanupManifest(db.dir);
-    const m = await loadManifest(db.dir);
+    await env.segmentStore.makeDir(db.segDir);
+    await cleanupManifest(env.segmentStore, db.dir);
+    const m = await loadManifest(env.segmentStore, db.dir);
     db.flushedLsn = m.flushedLsn;
     db.nextFileId = m.nextFileId;
     db.expiredBefore = m.expiredBefore;
@@ -214,15 +221,15 @@ export class DatabaseStore implements SegmentSet {
   async #openSegments(m: ManifestState): Promise<void> {
     const listed = new Set(m.segments.map((s) => segmentFileName(s.fileId)));
     // Files a crashed flush or compaction left behind: never listed, never read.
-    for (const name of await readdir(this.segDir)) {
+    for (const name of await this.segmentStore.list(this.segDir)) {
       if (listed.has(name)) continue;
-      await unlink(join(this.segDir, name));
+      await this.segmentStore.remove(join(this.segDir, name));
       this.log.info({ db: this.def.name, file: name }, 'removed an unlisted segment file');
     }
     for (const record of [...m.segments].sort((a, b) => a.minLsn - b.minLsn)) {
       const path = join(this.segDir, segmentFileName(record.fileId));
       try {
-        const reader = await SegmentReader.open(path, record.fileId, this.env.codecs, this.env.cache);
+        const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache);
         this.slots.push({ record, reader });
       } catch (e) {
         const error = e instanceof CorruptionError ? e : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
@@ -372,7 +379,7 @@ export class DatabaseStore implements SegmentSet {
         segments: slots.map((s) => s.record),
         tombstones: liveTombstones(this.tombstones, slots, frozen),
       };
-      await saveManifest(this.dir, state, change.fault);
+      await saveManifest(this.segmentStore, this.dir, state, change.fault);
       // The switch: synchronous, so no reader sees half of it.
       this.slots = slots;
       this.flushedLsn = flushedLsn;
@@ -382,7 +389,7 @@ export class DatabaseStore implements SegmentSet {
       for (const s of removed) s.reader?.retire();
       for (const s of expired) {
         s.reader?.retire();
-        await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+        await this.segmentStore.remove(this.segmentPath(s.record.fileId)).catch(() => undefined);
       }
     });
     this.#lock = run.catch(() => undefined);
@@ -432,7 +439,7 @@ export class DatabaseStore implements SegmentSet {
     if (this.expiredBefore !== null && bound <= this.expiredBefore) return false;
     const drop = this.slots.filter((s) => s.record.maxTs < bound);
     await this.commit({ remove: drop, expiredBefore: bound });
-    for (const s of drop) await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+    for (const s of drop) await this.segmentStore.remove(this.segmentPath(s.record.fileId)).catch(() => undefined);
     this.last.clear();
     if (drop.length > 0) this.log.info({ db: this.def.name, expiredBefore: String(bound), files: drop.map((s) => s.record.fileId) }, 'retention dropped expired partitions');
     return true;
@@ -462,7 +469,8 @@ export class DatabaseStore implements SegmentSet {
   /** Closes and deletes every file of the database (DROP DATABASE). */
   async destroy(): Promise<void> {
     await this.close();
-    await rm(this.dir, { recursive: true, force: true });
+    await this.segmentStore.removeDir(this.dir);
+    await rm(this.dir, { recursive: true, force: true }); // the WAL, and the folder itself
     await fsyncDir(join(this.env.dataDir, 'db')).catch(() => undefined);
   }
 
@@ -489,8 +497,8 @@ export class DatabaseStore implements SegmentSet {
     const path = this.segmentPath(slot.record.fileId);
     const kept = await this.env.quarantine.keepFile(path);
     await this.commit({ remove: [slot], require: [slot] });
-    await unlink(path);
-    await fsyncDir(this.segDir);
+    await this.segmentStore.remove(path);
+    await this.segmentStore.syncDir(this.segDir);
     this.env.quarantine.counts.quarantinedSegmentFiles++;
     this.last.clear(); // last points may have come from it (the series lists follow the view)
     this.log.warn({ db: this.def.name, file: this.env.quarantine.name(path), movedTo: kept, rows: slot.record.rows }, 'moved a damaged segment file to the quarantine folder; its rows are no longer served');
@@ -507,7 +515,7 @@ export class DatabaseStore implements SegmentSet {
   }
 
   syncSegmentDir(): Promise<void> {
-    return fsyncDir(this.segDir);
+    return this.segmentStore.syncDir(this.segDir);
   }
 
   trimWal(lsn: number): Promise<void> {
@@ -516,7 +524,7 @@ export class DatabaseStore implements SegmentSet {
 
   /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */
   async openSegment(record: SegmentRecord, keys?: readonly string[]): Promise<SegmentSlot> {
-    const reader = await SegmentReader.open(this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
+    const reader = await SegmentReader.open(this.segmentStore, this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
     if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
     return { record, reader };
   }

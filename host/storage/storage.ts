@@ -13,7 +13,7 @@
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { CorruptionError, UserError } from '../core/errors.js';
+import { bug, CorruptionError, UserError } from '../core/errors.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
 import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags } from './read/index.js';
@@ -25,7 +25,9 @@ import {
   type ColumnCodecs,
   partitionOverflows,
   retentionCutoff,
+  nodeSegmentStore,
   type SegmentSlot,
+  type SegmentStore,
   vnodeUnits,
 } from './segment/index.js';
 import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
@@ -69,6 +71,11 @@ export interface StorageOptions {
    * URL (tests running the TypeScript sources point it at dist/). Default: on this thread.
    */
   compactionThread?: boolean | URL;
+  /**
+   * Where segment files and manifests live (segment-store.ts); default the file system under
+   * dataDir. The compaction thread opens files through the file system, so it needs the default.
+   */
+  segmentStore?: SegmentStore;
   /** Decoded blocks kept in memory. */
   blockCacheBytes?: number;
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
@@ -141,6 +148,9 @@ export class Storage {
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread ?? false;
+    if (thread !== false && opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore) {
+      throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
+    }
     this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
 
@@ -195,6 +205,7 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
+        segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
         catalog: this.catalog,
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,

@@ -8,7 +8,7 @@ import { coreWasmBytes } from '../../cli/package-info.js';
 import { CorruptionError } from '../../core/errors.js';
 import { settleTypedArrayAssumptions } from '../../core/v8-typed-arrays.js';
 import { Core } from '../../core/wasm.js';
-import { BlockCache, type CachedBlock, SegmentReader, type SegmentSlot, storageCodecs } from '../segment/index.js';
+import { BlockCache, type CachedBlock, nodeSegmentStore, SegmentReader, type SegmentSlot, storageCodecs } from '../segment/index.js';
 import { writeCompaction } from './compaction.js';
 import type { CompactionReply, CompactionRequest } from './compactor.js';
 
@@ -28,8 +28,8 @@ port.postMessage({ ready: true } satisfies CompactionReply);
 async function run({ id, job }: CompactionRequest): Promise<CompactionReply> {
   const inputs: SegmentSlot[] = [];
   try {
-    for (const i of job.inputs) inputs.push({ record: i.record, reader: await SegmentReader.open(i.path, i.record.fileId, codecs, cache) });
-    const out = await writeCompaction(job, inputs, codecs);
+    for (const i of job.inputs) inputs.push({ record: i.record, reader: await SegmentReader.open(nodeSegmentStore, i.path, i.record.fileId, codecs, cache) });
+    const out = await writeCompaction(nodeSegmentStore, job, inputs, codecs);
     return { id, ok: true, out };
   } catch (e) {
     if (e instanceof CorruptionError) return { id, ok: false, error: { message: e.message, corrupt: { source: e.source, offset: e.offset, check: e.check } } };

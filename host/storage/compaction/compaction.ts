@@ -15,7 +15,6 @@
 // delete the inputs (compact:inputs-deleted). A crash before the manifest leaves an unlisted
 // file; after it, unlisted inputs; the next start deletes either.
 
-import { unlink } from 'node:fs/promises';
 import { CorruptionError } from '../../core/errors.js';
 import { tableById } from '../catalog.js';
 import { faultPoint } from '../fs/index.js';
@@ -28,6 +27,7 @@ import {
   type SegmentRecord,
   type SegmentSet,
   type SegmentSlot,
+  type SegmentStore,
   SegmentWriter,
   type SeriesColumn,
   type SeriesEntry,
@@ -277,6 +277,7 @@ export function compactionJob(db: SegmentSet, inputs: readonly SegmentSlot[], fi
  * awaited between blocks and series when it returns a promise (time-slice.ts).
  */
 export async function writeCompaction(
+  store: SegmentStore,
   job: CompactionJob,
   inputs: readonly SegmentSlot[],
   codecs: ColumnCodecs,
@@ -285,7 +286,7 @@ export async function writeCompaction(
 ): Promise<CompactionOutput | undefined> {
   const tombs = job.tombstones;
   const maxTomb = tombs.reduce((n, t) => Math.max(n, t.lsn), 0);
-  const w = await SegmentWriter.create(job.path, job.fileId, codecs, step, job.unitsPerSecond);
+  const w = await SegmentWriter.create(store, job.path, job.fileId, codecs, step, job.unitsPerSecond);
   try {
     for (const table of job.tables) {
       const { columns } = table;
@@ -348,7 +349,7 @@ export async function compact(db: SegmentSet, inputs: readonly SegmentSlot[], co
       closing();
     } else {
       const slicer = new TimeSlicer();
-      out = await writeCompaction(job, inputs, db.codecs, closing, () => slicer.step());
+      out = await writeCompaction(db.segmentStore, job, inputs, db.codecs, closing, () => slicer.step());
     }
     if (out !== undefined) {
       await db.syncSegmentDir();
@@ -362,14 +363,14 @@ export async function compact(db: SegmentSet, inputs: readonly SegmentSlot[], co
     // failed midway it may be named, and the next start sorts it out.
     if (!committing || e instanceof StaleChange || e instanceof ManifestNotSaved) {
       slot?.reader?.retire();
-      await unlink(db.segmentPath(fileId)).catch(() => undefined);
+      await db.segmentStore.remove(db.segmentPath(fileId)).catch(() => undefined);
     }
     if (e instanceof StaleChange) return;
     if (e instanceof CorruptionError) db.markDamaged(e);
     throw e;
   }
   faultPoint('compact:manifest-saved');
-  for (const s of inputs) await unlink(db.segmentPath(s.record.fileId)).catch(() => undefined);
+  for (const s of inputs) await db.segmentStore.remove(db.segmentPath(s.record.fileId)).catch(() => undefined);
   await db.syncSegmentDir();
   faultPoint('compact:inputs-deleted');
   db.log.info(

@@ -7,7 +7,6 @@
 // A crash before 3 leaves unlisted files (deleted at the next start) and the WAL intact; after 3,
 // the WAL records up to flushedLsn are skipped by the replay. Nothing is lost or read twice.
 
-import { unlink } from 'node:fs/promises';
 import type { TableDef } from '../catalog.js';
 import { tableById } from '../catalog.js';
 import { faultPoint } from '../fs/index.js';
@@ -163,7 +162,7 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
   try {
     for (const [start, items] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const fileId = db.allocateFileId();
-      const w = await SegmentWriter.create(db.segmentPath(fileId), fileId, db.codecs, step, unitsPerSecond(db.def.options.precision));
+      const w = await SegmentWriter.create(db.segmentStore, db.segmentPath(fileId), fileId, db.codecs, step, unitsPerSecond(db.def.options.precision));
       try {
         w.expectSeries(items.length, keyChars(items));
         const memo: ColumnsMemo = { table: undefined, columns: [] };
@@ -189,7 +188,7 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
     }
     if (records.length > 0) await db.syncSegmentDir();
   } catch (e) {
-    for (const r of records) await unlink(db.segmentPath(r.fileId)).catch(() => undefined);
+    for (const r of records) await db.segmentStore.remove(db.segmentPath(r.fileId)).catch(() => undefined);
     if (e instanceof FlushAborted) return;
     throw e;
   }
@@ -204,7 +203,7 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
     // and delete them when the old manifest surely stands.
     for (const s of slots) s.reader?.retire();
     if (e instanceof ManifestNotSaved || slots.length < records.length) {
-      for (const r of records) await unlink(db.segmentPath(r.fileId)).catch(() => undefined);
+      for (const r of records) await db.segmentStore.remove(db.segmentPath(r.fileId)).catch(() => undefined);
     }
     throw e;
   }

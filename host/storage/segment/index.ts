@@ -18,5 +18,8 @@ export {
 export { partitionOverflows, partitionStart, partitionUnits, retentionCutoff, unitsPerSecond, vnodeUnits } from './partition.js';
 export { PACK_SERIES_ROWS, type RowGroup, type SegmentMeta, type SeriesColumn, type SeriesEntry } from './segment-format.js';
 export { type CachedBlock, segmentDisplayName, SegmentReader, type SegmentSeries } from './segment-reader.js';
+export { MemorySegmentStore } from './memory-segment-store.js';
+export { nodeSegmentStore } from './node-segment-store.js';
 export { type Change, type SegmentSet, type SegmentSlot, StaleChange } from './segment-set.js';
+export type { SegmentFileReader, SegmentFileWriter, SegmentStore } from './segment-store.js';
 export { SegmentWriter, type WriteColumn } from './segment-writer.js';

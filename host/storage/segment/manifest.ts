@@ -4,11 +4,10 @@
 // directory): a segment file exists before the manifest names it, and a manifest change is the
 // single instant at which a flush or compaction takes effect.
 
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CorruptionError } from '../../core/errors.js';
-import { type FaultPoint, faultPoint, FILE_MODE, fsyncDir } from '../fs/index.js';
+import { type FaultPoint, faultPoint } from '../fs/index.js';
 import type { SegmentMeta } from './segment-format.js';
+import type { SegmentStore } from './segment-store.js';
 
 const FILE = 'manifest.json';
 const FORMAT = 'sundial-manifest';
@@ -71,15 +70,10 @@ export const EMPTY_MANIFEST: Readonly<ManifestState> = { flushedLsn: 0, nextFile
 export const segmentFileName = (fileId: number): string => String(fileId).padStart(12, '0') + '.seg';
 
 /** Loads the manifest of the database in `dir`; a missing file is an empty database. */
-export async function loadManifest(dir: string): Promise<ManifestState> {
-  const path = join(dir, FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY_MANIFEST) as ManifestState;
-    throw e;
-  }
+export async function loadManifest(store: SegmentStore, dir: string): Promise<ManifestState> {
+  const path = `${dir}/${FILE}`;
+  const text = await store.readText(path);
+  if (text === undefined) return structuredClone(EMPTY_MANIFEST) as ManifestState;
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text) as Record<string, unknown>;
@@ -136,7 +130,7 @@ export class ManifestNotSaved extends Error {
 }
 
 /** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
-export async function saveManifest(dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
+export async function saveManifest(store: SegmentStore, dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
   const doc = {
     format: FORMAT,
     version: VERSION,
@@ -152,26 +146,26 @@ export async function saveManifest(dir: string, state: ManifestState, fault?: Fa
     })),
     tombstones: state.tombstones.map((t) => ({ ...t, minTs: String(t.minTs), maxTs: String(t.maxTs) })),
   };
-  const path = join(dir, FILE);
+  const path = `${dir}/${FILE}`;
   const tmp = path + '.tmp';
   try {
-    const fh = await open(tmp, 'w', FILE_MODE);
+    const file = await store.create(tmp);
     try {
-      await fh.writeFile(JSON.stringify(doc) + '\n', 'utf8');
-      await fh.sync();
+      await file.write([new TextEncoder().encode(JSON.stringify(doc) + '\n')], 0);
+      await file.sync();
     } finally {
-      await fh.close();
+      await file.close();
     }
     if (fault !== undefined) faultPoint(fault);
-    await rename(tmp, path);
+    await store.rename(tmp, path);
   } catch (e) {
-    await unlink(tmp).catch(() => undefined);
+    await store.remove(tmp).catch(() => undefined);
     throw new ManifestNotSaved(`saving ${path} failed: ${(e as Error).message}`, { cause: e });
   }
-  await fsyncDir(dir);
+  await store.syncDir(dir);
 }
 
 /** Removes a leftover temporary manifest of an interrupted save. */
-export async function cleanupManifest(dir: string): Promise<void> {
-  await unlink(join(dir, FILE + '.tmp')).catch(() => undefined);
+export async function cleanupManifest(store: SegmentStore, dir: string): Promise<void> {
+  await store.remove(`${dir}/${FILE}.tmp`).catch(() => undefined);
 }

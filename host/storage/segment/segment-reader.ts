@@ -7,7 +7,6 @@
 // scan (`acquire`/`release`); a compaction `retire`s it and the last release closes it, so a
 // query never sees a file vanish under it.
 
-import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { decompress } from 'zstd-napi';
 import { bug, CorruptionError } from '../../core/errors.js';
@@ -17,6 +16,7 @@ import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.j
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
 import { decodePages, type PageStats } from './page-stats.js';
 import { decodeIndex, IndexError } from './segment-index.js';
+import type { SegmentFileReader, SegmentStore } from './segment-store.js';
 import {
   type ColumnData,
   copyValue,
@@ -78,7 +78,8 @@ export class SegmentReader {
   readonly bytes: number;
   /** Series of each table, sorted by key. */
   readonly tables: ReadonlyMap<number, readonly SegmentSeries[]>;
-  readonly #fh: FileHandle;
+  readonly #file: SegmentFileReader;
+  readonly #store: SegmentStore;
   readonly #codecs: ColumnCodecs;
   readonly #cache: BlockCache<CachedBlock>;
   readonly #uid = nextUid++;
@@ -89,9 +90,10 @@ export class SegmentReader {
   #packMemo: PackMemo | undefined;
 
   private constructor(
+    store: SegmentStore,
     path: string,
     fileId: number,
-    fh: FileHandle,
+    file: SegmentFileReader,
     bytes: number,
     meta: SegmentMeta,
     tables: Map<number, SegmentSeries[]>,
@@ -101,7 +103,8 @@ export class SegmentReader {
     this.path = path;
     this.name = segmentDisplayName(path);
     this.fileId = fileId;
-    this.#fh = fh;
+    this.#store = store;
+    this.#file = file;
     this.bytes = bytes;
     this.meta = meta;
     this.tables = tables;
@@ -110,21 +113,28 @@ export class SegmentReader {
   }
 
   /** `keys`: the series keys in index order from the file's writer (SegmentWriter.finish), if at hand. */
-  static async open(path: string, fileId: number, codecs: ColumnCodecs, cache: BlockCache<CachedBlock>, keys?: readonly string[]): Promise<SegmentReader> {
-    const fh = await open(path, 'r');
+  static async open(
+    store: SegmentStore,
+    path: string,
+    fileId: number,
+    codecs: ColumnCodecs,
+    cache: BlockCache<CachedBlock>,
+    keys?: readonly string[],
+  ): Promise<SegmentReader> {
+    const fh = await store.openRead(path);
     try {
-      const size = (await fh.stat()).size;
+      const size = fh.size;
       const fail = (offset: number, check: string): never => {
         throw new CorruptionError(segmentDisplayName(path), offset, check);
       };
       if (size < TRAILER_BYTES + 16) fail(0, `file of ${size} bytes is too short for a segment`);
-      const tb = await readExactly(fh, size - TRAILER_BYTES, TRAILER_BYTES);
+      const tb = await fh.read(size - TRAILER_BYTES, TRAILER_BYTES);
       const trailer = decodeTrailer(tb, size);
       if (typeof trailer === 'string') fail(size - TRAILER_BYTES, trailer);
       const t = trailer as Exclude<typeof trailer, string>;
       const tcrc = crc32(tb.subarray(0, 28));
       if (tcrc !== t.trailerCrc) fail(size - TRAILER_BYTES, `trailer checksum mismatch: stored 0x${t.trailerCrc.toString(16)}, computed 0x${tcrc.toString(16)}`);
-      const stored = await readExactly(fh, t.indexOffset, t.indexLength);
+      const stored = await fh.read(t.indexOffset, t.indexLength);
       const icrc = crc32(stored);
       if (icrc !== t.indexCrc) fail(t.indexOffset, `index checksum mismatch: stored 0x${t.indexCrc.toString(16)}, computed 0x${icrc.toString(16)}`);
       let index = stored;
@@ -149,7 +159,7 @@ export class SegmentReader {
         if (list === undefined) tables.set(s.tableId, (list = []));
         list.push(s);
       }
-      return new SegmentReader(path, fileId, fh, size, dir!.meta, tables, codecs, cache);
+      return new SegmentReader(store, path, fileId, fh, size, dir!.meta, tables, codecs, cache);
     } catch (e) {
       await fh.close();
       throw e;
@@ -174,7 +184,7 @@ export class SegmentReader {
     if (--this.#refs === 0) {
       this.#closed = true;
       this.#cache.dropPrefix(this.#uid + ':');
-      void this.#fh.close().catch(() => undefined);
+      void this.#file.close().catch(() => undefined);
     }
   }
 
@@ -192,13 +202,13 @@ export class SegmentReader {
    */
   async #blockBytes(ref: BlockRef, cache: boolean): Promise<Uint8Array> {
     const start = Math.floor(ref.offset / WINDOW_BYTES) * WINDOW_BYTES;
-    if (!cache || ref.offset + ref.length > start + WINDOW_BYTES) return readExactly(this.#fh, ref.offset, ref.length);
+    if (!cache || ref.offset + ref.length > start + WINDOW_BYTES) return this.#file.read(ref.offset, ref.length);
     const key = this.#uid + ':w' + start;
     let window = this.#cache.get(key) as Uint8Array | undefined;
     if (window === undefined) {
       const length = Math.min(WINDOW_BYTES, this.bytes - start);
-      if (!this.#cache.fits(length + 64)) return readExactly(this.#fh, ref.offset, ref.length);
-      window = await readExactly(this.#fh, start, length);
+      if (!this.#cache.fits(length + 64)) return this.#file.read(ref.offset, ref.length);
+      window = await this.#file.read(start, length);
       this.#cache.set(key, window, window.byteLength + 64);
     }
     return window.subarray(ref.offset - start, ref.offset - start + ref.length);
@@ -406,7 +416,7 @@ export class SegmentReader {
   async verify(): Promise<CorruptionError[]> {
     if (this.#closed) throw bug(`segment ${this.path} verified after it was closed`);
     try {
-      (await SegmentReader.open(this.path, this.fileId, this.#codecs, this.#cache)).retire();
+      (await SegmentReader.open(this.#store, this.path, this.fileId, this.#codecs, this.#cache)).retire();
     } catch (e) {
       if (e instanceof CorruptionError) return [e];
       throw e;
@@ -467,15 +477,4 @@ function estimateBytes(col: DecodedColumn, rows: number): number {
   let n = Array.isArray(v) ? rows * 16 : v.byteLength;
   if (Array.isArray(v)) for (const s of v) n += s.length * 2;
   return n + (col.validity?.byteLength ?? 0) + 64;
-}
-
-async function readExactly(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
-  let got = 0;
-  while (got < length) {
-    const { bytesRead } = await fh.read(out, got, length - got, position + got);
-    if (bytesRead === 0) throw new Error(`file ends after ${position + got} bytes, ${length - got} more wanted`);
-    got += bytesRead;
-  }
-  return out;
 }

@@ -11,6 +11,7 @@ import type { FaultPoint } from '../fs/index.js';
 import type { SegmentRecord, Tombstone } from './manifest.js';
 import type { Memtable } from '../memtable/index.js';
 import type { SegmentReader } from './segment-reader.js';
+import type { SegmentStore } from './segment-store.js';
 
 /**
  * A segment the manifest lists; `reader` is undefined when the file failed to open. `error` is
@@ -57,6 +58,8 @@ export interface SegmentSet {
   readonly def: DatabaseDef;
   readonly log: Logger;
   readonly codecs: ColumnCodecs;
+  /** Where the files are written (at `segmentPath`) and removed. */
+  readonly segmentStore: SegmentStore;
   /** The catalog's version: what compaction found clean stays clean until it changes. */
   readonly catalogVersion: number;
   /** Listed files, sorted by minLsn: the order in which their data was written. */

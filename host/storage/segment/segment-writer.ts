@@ -10,7 +10,6 @@
 // Call order: `create`, `addSeries` in increasing (table id, series key) order, then `finish`
 // or `abort`.
 
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { compress } from 'zstd-napi';
 import { bug } from '../../core/errors.js';
@@ -18,7 +17,7 @@ import { floorDiv } from '../../core/precision.js';
 import { ValueType, type FieldType } from '../../core/write-batch.js';
 import { computeStats, presentStats } from './block-stats.js';
 import type { ColumnCodecs } from './column-codecs.js';
-import { type FaultPoint, faultPoint, FILE_MODE } from '../fs/index.js';
+import { type FaultPoint, faultPoint } from '../fs/index.js';
 import {
   BLOCK_ROWS,
   columnBlock,
@@ -39,6 +38,7 @@ import {
 } from './segment-format.js';
 import { encodePages, pageAlignedBounds, pageWidth } from './page-stats.js';
 import { IndexBuilder } from './segment-index.js';
+import type { SegmentFileWriter, SegmentStore } from './segment-store.js';
 import {
   allocValues,
   copyValue,
@@ -104,7 +104,8 @@ function rowScratch(n: number): Int32Array {
 export class SegmentWriter {
   readonly path: string;
   readonly #tmp: string;
-  readonly #fh: FileHandle;
+  readonly #store: SegmentStore;
+  readonly #file: SegmentFileWriter;
   readonly #codecs: ColumnCodecs;
   readonly #index = new IndexBuilder();
   #pending: Uint8Array[] = [];
@@ -129,10 +130,11 @@ export class SegmentWriter {
    */
   #spare: { columns: readonly WriteColumn[]; values: PackValues[] } | undefined;
 
-  private constructor(path: string, fh: FileHandle, codecs: ColumnCodecs) {
+  private constructor(store: SegmentStore, path: string, file: SegmentFileWriter, codecs: ColumnCodecs) {
     this.path = path;
     this.#tmp = path + '.tmp';
-    this.#fh = fh;
+    this.#store = store;
+    this.#file = file;
     this.#codecs = codecs;
   }
 
@@ -141,9 +143,16 @@ export class SegmentWriter {
    * `unitsPerSecond` of the database precision places page boundaries (page-stats.ts); without
    * it groups get no pages.
    */
-  static async create(path: string, fileId: number, codecs: ColumnCodecs, step?: () => Promise<void> | undefined, unitsPerSecond?: bigint): Promise<SegmentWriter> {
-    const fh = await open(path + '.tmp', 'w', FILE_MODE);
-    const w = new SegmentWriter(path, fh, codecs);
+  static async create(
+    store: SegmentStore,
+    path: string,
+    fileId: number,
+    codecs: ColumnCodecs,
+    step?: () => Promise<void> | undefined,
+    unitsPerSecond?: bigint,
+  ): Promise<SegmentWriter> {
+    const file = await store.create(path + '.tmp');
+    const w = new SegmentWriter(store, path, file, codecs);
     w.#step = step;
     w.#unitsPerSecond = unitsPerSecond;
     w.#push(encodeHeader(fileId));
@@ -175,13 +184,7 @@ export class SegmentWriter {
     this.#pending = [];
     const bytes = this.#pendingBytes;
     this.#pendingBytes = 0;
-    const start = this.#offset - bytes;
-    let written = 0;
-    while (written < bytes) {
-      const rest = sliceParts(parts, written);
-      const { bytesWritten } = await this.#fh.writev(rest, start + written);
-      written += bytesWritten;
-    }
+    await this.#file.write(parts, this.#offset - bytes);
   }
 
   #block(bytes: Uint8Array): BlockRef {
@@ -444,18 +447,18 @@ export class SegmentWriter {
     this.#push(trailer);
     this.#offset += trailer.length;
     await this.#drain();
-    await this.#fh.sync();
-    await this.#fh.close();
+    await this.#file.sync();
+    await this.#file.close();
     faultPoint(fault.written);
-    await rename(this.#tmp, this.path);
+    await this.#store.rename(this.#tmp, this.path);
     faultPoint(fault.renamed);
     return { meta: full, bytes: this.#offset, keys: this.#keys };
   }
 
   /** Closes and deletes the temporary file. */
   async abort(): Promise<void> {
-    await this.#fh.close().catch(() => undefined);
-    await unlink(this.#tmp).catch(() => undefined);
+    await this.#file.close().catch(() => undefined);
+    await this.#store.remove(this.#tmp).catch(() => undefined);
   }
 }
 
@@ -464,19 +467,6 @@ function sameColumns(a: readonly WriteColumn[], b: readonly WriteColumn[]): bool
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || a[i]!.type !== b[i]!.type || a[i]!.codec !== b[i]!.codec) return false;
   return true;
-}
-
-function sliceParts(parts: Uint8Array[], skip: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const p of parts) {
-    if (skip >= p.length) {
-      skip -= p.length;
-      continue;
-    }
-    out.push(skip > 0 ? p.subarray(skip) : p);
-    skip = 0;
-  }
-  return out;
 }
 
 /** Pack-sized values of a column of `type` (PackTarget: STRING as UTF-8). */

@@ -10,6 +10,7 @@ import { segmentDisplayName as rel } from '../../../host/storage/segment/segment
 import { BlockCache } from '../../../host/storage/segment/block-cache.js';
 import { storageCodecs } from '../../../host/storage/segment/codecs.js';
 import { SegmentReader } from '../../../host/storage/segment/segment-reader.js';
+import { nodeSegmentStore } from '../../../host/storage/segment/node-segment-store.js';
 import { loadCore } from '../../support/core.js';
 import { mulberry32 } from '../../support/rng.js';
 import { batch, dbl, dump, flip, int, openStore, str, type Row, type TestStore } from '../support.js';
@@ -81,7 +82,7 @@ describe('compaction on its own thread', () => {
     const dir = join(s.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
     const table = s.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
-    const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
     const entry = reader.tables.get(table.id)![0]!;
     const sAt = entry.groups[0]!.columns[entry.columns.findIndex((c) => c.id === table.fields.find((f) => f.name === 's')!.id)]!.offset;
     reader.retire();

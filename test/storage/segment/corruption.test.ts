@@ -13,6 +13,7 @@ import { BlockCache } from '../../../host/storage/segment/block-cache.js';
 import { storageCodecs } from '../../../host/storage/segment/codecs.js';
 import { loadCore } from '../../support/core.js';
 import { SegmentReader } from '../../../host/storage/segment/segment-reader.js';
+import { nodeSegmentStore } from '../../../host/storage/segment/node-segment-store.js';
 import { writeLp } from '../../support/http.js';
 import { startServer } from '../../support/server.js';
 import { batch, dbl, dump, flip, openStore, type TestStore } from '../support.js';
@@ -46,7 +47,7 @@ describe('corrupt segment files', () => {
     const [week0] = await setup(store);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const vId = table.fields.find((f) => f.name === 'v')!.id;
-    const reader = await SegmentReader.open(week0!, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(nodeSegmentStore, week0!, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
     const a = reader.tables.get(table.id)!.find((e) => e.tags[0]![1] === 'a')!;
     const vAt = a.groups[0]!.columns[a.columns.findIndex((c) => c.id === vId)]!.offset;
     reader.retire();
@@ -84,7 +85,7 @@ describe('corrupt segment files', () => {
     const dir = join(store.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
-    const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
     const series = reader.tables.get(table.id)!;
     const vId = table.fields.find((f) => f.name === 'v')!.id;
     const group = series[0]!.groups[0]!;
@@ -109,7 +110,7 @@ describe('corrupt segment files', () => {
     await store.storage.flushAll();
     const dir = join(store.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
-    const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
     const pages = reader.tables.values().next().value![0]!.groups[0]!.pages!;
     reader.retire();
     await store.reopen();

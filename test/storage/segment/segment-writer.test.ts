@@ -16,6 +16,7 @@ import { storageCodecs } from '../../../host/storage/segment/codecs.js';
 import { writeColumns } from '../../../host/storage/compaction/flush.js';
 import { Memtable } from '../../../host/storage/memtable/memtable.js';
 import { SegmentReader, type CachedBlock } from '../../../host/storage/segment/segment-reader.js';
+import { nodeSegmentStore } from '../../../host/storage/segment/node-segment-store.js';
 import { SegmentWriter } from '../../../host/storage/segment/segment-writer.js';
 import type { SeriesRows } from '../../../host/storage/series/series-data.js';
 import { loadCore } from '../../support/core.js';
@@ -58,11 +59,11 @@ describe('segment writer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sundial-test-writer-'));
     try {
       const path = join(dir, '1.seg');
-      const w = await SegmentWriter.create(path, 1, codecs);
+      const w = await SegmentWriter.create(nodeSegmentStore, path, 1, codecs);
       const columns = writeColumns(table);
       for (const sb of series) await w.addSeries(table.id, sb.key, sb, columns, table.timeCodec);
       const { keys } = await w.finish({ partitionStart: 0n, partitionEnd: 1n << 60n, minLsn: 1, maxLsn: lsn, cleanLsn: lsn }, { written: 'flush:segment-written', renamed: 'flush:segment-renamed' });
-      const reader = await SegmentReader.open(path, 1, codecs, new BlockCache<CachedBlock>(1 << 20), keys);
+      const reader = await SegmentReader.open(nodeSegmentStore, path, 1, codecs, new BlockCache<CachedBlock>(1 << 20), keys);
       const entries = reader.tables.get(table.id)!;
       expect(entries.length).toBe(series.length);
       expect(new Set(entries.map((e) => e.groups[0]!.pack)).size).toBe(1);
