@@ -54,6 +54,7 @@ import {
   RecordType,
   splitBatches,
   Wal,
+  type WalFiles,
 } from './wal/index.js';
 
 export interface DatabaseEnv {
@@ -63,6 +64,8 @@ export interface DatabaseEnv {
   cache: BlockCache<CachedBlock>;
   /** Where segment files and the manifest live (the WAL is a file of its own: wal.ts). */
   segmentStore: SegmentStore;
+  /** Where the WAL's segment files live. */
+  walFiles: WalFiles;
   catalog: Catalog;
   walSegmentBytes: number;
   walSync: boolean;
@@ -174,7 +177,7 @@ export class DatabaseStore implements SegmentSet {
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
     db.wal = await Wal.open(
-      { dir: join(db.dir, 'wal'), segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
+      { dir: join(db.dir, 'wal'), files: env.walFiles, segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
       m.flushedLsn,
       (lsn, type, payload) => {
         records++;

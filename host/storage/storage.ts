@@ -47,7 +47,7 @@ import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
-import { WalFailure } from './wal/index.js';
+import { nodeWalFiles, WalFailure } from './wal/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -206,6 +206,7 @@ export class Storage {
         codecs: this.#codecs,
         cache: this.#cache,
         segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
+        walFiles: nodeWalFiles,
         catalog: this.catalog,
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,

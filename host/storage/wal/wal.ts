@@ -11,16 +11,18 @@
 // Call order: `Wal.open` (replays through the callback), then `append` any number of times,
 // `removeSegmentsBefore` after the data of older records is durable elsewhere, `close` last.
 
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { bug } from '../../core/errors.js';
-import { DIR_MODE, failurePoint, FILE_MODE, fsyncDir, type Quarantine } from '../fs/index.js';
+import { failurePoint, type Quarantine } from '../fs/index.js';
+import type { WalFile, WalFiles } from './wal-files.js';
 import { walkSegment } from './wal-scan.js';
 import { encodeRecordHeader, encodeSegmentHeader, SEGMENT_HEADER_BYTES, type RecordType } from './wal-record.js';
 
 export interface WalOptions {
   dir: string;
+  /** Where the segment files live (wal-files.ts; nodeWalFiles on the file system). */
+  files: WalFiles;
   /** Close a segment and start the next once it reaches this size. */
   segmentBytes: number;
   /** fsync before an append resolves. */
@@ -85,7 +87,7 @@ const segmentName = (firstLsn: number): string => String(firstLsn).padStart(20, 
 export class Wal {
   readonly #opts: WalOptions;
   #segments: Segment[] = [];
-  #fh: FileHandle | undefined;
+  #fh: WalFile | undefined;
   /** Bytes of the current segment that are durable (records are only ever written after them). */
   #size = 0;
   /** LSN of the next record to reach the file; records get their LSN when their group is written. */
@@ -125,8 +127,9 @@ export class Wal {
    * of the last segment is cut. Appends go to a new segment when the last one is damaged.
    */
   static async open(opts: WalOptions, afterLsn: number, replay: ReplayFn): Promise<Wal> {
-    await mkdir(opts.dir, { recursive: true, mode: DIR_MODE });
-    const names = (await readdir(opts.dir)).filter((n) => /^\d{20}\.wal$/.test(n)).sort();
+    const files = opts.files;
+    await files.makeDir(opts.dir);
+    const names = (await files.list(opts.dir)).filter((n) => /^\d{20}\.wal$/.test(n)).sort();
     const segments: Segment[] = names.map((n) => ({ firstLsn: Number(n.slice(0, 20)), path: join(opts.dir, n) }));
     const q = opts.quarantine;
     const log = opts.logger;
@@ -153,7 +156,7 @@ export class Wal {
       // Records at or above the next segment's first LSN are void: the log moved on to the next
       // segment after they failed, reusing their LSNs.
       const bound = segments[i + 1]?.firstLsn ?? Infinity;
-      const buf = await readAligned(seg.path);
+      const buf = await readAligned(files, seg.path);
       if (seg.firstLsn > expected) gap(file, 0, expected, seg.firstLsn - 1);
       expected = Math.max(expected, seg.firstLsn);
       let size = buf.length;
@@ -179,7 +182,7 @@ export class Wal {
           // A write cut short by a crash: it was never acknowledged. Cut it off so that appends follow the last intact record.
           q.counts.walTornTails++;
           log.warn({ file, offset: ev.start, bytes: ev.end - ev.start, reason: ev.reason }, 'WAL: cut the torn tail of the last segment');
-          await truncateFile(seg.path, ev.start);
+          await truncateFile(files, seg.path, ev.start);
           size = ev.start;
           continue;
         }
@@ -211,12 +214,12 @@ export class Wal {
     const last = segments.at(-1);
     if (last !== undefined && lastSize < SEGMENT_HEADER_BYTES) {
       // Not even a header survived (a crash while the segment was created): nothing to keep.
-      await unlink(last.path);
+      await files.remove(last.path);
       segments.pop();
     }
     const tail = segments.at(-1);
     if (tail !== undefined && tail === last && !lastDamaged && lastSize < opts.segmentBytes) {
-      wal.#fh = await open(tail.path, 'r+');
+      wal.#fh = await files.openAppend(tail.path);
       wal.#size = lastSize;
     } else {
       try {
@@ -270,7 +273,7 @@ export class Wal {
           await this.#startSegment(this.#nextLsn, false);
         } else {
           const fh = this.#fh!;
-          await writeAll(fh, [new Uint8Array(PROBE_BYTES)], this.#size);
+          await fh.write([new Uint8Array(PROBE_BYTES)], this.#size);
           await fh.datasync();
           await fh.truncate(this.#size);
           await fh.datasync();
@@ -358,7 +361,7 @@ export class Wal {
     let step: 'write' | 'fsync' = 'write';
     try {
       failurePoint('wal:write');
-      await writeAll(fh, buffers, this.#size);
+      await fh.write(buffers, this.#size);
       step = 'fsync';
       if (this.#opts.sync) {
         failurePoint('wal:fsync');
@@ -428,22 +431,23 @@ export class Wal {
       await old?.close().catch(() => undefined);
       this.#fh = undefined;
       this.#segments.pop();
-      await unlink(path).catch((e: NodeJS.ErrnoException) => {
+      await this.#opts.files.remove(path).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'ENOENT') throw e;
       });
     } else if (old !== undefined && syncOld) {
       await old.datasync();
     }
-    let fh: FileHandle | undefined;
+    const files = this.#opts.files;
+    let fh: WalFile | undefined;
     try {
-      fh = await open(path, 'w+', FILE_MODE);
+      fh = await files.create(path);
       failurePoint('wal:segment');
-      await fh.write(encodeSegmentHeader(firstLsn), 0, SEGMENT_HEADER_BYTES, 0);
+      await fh.write([encodeSegmentHeader(firstLsn)], 0);
       await fh.datasync();
-      await fsyncDir(this.#opts.dir);
+      await files.syncDir(this.#opts.dir);
     } catch (e) {
       await fh?.close().catch(() => undefined);
-      await unlink(path).catch(() => undefined);
+      await files.remove(path).catch(() => undefined);
       throw e;
     }
     if (this.#fh !== undefined) await this.#fh.close().catch(() => undefined);
@@ -481,9 +485,9 @@ export class Wal {
     await this.#rolled;
     while (this.#segments.length > 1 && this.#segments[1]!.firstLsn <= lsn + 1) {
       const seg = this.#segments.shift()!;
-      await unlink(seg.path);
+      await this.#opts.files.remove(seg.path);
     }
-    await fsyncDir(this.#opts.dir);
+    await this.#opts.files.syncDir(this.#opts.dir);
   }
 
   /**
@@ -501,7 +505,7 @@ export class Wal {
       const file = this.#opts.quarantine.name(seg.path);
       let buf: Uint8Array;
       try {
-        buf = await readAligned(seg.path);
+        buf = await readAligned(this.#opts.files, seg.path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // trimmed meanwhile
         throw e;
@@ -536,41 +540,20 @@ export class Wal {
 }
 
 /** Reads a whole file into a buffer whose byteOffset is 0, so payloads stay 8-aligned. */
-async function readAligned(path: string): Promise<Uint8Array> {
-  const b = await readFile(path);
+async function readAligned(files: WalFiles, path: string): Promise<Uint8Array> {
+  const b = await files.readAll(path);
   if (b.byteOffset % 8 === 0) return b;
   const copy = new Uint8Array(b.length);
   copy.set(b);
   return copy;
 }
 
-async function truncateFile(path: string, size: number): Promise<void> {
-  const fh = await open(path, 'r+');
+async function truncateFile(files: WalFiles, path: string, size: number): Promise<void> {
+  const fh = await files.openAppend(path);
   try {
     await fh.truncate(size);
     await fh.datasync();
   } finally {
     await fh.close();
-  }
-}
-
-async function writeAll(fh: FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
-  let pos = position;
-  let rest = buffers;
-  // writev may write less than asked (e.g. interrupted); loop until everything is down.
-  while (rest.length > 0) {
-    const { bytesWritten } = await fh.writev(rest, pos);
-    pos += bytesWritten;
-    let skip = bytesWritten;
-    const next: Uint8Array[] = [];
-    for (const b of rest) {
-      if (skip >= b.length) {
-        skip -= b.length;
-        continue;
-      }
-      next.push(skip > 0 ? b.subarray(skip) : b);
-      skip = 0;
-    }
-    rest = next;
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { injectFailure } from '../../../host/storage/fs/fault-points.js';
 import { Quarantine } from '../../../host/storage/fs/quarantine.js';
+import { nodeWalFiles } from '../../../host/storage/wal/node-wal-files.js';
 import { Wal, WalFailure } from '../../../host/storage/wal/wal.js';
 import { encodeRecordHeader, encodeSegmentHeader, RecordType, SEGMENT_HEADER_BYTES } from '../../../host/storage/wal/wal-record.js';
 import { recordingLogger } from '../../support/logger.js';
@@ -38,7 +39,7 @@ async function openWal(segmentBytes = 1 << 20, afterLsn = 0): Promise<Opened> {
   const { logger, lines } = recordingLogger();
   const seen: Opened['seen'] = [];
   const quarantine = new Quarantine(root, logger);
-  const wal = await Wal.open({ dir, segmentBytes, sync: true, logger, quarantine, probeIntervalMs: 0 }, afterLsn, (lsn, _type, p) =>
+  const wal = await Wal.open({ dir, files: nodeWalFiles, segmentBytes, sync: true, logger, quarantine, probeIntervalMs: 0 }, afterLsn, (lsn, _type, p) =>
     seen.push({ lsn, first: new DataView(p.buffer, p.byteOffset).getUint32(0, true), length: p.length }),
   );
   return { wal, seen, lines, counts: quarantine.counts };
