@@ -1,7 +1,7 @@
 // Small durable-filesystem helpers shared by the catalog store, the WAL and segment files, and
 // the modes every file and directory of the data directory is created with.
 
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /**
  * Mode of every file the storage creates: owner read and write only. The catalog holds password
@@ -22,5 +22,26 @@ export async function fsyncDir(dir: string): Promise<void> {
     await fh.sync();
   } finally {
     await fh.close();
+  }
+}
+
+/** Writes `chunks` one after another from `position`: writev may write less than asked (interrupted), so it loops until all is down. */
+export async function writeAllAt(fh: FileHandle, chunks: readonly Uint8Array[], position: number): Promise<void> {
+  let pos = position;
+  let rest = chunks;
+  while (rest.length > 0) {
+    const { bytesWritten } = await fh.writev(rest, pos);
+    pos += bytesWritten;
+    let skip = bytesWritten;
+    const next: Uint8Array[] = [];
+    for (const b of rest) {
+      if (skip >= b.length) {
+        skip -= b.length;
+        continue;
+      }
+      next.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+    rest = next;
   }
 }

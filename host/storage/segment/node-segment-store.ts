@@ -2,7 +2,7 @@
 // created with the data directory's modes (fs-util.ts), durable by fsync of file and folder.
 
 import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
-import { DIR_MODE, FILE_MODE, fsyncDir } from '../fs/index.js';
+import { DIR_MODE, FILE_MODE, fsyncDir, writeAllAt } from '../fs/index.js';
 import type { SegmentFileReader, SegmentFileWriter, SegmentStore } from './segment-store.js';
 
 export const nodeSegmentStore: SegmentStore = {
@@ -46,15 +46,7 @@ export const nodeSegmentStore: SegmentStore = {
   async create(path): Promise<SegmentFileWriter> {
     const fh = await open(path, 'w', FILE_MODE);
     return {
-      async write(chunks, position) {
-        let bytes = 0;
-        for (const c of chunks) bytes += c.length;
-        let written = 0;
-        while (written < bytes) {
-          const { bytesWritten } = await fh.writev(sliceParts(chunks, written), position + written);
-          written += bytesWritten;
-        }
-      },
+      write: (chunks, position) => writeAllAt(fh, chunks, position),
       sync: () => fh.sync(),
       close: () => fh.close(),
     };
@@ -74,17 +66,3 @@ export const nodeSegmentStore: SegmentStore = {
   removeDir: (dir) => rm(dir, { recursive: true, force: true }),
   syncDir: (dir) => fsyncDir(dir),
 };
-
-/** `parts` without their first `skip` bytes (what a short writev left to write). */
-function sliceParts(parts: readonly Uint8Array[], skip: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const p of parts) {
-    if (skip >= p.length) {
-      skip -= p.length;
-      continue;
-    }
-    out.push(skip > 0 ? p.subarray(skip) : p);
-    skip = 0;
-  }
-  return out;
-}

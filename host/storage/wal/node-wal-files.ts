@@ -1,7 +1,7 @@
 // The WAL's files on the local file system (node:fs), created with the data directory's modes.
 
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
-import { DIR_MODE, FILE_MODE, fsyncDir } from '../fs/index.js';
+import { DIR_MODE, FILE_MODE, fsyncDir, writeAllAt } from '../fs/index.js';
 import type { WalFile, WalFiles } from './wal-files.js';
 
 export const nodeWalFiles: WalFiles = {
@@ -18,30 +18,9 @@ export const nodeWalFiles: WalFiles = {
 
 function walFile(fh: FileHandle): WalFile {
   return {
-    write: (chunks, position) => writeAll(fh, chunks, position),
+    write: (chunks, position) => writeAllAt(fh, chunks, position),
     datasync: () => fh.datasync(),
     truncate: (size) => fh.truncate(size),
     close: () => fh.close(),
   };
-}
-
-async function writeAll(fh: FileHandle, buffers: readonly Uint8Array[], position: number): Promise<void> {
-  let pos = position;
-  let rest = buffers;
-  // writev may write less than asked (e.g. interrupted); loop until everything is down.
-  while (rest.length > 0) {
-    const { bytesWritten } = await fh.writev(rest, pos);
-    pos += bytesWritten;
-    let skip = bytesWritten;
-    const next: Uint8Array[] = [];
-    for (const b of rest) {
-      if (skip >= b.length) {
-        skip -= b.length;
-        continue;
-      }
-      next.push(skip > 0 ? b.subarray(skip) : b);
-      skip = 0;
-    }
-    rest = next;
-  }
 }
