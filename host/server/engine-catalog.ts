@@ -28,7 +28,7 @@ import type {
 import { bug } from '../core/errors.js';
 import { timestamp, type TimeUnit } from '../engine/types.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
-import type { SkippedFiles, Storage } from '../storage/storage.js';
+import type { SkippedFiles, Storage } from '../storage/index.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 
 function unitOf(precision: 'NS' | 'US' | 'MS'): TimeUnit {

@@ -7,7 +7,7 @@ import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
-import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/fs/index.js';
+import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/index.js';
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 

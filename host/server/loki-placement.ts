@@ -12,7 +12,7 @@ import { scanRequest } from '../core/scan.js';
 import { contentHash, entrySeriesKey, type SeriesRange, type Slot } from '../ingest/loki-entry-times.js';
 import type { ParseResult } from '../ingest/parse-jobs.js';
 import type { DatabaseDef } from '../storage/catalog.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/index.js';
 
 /** Waits until the placed pushes that hold rows of `series` between `from` and `to` are stored. */
 export type Settle = (series: ReadonlySet<string>, from: bigint, to: bigint) => Promise<void>;
