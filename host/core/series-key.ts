@@ -1,7 +1,5 @@
-// Series keys, in one place. The canonical key (`table,tag=value,...`, escaped, tags in UTF-8
-// byte order) names a series to users and in write batches (FORMAT.md §1). The id key
-// (`<id>:<length>:<value>` per tag, ids ascending) is its identity inside storage: independent of
-// tag names, so a tag rename keeps every series. KeyTags reads tags by name from an id key.
+// Series keys: the canonical key (`table,tag=value,...`, FORMAT.md §1) users and batches see, and
+// the id key (`<id>:<length>:<value>` per tag) storage keys series by, so that renames keep them.
 
 import { bug } from './errors.js';
 

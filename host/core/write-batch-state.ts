@@ -1,6 +1,5 @@
-// The rows a WriteBatchBuilder gathers, per table and column (write-batch-builder.ts), which the
-// encoder (write-batch-encoder.ts) turns into batch bytes: a file of their own so that the two
-// read the same types without importing each other.
+// The rows a WriteBatchBuilder gathers, per table and column, which write-batch-encoder.ts turns
+// into bytes: their own file, so that builder and encoder need not import each other.
 
 import type { ColumnKind, ValueType } from './write-batch.js';
 

@@ -1,6 +1,5 @@
-// A segment store in memory: files are byte arrays under their paths, every operation durable
-// at once (there is no crash to survive). For a browser sandbox, and for tests that run the
-// storage engine over a store other than the file system (test/storage/random-ops.test.ts).
+// A segment store in memory, every operation durable at once (no crash to survive): for a browser
+// sandbox, and for tests that run the storage over a second store (test/storage/random-ops.test.ts).
 
 import type { SegmentFileReader, SegmentFileWriter, SegmentStore } from './segment-store.js';
 

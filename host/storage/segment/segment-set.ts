@@ -1,7 +1,5 @@
-// The segment set of one database as flush and compaction see it: the files its manifest lists,
-// the tombstones and retention bound they are read under, and the one way to change them
-// (`commit`). DatabaseStore implements it; flush.ts and compaction.ts work through it alone,
-// so that they never reach into the database's other state (WAL, memtables, caches).
+// The segment set of one database as flush and compaction see it (DatabaseStore implements it):
+// they change the listed files only through `commit`, never reaching into the database's state.
 
 import type { Logger } from 'pino';
 import type { CorruptionError } from '../../core/errors.js';

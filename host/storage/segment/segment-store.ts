@@ -1,7 +1,5 @@
-// Where segment files and manifests live: the one interface the segment layer reads and writes
-// through (FORMAT.md §7), so that a store other than the local file system (memory in a browser
-// sandbox, an object store for a cluster) can stand behind it. Files are named by path strings
-// the store only compares and splits at '/' (the Node store hands them to node:fs as they are).
+// Where segment files and manifests live (FORMAT.md §7): an interface, so that memory (a browser)
+// or an object store (a cluster) can stand in for the file system. Paths are split only at '/'.
 
 /** One stored file opened for reading: random reads, until `close`. */
 export interface SegmentFileReader {

@@ -1,6 +1,5 @@
-// Where the write-ahead log's segment files live: the one interface wal.ts reads and writes
-// through (FORMAT.md §7), so that a store other than the local file system can stand behind it.
-// Unlike segment files, a WAL segment is appended to in place and cut back after a failed write.
+// Where the write-ahead log's segment files live (FORMAT.md §7): an interface, so that another store
+// can stand in for the file system. Unlike a segment file, a WAL segment is appended to and cut back.
 
 /** The segment the log appends to, open until `close`. */
 export interface WalFile {
