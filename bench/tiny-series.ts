@@ -14,7 +14,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { pino } from 'pino';
 import { decodeOtlpProtobuf, otlpTracesToBatches } from '../host/ingest/otlp-traces.js';
-import { storageCodecs } from '../host/storage/codecs.js';
+import { storageCodecs } from '../host/storage/segment/codecs.js';
 import { Storage } from '../host/storage/storage.js';
 import { loadCore } from '../test/support/core.js';
 import { otlpWorkload } from './ingest-bodies.js';

@@ -6,6 +6,7 @@ import { ERR_CODEC, ERR_TRAILING, ERR_TRUNCATED, fail } from './errors';
 import { fill64 } from './fill';
 import { decodeGorilla, encodeGorilla, gorillaBound } from './gorilla';
 import { ENC_CONST, ENC_DECIMAL, ENC_GORILLA, ENC_PLAIN, MODE_AUTO, MODE_PLAIN } from './ids';
+import { decodePlain64, writePlain64 } from './plain';
 import { scratchMark, scratchRelease, scratchTake } from './scratch';
 
 /** Scratch bytes encodeDoubles may take for m values. */
@@ -19,7 +20,7 @@ import { scratchMark, scratchRelease, scratchTake } from './scratch';
  */
 export function encodeDoubles(src: usize, m: u32, mode: u32, dst: usize): usize {
   const plainSize: usize = 1 + (<usize>m << 3);
-  if (m == 0 || mode == MODE_PLAIN) return writePlain(src, m, dst);
+  if (m == 0 || mode == MODE_PLAIN) return writePlain64(src, m, dst);
   const v0 = load<u64>(src);
   let i: u32 = 1;
   while (i < m && load<u64>(src + (<usize>i << 3)) == v0) i++;
@@ -49,13 +50,7 @@ export function encodeDoubles(src: usize, m: u32, mode: u32, dst: usize): usize 
     end = dst + (gEnd - g);
   }
   scratchRelease(mark);
-  return end != 0 ? end : writePlain(src, m, dst);
-}
-
-function writePlain(src: usize, m: u32, dst: usize): usize {
-  store<u8>(dst, ENC_PLAIN);
-  memory.copy(dst + 1, src, <usize>m << 3);
-  return dst + 1 + (<usize>m << 3);
+  return end != 0 ? end : writePlain64(src, m, dst);
 }
 
 /** Decodes the DOUBLE block [p, p + len) of m values to dst. Returns 0 or an error code. */
@@ -63,13 +58,7 @@ export function decodeDoubles(p: usize, len: usize, m: u32, dst: usize): i32 {
   if (len == 0) return fail(ERR_TRUNCATED, p);
   const end = p + len;
   const id = load<u8>(p);
-  if (id == ENC_PLAIN) {
-    const want: usize = 1 + (<usize>m << 3);
-    if (len < want) return fail(ERR_TRUNCATED, end);
-    if (len > want) return fail(ERR_TRAILING, p + want);
-    memory.copy(dst, p + 1, <usize>m << 3);
-    return 0;
-  }
+  if (id == ENC_PLAIN) return decodePlain64(p, len, m, dst);
   if (id == ENC_CONST) {
     if (len < 9) return fail(ERR_TRUNCATED, end);
     if (len > 9) return fail(ERR_TRAILING, p + 9);

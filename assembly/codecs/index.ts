@@ -86,40 +86,54 @@ function finishEncode(dst: usize, end: usize): i32 {
 }
 
 /**
+ * Encodes n fixed-width values of T (i64 for BIGINT, BIGINT UNSIGNED and timestamps, f64, bool)
+ * at src: the exports below are this function for each type, the branches on T resolved at
+ * compile time, so each keeps the checks, scratch and bounds of its codec.
+ */
+function encodeFixed<T>(src: usize, n: u32, validity: usize, mode: u32): i32 {
+  begin();
+  let modeOk: bool;
+  if (isFloat<T>()) modeOk = mode == MODE_AUTO || mode == MODE_PLAIN || mode == MODE_GORILLA;
+  else if (isBoolean<T>()) modeOk = mode == MODE_AUTO || mode == MODE_PLAIN || mode == MODE_BITPACK;
+  else modeOk = mode <= MODE_DOD;
+  if (n > MAX_ROWS || !modeOk) return ERR_ARGUMENT;
+  if (!inMemory(src, <u64>n * sizeof<T>()) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
+  let dst: usize;
+  if (isFloat<T>()) {
+    scratchReset((<usize>n << 3) + doubleScratch(n) + boolBound(n) + 4096);
+    dst = ensure(outBlock, nullableBound(n) + intBound(n) + 16);
+  } else if (isBoolean<T>()) {
+    scratchReset(<usize>n * 2 + 2 * boolBound(n) + 4096);
+    dst = ensure(outBlock, nullableBound(n) + boolBound(n));
+  } else {
+    scratchReset((<usize>n << 3) + intScratch(n) + boolBound(n) + 4096);
+    dst = ensure(outBlock, nullableBound(n) + intBound(n));
+  }
+  if (openEncode(src, n, validity, dst, sizeof<T>())) return finishEncode(dst, encAt);
+  let end: usize;
+  if (isFloat<T>()) end = encodeDoubles(encValues, encCount, mode, encAt);
+  else if (isBoolean<T>()) end = encodeBools(encValues, encCount, mode, encAt);
+  else end = encodeInts(encValues, encCount, mode, encAt);
+  return finishEncode(dst, end);
+}
+
+/**
  * Encodes n i64 or u64 values (BIGINT, BIGINT UNSIGNED, timestamps) at src, with an optional
  * validity (n bytes, 1 = present; 0 = every row present). mode: MODE_AUTO, MODE_PLAIN,
  * MODE_DELTA, MODE_DOD. Returns the block length, the block at result.ptr; or ERR_ARGUMENT.
  */
 export function codec_encode_i64(src: usize, n: u32, validity: usize, mode: u32): i32 {
-  begin();
-  if (n > MAX_ROWS || mode > MODE_DOD) return ERR_ARGUMENT;
-  if (!inMemory(src, <u64>n << 3) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
-  scratchReset((<usize>n << 3) + intScratch(n) + boolBound(n) + 4096);
-  const dst = ensure(outBlock, nullableBound(n) + intBound(n));
-  if (openEncode(src, n, validity, dst, 8)) return finishEncode(dst, encAt);
-  return finishEncode(dst, encodeInts(encValues, encCount, mode, encAt));
+  return encodeFixed<i64>(src, n, validity, mode);
 }
 
 /** Encodes n doubles; as codec_encode_i64 with mode MODE_AUTO, MODE_PLAIN or MODE_GORILLA. */
 export function codec_encode_f64(src: usize, n: u32, validity: usize, mode: u32): i32 {
-  begin();
-  if (n > MAX_ROWS || (mode != MODE_AUTO && mode != MODE_PLAIN && mode != MODE_GORILLA)) return ERR_ARGUMENT;
-  if (!inMemory(src, <u64>n << 3) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
-  scratchReset((<usize>n << 3) + doubleScratch(n) + boolBound(n) + 4096);
-  const dst = ensure(outBlock, nullableBound(n) + intBound(n) + 16);
-  if (openEncode(src, n, validity, dst, 8)) return finishEncode(dst, encAt);
-  return finishEncode(dst, encodeDoubles(encValues, encCount, mode, encAt));
+  return encodeFixed<f64>(src, n, validity, mode);
 }
 
 /** Encodes n booleans (n bytes, non-zero = true); mode MODE_AUTO, MODE_PLAIN or MODE_BITPACK. */
 export function codec_encode_bool(src: usize, n: u32, validity: usize, mode: u32): i32 {
-  begin();
-  if (n > MAX_ROWS || (mode != MODE_AUTO && mode != MODE_PLAIN && mode != MODE_BITPACK)) return ERR_ARGUMENT;
-  if (!inMemory(src, n) || (validity != 0 && !inMemory(validity, n))) return ERR_ARGUMENT;
-  scratchReset(<usize>n * 2 + 2 * boolBound(n) + 4096);
-  const dst = ensure(outBlock, nullableBound(n) + boolBound(n));
-  if (openEncode(src, n, validity, dst, 1)) return finishEncode(dst, encAt);
-  return finishEncode(dst, encodeBools(encValues, encCount, mode, encAt));
+  return encodeFixed<bool>(src, n, validity, mode);
 }
 
 /**
@@ -179,53 +193,45 @@ function finishDecode(open: i32): i32 {
   return 1;
 }
 
+/** Decodes a block of n fixed-width values of T (i64, f64, bool); as encodeFixed, one body for the exports below. */
+function decodeFixed<T>(block: usize, len: u32, n: u32): i32 {
+  const open = openDecode(block, len, n, sizeof<T>());
+  if (open < 0) return done(open);
+  const values = outValues.base;
+  if (open == OPEN_ALL_NULL) {
+    memory.fill(values, 0, <usize>n * sizeof<T>());
+  } else {
+    let rc: i32;
+    if (isFloat<T>()) rc = decodeDoubles(innerAt, innerLen, present, values);
+    else if (isBoolean<T>()) rc = decodeBools(innerAt, innerLen, present, values);
+    else rc = decodeInts(innerAt, innerLen, present, values);
+    if (rc != 0) return done(rc);
+    // Moved as bits (u64, not f64), so NaN payloads stay as they are.
+    if (open == OPEN_NULLABLE) {
+      if (sizeof<T>() == 8) expand<u64>(values, outValidity.base, n, present, 0);
+      else expand<u8>(values, outValidity.base, n, present, 0);
+    }
+  }
+  return finishDecode(open);
+}
+
 /**
  * Decodes the i64/u64 block [block, block + len) of n rows. Returns 1 (values at result.ptr,
  * validity at result.validity), 0 (values, every row present) or an error code (< 0) with
  * result.errorOffset set. NULL rows hold 0.
  */
 export function codec_decode_i64(block: usize, len: u32, n: u32): i32 {
-  const open = openDecode(block, len, n, 8);
-  if (open < 0) return done(open);
-  const values = outValues.base;
-  if (open == OPEN_ALL_NULL) {
-    memory.fill(values, 0, <usize>n << 3);
-  } else {
-    const rc = decodeInts(innerAt, innerLen, present, values);
-    if (rc != 0) return done(rc);
-    if (open == OPEN_NULLABLE) expand<u64>(values, outValidity.base, n, present, 0);
-  }
-  return finishDecode(open);
+  return decodeFixed<i64>(block, len, n);
 }
 
 /** Decodes a DOUBLE block; as codec_decode_i64. */
 export function codec_decode_f64(block: usize, len: u32, n: u32): i32 {
-  const open = openDecode(block, len, n, 8);
-  if (open < 0) return done(open);
-  const values = outValues.base;
-  if (open == OPEN_ALL_NULL) {
-    memory.fill(values, 0, <usize>n << 3);
-  } else {
-    const rc = decodeDoubles(innerAt, innerLen, present, values);
-    if (rc != 0) return done(rc);
-    if (open == OPEN_NULLABLE) expand<u64>(values, outValidity.base, n, present, 0);
-  }
-  return finishDecode(open);
+  return decodeFixed<f64>(block, len, n);
 }
 
 /** Decodes a BOOLEAN block to n bytes of 0/1; as codec_decode_i64. */
 export function codec_decode_bool(block: usize, len: u32, n: u32): i32 {
-  const open = openDecode(block, len, n, 1);
-  if (open < 0) return done(open);
-  const values = outValues.base;
-  if (open == OPEN_ALL_NULL) {
-    memory.fill(values, 0, n);
-  } else {
-    const rc = decodeBools(innerAt, innerLen, present, values);
-    if (rc != 0) return done(rc);
-    if (open == OPEN_NULLABLE) expand<u8>(values, outValidity.base, n, present, 0);
-  }
-  return finishDecode(open);
+  return decodeFixed<bool>(block, len, n);
 }
 
 /**

@@ -14,6 +14,7 @@ import { fill64, fillProgression } from './fill';
 import { rdErr, rdInit, rdPos, rdVarint } from './reader';
 import { bestRiceSize, chooseRiceK, decodeRice, encodeRice } from './rice';
 import { decodeRle, encodeRle, rleSize } from './rle';
+import { decodePlain64, writePlain64 } from './plain';
 import { scratchMark, scratchRelease, scratchTake } from './scratch';
 import { decodeSimple8b, encodeSimple8b } from './simple8b';
 import { svarintSize, varintSize, writeSvarint, writeVarint } from './varint';
@@ -72,7 +73,7 @@ function writePack(kind: u32, k: u32, size: u64, zz: usize, cnt: u32, s8b: usize
  * bytes) with `mode` (MODE_AUTO, MODE_PLAIN, MODE_DELTA, MODE_DOD); returns the end.
  */
 export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
-  if (m == 0 || mode == MODE_PLAIN) return writePlain(src, m, dst);
+  if (m == 0 || mode == MODE_PLAIN) return writePlain64(src, m, dst);
   const v0 = load<i64>(src);
   let i: u32 = 1;
   while (i < m && load<i64>(src + (<usize>i << 3)) == v0) i++;
@@ -177,7 +178,7 @@ export function encodeInts(src: usize, m: u32, mode: u32, dst: usize): usize {
   }
   let end: usize;
   if (bestId == ENC_PLAIN) {
-    end = writePlain(src, m, dst);
+    end = writePlain64(src, m, dst);
   } else {
     store<u8>(dst, bestId);
     let p = writeVarint(writeSvarint(dst + 1, v0), scale);
@@ -228,12 +229,6 @@ function deltaGcd(src: usize, m: u32): u64 {
   return g == 0 ? 1 : g;
 }
 
-function writePlain(src: usize, m: u32, dst: usize): usize {
-  store<u8>(dst, ENC_PLAIN);
-  memory.copy(dst + 1, src, <usize>m << 3);
-  return dst + 1 + (<usize>m << 3);
-}
-
 /**
  * Decodes the integer block [p, p + len) of m values to dst (room for m values). Returns 0 or
  * an error code (errors.ts); never reads outside the block.
@@ -242,13 +237,7 @@ export function decodeInts(p: usize, len: usize, m: u32, dst: usize): i32 {
   if (len == 0) return fail(ERR_TRUNCATED, p);
   const end = p + len;
   const id = load<u8>(p);
-  if (id == ENC_PLAIN) {
-    const want: usize = 1 + (<usize>m << 3);
-    if (len < want) return fail(ERR_TRUNCATED, end);
-    if (len > want) return fail(ERR_TRAILING, p + want);
-    memory.copy(dst, p + 1, <usize>m << 3);
-    return 0;
-  }
+  if (id == ENC_PLAIN) return decodePlain64(p, len, m, dst);
   if (id < ENC_CONST || id > ENC_DOD_RICE) return fail(ERR_CODEC, p);
   rdInit(p + 1, len - 1);
   const v0 = unzigzag(rdVarint());

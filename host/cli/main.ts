@@ -14,9 +14,7 @@ import { scramVerifier } from '../server/scram.js';
 import { PgListener } from '../pgwire/listener.js';
 import { SundialServer } from '../server/server.js';
 import { createServices } from '../server/services.js';
-import { storageCodecs } from '../storage/codecs.js';
-import { faultPointArmed } from '../storage/fault-points.js';
-import { Storage } from '../storage/storage.js';
+import { faultPointArmed, Storage, storageCodecs } from '../storage/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
 

@@ -26,7 +26,7 @@ export const DEFAULT_DATABASE_OPTIONS: Readonly<DatabaseOptions> = {
   ttlMs: null,
   shard: 1,
   // CnosDB's default, humantime's year (365.25 days). Storage cuts partitions of at most a week
-  // whatever this says (host/storage/partition.ts), so that retention drops data in time.
+  // whatever this says (host/storage/segment/partition.ts), so that retention drops data in time.
   vnodeDurationMs: 31_557_600_000,
   replica: 1,
   precision: 'NS',

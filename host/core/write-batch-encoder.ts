@@ -3,8 +3,9 @@
 // their canonical keys (written here from cached name fragments, never built as strings), the
 // timestamps and the field vectors in series order. Runtime-agnostic.
 
-import { BATCH_MAGIC, BATCH_MAGIC_V2, ColumnKind, escapeKeyPart, ValueType } from './write-batch.js';
-import type { ColumnState, FieldValue, TableState } from './write-batch-builder.js';
+import { escapeKeyPart } from './series-key.js';
+import { BATCH_MAGIC, BATCH_MAGIC_V2, ColumnKind, ValueType } from './write-batch.js';
+import type { ColumnState, FieldValue, TableState } from './write-batch-state.js';
 
 /** Where asciiSeries wrote each tag value into the key (-1: escaped), a scratch kept between calls. */
 let valueAt = new Int32Array(64);

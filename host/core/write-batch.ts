@@ -5,6 +5,7 @@
 // needs a key only to find a series it knows and tags only for a new one.
 
 import { CorruptionError } from './errors.js';
+import { compareBytes, seriesKey, type RawTags } from './series-key.js';
 
 export const BATCH_MAGIC = 0x31425753; // "SWB1"
 /** Version 2: as version 1, but a series may leave its key out (keyLength 0). */
@@ -61,18 +62,6 @@ export interface BatchSeries {
   readonly tags: Array<[number, string]>;
   /** The encoded tags when every value is ASCII (see RawTags); undefined otherwise. */
   readonly rawTags?: RawTags | undefined;
-}
-
-/**
- * A series' tag descriptors as the batch holds them (FORMAT.md §1), all ASCII: `count` times a
- * u16 column index, u16 0, u32 value length and the value's bytes, from `at` of `bytes`. Lets a
- * reader build what it needs from the tags without decoding them into strings first.
- */
-export interface RawTags {
-  readonly bytes: Uint8Array;
-  readonly dv: DataView;
-  readonly at: number;
-  readonly count: number;
 }
 
 export interface BatchTable {
@@ -461,36 +450,4 @@ class SeriesDescriptor implements BatchSeries {
 /** Decodes row `i` of a STRING column. */
 export function batchString(strings: BatchStrings, i: number): string {
   return utf8.decode(strings.bytes.subarray(strings.offsets[i]!, strings.offsets[i + 1]!));
-}
-
-/**
- * Compares two strings by their UTF-8 bytes (the order of tags in a series key). UTF-8 byte
- * order is code point order; UTF-16 code unit order differs from it only where a surrogate
- * (a code point above U+FFFF) meets a unit in U+E000..U+FFFF, which is handled explicitly.
- */
-export function compareBytes(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    const sa = ca >= 0xd800 && ca <= 0xdfff;
-    const sb = cb >= 0xd800 && cb <= 0xdfff;
-    if (sa !== sb) return sa ? 1 : -1;
-    return ca - cb;
-  }
-  return a.length - b.length;
-}
-
-/** Escapes `\`, `,`, `=` and space with a backslash, as in the canonical series key. */
-export function escapeKeyPart(s: string): string {
-  return /[\\,= ]/.test(s) ? s.replace(/[\\,= ]/g, '\\$&') : s;
-}
-
-/** The canonical series key of a table and its tags (unsorted input is sorted here). */
-export function seriesKey(table: string, tags: ReadonlyArray<readonly [string, string]>): string {
-  let key = escapeKeyPart(table);
-  const sorted = tags.length > 1 ? [...tags].sort((x, y) => compareBytes(x[0], y[0])) : tags;
-  for (const [k, v] of sorted) key += ',' + escapeKeyPart(k) + '=' + escapeKeyPart(v);
-  return key;
 }

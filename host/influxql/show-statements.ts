@@ -170,7 +170,7 @@ export function goDuration(ms: number): string {
   return ms < 1000 ? `${ms}ms` : `${s}s`;
 }
 
-/** Storage cuts partitions of at most a week (host/storage/partition.ts), whatever VNODE_DURATION says. */
+/** Storage cuts partitions of at most a week (host/storage/segment/partition.ts), whatever VNODE_DURATION says. */
 const PARTITION_MS = 7 * 86_400_000;
 
 export function showRetentionPolicies(ctx: SourceContext, database: string | undefined): ShowSeries[] {

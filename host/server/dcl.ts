@@ -31,7 +31,7 @@ import {
 } from '../storage/catalog-dcl.js';
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/index.js';
 import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
 import type { Authenticator } from './auth.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';

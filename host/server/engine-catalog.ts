@@ -27,7 +27,7 @@ import type {
 } from '../engine/catalog.js';
 import { bug } from '../core/errors.js';
 import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
-import type { SkippedFiles, Storage } from '../storage/storage.js';
+import type { SkippedFiles, Storage } from '../storage/index.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 
 /** The engine's description of a stored table: time, then tags and fields in creation (id) order. */

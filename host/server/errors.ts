@@ -8,7 +8,7 @@ import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { CorruptionError, ERRORS, UserError } from '../core/errors.js';
-import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/no-space.js';
+import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/index.js';
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 import { esErrorBody, logRouteStatus, lokiErrorBody } from './log-errors.js';

@@ -30,8 +30,7 @@ import { createResultWriter, type ResultFormat } from '../engine/format/index.js
 import type { QuerySession } from '../engine/query.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../storage/catalog.js';
-import { storageCodecs } from '../storage/codecs.js';
-import { Storage } from '../storage/storage.js';
+import { Storage, storageCodecs } from '../storage/index.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
 import { SundialServer } from './server.js';

@@ -18,7 +18,7 @@ import { WriteBatchBuilder } from '../core/write-batch-builder.js';
 import { DEFAULT_DATABASE_OPTIONS, type DatabaseOptions } from '../core/schema.js';
 import type { DatabaseDef } from '../storage/catalog.js';
 import { DEFAULT_TENANT } from '../storage/catalog.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/index.js';
 
 export const USAGE_DATABASE = 'usage_schema';
 /** CnosDB's node id of a single-node deployment (also `@@node_id`). */

@@ -28,7 +28,7 @@ import {
   type TenantDef,
   type UserDef,
 } from './catalog.js';
-import { FILE_MODE, fsyncDir } from './fs-util.js';
+import { FILE_MODE, fsyncDir } from './fs/index.js';
 import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';

@@ -13,52 +13,65 @@
 // back in LSN order), so a write answered with an error is in no query, no segment file and no
 // replay.
 
-import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, bug } from '../core/errors.js';
 import type { WriteBatch } from '../core/write-batch.js';
-import type { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
-import type { ColumnCodecs } from './column-codecs.js';
-import type { FaultPoint } from './fault-points.js';
-import type { Quarantine } from './quarantine.js';
-import { flushMemtable } from './flush.js';
-import { DIR_MODE, fsyncDir } from './fs-util.js';
-import { LastPointCache } from './last-points.js';
-import { SeriesListCache } from './series-list.js';
 import {
+  type BlockCache,
+  type CachedBlock,
+  type Change,
   cleanupManifest,
+  type ColumnCodecs,
   loadManifest,
-  saveManifest,
-  segmentFileName,
   type ManifestState,
+  partitionStart,
+  partitionUnits,
+  retentionCutoff,
+  saveManifest,
+  segmentDisplayName,
+  segmentFileName,
+  SegmentReader,
   type SegmentRecord,
+  type SegmentSet,
+  type SegmentSlot,
+  type SegmentStore,
+  StaleChange,
   type Tombstone,
-} from './manifest.js';
-import { Memtable, type TableStamp } from './memtable.js';
-import { partitionStart, partitionUnits, retentionCutoff } from './partition.js';
-import type { ReadView } from './read-path.js';
-import type { Compactor } from './compactor.js';
-import { SegmentReader, segmentDisplayName, type CachedBlock } from './segment-reader.js';
-import { Wal } from './wal.js';
-import { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
-import { RecordType } from './wal-record.js';
-import { reconcileStamps } from './wal-replay.js';
+} from './segment/index.js';
+import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
+import { fsyncDir, type Quarantine } from './fs/index.js';
+import { flushMemtable } from './compaction/index.js';
+import { LastPointCache, type ReadView, SeriesListCache } from './read/index.js';
+import { Memtable, type TableStamp } from './memtable/index.js';
+import {
+  decodeDelete,
+  decodeStampedWrite,
+  encodeDelete,
+  encodeStampedWrite,
+  reconcileStamps,
+  RecordType,
+  splitBatches,
+  Wal,
+  type WalFiles,
+} from './wal/index.js';
 
 export interface DatabaseEnv {
   dataDir: string;
   logger: Logger;
   codecs: ColumnCodecs;
   cache: BlockCache<CachedBlock>;
+  /** Where segment files and the manifest live (the WAL is a file of its own: wal.ts). */
+  segmentStore: SegmentStore;
+  /** Where the WAL's segment files live. */
+  walFiles: WalFiles;
   catalog: Catalog;
   walSegmentBytes: number;
   walSync: boolean;
   nowMs: () => number;
   /** Rotate the active memtable (and flush it) once it holds this many bytes. */
   flushBytes: number;
-  /** The compaction thread; compactions write here between requests without it. */
-  compactor?: Compactor;
   /** The quarantine folder and the fault counters (quarantine.ts). */
   quarantine: Quarantine;
 }
@@ -67,39 +80,7 @@ export interface DatabaseEnv {
 const FAILURE_BACKOFF_MIN_MS = 1000;
 const FAILURE_BACKOFF_MAX_MS = 30_000;
 
-/**
- * A segment the manifest lists; `reader` is undefined when the file failed to open. `error` is
- * set once the file is known to be damaged (at open, by a read, by CHECK DATABASE): compaction
- * leaves its partition alone, ping reports it, and with storage.skip_damaged_segments reads skip it.
- */
-export interface SegmentSlot {
-  record: SegmentRecord;
-  reader: SegmentReader | undefined;
-  error?: Error;
-  /** compaction.ts: the state in which the file was last found to need no cleanup. */
-  cleanAt?: string;
-}
-
-/** What `commit` changes. */
-export interface Change {
-  add?: SegmentSlot[];
-  remove?: readonly SegmentSlot[];
-  flushedLsn?: number;
-  expiredBefore?: bigint;
-  /** The oldest frozen memtable is now in segments. */
-  popFrozen?: boolean;
-  /** Fail (StaleChange) unless these are all still listed (a compaction's inputs). */
-  require?: readonly SegmentSlot[];
-  /** Crash-test point between writing the new manifest and renaming it into place. */
-  fault?: FaultPoint;
-}
-
-/** A change whose inputs another change removed meanwhile (retention dropped a partition). */
-export class StaleChange extends Error {
-  override readonly name = 'StaleChange';
-}
-
-export class DatabaseStore {
+export class DatabaseStore implements SegmentSet {
   readonly def: DatabaseDef;
   readonly dir: string;
   readonly segDir: string;
@@ -143,6 +124,18 @@ export class DatabaseStore {
     return this.env.logger;
   }
 
+  get codecs(): ColumnCodecs {
+    return this.env.codecs;
+  }
+
+  get segmentStore(): SegmentStore {
+    return this.env.segmentStore;
+  }
+
+  get catalogVersion(): number {
+    return this.env.catalog.version;
+  }
+
   /** Memory held by the active and frozen memtables. */
   get memtableBytes(): number {
     let n = this.active.bytes;
@@ -171,9 +164,9 @@ export class DatabaseStore {
    */
   static async open(env: DatabaseEnv, def: DatabaseDef, watermark: number): Promise<DatabaseStore> {
     const db = new DatabaseStore(env, def);
-    await mkdir(db.segDir, { recursive: true, mode: DIR_MODE });
-    await cleanupManifest(db.dir);
-    const m = await loadManifest(db.dir);
+    await env.segmentStore.makeDir(db.segDir);
+    await cleanupManifest(env.segmentStore, db.dir);
+    const m = await loadManifest(env.segmentStore, db.dir);
     db.flushedLsn = m.flushedLsn;
     db.nextFileId = m.nextFileId;
     db.expiredBefore = m.expiredBefore;
@@ -184,7 +177,7 @@ export class DatabaseStore {
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
     db.wal = await Wal.open(
-      { dir: join(db.dir, 'wal'), segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
+      { dir: join(db.dir, 'wal'), files: env.walFiles, segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
       m.flushedLsn,
       (lsn, type, payload) => {
         records++;
@@ -231,15 +224,15 @@ export class DatabaseStore {
   async #openSegments(m: ManifestState): Promise<void> {
     const listed = new Set(m.segments.map((s) => segmentFileName(s.fileId)));
     // Files a crashed flush or compaction left behind: never listed, never read.
-    for (const name of await readdir(this.segDir)) {
+    for (const name of await this.segmentStore.list(this.segDir)) {
       if (listed.has(name)) continue;
-      await unlink(join(this.segDir, name));
+      await this.segmentStore.remove(join(this.segDir, name));
       this.log.info({ db: this.def.name, file: name }, 'removed an unlisted segment file');
     }
     for (const record of [...m.segments].sort((a, b) => a.minLsn - b.minLsn)) {
       const path = join(this.segDir, segmentFileName(record.fileId));
       try {
-        const reader = await SegmentReader.open(path, record.fileId, this.env.codecs, this.env.cache);
+        const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache);
         this.slots.push({ record, reader });
       } catch (e) {
         const error = e instanceof CorruptionError ? e : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
@@ -332,7 +325,7 @@ export class DatabaseStore {
     this.#flushLoop ??= (async () => {
       try {
         while (this.frozen.length > 0 && !this.closing) {
-          await flushMemtable(this, this.frozen[0]!);
+          await flushMemtable(this);
           this.flushFailure = undefined;
           this.#flushBackoffMs = 0;
         }
@@ -389,7 +382,7 @@ export class DatabaseStore {
         segments: slots.map((s) => s.record),
         tombstones: liveTombstones(this.tombstones, slots, frozen),
       };
-      await saveManifest(this.dir, state, change.fault);
+      await saveManifest(this.segmentStore, this.dir, state, change.fault);
       // The switch: synchronous, so no reader sees half of it.
       this.slots = slots;
       this.flushedLsn = flushedLsn;
@@ -399,7 +392,7 @@ export class DatabaseStore {
       for (const s of removed) s.reader?.retire();
       for (const s of expired) {
         s.reader?.retire();
-        await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+        await this.segmentStore.remove(this.segmentPath(s.record.fileId)).catch(() => undefined);
       }
     });
     this.#lock = run.catch(() => undefined);
@@ -449,7 +442,7 @@ export class DatabaseStore {
     if (this.expiredBefore !== null && bound <= this.expiredBefore) return false;
     const drop = this.slots.filter((s) => s.record.maxTs < bound);
     await this.commit({ remove: drop, expiredBefore: bound });
-    for (const s of drop) await unlink(this.segmentPath(s.record.fileId)).catch(() => undefined);
+    for (const s of drop) await this.segmentStore.remove(this.segmentPath(s.record.fileId)).catch(() => undefined);
     this.last.clear();
     if (drop.length > 0) this.log.info({ db: this.def.name, expiredBefore: String(bound), files: drop.map((s) => s.record.fileId) }, 'retention dropped expired partitions');
     return true;
@@ -479,7 +472,8 @@ export class DatabaseStore {
   /** Closes and deletes every file of the database (DROP DATABASE). */
   async destroy(): Promise<void> {
     await this.close();
-    await rm(this.dir, { recursive: true, force: true });
+    await this.segmentStore.removeDir(this.dir);
+    await rm(this.dir, { recursive: true, force: true }); // the WAL, and the folder itself
     await fsyncDir(join(this.env.dataDir, 'db')).catch(() => undefined);
   }
 
@@ -506,8 +500,8 @@ export class DatabaseStore {
     const path = this.segmentPath(slot.record.fileId);
     const kept = await this.env.quarantine.keepFile(path);
     await this.commit({ remove: [slot], require: [slot] });
-    await unlink(path);
-    await fsyncDir(this.segDir);
+    await this.segmentStore.remove(path);
+    await this.segmentStore.syncDir(this.segDir);
     this.env.quarantine.counts.quarantinedSegmentFiles++;
     this.last.clear(); // last points may have come from it (the series lists follow the view)
     this.log.warn({ db: this.def.name, file: this.env.quarantine.name(path), movedTo: kept, rows: slot.record.rows }, 'moved a damaged segment file to the quarantine folder; its rows are no longer served');
@@ -523,9 +517,17 @@ export class DatabaseStore {
     return join(this.segDir, segmentFileName(fileId));
   }
 
+  syncSegmentDir(): Promise<void> {
+    return this.segmentStore.syncDir(this.segDir);
+  }
+
+  trimWal(lsn: number): Promise<void> {
+    return this.wal.removeSegmentsBefore(lsn);
+  }
+
   /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */
   async openSegment(record: SegmentRecord, keys?: readonly string[]): Promise<SegmentSlot> {
-    const reader = await SegmentReader.open(this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
+    const reader = await SegmentReader.open(this.segmentStore, this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
     if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
     return { record, reader };
   }

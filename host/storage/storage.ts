@@ -13,13 +13,23 @@
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { CorruptionError, UserError } from '../core/errors.js';
+import { bug, CorruptionError, UserError } from '../core/errors.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { seriesWithTags } from './series-list.js';
+import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags } from './read/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
-import { BlockCache } from './block-cache.js';
+import {
+  BlockCache,
+  type CachedBlock,
+  type ColumnCodecs,
+  partitionOverflows,
+  retentionCutoff,
+  nodeSegmentStore,
+  type SegmentSlot,
+  type SegmentStore,
+  vnodeUnits,
+} from './segment/index.js';
 import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import {
   alterDatabaseDef,
@@ -33,18 +43,11 @@ import {
 import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
 import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop, type DropKind, type PendingDrop } from './pending-drops.js';
 import { CatalogStore } from './catalog-store.js';
-import type { ColumnCodecs } from './column-codecs.js';
-import { compact, planCompaction } from './compaction.js';
-import { DatabaseStore, type SegmentSlot } from './database.js';
-import { partitionOverflows, retentionCutoff, vnodeUnits } from './partition.js';
-import { bounds, lastValues, listSeries, scanTable, scanTableStats, type Bounds } from './read-path.js';
-import type { CachedBlock } from './segment-reader.js';
+import { compact, Compactor, planCompaction } from './compaction/index.js';
+import { DatabaseStore } from './database.js';
 import { databaseNotFound } from '../core/meta-errors.js';
-import { Compactor } from './compactor.js';
-import { DIR_MODE, FILE_MODE } from './fs-util.js';
-import { Quarantine, type FaultCounts } from './quarantine.js';
-import { WalFailure } from './wal.js';
-import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from './no-space.js';
+import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
+import { nodeWalFiles, WalFailure } from './wal/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -68,6 +71,11 @@ export interface StorageOptions {
    * URL (tests running the TypeScript sources point it at dist/). Default: on this thread.
    */
   compactionThread?: boolean | URL;
+  /**
+   * Where segment files and manifests live (segment-store.ts); default the file system under
+   * dataDir. The compaction thread opens files through the file system, so it needs the default.
+   */
+  segmentStore?: SegmentStore;
   /** Decoded blocks kept in memory. */
   blockCacheBytes?: number;
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
@@ -140,6 +148,9 @@ export class Storage {
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread ?? false;
+    if (thread !== false && opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore) {
+      throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
+    }
     this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
 
@@ -194,12 +205,13 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
+        segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
+        walFiles: nodeWalFiles,
         catalog: this.catalog,
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,
         nowMs: this.#nowMs,
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
-        compactor: this.#compactor,
         quarantine: this.#quarantine,
       },
       def,
@@ -657,7 +669,7 @@ export class Storage {
       const inputs = planCompaction(s, fanIn, full);
       if (inputs === undefined) continue;
       this.#compactingDb = s;
-      this.#compaction = compact(s, inputs)
+      this.#compaction = compact(s, inputs, this.#compactor)
         .then(
           () => {
             this.#compactionFailure = undefined;

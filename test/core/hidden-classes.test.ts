@@ -19,12 +19,13 @@ const SCRIPT = `
   import { Core } from ${dist('core/wasm.js')};
   import { ValueType } from ${dist('core/write-batch.js')};
   import { QueryRegistry } from ${dist('server/query-registry.js')};
-  import { BlockCache } from ${dist('storage/block-cache.js')};
-  import { blockStats, computeStats, presentStats } from ${dist('storage/block-stats.js')};
-  import { storageCodecs } from ${dist('storage/codecs.js')};
-  import { segmentRecord } from ${dist('storage/manifest.js')};
-  import { columnBlock, NO_BLOCK } from ${dist('storage/segment-format.js')};
-  import { SegmentReader } from ${dist('storage/segment-reader.js')};
+  import { BlockCache } from ${dist('storage/segment/block-cache.js')};
+  import { blockStats, computeStats, presentStats } from ${dist('storage/segment/block-stats.js')};
+  import { storageCodecs } from ${dist('storage/segment/codecs.js')};
+  import { segmentRecord } from ${dist('storage/segment/manifest.js')};
+  import { columnBlock, NO_BLOCK } from ${dist('storage/segment/segment-format.js')};
+  import { SegmentReader } from ${dist('storage/segment/segment-reader.js')};
+  import { nodeSegmentStore } from ${dist('storage/segment/node-segment-store.js')};
 
   /** How many hidden classes the objects have among them. */
   const classes = (objects) => {
@@ -49,7 +50,7 @@ const SCRIPT = `
   const codecs = storageCodecs(await Core.load(coreWasmBytes()));
   const blocks = [];
   for (const name of readdirSync(${JSON.stringify(SEGMENTS)})) {
-    const reader = await SegmentReader.open(${JSON.stringify(SEGMENTS)} + name, 1, codecs, new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(nodeSegmentStore, ${JSON.stringify(SEGMENTS)} + name, 1, codecs, new BlockCache(1 << 20));
     for (const list of reader.tables.values()) for (const s of list) for (const g of s.groups) blocks.push(...g.columns);
     reader.release();
   }

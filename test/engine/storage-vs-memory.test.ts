@@ -19,7 +19,7 @@ import { SqlEngine } from '../../host/engine/engine.js';
 import type { QuerySession } from '../../host/engine/query.js';
 import { LineProtocolScanner } from '../../host/ingest/line-protocol.js';
 import { StorageCatalog } from '../../host/server/engine-catalog.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
 import { loadCore } from '../support/core.js';
 import { renderBatches, testDb, TEST_NOW_NS, type TestDb } from './support/run-sql.js';

@@ -3,7 +3,8 @@
 // one must match byte for byte and error for error (write-batch-builder.test.ts).
 
 import { UserError } from '../../host/core/errors.js';
-import { BATCH_MAGIC, ColumnKind, compareBytes, seriesKey, ValueType, VALUE_TYPE_NAMES, type FieldType } from '../../host/core/write-batch.js';
+import { compareBytes, seriesKey } from '../../host/core/series-key.js';
+import { BATCH_MAGIC, ColumnKind, ValueType, VALUE_TYPE_NAMES, type FieldType } from '../../host/core/write-batch.js';
 
 export type FieldValue = number | bigint | boolean | string;
 

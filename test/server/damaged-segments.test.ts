@@ -7,9 +7,10 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BlockCache } from '../../host/storage/block-cache.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
-import { SegmentReader } from '../../host/storage/segment-reader.js';
+import { BlockCache } from '../../host/storage/segment/block-cache.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
+import { SegmentReader } from '../../host/storage/segment/segment-reader.js';
+import { nodeSegmentStore } from '../../host/storage/segment/node-segment-store.js';
 import { loadCore } from '../support/core.js';
 import { http, writeLp, type HttpResponse } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -65,7 +66,7 @@ async function blockOffset(file: string, field: 'v' | 'w'): Promise<number> {
   const catalog = JSON.parse(readFileSync(join(file, '../../../../catalog.json'), 'utf8')) as { databases: Array<{ name: string; tables: Array<{ name: string; id: number; fields: Array<{ id: number; name: string }> }> }> };
   const table = catalog.databases.find((d) => d.name === 'public')!.tables.find((t) => t.name === 'm')!;
   const id = table.fields.find((f) => f.name === field)!.id;
-  const reader = await SegmentReader.open(file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+  const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
   try {
     const a = reader.tables.get(table.id)!.find((e) => e.tags.some(([, v]) => v === 'a'))!;
     return a.groups[0]!.columns[a.columns.findIndex((c) => c.id === id)]!.offset;

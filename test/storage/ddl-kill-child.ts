@@ -2,7 +2,7 @@
 // storage API, prints "done" once every step was acknowledged, then waits to be killed -9.
 
 import { ValueType } from '../../host/core/write-batch.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
 import { loadCore } from '../support/core.js';
 import { recordingLogger } from '../support/logger.js';

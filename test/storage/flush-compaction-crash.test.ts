@@ -1,5 +1,5 @@
 // SIGKILL at each step of a flush and of a compaction: a real server under a write load kills
-// itself at the named step (host/storage/fault-points.ts), is restarted on the same directory,
+// itself at the named step (host/storage/fs/fault-points.ts), is restarted on the same directory,
 // and then every acknowledged point is there with its exact values, exactly once, a request whose
 // outcome was never learned is all there or all absent, and no unlisted (orphan) file is left
 // or read.

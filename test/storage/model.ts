@@ -3,7 +3,8 @@
 // support.ts `dump` prints a scan, so a test compares two lists of lines.
 
 import type { FieldInput } from '../../host/core/write-batch-builder.js';
-import { seriesKey, ValueType } from '../../host/core/write-batch.js';
+import { seriesKey } from '../../host/core/series-key.js';
+import { ValueType } from '../../host/core/write-batch.js';
 import { f64, type Row } from './support.js';
 
 export class TableModel {

@@ -1,8 +1,12 @@
 // Seeded random sequences of writes (overlapping, out of order, sparse fields), deletes,
 // flushes, compactions and restarts, checked against the reference model after every step:
 // whatever mix of memtables, files and tombstones holds the data, a scan reads what the model says.
+// The sequences run over each segment store (segment-store.ts): the file system, and memory.
 
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MemorySegmentStore } from '../../host/storage/segment/memory-segment-store.js';
+import type { StorageOptions } from '../../host/storage/storage.js';
 import { TableModel } from './model.js';
 import { batch, dbl, dump, int, openStore, str, type Row, type TestStore } from './support.js';
 import { mulberry32 as rng } from '../support/rng.js';
@@ -16,11 +20,23 @@ afterEach(async () => {
 const FIELDS = ['x', 'n', 's'];
 const HOSTS = ['a', 'b', 'c', 'd'];
 
+/** The segment stores, each with what its sequences are called and the options that select it. */
+const STORES: ReadonlyArray<{ name: string; title: string; options: () => Partial<StorageOptions> }> = [
+  { name: 'files', title: '', options: () => ({}) },
+  // One store for the whole sequence, so that a restart finds the files it left.
+  { name: 'memory', title: ', segments in memory', options: () => ({ segmentStore: new MemorySegmentStore() }) },
+];
+
+/** Segment files (and manifests) anywhere under `dir`. */
+function filesOnDisk(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => p.endsWith('.seg') || p.endsWith('manifest.json'));
+}
+
 describe('random operation sequences', () => {
-  for (const seed of [1, 2, 3]) {
-    it(`agree with the model (seed ${seed})`, async () => {
+  for (const segments of STORES) for (const seed of [1, 2, 3]) {
+    it(`agree with the model (seed ${seed}${segments.title})`, async () => {
       const r = rng(seed);
-      store = await openStore({ flushBytes: 32 << 10, compactionFanIn: 2 });
+      store = await openStore({ flushBytes: 32 << 10, compactionFanIn: 2, ...segments.options() });
       const t = store;
       const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
       const model = new TableModel('m');
@@ -57,6 +73,8 @@ describe('random operation sequences', () => {
         }
         expect(await dump(t.storage, 'm', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
       }
+      if (segments.name === 'memory') expect(filesOnDisk(t.dir)).toEqual([]);
+      else expect(filesOnDisk(t.dir).length).toBeGreaterThan(0);
     });
   }
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { WriteBatchBuilder, type FieldInput } from '../../host/core/write-batch-builder.js';
 import { ValueType } from '../../host/core/write-batch.js';
 import type { ScanRequest, SeriesChunk } from '../../host/core/scan.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
 import { Storage, type StorageOptions } from '../../host/storage/storage.js';
 import { loadCore } from '../support/core.js';
 import { recordingLogger } from '../support/logger.js';

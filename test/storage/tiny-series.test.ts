@@ -5,7 +5,7 @@
 // of a growing series to arrays of its own, and segment files full of tiny series.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { SMALL_SERIES_ROWS } from '../../host/storage/memtable.js';
+import { SMALL_SERIES_ROWS } from '../../host/storage/memtable/memtable.js';
 import { TableModel } from './model.js';
 import type { StatsRequest } from '../../host/core/scan.js';
 import type { Storage } from '../../host/storage/storage.js';

@@ -3,7 +3,7 @@
 // can read it over HTTP.
 
 import type { StorageOptions } from '../../host/storage/storage.js';
-import { storageCodecs } from '../../host/storage/codecs.js';
+import { storageCodecs } from '../../host/storage/segment/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
 import { loadCore } from './core.js';
 import { recordingLogger } from './logger.js';

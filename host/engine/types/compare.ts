@@ -2,7 +2,7 @@
 // order, not JavaScript's UTF-16 one), intervals field by field, 64-bit integers of long vectors
 // in the Wasm kernels. The one order the sort, the aggregates and the operators share.
 
-import { compareBytes } from '../../core/write-batch.js';
+import { compareBytes } from '../../core/series-key.js';
 import type { IntervalValue, Vector } from './batch.js';
 import { andValidity, getValue, validityOf } from './batch.js';
 import { BOOLEAN } from './data-types.js';

@@ -23,7 +23,7 @@ import { databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../server.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
-import type { Storage } from '../../storage/storage.js';
+import type { Storage } from '../../storage/index.js';
 import { mediaType, mediaTypeParameter } from './content-type.js';
 import { decodeSnappyBlock } from './snappy-body.js';
 import { readTable } from './table-reader.js';

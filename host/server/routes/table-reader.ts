@@ -8,7 +8,7 @@
 
 import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
 import type { DatabaseDef } from '../../storage/catalog.js';
-import type { Storage } from '../../storage/storage.js';
+import type { Storage } from '../../storage/index.js';
 import { tableNotFound } from '../../core/meta-errors.js';
 
 /** Field names of a table (tags and time come with every chunk); 422 030019 if there is no such table. */

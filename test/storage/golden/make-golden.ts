@@ -11,7 +11,7 @@
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
 import { ValueType } from '../../../host/core/write-batch.js';
-import { SEGMENT_VERSION } from '../../../host/storage/segment-format.js';
+import { SEGMENT_VERSION } from '../../../host/storage/segment/segment-format.js';
 import { batch, bool, dbl, dump, int, openStore, str, uns } from '../support.js';
 
 const dir = new URL(`./v${SEGMENT_VERSION}`, import.meta.url).pathname;

@@ -1,0 +1,8 @@
+// The read path over a consistent view of a database: series lists kept between queries, pieces
+// merged newest-wins with tombstones applied, and the per-series last-point cache.
+
+export { LastPointCache } from './last-points.js';
+export { lastValues, listSeries, scanTable, scanTableStats } from './read-path.js';
+export { bounds, type Bounds, type ReadView } from './read-view.js';
+export { SeriesListCache, seriesWithTags } from './series-list.js';
+export { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';

@@ -1,0 +1,9 @@
+// The write-ahead log (FORMAT.md §2): segment files of records with group commit, the scan that
+// tells intact records from damage, record payloads, and the replay of stamped writes after DDL.
+
+export { nodeWalFiles } from './node-wal-files.js';
+export { Wal, WalFailure } from './wal.js';
+export type { WalFile, WalFiles } from './wal-files.js';
+export { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
+export { RecordType } from './wal-record.js';
+export { reconcileStamps } from './wal-replay.js';
