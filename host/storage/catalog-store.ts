@@ -23,6 +23,9 @@ import {
   type ColumnDef,
   type DatabaseDef,
   type DatabasePrivilege,
+  type DropKind,
+  type PendingDrop,
+  type ResourceStatus,
   type RoleDef,
   type TableDef,
   type TenantDef,
@@ -32,7 +35,6 @@ import { FILE_MODE, fsyncDir } from './fs-util.js';
 import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
-import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
 const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';

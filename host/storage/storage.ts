@@ -20,7 +20,7 @@ import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
 import { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
+import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type DropKind, type PendingDrop, type TableDef } from './catalog.js';
 import {
   alterDatabaseDef,
   alterTableDef,
@@ -31,7 +31,7 @@ import {
   requireTable,
 } from './catalog-ddl.js';
 import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
-import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop, type DropKind, type PendingDrop } from './pending-drops.js';
+import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from './pending-drops.js';
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
