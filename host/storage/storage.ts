@@ -32,6 +32,7 @@ import {
 } from './catalog-ddl.js';
 import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
 import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from './pending-drops.js';
+import { catalogFile } from './catalog-file.js';
 import { CatalogStore } from './catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
@@ -158,9 +159,10 @@ export class Storage {
    */
   static async open(opts: StorageOptions): Promise<Storage> {
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
-    await CatalogStore.cleanup(opts.dataDir);
+    const file = catalogFile(opts.dataDir);
+    await file.cleanup();
     await checkModes(opts.dataDir, opts.logger);
-    const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+    const store = await CatalogStore.open(file, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
     return new Storage(opts, store);
   }
 

@@ -10,11 +10,12 @@ import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
 import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../../host/storage/catalog-dcl.js';
 import { createDatabaseDef } from '../../../host/storage/catalog-ddl.js';
 import { CatalogStore } from '../../../host/storage/catalog-store.js';
+import { catalogFile } from '../../../host/storage/catalog-file.js';
 import { parseLimiterConfig } from '../../../host/storage/limiter-config.js';
 
 const dir = new URL('./catalog-v2', import.meta.url).pathname;
 rmSync(`${dir}/catalog.json`, { force: true });
-const store = await CatalogStore.open(dir, { rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
+const store = await CatalogStore.open(catalogFile(dir), { rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
 const c = store.catalog;
 const hash = 'scrypt$16384$8$1$AQEBAQEBAQEBAQEBAQEBAQ==$AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=';
 createTenantDef(c, 'acme', {
