@@ -11,7 +11,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { UserDef } from '../storage/catalog.js';
-import type { Authenticator } from '../server/auth.js';
+import type { Authenticator } from '../server/authenticator.js';
 import { verifyPassword } from '../server/password.js';
 import { mockScramVerifier, parseScramVerifier, scramMatches, ScramExchange } from '../server/scram.js';
 

@@ -33,7 +33,7 @@ import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
 import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
-import type { Authenticator } from './auth.js';
+import type { Authenticator } from './authenticator.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
 import { verifyPassword } from './password.js';
 

@@ -9,6 +9,7 @@ import { UserError } from '../core/errors.js';
 import type { Config } from '../cli/config.js';
 import type { UserDef } from '../storage/catalog.js';
 import { auditDenied } from './audit.js';
+import { authenticate } from './auth.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
 import { createListener } from './listener.js';
@@ -222,7 +223,7 @@ export class SundialServer {
     this.hapi.ext('onPreAuth', async (request: Request, h: ResponseToolkit) => {
       if (settingsOf(request).auth === false) return h.continue;
       const services = ctx.services();
-      request.app.user = await services.authenticator.authenticate(request.headers.authorization as string | undefined);
+      request.app.user = await authenticate(services.authenticator, request.headers.authorization as string | undefined);
       return h.continue;
     });
 
