@@ -10,10 +10,10 @@
 // which a password change replaces.
 
 import { randomBytes } from 'node:crypto';
-import type { UserDef } from '../storage/catalog.js';
-import type { Authenticator } from '../server/authenticator.js';
-import { verifyPassword } from '../server/password.js';
-import { mockScramVerifier, parseScramVerifier, scramMatches, ScramExchange } from '../server/scram.js';
+import type { UserDef } from '../meta/catalog.js';
+import type { Authenticator } from '../meta/authenticator.js';
+import { verifyPassword } from '../meta/password.js';
+import { mockScramVerifier, parseScramVerifier, scramMatches, ScramExchange } from '../meta/scram.js';
 
 export type AuthPlan =
   | { kind: 'trust'; user: UserDef }

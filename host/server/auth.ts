@@ -3,8 +3,8 @@
 // wrong password).
 
 import { UserError } from '../core/errors.js';
-import type { UserDef } from '../storage/catalog.js';
-import type { Authenticator } from './authenticator.js';
+import type { UserDef } from '../meta/catalog.js';
+import type { Authenticator } from '../meta/authenticator.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });

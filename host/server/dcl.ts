@@ -1,5 +1,5 @@
 // Runs the DCL statements the engine hands over (QuerySession.dcl): who may run each is decided
-// by access.ts, the change itself by storage/catalog-dcl.ts, saved durably by Storage before the
+// by meta/access.ts, the change itself by meta/catalog-dcl.ts, saved durably by Storage before the
 // statement is answered. Privileges, following CnosDB's model:
 // - tenants (CREATE / DROP / RECOVER, ALTER TENANT SET / UNSET) and users (CREATE / DROP, and
 //   ALTER USER of someone else): admins; only root may change root;
@@ -9,12 +9,12 @@
 // - roles and grants (CREATE / DROP ROLE, GRANT, REVOKE) of the session's tenant: admins and its
 //   owners.
 
-import { dropAfterMs } from '../storage/catalog-dcl.js';
-import { findPendingDrop } from '../storage/pending-drops.js';
+import { dropAfterMs } from '../meta/catalog-dcl.js';
+import { findPendingDrop } from '../meta/pending-drops.js';
 import type { DclStatement } from '../engine/query.js';
 import { semanticError } from '../engine/errors.js';
-import type { UserDef } from '../storage/catalog.js';
-import { ROOT_USER } from '../storage/catalog.js';
+import type { UserDef } from '../meta/catalog.js';
+import { ROOT_USER } from '../meta/catalog.js';
 import {
   addMemberDef,
   alterTenantDef,
@@ -28,14 +28,14 @@ import {
   removeMemberDef,
   renameUserDef,
   setMemberDef,
-} from '../storage/catalog-dcl.js';
+} from '../meta/catalog-dcl.js';
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
-import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
-import type { Authenticator } from './authenticator.js';
+import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from '../meta/access.js';
+import type { Authenticator } from '../meta/authenticator.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
-import { verifyPassword } from './password.js';
+import { verifyPassword } from '../meta/password.js';
 
 export interface DclContext {
   storage: Storage;

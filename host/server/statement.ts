@@ -1,7 +1,7 @@
 // One SQL statement's admission and session, shared by every front end that runs SQL (the HTTP
 // route `/api/v1/sql`, the PostgreSQL port): the concurrent-query budget and the tenant's limits
 // (429 / 030024), the query registry (SHOW QUERIES), the query timeout (010010), and the
-// QuerySession with every privilege checked through access.ts. The caller aborts `abort` on its
+// QuerySession with every privilege checked through meta/access.ts. The caller aborts `abort` on its
 // own events (a client that goes away, a cancel request) and calls `done` exactly once.
 
 import { UserError } from '../core/errors.js';
@@ -9,9 +9,9 @@ import { SqlEngine } from '../engine/engine.js';
 import type { PlanCache } from '../engine/plan-cache.js';
 import type { QuerySession } from '../engine/query.js';
 import { parseStatements } from '../engine/sql/parser.js';
-import type { TenantDef, UserDef } from '../storage/catalog.js';
+import type { TenantDef, UserDef } from '../meta/catalog.js';
 import type { Config } from '../cli/config.js';
-import { requirePasswordChanged, requirePrivilege, roleIn } from './access.js';
+import { requirePasswordChanged, requirePrivilege, roleIn } from '../meta/access.js';
 import { runDcl } from './dcl.js';
 import { StorageCatalog } from './engine-catalog.js';
 import type { RunningQuery } from './query-registry.js';

@@ -3,7 +3,7 @@
 // and disk in shape: flush by size and age, compaction, retention. The only writer of catalog state.
 //
 // Data directory layout:
-//   catalog.json            tenants, databases, tables, users (catalog-store.ts)
+//   catalog.json            tenants, databases, tables, users (meta/catalog-store.ts)
 //   db/<id>/                one database (database.ts): manifest.json, seg/, wal/
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
@@ -20,7 +20,7 @@ import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
 import { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type DropKind, type PendingDrop, type TableDef } from './catalog.js';
+import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type DropKind, type PendingDrop, type TableDef } from '../meta/catalog.js';
 import {
   alterDatabaseDef,
   alterTableDef,
@@ -29,11 +29,11 @@ import {
   dropDatabaseDef,
   dropTableDef,
   requireTable,
-} from './catalog-ddl.js';
-import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
-import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from './pending-drops.js';
+} from '../meta/catalog-ddl.js';
+import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from '../meta/catalog-dcl.js';
+import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from '../meta/pending-drops.js';
 import { catalogFile } from './catalog-file.js';
-import { CatalogStore } from './catalog-store.js';
+import { CatalogStore } from '../meta/catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
 import { DatabaseStore, type SegmentSlot } from './database.js';
@@ -52,7 +52,7 @@ export interface StorageOptions {
   logger: Logger;
   /** Hash of root's password when the catalog is first created. */
   rootPasswordHash: string;
-  /** SCRAM-SHA-256 verifier of the same password (server/scram.ts; '' or absent: none). */
+  /** SCRAM-SHA-256 verifier of the same password (meta/scram.ts; '' or absent: none). */
   rootScramVerifier?: string;
   /** Memory of all memtables (active and being flushed) before writes get 429. */
   memtableBytes: number;
@@ -344,7 +344,7 @@ export class Storage {
 
   /**
    * Drops the database and deletes its files; with `afterMs`, hides it and deletes it then
-   * (pending-drops.ts). A plain drop of a database whose drop is pending carries that out now.
+   * (meta/pending-drops.ts). A plain drop of a database whose drop is pending carries that out now.
    */
   async dropDatabase(tenant: string, name: string, afterMs?: number): Promise<void> {
     await this.#drop('database', [tenant, name], afterMs, () => dropDatabaseDef(this.catalog, tenant, name));
@@ -426,7 +426,7 @@ export class Storage {
   }
 
   /**
-   * Applies a change to tenants, users, members or roles (catalog-dcl.ts: it validates first and
+   * Applies a change to tenants, users, members or roles (meta/catalog-dcl.ts: it validates first and
    * changes nothing when it throws) and saves the catalog: durable when this resolves.
    */
   async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {

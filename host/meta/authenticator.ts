@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../core/errors.js';
-import type { Catalog, UserDef } from '../storage/catalog.js';
+import type { Catalog, UserDef } from './catalog.js';
 import { DUMMY_HASH_PROMISE, EMPTY_HASH_PROMISE, isPasswordHash, verifyPassword } from './password.js';
 
 const CACHE_LIMIT = 10_000;

@@ -13,7 +13,7 @@
 
 import { UserError } from '../core/errors.js';
 import { tenantNotFound } from '../core/meta-errors.js';
-import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from '../storage/catalog.js';
+import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from './catalog.js';
 import { ALL_DATABASES } from '../core/object-names.js';
 
 export type Privilege = DatabasePrivilege;

@@ -80,10 +80,10 @@ export interface TenantDef {
 export interface UserDef {
   id: number;
   name: string;
-  /** "scrypt$N$r$p$saltB64$hashB64" (see server/password.ts), or "" for the empty password. */
+  /** "scrypt$N$r$p$saltB64$hashB64" (see password.ts), or "" for the empty password. */
   passwordHash: string;
   /**
-   * The SCRAM-SHA-256 verifier of the same password (server/scram.ts), stored beside the hash
+   * The SCRAM-SHA-256 verifier of the same password (scram.ts), stored beside the hash
    * whenever a password is set since catalog version 5; '' for none (older users, and the empty
    * password): the PostgreSQL port then asks for the password in clear text.
    */

@@ -3,9 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { authenticate } from '../../host/server/auth.js';
-import { Authenticator } from '../../host/server/authenticator.js';
-import { hashPassword } from '../../host/server/password.js';
-import { Catalog } from '../../host/storage/catalog.js';
+import { Authenticator } from '../../host/meta/authenticator.js';
+import { hashPassword } from '../../host/meta/password.js';
+import { Catalog } from '../../host/meta/catalog.js';
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 

@@ -1,4 +1,4 @@
-// The catalog side of DCL (host/storage/catalog-dcl.ts) and its persistence: every change is
+// The catalog side of DCL (host/meta/catalog-dcl.ts) and its persistence: every change is
 // checked before anything changes, saved durably, and read back by the next start; version 1
 // catalogs still load; the version 2 golden file is read in every run.
 
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
-import type { Catalog } from '../../host/storage/catalog.js';
+import type { Catalog } from '../../host/meta/catalog.js';
 import {
   addMemberDef,
   alterTenantDef,
@@ -23,12 +23,12 @@ import {
   removeMemberDef,
   renameUserDef,
   setMemberDef,
-} from '../../host/storage/catalog-dcl.js';
-import { createDatabaseDef, dropDatabaseDef } from '../../host/storage/catalog-ddl.js';
-import { CatalogStore } from '../../host/storage/catalog-store.js';
+} from '../../host/meta/catalog-dcl.js';
+import { createDatabaseDef, dropDatabaseDef } from '../../host/meta/catalog-ddl.js';
+import { CatalogStore } from '../../host/meta/catalog-store.js';
 import { catalogFile } from '../../host/storage/catalog-file.js';
-import { parseLimiterConfig } from '../../host/storage/limiter-config.js';
-import { openStore } from './support.js';
+import { parseLimiterConfig } from '../../host/meta/limiter-config.js';
+import { openStore } from '../storage/support.js';
 
 let dir: string;
 beforeEach(() => {
@@ -134,7 +134,7 @@ describe('catalog DCL', () => {
   });
 
   it('reads the version 2 golden catalog', async () => {
-    cpSync(new URL('./golden/catalog-v2', import.meta.url).pathname, dir, { recursive: true });
+    cpSync(new URL('../storage/golden/catalog-v2', import.meta.url).pathname, dir, { recursive: true });
     const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const c = store.catalog;
     expect(describeTenant(c, 'acme')).toBe('members[alice:owner,bob:writer,carol:nothing] roles[writer<member>{metrics=write},nothing<->{logs=read,metrics=all}]');

@@ -1,14 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { scheduleDrop } from '../../host/storage/pending-drops.js';
+import { scheduleDrop } from '../../host/meta/pending-drops.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
-import { CatalogStore } from '../../host/storage/catalog-store.js';
+import { CatalogStore } from '../../host/meta/catalog-store.js';
 import { catalogFile } from '../../host/storage/catalog-file.js';
-import { createTableDef } from '../../host/storage/catalog-ddl.js';
+import { createTableDef } from '../../host/meta/catalog-ddl.js';
 
 let dir: string;
 beforeEach(() => {
