@@ -10,10 +10,15 @@
 // which a password change replaces.
 
 import { randomBytes } from 'node:crypto';
-import type { UserDef } from '../meta/catalog.js';
-import type { Authenticator } from '../meta/authenticator.js';
-import { verifyPassword } from '../meta/password.js';
-import { mockScramVerifier, parseScramVerifier, scramMatches, ScramExchange } from '../meta/scram.js';
+import {
+  type Authenticator,
+  mockScramVerifier,
+  parseScramVerifier,
+  ScramExchange,
+  scramMatches,
+  type UserDef,
+  verifyPassword,
+} from '../meta/index.js';
 
 export type AuthPlan =
   | { kind: 'trust'; user: UserDef }

@@ -11,8 +11,7 @@
 // database is the only schema on the search path. Only databases the user may read are listed.
 
 import type { Scalar } from '../engine/types/index.js';
-import type { Catalog, TenantDef, UserDef } from '../meta/catalog.js';
-import { has } from '../meta/access.js';
+import { type Catalog, has, type TenantDef, type UserDef } from '../meta/index.js';
 import { tableInfo } from '../server/engine-catalog.js';
 import { evaluateSelect, parseSelect, type Row, type VirtualTables } from './catalog-eval.js';
 import { OID, pgTypeName, pgTypeOf } from './pg-types.js';

@@ -3,8 +3,7 @@
 // wrong password).
 
 import { UserError } from '../core/errors.js';
-import type { UserDef } from '../meta/catalog.js';
-import type { Authenticator } from '../meta/authenticator.js';
+import type { Authenticator, UserDef } from '../meta/index.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });

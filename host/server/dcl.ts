@@ -9,33 +9,36 @@
 // - roles and grants (CREATE / DROP ROLE, GRANT, REVOKE) of the session's tenant: admins and its
 //   owners.
 
-import { dropAfterMs } from '../meta/catalog-dcl.js';
-import { findPendingDrop } from '../meta/pending-drops.js';
-import type { DclStatement } from '../engine/query.js';
-import { semanticError } from '../engine/errors.js';
-import type { UserDef } from '../meta/catalog.js';
-import { ROOT_USER } from '../meta/catalog.js';
 import {
   addMemberDef,
   alterTenantDef,
   alterUserDef,
+  type Authenticator,
   changePrivileges,
   createRoleDef,
   createTenantDef,
   createUserDef,
+  dropAfterMs,
   dropRoleDef,
   dropUserDef,
+  findPendingDrop,
+  isTenantOwner,
   removeMemberDef,
   renameUserDef,
+  requireAdmin,
+  requireOwner,
+  requireSystemMaintainer,
+  ROOT_USER,
   setMemberDef,
-} from '../meta/catalog-dcl.js';
+  type UserDef,
+  verifyPassword,
+} from '../meta/index.js';
+import type { DclStatement } from '../engine/query.js';
+import { semanticError } from '../engine/errors.js';
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/storage.js';
-import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from '../meta/access.js';
-import type { Authenticator } from '../meta/authenticator.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
-import { verifyPassword } from '../meta/password.js';
 
 export interface DclContext {
   storage: Storage;

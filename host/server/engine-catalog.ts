@@ -5,8 +5,7 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { dropAfterMs } from '../meta/catalog-dcl.js';
-import { findPendingDrop } from '../meta/pending-drops.js';
+import { type ColumnDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, findPendingDrop, type TableDef } from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import { precisionUnit, timestamp, typeOfValueType } from '../engine/types/index.js';
@@ -26,7 +25,6 @@ import type {
   TableInfo,
 } from '../engine/catalog.js';
 import { bug } from '../core/errors.js';
-import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../meta/catalog.js';
 import type { SkippedFiles, Storage } from '../storage/storage.js';
 import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
 

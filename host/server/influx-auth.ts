@@ -7,7 +7,7 @@
 
 import type { Request } from '@hapi/hapi';
 import { UserError } from '../core/errors.js';
-import type { UserDef } from '../meta/catalog.js';
+import type { UserDef } from '../meta/index.js';
 import { parseBasic, type Credentials } from './auth.js';
 import { queryParam } from './params.js';
 import type { ServerContext } from './server.js';

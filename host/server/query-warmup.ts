@@ -29,7 +29,7 @@ import { SqlEngine } from '../engine/engine.js';
 import { createResultWriter, type ResultFormat } from '../engine/format/index.js';
 import type { QuerySession } from '../engine/query.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
-import { DEFAULT_DATABASE_OPTIONS } from '../meta/catalog.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../meta/index.js';
 import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';

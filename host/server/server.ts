@@ -7,7 +7,7 @@ import Hapi, { type Request, type ResponseToolkit, type ServerRoute } from '@hap
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import type { Config } from '../cli/config.js';
-import type { UserDef } from '../meta/catalog.js';
+import type { UserDef } from '../meta/index.js';
 import { auditDenied } from './audit.js';
 import { authenticate } from './auth.js';
 import { registerEncoders } from './compression.js';

@@ -4,7 +4,7 @@ import type { Config } from '../cli/config.js';
 import type { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Storage } from '../storage/storage.js';
-import { Authenticator } from '../meta/authenticator.js';
+import { Authenticator } from '../meta/index.js';
 import { Budget } from './limits.js';
 import { LogClock } from './log-clock.js';
 import { LokiTables } from './loki-placement.js';

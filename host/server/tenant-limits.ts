@@ -12,8 +12,7 @@
 // data_out buckets are not in debt, and its bytes are charged once sent.
 
 import { UserError } from '../core/errors.js';
-import type { TenantDef } from '../meta/catalog.js';
-import type { LimiterConfig, RateBucket, RequestBucketName } from '../meta/limiter-config.js';
+import type { LimiterConfig, RateBucket, RequestBucketName, TenantDef } from '../meta/index.js';
 
 /** The `cause` of a 429 from a tenant limit (the audit log tells them from server-wide 429s). */
 export const TENANT_LIMIT = 'tenant limit';

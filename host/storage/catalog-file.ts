@@ -4,7 +4,7 @@
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CatalogFile } from '../meta/catalog-store.js';
+import type { CatalogFile } from '../meta/index.js';
 import { FILE_MODE, fsyncDir } from './fs-util.js';
 
 const FILE = 'catalog.json';

@@ -17,7 +17,7 @@
 
 import { unlink } from 'node:fs/promises';
 import { CorruptionError } from '../core/errors.js';
-import { tableById } from '../meta/catalog.js';
+import { tableById } from '../meta/index.js';
 import { StaleChange, type DatabaseStore, type SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { writeColumns } from './flush.js';

@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { CorruptionError, bug } from '../core/errors.js';
 import type { WriteBatch } from '../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type DatabaseDef } from '../meta/catalog.js';
+import { type Catalog, type DatabaseDef, stampsOf } from '../meta/index.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import type { FaultPoint } from './fault-points.js';
 import type { Quarantine } from './quarantine.js';

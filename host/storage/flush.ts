@@ -8,8 +8,7 @@
 // the WAL records up to flushedLsn are skipped by the replay. Nothing is lost or read twice.
 
 import { unlink } from 'node:fs/promises';
-import type { TableDef } from '../meta/catalog.js';
-import { tableById } from '../meta/catalog.js';
+import { tableById, type TableDef } from '../meta/index.js';
 import type { DatabaseStore, SegmentSlot } from './database.js';
 import { faultPoint } from './fault-points.js';
 import { fsyncDir } from './fs-util.js';

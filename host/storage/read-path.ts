@@ -10,7 +10,7 @@ import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, S
 import { seriesWithTags } from './series-list.js';
 import { floorDiv } from '../core/precision.js';
 import { seriesKey } from '../core/write-batch.js';
-import type { TableDef } from '../meta/catalog.js';
+import type { TableDef } from '../meta/index.js';
 import type { Tombstone } from './manifest.js';
 import type { Memtable } from './memtable.js';
 import type { RowGroup } from './segment-format.js';

@@ -17,7 +17,7 @@
 
 import type { TagValues } from '../core/scan.js';
 import { compareBytes, escapeKeyPart } from '../core/write-batch.js';
-import type { TableDef } from '../meta/catalog.js';
+import type { TableDef } from '../meta/index.js';
 import { KeyTags, type TagNaming } from './key-tags.js';
 import type { Memtable, TableMemtable } from './memtable.js';
 import type { ReadView, SeriesInfo } from './read-path.js';

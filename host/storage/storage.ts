@@ -20,20 +20,35 @@ import { seriesWithTags } from './series-list.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
 import { BlockCache } from './block-cache.js';
-import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type DropKind, type PendingDrop, type TableDef } from '../meta/catalog.js';
 import {
   alterDatabaseDef,
   alterTableDef,
+  type Catalog,
+  CatalogStore,
+  checkDatabaseLimits,
+  type ColumnDef,
+  completeDrop,
   createDatabaseDef,
   createTableDef,
+  type DatabaseDef,
+  dropAfterMs,
   dropDatabaseDef,
+  type DropKind,
   dropTableDef,
+  dropTenantDef,
+  dueDrops,
+  findPendingDrop,
+  isLive,
+  type PendingDrop,
+  recordResource,
+  recoverDrop,
   requireTable,
-} from '../meta/catalog-ddl.js';
-import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from '../meta/catalog-dcl.js';
-import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from '../meta/pending-drops.js';
+  resourceName,
+  scheduleDrop,
+  stampsOf,
+  type TableDef,
+} from '../meta/index.js';
 import { catalogFile } from './catalog-file.js';
-import { CatalogStore } from '../meta/catalog-store.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import { compact, planCompaction } from './compaction.js';
 import { DatabaseStore, type SegmentSlot } from './database.js';

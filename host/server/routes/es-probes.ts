@@ -12,8 +12,7 @@
 import type { Request, ResponseObject, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { ValueType } from '../../core/write-batch.js';
-import type { ColumnDef, DatabaseDef } from '../../meta/catalog.js';
-import { requireDatabaseAccess } from '../../meta/access.js';
+import { type ColumnDef, type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { jsonBody } from '../json-body.js';
 import { databaseOf, tenantOf } from '../params.js';
 import { userOf, type ServerContext } from '../server.js';

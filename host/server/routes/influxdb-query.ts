@@ -11,7 +11,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { PlanCache } from '../../engine/plan-cache.js';
 import { EPOCH_UNITS, executeInfluxQL, InfluxQLParseError, parseInfluxQL, resultsJson, type InfluxQLHost, type JsonOptions, type StatementResult } from '../../influxql/index.js';
-import { requireMembership, requirePasswordChanged } from '../../meta/access.js';
+import { requireMembership, requirePasswordChanged } from '../../meta/index.js';
 import { StorageCatalog } from '../engine-catalog.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders } from '../influx-errors.js';

@@ -7,7 +7,7 @@
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import type { RequestUnit } from '../../core/precision.js';
-import { DEFAULT_TENANT } from '../../meta/catalog.js';
+import { DEFAULT_TENANT } from '../../meta/index.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders, INFLUXDB_VERSION } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';

@@ -13,7 +13,7 @@ import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hap
 import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/types/index.js';
 import { PlanCache } from '../../engine/plan-cache.js';
-import { requireMembership } from '../../meta/access.js';
+import { requireMembership } from '../../meta/index.js';
 import { headerSafe, toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';

@@ -7,7 +7,7 @@
 // partitions, files and blocks by them.
 
 import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
-import type { DatabaseDef } from '../../meta/catalog.js';
+import type { DatabaseDef } from '../../meta/index.js';
 import type { Storage } from '../../storage/storage.js';
 import { tableNotFound } from '../../core/meta-errors.js';
 
