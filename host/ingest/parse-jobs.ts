@@ -55,6 +55,23 @@ export interface ParseResult {
 }
 
 /**
+ * Where write bodies are parsed (`ingest.parse_workers`): in worker threads (ParsePool) or in
+ * the server's own thread (InThreadParsers).
+ */
+export interface Parsers {
+  /** Worker threads (0: the server's thread parses). */
+  readonly workers: number;
+  /**
+   * Parses `body` as `job` says; throws (in the server's thread) or rejects (in a worker) with
+   * the UserError the format's parser throws. The caller must not read `body` afterwards: its
+   * buffer may have been handed to a worker.
+   */
+  parse(job: ParseJob, body: Uint8Array): ParseResult | Promise<ParseResult>;
+  /** Stops the workers; jobs still waiting or running fail with 503. */
+  close(): Promise<void>;
+}
+
+/**
  * Parses `body` as `job` says. Throws UserError for a bad body, as the format's parser does.
  * `logs`, the Wasm core's JSON log scanner of this thread, is the fast path for bulk and NDJSON.
  */

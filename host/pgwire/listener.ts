@@ -7,15 +7,15 @@
 import { randomInt } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
 import { PlanCache } from '../engine/plan-cache.js';
+import type { ServerSettings } from '../server/context.js';
 import type { Services } from '../server/services.js';
 import { PgAuth } from './auth.js';
 import { PgConnection } from './connection.js';
 
 /** What a connection sees of the server. */
 export interface PgContext {
-  readonly config: Config;
+  readonly config: ServerSettings;
   readonly logger: Logger;
   readonly version: string;
   readonly planCache: PlanCache;
@@ -27,7 +27,7 @@ export interface PgContext {
 }
 
 export interface PgListenerOptions {
-  config: Config;
+  config: ServerSettings;
   logger: Logger;
   version: string;
   services(): Services;

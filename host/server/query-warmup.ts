@@ -35,7 +35,7 @@ import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
 import { SundialServer } from './server.js';
-import { createServices } from './services.js';
+import { createServices } from './create-services.js';
 import { UsageMetrics } from './usage-metrics.js';
 import { warmWritePath } from './write-warmup.js';
 

@@ -15,7 +15,7 @@ import { ValueType } from '../../core/write-batch.js';
 import { type ColumnDef, type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { jsonBody } from '../json-body.js';
 import { databaseOf, tenantOf } from '../params.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import { ELASTIC_PRODUCT, esPaths } from './es-paths.js';
 import { UNREAD_PAYLOAD } from './fallback.js';
 

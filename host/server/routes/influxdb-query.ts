@@ -18,8 +18,8 @@ import { influxHeaders } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';
 import { tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import type { ServerContext } from '../server.js';
-import { sqlEngine, startStatement } from '../statement.js';
+import type { ServerContext } from '../context.js';
+import { startStatement } from '../statement.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 
 /** InfluxDB's default rows per chunk. */
@@ -91,7 +91,7 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     let sentBytes = 0;
     const done = (): void => running.done(sentBytes);
     const session = running.session;
-    const engine = sqlEngine(s, planCache);
+    const engine = s.sql.engine(planCache);
     const host: InfluxQLHost = {
       catalog: new StorageCatalog(s.storage, tenant, s.usage),
       defaultDatabase: db === '' ? undefined : db,

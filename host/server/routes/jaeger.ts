@@ -14,7 +14,7 @@ import type { ScanRequest } from '../../core/scan.js';
 import { SPAN_COLUMNS as C } from '../../ingest/otlp-traces.js';
 import { type DatabaseDef, requireDatabaseAccess, requireTenant } from '../../meta/index.js';
 import { databaseOf, queryParam, tenantOf } from '../params.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import { assembleTraces, JAEGER_SPAN_KIND, SpanColumnPlan, type SpanRow } from './jaeger-spans.js';
 import { readTable, tableFields } from './table-reader.js';
 import { requiredTable } from './traces.js';

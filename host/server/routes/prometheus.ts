@@ -21,7 +21,7 @@ import {
 import { type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import type { Storage } from '../../storage/storage.js';
 import { mediaType, mediaTypeParameter } from './content-type.js';
 import { decodeSnappyBlock } from './snappy-body.js';

@@ -17,8 +17,8 @@ import { requireMembership } from '../../meta/index.js';
 import { headerSafe, toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
-import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../statement.js';
+import { userOf, type ServerContext } from '../context.js';
+import { requireOnlyPasswordChange, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
@@ -177,7 +177,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         const skipped = new Set<string>();
         const warn = (res: ResponseObject): ResponseObject =>
           skipped.size === 0 ? res : res.header('X-Sundial-Warning', headerSafe(`skipped damaged segment files: ${[...skipped].join(', ')}`));
-        const engine = sqlEngine(s, planCache, skipped);
+        const engine = s.sql.engine(planCache, skipped);
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {

@@ -12,7 +12,7 @@ import { dbUnit } from '../../core/precision.js';
 import { precisionOf } from '../params.js';
 import { type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import type { Services } from '../services.js';
 import { decodeSnappyBlock } from './snappy-body.js';
 
