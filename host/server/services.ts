@@ -3,6 +3,7 @@
 // that the HTTP edge and pgwire run statements without knowing how the engine meets the storage.
 
 import type { Core } from '../core/wasm.js';
+import type { EngineCatalog } from '../engine/catalog.js';
 import type { SqlEngine } from '../engine/engine.js';
 import type { PlanCache } from '../engine/plan-cache.js';
 import type { DclStatement } from '../engine/query.js';
@@ -52,6 +53,8 @@ export interface SqlServices {
    * `skipped` collects the damaged segment files its reads leave out (storage.skip_damaged_segments).
    */
   engine(planCache: PlanCache, skipped?: Set<string>): SqlEngine;
+  /** The engine's catalog of one tenant over the server's storage (InfluxQL reads it directly). */
+  catalog(tenant: string): EngineCatalog;
   /** Runs a DCL statement of `user` in the session's tenant `tenant` (QuerySession.dcl). */
   dcl(user: UserDef, tenant: TenantDef, statement: DclStatement): Promise<void>;
   /** The system views as `user` of `tenant` may see them (QuerySession.system). */

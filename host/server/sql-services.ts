@@ -14,6 +14,7 @@ import type { UsageMetrics } from './usage-metrics.js';
 
 export function sqlServices(core: Core, storage: Storage, usage: UsageMetrics, authenticator: Authenticator, runningQueries: QueryRegistry): SqlServices {
   return {
+    catalog: (tenant) => new StorageCatalog(storage, tenant, usage),
     engine: (planCache, skipped) => new SqlEngine({ catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped), core, planCache }),
     dcl: (user, tenant, statement) => runDcl({ storage, authenticator, user, tenant: tenant.name }, statement),
     system: (user, tenant) => systemInfo(storage.catalog, runningQueries, user, tenant),

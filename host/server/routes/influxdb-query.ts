@@ -12,7 +12,6 @@ import { UserError } from '../../core/errors.js';
 import { PlanCache } from '../../engine/plan-cache.js';
 import { EPOCH_UNITS, executeInfluxQL, InfluxQLParseError, parseInfluxQL, resultsJson, type InfluxQLHost, type JsonOptions, type StatementResult } from '../../influxql/index.js';
 import { requireMembership, requirePasswordChanged } from '../../meta/index.js';
-import { StorageCatalog } from '../engine-catalog.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';
@@ -93,7 +92,7 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     const session = running.session;
     const engine = s.sql.engine(planCache);
     const host: InfluxQLHost = {
-      catalog: new StorageCatalog(s.storage, tenant, s.usage),
+      catalog: s.sql.catalog(tenant),
       defaultDatabase: db === '' ? undefined : db,
       nowNs: session.nowNs,
       authorize: session.authorize!,
