@@ -1,4 +1,4 @@
-// The write formats whose parsing may leave the event loop (host/server/parse-pool.ts), each as a
+// The write formats whose parsing may leave the event loop (host/node/parse-pool.ts), each as a
 // job of plain data, so that the very same call runs in the server's thread or in a worker and
 // every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
 // Wasm scanners already parse them at several hundred thousand rows per second. Bulk and NDJSON

@@ -10,7 +10,7 @@ import type { Services } from './services.js';
 
 /**
  * The settings the front ends (HTTP here, pgwire) read, by their keys in the configuration table;
- * the composition (cli/config.ts) declares and loads them all and hands its Config, which has
+ * the composition (node/config.ts) declares and loads them all and hands its Config, which has
  * these, to the server.
  */
 export interface ServerSettings {

@@ -23,10 +23,10 @@ import type {
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
-import { tableInfo } from './table-info.js';
+import { tableInfo } from '../server/table-info.js';
 import { bug } from '../core/errors.js';
 import type { SkippedFiles, Storage } from '../storage/storage.js';
-import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
+import { USAGE_DATABASE, type UsageMetrics } from '../server/usage-metrics.js';
 
 export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;

@@ -23,7 +23,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
+import type { Config } from './config.js';
 import type { Core } from '../core/wasm.js';
 import { SqlEngine } from '../engine/engine.js';
 import { createResultWriter, type ResultFormat } from '../engine/format/index.js';
@@ -34,9 +34,9 @@ import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
-import { SundialServer } from './server.js';
-import { createServices } from './create-services.js';
-import { UsageMetrics } from './usage-metrics.js';
+import { SundialServer } from '../server/server.js';
+import { createServices } from './services.js';
+import { UsageMetrics } from '../server/usage-metrics.js';
 import { warmWritePath } from './write-warmup.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */

@@ -1,4 +1,4 @@
-// Who sees what in the system views (host/server/system-info.ts over a real catalog and query
+// Who sees what in the system views (host/node/system-info.ts over a real catalog and query
 // registry, in process): running queries by user and tenant, roles and grants for owners only,
 // admin-only cluster views, and passwords masked in the statement text.
 
@@ -8,7 +8,7 @@ import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createU
 import { createDatabaseDef } from '../../host/meta/catalog-ddl.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
 import { maskSecrets, QueryRegistry } from '../../host/server/query-registry.js';
-import { systemInfo } from '../../host/server/system-info.js';
+import { systemInfo } from '../../host/node/system-info.js';
 
 function setup(): { catalog: Catalog; registry: QueryRegistry; users: Record<string, UserDef>; tenants: Record<string, TenantDef> } {
   const catalog = new Catalog();

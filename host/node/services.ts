@@ -1,20 +1,20 @@
 // Builds the services of a server (main.ts), or of the query warm-up's scratch server over its own
 // storage, from the configuration and the parts made before them.
 
-import type { Config } from '../cli/config.js';
+import type { Config } from './config.js';
 import type { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Parsers } from '../ingest/parse-jobs.js';
 import { Authenticator } from '../meta/index.js';
 import type { Storage } from '../storage/storage.js';
-import { Budget } from './limits.js';
-import { LogClock } from './log-clock.js';
-import { LokiTables } from './loki-placement.js';
-import { QueryRegistry } from './query-registry.js';
-import type { Services } from './services.js';
+import { Budget } from '../server/limits.js';
+import { LogClock } from '../server/log-clock.js';
+import { LokiTables } from '../server/loki-placement.js';
+import { QueryRegistry } from '../server/query-registry.js';
+import type { Services } from '../server/services.js';
 import { sqlServices } from './sql-services.js';
-import { TenantLimits } from './tenant-limits.js';
-import type { UsageMetrics } from './usage-metrics.js';
+import { TenantLimits } from '../server/tenant-limits.js';
+import type { UsageMetrics } from '../server/usage-metrics.js';
 
 /** What the services are built around; the rest comes from `config`. */
 export interface ServiceParts {
