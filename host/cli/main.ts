@@ -4,8 +4,7 @@
 
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
-import { ConfigError, loadConfig, type Config } from '../node/config.js';
-import { serve } from '../node/serve.js';
+import { type Config, ConfigError, loadConfig, serve } from '../node/index.js';
 
 async function main(): Promise<void> {
   settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
