@@ -62,7 +62,6 @@ const KNOWN_UPWARD: readonly string[] = [
 ];
 const KNOWN_CYCLES: readonly string[] = [
   "host/core/write-batch-builder.ts <-> host/core/write-batch-encoder.ts",
-  "host/pgwire/connection.ts <-> host/pgwire/listener.ts",
   "host/storage/column-buffer.ts <-> host/storage/series-data.ts <-> host/storage/utf8-column.ts",
   "host/storage/compaction.ts <-> host/storage/compactor.ts <-> host/storage/database.ts <-> host/storage/flush.ts",
   "host/storage/read-path.ts <-> host/storage/series-list.ts",

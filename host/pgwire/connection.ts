@@ -15,7 +15,7 @@ import { requireOnlyPasswordChange, startStatement, type RunningStatement } from
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
 import { BodyReader, MessageReader, protocolError, typeName, type Message } from './framing.js';
-import type { PgContext } from './listener.js';
+import type { PgContext } from './context.js';
 import { MessageWriter } from './messages.js';
 import { parameterCount, parameterLiteral, substitute } from './parameters.js';
 import { asUserError, errorFields } from './pg-errors.js';

@@ -12,19 +12,7 @@ import type { ServerSettings } from '../server/context.js';
 import type { Services } from '../server/services.js';
 import { PgAuth } from './auth.js';
 import { PgConnection } from './connection.js';
-
-/** What a connection sees of the server. */
-export interface PgContext {
-  readonly config: ServerSettings;
-  readonly logger: Logger;
-  readonly version: string;
-  readonly planCache: PlanCache;
-  /** The services, or a 503 UserError (57P03) while starting or stopping. */
-  services(): Services;
-  auth(): PgAuth;
-  cancel(pid: number, secret: number): void;
-  unregister(conn: PgConnection): void;
-}
+import type { PgContext } from './context.js';
 
 export interface PgListenerOptions {
   config: ServerSettings;
