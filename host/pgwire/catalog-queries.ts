@@ -13,7 +13,8 @@
 import type { Scalar } from '../engine/types/index.js';
 import { type Catalog, has, type TenantDef, type UserDef } from '../meta/index.js';
 import { tableInfo } from '../server/table-info.js';
-import { evaluateSelect, parseSelect, type Row, type VirtualTables } from './catalog-eval.js';
+import { evaluateSelect, type Row, type VirtualTables } from './catalog-eval.js';
+import { parseSelect } from './catalog-select.js';
 import { OID, pgTypeName, pgTypeOf } from './pg-types.js';
 import type { LocalResult, SessionState } from './session-commands.js';
 import type { PgToken } from './sql-text.js';
