@@ -1,29 +1,100 @@
-// The `sundial` command: resolves the configuration from the arguments, the environment and the
-// file they name, then starts the server (serve.ts). Exit codes: 2 for bad configuration, 1 when
-// the server fails to start.
+#!/usr/bin/env node
+// The `sundial` command: picks the command from the arguments and runs it; what a command does is
+// host/node's (serve: node/serve.ts). With no command, or an option first, it serves, as it did
+// before it had commands (scripts and tests start it so). Exit codes: node/exit-codes.ts.
 
+import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
-import { type Config, ConfigError, loadConfig, serve } from '../node/index.js';
+import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
+import { mainHelp, serveHelp, versionHelp } from './help.js';
 
-async function main(): Promise<void> {
+const COMMANDS = ['serve', 'version', 'help'] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** A mistake in the command line: printed on stderr, exit 2. */
+class UsageError extends Error {}
+
+function isCommand(word: string): word is Command {
+  return (COMMANDS as readonly string[]).includes(word);
+}
+
+/** Whether the arguments hold `long` or `short` before a `--` (where parseArgs stops reading options). */
+function asks(args: readonly string[], long: string, short: string): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === long || a === short) return true;
+  }
+  return false;
+}
+
+/** The help of a command; undefined: of `sundial` itself. */
+function helpOf(command: Command | undefined): string {
+  return command === 'serve' ? serveHelp() : command === 'version' ? versionHelp() : mainHelp();
+}
+
+async function runServe(args: string[]): Promise<void> {
   settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig({ argv: args });
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`sundial: ${e.message}\n`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) throw new UsageError(`${e.message}; see sundial serve --help`);
     throw e;
   }
   await serve(config);
 }
 
-main().catch((err: unknown) => {
+async function main(argv: string[]): Promise<void> {
+  let command: Command | undefined;
+  let args = argv;
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-')) {
+    if (!isCommand(first)) throw new UsageError(`unknown command '${first}'; see sundial --help`);
+    command = first;
+    args = argv.slice(1);
+  }
+  if (asks(args, '--help', '-h')) {
+    // `sundial --help` alone is the command's own help; with other options it is serve's.
+    process.stdout.write(helpOf(command ?? (args.length === 1 ? undefined : 'serve')));
+    return;
+  }
+  if (asks(args, '--version', '-V')) {
+    process.stdout.write(`sundial ${packageVersion()}\n`);
+    return;
+  }
+  switch (command) {
+    case undefined:
+    case 'serve':
+      await runServe(args);
+      return;
+    case 'version':
+      parseArgs({ args, options: {}, strict: true, allowPositionals: false });
+      process.stdout.write(`sundial ${packageVersion()}\n`);
+      return;
+    case 'help': {
+      const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+      if (positionals.length > 1) throw new UsageError(`help takes one command, got ${positionals.length}; see sundial --help`);
+      const topic = positionals[0];
+      if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see sundial --help`);
+      process.stdout.write(helpOf(topic));
+      return;
+    }
+  }
+}
+
+/** parseArgs' own errors (unknown option, missing value, unexpected argument) are usage errors too. */
+function isUsage(err: unknown): err is Error {
+  return err instanceof UsageError || (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'));
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (isUsage(err)) {
+    process.stderr.write(`sundial: ${err.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
   const logger: Logger = pino();
   logger.fatal({ err }, 'startup failed');
   logger.flush();
-  process.exit(1);
+  process.exit(EXIT_FAILURE);
 });

@@ -17,6 +17,7 @@ import { storageCodecs } from '../storage/codecs.js';
 import { faultPointArmed } from '../storage/fault-points.js';
 import { Storage } from '../storage/storage.js';
 import type { Config } from './config.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -56,7 +57,7 @@ export async function serve(config: Config): Promise<void> {
       ? 'set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1'
       : `the catalog in ${dataDir} already exists, and auth.root_password (SUNDIAL_ROOT_PASSWORD) applies only to a new catalog: start on 127.0.0.1 and run ALTER USER root SET PASSWORD = '...', then listen on ${config['server.host']}`;
     logger.fatal({ host: config['server.host'], dataDir, newCatalog: storage.catalogCreated }, `refusing to listen on a non-loopback address while the root password is empty; ${fix}`);
-    process.exit(2);
+    process.exit(EXIT_USAGE);
   }
 
   const workers = config['ingest.parse_workers'];
@@ -77,7 +78,7 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
+      process.exit(EXIT_FAILURE);
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -91,10 +92,10 @@ export async function serve(config: Config): Promise<void> {
       await storage.close();
       logger.info('stopped');
       logger.flush();
-      process.exit(0);
+      process.exit(EXIT_OK);
     } catch (err) {
       logger.fatal({ err }, 'shutdown failed');
-      process.exit(1);
+      process.exit(EXIT_FAILURE);
     }
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
