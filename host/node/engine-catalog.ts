@@ -23,10 +23,9 @@ import type {
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
-import { tableInfo } from '../server/table-info.js';
+import { tableInfo, USAGE_DATABASE, type UsageMetrics } from '../server/index.js';
 import { bug } from '../core/errors.js';
 import type { SkippedFiles, Storage } from '../storage/storage.js';
-import { USAGE_DATABASE, type UsageMetrics } from '../server/usage-metrics.js';
 
 export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;

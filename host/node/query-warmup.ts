@@ -34,9 +34,8 @@ import { storageCodecs } from '../storage/codecs.js';
 import { Storage } from '../storage/storage.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
-import { SundialServer } from '../server/server.js';
+import { SundialServer, UsageMetrics } from '../server/index.js';
 import { createServices } from './services.js';
-import { UsageMetrics } from '../server/usage-metrics.js';
 import { warmWritePath } from './write-warmup.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */

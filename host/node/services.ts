@@ -7,14 +7,8 @@ import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Parsers } from '../ingest/parse-jobs.js';
 import { Authenticator } from '../meta/index.js';
 import type { Storage } from '../storage/storage.js';
-import { Budget } from '../server/limits.js';
-import { LogClock } from '../server/log-clock.js';
-import { LokiTables } from '../server/loki-placement.js';
-import { QueryRegistry } from '../server/query-registry.js';
-import type { Services } from '../server/services.js';
+import { Budget, LogClock, LokiTables, QueryRegistry, type Services, TenantLimits, type UsageMetrics } from '../server/index.js';
 import { sqlServices } from './sql-services.js';
-import { TenantLimits } from '../server/tenant-limits.js';
-import type { UsageMetrics } from '../server/usage-metrics.js';
 
 /** What the services are built around; the rest comes from `config`. */
 export interface ServiceParts {

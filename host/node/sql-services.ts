@@ -7,10 +7,8 @@ import type { Authenticator } from '../meta/index.js';
 import type { Storage } from '../storage/storage.js';
 import { runDcl } from './dcl.js';
 import { StorageCatalog } from './engine-catalog.js';
-import type { QueryRegistry } from '../server/query-registry.js';
-import type { SqlServices } from '../server/services.js';
+import type { QueryRegistry, SqlServices, UsageMetrics } from '../server/index.js';
 import { systemInfo } from './system-info.js';
-import type { UsageMetrics } from '../server/usage-metrics.js';
 
 export function sqlServices(core: Core, storage: Storage, usage: UsageMetrics, authenticator: Authenticator, runningQueries: QueryRegistry): SqlServices {
   return {

@@ -20,7 +20,7 @@ import {
   type TenantDef,
   type UserDef,
 } from '../meta/index.js';
-import type { QueryRegistry } from '../server/query-registry.js';
+import type { QueryRegistry } from '../server/index.js';
 
 const byName = <T>(key: (x: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 

@@ -12,7 +12,7 @@
 
 import type { Scalar } from '../engine/types/index.js';
 import { type Catalog, has, type TenantDef, type UserDef } from '../meta/index.js';
-import { tableInfo } from '../server/table-info.js';
+import { tableInfo } from '../server/index.js';
 import { evaluateSelect, type Row, type VirtualTables } from './catalog-eval.js';
 import { parseSelect } from './catalog-select.js';
 import { OID, pgTypeName, pgTypeOf } from './pg-types.js';

@@ -11,7 +11,7 @@ import { UserError } from '../core/errors.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.js';
 import { privilegeOn, requireMembership, requirePasswordChanged, SCRAM_MECHANISM, type TenantDef, type UserDef } from '../meta/index.js';
-import { requireOnlyPasswordChange, startStatement, type RunningStatement } from '../server/statement.js';
+import { requireOnlyPasswordChange, type RunningStatement, startStatement } from '../server/index.js';
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
 import { BodyReader, MessageReader, protocolError, typeName, type Message } from './framing.js';

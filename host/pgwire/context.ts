@@ -4,8 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { PlanCache } from '../engine/plan-cache.js';
-import type { ServerSettings } from '../server/context.js';
-import type { Services } from '../server/services.js';
+import type { ServerSettings, Services } from '../server/index.js';
 import type { PgAuth } from './auth.js';
 
 /** What a connection sees of the server. */
