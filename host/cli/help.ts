@@ -62,7 +62,7 @@ function wrap(text: string, indent: number): string {
 
 const EXIT_CODES = `Exit codes:
   0  done (the server stopped cleanly after SIGINT or SIGTERM)
-  1  runtime failure (the server could not start or stop)
+  1  runtime failure (the server could not start or stop; a statement failed)
   2  usage error (unknown command or option, bad value or configuration)
 `;
 
@@ -73,6 +73,7 @@ Sundial, a time-series database server with CnosDB's HTTP interface.
 
 Commands:
   serve     run the server (the command when the first argument is an option)
+  sql       run SQL statements against a server (-e, -f or stdin)
   version   print the version
   help      print the help of a command (sundial help serve)
 
@@ -89,6 +90,41 @@ export function versionHelp(): string {
   return `Usage: sundial version
 
 Prints the version (also: sundial --version, sundial -V).
+`;
+}
+
+export function sqlHelp(): string {
+  return `Usage: sundial sql [options] [-e STATEMENT]... [-f FILE]...
+
+Runs SQL statements against a server, one request each, in the order given, and
+prints each answer; stops at the first statement that fails (exit 1). Without -e
+or -f it reads the statements from stdin when stdin is not a terminal. The
+password is SUNDIAL_PASSWORD's (empty if unset).
+
+Options:
+  -e, --execute STATEMENT
+    Statements to run (several may be separated by ;).
+  -f, --file FILE
+    A file of statements separated by ; (- for stdin).
+  --url URL
+    The server (also SUNDIAL_URL; default http://127.0.0.1:8902).
+  -u, --user NAME
+    The user (default root).
+  -t, --tenant NAME
+    The tenant (default cnosdb).
+  -d, --database NAME
+    The database (default public).
+  --format table|csv|tsv|json|ndjson
+    How answers are printed (default table).
+  -h, --help
+    Print this help and exit.
+  -V, --version
+    Print the version and exit.
+
+Exit codes:
+  0  every statement succeeded
+  1  a statement failed, or the server could not be reached
+  2  usage error (unknown option, bad value, unreadable file)
 `;
 }
 

@@ -7,13 +7,12 @@ import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
-import { mainHelp, serveHelp, versionHelp } from './help.js';
+import { mainHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
+import { sqlCommand } from './sql.js';
+import { CommandError, UsageError } from './usage.js';
 
-const COMMANDS = ['serve', 'version', 'help'] as const;
+const COMMANDS = ['serve', 'sql', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
-
-/** A mistake in the command line: printed on stderr, exit 2. */
-class UsageError extends Error {}
 
 function isCommand(word: string): word is Command {
   return (COMMANDS as readonly string[]).includes(word);
@@ -30,7 +29,7 @@ function asks(args: readonly string[], long: string, short: string): boolean {
 
 /** The help of a command; undefined: of `sundial` itself. */
 function helpOf(command: Command | undefined): string {
-  return command === 'serve' ? serveHelp() : command === 'version' ? versionHelp() : mainHelp();
+  return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
 }
 
 async function runServe(args: string[]): Promise<void> {
@@ -68,6 +67,9 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       await runServe(args);
       return;
+    case 'sql':
+      await sqlCommand(args, process.env);
+      return;
     case 'version':
       parseArgs({ args, options: {}, strict: true, allowPositionals: false });
       process.stdout.write(`sundial ${packageVersion()}\n`);
@@ -83,15 +85,15 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** parseArgs' own errors (unknown option, missing value, unexpected argument) are usage errors too. */
-function isUsage(err: unknown): err is Error {
-  return err instanceof UsageError || (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'));
+/** parseArgs' own errors (unknown option, missing value, unexpected argument) are usage errors. */
+function isParseArgsError(err: unknown): err is TypeError {
+  return err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (isUsage(err)) {
+  if (err instanceof CommandError || isParseArgsError(err)) {
     process.stderr.write(`sundial: ${err.message}\n`);
-    process.exit(EXIT_USAGE);
+    process.exit(err instanceof CommandError ? err.exitCode : EXIT_USAGE);
   }
   const logger: Logger = pino();
   logger.fatal({ err }, 'startup failed');

@@ -5,3 +5,4 @@ export { type Config, ConfigError, envName, flagName, loadConfig, SETTINGS } fro
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 export { packageVersion } from './package-info.js';
 export { serve } from './serve.js';
+export { runSql, SQL_FORMATS, SqlClientError, type SqlFormat, statementsOf } from './sql-client.js';

@@ -27,7 +27,7 @@ function sundial(...args: string[]): { status: number | null; stdout: string; st
 }
 
 describe('sundial --version', () => {
-  for (const args of [['--version'], ['-V'], ['version'], ['serve', '--version'], ['serve', '-V'], ['--port', '0', '--version']]) {
+  for (const args of [['--version'], ['-V'], ['version'], ['serve', '--version'], ['serve', '-V'], ['sql', '--version'], ['--port', '0', '--version']]) {
     it(`prints the package's version for ${args.join(' ')}`, () => {
       expect(sundial(...args)).toEqual({ status: 0, stdout: `sundial ${VERSION}\n`, stderr: '' });
     });
@@ -52,6 +52,8 @@ describe('sundial --help', () => {
     ['serve', ['serve', '-h'], 'Usage: sundial serve [options]\n'],
     ['serve', ['help', 'serve'], 'Usage: sundial serve [options]\n'],
     ['serve', ['--port', '0', '--help'], 'Usage: sundial serve [options]\n'],
+    ['sql', ['sql', '--help'], 'Usage: sundial sql [options] [-e STATEMENT]... [-f FILE]...\n'],
+    ['sql', ['help', 'sql'], 'Usage: sundial sql [options] [-e STATEMENT]... [-f FILE]...\n'],
     ['version', ['version', '--help'], 'Usage: sundial version\n'],
     ['version', ['help', 'version'], 'Usage: sundial version\n'],
   ];
@@ -65,7 +67,7 @@ describe('sundial --help', () => {
 
   it('lists every command and the exit codes', () => {
     const { stdout } = sundial('--help');
-    for (const text of ['\n  serve ', '\n  version ', '\n  help ', '\n  0  done', '\n  1  runtime failure', '\n  2  usage error']) expect(stdout).toContain(text);
+    for (const text of ['\n  serve ', '\n  sql ', '\n  version ', '\n  help ', '\n  0  done', '\n  1  runtime failure', '\n  2  usage error']) expect(stdout).toContain(text);
   });
 
   it("lists every setting of the table as serve's flag, with its key, variable and default", () => {
