@@ -6,8 +6,10 @@
 // their OTLP names); counts, flags, end time and duration are DOUBLE fields, everything else
 // STRING. Two departures: attribute values are stored as readable text (a string as itself, a
 // number or boolean as its literal, arrays and maps as JSON, bytes as base64) where CnosDB stores
-// their protobuf encoding as decimal bytes; and every span gets only its own columns (CnosDB
-// reuses one map per ResourceSpans, so a span inherits the previous span's attributes).
+// their protobuf encoding as decimal bytes, so the types of the attributes that are not strings go
+// in one more column, `attribute_types` (JSON, column -> Jaeger type), for the Jaeger API; and
+// every span gets only its own columns (CnosDB reuses one map per ResourceSpans, so a span
+// inherits the previous span's attributes).
 
 import type { TimeUnit } from '../core/precision.js';
 import { otlpTypes } from './otlp-proto.js';
@@ -36,6 +38,8 @@ export const SPAN_COLUMNS = {
   droppedAttributes: 'ResourceSpans/ScopeSpans/Span/dropped_attributes_count',
   droppedEvents: 'ResourceSpans/ScopeSpans/Span/dropped_events_count',
   droppedLinks: 'ResourceSpans/ScopeSpans/Span/dropped_links_count',
+  /** JSON: each non-string attribute's column and its Jaeger type (Sundial's; absent when none). */
+  attributeTypes: 'ResourceSpans/ScopeSpans/Span/attribute_types',
   resourceAttributes: 'ResourceSpans/Resource/attributes/',
   resourceDropped: 'ResourceSpans/Resource/dropped_attributes_count',
   resourceSchemaUrl: 'ResourceSpans/schema_url',
@@ -152,24 +156,24 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
           f.reset();
           f.str(C.resourceSchemaUrl, rs.schemaUrl);
           if (rs.resource !== null) {
-            f.attributes(C.resourceAttributes, resourceAttributes);
+            f.typedAttributes(C.resourceAttributes, resourceAttributes);
             f.num(C.resourceDropped, rs.resource.droppedAttributesCount);
           }
           f.str(C.scopeSchemaUrl, ss.schemaUrl);
           if (ss.scope !== null) {
-            f.attributes(C.scopeAttributes, ss.scope.attributes);
+            f.typedAttributes(C.scopeAttributes, ss.scope.attributes);
             f.num(C.scopeDropped, ss.scope.droppedAttributesCount);
           }
           f.num(C.flags, span.flags);
           f.str(C.kind, spanKindNames[span.kind] ?? 'SPAN_KIND_UNSPECIFIED');
           f.num(C.endTime, int64ToNumber(span.endTimeUnixNano));
-          f.attributes(C.spanAttributes, span.attributes);
+          f.typedAttributes(C.spanAttributes, span.attributes);
           f.num(C.droppedAttributes, span.droppedAttributesCount);
           span.events.forEach((ev, e) => {
             const p = f.name(C.event, `${e}/`);
             f.num(f.name(p, 'time_unix_nano'), int64ToNumber(ev.timeUnixNano));
             f.str(f.name(p, 'name'), ev.name);
-            f.attributes(f.name(p, 'attributes/'), ev.attributes);
+            f.typedAttributes(f.name(p, 'attributes/'), ev.attributes);
             f.num(f.name(p, 'dropped_attributes_count'), ev.droppedAttributesCount);
           });
           f.num(C.droppedEvents, span.droppedEventsCount);
@@ -178,13 +182,15 @@ export function otlpTracesToBatches(request: unknown, options: TraceOptions): { 
             f.str(f.name(p, 'trace_id'), hex(link.traceId));
             f.str(f.name(p, 'span_id'), hex(link.spanId));
             f.str(f.name(p, 'trace_state'), link.traceState);
-            f.attributes(f.name(p, 'attributes/'), link.attributes);
+            f.typedAttributes(f.name(p, 'attributes/'), link.attributes);
             f.num(f.name(p, 'dropped_attributes_count'), link.droppedAttributesCount);
             f.num(f.name(p, 'flags'), link.flags);
           });
           f.num(C.droppedLinks, span.droppedLinksCount);
           f.str(C.statusMessage, span.status?.message ?? '');
           f.num(C.duration, int64Difference(span.endTimeUnixNano, span.startTimeUnixNano));
+          const types = f.types;
+          if (types !== undefined) f.str(C.attributeTypes, types);
           out.add(options.table, tags, toDb.convert(start), f.list);
           spans++;
         } catch (e) {

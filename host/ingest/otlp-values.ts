@@ -89,6 +89,17 @@ function hexIdsAt(o: Record<string, unknown>, path: HexIdPath, depth: number, wh
   }
 }
 
+/**
+ * Jaeger's tag types of the AnyValue kinds that are not strings (Jaeger's OTLP translator: int
+ * -> int64, double -> float64, bool -> bool, bytes -> binary; arrays and maps are JSON strings).
+ */
+export const JAEGER_TYPES: Readonly<Record<string, 'int64' | 'float64' | 'bool' | 'binary'>> = {
+  intValue: 'int64',
+  doubleValue: 'float64',
+  boolValue: 'bool',
+  bytesValue: 'binary',
+};
+
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** Lowercase hex of an id (empty for a missing one). */
@@ -163,9 +174,17 @@ export class RowFields {
   #count = 0;
   readonly #pool: FieldInput[] = [];
   readonly #names = new Map<string, Map<string, string>>();
+  /** `"column":"type"` pairs of the typed attributes added since the reset (typedAttributes). */
+  #types = '';
 
   reset(): void {
     this.#count = 0;
+    this.#types = '';
+  }
+
+  /** The typed attributes' JSON object (column name -> Jaeger type), or undefined when none. */
+  get types(): string | undefined {
+    return this.#types === '' ? undefined : `{${this.#types}}`;
   }
 
   /** The row's fields; valid until the next reset. */
@@ -205,5 +224,15 @@ export class RowFields {
 
   attributes(prefix: string, attributes: readonly KeyValue[]): void {
     for (const kv of attributes) this.str(this.name(prefix, kv.key), anyValueText(kv.value));
+  }
+
+  /** As attributes(), also noting the type of each one that is not a string (`types`). */
+  typedAttributes(prefix: string, attributes: readonly KeyValue[]): void {
+    for (const kv of attributes) {
+      const name = this.name(prefix, kv.key);
+      this.str(name, anyValueText(kv.value));
+      const type = JAEGER_TYPES[kv.value?.value ?? ''];
+      if (type !== undefined) this.#types += `${this.#types === '' ? '' : ','}${JSON.stringify(name)}:"${type}"`;
+    }
   }
 }

@@ -1,8 +1,9 @@
 // The one place where errors become HTTP responses (CONTRACT.md "Errors"). Write routes answer
 // with an empty body; every other route with {"error_code","error_message"} JSON, but the
 // InfluxDB routes, which answer in InfluxDB's shapes and statuses (influx-errors.ts), and the
-// Elasticsearch and Loki routes, in theirs (log-errors.ts), and the OTLP routes, which answer with
-// a google.rpc.Status (otlp-errors.ts). All carry the code and message in X-Sundial-Error-Code /
+// Elasticsearch and Loki routes, in theirs (log-errors.ts), the OTLP routes, which answer with a
+// google.rpc.Status (otlp-errors.ts), and the Jaeger query API, which answers in jaeger-query's
+// envelope with `errors`. All carry the code and message in X-Sundial-Error-Code /
 // X-Sundial-Error headers.
 
 import type { Boom } from '@hapi/boom';
@@ -18,9 +19,10 @@ import { isOtlpJson, otlpErrorResponse } from './otlp-errors.js';
 /**
  * How a route reports errors: InfluxDB's v1 `{"error"}` and v2 `{"code","message"}` for its
  * routes, Elasticsearch's `{"error":{...},"status"}` and Loki's text for theirs, OTLP's
- * google.rpc.Status for the OTLP/HTTP ones.
+ * google.rpc.Status for the OTLP/HTTP ones, jaeger-query's
+ * `{"data":null,...,"errors":[{"code","msg"}]}` for the Jaeger query API.
  */
-export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2' | 'es' | 'loki' | 'otlp';
+export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2' | 'es' | 'loki' | 'otlp' | 'jaeger';
 
 const MAX_HEADER_CHARS = 1000;
 
@@ -86,7 +88,9 @@ export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorSt
   const res =
     style === 'json'
       ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))
-      : h.response();
+      : style === 'jaeger'
+        ? jsonBody(h, JSON.stringify({ data: null, total: 0, limit: 0, offset: 0, errors: [{ code: err.status, msg: err.message }] }))
+        : h.response();
   res.code(err.status);
   return withErrorHeaders(res, err);
 }
