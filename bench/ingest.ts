@@ -6,10 +6,12 @@
 //
 // Then every other ingest format on data of realistic shape (bench/ingest-bodies.ts), each into a
 // fresh server over 2 connections: OpenTSDB text, Elasticsearch bulk, NDJSON, Loki protobuf, OTLP
-// spans, Prometheus remote write; printed with the targets of issue 6 next to them.
+// spans, Prometheus remote write, OTLP metrics and logs (/v1/metrics, /v1/logs); printed with the
+// targets of issues 6 and 28 next to them. Last, psql-style round trips: SELECT of 1 and of
+// 100,000 rows over the PostgreSQL port against /api/v1/sql JSON (bench/pg-round-trips.ts).
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1 (0: the formats alone)
-//          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
+//          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom,otlp-metrics,otlp-logs)
 //          --format-scale 1 (multiplies the size of every format's data set)
 //          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
 //          --probe-sql (a third connection sends SELECT 1 every 5 ms during each format's load;
@@ -24,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
 import { SHARED_DIR } from '../test/support/shared-dir.js';
-import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
+import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpLogsWorkload, otlpMetricsWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
 
 // The shared bench scripts: ../shared beside the repository, or SUNDIAL_SHARED_DIR (a worktree).
@@ -157,6 +159,12 @@ function formatWorkloads(): Array<{ make: () => Workload; target: (r: FormatResu
     // build and hour); --format-scale 4 adds compactions of such files (22 k spans/s).
     otlp: { make: () => otlpWorkload(Math.round(98_304 * k)), target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}` },
     prom: { make: () => promWorkload(100, Math.round(200 * k)), target: () => '(no target)' },
+    // 100 hosts x 80 intervals x 50 points: 400,000 data points in 160 bodies of 2,500.
+    'otlp-metrics': {
+      make: () => otlpMetricsWorkload(100, Math.round(80 * k)),
+      target: (r: FormatResult) => `>= 200,000 data points/s: ${r.rowsPerSec >= 200_000 ? 'met' : 'NOT met'}`,
+    },
+    'otlp-logs': { make: () => otlpLogsWorkload(Math.round(200_000 * k)), target: () => '(no target)' },
   };
   const names = opts.formats === 'none' ? [] : opts.formats === 'all' ? Object.keys(all) : opts.formats!.split(',');
   return names.map((n) => {
