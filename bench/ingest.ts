@@ -16,6 +16,7 @@
 //          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
 //          --probe-sql (a third connection sends SELECT 1 every 5 ms during each format's load;
 //          its latency is printed: how much the ingest holds up the server's event loop)
+//          --pg-rows 100000 (rows of the big result of the query row; 0 leaves the query row out)
 // The servers take the environment, so SUNDIAL_PARSE_WORKERS=0 measures parsing in the server's
 // thread.
 // Needs `npm run build` first (npm run bench:ingest does it).
@@ -28,6 +29,7 @@ import { startServer } from '../test/support/server.js';
 import { SHARED_DIR } from '../test/support/shared-dir.js';
 import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpLogsWorkload, otlpMetricsWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
+import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
 
 // The shared bench scripts: ../shared beside the repository, or SUNDIAL_SHARED_DIR (a worktree).
 const SHARED = join(SHARED_DIR, 'bench') + '/';
@@ -47,6 +49,7 @@ const { values: opts } = parseArgs({
     'format-scale': { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
     'probe-sql': { type: 'boolean', default: false },
+    'pg-rows': { type: 'string', default: '100000' },
   },
 });
 
@@ -200,10 +203,19 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   }
 }
 
+/** The query row: psql-style round trips over the PostgreSQL port against HTTP JSON. */
+async function benchQueries(): Promise<void> {
+  const rows = Number(opts['pg-rows']);
+  if (rows === 0) return;
+  console.log('\nQueries: SELECT over the PostgreSQL port (server.pg_port) against /api/v1/sql JSON, one server, alternated:\n');
+  printRoundTrips(await pgRoundTrips({ rows, runs: 200, bigRuns: 9 }));
+}
+
 async function main(): Promise<void> {
   mkdirSync(RUN, { recursive: true });
   try {
     await runAll();
+    await benchQueries();
   } finally {
     rmSync(RUN, { recursive: true, force: true });
   }
