@@ -51,7 +51,7 @@ export const SETTINGS = [
   { key: 'otlp.traces_table', kind: 'string', default: 'otel_traces', doc: 'Table of the spans sent to `/v1/traces` without a `table` header or parameter.' },
   { key: 'otlp.logs_table', kind: 'string', default: 'otel_logs', doc: 'Table of the log records sent to `/v1/logs` without a `table` header or parameter.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
-  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
+  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, metric, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
   { key: 'ingest.write_warmup', kind: 'bool', default: true, doc: 'Once ready, write, flush and compact 16,384 generated rows of one-row series (shaped like spans) in the warm-up\'s scratch directory, so that the first high-cardinality writes after a start (traces) do not run while V8 compiles that code.' },
   { key: 'ingest.loki_tenant', kind: 'string', default: 'cnosdb', doc: 'Tenant of a Loki push (`/loki/api/v1/push`) that names none: no `tenant` parameter or header and no `X-Scope-OrgID`.' },
   { key: 'ingest.loki_database', kind: 'string', default: 'public', doc: 'Database of a Loki push without a `db` parameter or header.' },
