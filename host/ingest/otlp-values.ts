@@ -176,6 +176,7 @@ export class RowFields {
   readonly #names = new Map<string, Map<string, string>>();
   /** `"column":"type"` pairs of the typed attributes added since the reset (typedAttributes). */
   #types = '';
+  readonly #typeParts = new Map<string, Map<string, string>>();
 
   reset(): void {
     this.#count = 0;
@@ -232,7 +233,13 @@ export class RowFields {
       const name = this.name(prefix, kv.key);
       this.str(name, anyValueText(kv.value));
       const type = JAEGER_TYPES[kv.value?.value ?? ''];
-      if (type !== undefined) this.#types += `${this.#types === '' ? '' : ','}${JSON.stringify(name)}:"${type}"`;
+      if (type === undefined) continue;
+      // `"column":"type"`, made once per column and type.
+      let parts = this.#typeParts.get(type);
+      if (parts === undefined) this.#typeParts.set(type, (parts = new Map()));
+      let part = parts.get(name);
+      if (part === undefined) parts.set(name, (part = `${JSON.stringify(name)}:"${type}"`));
+      this.#types = this.#types === '' ? part : `${this.#types},${part}`;
     }
   }
 }
