@@ -16,15 +16,13 @@ import { ValueType } from '../core/write-batch.js';
 import { contentHash, EntryTimes, entrySeriesKey, type SeriesRange, type Slot } from './loki-entry-times.js';
 import { Rejections, type OtlpRows } from './otlp-metrics.js';
 import { otlpTypes } from './otlp-proto.js';
-import { anyValueText, decodeOtlpJsonAs, hex, RowFields, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
+import { anyValueText, attributeTags, decodeOtlpJsonAs, hex, RowFields, scopeTags, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
 import { decodeMessage, int64ToBigInt, type Int64 } from './protobuf-values.js';
 import { RowBatcher } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
 
-/** The columns Sundial writes besides the attributes. */
+/** The columns Sundial writes besides the attributes and the scope's tags (SCOPE_TAGS). */
 export const LOG_COLUMNS = {
-  scopeName: 'otel.scope.name',
-  scopeVersion: 'otel.scope.version',
   severityText: 'severity_text',
   body: 'body',
   severityNumber: 'severity_number',
@@ -102,14 +100,9 @@ export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, s
   const C = LOG_COLUMNS;
   let total = 0;
   req.resourceLogs.forEach((rl, r) => {
-    const resourceTags: Array<[string, string]> = (rl.resource?.attributes ?? []).map((kv) => [kv.key, anyValueText(kv.value)]);
+    const resource = attributeTags(rl.resource?.attributes);
     rl.scopeLogs.forEach((sl, s) => {
-      const scopeTags: Array<[string, string]> = [];
-      if (sl.scope !== null) {
-        if (sl.scope.name !== '') scopeTags.push([C.scopeName, sl.scope.name]);
-        if (sl.scope.version !== '') scopeTags.push([C.scopeVersion, sl.scope.version]);
-        for (const kv of sl.scope.attributes) scopeTags.push([kv.key, anyValueText(kv.value)]);
-      }
+      const scope = scopeTags(sl.scope);
       // Series keys by severity: a scope's records take a handful of them.
       const series = new Map<string, { tags: Array<[string, string]>; key: string }>();
       total += sl.logRecords.length;
@@ -117,7 +110,7 @@ export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, s
         try {
           let one = series.get(rec.severityText);
           if (one === undefined) {
-            const tags: Array<[string, string]> = [...scopeTags, ...resourceTags, [C.severityText, rec.severityText]];
+            const tags: Array<[string, string]> = [...scope, ...resource, [C.severityText, rec.severityText]];
             series.set(rec.severityText, (one = { tags, key: entrySeriesKey(tags) }));
           }
           f.reset();

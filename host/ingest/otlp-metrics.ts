@@ -15,18 +15,16 @@ import type { TimeUnit } from '../core/precision.js';
 import { compareBytes } from '../core/series-key.js';
 import { ValueType } from '../core/write-batch.js';
 import { otlpTypes } from './otlp-proto.js';
-import { anyValueText, decodeOtlpJsonAs, RowFields, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
+import { anyValueText, attributeTags, decodeOtlpJsonAs, RowFields, scopeTags, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
 import { decodeMessage, int64ToBigInt, int64ToNumber, type Int64 } from './protobuf-values.js';
 import { RowBatcher } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
 
-/** The tags Sundial adds to the attributes. */
+/** The tags Sundial adds to the attributes, besides the scope's (SCOPE_TAGS). */
 export const METRIC_TAGS = {
   temporality: 'otel.temporality',
   monotonic: 'otel.monotonic',
   unit: 'otel.unit',
-  scopeName: 'otel.scope.name',
-  scopeVersion: 'otel.scope.version',
 } as const;
 
 /** OTLP's AggregationTemporality, as the `otel.temporality` tag spells it. */
@@ -176,14 +174,9 @@ export function otlpMetricsToBatches(request: unknown, options: MetricOptions): 
   let metricSerial = 0;
   let total = 0;
   req.resourceMetrics.forEach((rm, r) => {
-    const resourceTags: Array<[string, string]> = (rm.resource?.attributes ?? []).map((kv) => [kv.key, anyValueText(kv.value)]);
+    const resource = attributeTags(rm.resource?.attributes);
     rm.scopeMetrics.forEach((sm, s) => {
-      const scopeTags: Array<[string, string]> = [];
-      if (sm.scope !== null) {
-        if (sm.scope.name !== '') scopeTags.push([METRIC_TAGS.scopeName, sm.scope.name]);
-        if (sm.scope.version !== '') scopeTags.push([METRIC_TAGS.scopeVersion, sm.scope.version]);
-        for (const kv of sm.scope.attributes) scopeTags.push([kv.key, anyValueText(kv.value)]);
-      }
+      const scope = scopeTags(sm.scope);
       sm.metrics.forEach((metric, m) => {
         const kind = metric.data;
         if (kind === undefined) return;
@@ -193,7 +186,7 @@ export function otlpMetricsToBatches(request: unknown, options: MetricOptions): 
         if (kind === 'sum') metricTags.push([METRIC_TAGS.monotonic, metric.sum!.isMonotonic ? 'true' : 'false']);
         if (metric.unit !== '') metricTags.push([METRIC_TAGS.unit, metric.unit]);
         // What every point of the metric shares, after the point's own attributes.
-        const shared = sortedTags(metricTags, scopeTags, resourceTags);
+        const shared = sortedTags(metricTags, scope, resource);
         const serial = `${metricSerial++}\u0000`;
         const points = data.dataPoints as PointBase[];
         total += points.length;

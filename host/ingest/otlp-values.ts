@@ -34,6 +34,23 @@ export interface Scope extends Attributed {
   version: string;
 }
 
+/** The tags metrics and log records take from their instrumentation scope. */
+export const SCOPE_TAGS = { name: 'otel.scope.name', version: 'otel.scope.version' } as const;
+
+/** Attributes as tag pairs, values as text (a resource's, a point's). */
+export function attributeTags(attributes: readonly KeyValue[] | undefined): Array<[string, string]> {
+  return (attributes ?? []).map((kv) => [kv.key, anyValueText(kv.value)]);
+}
+
+/** A scope as tags: `otel.scope.name` and `otel.scope.version` when set, then its attributes. */
+export function scopeTags(scope: Scope | null): Array<[string, string]> {
+  if (scope === null) return [];
+  const tags: Array<[string, string]> = [];
+  if (scope.name !== '') tags.push([SCOPE_TAGS.name, scope.name]);
+  if (scope.version !== '') tags.push([SCOPE_TAGS.version, scope.version]);
+  return tags.concat(attributeTags(scope.attributes));
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 

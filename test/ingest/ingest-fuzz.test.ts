@@ -15,6 +15,7 @@ import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, otlpLogsToBatches } from '.
 import { decodeOtlpMetricsJson, decodeOtlpMetricsProtobuf, otlpMetricsToBatches } from '../../host/ingest/otlp-metrics.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from '../../host/ingest/otlp-traces.js';
 import { parsePromRead, parsePromWrite, PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
+import { otlpProtobuf } from '../support/otlp.js';
 import { mutate, rng, utf8 } from './ingest-support.js';
 
 const LOG: LogOptions = { table: 'logs', timeColumn: 'time', tagColumns: new Set(['host']), dbUnit: 'ns', now: 1_700_000_000_000_000_000n };
@@ -39,11 +40,6 @@ const OTLP_METRICS_SAMPLE = `{"resourceMetrics":[{"resource":{"attributes":[{"ke
 const OTLP_LOGS_SAMPLE = `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"scope":{"name":"x"},"logRecords":[
 {"timeUnixNano":${T1},"severityNumber":9,"severityText":"INFO","body":{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}},"traceId":"0102","spanId":"03","attributes":[{"key":"u","value":{"stringValue":"v"}}]},
 {"observedTimeUnixNano":${T1},"body":{"stringValue":"x"}}]}]}]}`;
-const protobufOf = (type: 'ExportMetricsServiceRequest' | 'ExportLogsServiceRequest', json: string): Uint8Array => {
-  const T = otlpTypes()[type];
-  const withBytes = JSON.parse(json, (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex').toString('base64') : v)) as object;
-  return T.encode(T.fromObject(withBytes)).finish();
-};
 const LOG_RECORDS = { table: 't', dbUnit: 'ns' as const, nowNs: 1_700_000_000_000_000_000n };
 
 interface Target {
@@ -92,11 +88,11 @@ const TARGETS: Target[] = [
   { name: 'OTLP metrics JSON', samples: [utf8(OTLP_METRICS_SAMPLE)], parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsJson(b), { dbUnit: 'ns' }).batches },
   {
     name: 'OTLP metrics protobuf',
-    samples: [protobufOf('ExportMetricsServiceRequest', OTLP_METRICS_SAMPLE)],
+    samples: [otlpProtobuf('ExportMetricsServiceRequest', OTLP_METRICS_SAMPLE)],
     parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsProtobuf(b), { dbUnit: 'ms' }).batches,
   },
   { name: 'OTLP logs JSON', samples: [utf8(OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsJson(b), LOG_RECORDS).batches },
-  { name: 'OTLP logs protobuf', samples: [protobufOf('ExportLogsServiceRequest', OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsProtobuf(b), { ...LOG_RECORDS, dbUnit: 'us' }).batches },
+  { name: 'OTLP logs protobuf', samples: [otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsProtobuf(b), { ...LOG_RECORDS, dbUnit: 'us' }).batches },
   {
     name: 'Prometheus write',
     samples: [PROM_TYPES.WriteRequest.encode(PROM_TYPES.WriteRequest.fromObject({ timeseries: [{ labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'j' }], samples: [{ value: 1, timestamp: 1700000000000 }] }] })).finish()],

@@ -10,6 +10,7 @@ import { LOKI_PUSH_REQUEST } from '../../host/ingest/loki-push.js';
 import { PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
 import { mutate, rng, utf8 } from '../ingest/ingest-support.js';
 import { http, writeLp } from '../support/http.js';
+import { otlpProtobuf } from '../support/otlp.js';
 import { readBack } from '../support/read-back.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -36,12 +37,6 @@ const OTLP_METRICS = JSON.stringify({
 const OTLP_LOGS = JSON.stringify({
   resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000000000000000', severityText: 'INFO', body: { stringValue: 'x' }, traceId: '0102', attributes: [{ key: 'a', value: { boolValue: true } }] }] }] }],
 });
-const protobufOf = (type: 'ExportMetricsServiceRequest' | 'ExportLogsServiceRequest', json: string): Uint8Array => {
-  const T = otlpTypes()[type];
-  const withBytes = JSON.parse(json, (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex').toString('base64') : v)) as object;
-  return T.encode(T.fromObject(withBytes)).finish();
-};
-
 interface Route {
   path: string;
   headers: Record<string, string>;
@@ -67,9 +62,9 @@ const ROUTES: Route[] = [
   { path: '/api/v1/traces', headers: { table: 'fz5', 'content-type': 'application/json' }, sample: utf8(OTLP) },
   { path: '/api/v1/traces', headers: { table: 'fz6', 'content-type': 'application/x-protobuf' }, sample: otlpTypes().ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(OTLP)) as never).finish() },
   { path: '/v1/metrics', headers: { 'content-type': 'application/json' }, sample: utf8(OTLP_METRICS) },
-  { path: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, sample: protobufOf('ExportMetricsServiceRequest', OTLP_METRICS) },
+  { path: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, sample: otlpProtobuf('ExportMetricsServiceRequest', OTLP_METRICS) },
   { path: '/v1/logs', headers: { table: 'fz8', 'content-type': 'application/json' }, sample: utf8(OTLP_LOGS) },
-  { path: '/v1/logs', headers: { table: 'fz9', 'content-type': 'application/x-protobuf' }, sample: protobufOf('ExportLogsServiceRequest', OTLP_LOGS) },
+  { path: '/v1/logs', headers: { table: 'fz9', 'content-type': 'application/x-protobuf' }, sample: otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS) },
   {
     path: '/api/v1/prom/write',
     headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },

@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otlpTypes } from '../../host/ingest/otlp-proto.js';
 import { http, type HttpOptions, type HttpResponse } from '../support/http.js';
+import { otlpProtobuf } from '../support/otlp.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -32,13 +33,6 @@ function validBodies(): Record<string, { type: 'ExportTraceServiceRequest' | 'Ex
       value: { resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: T, body: { stringValue: 'x' } }] }] }] },
     },
   };
-}
-
-/** The protobuf encoding of an OTLP/JSON-shaped object (hex ids made bytes). */
-function protobufOf(type: 'ExportTraceServiceRequest' | 'ExportMetricsServiceRequest' | 'ExportLogsServiceRequest', value: object): Uint8Array {
-  const t = otlpTypes()[type];
-  const withBytes = JSON.parse(JSON.stringify(value), (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex') : v)) as object;
-  return t.encode(t.fromObject(withBytes)).finish();
 }
 
 interface Case {
@@ -79,7 +73,7 @@ beforeAll(async () => {
     expect(r.status, r.text).toBe(200);
   }
   for (const [path, { type, value, table }] of Object.entries(validBodies())) {
-    const proto = protobufOf(type, value);
+    const proto = otlpProtobuf(type, value);
     const json = JSON.stringify(value);
     for (const c of CASES) {
       const req = c.request(proto, json);
@@ -167,7 +161,7 @@ describe('partial success', () => {
 
   it('rejects the data points that cannot be stored, counts them in protobuf and JSON, stores the rest', async () => {
     const T_ = otlpTypes().ExportMetricsServiceResponse;
-    const proto = await http(server.url, '/v1/metrics', { method: 'POST', body: protobufOf('ExportMetricsServiceRequest', metrics), headers: PB });
+    const proto = await http(server.url, '/v1/metrics', { method: 'POST', body: otlpProtobuf('ExportMetricsServiceRequest', metrics), headers: PB });
     expect([proto.status, proto.headers['content-type']]).toEqual([200, 'application/x-protobuf']);
     expect(T_.toObject(T_.decode(proto.body), { longs: Number })).toEqual({ partialSuccess: { rejectedDataPoints: 5, errorMessage: MESSAGE } });
     const json = await http(server.url, '/v1/metrics?db=public', { method: 'POST', body: gzipSync(JSON.stringify(metrics)), headers: { ...JS, 'content-encoding': 'gzip' } });
@@ -183,7 +177,7 @@ describe('partial success', () => {
 
   it('rejects a log record whose attribute takes the name of a column Sundial writes', async () => {
     const T_ = otlpTypes().ExportLogsServiceResponse;
-    const r = await http(server.url, '/v1/logs', { method: 'POST', body: protobufOf('ExportLogsServiceRequest', logs), headers: { ...PB, table: 'partial_logs' } });
+    const r = await http(server.url, '/v1/logs', { method: 'POST', body: otlpProtobuf('ExportLogsServiceRequest', logs), headers: { ...PB, table: 'partial_logs' } });
     expect(r.status).toBe(200);
     expect(T_.toObject(T_.decode(r.body), { longs: Number })).toEqual({
       partialSuccess: { rejectedLogRecords: 1, errorMessage: "1 of 2 log records rejected; the first: resourceLogs[0].scopeLogs[0].logRecords[1]: attribute 'body' has the name of a column Sundial writes for every record" },
