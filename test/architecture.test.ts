@@ -85,7 +85,7 @@ const KNOWN_UPWARD: readonly string[] = [
 ];
 const KNOWN_CYCLES: readonly string[] = [
   "host/pgwire/connection.ts <-> host/pgwire/listener.ts",
-  "host/server/influx-auth.ts <-> host/server/routes/es-bulk.ts <-> host/server/routes/es-probes.ts <-> host/server/routes/influxdb-query.ts <-> host/server/routes/influxdb.ts <-> host/server/routes/jaeger.ts <-> host/server/routes/loki-write.ts <-> host/server/routes/loki.ts <-> host/server/routes/opentsdb.ts <-> host/server/routes/ping.ts <-> host/server/routes/prometheus.ts <-> host/server/routes/sql.ts <-> host/server/routes/traces.ts <-> host/server/routes/write-pipeline.ts <-> host/server/routes/write.ts <-> host/server/server.ts",
+  "host/server/influx-auth.ts <-> host/server/routes/es-bulk.ts <-> host/server/routes/es-probes.ts <-> host/server/routes/influxdb-query.ts <-> host/server/routes/influxdb.ts <-> host/server/routes/jaeger.ts <-> host/server/routes/loki-write.ts <-> host/server/routes/loki.ts <-> host/server/routes/opentsdb.ts <-> host/server/routes/otlp.ts <-> host/server/routes/ping.ts <-> host/server/routes/prometheus.ts <-> host/server/routes/sql.ts <-> host/server/routes/traces.ts <-> host/server/routes/write-pipeline.ts <-> host/server/routes/write.ts <-> host/server/server.ts",
   "host/storage/catalog-ddl.ts <-> host/storage/catalog.ts <-> host/storage/pending-drops.ts",
 ];
 

@@ -21,6 +21,7 @@ import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
+import { otlpRoutes } from './routes/otlp.js';
 import { prometheusRoutes } from './routes/prometheus.js';
 import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
@@ -162,6 +163,7 @@ export class SundialServer {
       ...esProbeRoutes(this.#ctx),
       ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),
+      ...otlpRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
       ...sqlRoutes(this.#ctx),
