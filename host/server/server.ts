@@ -19,6 +19,7 @@ import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
+import { withRequestIds } from './monitoring/index.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { otlpRoutes } from './routes/otlp.js';
@@ -121,8 +122,8 @@ export class SundialServer {
     this.hapi = Hapi.server({
       host: config['server.host'],
       port: config['server.port'],
-      // Node's HTTP server with the connection limits (listener.ts).
-      listener: createListener(config, logger),
+      // Node's HTTP server with the connection limits (listener.ts), each request with its id (monitoring/request-id.ts).
+      listener: withRequestIds(createListener(config, logger)),
       // Every response with a body is compressed when the client asks (CONTRACT.md).
       compression: { minBytes: 1 },
       mime: {
