@@ -53,12 +53,13 @@ describe('X-Request-Id', () => {
     ['a failed login (401)', () => http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: null, headers: { 'x-request-id': 'r401' } }), 401],
     ['a refused write (400, empty body)', () => http(server.url, '/api/v1/write', { method: 'POST', body: 'not line protocol', headers: { 'x-request-id': 'r400' } }), 400],
     ['a query (200)', () => http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', headers: { 'x-request-id': 'r200' } }), 200],
+    ['metrics (200)', () => http(server.url, '/metrics', { auth: null, headers: { 'x-request-id': 'rmetrics' } }), 200],
   ];
   for (const [name, send, status] of answers) {
     it(`is on ${name}`, async () => {
       const r = await send();
       expect(r.status).toBe(status);
-      expect(r.headers['x-request-id']).toMatch(/^r\d+$/);
+      expect(r.headers['x-request-id']).toMatch(/^r(\d+|metrics)$/);
     });
   }
 });

@@ -1,3 +1,7 @@
-// Self-monitoring (docs/monitoring.md): request ids on responses and log lines.
+// Self-monitoring (docs/monitoring.md): /metrics' registry and the series read at scrape time,
+// request ids on responses and log lines.
 
+export { ServerMetrics, type ServerMetricsOptions } from './metrics.js';
+export { registerStateMetrics, type ScrapedState } from './scrape.js';
 export { requestContextOf, requestIdMixin, withRequestIds } from './request-id.js';
+export { trackResult } from './result-tracking.js';

@@ -22,6 +22,7 @@ import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../stateme
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
+import { trackResult } from '../monitoring/index.js';
 
 const decoder = new TextDecoder('utf-8');
 
@@ -185,7 +186,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             return h.response().code(200).type(contentType).charset();
           }
           const writer = createResultWriter(format, result.schema, result.memory);
-          const it = result.batches[Symbol.asyncIterator]();
+          const it = trackResult(query, result);
           const log = (err: UserError): void => {
             if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
           };
