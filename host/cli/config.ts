@@ -33,6 +33,7 @@ export const SETTINGS = [
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'log.slow_query', kind: 'duration', zero: true, default: 10_000, doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.' },
   { key: 'server.metrics_auth', kind: 'string', choices: ['auto', 'on', 'off'], default: 'auto', doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).' },
   { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
   { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },

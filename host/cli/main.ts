@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   await storage.recover();
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), metrics }));
+  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics }));
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');

@@ -1,5 +1,6 @@
 // The long-lived objects route handlers use, created once the storage is open.
 
+import type { Logger } from 'pino';
 import type { Config } from '../cli/config.js';
 import type { Core } from '../core/wasm.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
@@ -8,7 +9,7 @@ import { Authenticator } from './auth.js';
 import { Budget } from './limits.js';
 import { LogClock } from './log-clock.js';
 import { LokiTables } from './loki-placement.js';
-import { ServerMetrics } from './monitoring/index.js';
+import { ServerMetrics, SlowQueryLog } from './monitoring/index.js';
 import type { Parsers } from './parse-pool.js';
 import { QueryRegistry } from './query-registry.js';
 import { TenantLimits } from './tenant-limits.js';
@@ -39,6 +40,8 @@ export interface Services {
   lokiTables: LokiTables;
   /** The counters and histograms of /metrics (monitoring/metrics.ts). */
   metrics: ServerMetrics;
+  /** SQL statements slower than `log.slow_query`, logged when they end. */
+  slowQueries: SlowQueryLog;
 }
 
 /** What the services are built around; the rest comes from `config`. */
@@ -49,6 +52,7 @@ export interface ServiceParts {
   usage: UsageMetrics;
   /** Whether a user without a password may log in (a loopback listener, main.ts). */
   allowEmptyPassword: boolean;
+  logger: Logger;
   /** The server's metrics (main.ts); default a registry of its own that nobody scrapes (the warm-up's). */
   metrics?: ServerMetrics;
 }
@@ -71,5 +75,6 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     logClock: new LogClock(nowMs),
     lokiTables: new LokiTables(),
     metrics: parts.metrics ?? new ServerMetrics({ processMetrics: false }),
+    slowQueries: new SlowQueryLog(config['log.slow_query'], parts.logger),
   };
 }
