@@ -13,7 +13,7 @@ import { hashPassword, verifyPassword } from '../server/password.js';
 import { scramVerifier } from '../server/scram.js';
 import { PgListener } from '../pgwire/listener.js';
 import { SundialServer } from '../server/server.js';
-import { requestIdMixin, ServerMetrics } from '../server/monitoring/index.js';
+import { ServerMetrics } from '../server/monitoring/index.js';
 import { createServices } from '../server/services.js';
 import { faultPointArmed, Storage, storageCodecs } from '../storage/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -37,8 +37,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  // Every line a request causes carries its id (server/monitoring/request-id.ts).
-  const logger = pino({ level: config['log.log_level'], base: { pid: process.pid }, mixin: requestIdMixin });
+  const logger = pino({ level: config['log.log_level'], base: { pid: process.pid } });
   const metrics = new ServerMetrics();
   const version = packageVersion();
   const dataDir = resolve(config['storage.data_dir']);

@@ -20,7 +20,7 @@ import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
 import { metricsNeedAuth, metricsRoutes } from './routes/metrics.js';
-import { registerStateMetrics, requestContextOf, ServerMetrics, withRequestIds } from './monitoring/index.js';
+import { registerStateMetrics, requestContextOf, requestLog, ServerMetrics, withRequestIds } from './monitoring/index.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { otlpRoutes } from './routes/otlp.js';
@@ -250,7 +250,7 @@ export class SundialServer {
       auditDenied(ctx.logger, request, err);
       if (err.status === 429) metrics.limited(err.reason ?? 'other');
       else if (err.status === 507) metrics.diskFull();
-      if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
+      if (err.status >= 500) requestLog(ctx.logger, request).debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
       const style = settingsOf(request).errors;
       return errorResponse(h, err, typeof style === 'function' ? style(request) : style);
     });

@@ -3,6 +3,6 @@
 
 export { ServerMetrics, type ServerMetricsOptions } from './metrics.js';
 export { registerStateMetrics, type ScrapedState } from './scrape.js';
-export { requestContextOf, requestIdMixin, withRequestIds } from './request-id.js';
+export { requestContextOf, requestIdOf, requestLog, withRequestIds } from './request-id.js';
 export { SlowQueryLog } from './slow-query.js';
 export { trackResult } from './result-tracking.js';

@@ -34,6 +34,7 @@ export class SlowQueryLog {
         rows: query.rows ?? null,
         durationMs,
         peakMemoryBytes: query.memory?.peakBytes ?? null,
+        reqId: query.requestId,
       },
       'slow query',
     );
