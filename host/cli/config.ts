@@ -19,6 +19,8 @@ interface SettingSpec {
   doc: string;
   /** A duration that may be 0 (off). */
   zero?: boolean;
+  /** The values a string may take. */
+  choices?: readonly string[];
 }
 
 /** Every setting; env name = SUNDIAL_ + last path segment upper-cased; flag = --last-segment. */
@@ -31,6 +33,8 @@ export const SETTINGS = [
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'log.slow_query', kind: 'duration', zero: true, default: 10_000, doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.' },
+  { key: 'server.metrics_auth', kind: 'string', choices: ['auto', 'on', 'off'], default: 'auto', doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).' },
   { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
   { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },
   { key: 'limits.max_inflight_write_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Decompressed write bytes being processed at once (429 beyond).' },
@@ -95,6 +99,7 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
   };
   switch (spec.kind) {
     case 'string':
+      if (spec.choices !== undefined) return typeof raw === 'string' && spec.choices.includes(raw) ? raw : bad(spec.choices.join(', '));
       return typeof raw === 'string' ? raw : bad('a string');
     case 'level':
       return typeof raw === 'string' && LEVELS.includes(raw) ? raw : bad(LEVELS.join(', '));

@@ -13,6 +13,7 @@ import { hashPassword, verifyPassword } from '../server/password.js';
 import { scramVerifier } from '../server/scram.js';
 import { PgListener } from '../pgwire/listener.js';
 import { SundialServer } from '../server/server.js';
+import { ServerMetrics } from '../server/monitoring/index.js';
 import { createServices } from '../server/services.js';
 import { faultPointArmed, Storage, storageCodecs } from '../storage/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = pino({ level: config['log.log_level'], base: { pid: process.pid } });
+  const metrics = new ServerMetrics();
   const version = packageVersion();
   const dataDir = resolve(config['storage.data_dir']);
 
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     blockCacheBytes: config['storage.block_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],
     codecs: storageCodecs(core),
+    metrics,
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
   const workers = config['ingest.parse_workers'];
   const pool = workers === 0 ? undefined : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'] });
   const parsers: Parsers = pool ?? new InThreadParsers(core);
-  const server = new SundialServer(config, logger, version);
+  const server = new SundialServer(config, logger, version, metrics);
   const url = await server.listen();
   const pgPortSetting = config['server.pg_port'];
   const pg = pgPortSetting === null ? undefined : new PgListener({ config, logger, version, services: () => server.context.services(), allowEmptyPassword: isLoopback(config['server.host']) });
@@ -112,7 +115,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   await storage.recover();
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']) }));
+  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics }));
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');

@@ -13,6 +13,7 @@ import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.
 import type { TenantDef, UserDef } from '../storage/catalog.js';
 import { privilegeOn, requireMembership, requirePasswordChanged } from '../server/access.js';
 import { requireOnlyPasswordChange, sqlEngine, startStatement, type RunningStatement } from '../server/statement.js';
+import { trackResult } from '../server/monitoring/index.js';
 import { SCRAM_MECHANISM } from '../server/scram.js';
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
@@ -546,7 +547,7 @@ export class PgConnection {
     try {
       const result = await sqlEngine(s, this.#ctx.planCache).run(portal.sql, statement.session);
       if (result.kind === 'rows') {
-        run.it = result.batches[Symbol.asyncIterator]();
+        run.it = trackResult(statement.query, result);
         const counted = ['insert', 'update'].includes(leadingWords(portal.tokens, 1)[0]!);
         if (!counted) run.fields = [...result.schema.fields];
       }

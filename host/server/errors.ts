@@ -14,6 +14,7 @@ import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/index.
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 import { esErrorBody, logRouteStatus, lokiErrorBody } from './log-errors.js';
+import { requestLog } from './monitoring/index.js';
 import { isOtlpJson, otlpErrorResponse } from './otlp-errors.js';
 
 /**
@@ -40,8 +41,9 @@ export function headerSafe(message: string): string {
 }
 
 /** Classifies anything thrown while handling a request. */
-export function toUserError(err: unknown, logger: Logger, request: Request): UserError {
+export function toUserError(err: unknown, serverLogger: Logger, request: Request): UserError {
   if (err instanceof UserError) return err;
+  const logger = requestLog(serverLogger, request);
   const boom = err as Partial<Boom> & Error;
   if (isNoSpace(err)) {
     // A catalog or manifest save that found the disk full (writes map their own: storage.ts).

@@ -56,7 +56,7 @@ function tableOr(request: Request, fallback: string): string {
 export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
   const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'otlp' as const } } };
   const target = (request: Request) => ({ tenant: tenantOf(request), database: databaseOf(request) });
-  const limits = () => ({ bodyLimitBytes: ctx.config['limits.write_body_bytes'] });
+  const limits = (format: string) => ({ format, bodyLimitBytes: ctx.config['limits.write_body_bytes'] });
   return [
     {
       method: 'POST',
@@ -66,7 +66,7 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
         const table = tableOr(request, ctx.config['otlp.traces_table']);
         const encoding = encodingOf(request);
         const format = encoding === 'json' ? 'otlp-json' : 'otlp-protobuf';
-        await runWrite(ctx, request, target(request), limits(), ({ body, dbUnit, services }) => services.parsers.parse({ format, table, dbUnit }, body));
+        await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) => services.parsers.parse({ format, table, dbUnit }, body));
         return reply(h, 'traces', encoding, 0, undefined);
       },
     },
@@ -77,7 +77,7 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const encoding = encodingOf(request);
         const format = encoding === 'json' ? 'otlp-metrics-json' : 'otlp-metrics-protobuf';
-        const out = await runWrite(ctx, request, target(request), limits(), ({ body, dbUnit, services }) => services.parsers.parse({ format, dbUnit }, body));
+        const out = await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) => services.parsers.parse({ format, dbUnit }, body));
         return reply(h, 'metrics', encoding, out.rejected ?? 0, out.rejectedMessage);
       },
     },
@@ -95,7 +95,7 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
         let stored: (() => void) | undefined;
         let out;
         try {
-          out = await runWrite(ctx, request, where, limits(), ({ body, db, dbUnit, nowMs, services }) => {
+          out = await runWrite(ctx, request, where, limits(format), ({ body, db, dbUnit, nowMs, services }) => {
             const key = `${where.tenant}\u0000${where.database}\u0000${table}`;
             const nowNs = BigInt(nowMs) * 1_000_000n;
             const placing = services.lokiTables.place(key, (settle) =>
