@@ -225,3 +225,126 @@ export function promWorkload(hosts: number, intervals: number, samplesPerBody = 
   };
 }
 
+
+/**
+ * OTLP metrics as an OpenTelemetry collector's host-metrics and HTTP instrumentation send them
+ * (protobuf, cumulative): per host and interval, `system.cpu.time` (8 cpus x 4 states), a memory
+ * gauge (3 states), request counts (5 routes x 2 statuses) and a latency histogram (5 routes, 15
+ * buckets); 50 data points, each a row; bodies of `hostsPerBody` hosts x 8 intervals.
+ */
+export function otlpMetricsWorkload(hosts: number, intervals: number, hostsPerBody = 5, intervalsPerBody = 8): Workload {
+  const T = otlpTypes().ExportMetricsServiceRequest;
+  const random = rng(5);
+  const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  const routes = ['/api/cart', '/api/items', '/api/users/me', '/login', '/health'];
+  const bounds = [0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000];
+  const ns = (t: number) => String(BigInt(START_S + t * 10) * 1_000_000_000n);
+  const start = ns(-1000);
+  const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
+  let rows = 0;
+  for (let t0 = 0; t0 < intervals; t0 += intervalsPerBody) {
+    for (let h0 = 0; h0 < hosts; h0 += hostsPerBody) {
+      const resourceMetrics: object[] = [];
+      let points = 0;
+      for (let h = h0; h < Math.min(hosts, h0 + hostsPerBody); h++) {
+        const cpu: object[] = [];
+        const memory: object[] = [];
+        const requests: object[] = [];
+        const latency: object[] = [];
+        for (let t = t0; t < Math.min(intervals, t0 + intervalsPerBody); t++) {
+          const time = ns(t);
+          for (let c = 0; c < 8; c++) {
+            for (const state of ['user', 'system', 'idle', 'iowait']) cpu.push({ attributes: [str('cpu', `cpu${c}`), str('state', state)], startTimeUnixNano: start, timeUnixNano: time, asDouble: t * 10 * random() });
+          }
+          for (const state of ['used', 'free', 'cached']) memory.push({ attributes: [str('state', state)], timeUnixNano: time, asInt: String(Math.floor(random() * 2 ** 34)) });
+          for (const route of routes) {
+            for (const status of ['200', '500']) requests.push({ attributes: [str('http.route', route), str('http.status_code', status)], startTimeUnixNano: start, timeUnixNano: time, asInt: String(t * 100 + Math.floor(random() * 100)) });
+            const counts = bounds.map(() => Math.floor(random() * 50));
+            counts.push(Math.floor(random() * 5));
+            const count = counts.reduce((a, b) => a + b, 0);
+            latency.push({ attributes: [str('http.route', route)], startTimeUnixNano: start, timeUnixNano: time, count: String(count), sum: count * 120.5, min: 0.2, max: 9000, bucketCounts: counts.map(String), explicitBounds: bounds });
+          }
+        }
+        points += cpu.length + memory.length + requests.length + latency.length;
+        resourceMetrics.push({
+          resource: { attributes: [str('service.name', `shop-${h % 3}`), str('host.name', `host-${h}`), str('host.arch', h % 2 ? 'amd64' : 'arm64'), str('os.type', 'linux'), str('cloud.region', REGIONS[h % 5]!), str('service.instance.id', `i-${h}`)] },
+          scopeMetrics: [
+            {
+              scope: { name: 'otelcol/hostmetricsreceiver/cpu', version: '0.98.0' },
+              metrics: [
+                { name: 'system.cpu.time', unit: 's', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: cpu } },
+                { name: 'system.memory.usage', unit: 'By', gauge: { dataPoints: memory } },
+              ],
+            },
+            {
+              scope: { name: '@opentelemetry/instrumentation-http', version: '0.52.0' },
+              metrics: [
+                { name: 'http.server.requests', unit: '1', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: requests } },
+                { name: 'http.server.duration', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: latency } },
+              ],
+            },
+          ],
+        });
+      }
+      bodyRows.push(points);
+      rows += points;
+      bodies.push(Buffer.from(T.encode(T.fromObject({ resourceMetrics })).finish()));
+    }
+  }
+  return { name: 'OTLP metrics (protobuf)', unit: 'data points', path: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, bodies, bodyRows, rows, valuesPerRow: 1 };
+}
+
+/**
+ * OTLP logs as an OpenTelemetry SDK's batch processor sends them (protobuf, 512 records a body):
+ * application log lines with a severity, 3 attributes and, for most, the span they were logged in.
+ */
+export function otlpLogsWorkload(count: number, recordsPerBody = 512): Workload {
+  const T = otlpTypes().ExportLogsServiceRequest;
+  const random = rng(6);
+  const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  const id = (n: number) => {
+    const b = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) b[i] = Math.floor(random() * 256);
+    return b;
+  };
+  const levels = [
+    [9, 'INFO'],
+    [9, 'INFO'],
+    [9, 'INFO'],
+    [5, 'DEBUG'],
+    [13, 'WARN'],
+    [17, 'ERROR'],
+  ] as const;
+  const bodies: Buffer[] = [];
+  const bodyRows: number[] = [];
+  for (let i = 0; i < count; i += recordsPerBody) {
+    const n = Math.min(recordsPerBody, count - i);
+    bodyRows.push(n);
+    const logRecords: object[] = [];
+    for (let j = 0; j < n; j++) {
+      const k = i + j;
+      const [severityNumber, severityText] = levels[k % levels.length]!;
+      const time = String(BigInt(START_S) * 1_000_000_000n + BigInt(k) * 1_000_000n + BigInt(Math.floor(random() * 1000)));
+      logRecords.push({
+        timeUnixNano: time,
+        observedTimeUnixNano: time,
+        severityNumber,
+        severityText,
+        body: { stringValue: `request ${k % 997} for /api/items/${k % 101} finished in ${Math.floor(random() * 500)} ms (cache ${k % 3 ? 'hit' : 'miss'})` },
+        attributes: [str('http.route', '/api/items/:id'), str('user.id', `u${k % 5000}`), { key: 'attempt', value: { intValue: k % 3 } }],
+        ...(k % 4 ? { traceId: id(16), spanId: id(8), flags: 1 } : {}),
+      });
+    }
+    const request = {
+      resourceLogs: [
+        {
+          resource: { attributes: [str('service.name', `shop-${i % 3}`), str('service.version', '1.4.2'), str('host.name', `node-${i % 7}`), str('telemetry.sdk.language', 'nodejs')] },
+          scopeLogs: [{ scope: { name: 'shop-logger', version: '1.0.0' }, logRecords }],
+        },
+      ],
+    };
+    bodies.push(Buffer.from(T.encode(T.fromObject(request)).finish()));
+  }
+  return { name: 'OTLP logs (protobuf)', unit: 'records', path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' }, bodies, bodyRows, rows: count, valuesPerRow: 6 };
+}

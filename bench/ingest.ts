@@ -6,14 +6,17 @@
 //
 // Then every other ingest format on data of realistic shape (bench/ingest-bodies.ts), each into a
 // fresh server over 2 connections: OpenTSDB text, Elasticsearch bulk, NDJSON, Loki protobuf, OTLP
-// spans, Prometheus remote write; printed with the targets of issue 6 next to them.
+// spans, Prometheus remote write, OTLP metrics and logs (/v1/metrics, /v1/logs); printed with the
+// targets of issues 6 and 28 next to them. Last, psql-style round trips: SELECT of 1 and of
+// 100,000 rows over the PostgreSQL port against /api/v1/sql JSON (bench/pg-round-trips.ts).
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1 (0: the formats alone)
-//          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom)
+//          --formats all (or none, or a comma list: opentsdb,bulk,ndjson,loki,otlp,prom,otlp-metrics,otlp-logs)
 //          --format-scale 1 (multiplies the size of every format's data set)
 //          --cpu-prof DIR (run every Sundial server under `node --cpu-prof`, profiles into DIR)
 //          --probe-sql (a third connection sends SELECT 1 every 5 ms during each format's load;
 //          its latency is printed: how much the ingest holds up the server's event loop)
+//          --pg-rows 100000 (rows of the big result of the query row; 0 leaves the query row out)
 // The servers take the environment, so SUNDIAL_PARSE_WORKERS=0 measures parsing in the server's
 // thread.
 // Needs `npm run build` first (npm run bench:ingest does it).
@@ -24,8 +27,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
 import { SHARED_DIR } from '../test/support/shared-dir.js';
-import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
+import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpLogsWorkload, otlpMetricsWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
+import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
 
 // The shared bench scripts: ../shared beside the repository, or SUNDIAL_SHARED_DIR (a worktree).
 const SHARED = join(SHARED_DIR, 'bench') + '/';
@@ -45,6 +49,7 @@ const { values: opts } = parseArgs({
     'format-scale': { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
     'probe-sql': { type: 'boolean', default: false },
+    'pg-rows': { type: 'string', default: '100000' },
   },
 });
 
@@ -157,6 +162,12 @@ function formatWorkloads(): Array<{ make: () => Workload; target: (r: FormatResu
     // build and hour); --format-scale 4 adds compactions of such files (22 k spans/s).
     otlp: { make: () => otlpWorkload(Math.round(98_304 * k)), target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}` },
     prom: { make: () => promWorkload(100, Math.round(200 * k)), target: () => '(no target)' },
+    // 100 hosts x 80 intervals x 50 points: 400,000 data points in 160 bodies of 2,500.
+    'otlp-metrics': {
+      make: () => otlpMetricsWorkload(100, Math.round(80 * k)),
+      target: (r: FormatResult) => `>= 200,000 data points/s: ${r.rowsPerSec >= 200_000 ? 'met' : 'NOT met'}`,
+    },
+    'otlp-logs': { make: () => otlpLogsWorkload(Math.round(200_000 * k)), target: () => '(no target)' },
   };
   const names = opts.formats === 'none' ? [] : opts.formats === 'all' ? Object.keys(all) : opts.formats!.split(',');
   return names.map((n) => {
@@ -192,10 +203,19 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
   }
 }
 
+/** The query row: psql-style round trips over the PostgreSQL port against HTTP JSON. */
+async function benchQueries(): Promise<void> {
+  const rows = Number(opts['pg-rows']);
+  if (rows === 0) return;
+  console.log('\nQueries: SELECT over the PostgreSQL port (server.pg_port) against /api/v1/sql JSON, one server, alternated:\n');
+  printRoundTrips(await pgRoundTrips({ rows, runs: 200, bigRuns: 9 }));
+}
+
 async function main(): Promise<void> {
   mkdirSync(RUN, { recursive: true });
   try {
     await runAll();
+    await benchQueries();
   } finally {
     rmSync(RUN, { recursive: true, force: true });
   }

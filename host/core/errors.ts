@@ -105,11 +105,14 @@ export class UserError extends Error {
   readonly kind: ErrorKind;
   /** Seconds for Retry-After (429 and 503). */
   readonly retryAfterS: number | undefined;
+  /** Which limit a 429 hit, as /metrics counts them (`memtable`, `queries`, ...: docs/monitoring.md). */
+  readonly reason: string | undefined;
 
-  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterS?: number }) {
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterS?: number; reason?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.retryAfterS = options?.retryAfterS;
+    this.reason = options?.reason;
   }
 
   get code(): string {

@@ -83,6 +83,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 
+/** The rows of an encoded write batch, from its header (valid once readWriteBatch has accepted it). */
+export function writeBatchRowCount(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
+}
+
 /**
  * Decodes and validates a write batch. Throws CorruptionError on any inconsistency; never reads
  * outside `bytes`. `bytes.byteOffset` must be a multiple of 8 (copy into a fresh Uint8Array

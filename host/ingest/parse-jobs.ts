@@ -12,12 +12,17 @@ import type { LogScanner } from './log-scan.js';
 import type { SeriesRange, Slot } from './loki-entry-times.js';
 import { parseLokiJson, parseLokiProtobuf } from './loki-push.js';
 import { parseOpenTsdbJson } from './opentsdb-json.js';
+import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, otlpLogsToBatches } from './otlp-logs.js';
+import { decodeOtlpMetricsJson, decodeOtlpMetricsProtobuf, otlpMetricsToBatches } from './otlp-metrics.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from './otlp-traces.js';
 import { parsePromWrite } from './prometheus-remote.js';
 
 /** What to parse a body as, with the request's options (structured-cloneable: no Sets, no classes). */
 export type ParseJob =
   | { format: 'otlp-protobuf' | 'otlp-json'; table: string; dbUnit: TimeUnit }
+  | { format: 'otlp-metrics-protobuf' | 'otlp-metrics-json'; dbUnit: TimeUnit }
+  /** `nowNs`: the request's clock; `seed`: occupied slots, as for Loki (loki-entry-times.ts). */
+  | { format: 'otlp-logs-protobuf' | 'otlp-logs-json'; table: string; dbUnit: TimeUnit; nowNs: bigint; seed?: Slot[] }
   | LogJob
   | { format: 'opentsdb-json'; precision: RequestUnit | undefined; dbUnit: TimeUnit }
   | { format: 'prom-write'; dbUnit: TimeUnit };
@@ -50,8 +55,11 @@ export interface ParseResult {
   /** `bulk` only: BulkResult.tables and BulkResult.failures. */
   tables?: { names: string[]; of: Uint32Array };
   failures?: BulkFailure[];
-  /** Loki only: the series and times the rows took. */
+  /** Loki and OTLP logs: the series and times the rows took. */
   ranges?: SeriesRange[];
+  /** OTLP metrics and logs: data points or records left out (OTLP's partial success), and why. */
+  rejected?: number;
+  rejectedMessage?: string;
 }
 
 /**
@@ -82,6 +90,16 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
       const message = job.format === 'otlp-json' ? decodeOtlpJson(body) : decodeOtlpProtobuf(body);
       const out = otlpTracesToBatches(message, { table: job.table, dbUnit: job.dbUnit });
       return { batches: out.batches, rows: out.spans };
+    }
+    case 'otlp-metrics-protobuf':
+    case 'otlp-metrics-json': {
+      const message = job.format === 'otlp-metrics-json' ? decodeOtlpMetricsJson(body) : decodeOtlpMetricsProtobuf(body);
+      return otlpMetricsToBatches(message, { dbUnit: job.dbUnit });
+    }
+    case 'otlp-logs-protobuf':
+    case 'otlp-logs-json': {
+      const message = job.format === 'otlp-logs-json' ? decodeOtlpLogsJson(body) : decodeOtlpLogsProtobuf(body);
+      return otlpLogsToBatches(message, { table: job.table, dbUnit: job.dbUnit, nowNs: job.nowNs }, job.seed);
     }
     case 'bulk': {
       const out = parseBulk(body, logOptions(job), logs);

@@ -83,6 +83,52 @@ function otlpProtobuf(spans: object[]): Uint8Array {
   return T.encode(T.fromObject(otlpRequest(spans.map((s) => withBytes(s as Record<string, unknown>))))).finish();
 }
 
+/**
+ * OTLP/JSON metrics of every kind (gauge, sum, histogram: 32 points each; exponential histogram
+ * and summary: 16), 16 series of each over 2 intervals, as a collector sends them.
+ */
+function otlpMetrics(): object {
+  const ns = (t: number) => String(BigInt(T0_S + t) * 1_000_000_000n);
+  const points = (n: number, point: (i: number) => object): object[] =>
+    Array.from({ length: n }, (_, i) => ({ attributes: [{ key: 'route', value: { stringValue: `/items/${i % 16}` } }], startTimeUnixNano: ns(-60), timeUnixNano: ns(i >> 4), ...point(i) }));
+  const metrics = [
+    { name: 'warmup.gauge', unit: 'By', gauge: { dataPoints: points(32, (i) => (i % 2 ? { asInt: String(i) } : { asDouble: i / 3 })) } },
+    { name: 'warmup.sum', unit: '1', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points(32, (i) => ({ asInt: String(i * 10) })) } },
+    {
+      name: 'warmup.histogram',
+      unit: 'ms',
+      histogram: { aggregationTemporality: 1, dataPoints: points(32, (i) => ({ count: '6', sum: i * 1.5, min: 0.5, max: 90, bucketCounts: ['1', '2', '3', '0'], explicitBounds: [1, 10, 100] })) },
+    },
+    {
+      name: 'warmup.exponential',
+      exponentialHistogram: { aggregationTemporality: 2, dataPoints: points(16, (i) => ({ count: '3', sum: i, scale: 3, zeroCount: '0', positive: { offset: 4, bucketCounts: ['1', '0', '2'] } })) },
+    },
+    { name: 'warmup.summary', summary: { dataPoints: points(16, (i) => ({ count: '4', sum: i, quantileValues: [{ quantile: 0.5, value: i }, { quantile: 0.99, value: i * 2 }] })) } },
+  ];
+  return { resourceMetrics: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] }, scopeMetrics: [{ scope: { name: 'warmup', version: '1.0.0' }, metrics }] }] };
+}
+
+/** OTLP/JSON log records, as an SDK's batch processor sends them. */
+function otlpLogs(): object {
+  const logRecords = Array.from({ length: ROWS }, (_, i) => ({
+    timeUnixNano: String(BigInt(T0_S + i) * 1_000_000_000n),
+    observedTimeUnixNano: String(BigInt(T0_S + i) * 1_000_000_000n + 5n),
+    severityNumber: i % 10 === 0 ? 17 : 9,
+    severityText: i % 10 === 0 ? 'ERROR' : 'INFO',
+    body: i % 8 === 0 ? { kvlistValue: { values: [{ key: 'code', value: { intValue: 500 } }] } } : { stringValue: `GET /items/${i} 200` },
+    attributes: [{ key: 'user', value: { stringValue: `u${i % 7}` } }, { key: 'attempt', value: { intValue: i % 3 } }],
+    ...(i % 2 ? { traceId: hex(i + 1, 16), spanId: hex(i + 1, 8), flags: 1 } : {}),
+  }));
+  return { resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] }, scopeLogs: [{ scope: { name: 'warmup' }, logRecords }] }] };
+}
+
+/** The protobuf encoding of an OTLP/JSON-shaped request (hex ids made bytes). */
+function otlpEncoded(type: 'ExportMetricsServiceRequest' | 'ExportLogsServiceRequest', request: object): Uint8Array {
+  const T = otlpTypes()[type];
+  const withBytes = JSON.parse(JSON.stringify(request), (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex').toString('base64') : v)) as object;
+  return T.encode(T.fromObject(withBytes)).finish();
+}
+
 /** A log document: nested objects and arrays, as Filebeat and Vector send them. */
 function logDocument(i: number): object {
   return {
@@ -128,5 +174,9 @@ export function warmupJobs(nowMs: number): WarmupJob[] {
     { job: { format: 'loki-protobuf', ...log }, body: LOKI_PUSH_REQUEST.encode(lokiProto).finish() },
     { job: { format: 'opentsdb-json', precision: undefined, dbUnit: 'ns' }, body: utf8.encode(JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ metric: 'sys.cpu.user', timestamp: T0_S + i, value: i % 3 === 0 ? i : i / 8, tags: { host: `web-${i % 4}`, cpu: String(i % 2) } })))) },
     { job: { format: 'prom-write', dbUnit: 'ns' }, body: PROM_TYPES.WriteRequest.encode(prom).finish() },
+    { job: { format: 'otlp-metrics-protobuf', dbUnit: 'ns' }, body: otlpEncoded('ExportMetricsServiceRequest', otlpMetrics()) },
+    { job: { format: 'otlp-metrics-json', dbUnit: 'ns' }, body: utf8.encode(JSON.stringify(otlpMetrics())) },
+    { job: { format: 'otlp-logs-protobuf', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n }, body: otlpEncoded('ExportLogsServiceRequest', otlpLogs()) },
+    { job: { format: 'otlp-logs-json', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n }, body: utf8.encode(JSON.stringify(otlpLogs())) },
   ];
 }

@@ -19,6 +19,8 @@ interface SettingSpec {
   doc: string;
   /** A duration that may be 0 (off). */
   zero?: boolean;
+  /** The values a string may take. */
+  choices?: readonly string[];
 }
 
 /** Every setting; env name = SUNDIAL_ + last path segment upper-cased; flag = --last-segment. */
@@ -31,6 +33,8 @@ export const SETTINGS = [
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
+  { key: 'log.slow_query', kind: 'duration', zero: true, default: 10_000, doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.' },
+  { key: 'server.metrics_auth', kind: 'string', choices: ['auto', 'on', 'off'], default: 'auto', doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).' },
   { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
   { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },
   { key: 'limits.max_inflight_write_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Decompressed write bytes being processed at once (429 beyond).' },
@@ -48,8 +52,10 @@ export const SETTINGS = [
   { key: 'storage.skip_damaged_segments', kind: 'bool', default: false, doc: 'Queries leave out segment files known to be damaged, and say so in an `X-Sundial-Warning` header, instead of failing with 500 `020013` when they need them.' },
   { key: 'usage.report_interval', kind: 'duration', zero: true, default: 10_000, doc: 'How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant\'s usage_schema database, as CnosDB does; 0 turns the reports off.' },
   { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
+  { key: 'otlp.traces_table', kind: 'string', default: 'otel_traces', doc: 'Table of the spans sent to `/v1/traces` without a `table` header or parameter.' },
+  { key: 'otlp.logs_table', kind: 'string', default: 'otel_logs', doc: 'Table of the log records sent to `/v1/logs` without a `table` header or parameter.' },
   { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
-  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
+  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, metric, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
   { key: 'ingest.write_warmup', kind: 'bool', default: true, doc: 'Once ready, write, flush and compact 16,384 generated rows of one-row series (shaped like spans) in the warm-up\'s scratch directory, so that the first high-cardinality writes after a start (traces) do not run while V8 compiles that code.' },
   { key: 'ingest.loki_tenant', kind: 'string', default: 'cnosdb', doc: 'Tenant of a Loki push (`/loki/api/v1/push`) that names none: no `tenant` parameter or header and no `X-Scope-OrgID`.' },
   { key: 'ingest.loki_database', kind: 'string', default: 'public', doc: 'Database of a Loki push without a `db` parameter or header.' },
@@ -93,6 +99,7 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
   };
   switch (spec.kind) {
     case 'string':
+      if (spec.choices !== undefined) return typeof raw === 'string' && spec.choices.includes(raw) ? raw : bad(spec.choices.join(', '));
       return typeof raw === 'string' ? raw : bad('a string');
     case 'level':
       return typeof raw === 'string' && LEVELS.includes(raw) ? raw : bad(LEVELS.join(', '));

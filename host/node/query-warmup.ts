@@ -96,7 +96,7 @@ const ROOT_AUTH = `Basic ${Buffer.from('root:').toString('base64')}`;
 /** A SundialServer over the scratch storage, never listening: its routes take `inject`ed requests. */
 async function scratchServer(route: WarmupRoute, core: Core, storage: Storage, usage: UsageMetrics, logger: Logger): Promise<SundialServer> {
   const server = new SundialServer(route.config, logger, route.version);
-  server.ready(createServices(route.config, { core, storage, parsers: new InThreadParsers(core), usage, allowEmptyPassword: true }));
+  server.ready(createServices(route.config, { core, storage, parsers: new InThreadParsers(core), usage, allowEmptyPassword: true, logger }));
   await server.hapi.initialize();
   return server;
 }

@@ -8,7 +8,7 @@ import { Core } from '../core/wasm.js';
 import type { Parsers } from '../ingest/parse-jobs.js';
 import { InThreadParsers, ParsePool } from './parse-pool.js';
 import { warmQueryPath } from './query-warmup.js';
-import { ensureUsageSchema, startUsageReporter, SundialServer, UsageMetrics } from '../server/index.js';
+import { ensureUsageSchema, ServerMetrics, startUsageReporter, SundialServer, UsageMetrics } from '../server/index.js';
 import { hashPassword, scramVerifier, verifyPassword } from '../meta/index.js';
 import { PgListener } from '../pgwire/index.js';
 import { createServices } from './services.js';
@@ -26,6 +26,7 @@ function isLoopback(host: string): boolean {
 /** Runs the server with `config` until a signal stops it (the process exits then). */
 export async function serve(config: Config): Promise<void> {
   const logger = pino({ level: config['log.log_level'], base: { pid: process.pid } });
+  const metrics = new ServerMetrics();
   const version = packageVersion();
   const dataDir = resolve(config['storage.data_dir']);
 
@@ -45,6 +46,7 @@ export async function serve(config: Config): Promise<void> {
     blockCacheBytes: config['storage.block_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],
     codecs: storageCodecs(core),
+    metrics,
   });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
@@ -60,7 +62,7 @@ export async function serve(config: Config): Promise<void> {
   const workers = config['ingest.parse_workers'];
   const pool = workers === 0 ? undefined : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'] });
   const parsers: Parsers = pool ?? new InThreadParsers(core);
-  const server = new SundialServer(config, logger, version);
+  const server = new SundialServer(config, logger, version, metrics);
   const url = await server.listen();
   const pgPortSetting = config['server.pg_port'];
   const pg = pgPortSetting === null ? undefined : new PgListener({ config, logger, version, services: () => server.context.services(), allowEmptyPassword: isLoopback(config['server.host']) });
@@ -101,7 +103,7 @@ export async function serve(config: Config): Promise<void> {
   const started = Date.now();
   await storage.recover();
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']) }));
+  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics }));
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');

@@ -11,7 +11,7 @@ import { UserError } from '../core/errors.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.js';
 import { privilegeOn, requireMembership, requirePasswordChanged, SCRAM_MECHANISM, type TenantDef, type UserDef } from '../meta/index.js';
-import { requireOnlyPasswordChange, type RunningStatement, startStatement } from '../server/index.js';
+import { requireOnlyPasswordChange, type RunningStatement, startStatement, trackResult } from '../server/index.js';
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
 import { BodyReader, MessageReader, protocolError, typeName, type Message } from './framing.js';
@@ -544,7 +544,7 @@ export class PgConnection {
     try {
       const result = await s.sql.engine(this.#ctx.planCache).run(portal.sql, statement.session);
       if (result.kind === 'rows') {
-        run.it = result.batches[Symbol.asyncIterator]();
+        run.it = trackResult(statement.query, result);
         const counted = ['insert', 'update'].includes(leadingWords(portal.tokens, 1)[0]!);
         if (!counted) run.fields = [...result.schema.fields];
       }

@@ -7,6 +7,7 @@ import type { Request } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import type { UserError } from '../core/errors.js';
 import { parseBasic } from './auth.js';
+import { requestLog } from './monitoring/index.js';
 import { tenantOf } from './params.js';
 import { TENANT_LIMIT } from './tenant-limits.js';
 
@@ -34,7 +35,7 @@ function requestTenant(request: Request): string | null {
 /** Logs `err` when it denies the request (see above); other errors are not audit events. */
 export function auditDenied(logger: Logger, request: Request, err: UserError): void {
   if (!AUDITED.has(err.kind) && !(err.kind === 'limitReached' && err.cause === TENANT_LIMIT)) return;
-  logger.warn(
+  requestLog(logger, request).warn(
     {
       audit: 'denied',
       user: claimedUser(request),

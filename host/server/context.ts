@@ -25,6 +25,9 @@ export interface ServerSettings {
   readonly 'ingest.loki_tenant': string;
   readonly 'ingest.loki_database': string;
   readonly 'ingest.loki_table': string;
+  readonly 'otlp.traces_table': string;
+  readonly 'otlp.logs_table': string;
+  readonly 'server.metrics_auth': string;
 }
 
 export type Phase = 'starting' | 'ready' | 'stopping';

@@ -1,8 +1,10 @@
 // The one place where errors become HTTP responses (CONTRACT.md "Errors"). Write routes answer
 // with an empty body; every other route with {"error_code","error_message"} JSON, but the
 // InfluxDB routes, which answer in InfluxDB's shapes and statuses (influx-errors.ts), and the
-// Elasticsearch and Loki routes, in theirs (log-errors.ts). All carry the code and message in
-// X-Sundial-Error-Code / X-Sundial-Error headers.
+// Elasticsearch and Loki routes, in theirs (log-errors.ts), the OTLP routes, which answer with a
+// google.rpc.Status (otlp-errors.ts), and the Jaeger query API, which answers in jaeger-query's
+// envelope with `errors`. All carry the code and message in X-Sundial-Error-Code /
+// X-Sundial-Error headers.
 
 import type { Boom } from '@hapi/boom';
 import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
@@ -12,12 +14,16 @@ import { isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from '../storage/index.
 import { influxErrorBody, influxHeaders, influxStatus } from './influx-errors.js';
 import { jsonBody } from './json-body.js';
 import { esErrorBody, logRouteStatus, lokiErrorBody } from './log-errors.js';
+import { requestLog } from './monitoring/index.js';
+import { isOtlpJson, otlpErrorResponse } from './otlp-errors.js';
 
 /**
  * How a route reports errors: InfluxDB's v1 `{"error"}` and v2 `{"code","message"}` for its
- * routes, Elasticsearch's `{"error":{...},"status"}` and Loki's text for theirs.
+ * routes, Elasticsearch's `{"error":{...},"status"}` and Loki's text for theirs, OTLP's
+ * google.rpc.Status for the OTLP/HTTP ones, jaeger-query's
+ * `{"data":null,...,"errors":[{"code","msg"}]}` for the Jaeger query API.
  */
-export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2' | 'es' | 'loki';
+export type ErrorStyle = 'empty' | 'json' | 'influx' | 'influx2' | 'es' | 'loki' | 'otlp' | 'jaeger';
 
 const MAX_HEADER_CHARS = 1000;
 
@@ -35,8 +41,9 @@ export function headerSafe(message: string): string {
 }
 
 /** Classifies anything thrown while handling a request. */
-export function toUserError(err: unknown, logger: Logger, request: Request): UserError {
+export function toUserError(err: unknown, serverLogger: Logger, request: Request): UserError {
   if (err instanceof UserError) return err;
+  const logger = requestLog(serverLogger, request);
   const boom = err as Partial<Boom> & Error;
   if (isNoSpace(err)) {
     // A catalog or manifest save that found the disk full (writes map their own: storage.ts).
@@ -79,10 +86,13 @@ export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorSt
     return withErrorHeaders(jsonBody(h, esErrorBody(err)).code(logRouteStatus(err)).header('X-Elastic-Product', 'Elasticsearch'), err);
   }
   if (style === 'loki') return withErrorHeaders(h.response(lokiErrorBody(err)).type('text/plain; charset=utf-8').code(logRouteStatus(err)), err);
+  if (style === 'otlp') return withErrorHeaders(otlpErrorResponse(h, err, isOtlpJson(h.request.headers['content-type'] as string | undefined)), err);
   const res =
     style === 'json'
       ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))
-      : h.response();
+      : style === 'jaeger'
+        ? jsonBody(h, JSON.stringify({ data: null, total: 0, limit: 0, offset: 0, errors: [{ code: err.status, msg: err.message }] }))
+        : h.response();
   res.code(err.status);
   return withErrorHeaders(res, err);
 }

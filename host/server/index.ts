@@ -5,6 +5,7 @@ export { type ServerSettings } from './context.js';
 export { Budget } from './limits.js';
 export { LogClock } from './log-clock.js';
 export { LokiTables } from './loki-placement.js';
+export { ServerMetrics, SlowQueryLog, trackResult } from './monitoring/index.js';
 export { QueryRegistry } from './query-registry.js';
 export { SundialServer } from './server.js';
 export { type Services, type SqlServices } from './services.js';

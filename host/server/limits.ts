@@ -6,11 +6,14 @@ import { UserError } from '../core/errors.js';
 export class Budget {
   readonly #limit: number;
   readonly #what: string;
+  readonly #reason: string;
   #used = 0;
 
-  constructor(limit: number, what: string) {
+  /** `reason`: the 429's label in /metrics. */
+  constructor(limit: number, what: string, reason: string) {
     this.#limit = limit;
     this.#what = what;
+    this.#reason = reason;
   }
 
   get used(): number {
@@ -23,7 +26,7 @@ export class Budget {
    */
   acquire(n: number): () => void {
     if (this.#used > 0 && this.#used + n > this.#limit) {
-      throw new UserError('limitReached', `${this.#what} limit of ${this.#limit} reached; retry later`, { retryAfterS: 1 });
+      throw new UserError('limitReached', `${this.#what} limit of ${this.#limit} reached; retry later`, { retryAfterS: 1, reason: this.#reason });
     }
     this.#used += n;
     let released = false;

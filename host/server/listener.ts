@@ -14,6 +14,11 @@ const MAX_CHECK_INTERVAL_MS = 1_000;
 /** At most one log line about refused connections per this many milliseconds. */
 const DROP_LOG_INTERVAL_MS = 10_000;
 
+/** Whether `host` is a loopback address: only processes of this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 export function createListener(config: ServerSettings, logger: Logger): Server {
   const headersTimeoutMs = config['server.headers_timeout'];
   const listener = createServer({

@@ -17,6 +17,12 @@ export interface RunningQuery extends QueryStart {
   readonly startedMs: number;
   /** CnosDB's QueryState names: ACCEPTING until the engine has it, then SCHEDULING. */
   state: string;
+  /** Rows of its answer so far, once it has one (monitoring/result-tracking.ts); for the slow-query log. */
+  rows: number | undefined;
+  /** The HTTP request's id (monitoring/request-id.ts), for the slow-query log; none on the PostgreSQL port. */
+  requestId: string | undefined;
+  /** Its memory pool, once the engine made it (/metrics: sundial_queries_memory_bytes). */
+  memory: { readonly usedBytes: number; readonly peakBytes: number } | undefined;
 }
 
 /**
@@ -42,7 +48,7 @@ export class QueryRegistry {
   /** Registers a statement; call `done` exactly when it is over (success or failure). */
   register(start: QueryStart): { query: RunningQuery; done: () => void } {
     // Written out, not spread: see scanRequest in core/scan.ts (a hidden class per query otherwise).
-    const query: RunningQuery = { text: start.text, user: start.user, tenant: start.tenant, database: start.database, id: String(this.#next++), startedMs: this.#nowMs(), state: 'ACCEPTING' };
+    const query: RunningQuery = { text: start.text, user: start.user, tenant: start.tenant, database: start.database, id: String(this.#next++), startedMs: this.#nowMs(), state: 'ACCEPTING', rows: undefined, memory: undefined, requestId: undefined };
     this.#running.set(query.id, query);
     return { query, done: () => void this.#running.delete(query.id) };
   }
@@ -73,5 +79,12 @@ export class QueryRegistry {
 
   get size(): number {
     return this.#running.size;
+  }
+
+  /** Bytes the running statements' memory pools hold now. */
+  get memoryBytes(): number {
+    let n = 0;
+    for (const q of this.#running.values()) n += q.memory?.usedBytes ?? 0;
+    return n;
   }
 }

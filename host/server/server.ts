@@ -19,8 +19,11 @@ import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
+import { metricsNeedAuth, metricsRoutes } from './routes/metrics.js';
+import { registerStateMetrics, requestContextOf, requestLog, ServerMetrics, withRequestIds } from './monitoring/index.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
+import { otlpRoutes } from './routes/otlp.js';
 import { prometheusRoutes } from './routes/prometheus.js';
 import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
@@ -73,12 +76,13 @@ export class SundialServer {
   /** Responses of the requests that arrived before the shutdown began, until each is sent. */
   readonly #inFlight = new Set<object>();
 
-  constructor(config: ServerSettings, logger: Logger, version: string) {
+  /** `metrics`: what /metrics serves (node/serve.ts); default a registry of its own (the warm-up's scratch server). */
+  constructor(config: ServerSettings, logger: Logger, version: string, metrics = new ServerMetrics({ processMetrics: false })) {
     this.hapi = Hapi.server({
       host: config['server.host'],
       port: config['server.port'],
-      // Node's HTTP server with the connection limits (listener.ts).
-      listener: createListener(config, logger),
+      // Node's HTTP server with the connection limits (listener.ts), each request with its id (monitoring/request-id.ts).
+      listener: withRequestIds(createListener(config, logger)),
       // Every response with a body is compressed when the client asks (CONTRACT.md).
       compression: { minBytes: 1 },
       mime: {
@@ -110,7 +114,8 @@ export class SundialServer {
       },
     };
     registerEncoders(this.hapi);
-    this.#extensions();
+    this.#extensions(metrics);
+    registerStateMetrics(metrics, () => (self.#phase === 'ready' ? self.#services : undefined));
     const routes: ServerRoute[] = [
       ...pingRoutes(this.#ctx),
       ...writeRoutes(this.#ctx),
@@ -119,11 +124,13 @@ export class SundialServer {
       ...esProbeRoutes(this.#ctx),
       ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),
+      ...otlpRoutes(this.#ctx),
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
       ...sqlRoutes(this.#ctx),
       ...influxdbRoutes(this.#ctx),
       ...influxdbQueryRoutes(this.#ctx),
+      ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () => this.#ctx.services()),
       fallbackRoute(),
     ];
     this.hapi.route(routes);
@@ -162,8 +169,17 @@ export class SundialServer {
     await this.hapi.stop({ timeout: Math.max(0, deadline - Date.now()) });
   }
 
-  #extensions(): void {
+  #extensions(metrics: ServerMetrics): void {
     const ctx = this.#ctx;
+
+    // Every request in /metrics, once its answer is sent or abandoned (499: the client went away first).
+    this.hapi.events.on('response', (request: Request) => {
+      const res = request.raw.res;
+      const started = requestContextOf(request.raw.req)?.startedMs;
+      const seconds = started === undefined ? 0 : (performance.now() - started) / 1000;
+      const route = request.route.path === '/{any*}' ? 'unmatched' : request.route.path;
+      metrics.request(route, request.method.toUpperCase(), res.headersSent ? res.statusCode : 499, seconds);
+    });
 
     // The requests a shutdown waits for before it closes the listener (stop()).
     this.hapi.ext('onRequest', (request: Request, h: ResponseToolkit) => {
@@ -189,7 +205,9 @@ export class SundialServer {
       if (!('isBoom' in response) || !response.isBoom) return h.continue;
       const err = toUserError(response, ctx.logger, request);
       auditDenied(ctx.logger, request, err);
-      if (err.status >= 500) ctx.logger.debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
+      if (err.status === 429) metrics.limited(err.reason ?? 'other');
+      else if (err.status === 507) metrics.diskFull();
+      if (err.status >= 500) requestLog(ctx.logger, request).debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
       const style = settingsOf(request).errors;
       return errorResponse(h, err, typeof style === 'function' ? style(request) : style);
     });

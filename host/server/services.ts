@@ -17,6 +17,7 @@ import type { LogClock } from './log-clock.js';
 import type { LokiTables } from './loki-placement.js';
 import type { QueryRegistry } from './query-registry.js';
 import type { TenantLimits } from './tenant-limits.js';
+import type { ServerMetrics, SlowQueryLog } from './monitoring/index.js';
 import type { UsageMetrics } from './usage-metrics.js';
 
 export interface Services {
@@ -42,6 +43,10 @@ export interface Services {
   logClock: LogClock;
   /** Where the Loki pushes of each table are being placed and stored (loki-placement.ts). */
   lokiTables: LokiTables;
+  /** The counters and histograms of /metrics (monitoring/metrics.ts). */
+  metrics: ServerMetrics;
+  /** SQL statements slower than `log.slow_query`, logged when they end. */
+  slowQueries: SlowQueryLog;
   /** How SQL statements reach the engine, the DCL and the system views. */
   sql: SqlServices;
 }

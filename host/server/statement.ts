@@ -92,6 +92,9 @@ export function startStatement(config: ServerSettings, version: string, s: Servi
       release();
       releaseTenant();
       running.done();
+      const endMs = s.nowMs();
+      s.slowQueries.finished(running.query, endMs);
+      s.metrics.queryFinished((endMs - running.query.startedMs) / 1000, running.query.memory?.peakBytes);
       s.tenantLimits.chargeDataOut(t, bytesOut);
       s.usage.query({ api: start.api, tenant: t.name, database, user: user.name }, start.bytesIn, bytesOut);
     },

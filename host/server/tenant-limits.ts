@@ -83,7 +83,7 @@ interface TenantState {
 
 function limitError(what: string, tenant: string, waitMs: number): UserError {
   const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
-  return new UserError('limitReached', `${what} reached limit for tenant ${tenant}; retry after ${retryAfterS} s`, { retryAfterS, cause: TENANT_LIMIT });
+  return new UserError('limitReached', `${what} reached limit for tenant ${tenant}; retry after ${retryAfterS} s`, { retryAfterS, cause: TENANT_LIMIT, reason: 'tenant' });
 }
 
 export class TenantLimits {

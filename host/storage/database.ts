@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, bug } from '../core/errors.js';
 import type { WriteBatch } from '../core/write-batch.js';
+import type { Metrics } from '../core/metrics.js';
 import {
   type BlockCache,
   type CachedBlock,
@@ -74,6 +75,8 @@ export interface DatabaseEnv {
   flushBytes: number;
   /** The quarantine folder and the fault counters (quarantine.ts). */
   quarantine: Quarantine;
+  /** Told of WAL group commits and flushes (/metrics). */
+  metrics: Metrics;
 }
 
 /** Background work retried after a failure no sooner than this, doubling up to FAILURE_BACKOFF_MAX_MS. */
@@ -177,7 +180,7 @@ export class DatabaseStore implements SegmentSet {
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
     db.wal = await Wal.open(
-      { dir: join(db.dir, 'wal'), files: env.walFiles, segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine },
+      { dir: join(db.dir, 'wal'), files: env.walFiles, segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine, metrics: env.metrics },
       m.flushedLsn,
       (lsn, type, payload) => {
         records++;
@@ -323,13 +326,17 @@ export class DatabaseStore implements SegmentSet {
     // (With nothing frozen the loop would finish before `??=` stores it, and stay stored.)
     if (this.frozen.length === 0) return;
     this.#flushLoop ??= (async () => {
+      let started = performance.now();
       try {
         while (this.frozen.length > 0 && !this.closing) {
+          started = performance.now();
           await flushMemtable(this);
+          this.env.metrics.flushed((performance.now() - started) / 1000, true);
           this.flushFailure = undefined;
           this.#flushBackoffMs = 0;
         }
       } catch (err) {
+        this.env.metrics.flushed((performance.now() - started) / 1000, false);
         // Retried by the maintenance with a growing pause: a full disk is not rewritten to the
         // brim every second.
         this.#flushBackoffMs = Math.min(FAILURE_BACKOFF_MAX_MS, Math.max(FAILURE_BACKOFF_MIN_MS, this.#flushBackoffMs * 2));

@@ -14,6 +14,7 @@ import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { bug, CorruptionError, UserError } from '../core/errors.js';
+import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
 import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags } from './read/index.js';
@@ -105,6 +106,8 @@ export interface StorageOptions {
    * callback) instead of failing when they need them (storage.skip_damaged_segments).
    */
   skipDamagedSegments?: boolean;
+  /** Told of WAL group commits, flushes, compactions and skipped files (/metrics); default none. */
+  metrics?: Metrics;
 }
 
 /** Told the names (relative to the data directory) of the damaged segment files a read left out. */
@@ -230,6 +233,7 @@ export class Storage {
         nowMs: this.#nowMs,
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
         quarantine: this.#quarantine,
+        metrics: this.#opts.metrics ?? NO_METRICS,
       },
       def,
       this.#watermark,
@@ -255,8 +259,8 @@ export class Storage {
 
   /** Bytes held by all memtables (active and being flushed). */
   /** Every open database with its segment and memtable bytes (usage_schema's gauges). */
-  usageOfDatabases(): Array<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }> {
-    return [...this.#dbs.values()].map((s) => ({ def: s.def, diskBytes: s.segmentBytes, cacheBytes: s.memtableBytes }));
+  usageOfDatabases(): Array<{ def: DatabaseDef; diskBytes: number; cacheBytes: number; segmentFiles: number }> {
+    return [...this.#dbs.values()].map((s) => ({ def: s.def, diskBytes: s.segmentBytes, cacheBytes: s.memtableBytes, segmentFiles: s.slots.length }));
   }
 
   get memtableBytes(): number {
@@ -274,7 +278,7 @@ export class Storage {
     for (const s of this.#dbs.values()) pending += s.pendingBytes;
     if (this.memtableBytes + pending >= this.#opts.memtableBytes) {
       for (const s of this.#dbs.values()) s.rotate();
-      throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1 });
+      throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1, reason: 'memtable' });
     }
   }
 
@@ -550,6 +554,7 @@ export class Storage {
     if (v.skipped.length > 0) {
       const names = v.skipped.map((s) => s.reader?.name ?? (s.error as CorruptionError).source);
       this.#opts.logger.warn({ db: state.def.name, files: names }, 'a read skipped damaged segment files (storage.skip_damaged_segments)');
+      this.#opts.metrics?.damagedSegmentsSkipped(names.length);
       skipped?.(names);
     }
     return v;
@@ -686,13 +691,17 @@ export class Storage {
       const inputs = planCompaction(s, fanIn, full);
       if (inputs === undefined) continue;
       this.#compactingDb = s;
+      const started = performance.now();
+      const seconds = (): number => (performance.now() - started) / 1000;
       this.#compaction = compact(s, inputs, this.#compactor)
         .then(
           () => {
+            this.#opts.metrics?.compacted(seconds(), true);
             this.#compactionFailure = undefined;
             this.#compactionBackoffMs = 0;
           },
           (err: unknown) => {
+            this.#opts.metrics?.compacted(seconds(), false);
             this.#compactionBackoffMs = Math.min(COMPACTION_BACKOFF_MAX_MS, Math.max(COMPACTION_BACKOFF_MIN_MS, this.#compactionBackoffMs * 2));
             this.#compactionRetryAtMs = performance.now() + this.#compactionBackoffMs;
             this.#compactionFailure = err as Error;

@@ -11,8 +11,11 @@ import { LOKI_PUSH_REQUEST, parseLokiJson, parseLokiProtobuf } from '../../host/
 import { parseOpenTsdbJson } from '../../host/ingest/opentsdb-json.js';
 import { parseOpenTsdbText } from '../../host/ingest/opentsdb-text.js';
 import { otlpTypes } from '../../host/ingest/otlp-proto.js';
+import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, otlpLogsToBatches } from '../../host/ingest/otlp-logs.js';
+import { decodeOtlpMetricsJson, decodeOtlpMetricsProtobuf, otlpMetricsToBatches } from '../../host/ingest/otlp-metrics.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from '../../host/ingest/otlp-traces.js';
 import { parsePromRead, parsePromWrite, PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
+import { otlpProtobuf } from '../support/otlp.js';
 import { mutate, rng, utf8 } from './ingest-support.js';
 
 const LOG: LogOptions = { table: 'logs', timeColumn: 'time', tagColumns: new Set(['host']), dbUnit: 'ns', now: 1_700_000_000_000_000_000n };
@@ -26,6 +29,18 @@ const OTLP_SAMPLE = JSON.stringify({
     },
   ],
 });
+
+const T1 = '"1700000000000000000"';
+const OTLP_METRICS_SAMPLE = `{"resourceMetrics":[{"resource":{"attributes":[{"key":"h","value":{"stringValue":"a"}}]},"scopeMetrics":[{"scope":{"name":"s"},"metrics":[
+{"name":"g","unit":"1","gauge":{"dataPoints":[{"timeUnixNano":${T1},"asDouble":1.5,"attributes":[{"key":"k","value":{"intValue":"2"}}]},{"timeUnixNano":${T1},"asInt":"7"}]}},
+{"name":"c","sum":{"aggregationTemporality":2,"isMonotonic":true,"dataPoints":[{"startTimeUnixNano":"1","timeUnixNano":${T1},"asInt":"3"}]}},
+{"name":"h","histogram":{"aggregationTemporality":1,"dataPoints":[{"timeUnixNano":${T1},"count":"3","sum":4,"min":1,"max":2,"bucketCounts":["1","2"],"explicitBounds":[1.5]}]}},
+{"name":"e","exponentialHistogram":{"aggregationTemporality":2,"dataPoints":[{"timeUnixNano":${T1},"count":"2","scale":2,"zeroCount":"1","positive":{"offset":-3,"bucketCounts":["1"]}}]}},
+{"name":"q","summary":{"dataPoints":[{"timeUnixNano":${T1},"count":"1","sum":1,"quantileValues":[{"quantile":0.5,"value":1}]}]}}]}]}]}`;
+const OTLP_LOGS_SAMPLE = `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"scope":{"name":"x"},"logRecords":[
+{"timeUnixNano":${T1},"severityNumber":9,"severityText":"INFO","body":{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}},"traceId":"0102","spanId":"03","attributes":[{"key":"u","value":{"stringValue":"v"}}]},
+{"observedTimeUnixNano":${T1},"body":{"stringValue":"x"}}]}]}]}`;
+const LOG_RECORDS = { table: 't', dbUnit: 'ns' as const, nowNs: 1_700_000_000_000_000_000n };
 
 interface Target {
   name: string;
@@ -70,6 +85,14 @@ const TARGETS: Target[] = [
     samples: [otlpTypes().ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(OTLP_SAMPLE)) as never).finish()],
     parse: (b) => otlpTracesToBatches(decodeOtlpProtobuf(b), { table: 't', dbUnit: 'ns' }).batches,
   },
+  { name: 'OTLP metrics JSON', samples: [utf8(OTLP_METRICS_SAMPLE)], parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsJson(b), { dbUnit: 'ns' }).batches },
+  {
+    name: 'OTLP metrics protobuf',
+    samples: [otlpProtobuf('ExportMetricsServiceRequest', OTLP_METRICS_SAMPLE)],
+    parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsProtobuf(b), { dbUnit: 'ms' }).batches,
+  },
+  { name: 'OTLP logs JSON', samples: [utf8(OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsJson(b), LOG_RECORDS).batches },
+  { name: 'OTLP logs protobuf', samples: [otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsProtobuf(b), { ...LOG_RECORDS, dbUnit: 'us' }).batches },
   {
     name: 'Prometheus write',
     samples: [PROM_TYPES.WriteRequest.encode(PROM_TYPES.WriteRequest.fromObject({ timeseries: [{ labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'j' }], samples: [{ value: 1, timestamp: 1700000000000 }] }] })).finish()],

@@ -112,6 +112,13 @@ const EXPECTED = [
     [`${SP}Link_0/flags`]: 0,
     [`${SP}dropped_links_count`]: 0,
     [`${SP}Status/message`]: '',
+    // The Jaeger types of the attributes that are not strings (jaeger-spans.ts reads them).
+    [`${SP}attribute_types`]: JSON.stringify({
+      'ResourceSpans/ScopeSpans/InstrumentationScope/attributes/scope.attr': 'bool',
+      [`${SP}attributes/http.status_code`]: 'int64',
+      [`${SP}attributes/ratio`]: 'float64',
+      [`${SP}attributes/raw`]: 'binary',
+    }),
     [`${SP}duration_nano`]: 1_500_000,
   },
   {
@@ -140,6 +147,7 @@ const EXPECTED = [
     [`${SP}dropped_events_count`]: 0,
     [`${SP}dropped_links_count`]: 0,
     [`${SP}Status/message`]: 'boom',
+    [`${SP}attribute_types`]: '{"ResourceSpans/ScopeSpans/InstrumentationScope/attributes/scope.attr":"bool"}',
     [`${SP}duration_nano`]: 500,
   },
 ];

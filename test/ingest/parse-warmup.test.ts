@@ -17,7 +17,20 @@ beforeAll(async () => {
 });
 
 /** Every format of ParseJob; a format added there without a warm-up body fails the first test. */
-const FORMATS: ReadonlyArray<ParseJob['format']> = ['otlp-protobuf', 'otlp-json', 'bulk', 'ndjson', 'loki-json', 'loki-protobuf', 'opentsdb-json', 'prom-write'];
+const FORMATS: ReadonlyArray<ParseJob['format']> = [
+  'otlp-protobuf',
+  'otlp-json',
+  'bulk',
+  'ndjson',
+  'loki-json',
+  'loki-protobuf',
+  'opentsdb-json',
+  'prom-write',
+  'otlp-metrics-protobuf',
+  'otlp-metrics-json',
+  'otlp-logs-protobuf',
+  'otlp-logs-json',
+];
 
 const rowsOf = (batches: Uint8Array[]): number => batches.reduce((n, b) => n + readWriteBatch(b).rowCount, 0);
 
@@ -29,7 +42,8 @@ describe('parse warm-up bodies', () => {
   for (const withScanner of [true, false]) {
     it(`each parse to rows, with ${withScanner ? 'the Wasm log scanner' : 'the reference log parser'}`, () => {
       const rows = warmupJobs(Date.now()).map(({ job, body }) => [job.format, rowsOf(runParseJob(job, Buffer.from(body), withScanner ? scanner : undefined).batches)]);
-      // 128 spans, documents, Loki lines and OpenTSDB points a body; 32 Prometheus series of 4 samples.
+      // 128 spans, documents, Loki lines, OpenTSDB points, metric data points and log records a
+      // body; 32 Prometheus series of 4 samples.
       expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(FORMATS.map((f) => [f, 128])));
     });
   }

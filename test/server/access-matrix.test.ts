@@ -88,6 +88,8 @@ const ACTIONS: Action[] = [
   post('OpenTSDB put', 'write', '/api/v1/opentsdb/put', (who) => JSON.stringify({ metric: 'put', timestamp: 1700000000, value: 1, tags: { who } })),
   post('Elasticsearch bulk', 'write', '/api/v1/es/_bulk?table=es&log_type=ndjson', (who) => `{"who":"${who}"}\n`),
   post('OTLP traces', 'write', '/api/v1/traces?table=spans', (who) => traceBody(who), { 'content-type': 'application/json' }),
+  post('OTLP metrics', 'write', '/v1/metrics', (who) => metricsBody(who), { 'content-type': 'application/json' }),
+  post('OTLP logs', 'write', '/v1/logs?table=otlogs', (who) => logsBody(who), { 'content-type': 'application/json' }),
   post('Prometheus remote read', 'readMetrics', '/api/v1/prom/read', () => PROM_READ, { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }),
   {
     name: 'Jaeger services',
@@ -106,6 +108,28 @@ function traceBody(service: string): string {
       },
     ],
   });
+}
+
+function metricsBody(who: string): string {
+  const point = { timeUnixNano: '1700000000000000000', asDouble: 1, attributes: [{ key: 'who', value: { stringValue: who } }] };
+  return JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'otm', gauge: { dataPoints: [point] } }] }] }] });
+}
+
+function logsBody(who: string): string {
+  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: 'who', value: { stringValue: who } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000000000000000', body: { stringValue: 'x' } }] }] }] });
+}
+
+/** The keys of a refusal's body on `route`: each API answers errors in its own shape. */
+function errorKeys(route: string): string[] {
+  if (route === '/api/services') return ['data', 'total', 'limit', 'offset', 'errors'];
+  if (route.startsWith('/v1/')) return ['code', 'message'];
+  return ['error_code', 'error_message'];
+}
+
+/** The message of a refusal, whatever the body's shape. */
+function errorMessage(text: string): string {
+  const body = JSON.parse(text) as { error_message?: string; message?: string; errors?: Array<{ msg: string }> };
+  return body.error_message ?? body.message ?? body.errors![0]!.msg;
 }
 
 function expected(role: Role, action: Action): { status: number; code?: string } {
@@ -199,15 +223,19 @@ describe('access matrix', () => {
         expect(r.headers['x-sundial-error-code']).toBe(want.code);
         // A refusal carries the error and nothing else: no rows, no data.
         if (action.route === '/api/v1/write' || action.route.startsWith('/api/v1/opentsdb')) expect(r.body.length).toBe(0);
-        else expect(Object.keys(JSON.parse(r.text) as object)).toEqual(['error_code', 'error_message']);
+        else expect(Object.keys(JSON.parse(r.text) as object)).toEqual(errorKeys(action.route));
         if (want.status === 401) expect(r.headers['www-authenticate']).toMatch(/^Basic /);
       });
     }
   }
 
   it('answers every 401 the same, whatever the cause', () => {
-    const texts = new Set([...results].filter(([, r]) => r.status === 401 && r.body.length > 0).map(([, r]) => r.text.replace(/'[^']*'/, "'U'")));
+    const unauthorized = [...results].filter(([, r]) => r.status === 401 && r.body.length > 0);
+    const texts = new Set(unauthorized.filter(([k]) => ACTIONS.every((a) => !k.endsWith(` ${a.name}`) || errorKeys(a.route)[0] === 'error_code')).map(([, r]) => r.text.replace(/'[^']*'/, "'U'")));
     expect([...texts]).toEqual([`{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`]);
+    // The routes that answer in their ecosystems' shapes (Jaeger, OTLP) say the same.
+    const messages = new Set(unauthorized.map(([, r]) => `${r.headers['x-sundial-error-code']} ${errorMessage(r.text).replace(/'[^']*'/, "'U'")}`));
+    expect([...messages]).toEqual(["010016 Access denied for user 'U': username or password invalid"]);
   });
 
   it('says the same about a tenant that exists and one that does not', async () => {
@@ -224,6 +252,8 @@ describe('access matrix', () => {
     expect(await column('SELECT who FROM put')).toEqual(writers);
     expect(await column('SELECT who FROM es')).toEqual(writers);
     expect(await column('SELECT who FROM ins')).toEqual(writers);
+    expect(await column('SELECT who FROM otm')).toEqual(writers);
+    expect(await column('SELECT who FROM otlogs')).toEqual(writers);
     expect(await column(`SELECT DISTINCT "ResourceSpans/Resource/attributes/service.name" FROM spans WHERE "ResourceSpans/Resource/attributes/service.name" <> 'setup'`)).toEqual(writers);
     expect(await column('SELECT who FROM del')).toEqual(refused('DELETE').sort());
   });

@@ -13,6 +13,7 @@ import { SegmentReader } from '../../host/storage/segment/segment-reader.js';
 import { nodeSegmentStore } from '../../host/storage/segment/node-segment-store.js';
 import { loadCore } from '../support/core.js';
 import { http, writeLp, type HttpResponse } from '../support/http.js';
+import { scrape } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
@@ -136,6 +137,9 @@ describe('a damaged block in a segment file', () => {
       const r = await sql(server.url, "SELECT count(v) AS n FROM m WHERE h = 'a'");
       expect(r.text).toBe('n\n100\n');
       expect(r.headers['x-sundial-warning']).toBe(`skipped damaged segment files: ${week0}`);
+      // /metrics: the file found damaged once, and left out of one read.
+      const m = await scrape(server.url);
+      expect([m.get('sundial_damaged_segment_files_total'), m.get('sundial_damaged_segments_skipped_total')]).toEqual([1, 1]);
     } finally {
       expect(await server.stop()).toBe(0);
       first.cleanup();

@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp, type HttpResponse } from '../support/http.js';
+import { scrape } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { mountTmpfs, type Tmpfs } from '../support/tmpfs.js';
 
@@ -73,6 +74,10 @@ describe('a full file system', () => {
       const ddl = await sql(server.url, 'CREATE DATABASE later');
       expect([ddl.status, JSON.parse(ddl.text).error_code, ddl.headers['retry-after']]).toEqual([507, '020058', '5']);
       expect((await sql(server.url, 'SHOW DATABASES')).text).not.toContain('later');
+      // /metrics counts the three refusals (two writes, the DDL) and the WAL write that failed.
+      const m = await scrape(server.url);
+      expect(m.get('sundial_disk_full_refusals_total')).toBe(3);
+      expect(m.get('sundial_wal_write_failures_total')).toBeGreaterThanOrEqual(1);
     } finally {
       expect(await server.stop()).toBe(0);
     }

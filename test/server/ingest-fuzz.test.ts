@@ -10,6 +10,7 @@ import { LOKI_PUSH_REQUEST } from '../../host/ingest/loki-push.js';
 import { PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
 import { mutate, rng, utf8 } from '../ingest/ingest-support.js';
 import { http, writeLp } from '../support/http.js';
+import { otlpProtobuf } from '../support/otlp.js';
 import { readBack } from '../support/read-back.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -17,6 +18,25 @@ const OTLP = JSON.stringify({
   resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0102', spanId: '03', name: 'n', startTimeUnixNano: '1700000000000000000' }] }] }],
 });
 
+const OTLP_METRICS = JSON.stringify({
+  resourceMetrics: [
+    {
+      resource: { attributes: [{ key: 'host', value: { stringValue: 'a' } }] },
+      scopeMetrics: [
+        {
+          metrics: [
+            { name: 'fzm', gauge: { dataPoints: [{ timeUnixNano: '1700000000000000000', asDouble: 1.5, attributes: [{ key: 'k', value: { intValue: '2' } }] }] } },
+            { name: 'fzh', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: '1700000000000000000', count: '3', sum: 4, bucketCounts: ['1', '2'], explicitBounds: [1] }] } },
+            { name: 'fzs', summary: { dataPoints: [{ timeUnixNano: '1700000000000000000', count: '1', sum: 1, quantileValues: [{ quantile: 0.5, value: 1 }] }] } },
+          ],
+        },
+      ],
+    },
+  ],
+});
+const OTLP_LOGS = JSON.stringify({
+  resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000000000000000', severityText: 'INFO', body: { stringValue: 'x' }, traceId: '0102', attributes: [{ key: 'a', value: { boolValue: true } }] }] }] }],
+});
 interface Route {
   path: string;
   headers: Record<string, string>;
@@ -41,6 +61,10 @@ const ROUTES: Route[] = [
   },
   { path: '/api/v1/traces', headers: { table: 'fz5', 'content-type': 'application/json' }, sample: utf8(OTLP) },
   { path: '/api/v1/traces', headers: { table: 'fz6', 'content-type': 'application/x-protobuf' }, sample: otlpTypes().ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(OTLP)) as never).finish() },
+  { path: '/v1/metrics', headers: { 'content-type': 'application/json' }, sample: utf8(OTLP_METRICS) },
+  { path: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, sample: otlpProtobuf('ExportMetricsServiceRequest', OTLP_METRICS) },
+  { path: '/v1/logs', headers: { table: 'fz8', 'content-type': 'application/json' }, sample: utf8(OTLP_LOGS) },
+  { path: '/v1/logs', headers: { table: 'fz9', 'content-type': 'application/x-protobuf' }, sample: otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS) },
   {
     path: '/api/v1/prom/write',
     headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },

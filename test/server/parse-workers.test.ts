@@ -178,8 +178,8 @@ describe('parse warm-up', () => {
     const warmed = () => server.logs.filter((l) => l.msg === 'parse worker warmed up');
     await server.waitForLog((l) => l.msg === 'parse worker warmed up' && warmed().length === 2, 60_000);
     expect(new Set(warmed().map((l) => l.threadId))).toEqual(workers);
-    // 8 formats x WARMUP_ROUNDS (12), every one parsed: a body that fails logs a BUG instead.
-    for (const l of warmed()) expect(l.jobs).toBe(96);
+    // 12 formats x WARMUP_ROUNDS (12), every one parsed: a body that fails logs a BUG instead.
+    for (const l of warmed()) expect(l.jobs).toBe(144);
     expect(server.logs.some((l) => typeof l.msg === 'string' && l.msg.includes('warm-up body failed'))).toBe(false);
     expect((await sql(server, 'SHOW TABLES')).text.split('\n')).not.toContain('warmup');
   });

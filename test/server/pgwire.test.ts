@@ -250,6 +250,33 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     }
   });
 
+  it(`reads a ${ROWS}-row result through a named prepared statement with parameters, twice`, async () => {
+    const json = await sqlJson(server, "SELECT time, host, v, n, b FROM big WHERE n >= -50000 AND host <> 'none' ORDER BY time");
+    expect(json.length).toBe(ROWS);
+    const c = client(server);
+    await c.connect();
+    try {
+      // The second run reuses the statement pg prepared on the first (Bind and Execute only).
+      for (let run = 0; run < 2; run++) {
+        const r = await c.query({ name: 'big-since', text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time', values: [-50_000, 'none'] });
+        expect(r.rowCount).toBe(ROWS);
+        let mismatches = 0;
+        for (let i = 0; i < ROWS; i++) {
+          const p = r.rows[i] as Record<string, string>;
+          const h = json[i]!;
+          const same = p.time === String(h.time).replace('T', ' ') && p.host === h.host && p.v === JSON.stringify(h.v).replace(/^(-?\d+)$/, '$1.0') && p.n === String(h.n) && p.b === (h.b ? 't' : 'f');
+          if (!same && mismatches++ < 3) expect({ run, i, pg: p }).toEqual({ run, i, pg: h });
+        }
+        expect(mismatches).toBe(0);
+      }
+      // The parameters are values: a later bind of the same statement narrows the result.
+      const few = await c.query({ name: 'big-since', text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time', values: [49_998, 'none'] });
+      expect(few.rows.map((x) => (x as Record<string, string>).n)).toEqual(['49998', '49999']);
+    } finally {
+      await c.end();
+    }
+  });
+
   it('reports errors with their SQLSTATE and keeps the connection usable', async () => {
     const c = client(server);
     await c.connect();

@@ -243,12 +243,12 @@ describe('Jaeger query API', () => {
         { key: 'otel.scope.name', type: 'string', value: 'db-client' },
       ]),
     );
-    expect(child!.logs).toEqual([{ timestamp: expect.any(Number), fields: [{ key: 'event', type: 'string', value: 'retry' }, { key: 'attempt', type: 'string', value: '2' }] }]);
+    expect(child!.logs).toEqual([{ timestamp: expect.any(Number), fields: [{ key: 'event', type: 'string', value: 'retry' }, { key: 'attempt', type: 'int64', value: 2 }] }]);
     expect(t!.processes.p1).toEqual({
       serviceName: 'checkout',
       tags: [
         { key: 'deployment.environment', type: 'string', value: 'test' },
-        { key: 'host.cores', type: 'string', value: '8' },
+        { key: 'host.cores', type: 'int64', value: 8 },
       ],
     });
   });

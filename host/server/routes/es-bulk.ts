@@ -81,7 +81,7 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
       return h.response().code(200).header(...ELASTIC_PRODUCT);
     }
     checkJsonLines(request, logType);
-    const out = await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
+    const out = await runWrite(ctx, request, target, { format: logType, bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
       // Documents without a time take the request's, from a clock that never gives one out twice.
       const now = services.logClock.reserve(dbUnit, lineCount(body));
       return services.parsers.parse({ format: logType, table, indexTables: logType === 'bulk' && tableParam === undefined, timeColumn, tagColumns, dbUnit, now }, body);

@@ -20,6 +20,7 @@ import { checkContentEncoding, readBody } from '../request-body.js';
 import type { ServerContext } from '../context.js';
 import { startStatement } from '../statement.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
+import { requestIdOf, requestLog } from '../monitoring/index.js';
 
 /** InfluxDB's default rows per chunk. */
 const DEFAULT_CHUNK_SIZE = 10_000;
@@ -103,6 +104,7 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
       },
     };
     running.query.state = 'SCHEDULING';
+    running.query.requestId = requestIdOf(request);
     const results = executeInfluxQL(statements, host, chunked ? { chunkSize } : {});
     if (!chunked) {
       try {
@@ -128,7 +130,7 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
           }
         } catch (e) {
           const message = e instanceof UserError ? e.message : 'internal error; see the server log';
-          if (!(e instanceof UserError)) ctx.logger.error({ err: e, path: request.path }, 'internal error');
+          if (!(e instanceof UserError)) requestLog(ctx.logger, request).error({ err: e, path: request.path }, 'internal error');
           yield JSON.stringify({ error: message }) + '\n';
         } finally {
           done();

@@ -49,7 +49,7 @@ function influxLineProtocolParser(precision: RequestUnit): (input: WriteInput) =
 async function writeLineProtocol(ctx: ServerContext, request: Request, target: WriteTarget, notFound: (db: string) => string): Promise<void> {
   const precision = precisionOf(request);
   try {
-    await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, influxLineProtocolParser(precision));
+    await runWrite(ctx, request, target, { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, influxLineProtocolParser(precision));
   } catch (e) {
     if (e instanceof UserError && e.kind === 'databaseNotFound') throw new UserError('databaseNotFound', notFound(target.database), { cause: e });
     throw e;

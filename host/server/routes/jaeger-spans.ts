@@ -1,6 +1,7 @@
 // Rows of a traces table (columns as host/ingest/otlp-traces.ts writes them) -> the Jaeger UI's
 // JSON model (jaeger-query's `/api/traces` reply, which Grafana's Jaeger data source reads), as
-// Jaeger's own OTLP translator maps spans: attributes become string tags, the parent and links
+// Jaeger's own OTLP translator maps spans: attributes become tags typed as their OTLP values were
+// (int64, float64, bool, binary; from the row's `attribute_types`), else strings; the parent and links
 // become CHILD_OF and FOLLOWS_FROM references, events become logs with an `event` field, kind and
 // status become `span.kind`, `otel.status_code`, `error` and `otel.status_description`; the
 // resource becomes the process. Times are microseconds.
@@ -11,7 +12,7 @@ import { SPAN_COLUMNS as C } from '../../ingest/otlp-traces.js';
 
 export interface JaegerKeyValue {
   key: string;
-  type: 'string' | 'bool' | 'int64' | 'float64';
+  type: 'string' | 'bool' | 'int64' | 'float64' | 'binary';
   value: string | boolean | number;
 }
 
@@ -96,21 +97,23 @@ export class SpanColumnPlan {
     const process: JaegerProcess = { serviceName: tag(C.serviceName), tags: [] };
     const parent = tag(C.parentSpanId);
     if (parent !== '') span.references.push({ refType: 'CHILD_OF', traceID, spanID: parent });
+    const types = attributeTypes(str(C.attributeTypes));
+    const text = (key: string, column: string, v: string | number | bigint): JaegerKeyValue => typed(key, v, types?.[column]);
     const events = new Map<number, { timestamp: number; fields: JaegerKeyValue[] }>();
     const links = new Map<number, { traceID: string; spanID: string }>();
     for (const [name, column] of chunk.fields) {
       const slot = this.#slots.get(name);
       const v = valueAt(column, i);
       if (slot === undefined || v === undefined) continue;
-      if (slot.kind === 'span') span.tags.push(text(slot.key, v));
-      else if (slot.kind === 'resource') process.tags.push(text(slot.key, v));
-      else if (slot.kind === 'scope') span.tags.push(text(`otel.scope.${slot.key}`, v));
+      if (slot.kind === 'span') span.tags.push(text(slot.key, name, v));
+      else if (slot.kind === 'resource') process.tags.push(text(slot.key, name, v));
+      else if (slot.kind === 'scope') span.tags.push(text(`otel.scope.${slot.key}`, name, v));
       else if (slot.kind === 'event') {
         let e = events.get(slot.index);
         if (e === undefined) events.set(slot.index, (e = { timestamp: 0, fields: [] }));
         if (slot.part === 'time_unix_nano') e.timestamp = Math.floor(Number(v) / 1000);
-        else if (slot.part === 'name') e.fields.unshift(text('event', v));
-        else if (slot.key !== undefined) e.fields.push(text(slot.key, v));
+        else if (slot.part === 'name') e.fields.unshift(typed('event', v, undefined));
+        else if (slot.key !== undefined) e.fields.push(text(slot.key, name, v));
       } else if (slot.kind === 'link') {
         let l = links.get(slot.index);
         if (l === undefined) links.set(slot.index, (l = { traceID: '', spanID: '' }));
@@ -153,8 +156,29 @@ function valueAt(column: ChunkColumn | undefined, i: number): string | number | 
   return column.values[i];
 }
 
-function text(key: string, v: string | number | bigint): JaegerKeyValue {
-  return { key, type: 'string', value: String(v) };
+/** The `attribute_types` column of a row (otlp-traces.ts); undefined for rows written before it, or unreadable. */
+function attributeTypes(json: string | undefined): Record<string, string> | undefined {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as Record<string, string>;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A tag as Jaeger types it: int64 and float64 values as JSON numbers, bool as a boolean, binary as
+ * base64 (as stored); a value whose type is unknown (rows from before `attribute_types`), or that
+ * does not read as its type, is a string.
+ */
+function typed(key: string, v: string | number | bigint, type: string | undefined): JaegerKeyValue {
+  const s = String(v);
+  if (type === 'int64' || type === 'float64') {
+    const n = Number(s);
+    if (s !== '' && (Number.isFinite(n) || type === 'float64')) return { key, type, value: n };
+  } else if (type === 'bool' && (s === 'true' || s === 'false')) return { key, type, value: s === 'true' };
+  else if (type === 'binary') return { key, type: 'binary', value: s };
+  return { key, type: 'string', value: s };
 }
 
 /**

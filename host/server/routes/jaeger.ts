@@ -1,11 +1,12 @@
 // The Jaeger query API over a traces table (CONTRACT.md "Writes", `/api/v1/traces`), at the
 // paths jaeger-query serves (`/api/...`, not under /api/v1), so that Grafana's Jaeger data source
 // and the Jaeger UI can be pointed at the server's base URL: `/api/services`,
-// `/api/services/{service}/operations`, `/api/operations`, `/api/traces` (search) and
-// `/api/traces/{id}`. `tenant`, `db` and `table` come as headers or query parameters, as for
-// writes; the user needs Read on the database. Replies use jaeger-query's envelope
-// `{"data":...,"total":N,"limit":0,"offset":0,"errors":null}`; a trace that does not exist is
-// jaeger-query's 404 with `errors`.
+// `/api/services/{service}/operations`, `/api/operations`, `/api/traces` (search),
+// `/api/traces/{id}` and `/api/dependencies`. `tenant`, `db` and `table` come as headers or query
+// parameters, as for writes; the user needs Read on the database. Replies use jaeger-query's
+// envelope `{"data":...,"total":N,"limit":0,"offset":0,"errors":null}`; a trace that does not
+// exist is jaeger-query's 404, and every error (bad parameter, credentials, unknown table) the
+// same envelope with `"data":null` and `"errors":[{"code":<status>,"msg":...}]`.
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
@@ -21,6 +22,31 @@ import { requiredTable } from './traces.js';
 import { jsonBody } from '../json-body.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
+const DEFAULT_DEPENDENCY_LOOKBACK_MS = 24 * 3600 * 1000;
+
+/**
+ * The service graph of some spans, as jaeger-query's own store builds it: one link per parent
+ * and child service pair, counting the spans whose CHILD_OF parent is among the spans and runs
+ * in another service. Sorted by parent, then child.
+ */
+export function dependencies(rows: readonly SpanRow[]): Array<{ parent: string; child: string; callCount: number }> {
+  const serviceOf = new Map<string, string>();
+  for (const r of rows) serviceOf.set(`${r.span.traceID}/${r.span.spanID}`, r.process.serviceName);
+  const links = new Map<string, { parent: string; child: string; callCount: number }>();
+  for (const r of rows) {
+    const child = r.process.serviceName;
+    for (const ref of r.span.references) {
+      if (ref.refType !== 'CHILD_OF') continue;
+      const parent = serviceOf.get(`${ref.traceID}/${ref.spanID}`);
+      if (parent === undefined || parent === child) continue;
+      const key = JSON.stringify([parent, child]);
+      const link = links.get(key);
+      if (link === undefined) links.set(key, { parent, child, callCount: 1 });
+      else link.callCount++;
+    }
+  }
+  return [...links.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, l]) => l);
+}
 
 interface TraceTable {
   db: DatabaseDef;
@@ -98,22 +124,40 @@ function integerParam(request: Request, name: string): number | undefined {
   return Number(v);
 }
 
-const DURATION_UNITS_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+/** Go's duration units in nanoseconds: `us` and both micro signs (U+00B5, U+03BC) are microseconds. */
+const DURATION_UNITS_NS: Record<string, bigint> = { ns: 1n, us: 1000n, '\u00b5s': 1000n, '\u03bcs': 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const GO_DURATION_MAX_NS = 2n ** 63n - 1n;
 
-/** A Go duration (`1.5s`, `100ms`, `1h30m`) in nanoseconds, as Jaeger's minDuration takes it. */
+/**
+ * A duration as Go's time.ParseDuration reads it (Jaeger's minDuration and maxDuration), in
+ * nanoseconds: an optional sign, then one or more decimal numbers each with a unit (`1.5h`,
+ * `.5s`, `5.s`, `1h30m`, `-1m`), or a bare `0`; at most 2^63-1 ns. Fractions are exact to the
+ * nanosecond (Go truncates, as here).
+ */
 export function parseGoDuration(text: string, name: string): number {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
+  const bad = (): UserError => new UserError('badParameter', `invalid ${name} '${text.slice(0, 40)}': want a Go duration such as 1.5s, 100ms or 1h30m`);
+  let s = text;
+  let negative = false;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    negative = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return 0;
+  if (s === '') throw bad();
+  const re = /(\d*)(?:\.(\d*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/uy;
+  let total = 0n;
   let pos = 0;
-  while (pos < text.length) {
+  while (pos < s.length) {
     re.lastIndex = pos;
-    const m = re.exec(text);
-    if (m === null) throw new UserError('badParameter', `invalid ${name} '${text.slice(0, 40)}': want a duration such as 1.5s or 100ms`);
-    total += Number(m[1]) * DURATION_UNITS_NS[m[2]!]!;
+    const m = re.exec(s);
+    if (m === null || (m[1] === '' && (m[2] ?? '') === '')) throw bad();
+    const unit = DURATION_UNITS_NS[m[3]!]!;
+    const fraction = m[2] ?? '';
+    total += BigInt(m[1] === '' ? 0 : m[1]!) * unit + (fraction === '' ? 0n : (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length));
+    if (total > GO_DURATION_MAX_NS) throw bad();
     pos = re.lastIndex;
   }
-  if (pos === 0) throw new UserError('badParameter', `invalid ${name} '': want a duration such as 1.5s or 100ms`);
-  return total;
+  return Number(negative ? -total : total);
 }
 
 /** The search's tag filter: `tags` (a JSON object) and repeated `tag=key:value`. */
@@ -148,7 +192,7 @@ function spanHasTags(row: SpanRow, wanted: ReadonlyMap<string, string>): boolean
 }
 
 export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
-  const options = { plugins: { sundial: { errors: 'json' as const } } };
+  const options = { plugins: { sundial: { errors: 'jaeger' as const } } };
   const microsToUnit = (us: number | undefined, unit: TimeUnit): bigint | undefined =>
     us === undefined ? undefined : (BigInt(us) * NANOS_PER.us) / NANOS_PER[unit];
   return [
@@ -195,6 +239,22 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
     },
     {
       method: 'GET',
+      path: '/api/dependencies',
+      options,
+      handler: (request, h) =>
+        asQuery(ctx, request, async () => {
+          const t = traceTable(ctx, request);
+          // jaeger-query's parameters, in milliseconds: the window ends at `endTs` (default now)
+          // and reaches back `lookback` (default 24 hours).
+          const endMs = integerParam(request, 'endTs') ?? Date.now();
+          const lookbackMs = integerParam(request, 'lookback') ?? DEFAULT_DEPENDENCY_LOOKBACK_MS;
+          const msToUnit = (ms: number): bigint => (BigInt(ms) * NANOS_PER.ms) / NANOS_PER[t.unit];
+          const rows = await readSpans(t, { minTime: msToUnit(endMs - lookbackMs), maxTime: msToUnit(endMs) });
+          return envelope(h, dependencies(rows), 0);
+        }),
+    },
+    {
+      method: 'GET',
       path: '/api/traces/{traceId}',
       options,
       handler: (request, h) =>
@@ -226,8 +286,9 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
           const limit = integerParam(request, 'limit') ?? DEFAULT_SEARCH_LIMIT;
           const minDuration = queryParam(request, 'minDuration');
           const maxDuration = queryParam(request, 'maxDuration');
-          const minUs = minDuration ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
-          const maxUs = maxDuration ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
+          // An empty parameter is not given (jaeger-query's form sends them empty); `0` is a duration.
+          const minUs = minDuration !== undefined && minDuration !== '' ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
+          const maxUs = maxDuration !== undefined && maxDuration !== '' ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
           const tags = tagFilter(request);
           const candidates = await readSpans(t, {
             minTime: microsToUnit(start, t.unit),

@@ -49,7 +49,7 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         checkProtobufType(request, 'prometheus.WriteRequest');
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true }, ({ body, dbUnit: unit, services }) =>
+        await runWrite(ctx, request, target, { format: 'prom-write', bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true }, ({ body, dbUnit: unit, services }) =>
           services.parsers.parse({ format: 'prom-write', dbUnit: unit }, body),
         );
         return h.response().code(200);

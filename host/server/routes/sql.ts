@@ -22,6 +22,7 @@ import { requireOnlyPasswordChange, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
+import { requestIdOf, requestLog, trackResult } from '../monitoring/index.js';
 
 const decoder = new TextDecoder('utf-8');
 
@@ -173,6 +174,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         let sentBytes = 0;
         const done = (): void => finish(sentBytes);
         query.state = 'SCHEDULING';
+        query.requestId = requestIdOf(request);
         // Damaged segment files the reads left out (storage.skip_damaged_segments), for the warning header.
         const skipped = new Set<string>();
         const warn = (res: ResponseObject): ResponseObject =>
@@ -185,9 +187,9 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
             return h.response().code(200).type(contentType).charset();
           }
           const writer = createResultWriter(format, result.schema, result.memory);
-          const it = result.batches[Symbol.asyncIterator]();
+          const it = trackResult(query, result);
           const log = (err: UserError): void => {
-            if (err.status >= 500) ctx.logger.warn({ code: err.code, msg: err.message }, 'query failed while streaming');
+            if (err.status >= 500) requestLog(ctx.logger, request).warn({ code: err.code, msg: err.message }, 'query failed while streaming');
           };
           const sent = (n: number): void => void (sentBytes += n);
           if (!chunked) {

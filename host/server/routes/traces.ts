@@ -31,7 +31,7 @@ export function traceRoutes(ctx: ServerContext): ServerRoute[] {
         }
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
         const format = type === 'application/json' ? 'otlp-json' : 'otlp-protobuf';
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
+        await runWrite(ctx, request, target, { format, bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
           services.parsers.parse({ format, table, dbUnit }, body),
         );
         return h.response().code(200);

@@ -15,6 +15,7 @@ import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../context.js';
 import type { Services } from '../services.js';
 import { decodeSnappyBlock } from './snappy-body.js';
+import { writeBatchRowCount } from '../../core/write-batch.js';
 
 /** Route payload settings for write routes: the raw stream, read by readBody. */
 export const WRITE_PAYLOAD = { output: 'stream', parse: false, maxBytes: Number.MAX_SAFE_INTEGER, timeout: false } as const;
@@ -25,6 +26,8 @@ export interface WriteTarget {
 }
 
 export interface WriteOptions {
+  /** The body's format, as /metrics labels rows and bytes written (the parsers' names: `line-protocol`, `otlp-json`, ...). */
+  format: string;
   /** Largest body, compressed or not. */
   bodyLimitBytes: number;
   /**
@@ -83,12 +86,19 @@ export async function runWrite<T>(
     // and fsync (line protocol lost 5-10% of its rows/s over 2 connections).
     const out = parsed instanceof Promise ? await parsed : parsed;
     await services.storage.write(db, out.batches);
+    services.metrics.written(options.format, batchRows(out.batches), body.length);
     const source = { api: request.path.slice(1), tenant: target.tenant, database: target.database, user: userOf(request).name };
     services.usage.write(source, body.length, out.batches.reduce((n, b) => n + b.length, 0));
     return out;
   } finally {
     release();
   }
+}
+
+function batchRows(batches: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const b of batches) n += writeBatchRowCount(b);
+  return n;
 }
 
 export function contentLength(request: Request): number | undefined {

@@ -31,7 +31,7 @@ export function writeRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const precision = precisionOf(request);
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, lineProtocolParser(precision));
+        await runWrite(ctx, request, target, { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, lineProtocolParser(precision));
         return h.response().code(200);
       },
     },

@@ -14,6 +14,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { bug } from '../../core/errors.js';
+import type { Metrics } from '../../core/metrics.js';
 import { failurePoint, type Quarantine } from '../fs/index.js';
 import type { WalFile, WalFiles } from './wal-files.js';
 import { walkSegment } from './wal-scan.js';
@@ -32,6 +33,8 @@ export interface WalOptions {
   quarantine: Quarantine;
   /** After a failure, the least time between two attempts to make the log writable again (default 1 s). */
   probeIntervalMs?: number;
+  /** Told each group commit's size and fsync time (default: none). */
+  metrics?: Metrics;
 }
 
 /** Called for every intact record, in LSN order. `payload` is only valid during the call. */
@@ -363,10 +366,14 @@ export class Wal {
       failurePoint('wal:write');
       await fh.write(buffers, this.#size);
       step = 'fsync';
+      let fsyncSeconds: number | undefined;
       if (this.#opts.sync) {
         failurePoint('wal:fsync');
+        const started = performance.now();
         await fh.datasync();
+        fsyncSeconds = (performance.now() - started) / 1000;
       }
+      this.#opts.metrics?.walGroupCommitted(group.length, fsyncSeconds);
     } catch (e) {
       // None of the group was acknowledged or applied: cut it off the file (and after a failed
       // fsync, go on in a new segment), so that no restart replays it.
