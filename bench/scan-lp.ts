@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Core } from '../host/core/wasm.js';
-import { coreWasmBytes } from '../host/cli/package-info.js';
+import { coreWasmBytes } from '../host/node/package-info.js';
 import { LineProtocolScanner } from '../host/ingest/line-protocol.js';
 
 const LINES_PER_BODY = 5000;

@@ -55,8 +55,8 @@ const ENGINE_MAY_IMPORT: Record<string, readonly string[]> = {
 
 /**
  * What each folder of host/storage may import, besides itself (the sub-layers of docs/architecture.md,
- * "Storage"). The files at the top of storage/ (index.ts, storage.ts, database.ts) compose the
- * folders, which never import them.
+ * "Storage"). The files at the top of storage/ (index.ts, storage.ts, database.ts, and
+ * catalog-file.ts, the catalog's file for meta's store) compose the folders, which never import them.
  */
 const STORAGE_MAY_IMPORT: Record<string, readonly string[]> = {
   compaction: ['read', 'segment', 'memtable', 'series', 'fs'],
@@ -67,26 +67,16 @@ const STORAGE_MAY_IMPORT: Record<string, readonly string[]> = {
   series: [],
   fs: [],
 };
-const STORAGE_TOP = new Set(['host/storage/index.ts', 'host/storage/storage.ts', 'host/storage/database.ts']);
+const STORAGE_TOP = new Set(['host/storage/index.ts', 'host/storage/storage.ts', 'host/storage/database.ts', 'host/storage/catalog-file.ts']);
 
 /**
  * Edges that break the rules today, each to be removed by the redesign of issue 26; the list
  * may only shrink (an entry that no longer exists fails too, so that it is deleted).
  */
 const KNOWN_UPWARD: readonly string[] = [
-  "host/pgwire/listener.ts -> host/cli/config.ts",
-  "host/server/listener.ts -> host/cli/config.ts",
-  "host/server/parse-worker.ts -> host/cli/package-info.ts",
-  "host/server/query-warmup.ts -> host/cli/config.ts",
-  "host/server/server.ts -> host/cli/config.ts",
-  "host/server/services.ts -> host/cli/config.ts",
-  "host/server/statement.ts -> host/cli/config.ts",
-  "host/storage/compaction/compaction-worker.ts -> host/cli/package-info.ts",
+  "host/storage/compaction/compaction-worker.ts -> host/node/package-info.ts",
 ];
 const KNOWN_CYCLES: readonly string[] = [
-  "host/pgwire/connection.ts <-> host/pgwire/listener.ts",
-  "host/server/influx-auth.ts <-> host/server/routes/es-bulk.ts <-> host/server/routes/es-probes.ts <-> host/server/routes/influxdb-query.ts <-> host/server/routes/influxdb.ts <-> host/server/routes/jaeger.ts <-> host/server/routes/loki-write.ts <-> host/server/routes/loki.ts <-> host/server/routes/opentsdb.ts <-> host/server/routes/otlp.ts <-> host/server/routes/ping.ts <-> host/server/routes/prometheus.ts <-> host/server/routes/sql.ts <-> host/server/routes/traces.ts <-> host/server/routes/write-pipeline.ts <-> host/server/routes/write.ts <-> host/server/server.ts",
-  "host/storage/catalog-ddl.ts <-> host/storage/catalog.ts <-> host/storage/pending-drops.ts",
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -2,7 +2,7 @@
 // listed on its docs page, and every page the README links to must exist.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envName, flagName, SETTINGS } from '../host/cli/config.js';
+import { envName, flagName, SETTINGS } from '../host/node/config.js';
 import { ERRORS } from '../host/core/errors.js';
 import { LAUNCH_ENV } from './support/server.js';
 

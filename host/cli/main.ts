@@ -1,132 +1,102 @@
-// The `sundial` command: resolve the configuration, load the Wasm core, listen at once (503 while
-// the WAL replays), open the storage, serve; on SIGINT/SIGTERM stop accepting, finish in-flight
-// requests, sync the WALs, stop the parse workers and exit 0.
+#!/usr/bin/env node
+// The `sundial` command: picks the command from the arguments and runs it; what a command does is
+// host/node's (serve: node/serve.ts). With no command, or an option first, it serves, as it did
+// before it had commands (scripts and tests start it so). Exit codes: node/exit-codes.ts.
 
-import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
-import { Core } from '../core/wasm.js';
-import { InThreadParsers, ParsePool, type Parsers } from '../server/parse-pool.js';
-import { warmQueryPath } from '../server/query-warmup.js';
-import { ensureUsageSchema, startUsageReporter, UsageMetrics } from '../server/usage-metrics.js';
-import { hashPassword, verifyPassword } from '../server/password.js';
-import { scramVerifier } from '../server/scram.js';
-import { PgListener } from '../pgwire/listener.js';
-import { SundialServer } from '../server/server.js';
-import { ServerMetrics } from '../server/monitoring/index.js';
-import { createServices } from '../server/services.js';
-import { faultPointArmed, Storage, storageCodecs } from '../storage/index.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { coreWasmBytes, packageVersion } from './package-info.js';
+import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
+import { mainHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
+import { sqlCommand } from './sql.js';
+import { CommandError, UsageError } from './usage.js';
 
-const SHUTDOWN_TIMEOUT_MS = 30_000;
+const COMMANDS = ['serve', 'sql', 'version', 'help'] as const;
+type Command = (typeof COMMANDS)[number];
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+function isCommand(word: string): word is Command {
+  return (COMMANDS as readonly string[]).includes(word);
 }
 
-async function main(): Promise<void> {
-  settleTypedArrayAssumptions();
+/** Whether the arguments hold `long` or `short` before a `--` (where parseArgs stops reading options). */
+function asks(args: readonly string[], long: string, short: string): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === long || a === short) return true;
+  }
+  return false;
+}
+
+/** The help of a command; undefined: of `sundial` itself. */
+function helpOf(command: Command | undefined): string {
+  return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
+}
+
+async function runServe(args: string[]): Promise<void> {
+  settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig({ argv: args });
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`sundial: ${e.message}\n`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) throw new UsageError(`${e.message}; see sundial serve --help`);
     throw e;
   }
-  const logger = pino({ level: config['log.log_level'], base: { pid: process.pid } });
-  const metrics = new ServerMetrics();
-  const version = packageVersion();
-  const dataDir = resolve(config['storage.data_dir']);
-
-  const core = await Core.load(coreWasmBytes());
-  const storage = await Storage.open({
-    dataDir,
-    logger,
-    rootPasswordHash: await hashPassword(config['auth.root_password']),
-    rootScramVerifier: await scramVerifier(config['auth.root_password']),
-    memtableBytes: config['storage.memtable_bytes'],
-    walSegmentBytes: config['storage.wal_segment_bytes'],
-    walSync: config['storage.wal_sync'],
-    flushBytes: config['storage.flush_bytes'],
-    flushAgeMs: config['storage.flush_age'],
-    compactionFanIn: config['storage.compaction_fan_in'],
-    compactionThread: config['storage.compaction_thread'],
-    blockCacheBytes: config['storage.block_cache_bytes'],
-    skipDamagedSegments: config['storage.skip_damaged_segments'],
-    codecs: storageCodecs(core),
-    metrics,
-  });
-  const root = storage.catalog.users.get('root');
-  if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
-    // auth.root_password is read only when the catalog is made: on an existing one, setting it
-    // changes nothing, so the message must say what does.
-    const fix = storage.catalogCreated
-      ? 'set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1'
-      : `the catalog in ${dataDir} already exists, and auth.root_password (SUNDIAL_ROOT_PASSWORD) applies only to a new catalog: start on 127.0.0.1 and run ALTER USER root SET PASSWORD = '...', then listen on ${config['server.host']}`;
-    logger.fatal({ host: config['server.host'], dataDir, newCatalog: storage.catalogCreated }, `refusing to listen on a non-loopback address while the root password is empty; ${fix}`);
-    process.exit(2);
-  }
-
-  const workers = config['ingest.parse_workers'];
-  const pool = workers === 0 ? undefined : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'] });
-  const parsers: Parsers = pool ?? new InThreadParsers(core);
-  const server = new SundialServer(config, logger, version, metrics);
-  const url = await server.listen();
-  const pgPortSetting = config['server.pg_port'];
-  const pg = pgPortSetting === null ? undefined : new PgListener({ config, logger, version, services: () => server.context.services(), allowEmptyPassword: isLoopback(config['server.host']) });
-  const pgPort = pg === undefined ? undefined : await pg.listen(config['server.host'], pgPortSetting!);
-  logger.info({ url, dataDir, version, pgPort }, 'listening');
-
-  const warmup = new AbortController();
-  let warming: Promise<void> = Promise.resolve();
-  const usage = new UsageMetrics(new URL(url).host);
-  let stopUsage: () => Promise<void> = async () => undefined;
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
-      warmup.abort();
-      await server.stop(SHUTDOWN_TIMEOUT_MS);
-      await pg?.stop();
-      await warming;
-      await stopUsage();
-      await parsers.close();
-      await storage.close();
-      logger.info('stopped');
-      logger.flush();
-      process.exit(0);
-    } catch (err) {
-      logger.fatal({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-  const started = Date.now();
-  await storage.recover();
-  await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics }));
-  if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
-  // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
-  logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');
-  if (config['ingest.parse_warmup'] && !stopping) pool?.startAll();
-  const warm = { queries: config['query.warmup'], writes: config['ingest.write_warmup'] };
-  if ((warm.queries || warm.writes) && !stopping && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm, { config, version });
+  await serve(config);
 }
 
-main().catch((err: unknown) => {
+async function main(argv: string[]): Promise<void> {
+  let command: Command | undefined;
+  let args = argv;
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-')) {
+    if (!isCommand(first)) throw new UsageError(`unknown command '${first}'; see sundial --help`);
+    command = first;
+    args = argv.slice(1);
+  }
+  if (asks(args, '--help', '-h')) {
+    // `sundial --help` alone is the command's own help; with other options it is serve's.
+    process.stdout.write(helpOf(command ?? (args.length === 1 ? undefined : 'serve')));
+    return;
+  }
+  if (asks(args, '--version', '-V')) {
+    process.stdout.write(`sundial ${packageVersion()}\n`);
+    return;
+  }
+  switch (command) {
+    case undefined:
+    case 'serve':
+      await runServe(args);
+      return;
+    case 'sql':
+      await sqlCommand(args, process.env);
+      return;
+    case 'version':
+      parseArgs({ args, options: {}, strict: true, allowPositionals: false });
+      process.stdout.write(`sundial ${packageVersion()}\n`);
+      return;
+    case 'help': {
+      const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+      if (positionals.length > 1) throw new UsageError(`help takes one command, got ${positionals.length}; see sundial --help`);
+      const topic = positionals[0];
+      if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see sundial --help`);
+      process.stdout.write(helpOf(topic));
+      return;
+    }
+  }
+}
+
+/** parseArgs' own errors (unknown option, missing value, unexpected argument) are usage errors. */
+function isParseArgsError(err: unknown): err is TypeError {
+  return err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof CommandError || isParseArgsError(err)) {
+    process.stderr.write(`sundial: ${err.message}\n`);
+    process.exit(err instanceof CommandError ? err.exitCode : EXIT_USAGE);
+  }
   const logger: Logger = pino();
   logger.fatal({ err }, 'startup failed');
   logger.flush();
-  process.exit(1);
+  process.exit(EXIT_FAILURE);
 });

@@ -6,6 +6,13 @@
 // catalog is loaded, so a catalog that holds such a name still opens.
 
 /** Unicode white space, as String.prototype.trim removes it. */
+/**
+ * The database name a privilege check takes for "every database of the tenant" (CnosDB's
+ * `Database(p, None)`; QuerySession.authorize, meta/access.ts): no database has it (names
+ * exclude `*`).
+ */
+export const ALL_DATABASES = '*';
+
 const EDGE_SPACE = /^\s|\s$/u;
 /** C0 controls, DEL and C1 controls. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;

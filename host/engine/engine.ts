@@ -54,7 +54,7 @@ export interface EngineOptions {
 
 /**
  * The session as an object of one fixed shape whoever built it. The server's route and its
- * warm-up (server/query-warmup.ts) pass object literals of different keys; V8 compiled the
+ * warm-up (node/query-warmup.ts) pass object literals of different keys; V8 compiled the
  * per-batch code (`session.signal` in checkAbort) for the warm-up's shape and threw that code
  * away at the first user query ("wrong map"), so the first queries ran unoptimized.
  */

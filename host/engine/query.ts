@@ -20,11 +20,8 @@ export function isDcl(s: Statement): s is DclStatement {
 }
 
 /** Who runs a statement, where, and under which limits. */
-/**
- * The database name QuerySession.authorize takes for "every database of the tenant" (CnosDB's
- * `Database(p, None)`): no database has it (names exclude `*`).
- */
-export const ALL_DATABASES = '*';
+/** QuerySession.authorize's database for "every database of the tenant" (core/object-names.ts). */
+export { ALL_DATABASES } from '../core/object-names.js';
 
 export interface QuerySession {
   tenant: string;

@@ -1,4 +1,4 @@
-// The write formats whose parsing may leave the event loop (host/server/parse-pool.ts), each as a
+// The write formats whose parsing may leave the event loop (host/node/parse-pool.ts), each as a
 // job of plain data, so that the very same call runs in the server's thread or in a worker and
 // every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
 // Wasm scanners already parse them at several hundred thousand rows per second. Bulk and NDJSON
@@ -60,6 +60,23 @@ export interface ParseResult {
   /** OTLP metrics and logs: data points or records left out (OTLP's partial success), and why. */
   rejected?: number;
   rejectedMessage?: string;
+}
+
+/**
+ * Where write bodies are parsed (`ingest.parse_workers`): in worker threads (ParsePool) or in
+ * the server's own thread (InThreadParsers).
+ */
+export interface Parsers {
+  /** Worker threads (0: the server's thread parses). */
+  readonly workers: number;
+  /**
+   * Parses `body` as `job` says; throws (in the server's thread) or rejects (in a worker) with
+   * the UserError the format's parser throws. The caller must not read `body` afterwards: its
+   * buffer may have been handed to a worker.
+   */
+  parse(job: ParseJob, body: Uint8Array): ParseResult | Promise<ParseResult>;
+  /** Stops the workers; jobs still waiting or running fail with 503. */
+  close(): Promise<void>;
 }
 
 /**

@@ -10,10 +10,15 @@
 // which a password change replaces.
 
 import { randomBytes } from 'node:crypto';
-import type { UserDef } from '../storage/catalog.js';
-import type { Authenticator } from '../server/auth.js';
-import { verifyPassword } from '../server/password.js';
-import { mockScramVerifier, parseScramVerifier, scramMatches, ScramExchange } from '../server/scram.js';
+import {
+  type Authenticator,
+  mockScramVerifier,
+  parseScramVerifier,
+  ScramExchange,
+  scramMatches,
+  type UserDef,
+  verifyPassword,
+} from '../meta/index.js';
 
 export type AuthPlan =
   | { kind: 'trust'; user: UserDef }

@@ -11,10 +11,10 @@
 // database is the only schema on the search path. Only databases the user may read are listed.
 
 import type { Scalar } from '../engine/types/index.js';
-import type { Catalog, TenantDef, UserDef } from '../storage/catalog.js';
-import { has } from '../server/access.js';
-import { tableInfo } from '../server/engine-catalog.js';
-import { evaluateSelect, parseSelect, type Row, type VirtualTables } from './catalog-eval.js';
+import { type Catalog, has, type TenantDef, type UserDef } from '../meta/index.js';
+import { tableInfo } from '../server/index.js';
+import { evaluateSelect, type Row, type VirtualTables } from './catalog-eval.js';
+import { parseSelect } from './catalog-select.js';
 import { OID, pgTypeName, pgTypeOf } from './pg-types.js';
 import type { LocalResult, SessionState } from './session-commands.js';
 import type { PgToken } from './sql-text.js';

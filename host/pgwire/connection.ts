@@ -10,15 +10,12 @@ import type { Socket } from 'node:net';
 import { UserError } from '../core/errors.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.js';
-import type { TenantDef, UserDef } from '../storage/catalog.js';
-import { privilegeOn, requireMembership, requirePasswordChanged } from '../server/access.js';
-import { requireOnlyPasswordChange, sqlEngine, startStatement, type RunningStatement } from '../server/statement.js';
-import { trackResult } from '../server/monitoring/index.js';
-import { SCRAM_MECHANISM } from '../server/scram.js';
+import { privilegeOn, requireMembership, requirePasswordChanged, SCRAM_MECHANISM, type TenantDef, type UserDef } from '../meta/index.js';
+import { requireOnlyPasswordChange, type RunningStatement, startStatement, trackResult } from '../server/index.js';
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
 import { BodyReader, MessageReader, protocolError, typeName, type Message } from './framing.js';
-import type { PgContext } from './listener.js';
+import type { PgContext } from './context.js';
 import { MessageWriter } from './messages.js';
 import { parameterCount, parameterLiteral, substitute } from './parameters.js';
 import { asUserError, errorFields } from './pg-errors.js';
@@ -545,7 +542,7 @@ export class PgConnection {
     const run: EngineRun = { fields: undefined, it: undefined, statement, pending: undefined, offset: 0, rows: 0, bytesAtStart: this.#bytesOut };
     statement.query.state = 'SCHEDULING';
     try {
-      const result = await sqlEngine(s, this.#ctx.planCache).run(portal.sql, statement.session);
+      const result = await s.sql.engine(this.#ctx.planCache).run(portal.sql, statement.session);
       if (result.kind === 'rows') {
         run.it = trackResult(statement.query, result);
         const counted = ['insert', 'update'].includes(leadingWords(portal.tokens, 1)[0]!);

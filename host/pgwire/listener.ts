@@ -7,27 +7,14 @@
 import { randomInt } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
 import { PlanCache } from '../engine/plan-cache.js';
-import type { Services } from '../server/services.js';
+import type { ServerSettings, Services } from '../server/index.js';
 import { PgAuth } from './auth.js';
 import { PgConnection } from './connection.js';
-
-/** What a connection sees of the server. */
-export interface PgContext {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly version: string;
-  readonly planCache: PlanCache;
-  /** The services, or a 503 UserError (57P03) while starting or stopping. */
-  services(): Services;
-  auth(): PgAuth;
-  cancel(pid: number, secret: number): void;
-  unregister(conn: PgConnection): void;
-}
+import type { PgContext } from './context.js';
 
 export interface PgListenerOptions {
-  config: Config;
+  config: ServerSettings;
   logger: Logger;
   version: string;
   services(): Services;

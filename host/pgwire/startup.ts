@@ -5,7 +5,7 @@
 // `options=-c tenant=NAME` (libpq's PGOPTIONS); default: the tenant cnosdb, database public.
 
 import { UserError } from '../core/errors.js';
-import { DEFAULT_DATABASE, DEFAULT_TENANT } from '../storage/catalog.js';
+import { DEFAULT_DATABASE, DEFAULT_TENANT } from '../meta/index.js';
 import { BodyReader, protocolError } from './framing.js';
 
 const SSL_REQUEST = 80877103;

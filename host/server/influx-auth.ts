@@ -7,10 +7,10 @@
 
 import type { Request } from '@hapi/hapi';
 import { UserError } from '../core/errors.js';
-import type { UserDef } from '../storage/catalog.js';
+import type { UserDef } from '../meta/index.js';
 import { parseBasic, type Credentials } from './auth.js';
 import { queryParam } from './params.js';
-import type { ServerContext } from './server.js';
+import type { ServerContext } from './context.js';
 
 /** The credentials of an InfluxDB request; UserError('auth') when there are none or they are malformed. */
 export function influxCredentials(request: Request): Credentials {

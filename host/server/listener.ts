@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
+import type { ServerSettings } from './context.js';
 
 /** The longest wait between two checks of the open connections' deadlines. */
 const MAX_CHECK_INTERVAL_MS = 1_000;
@@ -19,7 +19,7 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function createListener(config: Config, logger: Logger): Server {
+export function createListener(config: ServerSettings, logger: Logger): Server {
   const headersTimeoutMs = config['server.headers_timeout'];
   const listener = createServer({
     headersTimeout: headersTimeoutMs,

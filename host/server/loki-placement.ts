@@ -11,7 +11,7 @@
 import { scanRequest } from '../core/scan.js';
 import { contentHash, entrySeriesKey, type SeriesRange, type Slot } from '../ingest/loki-entry-times.js';
 import type { ParseResult } from '../ingest/parse-jobs.js';
-import type { DatabaseDef } from '../storage/catalog.js';
+import type { DatabaseDef } from '../meta/index.js';
 import type { Storage } from '../storage/index.js';
 
 /** The LokiTables key of a table. */

@@ -4,7 +4,7 @@
 import type { Request } from '@hapi/hapi';
 import { UserError } from '../core/errors.js';
 import type { RequestUnit } from '../core/precision.js';
-import { DEFAULT_DATABASE, DEFAULT_TENANT } from '../storage/catalog.js';
+import { DEFAULT_DATABASE, DEFAULT_TENANT } from '../meta/index.js';
 
 /** One query parameter as a string; a repeated parameter is an error. */
 export function queryParam(request: Request, name: string): string | undefined {

@@ -6,11 +6,11 @@ import { Readable } from 'node:stream';
 import Hapi, { type Request, type ResponseToolkit, type ServerRoute } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
-import type { Config } from '../cli/config.js';
-import type { UserDef } from '../storage/catalog.js';
 import { auditDenied } from './audit.js';
+import { settingsOf, type Phase, type ServerContext, type ServerSettings } from './context.js';
+import { authenticate } from './auth.js';
 import { registerEncoders } from './compression.js';
-import { errorResponse, toUserError, type ErrorStyle } from './errors.js';
+import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
 import { esProbeRoutes } from './routes/es-probes.js';
@@ -29,8 +29,6 @@ import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
 import { writeRoutes } from './routes/write.js';
 import type { Services } from './services.js';
-
-export type Phase = 'starting' | 'ready' | 'stopping';
 
 /** How long a response waits for the rest of a body it does not need (nginx's lingering_timeout). */
 const DISCARD_WAIT_MS = 5000;
@@ -70,47 +68,6 @@ async function discardUnreadBody(request: Request, capBytes: number): Promise<vo
   });
 }
 
-/** What route handlers see of the server. */
-export interface ServerContext {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly version: string;
-  phase(): Phase;
-  /** The services, or a 503 UserError while starting or stopping. */
-  services(): Services;
-}
-
-/** Per-route settings read by the server's extensions (route.options.plugins.sundial). */
-export interface RouteSettings {
-  /** Whether the route needs Basic credentials (default true). */
-  auth?: boolean;
-  /**
-   * How errors are reported: empty body (write routes), JSON body, a foreign server's shape; or
-   * chosen per request (the Elasticsearch bulk route answers CnosDB's callers as CnosDB does).
-   */
-  errors: ErrorStyle | ((request: Request) => ErrorStyle);
-}
-
-declare module '@hapi/hapi' {
-  interface PluginSpecificConfiguration {
-    sundial?: RouteSettings;
-  }
-  interface RequestApplicationState {
-    user?: UserDef;
-  }
-}
-
-export function settingsOf(request: Request): RouteSettings {
-  return request.route.settings.plugins?.sundial ?? { errors: 'json' };
-}
-
-/** The authenticated user of a request (set by the onPreAuth extension). */
-export function userOf(request: Request): UserDef {
-  const u = request.app.user;
-  if (u === undefined) throw new Error('BUG: route without authentication asked for the user');
-  return u;
-}
-
 export class SundialServer {
   readonly hapi: Hapi.Server;
   readonly #ctx: ServerContext;
@@ -119,8 +76,8 @@ export class SundialServer {
   /** Responses of the requests that arrived before the shutdown began, until each is sent. */
   readonly #inFlight = new Set<object>();
 
-  /** `metrics`: what /metrics serves (main.ts); default a registry of its own (the warm-up's scratch server). */
-  constructor(config: Config, logger: Logger, version: string, metrics = new ServerMetrics({ processMetrics: false })) {
+  /** `metrics`: what /metrics serves (node/serve.ts); default a registry of its own (the warm-up's scratch server). */
+  constructor(config: ServerSettings, logger: Logger, version: string, metrics = new ServerMetrics({ processMetrics: false })) {
     this.hapi = Hapi.server({
       host: config['server.host'],
       port: config['server.port'],
@@ -238,7 +195,7 @@ export class SundialServer {
     this.hapi.ext('onPreAuth', async (request: Request, h: ResponseToolkit) => {
       if (settingsOf(request).auth === false) return h.continue;
       const services = ctx.services();
-      request.app.user = await services.authenticator.authenticate(request.headers.authorization as string | undefined);
+      request.app.user = await authenticate(services.authenticator, request.headers.authorization as string | undefined);
       return h.continue;
     });
 

@@ -1,18 +1,23 @@
-// The long-lived objects route handlers use, created once the storage is open.
+// The long-lived objects route handlers use, created once the storage is open (node/services.ts
+// builds them). SQL reaches the engine and the catalog through `sql`, wired by the composition, so
+// that the HTTP edge and pgwire run statements without knowing how the engine meets the storage.
 
-import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
 import type { Core } from '../core/wasm.js';
-import { LineProtocolScanner } from '../ingest/line-protocol.js';
+import type { EngineCatalog } from '../engine/catalog.js';
+import type { SqlEngine } from '../engine/engine.js';
+import type { PlanCache } from '../engine/plan-cache.js';
+import type { DclStatement } from '../engine/query.js';
+import type { SystemInfo } from '../engine/system/system-info.js';
+import type { LineProtocolScanner } from '../ingest/line-protocol.js';
+import type { Parsers } from '../ingest/parse-jobs.js';
+import type { Authenticator, TenantDef, UserDef } from '../meta/index.js';
 import type { Storage } from '../storage/index.js';
-import { Authenticator } from './auth.js';
-import { Budget } from './limits.js';
-import { LogClock } from './log-clock.js';
-import { LokiTables } from './loki-placement.js';
-import { ServerMetrics, SlowQueryLog } from './monitoring/index.js';
-import type { Parsers } from './parse-pool.js';
-import { QueryRegistry } from './query-registry.js';
-import { TenantLimits } from './tenant-limits.js';
+import type { Budget } from './limits.js';
+import type { LogClock } from './log-clock.js';
+import type { LokiTables } from './loki-placement.js';
+import type { QueryRegistry } from './query-registry.js';
+import type { TenantLimits } from './tenant-limits.js';
+import type { ServerMetrics, SlowQueryLog } from './monitoring/index.js';
 import type { UsageMetrics } from './usage-metrics.js';
 
 export interface Services {
@@ -42,39 +47,22 @@ export interface Services {
   metrics: ServerMetrics;
   /** SQL statements slower than `log.slow_query`, logged when they end. */
   slowQueries: SlowQueryLog;
+  /** How SQL statements reach the engine, the DCL and the system views. */
+  sql: SqlServices;
 }
 
-/** What the services are built around; the rest comes from `config`. */
-export interface ServiceParts {
-  core: Core;
-  storage: Storage;
-  parsers: Parsers;
-  usage: UsageMetrics;
-  /** Whether a user without a password may log in (a loopback listener, main.ts). */
-  allowEmptyPassword: boolean;
-  logger: Logger;
-  /** The server's metrics (main.ts); default a registry of its own that nobody scrapes (the warm-up's). */
-  metrics?: ServerMetrics;
+/** What a SQL statement needs beyond its admission (statement.ts); node/sql-services.ts has them. */
+export interface SqlServices {
+  /**
+   * The engine over the server's storage (cheap: one per statement, sharing `planCache`).
+   * `skipped` collects the damaged segment files its reads leave out (storage.skip_damaged_segments).
+   */
+  engine(planCache: PlanCache, skipped?: Set<string>): SqlEngine;
+  /** The engine's catalog of one tenant over the server's storage (InfluxQL reads it directly). */
+  catalog(tenant: string): EngineCatalog;
+  /** Runs a DCL statement of `user` in the session's tenant `tenant` (QuerySession.dcl). */
+  dcl(user: UserDef, tenant: TenantDef, statement: DclStatement): Promise<void>;
+  /** The system views as `user` of `tenant` may see them (QuerySession.system). */
+  system(user: UserDef, tenant: TenantDef): SystemInfo;
 }
 
-/** The services of a server (main.ts), or of the query warm-up's scratch server over its own storage. */
-export function createServices(config: Config, parts: ServiceParts): Services {
-  const nowMs = Date.now;
-  return {
-    core: parts.core,
-    storage: parts.storage,
-    authenticator: new Authenticator(parts.storage.catalog, { allowEmptyPassword: parts.allowEmptyPassword }),
-    lineProtocol: new LineProtocolScanner(parts.core, { windowBytes: config['ingest.scan_window_bytes'] }),
-    parsers: parts.parsers,
-    writeBytes: new Budget(config['limits.max_inflight_write_bytes'], 'in-flight write bytes', 'write_bytes'),
-    queries: new Budget(config['limits.max_concurrent_queries'], 'concurrent queries', 'queries'),
-    tenantLimits: new TenantLimits(nowMs),
-    runningQueries: new QueryRegistry(nowMs),
-    usage: parts.usage,
-    nowMs,
-    logClock: new LogClock(nowMs),
-    lokiTables: new LokiTables(),
-    metrics: parts.metrics ?? new ServerMetrics({ processMetrics: false }),
-    slowQueries: new SlowQueryLog(config['log.slow_query'], parts.logger),
-  };
-}

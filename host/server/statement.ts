@@ -1,22 +1,16 @@
 // One SQL statement's admission and session, shared by every front end that runs SQL (the HTTP
 // route `/api/v1/sql`, the PostgreSQL port): the concurrent-query budget and the tenant's limits
 // (429 / 030024), the query registry (SHOW QUERIES), the query timeout (010010), and the
-// QuerySession with every privilege checked through access.ts. The caller aborts `abort` on its
+// QuerySession with every privilege checked through meta/access.ts. The caller aborts `abort` on its
 // own events (a client that goes away, a cancel request) and calls `done` exactly once.
 
 import { UserError } from '../core/errors.js';
-import { SqlEngine } from '../engine/engine.js';
-import type { PlanCache } from '../engine/plan-cache.js';
 import type { QuerySession } from '../engine/query.js';
 import { parseStatements } from '../engine/sql/parser.js';
-import type { TenantDef, UserDef } from '../storage/catalog.js';
-import type { Config } from '../cli/config.js';
-import { requirePasswordChanged, requirePrivilege, roleIn } from './access.js';
-import { runDcl } from './dcl.js';
-import { StorageCatalog } from './engine-catalog.js';
+import { requirePasswordChanged, requirePrivilege, roleIn, type TenantDef, type UserDef } from '../meta/index.js';
+import type { ServerSettings } from './context.js';
 import type { RunningQuery } from './query-registry.js';
 import type { Services } from './services.js';
-import { systemInfo } from './system-info.js';
 import { NODE_ID as USAGE_NODE_ID } from './usage-metrics.js';
 
 /** CnosDB's `@@` variables that are not per-statement: node and cluster of a single server. */
@@ -58,7 +52,7 @@ export interface RunningStatement {
  * limits, else registers it and arms the query timeout. Membership and a pending password change
  * are the caller's to check first (requireMembership, requireOnlyPasswordChange).
  */
-export function startStatement(config: Config, version: string, s: Services, start: StatementStart): RunningStatement {
+export function startStatement(config: ServerSettings, version: string, s: Services, start: StatementStart): RunningStatement {
   const { user, tenant: t, database, sql } = start;
   const release = s.queries.acquire(1);
   let releaseTenant: () => void;
@@ -84,8 +78,8 @@ export function startStatement(config: Config, version: string, s: Services, sta
     // conditional spread: that gave every session a hidden class of its own, core/scan.ts.)
     role: user.admin ? undefined : roleIn(user, t),
     variables: { server_version: version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
-    dcl: (statement) => runDcl({ storage: s.storage, authenticator: s.authenticator, user, tenant: t.name }, statement),
-    system: systemInfo(s.storage.catalog, s.runningQueries, user, t),
+    dcl: (statement) => s.sql.dcl(user, t, statement),
+    system: s.sql.system(user, t),
   };
   return {
     session,
@@ -105,12 +99,4 @@ export function startStatement(config: Config, version: string, s: Services, sta
       s.usage.query({ api: start.api, tenant: t.name, database, user: user.name }, start.bytesIn, bytesOut);
     },
   };
-}
-
-/**
- * The engine over the server's storage (cheap: one per statement, sharing `planCache`).
- * `skipped` collects the damaged segment files its reads leave out (storage.skip_damaged_segments).
- */
-export function sqlEngine(s: Services, planCache: PlanCache, skipped?: Set<string>): SqlEngine {
-  return new SqlEngine({ catalogFor: (name) => new StorageCatalog(s.storage, name, s.usage, skipped), core: s.core, planCache });
 }

@@ -1,4 +1,4 @@
-// Per-tenant request limits from the tenant's `_limiter` option (storage/limiter-config.ts):
+// Per-tenant request limits from the tenant's `_limiter` option (meta/limiter-config.ts):
 // token buckets for queries and writes per interval and bytes in and out, and a cap on the SQL
 // requests running at once. Past a limit the request gets 429 030024 with a Retry-After for that
 // tenant only: every tenant has its own buckets, and a tenant without `_limiter` has none.
@@ -12,8 +12,7 @@
 // data_out buckets are not in debt, and its bytes are charged once sent.
 
 import { UserError } from '../core/errors.js';
-import type { TenantDef } from '../storage/catalog.js';
-import type { LimiterConfig, RateBucket, RequestBucketName } from '../storage/limiter-config.js';
+import type { LimiterConfig, RateBucket, RequestBucketName, TenantDef } from '../meta/index.js';
 
 /** The `cause` of a 429 from a tenant limit (the audit log tells them from server-wide 429s). */
 export const TENANT_LIMIT = 'tenant limit';

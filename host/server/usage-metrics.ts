@@ -16,8 +16,7 @@ import type { Logger } from 'pino';
 import { ValueType } from '../core/write-batch.js';
 import { WriteBatchBuilder } from '../core/write-batch-builder.js';
 import { DEFAULT_DATABASE_OPTIONS, type DatabaseOptions } from '../core/schema.js';
-import type { DatabaseDef } from '../storage/catalog.js';
-import { DEFAULT_TENANT } from '../storage/catalog.js';
+import { type DatabaseDef, DEFAULT_TENANT } from '../meta/index.js';
 import type { Storage } from '../storage/index.js';
 
 export const USAGE_DATABASE = 'usage_schema';

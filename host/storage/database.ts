@@ -41,7 +41,7 @@ import {
   StaleChange,
   type Tombstone,
 } from './segment/index.js';
-import { stampsOf, type Catalog, type DatabaseDef } from './catalog.js';
+import { type Catalog, type DatabaseDef, stampsOf } from '../meta/index.js';
 import { fsyncDir, type Quarantine } from './fs/index.js';
 import { flushMemtable } from './compaction/index.js';
 import { LastPointCache, type ReadView, SeriesListCache } from './read/index.js';

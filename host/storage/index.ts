@@ -1,5 +1,5 @@
-// The storage engine as the rest of host/ sees it. The catalog files beside storage.ts are still
-// imported directly, until they move to host/meta (issue 26, part M).
+// The storage engine as the rest of host/ sees it. The catalog itself is host/meta's; storage
+// keeps only its file (catalog-file.ts), which storage.ts opens and the catalog tests import.
 
 export { faultPointArmed, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from './fs/index.js';
 export { storageCodecs } from './segment/index.js';

@@ -3,7 +3,7 @@
 // and disk in shape: flush by size and age, compaction, retention. The only writer of catalog state.
 //
 // Data directory layout:
-//   catalog.json            tenants, databases, tables, users (catalog-store.ts)
+//   catalog.json            tenants, databases, tables, users (meta/catalog-store.ts)
 //   db/<id>/                one database (database.ts): manifest.json, seg/, wal/
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
@@ -31,19 +31,35 @@ import {
   type SegmentStore,
   vnodeUnits,
 } from './segment/index.js';
-import { stampsOf, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
 import {
   alterDatabaseDef,
   alterTableDef,
+  type Catalog,
+  CatalogStore,
+  checkDatabaseLimits,
+  type ColumnDef,
+  completeDrop,
   createDatabaseDef,
   createTableDef,
+  type DatabaseDef,
+  dropAfterMs,
   dropDatabaseDef,
+  type DropKind,
   dropTableDef,
+  dropTenantDef,
+  dueDrops,
+  findPendingDrop,
+  isLive,
+  type PendingDrop,
+  recordResource,
+  recoverDrop,
   requireTable,
-} from './catalog-ddl.js';
-import { checkDatabaseLimits, dropAfterMs, dropTenantDef } from './catalog-dcl.js';
-import { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop, type DropKind, type PendingDrop } from './pending-drops.js';
-import { CatalogStore } from './catalog-store.js';
+  resourceName,
+  scheduleDrop,
+  stampsOf,
+  type TableDef,
+} from '../meta/index.js';
+import { catalogFile } from './catalog-file.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { databaseNotFound } from '../core/meta-errors.js';
@@ -55,7 +71,7 @@ export interface StorageOptions {
   logger: Logger;
   /** Hash of root's password when the catalog is first created. */
   rootPasswordHash: string;
-  /** SCRAM-SHA-256 verifier of the same password (server/scram.ts; '' or absent: none). */
+  /** SCRAM-SHA-256 verifier of the same password (meta/scram.ts; '' or absent: none). */
   rootScramVerifier?: string;
   /** Memory of all memtables (active and being flushed) before writes get 429. */
   memtableBytes: number;
@@ -172,9 +188,10 @@ export class Storage {
    */
   static async open(opts: StorageOptions): Promise<Storage> {
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
-    await CatalogStore.cleanup(opts.dataDir);
+    const file = catalogFile(opts.dataDir);
+    await file.cleanup();
     await checkModes(opts.dataDir, opts.logger);
-    const store = await CatalogStore.open(opts.dataDir, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+    const store = await CatalogStore.open(file, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
     return new Storage(opts, store);
   }
 
@@ -358,7 +375,7 @@ export class Storage {
 
   /**
    * Drops the database and deletes its files; with `afterMs`, hides it and deletes it then
-   * (pending-drops.ts). A plain drop of a database whose drop is pending carries that out now.
+   * (meta/pending-drops.ts). A plain drop of a database whose drop is pending carries that out now.
    */
   async dropDatabase(tenant: string, name: string, afterMs?: number): Promise<void> {
     await this.#drop('database', [tenant, name], afterMs, () => dropDatabaseDef(this.catalog, tenant, name));
@@ -440,7 +457,7 @@ export class Storage {
   }
 
   /**
-   * Applies a change to tenants, users, members or roles (catalog-dcl.ts: it validates first and
+   * Applies a change to tenants, users, members or roles (meta/catalog-dcl.ts: it validates first and
    * changes nothing when it throws) and saves the catalog: durable when this resolves.
    */
   async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {

@@ -14,7 +14,7 @@ const SEGMENTS = new URL('../storage/golden/v3/db/4/seg/', import.meta.url).path
 
 const SCRIPT = `
   import { readdirSync } from 'node:fs';
-  import { coreWasmBytes } from ${dist('cli/package-info.js')};
+  import { coreWasmBytes } from ${dist('node/package-info.js')};
   import { lastRequest, scanRequest, statsRequest } from ${dist('core/scan.js')};
   import { Core } from ${dist('core/wasm.js')};
   import { ValueType } from ${dist('core/write-batch.js')};

@@ -18,7 +18,7 @@ import type { RecordBatch } from '../../host/engine/types/batch.js';
 import { SqlEngine } from '../../host/engine/engine.js';
 import type { QuerySession } from '../../host/engine/query.js';
 import { LineProtocolScanner } from '../../host/ingest/line-protocol.js';
-import { StorageCatalog } from '../../host/server/engine-catalog.js';
+import { StorageCatalog } from '../../host/node/engine-catalog.js';
 import { storageCodecs } from '../../host/storage/segment/codecs.js';
 import { Storage } from '../../host/storage/storage.js';
 import { loadCore } from '../support/core.js';

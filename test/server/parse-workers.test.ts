@@ -1,5 +1,5 @@
 // `ingest.parse_workers`: span, log, OpenTSDB JSON and Prometheus bodies parsed in worker threads
-// (host/server/parse-pool.ts) or in the server's thread (0). Both give the same answers: every
+// (host/node/parse-pool.ts) or in the server's thread (0). Both give the same answers: every
 // rejected body the same status, code, message and body, storing nothing; accepted bodies
 // round-trip through SQL. A worker that dies fails only its own request, with 500, and is
 // replaced; shutdown stops the workers.

@@ -1,4 +1,4 @@
-// The warm-up (host/server/query-warmup.ts: high-cardinality writes, write-warmup.ts, then the
+// The warm-up (host/node/query-warmup.ts: high-cardinality writes, write-warmup.ts, then the
 // query shapes) runs in a scratch directory of the system's temporary folder, leaves nothing
 // behind there or in the user's data, and stops with the server.
 

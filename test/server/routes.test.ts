@@ -6,7 +6,7 @@
 
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../host/cli/config.js';
+import { loadConfig } from '../../host/node/config.js';
 import { SundialServer } from '../../host/server/server.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';

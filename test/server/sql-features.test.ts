@@ -1,6 +1,6 @@
 // SQL features end to end over HTTP, on data made up here with answers worked out by hand:
 // statistical and collection aggregates, gap filling, DROP ... AFTER / RECOVER (the drop is
-// never due within the test; test/storage/pending-drops.test.ts moves the clock for that),
+// never due within the test; test/meta/pending-drops.test.ts moves the clock for that),
 // COMPACT DATABASE, ROLLUP / CUBE / GROUPING SETS, GEOMETRY columns with the GIS functions, and data repair.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

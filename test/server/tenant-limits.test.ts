@@ -4,8 +4,8 @@
 // is measured in bench/, never asserted here.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TenantDef } from '../../host/storage/catalog.js';
-import { parseLimiterConfig, type Bucket } from '../../host/storage/limiter-config.js';
+import type { TenantDef } from '../../host/meta/catalog.js';
+import { parseLimiterConfig, type Bucket } from '../../host/meta/limiter-config.js';
 import { TenantLimits } from '../../host/server/tenant-limits.js';
 import { http, writeLp } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';

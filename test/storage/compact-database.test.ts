@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
-import type { DatabaseDef } from '../../host/storage/catalog.js';
+import type { DatabaseDef } from '../../host/meta/catalog.js';
 import { batch, dump, int, openStore, type TestStore } from './support.js';
 
 let store: TestStore | undefined;

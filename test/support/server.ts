@@ -25,6 +25,8 @@ export interface StartOptions {
   waitWarm?: boolean;
   /** The server's main.js; default dist/host/cli/main.js (a benchmark may run another commit's build). */
   main?: string;
+  /** Words before the options, e.g. `['serve']` (default none: the command serves). */
+  command?: readonly string[];
 }
 
 export interface TestServer {
@@ -66,7 +68,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
   if (ownDir) ownDirs.add(dataDir);
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN, '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN, ...(options.command ?? []), '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: { ...LAUNCH_ENV, ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,6 @@
 // DCL: tenants, users, roles and privileges, as CnosDB's parser reads them. Option lists are
 // `name = value, ...` (sqlparser-rs's parse_sql_option; the `=` may be left out); their names and
-// values stay raw for host/server/dcl-options.ts to check. A tenant's limiter groups
+// values stay raw for host/node/dcl-options.ts to check. A tenant's limiter groups
 // (`object_config k = v ...`) are the one exception: read into `_limiter` JSON here, as CnosDB does.
 
 import type {

@@ -1,6 +1,6 @@
 // What the host tells the engine for the system views that are not the schema: members, roles,
 // privileges, running queries, users and tenants. The host filters every list for the session's
-// user (who may see what is access control's business, host/server/access.ts), so the engine only
+// user (who may see what is access control's business, host/meta/access.ts), so the engine only
 // shapes rows. A host without it (a browser) shows those views empty.
 
 /** A running statement (information_schema.queries, SHOW QUERIES). */

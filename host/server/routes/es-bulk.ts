@@ -15,7 +15,7 @@ import type { ErrorStyle } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { mediaType } from './content-type.js';
 import { ELASTIC_PRODUCT, esPaths } from './es-paths.js';
 import { writeLokiPush } from './loki-write.js';

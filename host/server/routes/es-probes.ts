@@ -12,11 +12,10 @@
 import type { Request, ResponseObject, ResponseToolkit, RouteOptions, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { ValueType } from '../../core/write-batch.js';
-import type { ColumnDef, DatabaseDef } from '../../storage/catalog.js';
-import { requireDatabaseAccess } from '../access.js';
+import { type ColumnDef, type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { jsonBody } from '../json-body.js';
 import { databaseOf, tenantOf } from '../params.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import { ELASTIC_PRODUCT, esPaths } from './es-paths.js';
 import { UNREAD_PAYLOAD } from './fallback.js';
 

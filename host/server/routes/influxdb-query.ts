@@ -11,15 +11,14 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { PlanCache } from '../../engine/plan-cache.js';
 import { EPOCH_UNITS, executeInfluxQL, InfluxQLParseError, parseInfluxQL, resultsJson, type InfluxQLHost, type JsonOptions, type StatementResult } from '../../influxql/index.js';
-import { requireMembership, requirePasswordChanged } from '../access.js';
-import { StorageCatalog } from '../engine-catalog.js';
+import { requireMembership, requirePasswordChanged } from '../../meta/index.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';
 import { tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import type { ServerContext } from '../server.js';
-import { sqlEngine, startStatement } from '../statement.js';
+import type { ServerContext } from '../context.js';
+import { startStatement } from '../statement.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 import { requestIdOf, requestLog } from '../monitoring/index.js';
 
@@ -92,9 +91,9 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     let sentBytes = 0;
     const done = (): void => running.done(sentBytes);
     const session = running.session;
-    const engine = sqlEngine(s, planCache);
+    const engine = s.sql.engine(planCache);
     const host: InfluxQLHost = {
-      catalog: new StorageCatalog(s.storage, tenant, s.usage),
+      catalog: s.sql.catalog(tenant),
       defaultDatabase: db === '' ? undefined : db,
       nowNs: session.nowNs,
       authorize: session.authorize!,

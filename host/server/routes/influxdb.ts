@@ -7,12 +7,12 @@
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import type { RequestUnit } from '../../core/precision.js';
-import { DEFAULT_TENANT } from '../../storage/catalog.js';
+import { DEFAULT_TENANT } from '../../meta/index.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders, INFLUXDB_VERSION } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';
 import { booleanParam, paramOrHeader, precisionOf, queryParam, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { lineProtocolParser } from './write.js';
 import { runWrite, WRITE_PAYLOAD, type WriteInput, type WriteOutput, type WriteTarget } from './write-pipeline.js';
 

@@ -4,7 +4,7 @@
 
 import type { Request } from '@hapi/hapi';
 import { lokiPlacementKey, parseLokiBeside } from '../loki-placement.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { runWrite, type WriteTarget } from './write-pipeline.js';
 
 export interface LokiWrite {

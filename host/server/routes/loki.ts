@@ -10,7 +10,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { parseTagColumns } from '../../ingest/log-documents.js';
 import { paramOrHeader } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { mediaType } from './content-type.js';
 import { writeLokiPush } from './loki-write.js';
 import { WRITE_PAYLOAD } from './write-pipeline.js';

@@ -6,7 +6,7 @@
 // imports the routes.
 
 import type { ServerRoute } from '@hapi/hapi';
-import { requireSystemMaintainer } from '../access.js';
+import { requireSystemMaintainer } from '../../meta/index.js';
 import { isLoopbackHost } from '../listener.js';
 import type { ServerMetrics } from '../monitoring/index.js';
 

@@ -8,7 +8,7 @@ import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { RequestUnit } from '../../core/precision.js';
 import { parseOpenTsdbText } from '../../ingest/opentsdb-text.js';
 import { databaseOf, precisionOf, queryParam, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 import { jsonBody } from '../json-body.js';
 

@@ -15,7 +15,7 @@ import { otlpTypes } from '../../ingest/otlp-proto.js';
 import { jsonBody } from '../json-body.js';
 import { parseLokiBeside } from '../loki-placement.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 

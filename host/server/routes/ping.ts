@@ -3,7 +3,7 @@
 // 503 while starting or stopping.
 
 import type { ServerRoute } from '@hapi/hapi';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { jsonBody } from '../json-body.js';
 
 export function pingRoutes(ctx: ServerContext): ServerRoute[] {

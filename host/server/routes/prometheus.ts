@@ -18,11 +18,10 @@ import {
   type PromQuery,
   type PromSeries,
 } from '../../ingest/prometheus-remote.js';
-import { requireDatabaseAccess } from '../access.js';
+import { type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
-import type { DatabaseDef } from '../../storage/catalog.js';
+import { userOf, type ServerContext } from '../context.js';
 import type { Storage } from '../../storage/index.js';
 import { mediaType, mediaTypeParameter } from './content-type.js';
 import { decodeSnappyBlock } from './snappy-body.js';

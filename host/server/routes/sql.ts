@@ -2,7 +2,7 @@
 // tenant, Accept, Content-Encoding, the body (size limit), a pending password change (only that
 // statement is allowed), then statement.ts: the concurrent-query budget and the tenant's limits
 // (429), the query registry, the query timeout (500 010010), the session whose privileges
-// access.ts checks. A query stops when the client goes away. Without `chunked` a formatted result
+// meta/access.ts checks. A query stops when the client goes away. Without `chunked` a formatted result
 // of up to BUFFERED_ANSWER_BYTES is sent whole with a Content-Length, and a bigger one streams
 // like chunked mode from there; with `chunked` the batches are formatted and sent as the engine
 // produces them, pulled only as fast as the socket drains (constant memory). An error after the
@@ -13,12 +13,12 @@ import type { Request, ResponseObject, ResponseToolkit, ServerRoute } from '@hap
 import { UserError } from '../../core/errors.js';
 import type { RecordBatch } from '../../engine/types/index.js';
 import { PlanCache } from '../../engine/plan-cache.js';
-import { requireMembership } from '../access.js';
+import { requireMembership } from '../../meta/index.js';
 import { headerSafe, toUserError } from '../errors.js';
 import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
-import { requireOnlyPasswordChange, sqlEngine, startStatement } from '../statement.js';
+import { userOf, type ServerContext } from '../context.js';
+import { requireOnlyPasswordChange, startStatement } from '../statement.js';
 import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
 import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
@@ -179,7 +179,7 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         const skipped = new Set<string>();
         const warn = (res: ResponseObject): ResponseObject =>
           skipped.size === 0 ? res : res.header('X-Sundial-Warning', headerSafe(`skipped damaged segment files: ${[...skipped].join(', ')}`));
-        const engine = sqlEngine(s, planCache, skipped);
+        const engine = s.sql.engine(planCache, skipped);
         try {
           const result = await engine.run(sql, session);
           if (result.kind === 'done') {

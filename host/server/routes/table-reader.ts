@@ -7,7 +7,7 @@
 // partitions, files and blocks by them.
 
 import type { ScanRequest, SeriesChunk } from '../../core/scan.js';
-import type { DatabaseDef } from '../../storage/catalog.js';
+import type { DatabaseDef } from '../../meta/index.js';
 import type { Storage } from '../../storage/index.js';
 import { tableNotFound } from '../../core/meta-errors.js';
 

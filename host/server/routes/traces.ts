@@ -6,7 +6,7 @@
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { mediaType } from './content-type.js';
 import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 

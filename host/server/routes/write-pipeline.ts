@@ -1,6 +1,6 @@
 // The one write path every ingest route shares (CONTRACT.md "Writes"), in this order: the
 // route's own parameters (checked by the route before calling in), credentials (the server's
-// onPreAuth), tenant membership, Write privilege and database (access.ts), the tenant's write
+// onPreAuth), tenant membership, Write privilege and database (meta/access.ts), the tenant's write
 // rate (429), memtable capacity, Content-Encoding, the body (size limit on the wire and after
 // decompression), optional snappy block framing, the tenant's data_in (429), the in-flight byte
 // budget, then the format's parser and one atomic, durable store of all its batches. A failure
@@ -10,10 +10,9 @@ import type { Request } from '@hapi/hapi';
 import type { TimeUnit } from '../../core/precision.js';
 import { dbUnit } from '../../core/precision.js';
 import { precisionOf } from '../params.js';
-import type { DatabaseDef } from '../../storage/catalog.js';
-import { requireDatabaseAccess } from '../access.js';
+import { type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
-import { userOf, type ServerContext } from '../server.js';
+import { userOf, type ServerContext } from '../context.js';
 import type { Services } from '../services.js';
 import { decodeSnappyBlock } from './snappy-body.js';
 import { writeBatchRowCount } from '../../core/write-batch.js';

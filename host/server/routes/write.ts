@@ -5,7 +5,7 @@
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { nowIn, unitConversion, type RequestUnit } from '../../core/precision.js';
 import { databaseOf, precisionOf, tenantOf } from '../params.js';
-import type { ServerContext } from '../server.js';
+import type { ServerContext } from '../context.js';
 import { runWrite, WRITE_PAYLOAD, type WriteInput, type WriteOutput } from './write-pipeline.js';
 
 export { WRITE_PAYLOAD };

@@ -4,7 +4,7 @@
 // the server marks the bad input as it would have here).
 
 import { parentPort } from 'node:worker_threads';
-import { coreWasmBytes } from '../../cli/package-info.js';
+import { coreWasmBytes } from '../../node/package-info.js';
 import { CorruptionError } from '../../core/errors.js';
 import { settleTypedArrayAssumptions } from '../../core/v8-typed-arrays.js';
 import { Core } from '../../core/wasm.js';

@@ -16,7 +16,7 @@
 // file; after it, unlisted inputs; the next start deletes either.
 
 import { CorruptionError } from '../../core/errors.js';
-import { tableById } from '../catalog.js';
+import { tableById } from '../../meta/index.js';
 import { faultPoint } from '../fs/index.js';
 import { writeColumns } from './flush.js';
 import {

@@ -7,8 +7,7 @@
 // A crash before 3 leaves unlisted files (deleted at the next start) and the WAL intact; after 3,
 // the WAL records up to flushedLsn are skipped by the replay. Nothing is lost or read twice.
 
-import type { TableDef } from '../catalog.js';
-import { tableById } from '../catalog.js';
+import { tableById, type TableDef } from '../../meta/index.js';
 import { faultPoint } from '../fs/index.js';
 import {
   ManifestNotSaved,

@@ -10,7 +10,7 @@ import type { ChunkColumn, FieldStats, ScanRequest, SeriesChunk, StatsOrChunk, S
 import { seriesWithTags } from './series-list.js';
 import { floorDiv } from '../../core/precision.js';
 import { seriesKey, type SeriesTags } from '../../core/series-key.js';
-import type { TableDef } from '../catalog.js';
+import type { TableDef } from '../../meta/index.js';
 import { bounds, type Bounds, type ReadView, type SeriesInfo } from './read-view.js';
 import type { RowGroup, SegmentReader, SegmentSeries } from '../segment/index.js';
 import { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';

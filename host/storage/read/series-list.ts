@@ -17,7 +17,7 @@
 
 import type { TagValues } from '../../core/scan.js';
 import { compareBytes, escapeKeyPart, KeyTags, type SeriesTags, type TagNaming } from '../../core/series-key.js';
-import type { TableDef } from '../catalog.js';
+import type { TableDef } from '../../meta/index.js';
 import type { Memtable, TableMemtable } from '../memtable/index.js';
 import type { ReadView, SeriesInfo } from './read-view.js';
 import type { SegmentReader } from '../segment/index.js';

@@ -3,7 +3,7 @@
 
 import type { Logger } from 'pino';
 import type { CorruptionError } from '../../core/errors.js';
-import type { DatabaseDef } from '../catalog.js';
+import type { DatabaseDef } from '../../meta/index.js';
 import type { ColumnCodecs } from './column-codecs.js';
 import type { FaultPoint } from '../fs/index.js';
 import type { SegmentRecord, Tombstone } from './manifest.js';

@@ -10,7 +10,7 @@
 
 import type { Logger } from 'pino';
 import { ColumnKind, ValueType, type BatchTable } from '../../core/write-batch.js';
-import { columnById, findColumn, tableById, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from '../catalog.js';
+import { type Catalog, columnById, type ColumnDef, type DatabaseDef, findColumn, tableById, type TableDef } from '../../meta/index.js';
 import type { TableStamp } from '../memtable/index.js';
 
 export function reconcileStamps(

@@ -1,20 +1,21 @@
 // Writes test/storage/golden/catalog-v2/catalog.json: a catalog (FORMAT.md §3, version 2) with a
 // second tenant holding a limiter, drop_after, members of every kind and custom roles (one that
-// inherits nothing), grants, and users with and without admin. catalog-dcl.test.ts reads it in
+// inherits nothing), grants, and users with and without admin. test/meta/catalog-dcl.test.ts reads it in
 // every run, so later versions keep reading what version 2 wrote (STYLE.md §19).
 //
 // Run once per catalog version: node --import tsx test/storage/golden/make-catalog-v2.ts
 
 import { rmSync } from 'node:fs';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
-import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../../host/storage/catalog-dcl.js';
-import { createDatabaseDef } from '../../../host/storage/catalog-ddl.js';
-import { CatalogStore } from '../../../host/storage/catalog-store.js';
-import { parseLimiterConfig } from '../../../host/storage/limiter-config.js';
+import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../../host/meta/catalog-dcl.js';
+import { createDatabaseDef } from '../../../host/meta/catalog-ddl.js';
+import { CatalogStore } from '../../../host/meta/catalog-store.js';
+import { catalogFile } from '../../../host/storage/catalog-file.js';
+import { parseLimiterConfig } from '../../../host/meta/limiter-config.js';
 
 const dir = new URL('./catalog-v2', import.meta.url).pathname;
 rmSync(`${dir}/catalog.json`, { force: true });
-const store = await CatalogStore.open(dir, { rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
+const store = await CatalogStore.open(catalogFile(dir), { rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
 const c = store.catalog;
 const hash = 'scrypt$16384$8$1$AQEBAQEBAQEBAQEBAQEBAQ==$AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=';
 createTenantDef(c, 'acme', {

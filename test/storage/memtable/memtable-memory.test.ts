@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { WriteBatchBuilder, type FieldInput } from '../../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../../host/core/write-batch.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
-import { Catalog, stampsOf, type DatabaseDef } from '../../../host/storage/catalog.js';
+import { Catalog, stampsOf, type DatabaseDef } from '../../../host/meta/catalog.js';
 import { Memtable } from '../../../host/storage/memtable/memtable.js';
 
 v8.setFlagsFromString('--expose-gc');

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { WriteBatchBuilder, type FieldInput } from '../../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../../../host/core/write-batch.js';
-import { Catalog, stampsOf, type DatabaseDef } from '../../../host/storage/catalog.js';
+import { Catalog, stampsOf, type DatabaseDef } from '../../../host/meta/catalog.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
-import { alterTableDef } from '../../../host/storage/catalog-ddl.js';
+import { alterTableDef } from '../../../host/meta/catalog-ddl.js';
 import { Memtable, SMALL_SERIES_ROWS } from '../../../host/storage/memtable/memtable.js';
 import type { SeriesRows } from '../../../host/storage/series/series-data.js';
 

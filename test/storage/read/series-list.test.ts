@@ -3,7 +3,7 @@
 // and scans and last points give what they gave without it across those changes.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TableDef } from '../../../host/storage/catalog.js';
+import type { TableDef } from '../../../host/meta/catalog.js';
 import type { Memtable } from '../../../host/storage/memtable/memtable.js';
 import { listSeries } from '../../../host/storage/read/read-path.js';
 import type { ReadView } from '../../../host/storage/read/read-view.js';

@@ -11,7 +11,7 @@ import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
 import { WriteBatchBuilder } from '../../../host/core/write-batch-builder.js';
 import { readWriteBatch } from '../../../host/core/write-batch.js';
 import { BlockCache } from '../../../host/storage/segment/block-cache.js';
-import { Catalog, stampsOf, type DatabaseDef } from '../../../host/storage/catalog.js';
+import { Catalog, stampsOf, type DatabaseDef } from '../../../host/meta/catalog.js';
 import { storageCodecs } from '../../../host/storage/segment/codecs.js';
 import { writeColumns } from '../../../host/storage/compaction/flush.js';
 import { Memtable } from '../../../host/storage/memtable/memtable.js';

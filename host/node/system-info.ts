@@ -9,11 +9,18 @@
 // - resource_status: admins all, others their tenant's rows of databases they may read.
 
 import type { SystemInfo } from '../engine/system/system-info.js';
-import type { Catalog, TenantDef, UserDef } from '../storage/catalog.js';
-import { ROOT_USER } from '../storage/catalog.js';
-import { parseDropAfter, PRIVILEGE_NAMES } from '../storage/catalog-dcl.js';
-import { has, isTenantOwner, roleIn } from './access.js';
-import type { QueryRegistry } from './query-registry.js';
+import {
+  type Catalog,
+  has,
+  isTenantOwner,
+  parseDropAfter,
+  PRIVILEGE_NAMES,
+  roleIn,
+  ROOT_USER,
+  type TenantDef,
+  type UserDef,
+} from '../meta/index.js';
+import type { QueryRegistry } from '../server/index.js';
 
 const byName = <T>(key: (x: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 

@@ -9,7 +9,7 @@
 
 import { ValueType } from '../core/write-batch.js';
 import { RowBatcher, type FieldInput } from '../ingest/row-batcher.js';
-import type { DatabaseDef } from '../storage/catalog.js';
+import type { DatabaseDef } from '../meta/index.js';
 import type { Storage } from '../storage/index.js';
 
 /** Rows per request, as an OpenTelemetry SDK batch; requests per flush; flushes. */

@@ -1,5 +1,5 @@
 // Runs the DCL statements the engine hands over (QuerySession.dcl): who may run each is decided
-// by access.ts, the change itself by storage/catalog-dcl.ts, saved durably by Storage before the
+// by meta/access.ts, the change itself by meta/catalog-dcl.ts, saved durably by Storage before the
 // statement is answered. Privileges, following CnosDB's model:
 // - tenants (CREATE / DROP / RECOVER, ALTER TENANT SET / UNSET) and users (CREATE / DROP, and
 //   ALTER USER of someone else): admins; only root may change root;
@@ -9,33 +9,36 @@
 // - roles and grants (CREATE / DROP ROLE, GRANT, REVOKE) of the session's tenant: admins and its
 //   owners.
 
-import { dropAfterMs } from '../storage/catalog-dcl.js';
-import { findPendingDrop } from '../storage/pending-drops.js';
-import type { DclStatement } from '../engine/query.js';
-import { semanticError } from '../engine/errors.js';
-import type { UserDef } from '../storage/catalog.js';
-import { ROOT_USER } from '../storage/catalog.js';
 import {
   addMemberDef,
   alterTenantDef,
   alterUserDef,
+  type Authenticator,
   changePrivileges,
   createRoleDef,
   createTenantDef,
   createUserDef,
+  dropAfterMs,
   dropRoleDef,
   dropUserDef,
+  findPendingDrop,
+  isTenantOwner,
   removeMemberDef,
   renameUserDef,
+  requireAdmin,
+  requireOwner,
+  requireSystemMaintainer,
+  ROOT_USER,
   setMemberDef,
-} from '../storage/catalog-dcl.js';
+  type UserDef,
+  verifyPassword,
+} from '../meta/index.js';
+import type { DclStatement } from '../engine/query.js';
+import { semanticError } from '../engine/errors.js';
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/index.js';
-import { isTenantOwner, requireAdmin, requireOwner, requireSystemMaintainer } from './access.js';
-import type { Authenticator } from './auth.js';
 import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
-import { verifyPassword } from './password.js';
 
 export interface DclContext {
   storage: Storage;

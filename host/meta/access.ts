@@ -13,8 +13,8 @@
 
 import { UserError } from '../core/errors.js';
 import { tenantNotFound } from '../core/meta-errors.js';
-import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from '../storage/catalog.js';
-import { ALL_DATABASES } from '../engine/query.js';
+import type { Catalog, DatabaseDef, DatabasePrivilege, TenantDef, UserDef } from './catalog.js';
+import { ALL_DATABASES } from '../core/object-names.js';
 
 export type Privilege = DatabasePrivilege;
 

@@ -9,7 +9,6 @@ import { ColumnKind, ValueType, VALUE_TYPE_NAMES, type BatchColumn, type BatchTa
 import { checkGeometryValue } from '../core/geometry/check-geometry.js';
 import { databaseNotFound, tableNotFound } from '../core/meta-errors.js';
 import type { LimiterConfig } from './limiter-config.js';
-import type { PendingDrop, ResourceStatus } from './pending-drops.js';
 
 export type { DatabaseOptions, Precision } from '../core/schema.js';
 export { DAY_MS, DEFAULT_DATABASE_OPTIONS } from '../core/schema.js';
@@ -81,16 +80,51 @@ export interface TenantDef {
 export interface UserDef {
   id: number;
   name: string;
-  /** "scrypt$N$r$p$saltB64$hashB64" (see server/password.ts), or "" for the empty password. */
+  /** "scrypt$N$r$p$saltB64$hashB64" (see password.ts), or "" for the empty password. */
   passwordHash: string;
   /**
-   * The SCRAM-SHA-256 verifier of the same password (server/scram.ts), stored beside the hash
+   * The SCRAM-SHA-256 verifier of the same password (scram.ts), stored beside the hash
    * whenever a password is set since catalog version 5; '' for none (older users, and the empty
    * password): the PostgreSQL port then asks for the password in clear text.
    */
   scramVerifier: string;
   admin: boolean;
   mustChangePassword: boolean;
+  comment: string;
+}
+
+/** What a drop scheduled with AFTER holds (pending-drops.ts has the rules that change it). */
+export type DropKind = 'tenant' | 'database' | 'table';
+
+export interface PendingDrop {
+  kind: DropKind;
+  /** [tenant], [tenant, database] or [tenant, database, table]. */
+  names: string[];
+  /** When the drop is carried out, in ms since the epoch. */
+  dueMs: number;
+  /** kind tenant: the tenant taken out of the catalog. */
+  tenant?: TenantDef;
+  /** The databases whose files the drop deletes: a tenant's, or the one database; [] for a table. */
+  databases: DatabaseDef[];
+  /** kind table: its database (live, or itself pending) and the table, in its `pendingTables`. */
+  database?: DatabaseDef;
+  table?: TableDef;
+}
+
+export type ResourceAction = 'DropTenant' | 'DropDatabase' | 'DropTable';
+export type ResourceState = 'Schedule' | 'Cancel' | 'Successed';
+
+export interface ResourceStatus {
+  /** The name as resource_status shows it: `t`, `t-db`, `t-db-table`. */
+  name: string;
+  /** [tenant], [tenant, database] or [tenant, database, table] (who may see the row). */
+  names: string[];
+  action: ResourceAction;
+  status: ResourceState;
+  /** Attempts made: 0 while scheduled or cancelled, 1 once done. */
+  tryCount: number;
+  /** When the drop was (or is to be) carried out, ms since the epoch. */
+  timeMs: number;
   comment: string;
 }
 

@@ -2,7 +2,7 @@
 // function checks everything first, throws a UserError with CnosDB's meta text and changes
 // nothing on failure; on success it mutates the in-memory catalog (bumping its version), and
 // Storage.changeCatalog saves it before the statement is answered. Who may do what is not
-// decided here (host/server/access.ts is the one place for that).
+// decided here (host/meta/access.ts is the one place for that).
 
 import { durationMs, invalidDurationMessage, parseCnosDuration, type CnosDuration } from '../core/durations.js';
 import { UserError } from '../core/errors.js';

@@ -2,9 +2,10 @@
 // created without (the empty password), on a loopback server and on one listening beyond it.
 
 import { describe, expect, it } from 'vitest';
-import { Authenticator } from '../../host/server/auth.js';
-import { hashPassword } from '../../host/server/password.js';
-import { Catalog } from '../../host/storage/catalog.js';
+import { authenticate } from '../../host/server/auth.js';
+import { Authenticator } from '../../host/meta/authenticator.js';
+import { hashPassword } from '../../host/meta/password.js';
+import { Catalog } from '../../host/meta/catalog.js';
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -17,7 +18,7 @@ async function catalog(): Promise<Catalog> {
 
 async function outcome(auth: Authenticator, user: string, password: string): Promise<string> {
   try {
-    return `ok ${(await auth.authenticate(basic(user, password))).name}`;
+    return `ok ${(await authenticate(auth, basic(user, password))).name}`;
   } catch (e) {
     return (e as Error).message;
   }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
 import { ValueType } from '../../host/core/write-batch.js';
 import type { Storage } from '../../host/storage/storage.js';
-import { batch, dbl, dump, openStore, type TestStore } from './support.js';
+import { batch, dbl, dump, openStore, type TestStore } from '../storage/support.js';
 
 let store: TestStore | undefined;
 const extra: string[] = [];

@@ -5,11 +5,9 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { dropAfterMs } from '../storage/catalog-dcl.js';
-import { findPendingDrop } from '../storage/pending-drops.js';
+import { type DatabaseDef, DEFAULT_TENANT, dropAfterMs, findPendingDrop } from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
-import { precisionUnit, timestamp, typeOfValueType } from '../engine/types/index.js';
 import type {
   ColumnInfo,
   DatabaseInfo,
@@ -25,21 +23,9 @@ import type {
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
+import { tableInfo, USAGE_DATABASE, type UsageMetrics } from '../server/index.js';
 import { bug } from '../core/errors.js';
-import { DEFAULT_TENANT, type ColumnDef, type DatabaseDef, type TableDef } from '../storage/catalog.js';
 import type { SkippedFiles, Storage } from '../storage/index.js';
-import { USAGE_DATABASE, type UsageMetrics } from './usage-metrics.js';
-
-/** The engine's description of a stored table: time, then tags and fields in creation (id) order. */
-export function tableInfo(db: DatabaseDef, t: TableDef): TableInfo {
-  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(precisionUnit(db.options.precision)), codec: t.timeCodec }];
-  const stored: ColumnDef[] = [...t.tags, ...t.fields].sort((a, b) => a.id - b.id);
-  for (const c of stored) {
-    const valueType = c.kind === 'tag' ? ValueType.Tag : c.type;
-    columns.push({ name: c.name, kind: c.kind, type: typeOfValueType(valueType), valueType, codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) });
-  }
-  return { database: db.name, name: t.name, columns };
-}
 
 export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;

@@ -10,42 +10,16 @@
 
 import { UserError } from '../core/errors.js';
 import { databaseExists, databaseNotFound, tableExists, tenantExists, tenantNotFound } from '../core/meta-errors.js';
-import { DEFAULT_TENANT, isUndroppableDatabase, type Catalog, type DatabaseDef, type TableDef, type TenantDef } from './catalog.js';
+import {
+  DEFAULT_TENANT,
+  isUndroppableDatabase,
+  type Catalog,
+  type DropKind,
+  type PendingDrop,
+  type ResourceAction,
+  type ResourceState,
+} from './catalog.js';
 import { tableNotFound } from './catalog-ddl.js';
-
-export type DropKind = 'tenant' | 'database' | 'table';
-
-export interface PendingDrop {
-  kind: DropKind;
-  /** [tenant], [tenant, database] or [tenant, database, table]. */
-  names: string[];
-  /** When the drop is carried out, in ms since the epoch. */
-  dueMs: number;
-  /** kind tenant: the tenant taken out of the catalog. */
-  tenant?: TenantDef;
-  /** The databases whose files the drop deletes: a tenant's, or the one database; [] for a table. */
-  databases: DatabaseDef[];
-  /** kind table: its database (live, or itself pending) and the table, in its `pendingTables`. */
-  database?: DatabaseDef;
-  table?: TableDef;
-}
-
-export type ResourceAction = 'DropTenant' | 'DropDatabase' | 'DropTable';
-export type ResourceState = 'Schedule' | 'Cancel' | 'Successed';
-
-export interface ResourceStatus {
-  /** The name as resource_status shows it: `t`, `t-db`, `t-db-table`. */
-  name: string;
-  /** [tenant], [tenant, database] or [tenant, database, table] (who may see the row). */
-  names: string[];
-  action: ResourceAction;
-  status: ResourceState;
-  /** Attempts made: 0 while scheduled or cancelled, 1 once done. */
-  tryCount: number;
-  /** When the drop was (or is to be) carried out, ms since the epoch. */
-  timeMs: number;
-  comment: string;
-}
 
 const ACTIONS: Record<DropKind, ResourceAction> = { tenant: 'DropTenant', database: 'DropDatabase', table: 'DropTable' };
 

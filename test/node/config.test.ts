@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, SETTINGS } from '../../host/cli/config.js';
+import { loadConfig, SETTINGS } from '../../host/node/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sundial-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,10 +4,7 @@
 
 import { UserError } from '../core/errors.js';
 import type { OptionValue, SqlOption } from '../engine/sql/ast.js';
-import { parseDropAfter, type TenantOptions, type UserChange } from '../storage/catalog-dcl.js';
-import { parseLimiterConfig } from '../storage/limiter-config.js';
-import { hashPassword } from './password.js';
-import { scramVerifier } from './scram.js';
+import { hashPassword, parseDropAfter, parseLimiterConfig, scramVerifier, type TenantOptions, type UserChange } from '../meta/index.js';
 
 export const TENANT_OPTIONS = ['comment', '_limiter', 'drop_after'] as const;
 export const USER_OPTIONS = ['password', 'must_change_password', 'rsa_public_key', 'comment', 'granted_admin'] as const;

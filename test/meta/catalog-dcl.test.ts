@@ -1,4 +1,4 @@
-// The catalog side of DCL (host/storage/catalog-dcl.ts) and its persistence: every change is
+// The catalog side of DCL (host/meta/catalog-dcl.ts) and its persistence: every change is
 // checked before anything changes, saved durably, and read back by the next start; version 1
 // catalogs still load; the version 2 golden file is read in every run.
 
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
-import type { Catalog } from '../../host/storage/catalog.js';
+import type { Catalog } from '../../host/meta/catalog.js';
 import {
   addMemberDef,
   alterTenantDef,
@@ -23,11 +23,12 @@ import {
   removeMemberDef,
   renameUserDef,
   setMemberDef,
-} from '../../host/storage/catalog-dcl.js';
-import { createDatabaseDef, dropDatabaseDef } from '../../host/storage/catalog-ddl.js';
-import { CatalogStore } from '../../host/storage/catalog-store.js';
-import { parseLimiterConfig } from '../../host/storage/limiter-config.js';
-import { openStore } from './support.js';
+} from '../../host/meta/catalog-dcl.js';
+import { createDatabaseDef, dropDatabaseDef } from '../../host/meta/catalog-ddl.js';
+import { CatalogStore } from '../../host/meta/catalog-store.js';
+import { catalogFile } from '../../host/storage/catalog-file.js';
+import { parseLimiterConfig } from '../../host/meta/limiter-config.js';
+import { openStore } from '../storage/support.js';
 
 let dir: string;
 beforeEach(() => {
@@ -50,7 +51,7 @@ function describeTenant(c: Catalog, name: string): string {
 
 describe('catalog DCL', () => {
   it('saves tenants, members, roles, grants and users, and reads them back after a restart', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const c = store.catalog;
     createTenantDef(c, 't1', { comment: 'c', dropAfter: '2h', limiter: parseLimiterConfig('{"object_config":null,"request_config":null}') });
     createDatabaseDef(c, 't1', 'db1', { ...DEFAULT_DATABASE_OPTIONS });
@@ -61,7 +62,7 @@ describe('catalog DCL', () => {
     addMemberDef(c, 't1', 'u1', 'owner');
     addMemberDef(c, 't1', 'u2', 'r');
     await store.save();
-    const again = await CatalogStore.open(dir, bootstrap);
+    const again = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect(describeTenant(again.catalog, 't1')).toBe('members[u1:owner,u2:r] roles[r<->{db1=write}]');
     expect(again.catalog.tenants.get('t1')).toMatchObject({ comment: 'c', dropAfter: '2h', limiter: { object_config: null, request_config: null } });
     expect([...again.catalog.users.keys()]).toEqual(['root', 'u1', 'u2']);
@@ -82,7 +83,7 @@ describe('catalog DCL', () => {
       ],
     };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v1));
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect(describeTenant(store.catalog, 'cnosdb')).toBe('members[root:owner,u:r] roles[r<member>{public=write}]');
     expect(store.catalog.tenants.get('cnosdb')).toMatchObject({ comment: 'system tenant', dropAfter: null, limiter: null });
     expect(store.dirty).toBe(false);
@@ -97,27 +98,27 @@ describe('catalog DCL', () => {
     const user = (id: number, name: string, extra: object) => ({ id, name, passwordHash: 'x', admin: false, mustChangePassword: false, comment: '', ...extra });
     const doc = (version: number, users: object[]) => ({ format: 'sundial-catalog', version, nextId: 9, pendingDrops: [], tenants: [], databases: [], users });
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(4, [user(1, 'old', { scramVerifier: 'SCRAM-SHA-256$1:c2FsdA==$eA==:eA==' })])));
-    expect((await CatalogStore.open(dir, bootstrap)).catalog.users.get('old')!.scramVerifier).toBe('');
+    expect((await CatalogStore.open(catalogFile(dir), bootstrap)).catalog.users.get('old')!.scramVerifier).toBe('');
     const verifier = 'SCRAM-SHA-256$4096:c2FsdA==$eA==:eA==';
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(5, [user(1, 'new', { scramVerifier: verifier })])));
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     store.catalog.changed();
     await store.save();
-    expect((await CatalogStore.open(dir, bootstrap)).catalog.users.get('new')!.scramVerifier).toBe(verifier);
+    expect((await CatalogStore.open(catalogFile(dir), bootstrap)).catalog.users.get('new')!.scramVerifier).toBe(verifier);
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc(5, [user(1, 'bad', {})])));
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: user "bad": scramVerifier undefined/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: user "bad": scramVerifier undefined/);
   });
 
   it('refuses a version 1 catalog whose role inherits nothing (only version 2 may say so)', async () => {
     const bad = { format: 'sundial-catalog', version: 1, nextId: 3, tenants: [{ id: 1, name: 'cnosdb', comment: '', members: {}, roles: { r: { inherit: null, privileges: {} } }, options: {} }], databases: [], users: [] };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(bad));
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: tenant "cnosdb": role "r" inherits null/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: tenant "cnosdb": role "r" inherits null/);
   });
 
   it('refuses a catalog with a privilege it does not know', async () => {
     const bad = { format: 'sundial-catalog', version: 2, nextId: 3, tenants: [{ id: 1, name: 'cnosdb', comment: null, dropAfter: null, limiter: null, members: {}, roles: { r: { inherit: null, privileges: { public: 'admin' } } } }], databases: [], users: [] };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(bad));
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/role "r" has privilege "admin" on "public"/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/role "r" has privilege "admin" on "public"/);
   });
 
   it("rewrites a version 3 catalog's drop_after texts with their old meaning (m and M were minutes)", async () => {
@@ -128,13 +129,13 @@ describe('catalog DCL', () => {
       databases: [], users: [],
     };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v3));
-    const c = (await CatalogStore.open(dir, bootstrap)).catalog;
+    const c = (await CatalogStore.open(catalogFile(dir), bootstrap)).catalog;
     expect(['cnosdb', 'a', 'b', 'c', 'd'].map((t) => c.tenants.get(t)!.dropAfter)).toEqual(['7d', '3h', '5m', 'INF', '2d']);
   });
 
   it('reads the version 2 golden catalog', async () => {
-    cpSync(new URL('./golden/catalog-v2', import.meta.url).pathname, dir, { recursive: true });
-    const store = await CatalogStore.open(dir, bootstrap);
+    cpSync(new URL('../storage/golden/catalog-v2', import.meta.url).pathname, dir, { recursive: true });
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const c = store.catalog;
     expect(describeTenant(c, 'acme')).toBe('members[alice:owner,bob:writer,carol:nothing] roles[writer<member>{metrics=write},nothing<->{logs=read,metrics=all}]');
     expect(describeTenant(c, 'cnosdb')).toBe('members[root:owner,bob:member] roles[]');
@@ -157,7 +158,7 @@ describe('catalog DCL', () => {
 describe('catalog DCL changes', () => {
   let c: Catalog;
   beforeEach(async () => {
-    c = (await CatalogStore.open(dir, bootstrap)).catalog;
+    c = (await CatalogStore.open(catalogFile(dir), bootstrap)).catalog;
     createTenantDef(c, 't', noOptions);
     createDatabaseDef(c, 't', 'a', { ...DEFAULT_DATABASE_OPTIONS });
     createDatabaseDef(c, 't', 'b', { ...DEFAULT_DATABASE_OPTIONS });

@@ -1,14 +1,14 @@
-// Who sees what in the system views (host/server/system-info.ts over a real catalog and query
+// Who sees what in the system views (host/node/system-info.ts over a real catalog and query
 // registry, in process): running queries by user and tenant, roles and grants for owners only,
 // admin-only cluster views, and passwords masked in the statement text.
 
 import { describe, expect, it } from 'vitest';
-import { Catalog, type TenantDef, type UserDef } from '../../host/storage/catalog.js';
-import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../host/storage/catalog-dcl.js';
-import { createDatabaseDef } from '../../host/storage/catalog-ddl.js';
+import { Catalog, type TenantDef, type UserDef } from '../../host/meta/catalog.js';
+import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../host/meta/catalog-dcl.js';
+import { createDatabaseDef } from '../../host/meta/catalog-ddl.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../host/core/schema.js';
 import { maskSecrets, QueryRegistry } from '../../host/server/query-registry.js';
-import { systemInfo } from '../../host/server/system-info.js';
+import { systemInfo } from '../../host/node/system-info.js';
 
 function setup(): { catalog: Catalog; registry: QueryRegistry; users: Record<string, UserDef>; tenants: Record<string, TenantDef> } {
   const catalog = new Catalog();

@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { scheduleDrop } from '../../host/storage/pending-drops.js';
+import { scheduleDrop } from '../../host/meta/pending-drops.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../host/core/errors.js';
 import { WriteBatchBuilder } from '../../host/core/write-batch-builder.js';
 import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
-import { CatalogStore } from '../../host/storage/catalog-store.js';
-import { createTableDef } from '../../host/storage/catalog-ddl.js';
+import { CatalogStore } from '../../host/meta/catalog-store.js';
+import { catalogFile } from '../../host/storage/catalog-file.js';
+import { createTableDef } from '../../host/meta/catalog-ddl.js';
 
 let dir: string;
 beforeEach(() => {
@@ -27,7 +28,7 @@ function tables(rows: Array<[string, Array<[string, string]>, Array<[string, Val
 
 describe('CatalogStore', () => {
   it('creates tenant cnosdb, database public and user root on first open', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect([...store.catalog.tenants.keys()]).toEqual(['cnosdb']);
     expect(store.catalog.databases().map((d) => `${d.tenant}.${d.name}`)).toEqual(['cnosdb.public']);
     expect(store.catalog.users.get('root')).toMatchObject({ admin: true, passwordHash: bootstrap.rootPasswordHash });
@@ -36,12 +37,12 @@ describe('CatalogStore', () => {
   });
 
   it('saves tables and columns and reloads them identically', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     store.catalog.applyBatchSchema(db, tables([['cpu', [['host', 'a']], [['usage', ValueType.Double], ['count', ValueType.BigInt]]]]));
     expect(store.dirty).toBe(true);
     await store.save();
-    const again = await CatalogStore.open(dir, bootstrap);
+    const again = await CatalogStore.open(catalogFile(dir), bootstrap);
     const t = again.catalog.requireDatabase('cnosdb', 'public').tables.get('cpu')!;
     expect(t.tags.map((c) => c.name)).toEqual(['host']);
     expect(t.fields.map((c) => [c.name, c.type])).toEqual([['count', ValueType.BigInt], ['usage', ValueType.Double]]);
@@ -49,57 +50,57 @@ describe('CatalogStore', () => {
   });
 
   it('never leaves a half-written catalog: a stale temporary file is ignored', async () => {
-    await CatalogStore.open(dir, bootstrap);
+    await CatalogStore.open(catalogFile(dir), bootstrap);
     writeFileSync(join(dir, 'catalog.json.tmp'), '{"format":"sundial-catal');
-    await CatalogStore.cleanup(dir);
+    await catalogFile(dir).cleanup();
     expect(existsSync(join(dir, 'catalog.json.tmp'))).toBe(false);
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect(store.catalog.databases().length).toBe(1);
   });
 
   it("keeps a GEOMETRY field's declaration and refuses one it does not know", async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } }] });
     await store.save();
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
     expect(doc.version).toBe(5);
-    const again = await CatalogStore.open(dir, bootstrap);
+    const again = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect(again.catalog.requireDatabase('cnosdb', 'public').tables.get('g')!.fields[0]).toMatchObject({ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } });
     const column = doc.databases[0].tables.find((t: { name: string }) => t.name === 'g').fields[0];
     column.geometry = { subType: 'CIRCLE', srid: 0 };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: table "g" column "loc": geometry \{"subType":"CIRCLE","srid":0\}/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: table "g" column "loc": geometry \{"subType":"CIRCLE","srid":0\}/);
   });
 
   it('refuses to create a GEOMETRY field on a non-string type', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     expect(() => createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.Double, geometry: { subType: 'POINT', srid: 0 } }] })).toThrow(/Unexpected data type Geometry\(POINT, 0\) of loc/);
     expect(db.tables.has('g')).toBe(false);
   });
 
   it('keeps a pending table drop across a save and refuses one whose table is missing', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     createTableDef(store.catalog, db, { name: 'gone', tags: [], fields: [{ name: 'v', type: ValueType.Double }] });
     scheduleDrop(store.catalog, 'table', ['cnosdb', 'public', 'gone'], 5000, 0);
     await store.save();
-    const again = await CatalogStore.open(dir, bootstrap);
+    const again = await CatalogStore.open(catalogFile(dir), bootstrap);
     const [drop] = again.catalog.pendingDrops;
     expect(drop?.table?.name).toBe('gone');
     expect(drop?.database).toBe(again.catalog.requireDatabase('cnosdb', 'public'));
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
     delete doc.databases[0].pendingTables;
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/catalog\.json at offset 0: pending drop of table cnosdb\.public\.gone: database \d+ or table \d+ is missing/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: pending drop of table cnosdb\.public\.gone: database \d+ or table \d+ is missing/);
   });
 
   it('refuses a corrupt catalog with an error naming the file', async () => {
     writeFileSync(join(dir, 'catalog.json'), '{"format":"sundial-catalog","version":1,');
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/corrupt .*catalog\.json at offset 0: not valid JSON/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/corrupt .*catalog\.json at offset 0: not valid JSON/);
     writeFileSync(join(dir, 'catalog.json'), '{"format":"sundial-catalog","version":99}');
-    await expect(CatalogStore.open(dir, bootstrap)).rejects.toThrow(/unsupported catalog version 99/);
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/unsupported catalog version 99/);
   });
 });
 
@@ -111,7 +112,7 @@ describe('Catalog.applyBatchSchema', () => {
   ];
   for (const [name, first, second, message] of conflicts) {
     it(`rejects a conflict (${name}) and creates nothing`, async () => {
-      const store = await CatalogStore.open(dir, bootstrap);
+      const store = await CatalogStore.open(catalogFile(dir), bootstrap);
       const db = store.catalog.requireDatabase('cnosdb', 'public');
       store.catalog.applyBatchSchema(db, tables(first));
       const before = JSON.stringify([...db.tables.values()]);
@@ -126,7 +127,7 @@ describe('Catalog.applyBatchSchema', () => {
   }
 
   it('rejects conflicting types across batches of one request', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     const both = [...tables([['m', [], [['x', ValueType.BigInt]]]]), ...tables([['m', [], [['x', ValueType.Boolean]]]])];
     expect(() => store.catalog.applyBatchSchema(db, both)).toThrow(/column 'x' of table 'm' is a BIGINT field, written as a BOOLEAN field/);
@@ -134,7 +135,7 @@ describe('Catalog.applyBatchSchema', () => {
   });
 
   it('creates new columns sorted by name, tags before fields, and appends later ones', async () => {
-    const store = await CatalogStore.open(dir, bootstrap);
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     store.catalog.applyBatchSchema(db, tables([['m', [['b', '1'], ['a', '1']], [['z', ValueType.Double], ['c', ValueType.Double]]]]));
     store.catalog.applyBatchSchema(db, tables([['m', [['aa', '1']], [['b2', ValueType.Double]]]]));

@@ -18,22 +18,9 @@ import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import type { Core } from '../core/wasm.js';
 import { LogScanner } from '../ingest/log-scan.js';
-import { runParseJob, type ParseJob, type ParseResult } from '../ingest/parse-jobs.js';
+import { runParseJob, type ParseJob, type Parsers, type ParseResult } from '../ingest/parse-jobs.js';
 import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './parse-messages.js';
 
-/** Parses write bodies; see the file header. */
-export interface Parsers {
-  /** Worker threads (0: the server's thread parses). */
-  readonly workers: number;
-  /**
-   * Parses `body` as `job` says; throws (in the server's thread) or rejects (in a worker) with
-   * the UserError the format's parser throws. The caller must not read `body` afterwards: its
-   * buffer may have been handed to a worker.
-   */
-  parse(job: ParseJob, body: Uint8Array): ParseResult | Promise<ParseResult>;
-  /** Stops the workers; jobs still waiting or running fail with 503. */
-  close(): Promise<void>;
-}
 
 /** Parsing in the server's thread, synchronously (see runWrite on why not through a promise). */
 export class InThreadParsers implements Parsers {

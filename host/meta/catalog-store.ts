@@ -1,6 +1,5 @@
-// Persists the catalog as one JSON document (host/storage/FORMAT.md §3), replaced atomically:
-// write a temporary file, fsync it, rename it over the old one, fsync the directory. A crash at
-// any point leaves either the old or the new document, never a mix. Writes version 5; reads 1
+// Persists the catalog as one JSON document (host/storage/FORMAT.md §3) in a CatalogFile, which
+// replaces it atomically (storage/catalog-file.ts: a file of the data directory). Writes version 5; reads 1
 // to 5. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
 // would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
 // Version 3 added pending drops (tenants, databases and tables dropped with AFTER) and the
@@ -11,8 +10,6 @@
 // version 4 reader would keep a stale verifier through a password change (it sets only the
 // hash), so that the old password would still log in over SCRAM: it must refuse.
 
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseCnosDuration } from '../core/durations.js';
 import { CorruptionError } from '../core/errors.js';
 import {
@@ -23,18 +20,18 @@ import {
   type ColumnDef,
   type DatabaseDef,
   type DatabasePrivilege,
+  type DropKind,
+  type PendingDrop,
+  type ResourceStatus,
   type RoleDef,
   type TableDef,
   type TenantDef,
   type UserDef,
 } from './catalog.js';
-import { FILE_MODE, fsyncDir } from './fs/index.js';
 import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
-import type { DropKind, PendingDrop, ResourceStatus } from './pending-drops.js';
 
-const FILE = 'catalog.json';
 const FORMAT = 'sundial-catalog';
 const VERSION = 5;
 
@@ -100,39 +97,47 @@ export interface CatalogBootstrap {
   rootScramVerifier?: string;
 }
 
+/**
+ * The one durable document the catalog lives in. `cleanup` comes first (it removes what an
+ * interrupted `replace` left), then `read`; `replace` calls never overlap (CatalogStore
+ * serialises them).
+ */
+export interface CatalogFile {
+  /** Names the document in errors (a path). */
+  readonly name: string;
+  /** The document, or undefined when there is none yet. */
+  read(): Promise<string | undefined>;
+  /** Replaces the document atomically and durably: once it returns, a crash keeps the new text; before, the old one. */
+  replace(text: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
 export class CatalogStore {
   readonly catalog: Catalog;
   /** Whether `open` made the catalog (from the bootstrap) rather than loading one. */
   readonly created: boolean;
-  readonly #path: string;
-  readonly #dir: string;
+  readonly #file: CatalogFile;
   #savedVersion: number;
   #saving: Promise<void> = Promise.resolve();
 
   /** `savedVersion` is the catalog version already on disk (-1: nothing is). */
-  private constructor(dir: string, catalog: Catalog, savedVersion: number) {
-    this.#dir = dir;
-    this.#path = join(dir, FILE);
+  private constructor(file: CatalogFile, catalog: Catalog, savedVersion: number) {
+    this.#file = file;
     this.catalog = catalog;
     this.#savedVersion = savedVersion;
     this.created = savedVersion === -1;
   }
 
-  /** Loads the catalog from `dir`, or creates and saves the initial one (tenant cnosdb, database public, user root). */
-  static async open(dir: string, bootstrap: CatalogBootstrap): Promise<CatalogStore> {
-    let text: string | undefined;
-    try {
-      text = await readFile(join(dir, FILE), 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
+  /** Loads the catalog from `file`, or creates and saves the initial one (tenant cnosdb, database public, user root). */
+  static async open(file: CatalogFile, bootstrap: CatalogBootstrap): Promise<CatalogStore> {
+    const text = await file.read();
     if (text === undefined) {
-      const store = new CatalogStore(dir, initialCatalog(bootstrap), -1);
+      const store = new CatalogStore(file, initialCatalog(bootstrap), -1);
       await store.save();
       return store;
     }
-    const catalog = decode(text, join(dir, FILE));
-    return new CatalogStore(dir, catalog, catalog.version);
+    const catalog = decode(text, file.name);
+    return new CatalogStore(file, catalog, catalog.version);
   }
 
   /** True when there are changes not yet saved. */
@@ -150,26 +155,12 @@ export class CatalogStore {
       if (!this.dirty) return;
       const version = this.catalog.version;
       const text = JSON.stringify(encode(this.catalog), null, 1) + '\n';
-      const tmp = this.#path + '.tmp';
-      const fh = await open(tmp, 'w', FILE_MODE);
-      try {
-        await fh.writeFile(text, 'utf8');
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, this.#path);
-      await fsyncDir(this.#dir);
+      await this.#file.replace(text);
       this.#savedVersion = version;
     });
     // A failed save must not poison later saves; the caller of this one sees the error.
     this.#saving = next.catch(() => undefined);
     return next;
-  }
-
-  /** Removes a leftover temporary file from an interrupted save. */
-  static async cleanup(dir: string): Promise<void> {
-    await unlink(join(dir, FILE + '.tmp')).catch(() => undefined);
   }
 }
 

@@ -6,7 +6,7 @@
 // yielding between them so that a real job never waits for more than one of them.
 
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { coreWasmBytes } from '../cli/package-info.js';
+import { coreWasmBytes } from './package-info.js';
 import { UserError } from '../core/errors.js';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';

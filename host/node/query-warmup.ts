@@ -23,19 +23,18 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../cli/config.js';
+import type { Config } from './config.js';
 import type { Core } from '../core/wasm.js';
 import { SqlEngine } from '../engine/engine.js';
 import { createResultWriter, type ResultFormat } from '../engine/format/index.js';
 import type { QuerySession } from '../engine/query.js';
 import { LineProtocolScanner } from '../ingest/line-protocol.js';
-import { DEFAULT_DATABASE_OPTIONS } from '../storage/catalog.js';
+import { DEFAULT_DATABASE_OPTIONS } from '../meta/index.js';
 import { Storage, storageCodecs } from '../storage/index.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
-import { SundialServer } from './server.js';
+import { SundialServer, UsageMetrics } from '../server/index.js';
 import { createServices } from './services.js';
-import { UsageMetrics } from './usage-metrics.js';
 import { warmWritePath } from './write-warmup.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */
