@@ -6,6 +6,7 @@
 import { compareStrings, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 import { words } from '../functions/accumulators.js';
+import { denseStringRanks } from './sort-keys.js';
 
 export type RowComparator = (i: number, j: number) => number;
 
@@ -15,24 +16,7 @@ export type RowComparator = (i: number, j: number) => number;
  * quarter of the rows are distinct, or for short vectors.
  */
 function stringRanks(x: readonly string[], n: number): Int32Array | undefined {
-  if (n < 64) return undefined;
-  const ids = new Map<string, number>();
-  const limit = n >>> 2;
-  const id = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = x[i]!;
-    let k = ids.get(s);
-    if (k === undefined) {
-      if (ids.size >= limit) return undefined;
-      ids.set(s, (k = ids.size));
-    }
-    id[i] = k;
-  }
-  const distinct = [...ids.keys()].sort(compareStrings);
-  const rankOf = new Int32Array(distinct.length);
-  distinct.forEach((s, r) => (rankOf[ids.get(s)!] = r));
-  for (let i = 0; i < n; i++) id[i] = rankOf[id[i]!]!;
-  return id;
+  return n < 64 ? undefined : denseStringRanks(x, n, n >>> 2)?.ranks;
 }
 
 /** A comparator of rows i and j of one key vector (ascending, NULLs as asked). */

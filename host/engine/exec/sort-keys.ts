@@ -11,7 +11,7 @@ import { compareStrings, type Vector } from '../types/index.js';
 import type { SortExpr } from '../plan/expr.js';
 
 /** Ranks of one key: equal values equal ranks, in the key's order; `card` ranks in all. */
-interface KeyRanks {
+export interface KeyRanks {
   ranks: Int32Array;
   card: number;
 }
@@ -72,8 +72,15 @@ function intOffsets(v: Vector, n: number, unsigned: boolean): Float64Array | und
 
 /** Ranks of a string column when at most half of its values are distinct (tags). */
 function stringRanks(x: readonly string[], n: number): KeyRanks | undefined {
+  return denseStringRanks(x, n, Math.max(64, n >>> 1));
+}
+
+/**
+ * Each of the first `n` strings replaced by its rank among the distinct values (in
+ * compareStrings order), and how many there are; undefined once more than `limit` are distinct.
+ */
+export function denseStringRanks(x: readonly string[], n: number, limit: number): KeyRanks | undefined {
   const ids = new Map<string, number>();
-  const limit = Math.max(64, n >>> 1);
   const ranks = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const s = x[i]!;
