@@ -168,7 +168,7 @@ async function main(): Promise<void> {
       }
     }
     const hostEnc = best(() => col.blocks.forEach(enc));
-    const hostDec = best(() => encoded.forEach((b, i) => codecs.decode(type, b, col.blocks[i]!.length)));
+    const hostDec = best(() => encoded.forEach((b, i) => { codecs.decode(type, b, col.blocks[i]!.length); }));
 
     // The raw exports, with every block's values and encoded bytes already in Wasm memory.
     let wasmEnc = NaN;
@@ -192,8 +192,8 @@ async function main(): Promise<void> {
       const mode = col.type === 'time' ? 0 : MODES[col.codec]!;
       const encode = type === ValueType.Double ? x.codec_encode_f64 : type === ValueType.Boolean ? x.codec_encode_bool : x.codec_encode_i64;
       const decode = type === ValueType.Double ? x.codec_decode_f64 : type === ValueType.Boolean ? x.codec_decode_bool : x.codec_decode_i64;
-      wasmEnc = values / best(() => places.forEach(([src, n]) => encode(src, n, 0, mode)));
-      wasmDec = values / best(() => places.forEach(([, n, blk, len]) => decode(blk, len, n)));
+      wasmEnc = values / best(() => places.forEach(([src, n]) => { encode(src, n, 0, mode); }));
+      wasmDec = values / best(() => places.forEach(([, n, blk, len]) => { decode(blk, len, n); }));
     } else {
       const blkAt = x.alloc(bytes + 16);
       const mem = new Uint8Array(x.memory.buffer);
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
         places.push([p, b.length, col.blocks[i]!.length]);
         p += b.length;
       });
-      if (places.length === encoded.length) wasmDec = values / best(() => places.forEach(([blk, len, n]) => x.codec_decode_str(blk, len, n)));
+      if (places.length === encoded.length) wasmDec = values / best(() => places.forEach(([blk, len, n]) => { x.codec_decode_str(blk, len, n); }));
     }
     const f = (v: number): string => (Number.isNaN(v) ? '     -' : M(v));
     console.log(

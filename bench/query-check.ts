@@ -120,14 +120,14 @@ function fromInflux(name: string, body: unknown): Map<string, number> {
           break;
         case 'c':
         case 'lastpoint':
-          s.columns.forEach((c, i) => c.startsWith('usage_') && put(`${host}|${c}`, row[i]));
+          s.columns.forEach((c, i) => { if (c.startsWith('usage_')) put(`${host}|${c}`, row[i]); });
           break;
         case 'double-groupby-all':
           // mean, mean_1, ... in the order of the SELECT list.
-          s.columns.slice(1).forEach((_, i) => put(`${host}|${t}|${MEANS[i]}`, row[i + 1]));
+          s.columns.slice(1).forEach((_, i) => { put(`${host}|${t}|${MEANS[i]}`, row[i + 1]); });
           break;
         case 'high-cpu-all':
-          s.columns.forEach((c, i) => c.startsWith('usage_') && put(`${col('hostname')}|${t}|${c}`, row[i]));
+          s.columns.forEach((c, i) => { if (c.startsWith('usage_')) put(`${col('hostname')}|${t}|${c}`, row[i]); });
           break;
       }
     }

@@ -15,6 +15,7 @@ export const ALL_DATABASES = '*';
 
 const EDGE_SPACE = /^\s|\s$/u;
 /** C0 controls, DEL and C1 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it finds control characters
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /** What is wrong with `name` as the name of a new object, or undefined when nothing is. */

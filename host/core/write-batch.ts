@@ -349,7 +349,7 @@ function tagRanks(columns: readonly BatchColumn[]): Int32Array {
     .map((c, i) => ({ c, i }))
     .filter(({ c }) => c.kind === ColumnKind.Tag)
     .sort((a, b) => compareBytes(a.c.name, b.c.name))
-    .forEach(({ i }, rank) => (tagRank[i] = rank));
+    .forEach(({ i }, rank) => { tagRank[i] = rank; });
   return tagRank;
 }
 

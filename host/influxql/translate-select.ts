@@ -459,7 +459,7 @@ function selectorPlan(
       tagRefs(e.right);
     } else if (e.kind === 'paren') tagRefs(e.expr);
   };
-  fields.forEach((f) => tagRefs(f.expr));
+  fields.forEach((f) => { tagRefs(f.expr); });
   inner.add(valueRef.name);
   const innerItems: sql.SelectItem[] = [item(column('time'), '__time'), ...[...inner].map((n) => item(column(n), n))];
   if (bucket !== undefined) innerItems.push(item(bucket, '__bucket'));

@@ -122,7 +122,7 @@ export function createTableDef(catalog: Catalog, db: DatabaseDef, def: NewTable)
   // Ids in creation order: the table, its tags, its fields (SELECT * order is by id).
   const table: TableDef = { id: catalog.nextId(), name: def.name, tags: [], fields: [], timeCodec };
   for (const t of def.tags) table.tags.push({ id: catalog.nextId(), name: t.name, kind: 'tag', type: ValueType.Tag, codec: 'DEFAULT' });
-  def.fields.forEach((f, i) => table.fields.push({ id: catalog.nextId(), name: f.name, kind: 'field', type: f.type, codec: fieldCodecs[i]!, ...geometries[i]! }));
+  def.fields.forEach((f, i) => { table.fields.push({ id: catalog.nextId(), name: f.name, kind: 'field', type: f.type, codec: fieldCodecs[i]!, ...geometries[i]! }); });
   db.tables.set(def.name, table);
   catalog.changed();
   return table;

@@ -36,6 +36,7 @@ function sha256(data: Buffer): Buffer {
 export function saslPrep(password: string): string {
   return password
     .replace(/[\u00A0\u1680\u2000-\u200B\u202F\u205F\u3000]/g, ' ')
+    // biome-ignore lint/suspicious/noMisleadingCharacterClass: RFC 3454 B.1 lists these code points one by one
     .replace(/[\u00AD\u034F\u1806\u180B-\u180D\u200C\u200D\u2060\uFE00-\uFE0F\uFEFF]/g, '')
     .normalize('NFKC');
 }

@@ -42,7 +42,7 @@ export class StorageCatalog implements EngineCatalog {
     this.#storage = storage;
     this.tenant = tenant;
     this.#usage = usage;
-    if (skipped !== undefined) this.#skipped = (files) => files.forEach((f) => skipped.add(f));
+    if (skipped !== undefined) this.#skipped = (files) => files.forEach((f) => { skipped.add(f); });
   }
 
   get version(): number {

@@ -30,7 +30,6 @@ export class PgListener {
   #auth: { services: Services; auth: PgAuth } | undefined;
 
   constructor(opts: PgListenerOptions) {
-    const self = this;
     this.#ctx = {
       config: opts.config,
       logger: opts.logger,
@@ -39,16 +38,16 @@ export class PgListener {
       services: opts.services,
       auth: () => {
         const services = opts.services();
-        if (self.#auth?.services !== services) self.#auth = { services, auth: new PgAuth(services.authenticator, opts.allowEmptyPassword) };
-        return self.#auth.auth;
+        if (this.#auth?.services !== services) this.#auth = { services, auth: new PgAuth(services.authenticator, opts.allowEmptyPassword) };
+        return this.#auth.auth;
       },
       cancel: (pid, secret) => {
-        const conn = self.#connections.get(pid);
+        const conn = this.#connections.get(pid);
         // A wrong key is ignored without an answer, as PostgreSQL does.
         if (conn !== undefined && conn.secret === secret) conn.cancel();
       },
       unregister: (conn) => {
-        if (self.#connections.get(conn.pid) === conn) self.#connections.delete(conn.pid);
+        if (this.#connections.get(conn.pid) === conn) this.#connections.delete(conn.pid);
       },
     };
     this.#server = createServer((socket: Socket) => this.#accept(socket));

@@ -1,14 +1,14 @@
 // The HTTP edge's public face: the server, its services and their parts, the settings it reads,
 // and the SQL statement admission it shares with pgwire. Other folders import from here.
 
-export { type ServerSettings } from './context.js';
+export type { ServerSettings } from './context.js';
 export { Budget } from './limits.js';
 export { LogClock } from './log-clock.js';
 export { LokiTables } from './loki-placement.js';
 export { ServerMetrics, SlowQueryLog, trackResult } from './monitoring/index.js';
 export { QueryRegistry } from './query-registry.js';
 export { SundialServer } from './server.js';
-export { type Services, type SqlServices } from './services.js';
+export type { Services, SqlServices } from './services.js';
 export { requireOnlyPasswordChange, type RunningStatement, startStatement } from './statement.js';
 export { tableInfo } from './table-info.js';
 export { TenantLimits } from './tenant-limits.js';

@@ -100,22 +100,21 @@ export class SundialServer {
       routes: { response: { emptyStatusCode: 200 } },
       router: { isCaseSensitive: true, stripTrailingSlash: false },
     });
-    const self = this;
     this.#ctx = {
       config,
       logger,
       version,
-      phase: () => self.#phase,
+      phase: () => this.#phase,
       services: () => {
-        if (self.#phase !== 'ready' || self.#services === undefined) {
-          throw new UserError('unavailable', self.#phase === 'stopping' ? 'server is shutting down' : 'server is starting up', { retryAfterS: 1 });
+        if (this.#phase !== 'ready' || this.#services === undefined) {
+          throw new UserError('unavailable', this.#phase === 'stopping' ? 'server is shutting down' : 'server is starting up', { retryAfterS: 1 });
         }
-        return self.#services;
+        return this.#services;
       },
     };
     registerEncoders(this.hapi);
     this.#extensions(metrics);
-    registerStateMetrics(metrics, () => (self.#phase === 'ready' ? self.#services : undefined));
+    registerStateMetrics(metrics, () => (this.#phase === 'ready' ? this.#services : undefined));
     const routes: ServerRoute[] = [
       ...pingRoutes(this.#ctx),
       ...writeRoutes(this.#ctx),

@@ -185,9 +185,9 @@ describe('BlockCodecs', () => {
       const parts = values.map((v, i) => (validity !== undefined && validity[i] === 0 ? new Uint8Array(0) : utf8.encode(v)));
       const offsets = new Uint32Array(n + 1);
       offsets[0] = skip;
-      parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+      parts.forEach((p, i) => { offsets[i + 1] = offsets[i]! + p.length; });
       const bytes = new Uint8Array(offsets[n]! + 3);
-      parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+      parts.forEach((p, i) => { bytes.set(p, offsets[i]!); });
       for (const codec of codecsFor(ValueType.String)) {
         const block = codecs.encodeUtf8(offsets, bytes, validity, n, codec);
         expect([...block]).toEqual([...codecs.encode(ValueType.String, values, validity, n, codec)]);

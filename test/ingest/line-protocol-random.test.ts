@@ -24,6 +24,8 @@ function randomName(r: Rand, used: Set<string>): string {
   }
 }
 
+// biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
+// biome-ignore lint/suspicious/noApproximativeNumericConstant: any double will do, not pi
 const DOUBLES = [0, -0, 1, -1, 0.1, 1.5, 1e23, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 123456.789, 9007199254740993, 1e-7, 3.14159];
 
 function randomValue(type: FieldType, r: Rand): FieldInput['value'] {

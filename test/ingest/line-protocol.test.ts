@@ -93,12 +93,14 @@ const VALID: ValidCase[] = [
   {
     name: 'bare numbers are DOUBLE',
     body: 'm a=1,b=1.,c=-1.5e-3,d=+2E+2,e=1e22,g=0.1,h=-0,k=123456789012345678901234567890,l=1.e5,n=00.5 1\n',
+    // biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
     points: [pt('m', [], 1n, f('a', 1), f('b', 1), f('c', -1.5e-3), f('d', 200), f('e', 1e22), f('g', 0.1), f('h', -0), f('k', 123456789012345678901234567890), f('l', 1e5), f('n', 0.5))],
   },
   {
     name: 'doubles outside the fast path are parsed by the host',
     body: 'm a=1e23,b=9007199254740993,c=2.2250738585072014e-308,d=5e-324,e=1e400,g=-1e-400,h=0.30000000000000004441 1\n',
     points: [
+      // biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
       pt('m', [], 1n, f('a', 1e23), f('b', 9007199254740993), f('c', 2.2250738585072014e-308), f('d', 5e-324), f('e', Infinity), f('g', -0), f('h', 0.30000000000000004)),
     ],
   },

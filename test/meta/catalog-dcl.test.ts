@@ -287,7 +287,7 @@ describe('drop_after', () => {
     ['18446744073709551615d', /^sql parser error: 18446744073709551615d is not a valid duration or duration overflow$/],
     ['-1d', /^sql parser error: -1d is not a valid duration or duration overflow$/],
     ['1Y', /^sql parser error: 1Y is not a valid duration or duration overflow$/],
-    ['', /^sql parser error:  is not a valid duration or duration overflow$/],
+    ['', /^sql parser error: {2}is not a valid duration or duration overflow$/],
   ];
   for (const [text, want] of cases) {
     it(`reads '${text}'`, () => {

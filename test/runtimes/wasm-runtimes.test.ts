@@ -114,7 +114,7 @@ describe.each(RUNTIMES)('the Wasm core through its documented ABI in $name', (rt
       const present = bytesOf(c.decoded!);
       const width = c.kind === 'bool' ? 1 : 8;
       const want = raw.slice();
-      if (validity !== undefined) validity.forEach((v, i) => v === 0 && want.fill(0, i * width, (i + 1) * width));
+      if (validity !== undefined) validity.forEach((v, i) => { if (v === 0) want.fill(0, i * width, (i + 1) * width); });
       expect(hex(present)).toBe(hex(want));
     }
   });

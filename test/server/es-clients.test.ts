@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, type errors } from '@elastic/elasticsearch';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, http } from '../support/http.js';
@@ -98,7 +98,7 @@ describe('@elastic/elasticsearch (the official client)', () => {
     ];
     for (const [c, status, type] of cases) {
       const e = await bulk(c);
-      expect([e?.statusCode, (e?.body as { error: { type: string } }).error.type]).toEqual([status, type]);
+      expect([e?.statusCode, (e?.body as { error: { type: string } } | undefined)?.error.type]).toEqual([status, type]);
     }
     expect(await sql('SELECT * FROM js_lost')).toMatch(/^422 .*Table not found/);
   });

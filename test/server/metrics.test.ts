@@ -150,9 +150,9 @@ describe('GET /metrics', () => {
     const k = ['sundial_block_cache_misses_total', 'sundial_block_cache_hits_total'];
     const m1 = moved(before, first, k);
     const m2 = moved(first, second, k);
-    expect(m1['sundial_block_cache_misses_total'], 'the first read decoded blocks').toBeGreaterThan(0);
-    expect(m2['sundial_block_cache_misses_total'], 'the second read decoded none').toBe(0);
-    expect(m2['sundial_block_cache_hits_total'], 'the second read found its blocks in the cache').toBeGreaterThan(0);
+    expect(m1.sundial_block_cache_misses_total, 'the first read decoded blocks').toBeGreaterThan(0);
+    expect(m2.sundial_block_cache_misses_total, 'the second read decoded none').toBe(0);
+    expect(m2.sundial_block_cache_hits_total, 'the second read found its blocks in the cache').toBeGreaterThan(0);
     expect(second.get('sundial_block_cache_bytes')).toBeGreaterThan(0);
   });
 

@@ -48,6 +48,7 @@ function call(pick: <T>(xs: readonly T[]) => T, depth: number): string {
     case 9:
       return `array_to_string(array_concat(make_array(${t()}), make_array(${t()}, ${t()})), ',')`;
     case 10:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${1} is a regex replacement reference
       return `regexp_replace(${t()}, ${pick(["'a'", "'(a)'", "''", "'a*'", "'.'"])}, ${pick(["'bb'", "'\\1\\1'", "'${1}x'", "repeat('z', 1000)"])}, ${pick(["'g'", "''", "'gi'"])})`;
     case 11:
       return `substr(${t()}, ${n()}, ${n()})`;

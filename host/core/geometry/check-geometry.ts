@@ -11,7 +11,7 @@ import { readWkt, WktError } from './wkt-reader.js';
 export function checkGeometryValue(column: GeometryColumnType, text: string): void {
   const want = GEOMETRY_SUB_TYPES[column.subType];
   if (want === undefined) throw new Error(`BUG: geometry sub type ${column.subType} in the catalog`);
-  let g;
+  let g: ReturnType<typeof toPlanar>;
   try {
     g = toPlanar(readWkt(text));
   } catch (e) {

@@ -153,6 +153,7 @@ export function readWkt(text: string): Geometry {
   const ts = new Tokens(text);
   const first = ts.next();
   if (first?.t !== 'word') throw new WktError('Invalid WKT format');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is all of ASCII
   if (!/^[\x00-\x7f]*$/.test(first.v)) throw new WktError('Encountered non-ascii word');
   return geometryAfterWord(first.v, ts, 0);
 }

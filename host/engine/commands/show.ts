@@ -189,6 +189,8 @@ export async function showTagValues(qp: QueryPlanner, ctx: ExecContext, s: ast.S
         return k.keys.includes(t);
       case 'NOT IN':
         return !k.keys.includes(t);
+      default:
+        throw new Error(`BUG: SHOW TAG VALUES WITH KEY ${k.op satisfies never}`);
     }
   });
   const pairs = new Map<string, [string, string]>();

@@ -53,7 +53,7 @@ class GroupingSetsExpandExec implements ExecNode {
       for (let s = 0; s < this.#sets.length; s++) {
         const set = this.#sets[s]!;
         const columns: Vector[] = [...batch.columns];
-        keys.forEach((k, i) => columns.push(set.includes(i) ? k : constantVector(k.type, null, n)));
+        keys.forEach((k, i) => { columns.push(set.includes(i) ? k : constantVector(k.type, null, n)); });
         columns.push(constantVector(INT64, BigInt(s), n));
         yield { schema: this.schema, length: n, columns };
       }

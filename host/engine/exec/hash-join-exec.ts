@@ -113,7 +113,7 @@ export class HashJoinExec implements ExecNode {
         t.keys.push(keys.map((k, i) => keyView(k, modes[i]!)));
         t.hashes = grow(t.hashes, at + n);
         const h = t.hashes.subarray(at, at + n);
-        keys.forEach((k, i) => hashKey(k, modes[i]!, n, h, i === 0));
+        keys.forEach((k, i) => { hashKey(k, modes[i]!, n, h, i === 0); });
         if (t.usable.length < t.hashes.length) {
           const u = new Uint8Array(t.hashes.length);
           u.set(t.usable);
@@ -187,7 +187,7 @@ export class HashJoinExec implements ExecNode {
           const keys = leftKeysC.exprs.map((e) => e.evaluate(left));
           leftKeys = keys.map((k, i) => keyView(k, modes[i]!));
           hashes = grow(hashes, n);
-          keys.forEach((k, i) => hashKey(k, modes[i]!, n, hashes, i === 0));
+          keys.forEach((k, i) => { hashKey(k, modes[i]!, n, hashes, i === 0); });
           usable = s.nullEqualsNull ? undefined : keysValid(keys, n);
         }
         const leftHit = new Uint8Array(n);

@@ -23,7 +23,7 @@ type Part = string | typeof ANY | typeof ONE;
 type Piece = Array<string | typeof ONE>;
 
 /** The pattern as literal runs and wildcards, runs of `%` collapsed. */
-function parse(pattern: string, escape: string | undefined): Part[] {
+function parse(pattern: string, escapeChar: string | undefined): Part[] {
   const parts: Part[] = [];
   let literal = '';
   const chars = Array.from(pattern);
@@ -33,7 +33,7 @@ function parse(pattern: string, escape: string | undefined): Part[] {
   };
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
-    if (escape !== undefined && c === escape && i + 1 < chars.length) literal += chars[++i]!;
+    if (escapeChar !== undefined && c === escapeChar && i + 1 < chars.length) literal += chars[++i]!;
     else if (c === '%') {
       flush();
       if (parts[parts.length - 1] !== ANY) parts.push(ANY);
@@ -133,8 +133,8 @@ function regexMatcher(parts: readonly Part[], caseInsensitive: boolean): LikeMat
 }
 
 /** Compiles a LIKE pattern (ILIKE with `caseInsensitive`) to a test of whole strings. */
-export function compileLike(pattern: string, escape: string | undefined, caseInsensitive: boolean): LikeMatcher {
-  const parts = parse(pattern, escape);
+export function compileLike(pattern: string, escapeChar: string | undefined, caseInsensitive: boolean): LikeMatcher {
+  const parts = parse(pattern, escapeChar);
   if (!caseInsensitive) {
     const shape = literalShape(parts);
     if (shape !== undefined) return shape;

@@ -323,7 +323,7 @@ export class PartitionTopKExec implements ExecNode {
       }
       if (best === undefined) return;
       const rn = new BigUint64Array(best.length);
-      for (const rows of positions.values()) rows.forEach((r, i) => (rn[r] = BigInt(i + 1)));
+      for (const rows of positions.values()) rows.forEach((r, i) => { rn[r] = BigInt(i + 1); });
       yield* slices({ schema: this.schema, length: best.length, columns: [...best.columns, { type: w.type, length: best.length, values: rn }] });
     } finally {
       ctx.memory.release(bytes);

@@ -6,7 +6,7 @@
 import {
   Binary,
   Bool,
-  DataType as ArrowType,
+  type DataType as ArrowType,
   DateDay,
   Field as ArrowField,
   Float32,

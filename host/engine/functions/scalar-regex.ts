@@ -88,7 +88,7 @@ const regexpMatch = rowwise({
 
 /** The replacement text of one match: `\N`, `$N` and `${N}` name groups, `$$` is a dollar. */
 function expand(replacement: string, groups: ArrayLike<string | undefined>): string {
-  return replacement.replace(/\\(\d+)|\$\{(\d+)\}|\$(\d+)|\$\$/g, (whole, a?: string, b?: string, c?: string) => {
+  return replacement.replace(/\\(\d+)|\$\{(\d+)\}|\$(\d+)|\$\$/g, (_whole, a?: string, b?: string, c?: string) => {
     const n = a ?? b ?? c;
     if (n === undefined) return '$';
     return groups[Number(n)] ?? '';

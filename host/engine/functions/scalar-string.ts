@@ -269,7 +269,7 @@ const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args,
   const from = Array.from(args[1] as string);
   const to = Array.from(args[2] as string);
   const map = new Map<string, string>();
-  from.forEach((c, i) => map.set(c, to[i] ?? ''));
+  from.forEach((c, i) => { map.set(c, to[i] ?? ''); });
   if (map.size === 0 || s === '') return s;
   let grows = false;
   for (const [c, r] of map) if (r.length > c.length) grows = true;

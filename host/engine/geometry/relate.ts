@@ -2,6 +2,7 @@
 // RelateComputer the Rust `geo` crate's Relate was ported from, so the predicates agree):
 // ST_Contains, ST_Intersects, ST_Within, ST_Equals and ST_Disjoint read its matrix. JSTS is
 // pure JavaScript (no Node built-ins), so the engine stays browser-runnable.
+// biome-ignore-all lint/suspicious/noExplicitAny: JSTS's own types are `any` (see below)
 
 import Coordinate from 'jsts/org/locationtech/jts/geom/Coordinate.js';
 import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js';

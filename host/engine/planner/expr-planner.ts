@@ -426,12 +426,12 @@ export class ExprPlanner {
     for (const t of [x.type, p.type]) {
       if (t.id !== 'Utf8' && t.id !== 'Null') throw planError(`There isn't a common type to coerce ${typeName(x.type)} and ${typeName(p.type)} in LIKE expression`);
     }
-    let escape: string | undefined;
+    let escapeChar: string | undefined;
     if (e.escape !== undefined) {
       if (e.escape.kind !== 'string' || Array.from(e.escape.value).length !== 1) throw planError('Invalid escape character in LIKE expression');
-      escape = e.escape.value;
+      escapeChar = e.escape.value;
     }
-    return { kind: 'like', caseInsensitive: e.op === 'ILIKE', expr: coerce(x, UTF8), pattern: coerce(p, UTF8), escape, negated: e.negated, type: BOOLEAN };
+    return { kind: 'like', caseInsensitive: e.op === 'ILIKE', expr: coerce(x, UTF8), pattern: coerce(p, UTF8), escape: escapeChar, negated: e.negated, type: BOOLEAN };
   }
 
   caseExpr(e: ast.CaseExpr): LExpr {

@@ -8,7 +8,7 @@ import type { LExpr } from '../plan/expr.js';
 import { columnsOf, conjunction, splitConjunction } from '../plan/expr.js';
 import type { JoinType, LogicalPlan } from '../plan/logical-plan.js';
 import { join, projection, subqueryAlias } from '../plan/logical-plan.js';
-import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
+import type { PlanSchema, PlanField } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
 import { ExprPlanner, type Scope } from './expr-planner.js';
 import type { Ctes, StatementPlanner } from './statement-planner.js';

@@ -103,7 +103,7 @@ function addGapFill(pre: LogicalPlan, agg: Aggregate, groups: readonly LExpr[], 
     items.map((i) => i.expr),
     agg.schema.fields,
   );
-  rewritten.forEach((e, i) => (items[i]!.expr = e));
+  rewritten.forEach((e, i) => { items[i]!.expr = e; });
   const schema = new PlanSchema([...pre.schema.fields, ...fields]);
   const node: GapFill = { kind: 'gapFill', input: pre, keys, time, fills, slideNs: g.slideNs, originNs: g.originNs, firstNs: g.firstNs, lastNs: g.lastNs, schema };
   return node;

@@ -177,8 +177,8 @@ class Namer {
         return `${this.name(e.expr)} ${e.negated ? 'NOT ' : ''}BETWEEN ${this.name(e.low)} AND ${this.name(e.high)}`;
       case 'like': {
         const op = `${e.negated ? 'NOT ' : ''}${e.op}`;
-        const escape = e.escape === undefined ? '' : `CHAR '${e.escape.kind === 'string' ? e.escape.value : this.display(e.escape)}'`;
-        return `${this.display(e.expr)} ${op} ${this.display(e.pattern)} ${escape}`;
+        const escapeClause = e.escape === undefined ? '' : `CHAR '${e.escape.kind === 'string' ? e.escape.value : this.display(e.escape)}'`;
+        return `${this.display(e.expr)} ${op} ${this.display(e.pattern)} ${escapeClause}`;
       }
       case 'case': {
         let text = e.operand === undefined ? 'CASE ' : `CASE ${this.name(e.operand)} `;

@@ -72,7 +72,7 @@ export function getValue(v: Vector, i: number): Scalar {
     case 'Struct': {
       const out: { [field: string]: Scalar } = {};
       const children = v.values as Vector[];
-      v.type.fields.forEach((f, k) => (out[f.name] = getValue(children[k]!, i)));
+      v.type.fields.forEach((f, k) => { out[f.name] = getValue(children[k]!, i); });
       return out;
     }
     default:

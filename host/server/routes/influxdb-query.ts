@@ -73,7 +73,7 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     const chunkSize = sizeText === undefined || sizeText === '' ? DEFAULT_CHUNK_SIZE : Number(sizeText);
     if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new UserError('badParameter', `invalid chunk_size '${sizeText}': want a positive integer`);
     const json: JsonOptions = { ...(epoch === undefined || epoch === '' ? {} : { epoch }), pretty: flag(param('pretty'), 'pretty') };
-    let statements;
+    let statements: ReturnType<typeof parseInfluxQL>;
     try {
       statements = parseInfluxQL(q);
     } catch (e) {

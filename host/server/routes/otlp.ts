@@ -13,6 +13,7 @@ import type protobuf from 'protobufjs';
 import { UserError } from '../../core/errors.js';
 import { otlpTypes } from '../../ingest/otlp-proto.js';
 import { jsonBody } from '../json-body.js';
+import type { ParseResult } from '../../ingest/parse-jobs.js';
 import { parseLokiBeside } from '../loki-placement.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
 import type { ServerContext } from '../context.js';
@@ -93,7 +94,7 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
         // Records placed beside the stored ones, as Loki entries are (loki-placement.ts): counted
         // as placed from the parse until they are stored.
         let stored: (() => void) | undefined;
-        let out;
+        let out: ParseResult;
         try {
           out = await runWrite(ctx, request, where, limits(format), ({ body, db, dbUnit, nowMs, services }) => {
             const key = `${where.tenant}\u0000${where.database}\u0000${table}`;

@@ -155,7 +155,7 @@ function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
     }
     if (best < 0) return out;
     const e = sources[best]![at[best]!++]!;
-    if (memtables[best]?.series.get(e.key)!.length === 0) continue;
+    if (memtables[best]?.series.get(e.key)?.length === 0) continue;
     if (e.sort !== runSort) {
       runSort = e.sort;
       runKey = e.key;

@@ -8,7 +8,7 @@
 // 190 µs to flush and 11 KB of decoded index (bench/tiny-series.ts). Version 3 adds page
 // statistics to row groups (page-stats.ts). This writer writes v3; readers read v1 to v3.
 
-import { ValueType } from '../../core/write-batch.js';
+import type { ValueType } from '../../core/write-batch.js';
 import { parseSeriesIdKey, type SeriesTags } from '../../core/series-key.js';
 
 export const SEGMENT_MAGIC = 0x31475353; // "SSG1"

@@ -8,12 +8,12 @@ import { mulberry32 as rng } from '../../support/rng.js';
 
 type Token = { any: true } | { one: true } | { char: string };
 
-function tokens(pattern: string, escape: string | undefined): Token[] {
+function tokens(pattern: string, escapeChar: string | undefined): Token[] {
   const chars = Array.from(pattern);
   const out: Token[] = [];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
-    if (escape !== undefined && c === escape && i + 1 < chars.length) out.push({ char: chars[++i]! });
+    if (escapeChar !== undefined && c === escapeChar && i + 1 < chars.length) out.push({ char: chars[++i]! });
     else if (c === '%') out.push({ any: true });
     else if (c === '_') out.push({ one: true });
     else out.push({ char: c });
@@ -22,8 +22,8 @@ function tokens(pattern: string, escape: string | undefined): Token[] {
 }
 
 /** The textbook LIKE: dp[i][j] = pattern tokens [0, i) match characters [0, j). */
-function reference(pattern: string, s: string, escape: string | undefined, fold: boolean): boolean {
-  const p = tokens(pattern, escape);
+function reference(pattern: string, s: string, escapeChar: string | undefined, fold: boolean): boolean {
+  const p = tokens(pattern, escapeChar);
   const cs = Array.from(s);
   const eq = (a: string, b: string): boolean => (fold ? a.toLowerCase() === b.toLowerCase() : a === b);
   let prev = new Array<boolean>(cs.length + 1).fill(false);
@@ -39,7 +39,7 @@ function reference(pattern: string, s: string, escape: string | undefined, fold:
   return prev[cs.length]!;
 }
 
-const CASES: Array<[pattern: string, s: string, expected: boolean, escape?: string]> = [
+const CASES: Array<[pattern: string, s: string, expected: boolean, escapeChar?: string]> = [
   ['', '', true],
   ['', 'a', false],
   ['%', '', true],
@@ -60,7 +60,7 @@ const CASES: Array<[pattern: string, s: string, expected: boolean, escape?: stri
 
 describe('LIKE matching (issue 24)', () => {
   it('answers the named cases', () => {
-    for (const [pattern, s, expected, escape] of CASES) expect(compileLike(pattern, escape, false)(s), `${JSON.stringify(s)} LIKE ${JSON.stringify(pattern)}`).toBe(expected);
+    for (const [pattern, s, expected, escapeChar] of CASES) expect(compileLike(pattern, escapeChar, false)(s), `${JSON.stringify(s)} LIKE ${JSON.stringify(pattern)}`).toBe(expected);
   });
 
   it('matches ILIKE by simple case folding, KELVIN SIGN and LONG S included', () => {
@@ -78,9 +78,9 @@ describe('LIKE matching (issue 24)', () => {
     for (let n = 0; n < 4000; n++) {
       const pattern = Array.from({ length: Math.floor(random() * 8) }, () => pick(patternChars)).join('');
       const s = Array.from({ length: Math.floor(random() * 12) }, () => pick(textChars)).join('');
-      const escape = random() < 0.3 ? '\\' : undefined;
+      const escapeChar = random() < 0.3 ? '\\' : undefined;
       const fold = random() < 0.4;
-      expect(compileLike(pattern, escape, fold)(s), `${JSON.stringify(s)} ${fold ? 'ILIKE' : 'LIKE'} ${JSON.stringify(pattern)}${escape ? ' ESCAPE \\' : ''}`).toBe(reference(pattern, s, escape, fold));
+      expect(compileLike(pattern, escapeChar, fold)(s), `${JSON.stringify(s)} ${fold ? 'ILIKE' : 'LIKE'} ${JSON.stringify(pattern)}${escapeChar ? ' ESCAPE \\' : ''}`).toBe(reference(pattern, s, escapeChar, fold));
     }
   });
 

@@ -56,7 +56,7 @@ async function sorted(batches: RecordBatch[], order: SortExpr[], poolBytes: numb
   for (const b of batches) await runs.add(b, ctx);
   await runs.sort(ctx, new Reservation(new MemoryPool(poolBytes), 'ORDER BY'));
   const out: number[] = [];
-  for await (const { batches, rows } of runs.merged(ctx)) rows.forEach((r, k) => out.push(runs.rows.startOf(batches[k]!) + r));
+  for await (const { batches, rows } of runs.merged(ctx)) rows.forEach((r, k) => { out.push(runs.rows.startOf(batches[k]!) + r); });
   return out;
 }
 

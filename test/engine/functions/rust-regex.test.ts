@@ -133,7 +133,7 @@ describe('CnosDB regular expressions on RE2JS (issue 24)', () => {
     const tokens = ['a', 'b', 'ab', 'c', '.', '*', '+', '?', '{0,2}', '{1}', '(', ')', '(?:', '[ab]', '[^a]', '|', '\\.', '\\d', '^', '$', '(?s)', '(?i)', '😀'];
     for (let n = 0; n < 3000; n++) {
       const pattern = Array.from({ length: 1 + Math.floor(random() * 8) }, () => pick(tokens)).join('');
-      let re;
+      let re: ReturnType<typeof compileRustRegex>;
       try {
         re = compileRustRegex(pattern);
       } catch {

@@ -16,9 +16,9 @@ const WORDS = ['', 'a', 'span-7f3a', 'é', '日本語', '🦀 crab', 'x'.repeat(
 function batchColumn(values: string[]): { offsets: Uint32Array; bytes: Uint8Array } {
   const parts = values.map((v) => utf8.encode(v));
   const offsets = new Uint32Array(values.length + 1);
-  parts.forEach((p, i) => (offsets[i + 1] = offsets[i]! + p.length));
+  parts.forEach((p, i) => { offsets[i + 1] = offsets[i]! + p.length; });
   const bytes = new Uint8Array(offsets[values.length]!);
-  parts.forEach((p, i) => bytes.set(p, offsets[i]!));
+  parts.forEach((p, i) => { bytes.set(p, offsets[i]!); });
   return { offsets, bytes };
 }
 
@@ -71,8 +71,8 @@ describe('Utf8Buffer', () => {
     const buf = new Utf8Buffer(4);
     // The last grows the array between its ASCII head and the rest.
     const values = ['plain', 'mixé🦀', 'a\ud800b', 'a'.repeat(60) + 'é'.repeat(30)];
-    values.forEach((v, i) => buf.setString(i, v));
-    values.forEach((v, i) => expect([...buf.bytes.subarray(buf.offsets[i]!, buf.offsets[i + 1]!)]).toEqual([...utf8.encode(v)]));
+    values.forEach((v, i) => { buf.setString(i, v); });
+    values.forEach((v, i) => { expect([...buf.bytes.subarray(buf.offsets[i]!, buf.offsets[i + 1]!)]).toEqual([...utf8.encode(v)]); });
   });
 });
 
