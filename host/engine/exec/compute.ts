@@ -9,7 +9,8 @@ import { addInterval, andValidity, type BinaryOperator, BOOLEAN, compare, type D
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { MemoryBudget } from '../functions/function-types.js';
-import { MAX_STRING_UNITS, ResultBudget, stringBytes } from '../functions/result-size.js';
+import { MAX_STRING_UNITS, ResultBudget } from '../functions/result-size.js';
+import { stringUnitsBytes } from '../memory/index.js';
 import { compileRustTest, RegexError } from '../functions/rust-regex.js';
 import { bitwise } from './bitwise.js';
 
@@ -295,7 +296,7 @@ export function concat(a: Vector, b: Vector, memory?: MemoryBudget): Vector {
     units += u;
     if (u > longest) longest = u;
   }
-  const fits = longest <= MAX_STRING_UNITS && (memory === undefined || memory.usedBytes + stringBytes(0) * n + 2 * units <= memory.limitBytes);
+  const fits = longest <= MAX_STRING_UNITS && (memory === undefined || memory.usedBytes + stringUnitsBytes(0) * n + 2 * units <= memory.limitBytes);
   const budget = fits ? undefined : new ResultBudget('||', memory);
   for (let i = 0; i < n; i++) {
     if (skip(i)) {

@@ -2,12 +2,12 @@
 // string or list larger than its arguments computes the size first and asks its ResultBudget,
 // which sums the batch's values and answers 422 010011 past the query's memory budget, before
 // anything is allocated. Before it, `lpad('a', 2e9)` ended the process with V8's fatal "invalid
-// size error" and `repeat('a', 6e8)` was a 500. Sizes are estimated as exec-plan.ts
-// vectorBytes counts them (16 bytes plus 2 per UTF-16 unit of a string), so that the check and
-// the operators' accounting agree.
+// size error" and `repeat('a', 6e8)` was a 500. Sizes are memory-size.ts's, the ones the
+// operators charge to the pool, so that the check and the operators' accounting agree.
 
 import type { Scalar } from '../types/index.js';
 import { UserError } from '../../core/errors.js';
+import { listBytes, stringUnitsBytes } from '../memory/index.js';
 import type { MemoryBudget } from './function-types.js';
 
 /** V8's String::kMaxLength on 64-bit platforms: a longer string throws "Invalid string length". */
@@ -19,15 +19,9 @@ export const MAX_STRING_UNITS = 2 ** 29 - 24;
  */
 export const MAX_LIST_ELEMENTS = 2 ** 27 - 64;
 
-/** The estimated bytes of a string of `units` UTF-16 units (exec-plan.ts vectorBytes). */
-export const stringBytes = (units: number): number => 16 + 2 * units;
-
-/** The bytes of a list's own slots; its elements are values counted where they were built. */
-export const listBytes = (elements: number): number => 16 + 8 * elements;
-
 /** The bytes `v` adds when a function builds it: strings and lists; fixed-size values count nothing. */
 export function builtBytes(v: Scalar): number {
-  if (typeof v === 'string') return stringBytes(v.length);
+  if (typeof v === 'string') return stringUnitsBytes(v.length);
   if (Array.isArray(v)) return listBytes(v.length);
   return 0;
 }
@@ -60,7 +54,7 @@ export class ResultBudget {
     if (units > MAX_STRING_UNITS) {
       throw new UserError('queryMemory', `query memory limit exceeded: ${this.#fn} would build a string of ${units} characters, more than the ${MAX_STRING_UNITS} a string can hold`);
     }
-    this.#check(stringBytes(units), `a string of ${units} characters`);
+    this.#check(stringUnitsBytes(units), `a string of ${units} characters`);
   }
 
   /** Throws 422 010011 naming the function unless a list of `elements` elements fits. */

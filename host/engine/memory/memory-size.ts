@@ -21,7 +21,17 @@ export const MAP_BYTES = 192;
 
 /** A string's bytes: header and characters (concatenations hold a 32-byte cons node too). */
 export function stringBytes(s: string): number {
-  return 24 + 2 * s.length;
+  return stringUnitsBytes(s.length);
+}
+
+/** The bytes of a string of `units` UTF-16 units, before it is built (functions' size checks). */
+export function stringUnitsBytes(units: number): number {
+  return 24 + 2 * units;
+}
+
+/** The bytes of a list's own slots; its elements are counted where they were built. */
+export function listBytes(elements: number): number {
+  return OBJECT_BYTES + SLOT_BYTES * elements;
 }
 
 /** A JS value's bytes beyond the slot that holds it (numbers boxed, bigints, strings, rows). */
