@@ -46,6 +46,8 @@ export interface ServerContext {
 export interface RouteSettings {
   /** Whether the route needs Basic credentials (default true). */
   auth?: boolean;
+  /** Whether the route answers requests that arrive while the server stops (ping); others get 503. */
+  answersWhileStopping?: boolean;
   /**
    * How errors are reported: empty body (write routes), JSON body, a foreign server's shape; or
    * chosen per request (the Elasticsearch bulk route answers CnosDB's callers as CnosDB does).

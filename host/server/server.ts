@@ -105,10 +105,10 @@ export class SundialServer {
       logger,
       version,
       phase: () => this.#phase,
+      // While stopping, the requests admitted before the stop still get them: onPreAuth refuses
+      // the others.
       services: () => {
-        if (this.#phase !== 'ready' || this.#services === undefined) {
-          throw new UserError('unavailable', this.#phase === 'stopping' ? 'server is shutting down' : 'server is starting up', { retryAfterS: 1 });
-        }
+        if (this.#services === undefined) throw new UserError('unavailable', 'server is starting up', { retryAfterS: 1 });
         return this.#services;
       },
     };
@@ -180,10 +180,13 @@ export class SundialServer {
       metrics.request(route, request.method.toUpperCase(), res.headersSent ? res.statusCode : 499, seconds);
     });
 
-    // The requests a shutdown waits for before it closes the listener (stop()).
+    // The requests a shutdown waits for before it closes the listener (stop()), and /metrics'
+    // count of requests in flight.
     this.hapi.ext('onRequest', (request: Request, h: ResponseToolkit) => {
+      const res = request.raw.res;
+      metrics.requestOpened();
+      res.once('close', () => metrics.requestClosed());
       if (this.#phase !== 'stopping') {
-        const res = request.raw.res;
         this.#inFlight.add(res);
         res.once('close', () => this.#inFlight.delete(res));
       }
@@ -192,7 +195,13 @@ export class SundialServer {
 
     // Authenticate before the body is read: an unauthenticated 160 MiB upload costs nothing.
     this.hapi.ext('onPreAuth', async (request: Request, h: ResponseToolkit) => {
-      if (settingsOf(request).auth === false) return h.continue;
+      const settings = settingsOf(request);
+      // A request whose headers came after the shutdown began is refused; those before it are
+      // served whole (and ping says what is going on).
+      if (this.#phase === 'stopping' && settings.answersWhileStopping !== true && !this.#inFlight.has(request.raw.res)) {
+        throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+      }
+      if (settings.auth === false) return h.continue;
       const services = ctx.services();
       request.app.user = await authenticate(services.authenticator, request.headers.authorization as string | undefined);
       return h.continue;

@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { basic, http, writeLp } from '../support/http.js';
+import { scrapeUntil } from '../support/metrics.js';
 import { readBack } from '../support/read-back.js';
 import { startServer } from '../support/server.js';
 
@@ -95,8 +96,9 @@ describe('server lifecycle', () => {
             req.end(body.subarray(half));
           }, reject);
       });
-      // Let the server receive the headers and the first half before the signal.
-      await new Promise((r) => setTimeout(r, 300));
+      // The signal goes once the server has the write's headers: the scrape is the other request.
+      const inFlight = (await scrapeUntil(server.url, (s) => (s.get('sundial_http_requests_in_flight') ?? 0) >= 2)).get('sundial_http_requests_in_flight');
+      expect(inFlight, 'the write is in flight').toBeGreaterThanOrEqual(2);
       server.child.kill(signal);
       expect(await response).toBe(200);
       expect(await server.exited).toBe(0);

@@ -4,24 +4,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp, type HttpResponse } from '../support/http.js';
-import { moved, parseSamples, scrape, type Samples } from '../support/metrics.js';
+import { moved, parseSamples, scrape, scrapeUntil } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
 const sql = (url: string, text: string): Promise<HttpResponse> => http(url, '/api/v1/sql', { method: 'POST', body: text });
 
-/**
- * Scrapes until `ready` holds of the samples (a request is counted once its answer has gone out,
- * which the client may see a moment before the server's own 'finish').
- */
-async function scrapeUntil(url: string, ready: (s: Samples) => boolean): Promise<Samples> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const s = await scrape(url);
-    if (ready(s) || Date.now() > deadline) return s;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('GET /metrics', () => {
   let server: TestServer;
@@ -48,6 +36,7 @@ describe('GET /metrics', () => {
     const reasons = ['memtable', 'queries', 'tenant', 'write_bytes'].map((r) => `sundial_http_limited_total{reason="${r}"}`);
     const faults = ['sundial_wal_write_failures_total', 'sundial_damaged_segment_files_total', 'sundial_wal_records_lost_total', 'sundial_disk_full_refusals_total', 'sundial_damaged_segments_skipped_total'];
     expect(Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, s.get(k)]))).toEqual(Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, 0])));
+    expect(s.get('sundial_http_requests_in_flight'), 'the scrape itself').toBe(1);
   });
 
   it('counts a write: its rows and body bytes by format, one WAL group commit of one record and its fsync, the memtable bytes', async () => {

@@ -28,3 +28,16 @@ export async function scrape(url: string, options: HttpOptions = { auth: null })
 export function moved(before: Samples, after: Samples, series: readonly string[]): Record<string, number> {
   return Object.fromEntries(series.map((s) => [s, (after.get(s) ?? 0) - (before.get(s) ?? 0)]));
 }
+
+/**
+ * Scrapes until `ready` holds of the samples (a request is counted once its answer has gone out,
+ * which the client may see a moment before the server's own 'finish').
+ */
+export async function scrapeUntil(url: string, ready: (s: Samples) => boolean): Promise<Samples> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const s = await scrape(url);
+    if (ready(s) || Date.now() > deadline) return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

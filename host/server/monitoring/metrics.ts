@@ -3,7 +3,7 @@
 // One prom-client registry per server, not the library's global one: the query warm-up's scratch
 // server counts its requests in a registry of its own that nobody scrapes.
 
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Metrics } from '../../core/metrics.js';
 
 /**
@@ -36,6 +36,7 @@ export interface ServerMetricsOptions {
 export class ServerMetrics implements Metrics {
   readonly registry = new Registry();
   readonly #requests: Counter<'route' | 'method' | 'status'>;
+  readonly #requestsInFlight: Gauge;
   readonly #requestSeconds: Histogram<'route' | 'method'>;
   readonly #rows: Counter<'format'>;
   readonly #bytes: Counter<'format'>;
@@ -52,6 +53,7 @@ export class ServerMetrics implements Metrics {
   constructor(options: ServerMetricsOptions = {}) {
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'sundial_http_requests_total', help: 'HTTP requests answered, by route, method and status (499: the client went away before the answer).', labelNames: ['route', 'method', 'status'], registers });
+    this.#requestsInFlight = new Gauge({ name: 'sundial_http_requests_in_flight', help: 'HTTP requests whose headers have arrived and whose answer is not sent yet (the scrape itself is one).', registers });
     this.#requestSeconds = new Histogram({ name: 'sundial_http_request_duration_seconds', help: 'Time from a request\'s headers to the last byte of its answer.', labelNames: ['route', 'method'], buckets: REQUEST_BUCKETS, registers });
     this.#rows = new Counter({ name: 'sundial_written_rows_total', help: 'Rows stored by write requests, by body format.', labelNames: ['format'], registers });
     this.#bytes = new Counter({ name: 'sundial_written_bytes_total', help: 'Body bytes (after decompression) of the write requests stored, by format.', labelNames: ['format'], registers });
@@ -93,6 +95,15 @@ export class ServerMetrics implements Metrics {
   }
 
   // ---- The HTTP edge's events.
+
+  /** A request's headers arrived; `requestClosed` when its answer is sent or abandoned. */
+  requestOpened(): void {
+    this.#requestsInFlight.inc();
+  }
+
+  requestClosed(): void {
+    this.#requestsInFlight.dec();
+  }
 
   /** A request answered (or abandoned): `route` is the route's path, `status` what was sent. */
   request(route: string, method: string, status: number, seconds: number): void {

@@ -11,7 +11,7 @@ export function pingRoutes(ctx: ServerContext): ServerRoute[] {
     {
       method: 'GET',
       path: '/api/v1/ping',
-      options: { plugins: { sundial: { auth: false, errors: 'json' } } },
+      options: { plugins: { sundial: { auth: false, errors: 'json', answersWhileStopping: true } } },
       handler: (_request, h) => {
         if (ctx.phase() !== 'ready') return jsonBody(h, JSON.stringify({ version: ctx.version, status: 'unavailable' })).code(503);
         // Degraded is still 200: the server is alive and serves reads (a liveness probe that
