@@ -10,6 +10,8 @@ import { SqlEngine } from '../engine/engine.js';
 import { JsonWriter } from '../engine/format/json-writer.js';
 import { LineProtocolScanner, precisionFactors } from '../ingest/line-protocol.js';
 import { DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, ROOT_USER } from '../meta/catalog.js';
+import { demoLineProtocol, type DemoOptions } from './demo-data.js';
+import { csvBatches, type FileFormat, formatOf, gunzipIfNeeded, ndjsonBatches, tableOf } from './file-import.js';
 import { SandboxCatalog } from './sandbox-catalog.js';
 import { DEFAULT_SANDBOX_BYTES, type LoadSummary, SandboxStore } from './sandbox-store.js';
 
@@ -71,6 +73,26 @@ export class Sandbox {
   writeBatches(batches: Uint8Array[], database = DEFAULT_DATABASE): number {
     if (this.store.database(database) === undefined) this.store.createDatabase(database, { ...DEFAULT_DATABASE_OPTIONS });
     return this.store.write(database, batches);
+  }
+
+  /** A dropped file (line protocol, CSV or NDJSON, gzip or not) into `database`. Returns the table and rows. */
+  async loadFile(name: string, bytes: Uint8Array, database = DEFAULT_DATABASE): Promise<{ table: string; rows: number; format: FileFormat }> {
+    const body = await gunzipIfNeeded(bytes);
+    const format = formatOf(name);
+    const table = tableOf(name);
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    if (format === 'lp') return { table, rows: this.writeLineProtocol(body, database), format };
+    const text = new TextDecoder().decode(body);
+    const batches = format === 'csv' ? csvBatches(text, table, nowNs) : ndjsonBatches(text, table, nowNs);
+    return { table, rows: batches.length === 0 ? 0 : this.writeBatches(batches, database), format };
+  }
+
+  /** The built-in demo set (demo-data.ts) into table `cpu` of `database`. Returns the rows. */
+  loadDemo(options: Partial<DemoOptions> = {}, database = DEFAULT_DATABASE): number {
+    const encoder = new TextEncoder();
+    let rows = 0;
+    for (const piece of demoLineProtocol(options)) rows += this.writeLineProtocol(encoder.encode(piece), database);
+    return rows;
   }
 
   /** Runs one statement as root of the default tenant would on the server. */

@@ -26,6 +26,7 @@ import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { otlpRoutes } from './routes/otlp.js';
 import { prometheusRoutes } from './routes/prometheus.js';
+import { sandboxRoutes } from './routes/sandbox.js';
 import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
 import { writeRoutes } from './routes/write.js';
@@ -129,6 +130,7 @@ export class SundialServer {
       ...jaegerRoutes(this.#ctx),
       ...sqlRoutes(this.#ctx),
       ...exportRoutes(this.#ctx),
+      ...sandboxRoutes(),
       ...influxdbRoutes(this.#ctx),
       ...influxdbQueryRoutes(this.#ctx),
       ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () => this.#ctx.services()),
