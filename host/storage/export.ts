@@ -1,10 +1,10 @@
 // One table's rows for a time range as an export stream (segment/export-format.ts, FORMAT.md
-// §9): the merged rows of the read path written into segment files in memory, one file of at
+// §8): the merged rows of the read path written into segment files in memory, one file of at
 // most SEGMENT_ROWS rows at a time, each sent and dropped before the next is begun, so a table
-// of any size exports in the memory of one such file and one run of rows.
+// of any size exports in the memory of one such file and SEGMENT_ROWS rows of one series.
 
 import type { DatabaseDef, TableDef } from '../meta/index.js';
-import type { SeriesRows } from './series/index.js';
+import { concatRows, type SeriesRows, sliceRows } from './series/index.js';
 import type { ColumnCodecs } from './segment/column-codecs.js';
 import { EXPORT_VERSION, exportPreamble, type ExportSchema, FRAME_END, FRAME_SCHEMA, FRAME_SEGMENT, frameHeader, jsonFrame } from './segment/export-format.js';
 import { MemorySegmentStore } from './segment/memory-segment-store.js';
@@ -57,26 +57,50 @@ export async function* exportChunks(db: DatabaseDef, table: TableDef, range: Exp
     segments++;
     return bytes;
   };
+  /** Writes one series' rows; a series already in the open file, or a full file, starts the next. */
+  async function* add(key: string, run: SeriesRows): AsyncGenerator<Uint8Array> {
+    if (open !== undefined && (open.writer.rows >= segmentRows || key <= open.lastKey)) {
+      const bytes = await close();
+      yield frameHeader(FRAME_SEGMENT, bytes.length);
+      yield bytes;
+    }
+    if (open === undefined) {
+      const store = new MemorySegmentStore();
+      await store.makeDir('export');
+      const writer = await SegmentWriter.create(store, `export/${segments + 1}.seg`, segments + 1, codecs, undefined, ups);
+      open = { store, writer, lastKey: key, minTs: run.ts[0]!, maxTs: run.ts[run.length - 1]! };
+    }
+    open.lastKey = key;
+    if (run.ts[0]! < open.minTs) open.minTs = run.ts[0]!;
+    if (run.ts[run.length - 1]! > open.maxTs) open.maxTs = run.ts[run.length - 1]!;
+    rows += run.length;
+    await open.writer.addSeries(table.id, key, run, columns, table.timeCodec);
+  }
+  // A series' runs (one per stored row group, or cluster of overlapping ones) are joined before
+  // they are written, up to a file's rows: one run per file per series, which is how few pieces
+  // a reader then has to merge (TSBS cpu of 100 hosts x 1 day: 101 files as runs, 1 joined).
+  const ids = table.fields.map((c) => c.id);
+  let pending: { key: string; runs: SeriesRows[]; rows: number } | undefined;
   try {
     for await (const { key, rows: run } of runs) {
-      // A series' next run goes to the next file: a file lists each series once, in key order.
-      if (open !== undefined && (open.writer.rows >= segmentRows || key <= open.lastKey)) {
-        const bytes = await close();
-        yield frameHeader(FRAME_SEGMENT, bytes.length);
-        yield bytes;
+      if (pending !== undefined && pending.key !== key) {
+        yield* add(pending.key, concatRows(pending.runs, ids));
+        pending = undefined;
       }
-      if (open === undefined) {
-        const store = new MemorySegmentStore();
-        await store.makeDir('export');
-        const writer = await SegmentWriter.create(store, `export/${segments + 1}.seg`, segments + 1, codecs, undefined, ups);
-        open = { store, writer, lastKey: key, minTs: run.ts[0]!, maxTs: run.ts[run.length - 1]! };
+      // A run longer than a file's room (a memtable's rows come as one) is cut to fit.
+      for (let at = 0; at < run.length; ) {
+        if (pending === undefined) pending = { key, runs: [], rows: 0 };
+        const take = Math.min(run.length - at, segmentRows - pending.rows);
+        pending.runs.push(take === run.length ? run : sliceRows(run, at, at + take));
+        pending.rows += take;
+        at += take;
+        if (pending.rows >= segmentRows) {
+          yield* add(key, concatRows(pending.runs, ids));
+          pending = undefined;
+        }
       }
-      open.lastKey = key;
-      if (run.ts[0]! < open.minTs) open.minTs = run.ts[0]!;
-      if (run.ts[run.length - 1]! > open.maxTs) open.maxTs = run.ts[run.length - 1]!;
-      rows += run.length;
-      await open.writer.addSeries(table.id, key, run, columns, table.timeCodec);
     }
+    if (pending !== undefined) yield* add(pending.key, concatRows(pending.runs, ids));
     if (open !== undefined) {
       const bytes = await close();
       yield frameHeader(FRAME_SEGMENT, bytes.length);

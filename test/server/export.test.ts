@@ -97,23 +97,30 @@ describe('GET /api/v1/export', () => {
     });
   }
 
-  it('writes a series whose rows come in several runs into several segment files', async () => {
-    // Rows 0..9 of two series in a segment file, rows 20..29 in the memtable: two runs (their
-    // time ranges do not overlap) of each series, and a file lists a series once.
+  it('joins the runs of a series into one file, and cuts files at 262,144 rows', async () => {
+    // Rows 0..9 of two series in a segment file, rows 40..59 in the memtable: two runs of each
+    // series (their time ranges do not overlap), written as one series each in one file.
     const runs = (from: number): string => Array.from({ length: 20 }, (_, i) => `runs,s=${i % 2} v=${from + i} ${T0 + BigInt(from + i) * MIN}`).join('\n');
     await ok(writeLp(s.url, runs(0)));
     await ok(sql(s, 'COMPACT DATABASE public'));
     await ok(writeLp(s.url, runs(40)));
-    const res = await exportOf(s, 'table=runs');
-    const d = decodeExport(new Uint8Array(res.body));
-    // s=0 first run | s=0 second run, s=1 first run | s=1 second run.
-    expect(d.end).toEqual({ rows: 40, segments: 3 });
-    expect(d.segments.length).toBe(3);
+    let d = decodeExport(new Uint8Array((await exportOf(s, 'table=runs')).body));
+    expect(d.end).toEqual({ rows: 40, segments: 1 });
     expect(d.schema).toMatchObject({ version: 1, database: 'public', table: 'runs', precision: 'NS', start: null, end: null });
+    // One series of 300,000 rows: a file of 262,144 rows, then one of the rest.
+    const N = 300_000;
+    for (let from = 0; from < N; from += 100_000) {
+      await ok(writeLp(s.url, Array.from({ length: 100_000 }, (_, i) => `long v=${from + i}i ${T0 + BigInt(from + i) * 1000n}`).join('\n')));
+    }
+    const res = await exportOf(s, 'table=long');
+    d = decodeExport(new Uint8Array(res.body));
+    expect(d.end).toEqual({ rows: N, segments: 2 });
     const sandbox = await Sandbox.create(WASM);
     await sandbox.loadExport(new Uint8Array(res.body));
-    const q = 'SELECT s, count(*), sum(v), min(time), max(time) FROM runs GROUP BY s ORDER BY s';
-    expect(JSON.parse((await sandbox.sql(q)).json)).toEqual(JSON.parse((await ok(sql(s, q))).text));
+    for (const q of ['SELECT s, count(*), sum(v), min(time), max(time) FROM runs GROUP BY s ORDER BY s', 'SELECT count(*), sum(v), min(v), max(v), min(time), max(time) FROM long']) {
+      if (q.includes('runs')) await sandbox.loadExport(new Uint8Array((await exportOf(s, 'table=runs')).body));
+      expect(JSON.parse((await sandbox.sql(q)).json), q).toEqual(JSON.parse((await ok(sql(s, q))).text));
+    }
   });
 
   it('round-trips a GEOMETRY column of a millisecond database', async () => {
