@@ -6,10 +6,10 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
-import type { ColumnInfo, DatabaseInfo, EngineCatalog, ScanRequest, SeriesChunk, StatsOrChunk, StatsRequest, TableInfo } from '../engine/catalog.js';
+import type { ColumnInfo, DatabaseInfo, EngineCatalog, LastRequest, LastValue, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, TableInfo } from '../engine/catalog.js';
 import { DEFAULT_TENANT } from '../meta/catalog.js';
 import { createTableDef } from '../meta/catalog-ddl.js';
-import { scanTable, scanTableStats, listSeries } from '../storage/read/read-path.js';
+import { lastValues, listSeries, scanTable, scanTableStats } from '../storage/read/read-path.js';
 import { bounds } from '../storage/read/read-view.js';
 import { tableInfo } from '../server/table-info.js';
 import type { SandboxStore } from './sandbox-store.js';
@@ -19,6 +19,13 @@ const notHere = (what: string): UserError => new UserError('notImplemented', `${
 export class SandboxCatalog implements EngineCatalog {
   readonly tenant = DEFAULT_TENANT;
   readonly #store: SandboxStore;
+  /**
+   * The newest value of each field per series (`lastPoints`), as the server's LastPointCache
+   * keeps them: 'db\0table id\0series key' -> column id -> [time, value] or null. Emptied when
+   * the store's generation moves (a write, load or drop).
+   */
+  #last = new Map<string, Map<number, [bigint, unknown] | null>>();
+  #lastGeneration = -1;
 
   constructor(store: SandboxStore) {
     this.#store = store;
@@ -56,6 +63,37 @@ export class SandboxCatalog implements EngineCatalog {
   scanStats(database: string, table: string, request: StatsRequest): AsyncIterable<StatsOrChunk[]> {
     const t = this.#store.database(database)?.tables.get(table);
     return t === undefined ? empty() : scanTableStats(this.#store.view(database), t, request);
+  }
+
+  /** As the server's Storage.lastPoints: the newest value of each field per series, read from the newest rows back. */
+  async lastPoints(database: string, table: string, request: LastRequest): Promise<SeriesLast[]> {
+    const t = this.#store.database(database)?.tables.get(table);
+    if (t === undefined) return [];
+    if (this.#lastGeneration !== this.#store.generation) {
+      this.#last = new Map();
+      this.#lastGeneration = this.#store.generation;
+    }
+    const fields = t.fields.filter((c) => request.fields.includes(c.name));
+    const view = this.#store.view(database);
+    const out: SeriesLast[] = [];
+    for (const s of listSeries(view, t, bounds(view), request.seriesFilter)) {
+      const key = `${database}\0${t.id}\0${s.key}`;
+      let entry = this.#last.get(key);
+      const missing = fields.filter((c) => entry === undefined || !entry.has(c.id)).map((c) => c.id);
+      if (missing.length > 0) {
+        const got = await lastValues(view, t, s, missing);
+        if (entry === undefined) this.#last.set(key, (entry = new Map()));
+        for (const [id, v] of got) entry.set(id, v);
+      }
+      const values = new Map<string, LastValue>();
+      for (const c of fields) {
+        const v = entry!.get(c.id);
+        if (v === null || v === undefined) continue;
+        values.set(c.name, { time: v[0], value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']) });
+      }
+      if (values.size > 0) out.push({ tags: s.names, fields: values });
+    }
+    return out;
   }
 
   series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {

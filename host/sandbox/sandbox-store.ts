@@ -51,6 +51,7 @@ export class SandboxStore {
   readonly #dbs = new Map<string, SandboxDatabase>();
   readonly #limitBytes: number;
   #nextFile = 1;
+  #generation = 0;
 
   /** `limitBytes`: what loads and writes may hold in total before they are refused. */
   constructor(core: Core, limitBytes = DEFAULT_SANDBOX_BYTES) {
@@ -68,6 +69,11 @@ export class SandboxStore {
       for (const s of d.segments) n += s.bytes;
     }
     return n;
+  }
+
+  /** Changes whenever rows are written, loaded or dropped (what caches of read results check). */
+  get generation(): number {
+    return this.#generation;
   }
 
   get limitBytes(): number {
@@ -92,6 +98,7 @@ export class SandboxStore {
 
   dropDatabase(name: string): void {
     const d = this.#require(name);
+    this.#generation++;
     dropDatabaseDef(this.catalog, DEFAULT_TENANT, name);
     for (const s of d.segments) s.reader.retire();
     this.#dbs.delete(name);
@@ -102,6 +109,7 @@ export class SandboxStore {
     const d = this.#require(database);
     const def = d.def.tables.get(table);
     if (def === undefined) return;
+    this.#generation++;
     d.def.tables.delete(table);
     d.memtable.tables.delete(def.id);
     for (const s of d.segments.filter((s) => s.tableId === def.id)) s.reader.retire();
@@ -160,6 +168,7 @@ export class SandboxStore {
     }
     d.def.tables.set(table.name, table);
     d.segments.push(...opened);
+    this.#generation++;
     this.catalog.changed();
     return { database: schema.database, table: schema.table, rows: end.rows, segments: segments.length, bytes: bytes.length };
   }
@@ -178,6 +187,7 @@ export class SandboxStore {
     const batches = encoded.map((b) => readWriteBatch(b));
     if (this.catalog.applyBatchSchema(d.def, batches.flatMap((b) => b.tables))) this.catalog.changed();
     let rows = 0;
+    this.#generation++;
     for (const b of batches) {
       d.memtable.apply(b, stampsOf(d.def, b.tables), ++d.lsn, Date.now());
       rows += b.rowCount;
