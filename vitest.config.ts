@@ -33,10 +33,11 @@ const SLOW = [
   'test/server/sql-value-sizes.test.ts',
   'test/server/usage-schema.test.ts',
   'test/server/**/*.slow.test.ts',
-  // Other programs: the sundial command, Bun and Deno, CnosDB's sqllogictest cases.
+  // Other programs: the sundial command, Bun and Deno, CnosDB's sqllogictest cases, Chromium.
   'test/cli/**/*.test.ts',
   'test/runtimes/**/*.test.ts',
   'test/conformance/conformance.test.ts',
+  'test/sandbox/browser.test.ts',
 ];
 
 /** Files that start a real server and talk to it over HTTP (or PostgreSQL's protocol). */

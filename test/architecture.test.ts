@@ -15,6 +15,7 @@ const host = join(root, 'host');
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['node', 'server', 'pgwire', 'storage', 'meta', 'engine', 'influxql', 'ingest', 'core'],
+  sandbox: ['server', 'storage', 'meta', 'engine', 'ingest', 'core'],
   node: ['server', 'pgwire', 'storage', 'meta', 'engine', 'influxql', 'ingest', 'core'],
   pgwire: ['server', 'storage', 'meta', 'engine', 'core'],
   server: ['storage', 'meta', 'engine', 'influxql', 'ingest', 'core'],

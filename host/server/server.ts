@@ -14,6 +14,7 @@ import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
 import { esProbeRoutes } from './routes/es-probes.js';
+import { exportRoutes } from './routes/export.js';
 import { lokiRoutes } from './routes/loki.js';
 import { fallbackRoute } from './routes/fallback.js';
 import { influxdbQueryRoutes } from './routes/influxdb-query.js';
@@ -25,6 +26,7 @@ import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { otlpRoutes } from './routes/otlp.js';
 import { prometheusRoutes } from './routes/prometheus.js';
+import { sandboxRoutes } from './routes/sandbox.js';
 import { sqlRoutes } from './routes/sql.js';
 import { traceRoutes } from './routes/traces.js';
 import { writeRoutes } from './routes/write.js';
@@ -127,6 +129,8 @@ export class SundialServer {
       ...prometheusRoutes(this.#ctx),
       ...jaegerRoutes(this.#ctx),
       ...sqlRoutes(this.#ctx),
+      ...exportRoutes(this.#ctx),
+      ...sandboxRoutes(),
       ...influxdbRoutes(this.#ctx),
       ...influxdbQueryRoutes(this.#ctx),
       ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () => this.#ctx.services()),

@@ -4,3 +4,5 @@
 export { faultPointArmed, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S } from './fs/index.js';
 export { storageCodecs } from './segment/index.js';
 export { type SkippedFiles, Storage } from './storage.js';
+export type { ExportRange } from './export.js';
+export { decodeExport, EXPORT_MEDIA_TYPE, EXPORT_VERSION, type ExportSchema } from './segment/export-format.js';

@@ -17,7 +17,8 @@ import { bug, CorruptionError, UserError } from '../core/errors.js';
 import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags } from './read/index.js';
+import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags, tableRuns } from './read/index.js';
+import type { SeriesRows } from './series/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
 import {
@@ -62,6 +63,7 @@ import {
 import { catalogFile } from './catalog-file.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
+import { exportChunks, type ExportRange } from './export.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
 import { nodeWalFiles, WalFailure } from './wal/index.js';
@@ -536,6 +538,29 @@ export class Storage {
     } finally {
       release();
     }
+  }
+
+  /**
+   * Every row of a table within [minTime, maxTime] (inclusive, database precision), merged, as
+   * runs of one series each in internal key order (read-path.ts tableRuns): what an export
+   * writes into segment files. The view is held until the generator ends or is returned.
+   */
+  async *tableRuns(db: DatabaseDef, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
+    const state = this.#state(db);
+    const { view, release } = this.#readView(state, minTime, maxTime, undefined);
+    this.#cache.beginScan();
+    try {
+      yield* tableRuns(view, table, minTime, maxTime);
+    } catch (e) {
+      throw this.#damaged(state, e);
+    } finally {
+      release();
+    }
+  }
+
+  /** One table's rows in [lo, hi] (database precision) as an export stream's chunks (export.ts). */
+  exportTable(db: DatabaseDef, table: TableDef, range: ExportRange, lo: bigint | undefined, hi: bigint | undefined): AsyncGenerator<Uint8Array> {
+    return exportChunks(db, table, range, this.tableRuns(db, table, lo, hi), this.#codecs);
   }
 
   /**

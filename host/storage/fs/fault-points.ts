@@ -18,7 +18,9 @@ export type FaultPoint =
   | 'compact:segment-renamed'
   | 'compact:manifest-temp'
   | 'compact:manifest-saved'
-  | 'compact:inputs-deleted';
+  | 'compact:inputs-deleted'
+  | 'export:segment-written'
+  | 'export:segment-renamed';
 
 /** Whether a kill point is set (the query warm-up, whose scratch storage would reach it too, then stays off). */
 export function faultPointArmed(): boolean {

@@ -2,7 +2,7 @@
 // merged newest-wins with tombstones applied, and the per-series last-point cache.
 
 export { LastPointCache } from './last-points.js';
-export { lastValues, listSeries, scanTable, scanTableStats } from './read-path.js';
+export { lastValues, listSeries, scanTable, scanTableStats, tableRuns } from './read-path.js';
 export { bounds, type Bounds, type ReadView } from './read-view.js';
 export { SeriesListCache, seriesWithTags } from './series-list.js';
 export { applicable, applyTombstones, mergeRows, tableTombstones, type TableTombstones } from './series-merge.js';

@@ -200,6 +200,27 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   }
 }
 
+/**
+ * Every stored row of a table within the bounds, merged and with tombstones applied, as runs of
+ * one series each: series in internal key order (the order a segment file lists them in), a
+ * series' runs (its clusters) in time order. Every field column is read. The export route
+ * (storage/export.ts) writes these into segment files, a run at a time, in bounded memory.
+ */
+export async function* tableRuns(view: ReadView, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
+  const b = bounds(view, minTime, maxTime);
+  if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
+  const ids = table.fields.map((f) => f.id);
+  const tombs = tableTombstones(view.tombstones, table.id);
+  const keys = listSeries(view, table, b).map((s) => s.key);
+  keys.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  for (const key of keys) {
+    for (const c of clusters(pieces(view, table.id, key, b, ids))) {
+      const rows = await materialize(c, key, ids, b, tombs);
+      if (rows.length > 0) yield { key, rows };
+    }
+  }
+}
+
 /** The statistics of a field a run of rows lacks (shared: consumers only read statistics). */
 const NO_VALUES: FieldStats = { count: 0, min: undefined, max: undefined, sum: undefined };
 

@@ -332,7 +332,7 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
   // decoded one by one (a TextDecoder call per value was most of the time to open a file of
   // 100 k one-row series). Latin-1 is the identity on ASCII bytes, and Node's Buffer decodes it
   // four times as fast as a windows-1252 TextDecoder (a third of that open's time).
-  const latin = seriesCount > 0 && keys === undefined ? Buffer.from(index.buffer, index.byteOffset, index.byteLength).toString('latin1') : '';
+  const latin = seriesCount > 0 && keys === undefined ? latin1(index) : '';
   if (keys !== undefined && keys.length !== seriesCount) throw new IndexError(0, `the index holds ${seriesCount} series, the writer added ${keys.length}`);
   const fastKeys = keys ?? asciiKeys(index, dv, p, head, seriesCount);
   const series: SeriesEntry[] = [];
@@ -468,7 +468,7 @@ function asciiKeys(index: Uint8Array, dv: DataView, at: number, head: number, se
     ends[s] = ascii ? o : -1;
     p = end;
   }
-  const all = Buffer.from(out.buffer, 0, o).toString('latin1');
+  const all = latin1(out.subarray(0, o));
   const keys = new Array<string | undefined>(seriesCount);
   for (let s = 0, from = 0; s < seriesCount; s++) {
     const e = ends[s]!;
@@ -520,4 +520,15 @@ function decodeGroups(dv: DataView, at: number, count: number, cols: readonly Se
 
 function getRef(dv: DataView, p: number): BlockRef {
   return { offset: Number(dv.getBigUint64(p, true)), length: dv.getUint32(p + 8, true), crc: dv.getUint32(p + 12, true) };
+}
+
+/** Node's Buffer when the runtime has one (the server); the browser sandbox decodes without it. */
+const NodeBuffer = (globalThis as { Buffer?: { from(b: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'latin1'): string } } }).Buffer;
+
+/** Bytes as Latin-1 text: one character per byte, its code the byte's value. */
+function latin1(bytes: Uint8Array): string {
+  if (NodeBuffer !== undefined) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
 }
