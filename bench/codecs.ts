@@ -17,8 +17,9 @@ import * as zstd from 'zstd-napi';
 import { BlockCodecs, Encoding, type ColumnValues } from '../host/core/codecs.js';
 import { Core } from '../host/core/wasm.js';
 import { ValueType } from '../host/core/write-batch.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
-const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
+const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
 
 const { values: opts } = parseArgs({

@@ -26,13 +26,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
-import { SHARED_DIR } from '../test/support/shared-dir.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpLogsWorkload, otlpMetricsWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
 import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
 
-// The shared bench scripts: ../shared beside the repository, or SUNDIAL_SHARED_DIR (a worktree).
-const SHARED = join(SHARED_DIR, 'bench') + '/';
+const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
 // Data directories and loader reports of this run: per process, so that two runs on a shared
 // machine never delete each other's server data (the generated data file is shared).

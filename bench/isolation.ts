@@ -30,15 +30,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer, type TestServer } from '../test/support/server.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
-/** ../shared/bench from the repository (a worktree sits one folder deeper: the nearest one above). */
-function sharedBench(): string {
-  for (let dir = new URL('..', import.meta.url).pathname; dir !== '/'; dir = join(dir, '..')) {
-    if (existsSync(join(dir, 'shared', 'bench', 'gen-cpu.mjs'))) return join(dir, 'shared', 'bench');
-  }
-  throw new Error('cannot find shared/bench/gen-cpu.mjs above this repository');
-}
-const SHARED = sharedBench();
+const SHARED = SHARED_BENCH_DIR;
 const MONITOR = new URL('./loop-monitor.mjs', import.meta.url).pathname;
 const WORK = '/tmp/sundial-isolation';
 const HOSTS = 1000;

@@ -31,8 +31,9 @@ import { startServer } from '../test/support/server.js';
 import type { RecordedAnswer } from './http-floor.js';
 import { checkAnswers, fetchAnswers, substitute, type Answers } from './query-check.js';
 import { influxQueries, sundialQueries, TSBS_NAMES, vmQueries, windows, type BenchQuery } from './tsbs-queries.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
-const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
+const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
 const START = '2016-01-01T00:00:00Z';
 

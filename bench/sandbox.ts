@@ -18,7 +18,7 @@
 //
 // Options: --hosts 100 --duration 1d --runs 5. Needs `npm run build` (npm run bench:sandbox does it).
 
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
@@ -29,6 +29,7 @@ import { http } from '../test/support/http.js';
 import { startServer } from '../test/support/server.js';
 import { substitute } from './query-check.js';
 import { sundialQueries, windows, type BenchQuery } from './tsbs-queries.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
 const { values: opts } = parseArgs({ options: { hosts: { type: 'string', default: '100' }, duration: { type: 'string', default: '1d' }, runs: { type: 'string', default: '5' } } });
 const HOSTS = Number(opts.hosts);
@@ -36,7 +37,7 @@ const DURATION_S = { d: 86_400, h: 3600 }[opts.duration!.slice(-1) as 'd' | 'h']
 const RUNS = Number(opts.runs);
 const START = '2016-01-01T00:00:00Z';
 /** ../shared/ beside the repository (a worktree under /work/wt/ has it one level further up). */
-const SHARED = ['../../shared/bench/', '../../../shared/bench/'].map((p) => new URL(p, import.meta.url).pathname).find((p) => existsSync(p)) ?? new URL('../../shared/bench/', import.meta.url).pathname;
+const SHARED = SHARED_BENCH_DIR;
 const DUCKDB_DIST = new URL('../node_modules/@duckdb/duckdb-wasm/dist/', import.meta.url).pathname;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

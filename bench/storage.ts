@@ -22,8 +22,9 @@ import type { FieldValues } from '../host/storage/series/series-data.js';
 import { Storage } from '../host/storage/storage.js';
 import { loadCore } from '../test/support/core.js';
 import { startServer } from '../test/support/server.js';
+import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
-const SHARED = new URL('../../shared/bench/', import.meta.url).pathname;
+const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
 
 const { values: opts } = parseArgs({
