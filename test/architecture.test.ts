@@ -67,6 +67,7 @@ const STORAGE_MAY_IMPORT: Record<string, readonly string[]> = {
   memtable: ['series'],
   series: [],
   fs: [],
+  objstore: ['segment', 'fs'],
 };
 const STORAGE_TOP = new Set(['host/storage/index.ts', 'host/storage/storage.ts', 'host/storage/database.ts', 'host/storage/catalog-file.ts']);
 

@@ -18,6 +18,14 @@ export interface Metrics {
   compacted(seconds: number, ok: boolean): void;
   /** A read left out `files` damaged segment files (storage.skip_damaged_segments). */
   damagedSegmentsSkipped(files: number): void;
+  /** storage.object_store: a segment file of `bytes` uploaded in `seconds`. */
+  objectUploaded(bytes: number, seconds: number): void;
+  /** storage.object_store: a byte range of `bytes` fetched from the bucket (a cache miss). */
+  objectDownloaded(bytes: number): void;
+  /** storage.object_store: a read of a segment file served by the local cache (`hit`) or not. */
+  objectCacheRead(hit: boolean): void;
+  /** storage.object_store: an upload or delete failed and is tried again. */
+  objectStoreRetried(op: 'upload' | 'delete'): void;
 }
 
 /** Drops every event: tools, tests and the warm-ups' scratch storage. */
@@ -26,4 +34,8 @@ export const NO_METRICS: Metrics = {
   flushed: () => undefined,
   compacted: () => undefined,
   damagedSegmentsSkipped: () => undefined,
+  objectUploaded: () => undefined,
+  objectDownloaded: () => undefined,
+  objectCacheRead: () => undefined,
+  objectStoreRetried: () => undefined,
 };

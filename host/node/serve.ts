@@ -45,6 +45,20 @@ export async function serve(config: Config): Promise<void> {
     compactionThread: config['storage.compaction_thread'],
     blockCacheBytes: config['storage.block_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],
+    objectStore:
+      config['storage.object_store.s3_bucket'] === ''
+        ? undefined
+        : {
+            bucket: config['storage.object_store.s3_bucket'],
+            endpoint: config['storage.object_store.s3_endpoint'],
+            region: config['storage.object_store.s3_region'],
+            prefix: config['storage.object_store.s3_prefix'],
+            accessKeyId: config['storage.object_store.s3_access_key_id'],
+            secretAccessKey: config['storage.object_store.s3_secret_access_key'],
+            pathStyle: config['storage.object_store.s3_path_style'],
+            cacheBytes: config['storage.object_store.cache_bytes'],
+            cacheDir: config['storage.object_store.cache_dir'],
+          },
     codecs: storageCodecs(core),
     metrics,
   });

@@ -16,7 +16,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { CorruptionError, bug } from '../core/errors.js';
+import { CorruptionError, bug, UserError } from '../core/errors.js';
 import type { WriteBatch } from '../core/write-batch.js';
 import type { Metrics } from '../core/metrics.js';
 import {
@@ -238,6 +238,8 @@ export class DatabaseStore implements SegmentSet {
         const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache);
         this.slots.push({ record, reader });
       } catch (e) {
+        // An object store that cannot answer (503) has not damaged the file: the start fails instead.
+        if (e instanceof UserError) throw e;
         const error = e instanceof CorruptionError ? e : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
         this.log.error({ db: this.def.name, err: error }, 'segment file unreadable; queries over its time range fail until it is repaired');
         this.env.quarantine.counts.damagedSegmentFiles++;

@@ -67,6 +67,7 @@ import { exportChunks, type ExportRange } from './export.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
 import { nodeWalFiles, WalFailure } from './wal/index.js';
+import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -110,6 +111,12 @@ export interface StorageOptions {
   skipDamagedSegments?: boolean;
   /** Told of WAL group commits, flushes, compactions and skipped files (/metrics); default none. */
   metrics?: Metrics;
+  /**
+   * Keep segment files in an S3 bucket, the local disk caching them (storage.object_store,
+   * objstore/object-segment-store.ts); takes the place of `segmentStore`, and compactions run on
+   * the storage's thread (the compaction thread reads files from the file system).
+   */
+  objectStore?: Omit<ObjectStoreOptions, 'dataDir' | 'logger' | 'metrics'>;
 }
 
 /** Told the names (relative to the data directory) of the damaged segment files a read left out. */
@@ -159,8 +166,11 @@ export class Storage {
   #compactionFailures = 0;
   #compactionRetryAtMs = 0;
   #compactionBackoffMs = 0;
+  readonly #objectStore: ObjectSegmentStore | undefined;
 
-  private constructor(opts: StorageOptions, store: CatalogStore) {
+  private constructor(opts: StorageOptions, store: CatalogStore, objectStore: ObjectSegmentStore | undefined) {
+    this.#objectStore = objectStore;
+    if (objectStore !== undefined) opts = { ...opts, segmentStore: objectStore, compactionThread: false };
     this.#opts = opts;
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
@@ -194,7 +204,9 @@ export class Storage {
     await file.cleanup();
     await checkModes(opts.dataDir, opts.logger);
     const store = await CatalogStore.open(file, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
-    return new Storage(opts, store);
+    const objectStore =
+      opts.objectStore === undefined ? undefined : await ObjectSegmentStore.open({ ...opts.objectStore, dataDir: opts.dataDir, logger: opts.logger, metrics: opts.metrics ?? NO_METRICS });
+    return new Storage(opts, store, objectStore);
   }
 
   /** Opens every database (replaying its WAL), removes what dropped databases left, starts the background work. */
@@ -210,6 +222,7 @@ export class Storage {
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
     }
+    await this.#objectStore?.removeDroppedDatabases(live);
     // Tables and columns the replay made again (their save was lost in a crash). Not fatal: the
     // WAL still holds their records, and the next save (any DDL, any write that adds a column) retries.
     if (this.#store.dirty) await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
@@ -329,6 +342,8 @@ export class Storage {
       if (damaged > 0) reasons.add(`${damaged} damaged segment file${damaged === 1 ? '' : 's'} in database ${name} (CHECK DATABASE ${s.def.name} lists them)`);
     }
     if (this.#compactionFailure !== undefined) noSpace(this.#compactionFailure);
+    const store = this.#objectStore?.failure;
+    if (store !== undefined) reasons.add(`the object store fails (${store.message}); flushes wait for it, and reads of segment files not in the local cache fail with 503`);
     return { status: reasons.size === 0 ? 'healthy' : 'degraded', reasons: [...reasons] };
   }
 
@@ -698,6 +713,7 @@ export class Storage {
           // A failed WAL is probed here too, so that ping turns healthy again without a write.
           if (s.wal.failure !== undefined) await s.wal.probe();
         }
+        await this.#objectStore?.maintain();
         if (this.#compaction === undefined && !this.#closed) this.#startCompaction(false);
       } finally {
         this.#maintaining = undefined;
@@ -851,11 +867,14 @@ export class Storage {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     for (const s of this.#dbs.values()) s.closing = true;
+    // An upload waiting for an unreachable store gives up: its memtable is in the WAL.
+    this.#objectStore?.stopRetrying();
     // A compaction on its thread is abandoned rather than waited for (its file is removed at
     // the next start, as after a crash); one on this thread stops at its next series.
     await this.#compactor?.close();
     await this.idle();
     for (const s of this.#dbs.values()) await s.close();
+    this.#objectStore?.close();
     await this.#store.save();
   }
 }

@@ -18,6 +18,10 @@ function recorder(): { metrics: Metrics; events: string[] } {
       flushed: (s, ok) => void events.push(`flush ${ok ? 'ok' : 'failed'} ${seconds(s)}`),
       compacted: (s, ok) => void events.push(`compaction ${ok ? 'ok' : 'failed'} ${seconds(s)}`),
       damagedSegmentsSkipped: (files) => void events.push(`skipped ${files}`),
+      objectUploaded: (bytes, s) => void events.push(`uploaded ${bytes} ${seconds(s)}`),
+      objectDownloaded: (bytes) => void events.push(`downloaded ${bytes}`),
+      objectCacheRead: (hit) => void events.push(`cache ${hit ? 'hit' : 'miss'}`),
+      objectStoreRetried: (op) => void events.push(`retried ${op}`),
     },
   };
 }

@@ -47,6 +47,13 @@ export class ServerMetrics implements Metrics {
   readonly #flushSeconds: Histogram<'result'>;
   readonly #compactionSeconds: Histogram<'result'>;
   readonly #skipped: Counter;
+  readonly #objectUploads: Counter;
+  readonly #objectUploadBytes: Counter;
+  readonly #objectUploadSeconds: Histogram;
+  readonly #objectDownloads: Counter;
+  readonly #objectDownloadBytes: Counter;
+  readonly #objectCacheReads: Counter<'result'>;
+  readonly #objectRetries: Counter<'op'>;
   readonly #querySeconds: Histogram;
   readonly #queryPeakBytes: Histogram;
 
@@ -66,6 +73,15 @@ export class ServerMetrics implements Metrics {
     this.#skipped = new Counter({ name: 'sundial_damaged_segments_skipped_total', help: 'Damaged segment files left out of reads (storage.skip_damaged_segments), counted per read.', registers });
     this.#querySeconds = new Histogram({ name: 'sundial_query_duration_seconds', help: 'SQL statements from admission to the last byte of the answer (HTTP, InfluxQL and PostgreSQL).', buckets: REQUEST_BUCKETS, registers });
     this.#queryPeakBytes = new Histogram({ name: 'sundial_query_peak_memory_bytes', help: 'The most memory each SQL statement held at once (its pool, limits.query_memory_bytes).', buckets: MEMORY_BUCKETS, registers });
+    this.#objectUploads = new Counter({ name: 'sundial_object_uploads_total', help: 'Segment files uploaded to the object store (storage.object_store).', registers });
+    this.#objectUploadBytes = new Counter({ name: 'sundial_object_upload_bytes_total', help: 'Bytes of the segment files uploaded to the object store.', registers });
+    this.#objectUploadSeconds = new Histogram({ name: 'sundial_object_upload_duration_seconds', help: 'Duration of each successful upload of a segment file.', buckets: BACKGROUND_BUCKETS, registers });
+    this.#objectDownloads = new Counter({ name: 'sundial_object_downloads_total', help: 'Byte ranges of evicted segment files fetched from the object store.', registers });
+    this.#objectDownloadBytes = new Counter({ name: 'sundial_object_download_bytes_total', help: 'Bytes fetched from the object store.', registers });
+    this.#objectCacheReads = new Counter({ name: 'sundial_object_cache_reads_total', help: 'Reads of segment files through the local object cache, by result (hit, miss).', labelNames: ['result'], registers });
+    this.#objectRetries = new Counter({ name: 'sundial_object_store_retries_total', help: 'Uploads and deletes that failed and are tried again, by operation (upload, delete).', labelNames: ['op'], registers });
+    for (const result of ['hit', 'miss']) this.#objectCacheReads.inc({ result }, 0);
+    for (const op of ['upload', 'delete']) this.#objectRetries.inc({ op }, 0);
     for (const reason of LIMIT_REASONS) this.#limited.inc({ reason }, 0);
     for (const result of ['ok', 'failed']) {
       // Both results from the start: a rate() over a series that appears on the first failure misses that failure.
@@ -92,6 +108,25 @@ export class ServerMetrics implements Metrics {
 
   damagedSegmentsSkipped(files: number): void {
     this.#skipped.inc(files);
+  }
+
+  objectUploaded(bytes: number, seconds: number): void {
+    this.#objectUploads.inc();
+    this.#objectUploadBytes.inc(bytes);
+    this.#objectUploadSeconds.observe(seconds);
+  }
+
+  objectDownloaded(bytes: number): void {
+    this.#objectDownloads.inc();
+    this.#objectDownloadBytes.inc(bytes);
+  }
+
+  objectCacheRead(hit: boolean): void {
+    this.#objectCacheReads.inc({ result: hit ? 'hit' : 'miss' });
+  }
+
+  objectStoreRetried(op: 'upload' | 'delete'): void {
+    this.#objectRetries.inc({ op });
   }
 
   // ---- The HTTP edge's events.

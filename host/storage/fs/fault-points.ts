@@ -10,6 +10,7 @@ let hits = 0;
 /** The named steps, in the order a flush or compaction reaches them (FORMAT.md §6). */
 export type FaultPoint =
   | 'flush:segment-written'
+  | 'object:uploaded'
   | 'flush:segment-renamed'
   | 'flush:manifest-temp'
   | 'flush:manifest-saved'

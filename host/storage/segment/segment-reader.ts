@@ -9,7 +9,7 @@
 
 import { crc32 } from 'node:zlib';
 import { decompress } from 'zstd-napi';
-import { bug, CorruptionError } from '../../core/errors.js';
+import { bug, CorruptionError, UserError } from '../../core/errors.js';
 import { ValueType, type FieldType } from '../../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.js';
@@ -218,6 +218,8 @@ export class SegmentReader {
     // A closed file is not a corrupt one: reading it means a scan did not hold it (acquire).
     if (this.#closed) throw bug(`segment ${this.path} read after it was closed`);
     const b = await this.#blockBytes(ref, cache).catch((e: Error) => {
+      // A store that cannot answer now (an object store down: 503) has not damaged the file.
+      if (e instanceof UserError) throw e;
       throw new CorruptionError(this.name, ref.offset, `${what}: ${e.message}`);
     });
     const crc = crc32(b);
