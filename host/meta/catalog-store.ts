@@ -150,12 +150,16 @@ export class CatalogStore {
    * waits for it and then saves again if anything changed, so on return every change made
    * before the call is durable.
    */
+  /** The document of the catalog as it is now, as `save` writes it (a backup's checkpoint copies it). */
+  text(): string {
+    return JSON.stringify(encode(this.catalog), null, 1) + '\n';
+  }
+
   save(): Promise<void> {
     const next = this.#saving.then(async () => {
       if (!this.dirty) return;
       const version = this.catalog.version;
-      const text = JSON.stringify(encode(this.catalog), null, 1) + '\n';
-      await this.#file.replace(text);
+      await this.#file.replace(this.text());
       this.#savedVersion = version;
     });
     // A failed save must not poison later saves; the caller of this one sees the error.

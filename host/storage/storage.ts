@@ -61,6 +61,7 @@ import {
   type TableDef,
 } from '../meta/index.js';
 import { catalogFile } from './catalog-file.js';
+import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
@@ -836,6 +837,16 @@ export class Storage {
     }
     for (const p of wal) out.push({ ...p, action: walAction });
     return out;
+  }
+
+  /**
+   * A backup's checkpoint (checkpoint.ts): the catalog, manifests, segment files and WAL tails of
+   * every database at this instant, held until the caller releases it.
+   */
+  checkpoint(): Checkpoint {
+    // Not #open: a full disk refuses writes, not copies of what is stored.
+    if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    return takeCheckpoint(this.#store.text(), [...this.#dbs.values()].filter((s) => !s.closing), this.#quarantine);
   }
 
   /** Waits for background work in progress (tests). */

@@ -58,6 +58,18 @@ export interface WalProblem {
   problem: string;
 }
 
+/**
+ * A backup checkpoint's hold on the log (`Wal.hold`): the segments holding the records after an
+ * LSN, as they were when it was taken. Until `release`, no segment is deleted.
+ */
+export interface WalHold {
+  /** The last record that was durable, and so applied, when the hold was taken. */
+  lastLsn: number;
+  /** Oldest first. `bytes`: the durable length of the segment being written; undefined for a closed segment (all of it). */
+  segments: Array<{ path: string; bytes: number | undefined }>;
+  release(): void;
+}
+
 interface Pending {
   type: RecordType;
   parts: readonly Uint8Array[];
@@ -107,6 +119,9 @@ export class Wal {
   #rolled: Promise<void> = Promise.resolve();
   #rollDone: (() => void) | undefined;
   report: ReplayReport = { damaged: false };
+  /** Checkpoints holding the segments (`hold`), and the trim they put off. */
+  #holds = 0;
+  #heldTrim: number | undefined;
 
   private constructor(opts: WalOptions, nextLsn: number) {
     this.#opts = opts;
@@ -490,11 +505,47 @@ export class Wal {
    */
   async removeSegmentsBefore(lsn: number): Promise<void> {
     await this.#rolled;
+    if (this.#holds > 0) {
+      // A backup is copying the segments: the trim runs when the last hold is released.
+      this.#heldTrim = Math.max(this.#heldTrim ?? 0, lsn);
+      return;
+    }
     while (this.#segments.length > 1 && this.#segments[1]!.firstLsn <= lsn + 1) {
       const seg = this.#segments.shift()!;
       await this.#opts.files.remove(seg.path);
     }
     await this.#opts.files.syncDir(this.#opts.dir);
+  }
+
+  /**
+   * Holds the segments that hold records after `afterLsn` (every record the manifest's files do
+   * not), up to the last durable record: the WAL tail of a backup's checkpoint. Synchronous, so
+   * that the hold, the database's manifest and every other database's hold describe one instant.
+   * Trims wait until `release`; a closed segment never changes again, and the one being written
+   * only grows past the durable length noted here.
+   */
+  hold(afterLsn: number): WalHold {
+    this.#holds++;
+    const segments: WalHold['segments'] = [];
+    const all = this.#segments;
+    for (let i = 0; i < all.length; i++) {
+      const next = all[i + 1];
+      if (next !== undefined && next.firstLsn <= afterLsn + 1) continue; // all of its records are in segment files
+      segments.push({ path: all[i]!.path, bytes: next === undefined && this.#fh !== undefined ? this.#size : undefined });
+    }
+    let released = false;
+    return {
+      lastLsn: this.#nextLsn - 1,
+      segments,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--this.#holds > 0 || this.#heldTrim === undefined || this.#closed) return;
+        const lsn = this.#heldTrim;
+        this.#heldTrim = undefined;
+        this.removeSegmentsBefore(lsn).catch((err: unknown) => this.#opts.logger.error({ err }, 'WAL: removing flushed segments failed'));
+      },
+    };
   }
 
   /**
