@@ -76,6 +76,7 @@ Commands:
   sql       run SQL statements against a server (-e, -f or stdin)
   backup    copy a running server's data into a backup directory
   restore   check a backup, and copy it into a new data directory
+  check     verify every checksum of a data directory no server has open
   version   print the version
   help      print the help of a command (sundial help serve)
 
@@ -175,6 +176,32 @@ Exit codes:
   0  restored (or verified)
   1  a file of the backup is missing or damaged (each is named), or TARGET is
      not empty
+  2  usage error
+`;
+}
+
+export function checkHelp(): string {
+  return `Usage: sundial check --data-dir DIR [--repair]
+
+Verifies every checksum of the data directory DIR, which no server may have open:
+the catalog (it must parse and pass the reader's checks), each database's
+manifest, every block, index and trailer of every segment file, every WAL record.
+Prints a line per problem, the file named relative to DIR. On a running server
+use CHECK DATABASE <name> [REPAIR] instead.
+
+Options:
+  --data-dir DIR
+    The data directory.
+  --repair
+    Move damaged segment files to DIR/quarantine/ and unlist them, so that the
+    rest serves (their rows are no longer served). Damaged WAL bytes are left to
+    the next start, which replays around them; a damaged catalog is not repaired.
+  -h, --help
+    Print this help and exit.
+
+Exit codes:
+  0  no problems
+  1  problems found (repaired or not), or DIR is no data directory
   2  usage error
 `;
 }

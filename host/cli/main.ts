@@ -8,11 +8,12 @@ import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
 import { backupCommand, restoreCommand } from './backup.js';
-import { backupHelp, mainHelp, restoreHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
+import { checkCommand } from './check.js';
+import { backupHelp, checkHelp, mainHelp, restoreHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
 import { sqlCommand } from './sql.js';
 import { CommandError, UsageError } from './usage.js';
 
-const COMMANDS = ['serve', 'sql', 'backup', 'restore', 'version', 'help'] as const;
+const COMMANDS = ['serve', 'sql', 'backup', 'restore', 'check', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 function isCommand(word: string): word is Command {
@@ -32,6 +33,7 @@ function asks(args: readonly string[], long: string, short: string): boolean {
 function helpOf(command: Command | undefined): string {
   if (command === 'backup') return backupHelp();
   if (command === 'restore') return restoreHelp();
+  if (command === 'check') return checkHelp();
   return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
 }
 
@@ -78,6 +80,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'restore':
       await restoreCommand(args);
+      return;
+    case 'check':
+      await checkCommand(args);
       return;
     case 'version':
       parseArgs({ args, options: {}, strict: true, allowPositionals: false });

@@ -8,3 +8,4 @@ export { serve } from './serve.js';
 export { runSql, SQL_FORMATS, SqlClientError, type SqlFormat, statementsOf } from './sql-client.js';
 export { BackupError, runBackup } from './backup-client.js';
 export { BackupDirError, notRestorable, readBackupManifest, restoreBackup, verifyBackup } from './backup-dir.js';
+export { checkDataDirectory, type DataDirCheck } from './data-dir-check.js';

@@ -7,3 +7,4 @@ export { type SkippedFiles, Storage } from './storage.js';
 export type { ExportRange } from './export.js';
 export { decodeExport, EXPORT_MEDIA_TYPE, EXPORT_VERSION, type ExportSchema } from './segment/export-format.js';
 export type { Checkpoint, CheckpointDatabase, CheckpointFile, CheckpointFileKind } from './checkpoint.js';
+export { checkDataDir, type DataDirCheck } from './offline-check.js';

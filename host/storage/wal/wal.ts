@@ -553,36 +553,7 @@ export class Wal {
    * to its durable size. Records of failed writes that a later segment voids are not problems.
    */
   async verify(): Promise<WalProblem[]> {
-    const out: WalProblem[] = [];
-    const segments = [...this.#segments];
-    const current = segments.at(-1);
-    const durable = this.#size;
-    let expected: number | undefined;
-    for (let i = 0; i < segments.length; i++) {
-      const seg = segments[i]!;
-      const file = this.#opts.quarantine.name(seg.path);
-      let buf: Uint8Array;
-      try {
-        buf = await readAligned(this.#opts.files, seg.path);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // trimmed meanwhile
-        throw e;
-      }
-      if (seg === current) buf = buf.subarray(0, durable);
-      const bound = segments[i + 1]?.firstLsn ?? Infinity;
-      if (expected !== undefined && seg.firstLsn > expected) out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
-      expected = seg.firstLsn;
-      for (const ev of walkSegment(buf, seg.firstLsn)) {
-        if (ev.kind === 'record') {
-          if (ev.lsn >= bound) continue;
-          if (ev.lsn > expected) out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
-          expected = ev.lsn + 1;
-        } else if (!(ev.tail && bound <= expected)) {
-          out.push({ file, offset: ev.start, problem: `bytes ${ev.start} to ${ev.end}: ${ev.reason}` });
-        }
-      }
-    }
-    return out;
+    return verifySegments(this.#opts.files, [...this.#segments], this.#size, (path) => this.#opts.quarantine.name(path));
   }
 
   /** Flushes and closes; later appends fail. */
@@ -595,6 +566,49 @@ export class Wal {
       this.#fh = undefined;
     }
   }
+}
+
+/** The segment files of a log folder, oldest first (`sundial check` reads a log no server has open). */
+export async function listSegments(files: WalFiles, dir: string): Promise<Array<{ firstLsn: number; path: string }>> {
+  const names = (await files.list(dir)).filter((n) => /^\d{20}\.wal$/.test(n)).sort();
+  return names.map((n) => ({ firstLsn: Number(n.slice(0, 20)), path: join(dir, n) }));
+}
+
+/**
+ * Checks segment files (CHECK DATABASE, `sundial check`): headers, checksums, LSN order; the
+ * last one up to `durable` bytes when given (the live log's). Records of failed writes that a
+ * later segment voids are not problems; `name` gives a file's name as reports show it.
+ */
+export async function verifySegments(files: WalFiles, segments: ReadonlyArray<{ firstLsn: number; path: string }>, durable: number | undefined, name: (path: string) => string): Promise<WalProblem[]> {
+  const out: WalProblem[] = [];
+  let expected: number | undefined;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    const file = name(seg.path);
+    let buf: Uint8Array;
+    try {
+      buf = await readAligned(files, seg.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // trimmed meanwhile
+      throw e;
+    }
+    if (i === segments.length - 1 && durable !== undefined) buf = buf.subarray(0, durable);
+    const bound = segments[i + 1]?.firstLsn ?? Infinity;
+    if (expected !== undefined && seg.firstLsn > expected) out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
+    expected = seg.firstLsn;
+    for (const ev of walkSegment(buf, seg.firstLsn)) {
+      if (ev.kind === 'record') {
+        if (ev.lsn >= bound) continue;
+        if (ev.lsn > expected) out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
+        expected = ev.lsn + 1;
+      } else if (!(ev.tail && bound <= expected)) {
+        // (The live log's is checked to its durable size: a tail there is damage too.)
+        const torn = ev.tail && bound === Infinity && durable === undefined ? '; a torn tail (a write a crash cut short, never acknowledged): the next start cuts it' : '';
+        out.push({ file, offset: ev.start, problem: `bytes ${ev.start} to ${ev.end}: ${ev.reason}${torn}` });
+      }
+    }
+  }
+  return out;
 }
 
 /** Reads a whole file into a buffer whose byteOffset is 0, so payloads stay 8-aligned. */
