@@ -140,6 +140,28 @@ export class CatalogStore {
     return new CatalogStore(file, catalog, catalog.version);
   }
 
+  /**
+   * Reads the saved document back and decodes it (CHECK DATABASE): the CorruptionError a start
+   * would fail with, or undefined when it reads. The catalog has no checksum; this is its check.
+   */
+  async verifySaved(): Promise<CorruptionError | undefined> {
+    const text = await this.#file.read();
+    if (text === undefined) return new CorruptionError(this.#file.name, 0, 'missing: a start would make a new, empty catalog');
+    try {
+      decode(text, this.#file.name);
+      return undefined;
+    } catch (e) {
+      if (e instanceof CorruptionError) return e;
+      throw e;
+    }
+  }
+
+  /** Saves the catalog even if nothing changed (CHECK DATABASE ... REPAIR of a damaged document). */
+  rewrite(): Promise<void> {
+    this.#savedVersion = -2;
+    return this.save();
+  }
+
   /** True when there are changes not yet saved. */
   get dirty(): boolean {
     return this.catalog.version !== this.#savedVersion;

@@ -25,6 +25,7 @@ import {
   BlockCache,
   type CachedBlock,
   type ColumnCodecs,
+  loadManifest,
   partitionOverflows,
   retentionCutoff,
   nodeSegmentStore,
@@ -787,7 +788,8 @@ export class Storage {
 
   /**
    * CHECK DATABASE: every segment file of the database against its checksums (trailer, index,
-   * every block) and every WAL segment (header, record checksums, LSN order). A row per problem;
+   * every block), the catalog and the manifest as saved (they must read back), and every WAL
+   * segment (header, record checksums, LSN order). A row per problem;
    * with `repair`, damaged segment files go to the quarantine folder (their rows are no longer
    * served) and damaged WAL segments are retired by a flush of the database (their records are
    * in memory: replayed at start, or written in this run).
@@ -822,6 +824,26 @@ export class Storage {
         }
       }
       for (const f of found) out.push({ file, offset: f.offset, problem: f.problem, action });
+    }
+    // The catalog and the manifest have no checksum: they must read back as a start reads them.
+    // The server's memory holds them whole, so REPAIR writes them out again from there.
+    const catalogDamage = await this.#store.verifySaved();
+    if (catalogDamage !== undefined) {
+      let action = '';
+      if (repair) action = await this.#store.rewrite().then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
+      out.push({ file: 'catalog.json', offset: catalogDamage.offset, problem: catalogDamage.check, action });
+    }
+    const manifestDamage = await loadManifest(state.segmentStore, state.dir).then(
+      () => undefined,
+      (e: unknown) => {
+        if (e instanceof CorruptionError) return e;
+        throw e;
+      },
+    );
+    if (manifestDamage !== undefined) {
+      let action = '';
+      if (repair) action = await state.commit({}).then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
+      out.push({ file: q.name(join(state.dir, 'manifest.json')), offset: manifestDamage.offset, problem: manifestDamage.check, action });
     }
     const wal = await state.wal.verify();
     let walAction = '';
