@@ -4,7 +4,8 @@
 // its checksum and named; a restore goes only into an empty directory; only admins may back up.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync, mkdtempSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,6 +209,32 @@ describe('sundial backup and restore', () => {
     expect(usage).toEqual({ status: 2, stdout: '', stderr: 'sundial: restore needs --data-dir DIR (or --verify alone); see sundial restore --help\n' });
     const none = await sundial(['restore', join(dir, 'nothing'), '--verify']);
     expect(none).toEqual({ status: 1, stdout: '', stderr: `sundial: ${join(dir, 'nothing')} holds no backup (no backup.json)\n` });
+  });
+
+  it('lets go of the files it holds when the client goes away mid-backup', async () => {
+    const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; name: string }> };
+    const wal = join(server.dataDir, 'db', String(catalog.databases.find((d) => d.name === 'public')!.id), 'wal');
+    // Abandon a backup after its first bytes, then write past a WAL segment and flush: the trim
+    // must not wait for a backup that is gone.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(new URL('/api/v1/admin/backup', server.url), { method: 'POST', headers: { authorization: 'Basic cm9vdDo=' }, agent: false }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
+      req.end();
+    });
+    const writer = new Writer(server.url);
+    writer.next = 200_000;
+    await writer.until(200_080);
+    await writer.stop();
+    expect(readdirSync(wal).length).toBeGreaterThan(1);
+    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'COMPACT DATABASE public' });
+    expect(r.status, r.text).toBe(200);
+    expect(readdirSync(wal)).toHaveLength(1);
   });
 
   it('is for admins only: a member gets 422 010004 and the backup directory is left alone', async () => {
