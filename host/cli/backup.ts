@@ -13,6 +13,17 @@ function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/**
+ * An error of the file system or the network (a full disk, a server gone midway) as the
+ * command's failure, exit 1, rather than a crash with a stack; bugs keep theirs.
+ */
+function asFailure(e: unknown, what: string): unknown {
+  if (e instanceof CommandError || !(e instanceof Error) || e.message.startsWith('BUG:')) return e;
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  const detail = cause?.message !== undefined ? `${e.message} (${cause.code ?? cause.message})` : e.message;
+  return new CommandError(`${what}: ${detail}`, EXIT_FAILURE);
+}
+
 function oneDir(positionals: string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes one backup directory, got ${positionals.length}; see sundial ${command} --help`);
   return positionals[0]!;
@@ -37,7 +48,7 @@ export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Pro
     process.stdout.write(lines.join('\n') + '\n');
   } catch (e) {
     if (e instanceof BackupError || e instanceof BackupDirError) throw new CommandError(e.message, EXIT_FAILURE);
-    throw e;
+    throw asFailure(e, 'the backup failed, the previous one in the directory is kept');
   }
 }
 
@@ -71,6 +82,6 @@ export async function restoreCommand(args: string[]): Promise<void> {
     process.stdout.write(`restored backup ${m.run} (taken ${m.time}) into ${target}: ${m.files.length} files, ${mib(bytes)}, every SHA-256 checked; start a server on it to replay its WAL tail\n`);
   } catch (e) {
     if (e instanceof BackupDirError) throw new CommandError(e.message, EXIT_FAILURE);
-    throw e;
+    throw asFailure(e, 'the restore failed');
   }
 }

@@ -5,7 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,8 +215,8 @@ describe('sundial backup and restore', () => {
   it('lets go of the files it holds when the client goes away mid-backup', async () => {
     const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; name: string }> };
     const wal = join(server.dataDir, 'db', String(catalog.databases.find((d) => d.name === 'public')!.id), 'wal');
-    // Abandon a backup after its first bytes, then write past a WAL segment and flush: the trim
-    // must not wait for a backup that is gone.
+    // Abandon a backup after its first bytes, then write past several WAL segments (128 KiB) and
+    // flush: the trims must not wait for a backup that is gone (a held log kept six segments).
     await new Promise<void>((resolve, reject) => {
       const req = httpRequest(new URL('/api/v1/admin/backup', server.url), { method: 'POST', headers: { authorization: 'Basic cm9vdDo=' }, agent: false }, (res) => {
         expect(res.statusCode).toBe(200);
@@ -231,10 +232,34 @@ describe('sundial backup and restore', () => {
     writer.next = 200_000;
     await writer.until(200_080);
     await writer.stop();
-    expect(readdirSync(wal).length).toBeGreaterThan(1);
     const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'COMPACT DATABASE public' });
     expect(r.status, r.text).toBe(200);
     expect(readdirSync(wal)).toHaveLength(1);
+  });
+
+  it('keeps the previous backup whole when the stream breaks off midway, and exits 1 saying so', async () => {
+    const before = readFileSync(join(backupDir, 'backup.json'), 'utf8');
+    // A stand-in server that announces a file and hangs up inside it, as a server killed midway.
+    const fake = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/x-sundial-backup' });
+        res.write('{"format":"sundial-backup","version":1,"time":"t","databases":[]}\n{"path":"catalog.json","kind":"catalog","size":100}\n0123456789');
+        setTimeout(() => res.socket?.destroy(), 50);
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+      const run = await sundial(['backup', backupDir, '--url', url]);
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^sundial: the backup failed, the previous one in the directory is kept: .+\n$/);
+    } finally {
+      fake.close();
+    }
+    expect(readFileSync(join(backupDir, 'backup.json'), 'utf8')).toBe(before);
+    expect(await sundial(['restore', backupDir, '--verify'])).toMatchObject({ status: 0, stderr: '' });
   });
 
   it('is for admins only: a member gets 422 010004 and the backup directory is left alone', async () => {
