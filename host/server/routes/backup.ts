@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
-import { UserError } from '../../core/errors.js';
+import { bug, UserError } from '../../core/errors.js';
 import { requireSystemMaintainer } from '../../meta/index.js';
 import type { Checkpoint } from '../../storage/index.js';
 import { userOf, type ServerContext } from '../context.js';
@@ -67,7 +67,7 @@ async function* frames(checkpoint: Checkpoint, have: ReadonlyMap<string, string>
         sent += c.length;
         yield c;
       }
-      if (sent !== size) throw new Error(`BUG: ${f.path} gave ${sent} bytes, announced ${size}`);
+      if (sent !== size) throw bug(`${f.path} gave ${sent} bytes, announced ${size}`);
       sha256[f.path] = hash.digest('hex');
       bytes += size;
     }
