@@ -172,6 +172,11 @@ export class CatalogStore {
    * waits for it and then saves again if anything changed, so on return every change made
    * before the call is durable.
    */
+  /** Puts the catalog back to `text`, an earlier `text()`, after a change whose save failed (Catalog.revertTo). */
+  revert(text: string): void {
+    this.catalog.revertTo(decode(text, this.#file.name));
+  }
+
   /** The document of the catalog as it is now, as `save` writes it (a backup's checkpoint copies it). */
   text(): string {
     return JSON.stringify(encode(this.catalog), null, 1) + '\n';

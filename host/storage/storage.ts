@@ -8,7 +8,9 @@
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
 // logged with the table and column ids they resolved to, and deletes as WAL records, so replay
-// after a crash applies old records to the right columns, never to dropped or renamed ones.
+// after a crash applies old records to the right columns, never to dropped or renamed ones. A DDL
+// whose save fails is reverted (#changeSchema); a write's new tables and columns are taken back
+// when its record fails (provisional-schema.ts): what failed is in neither memory nor catalog.json.
 
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -66,6 +68,7 @@ import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
+import { type Forget, ProvisionalSchema } from './provisional-schema.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
 import { nodeWalFiles, WalFailure } from './wal/index.js';
@@ -161,6 +164,10 @@ export class Storage {
   #compactionFailures = 0;
   #compactionRetryAtMs = 0;
   #compactionBackoffMs = 0;
+  /** Tables and columns made by writes whose WAL record is not durable yet (provisional-schema.ts). */
+  readonly #provisional = new ProvisionalSchema();
+  /** Set while a DDL changes and saves the catalog (#changeSchema); writes wait for it before touching the schema. */
+  #schemaChange: Promise<void> | undefined;
 
   private constructor(opts: StorageOptions, store: CatalogStore) {
     this.#opts = opts;
@@ -289,7 +296,8 @@ export class Storage {
   /**
    * Stores the encoded write batches of one request atomically: schema check (and creation of
    * missing tables and columns), one WAL record, memtable. Resolves once the record is durable.
-   * On any error nothing of the request is stored.
+   * On any error nothing of the request is stored, and the tables and columns it created are
+   * taken back (unless a write in flight uses them too: provisional-schema.ts).
    */
   async write(db: DatabaseDef, encoded: readonly Uint8Array[]): Promise<void> {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
@@ -298,12 +306,58 @@ export class Storage {
     const batches = encoded.map((b) => readWriteBatch(b));
     if (batches.every((b) => b.rowCount === 0)) return;
     this.#checkRetention(state, batches);
-    if (this.catalog.applyBatchSchema(db, batches.flatMap((b) => b.tables))) {
-      // The WAL record carries the ids (wal-replay.ts), so this save need not block the write.
-      this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    const tables = batches.flatMap((b) => b.tables);
+    const created = this.catalog.applyBatchSchema(db, tables);
+    if (created.length > 0) this.#provisional.add(db, created);
+    const claimed = this.#provisional.claim(db, tables);
+    try {
+      const stamps = batches.map((b) => stampsOf(db, b.tables));
+      await state.write(batches, encoded, stamps);
+    } catch (e) {
+      await this.#takeBack(this.#provisional.settle(claimed, false));
+      rethrowWalFailure(e);
     }
-    const stamps = batches.map((b) => stampsOf(db, b.tables));
-    await state.write(batches, encoded, stamps).catch(rethrowWalFailure);
+    if (claimed.length > 0) this.#provisional.settle(claimed, true);
+    // Saved once the record is durable, so that a failed write's tables seldom reach the disk; the
+    // record carries the ids (wal-replay.ts), so a crash before this save loses nothing either.
+    if (created.length > 0) this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+  }
+
+  /** Takes a failed write's tables and columns out of the catalog, and the catalog file, again. */
+  async #takeBack(forget: readonly Forget[]): Promise<void> {
+    if (forget.length === 0) return;
+    // Not in the middle of a DDL, whose revert would bring them back.
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    for (const f of forget) this.catalog.forgetCreated(f.db, f.tableId, f.columnIds);
+    await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+  }
+
+  /**
+   * The one path of a DDL's catalog change: one at a time, writes waiting, then `change` (which
+   * validates before it changes anything) and a save; a save that fails (a full disk) puts the
+   * catalog in memory back as it was (CatalogStore.revert), so that memory and disk agree, and
+   * rethrows. `after` runs once the save is durable, before writes go on.
+   */
+  async #changeSchema<T>(change: () => T, after?: (out: T) => Promise<void> | void): Promise<T> {
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    let release!: () => void;
+    this.#schemaChange = new Promise((resolve) => (release = resolve));
+    try {
+      const before = this.#store.text();
+      const out = change();
+      try {
+        await this.#store.save();
+      } catch (e) {
+        this.#store.revert(before);
+        throw e;
+      }
+      await after?.(out);
+      return out;
+    } finally {
+      this.#schemaChange = undefined;
+      release();
+    }
   }
 
   /** Counts of the storage faults found in this run (quarantine.ts). */
@@ -363,18 +417,21 @@ export class Storage {
   /** `system`: the server creates one of its own (usage_schema), whose name users may not take. */
   async createDatabase(tenant: string, name: string, options: DatabaseOptions, system = false): Promise<DatabaseDef> {
     this.#open();
-    if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
-    const def = createDatabaseDef(this.catalog, tenant, name, options, system);
-    await this.#store.save();
-    await this.#openDatabase(def);
-    return def;
+    return this.#changeSchema(
+      () => {
+        if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
+        return createDatabaseDef(this.catalog, tenant, name, options, system);
+      },
+      async (def) => void (await this.#openDatabase(def)),
+    );
   }
 
   async alterDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<void> {
     this.#open();
-    checkDatabaseLimits(this.catalog, tenant, options, false);
-    alterDatabaseDef(this.catalog, tenant, name, options);
-    await this.#store.save();
+    await this.#changeSchema(() => {
+      checkDatabaseLimits(this.catalog, tenant, options, false);
+      alterDatabaseDef(this.catalog, tenant, name, options);
+    });
   }
 
   /**
@@ -394,11 +451,13 @@ export class Storage {
 
   async dropTable(db: DatabaseDef, table: string, afterMs?: number): Promise<void> {
     const state = this.#state(db);
+    let dropped: number | undefined;
     await this.#drop('table', [db.tenant, db.name, table], afterMs, () => {
-      const t = dropTableDef(this.catalog, db, table);
-      state.dropTable(t.id);
+      dropped = dropTableDef(this.catalog, db, table).id;
       return [];
     });
+    // Its rows leave memory only once the drop is saved (a failed save keeps the table).
+    if (dropped !== undefined) state.dropTable(dropped);
   }
 
   /**
@@ -410,18 +469,15 @@ export class Storage {
     this.#open();
     const nowMs = this.#nowMs();
     const c = this.catalog;
-    let gone: PendingDrop | undefined;
-    let destroy: DatabaseDef[] = [];
-    if (afterMs !== undefined) {
-      gone = scheduleDrop(c, kind, names, nowMs + afterMs, nowMs);
-    } else if (isLive(c, kind, names) || findPendingDrop(c, kind, names) === undefined) {
-      const out = now();
-      destroy = Array.isArray(out) ? out : [out];
-      recordResource(c, kind, names, 'Successed', nowMs);
-    } else {
-      gone = completeDrop(c, findPendingDrop(c, kind, names)!, nowMs);
-    }
-    await this.#store.save();
+    const { gone, destroy } = await this.#changeSchema(() => {
+      if (afterMs !== undefined) return { gone: scheduleDrop(c, kind, names, nowMs + afterMs, nowMs), destroy: [] };
+      if (isLive(c, kind, names) || findPendingDrop(c, kind, names) === undefined) {
+        const out = now();
+        recordResource(c, kind, names, 'Successed', nowMs);
+        return { gone: undefined, destroy: Array.isArray(out) ? out : [out] };
+      }
+      return { gone: completeDrop(c, findPendingDrop(c, kind, names)!, nowMs), destroy: [] };
+    });
     if (gone !== undefined) await this.#carryOut(gone);
     for (const def of destroy) await this.#destroyDatabase(def);
   }
@@ -435,16 +491,16 @@ export class Storage {
   /** RECOVER TENANT | DATABASE | TABLE: a pending drop's object back under its name, durable on return. */
   async recoverDropped(kind: DropKind, names: string[]): Promise<void> {
     this.#open();
-    recoverDrop(this.catalog, kind, names, this.#nowMs());
-    await this.#store.save();
+    await this.#changeSchema(() => recoverDrop(this.catalog, kind, names, this.#nowMs()));
   }
 
   /** Carries out the pending drops that are due (from maintain()). */
   async #dropDue(nowMs: number): Promise<void> {
     const due = dueDrops(this.catalog, nowMs);
     if (due.length === 0) return;
-    for (const p of due) completeDrop(this.catalog, p, nowMs);
-    await this.#store.save();
+    await this.#changeSchema(() => {
+      for (const p of due) completeDrop(this.catalog, p, nowMs);
+    });
     for (const p of due) {
       this.#opts.logger.info({ drop: p.kind, name: resourceName(p.names) }, 'carried out a scheduled drop');
       await this.#carryOut(p);
@@ -466,26 +522,26 @@ export class Storage {
    */
   async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {
     this.#open();
-    const out = change(this.catalog);
-    await this.#store.save();
-    return out;
+    return this.#changeSchema(() => change(this.catalog));
   }
 
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
     this.#open();
     this.#state(db);
-    const table = createTableDef(this.catalog, db, def);
-    await this.#store.save();
-    return table;
+    return this.#changeSchema(() => createTableDef(this.catalog, db, def));
   }
 
   async alterTable(db: DatabaseDef, table: string, change: TableChange): Promise<void> {
     this.#open();
     const state = this.#state(db);
-    const { table: t, column } = alterTableDef(this.catalog, db, table, change);
-    if (change.kind === 'dropColumn') state.dropColumn(t.id, column.id);
-    await this.#store.save();
+    // A dropped column's values leave memory only once the change is saved.
+    await this.#changeSchema(
+      () => alterTableDef(this.catalog, db, table, change),
+      ({ table: t, column }) => {
+        if (change.kind === 'dropColumn') state.dropColumn(t.id, column.id);
+      },
+    );
   }
 
 
@@ -514,8 +570,8 @@ export class Storage {
 
   /**
    * Before a DDL, DCL or DELETE: refused while shutting down, and while a WAL has found the disk
-   * full. A catalog save that fails leaves its change in memory (the next save writes it), so a
-   * statement known to fail is not begun.
+   * full (a statement known to fail is not begun; one that finds it full itself is reverted by
+   * #changeSchema).
    */
   #open(): void {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
