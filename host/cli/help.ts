@@ -2,7 +2,7 @@
 // the configuration loader reads (node/config.ts SETTINGS), so that a new setting is a flag, an
 // environment variable and a line of help at once.
 
-import { envName, flagName, SETTINGS } from '../node/index.js';
+import { envName, flagName, SETTINGS } from '../node/config.js';
 
 /** Columns the help is wrapped to: 80, the width terminals open with. */
 const WIDTH = 80;
@@ -74,6 +74,9 @@ Sundial, a time-series database server with CnosDB's HTTP interface.
 Commands:
   serve     run the server (the command when the first argument is an option)
   sql       run SQL statements against a server (-e, -f or stdin)
+  backup    copy a running server's data into a backup directory
+  restore   check a backup, and copy it into a new data directory
+  check     verify every checksum of a data directory no server has open
   version   print the version
   help      print the help of a command (sundial help serve)
 
@@ -82,7 +85,7 @@ Options of every command:
   -V, --version  print the version and exit
 
 ${EXIT_CODES}
-Documentation: docs/cli.md, docs/configuration.md
+Documentation: docs/cli.md, docs/backup.md, docs/configuration.md
 `;
 }
 
@@ -125,6 +128,81 @@ Exit codes:
   0  every statement succeeded
   1  a statement failed, or the server could not be reached
   2  usage error (unknown option, bad value, unreadable file)
+`;
+}
+
+export function backupHelp(): string {
+  return `Usage: sundial backup [options] DIR
+
+Copies a consistent checkpoint of a running server (its catalog, segment files
+and WAL tail, all cut at one instant while it goes on taking writes) into DIR,
+over POST /api/v1/admin/backup (an admin's credentials; the password is
+SUNDIAL_PASSWORD's, empty if unset). A second run into the same DIR copies only
+the segment files DIR does not hold yet. Every file is checked against the
+server's SHA-256; an interrupted run leaves the previous backup whole.
+
+Options:
+  --url URL
+    The server (also SUNDIAL_URL; default http://127.0.0.1:8902).
+  -u, --user NAME
+    The user, an admin (default root).
+  -h, --help
+    Print this help and exit.
+
+Exit codes:
+  0  the backup is complete
+  1  the server refused or broke off the backup, or DIR cannot be written
+  2  usage error
+`;
+}
+
+export function restoreHelp(): string {
+  return `Usage: sundial restore DIR --data-dir TARGET
+       sundial restore DIR --verify
+
+Checks every file of the backup in DIR against its SHA-256, then copies it into
+TARGET, which must be empty or not exist; a server started on TARGET replays the
+backup's WAL tail. With --verify alone it only checks. No server is needed.
+
+Options:
+  --data-dir TARGET
+    The new data directory.
+  --verify
+    Check the backup (without --data-dir: and nothing else).
+  -h, --help
+    Print this help and exit.
+
+Exit codes:
+  0  restored (or verified)
+  1  a file of the backup is missing or damaged (each is named), or TARGET is
+     not empty
+  2  usage error
+`;
+}
+
+export function checkHelp(): string {
+  return `Usage: sundial check --data-dir DIR [--repair]
+
+Verifies every checksum of the data directory DIR, which no server may have open:
+the catalog (it must parse and pass the reader's checks), each database's
+manifest, every block, index and trailer of every segment file, every WAL record.
+Prints a line per problem, the file named relative to DIR. On a running server
+use CHECK DATABASE <name> [REPAIR] instead.
+
+Options:
+  --data-dir DIR
+    The data directory.
+  --repair
+    Move damaged segment files to DIR/quarantine/ and unlist them, so that the
+    rest serves (their rows are no longer served). Damaged WAL bytes are left to
+    the next start, which replays around them; a damaged catalog is not repaired.
+  -h, --help
+    Print this help and exit.
+
+Exit codes:
+  0  no problems
+  1  problems found (repaired or not), or DIR is no data directory
+  2  usage error
 `;
 }
 

@@ -2,16 +2,16 @@
 // The `sundial` command: picks the command from the arguments and runs it; what a command does is
 // host/node's (serve: node/serve.ts). With no command, or an option first, it serves, as it did
 // before it had commands (scripts and tests start it so). Exit codes: node/exit-codes.ts.
+// Only what every command needs is imported here; each command's module is imported when it runs
+// (the whole server took 3.4 s to load for `sundial version`), so import nothing heavy above.
 
 import { parseArgs } from 'node:util';
-import { pino, type Logger } from 'pino';
-import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
-import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
-import { mainHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
-import { sqlCommand } from './sql.js';
+import { EXIT_FAILURE, EXIT_USAGE } from '../node/exit-codes.js';
+import { packageVersion } from '../node/package-info.js';
+import type { Config } from '../node/index.js';
 import { CommandError, UsageError } from './usage.js';
 
-const COMMANDS = ['serve', 'sql', 'version', 'help'] as const;
+const COMMANDS = ['serve', 'sql', 'backup', 'restore', 'check', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 function isCommand(word: string): word is Command {
@@ -28,12 +28,18 @@ function asks(args: readonly string[], long: string, short: string): boolean {
 }
 
 /** The help of a command; undefined: of `sundial` itself. */
-function helpOf(command: Command | undefined): string {
+async function helpOf(command: Command | undefined): Promise<string> {
+  const { backupHelp, checkHelp, mainHelp, restoreHelp, serveHelp, sqlHelp, versionHelp } = await import('./help.js');
+  if (command === 'backup') return backupHelp();
+  if (command === 'restore') return restoreHelp();
+  if (command === 'check') return checkHelp();
   return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
 }
 
 async function runServe(args: string[]): Promise<void> {
-  settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
+  // Before anything is compiled (core/v8-typed-arrays.ts), so before the server's modules load.
+  (await import('../core/v8-typed-arrays.js')).settleTypedArrayAssumptions();
+  const { ConfigError, loadConfig, serve } = await import('../node/index.js');
   let config: Config;
   try {
     config = loadConfig({ argv: args });
@@ -55,7 +61,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (asks(args, '--help', '-h')) {
     // `sundial --help` alone is the command's own help; with other options it is serve's.
-    process.stdout.write(helpOf(command ?? (args.length === 1 ? undefined : 'serve')));
+    process.stdout.write(await helpOf(command ?? (args.length === 1 ? undefined : 'serve')));
     return;
   }
   if (asks(args, '--version', '-V')) {
@@ -68,7 +74,16 @@ async function main(argv: string[]): Promise<void> {
       await runServe(args);
       return;
     case 'sql':
-      await sqlCommand(args, process.env);
+      await (await import('./sql.js')).sqlCommand(args, process.env);
+      return;
+    case 'backup':
+      await (await import('./backup.js')).backupCommand(args, process.env);
+      return;
+    case 'restore':
+      await (await import('./backup.js')).restoreCommand(args);
+      return;
+    case 'check':
+      await (await import('./check.js')).checkCommand(args);
       return;
     case 'version':
       parseArgs({ args, options: {}, strict: true, allowPositionals: false });
@@ -79,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
       if (positionals.length > 1) throw new UsageError(`help takes one command, got ${positionals.length}; see sundial --help`);
       const topic = positionals[0];
       if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see sundial --help`);
-      process.stdout.write(helpOf(topic));
+      process.stdout.write(await helpOf(topic));
       return;
     }
   }
@@ -90,12 +105,13 @@ function isParseArgsError(err: unknown): err is TypeError {
   return err instanceof TypeError && String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
   if (err instanceof CommandError || isParseArgsError(err)) {
     process.stderr.write(`sundial: ${err.message}\n`);
     process.exit(err instanceof CommandError ? err.exitCode : EXIT_USAGE);
   }
-  const logger: Logger = pino();
+  const { pino } = await import('pino');
+  const logger = pino();
   logger.fatal({ err }, 'startup failed');
   logger.flush();
   process.exit(EXIT_FAILURE);

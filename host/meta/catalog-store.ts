@@ -140,6 +140,28 @@ export class CatalogStore {
     return new CatalogStore(file, catalog, catalog.version);
   }
 
+  /**
+   * Reads the saved document back and decodes it (CHECK DATABASE): the CorruptionError a start
+   * would fail with, or undefined when it reads. The catalog has no checksum; this is its check.
+   */
+  async verifySaved(): Promise<CorruptionError | undefined> {
+    const text = await this.#file.read();
+    if (text === undefined) return new CorruptionError(this.#file.name, 0, 'missing: a start would make a new, empty catalog');
+    try {
+      decode(text, this.#file.name);
+      return undefined;
+    } catch (e) {
+      if (e instanceof CorruptionError) return e;
+      throw e;
+    }
+  }
+
+  /** Saves the catalog even if nothing changed (CHECK DATABASE ... REPAIR of a damaged document). */
+  rewrite(): Promise<void> {
+    this.#savedVersion = -2;
+    return this.save();
+  }
+
   /** True when there are changes not yet saved. */
   get dirty(): boolean {
     return this.catalog.version !== this.#savedVersion;
@@ -150,12 +172,21 @@ export class CatalogStore {
    * waits for it and then saves again if anything changed, so on return every change made
    * before the call is durable.
    */
+  /** Puts the catalog back to `text`, an earlier `text()`, after a change whose save failed (Catalog.revertTo). */
+  revert(text: string): void {
+    this.catalog.revertTo(decode(text, this.#file.name));
+  }
+
+  /** The document of the catalog as it is now, as `save` writes it (a backup's checkpoint copies it). */
+  text(): string {
+    return JSON.stringify(encode(this.catalog), null, 1) + '\n';
+  }
+
   save(): Promise<void> {
     const next = this.#saving.then(async () => {
       if (!this.dirty) return;
       const version = this.catalog.version;
-      const text = JSON.stringify(encode(this.catalog), null, 1) + '\n';
-      await this.#file.replace(text);
+      await this.#file.replace(this.text());
       this.#savedVersion = version;
     });
     // A failed save must not poison later saves; the caller of this one sees the error.

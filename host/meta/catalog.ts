@@ -128,6 +128,13 @@ export interface ResourceStatus {
   comment: string;
 }
 
+/** A table a write created, or the columns it added to one (applyBatchSchema). */
+export interface CreatedSchema {
+  table: TableDef;
+  newTable: boolean;
+  columnIds: number[];
+}
+
 export const DEFAULT_TENANT = 'cnosdb';
 /** The initial admin: it cannot be dropped, and only it may change itself (CnosDB's ROOT). */
 export const ROOT_USER = 'root';
@@ -235,12 +242,70 @@ export class Catalog {
   }
 
   /**
+   * Puts this catalog back to `snap`, an earlier state of it (decoded from its saved text), after
+   * a change whose save failed: in place, keeping the objects of the tenants, users, databases and
+   * tables both have (storage's database stores, and requests in flight, hold them), so that they
+   * show the old state too. Ids handed out meanwhile are not handed out again.
+   */
+  revertTo(snap: Catalog): void {
+    const tables = new Map<number, TableDef>();
+    const databases = new Map<number, DatabaseDef>();
+    for (const d of this.allDatabases()) {
+      databases.set(d.id, d);
+      for (const t of [...d.tables.values(), ...(d.pendingTables?.values() ?? [])]) tables.set(t.id, t);
+    }
+    const table = (t: TableDef): TableDef => (tables.has(t.id) ? Object.assign(tables.get(t.id)!, t) : t);
+    const database = (d: DatabaseDef): DatabaseDef => {
+      const live = databases.get(d.id);
+      const out = live === undefined ? d : Object.assign(live, d);
+      out.tables = new Map([...d.tables].map(([name, t]) => [name, table(t)]));
+      if (d.pendingTables === undefined) delete out.pendingTables;
+      else out.pendingTables = new Map([...d.pendingTables].map(([id, t]) => [id, table(t)]));
+      return out;
+    };
+    const adopt = <V extends object>(live: Map<string, V>, from: Map<string, V>): void => {
+      const old = new Map(live);
+      live.clear();
+      for (const [k, v] of from) live.set(k, old.has(k) ? Object.assign(old.get(k)!, v) : v);
+    };
+    adopt(this.tenants, snap.tenants);
+    adopt(this.users, snap.users);
+    this.#databases.clear();
+    for (const [k, d] of snap.#databases) this.#databases.set(k, database(d));
+    this.pendingDrops.length = 0;
+    for (const p of snap.pendingDrops) {
+      this.pendingDrops.push({ ...p, databases: p.databases.map(database), database: p.database && database(p.database), table: p.table && table(p.table) });
+    }
+    this.resources.clear();
+    for (const [k, r] of snap.resources) this.resources.set(k, r);
+    this.reserveIds(snap.idWatermark);
+    this.changed();
+  }
+
+  /**
+   * Takes back what a write created (applyBatchSchema) when its WAL record failed and nothing else
+   * uses it (storage's provisional-schema.ts): the table, or else the columns, by id, so that a
+   * DDL on the name meanwhile is left alone.
+   */
+  forgetCreated(db: DatabaseDef, tableId: number, columnIds: readonly number[] | 'table'): void {
+    const t = tableById(db, tableId);
+    if (t === undefined || db.tables.get(t.name) !== t) return;
+    if (columnIds === 'table') db.tables.delete(t.name);
+    else {
+      t.tags = t.tags.filter((c) => !columnIds.includes(c.id));
+      t.fields = t.fields.filter((c) => !columnIds.includes(c.id));
+    }
+    this.changed();
+  }
+
+  /**
    * Checks the tables and columns of a write batch against the schema and creates the missing
    * ones, unless the database has STRICT_WRITE: then a table or column that does not exist is an
    * error. All checks run before any change, so a rejected batch creates nothing. Throws
    * UserError('schemaConflict') naming the column, the stored type and the written type.
+   * Returns what it created (nothing: an empty array).
    */
-  applyBatchSchema(db: DatabaseDef, tables: readonly BatchTable[]): boolean {
+  applyBatchSchema(db: DatabaseDef, tables: readonly BatchTable[]): CreatedSchema[] {
     const strict = db.options.strictWrite;
     // Pass 1: check every column against the stored schema and against the other tables of the
     // request (one request may hold several batches with the same table).
@@ -269,24 +334,27 @@ export class Catalog {
     }
     // Pass 2: create what is missing. Columns new to a table are created sorted by name (tags,
     // then fields), as CnosDB creates them from line protocol; later additions are appended.
-    let changed = false;
+    const created: CreatedSchema[] = [];
     for (const [name, columns] of pending) {
       let def = db.tables.get(name);
+      const newTable = def === undefined;
       if (def === undefined) {
         def = { id: this.nextId(), name, tags: [], fields: [], timeCodec: 'DEFAULT' };
         db.tables.set(name, def);
-        changed = true;
       }
       const fresh = [...columns].filter(([c]) => findColumn(def, c) === undefined);
       // Tags before fields, each by name: ids follow, and id order is the order of SELECT *.
       fresh.sort(([a, x], [b, y]) => (x.kind !== y.kind ? (x.kind === 'tag' ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0));
+      const columnIds: number[] = [];
       for (const [c, { kind, type }] of fresh) {
-        (kind === 'tag' ? def.tags : def.fields).push({ id: this.nextId(), name: c, kind, type, codec: 'DEFAULT' });
-        changed = true;
+        const id = this.nextId();
+        (kind === 'tag' ? def.tags : def.fields).push({ id, name: c, kind, type, codec: 'DEFAULT' });
+        columnIds.push(id);
       }
+      if (newTable || columnIds.length > 0) created.push({ table: def, newTable, columnIds });
     }
-    if (changed) this.changed();
-    return changed;
+    if (created.length > 0) this.changed();
+    return created;
   }
 }
 

@@ -6,7 +6,7 @@ export { Authenticator } from './authenticator.js';
 export { addMemberDef, alterTenantDef, alterUserDef, changePrivileges, checkDatabaseLimits, createRoleDef, createTenantDef, createUserDef, dropAfterMs, dropRoleDef, dropTenantDef, dropUserDef, parseDropAfter, PRIVILEGE_NAMES, removeMemberDef, renameUserDef, setMemberDef, type TenantOptions, type UserChange } from './catalog-dcl.js';
 export { alterDatabaseDef, alterTableDef, createDatabaseDef, createTableDef, dropDatabaseDef, dropTableDef, requireTable } from './catalog-ddl.js';
 export { type CatalogFile, CatalogStore } from './catalog-store.js';
-export { type Catalog, columnById, type ColumnDef, type DatabaseDef, DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, type DropKind, findColumn, type PendingDrop, ROOT_USER, stampsOf, tableById, type TableDef, type TenantDef, type UserDef } from './catalog.js';
+export { type Catalog, columnById, type ColumnDef, type CreatedSchema, type DatabaseDef, DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, type DropKind, findColumn, type PendingDrop, ROOT_USER, stampsOf, tableById, type TableDef, type TenantDef, type UserDef } from './catalog.js';
 export { type LimiterConfig, parseLimiterConfig, type RateBucket, type RequestBucketName } from './limiter-config.js';
 export { hashPassword, verifyPassword } from './password.js';
 export { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from './pending-drops.js';

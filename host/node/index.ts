@@ -6,3 +6,6 @@ export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 export { packageVersion } from './package-info.js';
 export { serve } from './serve.js';
 export { runSql, SQL_FORMATS, SqlClientError, type SqlFormat, statementsOf } from './sql-client.js';
+export { BackupError, runBackup } from './backup-client.js';
+export { BackupDirError, notRestorable, readBackupManifest, restoreBackup, verifyBackup } from './backup-dir.js';
+export { checkDataDirectory, type DataDirCheck } from './data-dir-check.js';

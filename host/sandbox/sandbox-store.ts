@@ -185,7 +185,7 @@ export class SandboxStore {
     const d = this.#require(database);
     this.#checkRoom(encoded.reduce((n, b) => n + b.length, 0) * 2, `writing to ${database}`);
     const batches = encoded.map((b) => readWriteBatch(b));
-    if (this.catalog.applyBatchSchema(d.def, batches.flatMap((b) => b.tables))) this.catalog.changed();
+    if (this.catalog.applyBatchSchema(d.def, batches.flatMap((b) => b.tables)).length > 0) this.catalog.changed();
     let rows = 0;
     this.#generation++;
     for (const b of batches) {

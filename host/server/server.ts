@@ -12,6 +12,7 @@ import { authenticate } from './auth.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
+import { backupRoutes } from './routes/backup.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
 import { esProbeRoutes } from './routes/es-probes.js';
 import { exportRoutes } from './routes/export.js';
@@ -133,6 +134,7 @@ export class SundialServer {
       ...sandboxRoutes(),
       ...influxdbRoutes(this.#ctx),
       ...influxdbQueryRoutes(this.#ctx),
+      ...backupRoutes(this.#ctx),
       ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () => this.#ctx.services()),
       fallbackRoute(),
     ];

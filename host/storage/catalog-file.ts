@@ -28,9 +28,13 @@ export function catalogFile(dir: string): CatalogFile {
       try {
         await fh.writeFile(text, 'utf8');
         await fh.sync();
-      } finally {
-        await fh.close();
+      } catch (e) {
+        // On a full disk the partial file would hold on to the space the WAL needs to resume.
+        await fh.close().catch(() => undefined);
+        await unlink(tmp).catch(() => undefined);
+        throw e;
       }
+      await fh.close();
       await rename(tmp, path);
       await fsyncDir(dir);
     },

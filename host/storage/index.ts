@@ -6,3 +6,5 @@ export { storageCodecs } from './segment/index.js';
 export { type SkippedFiles, Storage } from './storage.js';
 export type { ExportRange } from './export.js';
 export { decodeExport, EXPORT_MEDIA_TYPE, EXPORT_VERSION, type ExportSchema } from './segment/export-format.js';
+export type { Checkpoint, CheckpointDatabase, CheckpointFile, CheckpointFileKind } from './checkpoint.js';
+export { checkDataDir, type DataDirCheck } from './offline-check.js';

@@ -8,7 +8,9 @@
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
 // logged with the table and column ids they resolved to, and deletes as WAL records, so replay
-// after a crash applies old records to the right columns, never to dropped or renamed ones.
+// after a crash applies old records to the right columns, never to dropped or renamed ones. A DDL
+// whose save fails is reverted (#changeSchema); a write's new tables and columns are taken back
+// when its record fails (provisional-schema.ts): what failed is in neither memory nor catalog.json.
 
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import {
   BlockCache,
   type CachedBlock,
   type ColumnCodecs,
+  loadManifest,
   partitionOverflows,
   retentionCutoff,
   nodeSegmentStore,
@@ -61,9 +64,11 @@ import {
   type TableDef,
 } from '../meta/index.js';
 import { catalogFile } from './catalog-file.js';
+import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
+import { type Forget, ProvisionalSchema } from './provisional-schema.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
 import { nodeWalFiles, WalFailure } from './wal/index.js';
@@ -167,6 +172,10 @@ export class Storage {
   #compactionRetryAtMs = 0;
   #compactionBackoffMs = 0;
   readonly #objectStore: ObjectSegmentStore | undefined;
+  /** Tables and columns made by writes whose WAL record is not durable yet (provisional-schema.ts). */
+  readonly #provisional = new ProvisionalSchema();
+  /** Set while a DDL changes and saves the catalog (#changeSchema); writes wait for it before touching the schema. */
+  #schemaChange: Promise<void> | undefined;
 
   private constructor(opts: StorageOptions, store: CatalogStore, objectStore: ObjectSegmentStore | undefined) {
     this.#objectStore = objectStore;
@@ -300,7 +309,8 @@ export class Storage {
   /**
    * Stores the encoded write batches of one request atomically: schema check (and creation of
    * missing tables and columns), one WAL record, memtable. Resolves once the record is durable.
-   * On any error nothing of the request is stored.
+   * On any error nothing of the request is stored, and the tables and columns it created are
+   * taken back (unless a write in flight uses them too: provisional-schema.ts).
    */
   async write(db: DatabaseDef, encoded: readonly Uint8Array[]): Promise<void> {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
@@ -309,12 +319,58 @@ export class Storage {
     const batches = encoded.map((b) => readWriteBatch(b));
     if (batches.every((b) => b.rowCount === 0)) return;
     this.#checkRetention(state, batches);
-    if (this.catalog.applyBatchSchema(db, batches.flatMap((b) => b.tables))) {
-      // The WAL record carries the ids (wal-replay.ts), so this save need not block the write.
-      this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    const tables = batches.flatMap((b) => b.tables);
+    const created = this.catalog.applyBatchSchema(db, tables);
+    if (created.length > 0) this.#provisional.add(db, created);
+    const claimed = this.#provisional.claim(db, tables);
+    try {
+      const stamps = batches.map((b) => stampsOf(db, b.tables));
+      await state.write(batches, encoded, stamps);
+    } catch (e) {
+      await this.#takeBack(this.#provisional.settle(claimed, false));
+      rethrowWalFailure(e);
     }
-    const stamps = batches.map((b) => stampsOf(db, b.tables));
-    await state.write(batches, encoded, stamps).catch(rethrowWalFailure);
+    if (claimed.length > 0) this.#provisional.settle(claimed, true);
+    // Saved once the record is durable, so that a failed write's tables seldom reach the disk; the
+    // record carries the ids (wal-replay.ts), so a crash before this save loses nothing either.
+    if (created.length > 0) this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+  }
+
+  /** Takes a failed write's tables and columns out of the catalog, and the catalog file, again. */
+  async #takeBack(forget: readonly Forget[]): Promise<void> {
+    if (forget.length === 0) return;
+    // Not in the middle of a DDL, whose revert would bring them back.
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    for (const f of forget) this.catalog.forgetCreated(f.db, f.tableId, f.columnIds);
+    await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+  }
+
+  /**
+   * The one path of a DDL's catalog change: one at a time, writes waiting, then `change` (which
+   * validates before it changes anything) and a save; a save that fails (a full disk) puts the
+   * catalog in memory back as it was (CatalogStore.revert), so that memory and disk agree, and
+   * rethrows. `after` runs once the save is durable, before writes go on.
+   */
+  async #changeSchema<T>(change: () => T, after?: (out: T) => Promise<void> | void): Promise<T> {
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
+    let release!: () => void;
+    this.#schemaChange = new Promise((resolve) => (release = resolve));
+    try {
+      const before = this.#store.text();
+      const out = change();
+      try {
+        await this.#store.save();
+      } catch (e) {
+        this.#store.revert(before);
+        throw e;
+      }
+      await after?.(out);
+      return out;
+    } finally {
+      this.#schemaChange = undefined;
+      release();
+    }
   }
 
   /** Counts of the storage faults found in this run (quarantine.ts). */
@@ -376,18 +432,21 @@ export class Storage {
   /** `system`: the server creates one of its own (usage_schema), whose name users may not take. */
   async createDatabase(tenant: string, name: string, options: DatabaseOptions, system = false): Promise<DatabaseDef> {
     this.#open();
-    if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
-    const def = createDatabaseDef(this.catalog, tenant, name, options, system);
-    await this.#store.save();
-    await this.#openDatabase(def);
-    return def;
+    return this.#changeSchema(
+      () => {
+        if (this.catalog.database(tenant, name) === undefined) checkDatabaseLimits(this.catalog, tenant, options, true);
+        return createDatabaseDef(this.catalog, tenant, name, options, system);
+      },
+      async (def) => void (await this.#openDatabase(def)),
+    );
   }
 
   async alterDatabase(tenant: string, name: string, options: DatabaseOptions): Promise<void> {
     this.#open();
-    checkDatabaseLimits(this.catalog, tenant, options, false);
-    alterDatabaseDef(this.catalog, tenant, name, options);
-    await this.#store.save();
+    await this.#changeSchema(() => {
+      checkDatabaseLimits(this.catalog, tenant, options, false);
+      alterDatabaseDef(this.catalog, tenant, name, options);
+    });
   }
 
   /**
@@ -407,11 +466,13 @@ export class Storage {
 
   async dropTable(db: DatabaseDef, table: string, afterMs?: number): Promise<void> {
     const state = this.#state(db);
+    let dropped: number | undefined;
     await this.#drop('table', [db.tenant, db.name, table], afterMs, () => {
-      const t = dropTableDef(this.catalog, db, table);
-      state.dropTable(t.id);
+      dropped = dropTableDef(this.catalog, db, table).id;
       return [];
     });
+    // Its rows leave memory only once the drop is saved (a failed save keeps the table).
+    if (dropped !== undefined) state.dropTable(dropped);
   }
 
   /**
@@ -423,18 +484,15 @@ export class Storage {
     this.#open();
     const nowMs = this.#nowMs();
     const c = this.catalog;
-    let gone: PendingDrop | undefined;
-    let destroy: DatabaseDef[] = [];
-    if (afterMs !== undefined) {
-      gone = scheduleDrop(c, kind, names, nowMs + afterMs, nowMs);
-    } else if (isLive(c, kind, names) || findPendingDrop(c, kind, names) === undefined) {
-      const out = now();
-      destroy = Array.isArray(out) ? out : [out];
-      recordResource(c, kind, names, 'Successed', nowMs);
-    } else {
-      gone = completeDrop(c, findPendingDrop(c, kind, names)!, nowMs);
-    }
-    await this.#store.save();
+    const { gone, destroy } = await this.#changeSchema(() => {
+      if (afterMs !== undefined) return { gone: scheduleDrop(c, kind, names, nowMs + afterMs, nowMs), destroy: [] };
+      if (isLive(c, kind, names) || findPendingDrop(c, kind, names) === undefined) {
+        const out = now();
+        recordResource(c, kind, names, 'Successed', nowMs);
+        return { gone: undefined, destroy: Array.isArray(out) ? out : [out] };
+      }
+      return { gone: completeDrop(c, findPendingDrop(c, kind, names)!, nowMs), destroy: [] };
+    });
     if (gone !== undefined) await this.#carryOut(gone);
     for (const def of destroy) await this.#destroyDatabase(def);
   }
@@ -448,16 +506,16 @@ export class Storage {
   /** RECOVER TENANT | DATABASE | TABLE: a pending drop's object back under its name, durable on return. */
   async recoverDropped(kind: DropKind, names: string[]): Promise<void> {
     this.#open();
-    recoverDrop(this.catalog, kind, names, this.#nowMs());
-    await this.#store.save();
+    await this.#changeSchema(() => recoverDrop(this.catalog, kind, names, this.#nowMs()));
   }
 
   /** Carries out the pending drops that are due (from maintain()). */
   async #dropDue(nowMs: number): Promise<void> {
     const due = dueDrops(this.catalog, nowMs);
     if (due.length === 0) return;
-    for (const p of due) completeDrop(this.catalog, p, nowMs);
-    await this.#store.save();
+    await this.#changeSchema(() => {
+      for (const p of due) completeDrop(this.catalog, p, nowMs);
+    });
     for (const p of due) {
       this.#opts.logger.info({ drop: p.kind, name: resourceName(p.names) }, 'carried out a scheduled drop');
       await this.#carryOut(p);
@@ -479,26 +537,26 @@ export class Storage {
    */
   async changeCatalog<T>(change: (catalog: Catalog) => T): Promise<T> {
     this.#open();
-    const out = change(this.catalog);
-    await this.#store.save();
-    return out;
+    return this.#changeSchema(() => change(this.catalog));
   }
 
 
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
     this.#open();
     this.#state(db);
-    const table = createTableDef(this.catalog, db, def);
-    await this.#store.save();
-    return table;
+    return this.#changeSchema(() => createTableDef(this.catalog, db, def));
   }
 
   async alterTable(db: DatabaseDef, table: string, change: TableChange): Promise<void> {
     this.#open();
     const state = this.#state(db);
-    const { table: t, column } = alterTableDef(this.catalog, db, table, change);
-    if (change.kind === 'dropColumn') state.dropColumn(t.id, column.id);
-    await this.#store.save();
+    // A dropped column's values leave memory only once the change is saved.
+    await this.#changeSchema(
+      () => alterTableDef(this.catalog, db, table, change),
+      ({ table: t, column }) => {
+        if (change.kind === 'dropColumn') state.dropColumn(t.id, column.id);
+      },
+    );
   }
 
 
@@ -527,8 +585,8 @@ export class Storage {
 
   /**
    * Before a DDL, DCL or DELETE: refused while shutting down, and while a WAL has found the disk
-   * full. A catalog save that fails leaves its change in memory (the next save writes it), so a
-   * statement known to fail is not begun.
+   * full (a statement known to fail is not begun; one that finds it full itself is reverted by
+   * #changeSchema).
    */
   #open(): void {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
@@ -802,7 +860,8 @@ export class Storage {
 
   /**
    * CHECK DATABASE: every segment file of the database against its checksums (trailer, index,
-   * every block) and every WAL segment (header, record checksums, LSN order). A row per problem;
+   * every block), the catalog and the manifest as saved (they must read back), and every WAL
+   * segment (header, record checksums, LSN order). A row per problem;
    * with `repair`, damaged segment files go to the quarantine folder (their rows are no longer
    * served) and damaged WAL segments are retired by a flush of the database (their records are
    * in memory: replayed at start, or written in this run).
@@ -838,6 +897,26 @@ export class Storage {
       }
       for (const f of found) out.push({ file, offset: f.offset, problem: f.problem, action });
     }
+    // The catalog and the manifest have no checksum: they must read back as a start reads them.
+    // The server's memory holds them whole, so REPAIR writes them out again from there.
+    const catalogDamage = await this.#store.verifySaved();
+    if (catalogDamage !== undefined) {
+      let action = '';
+      if (repair) action = await this.#store.rewrite().then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
+      out.push({ file: 'catalog.json', offset: catalogDamage.offset, problem: catalogDamage.check, action });
+    }
+    const manifestDamage = await loadManifest(state.segmentStore, state.dir).then(
+      () => undefined,
+      (e: unknown) => {
+        if (e instanceof CorruptionError) return e;
+        throw e;
+      },
+    );
+    if (manifestDamage !== undefined) {
+      let action = '';
+      if (repair) action = await state.commit({}).then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
+      out.push({ file: q.name(join(state.dir, 'manifest.json')), offset: manifestDamage.offset, problem: manifestDamage.check, action });
+    }
     const wal = await state.wal.verify();
     let walAction = '';
     if (repair && wal.length > 0) {
@@ -852,6 +931,16 @@ export class Storage {
     }
     for (const p of wal) out.push({ ...p, action: walAction });
     return out;
+  }
+
+  /**
+   * A backup's checkpoint (checkpoint.ts): the catalog, manifests, segment files and WAL tails of
+   * every database at this instant, held until the caller releases it.
+   */
+  checkpoint(): Checkpoint {
+    // Not #open: a full disk refuses writes, not copies of what is stored.
+    if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    return takeCheckpoint(this.#store.text(), [...this.#dbs.values()].filter((s) => !s.closing), this.#quarantine);
   }
 
   /** Waits for background work in progress (tests). */

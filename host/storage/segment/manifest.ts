@@ -129,8 +129,8 @@ export class ManifestNotSaved extends Error {
   override readonly name = 'ManifestNotSaved';
 }
 
-/** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
-export async function saveManifest(store: SegmentStore, dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
+/** The manifest document of `state`, as `saveManifest` writes it (a backup's checkpoint copies it too). */
+export function encodeManifest(state: ManifestState): string {
   const doc = {
     format: FORMAT,
     version: VERSION,
@@ -146,12 +146,17 @@ export async function saveManifest(store: SegmentStore, dir: string, state: Mani
     })),
     tombstones: state.tombstones.map((t) => ({ ...t, minTs: String(t.minTs), maxTs: String(t.maxTs) })),
   };
+  return JSON.stringify(doc) + '\n';
+}
+
+/** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
+export async function saveManifest(store: SegmentStore, dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
   const path = `${dir}/${FILE}`;
   const tmp = path + '.tmp';
   try {
     const file = await store.create(tmp);
     try {
-      await file.write([new TextEncoder().encode(JSON.stringify(doc) + '\n')], 0);
+      await file.write([new TextEncoder().encode(encodeManifest(state))], 0);
       await file.sync();
     } finally {
       await file.close();

@@ -410,6 +410,15 @@ export class SegmentReader {
   }
 
   /**
+   * `length` raw bytes from `position`, through the handle this reader holds (a backup copies a
+   * file so, while compaction may already have unlinked it: the caller holds it by `acquire`).
+   */
+  readBytes(position: number, length: number): Promise<Uint8Array> {
+    if (this.#closed) throw bug(`segment ${this.path} read after it was closed`);
+    return this.#file.read(position, length);
+  }
+
+  /**
    * Checks the whole file against its checksums (CHECK DATABASE): the trailer and index again
    * (read anew from the file), then every block the index refers to, each once, in file order.
    * Returns a CorruptionError per damaged part; none when the file is sound. Reads bypass the

@@ -2,7 +2,7 @@
 // tells intact records from damage, record payloads, and the replay of stamped writes after DDL.
 
 export { nodeWalFiles } from './node-wal-files.js';
-export { Wal, WalFailure } from './wal.js';
+export { listSegments, verifySegments, Wal, WalFailure, type WalHold, type WalProblem } from './wal.js';
 export type { WalFile, WalFiles } from './wal-files.js';
 export { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
 export { RecordType } from './wal-record.js';

@@ -58,6 +58,18 @@ export interface WalProblem {
   problem: string;
 }
 
+/**
+ * A backup checkpoint's hold on the log (`Wal.hold`): the segments holding the records after an
+ * LSN, as they were when it was taken. Until `release`, no segment is deleted.
+ */
+export interface WalHold {
+  /** The last record that was durable, and so applied, when the hold was taken. */
+  lastLsn: number;
+  /** Oldest first. `bytes`: the durable length of the segment being written; undefined for a closed segment (all of it). */
+  segments: Array<{ path: string; bytes: number | undefined }>;
+  release(): void;
+}
+
 interface Pending {
   type: RecordType;
   parts: readonly Uint8Array[];
@@ -107,6 +119,9 @@ export class Wal {
   #rolled: Promise<void> = Promise.resolve();
   #rollDone: (() => void) | undefined;
   report: ReplayReport = { damaged: false };
+  /** Checkpoints holding the segments (`hold`), and the trim they put off. */
+  #holds = 0;
+  #heldTrim: number | undefined;
 
   private constructor(opts: WalOptions, nextLsn: number) {
     this.#opts = opts;
@@ -490,6 +505,11 @@ export class Wal {
    */
   async removeSegmentsBefore(lsn: number): Promise<void> {
     await this.#rolled;
+    if (this.#holds > 0) {
+      // A backup is copying the segments: the trim runs when the last hold is released.
+      this.#heldTrim = Math.max(this.#heldTrim ?? 0, lsn);
+      return;
+    }
     while (this.#segments.length > 1 && this.#segments[1]!.firstLsn <= lsn + 1) {
       const seg = this.#segments.shift()!;
       await this.#opts.files.remove(seg.path);
@@ -498,40 +518,42 @@ export class Wal {
   }
 
   /**
+   * Holds the segments that hold records after `afterLsn` (every record the manifest's files do
+   * not), up to the last durable record: the WAL tail of a backup's checkpoint. Synchronous, so
+   * that the hold, the database's manifest and every other database's hold describe one instant.
+   * Trims wait until `release`; a closed segment never changes again, and the one being written
+   * only grows past the durable length noted here.
+   */
+  hold(afterLsn: number): WalHold {
+    this.#holds++;
+    const segments: WalHold['segments'] = [];
+    const all = this.#segments;
+    for (let i = 0; i < all.length; i++) {
+      const next = all[i + 1];
+      if (next !== undefined && next.firstLsn <= afterLsn + 1) continue; // all of its records are in segment files
+      segments.push({ path: all[i]!.path, bytes: next === undefined && this.#fh !== undefined ? this.#size : undefined });
+    }
+    let released = false;
+    return {
+      lastLsn: this.#nextLsn - 1,
+      segments,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--this.#holds > 0 || this.#heldTrim === undefined || this.#closed) return;
+        const lsn = this.#heldTrim;
+        this.#heldTrim = undefined;
+        this.removeSegmentsBefore(lsn).catch((err: unknown) => this.#opts.logger.error({ err }, 'WAL: removing flushed segments failed'));
+      },
+    };
+  }
+
+  /**
    * Checks every segment file (CHECK DATABASE): headers, checksums, LSN order; the current one up
    * to its durable size. Records of failed writes that a later segment voids are not problems.
    */
   async verify(): Promise<WalProblem[]> {
-    const out: WalProblem[] = [];
-    const segments = [...this.#segments];
-    const current = segments.at(-1);
-    const durable = this.#size;
-    let expected: number | undefined;
-    for (let i = 0; i < segments.length; i++) {
-      const seg = segments[i]!;
-      const file = this.#opts.quarantine.name(seg.path);
-      let buf: Uint8Array;
-      try {
-        buf = await readAligned(this.#opts.files, seg.path);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // trimmed meanwhile
-        throw e;
-      }
-      if (seg === current) buf = buf.subarray(0, durable);
-      const bound = segments[i + 1]?.firstLsn ?? Infinity;
-      if (expected !== undefined && seg.firstLsn > expected) out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
-      expected = seg.firstLsn;
-      for (const ev of walkSegment(buf, seg.firstLsn)) {
-        if (ev.kind === 'record') {
-          if (ev.lsn >= bound) continue;
-          if (ev.lsn > expected) out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
-          expected = ev.lsn + 1;
-        } else if (!(ev.tail && bound <= expected)) {
-          out.push({ file, offset: ev.start, problem: `bytes ${ev.start} to ${ev.end}: ${ev.reason}` });
-        }
-      }
-    }
-    return out;
+    return verifySegments(this.#opts.files, [...this.#segments], this.#size, (path) => this.#opts.quarantine.name(path));
   }
 
   /** Flushes and closes; later appends fail. */
@@ -544,6 +566,49 @@ export class Wal {
       this.#fh = undefined;
     }
   }
+}
+
+/** The segment files of a log folder, oldest first (`sundial check` reads a log no server has open). */
+export async function listSegments(files: WalFiles, dir: string): Promise<Array<{ firstLsn: number; path: string }>> {
+  const names = (await files.list(dir)).filter((n) => /^\d{20}\.wal$/.test(n)).sort();
+  return names.map((n) => ({ firstLsn: Number(n.slice(0, 20)), path: join(dir, n) }));
+}
+
+/**
+ * Checks segment files (CHECK DATABASE, `sundial check`): headers, checksums, LSN order; the
+ * last one up to `durable` bytes when given (the live log's). Records of failed writes that a
+ * later segment voids are not problems; `name` gives a file's name as reports show it.
+ */
+export async function verifySegments(files: WalFiles, segments: ReadonlyArray<{ firstLsn: number; path: string }>, durable: number | undefined, name: (path: string) => string): Promise<WalProblem[]> {
+  const out: WalProblem[] = [];
+  let expected: number | undefined;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!;
+    const file = name(seg.path);
+    let buf: Uint8Array;
+    try {
+      buf = await readAligned(files, seg.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // trimmed meanwhile
+      throw e;
+    }
+    if (i === segments.length - 1 && durable !== undefined) buf = buf.subarray(0, durable);
+    const bound = segments[i + 1]?.firstLsn ?? Infinity;
+    if (expected !== undefined && seg.firstLsn > expected) out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
+    expected = seg.firstLsn;
+    for (const ev of walkSegment(buf, seg.firstLsn)) {
+      if (ev.kind === 'record') {
+        if (ev.lsn >= bound) continue;
+        if (ev.lsn > expected) out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
+        expected = ev.lsn + 1;
+      } else if (!(ev.tail && bound <= expected)) {
+        // (The live log's is checked to its durable size: a tail there is damage too.)
+        const torn = ev.tail && bound === Infinity && durable === undefined ? '; a torn tail (a write a crash cut short, never acknowledged): the next start cuts it' : '';
+        out.push({ file, offset: ev.start, problem: `bytes ${ev.start} to ${ev.end}: ${ev.reason}${torn}` });
+      }
+    }
+  }
+  return out;
 }
 
 /** Reads a whole file into a buffer whose byteOffset is 0, so payloads stay 8-aligned. */
