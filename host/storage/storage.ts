@@ -332,9 +332,10 @@ export class Storage {
       rethrowWalFailure(e);
     }
     if (claimed.length > 0) this.#provisional.settle(claimed, true);
-    // Saved once the record is durable, so that a failed write's tables seldom reach the disk; the
-    // record carries the ids (wal-replay.ts), so a crash before this save loses nothing either.
-    if (created.length > 0) this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    // Saved once the record is durable, so that a failed write's tables seldom reach the disk, and
+    // before the answer, so that an acknowledged write's tables are in catalog.json (the record
+    // carries the ids too, wal-replay.ts, so a failed save loses nothing).
+    if (created.length > 0) await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
   }
 
   /** Takes a failed write's tables and columns out of the catalog, and the catalog file, again. */
