@@ -27,6 +27,7 @@ import {
   type ColumnCodecs,
   partitionOverflows,
   retentionCutoff,
+  MemorySegmentStore,
   nodeSegmentStore,
   type SegmentSlot,
   type SegmentStore,
@@ -60,13 +61,13 @@ import {
   stampsOf,
   type TableDef,
 } from '../meta/index.js';
-import { catalogFile } from './catalog-file.js';
+import { catalogFile, memoryCatalogFile } from './catalog-file.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
-import { nodeWalFiles, WalFailure } from './wal/index.js';
+import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
 
 export interface StorageOptions {
@@ -117,6 +118,12 @@ export interface StorageOptions {
    * the storage's thread (the compaction thread reads files from the file system).
    */
   objectStore?: Omit<ObjectStoreOptions, 'dataDir' | 'logger' | 'metrics'>;
+  /**
+   * Keeps the catalog, the WALs and the segment files in memory (library mode's in-memory store):
+   * nothing is read from or written to `dataDir`, which only names the store in messages, and
+   * nothing survives `close`. The format and the write path stay the ones on disk.
+   */
+  memory?: boolean;
 }
 
 /** Told the names (relative to the data directory) of the damaged segment files a read left out. */
@@ -161,6 +168,8 @@ export class Storage {
   #compactingDb: DatabaseStore | undefined;
   readonly #compactor: Compactor | undefined;
   readonly #quarantine: Quarantine;
+  readonly #segmentStore: SegmentStore;
+  readonly #walFiles: WalFiles;
   /** The last compaction's error while compactions fail, and when the next may start. */
   #compactionFailure: Error | undefined;
   #compactionFailures = 0;
@@ -179,9 +188,11 @@ export class Storage {
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread ?? false;
-    if (thread !== false && opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore) {
+    if (thread !== false && (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))) {
       throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
     }
+    this.#segmentStore = opts.segmentStore ?? (opts.memory === true ? new MemorySegmentStore() : nodeSegmentStore);
+    this.#walFiles = opts.memory === true ? new MemoryWalFiles() : nodeWalFiles;
     this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
 
@@ -199,6 +210,10 @@ export class Storage {
    * replay the WALs (the server already answers 503 meanwhile).
    */
   static async open(opts: StorageOptions): Promise<Storage> {
+    if (opts.memory === true) {
+      const store = await CatalogStore.open(memoryCatalogFile(opts.dataDir), { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+      return new Storage(opts, store, undefined);
+    }
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
     const file = catalogFile(opts.dataDir);
     await file.cleanup();
@@ -217,7 +232,7 @@ export class Storage {
       await this.#openDatabase(def);
     }
     // A DROP DATABASE saves the catalog before deleting files; a crash in between leaves them.
-    for (const name of await readdir(join(this.#opts.dataDir, 'db'))) {
+    for (const name of this.#opts.memory === true ? [] : await readdir(join(this.#opts.dataDir, 'db'))) {
       if (live.has(name)) continue;
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
@@ -240,8 +255,8 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
-        segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
-        walFiles: nodeWalFiles,
+        segmentStore: this.#segmentStore,
+        walFiles: this.#walFiles,
         catalog: this.catalog,
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,
