@@ -16,6 +16,7 @@ const PLACEHOLDER: Record<(typeof SETTINGS)[number]['kind'], string> = {
   duration: 'DURATION',
   bool: 'true|false',
   level: 'LEVEL',
+  origins: 'ORIGIN,...',
 };
 
 const UNITS: Array<[number, string]> = [
@@ -31,8 +32,9 @@ const TIMES: Array<[number, string]> = [
 ];
 
 /** A default as a user would type it back: 160MiB, 10m, off, "". */
-function shown(kind: string, value: string | number | boolean | null): string {
+function shown(kind: string, value: string | number | boolean | null | readonly string[]): string {
   if (value === null) return 'off';
+  if (typeof value === 'object') return value.length === 0 ? 'none' : value.join(',');
   if (typeof value === 'string') return value === '' ? '""' : value;
   if (typeof value === 'number' && kind === 'bytes') {
     const unit = UNITS.find(([n]) => value % n === 0);
