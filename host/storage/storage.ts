@@ -5,6 +5,7 @@
 // Data directory layout:
 //   catalog.json            tenants, databases, tables, users (meta/catalog-store.ts)
 //   db/<id>/                one database (database.ts): manifest.json, seg/, wal/
+//   LOCK                    the opener's pid (fs/dir-lock.ts), taken by node/ before this opens
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
 // logged with the table and column ids they resolved to, and deletes as WAL records, so replay
