@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { open } from '../../host/node/library.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { Terminal } from '../support/terminal.js';
@@ -255,4 +256,23 @@ describe('sundial sql shell with --data-dir', () => {
       await server.stop();
     }
   });
+});
+
+it('cancels a statement running in process on Ctrl-C (--data-dir), and goes on', async () => {
+  const dataDir = join(root, 'local-cancel');
+  const db = await open({ dataDir });
+  await db.write(Array.from({ length: 1000 }, (_, i) => `big,h=h${i % 10} v=${i} ${i + 1}`).join('\n'));
+  await db.close();
+  const t = shell(['--data-dir', dataDir, '--format', 'csv'], { HOME: freshHome() });
+  await t.waitFor(waitsAt('public=> '));
+  // 10^9 rows through two cross joins: minutes, unless stopped.
+  t.line('SELECT count(*) AS n FROM big a CROSS JOIN big b CROSS JOIN big c;');
+  await t.waitFor((s) => s.endsWith('CROSS JOIN big c;\n'));
+  await new Promise((r) => setTimeout(r, 500));
+  t.key('C-c');
+  await t.waitFor((s) => s.includes('ERROR: canceled\npublic=>') && waitsAt('public=> ')(s));
+  t.line('SELECT 6 AS six;');
+  await t.waitFor('six\n6\n');
+  t.key('C-d');
+  await t.waitFor('[exited 0]');
 });
