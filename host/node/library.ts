@@ -100,8 +100,8 @@ export class Sundial {
   readonly #defaults: { tenant: string; database: string; memory: boolean };
   readonly #planCache = new PlanCache();
   readonly #version = packageVersion();
-  /** Statements whose batches are not all pulled yet: close() stops them. */
-  readonly #running = new Set<AbortController>();
+  /** Statements whose batches are not all pulled yet, each with what lets it go: close() stops them. */
+  readonly #running = new Map<AbortController, () => void>();
   #closed: Promise<void> | undefined;
 
   /** @internal open() makes it. */
@@ -165,7 +165,7 @@ export class Sundial {
     };
     if (signal?.aborted === true) cancel();
     signal?.addEventListener('abort', cancel, { once: true });
-    this.#running.add(abort);
+    this.#running.set(abort, done);
     query.state = 'SCHEDULING';
     let result: EngineResult;
     try {
@@ -222,7 +222,11 @@ export class Sundial {
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      for (const abort of this.#running) abort.abort(new UserError('unavailable', 'the store is closing'));
+      // Also those whose results nobody pulls any more: their slots and query timers go now.
+      for (const [abort, done] of this.#running) {
+        abort.abort(new UserError('unavailable', 'the store is closing'));
+        done();
+      }
       const storage = this.#services.storage;
       try {
         if (!this.#defaults.memory) await storage.flushAll();

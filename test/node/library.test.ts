@@ -122,6 +122,21 @@ describe('open() in memory', () => {
     }
   });
 
+  it('lets the program exit with a result nobody pulls, closed or not', () => {
+    const library = new URL('../../dist/host/node/library.js', import.meta.url).href;
+    for (const close of ['await db.close();', '']) {
+      const script = `import { open } from '${library}';
+const db = await open();
+await db.write('cpu,host=a v=1 1\\ncpu,host=b v=2 2');
+const result = await db.query('SELECT * FROM cpu');
+${close}
+process.stdout.write(String(result.fields.length));`;
+      // Before: the query timer (limits.query_timeout, 10 minutes) held the process after its last line.
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }, close || 'without close').toEqual({ status: 0, stdout: '3', stderr: '' });
+    }
+  });
+
   it('refuses statements and writes after close', async () => {
     const db = await open();
     await db.close();
