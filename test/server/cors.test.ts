@@ -2,6 +2,9 @@
 // preflights of the SQL and write routes answered per the Fetch standard, every answer of those
 // routes (errors too) naming an allowed origin, nothing for a disallowed one; `*` without credentials.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../host/node/config.js';
 import { http, type HttpResponse } from '../support/http.js';
@@ -171,7 +174,15 @@ describe('CORS with *', () => {
 });
 
 describe('server.cors_origins', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sundial-cors-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const toml = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
   const cases: Array<{ name: string; argv?: string[]; env?: Record<string, string>; want: readonly string[] | string }> = [
+    { name: 'a TOML array', argv: ['--config', toml('a.toml', '[server]\ncors_origins = ["https://a.example", "*"]\n')], want: ['https://a.example', '*'] },
+    { name: 'a TOML array with a number in it', argv: ['--config', toml('b.toml', '[server]\ncors_origins = [8080]\n')], want: 'invalid server.cors_origins from config file' },
     { name: 'none by default', want: [] },
     { name: 'a comma-separated flag', argv: ['--cors-origins', 'https://a.example, http://localhost:3000'], want: ['https://a.example', 'http://localhost:3000'] },
     { name: 'the environment variable', env: { SUNDIAL_CORS_ORIGINS: '*' }, want: ['*'] },
