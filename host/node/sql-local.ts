@@ -5,9 +5,13 @@
 import type { Writable } from 'node:stream';
 import { UserError } from '../core/errors.js';
 import { createResultWriter } from '../engine/format/index.js';
+import { MemoryPool } from '../engine/memory/index.js';
 import type { RecordBatch } from '../engine/types/index.js';
+import { SETTINGS } from './config.js';
 import { open, type Sundial } from './library.js';
 import { copyAnswer, SqlClientError, type SqlSession, type SqlTarget } from './sql-client.js';
+
+const TABLE_MEMORY_BYTES = SETTINGS.find((s) => s.key === 'limits.query_memory_bytes')!.default;
 
 export class LocalSqlTarget implements SqlTarget {
   readonly #db: Sundial;
@@ -32,8 +36,10 @@ export class LocalSqlTarget implements SqlTarget {
         for await (const _ of result); // a statement without a result set: nothing to print, as over HTTP
         return;
       }
-      // The text table holds every row for its widths; over HTTP the route charges it to the query's memory.
-      const writer = createResultWriter(session.format, { fields: result.fields });
+      // The text table holds every row for its widths: charged to a pool as big as a query's
+      // (limits.query_memory_bytes), as the route charges it to the query's, so that a huge
+      // answer fails with 010011 rather than exhaust the process.
+      const writer = createResultWriter(session.format, { fields: result.fields }, new MemoryPool(TABLE_MEMORY_BYTES));
       await copyAnswer(formatted(result, writer), out);
     } catch (e) {
       if (e instanceof UserError) throw new SqlClientError(e.code === '010014' ? 'canceled' : `${e.status} ${e.code} ${e.message}`);
