@@ -159,9 +159,10 @@ export function runShell(o: ShellOptions): Promise<void> {
         running.abort();
         return;
       }
-      // Nothing runs: drop what was typed, as psql does, and prompt again.
-      o.output.write('^C\n');
+      // Nothing runs: drop what was typed, as psql does, and prompt again (^C after the whole
+      // line: the cursor goes to its end first).
       rl.write(null, { ctrl: true, name: 'e' });
+      o.output.write('^C\n');
       rl.write(null, { ctrl: true, name: 'u' });
       buffer.clear();
       prompt();

@@ -90,7 +90,7 @@ describe('sundial sql shell against a server', () => {
     t.line("SELECT 'x;y' AS s -- not here;");
     await t.waitFor(waitsAt('public-> '));
     t.line(';');
-    await t.waitFor('| x;y |');
+    await t.waitFor((s) => s.includes('| x;y |') && waitsAt('public=> ')(s));
     t.key('C-d');
     await t.waitFor('[exited 0]');
   });
@@ -145,6 +145,7 @@ describe('sundial sql shell against a server', () => {
     expect((await running()).filter((q) => q.includes('CROSS JOIN'))).toEqual([]);
     // At the prompt, Ctrl-C drops the input typed so far, also a statement's earlier lines.
     t.line('SELECT 1 AS one,');
+    await t.waitFor(waitsAt('public-> '));
     t.type('SELEC');
     t.key('C-c');
     await t.waitFor('public-> SELEC^C\npublic=>');
@@ -236,9 +237,9 @@ describe('sundial sql shell with --data-dir', () => {
     expect(t.screen()).toContain(`(${dataDir}). Type \\? for help`);
     t.line('CREATE TABLE local_t (v DOUBLE, TAGS(h));');
     t.line("INSERT INTO local_t (time, h, v) VALUES (1, 'a', 2.5);");
-    await t.waitFor('| 1    |');
+    await t.waitFor((s) => s.includes('| 1    |') && waitsAt('public=> ')(s));
     t.line('SELECT h, v FROM local_t;');
-    const screen = await t.waitFor('| a | 2.5 |');
+    const screen = await t.waitFor((s) => s.includes('| a | 2.5 |') && waitsAt('public=> ')(s));
     expect(linesFrom(screen, 'public=> SELECT h, v')).toBe(['public=> SELECT h, v FROM local_t;', '+---+-----+', '| h | v   |', '+---+-----+', '| a | 2.5 |', '+---+-----+', 'public=>', ''].join('\n'));
     // While the shell has the directory, a server cannot start on it.
     const refused = await startServer({ dataDir, args: NO_WARMUPS, waitReady: false }).then(
