@@ -21,6 +21,7 @@ import { InThreadParsers } from './parse-pool.js';
 import { createServices } from './services.js';
 
 export { UserError as SundialError } from '../core/errors.js';
+export { DataDirLockedError } from '../storage/index.js';
 export type { Field, RecordBatch, Scalar, Schema, Vector } from '../engine/types/index.js';
 
 /** What open() opens. */

@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { open, SundialError } from '../../host/node/library.js';
-import { DataDirLockedError } from '../../host/storage/index.js';
+import { DataDirLockedError, open, SundialError } from '../../host/node/library.js';
 import { startServer } from '../support/server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sundial-library-'));
