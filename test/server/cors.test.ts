@@ -86,6 +86,23 @@ describe('CORS with listed origins', () => {
     });
   }
 
+  it('answers the preflight of GET /api/v1/export, and names the origin on its answers', async () => {
+    const res = await preflight(server, '/api/v1/export', APP, 'GET');
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    expect(cors(res)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET, HEAD',
+      'access-control-allow-headers': ALLOW_HEADERS,
+      'access-control-max-age': '600',
+    });
+    const missing = await http(server.url, '/api/v1/export?table=no_such_table', { headers: { origin: APP } });
+    expect(missing.status).toBe(422);
+    expect(missing.headers['x-sundial-error-code']).toBe('030019');
+    expect(cors(missing)).toEqual({ 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSE_HEADERS });
+  });
+
   const refused: Array<{ name: string; origin: string | undefined; method: string | undefined }> = [
     { name: 'an origin not listed', origin: OTHER, method: 'POST' },
     { name: 'a listed origin spelled differently (trailing slash)', origin: `${APP}/`, method: 'POST' },
