@@ -72,7 +72,7 @@ describe('sundial --help', () => {
 
   it("lists every setting of the table as serve's flag, with its key, variable and default", () => {
     const { stdout } = sundial('serve', '--help');
-    const flags = [...stdout.matchAll(/^ {2}(-h, |-V, )?--([a-z-]+)/gm)].map((m) => m[2]);
+    const flags = [...stdout.matchAll(/^ {2}(-h, |-V, )?--([a-z0-9-]+)/gm)].map((m) => m[2]);
     expect(flags).toEqual(['config', ...SETTINGS.map((s) => flagName(s.key)), 'help', 'version']);
     const text = stdout.replace(/\n +/g, ' ');
     for (const s of SETTINGS) expect(text, s.key).toContain(`[${s.key}; ${envName(s.key)}; default `);
