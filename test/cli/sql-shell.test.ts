@@ -243,7 +243,8 @@ describe('sundial sql shell with --data-dir', () => {
     expect(linesFrom(screen, 'public=> SELECT h, v')).toBe(['public=> SELECT h, v FROM local_t;', '+---+-----+', '| h | v   |', '+---+-----+', '| a | 2.5 |', '+---+-----+', 'public=>', ''].join('\n'));
     // While the shell has the directory, a server cannot start on it.
     const refused = await startServer({ dataDir, args: NO_WARMUPS, waitReady: false }).then(
-      async (s) => ({ code: await s.exited, logs: JSON.stringify(s.logs) }),
+      // It listens only if it took the directory: stop it then, and fail below.
+      async (s) => ({ code: await s.stop(), logs: JSON.stringify(s.logs) }),
       (e: unknown) => ({ code: undefined, logs: String(e) }),
     );
     expect(refused.logs).toContain(`data directory ${dataDir} is in use`);

@@ -196,7 +196,8 @@ describe('open() a data directory', () => {
 
     // While the library has it, the server refuses to start, naming this process.
     const refused = await startServer({ dataDir, args: NO_WARMUPS, waitReady: false }).then(
-      async (s) => ({ code: await s.exited, logs: s.logs }),
+      // It listens only if it took the directory: stop it then, and fail below.
+      async (s) => ({ code: await s.stop(), logs: s.logs }),
       (e: unknown) => ({ code: undefined, logs: [], error: String(e) }),
     );
     expect(JSON.stringify(refused)).toContain(`data directory ${dataDir} is in use: process ${process.pid} has it open`);
