@@ -3,6 +3,8 @@
 // capture-pane. Each terminal is a tmux server of its own (`-L`), so tests never share one.
 
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 let terminals = 0;
 
@@ -79,5 +81,7 @@ export class Terminal {
   /** Ends the terminal and what runs in it. */
   close(): void {
     spawnSync('tmux', ['-L', this.#socket, 'kill-server']);
+    // tmux leaves its socket file behind: one per terminal would pile up in /tmp.
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, this.#socket), { force: true });
   }
 }
