@@ -41,7 +41,7 @@ const SLOW = [
 ];
 
 /** Files that start a real server and talk to it over HTTP (or PostgreSQL's protocol). */
-const HTTP = ['test/server/**/*.test.ts', 'test/readme.test.ts'];
+const HTTP = ['test/server/**/*.test.ts', 'test/readme.test.ts', 'test/node/library.test.ts'];
 
 export default defineConfig({
   test: {

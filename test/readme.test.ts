@@ -1,6 +1,9 @@
 // The README is the front door and docs/ the manual: every setting and every error code must be
 // listed on its docs page, and every page the README links to must exist.
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envName, flagName, SETTINGS } from '../host/node/config.js';
 import { ERRORS } from '../host/core/errors.js';
@@ -27,6 +30,27 @@ describe('README', () => {
     const links = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(5);
     for (const link of links) expect(existsSync(new URL(link, root)), link).toBe(true);
+  });
+});
+
+describe('README library example', () => {
+  it('runs as written, in a program of its own that imports the package by name', () => {
+    const block = /## In your own program[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, 'no ```js block under "## In your own program"').toBeDefined();
+    expect(block!.split('\n').filter((l) => l.trim() !== '').length).toBeLessThanOrEqual(10);
+    const dir = mkdtempSync(join(tmpdir(), 'sundial-readme-'));
+    try {
+      // As an installed dependency: node_modules/sundial is the checkout (its package.json `exports`).
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(new URL('.', root).pathname, join(dir, 'node_modules', 'sundial'), 'dir');
+      writeFileSync(join(dir, 'example.mjs'), block!);
+      const out = execFileSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      expect(out).toBe("[ { host: 'a', usage: 12.5 }, { host: 'b', usage: 40 } ]\n2 rows\n");
+      expect(existsSync(join(dir, 'data', 'catalog.json'))).toBe(true);
+      expect(existsSync(join(dir, 'data', 'LOCK'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -16,6 +16,7 @@ const PLACEHOLDER: Record<(typeof SETTINGS)[number]['kind'], string> = {
   duration: 'DURATION',
   bool: 'true|false',
   level: 'LEVEL',
+  origins: 'ORIGIN,...',
 };
 
 const UNITS: Array<[number, string]> = [
@@ -31,8 +32,9 @@ const TIMES: Array<[number, string]> = [
 ];
 
 /** A default as a user would type it back: 160MiB, 10m, off, "". */
-function shown(kind: string, value: string | number | boolean | null): string {
+function shown(kind: string, value: string | number | boolean | null | readonly string[]): string {
   if (value === null) return 'off';
+  if (typeof value === 'object') return value.length === 0 ? 'none' : value.join(',');
   if (typeof value === 'string') return value === '' ? '""' : value;
   if (typeof value === 'number' && kind === 'bytes') {
     const unit = UNITS.find(([n]) => value % n === 0);
@@ -99,10 +101,14 @@ Prints the version (also: sundial --version, sundial -V).
 export function sqlHelp(): string {
   return `Usage: sundial sql [options] [-e STATEMENT]... [-f FILE]...
 
-Runs SQL statements against a server, one request each, in the order given, and
-prints each answer; stops at the first statement that fails (exit 1). Without -e
-or -f it reads the statements from stdin when stdin is not a terminal. The
-password is SUNDIAL_PASSWORD's (empty if unset).
+Runs SQL statements against a server, one request each, or with --data-dir on a
+data directory in this process. With -e or -f, or statements piped to stdin, it
+runs them in the order given and prints each answer; it stops at the first
+statement that fails (exit 1). On a terminal without them it is an interactive
+shell: statements end with ; and may span lines, Ctrl-C cancels the one running,
+\\? lists the backslash commands, \\q or Ctrl-D quits. The password is
+SUNDIAL_PASSWORD's; on a terminal without it, it is asked for when the server
+refuses the empty one.
 
 Options:
   -e, --execute STATEMENT
@@ -111,22 +117,31 @@ Options:
     A file of statements separated by ; (- for stdin).
   --url URL
     The server (also SUNDIAL_URL; default http://127.0.0.1:8902).
+  --data-dir DIR
+    Run the statements in this process on the data directory DIR, as root,
+    instead of on a server (not while a server has it).
   -u, --user NAME
     The user (default root).
+  -W, --password
+    Ask for the password (on a terminal) before connecting.
   -t, --tenant NAME
     The tenant (default cnosdb).
   -d, --database NAME
     The database (default public).
   --format table|csv|tsv|json|ndjson
     How answers are printed (default table).
+  --history FILE
+    The shell's history (also SUNDIAL_HISTORY; default ~/.sundial_history;
+    "" keeps none).
   -h, --help
     Print this help and exit.
   -V, --version
     Print the version and exit.
 
 Exit codes:
-  0  every statement succeeded
-  1  a statement failed, or the server could not be reached
+  0  every statement succeeded; the shell ended with \\q or Ctrl-D
+  1  a statement failed, the server could not be reached or refused the
+     password, or the data directory is in use
   2  usage error (unknown option, bad value, unreadable file)
 `;
 }

@@ -8,14 +8,17 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 
-/** `port`: a TCP port that is off (null) unless set; 0 picks a free one. */
-type Kind = 'string' | 'int' | 'port' | 'bytes' | 'duration' | 'bool' | 'level';
+/**
+ * `port`: a TCP port that is off (null) unless set; 0 picks a free one. `origins`: web origins
+ * (`https://host[:port]`) or `*`, a TOML array or a comma-separated string.
+ */
+type Kind = 'string' | 'int' | 'port' | 'bytes' | 'duration' | 'bool' | 'level' | 'origins';
 
 interface SettingSpec {
   /** Dotted TOML path, e.g. "server.port". */
   key: string;
   kind: Kind;
-  default: string | number | boolean | null;
+  default: string | number | boolean | null | readonly string[];
   doc: string;
   /** A duration that may be 0 (off). */
   zero?: boolean;
@@ -34,6 +37,7 @@ export const SETTINGS = [
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
   { key: 'log.slow_query', kind: 'duration', zero: true, default: 10_000, doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.' },
+  { key: 'server.cors_origins', kind: 'origins', default: [], doc: 'Web origins (`https://app.example.com`, or `*` for any) whose pages may call the SQL, write and export routes from a browser (CORS); none by default.' },
   { key: 'server.metrics_auth', kind: 'string', choices: ['auto', 'on', 'off'], default: 'auto', doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).' },
   { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
   { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },
@@ -82,7 +86,7 @@ function defaultParseWorkers(): number {
 }
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
-type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'port' ? number | null : K extends 'bool' ? boolean : string;
+type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'port' ? number | null : K extends 'bool' ? boolean : K extends 'origins' ? readonly string[] : string;
 type Shape = { [S in (typeof SETTINGS)[number] as S['key']]: ValueOf<S['kind']> };
 
 /** Resolved settings, keyed by dotted path. Sizes are bytes, durations milliseconds. */
@@ -102,7 +106,12 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean | null {
+/** An origin as a browser sends it in `Origin`: scheme, host and a port only when not the scheme's own. */
+function isOrigin(text: string): boolean {
+  return text === '*' || (URL.canParse(text) && new URL(text).origin === text);
+}
+
+function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean | null | readonly string[] {
   const bad = (want: string): never => {
     throw new ConfigError(`invalid ${spec.key} from ${source}: ${JSON.stringify(raw)} (want ${want})`);
   };
@@ -131,6 +140,11 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
       const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
       const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
       return m && unit !== undefined && Number(m[1]) > 0 ? Math.round(Number(m[1]) * unit) : bad('bytes like 1048576, "64MiB" or "500MB"');
+    }
+    case 'origins': {
+      const list = typeof raw === 'string' ? raw.split(',').map((o) => o.trim()).filter((o) => o !== '') : raw;
+      if (!Array.isArray(list) || !list.every((o) => typeof o === 'string' && isOrigin(o))) return bad('origins like "https://app.example.com,http://localhost:5173" (scheme, host, port only), or "*"');
+      return list as string[];
     }
     case 'duration': {
       const min = spec.zero === true ? 0 : 1;
@@ -192,7 +206,7 @@ export function loadConfig({ argv = process.argv.slice(2), env = process.env }: 
     if (unknown.length > 0) throw new ConfigError(`unknown setting(s) in ${configPath}: ${unknown.join(', ')}`);
   }
 
-  const out: Record<string, string | number | boolean | null> = {};
+  const out: Record<string, string | number | boolean | null | readonly string[]> = {};
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     let value = spec.default;
     const fromFile = lookup(file, spec.key);

@@ -1,6 +1,7 @@
-// The server process, composed: load the Wasm core, listen at once (503 while the WAL replays),
-// open the storage, serve; on SIGINT/SIGTERM stop accepting, finish in-flight requests, sync the
-// WALs, stop the parse workers and exit 0.
+// The server process, composed: load the Wasm core, take the data directory's lock
+// (storage/fs/dir-lock.ts), open the storage, listen at once (503 while the WAL replays), serve; on
+// SIGINT/SIGTERM stop accepting, finish in-flight requests, sync the WALs, stop the parse workers,
+// release the lock and exit 0.
 
 import { resolve } from 'node:path';
 import { pino } from 'pino';
@@ -9,10 +10,11 @@ import type { Parsers } from '../ingest/parse-jobs.js';
 import { InThreadParsers, ParsePool } from './parse-pool.js';
 import { warmQueryPath } from './query-warmup.js';
 import { ensureUsageSchema, ServerMetrics, startUsageReporter, SundialServer, UsageMetrics } from '../server/index.js';
-import { hashPassword, scramVerifier, verifyPassword } from '../meta/index.js';
+import { verifyPassword } from '../meta/index.js';
 import { PgListener } from '../pgwire/index.js';
 import { createServices } from './services.js';
-import { faultPointArmed, Storage, storageCodecs } from '../storage/index.js';
+import { faultPointArmed, lockDataDir } from '../storage/index.js';
+import { openStorage } from './open-storage.js';
 import type { Config } from './config.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
@@ -31,37 +33,8 @@ export async function serve(config: Config): Promise<void> {
   const dataDir = resolve(config['storage.data_dir']);
 
   const core = await Core.load(coreWasmBytes());
-  const storage = await Storage.open({
-    dataDir,
-    logger,
-    rootPasswordHash: await hashPassword(config['auth.root_password']),
-    rootScramVerifier: await scramVerifier(config['auth.root_password']),
-    memtableBytes: config['storage.memtable_bytes'],
-    walSegmentBytes: config['storage.wal_segment_bytes'],
-    walSync: config['storage.wal_sync'],
-    flushBytes: config['storage.flush_bytes'],
-    flushAgeMs: config['storage.flush_age'],
-    compactionFanIn: config['storage.compaction_fan_in'],
-    compactionThread: config['storage.compaction_thread'],
-    blockCacheBytes: config['storage.block_cache_bytes'],
-    skipDamagedSegments: config['storage.skip_damaged_segments'],
-    objectStore:
-      config['storage.object_store.s3_bucket'] === ''
-        ? undefined
-        : {
-            bucket: config['storage.object_store.s3_bucket'],
-            endpoint: config['storage.object_store.s3_endpoint'],
-            region: config['storage.object_store.s3_region'],
-            prefix: config['storage.object_store.s3_prefix'],
-            accessKeyId: config['storage.object_store.s3_access_key_id'],
-            secretAccessKey: config['storage.object_store.s3_secret_access_key'],
-            pathStyle: config['storage.object_store.s3_path_style'],
-            cacheBytes: config['storage.object_store.cache_bytes'],
-            cacheDir: config['storage.object_store.cache_dir'],
-          },
-    codecs: storageCodecs(core),
-    metrics,
-  });
+  const lock = await lockDataDir(dataDir);
+  const storage = await openStorage(config, core, logger, { dataDir, metrics });
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
     // auth.root_password is read only when the catalog is made: on an existing one, setting it
@@ -103,6 +76,7 @@ export async function serve(config: Config): Promise<void> {
       await stopUsage();
       await parsers.close();
       await storage.close();
+      await lock.release();
       logger.info('stopped');
       logger.flush();
       process.exit(EXIT_OK);

@@ -1,5 +1,6 @@
 // The PostgreSQL wire protocol's public face: its listener, for the composition (node/serve.ts),
-// and its statement splitter, which the SQL client shares (node/sql-client.ts).
+// and its statement splitter and tokenizer, which the SQL client and shell share (node/sql-client.ts,
+// cli/statement-buffer.ts).
 
 export { PgListener } from './listener.js';
-export { splitStatements } from './sql-text.js';
+export { splitStatements, tokenizePg } from './sql-text.js';

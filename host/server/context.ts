@@ -28,6 +28,8 @@ export interface ServerSettings {
   readonly 'otlp.traces_table': string;
   readonly 'otlp.logs_table': string;
   readonly 'server.metrics_auth': string;
+  /** Origins whose pages may call the CORS routes (cors.ts); none: CORS off. */
+  readonly 'server.cors_origins': readonly string[];
 }
 
 export type Phase = 'starting' | 'ready' | 'stopping';

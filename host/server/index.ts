@@ -1,5 +1,6 @@
 // The HTTP edge's public face: the server, its services and their parts, the settings it reads,
-// and the SQL statement admission it shares with pgwire. Other folders import from here.
+// the SQL statement admission it shares with pgwire, and the write path library mode shares.
+// Other folders import from here.
 
 export type { ServerSettings } from './context.js';
 export { Budget } from './limits.js';
@@ -9,6 +10,8 @@ export { ServerMetrics, SlowQueryLog, trackResult } from './monitoring/index.js'
 export { QueryRegistry } from './query-registry.js';
 export { SundialServer } from './server.js';
 export type { Services, SqlServices } from './services.js';
+export { lineProtocolParser } from './routes/write.js';
+export { admitWrite, storeWrite, type WriteTarget } from './routes/write-pipeline.js';
 export { requireOnlyPasswordChange, type RunningStatement, startStatement } from './statement.js';
 export { tableInfo } from './table-info.js';
 export { TenantLimits } from './tenant-limits.js';

@@ -1,14 +1,16 @@
 // The HTTP host: a hapi server with every route of CONTRACT.md under /api/v1, Basic auth,
-// response compression, one error mapping, and a lifecycle (starting -> ready -> stopping) in
-// which everything but ping answers 503 while the storage is not ready.
+// response compression, one error mapping, CORS where configured (cors.ts), and a lifecycle
+// (starting -> ready -> stopping) in which everything but ping answers 503 while the storage is
+// not ready.
 
 import { Readable } from 'node:stream';
-import Hapi, { type Request, type ResponseToolkit, type ServerRoute } from '@hapi/hapi';
+import Hapi, { type Request, type ResponseObject, type ResponseToolkit, type ServerRoute } from '@hapi/hapi';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import { auditDenied } from './audit.js';
 import { settingsOf, type Phase, type ServerContext, type ServerSettings } from './context.js';
 import { authenticate } from './auth.js';
+import { Cors } from './cors.js';
 import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
@@ -78,6 +80,7 @@ export class SundialServer {
   #services: Services | undefined;
   /** Responses of the requests that arrived before the shutdown began, until each is sent. */
   readonly #inFlight = new Set<object>();
+  readonly #cors: Cors;
 
   /** `metrics`: what /metrics serves (node/serve.ts); default a registry of its own (the warm-up's scratch server). */
   constructor(config: ServerSettings, logger: Logger, version: string, metrics = new ServerMetrics({ processMetrics: false })) {
@@ -103,6 +106,7 @@ export class SundialServer {
       routes: { response: { emptyStatusCode: 200 } },
       router: { isCaseSensitive: true, stripTrailingSlash: false },
     });
+    this.#cors = new Cors(config['server.cors_origins']);
     this.#ctx = {
       config,
       logger,
@@ -139,6 +143,8 @@ export class SundialServer {
       fallbackRoute(),
     ];
     this.hapi.route(routes);
+    // After the others: a listed path gets its preflight only where the server has a route.
+    this.hapi.route(this.#cors.preflightRoutes(this.hapi));
   }
 
   /** What the routes see: the PostgreSQL port serves from the same services. */
@@ -216,14 +222,19 @@ export class SundialServer {
     this.hapi.ext('onPreResponse', async (request: Request, h: ResponseToolkit) => {
       await discardUnreadBody(request, ctx.config['limits.write_body_bytes']);
       const response = request.response;
-      if (!('isBoom' in response) || !response.isBoom) return h.continue;
+      if (!('isBoom' in response) || !response.isBoom) {
+        this.#cors.decorate(request, response as ResponseObject);
+        return h.continue;
+      }
       const err = toUserError(response, ctx.logger, request);
       auditDenied(ctx.logger, request, err);
       if (err.status === 429) metrics.limited(err.reason ?? 'other');
       else if (err.status === 507) metrics.diskFull();
       if (err.status >= 500) requestLog(ctx.logger, request).debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
       const style = settingsOf(request).errors;
-      return errorResponse(h, err, typeof style === 'function' ? style(request) : style);
+      const res = errorResponse(h, err, typeof style === 'function' ? style(request) : style);
+      this.#cors.decorate(request, res);
+      return res;
     });
   }
 }

@@ -65,6 +65,9 @@ export function startStatement(config: ServerSettings, version: string, s: Servi
   const running = s.runningQueries.register({ text: sql, user: { id: user.id, name: user.name }, tenant: { id: t.id, name: t.name }, database });
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), config['limits.query_timeout']);
+  // The timeout alone keeps no process alive: a library-mode program (node/library.ts) that stops
+  // pulling a result without return() would otherwise wait out limits.query_timeout at exit.
+  timer.unref();
   let finished = false;
   const session: QuerySession = {
     tenant: t.name,

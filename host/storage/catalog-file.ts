@@ -43,3 +43,14 @@ export function catalogFile(dir: string): CatalogFile {
     },
   };
 }
+
+/** The catalog document of an in-memory store (StorageOptions.memory): `name` only names it in messages. */
+export function memoryCatalogFile(name: string): CatalogFile {
+  let text: string | undefined;
+  return {
+    name,
+    read: async () => text,
+    replace: async (next) => void (text = next),
+    cleanup: async () => undefined,
+  };
+}

@@ -13,7 +13,6 @@
 // back in LSN order), so a write answered with an error is in no query, no segment file and no
 // replay.
 
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CorruptionError, bug, UserError } from '../core/errors.js';
@@ -42,7 +41,7 @@ import {
   type Tombstone,
 } from './segment/index.js';
 import { type Catalog, type DatabaseDef, stampsOf } from '../meta/index.js';
-import { fsyncDir, type Quarantine } from './fs/index.js';
+import type { Quarantine } from './fs/index.js';
 import { flushMemtable } from './compaction/index.js';
 import { LastPointCache, type ReadView, SeriesListCache } from './read/index.js';
 import { Memtable, type TableStamp } from './memtable/index.js';
@@ -482,8 +481,7 @@ export class DatabaseStore implements SegmentSet {
   async destroy(): Promise<void> {
     await this.close();
     await this.segmentStore.removeDir(this.dir);
-    await rm(this.dir, { recursive: true, force: true }); // the WAL, and the folder itself
-    await fsyncDir(join(this.env.dataDir, 'db')).catch(() => undefined);
+    await this.env.walFiles.removeDir(this.dir); // the WAL, and the folder itself
   }
 
   /**

@@ -5,6 +5,7 @@
 // Data directory layout:
 //   catalog.json            tenants, databases, tables, users (meta/catalog-store.ts)
 //   db/<id>/                one database (database.ts): manifest.json, seg/, wal/
+//   LOCK                    the opener's pid (fs/dir-lock.ts), taken by node/ before this opens
 //
 // DDL against the WAL (FORMAT.md §6): every DDL saves the catalog before it resolves; writes are
 // logged with the table and column ids they resolved to, and deletes as WAL records, so replay
@@ -30,6 +31,7 @@ import {
   loadManifest,
   partitionOverflows,
   retentionCutoff,
+  MemorySegmentStore,
   nodeSegmentStore,
   type SegmentSlot,
   type SegmentStore,
@@ -63,7 +65,7 @@ import {
   stampsOf,
   type TableDef,
 } from '../meta/index.js';
-import { catalogFile } from './catalog-file.js';
+import { catalogFile, memoryCatalogFile } from './catalog-file.js';
 import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
@@ -71,7 +73,7 @@ import { exportChunks, type ExportRange } from './export.js';
 import { type Forget, ProvisionalSchema } from './provisional-schema.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
-import { nodeWalFiles, WalFailure } from './wal/index.js';
+import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
 
 export interface StorageOptions {
@@ -122,6 +124,12 @@ export interface StorageOptions {
    * the storage's thread (the compaction thread reads files from the file system).
    */
   objectStore?: Omit<ObjectStoreOptions, 'dataDir' | 'logger' | 'metrics'>;
+  /**
+   * Keeps the catalog, the WALs and the segment files in memory (library mode's in-memory store):
+   * nothing is read from or written to `dataDir`, which only names the store in messages, and
+   * nothing survives `close`. The format and the write path stay the ones on disk.
+   */
+  memory?: boolean;
 }
 
 /** Told the names (relative to the data directory) of the damaged segment files a read left out. */
@@ -166,6 +174,8 @@ export class Storage {
   #compactingDb: DatabaseStore | undefined;
   readonly #compactor: Compactor | undefined;
   readonly #quarantine: Quarantine;
+  readonly #segmentStore: SegmentStore;
+  readonly #walFiles: WalFiles;
   /** The last compaction's error while compactions fail, and when the next may start. */
   #compactionFailure: Error | undefined;
   #compactionFailures = 0;
@@ -188,9 +198,11 @@ export class Storage {
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread ?? false;
-    if (thread !== false && opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore) {
+    if (thread !== false && (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))) {
       throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
     }
+    this.#segmentStore = opts.segmentStore ?? (opts.memory === true ? new MemorySegmentStore() : nodeSegmentStore);
+    this.#walFiles = opts.memory === true ? new MemoryWalFiles() : nodeWalFiles;
     this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
   }
 
@@ -208,6 +220,10 @@ export class Storage {
    * replay the WALs (the server already answers 503 meanwhile).
    */
   static async open(opts: StorageOptions): Promise<Storage> {
+    if (opts.memory === true) {
+      const store = await CatalogStore.open(memoryCatalogFile(opts.dataDir), { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+      return new Storage(opts, store, undefined);
+    }
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
     const file = catalogFile(opts.dataDir);
     await file.cleanup();
@@ -226,7 +242,7 @@ export class Storage {
       await this.#openDatabase(def);
     }
     // A DROP DATABASE saves the catalog before deleting files; a crash in between leaves them.
-    for (const name of await readdir(join(this.#opts.dataDir, 'db'))) {
+    for (const name of this.#opts.memory === true ? [] : await readdir(join(this.#opts.dataDir, 'db'))) {
       if (live.has(name)) continue;
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
@@ -249,8 +265,8 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
-        segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
-        walFiles: nodeWalFiles,
+        segmentStore: this.#segmentStore,
+        walFiles: this.#walFiles,
         catalog: this.catalog,
         walSegmentBytes: this.#opts.walSegmentBytes,
         walSync: this.#opts.walSync,

@@ -106,6 +106,20 @@ describe('sundial check', () => {
     expect(check(['--data-dir', dataDir])).toMatchObject({ status: 0, stderr: '' });
   });
 
+  it('refuses a directory a running server has open, and names the server and CHECK DATABASE', async () => {
+    const server = await startServer({ dataDir, args: QUIET });
+    try {
+      for (const args of [['--data-dir', dataDir], ['--data-dir', dataDir, '--repair']]) {
+        const r = check(args);
+        expect([r.status, r.stdout]).toEqual([1, '']);
+        expect(r.stderr).toBe(`sundial: data directory ${dataDir} is in use: process ${server.pid} has it open (${join(dataDir, 'LOCK')}); stop or close that first, or use another directory; on a running server use CHECK DATABASE <name> [REPAIR]\n`);
+      }
+    } finally {
+      await server.stop();
+    }
+    expect(check(['--data-dir', dataDir]).status).toBe(0);
+  });
+
   it('needs --data-dir, and a data directory', () => {
     expect(check([])).toEqual({ status: 2, stdout: '', stderr: 'sundial: check needs --data-dir DIR; see sundial check --help\n' });
     expect(check(['--data-dir', join(dataDir, 'db')])).toEqual({ status: 1, stdout: '', stderr: `sundial: ${join(dataDir, 'db')} is not a Sundial data directory (no catalog.json, no db/)\n` });

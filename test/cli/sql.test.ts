@@ -76,6 +76,8 @@ describe('sundial sql', () => {
     [['-f', join(dir, 'missing.sql')], /^sundial: cannot read .*missing\.sql: ENOENT/],
     [['--no-such', 'x'], /^sundial: Unknown option '--no-such'/],
     [['-e'], /^sundial: Option '-e, --execute <value>' argument missing/],
+    [['--data-dir', dir, '-e', 'SELECT 1'], /^sundial: give --url or --data-dir, not both; see sundial sql --help\n$/],
+    [['-W', '-e', 'SELECT 1'], /^sundial: --password prompts on a terminal; without one, set SUNDIAL_PASSWORD\n$/],
   ];
   for (const [args, message] of usage) {
     it(`exits 2 for ${args.join(' ')}`, () => {
@@ -94,4 +96,27 @@ it('exits 1 when the server cannot be reached', async () => {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const r = spawnSync(BIN, ['sql', '--url', `http://127.0.0.1:${port}`, '-e', 'SELECT 1'], { encoding: 'utf8', env, timeout: 60_000 });
   expect([r.status, r.stdout, r.stderr]).toEqual([1, '', `sundial: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`]);
+});
+
+it('runs statements on a data directory in this process with --data-dir, and not on one a server has', async () => {
+  const dataDir = join(dir, 'local');
+  const run = (args: string[]): { status: number | null; stdout: string; stderr: string } => {
+    const r = spawnSync(BIN, ['sql', '--data-dir', dataDir, '--format', 'csv', ...args], { encoding: 'utf8', env, input: '', timeout: 60_000 });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  expect(run(['-e', "CREATE TABLE local_t (v DOUBLE, TAGS(h)); INSERT INTO local_t (time, h, v) VALUES (1, 'a', 2.5)"])).toEqual({ status: 0, stdout: 'rows\n1\n', stderr: '' });
+  expect(run(['-e', 'SELECT h, v FROM local_t; SELECT * FROM nope'])).toEqual({
+    status: 1,
+    stdout: 'h,v\na,2.5\n',
+    stderr: 'sundial: statement 2 of 2: 422 030019 Meta: Table not found: "cnosdb.public.nope"\n',
+  });
+  expect(run(['-u', 'alice', '-e', 'SELECT 1']).stderr).toBe('sundial: --user and --password do not apply to --data-dir (its statements run as root); see sundial sql --help\n');
+  const server = await startServer({ dataDir, args: ['--warmup', 'false', '--write-warmup', 'false', '--parse-warmup', 'false'] });
+  try {
+    const r = run(['-e', 'SELECT 1']);
+    expect([r.status, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toBe(`sundial: data directory ${dataDir} is in use: process ${server.pid} has it open (${join(dataDir, 'LOCK')}); stop or close that first, or use another directory\n`);
+  } finally {
+    await server.stop();
+  }
 });

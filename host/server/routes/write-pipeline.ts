@@ -10,7 +10,7 @@ import type { Request } from '@hapi/hapi';
 import type { TimeUnit } from '../../core/precision.js';
 import { dbUnit } from '../../core/precision.js';
 import { precisionOf } from '../params.js';
-import { type DatabaseDef, requireDatabaseAccess } from '../../meta/index.js';
+import { type DatabaseDef, requireDatabaseAccess, type TenantDef, type UserDef } from '../../meta/index.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../context.js';
 import type { Services } from '../services.js';
@@ -67,16 +67,56 @@ export async function runWrite<T>(
   // the formats whose times carry their own unit (spans, logs, Prometheus), where it changes nothing.
   precisionOf(request);
   const services = ctx.services();
-  const catalog = services.storage.catalog;
-  const db = requireDatabaseAccess(catalog, userOf(request), target.tenant, target.database, 'write');
-  const tenant = catalog.tenants.get(target.tenant)!;
-  services.tenantLimits.admitWrite(tenant);
-  services.storage.checkWriteCapacity();
+  const user = userOf(request);
+  const admitted = admitWrite(services, user, target);
   const header = request.headers['content-encoding'] as string | undefined;
   const snappyHeader = options.snappy === true && header?.trim().toLowerCase() === 'snappy';
   const encoding = snappyHeader ? 'identity' : checkContentEncoding(header);
   let body = await readBody(request.payload as never, encoding, options.bodyLimitBytes, contentLength(request));
   if (options.snappy === true && body.length > 0) body = decodeSnappyBlock(body, options.bodyLimitBytes);
+  return storeWrite(services, admitted, { api: request.path.slice(1), user: user.name, format: options.format }, body, parse);
+}
+
+/** A write admitted by admitWrite: its database and tenant. */
+export interface AdmittedWrite {
+  db: DatabaseDef;
+  tenant: TenantDef;
+  target: WriteTarget;
+}
+
+/**
+ * The checks of a write before its body is read: membership, Write privilege and database, the
+ * tenant's write rate (429), memtable capacity. For routes (runWrite) and library mode alike.
+ */
+export function admitWrite(services: Services, user: UserDef, target: WriteTarget): AdmittedWrite {
+  const catalog = services.storage.catalog;
+  const db = requireDatabaseAccess(catalog, user, target.tenant, target.database, 'write');
+  const tenant = catalog.tenants.get(target.tenant)!;
+  services.tenantLimits.admitWrite(tenant);
+  services.storage.checkWriteCapacity();
+  return { db, tenant, target };
+}
+
+/** Who wrote, for the usage counters and /metrics: the api label ('api/v1/write', 'library'), the user, the body's format. */
+export interface WriteSource {
+  api: string;
+  user: string;
+  format: string;
+}
+
+/**
+ * The rest of the write after the body is read: the tenant's data_in (429), the in-flight byte
+ * budget, the parser, one atomic durable store of all its batches, the counters. Resolves with
+ * the parser's output once the batches are durable.
+ */
+export async function storeWrite<T>(
+  services: Services,
+  admitted: AdmittedWrite,
+  source: WriteSource,
+  body: Buffer,
+  parse: (input: WriteInput) => WriteOutput<T> | Promise<WriteOutput<T>>,
+): Promise<WriteOutput<T>> {
+  const { db, tenant, target } = admitted;
   services.tenantLimits.chargeDataIn(tenant, body.length);
   const release = services.writeBytes.acquire(body.length);
   try {
@@ -86,9 +126,8 @@ export async function runWrite<T>(
     // and fsync (line protocol lost 5-10% of its rows/s over 2 connections).
     const out = parsed instanceof Promise ? await parsed : parsed;
     await services.storage.write(db, out.batches);
-    services.metrics.written(options.format, batchRows(out.batches), body.length);
-    const source = { api: request.path.slice(1), tenant: target.tenant, database: target.database, user: userOf(request).name };
-    services.usage.write(source, body.length, out.batches.reduce((n, b) => n + b.length, 0));
+    services.metrics.written(source.format, batchRows(out.batches), body.length);
+    services.usage.write({ api: source.api, tenant: target.tenant, database: target.database, user: source.user }, body.length, out.batches.reduce((n, b) => n + b.length, 0));
     return out;
   } finally {
     release();

@@ -1,6 +1,7 @@
 // The write-ahead log (FORMAT.md §2): segment files of records with group commit, the scan that
 // tells intact records from damage, record payloads, and the replay of stamped writes after DDL.
 
+export { MemoryWalFiles } from './memory-wal-files.js';
 export { nodeWalFiles } from './node-wal-files.js';
 export { listSegments, verifySegments, Wal, WalFailure, type WalHold, type WalProblem } from './wal.js';
 export type { WalFile, WalFiles } from './wal-files.js';

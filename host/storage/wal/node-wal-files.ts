@@ -1,6 +1,7 @@
 // The WAL's files on the local file system (node:fs), created with the data directory's modes.
 
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { DIR_MODE, FILE_MODE, fsyncDir, writeAllAt } from '../fs/index.js';
 import type { WalFile, WalFiles } from './wal-files.js';
 
@@ -14,6 +15,10 @@ export const nodeWalFiles: WalFiles = {
   create: async (path) => walFile(await open(path, 'w+', FILE_MODE)),
   remove: (path) => unlink(path),
   syncDir: (dir) => fsyncDir(dir),
+  async removeDir(dir) {
+    await rm(dir, { recursive: true, force: true });
+    await fsyncDir(dirname(dir)).catch(() => undefined);
+  },
 };
 
 function walFile(fh: FileHandle): WalFile {

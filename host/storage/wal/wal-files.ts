@@ -38,4 +38,6 @@ export interface WalFiles {
   remove(path: string): Promise<void>;
   /** Makes the creations and removals in `dir` so far durable. */
   syncDir(dir: string): Promise<void>;
+  /** Removes the folder `dir` with everything in it, durably; a missing folder is no error (DROP DATABASE). */
+  removeDir(dir: string): Promise<void>;
 }
