@@ -45,24 +45,47 @@ function checkJsonLines(request: Request, logType: LogType): void {
   throw new UserError('badHeader', `unsupported Content-Type '${type}' for log_type ${logType}: want application/x-ndjson or application/json`);
 }
 
-/** The Elasticsearch bulk reply: one item per action, in order, a failed document with its error. */
+/**
+ * The Elasticsearch bulk reply: one item per action, in order, a failed document with its error.
+ * Items that repeat the one before (the same action, index and outcome: nearly all of them) are
+ * written as runs with String.repeat: building each of 200,000 items on its own took a tenth of
+ * the server thread's time in an ES bulk load.
+ */
 function bulkReply(out: ParseResult, table: string, tookMs: number): string {
   const actions = out.actions ?? new Uint8Array(0);
   const failures = out.failures ?? [];
   const names = out.tables?.names.map((n) => JSON.stringify(n));
   const fixed = JSON.stringify(table);
-  const items: string[] = [];
+  const parts: string[] = [];
+  let run = '';
+  let runLength = 0;
+  const flush = (): void => {
+    if (runLength > 0) parts.push(runLength === 1 ? run : `${run},`.repeat(runLength - 1) + run);
+  };
   let f = 0;
+  // What the run repeats: its action and table (-1: not a run of stored documents).
+  let runAction = -1;
+  let runTable = -1;
   for (let i = 0; i < actions.length; i++) {
-    const index = names === undefined ? fixed : names[out.tables!.of[i]!]!;
+    const tableId = names === undefined ? 0 : out.tables!.of[i]!;
     const failure = failures[f]?.item === i ? failures[f++] : undefined;
+    if (failure === undefined && actions[i] === runAction && tableId === runTable) {
+      runLength++;
+      continue;
+    }
+    flush();
+    const index = names === undefined ? fixed : names[tableId]!;
     const body =
       failure === undefined
         ? `"status":201,"result":"created"`
         : `"status":400,"error":${JSON.stringify({ type: failure.type, reason: failure.reason })}`;
-    items.push(`{"${BULK_ACTION_CODES[actions[i]!]}":{"_index":${index},${body}}}`);
+    run = `{"${BULK_ACTION_CODES[actions[i]!]}":{"_index":${index},${body}}}`;
+    runLength = 1;
+    runAction = failure === undefined ? actions[i]! : -1;
+    runTable = tableId;
   }
-  return `{"took":${tookMs},"errors":${failures.length > 0},"items":[${items.join(',')}]}`;
+  flush();
+  return `{"took":${tookMs},"errors":${failures.length > 0},"items":[${parts.join(',')}]}`;
 }
 
 export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
