@@ -11,7 +11,8 @@
 // leaves alone (a key given twice in an object, where JSON.parse keeps the last value, or a
 // flattened name given twice, where the reference keeps the first; escapes in keys; surrogate
 // escapes; tag values that are not strings; an integer time past 2^53 that is not the line's one
-// integer member of its key; ISO 8601's basic format; non-finite numbers; nesting past 60 levels)
+// integer member of its key; ISO 8601's basic format; non-finite numbers; nesting past 60 levels;
+// a time within the range of its series' earlier rows in the batch, where it may tie with one)
 // stop the scan with BAIL, and the host parses the whole body with the reference instead.
 
 import { clearHashTable, HashTable, insert, newArena, newHashTable, push, pushPtr, reserve } from '../lineprotocol/arena';
@@ -19,7 +20,7 @@ import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_
 import { bytesEqual, hashBytes, mixScope } from '../lineprotocol/hash';
 import {
   batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, internTable, KIND_FIELD, NONE,
-  projected, rcol,
+  projected, rcol, series,
 } from '../lineprotocol/intern';
 import { isTime } from '../lineprotocol/names';
 import {
@@ -284,8 +285,15 @@ function scanDocument(p: usize): usize {
     }
   }
   // Counted only here, where the row is kept: a document that fails, or goes to the next batch, is scanned again.
-  if (!hasTime) rowTs = nowTs + timeless++;
-  commitRow(rowAt, sid, rowTs, valueCount);
+  // Documents of one series at one time are kept apart by the reference (log-documents.ts places
+  // a tie at the next free unit): a row within its series' time range so far, where it may tie
+  // with another, goes there with the body. Rows in time order, or before or after all the
+  // others, are certain to be alone.
+  const ts = hasTime ? rowTs : nowTs + timeless;
+  const s = series(sid);
+  if (s.rowCount > 0 && ts >= s.minTs && ts <= s.maxTs) return FAIL;
+  if (!hasTime) timeless++;
+  commitRow(rowAt, sid, ts, valueCount);
   return p + 1;
 }
 

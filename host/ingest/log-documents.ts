@@ -9,7 +9,7 @@
 import { UserError } from '../core/errors.js';
 import type { TimeUnit } from '../core/precision.js';
 import { ValueType } from '../core/write-batch.js';
-import { contentHash, entrySeriesKey, type EntryTimes } from './loki-entry-times.js';
+import { contentHash, entrySeriesKey, EntryTimes } from './loki-entry-times.js';
 import { clip, describe, locate } from './parse-errors.js';
 import { parseRfc3339Ns } from './rfc3339.js';
 import { RowBatcher, type FieldInput } from './row-batcher.js';
@@ -22,6 +22,11 @@ export interface LogOptions {
   indexTables?: boolean;
   /** Column holding each document's time (default `time`). */
   timeColumn: string;
+  /**
+   * A second name of the time, for a document without `timeColumn`: `time`, when Elasticsearch's
+   * `@timestamp` is the time column by default (a document with both is refused).
+   */
+  fallbackTimeColumn?: string;
   /** Columns stored as tags; every other column is a field. */
   tagColumns: ReadonlySet<string>;
   dbUnit: TimeUnit;
@@ -53,8 +58,10 @@ export class LogRowWriter {
   readonly #opts: LogOptions;
   readonly #out = new RowBatcher();
   readonly #toDb: TimestampConverter;
-  /** Loki: where each entry goes in time (loki-entry-times.ts); bulk and NDJSON rows merge by time. */
+  /** Loki: where each entry goes in time (loki-entry-times.ts); bulk and NDJSON use #ties. */
   readonly #entryTimes: EntryTimes | undefined;
+  /** Bulk and NDJSON: the times this request's rows took, by table (#commit). */
+  readonly #ties = new Map<string, EntryTimes>();
   /** Documents without a time so far (LogOptions.now). */
   #timeless = 0n;
   // Scratch state of the document being added, reused across documents: the batch builder copies
@@ -67,6 +74,8 @@ export class LogRowWriter {
   #fieldCount = 0;
   #fieldPool: FieldInput[] = [];
   #ts: bigint | undefined;
+  /** The time under LogOptions.fallbackTimeColumn. */
+  #fallbackTs: bigint | undefined;
   #raw: string | undefined;
   #table = '';
   #where: string | number = '';
@@ -128,6 +137,7 @@ export class LogRowWriter {
     this.#tagCount = 0;
     this.#fieldCount = 0;
     this.#ts = undefined;
+    this.#fallbackTs = undefined;
     this.#raw = raw;
     this.#where = where;
   }
@@ -136,11 +146,23 @@ export class LogRowWriter {
     if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
+    if (this.#fallbackTs !== undefined) {
+      if (this.#ts !== undefined) {
+        throw new UserError('logParse', `${whereText(this.#where)}: the document has both '${clip(this.#opts.timeColumn)}' and '${clip(this.#opts.fallbackTimeColumn!)}'; name its time column with the time_column parameter`);
+      }
+      this.#ts = this.#fallbackTs;
+    }
     let ts = this.#ts ?? this.#opts.now + this.#timeless++;
     if (this.#entryTimes !== undefined) {
       const placed = this.#entryTimes.place(this.#seriesKey(), this.#tags, ts, contentHash(this.#fields, this.#fieldCount));
       if (placed === undefined) return;
       ts = placed;
+    } else {
+      // Bulk and NDJSON: a document whose series already has a row of this request at its time
+      // goes to the next free unit, so that both are kept (docs/http-api.md, "Writes").
+      let ties = this.#ties.get(this.#table);
+      if (ties === undefined) this.#ties.set(this.#table, (ties = new EntryTimes([], true)));
+      ts = ties.place(this.#seriesKey(), this.#tags, ts, 0)!;
     }
     this.#out.add(this.#table, this.#tags, ts, this.#fields);
   }
@@ -204,6 +226,10 @@ export class LogRowWriter {
     }
     if (name === this.#opts.timeColumn) {
       this.#ts = this.#time(name, v);
+      return;
+    }
+    if (name === this.#opts.fallbackTimeColumn) {
+      this.#fallbackTs = this.#time(name, v);
       return;
     }
     if (this.#opts.tagColumns.has(name)) {
