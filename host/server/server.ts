@@ -13,6 +13,7 @@ import { registerEncoders } from './compression.js';
 import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
+import { esDocRoutes } from './routes/es-doc.js';
 import { esProbeRoutes } from './routes/es-probes.js';
 import { exportRoutes } from './routes/export.js';
 import { lokiRoutes } from './routes/loki.js';
@@ -122,6 +123,7 @@ export class SundialServer {
       ...writeRoutes(this.#ctx),
       ...openTsdbRoutes(this.#ctx),
       ...esBulkRoutes(this.#ctx),
+      ...esDocRoutes(this.#ctx),
       ...esProbeRoutes(this.#ctx),
       ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),

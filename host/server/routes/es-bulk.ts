@@ -23,6 +23,9 @@ import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 
 type LogType = 'bulk' | 'ndjson' | 'loki';
 
+/** The time of a document called as Elasticsearch: Beats, Logstash, Fluent Bit and ECS name it so. */
+export const ES_TIME_COLUMN = '@timestamp';
+
 /** `log_type`, from the query or a header of the same name. */
 function logTypeOf(request: Request): LogType {
   const v = paramOrHeader(request, 'log_type');
@@ -96,7 +99,11 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     const table = tableParam ?? index ?? '';
     const logType = logTypeOf(request);
     if (logType !== 'bulk' && table === '') throw new UserError('logParse', `the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ${logType}`);
-    const timeColumn = paramOrHeader(request, 'time_column') ?? 'time';
+    // Called as Elasticsearch, the time is `@timestamp`, as shippers name it, or else `time`.
+    const esStyle = logType === 'bulk' && tableParam === undefined;
+    const timeParam = paramOrHeader(request, 'time_column');
+    const timeColumn = timeParam ?? (esStyle ? ES_TIME_COLUMN : 'time');
+    const fallbackTimeColumn = timeParam === undefined && esStyle ? 'time' : undefined;
     const tagColumns = [...parseTagColumns(paramOrHeader(request, 'tag_columns'))];
     const target = { tenant: tenantOf(request), database: databaseOf(request) };
     if (logType === 'loki') {
@@ -107,7 +114,7 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     const out = await runWrite(ctx, request, target, { format: logType, bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
       // Documents without a time take the request's, from a clock that never gives one out twice.
       const now = services.logClock.reserve(dbUnit, lineCount(body));
-      return services.parsers.parse({ format: logType, table, indexTables: logType === 'bulk' && tableParam === undefined, timeColumn, tagColumns, dbUnit, now }, body);
+      return services.parsers.parse({ format: logType, table, indexTables: esStyle, timeColumn, fallbackTimeColumn, tagColumns, dbUnit, now }, body);
     });
     if (logType !== 'bulk') return h.response().code(200).header(...ELASTIC_PRODUCT);
     return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(...ELASTIC_PRODUCT);
