@@ -11,7 +11,8 @@
 // leaves alone (a key given twice in an object, where JSON.parse keeps the last value, or a
 // flattened name given twice, where the reference keeps the first; escapes in keys; surrogate
 // escapes; tag values that are not strings; an integer time past 2^53 that is not the line's one
-// integer member of its key; ISO 8601's basic format; non-finite numbers; nesting past 60 levels)
+// integer member of its key; ISO 8601's basic format; non-finite numbers; nesting past 60 levels;
+// a time that ties with an earlier row of its series in the batch)
 // stop the scan with BAIL, and the host parses the whole body with the reference instead.
 
 import { clearHashTable, HashTable, insert, newArena, newHashTable, push, pushPtr, reserve } from '../lineprotocol/arena';
@@ -19,13 +20,13 @@ import { CH_BACKSLASH, CH_COMMA, CH_CR, CH_LF, CH_MINUS, CH_QUOTE, CH_SPACE, CH_
 import { bytesEqual, hashBytes, mixScope } from '../lineprotocol/hash';
 import {
   batchColumn, bcol, btable, createColumn, enterPendingColumns, findColumn, internTable, KIND_FIELD, NONE,
-  projected, rcol,
+  projected, rcol, series, Series,
 } from '../lineprotocol/intern';
 import { isTime } from '../lineprotocol/names';
 import {
   beginDecimal, decExponent, decimalBits, decMantissa, decSignificant, exactDecimal, readDigits, readExponent, T_BOOLEAN, T_DOUBLE, T_STRING,
 } from '../lineprotocol/number';
-import { commitRow, markField, openRow, pushString, pushValue, rowCount } from '../lineprotocol/rows';
+import { commitRow, markField, openRow, pushString, pushValue, rowCount, rows } from '../lineprotocol/rows';
 import { seriesOfTags } from '../lineprotocol/series-key';
 import { ENTRY_SIZE, sortEntries } from '../lineprotocol/sort';
 import { parsedNs, parseRfc3339 } from './rfc3339';
@@ -121,6 +122,7 @@ let overfilled = false;
 export function beginScan(): void {
   batchTable = NONE;
   overfilled = false;
+  resetTies();
 }
 
 /** JSON's blanks inside a line: space, tab, `\r`. */
@@ -251,6 +253,57 @@ function newMember(obj: u32, k: usize, n: usize): bool {
   return true;
 }
 
+// ---- ties: rows of one series at one time in the batch ----
+
+/** Rows of the batch (offsets in `rows`) by (series, time), for the series whose `indexed` is set. */
+const TIE_SLOTS: u32 = 1024;
+let tieIndex: HashTable = newHashTable(TIE_SLOTS);
+
+function resetTies(): void {
+  if (tieIndex.mask >= 16 * TIE_SLOTS) {
+    heap.free(tieIndex.slots);
+    heap.free(changetype<usize>(tieIndex));
+    tieIndex = newHashTable(TIE_SLOTS);
+  } else {
+    clearHashTable(tieIndex);
+  }
+}
+
+@inline
+function tieHash(sid: u32, ts: i64): u32 {
+  return mixScope(<u32>(ts ^ (ts >>> 32)) * 0x85ebca6b, sid);
+}
+
+/** Adds the committed row at offset `at` (its series and time in its header) to the index. */
+function indexRow(at: usize): void {
+  const r = rows.base + at;
+  insert(tieIndex, tieHash(load<u32>(r, 8), load<i64>(r)), <u32>at);
+}
+
+/**
+ * Whether series `sid` has a row at `ts` in the batch. Its rows enter the index the first time
+ * one is looked up (walking its chain), and every later row of it as it is committed.
+ */
+function tieAt(sid: u32, s: Series, ts: i64): bool {
+  if (s.indexed == 0) {
+    s.indexed = 1;
+    for (let at = <usize>s.headRow; at != <usize>NONE; at = <usize>load<u32>(rows.base + at, 16)) indexRow(at);
+  }
+  const h = tieHash(sid, ts);
+  const t = tieIndex;
+  let i = h & t.mask;
+  while (true) {
+    const slot = t.slots + (<usize>i << 3);
+    const idp1 = load<u32>(slot, 4);
+    if (idp1 == 0) return false;
+    if (load<u32>(slot) == h) {
+      const r = rows.base + <usize>(idp1 - 1);
+      if (load<i64>(r) == ts && load<u32>(r, 8) == sid) return true;
+    }
+    i = (i + 1) & t.mask;
+  }
+}
+
 /** The row's time column was read (a second one bails), and the row's time. */
 let hasTime = false;
 let rowTs: i64 = 0;
@@ -284,8 +337,16 @@ function scanDocument(p: usize): usize {
     }
   }
   // Counted only here, where the row is kept: a document that fails, or goes to the next batch, is scanned again.
-  if (!hasTime) rowTs = nowTs + timeless++;
-  commitRow(rowAt, sid, rowTs, valueCount);
+  // Documents of one series at one time are kept apart by the reference (log-documents.ts places
+  // a tie at the next free unit), which gets a body with a tie. A row before or after all the
+  // earlier rows of its series is certain to be alone; one within their range (interleaved
+  // files: a tenth of shipped bodies or more) is looked up among them.
+  const ts = hasTime ? rowTs : nowTs + timeless;
+  const s = series(sid);
+  if (s.rowCount > 0 && ts >= s.minTs && ts <= s.maxTs && tieAt(sid, s, ts)) return FAIL;
+  if (!hasTime) timeless++;
+  commitRow(rowAt, sid, ts, valueCount);
+  if (s.indexed != 0) indexRow(rowAt);
   return p + 1;
 }
 

@@ -128,7 +128,8 @@ export class Series {
   tailRow: u32;
   next: u32;
   sorted: u32;
-  _pad: u32;
+  /** JSON log scanner: the series' rows of the batch are in its tie index (jsonlogs/scanner.ts). */
+  indexed: u32;
 }
 
 /** Current batch generation; request records with another stamp have no batch record yet. */
@@ -409,6 +410,7 @@ export function createSeries(bt: u32, h: u32, off: u32, len: u32, tagCount: u32)
   s.tailRow = NONE;
   s.next = NONE;
   s.sorted = 1;
+  s.indexed = 0;
   const t = btable(bt);
   if (t.seriesTail == NONE) t.seriesHead = id;
   else series(t.seriesTail).next = id;

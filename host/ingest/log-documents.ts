@@ -9,7 +9,7 @@
 import { UserError } from '../core/errors.js';
 import type { TimeUnit } from '../core/precision.js';
 import { ValueType } from '../core/write-batch.js';
-import { contentHash, entrySeriesKey, type EntryTimes } from './loki-entry-times.js';
+import { contentHash, entrySeriesKey, EntryTimes } from './loki-entry-times.js';
 import { clip, describe, locate } from './parse-errors.js';
 import { parseRfc3339Ns } from './rfc3339.js';
 import { RowBatcher, type FieldInput } from './row-batcher.js';
@@ -22,6 +22,11 @@ export interface LogOptions {
   indexTables?: boolean;
   /** Column holding each document's time (default `time`). */
   timeColumn: string;
+  /**
+   * A second name of the time, for a document without `timeColumn`: `time`, when Elasticsearch's
+   * `@timestamp` is the time column by default (a document with both is refused).
+   */
+  fallbackTimeColumn?: string;
   /** Columns stored as tags; every other column is a field. */
   tagColumns: ReadonlySet<string>;
   dbUnit: TimeUnit;
@@ -53,8 +58,10 @@ export class LogRowWriter {
   readonly #opts: LogOptions;
   readonly #out = new RowBatcher();
   readonly #toDb: TimestampConverter;
-  /** Loki: where each entry goes in time (loki-entry-times.ts); bulk and NDJSON rows merge by time. */
+  /** Loki: where each entry goes in time (loki-entry-times.ts); bulk and NDJSON use #ties. */
   readonly #entryTimes: EntryTimes | undefined;
+  /** Bulk and NDJSON: the times this request's rows took, by table (#commit). */
+  readonly #ties = new Map<string, EntryTimes>();
   /** Documents without a time so far (LogOptions.now). */
   #timeless = 0n;
   // Scratch state of the document being added, reused across documents: the batch builder copies
@@ -67,9 +74,14 @@ export class LogRowWriter {
   #fieldCount = 0;
   #fieldPool: FieldInput[] = [];
   #ts: bigint | undefined;
+  /** The time under LogOptions.fallbackTimeColumn. */
+  #fallbackTs: bigint | undefined;
   #raw: string | undefined;
   #table = '';
   #where: string | number = '';
+  /** The tags of the last series key made, and the key (#seriesKey). */
+  #lastTags: Array<[string, string]> = [];
+  #lastKey = '';
   /** Flattened names by parent name and key, so each document reuses the same name strings. */
   readonly #names = new Map<string, Map<string, string>>();
 
@@ -125,6 +137,7 @@ export class LogRowWriter {
     this.#tagCount = 0;
     this.#fieldCount = 0;
     this.#ts = undefined;
+    this.#fallbackTs = undefined;
     this.#raw = raw;
     this.#where = where;
   }
@@ -133,17 +146,42 @@ export class LogRowWriter {
     if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
+    if (this.#fallbackTs !== undefined) {
+      if (this.#ts !== undefined) {
+        throw new UserError('logParse', `${whereText(this.#where)}: the document has both '${clip(this.#opts.timeColumn)}' and '${clip(this.#opts.fallbackTimeColumn!)}'; name its time column with the time_column parameter`);
+      }
+      this.#ts = this.#fallbackTs;
+    }
     let ts = this.#ts ?? this.#opts.now + this.#timeless++;
     if (this.#entryTimes !== undefined) {
       const placed = this.#entryTimes.place(this.#seriesKey(), this.#tags, ts, contentHash(this.#fields, this.#fieldCount));
       if (placed === undefined) return;
       ts = placed;
+    } else {
+      // Bulk and NDJSON: a document whose series already has a row of this request at its time
+      // goes to the next free unit, so that both are kept (docs/http-api.md, "Writes").
+      let ties = this.#ties.get(this.#table);
+      if (ties === undefined) this.#ties.set(this.#table, (ties = new EntryTimes([], true)));
+      ts = ties.place(this.#seriesKey(), this.#tags, ts, 0)!;
     }
     this.#out.add(this.#table, this.#tags, ts, this.#fields);
   }
 
+  /**
+   * The key of the row's tags. A Loki stream's entries share one label set, so the last key is
+   * kept with the tags it was made of and reused while they repeat: sorting and joining the
+   * labels of every entry was a fifth of a Loki push's parse and most of its garbage.
+   */
   #seriesKey(): string {
-    return entrySeriesKey(this.#tags.slice(0, this.#tagCount));
+    const last = this.#lastTags;
+    let same = last.length === this.#tagCount;
+    for (let i = 0; same && i < this.#tagCount; i++) {
+      const t = this.#tags[i]!;
+      same = last[i]![0] === t[0] && last[i]![1] === t[1];
+    }
+    if (same) return this.#lastKey;
+    this.#lastTags = this.#tags.slice(0, this.#tagCount).map(([k, v]) => [k, v] as [string, string]);
+    return (this.#lastKey = entrySeriesKey(this.#lastTags));
   }
 
   #field(name: string, type: FieldInput['type'], value: FieldInput['value']): void {
@@ -188,6 +226,10 @@ export class LogRowWriter {
     }
     if (name === this.#opts.timeColumn) {
       this.#ts = this.#time(name, v);
+      return;
+    }
+    if (name === this.#opts.fallbackTimeColumn) {
+      this.#fallbackTs = this.#time(name, v);
       return;
     }
     if (this.#opts.tagColumns.has(name)) {

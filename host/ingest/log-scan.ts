@@ -9,6 +9,7 @@
 
 import { unitConversion } from '../core/precision.js';
 import type { Core } from '../core/wasm.js';
+import { readWriteBatch } from '../core/write-batch.js';
 import type { LogOptions } from './log-documents.js';
 import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 
@@ -58,13 +59,15 @@ export class LogScanner {
     if (configLen === undefined) return undefined;
     const conv = unitConversion('ns', options.dbUnit);
     const bulk = action === undefined ? 0 : FLAG_BULK;
-    return scanInWindows(this.#core, body, this.#windowBytes, {
+    const out = scanInWindows(this.#core, body, this.#windowBytes, {
       name: 'json',
       input: (n) => x.json_input(n),
       scan: (ptr, n, first, last) =>
         x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, options.now, conv.multiplier, conv.divisor, this.#maxBatchBytes),
       result: () => x.json_result(),
     });
+    // The core keeps the rows of one series apart within a batch; across batches it cannot tell.
+    return out === undefined || out.batches.length === 1 || seriesApart(out.batches) ? out : undefined;
   }
 
   /** Writes the configuration area; its length, or undefined when the options are not the scanner's to take. */
@@ -72,6 +75,8 @@ export class LogScanner {
     const parts = [options.table, options.timeColumn, action ?? ''].map((s) => encoder.encode(s));
     const tags = [...options.tagColumns].map((s) => encoder.encode(s));
     // Names the reference refuses (an empty table, a tag named `time`, names past 64 KiB) are its to word.
+    // A fallback time other than `time` (which the core bails on as a field name) is the reference's too.
+    if (options.fallbackTimeColumn !== undefined && options.fallbackTimeColumn !== 'time') return undefined;
     if (parts[0]!.length === 0 || parts[0]!.length > 65535 || options.tagColumns.has('time') || tags.some((b) => b.length > 65535)) return undefined;
     const len = [...parts, ...tags].reduce((n, b) => n + 4 + b.length, 4);
     const ptr = this.#exports.json_config(len + 16 * tags.length);
@@ -90,4 +95,24 @@ export class LogScanner {
     for (const b of tags) put(b);
     return len;
   }
+}
+
+/**
+ * Whether no series has rows in two of `batches` whose time ranges meet: documents of one series
+ * at one time must go to the reference, which keeps them apart (log-documents.ts).
+ */
+function seriesApart(batches: Uint8Array[]): boolean {
+  const ranges = new Map<string, Array<[bigint, bigint]>>();
+  for (const bytes of batches) {
+    for (const table of readWriteBatch(bytes, 'JSON log scan').tables) {
+      for (const series of table.series) {
+        const key = `${table.name}\u0000${series.key}`;
+        let list = ranges.get(key);
+        if (list === undefined) ranges.set(key, (list = []));
+        for (const [min, max] of list) if (series.minTs <= max && series.maxTs >= min) return false;
+        list.push([series.minTs, series.maxTs]);
+      }
+    }
+  }
+  return true;
 }

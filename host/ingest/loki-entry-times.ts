@@ -54,12 +54,18 @@ export function contentHash(fields: ReadonlyArray<{ readonly name: string; reado
   return hi * TWO_32 + lo;
 }
 
-/** The slots of one request, seeded with occupied ones; not re-entrant. */
+/**
+ * The slots of one request, seeded with occupied ones; not re-entrant. With `keepRepeats`
+ * (Elasticsearch and NDJSON documents, log-documents.ts), a row identical to the one in its slot
+ * is kept too, at the next free unit: two equal documents are two documents in Elasticsearch.
+ */
 export class EntryTimes {
   readonly #taken = new Map<string, Map<bigint, number>>();
   readonly #ranges = new Map<string, SeriesRange>();
+  readonly #keepRepeats: boolean;
 
-  constructor(seed: readonly Slot[] = []) {
+  constructor(seed: readonly Slot[] = [], keepRepeats = false) {
+    this.#keepRepeats = keepRepeats;
     for (const [series, time, hash] of seed) this.#series(series).set(time, hash);
   }
 
@@ -73,7 +79,7 @@ export class EntryTimes {
     let slot = time;
     for (;;) {
       const there = taken.get(slot);
-      if (there === hash) return undefined;
+      if (there === hash && !this.#keepRepeats) return undefined;
       if (there === undefined) break;
       slot++;
     }

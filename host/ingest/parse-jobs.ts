@@ -32,6 +32,8 @@ export interface LogJob {
   format: 'bulk' | 'ndjson' | 'loki-json' | 'loki-protobuf';
   table: string;
   timeColumn: string;
+  /** LogOptions.fallbackTimeColumn. */
+  fallbackTimeColumn?: string;
   tagColumns: string[];
   dbUnit: TimeUnit;
   /** LogOptions.now. */
@@ -128,5 +130,5 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
 }
 
 function logOptions(job: LogJob): LogOptions {
-  return { table: job.table, indexTables: job.indexTables, timeColumn: job.timeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
+  return { table: job.table, indexTables: job.indexTables, timeColumn: job.timeColumn, fallbackTimeColumn: job.fallbackTimeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
 }

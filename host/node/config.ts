@@ -33,6 +33,7 @@ export const SETTINGS = [
   { key: 'server.pg_port', kind: 'port', default: null, doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).' },
   { key: 'server.headers_timeout', kind: 'duration', default: 10_000, doc: 'An HTTP connection that takes longer than this to send a request line and headers (from when it opens, or when its request starts) is answered 408 and closed.' },
   { key: 'server.max_connections', kind: 'int', default: 4096, doc: 'HTTP connections open at once; past it a new connection is closed at once while the open ones carry on (0: no cap).' },
+  { key: 'server.pg_max_connections', kind: 'int', default: 100, doc: 'PostgreSQL-port sessions open at once; past it a new one is refused with FATAL 53300, as PostgreSQL refuses past its max_connections (0: no cap).' },
   { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
   { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
   { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },

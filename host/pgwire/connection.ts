@@ -85,7 +85,11 @@ export class PgConnection {
   /** Engine statements of this connection that are registered and not yet done. */
   readonly #running = new Set<RunningStatement>();
 
-  constructor(socket: Socket, ctx: PgContext, pid: number, secret: number) {
+  /** Past the listener's cap: the startup is answered FATAL 53300 (listener.ts). */
+  readonly #refuse: boolean;
+
+  constructor(socket: Socket, ctx: PgContext, pid: number, secret: number, refuse = false) {
+    this.#refuse = refuse;
     this.#socket = socket;
     this.#ctx = ctx;
     this.pid = pid;
@@ -196,6 +200,12 @@ export class PgConnection {
     }
     if (p.kind === 'cancel') {
       this.#ctx.cancel(p.pid, p.secret);
+      this.#close();
+      return;
+    }
+    if (this.#refuse) {
+      // PostgreSQL's words and code (too_many_connections); libpq shows the message as it is.
+      this.#out.notice(0x45, { severity: 'FATAL', code: '53300', message: 'sorry, too many clients already' });
       this.#close();
       return;
     }

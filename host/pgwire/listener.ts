@@ -2,7 +2,7 @@
 // gives each a process id and secret key (BackendKeyData) under which a CancelRequest, which
 // arrives on a connection of its own, finds the statement to stop; and on shutdown ends every
 // connection with FATAL 57P01 after the statements in flight, as the HTTP listener waits for its
-// requests.
+// requests. Sessions are capped by `server.pg_max_connections` (the HTTP cap does not count them).
 
 import { randomInt } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -25,6 +25,8 @@ export interface PgListenerOptions {
 export class PgListener {
   readonly #server: Server;
   readonly #connections = new Map<number, PgConnection>();
+  /** Connections past the cap, until their startup is answered (stop() ends them too). */
+  readonly #refused = new Set<Socket>();
   readonly #ctx: PgContext;
   #nextPid = randomInt(1000, 30000);
   #auth: { services: Services; auth: PgAuth } | undefined;
@@ -56,8 +58,17 @@ export class PgListener {
   #accept(socket: Socket): void {
     const pid = this.#nextPid;
     this.#nextPid = this.#nextPid >= 2 ** 31 - 2 ? 1000 : this.#nextPid + 1;
-    const conn = new PgConnection(socket, this.#ctx, pid, randomInt(0, 2 ** 31 - 1) | 0);
-    this.#connections.set(pid, conn);
+    // Past `server.pg_max_connections` sessions, a connection still gets its startup read (a
+    // CancelRequest, which comes on a connection of its own, must reach a busy server) and is then
+    // refused with FATAL 53300, as PostgreSQL refuses past max_connections; it is not counted.
+    const max = this.#ctx.config['server.pg_max_connections'];
+    const refuse = max > 0 && this.#connections.size >= max;
+    const conn = new PgConnection(socket, this.#ctx, pid, randomInt(0, 2 ** 31 - 1) | 0, refuse);
+    if (!refuse) this.#connections.set(pid, conn);
+    else {
+      this.#refused.add(socket);
+      socket.once('close', () => this.#refused.delete(socket));
+    }
   }
 
   /** Listens on host:port (0: a free port); resolves to the port. */
@@ -76,6 +87,7 @@ export class PgListener {
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const conn of [...this.#connections.values()]) conn.terminate();
+    for (const socket of [...this.#refused]) socket.destroy();
     await closed;
   }
 

@@ -18,6 +18,7 @@ export interface ServerSettings {
   readonly 'server.port': number;
   readonly 'server.headers_timeout': number;
   readonly 'server.max_connections': number;
+  readonly 'server.pg_max_connections': number;
   readonly 'limits.write_body_bytes': number;
   readonly 'limits.sql_body_bytes': number;
   readonly 'limits.query_timeout': number;

@@ -16,6 +16,7 @@ import { errorResponse, toUserError } from './errors.js';
 import { createListener } from './listener.js';
 import { backupRoutes } from './routes/backup.js';
 import { esBulkRoutes } from './routes/es-bulk.js';
+import { esDocRoutes } from './routes/es-doc.js';
 import { esProbeRoutes } from './routes/es-probes.js';
 import { exportRoutes } from './routes/export.js';
 import { lokiRoutes } from './routes/loki.js';
@@ -127,6 +128,7 @@ export class SundialServer {
       ...writeRoutes(this.#ctx),
       ...openTsdbRoutes(this.#ctx),
       ...esBulkRoutes(this.#ctx),
+      ...esDocRoutes(this.#ctx),
       ...esProbeRoutes(this.#ctx),
       ...lokiRoutes(this.#ctx),
       ...traceRoutes(this.#ctx),

@@ -37,6 +37,33 @@ describe('log documents', () => {
     expect(rowsOf(parseNdjson(utf8('{"v":1}\n{"v":2}'), opts({ dbUnit: 'ms', now: 1_700_000_000_000n }))).map((r) => r.time)).toEqual([1_700_000_000_000n, 1_700_000_000_001n]);
   });
 
+  it('keeps documents of one series at one time apart, each at the next free unit of the precision', () => {
+    const cases: Array<{ name: string; body: string; o?: Partial<LogOptions>; want: Array<[number, bigint]> }> = [
+      { name: 'three at one time', body: '{"time":10,"v":1}\n{"time":10,"v":2}\n{"time":10,"v":3}', want: [[1, 10n], [2, 11n], [3, 12n]] },
+      { name: 'identical documents too', body: '{"time":10,"v":1}\n{"time":10,"v":1}', want: [[1, 10n], [1, 11n]] },
+      { name: 'a tie pushed onto a later row moves past it', body: '{"time":10,"v":1}\n{"time":11,"v":2}\n{"time":10,"v":3}', want: [[1, 10n], [2, 11n], [3, 12n]] },
+      { name: 'in a millisecond database', body: '{"time":"2024-01-31T12:00:00.001Z","v":1}\n{"time":"2024-01-31T12:00:00.001Z","v":2}', o: { dbUnit: 'ms' }, want: [[1, 1706702400001n], [2, 1706702400002n]] },
+      { name: 'other series keep the time', body: '{"time":10,"h":"a","v":1}\n{"time":10,"h":"b","v":2}', o: { tagColumns: new Set(['h']) }, want: [[1, 10n], [2, 10n]] },
+    ];
+    for (const c of cases) expect(ndjson(c.body, c.o).map((r) => [r.v, r.time]), c.name).toEqual(c.want);
+    // Bulk alike, per table.
+    const bulk = '{"create":{"_index":"a"}}\n{"time":10,"v":1}\n{"create":{"_index":"b"}}\n{"time":10,"v":2}\n{"create":{"_index":"a"}}\n{"time":10,"v":3}\n';
+    expect(rowsOf(parseBulk(utf8(bulk), opts({ table: '', indexTables: true })).batches).map((r) => [r.table, r.v, r.time])).toEqual([['a', 1, 10n], ['a', 3, 11n], ['b', 2, 10n]]);
+  });
+
+  it('reads a fallback time column when the time column is missing, and refuses a document with both', () => {
+    const o = { timeColumn: '@timestamp', fallbackTimeColumn: 'time' };
+    expect(ndjson('{"@timestamp":"2024-01-31T12:00:00Z","v":1}\n{"time":"2024-01-31T12:00:01Z","v":2}\n{"v":3}', o).map((r) => [r.v, r.time]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
+      [1, 1706702400_000_000_000n],
+      [2, 1706702401_000_000_000n],
+      [3, NOW_NS],
+    ]);
+    expect(rejection(() => parseNdjson(utf8('{"v":1}\n{"@timestamp":"2024-01-31T12:00:00Z","time":5,"v":2}'), opts(o)))).toEqual([
+      '040016',
+      "line 2: the document has both '@timestamp' and 'time'; name its time column with the time_column parameter",
+    ]);
+  });
+
   it('converts times to the database precision', () => {
     expect(rowsOf(parseNdjson(utf8('{"time":"2024-01-31T12:00:00.123456789Z","v":1}'), opts({ dbUnit: 'ms' })))[0]!.time).toBe(1706702400_123n);
   });

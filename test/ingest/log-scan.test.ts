@@ -49,10 +49,14 @@ const ACCEPTED = [
   '{"host":"h,1=2 3\\\\x","s":"tab\\there \\"q\\" \\/ \\b\\f\\n\\r \\u00e9\\u4e2d\\u0041 \\u0000 ünï ✓"}\n{"host":"é","s":""}',
   // Numbers of every form; some only Number() reads exactly.
   '{"n":[0,-0,1e3,1E-3,-1.5e+2,0.1,123456789012345678901234,1e-300,9007199254740993,4.9e-324,1.7976931348623157e308,0.000,100]}',
-  // Times: offsets, fractions past nine digits, `t`, a space, date only, `,`; integers; negative; missing.
-  '{"time":"2024-02-29t23:59:59,9999999999+05:30","v":1}\n{"time":"2024-01-31 12:00-0800","v":2}\n{"time":"1970-01-01","v":3}\n{"time":"2000-03-01T00:00:00.5+01","v":4}\n{"time":1700000000000000001,"v":5}\n{"time":1706702400123456789,"v":5.5}\n{"time":-5,"v":6}\n{"v":7}\n{"time":0,"v":8}\n{"time":"1677-09-21T00:12:43.145224192Z","v":9}',
+  // Times: offsets, fractions past nine digits, `t`, a space, date only, `,`; integers; negative.
+  // In time order: a row within the times of its series' earlier rows may tie with one, and the
+  // core leaves such a body to the reference (which keeps ties apart).
+  '{"time":"1677-09-21T00:12:43.145224192Z","v":9}\n{"time":-5000000000,"v":6}\n{"time":0,"v":8}\n{"time":"1970-01-02","v":3}\n{"time":"2000-03-01T00:00:00.5+01","v":4}\n{"time":1700000000000000001,"v":5}\n{"time":1706702400123456789,"v":5.5}\n{"time":"2024-01-31 12:00-0800","v":2}\n{"time":"2024-02-29t23:59:59,9999999999+05:30","v":1}',
+  // A time missing: the request's.
+  '{"v":7}',
   // Tag columns given, missing, empty; a table of many series; rows out of time order.
-  '{"host":"a","svc":{"name":"x"},"v":1,"time":3}\n{"v":2,"time":2}\n{"host":"","v":3,"time":1}\n{"host":"a","svc":{"name":"x"},"v":4,"time":0}\n{"svc":{"name":"y"},"host":"b","v":5}',
+  '{"host":"a","svc":{"name":"x"},"v":1,"time":3000000000}\n{"v":2,"time":2000000000}\n{"host":"","v":3,"time":1000000000}\n{"host":"a","svc":{"name":"x"},"v":4,"time":0}\n{"svc":{"name":"y"},"host":"b","v":5}',
   // A column that appears late, names with dots and bytes that need escaping elsewhere.
   '{"v":1}\n{"v":2,"late":"x","a.b":"dotted","k,x=y z":"v","@timestamp":"2024-01-01T00:00:00Z"}\n{"ts":{"at":"2024-01-01T00:00:00Z"},"v":3}',
   // Integer-like keys (JSON.parse enumerates them first; the order of a row's columns is by name anyway).
@@ -225,7 +229,8 @@ describe('JSON logs in Wasm', () => {
 
   it('gives documents without a time the request time plus their count, across windows and batches, as the reference', () => {
     const lines: string[] = [];
-    for (let i = 0; i < 2000; i++) lines.push(i % 7 === 3 ? `{"time":${i},"v":${i}}\n` : `{"v":${i}}\n`);
+    // The documents with a time are a series of their own (host t), in time order, as the timeless.
+    for (let i = 0; i < 2000; i++) lines.push(i % 7 === 3 ? `{"time":${i},"host":"t","v":${i}}\n` : `{"v":${i}}\n`);
     const body = utf8(lines.join(''));
     const got = new LogScanner(core, { windowBytes: 500, maxBatchBytes: 2048 }).scan(body, opts())!;
     expect(got.batches.length).toBeGreaterThan(10);
@@ -234,6 +239,42 @@ describe('JSON logs in Wasm', () => {
     const timeless = rows.filter((r) => Number(r.v) % 7 !== 3).map((r) => r.time);
     expect(new Set(timeless).size).toBe(timeless.length);
     expect(timeless.every((t) => (t as bigint) >= opts().now && (t as bigint) < opts().now + 2000n)).toBe(true);
+  });
+
+  it('leaves documents of one series at one time to the reference, which keeps each of them', () => {
+    const tie = '{"time":"2024-01-31T12:00:00.001Z","host":"a","v":1}\n';
+    const cases: Array<{ name: string; text: string; windowBytes?: number }> = [
+      { name: 'two in a row', text: tie + tie.replace('"v":1', '"v":2') },
+      { name: 'a tie after a later row', text: tie + '{"time":"2024-01-31T12:00:00.002Z","host":"a","v":2}\n' + tie.replace('"v":1', '"v":3') },
+      { name: 'a tie between two others', text: tie + '{"time":"2024-01-31T12:00:00.003Z","host":"a","v":2}\n{"time":"2024-01-31T12:00:00.002Z","host":"a","v":3}\n' + tie.replace('"v":1', '"v":4').replace('.001Z', '.002Z') },
+      // Each window its own batch: the tie is between batches.
+      { name: 'in two batches', text: tie + '{"pad":"' + 'x'.repeat(600) + '","host":"b"}\n' + tie.replace('"v":1', '"v":2'), windowBytes: 200 },
+    ];
+    for (const c of cases) {
+      const body = utf8(c.text);
+      for (const o of [opts(), opts({ dbUnit: 'ms' })]) {
+        expect(new LogScanner(core, { windowBytes: c.windowBytes }).scan(body, o), c.name).toBeUndefined();
+        const rows = rowsOf(parseNdjson(body, o)).filter((r) => r.host === 'a');
+        // All kept, at distinct times.
+        expect(rows.length, c.name).toBe(c.text.split('\n').filter((l) => l.includes('"host":"a"')).length);
+        expect(new Set(rows.map((r) => r.time)).size, c.name).toBe(rows.length);
+      }
+    }
+    // Rows of other series at that time, and rows out of order that tie with none (two files
+    // read in turn), stay the core's, byte for byte as the reference.
+    const apart = [
+      tie + tie.replace('"host":"a"', '"host":"b"') + '{"time":"2024-01-31T12:00:00Z","host":"a","v":0}\n',
+      Array.from({ length: 3000 }, (_, i) => `{"time":${(i % 2) * 1_000_000 + (i >> 1) * 2},"host":"a","v":${i}}\n`).join(''),
+    ];
+    for (const text of apart) {
+      const body = utf8(text);
+      for (const o of [opts(), opts({ dbUnit: 'ms' })]) {
+        if (o.dbUnit === 'ms' && text.length > 1000) continue; // a millisecond database makes those ties
+        const got = new LogScanner(core).scan(body, o);
+        expect(got).toBeDefined();
+        expect(hex(got!.batches)).toEqual(hex(parseNdjson(body, o)));
+      }
+    }
   });
 
   it('puts a wide document after many narrow ones into the next batch, which its columns would have overfilled', () => {

@@ -111,10 +111,9 @@ describe('pino-elasticsearch', () => {
     stream.on('insertError', (e: unknown) => errorsSeen.push(e));
     stream.on('error', (e: unknown) => errorsSeen.push(e));
     const inserted = new Promise<{ total: number; successful: number; failed: number }>((resolve) => stream.on('insert', resolve));
-    // pino stamps milliseconds, and documents of one series at one time are one row in Sundial
-    // (the last wins): lines logged within one millisecond would collapse. Loki pushes are placed
-    // apart (loki-entry-times.ts); Elasticsearch documents are not yet, so each line here gets a
-    // millisecond of its own.
+    // pino stamps milliseconds. Documents of one series at one time are kept apart within a bulk
+    // request, not across two (docs/logs.md "Known limit"), and the stream may cut a millisecond
+    // between two requests, so each line here gets a millisecond of its own.
     const start = Date.now();
     let tick = start;
     const logger = pino({ base: { service: 'shop' }, timestamp: () => `,"time":${tick++}` }, stream);
@@ -207,8 +206,8 @@ action(type="omelasticsearch" server="${base}" searchIndex="rsyslog_app" templat
     rsyslogd.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<void>((resolve) => rsyslogd.once('exit', () => resolve()));
     try {
-      // One line per poll of the file: lines read in one poll can share a microsecond, and rows of
-      // one series at one time are one row in Sundial (the report of this change has the defect).
+      // One line per poll of the file: lines of one series at one time from two requests are one
+      // row in Sundial (docs/logs.md "Known limit").
       let got = '';
       for (let n = 1; n <= lines.length; n++) {
         appendFileSync(input, `${lines[n - 1]}\n`);

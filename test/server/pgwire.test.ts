@@ -392,3 +392,60 @@ describe('PostgreSQL port: limits', () => {
     }
   }, 30_000);
 });
+
+describe('PostgreSQL port: connection cap (server.pg_max_connections)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ args: ['--pg-port', '0', '--pg-max-connections', '1'] });
+    const lines: string[] = [];
+    for (let i = 0; i < 30_000; i++) lines.push(`m,host=h${i % 10} v=${i} ${1_700_000_000_000_000_000n + BigInt(i)}`);
+    expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    server?.cleanup();
+  });
+
+  it('refuses a session past the cap with FATAL 53300, still takes a CancelRequest, and admits one once a session ends', async () => {
+    const first = client(server);
+    await first.connect();
+    let firstOpen = true;
+    try {
+      const refused = (await client(server).connect().catch((x: unknown) => x)) as pg.DatabaseError;
+      expect([refused.code, refused.severity, refused.message]).toEqual(['53300', 'FATAL', 'sorry, too many clients already']);
+      // psql says it as PostgreSQL's own refusal reads.
+      const r = psql(server, ['-U', 'root', '-d', 'public', '-c', 'SELECT 1']);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('FATAL:  sorry, too many clients already');
+      // HTTP has its own cap: it serves on.
+      expect((await http(server.url, '/api/v1/sql?db=public', { body: 'SELECT 1' })).status).toBe(200);
+      // A CancelRequest comes on a connection of its own, and must reach a full server.
+      const conn = first as unknown as { processID: number; secretKey: number };
+      const running = first.query('SELECT count(*) FROM m a JOIN m b ON a.host = b.host').catch((x: unknown) => x);
+      await new Promise((r) => setTimeout(r, 200));
+      await new Promise<void>((resolve, reject) => {
+        const s = connect(server.pgPort!, '127.0.0.1', () => {
+          const b = Buffer.alloc(16);
+          b.writeInt32BE(16, 0);
+          b.writeInt32BE(80877102, 4);
+          b.writeInt32BE(conn.processID, 8);
+          b.writeInt32BE(conn.secretKey, 12);
+          s.end(b);
+        });
+        s.on('close', () => resolve());
+        s.on('error', reject);
+      });
+      expect(((await running) as pg.DatabaseError).code).toBe('57014');
+      await first.end();
+      firstOpen = false;
+      // The refused sessions were never counted: one may open now.
+      await new Promise((r) => setTimeout(r, 100));
+      const next = client(server);
+      await next.connect();
+      expect((await next.query('SELECT 1 AS one')).rows).toEqual([{ one: '1' }]);
+      await next.end();
+    } finally {
+      if (firstOpen) await first.end();
+    }
+  }, 30_000);
+});
