@@ -64,6 +64,7 @@ const EXIT_CODES = `Exit codes:
   0  done (the server stopped cleanly after SIGINT or SIGTERM)
   1  runtime failure (the server could not start or stop; a statement failed)
   2  usage error (unknown command or option, bad value or configuration)
+  3  import: done, but some lines were rejected
 `;
 
 export function mainHelp(): string {
@@ -74,6 +75,7 @@ Sundial, a time-series database server with CnosDB's HTTP interface.
 Commands:
   serve     run the server (the command when the first argument is an option)
   sql       run SQL statements against a server (-e, -f or stdin)
+  import    load files into a server (line protocol, CSV, NDJSON, Parquet, ...)
   version   print the version
   help      print the help of a command (sundial help serve)
 
