@@ -76,6 +76,7 @@ Commands:
   serve     run the server (the command when the first argument is an option)
   sql       run SQL statements against a server (-e, -f or stdin)
   import    load files into a server (line protocol, CSV, NDJSON, Parquet, ...)
+  export    write a table or a query's answer as CSV, NDJSON, LP or Parquet
   version   print the version
   help      print the help of a command (sundial help serve)
 

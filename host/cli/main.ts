@@ -7,13 +7,14 @@ import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
-import { importHelp } from './transfer-help.js';
+import { exportCommand } from './export.js';
+import { exportHelp, importHelp } from './transfer-help.js';
 import { mainHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
 import { importCommand } from './import.js';
 import { sqlCommand } from './sql.js';
 import { CommandError, UsageError } from './usage.js';
 
-const COMMANDS = ['serve', 'sql', 'import', 'version', 'help'] as const;
+const COMMANDS = ['serve', 'sql', 'import', 'export', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 function isCommand(word: string): word is Command {
@@ -32,6 +33,7 @@ function asks(args: readonly string[], long: string, short: string): boolean {
 /** The help of a command; undefined: of `sundial` itself. */
 function helpOf(command: Command | undefined): string {
   if (command === 'import') return importHelp();
+  if (command === 'export') return exportHelp();
   return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
 }
 
@@ -75,6 +77,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'import':
       await importCommand(args, process.env);
+      return;
+    case 'export':
+      await exportCommand(args, process.env);
       return;
     case 'version':
       parseArgs({ args, options: {}, strict: true, allowPositionals: false });

@@ -66,3 +66,39 @@ Exit codes:
   3  done, but some lines were rejected (the others were stored)
 `;
 }
+
+export function exportHelp(): string {
+  return `Usage: sundial export [options] TABLE
+       sundial export [options] --query STATEMENT
+
+Writes a table, or the answer of a query, to a file or stdout as CSV, NDJSON,
+line protocol or Parquet, streamed from the server in constant memory. A summary
+goes to stderr, and a progress line when stderr is a terminal.
+
+Options:
+${CONNECTION}
+  -q, --query STATEMENT
+    A SELECT to export instead of a table.
+  --start TIME, --end TIME
+    With a table: rows with time >= --start and < --end (RFC 3339).
+  -F, --format csv|ndjson|lp|parquet
+    The format (default: from --output's extension, else csv).
+  -o, --output FILE
+    Where to write (default stdout). A failed export removes the file.
+  --tag-columns A,B,...
+    Line protocol: the tag columns (default: the table's tags; none for a
+    --query).
+  --time-column NAME
+    Line protocol: the time column (default time).
+  --table NAME
+    The table to export; with --query and line protocol, the table name
+    each line is written with.
+${COMMON}
+
+Exit codes:
+  0  done
+  1  the export failed (the server refused the query, failed during it, or
+     could not be reached); the output file is removed
+  2  usage error (unknown option, bad value)
+`;
+}
