@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { RecordBatch } from 'apache-arrow';
-import { EXIT_FAILURE } from '../node/index.js';
+import { EXIT_FAILURE } from '../node/exit-codes.js';
 import { CONNECTION_OPTIONS, connectionOf, errorOf, NetworkError, postStream, routeUrl, type Connection } from './connection.js';
 import { count, durationText, Progress } from './progress.js';
 import { CommandError, UsageError } from './usage.js';

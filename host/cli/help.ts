@@ -2,7 +2,7 @@
 // the configuration loader reads (node/config.ts SETTINGS), so that a new setting is a flag, an
 // environment variable and a line of help at once.
 
-import { envName, flagName, SETTINGS } from '../node/index.js';
+import { envName, flagName, SETTINGS } from '../node/config.js';
 
 /** Columns the help is wrapped to: 80, the width terminals open with. */
 const WIDTH = 80;

@@ -8,7 +8,7 @@
 
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { EXIT_FAILURE, EXIT_REJECTED } from '../node/index.js';
+import { EXIT_FAILURE, EXIT_REJECTED } from '../node/exit-codes.js';
 import { CONNECTION_OPTIONS, connectionOf, routeUrl, type Connection } from './connection.js';
 import type { TableShape } from './import-convert.js';
 import { csvBatches } from './import-csv.js';

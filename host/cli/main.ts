@@ -2,16 +2,17 @@
 // The `sundial` command: picks the command from the arguments and runs it; what a command does is
 // host/node's (serve: node/serve.ts). With no command, or an option first, it serves, as it did
 // before it had commands (scripts and tests start it so). Exit codes: node/exit-codes.ts.
+// A command's modules load when it runs: the server's (node/index.ts: storage, engine, hapi) took
+// 0.7 s of CPU to load, which every `sundial import` and `sundial sql` paid before it began.
 
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
-import { type Config, ConfigError, EXIT_FAILURE, EXIT_USAGE, loadConfig, packageVersion, serve } from '../node/index.js';
-import { exportCommand } from './export.js';
+import { type Config, ConfigError, loadConfig } from '../node/config.js';
+import { EXIT_FAILURE, EXIT_USAGE } from '../node/exit-codes.js';
+import { packageVersion } from '../node/package-info.js';
 import { exportHelp, importHelp } from './transfer-help.js';
 import { mainHelp, serveHelp, sqlHelp, versionHelp } from './help.js';
-import { importCommand } from './import.js';
-import { sqlCommand } from './sql.js';
 import { CommandError, UsageError } from './usage.js';
 
 const COMMANDS = ['serve', 'sql', 'import', 'export', 'version', 'help'] as const;
@@ -46,6 +47,7 @@ async function runServe(args: string[]): Promise<void> {
     if (e instanceof ConfigError) throw new UsageError(`${e.message}; see sundial serve --help`);
     throw e;
   }
+  const { serve } = await import('../node/serve.js');
   await serve(config);
 }
 
@@ -73,13 +75,13 @@ async function main(argv: string[]): Promise<void> {
       await runServe(args);
       return;
     case 'sql':
-      await sqlCommand(args, process.env);
+      await (await import('./sql.js')).sqlCommand(args, process.env);
       return;
     case 'import':
-      await importCommand(args, process.env);
+      await (await import('./import.js')).importCommand(args, process.env);
       return;
     case 'export':
-      await exportCommand(args, process.env);
+      await (await import('./export.js')).exportCommand(args, process.env);
       return;
     case 'version':
       parseArgs({ args, options: {}, strict: true, allowPositionals: false });

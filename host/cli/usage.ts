@@ -1,7 +1,7 @@
 // The command's own failures: a message for stderr and the exit code it ends with
 // (node/exit-codes.ts), as opposed to the server's failures, which are logged.
 
-import { EXIT_USAGE } from '../node/index.js';
+import { EXIT_USAGE } from '../node/exit-codes.js';
 
 export class CommandError extends Error {
   constructor(
