@@ -2,8 +2,9 @@
 // shape from the flags (time column, tag columns, given types), and a batcher that gathers their
 // line-protocol lines into batches that remember each line's input line, so that a line the
 // server refuses is reported at its place in the CSV, not in the request. Converting on the
-// client, rather than sending CSV to a server route, keeps one write path, one error report and
-// one resume rule for every format (measured: bench/RESULTS.md, "sundial import").
+// client keeps one write path, one error report and one resume rule for every format, and exact
+// types; it costs client CPU (bench/RESULTS.md, "sundial import": the server's NDJSON route was
+// faster than converting NDJSON here).
 
 import type { Batch, Rejection } from './import-lines.js';
 import { escapeKey, escapeTable, fieldText, type ColumnType, quoteString } from './lp-text.js';
