@@ -9,8 +9,15 @@ import { LineBuilder, LpBatcher, type TableShape } from './import-convert.js';
 import { clip, fieldText, inferType, timeNs, type ColumnType } from './lp-text.js';
 import { UsageError } from './usage.js';
 
-/** An integer without leading zeros or sign noise, within int64's digits: taken as it is. */
-const NS_TEXT = /^-?[1-9]\d{0,17}$/;
+/** An integer without leading zeros, of at most 19 digits (int64's): taken as it is when in range. */
+const NS_TEXT = /^-?[1-9]\d{0,18}$/;
+const I64_MAX_TEXT = '9223372036854775807';
+
+function nsText(t: string): boolean {
+  if (!NS_TEXT.test(t)) return false;
+  const digits = t[0] === '-' ? t.slice(1) : t;
+  return digits.length < 19 || digits <= I64_MAX_TEXT; // the same length: text order is number order
+}
 
 /** Rows whose values decide the inferred column types. */
 const SAMPLE_ROWS = 1000;
@@ -162,7 +169,7 @@ export async function* csvBatches(chunks: AsyncIterable<Buffer>, shape: TableSha
     }
     const t = r.fields[c.time]!;
     // The common case, integer nanoseconds, is the text itself: no BigInt round trip.
-    const time = shape.timeFactor === 1n && NS_TEXT.test(t) ? t : timeNs(t, shape.timeFactor);
+    const time = shape.timeFactor === 1n && nsText(t) ? t : timeNs(t, shape.timeFactor);
     if (time instanceof Error) {
       batcher.reject(r.line, `column '${shape.timeColumn}': ${time.message}`, r.text);
       return undefined;
