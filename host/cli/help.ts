@@ -66,6 +66,7 @@ const EXIT_CODES = `Exit codes:
   0  done (the server stopped cleanly after SIGINT or SIGTERM)
   1  runtime failure (the server could not start or stop; a statement failed)
   2  usage error (unknown command or option, bad value or configuration)
+  3  import: done, but some lines were rejected
 `;
 
 export function mainHelp(): string {
@@ -76,6 +77,8 @@ Sundial, a time-series database server with CnosDB's HTTP interface.
 Commands:
   serve     run the server (the command when the first argument is an option)
   sql       run SQL statements against a server (-e, -f or stdin)
+  import    load files into a server (line protocol, CSV, NDJSON, Parquet, ...)
+  export    write a table or a query's answer as CSV, NDJSON, LP or Parquet
   backup    copy a running server's data into a backup directory
   restore   check a backup, and copy it into a new data directory
   check     verify every checksum of a data directory no server has open

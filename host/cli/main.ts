@@ -8,10 +8,10 @@
 import { parseArgs } from 'node:util';
 import { EXIT_FAILURE, EXIT_USAGE } from '../node/exit-codes.js';
 import { packageVersion } from '../node/package-info.js';
-import type { Config } from '../node/index.js';
+import type { Config } from '../node/config.js';
 import { CommandError, UsageError } from './usage.js';
 
-const COMMANDS = ['serve', 'sql', 'backup', 'restore', 'check', 'version', 'help'] as const;
+const COMMANDS = ['serve', 'sql', 'import', 'export', 'backup', 'restore', 'check', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 function isCommand(word: string): word is Command {
@@ -33,13 +33,17 @@ async function helpOf(command: Command | undefined): Promise<string> {
   if (command === 'backup') return backupHelp();
   if (command === 'restore') return restoreHelp();
   if (command === 'check') return checkHelp();
+  if (command === 'import' || command === 'export') {
+    const { exportHelp, importHelp } = await import('./transfer-help.js');
+    return command === 'import' ? importHelp() : exportHelp();
+  }
   return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
 }
 
 async function runServe(args: string[]): Promise<void> {
   // Before anything is compiled (core/v8-typed-arrays.ts), so before the server's modules load.
   (await import('../core/v8-typed-arrays.js')).settleTypedArrayAssumptions();
-  const { ConfigError, loadConfig, serve } = await import('../node/index.js');
+  const { ConfigError, loadConfig } = await import('../node/config.js');
   let config: Config;
   try {
     config = loadConfig({ argv: args });
@@ -47,6 +51,7 @@ async function runServe(args: string[]): Promise<void> {
     if (e instanceof ConfigError) throw new UsageError(`${e.message}; see sundial serve --help`);
     throw e;
   }
+  const { serve } = await import('../node/serve.js');
   await serve(config);
 }
 
@@ -75,6 +80,12 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'sql':
       await (await import('./sql.js')).sqlCommand(args, process.env);
+      return;
+    case 'import':
+      await (await import('./import.js')).importCommand(args, process.env);
+      return;
+    case 'export':
+      await (await import('./export.js')).exportCommand(args, process.env);
       return;
     case 'backup':
       await (await import('./backup.js')).backupCommand(args, process.env);

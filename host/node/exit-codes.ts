@@ -7,3 +7,5 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 /** A usage error: unknown command or option, a bad value or configuration. */
 export const EXIT_USAGE = 2;
+/** `sundial import`: every line was read, and the ones not rejected were stored; some were rejected. */
+export const EXIT_REJECTED = 3;

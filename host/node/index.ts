@@ -3,7 +3,7 @@
 // exports). Everything else in node/ wires the layers below together.
 
 export { type Config, ConfigError, envName, flagName, loadConfig, SETTINGS } from './config.js';
-export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+export { EXIT_FAILURE, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from './exit-codes.js';
 export { packageVersion } from './package-info.js';
 export { serve } from './serve.js';
 export { HttpSqlTarget, runSql, SQL_FORMATS, SqlClientError, type SqlFormat, type SqlSession, type SqlTarget, statementsOf, UnreachableError } from './sql-client.js';
