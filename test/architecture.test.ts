@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
  * place in DataFusion), the statement's entry (engine.ts) on top; parts not listed import nothing.
  */
 const ENGINE_MAY_IMPORT: Record<string, readonly string[]> = {
-  'engine.ts': ['plan-cache.ts', 'physical-planner.ts', 'commands', 'planner', 'optimizer', 'exec', 'query.ts', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
+  'engine.ts': ['plan-cache.ts', 'physical-planner.ts', 'commands', 'external', 'planner', 'optimizer', 'exec', 'query.ts', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   'plan-cache.ts': ['plan', 'functions', 'types'],
   'physical-planner.ts': ['physical-optimizer', 'exec', 'plan', 'types'],
   'physical-optimizer': ['exec', 'plan', 'types'],
@@ -45,6 +45,7 @@ const ENGINE_MAY_IMPORT: Record<string, readonly string[]> = {
   system: ['plan', 'catalog.ts', 'types', 'errors.ts'],
   plan: ['functions', 'catalog.ts', 'types', 'errors.ts'],
   functions: ['geometry', 'memory', 'types', 'errors.ts'],
+  external: [],
   format: ['memory', 'types'],
   sql: ['types'],
   geometry: ['types'],

@@ -52,6 +52,9 @@ export const ERRORS = {
   insertMissingColumn: { code: '010044', status: 422, title: 'INSERT names a column the table does not have' },
   insertMismatchColumns: { code: '010045', status: 422, title: 'INSERT gives more or fewer values than columns' },
   showSeriesField: { code: '010046', status: 422, title: 'SHOW SERIES / TAG VALUES filtering on a field' },
+  // CnosDB's QueryError::ObjectStore ("object store error: {}"): a COPY or external-table location
+  // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or unreadable.
+  externalLocation: { code: '010047', status: 422, title: 'COPY location refused (outside storage.external_dir), missing or unreadable' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage

@@ -16,6 +16,7 @@ import { update } from './commands/update.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { displayExecPlan, type ExecContext } from './exec/exec-plan.js';
+import type { ExternalFiles } from './external/external-files.js';
 import { MemoryPool } from './memory/index.js';
 import { createPhysicalPlan } from './physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
@@ -50,6 +51,8 @@ export interface EngineOptions {
   core?: Core;
   /** Plans of recent SELECT texts, shared by the engines of one host (plan-cache.ts); none: plan every time. */
   planCache?: PlanCache;
+  /** The files COPY INTO reads and writes (the host confines them to a directory); none: COPY is refused. */
+  files?: ExternalFiles;
 }
 
 /**
