@@ -1,6 +1,6 @@
 // The query engine (query.ts QueryEngine): parses one statement, and either plans, optimizes and
 // executes a query lazily (the batches flow when the caller pulls them) or runs a command
-// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
+// (DDL, INSERT, COPY, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
 // execution context: the session's abort signal, a memory pool of the session's size, and a
 // fixed now().
 
@@ -10,6 +10,7 @@ import { installKernels, type RecordBatch, type Scalar, UTF8 } from './types/ind
 import type { EngineCatalog } from './catalog.js';
 import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
 import { checkDatabase } from './commands/check.js';
+import { copyIntoLocation, copyIntoTable } from './commands/copy.js';
 import { deleteRows } from './commands/delete.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
@@ -210,6 +211,10 @@ export class SqlEngine implements QueryEngine {
         return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'update':
         return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
+      case 'copyIntoTable':
+        return rows(await copyIntoTable(qp, ctx, s, this.#opts.files));
+      case 'copyIntoLocation':
+        return rows(await copyIntoLocation(qp, ctx, s, this.#opts.files, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'delete':
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };

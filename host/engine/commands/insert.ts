@@ -26,7 +26,7 @@ export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<
  * names and a source not as wide as the table (MismatchColumns), then a name the table lacks
  * (MissingColumn, listing the table's columns joined by ",").
  */
-function targetColumns(table: TableInfo, names: readonly string[], width: number): ColumnInfo[] {
+export function targetColumns(table: TableInfo, names: readonly string[], width: number): ColumnInfo[] {
   const mismatch = (): Error => semanticError('Insert columns and Source columns not match', 'insertMismatchColumns');
   if (names.length > width || (names.length === 0 && width !== table.columns.length)) throw mismatch();
   for (const n of names) {
@@ -106,6 +106,16 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
       return vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
     });
   }
+  await storeRows(ctx, database, table, targets, columns, rowCount, now, options);
+  return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
+}
+
+/**
+ * Stores `rowCount` rows of `columns` (already of the `targets`' types) into `table` as one write
+ * batch, atomically; `now` stamps every row when the targets lack the time column.
+ */
+export async function storeRows(ctx: ExecContext, database: string, table: TableInfo, targets: readonly ColumnInfo[], columns: readonly Vector[], rowCount: number, now: bigint | undefined, options: InsertOptions = {}): Promise<void> {
+  const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   // GEOMETRY columns take only WKT of their sub type; checked before anything is written.
   targets.forEach((c, k) => {
     if (c.geometry === undefined) return;
@@ -136,5 +146,4 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
     }
     if (written > 0) await ctx.catalog.write(database, [builder.finish()]);
   }
-  return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
 }

@@ -32,6 +32,26 @@ export interface Update extends Node {
   readonly where?: Expr;
 }
 
+/** The `name = value` lists of CnosDB's COPY INTO, kept raw: commands/copy.ts checks them as CnosDB does. */
+interface CopyOptionLists {
+  /** The path or URL between quotes. */
+  readonly location: string;
+  readonly connection: readonly SqlOption[];
+  readonly fileFormat: readonly SqlOption[];
+  readonly copyOptions: readonly SqlOption[];
+}
+/** `COPY INTO t [(cols)] FROM 'location' ...`: rows of files appended to a table. */
+export interface CopyIntoTable extends Node, CopyOptionLists {
+  readonly kind: 'copyIntoTable';
+  readonly table: ObjectName;
+  readonly columns: readonly string[];
+}
+/** `COPY INTO 'location' FROM t | (query) ...`: a table or a query written to a new file. */
+export interface CopyIntoLocation extends Node, CopyOptionLists {
+  readonly kind: 'copyIntoLocation';
+  readonly source: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'query'; readonly query: Query };
+}
+
 // ---------------------------------------------------------------------------------------------
 // DDL
 
@@ -287,6 +307,8 @@ export type Statement =
   | Insert
   | Delete
   | Update
+  | CopyIntoTable
+  | CopyIntoLocation
   | CreateDatabase
   | AlterDatabase
   | DropDatabase

@@ -18,6 +18,7 @@ import {
   parseRecoverTable,
 } from './parser-ddl.js';
 import { parseCheckDatabase } from './parser-check.js';
+import { parseCopy } from './parser-copy.js';
 import {
   parseAlterTenant,
   parseAlterUser,
@@ -36,8 +37,8 @@ import { parseQuery } from './parser-queries.js';
 import { parseDescribe, parseExplain, parseShow } from './parser-show.js';
 
 /**
- * Statements of CnosDB's dialect (reference/cnosdb-sql.md) that Sundial does not run: importing
- * and exporting files, streams, cluster administration. They are refused as such (422 010005),
+ * Statements of CnosDB's dialect (reference/cnosdb-sql.md) that Sundial does not run: streams,
+ * cluster administration. They are refused as such (422 010005),
  * not as syntax errors.
  */
 function unsupported(what: string): never {
@@ -159,7 +160,10 @@ export function parseOneStatement(p: Parser): Statement {
       p.next();
       return p.expected('DATABASE after COMPACT');
     case 'COPY':
-      return unsupported(p.peekKeyword('VNODE', 1) ? 'COPY VNODE statements' : 'COPY INTO statements');
+      if (p.peekKeyword('INTO', 1)) return parseCopy(p);
+      if (p.peekKeyword('VNODE', 1)) return unsupported('COPY VNODE statements');
+      p.next();
+      return p.expected('VNODE or INTO after COPY');
     case 'MOVE':
       return unsupported('MOVE VNODE statements');
     case 'CHECKSUM':

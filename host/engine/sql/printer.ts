@@ -123,6 +123,17 @@ export function printStatement(s: Statement): string {
       const assignments = s.assignments.map((a) => `${quoteIdent(a.column)} = ${printExpr(a.value)}`).join(', ');
       return `UPDATE ${printObjectName(s.table)} SET ${assignments}${s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`}`;
     }
+    case 'copyIntoTable':
+    case 'copyIntoLocation': {
+      const lists = (name: string, options: readonly SqlOption[]): string => (options.length === 0 ? '' : ` ${name} = (${options.map(printSqlOption).join(', ')})`);
+      const tail = `${lists('CONNECTION', s.connection)}${lists('FILE_FORMAT', s.fileFormat)}${lists('COPY_OPTIONS', s.copyOptions)}`;
+      if (s.kind === 'copyIntoLocation') {
+        const source = s.source.kind === 'table' ? printObjectName(s.source.name) : `(${printQuery(s.source.query)})`;
+        return `COPY INTO ${printString(s.location)} FROM ${source}${tail}`;
+      }
+      const columns = s.columns.length > 0 ? ` (${printNames(s.columns)})` : '';
+      return `COPY INTO ${printObjectName(s.table)}${columns} FROM ${printString(s.location)}${tail}`;
+    }
     case 'createDatabase': {
       const options = s.options.length > 0 ? ` WITH ${s.options.map(printDatabaseOption).join(' ')}` : '';
       return `CREATE DATABASE ${ifNotExists(s.ifNotExists)}${quoteIdent(s.name)}${options}`;
