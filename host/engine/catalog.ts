@@ -53,6 +53,22 @@ export interface TableInfo {
   columns: ColumnInfo[];
 }
 
+/**
+ * A read-only table over the files of a location (CREATE EXTERNAL TABLE): rows come from reading
+ * them at each query (engine/external/), never from storage; it has no series and no time column.
+ */
+export interface ExternalTableInfo {
+  database: string;
+  name: string;
+  /** As written in LOCATION: the host's ExternalFiles resolves it. */
+  location: string;
+  fileType: 'CSV' | 'JSON' | 'PARQUET';
+  hasHeader: boolean;
+  delimiter: string;
+  /** In file order; CSV columns are read by position, JSON and Parquet ones by name. */
+  columns: { name: string; type: DataType }[];
+}
+
 export interface DatabaseInfo {
   name: string;
   options: DatabaseOptions;
@@ -103,6 +119,13 @@ export interface EngineCatalog {
   recoverTable?(database: string, table: string): Promise<void>;
   /** Whether a drop with AFTER of this database (or of this table of it) is pending. */
   dropPending?(database: string, table?: string): boolean;
+  /** External tables of a database (their names are not tskv tables'). Optional: without them there are none. */
+  externalTables?(database: string): ExternalTableInfo[];
+  externalTable?(database: string, name: string): ExternalTableInfo | undefined;
+  /** Saves a new definition (durable on return); the name is free (checked by the caller, rechecked here). */
+  createExternalTable?(database: string, table: ExternalTableInfo): Promise<void>;
+  /** Forgets a definition; the files are left as they are. */
+  dropExternalTable?(database: string, name: string): Promise<void>;
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */
   write(database: string, batches: Uint8Array[]): Promise<void>;
   delete(database: string, table: string, request: DeleteRequest): Promise<void>;

@@ -12,6 +12,7 @@ import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable
 import { checkDatabase } from './commands/check.js';
 import { copyIntoLocation, copyIntoTable } from './commands/copy.js';
 import { deleteRows } from './commands/delete.js';
+import { createExternalTable } from './commands/external-table.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
@@ -151,6 +152,7 @@ export class SqlEngine implements QueryEngine {
       eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null }, memory: pool },
       outer,
       core: this.#opts.core,
+      files: this.#opts.files,
       runSubquery: async (plan, values) => {
         const sub = this.#context(session, values, ctx.memory);
         const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }));
@@ -234,6 +236,9 @@ export class SqlEngine implements QueryEngine {
       case 'createTable':
         authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
         await createTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'createExternalTable':
+        await createExternalTable(ctx, s, db, this.#opts.files);
         return { kind: 'done' };
       case 'alterTable':
         authorize(s.table.length > 1 ? s.table[s.table.length - 2]! : db, 'all');

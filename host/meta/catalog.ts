@@ -46,6 +46,22 @@ export interface DatabaseDef {
    * that their rows survive flushes and replays until RECOVER TABLE or the drop is due.
    */
   pendingTables?: Map<number, TableDef>;
+  /** CREATE EXTERNAL TABLE's read-only tables over files (external-tables.ts), by name; absent: none. */
+  externalTables?: Map<string, ExternalTableDef>;
+}
+
+/** A table over files of storage.external_dir: only its definition is Sundial's, never the files. */
+export interface ExternalTableDef {
+  id: number;
+  name: string;
+  /** As written in LOCATION (relative to storage.external_dir, or inside it). */
+  location: string;
+  fileType: 'CSV' | 'JSON' | 'PARQUET';
+  /** CSV only: whether the first line is a header; one ASCII delimiter character. */
+  hasHeader: boolean;
+  delimiter: string;
+  /** Columns in file order; `type` is Arrow's display of the type (`Int64`, `Timestamp(Nanosecond, None)`). */
+  columns: { name: string; type: string }[];
 }
 
 /** The two system roles of every tenant (CnosDB's SystemTenantRole). */
@@ -248,6 +264,9 @@ export class Catalog {
     for (const t of tables) {
       const def = db.tables.get(t.name);
       if (strict && def === undefined) throw tableNotFound(db.tenant, db.name, t.name);
+      if (def === undefined && db.externalTables?.has(t.name) === true) {
+        throw new UserError('schemaConflict', `table '${t.name}' of database '${db.name}' is an external table (read-only, over files): rows cannot be written to it`);
+      }
       let seen = pending.get(t.name);
       if (seen === undefined) pending.set(t.name, (seen = new Map()));
       for (const c of t.columns) {

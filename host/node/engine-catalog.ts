@@ -5,7 +5,7 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { type DatabaseDef, DEFAULT_TENANT, dropAfterMs, findPendingDrop } from '../meta/index.js';
+import { createExternalTableDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, dropExternalTableDef, type ExternalTableDef, findPendingDrop } from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import type {
@@ -13,6 +13,7 @@ import type {
   DatabaseInfo,
   DeleteRequest,
   EngineCatalog,
+  ExternalTableInfo,
   LastRequest,
   ScanRequest,
   SeriesChunk,
@@ -25,6 +26,8 @@ import type {
 } from '../engine/catalog.js';
 import { tableInfo, USAGE_DATABASE, type UsageMetrics } from '../server/index.js';
 import { bug } from '../core/errors.js';
+import { parseTypeName } from '../engine/external/column-types.js';
+import { typeName } from '../engine/types/index.js';
 import type { SkippedFiles, Storage } from '../storage/index.js';
 
 export class StorageCatalog implements EngineCatalog {
@@ -97,6 +100,28 @@ export class StorageCatalog implements EngineCatalog {
     const d = this.#readDef(database);
     const t = d?.tables.get(name);
     return d === undefined || t === undefined ? undefined : tableInfo(d, t);
+  }
+
+  externalTables(database: string): ExternalTableInfo[] {
+    const d = this.#def(database);
+    return d?.externalTables === undefined ? [] : [...d.externalTables.values()].map((t) => externalInfo(d, t));
+  }
+
+  externalTable(database: string, name: string): ExternalTableInfo | undefined {
+    const d = this.#def(database);
+    const t = d?.externalTables?.get(name);
+    return d === undefined || t === undefined ? undefined : externalInfo(d, t);
+  }
+
+  async createExternalTable(database: string, t: ExternalTableInfo): Promise<void> {
+    const db = this.#require(database);
+    const columns = t.columns.map((c) => ({ name: c.name, type: typeName(c.type) }));
+    await this.#storage.changeCatalog((c) => createExternalTableDef(c, db, { name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns }));
+  }
+
+  async dropExternalTable(database: string, name: string): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => dropExternalTableDef(c, db, name));
   }
 
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
@@ -199,4 +224,8 @@ export class StorageCatalog implements EngineCatalog {
 function storedType(c: ColumnInfo): FieldType {
   if (c.valueType === undefined || c.valueType === ValueType.Tag) throw bug(`column ${c.name} has no field type`);
   return c.valueType;
+}
+
+function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
+  return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })) };
 }

@@ -2,8 +2,8 @@
 // UNION / INTERSECT / EXCEPT, a parenthesised query), ORDER BY and LIMIT/OFFSET. Tables resolve
 // in the session's database unless qualified; missing ones give CnosDB's errors.
 
-import type { EngineCatalog, TableInfo } from '../catalog.js';
-import { planError } from '../errors.js';
+import type { EngineCatalog, ExternalTableInfo, TableInfo } from '../catalog.js';
+import { notImplemented, planError } from '../errors.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import { distinct, join, limit, projection, sort, union } from '../plan/logical-plan.js';
@@ -104,8 +104,20 @@ export class QueryPlanner implements StatementPlanner {
     this.ctx.authorize?.(db, need);
     if (this.ctx.catalog.database(db) === undefined) throw databaseNotFound(db);
     const table = this.ctx.catalog.table(db, t);
+    if (table === undefined && this.ctx.catalog.externalTable?.(db, t) !== undefined) {
+      throw notImplemented(`the external table ${db}.${t} in this statement: it is read-only, and has no series or time column`);
+    }
     if (table === undefined) throw tableNotFound(this.ctx.tenant, db, t);
     return { database: db, table };
+  }
+
+  /** The external table `[db.]table` names, if it is one (read: the session must read its database). */
+  #external(name: readonly string[]): ExternalTableInfo | undefined {
+    if (name.length < 1 || name.length > 3 || (name.length === 3 && name[0] !== this.ctx.tenant)) return undefined;
+    const db = name.length === 1 ? this.ctx.database : name[name.length - 2]!;
+    const t = this.ctx.catalog.externalTable?.(db, name[name.length - 1]!);
+    if (t !== undefined) this.ctx.authorize?.(db, 'read');
+    return t;
   }
 
   /** A full scan of a table under its qualifier (the alias, else the name as written). */
@@ -119,6 +131,11 @@ export class QueryPlanner implements StatementPlanner {
     // Another tenant's cluster_schema is a database of its own when it created one.
     if (isForeignClusterView(name, this.ctx.tenant) && this.ctx.catalog.database(name[name.length - 2]!) === undefined) {
       throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
+    }
+    const external = this.#external(name);
+    if (external !== undefined) {
+      const schema = new PlanSchema(external.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true })));
+      return { kind: 'externalScan', table: external, qualifier, schema };
     }
     const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
