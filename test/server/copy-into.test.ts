@@ -236,3 +236,58 @@ describe('COPY INTO without storage.external_dir', () => {
     }
   });
 });
+
+describe('COPY INTO within limits.query_memory_bytes', () => {
+  const LIMIT = 1024 * 1024;
+  let small: TestServer;
+  let smallDir: string;
+  const q = (sql: string) => http(small.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
+  beforeAll(async () => {
+    smallDir = mkdtempSync(join(tmpdir(), 'sundial-external-small-'));
+    small = await startServer({ args: ['--external-dir', smallDir, '--query-memory-bytes', String(LIMIT)] });
+    // 3 MB of CSV: three times the limit before it is even parsed.
+    const line = (i: number): string => `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0')},h${i % 10},${'x'.repeat(40)},${i}\n`;
+    writeFileSync(join(smallDir, 'big.csv'), 'time,host,note,n\n' + Array.from({ length: 40_000 }, (_, i) => line(i)).join(''));
+    writeFileSync(join(smallDir, 'small.csv'), 'time,host,note,n\n' + Array.from({ length: 500 }, (_, i) => line(i)).join(''));
+    expect((await q('CREATE TABLE m (note STRING, n BIGINT, TAGS(host))')).status).toBe(200);
+    // 20,000 rows of 64-character notes: about 1.5 MB held as batches.
+    const lp = Array.from({ length: 20_000 }, (_, i) => `wide,host=h${i % 10} note="${'y'.repeat(64)}",n=${i}i ${1_700_000_000_000_000_000n + BigInt(i)}`).join('\n');
+    expect((await http(small.url, '/api/v1/write?db=public', { method: 'POST', body: lp })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await small.stop();
+    small.cleanup();
+    rmSync(smallDir, { recursive: true, force: true });
+  });
+
+  it('reads a file within the limit', async () => {
+    const r = await q("COPY INTO m(time, host, note, n) FROM 'small.csv'");
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe('rows\n500\n');
+  });
+
+  it('refuses a file bigger than the limit with 010011, storing nothing of it', async () => {
+    const r = await q("COPY INTO m(time, host, note, n) FROM 'big.csv'");
+    expect(r.status, r.text).toBe(422);
+    expect(JSON.parse(r.text)).toMatchObject({ error_code: '010011', error_message: expect.stringMatching(/^query memory limit exceeded: reading big\.csv needs \d+ bytes, the limit is 1048576 bytes/) });
+    expect((await q('SELECT count(*) AS n FROM m')).text).toBe('n\n500\n');
+  });
+
+  it('refuses a result bigger than the limit with 010011, writing no file', async () => {
+    expect((await q('SELECT count(*) AS n FROM wide')).text).toBe('n\n20000\n');
+    const r = await q("COPY INTO 'out/' FROM wide FILE_FORMAT = (TYPE = 'CSV')");
+    expect(r.status, r.text).toBe(422);
+    expect(JSON.parse(r.text)).toMatchObject({ error_code: '010011', error_message: expect.stringMatching(/^query memory limit exceeded: COPY INTO 'out\/' needs \d+ bytes/) });
+    expect(readdirSync(smallDir)).not.toContain('out');
+    const ok = await q("COPY INTO 'out/' FROM (SELECT * FROM wide LIMIT 1000) FILE_FORMAT = (TYPE = 'CSV')");
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.text).toBe('rows\n1000\n');
+  });
+
+  it('refuses an external table file bigger than the limit with 010011', async () => {
+    expect((await q("CREATE EXTERNAL TABLE big (time TIMESTAMP, host STRING, note STRING, n BIGINT) STORED AS CSV WITH HEADER ROW LOCATION 'big.csv'")).status).toBe(200);
+    const r = await q('SELECT count(*) FROM big');
+    expect(r.status, r.text).toBe(422);
+    expect(JSON.parse(r.text).error_code).toBe('010011');
+  });
+});

@@ -6,15 +6,14 @@
 
 import { UserError } from '../../core/errors.js';
 import { ALL_DATABASES } from '../../core/object-names.js';
-import type { ColumnInfo } from '../catalog.js';
+import type { ColumnInfo, TableInfo } from '../catalog.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { castVector, checkCast, concatVectors, type Field, type RecordBatch, type TimeUnit, UINT64, unitNanos, type Vector } from '../types/index.js';
 import { copyOptions, FILE_EXTENSIONS, fileFormatOptions, type FileFormat } from '../external/file-format.js';
 import type { ExternalFiles } from '../external/external-files.js';
-import { readCsv } from '../external/csv-reader.js';
-import { readJson } from '../external/json-reader.js';
-import { readParquet } from '../external/parquet-reader.js';
 import { encodeFile } from '../external/file-writer.js';
+import { readExternalFile } from '../external/read-file.js';
+import { batchBytes, Reservation } from '../memory/index.js';
 import type { QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import { parseStatement } from '../sql/parser.js';
@@ -33,18 +32,6 @@ function admit(session: ExecContext['session'], files: ExternalFiles | undefined
   return files;
 }
 
-async function readFile(files: ExternalFiles, file: Parameters<ExternalFiles['read']>[0], format: FileFormat, schema: readonly Field[] | undefined): Promise<RecordBatch> {
-  const bytes = await files.read(file);
-  switch (format.type) {
-    case 'CSV':
-      return readCsv(bytes, format.delimiter, format.withHeader, schema);
-    case 'JSON':
-      return readJson(bytes, schema);
-    case 'PARQUET':
-      return readParquet(bytes, schema);
-  }
-}
-
 export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.CopyIntoTable, files: ExternalFiles | undefined): Promise<Rows> {
   const store = admit(ctx.session, files);
   const format = fileFormatOptions(s.fileFormat);
@@ -56,15 +43,28 @@ export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.C
     const named = s.columns.length === 0 ? table.columns : targetColumns(table, s.columns, s.columns.length);
     schema = named.map((c) => ({ name: c.name, type: c.type, nullable: true }));
   }
+  // Every file's rows are held until the one write: charged to the query's pool, so that a
+  // location bigger than limits.query_memory_bytes is refused (422 010011), not loaded.
+  const held = new Reservation(ctx.memory, `COPY INTO ${printObjectName(s.table)}`);
+  try {
+    return await copyRows(ctx, s, store, format, schema, database, table, held);
+  } finally {
+    held.release();
+  }
+}
+
+async function copyRows(ctx: ExecContext, s: ast.CopyIntoTable, store: ExternalFiles, format: FileFormat, schema: Field[] | undefined, database: string, table: TableInfo, held: Reservation): Promise<Rows> {
   const batches: RecordBatch[] = [];
   for (const file of await store.list(s.location)) {
-    batches.push(await readFile(store, file, format, schema));
+    batches.push(await readExternalFile(store, file, format, schema, ctx.memory, held));
     ctx.checkAbort();
   }
   // Files of one location may differ in their inferred schemas: the first one's decides, as in a ListingTable.
   const fields = schema ?? batches[0]?.schema.fields ?? [];
   const targets: ColumnInfo[] = targetColumns(table, s.columns, fields.length);
   const rowCount = batches.reduce((n, b) => n + b.length, 0);
+  // The columns cast and joined are a second copy of the rows while the write is encoded.
+  held.grow(batches.reduce((n, b) => n + batchBytes(b), 0));
   const columns: Vector[] = targets.map((c, k) => {
     const parts = batches.map((b) => {
       const v = b.schema.fields[k]?.name === fields[k]!.name ? b.columns[k]! : b.columns[b.schema.fields.findIndex((f) => f.name === fields[k]!.name)];
@@ -87,8 +87,16 @@ export async function copyIntoLocation(qp: QueryPlanner, ctx: ExecContext, s: as
   const query = s.source.kind === 'query' ? s.source.query : (parseStatement(`SELECT * FROM ${printObjectName(s.source.name)}`) as ast.Query);
   const plan = qp.planQuery(query, undefined, new Map());
   const schema = { fields: plan.schema.fields.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable })) };
-  const batches = await runQuery(plan);
-  const bytes = encodeFile(format, schema, batches);
-  await store.write(s.location, FILE_EXTENSIONS[format.type], bytes);
-  return rowsAnswer(batches.reduce((n, b) => n + b.length, 0));
+  // The result and the file's bytes are held until the file is written: charged to the pool.
+  const held = new Reservation(ctx.memory, `COPY INTO '${s.location}'`);
+  try {
+    const batches = await runQuery(plan);
+    for (const b of batches) held.grow(batchBytes(b));
+    const bytes = encodeFile(format, schema, batches);
+    held.grow(bytes.length);
+    await store.write(s.location, FILE_EXTENSIONS[format.type], bytes);
+    return rowsAnswer(batches.reduce((n, b) => n + b.length, 0));
+  } finally {
+    held.release();
+  }
 }
