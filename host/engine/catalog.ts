@@ -54,6 +54,21 @@ export interface TableInfo {
 }
 
 /**
+ * How to reach an object store location (`s3://bucket/path`): CnosDB's CONNECTION options, checked
+ * by connection.ts. Local locations take none.
+ */
+export interface ObjectStoreConnection {
+  readonly kind: 's3';
+  readonly region: string;
+  readonly endpointUrl?: string;
+  readonly accessKeyId?: string;
+  readonly secretKey?: string;
+  readonly token?: string;
+  /** `https://<bucket>.<endpoint>` (true, CnosDB's default) or `<endpoint>/<bucket>`. */
+  readonly virtualHostedStyle: boolean;
+}
+
+/**
  * A read-only table over the files of a location (CREATE EXTERNAL TABLE): rows come from reading
  * them at each query (engine/external/), never from storage; it has no series and no time column.
  */
@@ -67,6 +82,8 @@ export interface ExternalTableInfo {
   delimiter: string;
   /** In file order; CSV columns are read by position, JSON and Parquet ones by name. */
   columns: { name: string; type: DataType }[];
+  /** An object store location's connection (external/connection.ts); absent for a local one. */
+  connection?: ObjectStoreConnection;
 }
 
 export interface DatabaseInfo {

@@ -62,6 +62,11 @@ export interface ExternalTableDef {
   delimiter: string;
   /** Columns in file order; `type` is Arrow's display of the type (`Int64`, `Timestamp(Nanosecond, None)`). */
   columns: { name: string; type: string }[];
+  /**
+   * An object store location's connection options (engine/external/connection.ts), the secret
+   * key included, in clear: whoever reads catalog.json (it holds password hashes too) reads it.
+   */
+  connection?: { kind: 's3'; region: string; [option: string]: string | boolean };
 }
 
 /** The two system roles of every tenant (CnosDB's SystemTenantRole). */

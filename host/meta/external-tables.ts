@@ -15,6 +15,8 @@ export function externalTableProblem(t: ExternalTableDef): string | undefined {
   if (typeof t.location !== 'string' || t.location === '') return `location ${JSON.stringify(t.location)}`;
   if (typeof t.delimiter !== 'string' || t.delimiter.length !== 1) return `delimiter ${JSON.stringify(t.delimiter)}`;
   if (!Array.isArray(t.columns) || t.columns.length === 0) return 'no columns';
+  const c = t.connection;
+  if (c !== undefined && (typeof c !== 'object' || c === null || c.kind !== 's3' || typeof c.region !== 'string' || Object.values(c).some((v) => typeof v !== 'string' && typeof v !== 'boolean'))) return 'connection';
   const seen = new Set<string>();
   for (const c of t.columns) {
     if (!EXTERNAL_COLUMN_TYPE.test(c.type)) return `column ${JSON.stringify(c.name)} of type ${JSON.stringify(c.type)}`;
@@ -28,7 +30,7 @@ export function createExternalTableDef(catalog: Catalog, db: DatabaseDef, def: O
   checkName(def.name);
   if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true) throw tableExists(def.name);
   for (const c of def.columns) checkName(c.name);
-  const table: ExternalTableDef = { ...def, id: catalog.nextId(), columns: def.columns.map((c) => ({ ...c })) };
+  const table: ExternalTableDef = { ...def, id: catalog.nextId(), columns: def.columns.map((c) => ({ ...c })), ...(def.connection === undefined ? {} : { connection: { ...def.connection } }) };
   const problem = externalTableProblem(table);
   if (problem !== undefined) throw new Error(`BUG: external table ${def.name}: ${problem}`);
   (db.externalTables ??= new Map()).set(def.name, table);

@@ -27,6 +27,7 @@ import type {
 import { tableInfo, USAGE_DATABASE, type UsageMetrics } from '../server/index.js';
 import { bug } from '../core/errors.js';
 import { parseTypeName } from '../engine/external/column-types.js';
+import type { ObjectStoreConnection } from '../engine/external/external-files.js';
 import { typeName } from '../engine/types/index.js';
 import type { SkippedFiles, Storage } from '../storage/index.js';
 
@@ -116,7 +117,8 @@ export class StorageCatalog implements EngineCatalog {
   async createExternalTable(database: string, t: ExternalTableInfo): Promise<void> {
     const db = this.#require(database);
     const columns = t.columns.map((c) => ({ name: c.name, type: typeName(c.type) }));
-    await this.#storage.changeCatalog((c) => createExternalTableDef(c, db, { name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns }));
+    const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as NonNullable<ExternalTableDef['connection']> };
+    await this.#storage.changeCatalog((c) => createExternalTableDef(c, db, { name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns, ...connection }));
   }
 
   async dropExternalTable(database: string, name: string): Promise<void> {
@@ -227,5 +229,6 @@ function storedType(c: ColumnInfo): FieldType {
 }
 
 function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
-  return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })) };
+  const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
+  return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })), ...connection };
 }

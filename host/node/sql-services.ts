@@ -8,12 +8,13 @@ import type { Storage } from '../storage/index.js';
 import { runDcl } from './dcl.js';
 import { StorageCatalog } from './engine-catalog.js';
 import { LocalExternalFiles } from './external-files.js';
+import { ExternalLocations } from './external-locations.js';
 import type { QueryRegistry, SqlServices, UsageMetrics } from '../server/index.js';
 import { systemInfo } from './system-info.js';
 
-/** `externalDir`: storage.external_dir, where COPY INTO reads and writes ('' for nowhere). */
+/** `externalDir`: storage.external_dir, where COPY INTO reads and writes local files ('' for nowhere; object stores still). */
 export function sqlServices(core: Core, storage: Storage, usage: UsageMetrics, authenticator: Authenticator, runningQueries: QueryRegistry, externalDir = ''): SqlServices {
-  const files = externalDir === '' ? undefined : new LocalExternalFiles(externalDir);
+  const files = new ExternalLocations(externalDir === '' ? undefined : new LocalExternalFiles(externalDir));
   return {
     catalog: (tenant) => new StorageCatalog(storage, tenant, usage),
     engine: (planCache, skipped) => new SqlEngine({ catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped), core, planCache, ...(files === undefined ? {} : { files }) }),

@@ -77,14 +77,14 @@ describe('CatalogStore', () => {
   it('keeps external tables (version 6), reads a version 5 document without them, refuses a bad one', async () => {
     const store = await CatalogStore.open(catalogFile(dir), bootstrap);
     const db = store.catalog.requireDatabase('cnosdb', 'public');
-    createExternalTableDef(store.catalog, db, { name: 'ext', location: 'a/b.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }] });
+    createExternalTableDef(store.catalog, db, { name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } });
     expect(() => createExternalTableDef(store.catalog, db, { name: 'ext', location: 'x', fileType: 'JSON', hasHeader: false, delimiter: ',', columns: [{ name: 'x', type: 'Utf8' }] })).toThrow(/Meta: Table ext already exists/);
     expect(() => store.catalog.applyBatchSchema(db, tables([['ext', [], [['v', ValueType.Double]]]]))).toThrow(/table 'ext' of database 'public' is an external table/);
     await store.save();
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
     expect(doc.version).toBe(6);
     const again = await CatalogStore.open(catalogFile(dir), bootstrap);
-    expect([...again.catalog.requireDatabase('cnosdb', 'public').externalTables!.values()]).toEqual([{ id: expect.any(Number), name: 'ext', location: 'a/b.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }] }]);
+    expect([...again.catalog.requireDatabase('cnosdb', 'public').externalTables!.values()]).toEqual([{ id: expect.any(Number), name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } }]);
     const v5 = { ...doc, version: 5, databases: doc.databases.map(({ externalTables: _, ...d }: Record<string, unknown>) => d) };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v5));
     expect((await CatalogStore.open(catalogFile(dir), bootstrap)).catalog.requireDatabase('cnosdb', 'public').externalTables).toBeUndefined();

@@ -232,7 +232,7 @@ describe('COPY INTO without storage.external_dir', () => {
     for (const sql of ["COPY INTO t FROM 'x.csv'", "COPY INTO 'x.csv' FROM t"]) {
       const r = await http(plain.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
       expect(r.status).toBe(422);
-      expect(JSON.parse(r.text)).toEqual({ error_code: '010047', error_message: 'object store error: COPY INTO needs storage.external_dir, which is not set on this server' });
+      expect(JSON.parse(r.text)).toEqual({ error_code: '010047', error_message: 'object store error: local locations need storage.external_dir, which is not set on this server' });
     }
   });
 });

@@ -208,6 +208,6 @@ describe('external tables without storage.external_dir', () => {
   it('are refused', async () => {
     const r = await http(plain.url, '/api/v1/sql?db=public', { method: 'POST', body: "CREATE EXTERNAL TABLE x (a BIGINT) STORED AS CSV LOCATION 'x.csv'" });
     expect(r.status).toBe(422);
-    expect(JSON.parse(r.text)).toEqual({ error_code: '010047', error_message: 'object store error: external tables need storage.external_dir, which is not set on this server' });
+    expect(JSON.parse(r.text)).toEqual({ error_code: '010047', error_message: 'object store error: local locations need storage.external_dir, which is not set on this server' });
   });
 });

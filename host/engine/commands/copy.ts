@@ -10,7 +10,8 @@ import type { ColumnInfo, TableInfo } from '../catalog.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { castVector, checkCast, concatVectors, type Field, type RecordBatch, type TimeUnit, UINT64, unitNanos, type Vector } from '../types/index.js';
 import { copyOptions, FILE_EXTENSIONS, fileFormatOptions, type FileFormat } from '../external/file-format.js';
-import type { ExternalFiles } from '../external/external-files.js';
+import type { ExternalFiles, ObjectStoreConnection } from '../external/external-files.js';
+import { connectionOf } from '../external/connection.js';
 import { encodeFile } from '../external/file-writer.js';
 import { readExternalFile } from '../external/read-file.js';
 import { batchBytes, Reservation } from '../memory/index.js';
@@ -28,7 +29,7 @@ function rowsAnswer(n: number): Rows {
 /** The checks both forms start with: the user's standing, then the host's file access. */
 function admit(session: ExecContext['session'], files: ExternalFiles | undefined): ExternalFiles {
   session.authorize?.(ALL_DATABASES, 'all');
-  if (files === undefined) throw new UserError('externalLocation', 'object store error: COPY INTO needs storage.external_dir, which is not set on this server');
+  if (files === undefined) throw new UserError('externalLocation', 'object store error: COPY INTO needs the host to serve files, which this one does not');
   return files;
 }
 
@@ -36,6 +37,7 @@ export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.C
   const store = admit(ctx.session, files);
   const format = fileFormatOptions(s.fileFormat);
   const options = copyOptions(s.copyOptions);
+  const connection = connectionOf(s.location, s.connection);
   const { database, table } = qp.resolveTable(s.table, 'write');
   // The table's schema (or the named columns of it) unless the file's own is asked for.
   let schema: Field[] | undefined;
@@ -47,15 +49,15 @@ export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.C
   // location bigger than limits.query_memory_bytes is refused (422 010011), not loaded.
   const held = new Reservation(ctx.memory, `COPY INTO ${printObjectName(s.table)}`);
   try {
-    return await copyRows(ctx, s, store, format, schema, database, table, held);
+    return await copyRows(ctx, s, store, connection, format, schema, database, table, held);
   } finally {
     held.release();
   }
 }
 
-async function copyRows(ctx: ExecContext, s: ast.CopyIntoTable, store: ExternalFiles, format: FileFormat, schema: Field[] | undefined, database: string, table: TableInfo, held: Reservation): Promise<Rows> {
+async function copyRows(ctx: ExecContext, s: ast.CopyIntoTable, store: ExternalFiles, connection: ObjectStoreConnection | undefined, format: FileFormat, schema: Field[] | undefined, database: string, table: TableInfo, held: Reservation): Promise<Rows> {
   const batches: RecordBatch[] = [];
-  for (const file of await store.list(s.location)) {
+  for (const file of await store.list(s.location, connection)) {
     batches.push(await readExternalFile(store, file, format, schema, ctx.memory, held));
     ctx.checkAbort();
   }
@@ -84,6 +86,7 @@ export async function copyIntoLocation(qp: QueryPlanner, ctx: ExecContext, s: as
   const store = admit(ctx.session, files);
   const format = fileFormatOptions(s.fileFormat);
   copyOptions(s.copyOptions);
+  const connection = connectionOf(s.location, s.connection);
   const query = s.source.kind === 'query' ? s.source.query : (parseStatement(`SELECT * FROM ${printObjectName(s.source.name)}`) as ast.Query);
   const plan = qp.planQuery(query, undefined, new Map());
   const schema = { fields: plan.schema.fields.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable })) };
@@ -94,7 +97,7 @@ export async function copyIntoLocation(qp: QueryPlanner, ctx: ExecContext, s: as
     for (const b of batches) held.grow(batchBytes(b));
     const bytes = encodeFile(format, schema, batches);
     held.grow(bytes.length);
-    await store.write(s.location, FILE_EXTENSIONS[format.type], bytes);
+    await store.write(s.location, FILE_EXTENSIONS[format.type], bytes, connection);
     return rowsAnswer(batches.reduce((n, b) => n + b.length, 0));
   } finally {
     held.release();

@@ -11,6 +11,7 @@ import { notImplemented, planError } from '../errors.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { externalColumnType, inferredColumnType } from '../external/column-types.js';
 import type { ExternalFiles } from '../external/external-files.js';
+import { connectionOf } from '../external/connection.js';
 import { externalFormat, readExternalFile } from '../external/read-file.js';
 import { Reservation } from '../memory/index.js';
 import { databaseNotFound } from '../planner/query-planner.js';
@@ -49,16 +50,18 @@ export async function createExternalTable(ctx: ExecContext, s: ast.CreateExterna
   if (s.unbounded) throw notImplemented('CREATE UNBOUNDED EXTERNAL TABLE');
   if (s.partitionedBy.length > 0) throw notImplemented('PARTITIONED BY in CREATE EXTERNAL TABLE');
   if (s.compression !== undefined && s.compression !== 'UNCOMPRESSED') throw notImplemented(`COMPRESSION TYPE ${s.compression} in CREATE EXTERNAL TABLE`);
-  if (s.options.length > 0) throw notImplemented(`OPTIONS (${s.options.map((o) => o.key).join(', ')}) in CREATE EXTERNAL TABLE`);
+  // OPTIONS are an object store location's connection (CnosDB's CONNECTION keys); a path takes none.
+  const connection = connectionOf(s.location, s.options.map((o) => ({ name: o.key, value: { kind: 'string', value: o.value } })));
+  if (connection === undefined && s.options.length > 0) throw notImplemented(`OPTIONS (${s.options.map((o) => o.key).join(', ')}) in CREATE EXTERNAL TABLE of a local location`);
   const type = fileType(s.storedAs);
   const delimiter = s.delimiter ?? ',';
   if (delimiter.length !== 1 || delimiter.charCodeAt(0) > 127 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
     throw planError(`Unsupported delimiter [${delimiter}]: one ASCII character other than a quote or a line break`);
   }
-  const info: ExternalTableInfo = { database: db, name, location: s.location, fileType: type, hasHeader: s.withHeaderRow, delimiter, columns: [] };
-  if (files === undefined) throw new UserError('externalLocation', 'object store error: external tables need storage.external_dir, which is not set on this server');
-  // The location is resolved now, so that one outside storage.external_dir is refused at once.
-  const located = await files.list(s.location);
+  const info: ExternalTableInfo = { database: db, name, location: s.location, fileType: type, hasHeader: s.withHeaderRow, delimiter, columns: [], ...(connection === undefined ? {} : { connection }) };
+  if (files === undefined) throw new UserError('externalLocation', 'object store error: external tables need the host to serve files, which this one does not');
+  // The location is resolved now: one outside storage.external_dir, or a store that refuses, fails at once.
+  const located = await files.list(s.location, connection);
   const seen = new Set<string>();
   for (const c of s.columns) {
     if (seen.has(c.name)) throw planError(`Schema contains duplicate unqualified field name ${c.name}`);

@@ -29,7 +29,7 @@ export class ExternalScanExec implements ExecNode {
     if (files === undefined) throw new UserError('externalLocation', `object store error: external table ${this.#table.name} needs storage.external_dir, which is not set on this server`);
     const t = this.#table;
     const fields = t.columns.map((c) => ({ name: c.name, type: c.type, nullable: true }));
-    for (const file of await files.list(t.location)) {
+    for (const file of await files.list(t.location, t.connection)) {
       ctx.checkAbort();
       const held = new Reservation(ctx.memory, `ExternalScanExec ${t.name}`);
       try {

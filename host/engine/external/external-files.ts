@@ -1,6 +1,11 @@
 // What COPY INTO needs from the world: the files a location names, their bytes, and a place to
 // write a new one. The node layer implements it over a directory (node/external-files.ts, confined
-// to storage.external_dir); the engine itself touches no file system, so it still runs in a browser.
+// to storage.external_dir) and S3-compatible object stores (node/s3-files.ts); the engine itself
+// touches no file system or network, so it still runs in a browser.
+
+import type { ObjectStoreConnection } from '../catalog.js';
+
+export type { ObjectStoreConnection };
 
 /** One file a location named, as the host resolved it. */
 export interface ExternalFile {
@@ -13,9 +18,9 @@ export interface ExternalFiles {
   /**
    * The files `location` names: the file itself, or the files directly inside a directory (sorted
    * by name; hidden ones left out). Throws UserError externalLocation when the location is refused
-   * or missing; an empty directory gives an empty list.
+   * or missing; an empty directory gives an empty list. `connection`: for an object store location.
    */
-  list(location: string): Promise<ExternalFile[]>;
+  list(location: string, connection?: ObjectStoreConnection): Promise<ExternalFile[]>;
   /** The whole content of a file `list` returned. The caller owns the array. */
   read(file: ExternalFile): Promise<Uint8Array>;
   /**
@@ -24,5 +29,5 @@ export interface ExternalFiles {
    * `location` itself, replacing what was there. Atomic: readers see the old file or the whole
    * new one. Returns the name written.
    */
-  write(location: string, extension: string, data: Uint8Array): Promise<string>;
+  write(location: string, extension: string, data: Uint8Array, connection?: ObjectStoreConnection): Promise<string>;
 }
