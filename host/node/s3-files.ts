@@ -1,12 +1,12 @@
 // Object store locations of COPY INTO and external tables: `s3://<bucket>/<key or prefix>` on any
 // S3-compatible store, through AWS's client with the statement's CONNECTION options (a client per
-// statement: the options are the statement's). A key names one object; a prefix ending in `/`, or
+// distinct set of options, the last few kept). A key names one object; a prefix ending in `/`, or
 // a key with objects under `<key>/`, names the objects directly under it (name order, hidden
 // names and folder markers left out), as a local directory. Every failure of the store is
 // CnosDB's ObjectStore error, 422 010047, with the store's own words.
 
 import { randomBytes } from 'node:crypto';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import type { ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../core/errors.js';
 import type { ExternalFile, ObjectStoreConnection } from '../engine/external/external-files.js';
 
@@ -30,14 +30,39 @@ function parseLocation(location: string): { bucket: string; key: string } {
   return { bucket: m[1]!, key };
 }
 
-function clientFor(c: ObjectStoreConnection): S3Client {
-  return new S3Client({
+type S3Module = typeof import('@aws-sdk/client-s3');
+let s3Module: Promise<S3Module> | undefined;
+/** AWS's client loads on first use: importing it costs 0.8 s, which a server without s3:// never pays. */
+const loadS3 = (): Promise<S3Module> => (s3Module ??= import('@aws-sdk/client-s3'));
+
+/** Clients by their options: each keeps a pool of connections, so one is made per set of options, not per statement. */
+const clients = new Map<string, S3Client>();
+const MAX_CLIENTS = 16;
+
+async function clientFor(c: ObjectStoreConnection): Promise<S3Client> {
+  const key = JSON.stringify(c);
+  const known = clients.get(key);
+  if (known !== undefined) {
+    clients.delete(key);
+    clients.set(key, known); // most recently used last
+    return known;
+  }
+  const { S3Client } = await loadS3();
+  const client = new S3Client({
     region: c.region,
     ...(c.endpointUrl === undefined ? {} : { endpoint: c.endpointUrl }),
     forcePathStyle: !c.virtualHostedStyle,
     ...(c.accessKeyId === undefined ? {} : { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretKey ?? '', ...(c.token === undefined ? {} : { sessionToken: c.token }) } }),
     maxAttempts: 2,
   });
+  clients.set(key, client);
+  if (clients.size > MAX_CLIENTS) {
+    const [oldest, evicted] = clients.entries().next().value!;
+    clients.delete(oldest);
+    // A statement may still read through it: its sockets close a minute later.
+    setTimeout(() => evicted.destroy(), 60_000).unref();
+  }
+  return client;
 }
 
 function storeError(location: string, e: unknown): UserError {
@@ -52,6 +77,7 @@ const isMissing = (e: unknown): boolean => {
 };
 
 async function listPrefix(client: S3Client, bucket: string, prefix: string): Promise<{ key: string; size: number }[]> {
+  const { ListObjectsV2Command } = await loadS3();
   const out: { key: string; size: number }[] = [];
   let token: string | undefined;
   do {
@@ -72,8 +98,9 @@ export class S3Files {
   async list(location: string, connection: ObjectStoreConnection | undefined): Promise<S3File[]> {
     if (connection === undefined) throw refused(`location '${location}' needs CONNECTION = (region = ..., ...)`);
     const { bucket, key } = parseLocation(location);
-    const client = clientFor(connection);
     try {
+      const client = await clientFor(connection);
+      const { HeadObjectCommand } = await loadS3();
       if (key !== '' && !key.endsWith('/')) {
         try {
           const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
@@ -95,6 +122,7 @@ export class S3Files {
     const f = file as S3File;
     if (f.client === undefined) throw new Error(`BUG: ${file.name} did not come from S3Files.list`);
     try {
+      const { GetObjectCommand } = await loadS3();
       const out = await f.client.send(new GetObjectCommand({ Bucket: f.bucket, Key: f.key }));
       return await out.Body!.transformToByteArray();
     } catch (e) {
@@ -109,7 +137,8 @@ export class S3Files {
     // A PUT replaces an object whole: readers see the old one or the new one.
     const target = directory ? `${key}${Date.now()}-${process.pid}-${++this.#sequence}-${randomBytes(4).toString('hex')}.${extension}` : key;
     try {
-      await clientFor(connection).send(new PutObjectCommand({ Bucket: bucket, Key: target, Body: data }));
+      const { PutObjectCommand } = await loadS3();
+      await (await clientFor(connection)).send(new PutObjectCommand({ Bucket: bucket, Key: target, Body: data }));
     } catch (e) {
       throw storeError(location, e);
     }
