@@ -56,6 +56,12 @@ export const ERRORS = {
   // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or unreadable.
   externalLocation: { code: '010047', status: 422, title: 'COPY location refused (outside storage.external_dir), missing or unreadable' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
+  // CREATE STREAM TABLE's checks (CnosDB's UnsupportedStreamType, EventTimeColumnNotSpecified,
+  // MissingTableOptions, InvalidTableOption).
+  streamType: { code: '010059', status: 422, title: 'a stream table engine other than tskv' },
+  eventTimeColumn: { code: '010061', status: 422, title: 'a stream table without event_time_column' },
+  missingTableOption: { code: '010066', status: 422, title: 'a stream table without its db or table option' },
+  invalidTableOption: { code: '010067', status: 422, title: 'a stream table option naming what does not exist' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage
   schemaConflict: { code: '020010', status: 422, title: 'schema conflict' },

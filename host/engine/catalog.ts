@@ -86,6 +86,18 @@ export interface ExternalTableInfo {
   connection?: ObjectStoreConnection;
 }
 
+/** A stream table (CREATE STREAM TABLE): a tskv table's rows by event time, for continuous queries. */
+export interface StreamTableInfo {
+  database: string;
+  name: string;
+  sourceDatabase: string;
+  sourceTable: string;
+  eventTimeColumn: string;
+  watermarkDelayMs: number;
+  columns: string[];
+  queries: { id: number; sql: string; database: string; user: string; doneBeforeNs: bigint | null }[];
+}
+
 export interface DatabaseInfo {
   name: string;
   options: DatabaseOptions;
@@ -143,6 +155,15 @@ export interface EngineCatalog {
   createExternalTable?(database: string, table: ExternalTableInfo): Promise<void>;
   /** Forgets a definition; the files are left as they are. */
   dropExternalTable?(database: string, name: string): Promise<void>;
+  /** Stream tables (engine/streams/); optional: without them there are none. */
+  streamTables?(database: string): StreamTableInfo[];
+  streamTable?(database: string, name: string): StreamTableInfo | undefined;
+  createStreamTable?(database: string, table: Omit<StreamTableInfo, 'queries'>): Promise<void>;
+  dropStreamTable?(database: string, name: string): Promise<void>;
+  /** Saves a continuous query of a stream (durable on return). */
+  addStreamQuery?(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void>;
+  /** Saves that a query's windows before `doneBeforeNs` are stored. */
+  setStreamProgress?(database: string, stream: string, queryId: number, doneBeforeNs: bigint): Promise<void>;
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */
   write(database: string, batches: Uint8Array[]): Promise<void>;
   delete(database: string, table: string, request: DeleteRequest): Promise<void>;

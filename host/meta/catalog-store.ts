@@ -9,8 +9,9 @@
 // Version 5 stores a user's SCRAM-SHA-256 verifier beside the scrypt hash (`scramVerifier`); a
 // version 4 reader would keep a stale verifier through a password change (it sets only the
 // hash), so that the old password would still log in over SCRAM: it must refuse.
-// Version 6 adds a database's `externalTables` (CREATE EXTERNAL TABLE); a version 5 reader would
-// drop them at its next save, so it must refuse.
+// Version 6 adds a database's `externalTables` (CREATE EXTERNAL TABLE) and `streamTables` (CREATE
+// STREAM TABLE, with their continuous queries); a version 5 reader would drop them at its next
+// save, so it must refuse.
 
 import { parseCnosDuration } from '../core/durations.js';
 import { CorruptionError } from '../core/errors.js';
@@ -25,6 +26,7 @@ import {
   type DropKind,
   type ExternalTableDef,
   type PendingDrop,
+  type StreamTableDef,
   type ResourceStatus,
   type RoleDef,
   type TableDef,
@@ -35,6 +37,7 @@ import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
 import { externalTableProblem } from './external-tables.js';
+import { streamTableProblem } from './stream-tables.js';
 
 const FORMAT = 'sundial-catalog';
 const VERSION = 6;
@@ -69,7 +72,7 @@ interface PersistedTenantV1 extends Pick<TenantDef, 'id' | 'name'> {
   options?: Record<string, string>;
 }
 
-type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables' | 'externalTables'> & { tables: TableDef[]; pendingTables?: TableDef[]; externalTables?: ExternalTableDef[] };
+type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables' | 'externalTables' | 'streamTables'> & { tables: TableDef[]; pendingTables?: TableDef[]; externalTables?: ExternalTableDef[]; streamTables?: StreamTableDef[] };
 
 /** A pending drop (pending-drops.ts) by value; a table's database by id (it is stored elsewhere). */
 interface PersistedDrop {
@@ -185,12 +188,13 @@ function encodeTenant(t: TenantDef): PersistedTenant {
 }
 
 function encodeDatabase(d: DatabaseDef): PersistedDatabase {
-  const { pendingTables, externalTables, ...rest } = d;
+  const { pendingTables, externalTables, streamTables, ...rest } = d;
   return {
     ...rest,
     tables: [...d.tables.values()],
     ...(pendingTables === undefined || pendingTables.size === 0 ? {} : { pendingTables: [...pendingTables.values()] }),
     ...(externalTables === undefined || externalTables.size === 0 ? {} : { externalTables: [...externalTables.values()] }),
+    ...(streamTables === undefined || streamTables.size === 0 ? {} : { streamTables: [...streamTables.values()] }),
   };
 }
 
@@ -259,7 +263,7 @@ function decode(text: string, path: string): Catalog {
     return { ...t, tags: t.tags.map(col), fields: t.fields.map(col) };
   };
   const databaseOf = (d: PersistedDatabase): DatabaseDef => {
-    const { pendingTables, externalTables, ...rest } = d;
+    const { pendingTables, externalTables, streamTables, ...rest } = d;
     const tables = new Map<string, TableDef>();
     for (const t of d.tables) tables.set(t.name, tableOf(t));
     const db: DatabaseDef = { ...rest, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables };
@@ -270,6 +274,14 @@ function decode(text: string, path: string): Catalog {
         const problem = externalTableProblem(t);
         if (problem !== undefined || tables.has(t.name) || db.externalTables.has(t.name)) throw new CorruptionError(path, 0, `external table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
         db.externalTables.set(t.name, { ...t, columns: t.columns.map((c) => ({ ...c })) });
+      }
+    }
+    if (streamTables !== undefined && streamTables.length > 0) {
+      db.streamTables = new Map();
+      for (const t of streamTables) {
+        const problem = streamTableProblem(t);
+        if (problem !== undefined || tables.has(t.name) || db.externalTables?.has(t.name) === true || db.streamTables.has(t.name)) throw new CorruptionError(path, 0, `stream table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
+        db.streamTables.set(t.name, { ...t, columns: [...t.columns], queries: t.queries.map((q) => ({ ...q })) });
       }
     }
     return db;

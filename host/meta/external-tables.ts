@@ -28,7 +28,7 @@ export function externalTableProblem(t: ExternalTableDef): string | undefined {
 
 export function createExternalTableDef(catalog: Catalog, db: DatabaseDef, def: Omit<ExternalTableDef, 'id'>): ExternalTableDef {
   checkName(def.name);
-  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true) throw tableExists(def.name);
+  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true) throw tableExists(def.name);
   for (const c of def.columns) checkName(c.name);
   const table: ExternalTableDef = { ...def, id: catalog.nextId(), columns: def.columns.map((c) => ({ ...c })), ...(def.connection === undefined ? {} : { connection: { ...def.connection } }) };
   const problem = externalTableProblem(table);

@@ -7,7 +7,8 @@ export { addMemberDef, alterTenantDef, alterUserDef, changePrivileges, checkData
 export { alterDatabaseDef, alterTableDef, createDatabaseDef, createTableDef, dropDatabaseDef, dropTableDef, requireTable } from './catalog-ddl.js';
 export { type CatalogFile, CatalogStore } from './catalog-store.js';
 export { createExternalTableDef, dropExternalTableDef, EXTERNAL_COLUMN_TYPE } from './external-tables.js';
-export { type Catalog, columnById, type ColumnDef, type DatabaseDef, DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, type DropKind, type ExternalTableDef, findColumn, type PendingDrop, ROOT_USER, stampsOf, tableById, type TableDef, type TenantDef, type UserDef } from './catalog.js';
+export { addStreamQueryDef, createStreamTableDef, dropStreamTableDef, setStreamProgress } from './stream-tables.js';
+export { type Catalog, columnById, type ColumnDef, type DatabaseDef, DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, type DropKind, type ExternalTableDef, findColumn, type StreamQueryDef, type StreamTableDef, type PendingDrop, ROOT_USER, stampsOf, tableById, type TableDef, type TenantDef, type UserDef } from './catalog.js';
 export { type LimiterConfig, parseLimiterConfig, type RateBucket, type RequestBucketName } from './limiter-config.js';
 export { hashPassword, verifyPassword } from './password.js';
 export { completeDrop, dueDrops, findPendingDrop, isLive, recordResource, recoverDrop, resourceName, scheduleDrop } from './pending-drops.js';

@@ -5,7 +5,7 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { createExternalTableDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, dropExternalTableDef, type ExternalTableDef, findPendingDrop } from '../meta/index.js';
+import { addStreamQueryDef, createExternalTableDef, createStreamTableDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, dropExternalTableDef, dropStreamTableDef, type ExternalTableDef, findPendingDrop, setStreamProgress, type StreamTableDef } from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import type {
@@ -21,6 +21,7 @@ import type {
   StatsOrChunk,
   StatsRequest,
   StoredFileProblem,
+  StreamTableInfo,
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
@@ -124,6 +125,38 @@ export class StorageCatalog implements EngineCatalog {
   async dropExternalTable(database: string, name: string): Promise<void> {
     const db = this.#require(database);
     await this.#storage.changeCatalog((c) => dropExternalTableDef(c, db, name));
+  }
+
+  streamTables(database: string): StreamTableInfo[] {
+    const d = this.#def(database);
+    return d?.streamTables === undefined ? [] : [...d.streamTables.values()].map((t) => streamInfo(d, t));
+  }
+
+  streamTable(database: string, name: string): StreamTableInfo | undefined {
+    const d = this.#def(database);
+    const t = d?.streamTables?.get(name);
+    return d === undefined || t === undefined ? undefined : streamInfo(d, t);
+  }
+
+  async createStreamTable(database: string, t: Omit<StreamTableInfo, 'queries'>): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => createStreamTableDef(c, db, { name: t.name, sourceDatabase: t.sourceDatabase, sourceTable: t.sourceTable, eventTimeColumn: t.eventTimeColumn, watermarkDelayMs: t.watermarkDelayMs, columns: t.columns }));
+  }
+
+  async dropStreamTable(database: string, name: string): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => dropStreamTableDef(c, db, name));
+  }
+
+  async addStreamQuery(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => addStreamQueryDef(c, db, stream, query));
+  }
+
+  async setStreamProgress(database: string, stream: string, queryId: number, doneBeforeNs: bigint): Promise<void> {
+    const db = this.#def(database);
+    if (db === undefined) return;
+    await this.#storage.changeCatalog((c) => setStreamProgress(c, db, stream, queryId, doneBeforeNs));
   }
 
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
@@ -231,4 +264,17 @@ function storedType(c: ColumnInfo): FieldType {
 function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
   const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
   return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })), ...connection };
+}
+
+function streamInfo(d: DatabaseDef, t: StreamTableDef): StreamTableInfo {
+  return {
+    database: d.name,
+    name: t.name,
+    sourceDatabase: t.sourceDatabase,
+    sourceTable: t.sourceTable,
+    eventTimeColumn: t.eventTimeColumn,
+    watermarkDelayMs: t.watermarkDelayMs,
+    columns: [...t.columns],
+    queries: t.queries.map((q) => ({ id: q.id, sql: q.sql, database: q.database, user: q.user, doneBeforeNs: q.doneBeforeNs === null ? null : BigInt(q.doneBeforeNs) })),
+  };
 }

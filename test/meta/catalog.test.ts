@@ -10,6 +10,7 @@ import { CatalogStore } from '../../host/meta/catalog-store.js';
 import { catalogFile } from '../../host/storage/catalog-file.js';
 import { createTableDef } from '../../host/meta/catalog-ddl.js';
 import { createExternalTableDef } from '../../host/meta/external-tables.js';
+import { addStreamQueryDef, createStreamTableDef, setStreamProgress } from '../../host/meta/stream-tables.js';
 
 let dir: string;
 beforeEach(() => {
@@ -79,13 +80,18 @@ describe('CatalogStore', () => {
     const db = store.catalog.requireDatabase('cnosdb', 'public');
     createExternalTableDef(store.catalog, db, { name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } });
     expect(() => createExternalTableDef(store.catalog, db, { name: 'ext', location: 'x', fileType: 'JSON', hasHeader: false, delimiter: ',', columns: [{ name: 'x', type: 'Utf8' }] })).toThrow(/Meta: Table ext already exists/);
-    expect(() => store.catalog.applyBatchSchema(db, tables([['ext', [], [['v', ValueType.Double]]]]))).toThrow(/table 'ext' of database 'public' is an external table/);
+    expect(() => store.catalog.applyBatchSchema(db, tables([['ext', [], [['v', ValueType.Double]]]]))).toThrow(/table 'ext' of database 'public' is an external or stream table/);
+    createStreamTableDef(store.catalog, db, { name: 'st', sourceDatabase: 'public', sourceTable: 'cpu', eventTimeColumn: 'time', watermarkDelayMs: 5, columns: [] });
+    addStreamQueryDef(store.catalog, db, 'st', { sql: 'INSERT INTO x SELECT 1', database: 'public', user: 'root' });
+    expect(setStreamProgress(store.catalog, db, 'st', db.streamTables!.get('st')!.queries[0]!.id, 120n)).toBe(true);
+    expect(() => createStreamTableDef(store.catalog, db, { name: 'ext', sourceDatabase: 'public', sourceTable: 'cpu', eventTimeColumn: 'time', watermarkDelayMs: 0, columns: [] })).toThrow(/Meta: Table ext already exists/);
     await store.save();
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
     expect(doc.version).toBe(6);
     const again = await CatalogStore.open(catalogFile(dir), bootstrap);
+    expect(again.catalog.requireDatabase('cnosdb', 'public').streamTables!.get('st')).toMatchObject({ watermarkDelayMs: 5, queries: [{ sql: 'INSERT INTO x SELECT 1', doneBeforeNs: '120' }] });
     expect([...again.catalog.requireDatabase('cnosdb', 'public').externalTables!.values()]).toEqual([{ id: expect.any(Number), name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } }]);
-    const v5 = { ...doc, version: 5, databases: doc.databases.map(({ externalTables: _, ...d }: Record<string, unknown>) => d) };
+    const v5 = { ...doc, version: 5, databases: doc.databases.map(({ externalTables: _, streamTables: __, ...d }: Record<string, unknown>) => d) };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v5));
     expect((await CatalogStore.open(catalogFile(dir), bootstrap)).catalog.requireDatabase('cnosdb', 'public').externalTables).toBeUndefined();
     doc.databases[0].externalTables[0].columns[0].type = 'Decimal128(10, 2)';

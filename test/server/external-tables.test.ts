@@ -114,7 +114,7 @@ describe('external tables over CSV, JSON and Parquet', () => {
     const w = await http(server.url, '/api/v1/write?db=public', { method: 'POST', body: 'hosts,host=x v=1 1\n' });
     expect(w.status, w.text).toBe(422);
     expect(w.headers['x-sundial-error-code']).toBe('020010');
-    expect(String(w.headers['x-sundial-error'])).toMatch(/table 'hosts' of database 'public' is an external table/);
+    expect(String(w.headers['x-sundial-error'])).toMatch(/table 'hosts' of database 'public' is an external or stream table/);
     expect(readFileSync(join(dir, 'hosts.csv'), 'utf8')).toBe(HOSTS_CSV);
   });
 

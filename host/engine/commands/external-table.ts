@@ -43,7 +43,7 @@ export async function createExternalTable(ctx: ExecContext, s: ast.CreateExterna
   const db = s.name.length > 1 ? s.name[s.name.length - 2]! : defaultDb;
   const name = s.name[s.name.length - 1]!;
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
-  if (catalog.table(db, name) !== undefined || catalog.externalTable?.(db, name) !== undefined) {
+  if (catalog.table(db, name) !== undefined || catalog.externalTable?.(db, name) !== undefined || catalog.streamTable?.(db, name) !== undefined) {
     if (s.ifNotExists) return;
     throw tableExists(name);
   }

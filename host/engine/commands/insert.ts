@@ -17,6 +17,7 @@ import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { checkValuesWidth, valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import type { Rows } from './show.js';
+import { registerStreamQuery } from './stream-table.js';
 
 export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;
 
@@ -65,6 +66,8 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
   if (plainValues) checkValuesWidth((q.body as ast.Values).rows);
   else plan = qp.planQuery(q, undefined, new Map());
   const targets = targetColumns(table, s.columns, plan?.schema.length ?? (q.body as ast.Values).rows[0]!.length);
+  // An INSERT over a stream table is a continuous query: registered, run by the host's timer.
+  if (plan !== undefined && qp.streamsRead.length > 0 && qp.ctx.streamRange === undefined) return registerStreamQuery(qp, ctx, s, plan);
   // Without a time column every row is stamped with the statement's now(), as CnosDB does.
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);

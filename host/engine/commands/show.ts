@@ -42,7 +42,7 @@ export function showTables(catalog: EngineCatalog, s: ast.ShowTables, defaultDb:
   const fields = [{ name: 'table_name', type: UTF8 }];
   if (system !== undefined && db === system.name && catalog.database(db) === undefined) return { fields, rows: system.tables.map((n) => [n]) };
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
-  const names = [...catalog.tables(db), ...(catalog.externalTables?.(db) ?? [])].map((t) => t.name).sort(compareStrings);
+  const names = [...catalog.tables(db), ...(catalog.externalTables?.(db) ?? []), ...(catalog.streamTables?.(db) ?? [])].map((t) => t.name).sort(compareStrings);
   return { fields, rows: names.map((n) => [n]) };
 }
 

@@ -147,6 +147,21 @@ export interface CreateExternalTable extends Node {
   readonly location: string;
 }
 
+/**
+ * CnosDB's CREATE STREAM TABLE: a name over the rows of a tskv table as they arrive, for
+ * continuous `INSERT INTO sink SELECT ... FROM stream GROUP BY date_bin(...)` (engine/streams/).
+ */
+export interface CreateStreamTable extends Node {
+  readonly kind: 'createStreamTable';
+  readonly name: ObjectName;
+  readonly ifNotExists: boolean;
+  readonly columns: readonly { readonly name: string; readonly dataType: DataType }[];
+  /** WITH (db = ..., table = ..., event_time_column = ..., watermark_delay = ...). */
+  readonly options: readonly SqlOption[];
+  /** `engine = tskv`, upper case. */
+  readonly engine: string;
+}
+
 export type AlterTableAction =
   | { readonly kind: 'addTag'; readonly name: string }
   | { readonly kind: 'addField'; readonly column: ColumnDef }
@@ -317,6 +332,7 @@ export type Statement =
   | CheckDatabase
   | CreateTable
   | CreateExternalTable
+  | CreateStreamTable
   | AlterTable
   | DropTable
   | RecoverTable

@@ -11,6 +11,7 @@ import {
   parseCompactDatabase,
   parseCreateDatabase,
   parseCreateExternalTable,
+  parseCreateStreamTable,
   parseCreateTable,
   parseDropDatabase,
   parseDropTable,
@@ -67,6 +68,8 @@ function parseCreate(p: Parser): Statement {
     case 'ROLE':
       return parseCreateRole(p);
     case 'STREAM':
+      // CREATE STREAM TABLE is served; CREATE STREAM s AS ... (a named stream query) is not.
+      if (p.peekKeyword('TABLE', 2)) return parseCreateStreamTable(p);
       return unsupported('CREATE STREAM statements');
   }
   p.next();

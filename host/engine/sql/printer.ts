@@ -166,6 +166,11 @@ export function printStatement(s: Statement): string {
       if (s.options.length > 0) text += ` OPTIONS (${s.options.map((o) => `${printString(o.key)} ${printString(o.value)}`).join(', ')})`;
       return `${text} LOCATION ${printString(s.location)}`;
     }
+    case 'createStreamTable': {
+      const columns = s.columns.length === 0 ? '' : ` (${s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}`).join(', ')})`;
+      const options = s.options.length === 0 ? '' : ` WITH (${s.options.map(printSqlOption).join(', ')})`;
+      return `CREATE STREAM TABLE ${ifNotExists(s.ifNotExists)}${printObjectName(s.name)}${columns}${options} engine = ${printWord(s.engine)}`;
+    }
     case 'alterTable':
       return printAlterTable(s);
     case 'dropTable':
