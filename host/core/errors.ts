@@ -53,8 +53,9 @@ export const ERRORS = {
   insertMismatchColumns: { code: '010045', status: 422, title: 'INSERT gives more or fewer values than columns' },
   showSeriesField: { code: '010046', status: 422, title: 'SHOW SERIES / TAG VALUES filtering on a field' },
   // CnosDB's QueryError::ObjectStore ("object store error: {}"): a COPY or external-table location
-  // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or unreadable.
-  externalLocation: { code: '010047', status: 422, title: 'COPY location refused (outside storage.external_dir), missing or unreadable' },
+  // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or
+  // unreadable, or an S3 store's failure (s3://: NoSuchBucket, refused credentials, no answer).
+  externalLocation: { code: '010047', status: 422, title: 'COPY or external table location refused (outside storage.external_dir), missing or unreadable, or an object store failed' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   // CREATE STREAM TABLE's checks (CnosDB's UnsupportedStreamType, EventTimeColumnNotSpecified,
   // MissingTableOptions, InvalidTableOption).
