@@ -5,7 +5,7 @@
 // checked the same way, so a link inside cannot lead out either.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, type Stats } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { UserError } from '../core/errors.js';
@@ -74,7 +74,7 @@ export class LocalExternalFiles implements ExternalFiles {
 
   async list(location: string): Promise<LocalFile[]> {
     const path = await this.#resolve(location);
-    let info;
+    let info: Stats;
     try {
       info = await stat(path);
     } catch {
