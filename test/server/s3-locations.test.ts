@@ -5,7 +5,7 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../support/http.js';
-import { startS3, type TestS3 } from '../support/s3.js';
+import { startS3, type TestS3 } from '../support/s3rver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { sqlChecks } from '../support/sql.js';
 
@@ -13,8 +13,8 @@ let server: TestServer;
 let s3: TestS3;
 let client: S3Client;
 beforeAll(async () => {
-  s3 = await startS3();
-  client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  s3 = await startS3('bkt');
+  client = new S3Client({ region: 'us-east-1', endpoint: s3.url, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   // No storage.external_dir: object stores do not need it.
   server = await startServer();
 });
@@ -22,12 +22,12 @@ afterAll(async () => {
   await server?.stop();
   server?.cleanup();
   client?.destroy();
-  await s3?.stop();
+  await s3?.close();
 });
 
 const { csv } = sqlChecks(() => server.url);
-const conn = (): string => `CONNECTION = (region = 'us-east-1', endpoint_url = '${s3.endpoint}', access_key_id = 'S3RVER', secret_key = 'S3RVER', virtual_hosted_style = false)`;
-const options = (): string => `OPTIONS (region 'us-east-1', endpoint_url '${s3.endpoint}', access_key_id 'S3RVER', secret_key 'S3RVER', virtual_hosted_style 'false')`;
+const conn = (): string => `CONNECTION = (region = 'us-east-1', endpoint_url = '${s3.url}', access_key_id = 'S3RVER', secret_key = 'S3RVER', virtual_hosted_style = false)`;
+const options = (): string => `OPTIONS (region 'us-east-1', endpoint_url '${s3.url}', access_key_id 'S3RVER', secret_key 'S3RVER', virtual_hosted_style 'false')`;
 
 async function keys(prefix: string): Promise<string[]> {
   const out = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
@@ -82,7 +82,7 @@ describe('COPY INTO and external tables on s3://', () => {
   });
 
   const refusals: [string, () => string, string, RegExp][] = [
-    ['no region', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (endpoint_url = '${s3.endpoint}')`, '010003', /^Semantic error: `region` must be initialized$/],
+    ['no region', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (endpoint_url = '${s3.url}')`, '010003', /^Semantic error: `region` must be initialized$/],
     ['an unknown option', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 'x', colour = 'red')`, '010003', /^Semantic error: Unsupported option \[colour\]$/],
     ['a value of the wrong kind', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 1)`, '010009', /^sql parser error: expected string value, but got 1$/],
     ['no CONNECTION', () => "COPY INTO cpu FROM 's3://bkt/pq/'", '010003', /^Semantic error: `region` must be initialized$/],
