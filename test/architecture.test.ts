@@ -33,18 +33,19 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
  * place in DataFusion), the statement's entry (engine.ts) on top; parts not listed import nothing.
  */
 const ENGINE_MAY_IMPORT: Record<string, readonly string[]> = {
-  'engine.ts': ['plan-cache.ts', 'physical-planner.ts', 'commands', 'planner', 'optimizer', 'exec', 'query.ts', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
+  'engine.ts': ['plan-cache.ts', 'physical-planner.ts', 'commands', 'external', 'planner', 'optimizer', 'exec', 'query.ts', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   'plan-cache.ts': ['plan', 'functions', 'types'],
   'physical-planner.ts': ['physical-optimizer', 'exec', 'plan', 'types'],
   'physical-optimizer': ['exec', 'plan', 'types'],
-  commands: ['planner', 'optimizer', 'exec', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
+  commands: ['planner', 'optimizer', 'exec', 'external', 'system', 'plan', 'sql', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   planner: ['optimizer', 'system', 'plan', 'sql', 'functions', 'catalog.ts', 'types', 'errors.ts'],
   optimizer: ['exec', 'plan', 'functions', 'types', 'errors.ts'],
-  exec: ['query.ts', 'plan', 'functions', 'memory', 'catalog.ts', 'types', 'errors.ts'],
+  exec: ['query.ts', 'plan', 'functions', 'external', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   'query.ts': ['system', 'sql', 'memory', 'types'],
   system: ['plan', 'catalog.ts', 'types', 'errors.ts'],
   plan: ['functions', 'catalog.ts', 'types', 'errors.ts'],
   functions: ['geometry', 'memory', 'types', 'errors.ts'],
+  external: ['format', 'sql', 'memory', 'catalog.ts', 'types', 'errors.ts'],
   format: ['memory', 'types'],
   sql: ['types'],
   geometry: ['types'],

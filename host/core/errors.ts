@@ -52,7 +52,17 @@ export const ERRORS = {
   insertMissingColumn: { code: '010044', status: 422, title: 'INSERT names a column the table does not have' },
   insertMismatchColumns: { code: '010045', status: 422, title: 'INSERT gives more or fewer values than columns' },
   showSeriesField: { code: '010046', status: 422, title: 'SHOW SERIES / TAG VALUES filtering on a field' },
+  // CnosDB's QueryError::ObjectStore ("object store error: {}"): a COPY or external-table location
+  // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or
+  // unreadable, or an S3 store's failure (s3://: NoSuchBucket, refused credentials, no answer).
+  externalLocation: { code: '010047', status: 422, title: 'COPY or external table location refused (outside storage.external_dir), missing or unreadable, or an object store failed' },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
+  // CREATE STREAM TABLE's checks (CnosDB's UnsupportedStreamType, EventTimeColumnNotSpecified,
+  // MissingTableOptions, InvalidTableOption).
+  streamType: { code: '010059', status: 422, title: 'a stream table engine other than tskv' },
+  eventTimeColumn: { code: '010061', status: 422, title: 'a stream table without event_time_column' },
+  missingTableOption: { code: '010066', status: 422, title: 'a stream table without its db or table option' },
+  invalidTableOption: { code: '010067', status: 422, title: 'a stream table option naming what does not exist' },
   auth: { code: '010016', status: 401, title: 'authentication failed' },
   // 02 storage
   schemaConflict: { code: '020010', status: 422, title: 'schema conflict' },

@@ -53,6 +53,51 @@ export interface TableInfo {
   columns: ColumnInfo[];
 }
 
+/**
+ * How to reach an object store location (`s3://bucket/path`): CnosDB's CONNECTION options, checked
+ * by connection.ts. Local locations take none.
+ */
+export interface ObjectStoreConnection {
+  readonly kind: 's3';
+  readonly region: string;
+  readonly endpointUrl?: string;
+  readonly accessKeyId?: string;
+  readonly secretKey?: string;
+  readonly token?: string;
+  /** `https://<bucket>.<endpoint>` (true, CnosDB's default) or `<endpoint>/<bucket>`. */
+  readonly virtualHostedStyle: boolean;
+}
+
+/**
+ * A read-only table over the files of a location (CREATE EXTERNAL TABLE): rows come from reading
+ * them at each query (engine/external/), never from storage; it has no series and no time column.
+ */
+export interface ExternalTableInfo {
+  database: string;
+  name: string;
+  /** As written in LOCATION: the host's ExternalFiles resolves it. */
+  location: string;
+  fileType: 'CSV' | 'JSON' | 'PARQUET';
+  hasHeader: boolean;
+  delimiter: string;
+  /** In file order; CSV columns are read by position, JSON and Parquet ones by name. */
+  columns: { name: string; type: DataType }[];
+  /** An object store location's connection (external/connection.ts); absent for a local one. */
+  connection?: ObjectStoreConnection;
+}
+
+/** A stream table (CREATE STREAM TABLE): a tskv table's rows by event time, for continuous queries. */
+export interface StreamTableInfo {
+  database: string;
+  name: string;
+  sourceDatabase: string;
+  sourceTable: string;
+  eventTimeColumn: string;
+  watermarkDelayMs: number;
+  columns: string[];
+  queries: { id: number; sql: string; database: string; user: string; doneBeforeNs: bigint | null }[];
+}
+
 export interface DatabaseInfo {
   name: string;
   options: DatabaseOptions;
@@ -103,6 +148,22 @@ export interface EngineCatalog {
   recoverTable?(database: string, table: string): Promise<void>;
   /** Whether a drop with AFTER of this database (or of this table of it) is pending. */
   dropPending?(database: string, table?: string): boolean;
+  /** External tables of a database (their names are not tskv tables'). Optional: without them there are none. */
+  externalTables?(database: string): ExternalTableInfo[];
+  externalTable?(database: string, name: string): ExternalTableInfo | undefined;
+  /** Saves a new definition (durable on return); the name is free (checked by the caller, rechecked here). */
+  createExternalTable?(database: string, table: ExternalTableInfo): Promise<void>;
+  /** Forgets a definition; the files are left as they are. */
+  dropExternalTable?(database: string, name: string): Promise<void>;
+  /** Stream tables (engine/streams/); optional: without them there are none. */
+  streamTables?(database: string): StreamTableInfo[];
+  streamTable?(database: string, name: string): StreamTableInfo | undefined;
+  createStreamTable?(database: string, table: Omit<StreamTableInfo, 'queries'>): Promise<void>;
+  dropStreamTable?(database: string, name: string): Promise<void>;
+  /** Saves a continuous query of a stream (durable on return). */
+  addStreamQuery?(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void>;
+  /** Saves that a query's windows before `doneBeforeNs` are stored. */
+  setStreamProgress?(database: string, stream: string, queryId: number, doneBeforeNs: bigint): Promise<void>;
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */
   write(database: string, batches: Uint8Array[]): Promise<void>;
   delete(database: string, table: string, request: DeleteRequest): Promise<void>;

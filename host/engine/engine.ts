@@ -1,21 +1,26 @@
 // The query engine (query.ts QueryEngine): parses one statement, and either plans, optimizes and
 // executes a query lazily (the batches flow when the caller pulls them) or runs a command
-// (DDL, INSERT, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
+// (DDL, INSERT, COPY, DELETE, SHOW, DESCRIBE, EXPLAIN) at once; DCL goes to the host (QuerySession.dcl). Every statement gets its own
 // execution context: the session's abort signal, a memory pool of the session's size, and a
 // fixed now().
 
 import type { Core } from '../core/wasm.js';
 import { UserError } from '../core/errors.js';
-import { installKernels, type RecordBatch, type Scalar, UTF8 } from './types/index.js';
-import type { EngineCatalog } from './catalog.js';
+import { getValue, installKernels, type RecordBatch, type Scalar, UTF8 } from './types/index.js';
+import type { EngineCatalog, StreamTableInfo } from './catalog.js';
 import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
 import { checkDatabase } from './commands/check.js';
+import { copyIntoLocation, copyIntoTable } from './commands/copy.js';
 import { deleteRows } from './commands/delete.js';
+import { createExternalTable } from './commands/external-table.js';
+import { createStreamTable, eventUnitNanos, noWindow, streamTableNotFound, streamWindow, windowStart } from './commands/stream-table.js';
+import { quoteIdent } from './sql/printer-expressions.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
 import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { displayExecPlan, type ExecContext } from './exec/exec-plan.js';
+import type { ExternalFiles } from './external/external-files.js';
 import { MemoryPool } from './memory/index.js';
 import { createPhysicalPlan } from './physical-planner.js';
 import { optimizePlan } from './optimizer/index.js';
@@ -50,6 +55,8 @@ export interface EngineOptions {
   core?: Core;
   /** Plans of recent SELECT texts, shared by the engines of one host (plan-cache.ts); none: plan every time. */
   planCache?: PlanCache;
+  /** The files COPY INTO reads and writes (the host confines them to a directory); none: COPY is refused. */
+  files?: ExternalFiles;
 }
 
 /**
@@ -71,6 +78,7 @@ function sameShape(s: QuerySession): QuerySession {
     variables: s.variables,
     dcl: s.dcl,
     system: s.system,
+    streamRange: s.streamRange,
   };
 }
 
@@ -147,6 +155,7 @@ export class SqlEngine implements QueryEngine {
       eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null }, memory: pool },
       outer,
       core: this.#opts.core,
+      files: this.#opts.files,
       runSubquery: async (plan, values) => {
         const sub = this.#context(session, values, ctx.memory);
         const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }));
@@ -176,7 +185,49 @@ export class SqlEngine implements QueryEngine {
       authorize,
       variables: session.variables,
       system: session.system,
+      ...(session.streamRange === undefined ? {} : { streamRange: session.streamRange }),
     });
+  }
+
+  /**
+   * One turn of every stream query of a tenant (the host's timer calls it; commands/stream-table.ts
+   * has the rules): each stores the windows the watermark closed since its last turn. `session`
+   * gives the session a query runs in (its database and user); a failing query is reported to
+   * `failed` and the others still run.
+   */
+  async runStreams(tenant: string, session: (database: string, user: string) => QuerySession, failed: (stream: string, queryId: number, err: unknown) => void): Promise<void> {
+    const catalog = this.#opts.catalogFor(tenant);
+    for (const db of catalog.databases()) {
+      for (const stream of catalog.streamTables?.(db.name) ?? []) {
+        for (const q of stream.queries) {
+          try {
+            await this.#runStreamQuery(catalog, stream, q, sameShape(session(q.database, q.user)));
+          } catch (err) {
+            failed(`${db.name}.${stream.name}`, q.id, err);
+          }
+        }
+      }
+    }
+  }
+
+  async #runStreamQuery(catalog: EngineCatalog, stream: StreamTableInfo, q: StreamTableInfo['queries'][number], session: QuerySession): Promise<void> {
+    const s = parseStatements(q.sql)[0];
+    if (s?.kind !== 'insert') throw new Error(`BUG: stream query ${q.id} is not an INSERT: ${q.sql}`);
+    const window = streamWindow(this.#planner(session, catalog).planQuery(s.source, undefined, new Map()));
+    if (window === undefined) throw noWindow(stream.name);
+    const column = catalog.table(stream.sourceDatabase, stream.sourceTable)?.columns.find((c) => c.name === stream.eventTimeColumn);
+    if (column === undefined || column.type.id !== 'Timestamp') throw streamTableNotFound(catalog.tenant, stream.sourceDatabase, stream.sourceTable);
+    // The newest event time the source holds: the watermark trails it by the delay.
+    const newest = await this.run(`SELECT max(${quoteIdent(stream.eventTimeColumn)}) FROM ${quoteIdent(stream.sourceDatabase)}.${quoteIdent(stream.sourceTable)}`, session);
+    let max: Scalar = null;
+    if (newest.kind === 'rows') for await (const b of newest.batches) if (b.length > 0) max = getValue(b.columns[0]!, 0);
+    if (typeof max !== 'bigint') return;
+    const watermark = max * eventUnitNanos(column.type.unit) - BigInt(stream.watermarkDelayMs) * 1_000_000n;
+    // Windows that end at or before the watermark are closed.
+    const end = windowStart(watermark, window);
+    if (q.doneBeforeNs !== null && end <= q.doneBeforeNs) return;
+    await this.runStatement(s, { ...session, streamRange: { fromNs: q.doneBeforeNs, toNs: end } });
+    await catalog.setStreamProgress?.(stream.database, stream.name, q.id, end);
   }
 
   /** Plans and optimizes a query. */
@@ -207,6 +258,10 @@ export class SqlEngine implements QueryEngine {
         return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'update':
         return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
+      case 'copyIntoTable':
+        return rows(await copyIntoTable(qp, ctx, s, this.#opts.files));
+      case 'copyIntoLocation':
+        return rows(await copyIntoLocation(qp, ctx, s, this.#opts.files, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
       case 'delete':
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };
@@ -226,6 +281,12 @@ export class SqlEngine implements QueryEngine {
       case 'createTable':
         authorize(s.name.length > 1 ? s.name[s.name.length - 2]! : db, 'all');
         await createTable(catalog, s, db, session.tenant);
+        return { kind: 'done' };
+      case 'createStreamTable':
+        await createStreamTable(catalog, s, db, session.authorize);
+        return { kind: 'done' };
+      case 'createExternalTable':
+        await createExternalTable(ctx, s, db, this.#opts.files);
         return { kind: 'done' };
       case 'alterTable':
         authorize(s.table.length > 1 ? s.table[s.table.length - 2]! : db, 'all');

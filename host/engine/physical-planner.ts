@@ -5,6 +5,7 @@
 import type { LExpr } from './plan/expr.js';
 import type { LogicalPlan } from './plan/logical-plan.js';
 import type { ExecNode } from './exec/exec-plan.js';
+import { ExternalScanExec } from './exec/external-scan-exec.js';
 import { FilterExec } from './exec/filter-exec.js';
 import { GapFillExec } from './exec/gap-fill-exec.js';
 import { groupingSetsAggregate } from './exec/grouping-sets-exec.js';
@@ -31,6 +32,8 @@ function plainOperator(plan: LogicalPlan): ExecNode {
   switch (plan.kind) {
     case 'scan':
       return new ScanExec({ database: plan.database, table: plan.table, qualifier: plan.qualifier, projection: plan.projection, filters: plan.filters, fetch: plan.fetch });
+    case 'externalScan':
+      return new ExternalScanExec(plan.table, schema);
     case 'values':
       return new ValuesExec(plan.rows, schema);
     case 'empty':

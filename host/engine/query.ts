@@ -55,6 +55,8 @@ export interface QuerySession {
   dcl?: (statement: DclStatement) => Promise<void>;
   /** The host's members, roles, queries, users and tenants for the system views (system/system-info.ts). */
   system?: SystemInfo;
+  /** A stream query's run (commands/stream-table.ts): the event times its stream tables read. */
+  streamRange?: { fromNs: bigint | null; toNs: bigint };
 }
 
 export type QueryResult =

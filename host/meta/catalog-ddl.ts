@@ -103,7 +103,7 @@ export function requireTable(db: DatabaseDef, table: string): TableDef {
 
 export function createTableDef(catalog: Catalog, db: DatabaseDef, def: NewTable): TableDef {
   checkName(def.name);
-  if (db.tables.has(def.name)) throw tableExists(def.name);
+  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true) throw tableExists(def.name);
   if (def.fields.length === 0) throw new UserError('sqlParse', 'Expected field columns when create table');
   const seen = new Set<string>();
   for (const c of [...def.tags, ...def.fields]) {

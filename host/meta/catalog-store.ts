@@ -1,6 +1,6 @@
 // Persists the catalog as one JSON document (host/storage/FORMAT.md §3) in a CatalogFile, which
-// replaces it atomically (storage/catalog-file.ts: a file of the data directory). Writes version 5; reads 1
-// to 5. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
+// replaces it atomically (storage/catalog-file.ts: a file of the data directory). Writes version 6; reads 1
+// to 6. Version 2 added roles without a system role (`inherit: null`), which a version 1 reader
 // would have taken for `member` and so granted Read: hence the bump, so such a reader refuses it.
 // Version 3 added pending drops (tenants, databases and tables dropped with AFTER) and the
 // resource statuses; a version 2 reader would have lost the hidden objects, so it must refuse.
@@ -9,6 +9,9 @@
 // Version 5 stores a user's SCRAM-SHA-256 verifier beside the scrypt hash (`scramVerifier`); a
 // version 4 reader would keep a stale verifier through a password change (it sets only the
 // hash), so that the old password would still log in over SCRAM: it must refuse.
+// Version 6 adds a database's `externalTables` (CREATE EXTERNAL TABLE) and `streamTables` (CREATE
+// STREAM TABLE, with their continuous queries); a version 5 reader would drop them at its next
+// save, so it must refuse.
 
 import { parseCnosDuration } from '../core/durations.js';
 import { CorruptionError } from '../core/errors.js';
@@ -21,7 +24,9 @@ import {
   type DatabaseDef,
   type DatabasePrivilege,
   type DropKind,
+  type ExternalTableDef,
   type PendingDrop,
+  type StreamTableDef,
   type ResourceStatus,
   type RoleDef,
   type TableDef,
@@ -31,9 +36,11 @@ import {
 import { GEOMETRY_SUB_TYPES } from '../core/geometry/geometry.js';
 import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
+import { externalTableProblem } from './external-tables.js';
+import { streamTableProblem } from './stream-tables.js';
 
 const FORMAT = 'sundial-catalog';
-const VERSION = 5;
+const VERSION = 6;
 
 /**
  * A `dropAfter` of versions 2 and 3, which read a count and an optional unit d, h or m in any
@@ -65,7 +72,7 @@ interface PersistedTenantV1 extends Pick<TenantDef, 'id' | 'name'> {
   options?: Record<string, string>;
 }
 
-type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables'> & { tables: TableDef[]; pendingTables?: TableDef[] };
+type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables' | 'externalTables' | 'streamTables'> & { tables: TableDef[]; pendingTables?: TableDef[]; externalTables?: ExternalTableDef[]; streamTables?: StreamTableDef[] };
 
 /** A pending drop (pending-drops.ts) by value; a table's database by id (it is stored elsewhere). */
 interface PersistedDrop {
@@ -212,8 +219,14 @@ function encodeTenant(t: TenantDef): PersistedTenant {
 }
 
 function encodeDatabase(d: DatabaseDef): PersistedDatabase {
-  const { pendingTables, ...rest } = d;
-  return { ...rest, tables: [...d.tables.values()], ...(pendingTables === undefined || pendingTables.size === 0 ? {} : { pendingTables: [...pendingTables.values()] }) };
+  const { pendingTables, externalTables, streamTables, ...rest } = d;
+  return {
+    ...rest,
+    tables: [...d.tables.values()],
+    ...(pendingTables === undefined || pendingTables.size === 0 ? {} : { pendingTables: [...pendingTables.values()] }),
+    ...(externalTables === undefined || externalTables.size === 0 ? {} : { externalTables: [...externalTables.values()] }),
+    ...(streamTables === undefined || streamTables.size === 0 ? {} : { streamTables: [...streamTables.values()] }),
+  };
 }
 
 function encode(c: Catalog): Persisted {
@@ -244,7 +257,7 @@ function decode(text: string, path: string): Catalog {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
   if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== 4 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
+  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== 4 && p.version !== 5 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
   const c = new Catalog();
   const tenantOf = (t: PersistedTenant | PersistedTenantV1): TenantDef => {
     const check = (ok: boolean, what: string): void => {
@@ -281,11 +294,27 @@ function decode(text: string, path: string): Catalog {
     return { ...t, tags: t.tags.map(col), fields: t.fields.map(col) };
   };
   const databaseOf = (d: PersistedDatabase): DatabaseDef => {
-    const { pendingTables, ...rest } = d;
+    const { pendingTables, externalTables, streamTables, ...rest } = d;
     const tables = new Map<string, TableDef>();
     for (const t of d.tables) tables.set(t.name, tableOf(t));
     const db: DatabaseDef = { ...rest, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables };
     if (pendingTables !== undefined && pendingTables.length > 0) db.pendingTables = new Map(pendingTables.map((t) => [t.id, tableOf(t)]));
+    if (externalTables !== undefined && externalTables.length > 0) {
+      db.externalTables = new Map();
+      for (const t of externalTables) {
+        const problem = externalTableProblem(t);
+        if (problem !== undefined || tables.has(t.name) || db.externalTables.has(t.name)) throw new CorruptionError(path, 0, `external table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
+        db.externalTables.set(t.name, { ...t, columns: t.columns.map((c) => ({ ...c })) });
+      }
+    }
+    if (streamTables !== undefined && streamTables.length > 0) {
+      db.streamTables = new Map();
+      for (const t of streamTables) {
+        const problem = streamTableProblem(t);
+        if (problem !== undefined || tables.has(t.name) || db.externalTables?.has(t.name) === true || db.streamTables.has(t.name)) throw new CorruptionError(path, 0, `stream table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
+        db.streamTables.set(t.name, { ...t, columns: [...t.columns], queries: t.queries.map((q) => ({ ...q })) });
+      }
+    }
     return db;
   };
   for (const t of p.tenants) {

@@ -46,6 +46,56 @@ export interface DatabaseDef {
    * that their rows survive flushes and replays until RECOVER TABLE or the drop is due.
    */
   pendingTables?: Map<number, TableDef>;
+  /** CREATE EXTERNAL TABLE's read-only tables over files (external-tables.ts), by name; absent: none. */
+  externalTables?: Map<string, ExternalTableDef>;
+  /** CREATE STREAM TABLE's names over tskv tables, with their continuous queries (stream-tables.ts); absent: none. */
+  streamTables?: Map<string, StreamTableDef>;
+}
+
+/** A stream over a tskv table's rows by event time, and the INSERT ... SELECTs that run over it. */
+export interface StreamTableDef {
+  id: number;
+  name: string;
+  /** The tskv table read (by name: dropping it stops the queries with an error in the log). */
+  sourceDatabase: string;
+  sourceTable: string;
+  eventTimeColumn: string;
+  /** How far behind the newest event time the watermark stays, in ms. */
+  watermarkDelayMs: number;
+  /** Declared columns (each a column of the source), or [] for all. */
+  columns: string[];
+  queries: StreamQueryDef[];
+}
+
+/** One continuous `INSERT INTO sink SELECT ... FROM stream GROUP BY date_bin(...)`. */
+export interface StreamQueryDef {
+  id: number;
+  /** The statement as registered, run again over each new range of windows. */
+  sql: string;
+  /** The session's database and user when it was registered. */
+  database: string;
+  user: string;
+  /** Windows before this event time (ns, decimal text) are done; null: none yet. */
+  doneBeforeNs: string | null;
+}
+
+/** A table over files of storage.external_dir: only its definition is Sundial's, never the files. */
+export interface ExternalTableDef {
+  id: number;
+  name: string;
+  /** As written in LOCATION (relative to storage.external_dir, or inside it). */
+  location: string;
+  fileType: 'CSV' | 'JSON' | 'PARQUET';
+  /** CSV only: whether the first line is a header; one ASCII delimiter character. */
+  hasHeader: boolean;
+  delimiter: string;
+  /** Columns in file order; `type` is Arrow's display of the type (`Int64`, `Timestamp(Nanosecond, None)`). */
+  columns: { name: string; type: string }[];
+  /**
+   * An object store location's connection options (engine/external/connection.ts), the secret
+   * key included, in clear: whoever reads catalog.json (it holds password hashes too) reads it.
+   */
+  connection?: { kind: 's3'; region: string; [option: string]: string | boolean };
 }
 
 /** The two system roles of every tenant (CnosDB's SystemTenantRole). */
@@ -313,6 +363,9 @@ export class Catalog {
     for (const t of tables) {
       const def = db.tables.get(t.name);
       if (strict && def === undefined) throw tableNotFound(db.tenant, db.name, t.name);
+      if (def === undefined && (db.externalTables?.has(t.name) === true || db.streamTables?.has(t.name) === true)) {
+        throw new UserError('schemaConflict', `table '${t.name}' of database '${db.name}' is an external or stream table: rows cannot be written to it`);
+      }
       let seen = pending.get(t.name);
       if (seen === undefined) pending.set(t.name, (seen = new Map()));
       for (const c of t.columns) {

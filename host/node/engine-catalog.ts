@@ -5,7 +5,7 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { type DatabaseDef, DEFAULT_TENANT, dropAfterMs, findPendingDrop } from '../meta/index.js';
+import { addStreamQueryDef, createExternalTableDef, createStreamTableDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, dropExternalTableDef, dropStreamTableDef, type ExternalTableDef, findPendingDrop, setStreamProgress, type StreamTableDef } from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import type {
@@ -13,6 +13,7 @@ import type {
   DatabaseInfo,
   DeleteRequest,
   EngineCatalog,
+  ExternalTableInfo,
   LastRequest,
   ScanRequest,
   SeriesChunk,
@@ -20,11 +21,15 @@ import type {
   StatsOrChunk,
   StatsRequest,
   StoredFileProblem,
+  StreamTableInfo,
   TableChange,
   TableInfo,
 } from '../engine/catalog.js';
 import { tableInfo, USAGE_DATABASE, type UsageMetrics } from '../server/index.js';
 import { bug } from '../core/errors.js';
+import { parseTypeName } from '../engine/external/column-types.js';
+import type { ObjectStoreConnection } from '../engine/external/external-files.js';
+import { typeName } from '../engine/types/index.js';
 import type { SkippedFiles, Storage } from '../storage/index.js';
 
 export class StorageCatalog implements EngineCatalog {
@@ -97,6 +102,61 @@ export class StorageCatalog implements EngineCatalog {
     const d = this.#readDef(database);
     const t = d?.tables.get(name);
     return d === undefined || t === undefined ? undefined : tableInfo(d, t);
+  }
+
+  externalTables(database: string): ExternalTableInfo[] {
+    const d = this.#def(database);
+    return d?.externalTables === undefined ? [] : [...d.externalTables.values()].map((t) => externalInfo(d, t));
+  }
+
+  externalTable(database: string, name: string): ExternalTableInfo | undefined {
+    const d = this.#def(database);
+    const t = d?.externalTables?.get(name);
+    return d === undefined || t === undefined ? undefined : externalInfo(d, t);
+  }
+
+  async createExternalTable(database: string, t: ExternalTableInfo): Promise<void> {
+    const db = this.#require(database);
+    const columns = t.columns.map((c) => ({ name: c.name, type: typeName(c.type) }));
+    const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as NonNullable<ExternalTableDef['connection']> };
+    await this.#storage.changeCatalog((c) => createExternalTableDef(c, db, { name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns, ...connection }));
+  }
+
+  async dropExternalTable(database: string, name: string): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => dropExternalTableDef(c, db, name));
+  }
+
+  streamTables(database: string): StreamTableInfo[] {
+    const d = this.#def(database);
+    return d?.streamTables === undefined ? [] : [...d.streamTables.values()].map((t) => streamInfo(d, t));
+  }
+
+  streamTable(database: string, name: string): StreamTableInfo | undefined {
+    const d = this.#def(database);
+    const t = d?.streamTables?.get(name);
+    return d === undefined || t === undefined ? undefined : streamInfo(d, t);
+  }
+
+  async createStreamTable(database: string, t: Omit<StreamTableInfo, 'queries'>): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => createStreamTableDef(c, db, { name: t.name, sourceDatabase: t.sourceDatabase, sourceTable: t.sourceTable, eventTimeColumn: t.eventTimeColumn, watermarkDelayMs: t.watermarkDelayMs, columns: t.columns }));
+  }
+
+  async dropStreamTable(database: string, name: string): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => dropStreamTableDef(c, db, name));
+  }
+
+  async addStreamQuery(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void> {
+    const db = this.#require(database);
+    await this.#storage.changeCatalog((c) => addStreamQueryDef(c, db, stream, query));
+  }
+
+  async setStreamProgress(database: string, stream: string, queryId: number, doneBeforeNs: bigint): Promise<void> {
+    const db = this.#def(database);
+    if (db === undefined) return;
+    await this.#storage.changeCatalog((c) => setStreamProgress(c, db, stream, queryId, doneBeforeNs));
   }
 
   scan(database: string, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
@@ -199,4 +259,22 @@ export class StorageCatalog implements EngineCatalog {
 function storedType(c: ColumnInfo): FieldType {
   if (c.valueType === undefined || c.valueType === ValueType.Tag) throw bug(`column ${c.name} has no field type`);
   return c.valueType;
+}
+
+function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
+  const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
+  return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })), ...connection };
+}
+
+function streamInfo(d: DatabaseDef, t: StreamTableDef): StreamTableInfo {
+  return {
+    database: d.name,
+    name: t.name,
+    sourceDatabase: t.sourceDatabase,
+    sourceTable: t.sourceTable,
+    eventTimeColumn: t.eventTimeColumn,
+    watermarkDelayMs: t.watermarkDelayMs,
+    columns: [...t.columns],
+    queries: t.queries.map((q) => ({ id: q.id, sql: q.sql, database: q.database, user: q.user, doneBeforeNs: q.doneBeforeNs === null ? null : BigInt(q.doneBeforeNs) })),
+  };
 }

@@ -10,6 +10,7 @@ import type { Parsers } from '../ingest/parse-jobs.js';
 import { InThreadParsers, ParsePool } from './parse-pool.js';
 import { warmQueryPath } from './query-warmup.js';
 import { ensureUsageSchema, ServerMetrics, startUsageReporter, SundialServer, UsageMetrics } from '../server/index.js';
+import { startStreamRunner } from './stream-runner.js';
 import { verifyPassword } from '../meta/index.js';
 import { PgListener } from '../pgwire/index.js';
 import { createServices } from './services.js';
@@ -60,6 +61,7 @@ export async function serve(config: Config): Promise<void> {
   let warming: Promise<void> = Promise.resolve();
   const usage = new UsageMetrics(new URL(url).host);
   let stopUsage: () => Promise<void> = async () => undefined;
+  let stopStreams: () => Promise<void> = async () => undefined;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
@@ -74,6 +76,7 @@ export async function serve(config: Config): Promise<void> {
       await pg?.stop();
       await warming;
       await stopUsage();
+      await stopStreams();
       await parsers.close();
       await storage.close();
       await lock.release();
@@ -91,7 +94,9 @@ export async function serve(config: Config): Promise<void> {
   const started = Date.now();
   await storage.recover();
   await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-  server.ready(createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics }));
+  const services = createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics });
+  server.ready(services);
+  stopStreams = startStreamRunner(storage, services.sql, logger, config['limits.query_memory_bytes']);
   if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
   // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
   logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');

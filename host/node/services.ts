@@ -44,6 +44,6 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     lokiTables: new LokiTables(),
     metrics: parts.metrics ?? new ServerMetrics({ processMetrics: false }),
     slowQueries: new SlowQueryLog(config['log.slow_query'], parts.logger),
-    sql: sqlServices(parts.core, parts.storage, parts.usage, authenticator, runningQueries),
+    sql: sqlServices(parts.core, parts.storage, parts.usage, authenticator, runningQueries, config['storage.external_dir']),
   };
 }

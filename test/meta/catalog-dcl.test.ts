@@ -68,7 +68,7 @@ describe('catalog DCL', () => {
     expect([...again.catalog.users.keys()]).toEqual(['root', 'u1', 'u2']);
   });
 
-  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 5 on the next change', async () => {
+  it('reads a version 1 catalog (roles always inherit, no limiter) and writes version 6 on the next change', async () => {
     const v1 = {
       format: 'sundial-catalog',
       version: 1,
@@ -90,7 +90,7 @@ describe('catalog DCL', () => {
     createRoleDef(store.catalog, 'cnosdb', 'bare', null);
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { version: number; tenants: Array<{ roles: Record<string, unknown> }> };
-    expect(saved.version).toBe(5);
+    expect(saved.version).toBe(6);
     expect(saved.tenants[0]!.roles.bare).toEqual({ inherit: null, privileges: {} });
   });
 

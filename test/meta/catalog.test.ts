@@ -9,6 +9,8 @@ import { readWriteBatch, ValueType } from '../../host/core/write-batch.js';
 import { CatalogStore } from '../../host/meta/catalog-store.js';
 import { catalogFile } from '../../host/storage/catalog-file.js';
 import { createTableDef } from '../../host/meta/catalog-ddl.js';
+import { createExternalTableDef } from '../../host/meta/external-tables.js';
+import { addStreamQueryDef, createStreamTableDef, setStreamProgress } from '../../host/meta/stream-tables.js';
 
 let dir: string;
 beforeEach(() => {
@@ -33,7 +35,7 @@ describe('CatalogStore', () => {
     expect(store.catalog.databases().map((d) => `${d.tenant}.${d.name}`)).toEqual(['cnosdb.public']);
     expect(store.catalog.users.get('root')).toMatchObject({ admin: true, passwordHash: bootstrap.rootPasswordHash });
     expect(store.dirty).toBe(false);
-    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 5 });
+    expect(JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'))).toMatchObject({ format: 'sundial-catalog', version: 6 });
   });
 
   it('saves tables and columns and reloads them identically', async () => {
@@ -64,13 +66,37 @@ describe('CatalogStore', () => {
     createTableDef(store.catalog, db, { name: 'g', tags: [], fields: [{ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } }] });
     await store.save();
     const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
-    expect(doc.version).toBe(5);
+    expect(doc.version).toBe(6);
     const again = await CatalogStore.open(catalogFile(dir), bootstrap);
     expect(again.catalog.requireDatabase('cnosdb', 'public').tables.get('g')!.fields[0]).toMatchObject({ name: 'loc', type: ValueType.String, geometry: { subType: 'POINT', srid: 0 } });
     const column = doc.databases[0].tables.find((t: { name: string }) => t.name === 'g').fields[0];
     column.geometry = { subType: 'CIRCLE', srid: 0 };
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
     await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: table "g" column "loc": geometry \{"subType":"CIRCLE","srid":0\}/);
+  });
+
+  it('keeps external tables (version 6), reads a version 5 document without them, refuses a bad one', async () => {
+    const store = await CatalogStore.open(catalogFile(dir), bootstrap);
+    const db = store.catalog.requireDatabase('cnosdb', 'public');
+    createExternalTableDef(store.catalog, db, { name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } });
+    expect(() => createExternalTableDef(store.catalog, db, { name: 'ext', location: 'x', fileType: 'JSON', hasHeader: false, delimiter: ',', columns: [{ name: 'x', type: 'Utf8' }] })).toThrow(/Meta: Table ext already exists/);
+    expect(() => store.catalog.applyBatchSchema(db, tables([['ext', [], [['v', ValueType.Double]]]]))).toThrow(/table 'ext' of database 'public' is an external or stream table/);
+    createStreamTableDef(store.catalog, db, { name: 'st', sourceDatabase: 'public', sourceTable: 'cpu', eventTimeColumn: 'time', watermarkDelayMs: 5, columns: [] });
+    addStreamQueryDef(store.catalog, db, 'st', { sql: 'INSERT INTO x SELECT 1', database: 'public', user: 'root' });
+    expect(setStreamProgress(store.catalog, db, 'st', db.streamTables!.get('st')!.queries[0]!.id, 120n)).toBe(true);
+    expect(() => createStreamTableDef(store.catalog, db, { name: 'ext', sourceDatabase: 'public', sourceTable: 'cpu', eventTimeColumn: 'time', watermarkDelayMs: 0, columns: [] })).toThrow(/Meta: Table ext already exists/);
+    await store.save();
+    const doc = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
+    expect(doc.version).toBe(6);
+    const again = await CatalogStore.open(catalogFile(dir), bootstrap);
+    expect(again.catalog.requireDatabase('cnosdb', 'public').streamTables!.get('st')).toMatchObject({ watermarkDelayMs: 5, queries: [{ sql: 'INSERT INTO x SELECT 1', doneBeforeNs: '120' }] });
+    expect([...again.catalog.requireDatabase('cnosdb', 'public').externalTables!.values()]).toEqual([{ id: expect.any(Number), name: 'ext', location: 's3://b/a.csv', fileType: 'CSV', hasHeader: true, delimiter: ';', columns: [{ name: 'x', type: 'Int64' }, { name: 't', type: 'Timestamp(Millisecond, None)' }], connection: { kind: 's3', region: 'r', secretKey: 'k', virtualHostedStyle: false } }]);
+    const v5 = { ...doc, version: 5, databases: doc.databases.map(({ externalTables: _, streamTables: __, ...d }: Record<string, unknown>) => d) };
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(v5));
+    expect((await CatalogStore.open(catalogFile(dir), bootstrap)).catalog.requireDatabase('cnosdb', 'public').externalTables).toBeUndefined();
+    doc.databases[0].externalTables[0].columns[0].type = 'Decimal128(10, 2)';
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(doc));
+    await expect(CatalogStore.open(catalogFile(dir), bootstrap)).rejects.toThrow(/catalog\.json at offset 0: external table "ext" of database "public": column "x" of type "Decimal128\(10, 2\)"/);
   });
 
   it('refuses to create a GEOMETRY field on a non-string type', async () => {

@@ -61,8 +61,10 @@ const cases: Case[] = [
   { name: 'a value that does not cast', sql: "SELECT CAST(CASE WHEN count > 0 THEN 'x' ELSE '1' END AS BIGINT) FROM cpu", status: 422, code: '010002', message: /^Arrow: Cast error: Cannot cast string 'x' to value of Int64 type$/ },
   { name: 'an unsupported statement', sql: 'SHOW STREAMS', status: 422, code: '010005' },
   // CnosDB statements Sundial does not run are refused as such, not as syntax errors.
-  { name: 'COPY INTO', sql: "COPY INTO 'file:///tmp/x/' FROM cpu FILE_FORMAT = (TYPE = 'CSV')", status: 422, code: '010005', message: /^This feature is not implemented: COPY INTO statements$/ },
-  { name: 'CREATE STREAM', sql: "CREATE STREAM TABLE s (a BIGINT) WITH (db = 'public', table = 'cpu', event_time_column = 'time') engine = tskv", status: 422, code: '010005', message: /^This feature is not implemented: CREATE STREAM statements$/ },
+  { name: 'COPY VNODE', sql: 'COPY VNODE 1 TO NODE 2', status: 422, code: '010005', message: /^This feature is not implemented: COPY VNODE statements$/ },
+  // COPY INTO runs only with storage.external_dir (test/server/copy-into.test.ts).
+  { name: 'COPY INTO without storage.external_dir', sql: "COPY INTO 'file:///tmp/x/' FROM cpu FILE_FORMAT = (TYPE = 'CSV')", status: 422, code: '010047', message: /^object store error: local locations need storage\.external_dir/ },
+  { name: 'CREATE STREAM s AS', sql: 'CREATE STREAM s AS INSERT INTO t SELECT * FROM cpu', status: 422, code: '010005', message: /^This feature is not implemented: CREATE STREAM statements$/ },
   { name: 'SHOW REPLICAS', sql: 'SHOW REPLICAS', status: 422, code: '010005', message: /^This feature is not implemented: SHOW REPLICAS$/ },
   { name: 'a cluster command', sql: 'MOVE VNODE 1 TO NODE 2', status: 422, code: '010005', message: /MOVE VNODE statements/ },
   { name: 'a bad chunked value', sql: 'SELECT 1', query: 'chunked=maybe', status: 400, code: '040001', message: /chunked/ },

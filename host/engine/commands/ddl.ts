@@ -113,7 +113,7 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     columns.push({ name: tag, kind: 'tag', type: UTF8, valueType: ValueType.Tag, codec: 'DEFAULT' });
   }
   columns.push(...fields);
-  if (catalog.table(db, table) !== undefined) {
+  if (catalog.table(db, table) !== undefined || catalog.externalTable?.(db, table) !== undefined || catalog.streamTable?.(db, table) !== undefined) {
     if (s.ifNotExists) return;
     throw tableExists(table);
   }
@@ -124,6 +124,16 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
 export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaultDb: string, tenant: string): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
+  if (catalog.streamTable?.(db, table) !== undefined) {
+    // Its continuous queries go with it; the source and sink tables stay.
+    if (s.after !== undefined) throw notImplemented('DROP TABLE ... AFTER of a stream table');
+    return catalog.dropStreamTable!(db, table);
+  }
+  if (catalog.externalTable?.(db, table) !== undefined) {
+    // Only the definition goes; the files stay (they are not the server's).
+    if (s.after !== undefined) throw notImplemented('DROP TABLE ... AFTER of an external table');
+    return catalog.dropExternalTable!(db, table);
+  }
   if (catalog.table(db, table) === undefined && catalog.dropPending?.(db, table) !== true) {
     if (s.ifExists) return;
     throw tableNotFound(tenant, db, table);
@@ -144,6 +154,7 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
   const { db, table } = tableName(s.table, defaultDb);
   requireDatabase(catalog, db);
   const t = catalog.table(db, table);
+  if (t === undefined && catalog.externalTable?.(db, table) !== undefined) throw notImplemented(`ALTER TABLE of the external table ${db}.${table}`);
   if (t === undefined) throw tableNotFound(tenant, db, table);
   const columns = t.columns.map((c) => ({ ...c }));
   const find = (name: string): ColumnInfo | undefined => columns.find((c) => c.name === name);

@@ -17,6 +17,7 @@ import { simplifyExpr } from '../optimizer/simplify-expressions.js';
 import { checkValuesWidth, valuesColumnTypes, type QueryPlanner } from '../planner/query-planner.js';
 import type * as ast from '../sql/ast.js';
 import type { Rows } from './show.js';
+import { registerStreamQuery } from './stream-table.js';
 
 export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<RecordBatch[]>;
 
@@ -26,7 +27,7 @@ export type RunQuery = (plan: ReturnType<QueryPlanner['planQuery']>) => Promise<
  * names and a source not as wide as the table (MismatchColumns), then a name the table lacks
  * (MissingColumn, listing the table's columns joined by ",").
  */
-function targetColumns(table: TableInfo, names: readonly string[], width: number): ColumnInfo[] {
+export function targetColumns(table: TableInfo, names: readonly string[], width: number): ColumnInfo[] {
   const mismatch = (): Error => semanticError('Insert columns and Source columns not match', 'insertMismatchColumns');
   if (names.length > width || (names.length === 0 && width !== table.columns.length)) throw mismatch();
   for (const n of names) {
@@ -65,6 +66,8 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
   if (plainValues) checkValuesWidth((q.body as ast.Values).rows);
   else plan = qp.planQuery(q, undefined, new Map());
   const targets = targetColumns(table, s.columns, plan?.schema.length ?? (q.body as ast.Values).rows[0]!.length);
+  // An INSERT over a stream table is a continuous query: registered, run by the host's timer.
+  if (plan !== undefined && qp.streamsRead.length > 0 && qp.ctx.streamRange === undefined) return registerStreamQuery(qp, ctx, s, plan);
   // Without a time column every row is stamped with the statement's now(), as CnosDB does.
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
@@ -106,6 +109,16 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
       return vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
     });
   }
+  await storeRows(ctx, database, table, targets, columns, rowCount, now, options);
+  return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
+}
+
+/**
+ * Stores `rowCount` rows of `columns` (already of the `targets`' types) into `table` as one write
+ * batch, atomically; `now` stamps every row when the targets lack the time column.
+ */
+export async function storeRows(ctx: ExecContext, database: string, table: TableInfo, targets: readonly ColumnInfo[], columns: readonly Vector[], rowCount: number, now: bigint | undefined, options: InsertOptions = {}): Promise<void> {
+  const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   // GEOMETRY columns take only WKT of their sub type; checked before anything is written.
   targets.forEach((c, k) => {
     if (c.geometry === undefined) return;
@@ -136,5 +149,4 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
     }
     if (written > 0) await ctx.catalog.write(database, [builder.finish()]);
   }
-  return { fields: [{ name: 'rows', type: UINT64 }], rows: [[BigInt(rowCount)]] };
 }

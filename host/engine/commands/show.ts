@@ -3,8 +3,8 @@
 // WHERE bounds time (then only series with rows in that range count); their WHERE may test
 // tags and time only, and ORDER BY may name only their own columns.
 
-import { BOOLEAN, compareStrings, type DataType, formatBytes, formatDuration, type RecordBatch, type Scalar, UINT64, UTF8, vectorFrom } from '../types/index.js';
-import { columnTypeName, type EngineCatalog, type TableInfo } from '../catalog.js';
+import { BOOLEAN, compareStrings, type DataType, formatBytes, formatDuration, type RecordBatch, type Scalar, typeName, UINT64, UTF8, vectorFrom } from '../types/index.js';
+import { columnTypeName, type EngineCatalog, type ExternalTableInfo, type TableInfo } from '../catalog.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
 import { planError, semanticError } from '../errors.js';
@@ -42,7 +42,7 @@ export function showTables(catalog: EngineCatalog, s: ast.ShowTables, defaultDb:
   const fields = [{ name: 'table_name', type: UTF8 }];
   if (system !== undefined && db === system.name && catalog.database(db) === undefined) return { fields, rows: system.tables.map((n) => [n]) };
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
-  const names = catalog.tables(db).map((t) => t.name).sort(compareStrings);
+  const names = [...catalog.tables(db), ...(catalog.externalTables?.(db) ?? []), ...(catalog.streamTables?.(db) ?? [])].map((t) => t.name).sort(compareStrings);
   return { fields, rows: names.map((n) => [n]) };
 }
 
@@ -51,10 +51,20 @@ export function describeTable(catalog: EngineCatalog, s: ast.DescribeTable, defa
   const name = s.name[s.name.length - 1]!;
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
   const t = catalog.table(db, name);
+  const external = t === undefined ? catalog.externalTable?.(db, name) : undefined;
+  if (external !== undefined) return describeExternalTable(external);
   if (t === undefined) throw tableNotFound(tenant, db, name);
   return {
     fields: ['column_name', 'data_type', 'column_type', 'compression_codec'].map((n) => ({ name: n, type: UTF8 })),
     rows: t.columns.map((c) => [c.name, columnTypeName(c), c.kind.toUpperCase(), c.codec]),
+  };
+}
+
+/** DESCRIBE of an external table: CnosDB shows its Arrow schema, names and Arrow type names. */
+function describeExternalTable(t: ExternalTableInfo): Rows {
+  return {
+    fields: ['column_name', 'data_type'].map((n) => ({ name: n, type: UTF8 })),
+    rows: t.columns.map((c) => [c.name, typeName(c.type)]),
   };
 }
 

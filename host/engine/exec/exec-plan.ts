@@ -12,6 +12,7 @@ import type { EvalContext } from '../functions/function-types.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
 import type { QuerySession } from '../query.js';
 import type { MemoryPool } from '../memory/index.js';
+import type { ExternalFiles } from '../external/external-files.js';
 
 /** Runs a subquery plan with the values of the enclosing row's columns it references. */
 export type SubqueryRunner = (plan: LogicalPlan, outer: ReadonlyMap<string, Scalar>) => Promise<RecordBatch[]>;
@@ -26,6 +27,8 @@ export interface ExecContext {
   readonly runSubquery: SubqueryRunner;
   /** The Wasm core, when the host loaded one (kernels fall back to TypeScript without it). */
   readonly core: Core | undefined;
+  /** The files external tables read (the host confines them to storage.external_dir); none: refused. */
+  readonly files?: ExternalFiles;
   /** Throws the signal's reason when the query was aborted (timeout, client gone). */
   checkAbort(): void;
   /** Lets timers and I/O run when this query has held the event loop for a while. */

@@ -101,6 +101,7 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
     case 'gapFill':
       // Positions index the aggregate's output: keep it whole.
       return { ...plan, input: prune(plan.input, all(plan.input.schema)) };
+    case 'externalScan':
     case 'values':
     case 'empty':
       return plan;

@@ -137,6 +137,7 @@ export function emptyRelation(produceOneRow: boolean): EmptyRelation {
 export function inputsOf(p: LogicalPlan): LogicalPlan[] {
   switch (p.kind) {
     case 'scan':
+    case 'externalScan':
     case 'values':
     case 'empty':
       return [];
@@ -154,6 +155,7 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
   const one = (): LogicalPlan => inputs[0] ?? (() => { throw bug(`${p.kind} without input`); })();
   switch (p.kind) {
     case 'scan':
+    case 'externalScan':
     case 'values':
     case 'empty':
       return p;

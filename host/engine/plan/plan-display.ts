@@ -22,6 +22,8 @@ export function nodeText(p: LogicalPlan): string {
       if (p.fetch !== undefined) text += `, fetch=${p.fetch}`;
       return text;
     }
+    case 'externalScan':
+      return `TableScan: ${p.qualifier} projection=[${p.table.columns.map((c) => c.name).join(', ')}]`;
     case 'values':
       return `Values: ${p.rows.map((r) => `(${r.map(exprDisplay).join(', ')})`).join(', ')}`;
     case 'empty':

@@ -2,7 +2,7 @@
 // hold a subquery's plan (scalarSubquery, exists, inSubquery) and a plan node holds expressions.
 // Types only; expr.ts and logical-plan.ts build and walk them (and re-export their own half).
 
-import type { TableInfo } from '../catalog.js';
+import type { ExternalTableInfo, TableInfo } from '../catalog.js';
 import type { AggregateFunction, ScalarFunction, WindowFunction } from '../functions/function-types.js';
 import type { BinaryOperator, DataType, IntegerRange, IntervalValue, Scalar } from '../types/index.js';
 import type { PlanSchema } from './plan-schema.js';
@@ -115,6 +115,14 @@ export interface TableScan {
   readonly filters: readonly LExpr[];
   /** At most this many rows (after the filters). */
   readonly fetch: number | undefined;
+  readonly schema: PlanSchema;
+}
+
+/** Every row of an external table's files, read when the plan runs (their content is not the catalog's). */
+export interface ExternalScan {
+  readonly kind: 'externalScan';
+  readonly table: ExternalTableInfo;
+  readonly qualifier: string;
   readonly schema: PlanSchema;
 }
 
@@ -282,6 +290,7 @@ export type LogicalPlan =
   | GapFill
   | UnnestSeries
   | TableScan
+  | ExternalScan
   | Values
   | EmptyRelation
   | Projection

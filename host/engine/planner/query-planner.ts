@@ -2,14 +2,14 @@
 // UNION / INTERSECT / EXCEPT, a parenthesised query), ORDER BY and LIMIT/OFFSET. Tables resolve
 // in the session's database unless qualified; missing ones give CnosDB's errors.
 
-import type { EngineCatalog, TableInfo } from '../catalog.js';
-import { planError } from '../errors.js';
+import type { EngineCatalog, ExternalTableInfo, StreamTableInfo, TableInfo } from '../catalog.js';
+import { notImplemented, planError } from '../errors.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import type { LogicalPlan } from '../plan/logical-plan.js';
-import { distinct, join, limit, projection, sort, union } from '../plan/logical-plan.js';
+import { distinct, filter, join, limit, projection, sort, union } from '../plan/logical-plan.js';
 import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import type * as ast from '../sql/ast.js';
-import { commonType, type DataType, NULL, typeEquals, typeName } from '../types/index.js';
+import { BOOLEAN, commonType, type DataType, NULL, typeEquals, typeName, unitNanos } from '../types/index.js';
 import { coerce, ExprPlanner, type Scope } from './expr-planner.js';
 import { renameColumns } from './from-planner.js';
 import type { Ctes, StatementPlanner } from './statement-planner.js';
@@ -30,6 +30,8 @@ export interface PlannerContext {
   readonly variables?: Readonly<Record<string, string | bigint>>;
   /** The host's lists for the system views (QuerySession.system). */
   readonly system?: SystemInfo;
+  /** A stream query's run: a stream table reads only its source's rows of these event times (ns, from inclusive). */
+  readonly streamRange?: { readonly fromNs: bigint | null; readonly toNs: bigint };
 }
 
 import { databaseNotFound, tableNotFound } from '../../core/meta-errors.js';
@@ -45,6 +47,8 @@ export class QueryPlanner implements StatementPlanner {
   cacheable = true;
   /** The statement's type errors DataFusion reports only after building its plan. */
   #late = new StatementErrors();
+  /** The stream tables the statement reads (an INSERT over one registers a stream query). */
+  readonly streamsRead: StreamTableInfo[] = [];
   /** Nesting of planQuery calls: the statement's plan is complete when it returns to 0. */
   #depth = 0;
 
@@ -104,8 +108,45 @@ export class QueryPlanner implements StatementPlanner {
     this.ctx.authorize?.(db, need);
     if (this.ctx.catalog.database(db) === undefined) throw databaseNotFound(db);
     const table = this.ctx.catalog.table(db, t);
+    if (table === undefined && this.ctx.catalog.externalTable?.(db, t) !== undefined) {
+      throw notImplemented(`the external table ${db}.${t} in this statement: it is read-only, and has no series or time column`);
+    }
+    if (table === undefined && this.ctx.catalog.streamTable?.(db, t) !== undefined) {
+      throw notImplemented(`the stream table ${db}.${t} in this statement: it is read by INSERT ... SELECT (a stream query) or SELECT only`);
+    }
     if (table === undefined) throw tableNotFound(this.ctx.tenant, db, t);
     return { database: db, table };
+  }
+
+  /** The external table `[db.]table` names, if it is one (read: the session must read its database). */
+  #external(name: readonly string[]): ExternalTableInfo | undefined {
+    if (name.length < 1 || name.length > 3 || (name.length === 3 && name[0] !== this.ctx.tenant)) return undefined;
+    const db = name.length === 1 ? this.ctx.database : name[name.length - 2]!;
+    const t = this.ctx.catalog.externalTable?.(db, name[name.length - 1]!);
+    if (t !== undefined) this.ctx.authorize?.(db, 'read');
+    return t;
+  }
+
+  #stream(name: readonly string[]): StreamTableInfo | undefined {
+    if (name.length < 1 || name.length > 2) return undefined;
+    const db = name.length === 1 ? this.ctx.database : name[0]!;
+    return this.ctx.catalog.streamTable?.(db, name[name.length - 1]!);
+  }
+
+  /** A stream table reads its source table (under the stream's qualifier); in a stream query's run, only the run's event times. */
+  #streamScan(stream: StreamTableInfo, qualifier: string): LogicalPlan {
+    this.streamsRead.push(stream);
+    this.cacheable = false;
+    const plan = this.scan([stream.sourceDatabase, stream.sourceTable], qualifier);
+    const range = this.ctx.streamRange;
+    if (range === undefined) return plan;
+    const field = plan.schema.fields.find((f) => f.name === stream.eventTimeColumn)!;
+    const type = field.type;
+    const per = type.id === 'Timestamp' ? unitNanos(type.unit) : 1n;
+    const column: LExpr = { kind: 'column', qualifier, name: stream.eventTimeColumn, type };
+    const bound = (op: '>=' | '<', ns: bigint): LExpr => ({ kind: 'binary', op, left: column, right: { kind: 'literal', value: ns / per, type }, type: BOOLEAN });
+    const upper = bound('<', range.toNs);
+    return filter(plan, range.fromNs === null ? upper : { kind: 'binary', op: 'AND', left: bound('>=', range.fromNs), right: upper, type: BOOLEAN });
   }
 
   /** A full scan of a table under its qualifier (the alias, else the name as written). */
@@ -119,6 +160,13 @@ export class QueryPlanner implements StatementPlanner {
     // Another tenant's cluster_schema is a database of its own when it created one.
     if (isForeignClusterView(name, this.ctx.tenant) && this.ctx.catalog.database(name[name.length - 2]!) === undefined) {
       throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
+    }
+    const stream = this.#stream(name);
+    if (stream !== undefined) return this.#streamScan(stream, qualifier);
+    const external = this.#external(name);
+    if (external !== undefined) {
+      const schema = new PlanSchema(external.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true })));
+      return { kind: 'externalScan', table: external, qualifier, schema };
     }
     const { database, table } = this.resolveTable(name);
     const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));

@@ -32,6 +32,26 @@ export interface Update extends Node {
   readonly where?: Expr;
 }
 
+/** The `name = value` lists of CnosDB's COPY INTO, kept raw: commands/copy.ts checks them as CnosDB does. */
+interface CopyOptionLists {
+  /** The path or URL between quotes. */
+  readonly location: string;
+  readonly connection: readonly SqlOption[];
+  readonly fileFormat: readonly SqlOption[];
+  readonly copyOptions: readonly SqlOption[];
+}
+/** `COPY INTO t [(cols)] FROM 'location' ...`: rows of files appended to a table. */
+export interface CopyIntoTable extends Node, CopyOptionLists {
+  readonly kind: 'copyIntoTable';
+  readonly table: ObjectName;
+  readonly columns: readonly string[];
+}
+/** `COPY INTO 'location' FROM t | (query) ...`: a table or a query written to a new file. */
+export interface CopyIntoLocation extends Node, CopyOptionLists {
+  readonly kind: 'copyIntoLocation';
+  readonly source: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'query'; readonly query: Query };
+}
+
 // ---------------------------------------------------------------------------------------------
 // DDL
 
@@ -125,6 +145,21 @@ export interface CreateExternalTable extends Node {
   readonly compression?: string;
   readonly options: readonly { readonly key: string; readonly value: string }[];
   readonly location: string;
+}
+
+/**
+ * CnosDB's CREATE STREAM TABLE: a name over the rows of a tskv table as they arrive, for
+ * continuous `INSERT INTO sink SELECT ... FROM stream GROUP BY date_bin(...)` (engine/streams/).
+ */
+export interface CreateStreamTable extends Node {
+  readonly kind: 'createStreamTable';
+  readonly name: ObjectName;
+  readonly ifNotExists: boolean;
+  readonly columns: readonly { readonly name: string; readonly dataType: DataType }[];
+  /** WITH (db = ..., table = ..., event_time_column = ..., watermark_delay = ...). */
+  readonly options: readonly SqlOption[];
+  /** `engine = tskv`, upper case. */
+  readonly engine: string;
 }
 
 export type AlterTableAction =
@@ -287,6 +322,8 @@ export type Statement =
   | Insert
   | Delete
   | Update
+  | CopyIntoTable
+  | CopyIntoLocation
   | CreateDatabase
   | AlterDatabase
   | DropDatabase
@@ -295,6 +332,7 @@ export type Statement =
   | CheckDatabase
   | CreateTable
   | CreateExternalTable
+  | CreateStreamTable
   | AlterTable
   | DropTable
   | RecoverTable

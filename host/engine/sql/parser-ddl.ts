@@ -12,6 +12,7 @@ import {
   type CompactDatabase,
   type CreateDatabase,
   type CreateExternalTable,
+  type CreateStreamTable,
   type CreateTable,
   type DatabaseOption,
   type DatabaseOptionName,
@@ -21,6 +22,7 @@ import {
   type OptionValue,
   type RecoverDatabase,
   type RecoverTable,
+  type SqlOption,
 } from './ast.js';
 import { checkObjectName, type Parser } from './parser-base.js';
 import { parseDataType } from './parser-data-types.js';
@@ -282,4 +284,33 @@ export function parseRecoverTable(p: Parser): RecoverTable {
   p.expectKeywords('RECOVER', 'TABLE');
   const ifExists = p.parseKeywords('IF', 'EXISTS');
   return { kind: 'recoverTable', pos, name: p.parseObjectName(), ifExists };
+}
+
+/** `CREATE STREAM TABLE [IF NOT EXISTS] name [(col type, ...)] WITH (k = v, ...) engine = tskv`, as CnosDB's parse_create_stream_table. */
+export function parseCreateStreamTable(p: Parser): CreateStreamTable {
+  const pos = p.pos();
+  p.expectKeyword('CREATE');
+  p.expectKeywords('STREAM', 'TABLE');
+  const ifNotExists = p.parseKeywords('IF', 'NOT', 'EXISTS');
+  const name = parseNewObjectName(p);
+  const columns: { name: string; dataType: CreateStreamTable['columns'][number]['dataType'] }[] = [];
+  if (p.consumeOp('(') && !p.consumeOp(')')) {
+    do columns.push({ name: p.parseIdentifier(), dataType: parseDataType(p) });
+    while (p.consumeOp(','));
+    p.expectOp(')');
+  }
+  const options: SqlOption[] = [];
+  if (p.parseKeyword('WITH')) {
+    p.expectOp('(');
+    do {
+      const key = p.parseIdentifier();
+      p.expectOp('=');
+      options.push({ name: key, value: parseOptionValue(p, true) });
+    } while (p.consumeOp(','));
+    p.expectOp(')');
+  }
+  if (!p.parseKeyword('ENGINE')) p.expected('ENGINE');
+  p.expectOp('=');
+  const engine = p.parseIdentifier().toUpperCase();
+  return { kind: 'createStreamTable', pos, name, ifNotExists, columns, options, engine };
 }

@@ -11,6 +11,7 @@ import {
   parseCompactDatabase,
   parseCreateDatabase,
   parseCreateExternalTable,
+  parseCreateStreamTable,
   parseCreateTable,
   parseDropDatabase,
   parseDropTable,
@@ -18,6 +19,7 @@ import {
   parseRecoverTable,
 } from './parser-ddl.js';
 import { parseCheckDatabase } from './parser-check.js';
+import { parseCopy } from './parser-copy.js';
 import {
   parseAlterTenant,
   parseAlterUser,
@@ -36,8 +38,8 @@ import { parseQuery } from './parser-queries.js';
 import { parseDescribe, parseExplain, parseShow } from './parser-show.js';
 
 /**
- * Statements of CnosDB's dialect (reference/cnosdb-sql.md) that Sundial does not run: importing
- * and exporting files, streams, cluster administration. They are refused as such (422 010005),
+ * Statements of CnosDB's dialect (reference/cnosdb-sql.md) that Sundial does not run: streams,
+ * cluster administration. They are refused as such (422 010005),
  * not as syntax errors.
  */
 function unsupported(what: string): never {
@@ -66,6 +68,8 @@ function parseCreate(p: Parser): Statement {
     case 'ROLE':
       return parseCreateRole(p);
     case 'STREAM':
+      // CREATE STREAM TABLE is served; CREATE STREAM s AS ... (a named stream query) is not.
+      if (p.peekKeyword('TABLE', 2)) return parseCreateStreamTable(p);
       return unsupported('CREATE STREAM statements');
   }
   p.next();
@@ -159,7 +163,10 @@ export function parseOneStatement(p: Parser): Statement {
       p.next();
       return p.expected('DATABASE after COMPACT');
     case 'COPY':
-      return unsupported(p.peekKeyword('VNODE', 1) ? 'COPY VNODE statements' : 'COPY INTO statements');
+      if (p.peekKeyword('INTO', 1)) return parseCopy(p);
+      if (p.peekKeyword('VNODE', 1)) return unsupported('COPY VNODE statements');
+      p.next();
+      return p.expected('VNODE or INTO after COPY');
     case 'MOVE':
       return unsupported('MOVE VNODE statements');
     case 'CHECKSUM':

@@ -123,6 +123,17 @@ export function printStatement(s: Statement): string {
       const assignments = s.assignments.map((a) => `${quoteIdent(a.column)} = ${printExpr(a.value)}`).join(', ');
       return `UPDATE ${printObjectName(s.table)} SET ${assignments}${s.where === undefined ? '' : ` WHERE ${printExpr(s.where)}`}`;
     }
+    case 'copyIntoTable':
+    case 'copyIntoLocation': {
+      const lists = (name: string, options: readonly SqlOption[]): string => (options.length === 0 ? '' : ` ${name} = (${options.map(printSqlOption).join(', ')})`);
+      const tail = `${lists('CONNECTION', s.connection)}${lists('FILE_FORMAT', s.fileFormat)}${lists('COPY_OPTIONS', s.copyOptions)}`;
+      if (s.kind === 'copyIntoLocation') {
+        const source = s.source.kind === 'table' ? printObjectName(s.source.name) : `(${printQuery(s.source.query)})`;
+        return `COPY INTO ${printString(s.location)} FROM ${source}${tail}`;
+      }
+      const columns = s.columns.length > 0 ? ` (${printNames(s.columns)})` : '';
+      return `COPY INTO ${printObjectName(s.table)}${columns} FROM ${printString(s.location)}${tail}`;
+    }
     case 'createDatabase': {
       const options = s.options.length > 0 ? ` WITH ${s.options.map(printDatabaseOption).join(' ')}` : '';
       return `CREATE DATABASE ${ifNotExists(s.ifNotExists)}${quoteIdent(s.name)}${options}`;
@@ -154,6 +165,11 @@ export function printStatement(s: Statement): string {
       if (s.compression !== undefined) text += ` COMPRESSION TYPE ${printWord(s.compression)}`;
       if (s.options.length > 0) text += ` OPTIONS (${s.options.map((o) => `${printString(o.key)} ${printString(o.value)}`).join(', ')})`;
       return `${text} LOCATION ${printString(s.location)}`;
+    }
+    case 'createStreamTable': {
+      const columns = s.columns.length === 0 ? '' : ` (${s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}`).join(', ')})`;
+      const options = s.options.length === 0 ? '' : ` WITH (${s.options.map(printSqlOption).join(', ')})`;
+      return `CREATE STREAM TABLE ${ifNotExists(s.ifNotExists)}${printObjectName(s.name)}${columns}${options} engine = ${printWord(s.engine)}`;
     }
     case 'alterTable':
       return printAlterTable(s);

@@ -51,7 +51,13 @@ const INFORMATION_SCHEMA: Readonly<Record<string, View>> = {
   },
   tables: {
     columns: [['table_tenant', UTF8], ['table_database', UTF8], ['table_name', UTF8], ['table_type', UTF8], ['table_engine', UTF8], ['table_options', UTF8]],
-    rows: (ctx) => visibleDatabases(ctx).flatMap((d) => ctx.catalog.tables(d.name).map((t) => [ctx.tenant, d.name, t.name, 'TABLE', 'TSKV', 'TODO'])),
+    // CnosDB's engine_name: TSKV for its own tables, EXTERNAL for tables over files, STREAM for streams.
+    rows: (ctx) =>
+      visibleDatabases(ctx).flatMap((d) => [
+        ...ctx.catalog.tables(d.name).map((t) => [ctx.tenant, d.name, t.name, 'TABLE', 'TSKV', 'TODO']),
+        ...(ctx.catalog.externalTables?.(d.name) ?? []).map((t) => [ctx.tenant, d.name, t.name, 'TABLE', 'EXTERNAL', 'TODO']),
+        ...(ctx.catalog.streamTables?.(d.name) ?? []).map((t) => [ctx.tenant, d.name, t.name, 'TABLE', 'STREAM', 'TODO']),
+      ]),
   },
   columns: {
     columns: [
