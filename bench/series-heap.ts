@@ -100,6 +100,8 @@ async function run(n: number): Promise<string[]> {
     const openMs = performance.now() - t1;
     const line = (step: string, ms: number, extra = ''): void => {
       const h = heap() - base;
+      const ic = (storage as { indexCache?: { bytes: number; hits: number; misses: number } }).indexCache;
+      if (ic !== undefined) extra += `; index cache ${mib(ic.bytes)} MiB, ${ic.hits} hits, ${ic.misses} misses`;
       rows.push(`| ${n.toLocaleString('en')} | ${step} | ${ms.toFixed(0)} | ${mib(h)} | ${Math.round(h / n)} | ${extra} |`);
     };
     line('open', openMs, `${mib(segmentBytes(dir))} MiB of segment files`);

@@ -44,6 +44,7 @@ export async function serve(config: Config): Promise<void> {
     compactionFanIn: config['storage.compaction_fan_in'],
     compactionThread: config['storage.compaction_thread'],
     blockCacheBytes: config['storage.block_cache_bytes'],
+    indexCacheBytes: config['storage.index_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],
     objectStore:
       config['storage.object_store.s3_bucket'] === ''

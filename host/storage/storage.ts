@@ -98,6 +98,8 @@ export interface StorageOptions {
   segmentStore?: SegmentStore;
   /** Decoded blocks kept in memory. */
   blockCacheBytes?: number;
+  /** Decoded index blocks and postings of v4 segment files kept in memory (storage.index_cache_bytes). */
+  indexCacheBytes?: number;
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
   maintenanceIntervalMs?: number;
   /** The column codecs (`storageCodecs` in codecs.ts): whoever reads a directory must use the ones that wrote it. */
@@ -139,6 +141,7 @@ export const STORAGE_DEFAULTS = {
   flushAgeMs: 10 * 60_000,
   compactionFanIn: 4,
   blockCacheBytes: 64 * 1024 * 1024,
+  indexCacheBytes: 64 * 1024 * 1024,
   maintenanceIntervalMs: 1000,
 };
 
@@ -150,6 +153,7 @@ export class Storage {
   readonly #store: CatalogStore;
   readonly #dbs = new Map<number, DatabaseStore>();
   readonly #cache: BlockCache<CachedBlock>;
+  readonly #indexCache: BlockCache<CachedBlock>;
   readonly #codecs: ColumnCodecs;
   readonly #nowMs: () => number;
   /** The highest catalog id as loaded from disk (wal-replay.ts). */
@@ -174,6 +178,7 @@ export class Storage {
     this.#opts = opts;
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
+    this.#indexCache = new BlockCache(opts.indexCacheBytes ?? STORAGE_DEFAULTS.indexCacheBytes);
     this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
@@ -240,6 +245,7 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
+        indexCache: this.#indexCache,
         segmentStore: this.#opts.segmentStore ?? nodeSegmentStore,
         walFiles: nodeWalFiles,
         catalog: this.catalog,
@@ -270,6 +276,17 @@ export class Storage {
   /** The block cache's size and hit counts (tests, metrics). */
   get blockCache(): { bytes: number; hits: number; misses: number } {
     return { bytes: this.#cache.bytes, hits: this.#cache.hits, misses: this.#cache.misses };
+  }
+
+  /** A read begins: neither cache evicts what it uses for what it uses later (block-cache.ts). */
+  #beginScan(): void {
+    this.#cache.beginScan();
+    this.#indexCache.beginScan();
+  }
+
+  /** The index cache's size and hit counts (tests, benchmarks). */
+  get indexCache(): { bytes: number; hits: number; misses: number } {
+    return { bytes: this.#indexCache.bytes, hits: this.#indexCache.hits, misses: this.#indexCache.misses };
   }
 
   /** Bytes held by all memtables (active and being flushed). */
@@ -516,7 +533,7 @@ export class Storage {
       const inFlight = state.inFlightMemtable();
       if (inFlight !== undefined) view.memtables = [...view.memtables, { memtable: inFlight, cleanLsn: Infinity }];
       try {
-        series = listSeries(view, t, bounds(view), request.seriesFilter).map((s) => s.key);
+        series = (await listSeries(view, t, bounds(view), request.seriesFilter)).map((s) => s.key);
       } finally {
         release();
       }
@@ -545,9 +562,9 @@ export class Storage {
     if (t === undefined) return;
     const state = this.#state(db);
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
-      yield* scanTable(view, t, request, state.seriesList.list(view, t));
+      yield* scanTable(view, t, request, await state.seriesList.list(view, t));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -563,7 +580,7 @@ export class Storage {
   async *tableRuns(db: DatabaseDef, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
     const state = this.#state(db);
     const { view, release } = this.#readView(state, minTime, maxTime, undefined);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
       yield* tableRuns(view, table, minTime, maxTime);
     } catch (e) {
@@ -615,9 +632,9 @@ export class Storage {
     if (t === undefined) return;
     const state = this.#state(db);
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
-      yield* scanTableStats(view, t, request, state.seriesList.list(view, t));
+      yield* scanTableStats(view, t, request, await state.seriesList.list(view, t));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -644,11 +661,12 @@ export class Storage {
       if (c !== undefined) fields.push(c);
     }
     const { view, release } = this.#readView(state, undefined, undefined, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     const out: SeriesLast[] = [];
     try {
       const filter = request.seriesFilter;
-      const listed = state.seriesList.list(view, t);
+      let listed = state.seriesList.list(view, t);
+      if (listed instanceof Promise) listed = await listed;
       for (const s of filter === undefined ? listed : seriesWithTags(listed, request.seriesTags)) {
         if (filter !== undefined && !filter(s.names)) continue;
         let entry = state.last.get(t.id, s.key);
@@ -681,12 +699,13 @@ export class Storage {
   }
 
   /** Tag sets of the series of a table, sorted by series key, without reading data. */
-  series(db: DatabaseDef, table: string): Iterable<ReadonlyMap<string, string>> {
+  async series(db: DatabaseDef, table: string): Promise<Iterable<ReadonlyMap<string, string>>> {
     const t = db.tables.get(table);
     if (t === undefined) return [];
     const { view, release } = this.#state(db).view();
+    this.#beginScan();
     try {
-      return listSeries(view, t, bounds(view)).map((s) => s.names);
+      return (await listSeries(view, t, bounds(view))).map((s) => s.names);
     } finally {
       release();
     }

@@ -63,12 +63,12 @@ const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort 
 /** A segment's series of a table, sorted (stable: index order among equal sort keys). */
 const segmentLists = new WeakMap<SegmentReader, Map<number, { naming: string; list: Listed[] }>>();
 
-function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Listed[] {
+async function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Promise<Listed[]> {
   let byTable = segmentLists.get(reader);
   if (byTable === undefined) segmentLists.set(reader, (byTable = new Map()));
   const hit = byTable.get(table.id);
   if (hit !== undefined && hit.naming === naming.key) return hit.list;
-  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(naming, e.key, e.tags)).sort(bySort);
+  const list = (await reader.tableSeries(table.id)).map((e) => listed(naming, e.key, e.tags)).sort(bySort);
   byTable.set(table.id, { naming: naming.key, list });
   return list;
 }
@@ -126,12 +126,12 @@ function mergeTwo(a: Listed[], b: Listed[]): Listed[] {
  * give. A series in several sources is listed once; one a delete emptied in a memtable is left
  * out unless another source has it.
  */
-function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
+async function mergedList(view: ReadView, table: TableDef, naming: Naming): Promise<Listed[]> {
   const sources: Listed[][] = [];
   /** Per source, its memtable (whose series a delete may have emptied since they were listed). */
   const memtables: Array<TableMemtable | undefined> = [];
   for (const seg of view.segments) {
-    sources.push(segmentList(seg, table, naming));
+    sources.push(await segmentList(seg, table, naming));
     memtables.push(undefined);
   }
   for (const { memtable } of view.memtables) {
@@ -225,8 +225,12 @@ function insertAdded(list: readonly Listed[], added: readonly Listed[], tm: Tabl
 export class SeriesListCache {
   readonly #tables = new Map<number, { key: string; counts: number[]; list: Listed[] }>();
 
-  /** Every series of the table in the view, sorted by series key (read-only: shared between queries). */
-  list(view: ReadView, table: TableDef): readonly SeriesInfo[] {
+  /**
+   * Every series of the table in the view, sorted by series key (read-only: shared between
+   * queries). At once when the list is kept (a promise only when it is rebuilt: a rebuild may
+   * read index blocks).
+   */
+  list(view: ReadView, table: TableDef): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
     const key = fingerprint(view, table);
     const counts = seriesCounts(view, table);
     const hit = this.#tables.get(table.id);
@@ -243,9 +247,10 @@ export class SeriesListCache {
         }
       }
     }
-    const list = mergedList(view, table, namingOf(table));
-    this.#tables.set(table.id, { key, counts, list });
-    return list;
+    return mergedList(view, table, namingOf(table)).then((list) => {
+      this.#tables.set(table.id, { key, counts, list });
+      return list;
+    });
   }
 
   /** Forgets a table (dropped: its id is never reused, but its memory is). */
