@@ -1,5 +1,6 @@
 // The series index of a v4 segment file (FORMAT.md §5.3): series entries cut into index blocks,
-// a postings block per table (tag value -> the table's series, by ordinal), and the directory
+// a postings block per tag of each table (value -> the table's series, by ordinal: a query on a
+// host reads the hosts' postings, not those of a unique pod or span id), and the directory
 // (the footer) that a reader decodes at open. Only the directory stays in the heap; blocks are
 // read on demand through the index cache (segment-reader.ts), so a file of a million series
 // costs its directory (a key and 40 bytes per block of about 16 KiB), not 0.3 KB a series.
@@ -11,7 +12,8 @@ import { decodeHeadAndPacks, IndexError, type IndexBuilder } from './segment-ind
 
 /** An index block is cut once it holds this many bytes of entries (whole entries; one table each). */
 export const INDEX_BLOCK_BYTES = 16 * 1024;
-const TABLE_ENTRY_BYTES = 56;
+const TABLE_ENTRY_BYTES = 40;
+const TAG_ENTRY_BYTES = 24;
 const BLOCK_ENTRY_HEAD_BYTES = 28;
 
 /** A stored (compressed) block with its raw length: what the writer's `put` returns. */
@@ -27,9 +29,10 @@ export interface TableDir {
   blockCount: number;
   minTs: bigint;
   maxTs: bigint;
-  postings: StoredRef;
   /** Field column ids that some series of the table has, ascending. */
   columnIds: number[];
+  /** The postings block of each tag column some series of the table has. */
+  postings: Map<number, StoredRef>;
 }
 
 /** The index blocks, column-wise (a directory of a million series holds tens of thousands). */
@@ -54,8 +57,8 @@ export interface Directory {
   blocks: BlockDir;
 }
 
-/** tag column id -> value -> ordinals of the table's series holding it (ascending). */
-export type Postings = ReadonlyMap<number, ReadonlyMap<string, Uint32Array>>;
+/** The values of one tag -> ordinals of the table's series holding each (ascending). */
+export type Postings = ReadonlyMap<string, Uint32Array>;
 
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder('utf-8', { fatal: true });
@@ -77,7 +80,7 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
   while (i < n) {
     const tableId = tablesOf[i]!;
     const columnIds = [...(builder.tableColumns.get(tableId) ?? [])].sort((a, b) => a - b);
-    const table: TableDir = { tableId, seriesCount: 0, firstBlock: blocks.length, blockCount: 0, minTs: 0n, maxTs: 0n, postings: { offset: 0, length: 0, crc: 0, rawLength: 0 }, columnIds };
+    const table: TableDir = { tableId, seriesCount: 0, firstBlock: blocks.length, blockCount: 0, minTs: 0n, maxTs: 0n, columnIds, postings: new Map() };
     const tableStart = i;
     while (i < n && tablesOf[i] === tableId) {
       const from = i;
@@ -100,12 +103,12 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
     }
     table.minTs = min;
     table.maxTs = max;
-    table.postings = put(encodePostings(keys, tableStart, i));
+    for (const [tagId, raw] of encodePostings(keys, tableStart, i)) table.postings.set(tagId, put(raw));
     tables.push(table);
   }
   const head = builder.headAndPacks(meta);
   let size = head.length + 16 + tables.length * TABLE_ENTRY_BYTES;
-  for (const t of tables) size += 4 * t.columnIds.length;
+  for (const t of tables) size += 4 * t.columnIds.length + TAG_ENTRY_BYTES * t.postings.size;
   for (const b of blocks) size += BLOCK_ENTRY_HEAD_BYTES + b.firstKey.length;
   const out = new Uint8Array(size);
   const dv = new DataView(out.buffer);
@@ -122,12 +125,17 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
     dv.setUint32(p + 12, t.blockCount, true);
     dv.setBigInt64(p + 16, t.minTs, true);
     dv.setBigInt64(p + 24, t.maxTs, true);
-    putStored(dv, p + 32, t.postings);
-    dv.setUint32(p + 52, t.columnIds.length, true);
+    dv.setUint32(p + 32, t.columnIds.length, true);
+    dv.setUint32(p + 36, t.postings.size, true);
     p += TABLE_ENTRY_BYTES;
     for (const id of t.columnIds) {
       dv.setUint32(p, id, true);
       p += 4;
+    }
+    for (const [tagId, ref] of t.postings) {
+      dv.setUint32(p, tagId, true);
+      putStored(dv, p + 4, ref);
+      p += TAG_ENTRY_BYTES;
     }
   }
   for (const b of blocks) {
@@ -140,7 +148,7 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
   return out;
 }
 
-/** offset u64, length u32, crc u32, rawLength u32 (20 bytes; a table entry pads it with a zero u32). */
+/** offset u64, length u32, crc u32, rawLength u32 (20 bytes). */
 function putStored(dv: DataView, p: number, r: StoredRef): void {
   dv.setBigUint64(p, BigInt(r.offset), true);
   dv.setUint32(p + 8, r.length, true);
@@ -153,10 +161,11 @@ function getStored(dv: DataView, p: number): StoredRef {
 }
 
 /**
- * The postings of the series [from, to) of `keys` (one table, in index order): tags by id, each
- * value (sorted as JavaScript compares strings) with the ordinals of its series, ascending.
+ * The postings blocks of the series [from, to) of `keys` (one table, in index order), by tag id
+ * (ascending): each value of the tag (sorted as JavaScript compares strings) with the ordinals of
+ * its series, ascending.
  */
-function encodePostings(keys: readonly string[], from: number, to: number): Uint8Array {
+function encodePostings(keys: readonly string[], from: number, to: number): Map<number, Uint8Array> {
   const byTag = new Map<number, Map<string, number[]>>();
   for (let i = from; i < to; i++) {
     for (const [id, v] of parseSeriesIdKey(keys[i]!)) {
@@ -167,8 +176,17 @@ function encodePostings(keys: readonly string[], from: number, to: number): Uint
       else list.push(i - from);
     }
   }
-  // Lengths, counts and ordinals as LEB128 varints, each ordinal as its distance from the one
-  // before: a value held by one series (a pod, a span id) takes a byte or three, not 12.
+  const out = new Map<number, Uint8Array>();
+  for (const id of [...byTag.keys()].sort((a, b) => a - b)) out.set(id, encodeTagPostings(byTag.get(id)!));
+  return out;
+}
+
+/**
+ * One tag's postings: valueCount u32, 0 u32, then per value its length, bytes, series count and
+ * ordinals as LEB128 varints, each ordinal as its distance from the one before: a value held by
+ * one series (a pod, a span id) takes a few bytes, not 12.
+ */
+function encodeTagPostings(values: ReadonlyMap<string, readonly number[]>): Uint8Array {
   let out = new Uint8Array(1024);
   let p = 0;
   const room = (n: number): void => {
@@ -176,13 +194,6 @@ function encodePostings(keys: readonly string[], from: number, to: number): Uint
     const grown = new Uint8Array(Math.max(out.length * 2, p + n));
     grown.set(out.subarray(0, p));
     out = grown;
-  };
-  const u32 = (v: number): void => {
-    room(4);
-    out[p++] = v & 0xff;
-    out[p++] = (v >>> 8) & 0xff;
-    out[p++] = (v >>> 16) & 0xff;
-    out[p++] = v >>> 24;
   };
   const varint = (v: number): void => {
     room(5);
@@ -192,42 +203,36 @@ function encodePostings(keys: readonly string[], from: number, to: number): Uint
     }
     out[p++] = v;
   };
-  u32(byTag.size);
-  u32(0);
-  for (const id of [...byTag.keys()].sort((a, b) => a - b)) {
-    const values = byTag.get(id)!;
-    u32(id);
-    u32(values.size);
-    for (const v of [...values.keys()].sort()) {
-      const bytes = utf8.encode(v);
-      varint(bytes.length);
-      room(bytes.length);
-      out.set(bytes, p);
-      p += bytes.length;
-      const list = values.get(v)!;
-      varint(list.length);
-      let last = -1;
-      for (const o of list) {
-        varint(o - last);
-        last = o;
-      }
+  room(8);
+  new DataView(out.buffer).setUint32(0, values.size, true);
+  p = 8;
+  for (const v of [...values.keys()].sort()) {
+    const bytes = utf8.encode(v);
+    varint(bytes.length);
+    room(bytes.length);
+    out.set(bytes, p);
+    p += bytes.length;
+    const list = values.get(v)!;
+    varint(list.length);
+    let last = -1;
+    for (const o of list) {
+      varint(o - last);
+      last = o;
     }
   }
   return out.slice(0, p);
 }
 
-/** Decodes and checks a postings block of a table of `seriesCount` series; throws IndexError. */
+/** Decodes and checks a postings block of one tag of a table of `seriesCount` series; throws IndexError. */
 export function decodePostings(raw: Uint8Array, seriesCount: number): Postings {
   const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const need = (at: number, n: number, what: string): void => {
     if (at + n > raw.length) throw new IndexError(at, `postings ${what}: need ${n} bytes, ${raw.length - at} left`);
   };
   need(0, 8, 'header');
-  const tagCount = dv.getUint32(0, true);
+  const valueCount = dv.getUint32(0, true);
   if (dv.getUint32(4, true) !== 0) throw new IndexError(4, 'postings: reserved word is not 0');
-  const out = new Map<number, Map<string, Uint32Array>>();
   let p = 8;
-  let lastId = -1;
   const varint = (what: string): number => {
     let v = 0;
     for (let shift = 0; shift < 35; shift += 7) {
@@ -238,44 +243,35 @@ export function decodePostings(raw: Uint8Array, seriesCount: number): Postings {
     }
     throw new IndexError(p, `postings: ${what} is not a varint`);
   };
-  for (let t = 0; t < tagCount; t++) {
-    need(p, 8, 'tag');
-    const id = dv.getUint32(p, true);
-    if (id <= lastId) throw new IndexError(p, `postings: tag ${id} after tag ${lastId}`);
-    lastId = id;
-    const valueCount = dv.getUint32(p + 4, true);
-    p += 8;
-    const values = new Map<string, Uint32Array>();
-    let lastValue: string | undefined;
-    for (let v = 0; v < valueCount; v++) {
-      const len = varint('value length');
-      need(p, len, 'value');
-      let value: string;
-      try {
-        value = utf8d.decode(raw.subarray(p, p + len));
-      } catch {
-        throw new IndexError(p, 'postings: value is not valid UTF-8');
-      }
-      if (lastValue !== undefined && !(lastValue < value)) throw new IndexError(p, 'postings: values out of order');
-      lastValue = value;
-      p += len;
-      const count = varint('ordinal count');
-      if (count === 0 || count > seriesCount) throw new IndexError(p, `postings: ${count} series of ${seriesCount}`);
-      const list = new Uint32Array(count);
-      let o = -1;
-      for (let k = 0; k < count; k++) {
-        const at = p;
-        const d = varint('ordinal');
-        o += d;
-        if (d === 0 || o >= seriesCount) throw new IndexError(at, `postings: ordinal ${o} out of order or past ${seriesCount} series`);
-        list[k] = o;
-      }
-      values.set(value, list);
+  const values = new Map<string, Uint32Array>();
+  let lastValue: string | undefined;
+  for (let v = 0; v < valueCount; v++) {
+    const len = varint('value length');
+    need(p, len, 'value');
+    let value: string;
+    try {
+      value = utf8d.decode(raw.subarray(p, p + len));
+    } catch {
+      throw new IndexError(p, 'postings: value is not valid UTF-8');
     }
-    out.set(id, values);
+    if (lastValue !== undefined && !(lastValue < value)) throw new IndexError(p, 'postings: values out of order');
+    lastValue = value;
+    p += len;
+    const count = varint('series count');
+    if (count === 0 || count > seriesCount) throw new IndexError(p, `postings: ${count} series of ${seriesCount}`);
+    const list = new Uint32Array(count);
+    let o = -1;
+    for (let k = 0; k < count; k++) {
+      const at = p;
+      const d = varint('ordinal');
+      o += d;
+      if (d === 0 || o >= seriesCount) throw new IndexError(at, `postings: ordinal ${o} out of order or past ${seriesCount} series`);
+      list[k] = o;
+    }
+    values.set(value, list);
   }
   if (p !== raw.length) throw new IndexError(p, `postings: unexpected tail of ${raw.length - p} bytes`);
-  return out;
+  return values;
 }
 
 /**
@@ -317,16 +313,26 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
       blockCount: dv.getUint32(p + 12, true),
       minTs: dv.getBigInt64(p + 16, true),
       maxTs: dv.getBigInt64(p + 24, true),
-      postings: getStored(dv, p + 32),
       columnIds: [],
+      postings: new Map(),
     };
     if (dir.firstBlock !== nextBlock || dir.blockCount === 0) throw new IndexError(p + 8, `table ${tableId}: blocks from ${dir.firstBlock} (${dir.blockCount}), ${nextBlock} expected`);
-    inIndexRegion(dir.postings, p + 32);
-    const columnCount = dv.getUint32(p + 52, true);
+    const columnCount = dv.getUint32(p + 32, true);
+    const tagCount = dv.getUint32(p + 36, true);
     p += TABLE_ENTRY_BYTES;
-    need(p, columnCount * 4, 'column ids of a table entry');
+    need(p, columnCount * 4 + tagCount * TAG_ENTRY_BYTES, 'column ids and tags of a table entry');
     for (let c = 0; c < columnCount; c++) dir.columnIds.push(dv.getUint32(p + 4 * c, true));
     p += columnCount * 4;
+    let lastTag = -1;
+    for (let k = 0; k < tagCount; k++) {
+      const tagId = dv.getUint32(p, true);
+      if (tagId <= lastTag) throw new IndexError(p, `postings of tag ${tagId} after tag ${lastTag}`);
+      lastTag = tagId;
+      const ref = getStored(dv, p + 4);
+      inIndexRegion(ref, p + 4);
+      dir.postings.set(tagId, ref);
+      p += TAG_ENTRY_BYTES;
+    }
     nextBlock += dir.blockCount;
     total += dir.seriesCount;
     tables.set(tableId, dir);

@@ -264,26 +264,30 @@ export class SegmentReader {
   }
 
   /**
-   * The postings of a table (tag id -> value -> ordinals of its series in key order), or
-   * undefined for a file before v4 (which has none).
+   * The postings of one tag of a table (value -> ordinals of its series in key order; empty
+   * when no series has the tag), or undefined for a file before v4 (which has none).
    */
-  async postings(tableId: number): Promise<Postings | undefined> {
+  async postings(tableId: number, tagId: number): Promise<Postings | undefined> {
     if (this.#dir === undefined) return undefined;
     const t = this.#dir.tables.get(tableId);
-    if (t === undefined) return new Map();
-    const key = this.#uid + ':p' + tableId;
+    const ref = t?.postings.get(tagId);
+    if (ref === undefined) return new Map();
+    const key = this.#uid + ':p' + ref.offset;
     const hit = this.#indexCache.get(key);
     if (hit !== undefined) return hit as Postings;
-    const raw = await this.#readIndexBytes(t.postings, 'postings block');
-    let postings: Postings;
+    const postings = await this.#loadPostings(ref, t!.seriesCount);
+    this.#indexCache.set(key, postings, ref.rawLength * INDEX_HEAP_PER_BYTE + 64);
+    return postings;
+  }
+
+  async #loadPostings(ref: StoredRef, seriesCount: number): Promise<Postings> {
+    const raw = await this.#readIndexBytes(ref, 'postings block');
     try {
-      postings = decodePostings(raw, t.seriesCount);
+      return decodePostings(raw, seriesCount);
     } catch (e) {
-      if (e instanceof IndexError) throw new CorruptionError(this.name, t.postings.offset, `postings block (raw offset ${e.offset}): ${e.message}`);
+      if (e instanceof IndexError) throw new CorruptionError(this.name, ref.offset, `postings block (raw offset ${e.offset}): ${e.message}`);
       throw e;
     }
-    this.#indexCache.set(key, postings, raw.length * INDEX_HEAP_PER_BYTE + 64);
-    return postings;
   }
 
   /** The series of a table at `ordinals` (ascending, as postings give them). */
@@ -604,12 +608,13 @@ export class SegmentReader {
       // The index blocks and postings first: the data blocks are found through them.
       const out: CorruptionError[] = [];
       for (const t of this.#dir.tables.values()) {
-        try {
-          await this.#readIndexBytes(t.postings, 'postings block').then((raw) => decodePostings(raw, t.seriesCount));
-        } catch (e) {
-          if (e instanceof IndexError) out.push(new CorruptionError(this.name, t.postings.offset, `postings block (raw offset ${e.offset}): ${e.message}`));
-          else if (e instanceof CorruptionError) out.push(e);
-          else throw e;
+        for (const ref of t.postings.values()) {
+          try {
+            await this.#loadPostings(ref, t.seriesCount);
+          } catch (e) {
+            if (!(e instanceof CorruptionError)) throw e;
+            out.push(e);
+          }
         }
         for (let b = t.firstBlock; b < t.firstBlock + t.blockCount; b++) {
           try {
