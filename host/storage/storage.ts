@@ -17,7 +17,7 @@ import { bug, CorruptionError, UserError } from '../core/errors.js';
 import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags, tableRuns } from './read/index.js';
+import { bounds, type Bounds, lastValues, listSeries, type ReadView, scanTable, scanTableStats, type SeriesInfo, seriesByPostings, seriesWithTags, tableRuns } from './read/index.js';
 import type { SeriesRows } from './series/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
@@ -100,6 +100,12 @@ export interface StorageOptions {
   blockCacheBytes?: number;
   /** Decoded index blocks and postings of v4 segment files kept in memory (storage.index_cache_bytes). */
   indexCacheBytes?: number;
+  /**
+   * How reads with tag hints find their series: `auto` (default) through the postings of v4
+   * segment files once they hold POSTINGS_MIN_SERIES series of the table, else from the table's
+   * series list; `postings` always; `scan` never (the reference path, kept for tests).
+   */
+  seriesIndex?: 'auto' | 'postings' | 'scan';
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
   maintenanceIntervalMs?: number;
   /** The column codecs (`storageCodecs` in codecs.ts): whoever reads a directory must use the ones that wrote it. */
@@ -145,6 +151,13 @@ export const STORAGE_DEFAULTS = {
   maintenanceIntervalMs: 1000,
 };
 
+/**
+ * With fewer series in a table's v4 files, `auto` reads with tag hints use the series list
+ * (kept between queries, with an index of each hinted tag: series-list.ts); from here on the
+ * postings, which keep nothing per series in the heap.
+ */
+const POSTINGS_MIN_SERIES = 4096;
+
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
@@ -154,6 +167,8 @@ export class Storage {
   readonly #dbs = new Map<number, DatabaseStore>();
   readonly #cache: BlockCache<CachedBlock>;
   readonly #indexCache: BlockCache<CachedBlock>;
+  /** How reads with tag hints find their series (StorageOptions.seriesIndex; tests switch it between reads). */
+  seriesIndex: 'auto' | 'postings' | 'scan';
   readonly #codecs: ColumnCodecs;
   readonly #nowMs: () => number;
   /** The highest catalog id as loaded from disk (wal-replay.ts). */
@@ -179,6 +194,7 @@ export class Storage {
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
     this.#indexCache = new BlockCache(opts.indexCacheBytes ?? STORAGE_DEFAULTS.indexCacheBytes);
+    this.seriesIndex = opts.seriesIndex ?? 'auto';
     this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
@@ -276,6 +292,22 @@ export class Storage {
   /** The block cache's size and hit counts (tests, metrics). */
   get blockCache(): { bytes: number; hits: number; misses: number } {
     return { bytes: this.#cache.bytes, hits: this.#cache.hits, misses: this.#cache.misses };
+  }
+
+  /**
+   * The series a read goes through, in series key order: those that can meet its tag hints,
+   * found through the postings (series-postings.ts), or the table's whole series list (kept
+   * between queries; the read path narrows it by the hints and the filter).
+   */
+  #seriesFor(state: DatabaseStore, view: ReadView, t: TableDef, request: LastRequest): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
+    const hinted = request.seriesFilter !== undefined && ((request.seriesTags?.length ?? 0) > 0 || (request.seriesTagTests?.length ?? 0) > 0);
+    const mode = this.seriesIndex;
+    if (hinted && mode !== 'scan') {
+      let indexed = 0;
+      for (const seg of view.segments) if (seg.version >= 4) indexed += seg.seriesCount(t.id);
+      if (mode === 'postings' || indexed >= POSTINGS_MIN_SERIES) return seriesByPostings(view, t, request.seriesTags, request.seriesTagTests);
+    }
+    return state.seriesList.list(view, t);
   }
 
   /** A read begins: neither cache evicts what it uses for what it uses later (block-cache.ts). */
@@ -564,7 +596,7 @@ export class Storage {
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
     this.#beginScan();
     try {
-      yield* scanTable(view, t, request, await state.seriesList.list(view, t));
+      yield* scanTable(view, t, request, await this.#seriesFor(state, view, t, request));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -634,7 +666,7 @@ export class Storage {
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
     this.#beginScan();
     try {
-      yield* scanTableStats(view, t, request, await state.seriesList.list(view, t));
+      yield* scanTableStats(view, t, request, await this.#seriesFor(state, view, t, request));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -665,7 +697,7 @@ export class Storage {
     const out: SeriesLast[] = [];
     try {
       const filter = request.seriesFilter;
-      let listed = state.seriesList.list(view, t);
+      let listed = this.#seriesFor(state, view, t, request);
       if (listed instanceof Promise) listed = await listed;
       for (const s of filter === undefined ? listed : seriesWithTags(listed, request.seriesTags)) {
         if (filter !== undefined && !filter(s.names)) continue;

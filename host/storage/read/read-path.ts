@@ -64,18 +64,47 @@ export async function listSeries(view: ReadView, table: TableDef, b: Bounds, fil
   return out;
 }
 
+/** Per segment of a view, its series of one table by key (undefined: look them up one by one). */
+type SegmentEntries = ReadonlyArray<ReadonlyMap<string, SegmentSeries> | undefined>;
+
+/**
+ * A scan of this many series or more reads each v4 file's series of the table in one pass
+ * (index blocks in order, each decoded once) instead of looking each series up: the series list
+ * is in canonical key order (tag names), the index blocks in internal key order (tag ids), so
+ * consecutive lookups jump between blocks, and once the index cache holds less than the table,
+ * each lookup decoded a block again (120,000 series over five files behind a 1 MiB cache: 17 s
+ * for 32,000 series). The maps live as long as the scan.
+ */
+const BULK_SERIES = 512;
+
+async function bulkEntries(view: ReadView, tableId: number, b: Bounds, count: number): Promise<SegmentEntries | undefined> {
+  if (count < BULK_SERIES) return undefined;
+  const out: Array<Map<string, SegmentSeries> | undefined> = [];
+  for (const reader of view.segments) {
+    if (reader.version < 4 || !overlaps(reader.meta.minTs, reader.meta.maxTs, b) || reader.seriesCount(tableId) === 0) {
+      out.push(undefined);
+      continue;
+    }
+    const m = new Map<string, SegmentSeries>();
+    for (const e of await reader.tableSeries(tableId, false)) m.set(e.key, e);
+    out.push(m);
+  }
+  return out;
+}
+
 /**
  * The pieces of one series within the bounds, oldest source first; memtable rows with the
  * columns `columnIds` (at least). A promise only when an index block must be read first (a v4
  * file's block not in the index cache): the common case stays without a turn of the event loop.
  */
-function pieces(view: ReadView, tableId: number, key: string, b: Bounds, columnIds: readonly number[]): Piece[] | Promise<Piece[]> {
+function pieces(view: ReadView, tableId: number, key: string, b: Bounds, columnIds: readonly number[], byKey?: SegmentEntries): Piece[] | Promise<Piece[]> {
   let entries: Array<SegmentSeries | undefined> | undefined;
   let pending: Array<Promise<void>> | undefined;
   for (let i = 0; i < view.segments.length; i++) {
     const reader = view.segments[i]!;
     if (!overlaps(reader.meta.minTs, reader.meta.maxTs, b)) continue;
-    const e = reader.lookup(tableId, key);
+    const map = byKey?.[i];
+    const e = map !== undefined ? map.get(key) : reader.lookup(tableId, key);
     if (e === undefined) continue;
     entries ??= new Array<SegmentSeries | undefined>(view.segments.length);
     if (e instanceof Promise) {
@@ -213,8 +242,10 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
-  for (const s of await seriesOf(view, table, b, request, listed)) {
-    let ps = pieces(view, table.id, s.key, b, ids);
+  const series = await seriesOf(view, table, b, request, listed);
+  const byKey = await bulkEntries(view, table.id, b, series.length);
+  for (const s of series) {
+    let ps = pieces(view, table.id, s.key, b, ids, byKey);
     if (ps instanceof Promise) ps = await ps;
     for (const c of clusters(ps)) {
       // Only a lone block's statistics describe the rows a merge would produce.
@@ -264,8 +295,10 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
   const tombs = tableTombstones(view.tombstones, table.id);
   const bucketOf = (t: bigint): bigint | undefined => (request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width));
   let out: StatsOrChunk[] = [];
-  for (const s of await seriesOf(view, table, b, request, listed)) {
-    let ps = pieces(view, table.id, s.key, b, ids);
+  const series = await seriesOf(view, table, b, request, listed);
+  const byKey = await bulkEntries(view, table.id, b, series.length);
+  for (const s of series) {
+    let ps = pieces(view, table.id, s.key, b, ids, byKey);
     if (ps instanceof Promise) ps = await ps;
     for (const c of clusters(ps)) {
       const p = c[0]!;

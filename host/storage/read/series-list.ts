@@ -28,12 +28,12 @@ import type { SegmentReader } from '../segment/index.js';
  * series of every source). Not its SeriesBuffer: a kept list would then keep a flushed memtable's
  * rows until the next query.
  */
-interface Listed extends SeriesInfo {
+export interface Listed extends SeriesInfo {
   sort: string;
 }
 
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
-interface Naming extends TagNaming {
+export interface Naming extends TagNaming {
   key: string;
   /** The tags in name order (compareBytes), each with what a sort key writes before its value (namingOf). */
   byName: ReadonlyArray<{ id: number; prefix: string }>;
@@ -44,7 +44,7 @@ interface Naming extends TagNaming {
  * the tag order and escaped names worked out once per naming (a sort and five strings per series
  * were most of listing a segment of spans).
  */
-function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
+export function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
   // Joined, not concatenated: a string built by += is a tree of pieces until compared, and then
   // keeps a node over its flattened copy (32 bytes a series).
   const parts: string[] = [];
@@ -58,7 +58,7 @@ function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
   return { key, names: new KeyTags(key, naming), sort: parts.join('') };
 }
 
-const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
+export const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
 
 /** A segment's series of a table, sorted (stable: index order among equal sort keys). */
 const segmentLists = new WeakMap<SegmentReader, Map<number, { naming: string; list: Listed[] }>>();
@@ -280,7 +280,7 @@ function rankCode(i: number, width: number): string {
  * lives as long as the list: a span's canonical key, with long OTLP tag names, was 500
  * characters, 200 MB of heap for 393,216 spans after the first query.
  */
-function namingOf(table: TableDef): Naming {
+export function namingOf(table: TableDef): Naming {
   let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
   const written = (name: string): string => escapeKeyPart(name) + '=';

@@ -57,8 +57,50 @@ export interface Directory {
   blocks: BlockDir;
 }
 
-/** The values of one tag -> ordinals of the table's series holding each (ascending). */
-export type Postings = ReadonlyMap<string, Uint32Array>;
+/**
+ * The values of one tag (sorted as JavaScript compares strings), each with the ordinals of the
+ * table's series holding it (ascending), flat: value i's are ordinals[starts[i], starts[i + 1]).
+ * Not a Map of arrays: a unique tag (a pod, a span id) made an array and an entry per series.
+ */
+export class Postings {
+  constructor(
+    readonly values: readonly string[],
+    readonly starts: Uint32Array,
+    readonly ordinals: Uint32Array,
+  ) {}
+
+  get size(): number {
+    return this.values.length;
+  }
+
+  /** The ordinals of value number `i`. */
+  at(i: number): Uint32Array {
+    return this.ordinals.subarray(this.starts[i]!, this.starts[i + 1]!);
+  }
+
+  /** The ordinals of `value`, or undefined when no series has it. */
+  get(value: string): Uint32Array | undefined {
+    let lo = 0;
+    let hi = this.values.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.values[mid]!;
+      if (v === value) return this.at(mid);
+      if (v < value) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
+  }
+
+  /** What it costs the heap, about: its strings, offsets and ordinals. */
+  get heapBytes(): number {
+    let n = 64 + this.starts.byteLength + this.ordinals.byteLength;
+    for (const v of this.values) n += 24 + v.length;
+    return n;
+  }
+}
+
+export const NO_POSTINGS = new Postings([], new Uint32Array(1), new Uint32Array(0));
 
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder('utf-8', { fatal: true });
@@ -243,8 +285,11 @@ export function decodePostings(raw: Uint8Array, seriesCount: number): Postings {
     }
     throw new IndexError(p, `postings: ${what} is not a varint`);
   };
-  const values = new Map<string, Uint32Array>();
-  let lastValue: string | undefined;
+  if (valueCount > seriesCount) throw new IndexError(0, `postings: ${valueCount} values for ${seriesCount} series`);
+  const values = new Array<string>(valueCount);
+  const starts = new Uint32Array(valueCount + 1);
+  let ordinals = new Uint32Array(Math.min(seriesCount, 1024));
+  let n = 0;
   for (let v = 0; v < valueCount; v++) {
     const len = varint('value length');
     need(p, len, 'value');
@@ -254,24 +299,28 @@ export function decodePostings(raw: Uint8Array, seriesCount: number): Postings {
     } catch {
       throw new IndexError(p, 'postings: value is not valid UTF-8');
     }
-    if (lastValue !== undefined && !(lastValue < value)) throw new IndexError(p, 'postings: values out of order');
-    lastValue = value;
+    if (v > 0 && !(values[v - 1]! < value)) throw new IndexError(p, 'postings: values out of order');
+    values[v] = value;
     p += len;
     const count = varint('series count');
     if (count === 0 || count > seriesCount) throw new IndexError(p, `postings: ${count} series of ${seriesCount}`);
-    const list = new Uint32Array(count);
+    if (n + count > ordinals.length) {
+      const grown = new Uint32Array(Math.max(n + count, Math.min(seriesCount * 4, ordinals.length * 2)));
+      grown.set(ordinals.subarray(0, n));
+      ordinals = grown;
+    }
     let o = -1;
     for (let k = 0; k < count; k++) {
       const at = p;
       const d = varint('ordinal');
       o += d;
       if (d === 0 || o >= seriesCount) throw new IndexError(at, `postings: ordinal ${o} out of order or past ${seriesCount} series`);
-      list[k] = o;
+      ordinals[n++] = o;
     }
-    values.set(value, list);
+    starts[v + 1] = n;
   }
   if (p !== raw.length) throw new IndexError(p, `postings: unexpected tail of ${raw.length - p} bytes`);
-  return values;
+  return new Postings(values, starts, n === ordinals.length ? ordinals : ordinals.slice(0, n));
 }
 
 /**

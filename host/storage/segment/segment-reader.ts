@@ -16,7 +16,7 @@ import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.j
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
 import { decodePages, type PageStats } from './page-stats.js';
 import { decodeIndex, decodeSeriesEntries, IndexError } from './segment-index.js';
-import { blockOfKey, blockOfOrdinal, decodeDirectory, decodePostings, type Directory, type Postings, type StoredRef } from './index-blocks.js';
+import { blockOfKey, blockOfOrdinal, decodeDirectory, decodePostings, type Directory, NO_POSTINGS, type Postings, type StoredRef } from './index-blocks.js';
 import type { SegmentFileReader, SegmentStore } from './segment-store.js';
 import {
   type ColumnData,
@@ -271,12 +271,12 @@ export class SegmentReader {
     if (this.#dir === undefined) return undefined;
     const t = this.#dir.tables.get(tableId);
     const ref = t?.postings.get(tagId);
-    if (ref === undefined) return new Map();
+    if (ref === undefined) return NO_POSTINGS;
     const key = this.#uid + ':p' + ref.offset;
     const hit = this.#indexCache.get(key);
     if (hit !== undefined) return hit as Postings;
     const postings = await this.#loadPostings(ref, t!.seriesCount);
-    this.#indexCache.set(key, postings, ref.rawLength * INDEX_HEAP_PER_BYTE + 64);
+    this.#indexCache.set(key, postings, postings.heapBytes);
     return postings;
   }
 

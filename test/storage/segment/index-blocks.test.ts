@@ -12,7 +12,7 @@ import { CorruptionError } from '../../../host/core/errors.js';
 import { parseSeriesIdKey } from '../../../host/core/series-key.js';
 import { BlockCache } from '../../../host/storage/segment/block-cache.js';
 import { storageCodecs } from '../../../host/storage/segment/codecs.js';
-import { decodeDirectory, type Directory } from '../../../host/storage/segment/index-blocks.js';
+import { decodeDirectory, type Directory, type Postings } from '../../../host/storage/segment/index-blocks.js';
 import { nodeSegmentStore } from '../../../host/storage/segment/node-segment-store.js';
 import { decodeTrailer, SEGMENT_VERSION, TRAILER_BYTES, type Trailer } from '../../../host/storage/segment/segment-format.js';
 import { segmentDisplayName as rel, SegmentReader } from '../../../host/storage/segment/segment-reader.js';
@@ -97,7 +97,7 @@ describe('v4 series index', () => {
         expect((await reader.seriesAt(m.id, [i]))[0]!.key).toBe(e.key);
       }
       // Postings: every series under each of its tag values, nothing else.
-      const postings = new Map<number, ReadonlyMap<string, Uint32Array>>();
+      const postings = new Map<number, Postings>();
       for (const c of m.tags) postings.set(c.id, (await reader.postings(m.id, c.id))!);
       const want = new Map<number, Map<string, number[]>>();
       all.forEach((e, i) => {
@@ -108,8 +108,11 @@ describe('v4 series index', () => {
           want.get(id)!.set(v, list);
         }
       });
-      expect(new Map([...postings].map(([id, values]) => [id, new Map([...values].map(([v, o]) => [v, [...o]]))]))).toEqual(want);
-      expect([...postings.get(m.tags.find((c) => c.name === 'h')!.id)!.keys()]).toEqual(['h0', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+      expect(new Map([...postings].map(([id, p]) => [id, new Map(p.values.map((v, i) => [v, [...p.at(i)]]))]))).toEqual(want);
+      const hosts = postings.get(m.tags.find((c) => c.name === 'h')!.id)!;
+      expect(hosts.values).toEqual(['h0', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+      expect([...hosts.get('h3')!]).toEqual(want.get(m.tags.find((c) => c.name === 'h')!.id)!.get('h3'));
+      expect(hosts.get('h7')).toBeUndefined();
     } finally {
       reader.retire();
     }
