@@ -27,6 +27,7 @@ const SLOW = [
   'test/engine/storage-vs-memory.test.ts',
   'test/engine/types/kernels.test.ts',
   'test/storage/random-ops.test.ts',
+  'test/storage/read/series-index.test.ts',
   'test/storage/tiny-series.test.ts',
   // Big statements, warm-ups and long-running queries.
   'test/server/query-warmup.test.ts',

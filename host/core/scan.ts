@@ -35,6 +35,17 @@ export interface TagValues {
   values: readonly string[];
 }
 
+/**
+ * A test of one tag's value that every series the filter keeps passes, and that a series
+ * without the tag fails (a `!=`, `NOT IN`, `LIKE` or regex conjunct of the series filter on
+ * one tag): the store tests the tag's distinct values in its postings rather than every series
+ * (series-postings.ts). Like TagValues, it only narrows.
+ */
+export interface TagTest {
+  tag: string;
+  test: (value: string) => boolean;
+}
+
 export interface ScanRequest {
   /** Field columns to read (tags and time always come with the chunk). */
   fields: readonly string[];
@@ -45,6 +56,8 @@ export interface ScanRequest {
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
   /** Tag values every series `seriesFilter` keeps has (TagValues). */
   seriesTags?: readonly TagValues[];
+  /** Tests of one tag each that every series `seriesFilter` keeps passes (TagTest). */
+  seriesTagTests?: readonly TagTest[];
   /**
    * Inclusive value bounds from WHERE, all of which a row must meet (a NULL meets none). Stored
    * blocks that certainly hold no such row (by their min/max statistics) are left out; the
@@ -66,8 +79,9 @@ export function scanRequest(
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean,
   valueBounds?: ScanRequest['valueBounds'],
   seriesTags?: readonly TagValues[],
+  seriesTagTests?: readonly TagTest[],
 ): ScanRequest {
-  return { fields, minTime, maxTime, seriesFilter, valueBounds, seriesTags };
+  return { fields, minTime, maxTime, seriesFilter, valueBounds, seriesTags, seriesTagTests };
 }
 
 /** Rows to delete (DELETE FROM): the series that pass the filter, within the time range. */
@@ -110,7 +124,7 @@ export interface StatsRequest extends ScanRequest {
 
 /** `request` as a stats scan by `bucket` (or none), in one shape (scanRequest says why). */
 export function statsRequest(request: ScanRequest, bucket: StatsRequest['bucket']): StatsRequest {
-  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, seriesTags: request.seriesTags, bucket };
+  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, seriesTags: request.seriesTags, seriesTagTests: request.seriesTagTests, bucket };
 }
 
 export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };
@@ -135,9 +149,11 @@ export interface LastRequest {
   seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean;
   /** Tag values every series `seriesFilter` keeps has (TagValues). */
   seriesTags?: readonly TagValues[];
+  /** Tests of one tag each that every series `seriesFilter` keeps passes (TagTest). */
+  seriesTagTests?: readonly TagTest[];
 }
 
 /** A last-point request with every field present, in one shape (scanRequest says why). */
-export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean, seriesTags?: readonly TagValues[]): LastRequest {
-  return { fields, seriesFilter, seriesTags };
+export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean, seriesTags?: readonly TagValues[], seriesTagTests?: readonly TagTest[]): LastRequest {
+  return { fields, seriesFilter, seriesTags, seriesTagTests };
 }

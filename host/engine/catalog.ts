@@ -125,7 +125,7 @@ export interface EngineCatalog {
   /** Per series, the newest present value of each requested field. Optional: without it the last rows are scanned. */
   lastPoints?(database: string, table: string, request: LastRequest): Promise<SeriesLast[]>;
   /** Tag sets of the series of a table (SHOW SERIES, SHOW TAG VALUES), without reading data. */
-  series(database: string, table: string): Iterable<ReadonlyMap<string, string>>;
+  series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>>;
 
   createDatabase(name: string, options: DatabaseOptions): Promise<void>;
   alterDatabase(name: string, options: DatabaseOptions): Promise<void>;

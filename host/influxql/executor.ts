@@ -95,15 +95,15 @@ async function runOther(s: Exclude<Statement, { kind: 'select' }>, host: InfluxQ
       return [];
     }
     case 'showMeasurements':
-      return showMeasurements(host, s);
+      return await showMeasurements(host, s);
     case 'showTagKeys':
-      return showTagKeys(host, s);
+      return await showTagKeys(host, s);
     case 'showTagValues':
-      return showTagValues(host, s);
+      return await showTagValues(host, s);
     case 'showFieldKeys':
       return showFieldKeys(host, s);
     case 'showSeries':
-      return showSeries(host, s);
+      return await showSeries(host, s);
     case 'showRetentionPolicies':
       return showRetentionPolicies(host, s.database);
     case 'showUsers':

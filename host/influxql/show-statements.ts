@@ -16,7 +16,7 @@ export interface ShowSeries {
 }
 
 export interface ShowContext extends SourceContext {
-  readonly catalog: SchemaCatalog & { series(database: string, table: string): Iterable<ReadonlyMap<string, string>> };
+  readonly catalog: SchemaCatalog & { series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>> };
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -49,9 +49,9 @@ function tagCondition(e: Expr, tags: ReadonlyMap<string, string>): boolean {
   throw statementError('a SHOW statement\'s WHERE may only compare tags with strings (=, !=) or regexes (=~, !~)');
 }
 
-function matchingSeries(ctx: ShowContext, t: TableInfo, cond: Expr | undefined): ReadonlyMap<string, string>[] {
+async function matchingSeries(ctx: ShowContext, t: TableInfo, cond: Expr | undefined): Promise<ReadonlyMap<string, string>[]> {
   const out: ReadonlyMap<string, string>[] = [];
-  for (const s of ctx.catalog.series(t.database, t.name)) if (cond === undefined || tagCondition(cond, s)) out.push(s);
+  for (const s of await ctx.catalog.series(t.database, t.name)) if (cond === undefined || tagCondition(cond, s)) out.push(s);
   return out;
 }
 
@@ -59,31 +59,29 @@ function tables(ctx: ShowContext, s: ShowMeta): TableInfo[] {
   return resolveSources(ctx, s.sources as Measurement[], s.database);
 }
 
-export function showMeasurements(ctx: ShowContext, s: ShowMeta & { match?: { op: '=' | '!=' | '=~' | '!~'; value: string } }): ShowSeries[] {
+export async function showMeasurements(ctx: ShowContext, s: ShowMeta & { match?: { op: '=' | '!=' | '=~' | '!~'; value: string } }): Promise<ShowSeries[]> {
   const db = requireDatabase(ctx, s.database);
   const m = s.match;
-  const names = ctx.catalog
-    .tables(db)
-    .filter((t) => {
-      if (m !== undefined) {
-        const ok = m.op === '=' || m.op === '!=' ? t.name === m.value : regexMatches(m.value, t.name);
-        if (ok !== (m.op === '=' || m.op === '=~')) return false;
-      }
-      return s.condition === undefined || matchingSeries(ctx, t, s.condition).length > 0;
-    })
-    .map((t) => t.name)
-    .sort(byText);
+  const names: string[] = [];
+  for (const t of ctx.catalog.tables(db)) {
+    if (m !== undefined) {
+      const ok = m.op === '=' || m.op === '!=' ? t.name === m.value : regexMatches(m.value, t.name);
+      if (ok !== (m.op === '=' || m.op === '=~')) continue;
+    }
+    if (s.condition === undefined || (await matchingSeries(ctx, t, s.condition)).length > 0) names.push(t.name);
+  }
+  names.sort(byText);
   const values = page(names, s.limit, s.offset).map((n) => [n]);
   return values.length === 0 ? [] : [{ name: 'measurements', columns: ['name'], values }];
 }
 
-export function showTagKeys(ctx: ShowContext, s: ShowMeta): ShowSeries[] {
+export async function showTagKeys(ctx: ShowContext, s: ShowMeta): Promise<ShowSeries[]> {
   const out: ShowSeries[] = [];
   for (const t of tables(ctx, s)) {
     let keys = t.columns.filter((c) => c.kind === 'tag').map((c) => c.name);
     if (s.condition !== undefined) {
       const present = new Set<string>();
-      for (const series of matchingSeries(ctx, t, s.condition)) for (const k of series.keys()) present.add(k);
+      for (const series of await matchingSeries(ctx, t, s.condition)) for (const k of series.keys()) present.add(k);
       keys = keys.filter((k) => present.has(k));
     }
     const values = page(keys.sort(byText), s.limit, s.offset).map((k) => [k]);
@@ -97,13 +95,13 @@ function keyMatches(m: TagKeyMatch, key: string): boolean {
   return regexMatches(m.regex, key) === (m.op === '=~');
 }
 
-export function showTagValues(ctx: ShowContext, s: ShowMeta & { keys: TagKeyMatch }): ShowSeries[] {
+export async function showTagValues(ctx: ShowContext, s: ShowMeta & { keys: TagKeyMatch }): Promise<ShowSeries[]> {
   const out: ShowSeries[] = [];
   for (const t of tables(ctx, s)) {
     const keys = t.columns.filter((c) => c.kind === 'tag' && keyMatches(s.keys, c.name)).map((c) => c.name);
     if (keys.length === 0) continue;
     const pairs = new Map<string, [string, string]>();
-    for (const series of matchingSeries(ctx, t, s.condition)) {
+    for (const series of await matchingSeries(ctx, t, s.condition)) {
       for (const k of keys) {
         const v = series.get(k);
         if (v !== undefined && v !== '') pairs.set(`${k}\0${v}`, [k, v]);
@@ -147,10 +145,10 @@ function escapeKey(s: string, equals: boolean): string {
   return s.replace(equals ? /[,= ]/g : /[, ]/g, (c) => `\\${c}`);
 }
 
-export function showSeries(ctx: ShowContext, s: ShowMeta): ShowSeries[] {
+export async function showSeries(ctx: ShowContext, s: ShowMeta): Promise<ShowSeries[]> {
   const keys: string[] = [];
   for (const t of tables(ctx, s)) {
-    for (const series of matchingSeries(ctx, t, s.condition)) {
+    for (const series of await matchingSeries(ctx, t, s.condition)) {
       const tags = [...series].filter(([, v]) => v !== '').sort((a, b) => byText(a[0], b[0]));
       keys.push([escapeKey(t.name, false), ...tags.map(([k, v]) => `${escapeKey(k, true)}=${escapeKey(v, true)}`)].join(','));
     }

@@ -53,6 +53,7 @@ export const SETTINGS = [
   { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
   { key: 'storage.compaction_thread', kind: 'bool', default: availableParallelism() > 2, doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them (default: when there are more than 2 cores).' },
   { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
+  { key: 'storage.index_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded series index blocks and postings of segment files kept in memory; the rest stays on disk until a query needs it.' },
   { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
   { key: 'storage.external_dir', kind: 'string', default: '', doc: 'Directory that COPY INTO and external tables read files from and write them to (paths outside it are refused); empty: local locations are refused (s3:// ones are not).' },
   { key: 'storage.skip_damaged_segments', kind: 'bool', default: false, doc: 'Queries leave out segment files known to be damaged, and say so in an `X-Sundial-Warning` header, instead of failing with 500 `020013` when they need them.' },

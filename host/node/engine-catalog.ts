@@ -171,8 +171,8 @@ export class StorageCatalog implements EngineCatalog {
     return this.#storage.lastPoints(this.#requireRead(database), table, this.#own(database, request), this.#skipped);
   }
 
-  series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
-    const all = this.#storage.series(this.#requireRead(database), table);
+  async series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>> {
+    const all = await this.#storage.series(this.#requireRead(database), table);
     if (!this.#sharedUsage(database)) return all;
     const tenant = this.tenant;
     return [...all].filter((tags) => tags.get('tenant') === tenant);

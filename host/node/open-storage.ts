@@ -34,6 +34,7 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
     // The compaction thread reads and writes files: an in-memory store compacts on its own thread.
     compactionThread: config['storage.compaction_thread'] && !memory,
     blockCacheBytes: config['storage.block_cache_bytes'],
+    indexCacheBytes: config['storage.index_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],
     // An in-memory store keeps its segment files in memory, not in a bucket.
     objectStore:

@@ -238,7 +238,7 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     let viaHttp = 0;
     for (let round = 0; round < ROUNDS && !signal.aborted; round++) {
       // A running server's queries meet new files after the read path is compiled. A file's
-      // reader builds its series map at the first query that asks it (SegmentReader.seriesByKey);
+      // reader reads its series index at the first query that asks it (SegmentReader.lookup);
       // without a new file here that step ran only before V8 compiled the scan, which then left
       // it out and was thrown away at a server's first query after a flush (`--trace-deopt`:
       // "insufficient type feedback" in pieces).

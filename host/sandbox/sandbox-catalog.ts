@@ -76,7 +76,7 @@ export class SandboxCatalog implements EngineCatalog {
     const fields = t.fields.filter((c) => request.fields.includes(c.name));
     const view = this.#store.view(database);
     const out: SeriesLast[] = [];
-    for (const s of listSeries(view, t, bounds(view), request.seriesFilter)) {
+    for (const s of await listSeries(view, t, bounds(view), request.seriesFilter)) {
       const key = `${database}\0${t.id}\0${s.key}`;
       let entry = this.#last.get(key);
       const missing = fields.filter((c) => entry === undefined || !entry.has(c.id)).map((c) => c.id);
@@ -96,11 +96,11 @@ export class SandboxCatalog implements EngineCatalog {
     return out;
   }
 
-  series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
+  async series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>> {
     const t = this.#store.database(database)?.tables.get(table);
     if (t === undefined) return [];
     const view = this.#store.view(database);
-    return listSeries(view, t, bounds(view)).map((s) => s.names);
+    return (await listSeries(view, t, bounds(view))).map((s) => s.names);
   }
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {

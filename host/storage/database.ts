@@ -62,6 +62,8 @@ export interface DatabaseEnv {
   logger: Logger;
   codecs: ColumnCodecs;
   cache: BlockCache<CachedBlock>;
+  /** Decoded index blocks of v4 segment files (storage.index_cache_bytes). */
+  indexCache: BlockCache<CachedBlock>;
   /** Where segment files and the manifest live (the WAL is a file of its own: wal.ts). */
   segmentStore: SegmentStore;
   /** Where the WAL's segment files live. */
@@ -234,7 +236,7 @@ export class DatabaseStore implements SegmentSet {
     for (const record of [...m.segments].sort((a, b) => a.minLsn - b.minLsn)) {
       const path = join(this.segDir, segmentFileName(record.fileId));
       try {
-        const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache);
+        const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache, undefined, this.env.indexCache);
         this.slots.push({ record, reader });
       } catch (e) {
         // An object store that cannot answer (503) has not damaged the file: the start fails instead.
@@ -534,7 +536,7 @@ export class DatabaseStore implements SegmentSet {
 
   /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */
   async openSegment(record: SegmentRecord, keys?: readonly string[]): Promise<SegmentSlot> {
-    const reader = await SegmentReader.open(this.segmentStore, this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys);
+    const reader = await SegmentReader.open(this.segmentStore, this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys, this.env.indexCache);
     if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
     return { record, reader };
   }

@@ -20,7 +20,7 @@ import { bug, CorruptionError, UserError } from '../core/errors.js';
 import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import type { StoredFileProblem } from '../core/check.js';
 import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { bounds, type Bounds, lastValues, listSeries, scanTable, scanTableStats, seriesWithTags, tableRuns } from './read/index.js';
+import { bounds, type Bounds, lastValues, listSeries, type ReadView, scanTable, scanTableStats, type SeriesInfo, seriesByPostings, seriesWithTags, tableRuns } from './read/index.js';
 import type { SeriesRows } from './series/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
@@ -105,6 +105,14 @@ export interface StorageOptions {
   segmentStore?: SegmentStore;
   /** Decoded blocks kept in memory. */
   blockCacheBytes?: number;
+  /** Decoded index blocks and postings of v4 segment files kept in memory (storage.index_cache_bytes). */
+  indexCacheBytes?: number;
+  /**
+   * How reads with tag hints find their series: `auto` (default) through the postings of v4
+   * segment files once they hold POSTINGS_MIN_SERIES series of the table, else from the table's
+   * series list; `postings` always; `scan` never (the reference path, kept for tests).
+   */
+  seriesIndex?: 'auto' | 'postings' | 'scan';
   /** How often the background work runs; 0 = only when `maintain` is called (tests). */
   maintenanceIntervalMs?: number;
   /** The column codecs (`storageCodecs` in codecs.ts): whoever reads a directory must use the ones that wrote it. */
@@ -152,8 +160,16 @@ export const STORAGE_DEFAULTS = {
   flushAgeMs: 10 * 60_000,
   compactionFanIn: 4,
   blockCacheBytes: 64 * 1024 * 1024,
+  indexCacheBytes: 64 * 1024 * 1024,
   maintenanceIntervalMs: 1000,
 };
+
+/**
+ * With fewer series in a table's v4 files, `auto` reads with tag hints use the series list
+ * (kept between queries, with an index of each hinted tag: series-list.ts); from here on the
+ * postings, which keep nothing per series in the heap.
+ */
+const POSTINGS_MIN_SERIES = 4096;
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -163,6 +179,9 @@ export class Storage {
   readonly #store: CatalogStore;
   readonly #dbs = new Map<number, DatabaseStore>();
   readonly #cache: BlockCache<CachedBlock>;
+  readonly #indexCache: BlockCache<CachedBlock>;
+  /** How reads with tag hints find their series (StorageOptions.seriesIndex; tests switch it between reads). */
+  seriesIndex: 'auto' | 'postings' | 'scan';
   readonly #codecs: ColumnCodecs;
   readonly #nowMs: () => number;
   /** The highest catalog id as loaded from disk (wal-replay.ts). */
@@ -193,6 +212,8 @@ export class Storage {
     this.#opts = opts;
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
+    this.#indexCache = new BlockCache(opts.indexCacheBytes ?? STORAGE_DEFAULTS.indexCacheBytes);
+    this.seriesIndex = opts.seriesIndex ?? 'auto';
     this.#codecs = opts.codecs;
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
@@ -265,6 +286,7 @@ export class Storage {
         logger: this.#opts.logger,
         codecs: this.#codecs,
         cache: this.#cache,
+        indexCache: this.#indexCache,
         segmentStore: this.#segmentStore,
         walFiles: this.#walFiles,
         catalog: this.catalog,
@@ -295,6 +317,33 @@ export class Storage {
   /** The block cache's size and hit counts (tests, metrics). */
   get blockCache(): { bytes: number; hits: number; misses: number } {
     return { bytes: this.#cache.bytes, hits: this.#cache.hits, misses: this.#cache.misses };
+  }
+
+  /**
+   * The series a read goes through, in series key order: those that can meet its tag hints,
+   * found through the postings (series-postings.ts), or the table's whole series list (kept
+   * between queries; the read path narrows it by the hints and the filter).
+   */
+  #seriesFor(state: DatabaseStore, view: ReadView, t: TableDef, request: LastRequest): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
+    const hinted = request.seriesFilter !== undefined && ((request.seriesTags?.length ?? 0) > 0 || (request.seriesTagTests?.length ?? 0) > 0);
+    const mode = this.seriesIndex;
+    if (hinted && mode !== 'scan') {
+      let indexed = 0;
+      for (const seg of view.segments) if (seg.version >= 4) indexed += seg.seriesCount(t.id);
+      if (mode === 'postings' || indexed >= POSTINGS_MIN_SERIES) return seriesByPostings(view, t, request.seriesTags, request.seriesTagTests);
+    }
+    return state.seriesList.list(view, t);
+  }
+
+  /** A read begins: neither cache evicts what it uses for what it uses later (block-cache.ts). */
+  #beginScan(): void {
+    this.#cache.beginScan();
+    this.#indexCache.beginScan();
+  }
+
+  /** The index cache's size and hit counts (tests, benchmarks). */
+  get indexCache(): { bytes: number; hits: number; misses: number } {
+    return { bytes: this.#indexCache.bytes, hits: this.#indexCache.hits, misses: this.#indexCache.misses };
   }
 
   /** Bytes held by all memtables (active and being flushed). */
@@ -591,7 +640,7 @@ export class Storage {
       const inFlight = state.inFlightMemtable();
       if (inFlight !== undefined) view.memtables = [...view.memtables, { memtable: inFlight, cleanLsn: Infinity }];
       try {
-        series = listSeries(view, t, bounds(view), request.seriesFilter).map((s) => s.key);
+        series = (await listSeries(view, t, bounds(view), request.seriesFilter)).map((s) => s.key);
       } finally {
         release();
       }
@@ -620,9 +669,9 @@ export class Storage {
     if (t === undefined) return;
     const state = this.#state(db);
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
-      yield* scanTable(view, t, request, state.seriesList.list(view, t));
+      yield* scanTable(view, t, request, await this.#seriesFor(state, view, t, request));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -638,7 +687,7 @@ export class Storage {
   async *tableRuns(db: DatabaseDef, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
     const state = this.#state(db);
     const { view, release } = this.#readView(state, minTime, maxTime, undefined);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
       yield* tableRuns(view, table, minTime, maxTime);
     } catch (e) {
@@ -690,9 +739,9 @@ export class Storage {
     if (t === undefined) return;
     const state = this.#state(db);
     const { view, release } = this.#readView(state, request.minTime, request.maxTime, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     try {
-      yield* scanTableStats(view, t, request, state.seriesList.list(view, t));
+      yield* scanTableStats(view, t, request, await this.#seriesFor(state, view, t, request));
     } catch (e) {
       throw this.#damaged(state, e);
     } finally {
@@ -719,11 +768,12 @@ export class Storage {
       if (c !== undefined) fields.push(c);
     }
     const { view, release } = this.#readView(state, undefined, undefined, skipped);
-    this.#cache.beginScan();
+    this.#beginScan();
     const out: SeriesLast[] = [];
     try {
       const filter = request.seriesFilter;
-      const listed = state.seriesList.list(view, t);
+      let listed = this.#seriesFor(state, view, t, request);
+      if (listed instanceof Promise) listed = await listed;
       for (const s of filter === undefined ? listed : seriesWithTags(listed, request.seriesTags)) {
         if (filter !== undefined && !filter(s.names)) continue;
         let entry = state.last.get(t.id, s.key);
@@ -756,12 +806,13 @@ export class Storage {
   }
 
   /** Tag sets of the series of a table, sorted by series key, without reading data. */
-  series(db: DatabaseDef, table: string): Iterable<ReadonlyMap<string, string>> {
+  async series(db: DatabaseDef, table: string): Promise<Iterable<ReadonlyMap<string, string>>> {
     const t = db.tables.get(table);
     if (t === undefined) return [];
     const { view, release } = this.#state(db).view();
+    this.#beginScan();
     try {
-      return listSeries(view, t, bounds(view)).map((s) => s.names);
+      return (await listSeries(view, t, bounds(view))).map((s) => s.names);
     } finally {
       release();
     }

@@ -51,7 +51,7 @@ const SCRIPT = `
   const blocks = [];
   for (const name of readdirSync(${JSON.stringify(SEGMENTS)})) {
     const reader = await SegmentReader.open(nodeSegmentStore, ${JSON.stringify(SEGMENTS)} + name, 1, codecs, new BlockCache(1 << 20));
-    for (const list of reader.tables.values()) for (const s of list) for (const g of s.groups) blocks.push(...g.columns);
+    for (const t of reader.tableIds()) for (const s of await reader.tableSeries(t)) for (const g of s.groups) blocks.push(...g.columns);
     reader.release();
   }
   blocks.push(columnBlock(NO_BLOCK, blockStats(0)));

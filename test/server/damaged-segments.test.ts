@@ -69,7 +69,7 @@ async function blockOffset(file: string, field: 'v' | 'w'): Promise<number> {
   const id = table.fields.find((f) => f.name === field)!.id;
   const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
   try {
-    const a = reader.tables.get(table.id)!.find((e) => e.tags.some(([, v]) => v === 'a'))!;
+    const a = (await reader.tableSeries(table.id)).find((e) => e.tags.some(([, v]) => v === 'a'))!;
     return a.groups[0]!.columns[a.columns.findIndex((c) => c.id === id)]!.offset;
   } finally {
     reader.retire();

@@ -43,11 +43,13 @@ async function countsFromRows(s: Storage): Promise<Record<string, number>> {
 }
 
 // v1: segments of series with blocks of their own; v2: also packs of small series; v3: also page
-// statistics of row groups (FORMAT.md §5.1).
+// statistics of row groups (FORMAT.md §5.1); v4: the series index in index blocks and postings
+// (§5.3).
 for (const [version, tables] of [
   [1, ['all_types']],
   [2, ['all_types', 'tiny']],
   [3, ['all_types', 'tiny']],
+  [4, ['all_types', 'tiny']],
 ] as const) {
   it(`reads the v${version} golden data directory`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sundial-golden-'));

@@ -64,9 +64,12 @@ export class TableModel {
     return out;
   }
 
-  dump(fields: readonly string[], minTs?: bigint, maxTs?: bigint): string[] {
+  /** Rows as `dump` prints a scan; of the series whose tags pass `filter` when given. */
+  dump(fields: readonly string[], minTs?: bigint, maxTs?: bigint, filter?: (tags: ReadonlyMap<string, string>) => boolean): string[] {
     const out: string[] = [];
-    for (const key of [...this.#series.keys()].sort()) {
+    const keys: string[] = [];
+    for (const [key, s] of this.#series) if (filter === undefined || filter(new Map(s.tags))) keys.push(key);
+    for (const key of keys.sort()) {
       const s = this.#series.get(key)!;
       const tags = s.tags.map(([k, v]) => `${k}=${v}`).join(',');
       for (const ts of [...s.rows.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {

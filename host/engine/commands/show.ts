@@ -129,7 +129,7 @@ async function matchingSeries(qp: QueryPlanner, ctx: ExecContext, s: TagBody): P
   const filter = seriesFilter([...preds.tagPredicates, ...preds.residual], table, table.name, ctx);
   if (preds.minTime === undefined && preds.maxTime === undefined) {
     const out: ReadonlyMap<string, string>[] = [];
-    for (const tags of ctx.catalog.series(db, table.name)) if (filter === undefined || filter(tags)) out.push(tags);
+    for (const tags of await ctx.catalog.series(db, table.name)) if (filter === undefined || filter(tags)) out.push(tags);
     return { table, series: out };
   }
   const seen = new Map<string, ReadonlyMap<string, string>>();

@@ -14,7 +14,7 @@ import { PlanSchema, type PlanField } from '../plan/plan-schema.js';
 import { conjunction } from '../plan/expr.js';
 import { compileExpr } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { analyzeScanPredicates, seriesFilter, seriesTagValues } from './scan-predicates.js';
+import { analyzeScanPredicates, seriesFilter, seriesTagTests, seriesTagValues } from './scan-predicates.js';
 import { rethrowScanFilterError, storageConjuncts } from './storage-filter-error.js';
 
 /**
@@ -201,7 +201,8 @@ export class ScanExec implements ExecNode {
     for (const n of predicateNames) if (read.includes(n)) predicateCols.add(read.indexOf(n));
     const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
     const tagValues = seriesTagValues(preds.tagPredicates);
-    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds, tagValues);
+    const tagTests = tagFilter === undefined ? undefined : seriesTagTests(preds.tagPredicates, table, qualifier, ctx);
+    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds, tagValues, tagTests);
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
     // The last row of every series, unbounded in time, is what the store's last-point index holds.

@@ -4,7 +4,7 @@
 // values; everything else is evaluated on the scanned rows. Time bounds are exact, so a bounded
 // conjunct is not evaluated again.
 
-import type { TagValues } from '../../core/scan.js';
+import type { TagTest, TagValues } from '../../core/scan.js';
 import { constantVector, getValue, isValid, type RecordBatch, type Scalar } from '../types/index.js';
 import type { TableInfo } from '../catalog.js';
 import { columnsOf, anyExpr, splitConjunction, type LExpr } from '../plan/expr.js';
@@ -197,6 +197,27 @@ export function seriesTagValues(predicates: readonly LExpr[]): TagValues[] | und
   for (const p of predicates) {
     const tv = tagValuesOf(p);
     if (tv !== undefined) out.push(tv);
+  }
+  return out.length === 0 ? undefined : out;
+}
+
+/**
+ * Tests of one tag's value (ScanRequest.seriesTagTests) for the conjuncts that are not `=` or
+ * IN (seriesTagValues has those) and read one tag only: `!=`, NOT IN, LIKE, regex matches. Each
+ * is the conjunct evaluated with that tag alone, kept only when it fails for a series without the
+ * tag (NULL), so that the store may look among the tag's values for the series that pass.
+ */
+export function seriesTagTests(predicates: readonly LExpr[], table: TableInfo, qualifier: string, ctx: ExecContext): TagTest[] | undefined {
+  const out: TagTest[] = [];
+  for (const p of predicates) {
+    if (tagValuesOf(p) !== undefined) continue;
+    const cols = new Set(columnsOf(p).map((c) => c.name));
+    if (cols.size !== 1) continue;
+    const tag = [...cols][0]!;
+    if (!table.columns.some((c) => c.kind === 'tag' && c.name === tag)) continue;
+    const f = seriesFilter([p], table, qualifier, ctx);
+    if (f === undefined || f(new Map())) continue;
+    out.push({ tag, test: (value) => f(new Map([[tag, value]])) });
   }
   return out.length === 0 ? undefined : out;
 }

@@ -19,7 +19,7 @@ import { bucketKernels } from './bucket-kernels.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';
 import { ScanExec } from './scan-exec.js';
-import { analyzeScanPredicates, constantValue, seriesFilter, seriesTagValues } from './scan-predicates.js';
+import { analyzeScanPredicates, constantValue, seriesFilter, seriesTagTests, seriesTagValues } from './scan-predicates.js';
 import { statsComplete, type AggKind, type AggSpec } from './time-bucket-fold.js';
 import { BucketGroups, supportsOrder, type GroupOrder, type GroupSpec } from './time-bucket-groups.js';
 import { SortExec } from './sort-exec.js';
@@ -193,7 +193,7 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
 
     const fields = [...new Set(this.#aggs.filter((a) => a.columnKind === 'field').map((a) => a.column!))];
-    const request = scanRequest(fields, preds.minTime, preds.maxTime, seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx), undefined, seriesTagValues(preds.tagPredicates));
+    const request = scanRequest(fields, preds.minTime, preds.maxTime, seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx), undefined, seriesTagValues(preds.tagPredicates), seriesTagTests(preds.tagPredicates, table, scan.qualifier, ctx));
     const originUnits = originNs / per;
     const fieldTypes = new Map(table.columns.filter((c) => c.kind === 'field').map((c) => [c.name, c.type]));
     const groups = new BucketGroups(this.#groups, this.#aggs, fieldTypes, ctx, originUnits, strideUnits, bucketKernels());
@@ -217,7 +217,7 @@ export class TimeBucketAggregateExec implements ExecNode {
             if (limit!.desc) lo = far ?? I64_MIN;
             else hi = far ?? I64_MAX;
           }
-          await this.#fold(ctx, groups, scanRequest(fields, lo, hi, request.seriesFilter, undefined, request.seriesTags), fields, originUnits, strideUnits);
+          await this.#fold(ctx, groups, scanRequest(fields, lo, hi, request.seriesFilter, undefined, request.seriesTags, request.seriesTagTests), fields, originUnits, strideUnits);
           const done = (limit!.desc ? lo === (far ?? I64_MIN) : hi === (far ?? I64_MAX)) || groups.distinctBuckets >= limit!.k;
           if (done) break;
           near = limit!.desc ? lo - 1n : hi + 1n;

@@ -29,7 +29,6 @@ import {
   type SegmentSlot,
   type SegmentStore,
   SegmentWriter,
-  type SeriesColumn,
   type SeriesEntry,
   StaleChange,
   type Tombstone,
@@ -100,18 +99,11 @@ function isDirty(db: SegmentSet, s: SegmentSlot): boolean {
   const r = s.record;
   if (db.tombstones.some((t) => t.lsn > r.cleanLsn && t.minTs <= r.maxTs && r.minTs <= t.maxTs)) return true;
   if (db.expiredBefore !== null && r.minTs < db.expiredBefore) return true;
-  for (const [tableId, series] of s.reader!.tables) {
+  for (const tableId of s.reader!.tableIds()) {
     const table = tableById(db.def, tableId);
     if (table === undefined) return true;
     const live = new Set(table.fields.map((c) => c.id));
-    // The series of a pack share its columns (and come one after another): checked once, not
-    // once a series (100,000 spans: 30 ms of the server's thread after each flush).
-    let checked: readonly SeriesColumn[] | undefined;
-    for (const e of series) {
-      if (e.columns === checked) continue;
-      checked = e.columns;
-      if (e.columns.some((c) => !live.has(c.id))) return true;
-    }
+    if (s.reader!.columnIds(tableId).some((id) => !live.has(id))) return true;
   }
   return false;
 }
@@ -158,9 +150,14 @@ export class SeriesMerge {
   count = 0;
   last = -1;
 
-  constructor(inputs: readonly SegmentSlot[], tableId: number) {
+  /** The merge of a table's series of `inputs` (their index blocks read without the index cache). */
+  static async of(inputs: readonly SegmentSlot[], tableId: number): Promise<SeriesMerge> {
+    return new SeriesMerge(inputs, await Promise.all(inputs.map((s) => s.reader!.tableSeries(tableId, false))));
+  }
+
+  constructor(inputs: readonly SegmentSlot[], lists: ReadonlyArray<readonly SeriesEntry[]>) {
     this.#inputs = inputs;
-    this.#lists = inputs.map((s) => s.reader!.tables.get(tableId) ?? []);
+    this.#lists = lists;
     this.#at = new Int32Array(inputs.length);
     this.entries = new Array<SeriesEntry | undefined>(inputs.length);
   }
@@ -253,7 +250,7 @@ export interface CompactionOutput {
 /** A job for merging `inputs` of `db` into file `fileId`, with the catalog, tombstones and retention of now. */
 export function compactionJob(db: SegmentSet, inputs: readonly SegmentSlot[], fileId: number): CompactionJob {
   const tableIds = new Set<number>();
-  for (const s of inputs) for (const tableId of s.reader!.tables.keys()) tableIds.add(tableId);
+  for (const s of inputs) for (const tableId of s.reader!.tableIds()) tableIds.add(tableId);
   const tables: CompactionJob['tables'] = [];
   for (const id of [...tableIds].sort((a, b) => a - b)) {
     const table = tableById(db.def, id);
@@ -292,7 +289,7 @@ export async function writeCompaction(
       const { columns } = table;
       const ids = columns.map((c) => c.id);
       const ttombs = tableTombstones(tombs, table.id);
-      const merge = new SeriesMerge(inputs, table.id);
+      const merge = await SeriesMerge.of(inputs, table.id);
       while (merge.next()) {
         check();
         const key = merge.key;

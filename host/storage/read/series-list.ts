@@ -28,12 +28,12 @@ import type { SegmentReader } from '../segment/index.js';
  * series of every source). Not its SeriesBuffer: a kept list would then keep a flushed memtable's
  * rows until the next query.
  */
-interface Listed extends SeriesInfo {
+export interface Listed extends SeriesInfo {
   sort: string;
 }
 
 /** How a table names its tags now: a listing holds names, so it is redone when they change. */
-interface Naming extends TagNaming {
+export interface Naming extends TagNaming {
   key: string;
   /** The tags in name order (compareBytes), each with what a sort key writes before its value (namingOf). */
   byName: ReadonlyArray<{ id: number; prefix: string }>;
@@ -44,7 +44,7 @@ interface Naming extends TagNaming {
  * the tag order and escaped names worked out once per naming (a sort and five strings per series
  * were most of listing a segment of spans).
  */
-function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
+export function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
   // Joined, not concatenated: a string built by += is a tree of pieces until compared, and then
   // keeps a node over its flattened copy (32 bytes a series).
   const parts: string[] = [];
@@ -58,17 +58,17 @@ function listed(naming: Naming, key: string, tags: SeriesTags): Listed {
   return { key, names: new KeyTags(key, naming), sort: parts.join('') };
 }
 
-const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
+export const bySort = (x: Listed, y: Listed): number => (x.sort < y.sort ? -1 : x.sort > y.sort ? 1 : 0);
 
 /** A segment's series of a table, sorted (stable: index order among equal sort keys). */
 const segmentLists = new WeakMap<SegmentReader, Map<number, { naming: string; list: Listed[] }>>();
 
-function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Listed[] {
+async function segmentList(reader: SegmentReader, table: TableDef, naming: Naming): Promise<Listed[]> {
   let byTable = segmentLists.get(reader);
   if (byTable === undefined) segmentLists.set(reader, (byTable = new Map()));
   const hit = byTable.get(table.id);
   if (hit !== undefined && hit.naming === naming.key) return hit.list;
-  const list = (reader.tables.get(table.id) ?? []).map((e) => listed(naming, e.key, e.tags)).sort(bySort);
+  const list = (await reader.tableSeries(table.id)).map((e) => listed(naming, e.key, e.tags)).sort(bySort);
   byTable.set(table.id, { naming: naming.key, list });
   return list;
 }
@@ -126,12 +126,12 @@ function mergeTwo(a: Listed[], b: Listed[]): Listed[] {
  * give. A series in several sources is listed once; one a delete emptied in a memtable is left
  * out unless another source has it.
  */
-function mergedList(view: ReadView, table: TableDef, naming: Naming): Listed[] {
+async function mergedList(view: ReadView, table: TableDef, naming: Naming): Promise<Listed[]> {
   const sources: Listed[][] = [];
   /** Per source, its memtable (whose series a delete may have emptied since they were listed). */
   const memtables: Array<TableMemtable | undefined> = [];
   for (const seg of view.segments) {
-    sources.push(segmentList(seg, table, naming));
+    sources.push(await segmentList(seg, table, naming));
     memtables.push(undefined);
   }
   for (const { memtable } of view.memtables) {
@@ -225,8 +225,12 @@ function insertAdded(list: readonly Listed[], added: readonly Listed[], tm: Tabl
 export class SeriesListCache {
   readonly #tables = new Map<number, { key: string; counts: number[]; list: Listed[] }>();
 
-  /** Every series of the table in the view, sorted by series key (read-only: shared between queries). */
-  list(view: ReadView, table: TableDef): readonly SeriesInfo[] {
+  /**
+   * Every series of the table in the view, sorted by series key (read-only: shared between
+   * queries). At once when the list is kept (a promise only when it is rebuilt: a rebuild may
+   * read index blocks).
+   */
+  list(view: ReadView, table: TableDef): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
     const key = fingerprint(view, table);
     const counts = seriesCounts(view, table);
     const hit = this.#tables.get(table.id);
@@ -243,9 +247,10 @@ export class SeriesListCache {
         }
       }
     }
-    const list = mergedList(view, table, namingOf(table));
-    this.#tables.set(table.id, { key, counts, list });
-    return list;
+    return mergedList(view, table, namingOf(table)).then((list) => {
+      this.#tables.set(table.id, { key, counts, list });
+      return list;
+    });
   }
 
   /** Forgets a table (dropped: its id is never reused, but its memory is). */
@@ -275,7 +280,7 @@ function rankCode(i: number, width: number): string {
  * lives as long as the list: a span's canonical key, with long OTLP tag names, was 500
  * characters, 200 MB of heap for 393,216 spans after the first query.
  */
-function namingOf(table: TableDef): Naming {
+export function namingOf(table: TableDef): Naming {
   let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
   const written = (name: string): string => escapeKeyPart(name) + '=';

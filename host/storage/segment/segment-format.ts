@@ -6,16 +6,17 @@
 // Version 2 adds packs (FORMAT.md §5.1): the rows of many small series of a table share one
 // block per column, because a block per column per series cost a one-row series (a span) about
 // 190 µs to flush and 11 KB of decoded index (bench/tiny-series.ts). Version 3 adds page
-// statistics to row groups (page-stats.ts). This writer writes v3; readers read v1 to v3.
+// statistics to row groups (page-stats.ts). Version 4 moves the series entries out of the footer
+// into index blocks read on demand (index-blocks.ts). This writer writes v4; readers read v1 to v4.
 
 import type { ValueType } from '../../core/write-batch.js';
 import { parseSeriesIdKey, type SeriesTags } from '../../core/series-key.js';
 
 export const SEGMENT_MAGIC = 0x31475353; // "SSG1"
 /** The version this server writes. */
-export const SEGMENT_VERSION = 3;
+export const SEGMENT_VERSION = 4;
 /** Versions this server reads. */
-export const SEGMENT_VERSIONS_READ: readonly number[] = [1, 2, 3];
+export const SEGMENT_VERSIONS_READ: readonly number[] = [1, 2, 3, 4];
 export const HEADER_BYTES = 16;
 export const TRAILER_BYTES = 36;
 /** Trailer flag: the stored index is one zstd frame of the index bytes. */

@@ -71,6 +71,17 @@ export class IndexBuilder {
   readonly #series = new Bytes();
   packCount = 0;
   seriesCount = 0;
+  /** Where each series entry starts in the entries' bytes, and its table (v4 cuts them into index blocks). */
+  readonly entryStarts: number[] = [];
+  readonly entryTables: number[] = [];
+  /** The field column ids each table's series and packs have (a v4 directory lists them). */
+  readonly tableColumns = new Map<number, Set<number>>();
+
+  #addColumns(tableId: number, columns: readonly SeriesColumn[]): void {
+    let set = this.tableColumns.get(tableId);
+    if (set === undefined) this.tableColumns.set(tableId, (set = new Set()));
+    for (const c of columns) set.add(c.id);
+  }
 
   /**
    * Sizes the buffer of series entries for `count` packed series whose keys have `keyChars`
@@ -85,6 +96,7 @@ export class IndexBuilder {
 
   /** Adds a pack entry; returns its number (what packed series entries refer to). */
   addPack(pack: PackEntry): number {
+    this.#addColumns(pack.tableId, pack.columns);
     const b = this.#packs;
     const size = PACK_HEAD_BYTES + pack.columns.length * 5 + TIME_REF_BYTES + pack.columns.length * COLUMN_REF_BYTES;
     let p = b.reserve(size);
@@ -114,6 +126,7 @@ export class IndexBuilder {
 
   /** A series with blocks of its own; `key` is its internal key (§5.2), whose tags are written. */
   addSeries(tableId: number, key: string, columns: readonly SeriesColumn[], groups: readonly RowGroup[]): void {
+    this.#addColumns(tableId, columns);
     let rows = 0;
     for (const g of groups) rows += g.rows;
     let p = this.#head(tableId, key, rows, groups[0]!.minTs, groups.at(-1)!.maxTs, columns.length, NO_PACK, 0, columns.length * 5 + groups.length * (GROUP_HEAD_BYTES + 2 * TIME_REF_BYTES + columns.length * COLUMN_REF_BYTES));
@@ -181,6 +194,8 @@ export class IndexBuilder {
     }
     const b = this.#series;
     let p = b.reserve(size);
+    this.entryStarts.push(p);
+    this.entryTables.push(tableId);
     const dv = b.dv;
     const buf = b.buf;
     writeHead(dv, p, size, tableId, tagCount, rows, minTs, maxTs, columnCount, pack, packRow);
@@ -209,6 +224,8 @@ export class IndexBuilder {
     for (const t of tagBytes) size += 8 + t.length;
     const b = this.#series;
     let p = b.reserve(size);
+    this.entryStarts.push(p);
+    this.entryTables.push(tableId);
     const dv = b.dv;
     writeHead(dv, p, size, tableId, tags.length, rows, minTs, maxTs, columnCount, pack, packRow);
     p += V2_SERIES_HEAD_BYTES;
@@ -222,9 +239,23 @@ export class IndexBuilder {
     return p;
   }
 
+  /** The series entries written so far, back to back (valid until the next add). */
+  seriesBytes(): Uint8Array {
+    return this.#series.buf.subarray(0, this.#series.len);
+  }
+
+  /** The index header filled from `meta`, the pack count and the packs: the head of a v4 directory. */
+  headAndPacks(meta: SegmentMeta): Uint8Array {
+    return this.finishWith(meta, 0);
+  }
+
   /** The finished index: header filled from `meta`, pack count, packs, series entries. */
   finish(meta: SegmentMeta): Uint8Array {
-    const out = new Uint8Array(INDEX_HEADER_BYTES + 8 + this.#packs.len + this.#series.len);
+    return this.finishWith(meta, this.#series.len);
+  }
+
+  private finishWith(meta: SegmentMeta, seriesLen: number): Uint8Array {
+    const out = new Uint8Array(INDEX_HEADER_BYTES + 8 + this.#packs.len + seriesLen);
     const dv = new DataView(out.buffer);
     dv.setBigInt64(0, meta.partitionStart, true);
     dv.setBigInt64(8, meta.partitionEnd, true);
@@ -236,7 +267,7 @@ export class IndexBuilder {
     dv.setBigUint64(56, BigInt(meta.rows), true);
     dv.setUint32(INDEX_HEADER_BYTES, this.packCount, true);
     out.set(this.#packs.buf.subarray(0, this.#packs.len), INDEX_HEADER_BYTES + 8);
-    out.set(this.#series.buf.subarray(0, this.#series.len), INDEX_HEADER_BYTES + 8 + this.#packs.len);
+    out.set(this.#series.buf.subarray(0, seriesLen), INDEX_HEADER_BYTES + 8 + this.#packs.len);
     return out;
   }
 }
@@ -276,15 +307,29 @@ export class IndexError extends Error {
  * taken instead of being decoded again; the entries are checked all the same).
  */
 export function decodeIndex(index: Uint8Array, version: number, seriesCount: number, dataEnd: number, keys?: readonly string[]): { meta: SegmentMeta; series: SeriesEntry[] } {
+  const { meta, packs, end } = decodeHeadAndPacks(index, version, dataEnd);
+  const series = decodeSeriesEntries(index, end, index.length, seriesCount, version, packs, dataEnd, keys);
+  return { meta, series };
+}
+
+/** Throws IndexError when `n` bytes from `at` run past `index`. */
+function needIn(index: Uint8Array, at: number, n: number, what: string): void {
+  if (at + n > index.length) throw new IndexError(at, `${what}: need ${n} bytes, ${index.length - at} left`);
+}
+
+/** Throws IndexError when a block ref lies outside the data region [HEADER_BYTES, dataEnd). */
+export function checkBlockRef(b: BlockRef, at: number, dataEnd: number): void {
+  if (b.offset + b.length > dataEnd || (b.length > 0 && b.offset < HEADER_BYTES)) {
+    throw new IndexError(at, `block at ${b.offset} of ${b.length} bytes lies outside the data region`);
+  }
+}
+
+/** The index header and (v2 on) the packs; `end`: where what follows them starts. */
+export function decodeHeadAndPacks(index: Uint8Array, version: number, dataEnd: number): { meta: SegmentMeta; packs: PackEntry[]; end: number } {
   const dv = new DataView(index.buffer, index.byteOffset, index.byteLength);
-  const need = (at: number, n: number, what: string): void => {
-    if (at + n > index.length) throw new IndexError(at, `${what}: need ${n} bytes, ${index.length - at} left`);
-  };
-  const checkRef = (b: BlockRef, at: number): void => {
-    if (b.offset + b.length > dataEnd || (b.length > 0 && b.offset < HEADER_BYTES)) {
-      throw new IndexError(at, `block at ${b.offset} of ${b.length} bytes lies outside the data region`);
-    }
-  };
+  const need = (at: number, n: number, what: string): void => needIn(index, at, n, what);
+  const checkRef = (b: BlockRef, at: number): void => checkBlockRef(b, at, dataEnd);
+  need(0, INDEX_HEADER_BYTES, 'index header');
   const meta: SegmentMeta = {
     partitionStart: dv.getBigInt64(0, true),
     partitionEnd: dv.getBigInt64(8, true),
@@ -327,6 +372,18 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
       p += size;
     }
   }
+  return { meta, packs, end: p };
+}
+
+/**
+ * Decodes `seriesCount` series entries from `from`, which must end exactly at `to` (a v1-v3
+ * index's tail, or a v4 index block); throws IndexError.
+ */
+export function decodeSeriesEntries(index: Uint8Array, from: number, to: number, seriesCount: number, version: number, packs: readonly PackEntry[], dataEnd: number, keys?: readonly string[]): SeriesEntry[] {
+  const dv = new DataView(index.buffer, index.byteOffset, index.byteLength);
+  const need = (at: number, n: number, what: string): void => needIn(index, at, n, what);
+  const checkRef = (b: BlockRef, at: number): void => checkBlockRef(b, at, dataEnd);
+  let p = from;
   const head = version >= 2 ? V2_SERIES_HEAD_BYTES : V1_SERIES_HEAD_BYTES;
   // Tag values are mostly ASCII: they are cut from one string of the whole index rather than
   // decoded one by one (a TextDecoder call per value was most of the time to open a file of
@@ -340,7 +397,7 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
     need(p, head, 'series entry header');
     const size = dv.getUint32(p, true);
     const end = p + size;
-    if (size < head || end > index.length) throw new IndexError(p, `series entry of ${size} bytes runs past the index`);
+    if (size < head || end > to) throw new IndexError(p, `series entry of ${size} bytes runs past the index`);
     const tableId = dv.getUint32(p + 4, true);
     const rows = dv.getUint32(p + 8, true);
     const tagCount = dv.getUint16(p + 12, true);
@@ -416,8 +473,8 @@ export function decodeIndex(index: Uint8Array, version: number, seriesCount: num
     series.push(new SeriesEntry(tableId, fast ?? key.join(''), rows, minTs, maxTs, columns, groups));
     p = end;
   }
-  if (p !== index.length) throw new IndexError(p, `unexpected tail of ${index.length - p} bytes after the last series entry`);
-  return { meta, series };
+  if (p !== to) throw new IndexError(p, `unexpected tail of ${to - p} bytes after the last series entry`);
+  return series;
 }
 
 /**

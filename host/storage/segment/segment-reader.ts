@@ -15,7 +15,8 @@ import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.js';
 import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
 import { decodePages, type PageStats } from './page-stats.js';
-import { decodeIndex, IndexError } from './segment-index.js';
+import { decodeIndex, decodeSeriesEntries, IndexError } from './segment-index.js';
+import { blockOfKey, blockOfOrdinal, decodeDirectory, decodePostings, type Directory, NO_POSTINGS, type Postings, type StoredRef } from './index-blocks.js';
 import type { SegmentFileReader, SegmentStore } from './segment-store.js';
 import {
   type ColumnData,
@@ -27,7 +28,10 @@ import {
   type Utf8Buffer,
 } from '../series/index.js';
 
-export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array | PageStats;
+export type CachedBlock = BigInt64Array | DecodedColumn | Uint8Array | PageStats | readonly SeriesEntry[] | Postings;
+
+/** What a decoded index block or postings block costs the heap, per raw byte (measured: bench/series-heap.ts). */
+const INDEX_HEAP_PER_BYTE = 3;
 
 /**
  * Blocks are read from the file in windows of this many bytes, kept in the block cache: a scan
@@ -76,8 +80,12 @@ export class SegmentReader {
   readonly fileId: number;
   readonly meta: SegmentMeta;
   readonly bytes: number;
-  /** Series of each table, sorted by key. */
-  readonly tables: ReadonlyMap<number, readonly SegmentSeries[]>;
+  readonly version: number;
+  /** v1-v3: every series of each table, sorted by key, decoded at open. */
+  readonly #tables: ReadonlyMap<number, readonly SegmentSeries[]> | undefined;
+  /** v4: the directory of the index blocks, which are read on demand through the index cache. */
+  readonly #dir: Directory | undefined;
+  readonly #indexCache: BlockCache<CachedBlock>;
   readonly #file: SegmentFileReader;
   readonly #store: SegmentStore;
   readonly #codecs: ColumnCodecs;
@@ -87,6 +95,7 @@ export class SegmentReader {
   #closed = false;
   #retired = false;
   readonly #byKey = new Map<number, Map<string, SegmentSeries>>();
+  readonly #columnIds = new Map<number, number[]>();
   #packMemo: PackMemo | undefined;
 
   private constructor(
@@ -96,10 +105,16 @@ export class SegmentReader {
     file: SegmentFileReader,
     bytes: number,
     meta: SegmentMeta,
-    tables: Map<number, SegmentSeries[]>,
+    version: number,
+    index: Map<number, SegmentSeries[]> | Directory,
     codecs: ColumnCodecs,
     cache: BlockCache<CachedBlock>,
+    indexCache: BlockCache<CachedBlock>,
   ) {
+    this.version = version;
+    this.#tables = index instanceof Map ? index : undefined;
+    this.#dir = index instanceof Map ? undefined : index;
+    this.#indexCache = indexCache;
     this.path = path;
     this.name = segmentDisplayName(path);
     this.fileId = fileId;
@@ -107,12 +122,15 @@ export class SegmentReader {
     this.#file = file;
     this.bytes = bytes;
     this.meta = meta;
-    this.tables = tables;
     this.#codecs = codecs;
     this.#cache = cache;
   }
 
-  /** `keys`: the series keys in index order from the file's writer (SegmentWriter.finish), if at hand. */
+  /**
+   * `keys`: the series keys in index order from the file's writer (SegmentWriter.finish), if at
+   * hand (v1-v3 decode the whole index at open). `indexCache` holds decoded index blocks of v4
+   * files (storage.index_cache_bytes); the block cache when not given.
+   */
   static async open(
     store: SegmentStore,
     path: string,
@@ -120,6 +138,7 @@ export class SegmentReader {
     codecs: ColumnCodecs,
     cache: BlockCache<CachedBlock>,
     keys?: readonly string[],
+    indexCache: BlockCache<CachedBlock> = cache,
   ): Promise<SegmentReader> {
     const fh = await store.openRead(path);
     try {
@@ -146,6 +165,16 @@ export class SegmentReader {
         }
         if (index.length !== t.indexRawLength) fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
       }
+      if (t.version >= 4) {
+        let directory: Directory;
+        try {
+          directory = decodeDirectory(index, t.indexOffset, t.seriesCount);
+        } catch (e) {
+          if (e instanceof IndexError) fail(t.indexOffset + e.offset, `index directory: ${e.message}`);
+          throw e;
+        }
+        return new SegmentReader(store, path, fileId, fh, size, directory!.meta, t.version, directory!, codecs, cache, indexCache);
+      }
       let dir: ReturnType<typeof decodeIndex>;
       try {
         dir = decodeIndex(index, t.version, t.seriesCount, t.indexOffset, keys);
@@ -159,21 +188,168 @@ export class SegmentReader {
         if (list === undefined) tables.set(s.tableId, (list = []));
         list.push(s);
       }
-      return new SegmentReader(store, path, fileId, fh, size, dir!.meta, tables, codecs, cache);
+      return new SegmentReader(store, path, fileId, fh, size, dir!.meta, t.version, tables, codecs, cache, indexCache);
     } catch (e) {
       await fh.close();
       throw e;
     }
   }
 
-  /** The series of a table by key. */
-  seriesByKey(tableId: number): ReadonlyMap<string, SegmentSeries> {
-    let m = this.#byKey.get(tableId);
-    if (m === undefined) {
-      m = new Map((this.tables.get(tableId) ?? []).map((s) => [s.key, s]));
-      this.#byKey.set(tableId, m);
+  /** The tables with series in the file, ascending. */
+  tableIds(): number[] {
+    if (this.#dir !== undefined) return [...this.#dir.tables.keys()];
+    return [...this.#tables!.keys()].sort((a, b) => a - b);
+  }
+
+  /** Field column ids that some series of the table has (its packs' included). */
+  columnIds(tableId: number): readonly number[] {
+    if (this.#dir !== undefined) return this.#dir.tables.get(tableId)?.columnIds ?? [];
+    let ids = this.#columnIds.get(tableId);
+    if (ids === undefined) {
+      const set = new Set<number>();
+      let seen: unknown;
+      for (const e of this.#tables!.get(tableId) ?? []) {
+        // The series of a pack share its columns: looked at once (100,000 spans: 30 ms).
+        if (e.columns === seen) continue;
+        seen = e.columns;
+        for (const c of e.columns) set.add(c.id);
+      }
+      this.#columnIds.set(tableId, (ids = [...set].sort((a, b) => a - b)));
     }
-    return m;
+    return ids;
+  }
+
+  /** How many series of the table the file holds (from the directory: nothing read). */
+  seriesCount(tableId: number): number {
+    if (this.#dir !== undefined) return this.#dir.tables.get(tableId)?.seriesCount ?? 0;
+    return this.#tables!.get(tableId)?.length ?? 0;
+  }
+
+  /**
+   * Every series of a table, sorted by key: v4 reads and checks its index blocks (through the
+   * index cache unless `cache` is false: compaction reads them once).
+   */
+  async tableSeries(tableId: number, cache = true): Promise<readonly SegmentSeries[]> {
+    if (this.#dir === undefined) return this.#tables!.get(tableId) ?? [];
+    const t = this.#dir.tables.get(tableId);
+    if (t === undefined) return [];
+    const out: SegmentSeries[] = [];
+    for (let b = t.firstBlock; b < t.firstBlock + t.blockCount; b++) {
+      const list = this.#indexHit(b) ?? (await this.#loadIndexBlock(b, cache));
+      for (const e of list) out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * The entry of one series, or undefined when the file does not hold it: at once for v1-v3
+   * and for an index block in the cache, else after reading the block (a Promise).
+   */
+  lookup(tableId: number, key: string): SegmentSeries | undefined | Promise<SegmentSeries | undefined> {
+    if (this.#dir === undefined) {
+      let m = this.#byKey.get(tableId);
+      if (m === undefined) {
+        m = new Map((this.#tables!.get(tableId) ?? []).map((s) => [s.key, s]));
+        this.#byKey.set(tableId, m);
+      }
+      return m.get(key);
+    }
+    const t = this.#dir.tables.get(tableId);
+    if (t === undefined) return undefined;
+    const b = blockOfKey(this.#dir, t, key);
+    if (b < 0) return undefined;
+    const hit = this.#indexHit(b);
+    if (hit !== undefined) return findKey(hit, key);
+    return this.#loadIndexBlock(b, true).then((list) => findKey(list, key));
+  }
+
+  /**
+   * The postings of one tag of a table (value -> ordinals of its series in key order; empty
+   * when no series has the tag), or undefined for a file before v4 (which has none).
+   */
+  async postings(tableId: number, tagId: number): Promise<Postings | undefined> {
+    if (this.#dir === undefined) return undefined;
+    const t = this.#dir.tables.get(tableId);
+    const ref = t?.postings.get(tagId);
+    if (ref === undefined) return NO_POSTINGS;
+    const key = this.#uid + ':p' + ref.offset;
+    const hit = this.#indexCache.get(key);
+    if (hit !== undefined) return hit as Postings;
+    const postings = await this.#loadPostings(ref, t!.seriesCount);
+    this.#indexCache.set(key, postings, postings.heapBytes);
+    return postings;
+  }
+
+  async #loadPostings(ref: StoredRef, seriesCount: number): Promise<Postings> {
+    const raw = await this.#readIndexBytes(ref, 'postings block');
+    try {
+      return decodePostings(raw, seriesCount);
+    } catch (e) {
+      if (e instanceof IndexError) throw new CorruptionError(this.name, ref.offset, `postings block (raw offset ${e.offset}): ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** The series of a table at `ordinals` (ascending, as postings give them). */
+  async seriesAt(tableId: number, ordinals: Iterable<number>): Promise<SegmentSeries[]> {
+    const out: SegmentSeries[] = [];
+    if (this.#dir === undefined) {
+      const list = this.#tables!.get(tableId) ?? [];
+      for (const o of ordinals) if (list[o] !== undefined) out.push(list[o]!);
+      return out;
+    }
+    const t = this.#dir.tables.get(tableId);
+    if (t === undefined) return out;
+    const first = this.#dir.blocks.firstOrdinal;
+    for (const o of ordinals) {
+      if (o >= t.seriesCount) continue;
+      const b = blockOfOrdinal(this.#dir, t, o);
+      const list = this.#indexHit(b) ?? (await this.#loadIndexBlock(b, true));
+      out.push(list[o - first[b]!]!);
+    }
+    return out;
+  }
+
+  #indexHit(block: number): readonly SegmentSeries[] | undefined {
+    return this.#indexCache.get(this.#uid + ':x' + block) as readonly SegmentSeries[] | undefined;
+  }
+
+  /** Reads, checks and decodes index block `b` (v4), keeping it in the index cache when `cache`. */
+  async #loadIndexBlock(b: number, cache: boolean): Promise<readonly SegmentSeries[]> {
+    const dir = this.#dir!;
+    const blocks = dir.blocks;
+    const ref: StoredRef = { offset: blocks.offset[b]!, length: blocks.length[b]!, crc: blocks.crc[b]!, rawLength: blocks.rawLength[b]! };
+    const raw = await this.#readIndexBytes(ref, 'index block');
+    let list: SeriesEntry[];
+    try {
+      list = decodeSeriesEntries(raw, 0, raw.length, blocks.seriesCount[b]!, this.version, dir.packs, dir.dataEnd);
+    } catch (e) {
+      if (e instanceof IndexError) throw new CorruptionError(this.name, ref.offset, `index block (raw offset ${e.offset}): ${e.message}`);
+      throw e;
+    }
+    const tableId = list[0]!.tableId;
+    const t = dir.tables.get(tableId);
+    if (t === undefined || b < t.firstBlock || b >= t.firstBlock + t.blockCount || list[0]!.key !== blocks.firstKey[b]) {
+      throw new CorruptionError(this.name, ref.offset, `index block ${b} does not start with the series the directory names`);
+    }
+    for (let i = 1; i < list.length; i++) {
+      if (list[i]!.tableId !== tableId || !(list[i - 1]!.key < list[i]!.key)) throw new CorruptionError(this.name, ref.offset, `index block ${b}: series ${i} out of order`);
+    }
+    if (cache) this.#indexCache.set(this.#uid + ':x' + b, list, raw.length * INDEX_HEAP_PER_BYTE + 64);
+    return list;
+  }
+
+  /** The raw bytes of an index or postings block: read, CRC checked, decompressed. */
+  async #readIndexBytes(ref: StoredRef, what: string): Promise<Uint8Array> {
+    const stored = await this.#readBlock(ref, what, false);
+    let raw: Uint8Array;
+    try {
+      raw = decompress(stored);
+    } catch (e) {
+      throw new CorruptionError(this.name, ref.offset, `${what} does not decompress: ${(e as Error).message}`);
+    }
+    if (raw.length !== ref.rawLength) throw new CorruptionError(this.name, ref.offset, `${what} decompresses to ${raw.length} bytes, the directory says ${ref.rawLength}`);
+    return raw;
   }
 
   acquire(): void {
@@ -184,6 +360,7 @@ export class SegmentReader {
     if (--this.#refs === 0) {
       this.#closed = true;
       this.#cache.dropPrefix(this.#uid + ':');
+      if (this.#indexCache !== this.#cache) this.#indexCache.dropPrefix(this.#uid + ':');
       void this.#file.close().catch(() => undefined);
     }
   }
@@ -427,7 +604,7 @@ export class SegmentReader {
   async verify(): Promise<CorruptionError[]> {
     if (this.#closed) throw bug(`segment ${this.path} verified after it was closed`);
     try {
-      (await SegmentReader.open(this.#store, this.path, this.fileId, this.#codecs, this.#cache)).retire();
+      (await SegmentReader.open(this.#store, this.path, this.fileId, this.#codecs, this.#cache, undefined, this.#indexCache)).retire();
     } catch (e) {
       if (e instanceof CorruptionError) return [e];
       throw e;
@@ -436,8 +613,31 @@ export class SegmentReader {
     const add = (ref: BlockRef | undefined, what: string): void => {
       if (ref !== undefined && ref.length > 0 && !refs.has(ref.offset)) refs.set(ref.offset, { ref, what });
     };
-    for (const list of this.tables.values()) {
-      for (const e of list) {
+    if (this.#dir !== undefined) {
+      // The index blocks and postings first: the data blocks are found through them.
+      const out: CorruptionError[] = [];
+      for (const t of this.#dir.tables.values()) {
+        for (const ref of t.postings.values()) {
+          try {
+            await this.#loadPostings(ref, t.seriesCount);
+          } catch (e) {
+            if (!(e instanceof CorruptionError)) throw e;
+            out.push(e);
+          }
+        }
+        for (let b = t.firstBlock; b < t.firstBlock + t.blockCount; b++) {
+          try {
+            await this.#loadIndexBlock(b, false);
+          } catch (e) {
+            if (!(e instanceof CorruptionError)) throw e;
+            out.push(e);
+          }
+        }
+      }
+      if (out.length > 0) return out;
+    }
+    for (const tableId of this.tableIds()) {
+      for (const e of await this.tableSeries(tableId, false)) {
         for (const g of e.groups) {
           add(g.time, 'time block');
           add(g.pages, 'page block');
@@ -475,6 +675,20 @@ export class SegmentReader {
     const lo = group.packRow!;
     return sliceRows(rows, lo, lo + group.rows);
   }
+}
+
+/** The entry of `key` in a list sorted by key, or undefined. */
+function findKey(list: readonly SegmentSeries[], key: string): SegmentSeries | undefined {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = list[mid]!.key;
+    if (k === key) return list[mid];
+    if (k < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return undefined;
 }
 
 /** A codec's failure, as a CorruptionError naming the file and the offset in it (the codecs report offsets within the block). */

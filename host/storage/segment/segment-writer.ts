@@ -37,6 +37,7 @@ import {
   type SeriesColumn,
 } from './segment-format.js';
 import { encodePages, pageAlignedBounds, pageWidth } from './page-stats.js';
+import { encodeIndexV4 } from './index-blocks.js';
 import { IndexBuilder } from './segment-index.js';
 import type { SegmentFileWriter, SegmentStore } from './segment-store.js';
 import {
@@ -428,10 +429,19 @@ export class SegmentWriter {
       cleanLsn: meta.cleanLsn,
       rows: this.#rows,
     };
-    const raw = this.#index.finish(full);
-    // The index compresses about 4:1 (offsets, counts, small min/max/sum); stored as a zstd frame.
+    // The index compresses about 4:1 (offsets, counts, small min/max/sum); stored as zstd frames.
     // A big index (many small series, mostly tags) at the fastest level: level 9 took 4 µs a span.
-    const index = compress(raw, { compressionLevel: raw.length > BIG_INDEX_BYTES ? BIG_INDEX_ZSTD_LEVEL : INDEX_ZSTD_LEVEL });
+    // v4 (index-blocks.ts): the series entries go out as index blocks and postings, each a frame
+    // of its own, and the footer is the directory of them.
+    const level = this.#index.seriesBytes().length > BIG_INDEX_BYTES ? BIG_INDEX_ZSTD_LEVEL : INDEX_ZSTD_LEVEL;
+    const raw = encodeIndexV4(this.#index, full, this.#keys, this.#offset, (block) => {
+      const stored = compress(block, { compressionLevel: level });
+      const ref = { offset: this.#offset, length: stored.length, crc: crc32(stored), rawLength: block.length };
+      this.#push(stored);
+      this.#offset += stored.length;
+      return ref;
+    });
+    const index = compress(raw, { compressionLevel: level });
     const indexOffset = this.#offset;
     this.#push(index);
     this.#offset += index.length;

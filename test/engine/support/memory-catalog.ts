@@ -194,7 +194,7 @@ export class MemoryCatalog implements EngineCatalog {
     }
   }
 
-  series(database: string, table: string): Iterable<ReadonlyMap<string, string>> {
+  async series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>> {
     const t = this.#db(database).tables.get(table);
     return t === undefined ? [] : [...t.series.values()].map((s) => s.tags);
   }

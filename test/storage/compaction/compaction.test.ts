@@ -11,7 +11,8 @@ import type { SeriesEntry } from '../../../host/storage/segment/segment-format.j
 /** An input holding `keys` (in the order given) for table 1. */
 function input(path: string, keys: string[]): SegmentSlot {
   const entries = keys.map((key) => ({ key }) as SeriesEntry);
-  return { reader: { path, name: path, tables: new Map([[1, entries]]) } } as unknown as SegmentSlot;
+  const tables = new Map([[1, entries]]);
+  return { reader: { path, name: path, tableSeries: async (id: number) => tables.get(id) ?? [] } } as unknown as SegmentSlot;
 }
 
 function walk(merge: SeriesMerge): Array<[string, number, Array<string | undefined>]> {
@@ -21,19 +22,19 @@ function walk(merge: SeriesMerge): Array<[string, number, Array<string | undefin
 }
 
 describe('SeriesMerge', () => {
-  it('gives every key once, in order, with the inputs that hold it', () => {
+  it('gives every key once, in order, with the inputs that hold it', async () => {
     const inputs = [input('a', ['1:1:a', '1:1:c', '1:1:d']), input('b', ['1:1:b', '1:1:c']), input('c', [])];
-    expect(walk(new SeriesMerge(inputs, 1))).toEqual([
+    expect(walk(await SeriesMerge.of(inputs, 1))).toEqual([
       ['1:1:a', 1, ['1:1:a', undefined, undefined]],
       ['1:1:b', 1, [undefined, '1:1:b', undefined]],
       ['1:1:c', 2, ['1:1:c', '1:1:c', undefined]],
       ['1:1:d', 1, ['1:1:d', undefined, undefined]],
     ]);
-    expect(walk(new SeriesMerge(inputs, 2))).toEqual([]);
+    expect(walk(await SeriesMerge.of(inputs, 2))).toEqual([]);
   });
 
-  it('refuses an input whose series are out of key order', () => {
-    const merge = new SeriesMerge([input('/data/seg/7.seg', ['1:1:b', '1:1:a'])], 1);
+  it('refuses an input whose series are out of key order', async () => {
+    const merge = await SeriesMerge.of([input('/data/seg/7.seg', ['1:1:b', '1:1:a'])], 1);
     let err: unknown;
     try {
       walk(merge);

@@ -83,7 +83,7 @@ describe('compaction on its own thread', () => {
     const file = join(dir, readdirSync(dir)[0]!);
     const table = s.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
-    const entry = reader.tables.get(table.id)![0]!;
+    const entry = (await reader.tableSeries(table.id))[0]!;
     const sAt = entry.groups[0]!.columns[entry.columns.findIndex((c) => c.id === table.fields.find((f) => f.name === 's')!.id)]!.offset;
     reader.retire();
     await s.reopen();

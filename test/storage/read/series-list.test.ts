@@ -22,24 +22,29 @@ afterEach(async () => {
 function fakeView(series: Array<[string, string]>, segments: number[] = []): ReadView {
   const table = { series: new Map(series.map(([key, host]) => [key, { key, tags: [[7, host]], length: 1, minTs: 0n, maxTs: 0n }])) };
   const memtable = { tables: new Map([[1, table]]) } as unknown as Memtable;
-  return { segments: segments.map((fileId) => ({ fileId, meta: { minTs: 0n, maxTs: 0n }, tables: new Map() }) as unknown as SegmentReader), memtables: [{ memtable, cleanLsn: Infinity }], tombstones: [], expiredBefore: null };
+  return { segments: segments.map((fileId) => fakeReader(fileId, [])), memtables: [{ memtable, cleanLsn: Infinity }], tombstones: [], expiredBefore: null };
+}
+
+/** A segment reader holding `entries` of table 1 (what the series lists read of one). */
+function fakeReader(fileId: number, entries: readonly unknown[]): SegmentReader {
+  return { fileId, meta: { minTs: 0n, maxTs: 0n }, tableSeries: async (id: number) => (id === 1 ? entries : []) } as unknown as SegmentReader;
 }
 
 describe('SeriesListCache', () => {
   const table = { id: 1, name: 'm', tags: [{ id: 7, name: 'host' }], fields: [] } as unknown as TableDef;
 
-  it('keeps the list while nothing changes and rebuilds it when a series, a segment or a tag name does', () => {
+  it('keeps the list while nothing changes and rebuilds it when a series, a segment or a tag name does', async () => {
     const cache = new SeriesListCache();
     const view = fakeView([['7:1:b', 'b'], ['7:1:a', 'a']]);
-    const first = cache.list(view, table);
+    const first = await cache.list(view, table);
     expect(first.map((s) => s.names.get('host'))).toEqual(['a', 'b']);
-    expect(cache.list(view, table)).toBe(first);
+    expect(await cache.list(view, table)).toBe(first);
     (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('7:1:c', { key: '7:1:c', tags: [[7, 'c']], length: 1, minTs: 0n, maxTs: 0n });
-    expect(cache.list(view, table).map((s) => s.names.get('host'))).toEqual(['a', 'b', 'c']);
+    expect((await cache.list(view, table)).map((s) => s.names.get('host'))).toEqual(['a', 'b', 'c']);
     const withSegment = { ...view, segments: fakeView([], [5]).segments };
-    expect(cache.list(withSegment, table)).not.toBe(cache.list(view, table));
+    expect(await cache.list(withSegment, table)).not.toBe(await cache.list(view, table));
     const renamed = { ...table, tags: [{ id: 7, name: 'hostname' }] } as unknown as TableDef;
-    expect(cache.list(view, renamed).map((s) => s.names.get('hostname'))).toEqual(['a', 'b', 'c']);
+    expect((await cache.list(view, renamed)).map((s) => s.names.get('hostname'))).toEqual(['a', 'b', 'c']);
   });
 });
 
@@ -68,7 +73,7 @@ describe('SeriesListCache against listing from scratch', () => {
   };
 
   for (const seed of [1, 2, 3, 4, 5]) {
-    it(`gives the same series in the same order through additions, deletes and new sources (seed ${seed})`, () => {
+    it(`gives the same series in the same order through additions, deletes and new sources (seed ${seed})`, async () => {
       const r = mulberry32(seed);
       const cache = new SeriesListCache();
       const segments: SegmentReader[] = [];
@@ -99,7 +104,7 @@ describe('SeriesListCache against listing from scratch', () => {
         } else if (op < 0.85) {
           // A flush: the memtable becomes a segment; a new memtable starts.
           const entries = [...memtables.pop()!.values()].filter((e) => e.length > 0).sort((a, b) => (a.key < b.key ? -1 : 1));
-          segments.push({ fileId: step, meta: { minTs: 0n, maxTs: 0n }, tables: new Map([[1, entries.map((e) => ({ ...e }))]]) } as unknown as SegmentReader);
+          segments.push(fakeReader(step, entries.map((e) => ({ ...e }))));
           memtables.push(new Map());
           v = view();
         } else {
@@ -110,13 +115,13 @@ describe('SeriesListCache against listing from scratch', () => {
         // The list changes when a source or a series count does, and is then what listing from
         // scratch gives, except that it may keep series a delete emptied since (scans find no
         // rows for them).
-        const got = cache.list(v, table);
+        const got = await cache.list(v, table);
         if (got === previous) continue;
         previous = got;
         rebuilt++;
-        const inSegment = new Set(segments.flatMap((seg) => seg.tables.get(1)!.map((e) => e.key)));
+        const inSegment = new Set((await Promise.all(segments.map((seg) => seg.tableSeries(1)))).flat().map((e) => e.key));
         const live = (key: string): boolean => inSegment.has(key) || memtables.some((m) => (m.get(key)?.length ?? 0) > 0);
-        const want = listSeries(v, table, { lo: undefined, hi: undefined });
+        const want = await listSeries(v, table, { lo: undefined, hi: undefined });
         const kept = got.filter((x) => live(x.key));
         expect(kept.map((x) => x.key)).toEqual(want.map((x) => x.key));
         expect(kept.map((x) => [...x.names])).toEqual(want.map((x) => [...x.names]));
@@ -127,7 +132,7 @@ describe('SeriesListCache against listing from scratch', () => {
 });
 
 describe('SeriesListCache with more tags than one rank character holds', () => {
-  it('orders series as listing from scratch does (ranks two characters wide)', () => {
+  it('orders series as listing from scratch does (ranks two characters wide)', async () => {
     // 300 tags whose names sort in another order than their ids; series of one to three of them.
     const tags = Array.from({ length: 300 }, (_, i) => ({ id: 100 + i, name: `t${(i * 7919) % 300}` }));
     const table = { id: 1, name: 'm', tags, fields: [] } as unknown as TableDef;
@@ -146,8 +151,8 @@ describe('SeriesListCache with more tags than one rank character holds', () => {
       tombstones: [],
       expiredBefore: null,
     };
-    const got = new SeriesListCache().list(view, table);
-    const want = listSeries(view, table, { lo: undefined, hi: undefined });
+    const got = await new SeriesListCache().list(view, table);
+    const want = await listSeries(view, table, { lo: undefined, hi: undefined });
     expect(got.map((x) => x.key)).toEqual(want.map((x) => x.key));
     expect(got.length).toBeGreaterThan(500);
   });

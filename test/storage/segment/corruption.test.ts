@@ -48,7 +48,7 @@ describe('corrupt segment files', () => {
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const vId = table.fields.find((f) => f.name === 'v')!.id;
     const reader = await SegmentReader.open(nodeSegmentStore, week0!, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
-    const a = reader.tables.get(table.id)!.find((e) => e.tags[0]![1] === 'a')!;
+    const a = (await reader.tableSeries(table.id)).find((e) => e.tags[0]![1] === 'a')!;
     const vAt = a.groups[0]!.columns[a.columns.findIndex((c) => c.id === vId)]!.offset;
     reader.retire();
     await store.reopen(); // a fresh block cache
@@ -86,7 +86,7 @@ describe('corrupt segment files', () => {
     const file = join(dir, readdirSync(dir)[0]!);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
-    const series = reader.tables.get(table.id)!;
+    const series = (await reader.tableSeries(table.id));
     const vId = table.fields.find((f) => f.name === 'v')!.id;
     const group = series[0]!.groups[0]!;
     expect(group.pack?.rows).toBe(50); // every series shares one pack
@@ -111,7 +111,7 @@ describe('corrupt segment files', () => {
     const dir = join(store.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
     const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
-    const pages = reader.tables.values().next().value![0]!.groups[0]!.pages!;
+    const pages = (await reader.tableSeries(reader.tableIds()[0]!))[0]!.groups[0]!.pages!;
     reader.retire();
     await store.reopen();
     flip(file, pages.offset + 30);

@@ -64,7 +64,7 @@ describe('segment writer', () => {
       for (const sb of series) await w.addSeries(table.id, sb.key, sb, columns, table.timeCodec);
       const { keys } = await w.finish({ partitionStart: 0n, partitionEnd: 1n << 60n, minLsn: 1, maxLsn: lsn, cleanLsn: lsn }, { written: 'flush:segment-written', renamed: 'flush:segment-renamed' });
       const reader = await SegmentReader.open(nodeSegmentStore, path, 1, codecs, new BlockCache<CachedBlock>(1 << 20), keys);
-      const entries = reader.tables.get(table.id)!;
+      const entries = (await reader.tableSeries(table.id));
       expect(entries.length).toBe(series.length);
       expect(new Set(entries.map((e) => e.groups[0]!.pack)).size).toBe(1);
       const ids = columns.map((c) => c.id);
