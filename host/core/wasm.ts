@@ -13,9 +13,12 @@ export interface CoreExports {
 
 export class Core {
   readonly exports: CoreExports;
+  /** The compiled module, for instances on other threads (the compaction thread's). */
+  readonly module: WebAssembly.Module;
   #u8: Uint8Array;
 
-  private constructor(instance: WebAssembly.Instance) {
+  private constructor(module: WebAssembly.Module, instance: WebAssembly.Instance) {
+    this.module = module;
     this.exports = instance.exports as unknown as CoreExports;
     this.#u8 = new Uint8Array(this.exports.memory.buffer);
   }
@@ -33,12 +36,10 @@ export class Core {
         },
       },
     };
-    const instance =
-      source instanceof WebAssembly.Module
-        ? await WebAssembly.instantiate(source, imports)
-        : (await WebAssembly.instantiate(source, imports)).instance;
+    const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
+    const instance = await WebAssembly.instantiate(module, imports);
     memory = (instance.exports as unknown as CoreExports).memory;
-    return new Core(instance);
+    return new Core(module, instance);
   }
 
   /** A byte view over the whole memory, renewed if memory has grown since the last call. */

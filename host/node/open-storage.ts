@@ -32,7 +32,7 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
     flushAgeMs: config['storage.flush_age'],
     compactionFanIn: config['storage.compaction_fan_in'],
     // The compaction thread reads and writes files: an in-memory store compacts on its own thread.
-    compactionThread: config['storage.compaction_thread'] && !memory,
+    compactionThread: config['storage.compaction_thread'] && !memory ? { wasm: core.module } : undefined,
     blockCacheBytes: config['storage.block_cache_bytes'],
     indexCacheBytes: config['storage.index_cache_bytes'],
     skipDamagedSegments: config['storage.skip_damaged_segments'],

@@ -67,7 +67,7 @@ import {
 } from '../meta/index.js';
 import { catalogFile, memoryCatalogFile } from './catalog-file.js';
 import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
-import { compact, Compactor, planCompaction } from './compaction/index.js';
+import { compact, type CompactionThreadOptions, Compactor, planCompaction } from './compaction/index.js';
 import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
 import { type Forget, ProvisionalSchema } from './provisional-schema.js';
@@ -94,10 +94,11 @@ export interface StorageOptions {
   /** Files of one level merged at once. */
   compactionFanIn?: number;
   /**
-   * Write compaction files on a thread of their own (compactor.ts): true, or the worker module's
-   * URL (tests running the TypeScript sources point it at dist/). Default: on this thread.
+   * Write compaction files on a thread of their own (compactor.ts), which instantiates the core's
+   * compiled module `wasm` (Core.module); `script` is the worker's module (tests running the
+   * TypeScript sources point it at dist/). Default: on this thread.
    */
-  compactionThread?: boolean | URL;
+  compactionThread?: CompactionThreadOptions;
   /**
    * Where segment files and manifests live (segment-store.ts); default the file system under
    * dataDir. The compaction thread opens files through the file system, so it needs the default.
@@ -208,7 +209,7 @@ export class Storage {
 
   private constructor(opts: StorageOptions, store: CatalogStore, objectStore: ObjectSegmentStore | undefined) {
     this.#objectStore = objectStore;
-    if (objectStore !== undefined) opts = { ...opts, segmentStore: objectStore, compactionThread: false };
+    if (objectStore !== undefined) opts = { ...opts, segmentStore: objectStore, compactionThread: undefined };
     this.#opts = opts;
     this.#store = store;
     this.#cache = new BlockCache(opts.blockCacheBytes ?? STORAGE_DEFAULTS.blockCacheBytes);
@@ -218,13 +219,13 @@ export class Storage {
     this.#nowMs = opts.nowMs ?? Date.now;
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
-    const thread = opts.compactionThread ?? false;
-    if (thread !== false && (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))) {
+    const thread = opts.compactionThread;
+    if (thread !== undefined && (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))) {
       throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
     }
     this.#segmentStore = opts.segmentStore ?? (opts.memory === true ? new MemorySegmentStore() : nodeSegmentStore);
     this.#walFiles = opts.memory === true ? new MemoryWalFiles() : nodeWalFiles;
-    this.#compactor = thread === false ? undefined : new Compactor(thread === true ? undefined : thread);
+    this.#compactor = thread === undefined ? undefined : new Compactor(thread.wasm, thread.script);
   }
 
   get catalog(): Catalog {

@@ -3,20 +3,19 @@
 // its meta and keys, or the error as data (a CorruptionError's source, offset and check, so that
 // the server marks the bad input as it would have here).
 
-import { parentPort } from 'node:worker_threads';
-import { coreWasmBytes } from '../../node/package-info.js';
+import { parentPort, workerData } from 'node:worker_threads';
 import { CorruptionError } from '../../core/errors.js';
 import { settleTypedArrayAssumptions } from '../../core/v8-typed-arrays.js';
 import { Core } from '../../core/wasm.js';
 import { BlockCache, type CachedBlock, nodeSegmentStore, SegmentReader, type SegmentSlot, storageCodecs } from '../segment/index.js';
 import { writeCompaction } from './compaction.js';
-import type { CompactionReply, CompactionRequest } from './compactor.js';
+import type { CompactionReply, CompactionRequest, CompactionWorkerData } from './compactor.js';
 
 const port = parentPort;
 if (port === null) throw new Error('BUG: compaction-worker.js runs only as a worker thread');
 settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
 
-const codecs = storageCodecs(await Core.load(coreWasmBytes()));
+const codecs = storageCodecs(await Core.load((workerData as CompactionWorkerData).wasm));
 /** Compaction reads bypass caches (cache = false); the readers still want one for their index reads. */
 const cache = new BlockCache<CachedBlock>(4 << 20);
 

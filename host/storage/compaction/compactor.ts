@@ -28,7 +28,19 @@ export type CompactionReply =
   | { id: number; ok: true; out: CompactionOutput | undefined }
   | { id: number; ok: false; error: { message: string; stack?: string; corrupt?: { source: string; offset: number; check: string } } };
 
+/** What StorageOptions.compactionThread gives the thread. */
+export interface CompactionThreadOptions {
+  wasm: WebAssembly.Module;
+  script?: URL;
+}
+
+/** What the worker starts with: the core's compiled module, so that storage needs nothing from node/. */
+export interface CompactionWorkerData {
+  wasm: WebAssembly.Module;
+}
+
 export class Compactor implements CompactionThread {
+  readonly #wasm: WebAssembly.Module;
   readonly #script: URL;
   #worker: Worker | undefined;
   #next = 1;
@@ -36,8 +48,9 @@ export class Compactor implements CompactionThread {
   #closed = false;
   #failedToStart = false;
 
-  /** `script`: the worker's module (tests running the TypeScript sources point it at dist/). */
-  constructor(script: URL = WORKER_SCRIPT) {
+  /** `wasm`: the core's compiled module; `script`: the worker's module (tests running the TypeScript sources point it at dist/). */
+  constructor(wasm: WebAssembly.Module, script: URL = WORKER_SCRIPT) {
+    this.#wasm = wasm;
     this.#script = script;
   }
 
@@ -58,7 +71,7 @@ export class Compactor implements CompactionThread {
   }
 
   #start(): Worker {
-    const worker = new Worker(this.#script);
+    const worker = new Worker(this.#script, { workerData: { wasm: this.#wasm } satisfies CompactionWorkerData });
     worker.unref();
     let ready = false;
     worker.on('message', (reply: CompactionReply) => {

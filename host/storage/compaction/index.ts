@@ -2,5 +2,5 @@
 // in time slices on the storage's thread or on a compaction thread of its own.
 
 export { compact, planCompaction } from './compaction.js';
-export { Compactor } from './compactor.js';
+export { type CompactionThreadOptions, Compactor } from './compactor.js';
 export { flushMemtable } from './flush.js';

@@ -54,7 +54,7 @@ async function load(s: TestStore, all: Row[][]): Promise<void> {
 describe('compaction on its own thread', () => {
   it('writes what a compaction on the storage thread writes', async () => {
     const here = await openStore({ compactionFanIn: 3 });
-    const there = await openStore({ compactionFanIn: 3, compactionThread: THREAD });
+    const there = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: THREAD } });
     stores.push(here, there);
     const data = batches();
     await load(here, data);
@@ -72,7 +72,7 @@ describe('compaction on its own thread', () => {
   });
 
   it('fails on a corrupt input, naming the file, and is not retried', async () => {
-    const s = await openStore({ compactionThread: THREAD });
+    const s = await openStore({ compactionThread: { wasm: (await loadCore()).module, script: THREAD } });
     stores.push(s);
     const db = s.storage.catalog.requireDatabase('cnosdb', 'public');
     const rows: Row[] = [];
@@ -100,7 +100,7 @@ describe('compaction on its own thread', () => {
   });
 
   it('falls back to the storage thread when the thread cannot start', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: new URL('./no-such-compaction-worker.js', THREAD) });
+    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: new URL('./no-such-compaction-worker.js', THREAD) } });
     stores.push(s);
     const data = batches();
     await load(s, data);
@@ -112,7 +112,7 @@ describe('compaction on its own thread', () => {
   });
 
   it('fails only the job when the thread dies during it, losing nothing, and starts a new thread for the next', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: new URL('./dying-compaction-worker.mjs', import.meta.url) });
+    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: new URL('./dying-compaction-worker.mjs', import.meta.url) } });
     stores.push(s);
     await load(s, batches());
     const before = await dump(s.storage, 'spans', { fields: FIELDS });
@@ -131,7 +131,7 @@ describe('compaction on its own thread', () => {
   });
 
   it('is abandoned when the storage closes, losing nothing and leaving no file behind', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: THREAD });
+    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: THREAD } });
     stores.push(s);
     await load(s, batches());
     const before = await dump(s.storage, 'spans', { fields: FIELDS });
@@ -140,7 +140,7 @@ describe('compaction on its own thread', () => {
     const compacting = s.storage.compactAll();
     await s.storage.close();
     await compacting;
-    const again = await openStore({ compactionThread: THREAD }, s.dir);
+    const again = await openStore({ compactionThread: { wasm: (await loadCore()).module, script: THREAD } }, s.dir);
     stores.unshift(again);
     expect(await dump(again.storage, 'spans', { fields: FIELDS })).toEqual(before);
     // Either the three flushed files or the merged one, and nothing unlisted.
