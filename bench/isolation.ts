@@ -29,7 +29,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer, type TestServer } from '../test/support/server.js';
+import { startServer, type ProcessServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
 const SHARED = SHARED_BENCH_DIR;
@@ -190,7 +190,7 @@ function post(url: string, path: string, body: Buffer | string, agent?: Agent): 
   });
 }
 
-async function load(server: TestServer, rows: number): Promise<void> {
+async function load(server: ProcessServer, rows: number): Promise<void> {
   const steps = Math.ceil(rows / HOSTS);
   const gen = spawn(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', String(HOSTS), '--duration', `${steps * 10}s`, '--out', '-'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const agent = new Agent({ keepAlive: true, maxSockets: 2 });
@@ -284,7 +284,7 @@ interface QueryRun {
 }
 
 /** Sends one query and reads its answer to the end without keeping it. */
-function runQuery(server: TestServer, q: HeavyQuery): Promise<QueryRun> {
+function runQuery(server: ProcessServer, q: HeavyQuery): Promise<QueryRun> {
   return new Promise((resolve, reject) => {
     let peak = rssMiB(server.pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server.pid))), 50);
@@ -369,7 +369,7 @@ async function settle(pid: number): Promise<void> {
  * their own, dropped and made again at every start, so that its WAL stays small and its flushes
  * never reach the table the queries read.
  */
-async function serve(dir: string, args: string[]): Promise<{ server: TestServer; probe: Probe; monitor: string }> {
+async function serve(dir: string, args: string[]): Promise<{ server: ProcessServer; probe: Probe; monitor: string }> {
   const monitor = join(WORK, `loop-monitor-${process.pid}.json`);
   rmSync(monitor, { force: true });
   const server = await startServer({ dataDir: dir, main: opts.main, args, waitWarm: true, nodeArgs: ['--import', MONITOR], env: { SUNDIAL_LOOP_MONITOR: monitor } });

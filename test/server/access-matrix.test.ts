@@ -157,7 +157,7 @@ async function column(sql: string, tenant?: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   for (const s of [
     'CREATE TENANT acme',
     'CREATE TENANT elsewhere',

@@ -7,7 +7,7 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
 describe('Basic authentication', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: { SUNDIAL_ROOT_PASSWORD: 'pa:ss:word' } });
+    server = await startServer({ inProcess: true, env: { SUNDIAL_ROOT_PASSWORD: 'pa:ss:word' } });
   });
   afterAll(async () => {
     await server.stop();

@@ -21,10 +21,10 @@ const encoders: Array<[string, string, (b: Buffer) => Buffer]> = [
 describe('request Content-Encoding', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--write-body-bytes', String(4 * 1024 * 1024)] });
+    server = await startServer({ inProcess: true, args: ['--write-body-bytes', String(4 * 1024 * 1024)] });
   });
   afterAll(async () => {
-    if (server.child.exitCode === null) await server.stop();
+    await server.stop();
     server.cleanup();
   });
 
@@ -85,7 +85,7 @@ describe('request Content-Encoding', () => {
 describe('response Accept-Encoding', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ inProcess: true });
   });
   afterAll(async () => {
     await server.stop();

@@ -37,7 +37,7 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 describe('server.headers_timeout', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--headers-timeout', '1s'] });
+    server = await startServer({ inProcess: true, args: ['--headers-timeout', '1s'] });
   });
   afterAll(async () => {
     await server.stop();
@@ -78,7 +78,7 @@ describe('server.headers_timeout', () => {
 describe('server.max_connections', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--max-connections', '4', '--headers-timeout', '60s'] });
+    server = await startServer({ inProcess: true, args: ['--max-connections', '4', '--headers-timeout', '60s'] });
   });
   afterAll(async () => {
     await server.stop();

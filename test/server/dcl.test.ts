@@ -38,7 +38,7 @@ async function fails(text: string, status: number, code: string, message: RegExp
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 
 afterAll(async () => {
@@ -365,7 +365,7 @@ describe('durability', () => {
     await ok('GRANT WRITE ON DATABASE d TO ROLE kr', { tenant: 'durable' });
     await ok('ALTER TENANT durable ADD USER keeper AS kr');
     expect(await server.stop()).toBe(0);
-    server = await startServer({ dataDir: server.dataDir });
+    server = await startServer({ inProcess: true, dataDir: server.dataDir });
     const auth = { user: 'keeper', password: 'k', tenant: 'durable', db: 'd' };
     expect((await writeLp(server.url, 'm v=1 1', 'tenant=durable&db=d', { auth: { user: 'keeper', password: 'k' } })).status).toBe(200);
     expect(await ok('SELECT v FROM m', auth)).toBe('v\n1.0\n');

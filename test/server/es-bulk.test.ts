@@ -110,7 +110,7 @@ const handshake = new Map<string, HttpResponse>();
 const responses = new Map<string, HttpResponse>();
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   const client = (compression: boolean) => new Client({ node: `${server.url}/api/v1/es`, auth: { username: 'root', password: '' }, compression });
   const bulk = (docs: object[], query: Record<string, string>, compression = false) =>
     client(compression).helpers.bulk({ datasource: docs, onDocument: () => ({ create: { _index: 'ignored' } }), flushBytes: 8 * 1024, onDrop: (d) => console.error(d) }, { querystring: query });

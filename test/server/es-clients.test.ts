@@ -36,7 +36,7 @@ async function sql(statement: string, db = 'public'): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--root-password', PASSWORD] });
+  server = await startServer({ inProcess: true, args: ['--root-password', PASSWORD] });
   base = `${server.url}/api/v1/es`;
   expect(await sql('CREATE DATABASE esdb')).toBe('200 ');
 }, 60_000);

@@ -24,7 +24,7 @@ async function sql(statement: string, db = 'public', tenant = 'cnosdb'): Promise
 }
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--root-password', PASSWORD] });
+  server = await startServer({ inProcess: true, args: ['--root-password', PASSWORD] });
   for (const s of ['CREATE TENANT other', "CREATE USER writer WITH PASSWORD = 'w'", 'ALTER TENANT cnosdb ADD USER writer AS owner']) expect(await sql(s)).toBe('200 ');
 }, 60_000);
 

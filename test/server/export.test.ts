@@ -54,7 +54,7 @@ const QUERIES = [
 describe('GET /api/v1/export', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({ inProcess: true });
     // Rows 0..200 into segment files, then rows 150..260 (overwrites of 150..200, with a new
     // note) and a second table into the memtable.
     await ok(writeLp(s.url, lines(0, 200, 'v1')));

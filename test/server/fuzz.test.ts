@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { readBack } from '../support/read-back.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 import { mulberry32 as rng } from '../support/rng.js';
 
 const VALID = [
@@ -17,7 +17,7 @@ const VALID = [
 const ALPHABET = ' ,=\\"\n\r#tTfF0123456789.-+eiuabcxyz\u00e9\u0000\t';
 
 describe('line-protocol fuzz over HTTP', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer();
     expect((await writeLp(server.url, 'keep,k=1 v=42i 1')).status).toBe(200);

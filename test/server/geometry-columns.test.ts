@@ -16,7 +16,7 @@ async function sql(text: string): Promise<string> {
 
 describe('GEOMETRY columns', () => {
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ inProcess: true });
     await sql('CREATE TABLE places (loc GEOMETRY(POINT, 0), note STRING, TAGS(site))');
   });
   afterAll(async () => {
@@ -51,7 +51,7 @@ describe('GEOMETRY columns', () => {
 
   it('keeps the declaration across a restart', async () => {
     expect(await server.stop()).toBe(0);
-    server = await startServer({ dataDir: server.dataDir });
+    server = await startServer({ inProcess: true, dataDir: server.dataDir });
     expect(await sql("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'places' ORDER BY column_name")).toBe(
       'column_name,data_type\nloc,"Geometry(POINT, 0)"\nnote,STRING\nsite,STRING\ntime,TIMESTAMP(NANOSECOND)\n',
     );

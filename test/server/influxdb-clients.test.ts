@@ -31,7 +31,7 @@ async function sql(statement: string, db: string): Promise<string> {
 beforeAll(async () => {
   // The v2 client logs every failed write; the failures here are the expected ones.
   setLogger({ error: () => undefined, warn: () => undefined });
-  server = await startServer({ args: ['--root-password', PASSWORD] });
+  server = await startServer({ inProcess: true, args: ['--root-password', PASSWORD] });
   port = Number(new URL(server.url).port);
 }, 60_000);
 

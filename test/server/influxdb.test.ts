@@ -23,7 +23,7 @@ async function stored(table: string, db = 'idb', tenant = 'cnosdb'): Promise<str
 const NO_TABLE = (table: string, db = 'idb', tenant = 'cnosdb'): RegExp => new RegExp(`^422 .*Table not found: \\\\"${tenant}\\.${db}\\.${table}\\\\"`);
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   for (const s of [
     'CREATE DATABASE idb',
     'CREATE TENANT other',
@@ -132,7 +132,7 @@ describe('POST /write and /api/v2/write', () => {
   }
 
   it('refuses a body over the limit with 413 and stores nothing', async () => {
-    const small = await startServer({ args: ['--write-body-bytes', '1000'] });
+    const small = await startServer({ inProcess: true, args: ['--write-body-bytes', '1000'] });
     try {
       expect((await http(small.url, '/api/v1/sql', { body: 'CREATE DATABASE idb' })).status).toBe(200);
       const body = 'big v=1 1\n'.repeat(200);

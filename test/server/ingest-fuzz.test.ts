@@ -12,7 +12,7 @@ import { mutate, rng, utf8 } from '../ingest/ingest-support.js';
 import { http, writeLp } from '../support/http.js';
 import { otlpProtobuf } from '../support/otlp.js';
 import { readBack } from '../support/read-back.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 
 const OTLP = JSON.stringify({
   resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0102', spanId: '03', name: 'n', startTimeUnixNano: '1700000000000000000' }] }] }],
@@ -77,7 +77,7 @@ const PER_ROUTE = 40;
 const ALPHABET = ' \n\t=,.:-+e0123456789{}[]"\\nulltruefalse';
 
 describe('ingest fuzz over HTTP', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer();
     expect((await writeLp(server.url, 'keep,k=1 v=42i 1')).status).toBe(200);

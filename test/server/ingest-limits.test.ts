@@ -51,11 +51,11 @@ const ROUTES: Route[] = [
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--write-body-bytes', String(LIMIT)] });
+  server = await startServer({ inProcess: true, args: ['--write-body-bytes', String(LIMIT)] });
 });
 
 afterAll(async () => {
-  if (server.child.exitCode === null) await server.stop();
+  await server.stop();
   server.cleanup();
 });
 

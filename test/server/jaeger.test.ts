@@ -31,7 +31,7 @@ const data = async <T>(path: string): Promise<T> => {
 };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   const body = {
     resourceSpans: [
       resource(

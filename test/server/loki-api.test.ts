@@ -45,7 +45,7 @@ function protobuf(streams: Array<{ labels: string; entries: Array<[bigint, strin
 const JSON_PUSH = JSON.stringify({ streams: [{ stream: { job: 'api', env: 'prod' }, values: [[`${T0}`, 'GET /a 200'], [`${T0 + 5n}`, 'GET /b 500', { trace_id: 'abc' }]] }] });
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--root-password', PASSWORD] });
+  server = await startServer({ inProcess: true, args: ['--root-password', PASSWORD] });
   for (const s of ['CREATE TENANT acme', "CREATE USER dev WITH PASSWORD = 'd'", 'ALTER TENANT cnosdb ADD USER dev AS owner']) expect(await sql(s)).toBe('200 ');
   expect(await sql('CREATE DATABASE logsdb', 'public', 'acme')).toBe('200 ');
 }, 60_000);
@@ -141,7 +141,7 @@ describe('bad input', () => {
 
 describe('the ingest.loki_* settings', () => {
   it('name the tenant, database and table of a push that names none', async () => {
-    const other = await startServer({ args: ['--root-password', PASSWORD, '--loki-tenant', 'cnosdb', '--loki-database', 'lokidb', '--loki-table', 'app_logs'] });
+    const other = await startServer({ inProcess: true, args: ['--root-password', PASSWORD, '--loki-tenant', 'cnosdb', '--loki-database', 'lokidb', '--loki-table', 'app_logs'] });
     try {
       const auth = { authorization: basic('root', PASSWORD) };
       expect((await http(other.url, '/api/v1/sql', { body: 'CREATE DATABASE lokidb', auth: null, headers: auth })).status).toBe(200);

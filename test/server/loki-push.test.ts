@@ -62,7 +62,7 @@ const PER_MS = { ns: 1_000_000n, ms: 1n } as const;
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   await csv("CREATE DATABASE loki_ns WITH PRECISION 'ns'");
   await csv("CREATE DATABASE loki_ms WITH PRECISION 'ms'");
 });

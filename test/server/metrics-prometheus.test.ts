@@ -55,7 +55,7 @@ async function until(query: string, want: (v: number | undefined) => boolean): P
 }
 
 beforeAll(async () => {
-  server = await startServer({ env: QUIET });
+  server = await startServer({ inProcess: true, env: QUIET });
   if (!existsSync(PROMETHEUS)) return;
   dir = mkdtempSync(join(tmpdir(), 'sundial-prometheus-'));
   const target = new URL(server.url).host;

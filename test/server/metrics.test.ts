@@ -14,7 +14,7 @@ const sql = (url: string, text: string): Promise<HttpResponse> => http(url, '/ap
 describe('GET /metrics', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: QUIET });
+    server = await startServer({ inProcess: true, env: QUIET });
   });
   afterAll(async () => {
     await server?.stop();
@@ -166,7 +166,7 @@ describe('429s by reason', () => {
   let server: TestServer;
   beforeAll(async () => {
     // Any data at all fills a memtable of one byte: the second write is refused.
-    server = await startServer({ env: QUIET, args: ['--memtable-bytes', '1'] });
+    server = await startServer({ inProcess: true, env: QUIET, args: ['--memtable-bytes', '1'] });
   });
   afterAll(async () => {
     await server?.stop();
@@ -195,7 +195,7 @@ describe('server.metrics_auth', () => {
   ];
   for (const c of cases) {
     it(c.name, async () => {
-      const server = await startServer({ env: QUIET, args: c.setting === undefined ? [] : ['--metrics-auth', c.setting] });
+      const server = await startServer({ inProcess: true, env: QUIET, args: c.setting === undefined ? [] : ['--metrics-auth', c.setting] });
       try {
         expect((await sql(server.url, "CREATE USER plain WITH PASSWORD = 'pw'")).status).toBe(200);
         const none = await http(server.url, '/metrics', { auth: null });
@@ -212,6 +212,6 @@ describe('server.metrics_auth', () => {
   }
 
   it('refuses to start with another value, naming the setting and the choices', async () => {
-    await expect(startServer({ env: QUIET, args: ['--metrics-auth', 'sometimes'] })).rejects.toThrow(/invalid server\.metrics_auth from flag --metrics-auth: "sometimes" \(want auto, on, off\)/);
+    await expect(startServer({ inProcess: true, env: QUIET, args: ['--metrics-auth', 'sometimes'] })).rejects.toThrow(/invalid server\.metrics_auth from flag --metrics-auth: "sometimes" \(want auto, on, off\)/);
   });
 });

@@ -58,7 +58,7 @@ async function listings(s: TestServer): Promise<string> {
 
 describe('names of new objects', () => {
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ inProcess: true });
     await ok(server, "CREATE USER u_named WITH PASSWORD = 'pw'");
     await ok(server, 'ALTER TENANT cnosdb ADD USER u_named AS member');
   });
@@ -100,7 +100,7 @@ describe('a catalog that already holds such names', () => {
   let first: TestServer;
   let second: TestServer;
   beforeAll(async () => {
-    first = await startServer();
+    first = await startServer({ inProcess: true });
     await ok(first, "CREATE USER u_edge WITH PASSWORD = 'pw'");
     await ok(first, 'CREATE TENANT t_edge');
     await ok(first, 'CREATE DATABASE d_edge');
@@ -114,7 +114,7 @@ describe('a catalog that already holds such names', () => {
       text = text.replaceAll(`"${name}"`, `"${name} "`);
     }
     writeFileSync(file, text);
-    second = await startServer({ dataDir: first.dataDir });
+    second = await startServer({ inProcess: true, dataDir: first.dataDir });
   });
   afterAll(async () => {
     await second?.stop();

@@ -70,7 +70,7 @@ const responses = new Map<string, HttpResponse>();
 let noAuth: HttpResponse;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   for (const c of cases) {
     const path = `/api/v1/opentsdb/${c.path}${c.query ? '?' + c.query : ''}`;
     responses.set(c.name, await http(server.url, path, { method: 'POST', body: c.body, headers: c.headers }));

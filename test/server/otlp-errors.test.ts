@@ -67,7 +67,7 @@ const CASES: Case[] = [
 const answers = new Map<string, HttpResponse>();
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   for (const sql of ['CREATE TENANT acme', "CREATE USER eve WITH PASSWORD = 'pw'", 'ALTER TENANT acme ADD USER eve AS owner']) {
     const r = await http(server.url, '/api/v1/sql', { method: 'POST', body: sql });
     expect(r.status, r.text).toBe(200);

@@ -43,7 +43,7 @@ async function rows(table: string, order: string, nsColumns: readonly string[] =
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 
 afterAll(async () => {

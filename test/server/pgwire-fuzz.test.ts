@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../support/rng.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 
 /** Sends `bytes`, collects the reply until the server closes or 3 s pass. */
 function exchange(port: number, bytes: Buffer): Promise<{ reply: Buffer; closed: boolean }> {
@@ -56,7 +56,7 @@ function sqlState(reply: Buffer): string | undefined {
 }
 
 describe('PostgreSQL port: bad input', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer({ args: ['--pg-port', '0', '--sql-body-bytes', '65536'] });
   }, 60_000);

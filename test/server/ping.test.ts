@@ -6,7 +6,7 @@ const version = (JSON.parse((await import('node:fs')).readFileSync(new URL('../.
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 afterAll(async () => {
   await server.stop();

@@ -23,7 +23,7 @@ async function ok(text: string, options: Parameters<typeof sql>[1] = {}): Promis
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   expect((await writeLp(server.url, 'pc,h=a v=1i 1000\npc,h=b v=2i 2000')).status).toBe(200);
 });
 

@@ -53,7 +53,7 @@ let readEmpty: HttpResponse;
 const rejected = new Map<string, HttpResponse>();
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   readEmpty = await http(server.url, '/api/v1/prom/read', { method: 'POST', headers: READ_HEADERS, body: readRequest([{ start: 0, end: SAMPLE_MS, matchers: [{ type: 0, name: '__name__', value: 'up' }] }]) });
   write = await http(server.url, '/api/v1/prom/write', { method: 'POST', headers: FIXTURE_HEADERS, body: FIXTURE });
   readEq = await http(server.url, '/api/v1/prom/read', {

@@ -10,7 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ env: QUIET });
+  server = await startServer({ inProcess: true, env: QUIET });
 });
 afterAll(async () => {
   await server?.stop();

@@ -50,7 +50,7 @@ function declaredRoutes(): Map<string, Set<string>> {
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 afterAll(async () => {
   await server.stop();

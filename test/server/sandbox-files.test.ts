@@ -40,7 +40,7 @@ const sql = (s: TestServer, text: string): Promise<HttpResponse> => http(s.url, 
 describe('files dropped on the sandbox', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({ inProcess: true });
     for (const f of FILES) expect((await writeLp(s.url, f.lp)).status).toBe(200);
   });
   afterAll(async () => {

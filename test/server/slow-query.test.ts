@@ -21,7 +21,7 @@ const slowLines = (server: TestServer): Array<Record<string, unknown>> => server
 describe('log.slow_query = 1ms', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: QUIET, args: ['--slow-query', '1ms'] });
+    server = await startServer({ inProcess: true, env: QUIET, args: ['--slow-query', '1ms'] });
     await load(server);
   });
   afterAll(async () => {
@@ -60,7 +60,7 @@ describe('log.slow_query = 1ms', () => {
 describe('log.slow_query by default (10 s)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: QUIET });
+    server = await startServer({ inProcess: true, env: QUIET });
     await load(server);
   });
   afterAll(async () => {

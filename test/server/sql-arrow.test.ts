@@ -38,7 +38,7 @@ function rows(t: Table): Record<string, unknown>[] {
 describe('SQL results as an Arrow IPC stream', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({ inProcess: true });
     const lines: string[] = [];
     for (let i = 0; i < 20_000; i++) {
       const fields = [`a=${i}i`, `d=${i / 4}`, `u=${i * 3}u`, `ok=${i % 2 === 0}`, `s="v${i % 7}"`];

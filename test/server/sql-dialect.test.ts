@@ -9,7 +9,7 @@ import { sqlChecks } from '../support/sql.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   await csv('CREATE TABLE cpu (usage DOUBLE, TAGS(host))');
   await csv('CREATE TABLE mem (used BIGINT, TAGS(host))');
   await csv("INSERT INTO cpu (time, host, usage) VALUES (1, 'a', 1.5), (2, 'b', 2.5)");

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { createReader, readerStatementWithPing } from '../support/reader-statement.js';
 import { mulberry32 as rng } from '../support/rng.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 import { hugeCallStatement, patternStatement } from '../support/sql-hazards.js';
 
 const SEED = 0x24_2024;
 const STATEMENTS = Number(process.env.SUNDIAL_FUZZ_STATEMENTS ?? 150);
 
 describe('huge sizes and pathological patterns over HTTP (issue 24)', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer({ args: ['--query-memory-bytes', '64MiB'] });
     await createReader(server.url);

@@ -16,7 +16,7 @@ const checks = sqlChecks(() => server.url);
 const ROWS = 2160; // 6 hours at 10 s a series: one row group of six hour pages
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--flush-age', '1s'] });
+  server = await startServer({ inProcess: true, args: ['--flush-age', '1s'] });
   const lines: string[] = [];
   const start = Date.parse('2024-03-01T00:00:07Z') * 1_000_000;
   for (let i = 0; i < ROWS; i++) {

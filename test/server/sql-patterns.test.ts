@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReader, errorOf, readerStatementWithPing } from '../support/reader-statement.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 
 const A300 = 'a'.repeat(300);
 const A2000 = 'a'.repeat(2000);
@@ -54,7 +54,7 @@ const REFUSED: Array<{ name: string; sql: string; message: string }> = [
 describe('pathological patterns over long inputs (issue 24)', () => {
   for (const c of FINISHING) {
     describe(c.name, () => {
-      let server: TestServer;
+      let server: ProcessServer;
       beforeAll(async () => {
         server = await startServer();
         await createReader(server.url);
@@ -74,7 +74,7 @@ describe('pathological patterns over long inputs (issue 24)', () => {
 });
 
 describe('patterns no linear-time engine runs (issue 24)', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer();
     await createReader(server.url);

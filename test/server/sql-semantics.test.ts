@@ -9,7 +9,7 @@ import { sqlChecks } from '../support/sql.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 afterAll(async () => {
   await server.stop();

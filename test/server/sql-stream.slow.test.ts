@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLp } from '../support/http.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 
 const MIB = 1024 * 1024;
 
@@ -17,7 +17,7 @@ function rssBytes(pid: number): number {
 }
 
 describe('a 10-million-row chunked query', () => {
-  let s: TestServer;
+  let s: ProcessServer;
   beforeAll(async () => {
     s = await startServer();
     const a = Array.from({ length: 10_000 }, (_, i) => `a,h=h${i % 10} v=${i}i ${i}`).join('\n');

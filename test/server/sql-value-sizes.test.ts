@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { createReader, errorOf, readerStatementWithPing } from '../support/reader-statement.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type ProcessServer } from '../support/server.js';
 
 interface Case {
   name: string;
@@ -40,7 +40,7 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   describe(`a read-only member's ${c.name} (issue 24)`, () => {
-    let server: TestServer;
+    let server: ProcessServer;
     beforeAll(async () => {
       server = await startServer();
       await createReader(server.url);
@@ -67,7 +67,7 @@ for (const c of CASES) {
 }
 
 describe('values within the limit (issue 24)', () => {
-  let server: TestServer;
+  let server: ProcessServer;
   beforeAll(async () => {
     server = await startServer();
     await createReader(server.url);

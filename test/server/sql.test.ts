@@ -76,7 +76,7 @@ const cases: Case[] = [
 describe('POST /api/v1/sql', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({ inProcess: true });
     expect((await writeLp(s.url, DATA)).status).toBe(200);
   });
   afterAll(async () => {
@@ -179,13 +179,13 @@ describe('POST /api/v1/sql', () => {
   });
 
   it('keeps schema changes across a restart', async () => {
-    const own = await startServer();
+    const own = await startServer({ inProcess: true });
     try {
       expect((await sql(own, 'CREATE DATABASE kept')).status).toBe(200);
       expect((await sql(own, 'CREATE TABLE kept.t (v DOUBLE, TAGS(h))')).status).toBe(200);
       expect((await sql(own, "INSERT INTO kept.t (time, h, v) VALUES (1, 'a', 1.5)")).status).toBe(200);
       await own.stop();
-      const again = await startServer({ dataDir: own.dataDir });
+      const again = await startServer({ inProcess: true, dataDir: own.dataDir });
       try {
         const r = await sql(again, 'SELECT h, v FROM kept.t');
         expect(r.text).toBe('h,v\na,1.5\n');
@@ -253,7 +253,7 @@ describe('POST /api/v1/sql', () => {
 describe('POST /api/v1/sql limits', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ args: ['--sql-body-bytes', '64', '--query-timeout', '300ms', '--query-memory-bytes', '50000', '--max-concurrent-queries', '1'] });
+    s = await startServer({ inProcess: true, args: ['--sql-body-bytes', '64', '--query-timeout', '300ms', '--query-memory-bytes', '50000', '--max-concurrent-queries', '1'] });
     const lines: string[] = [];
     for (let i = 0; i < 2000; i++) lines.push(`big,h=h${i % 10} v=${i}i ${i}`);
     expect((await writeLp(s.url, lines.join('\n'))).status).toBe(200);
@@ -295,7 +295,7 @@ describe('POST /api/v1/sql limits', () => {
 describe('POST /api/v1/sql when the client goes away', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ args: ['--max-concurrent-queries', '1'] });
+    s = await startServer({ inProcess: true, args: ['--max-concurrent-queries', '1'] });
     const lines: string[] = [];
     for (let i = 0; i < 2000; i++) lines.push(`big,h=h${i % 10} v=${i}i ${i}`);
     expect((await writeLp(s.url, lines.join('\n'))).status).toBe(200);

@@ -130,7 +130,7 @@ describe('tenant limits over HTTP', () => {
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ inProcess: true });
     const root = (sql: string) => http(server.url, '/api/v1/sql', { method: 'POST', body: sql });
     for (const s of ['CREATE TENANT busy', 'CREATE TENANT calm']) expect((await root(s)).status).toBe(200);
     for (const t of ['busy', 'calm']) expect((await http(server.url, `/api/v1/sql?tenant=${t}`, { method: 'POST', body: 'CREATE DATABASE d' })).status).toBe(200);

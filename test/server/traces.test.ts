@@ -47,7 +47,7 @@ let sqlAnswer: HttpResponse;
 const jaeger = (path: string, headers: Record<string, string> = { table: 'spans' }) => http(server.url, path, { headers });
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   const headers = { authorization: AUTH, table: 'spans', db: 'public' };
   const protoExporter = new ProtoExporter({ url: `${server.url}/api/v1/traces`, headers });
   await send(protoExporter, 'checkout', (provider) => {

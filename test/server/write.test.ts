@@ -97,7 +97,7 @@ let endNs = 0n;
 let missingTsResponse: HttpResponse;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
   for (const c of cases) responses.set(c.name, await writeLp(server.url, c.body, c.query ?? ''));
   for (const s of sequences) {
     const rs: HttpResponse[] = [];
@@ -158,7 +158,7 @@ describe('POST /api/v1/write', () => {
 describe('POST /api/v1/write limits', () => {
   let small: TestServer;
   beforeAll(async () => {
-    small = await startServer({ args: ['--write-body-bytes', '1000'] });
+    small = await startServer({ inProcess: true, args: ['--write-body-bytes', '1000'] });
   });
   afterAll(async () => {
     await small.stop();
@@ -186,7 +186,7 @@ describe('POST /api/v1/write limits', () => {
 describe('POST /api/v1/write admission', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--memtable-bytes', '65536'] });
+    server = await startServer({ inProcess: true, args: ['--memtable-bytes', '65536'] });
   });
   afterAll(async () => {
     await server.stop();
