@@ -17,7 +17,13 @@ import { parseArgs } from 'node:util';
 import { http } from '../test/support/http.js';
 import { startServer } from '../test/support/server.js';
 
-const { values: opts } = parseArgs({ options: { requests: { type: 'string', default: '40' }, flood: { type: 'string', default: '4' }, seconds: { type: 'string', default: '3' } } });
+const { values: opts } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '40' },
+    flood: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '3' },
+  },
+});
 const N = Number(opts.requests);
 const FLOOD = Number(opts.flood);
 const SECONDS = Number(opts.seconds);
@@ -36,7 +42,8 @@ function stats(name: string, status: number, ms: number[]): Stats {
 
 const server = await startServer({ waitWarm: true });
 try {
-  const sql = (user: string, password: string, body = 'SELECT 1') => http(server.url, '/api/v1/sql', { method: 'POST', body, auth: { user, password } });
+  const sql = (user: string, password: string, body = 'SELECT 1') =>
+    http(server.url, '/api/v1/sql', { method: 'POST', body, auth: { user, password } });
   const root = async (text: string): Promise<void> => {
     const r = await sql('root', '', text);
     if (r.status !== 200) throw new Error(`${text}: ${r.status} ${r.text}`);

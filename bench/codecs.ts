@@ -37,7 +37,21 @@ function dataFile(types: 'int' | 'float'): string {
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${types === 'float' ? '-float' : ''}.lp`);
   if (!existsSync(file)) {
-    execFileSync(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--types', types, '--out', file], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [
+        join(SHARED, 'gen-cpu.mjs'),
+        '--hosts',
+        opts.hosts!,
+        '--duration',
+        opts.duration!,
+        '--types',
+        types,
+        '--out',
+        file,
+      ],
+      { stdio: 'inherit' },
+    );
   }
   return file;
 }
@@ -93,13 +107,23 @@ function columns(ints: HostSeries[], floats: HostSeries[]): Column[] {
   const add = (name: string, type: Column['type'], codec: string, blocks: ColumnValues[]): void => {
     cols.push({ name, type, codec, blocks });
   };
-  add('time (10 s regular)', 'time', 'DEFAULT', ints.flatMap((h) => cut(h.ts, (p) => BigInt64Array.from(p))));
+  add(
+    'time (10 s regular)',
+    'time',
+    'DEFAULT',
+    ints.flatMap((h) => cut(h.ts, (p) => BigInt64Array.from(p))),
+  );
   let seed = 12345;
   const random = (): number => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  const jitter = ints.flatMap((h) => cut(h.ts.map((t) => t + BigInt(Math.floor(random() * 1000)) * 1000n), (p) => BigInt64Array.from(p)));
+  const jitter = ints.flatMap((h) =>
+    cut(
+      h.ts.map((t) => t + BigInt(Math.floor(random() * 1000)) * 1000n),
+      (p) => BigInt64Array.from(p),
+    ),
+  );
   add('time (10 s + up to 1 ms jitter)', 'time', 'DEFAULT', jitter);
   const intBlocks = ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => BigInt64Array.from(p, BigInt))));
   add('BIGINT (TSBS fields)', ValueType.BigInt, 'DEFAULT', intBlocks);
@@ -107,9 +131,19 @@ function columns(ints: HostSeries[], floats: HostSeries[]): Column[] {
   const floatBlocks = floats.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => Float64Array.from(p))));
   add('DOUBLE (two decimals)', ValueType.Double, 'DEFAULT', floatBlocks);
   add('DOUBLE, CODEC(GORILLA)', ValueType.Double, 'GORILLA', floatBlocks);
-  add('BOOLEAN (field > 50)', ValueType.Boolean, 'DEFAULT', ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => Uint8Array.from(p, (v) => (v > 50 ? 1 : 0))))));
+  add(
+    'BOOLEAN (field > 50)',
+    ValueType.Boolean,
+    'DEFAULT',
+    ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => Uint8Array.from(p, (v) => (v > 50 ? 1 : 0))))),
+  );
   const levels = ['idle', 'low', 'normal', 'high', 'critical'];
-  add('STRING (5 levels)', ValueType.String, 'DEFAULT', ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => p.map((v) => levels[Math.min(4, Math.floor(v / 20))]!)))));
+  add(
+    'STRING (5 levels)',
+    ValueType.String,
+    'DEFAULT',
+    ints.flatMap((h) => h.fields.flatMap((f) => cut(f, (p) => p.map((v) => levels[Math.min(4, Math.floor(v / 20))]!)))),
+  );
   return cols;
 }
 
@@ -150,10 +184,15 @@ async function main(): Promise<void> {
   const cols = columns(ints, floats);
 
   console.log(`codecs: ${ints.length} hosts, blocks of up to ${BLOCK} rows, best of ${RUNS} runs, one core`);
-  console.log('column                              bytes/value   wasm enc M/s  wasm dec M/s  host enc M/s  host dec M/s  encodings');
+  console.log(
+    'column                              bytes/value   wasm enc M/s  wasm dec M/s  host enc M/s  host dec M/s  encodings',
+  );
   for (const col of cols) {
     const type = col.type === 'time' ? ValueType.BigInt : col.type;
-    const enc = (b: ColumnValues): Uint8Array => (col.type === 'time' ? codecs.encodeTimestamps(b as BigInt64Array, b.length, col.codec) : codecs.encode(type, b, undefined, b.length, col.codec));
+    const enc = (b: ColumnValues): Uint8Array =>
+      col.type === 'time'
+        ? codecs.encodeTimestamps(b as BigInt64Array, b.length, col.codec)
+        : codecs.encode(type, b, undefined, b.length, col.codec);
     const encoded = col.blocks.map(enc);
     const values = col.blocks.reduce((s, b) => s + b.length, 0);
     const bytes = encoded.reduce((s, b) => s + b.length, 0);
@@ -163,13 +202,21 @@ async function main(): Promise<void> {
       ids.set(name, (ids.get(name) ?? 0) + 1);
     }
     for (let i = 0; i < encoded.length; i++) {
-      const d = col.type === 'time' ? codecs.decodeTimestamps(encoded[i]!, col.blocks[i]!.length) : codecs.decode(type, encoded[i]!, col.blocks[i]!.length).values;
+      const d =
+        col.type === 'time'
+          ? codecs.decodeTimestamps(encoded[i]!, col.blocks[i]!.length)
+          : codecs.decode(type, encoded[i]!, col.blocks[i]!.length).values;
       for (let j = 0; j < d.length; j++) {
-        if (!Object.is(d[j], col.blocks[i]![j])) throw new Error(`BUG: ${col.name} block ${i} row ${j} does not round-trip`);
+        if (!Object.is(d[j], col.blocks[i]![j]))
+          throw new Error(`BUG: ${col.name} block ${i} row ${j} does not round-trip`);
       }
     }
     const hostEnc = best(() => col.blocks.forEach(enc));
-    const hostDec = best(() => encoded.forEach((b, i) => { codecs.decode(type, b, col.blocks[i]!.length); }));
+    const hostDec = best(() =>
+      encoded.forEach((b, i) => {
+        codecs.decode(type, b, col.blocks[i]!.length);
+      }),
+    );
 
     // The raw exports, with every block's values and encoded bytes already in Wasm memory.
     let wasmEnc = NaN;
@@ -191,10 +238,32 @@ async function main(): Promise<void> {
         p += encoded[i]!.length;
       });
       const mode = col.type === 'time' ? 0 : MODES[col.codec]!;
-      const encode = type === ValueType.Double ? x.codec_encode_f64 : type === ValueType.Boolean ? x.codec_encode_bool : x.codec_encode_i64;
-      const decode = type === ValueType.Double ? x.codec_decode_f64 : type === ValueType.Boolean ? x.codec_decode_bool : x.codec_decode_i64;
-      wasmEnc = values / best(() => places.forEach(([src, n]) => { encode(src, n, 0, mode); }));
-      wasmDec = values / best(() => places.forEach(([, n, blk, len]) => { decode(blk, len, n); }));
+      const encode =
+        type === ValueType.Double
+          ? x.codec_encode_f64
+          : type === ValueType.Boolean
+            ? x.codec_encode_bool
+            : x.codec_encode_i64;
+      const decode =
+        type === ValueType.Double
+          ? x.codec_decode_f64
+          : type === ValueType.Boolean
+            ? x.codec_decode_bool
+            : x.codec_decode_i64;
+      wasmEnc =
+        values /
+        best(() =>
+          places.forEach(([src, n]) => {
+            encode(src, n, 0, mode);
+          }),
+        );
+      wasmDec =
+        values /
+        best(() =>
+          places.forEach(([, n, blk, len]) => {
+            decode(blk, len, n);
+          }),
+        );
     } else {
       const blkAt = x.alloc(bytes + 16);
       const mem = new Uint8Array(x.memory.buffer);
@@ -206,7 +275,14 @@ async function main(): Promise<void> {
         places.push([p, b.length, col.blocks[i]!.length]);
         p += b.length;
       });
-      if (places.length === encoded.length) wasmDec = values / best(() => places.forEach(([blk, len, n]) => { x.codec_decode_str(blk, len, n); }));
+      if (places.length === encoded.length)
+        wasmDec =
+          values /
+          best(() =>
+            places.forEach(([blk, len, n]) => {
+              x.codec_decode_str(blk, len, n);
+            }),
+          );
     }
     const f = (v: number): string => (Number.isNaN(v) ? '     -' : M(v));
     console.log(

@@ -56,7 +56,11 @@ function busy(p: CpuProfile): { busy: Float64Array; flush: Float64Array } {
 
 const rows = profiles.map(busy);
 const ms = (us: number): string => (us / 1000).toFixed(0).padStart(6);
-console.log(`${'ms'.padStart(6)} ${files.map((_, i) => `thread ${i}`.padStart(9)).join(' ')} ${'flush (0)'.padStart(9)}`);
+console.log(
+  `${'ms'.padStart(6)} ${files.map((_, i) => `thread ${i}`.padStart(9)).join(' ')} ${'flush (0)'.padStart(9)}`,
+);
 for (let b = 0; b < buckets; b++) {
-  console.log(`${String(b * Number(opts.bucket)).padStart(6)} ${rows.map((r) => ms(r.busy[b]!).padStart(9)).join(' ')} ${ms(rows[0]!.flush[b]!).padStart(9)}`);
+  console.log(
+    `${String(b * Number(opts.bucket)).padStart(6)} ${rows.map((r) => ms(r.busy[b]!).padStart(9)).join(' ')} ${ms(rows[0]!.flush[b]!).padStart(9)}`,
+  );
 }

@@ -22,7 +22,8 @@ for (const hosts of opts.hosts!.split(',').map(Number)) {
     }
     await http(s.url, '/api/v1/sql', { body: 'COMPACT DATABASE public' });
     await new Promise((r) => setTimeout(r, 2000));
-    const rss = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024;
+    const rss = (): number =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024;
     const idle = rss();
     let peak = idle;
     const timer = setInterval(() => (peak = Math.max(peak, rss())), 10);
@@ -36,7 +37,9 @@ for (const hosts of opts.hosts!.split(',').map(Number)) {
       }).end();
     });
     clearInterval(timer);
-    console.log(`${hosts} hosts (${(hosts * 8640).toLocaleString()} rows): export ${(bytes / 1048576).toFixed(1)} MiB in ${(performance.now() - started).toFixed(0)} ms; server RSS ${idle.toFixed(0)} MiB before, at most ${peak.toFixed(0)} MiB during (+${(peak - idle).toFixed(0)})`);
+    console.log(
+      `${hosts} hosts (${(hosts * 8640).toLocaleString()} rows): export ${(bytes / 1048576).toFixed(1)} MiB in ${(performance.now() - started).toFixed(0)} ms; server RSS ${idle.toFixed(0)} MiB before, at most ${peak.toFixed(0)} MiB during (+${(peak - idle).toFixed(0)})`,
+    );
   } finally {
     await s.stop();
     s.cleanup();

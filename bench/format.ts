@@ -75,7 +75,9 @@ const { schema, batches } = makeBatches();
 console.log(`${ROWS} rows x ${schema.fields.length} columns, batches of ${BATCH}, median of ${RUNS} runs`);
 for (const format of opts.formats!.split(',') as ResultFormat[]) {
   runOnce(format, schema, batches.slice(0, 8)); // warm up the JIT
-  const runs = Array.from({ length: RUNS }, () => runOnce(format, schema, batches)).sort((a, b) => a.seconds - b.seconds);
+  const runs = Array.from({ length: RUNS }, () => runOnce(format, schema, batches)).sort(
+    (a, b) => a.seconds - b.seconds,
+  );
   const { seconds, bytes } = runs[Math.floor(RUNS / 2)]!;
   console.log(
     `${format.padEnd(7)} ${(ROWS / seconds / 1e6).toFixed(2).padStart(6)} M rows/s  ${(bytes / seconds / 1e6).toFixed(0).padStart(5)} MB/s  ${(seconds * 1000).toFixed(0).padStart(6)} ms  ${(bytes / ROWS).toFixed(1)} bytes/row`,

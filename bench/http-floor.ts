@@ -20,7 +20,9 @@ export interface RecordedAnswer {
 }
 
 const answers = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as RecordedAnswer[];
-const byRequest = new Map(answers.map((a) => [`${a.path}\n${a.body}`, { contentType: a.contentType, bytes: Buffer.from(a.answer) }]));
+const byRequest = new Map(
+  answers.map((a) => [`${a.path}\n${a.body}`, { contentType: a.contentType, bytes: Buffer.from(a.answer) }]),
+);
 
 const server = Hapi.server({ host: '127.0.0.1', port: 0 });
 server.route({
@@ -29,7 +31,9 @@ server.route({
   options: { payload: { parse: false, output: 'data' } },
   handler: (request, h) => {
     const payload = request.payload as Buffer | null;
-    const found = byRequest.get(`${request.url.pathname}${request.url.search}\n${payload === null ? '' : payload.toString('utf8')}`);
+    const found = byRequest.get(
+      `${request.url.pathname}${request.url.search}\n${payload === null ? '' : payload.toString('utf8')}`,
+    );
     if (found === undefined) return h.response('no recorded answer for this request\n').code(404);
     return h.response(found.bytes).type(found.contentType);
   },

@@ -12,12 +12,35 @@
 // Needs `npm run build` first (npm run bench:import does it).
 
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { makeData, makeVector, RecordBatch, Schema, Field, Int64, Utf8, TimestampNanosecond, Struct, vectorFromArray } from 'apache-arrow';
+import {
+  makeData,
+  makeVector,
+  RecordBatch,
+  Schema,
+  Field,
+  Int64,
+  Utf8,
+  TimestampNanosecond,
+  Struct,
+  vectorFromArray,
+} from 'apache-arrow';
 import { parquetStream } from '../host/cli/export-writers.js';
 import { startServer } from '../test/support/server.js';
 import { SHARED_DIR } from '../test/support/shared-dir.js';
@@ -38,7 +61,18 @@ const { values: opts } = parseArgs({
   },
 });
 
-const TAGS = ['hostname', 'region', 'datacenter', 'rack', 'os', 'arch', 'team', 'service', 'service_version', 'service_environment'];
+const TAGS = [
+  'hostname',
+  'region',
+  'datacenter',
+  'rack',
+  'os',
+  'arch',
+  'team',
+  'service',
+  'service_version',
+  'service_environment',
+];
 
 interface Result {
   name: string;
@@ -55,7 +89,22 @@ interface Result {
 function lpFile(): string {
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}.lp`);
-  if (!existsSync(file)) execFileSync(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--types', 'int', '--out', file], { stdio: 'inherit' });
+  if (!existsSync(file))
+    execFileSync(
+      process.execPath,
+      [
+        join(SHARED, 'gen-cpu.mjs'),
+        '--hosts',
+        opts.hosts!,
+        '--duration',
+        opts.duration!,
+        '--types',
+        'int',
+        '--out',
+        file,
+      ],
+      { stdio: 'inherit' },
+    );
   return file;
 }
 
@@ -69,9 +118,17 @@ interface Parsed {
 /** A line of the generated file: `cpu,<10 tags> <10 integer fields> <ns>` (no escapes in it). */
 function parseLine(line: string): Parsed {
   const [head, fieldText, time] = line.split(' ') as [string, string, string];
-  const tags = head.split(',').slice(1).map((kv) => kv.slice(kv.indexOf('=') + 1));
+  const tags = head
+    .split(',')
+    .slice(1)
+    .map((kv) => kv.slice(kv.indexOf('=') + 1));
   const pairs = fieldText.split(',');
-  return { tags, fieldNames: pairs.map((p) => p.slice(0, p.indexOf('='))), fields: pairs.map((p) => p.slice(p.indexOf('=') + 1, -1)), time };
+  return {
+    tags,
+    fieldNames: pairs.map((p) => p.slice(0, p.indexOf('='))),
+    fields: pairs.map((p) => p.slice(p.indexOf('=') + 1, -1)),
+    time,
+  };
 }
 
 async function* lines(file: string): AsyncGenerator<string> {
@@ -87,7 +144,12 @@ async function derived(path: string, write: (tmp: string) => Promise<void>): Pro
   return path;
 }
 
-async function writeText(tmp: string, src: string, head: (p: Parsed) => string, row: (p: Parsed) => string): Promise<void> {
+async function writeText(
+  tmp: string,
+  src: string,
+  head: (p: Parsed) => string,
+  row: (p: Parsed) => string,
+): Promise<void> {
   const out = createWriteStream(tmp);
   let first = true;
   for await (const l of lines(src)) {
@@ -103,12 +165,27 @@ async function writeText(tmp: string, src: string, head: (p: Parsed) => string, 
 
 const csvFile = (lp: string): Promise<string> =>
   derived(lp.replace(/\.lp$/, '.csv'), (tmp) =>
-    writeText(tmp, lp, (p) => ['time', ...TAGS, ...p.fieldNames].join(',') + '\n', (p) => [p.time, ...p.tags, ...p.fields].join(',') + '\n'),
+    writeText(
+      tmp,
+      lp,
+      (p) => ['time', ...TAGS, ...p.fieldNames].join(',') + '\n',
+      (p) => [p.time, ...p.tags, ...p.fields].join(',') + '\n',
+    ),
   );
 
 const ndjsonFile = (lp: string): Promise<string> =>
   derived(lp.replace(/\.lp$/, '.ndjson'), (tmp) =>
-    writeText(tmp, lp, () => '', (p) => '{"time":' + p.time + TAGS.map((t, i) => `,"${t}":"${p.tags[i]}"`).join('') + p.fieldNames.map((f, i) => `,"${f}":${p.fields[i]}`).join('') + '}\n'),
+    writeText(
+      tmp,
+      lp,
+      () => '',
+      (p) =>
+        '{"time":' +
+        p.time +
+        TAGS.map((t, i) => `,"${t}":"${p.tags[i]}"`).join('') +
+        p.fieldNames.map((f, i) => `,"${f}":${p.fields[i]}`).join('') +
+        '}\n',
+    ),
   );
 
 async function* arrowBatches(lp: string): AsyncGenerator<RecordBatch> {
@@ -116,10 +193,24 @@ async function* arrowBatches(lp: string): AsyncGenerator<RecordBatch> {
   let rows: Parsed[] = [];
   const flush = (): RecordBatch => {
     const fieldNames = rows[0]!.fieldNames;
-    const schema = new Schema([new Field('time', new TimestampNanosecond(), false), ...TAGS.map((t) => new Field(t, new Utf8(), false)), ...fieldNames.map((f) => new Field(f, new Int64(), false))]);
+    const schema = new Schema([
+      new Field('time', new TimestampNanosecond(), false),
+      ...TAGS.map((t) => new Field(t, new Utf8(), false)),
+      ...fieldNames.map((f) => new Field(f, new Int64(), false)),
+    ]);
     const children = [
-      makeData({ type: new TimestampNanosecond(), length: rows.length, data: BigInt64Array.from(rows, (r) => BigInt(r.time)) }),
-      ...TAGS.map((_, i) => vectorFromArray(rows.map((r) => r.tags[i]!), new Utf8()).data[0]!),
+      makeData({
+        type: new TimestampNanosecond(),
+        length: rows.length,
+        data: BigInt64Array.from(rows, (r) => BigInt(r.time)),
+      }),
+      ...TAGS.map(
+        (_, i) =>
+          vectorFromArray(
+            rows.map((r) => r.tags[i]!),
+            new Utf8(),
+          ).data[0]!,
+      ),
       ...fieldNames.map((_, i) => makeVector(BigInt64Array.from(rows, (r) => BigInt(r.fields[i]!))).data[0]!),
     ];
     const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, children }));
@@ -136,7 +227,8 @@ async function* arrowBatches(lp: string): AsyncGenerator<RecordBatch> {
 const parquetFile = (lp: string): Promise<string> =>
   derived(lp.replace(/\.lp$/, '.parquet'), async (tmp) => {
     const out = createWriteStream(tmp);
-    for await (const bytes of await parquetStream(arrowBatches(lp))) if (!out.write(bytes)) await new Promise<void>((r) => out.once('drain', () => r()));
+    for await (const bytes of await parquetStream(arrowBatches(lp)))
+      if (!out.write(bytes)) await new Promise<void>((r) => out.once('drain', () => r()));
     await new Promise<void>((r) => out.end(() => r()));
   });
 
@@ -145,7 +237,8 @@ const influxFile = (lp: string): Promise<string> =>
   derived(lp.replace(/\.lp$/, '.influx-import'), async (tmp) => {
     const out = createWriteStream(tmp);
     out.write('# DML\n# CONTEXT-DATABASE: bench\n');
-    for await (const chunk of createReadStream(lp)) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    for await (const chunk of createReadStream(lp))
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     await new Promise<void>((r) => out.end(() => r()));
   });
 
@@ -156,7 +249,10 @@ function peakRssMiB(pid: number): number {
 }
 
 /** Runs a command to its end; wall seconds and its CPU seconds (sampled from /proc until it exits). */
-function runTool(cmd: string, args: string[]): Promise<{ seconds: number; cpu: number; status: number | null; out: string }> {
+function runTool(
+  cmd: string,
+  args: string[],
+): Promise<{ seconds: number; cpu: number; status: number | null; out: string }> {
   const start = performance.now();
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -187,15 +283,48 @@ async function sundialRun(name: string, args: string[], rows: number): Promise<R
     let r: Awaited<ReturnType<typeof runTool>>;
     if (args[0] === 'loader') {
       const json = join(RUN, 'load.json');
-      r = await runTool(process.execPath, [join(SHARED, 'load-lp.mjs'), args[1]!, `${server.url}/api/v1/write?db=public`, '--batch', '5000', '--workers', '2', '--auth', 'root:', '--json', json, '--quiet']);
-      const res = JSON.parse(readFileSync(json, 'utf8')) as { rows: number; elapsedSeconds: number; failedRows?: number };
+      r = await runTool(process.execPath, [
+        join(SHARED, 'load-lp.mjs'),
+        args[1]!,
+        `${server.url}/api/v1/write?db=public`,
+        '--batch',
+        '5000',
+        '--workers',
+        '2',
+        '--auth',
+        'root:',
+        '--json',
+        json,
+        '--quiet',
+      ]);
+      const res = JSON.parse(readFileSync(json, 'utf8')) as {
+        rows: number;
+        elapsedSeconds: number;
+        failedRows?: number;
+      };
       // The loader reads and cuts the whole file before its clock starts: its own time is the rate.
-      return { name, rows: res.rows, seconds: res.elapsedSeconds, clientCpu: r.cpu, serverCpu: cpuSeconds(server.pid) - cpu0, peakRssMiB: peakRssMiB(server.pid), failed: res.failedRows ?? 0 };
+      return {
+        name,
+        rows: res.rows,
+        seconds: res.elapsedSeconds,
+        clientCpu: r.cpu,
+        serverCpu: cpuSeconds(server.pid) - cpu0,
+        peakRssMiB: peakRssMiB(server.pid),
+        failed: res.failedRows ?? 0,
+      };
     }
     r = await runTool(process.execPath, [MAIN, 'import', '--url', server.url, ...args]);
     if (r.status !== 0) console.error(`${name}: exit ${r.status}: ${r.out}`);
     const written = Number((/([\d,]+) rows written/.exec(r.out)?.[1] ?? '0').replaceAll(',', ''));
-    return { name, rows: written, seconds: r.seconds, clientCpu: r.cpu, serverCpu: cpuSeconds(server.pid) - cpu0, peakRssMiB: peakRssMiB(server.pid), failed: rows - written };
+    return {
+      name,
+      rows: written,
+      seconds: r.seconds,
+      clientCpu: r.cpu,
+      serverCpu: cpuSeconds(server.pid) - cpu0,
+      peakRssMiB: peakRssMiB(server.pid),
+      failed: rows - written,
+    };
   } finally {
     await server.stop();
   }
@@ -219,7 +348,10 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
       }
     }
     const agent = new Agent({ keepAlive: true, maxSockets: 2 });
-    const url = new URL(`/api/v1/es/_bulk?db=public&table=cpu&log_type=ndjson&time_column=time&tag_columns=${TAGS.join(',')}`, server.url);
+    const url = new URL(
+      `/api/v1/es/_bulk?db=public&table=cpu&log_type=ndjson&time_column=time&tag_columns=${TAGS.join(',')}`,
+      server.url,
+    );
     const cpu0 = cpuSeconds(server.pid);
     const start = performance.now();
     let failed = 0;
@@ -228,10 +360,22 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
       while (next < bodies.length) {
         const body = bodies[next++]!;
         const status = await new Promise<number>((resolve, reject) => {
-          const req = request(url, { method: 'POST', agent, headers: { authorization: 'Basic cm9vdDo=', 'content-type': 'application/x-ndjson', 'content-length': String(body.length) } }, (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode!));
-          });
+          const req = request(
+            url,
+            {
+              method: 'POST',
+              agent,
+              headers: {
+                authorization: 'Basic cm9vdDo=',
+                'content-type': 'application/x-ndjson',
+                'content-length': String(body.length),
+              },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode!));
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });
@@ -241,13 +385,24 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
     await Promise.all([worker(), worker()]);
     agent.destroy();
     const seconds = (performance.now() - start) / 1000;
-    return { name: 'Sundial, NDJSON POSTed to /api/v1/es/_bulk?log_type=ndjson', rows: rows - failed, seconds, clientCpu: NaN, serverCpu: cpuSeconds(server.pid) - cpu0, peakRssMiB: peakRssMiB(server.pid), failed };
+    return {
+      name: 'Sundial, NDJSON POSTed to /api/v1/es/_bulk?log_type=ndjson',
+      rows: rows - failed,
+      seconds,
+      clientCpu: NaN,
+      serverCpu: cpuSeconds(server.pid) - cpu0,
+      peakRssMiB: peakRssMiB(server.pid),
+      failed,
+    };
   } finally {
     await server.stop();
   }
 }
 
-function peer(which: 'influxdb' | 'vm', run: () => Promise<Omit<Result, 'serverCpu' | 'peakRssMiB'>>): Promise<Result | undefined> {
+function peer(
+  which: 'influxdb' | 'vm',
+  run: () => Promise<Omit<Result, 'serverCpu' | 'peakRssMiB'>>,
+): Promise<Result | undefined> {
   const binary = which === 'influxdb' ? '/usr/bin/influxd' : '/usr/bin/victoria-metrics';
   if (!existsSync(binary)) {
     console.error(`${which}: ${binary} not installed; see ../shared/bench/PEERS.md`);
@@ -267,23 +422,47 @@ async function influxImport(file: string, rows: number): Promise<Result | undefi
     return undefined;
   }
   return peer('influxdb', async () => {
-    const r = await runTool('/usr/bin/influx', ['-host', '127.0.0.1', '-port', '8086', '-import', '-path', file, '-precision', 'ns']);
+    const r = await runTool('/usr/bin/influx', [
+      '-host',
+      '127.0.0.1',
+      '-port',
+      '8086',
+      '-import',
+      '-path',
+      file,
+      '-precision',
+      'ns',
+    ]);
     const failed = Number(/(\d+) points were not inserted/.exec(r.out)?.[1] ?? (r.status === 0 ? 0 : rows));
     if (r.status !== 0) console.error(`influx -import: exit ${r.status}: ${r.out.slice(-500)}`);
-    return { name: 'InfluxDB 1.6, influx -import (line protocol)', rows: rows - failed, seconds: r.seconds, clientCpu: r.cpu, failed };
+    return {
+      name: 'InfluxDB 1.6, influx -import (line protocol)',
+      rows: rows - failed,
+      seconds: r.seconds,
+      clientCpu: r.cpu,
+      failed,
+    };
   });
 }
 
 async function vmImport(csv: string, rows: number): Promise<Result | undefined> {
-  const format = ['1:time:unix_ns', ...TAGS.map((t, i) => `${i + 2}:label:${t}`), ...csvFieldNames(csv).map((f, i) => `${i + 12}:metric:${f}`)].join(',');
+  const format = [
+    '1:time:unix_ns',
+    ...TAGS.map((t, i) => `${i + 2}:label:${t}`),
+    ...csvFieldNames(csv).map((f, i) => `${i + 12}:metric:${f}`),
+  ].join(',');
   return peer('vm', async () => {
     const headerBytes = csvHeaderBytes(csv);
     const start = performance.now();
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`http://127.0.0.1:8428/api/v1/import/csv?format=${encodeURIComponent(format)}`, { method: 'POST', headers: { 'content-length': String(statSync(csv).size - headerBytes) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
+      const req = request(
+        `http://127.0.0.1:8428/api/v1/import/csv?format=${encodeURIComponent(format)}`,
+        { method: 'POST', headers: { 'content-length': String(statSync(csv).size - headerBytes) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
       req.on('error', reject);
       const body = createReadStream(csv);
       let header = true;
@@ -302,7 +481,13 @@ async function vmImport(csv: string, rows: number): Promise<Result | undefined> 
       body.on('end', () => req.end());
     });
     const seconds = (performance.now() - start) / 1000;
-    return { name: 'VictoriaMetrics, /api/v1/import/csv (CSV)', rows: status === 204 ? rows : 0, seconds, clientCpu: NaN, failed: status === 204 ? 0 : rows };
+    return {
+      name: 'VictoriaMetrics, /api/v1/import/csv (CSV)',
+      rows: status === 204 ? rows : 0,
+      seconds,
+      clientCpu: NaN,
+      failed: status === 204 ? 0 : rows,
+    };
   });
 }
 
@@ -319,7 +504,9 @@ function csvHeaderBytes(csv: string): number {
 }
 
 function csvFieldNames(csv: string): string[] {
-  return csvHead(csv).split(',').slice(1 + TAGS.length);
+  return csvHead(csv)
+    .split(',')
+    .slice(1 + TAGS.length);
 }
 
 async function main(): Promise<void> {
@@ -342,27 +529,39 @@ async function main(): Promise<void> {
         results.push(await ndjsonRoute(ndjson, rows));
       }
       for (const p of opts.peers === 'none' ? [] : opts.peers!.split(',')) {
-        const r = p === 'influxdb' ? await influxImport(influx, rows) : p === 'vm' ? await vmImport(csv, rows) : undefined;
+        const r =
+          p === 'influxdb' ? await influxImport(influx, rows) : p === 'vm' ? await vmImport(csv, rows) : undefined;
         if (r !== undefined) results.push(r);
       }
     }
     const n = (v: number): string => (Number.isFinite(v) ? Math.round(v).toLocaleString('en') : '');
     const size = (f: string): string => `${(statSync(f).size / 2 ** 20).toFixed(0)} MiB`;
-    console.log(`\nImport of ${rows.toLocaleString('en')} rows (line protocol ${size(lp)}, CSV ${size(csv)}, Parquet ${size(parquet)}), each into a fresh server, same run:\n`);
-    console.log('| tool, format | rows/s | seconds | client CPU s | server CPU s | server peak RSS MiB | rows not stored |');
+    console.log(
+      `\nImport of ${rows.toLocaleString('en')} rows (line protocol ${size(lp)}, CSV ${size(csv)}, Parquet ${size(parquet)}), each into a fresh server, same run:\n`,
+    );
+    console.log(
+      '| tool, format | rows/s | seconds | client CPU s | server CPU s | server peak RSS MiB | rows not stored |',
+    );
     console.log('|---|---|---|---|---|---|---|');
-    for (const r of results) console.log(`| ${r.name} | ${n(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.clientCpu.toFixed(1).replace('NaN', '')} | ${r.serverCpu.toFixed(1)} | ${r.peakRssMiB.toFixed(0)} | ${n(r.failed)} |`);
+    for (const r of results)
+      console.log(
+        `| ${r.name} | ${n(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.clientCpu.toFixed(1).replace('NaN', '')} | ${r.serverCpu.toFixed(1)} | ${r.peakRssMiB.toFixed(0)} | ${n(r.failed)} |`,
+      );
     const rate = (prefix: string): number => {
       const rs = results.filter((r) => r.name.startsWith(prefix));
       return rs.reduce((t, r) => t + r.rows / r.seconds, 0) / Math.max(1, rs.length);
     };
     const loader = rate("bench:ingest's loader");
     const lpImport = rate('sundial import, line protocol');
-    console.log(`\nsundial import of line protocol: ${((lpImport / loader) * 100).toFixed(0)}% of the loader's rows/s (target: >= 90%)`);
+    console.log(
+      `\nsundial import of line protocol: ${((lpImport / loader) * 100).toFixed(0)}% of the loader's rows/s (target: >= 90%)`,
+    );
     const peers = Math.max(rate('InfluxDB'), rate('VictoriaMetrics'));
     for (const f of ['line protocol', 'CSV', 'Parquet']) {
       const own = rate(`sundial import, ${f}`);
-      console.log(`sundial import of ${f}: ${n(own)} rows/s, ${peers > 0 ? `${(own / peers).toFixed(2)}x the faster peer's import (target: > 1)` : 'no peer run'}`);
+      console.log(
+        `sundial import of ${f}: ${n(own)} rows/s, ${peers > 0 ? `${(own / peers).toFixed(2)}x the faster peer's import (target: > 1)` : 'no peer run'}`,
+      );
     }
   } finally {
     rmSync(RUN, { recursive: true, force: true });

@@ -47,10 +47,14 @@ function peakRssMiB(pid: number): number {
 
 function post(url: string, agent: Agent, w: Pick<Workload, 'path' | 'headers'>, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(w.path, url), { method: 'POST', agent, headers: { ...w.headers, authorization: AUTH, 'content-length': String(body.length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = request(
+      new URL(w.path, url),
+      { method: 'POST', agent, headers: { ...w.headers, authorization: AUTH, 'content-length': String(body.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -77,7 +81,13 @@ async function probeSql(url: string, done: () => boolean): Promise<number[]> {
 }
 
 /** `cpuProfDir`: run the server with `node --cpu-prof` and write its profile there. */
-export async function benchFormat(w: Workload, workDir: string, connections = 2, cpuProfDir?: string, withProbe = false): Promise<FormatResult> {
+export async function benchFormat(
+  w: Workload,
+  workDir: string,
+  connections = 2,
+  cpuProfDir?: string,
+  withProbe = false,
+): Promise<FormatResult> {
   const dataDir = join(workDir, 'format-data');
   rmSync(dataDir, { recursive: true, force: true });
   const nodeArgs = cpuProfDir === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];

@@ -27,7 +27,17 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
-import { bulkWorkload, lokiWorkload, ndjsonWorkload, openTsdbWorkload, otlpLogsWorkload, otlpMetricsWorkload, otlpWorkload, promWorkload, type Workload } from './ingest-bodies.js';
+import {
+  bulkWorkload,
+  lokiWorkload,
+  ndjsonWorkload,
+  openTsdbWorkload,
+  otlpLogsWorkload,
+  otlpMetricsWorkload,
+  otlpWorkload,
+  promWorkload,
+  type Workload,
+} from './ingest-bodies.js';
 import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
 import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
 
@@ -64,14 +74,41 @@ function dataFile(): string {
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${opts.types === 'float' ? '-float' : ''}.lp`);
   if (!existsSync(file)) {
-    execFileSync(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--types', opts.types!, '--out', file], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [
+        join(SHARED, 'gen-cpu.mjs'),
+        '--hosts',
+        opts.hosts!,
+        '--duration',
+        opts.duration!,
+        '--types',
+        opts.types!,
+        '--out',
+        file,
+      ],
+      { stdio: 'inherit' },
+    );
   }
   return file;
 }
 
 function load(file: string, url: string, pid: number, tag: string, auth?: string): LoadResult {
   const out = join(RUN, `load-${tag}.json`);
-  const args = [join(SHARED, 'load-lp.mjs'), file, url, '--batch', '5000', '--workers', '2', '--pid', String(pid), '--json', out, '--quiet'];
+  const args = [
+    join(SHARED, 'load-lp.mjs'),
+    file,
+    url,
+    '--batch',
+    '5000',
+    '--workers',
+    '2',
+    '--pid',
+    String(pid),
+    '--json',
+    out,
+    '--quiet',
+  ];
   if (auth) args.push('--auth', auth);
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) console.error(`loader exited with ${r.status} for ${tag}`);
@@ -106,7 +143,13 @@ async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_RO
   const server = await startServer({ dataDir, nodeArgs: profArgs(), waitWarm: true });
   try {
     const main0 = cpuSeconds(server.pid, true);
-    const res = load(file, `${server.url}${route.path}`, server.pid, `sundial-${run}-${route.path.split('?')[0]!.replaceAll('/', '_')}`, 'root:');
+    const res = load(
+      file,
+      `${server.url}${route.path}`,
+      server.pid,
+      `sundial-${run}-${route.path.split('?')[0]!.replaceAll('/', '_')}`,
+      'root:',
+    );
     const main = cpuSeconds(server.pid, true) - main0;
     const rss = peakRss(server.pid);
     return { ...row(route.name, res, rss), rowsPerMainCpuSecond: res.rows / main };
@@ -121,19 +164,29 @@ function profArgs(): string[] | undefined {
 
 function row(name: string, res: LoadResult, rss: number): Row {
   const cpu = res.server?.cpuSeconds ?? NaN;
-  return { name, rowsPerSec: res.rowsPerSec, cpuSeconds: cpu, rowsPerCpuSecond: res.rows / cpu, peakRssMiB: rss, failedRows: res.failedRows ?? 0 };
+  return {
+    name,
+    rowsPerSec: res.rowsPerSec,
+    cpuSeconds: cpu,
+    rowsPerCpuSecond: res.rows / cpu,
+    peakRssMiB: rss,
+    failedRows: res.failedRows ?? 0,
+  };
 }
 
 function benchPeer(peer: 'influxdb' | 'vm', file: string, run: number): Row | undefined {
   const binary = peer === 'influxdb' ? '/usr/bin/influxd' : '/usr/bin/victoria-metrics';
   if (!existsSync(binary)) {
-    console.error(`${peer}: ${binary} not installed; see ../shared/bench/PEERS.md (apt-get install influxdb victoria-metrics)`);
+    console.error(
+      `${peer}: ${binary} not installed; see ../shared/bench/PEERS.md (apt-get install influxdb victoria-metrics)`,
+    );
     return undefined;
   }
   execFileSync(join(SHARED, 'start-peers.sh'), ['--fresh', peer], { stdio: 'inherit' });
   try {
     const pid = Number(readFileSync(`/tmp/peers/run/${peer}.pid`, 'utf8'));
-    const url = peer === 'influxdb' ? 'http://127.0.0.1:8086/write?db=bench&precision=ns' : 'http://127.0.0.1:8428/write';
+    const url =
+      peer === 'influxdb' ? 'http://127.0.0.1:8086/write?db=bench&precision=ns' : 'http://127.0.0.1:8428/write';
     const res = load(file, url, pid, `${peer}-${run}`);
     return row(peer === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', res, peakRss(pid));
   } finally {
@@ -148,18 +201,32 @@ function formatWorkloads(): Array<{ make: () => Workload; target: (r: FormatResu
     opentsdb: {
       make: () => openTsdbWorkload(100, Math.round(360 * k)),
       target: (r: FormatResult, lp: Row | undefined) =>
-        lp === undefined ? 'within 30% of line protocol (not run)' : `within 30% of line protocol: ${((r.rowsPerSec / lp.rowsPerSec) * 100).toFixed(0)}% of its rows/s, ${((r.valuesPerSec / (lp.rowsPerSec * 10)) * 100).toFixed(0)}% of its values/s`,
+        lp === undefined
+          ? 'within 30% of line protocol (not run)'
+          : `within 30% of line protocol: ${((r.rowsPerSec / lp.rowsPerSec) * 100).toFixed(0)}% of its rows/s, ${((r.valuesPerSec / (lp.rowsPerSec * 10)) * 100).toFixed(0)}% of its values/s`,
     },
-    bulk: { make: () => bulkWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
-    ndjson: { make: () => ndjsonWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
-    loki: { make: () => lokiWorkload(Math.round(200_000 * k)), target: (r: FormatResult) => `>= 100,000 entries/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}` },
+    bulk: {
+      make: () => bulkWorkload(Math.round(200_000 * k)),
+      target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}`,
+    },
+    ndjson: {
+      make: () => ndjsonWorkload(Math.round(200_000 * k)),
+      target: (r: FormatResult) => `>= 100,000 documents/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}`,
+    },
+    loki: {
+      make: () => lokiWorkload(Math.round(200_000 * k)),
+      target: (r: FormatResult) => `>= 100,000 entries/s: ${r.rowsPerSec >= 100_000 ? 'met' : 'NOT met'}`,
+    },
     // 98 k spans (192 requests of 512, as the OpenTelemetry SDK's batch processor sends them):
     // every span is a series of its own (span_id is a tag, as CnosDB maps them), about 1.2 KB of
     // memtable each, so the load includes flushes (a 32 MiB memtable holds some 27 k spans).
     // 16 k spans, the size until 2026-11-26, took under a second and measured mostly V8
     // compiling the ingest path on a fresh server (18 k spans/s against 22-29 k at 98 k, same
     // build and hour); --format-scale 4 adds compactions of such files (22 k spans/s).
-    otlp: { make: () => otlpWorkload(Math.round(98_304 * k)), target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}` },
+    otlp: {
+      make: () => otlpWorkload(Math.round(98_304 * k)),
+      target: (r: FormatResult) => `>= 50,000 spans/s: ${r.rowsPerSec >= 50_000 ? 'met' : 'NOT met'}`,
+    },
     prom: { make: () => promWorkload(100, Math.round(200 * k)), target: () => '(no target)' },
     // 100 hosts x 80 intervals x 50 points: 400,000 data points in 160 bodies of 2,500.
     'otlp-metrics': {
@@ -186,19 +253,27 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
     results.push([r, w.target(r, lp)]);
   }
   console.log('\nEvery other format, each into a fresh server (2 connections), same run:\n');
-  console.log('| format | rows stored / sent | body MiB | rows/s | values/s | server CPU s | rows per CPU s | rows per main-thread CPU s | peak RSS MiB | failed requests | target |');
+  console.log(
+    '| format | rows stored / sent | body MiB | rows/s | values/s | server CPU s | rows per CPU s | rows per main-thread CPU s | peak RSS MiB | failed requests | target |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const n = (v: number | undefined) => (v === undefined ? '' : Math.round(v).toLocaleString('en'));
   if (lp !== undefined) {
-    console.log(`| line protocol (TSBS cpu, above) | rows | | ${n(lp.rowsPerSec)} | ${n(lp.rowsPerSec * 10)} | ${lp.cpuSeconds.toFixed(1)} | ${n(lp.rowsPerCpuSecond)} | ${n(lp.rowsPerMainCpuSecond)} | ${lp.peakRssMiB.toFixed(0)} | | |`);
+    console.log(
+      `| line protocol (TSBS cpu, above) | rows | | ${n(lp.rowsPerSec)} | ${n(lp.rowsPerSec * 10)} | ${lp.cpuSeconds.toFixed(1)} | ${n(lp.rowsPerCpuSecond)} | ${n(lp.rowsPerMainCpuSecond)} | ${lp.peakRssMiB.toFixed(0)} | | |`,
+    );
   }
   for (const [r, target] of results) {
-    console.log(`| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${n(r.rows / r.mainCpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`);
+    console.log(
+      `| ${r.name} | ${n(r.rows)} / ${n(r.sent)} ${r.unit} | ${r.bodyMiB.toFixed(1)} | ${n(r.rowsPerSec)} | ${n(r.valuesPerSec)} | ${r.cpuSeconds.toFixed(1)} | ${n(r.rows / r.cpuSeconds)} | ${n(r.rows / r.mainCpuSeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.failed} | ${target} |`,
+    );
   }
   for (const [r] of results) {
     if (r.probeMs === undefined || r.probeMs.length === 0) continue;
     const p = (q: number) => r.probeMs![Math.min(r.probeMs!.length - 1, Math.floor(r.probeMs!.length * q))]!.toFixed(1);
-    console.log(`${r.name}: SELECT 1 during the load: ${r.probeMs.length} queries, median ${p(0.5)} ms, p90 ${p(0.9)} ms, p99 ${p(0.99)} ms`);
+    console.log(
+      `${r.name}: SELECT 1 during the load: ${r.probeMs.length} queries, median ${p(0.5)} ms, p90 ${p(0.9)} ms, p99 ${p(0.99)} ms`,
+    );
   }
 }
 
@@ -206,7 +281,9 @@ async function benchFormats(lp: Row | undefined): Promise<void> {
 async function benchQueries(): Promise<void> {
   const rows = Number(opts['pg-rows']);
   if (rows === 0) return;
-  console.log('\nQueries: SELECT over the PostgreSQL port (server.pg_port) against /api/v1/sql JSON, one server, alternated:\n');
+  console.log(
+    '\nQueries: SELECT over the PostgreSQL port (server.pg_port) against /api/v1/sql JSON, one server, alternated:\n',
+  );
   printRoundTrips(await pgRoundTrips({ rows, runs: 200, bigRuns: 9 }));
 }
 
@@ -230,24 +307,33 @@ async function runAll(): Promise<void> {
   const rows: Row[] = [];
   for (let run = 1; run <= Number(opts.runs); run++) {
     // Every other run takes the routes in the other order, so that neither is always second.
-    for (const route of run % 2 === 1 ? SUNDIAL_ROUTES : [...SUNDIAL_ROUTES].reverse()) rows.push(await benchSundial(file, run, route));
+    for (const route of run % 2 === 1 ? SUNDIAL_ROUTES : [...SUNDIAL_ROUTES].reverse())
+      rows.push(await benchSundial(file, run, route));
     for (const p of peers) {
       const r = benchPeer(p, file, run);
       if (r) rows.push(r);
     }
   }
-  const scan = spawnSync(process.execPath, ['--import', 'tsx', new URL('./scan-lp.ts', import.meta.url).pathname, file], { encoding: 'utf8' });
+  const scan = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', new URL('./scan-lp.ts', import.meta.url).pathname, file],
+    { encoding: 'utf8' },
+  );
   console.log(`\nIngest of ${file} (5000-line batches, 2 connections), same run:\n`);
   console.log('| server | rows/s | server CPU s | rows per CPU s | peak RSS MiB | failed rows |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(1)} | ${Math.round(r.rowsPerCpuSecond).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.failedRows} |`);
+    console.log(
+      `| ${r.name} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(1)} | ${Math.round(r.rowsPerCpuSecond).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.failedRows} |`,
+    );
   }
   const own = rows.filter((r) => r.name === 'Sundial');
   const influx = rows.filter((r) => r.name === 'Sundial, InfluxDB /write');
   if (own.length > 0 && influx.length > 0) {
     const mean = (rs: Row[]): number => rs.reduce((t, r) => t + r.rowsPerSec, 0) / rs.length;
-    console.log(`\nInfluxDB /write: ${((mean(influx) / mean(own)) * 100).toFixed(1)}% of /api/v1/write's rows/s (target: within 5%, i.e. at least 95%)`);
+    console.log(
+      `\nInfluxDB /write: ${((mean(influx) / mean(own)) * 100).toFixed(1)}% of /api/v1/write's rows/s (target: within 5%, i.e. at least 95%)`,
+    );
   }
   if (scan.status === 0) console.log(`\nWasm line-protocol scanner alone:\n${scan.stdout.trim()}`);
   await benchFormats(rows.find((r) => r.name === 'Sundial'));

@@ -9,15 +9,48 @@ import { unlinkSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeVector, type RecordBatch, Schema, Field, Int64, Utf8, TimestampNanosecond, tableToIPC, Table as ArrowTable, vectorFromArray } from 'apache-arrow';
+import {
+  makeVector,
+  type RecordBatch,
+  Schema,
+  Field,
+  Int64,
+  Utf8,
+  TimestampNanosecond,
+  tableToIPC,
+  Table as ArrowTable,
+  vectorFromArray,
+} from 'apache-arrow';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetRead } from 'hyparquet';
 import * as pw from 'parquet-wasm';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '864000' } } });
 const ROWS = Number(values.rows);
-const TAGS = ['hostname', 'region', 'datacenter', 'rack', 'os', 'arch', 'team', 'service', 'service_version', 'service_environment'];
-const FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice'];
+const TAGS = [
+  'hostname',
+  'region',
+  'datacenter',
+  'rack',
+  'os',
+  'arch',
+  'team',
+  'service',
+  'service_version',
+  'service_environment',
+];
+const FIELDS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice',
+];
 
 const time = new BigInt64Array(ROWS);
 const tags = TAGS.map(() => new Array<string>(ROWS));
@@ -52,15 +85,29 @@ timed('hyparquet-writer write', () => {
   const writer = new ByteWriter();
   const schema = [
     { name: 'root', num_children: 1 + TAGS.length + FIELDS.length },
-    { name: 'time', type: 'INT64' as const, repetition_type: 'OPTIONAL' as const, logical_type: { type: 'TIMESTAMP' as const, isAdjustedToUTC: true, unit: 'NANOS' as const } },
-    ...TAGS.map((name) => ({ name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const })),
+    {
+      name: 'time',
+      type: 'INT64' as const,
+      repetition_type: 'OPTIONAL' as const,
+      logical_type: { type: 'TIMESTAMP' as const, isAdjustedToUTC: true, unit: 'NANOS' as const },
+    },
+    ...TAGS.map((name) => ({
+      name,
+      type: 'BYTE_ARRAY' as const,
+      converted_type: 'UTF8' as const,
+      repetition_type: 'OPTIONAL' as const,
+    })),
     ...FIELDS.map((name) => ({ name, type: 'INT64' as const, repetition_type: 'OPTIONAL' as const })),
   ];
   const pq = new ParquetWriter({ writer, schema });
   for (let at = 0; at < ROWS; at += BATCH) {
     const end = Math.min(ROWS, at + BATCH);
     pq.write({
-      columnData: [{ name: 'time', data: time.subarray(at, end) }, ...TAGS.map((name, t) => ({ name, data: tags[t]!.slice(at, end) })), ...FIELDS.map((name, f) => ({ name, data: fields[f]!.subarray(at, end) }))],
+      columnData: [
+        { name: 'time', data: time.subarray(at, end) },
+        ...TAGS.map((name, t) => ({ name, data: tags[t]!.slice(at, end) })),
+        ...FIELDS.map((name, f) => ({ name, data: fields[f]!.subarray(at, end) })),
+      ],
       rowGroupSize: BATCH,
     });
   }
@@ -69,11 +116,19 @@ timed('hyparquet-writer write', () => {
 });
 
 // parquet-wasm: Arrow batches (as the server's Arrow IPC answer holds them) through IPC into Wasm.
-const arrowSchema = new Schema([new Field('time', new TimestampNanosecond(), true), ...TAGS.map((n) => new Field(n, new Utf8(), true)), ...FIELDS.map((n) => new Field(n, new Int64(), true))]);
+const arrowSchema = new Schema([
+  new Field('time', new TimestampNanosecond(), true),
+  ...TAGS.map((n) => new Field(n, new Utf8(), true)),
+  ...FIELDS.map((n) => new Field(n, new Int64(), true)),
+]);
 const batches: RecordBatch[] = [];
 for (let at = 0; at < ROWS; at += BATCH) {
   const end = Math.min(ROWS, at + BATCH);
-  const cols = [makeVector(time.subarray(at, end)), ...tags.map((t) => vectorFromArray(t.slice(at, end), new Utf8())), ...fields.map((f) => makeVector(f.subarray(at, end)))];
+  const cols = [
+    makeVector(time.subarray(at, end)),
+    ...tags.map((t) => vectorFromArray(t.slice(at, end), new Utf8())),
+    ...fields.map((f) => makeVector(f.subarray(at, end))),
+  ];
   const table = new ArrowTable(Object.fromEntries(arrowSchema.fields.map((f, i) => [f.name, cols[i]!])));
   batches.push(...table.batches);
 }
@@ -83,9 +138,14 @@ timed('parquet-wasm write (Arrow IPC in)', () => {
   const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).build();
   writeFileSync(pwFile, pw.writeParquet(t, props));
 });
-console.log(`sizes: hyparquet-writer ${(statSync(hyFile).size / 2 ** 20).toFixed(1)} MiB, parquet-wasm ${(statSync(pwFile).size / 2 ** 20).toFixed(1)} MiB`);
+console.log(
+  `sizes: hyparquet-writer ${(statSync(hyFile).size / 2 ** 20).toFixed(1)} MiB, parquet-wasm ${(statSync(pwFile).size / 2 ** 20).toFixed(1)} MiB`,
+);
 
-for (const [lib, file] of [['hyparquet-writer', hyFile], ['parquet-wasm', pwFile]] as const) {
+for (const [lib, file] of [
+  ['hyparquet-writer', hyFile],
+  ['parquet-wasm', pwFile],
+] as const) {
   await timedAsync(`hyparquet read of ${lib}'s file`, async () => {
     const buf = await asyncBufferFromFile(file);
     const meta = await parquetMetadataAsync(buf);
@@ -93,7 +153,15 @@ for (const [lib, file] of [['hyparquet-writer', hyFile], ['parquet-wasm', pwFile
     let at = 0;
     for (const rg of meta.row_groups) {
       const end = at + Number(rg.num_rows);
-      await parquetRead({ file: buf, metadata: meta, rowStart: at, rowEnd: end, onChunk: (c) => { if (c.columnName === 'time') n += c.rowEnd - c.rowStart; } });
+      await parquetRead({
+        file: buf,
+        metadata: meta,
+        rowStart: at,
+        rowEnd: end,
+        onChunk: (c) => {
+          if (c.columnName === 'time') n += c.rowEnd - c.rowStart;
+        },
+      });
       at = end;
     }
     if (n !== ROWS) throw new Error(`read ${n} rows`);

@@ -16,12 +16,15 @@ import { runParseJob, type ParseJob } from '../host/ingest/parse-jobs.js';
 import { WARMUP_ROUNDS, warmupJobs } from '../host/ingest/parse-warmup.js';
 import { otlpWorkload } from './ingest-bodies.js';
 
-const { values: opts } = parseArgs({ options: { passes: { type: 'string', default: '3' }, json: { type: 'boolean', default: false } } });
+const { values: opts } = parseArgs({
+  options: { passes: { type: 'string', default: '3' }, json: { type: 'boolean', default: false } },
+});
 const CHUNK_BODIES = 8;
 
 settleTypedArrayAssumptions();
 const w = otlpWorkload(98_304);
-for (let round = 0; round < WARMUP_ROUNDS; round++) for (const { job, body } of warmupJobs(Date.now())) runParseJob(job, Buffer.from(body));
+for (let round = 0; round < WARMUP_ROUNDS; round++)
+  for (const { job, body } of warmupJobs(Date.now())) runParseJob(job, Buffer.from(body));
 
 const job: ParseJob = { format: 'otlp-protobuf', table: 'spans', dbUnit: 'ns' };
 const chunks: number[] = [];
@@ -37,7 +40,12 @@ for (let pass = 0; pass < Number(opts.passes); pass++) {
 
 const sorted = [...chunks].sort((a, b) => a - b);
 const at = (q: number): number => sorted[Math.floor(q * (sorted.length - 1))]!;
-const percentiles = { p10: +at(0.1).toFixed(2), p25: +at(0.25).toFixed(2), p50: +at(0.5).toFixed(2), chunks: chunks.length };
+const percentiles = {
+  p10: +at(0.1).toFixed(2),
+  p25: +at(0.25).toFixed(2),
+  p50: +at(0.5).toFixed(2),
+  chunks: chunks.length,
+};
 if (opts.json) {
   console.log(JSON.stringify(percentiles));
 } else {

@@ -12,7 +12,13 @@ import { parseArgs } from 'node:util';
 import { http } from '../test/support/http.js';
 import { startServer } from '../test/support/server.js';
 
-const { values: opts } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '7' }, only: { type: 'string' } } });
+const { values: opts } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '7' },
+    only: { type: 'string' },
+  },
+});
 const ROWS = Number(opts.rows);
 const RUNS = Number(opts.runs);
 
@@ -75,7 +81,9 @@ try {
       count = r.text.split('\n')[1]!;
     }
     times.sort((a, b) => a - b);
-    console.log(`${name.padEnd(24)}${count.padStart(12)}${times[Math.floor(RUNS / 2)]!.toFixed(0).padStart(12)}${times[0]!.toFixed(0).padStart(9)}`);
+    console.log(
+      `${name.padEnd(24)}${count.padStart(12)}${times[Math.floor(RUNS / 2)]!.toFixed(0).padStart(12)}${times[0]!.toFixed(0).padStart(9)}`,
+    );
   }
 } finally {
   await server.stop();

@@ -21,19 +21,34 @@ export interface RoundTrip {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export async function pgRoundTrips({ rows: ROWS, runs: RUNS, bigRuns: BIG_RUNS }: { rows: number; runs: number; bigRuns: number }): Promise<RoundTrip[]> {
+export async function pgRoundTrips({
+  rows: ROWS,
+  runs: RUNS,
+  bigRuns: BIG_RUNS,
+}: {
+  rows: number;
+  runs: number;
+  bigRuns: number;
+}): Promise<RoundTrip[]> {
   const results: RoundTrip[] = [];
   const server = await startServer({ args: ['--pg-port', '0'], waitWarm: true });
   try {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const post = (path: string, body: string, accept?: string): Promise<Buffer> =>
       new Promise((resolve, reject) => {
-        const headers: Record<string, string> = { authorization: 'Basic ' + Buffer.from('root:').toString('base64'), 'content-length': String(Buffer.byteLength(body)) };
+        const headers: Record<string, string> = {
+          authorization: 'Basic ' + Buffer.from('root:').toString('base64'),
+          'content-length': String(Buffer.byteLength(body)),
+        };
         if (accept !== undefined) headers.accept = accept;
         const req = request(new URL(path, server.url), { method: 'POST', agent, headers }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(Buffer.concat(chunks))
+              : reject(new Error(`${res.statusCode} ${Buffer.concat(chunks).toString()}`)),
+          );
         });
         req.on('error', reject);
         req.end(body);
@@ -42,10 +57,19 @@ export async function pgRoundTrips({ rows: ROWS, runs: RUNS, bigRuns: BIG_RUNS }
     const base = 1_700_000_000_000_000_000n;
     for (let from = 0; from < ROWS; from += 50_000) {
       const lines: string[] = [];
-      for (let i = from; i < Math.min(ROWS, from + 50_000); i++) lines.push(`big,host=h${i % 100} usage=${(i * 0.37).toFixed(2)},n=${i}i,ok=${i % 2 === 0} ${base + BigInt(i) * 1_000_000_000n}`);
+      for (let i = from; i < Math.min(ROWS, from + 50_000); i++)
+        lines.push(
+          `big,host=h${i % 100} usage=${(i * 0.37).toFixed(2)},n=${i}i,ok=${i % 2 === 0} ${base + BigInt(i) * 1_000_000_000n}`,
+        );
       await post('/api/v1/write?db=public', lines.join('\n'));
     }
-    const client = new pg.Client({ host: '127.0.0.1', port: server.pgPort, user: 'root', database: 'public', types: { getTypeParser: () => (v: string) => v } });
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: server.pgPort,
+      user: 'root',
+      database: 'public',
+      types: { getTypeParser: () => (v: string) => v },
+    });
     await client.connect();
 
     // The logged-in socket under pg's client: a Query message out, bytes in until 'Z' (ReadyForQuery).
@@ -81,7 +105,12 @@ export async function pgRoundTrips({ rows: ROWS, runs: RUNS, bigRuns: BIG_RUNS }
       });
 
     const queries = [
-      { name: 'SELECT 1 row', sql: "SELECT time, host, usage, n, ok FROM big WHERE host = 'h7' ORDER BY time DESC LIMIT 1", runs: RUNS, rows: 1 },
+      {
+        name: 'SELECT 1 row',
+        sql: "SELECT time, host, usage, n, ok FROM big WHERE host = 'h7' ORDER BY time DESC LIMIT 1",
+        runs: RUNS,
+        rows: 1,
+      },
       { name: `SELECT ${ROWS} rows`, sql: 'SELECT time, host, usage, n, ok FROM big', runs: BIG_RUNS, rows: ROWS },
     ];
     for (const q of queries) {
@@ -115,7 +144,10 @@ export function printRoundTrips(results: readonly RoundTrip[]): void {
   console.log('| query | PostgreSQL port (ms, median) | /api/v1/sql JSON (ms, median) | pg / http | target |');
   console.log('|---|---|---|---|---|');
   for (const r of results) {
-    const target = r.rows >= 100_000 ? `PostgreSQL no slower than HTTP JSON: ${r.pgMs <= r.httpMs ? 'met' : 'NOT met'}` : '';
-    console.log(`| ${r.name} | ${r.pgMs.toFixed(2)} | ${r.httpMs.toFixed(2)} | ${(r.pgMs / r.httpMs).toFixed(2)} | ${target} |`);
+    const target =
+      r.rows >= 100_000 ? `PostgreSQL no slower than HTTP JSON: ${r.pgMs <= r.httpMs ? 'met' : 'NOT met'}` : '';
+    console.log(
+      `| ${r.name} | ${r.pgMs.toFixed(2)} | ${r.httpMs.toFixed(2)} | ${(r.pgMs / r.httpMs).toFixed(2)} | ${target} |`,
+    );
   }
 }

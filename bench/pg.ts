@@ -7,5 +7,13 @@
 import { parseArgs } from 'node:util';
 import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
 
-const { values: opts } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, runs: { type: 'string', default: '200' }, 'big-runs': { type: 'string', default: '9' } } });
-printRoundTrips(await pgRoundTrips({ rows: Number(opts.rows), runs: Number(opts.runs), bigRuns: Number(opts['big-runs']) }));
+const { values: opts } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '200' },
+    'big-runs': { type: 'string', default: '9' },
+  },
+});
+printRoundTrips(
+  await pgRoundTrips({ rows: Number(opts.rows), runs: Number(opts.runs), bigRuns: Number(opts['big-runs']) }),
+);

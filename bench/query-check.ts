@@ -18,10 +18,20 @@ function peerAbc(system: 'influxdb' | 'vm', w: Windows): BenchQuery[] {
   const aStart = w.dataStartMs + Math.floor(durS / 3600 / 2) * 3600_000;
   const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
   if (system === 'influxdb') {
-    const q = (name: string, text: string): BenchQuery => ({ name, method: 'GET', path: `/query?db=bench&q=${encodeURIComponent(text)}` });
+    const q = (name: string, text: string): BenchQuery => ({
+      name,
+      method: 'GET',
+      path: `/query?db=bench&q=${encodeURIComponent(text)}`,
+    });
     return [
-      q('a', `SELECT max(usage_user) FROM cpu WHERE hostname = '${HOST}' AND time >= '${iso(aStart)}' AND time < '${iso(aStart + 3600_000)}' GROUP BY time(1m)`),
-      q('b', `SELECT mean(usage_user) FROM cpu WHERE time >= '${iso(w.dataStartMs)}' AND time < '${iso(w.dataEndMs)}' GROUP BY time(1h), hostname`),
+      q(
+        'a',
+        `SELECT max(usage_user) FROM cpu WHERE hostname = '${HOST}' AND time >= '${iso(aStart)}' AND time < '${iso(aStart + 3600_000)}' GROUP BY time(1m)`,
+      ),
+      q(
+        'b',
+        `SELECT mean(usage_user) FROM cpu WHERE time >= '${iso(w.dataStartMs)}' AND time < '${iso(w.dataEndMs)}' GROUP BY time(1h), hostname`,
+      ),
       q('c', 'SELECT * FROM cpu GROUP BY hostname ORDER BY time DESC LIMIT 1'),
     ];
   }
@@ -33,8 +43,18 @@ function peerAbc(system: 'influxdb' | 'vm', w: Windows): BenchQuery[] {
   });
   return [
     range('a', `max_over_time(cpu_usage_user{hostname="${HOST}"}[1m])`, e(aStart + 60_000), e(aStart + 3600_000), 60),
-    range('b', 'avg by (hostname) (avg_over_time(cpu_usage_user[1h]))', e(w.dataStartMs + 3600_000), e(w.dataEndMs), 3600),
-    { name: 'c', method: 'GET', path: `/api/v1/query?nocache=1&query=${encodeURIComponent('last_over_time({__name__=~"cpu_usage_.*"}[1h])')}&time=${w.dataEndMs / 1000}` },
+    range(
+      'b',
+      'avg by (hostname) (avg_over_time(cpu_usage_user[1h]))',
+      e(w.dataStartMs + 3600_000),
+      e(w.dataEndMs),
+      3600,
+    ),
+    {
+      name: 'c',
+      method: 'GET',
+      path: `/api/v1/query?nocache=1&query=${encodeURIComponent('last_over_time({__name__=~"cpu_usage_.*"}[1h])')}&time=${w.dataEndMs / 1000}`,
+    },
   ];
 }
 
@@ -43,7 +63,14 @@ export function substitute(s: string, w: Windows): string {
   const durS = (w.dataEndMs - w.dataStartMs) / 1000;
   const aStart = w.dataStartMs + Math.floor(durS / 3600 / 2) * 3600_000;
   const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
-  const v: Record<string, string> = { START: iso(w.dataStartMs), END: iso(w.dataEndMs), A_START: iso(aStart), A_END: iso(aStart + 3600_000), HOST, DB: 'public' };
+  const v: Record<string, string> = {
+    START: iso(w.dataStartMs),
+    END: iso(w.dataEndMs),
+    A_START: iso(aStart),
+    A_END: iso(aStart + 3600_000),
+    HOST,
+    DB: 'public',
+  };
   return s.replace(/\{([A-Z_]+)\}/g, (m, k: string) => v[k] ?? m);
 }
 
@@ -51,13 +78,18 @@ async function ask(base: string, q: BenchQuery, auth: string | undefined): Promi
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (auth !== undefined) headers.Authorization = auth;
   if (q.contentType !== undefined) headers['Content-Type'] = q.contentType;
-  const res = await fetch(base + q.path, { method: q.method, headers, ...(q.body === undefined ? {} : { body: q.body }) });
+  const res = await fetch(base + q.path, {
+    method: q.method,
+    headers,
+    ...(q.body === undefined ? {} : { body: q.body }),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${q.name}: HTTP ${res.status} ${text.slice(0, 200)}`);
   return JSON.parse(text) as unknown;
 }
 
-const timeMs = (t: string | number): number => (typeof t === 'number' ? t : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`));
+const timeMs = (t: string | number): number =>
+  typeof t === 'number' ? t : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`);
 /** MetricsQL evaluation time (s) of a bucket ending 1 ms later -> the bucket's start in ms. */
 const bucketStart = (t: number, widthMs: number): number => Math.round(t * 1000) + 1 - widthMs;
 
@@ -80,10 +112,12 @@ function fromSundial(name: string, rows: Row[]): Map<string, number> {
         for (const [k, v] of Object.entries(r)) if (k.startsWith('usage_')) put(`${r.hostname}|${k}`, v);
         break;
       case 'double-groupby-all':
-        for (const [k, v] of Object.entries(r)) if (k.startsWith('mean_')) put(`${r.hostname}|${timeMs(r.hour as string)}|${field(k)}`, v);
+        for (const [k, v] of Object.entries(r))
+          if (k.startsWith('mean_')) put(`${r.hostname}|${timeMs(r.hour as string)}|${field(k)}`, v);
         break;
       case 'high-cpu-all':
-        for (const [k, v] of Object.entries(r)) if (k.startsWith('usage_')) put(`${r.hostname}|${timeMs(r.time as string)}|${k}`, v);
+        for (const [k, v] of Object.entries(r))
+          if (k.startsWith('usage_')) put(`${r.hostname}|${timeMs(r.time as string)}|${k}`, v);
         break;
       case 'groupby-orderby-limit':
         put(`${timeMs(r.minute as string)}`, r.max_usage_user);
@@ -99,7 +133,18 @@ interface InfluxSeries {
   values: unknown[][];
 }
 
-const MEANS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice'];
+const MEANS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice',
+];
 
 function fromInflux(name: string, body: unknown): Map<string, number> {
   const out = new Map<string, number>();
@@ -120,14 +165,20 @@ function fromInflux(name: string, body: unknown): Map<string, number> {
           break;
         case 'c':
         case 'lastpoint':
-          s.columns.forEach((c, i) => { if (c.startsWith('usage_')) put(`${host}|${c}`, row[i]); });
+          s.columns.forEach((c, i) => {
+            if (c.startsWith('usage_')) put(`${host}|${c}`, row[i]);
+          });
           break;
         case 'double-groupby-all':
           // mean, mean_1, ... in the order of the SELECT list.
-          s.columns.slice(1).forEach((_, i) => { put(`${host}|${t}|${MEANS[i]}`, row[i + 1]); });
+          s.columns.slice(1).forEach((_, i) => {
+            put(`${host}|${t}|${MEANS[i]}`, row[i + 1]);
+          });
           break;
         case 'high-cpu-all':
-          s.columns.forEach((c, i) => { if (c.startsWith('usage_')) put(`${col('hostname')}|${t}|${c}`, row[i]); });
+          s.columns.forEach((c, i) => {
+            if (c.startsWith('usage_')) put(`${col('hostname')}|${t}|${c}`, row[i]);
+          });
           break;
       }
     }
@@ -174,13 +225,34 @@ function fromVm(name: string, body: unknown): Map<string, number> {
 }
 
 /** Each benchmark query's answer from one system. */
-export async function fetchAnswers(system: 'sundial' | 'influxdb' | 'vm', base: string, tsbs: BenchQuery[], w: Windows, login?: { user: string; password: string }): Promise<Answers> {
+export async function fetchAnswers(
+  system: 'sundial' | 'influxdb' | 'vm',
+  base: string,
+  tsbs: BenchQuery[],
+  w: Windows,
+  login?: { user: string; password: string },
+): Promise<Answers> {
   const out: Answers = new Map();
-  const auth = login === undefined ? undefined : `Basic ${Buffer.from(`${login.user}:${login.password}`).toString('base64')}`;
-  const list = system === 'sundial' ? tsbs.map((q) => ({ ...q, path: substitute(q.path, w), ...(q.body === undefined ? {} : { body: substitute(q.body, w) }) })) : [...peerAbc(system, w), ...tsbs];
+  const auth =
+    login === undefined ? undefined : `Basic ${Buffer.from(`${login.user}:${login.password}`).toString('base64')}`;
+  const list =
+    system === 'sundial'
+      ? tsbs.map((q) => ({
+          ...q,
+          path: substitute(q.path, w),
+          ...(q.body === undefined ? {} : { body: substitute(q.body, w) }),
+        }))
+      : [...peerAbc(system, w), ...tsbs];
   for (const q of list) {
     const body = await ask(base, q, auth);
-    out.set(q.name, system === 'sundial' ? fromSundial(q.name, body as Row[]) : system === 'influxdb' ? fromInflux(q.name, body) : fromVm(q.name, body));
+    out.set(
+      q.name,
+      system === 'sundial'
+        ? fromSundial(q.name, body as Row[])
+        : system === 'influxdb'
+          ? fromInflux(q.name, body)
+          : fromVm(q.name, body),
+    );
   }
   return out;
 }
@@ -210,7 +282,10 @@ export function checkAnswers(bySystem: Map<string, Answers>): string[] {
         }
       }
       const extra = [...ans.keys()].filter((k) => !ref.has(k)).length;
-      if (missing + differ + extra > 0) problems.push(`${query}: ${first} vs ${other}: ${ref.size} vs ${ans.size} values, ${missing} missing, ${extra} extra, ${differ} different (${example})`);
+      if (missing + differ + extra > 0)
+        problems.push(
+          `${query}: ${first} vs ${other}: ${ref.size} vs ${ans.size} values, ${missing} missing, ${extra} extra, ${differ} different (${example})`,
+        );
     }
   }
   return problems;

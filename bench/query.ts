@@ -52,7 +52,12 @@ const { values: opts } = parseArgs({
 });
 
 type System = 'sundial' | 'floor' | 'influxdb' | 'vm';
-const TITLE: Record<System, string> = { sundial: 'Sundial', floor: 'hapi, no work (floor)', influxdb: 'InfluxDB 1.6', vm: 'VictoriaMetrics 1.79' };
+const TITLE: Record<System, string> = {
+  sundial: 'Sundial',
+  floor: 'hapi, no work (floor)',
+  influxdb: 'InfluxDB 1.6',
+  vm: 'VictoriaMetrics 1.79',
+};
 
 interface QueryResult {
   name: string;
@@ -93,13 +98,28 @@ function dataFile(): string {
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}.lp`);
   if (!existsSync(file)) {
-    execFileSync(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--out', file], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--out', file],
+      { stdio: 'inherit' },
+    );
   }
   return file;
 }
 
 function load(file: string, url: string, pid: number, auth?: string): void {
-  const args = [join(SHARED, 'load-lp.mjs'), file, url, '--batch', '5000', '--workers', '2', '--pid', String(pid), '--quiet'];
+  const args = [
+    join(SHARED, 'load-lp.mjs'),
+    file,
+    url,
+    '--batch',
+    '5000',
+    '--workers',
+    '2',
+    '--pid',
+    String(pid),
+    '--quiet',
+  ];
   if (auth) args.push('--auth', auth);
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`loader exited with ${r.status}`);
@@ -107,13 +127,17 @@ function load(file: string, url: string, pid: number, auth?: string): void {
 
 /** CPU seconds a process has used so far (/proc, Linux; USER_HZ 100). */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** CPU seconds of this process's waited-for children (the query clients). */
 function childrenCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
@@ -149,7 +173,16 @@ function writeQueries(name: string, list: BenchQuery[]): string {
 /** Runs query-bench.mjs once (`args` pick the target and queries) and returns its results. */
 function runClient(tag: string, args: string[]): QueryResult[] {
   const out = join(WORK, `query-${tag}-${process.pid}.json`);
-  const all = [join(SHARED, 'query-bench.mjs'), '--duration', opts.duration!, '--runs', opts.runs!, '--json', out, ...args];
+  const all = [
+    join(SHARED, 'query-bench.mjs'),
+    '--duration',
+    opts.duration!,
+    '--runs',
+    opts.runs!,
+    '--json',
+    out,
+    ...args,
+  ];
   const r = spawnSync(process.execPath, all, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`query-bench exited with ${r.status}`);
   const rows = (JSON.parse(readFileSync(out, 'utf8')) as { queries: QueryResult[] }).queries;
@@ -168,7 +201,15 @@ function measure(pid: number, clients: () => QueryResult[]): { rows: QueryResult
   const server = cpuSeconds(pid) - server0;
   const client = childrenCpuSeconds() - client0;
   const other = machineBusySeconds() - busy0 - server - client;
-  return { rows, noise: { seconds, serverCores: server / seconds, clientCores: client / seconds, otherCores: Math.max(0, other) / seconds } };
+  return {
+    rows,
+    noise: {
+      seconds,
+      serverCores: server / seconds,
+      clientCores: client / seconds,
+      otherCores: Math.max(0, other) / seconds,
+    },
+  };
 }
 
 function sundialQueryList(): BenchQuery[] {
@@ -181,7 +222,8 @@ function sundialQueryList(): BenchQuery[] {
 async function benchSundial(file: string): Promise<RoundResult> {
   mkdirSync(WORK, { recursive: true });
   const dataDir = mkdtempSync(join(WORK, 'sundial-query-data-'));
-  const nodeArgs = opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
+  const nodeArgs =
+    opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
   if (opts['node-args'] !== undefined) nodeArgs.push(...opts['node-args'].split(' ').filter((a) => a !== ''));
   const server = await startServer({ dataDir, nodeArgs, waitWarm: true });
   try {
@@ -190,8 +232,11 @@ async function benchSundial(file: string): Promise<RoundResult> {
     const list = sundialQueryList();
     const qfile = writeQueries('sundial', list);
     const auth = ['--base', server.url, '--db', 'public', '--user', 'root', '--pass', ''];
-    const result: RoundResult = measure(server.pid, () => runClient('sundial', ['--target', 'custom', ...auth, '--queries', qfile]));
-    if (opts.check) result.answers = await fetchAnswers('sundial', server.url, list, win, { user: 'root', password: '' });
+    const result: RoundResult = measure(server.pid, () =>
+      runClient('sundial', ['--target', 'custom', ...auth, '--queries', qfile]),
+    );
+    if (opts.check)
+      result.answers = await fetchAnswers('sundial', server.url, list, win, { user: 'root', password: '' });
     result.recorded = await record(server.url, list, 'Basic ' + Buffer.from('root:').toString('base64'));
     rmSync(qfile, { force: true });
     return result;
@@ -207,7 +252,11 @@ async function record(base: string, list: BenchQuery[], auth: string): Promise<R
   for (const q of list) {
     const path = substitute(q.path, win);
     const body = q.body === undefined ? '' : substitute(q.body, win);
-    const res = await fetch(base + path, { method: 'POST', headers: { Authorization: auth, 'Content-Type': q.contentType ?? 'text/plain' }, body });
+    const res = await fetch(base + path, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': q.contentType ?? 'text/plain' },
+      body,
+    });
     out.push({ path, body, contentType: res.headers.get('content-type') ?? 'text/csv', answer: await res.text() });
   }
   return out;
@@ -222,7 +271,11 @@ async function benchFloor(recorded: RecordedAnswer[]): Promise<RoundResult> {
   writeFileSync(answers, JSON.stringify(recorded));
   const list = sundialQueryList();
   const qfile = writeQueries('floor', list);
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./http-floor.ts', import.meta.url).pathname, answers], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./http-floor.ts', import.meta.url).pathname, answers],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
     const base = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
@@ -267,7 +320,10 @@ async function benchPeer(peer: 'influxdb' | 'vm', file: string): Promise<RoundRe
     await settle(peer, pid);
     const list = peer === 'influxdb' ? influxQueries(win, 'bench') : vmQueries(win);
     const qfile = writeQueries(peer, list);
-    const result: RoundResult = measure(pid, () => [...runClient(peer, ['--target', peer]), ...runClient(`${peer}-tsbs`, ['--target', 'custom', '--base', base, '--queries', qfile])]);
+    const result: RoundResult = measure(pid, () => [
+      ...runClient(peer, ['--target', peer]),
+      ...runClient(`${peer}-tsbs`, ['--target', 'custom', '--base', base, '--queries', qfile]),
+    ]);
     if (opts.check) result.answers = await fetchAnswers(peer, base, list, win);
     rmSync(qfile, { force: true });
     return result;
@@ -298,7 +354,7 @@ const NAMES: Record<string, string> = {
   c: 'c: last point per host',
   'double-groupby-all': 'double-groupby-all: mean of 10 fields per host per hour, 12 h',
   'high-cpu-all': 'high-cpu-all: rows with usage_user > 90, all hosts, 12 h',
-  'groupby-orderby-limit': 'groupby-orderby-limit: last 5 minutes\' max before a time',
+  'groupby-orderby-limit': "groupby-orderby-limit: last 5 minutes' max before a time",
   lastpoint: 'lastpoint: last row per host (TSBS)',
 };
 
@@ -310,22 +366,33 @@ async function main(): Promise<void> {
   for (let round = 0; round < Number(opts.rounds); round++) {
     let recorded: RecordedAnswer[] = [];
     for (const s of systems) {
-      const r = s === 'sundial' ? await benchSundial(file) : s === 'floor' ? await benchFloor(recorded) : await benchPeer(s, file);
+      const r =
+        s === 'sundial'
+          ? await benchSundial(file)
+          : s === 'floor'
+            ? await benchFloor(recorded)
+            : await benchPeer(s, file);
       if (s === 'sundial' && r !== undefined) recorded = r.recorded ?? [];
       if (r !== undefined) rounds.get(s)!.push(r);
     }
   }
   const shown = systems.filter((s) => rounds.get(s)!.length > 0);
-  console.log(`\nQuery latency on ${file}, ms: median of ${opts.runs} runs after a warm-up (median over ${opts.rounds} round(s) on fresh servers; min–max of all runs):\n`);
+  console.log(
+    `\nQuery latency on ${file}, ms: median of ${opts.runs} runs after a warm-up (median over ${opts.rounds} round(s) on fresh servers; min–max of all runs):\n`,
+  );
   console.log(`| query | ${shown.map((s) => TITLE[s]).join(' | ')} |`);
   console.log(`|---|${shown.map(() => '---').join('|')}|`);
-  const names = ['a', 'b', 'c', ...TSBS_NAMES].filter((n) => opts.only === undefined || opts.only.split(',').includes(n));
+  const names = ['a', 'b', 'c', ...TSBS_NAMES].filter(
+    (n) => opts.only === undefined || opts.only.split(',').includes(n),
+  );
   for (const q of names) console.log(`| ${NAMES[q]} | ${shown.map((s) => cell(rounds.get(s)!, q)).join(' | ')} |`);
   console.log('\nCPU while each system answered (cores; the machine has 2):');
   for (const s of shown) {
     const n = rounds.get(s)!.map((r) => r.noise);
     const f = (k: keyof Noise): string => n.map((x) => x[k].toFixed(2)).join('/');
-    console.log(`  ${TITLE[s]}: ${f('seconds')} s; server ${f('serverCores')}, client ${f('clientCores')}, other processes ${f('otherCores')}`);
+    console.log(
+      `  ${TITLE[s]}: ${f('seconds')} s; server ${f('serverCores')}, client ${f('clientCores')}, other processes ${f('otherCores')}`,
+    );
   }
   if (opts.check) {
     const byName = new Map<System, Answers>();
@@ -334,7 +401,11 @@ async function main(): Promise<void> {
       if (a !== undefined) byName.set(s, a);
     }
     const problems = checkAnswers(byName);
-    console.log(problems.length === 0 ? '\nAnswers: every system returned the same values.' : `\nAnswers differ:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    console.log(
+      problems.length === 0
+        ? '\nAnswers: every system returned the same values.'
+        : `\nAnswers differ:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   }
 }
 

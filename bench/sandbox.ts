@@ -31,7 +31,13 @@ import { substitute } from './query-check.js';
 import { sundialQueries, windows, type BenchQuery } from './tsbs-queries.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 
-const { values: opts } = parseArgs({ options: { hosts: { type: 'string', default: '100' }, duration: { type: 'string', default: '1d' }, runs: { type: 'string', default: '5' } } });
+const { values: opts } = parseArgs({
+  options: {
+    hosts: { type: 'string', default: '100' },
+    duration: { type: 'string', default: '1d' },
+    runs: { type: 'string', default: '5' },
+  },
+});
 const HOSTS = Number(opts.hosts);
 const DURATION_S = { d: 86_400, h: 3600 }[opts.duration!.slice(-1) as 'd' | 'h'] * Number(opts.duration!.slice(0, -1));
 const RUNS = Number(opts.runs);
@@ -85,7 +91,14 @@ async function duckdbDriver(): Promise<string> {
       const r = await window.duck.query(sql);
       return { ms: performance.now() - t, rows: r.numRows };
     };`;
-  const out = await build({ stdin: { contents: entry, resolveDir: new URL('..', import.meta.url).pathname, loader: 'js' }, bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'error' });
+  const out = await build({
+    stdin: { contents: entry, resolveDir: new URL('..', import.meta.url).pathname, loader: 'js' },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'error',
+  });
   return out.outputFiles[0]!.text;
 }
 
@@ -96,7 +109,10 @@ function duckSql(sql: string): string {
 
 async function main(): Promise<void> {
   const w = windows(START, DURATION_S);
-  const shared = (JSON.parse(readFileSync(join(SHARED, 'queries-sundial.json'), 'utf8')) as BenchQuery[]).map((q) => ({ ...q, body: substitute(q.body!, w) }));
+  const shared = (JSON.parse(readFileSync(join(SHARED, 'queries-sundial.json'), 'utf8')) as BenchQuery[]).map((q) => ({
+    ...q,
+    body: substitute(q.body!, w),
+  }));
   const queries = [...shared, ...sundialQueries(w, 'public')].map((q) => ({ name: q.name, sql: q.body! }));
 
   const s = await startServer({ waitWarm: true });
@@ -110,10 +126,13 @@ async function main(): Promise<void> {
       rows += piece.split('\n').length;
     }
     await http(s.url, '/api/v1/sql', { body: 'COMPACT DATABASE public' });
-    console.log(`${rows.toLocaleString()} rows (${HOSTS} hosts x ${opts.duration}) written and compacted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `${rows.toLocaleString()} rows (${HOSTS} hosts x ${opts.duration}) written and compacted in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     // The export alone, from this process: its time, and the server's RSS while it streams.
-    const serverRss = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) * 1024;
+    const serverRss = (): number =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) * 1024;
     const rssIdle = serverRss();
     let rssPeak = rssIdle;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, serverRss())), 20);
@@ -121,36 +140,70 @@ async function main(): Promise<void> {
     const exported = await http(s.url, '/api/v1/export?db=public&table=cpu');
     const exportMs = performance.now() - exportStarted;
     clearInterval(sampler);
-    console.log(`export: ${mib(exported.body.length)} MiB in ${exportMs.toFixed(0)} ms; server RSS ${mib(rssIdle)} MiB before, ${mib(rssPeak)} MiB at most while it streamed`);
+    console.log(
+      `export: ${mib(exported.body.length)} MiB in ${exportMs.toFixed(0)} ms; server RSS ${mib(rssIdle)} MiB before, ${mib(rssPeak)} MiB at most while it streamed`,
+    );
     const rssBefore = chromiumRss();
     const page = await browser.newPage();
     await page.goto(`${s.url}/sandbox/`);
     await page.evaluate(() => (window as unknown as { sandbox: { ready: Promise<void> } }).sandbox.ready);
     const rssEmpty = chromiumRss();
     const loadStarted = performance.now();
-    const loaded = await page.evaluate(() => (window as unknown as { sandbox: { loadTable(p: object, a: string): Promise<{ rows: number; bytes: number; segments: number }> } }).sandbox.loadTable({ db: 'public', table: 'cpu' }, 'Basic cm9vdDo='));
+    const loaded = await page.evaluate(() =>
+      (
+        window as unknown as {
+          sandbox: { loadTable(p: object, a: string): Promise<{ rows: number; bytes: number; segments: number }> };
+        }
+      ).sandbox.loadTable({ db: 'public', table: 'cpu' }, 'Basic cm9vdDo='),
+    );
     const loadMs = performance.now() - loadStarted;
-    const status = await page.evaluate(() => (window as unknown as { sandbox: { status(): Promise<{ bytes: number }> } }).sandbox.status());
+    const status = await page.evaluate(() =>
+      (window as unknown as { sandbox: { status(): Promise<{ bytes: number }> } }).sandbox.status(),
+    );
     const rssLoaded = chromiumRss();
-    console.log(`sandbox: export of ${loaded.rows.toLocaleString()} rows, ${mib(loaded.bytes)} MiB in ${loaded.segments} segment files, loaded in ${loadMs.toFixed(0)} ms; store ${mib(status.bytes)} MiB, Chromium RSS ${mib(rssBefore)} -> ${mib(rssEmpty)} (page) -> ${mib(rssLoaded)} MiB`);
+    console.log(
+      `sandbox: export of ${loaded.rows.toLocaleString()} rows, ${mib(loaded.bytes)} MiB in ${loaded.segments} segment files, loaded in ${loadMs.toFixed(0)} ms; store ${mib(status.bytes)} MiB, Chromium RSS ${mib(rssBefore)} -> ${mib(rssEmpty)} (page) -> ${mib(rssLoaded)} MiB`,
+    );
 
     const duckPage = await browser.newPage();
     const driver = await duckdbDriver();
     await duckPage.route('**/duckdb/**', async (route) => {
       const name = new URL(route.request().url()).pathname.replace('/duckdb/', '');
-      if (name === 'index.html') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><script src="/duckdb/driver.js"></script>' });
+      if (name === 'index.html')
+        return route.fulfill({
+          contentType: 'text/html',
+          body: '<!doctype html><script src="/duckdb/driver.js"></script>',
+        });
       if (name === 'driver.js') return route.fulfill({ contentType: 'text/javascript', body: driver });
-      return route.fulfill({ contentType: name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', body: readFileSync(join(DUCKDB_DIST, name)) });
+      return route.fulfill({
+        contentType: name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript',
+        body: readFileSync(join(DUCKDB_DIST, name)),
+      });
     });
     await duckPage.goto(`${s.url}/duckdb/index.html`);
     await duckPage.evaluate(() => (window as unknown as { duckStart(): Promise<void> }).duckStart());
-    const duckLoad = await duckPage.evaluate(() => (window as unknown as { duckLoad(a: string): Promise<{ ms: number; bytes: number }> }).duckLoad('Basic cm9vdDo='));
+    const duckLoad = await duckPage.evaluate(() =>
+      (window as unknown as { duckLoad(a: string): Promise<{ ms: number; bytes: number }> }).duckLoad('Basic cm9vdDo='),
+    );
     const rssDuck = chromiumRss();
-    console.log(`DuckDB-Wasm: Arrow answer of ${mib(duckLoad.bytes)} MiB fetched and inserted in ${duckLoad.ms.toFixed(0)} ms; Chromium RSS ${mib(rssDuck)} MiB with both pages`);
+    console.log(
+      `DuckDB-Wasm: Arrow answer of ${mib(duckLoad.bytes)} MiB fetched and inserted in ${duckLoad.ms.toFixed(0)} ms; Chromium RSS ${mib(rssDuck)} MiB with both pages`,
+    );
 
     const sandboxRun = (p: Page, sql: string): Promise<{ ms: number; rows: number }> =>
-      p.evaluate((text) => (window as unknown as { sandbox: { sql(t: string): Promise<{ ms: number; rows: number }> } }).sandbox.sql(text).then((r) => ({ ms: r.ms, rows: r.rows })), sql);
-    const duckRun = (sql: string): Promise<{ ms: number; rows: number }> => duckPage.evaluate((text) => (window as unknown as { duckQuery(t: string): Promise<{ ms: number; rows: number }> }).duckQuery(text), duckSql(sql));
+      p.evaluate(
+        (text) =>
+          (window as unknown as { sandbox: { sql(t: string): Promise<{ ms: number; rows: number }> } }).sandbox
+            .sql(text)
+            .then((r) => ({ ms: r.ms, rows: r.rows })),
+        sql,
+      );
+    const duckRun = (sql: string): Promise<{ ms: number; rows: number }> =>
+      duckPage.evaluate(
+        (text) =>
+          (window as unknown as { duckQuery(t: string): Promise<{ ms: number; rows: number }> }).duckQuery(text),
+        duckSql(sql),
+      );
     const serverRun = async (sql: string): Promise<{ ms: number; rows: number }> => {
       const t = performance.now();
       const r = await http(s.url, '/api/v1/sql?db=public', { body: sql, headers: { accept: 'application/json' } });
@@ -165,7 +218,10 @@ async function main(): Promise<void> {
       return { ms: median(ms), rows: first.rows };
     };
 
-    const lines = ['| query | rows | server (ms) | sandbox (ms) | sandbox / server | DuckDB-Wasm (ms) |', '|---|---:|---:|---:|---:|---:|'];
+    const lines = [
+      '| query | rows | server (ms) | sandbox (ms) | sandbox / server | DuckDB-Wasm (ms) |',
+      '|---|---:|---:|---:|---:|---:|',
+    ];
     for (const q of queries) {
       const server = await time(() => serverRun(q.sql));
       const sandbox = await time(() => sandboxRun(page, q.sql));
@@ -175,9 +231,15 @@ async function main(): Promise<void> {
       } catch (e) {
         duck = `failed: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`;
       }
-      if (sandbox.rows !== server.rows) throw new Error(`${q.name}: the sandbox answered ${sandbox.rows} rows, the server ${server.rows}`);
-      const d = typeof duck === 'string' ? duck : `${duck.ms.toFixed(1)}${duck.rows === server.rows ? '' : ` (${duck.rows} rows)`}`;
-      lines.push(`| ${q.name} | ${server.rows} | ${server.ms.toFixed(1)} | ${sandbox.ms.toFixed(1)} | ${(sandbox.ms / server.ms).toFixed(2)} | ${d} |`);
+      if (sandbox.rows !== server.rows)
+        throw new Error(`${q.name}: the sandbox answered ${sandbox.rows} rows, the server ${server.rows}`);
+      const d =
+        typeof duck === 'string'
+          ? duck
+          : `${duck.ms.toFixed(1)}${duck.rows === server.rows ? '' : ` (${duck.rows} rows)`}`;
+      lines.push(
+        `| ${q.name} | ${server.rows} | ${server.ms.toFixed(1)} | ${sandbox.ms.toFixed(1)} | ${(sandbox.ms / server.ms).toFixed(2)} | ${d} |`,
+      );
       console.log(lines[lines.length - 1]);
     }
     console.log(`\nChromium RSS after the queries: ${mib(chromiumRss())} MiB\n`);

@@ -40,4 +40,6 @@ for (let pass = 0; pass < PASSES; pass++) {
   best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
 }
 const mb = data.length / 1e6;
-console.log(`${mb.toFixed(1)} MB, ${lines.toLocaleString('en')} lines in ${bodies.length} bodies: best of ${PASSES} ${(best * 1000).toFixed(0)} ms = ${(mb / best).toFixed(0)} MB/s, ${((lines / best) / 1e6).toFixed(2)} M lines/s (write batches: ${(batchBytes / 1e6).toFixed(1)} MB)`);
+console.log(
+  `${mb.toFixed(1)} MB, ${lines.toLocaleString('en')} lines in ${bodies.length} bodies: best of ${PASSES} ${(best * 1000).toFixed(0)} ms = ${(mb / best).toFixed(0)} MB/s, ${(lines / best / 1e6).toFixed(2)} M lines/s (write batches: ${(batchBytes / 1e6).toFixed(1)} MB)`,
+);

@@ -61,7 +61,8 @@ async function openStorage(dir: string): Promise<Storage> {
 
 function segmentBytes(dir: string): number {
   let bytes = 0;
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) if (e.isFile() && e.name.endsWith('.seg')) bytes += statSync(join(e.parentPath, e.name)).size;
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (e.isFile() && e.name.endsWith('.seg')) bytes += statSync(join(e.parentPath, e.name)).size;
   return bytes;
 }
 
@@ -102,7 +103,9 @@ async function run(n: number): Promise<string[]> {
       const h = heap() - base;
       const ic = (storage as { indexCache?: { bytes: number; hits: number; misses: number } }).indexCache;
       if (ic !== undefined) extra += `; index cache ${mib(ic.bytes)} MiB, ${ic.hits} hits, ${ic.misses} misses`;
-      rows.push(`| ${n.toLocaleString('en')} | ${step} | ${ms.toFixed(0)} | ${mib(h)} | ${Math.round(h / n)} | ${extra} |`);
+      rows.push(
+        `| ${n.toLocaleString('en')} | ${step} | ${ms.toFixed(0)} | ${mib(h)} | ${Math.round(h / n)} | ${extra} |`,
+      );
     };
     line('open', openMs, `${mib(segmentBytes(dir))} MiB of segment files`);
     let t = performance.now();
@@ -114,7 +117,12 @@ async function run(n: number): Promise<string[]> {
     const want = tagsOf(Math.floor(n / 2))[1]![1];
     const filter = (tags: ReadonlyMap<string, string>): boolean => tags.get('pod') === want;
     for (let k = 0; k < 3; k++) {
-      for await (const c of storage.scan(db, 'm', { fields: ['usage'], seriesFilter: filter, seriesTags: [{ tag: 'pod', values: [want] }] })) count += c.length;
+      for await (const c of storage.scan(db, 'm', {
+        fields: ['usage'],
+        seriesFilter: filter,
+        seriesTags: [{ tag: 'pod', values: [want] }],
+      }))
+        count += c.length;
     }
     line('one series by tag (3 times)', performance.now() - t, `${count} rows`);
     t = performance.now();

@@ -42,7 +42,21 @@ function dataFile(types: string): string {
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${types === 'float' ? '-float' : ''}.lp`);
   if (!existsSync(file)) {
-    execFileSync(process.execPath, [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--types', types, '--out', file], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [
+        join(SHARED, 'gen-cpu.mjs'),
+        '--hosts',
+        opts.hosts!,
+        '--duration',
+        opts.duration!,
+        '--types',
+        types,
+        '--out',
+        file,
+      ],
+      { stdio: 'inherit' },
+    );
   }
   return file;
 }
@@ -84,7 +98,10 @@ interface LoadResult {
 async function benchSundial(file: string, tag: string, flushBytes: string | undefined): Promise<Result> {
   const dataDir = join(WORK, `sundial-storage-${tag}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const args = flushBytes === undefined ? ['--flush-bytes', '4GiB', '--memtable-bytes', '4GiB', '--flush-age', '1h'] : ['--flush-bytes', flushBytes];
+  const args =
+    flushBytes === undefined
+      ? ['--flush-bytes', '4GiB', '--memtable-bytes', '4GiB', '--flush-age', '1h']
+      : ['--flush-bytes', flushBytes];
   const server = await startServer({ dataDir, args, waitWarm: true });
   let res: LoadResult;
   let rss: number;
@@ -93,7 +110,22 @@ async function benchSundial(file: string, tag: string, flushBytes: string | unde
     // Asynchronously: the server's log lines (flushes, compactions) are read meanwhile.
     const loader = spawn(
       process.execPath,
-      [join(SHARED, 'load-lp.mjs'), file, `${server.url}/api/v1/write?db=public`, '--batch', '5000', '--workers', '2', '--pid', String(server.pid), '--json', out, '--quiet', '--auth', 'root:'],
+      [
+        join(SHARED, 'load-lp.mjs'),
+        file,
+        `${server.url}/api/v1/write?db=public`,
+        '--batch',
+        '5000',
+        '--workers',
+        '2',
+        '--pid',
+        String(server.pid),
+        '--json',
+        out,
+        '--quiet',
+        '--auth',
+        'root:',
+      ],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     const status = await new Promise<number | null>((resolve) => loader.once('exit', resolve));
@@ -167,7 +199,10 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string, tag: string): Result |
     return undefined;
   }
   const peerTag = `sundial-storage-${peer}-${tag}`;
-  const r = spawnSync(join(SHARED, 'bench-peer.sh'), [peer, file, opts.duration!, peerTag], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, RUNS: '1' } });
+  const r = spawnSync(join(SHARED, 'bench-peer.sh'), [peer, file, opts.duration!, peerTag], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, RUNS: '1' },
+  });
   execFileSync(join(SHARED, 'stop-peers.sh'), [peer], { stdio: 'ignore' });
   if (r.status !== 0) {
     console.error(`${peer}: bench-peer.sh exited with ${r.status}`);
@@ -197,8 +232,9 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string, tag: string): Result |
 /** Values like the TSBS set's: regular timestamps, random-walk integers and 2-decimal floats. */
 function sample(type: FieldType | 'time', n: number, seed: number): BigInt64Array | FieldValues {
   let x = seed;
-  const rnd = (): number => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  if (type === 'time') return BigInt64Array.from({ length: n }, (_, i) => 1_451_606_400_000_000_000n + BigInt(i) * 10_000_000_000n);
+  const rnd = (): number => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  if (type === 'time')
+    return BigInt64Array.from({ length: n }, (_, i) => 1_451_606_400_000_000_000n + BigInt(i) * 10_000_000_000n);
   let walk = 50;
   const step = (): number => (walk = Math.min(100, Math.max(0, walk + (rnd() - 0.5) * 2)));
   switch (type) {
@@ -217,7 +253,10 @@ function sample(type: FieldType | 'time', n: number, seed: number): BigInt64Arra
 
 function codecSpeeds(codecs: ColumnCodecs): string[] {
   const n = 4320; // a TSBS series' day (8640 rows) makes two blocks of this size
-  const out: string[] = ['| column | codec | bytes/value | encode M values/s | decode M values/s |', '|---|---|---|---|---|'];
+  const out: string[] = [
+    '| column | codec | bytes/value | encode M values/s | decode M values/s |',
+    '|---|---|---|---|---|',
+  ];
   const cases: Array<[string, FieldType | 'time', string]> = [
     ['timestamps (10 s apart)', 'time', 'DEFAULT'],
     ['BIGINT (random walk)', ValueType.BigInt, 'DEFAULT'],
@@ -229,7 +268,10 @@ function codecSpeeds(codecs: ColumnCodecs): string[] {
   ];
   for (const [name, type, codec] of cases) {
     const values = sample(type, n, 7);
-    const enc = (): Uint8Array => (type === 'time' ? codecs.encodeTime(values as BigInt64Array, codec) : codecs.encodeValues(type, values as FieldValues, undefined, codec));
+    const enc = (): Uint8Array =>
+      type === 'time'
+        ? codecs.encodeTime(values as BigInt64Array, codec)
+        : codecs.encodeValues(type, values as FieldValues, undefined, codec);
     const block = enc();
     const dec = (): unknown => (type === 'time' ? codecs.decodeTime(block, n) : codecs.decodeValues(type, block, n));
     const rate = (fn: () => unknown): number => {
@@ -243,7 +285,9 @@ function codecSpeeds(codecs: ColumnCodecs): string[] {
     };
     rate(enc);
     rate(dec); // warm up
-    out.push(`| ${name} | ${codec} | ${(block.length / n).toFixed(3)} | ${rate(enc).toFixed(1)} | ${rate(dec).toFixed(1)} |`);
+    out.push(
+      `| ${name} | ${codec} | ${(block.length / n).toFixed(3)} | ${rate(enc).toFixed(1)} | ${rate(dec).toFixed(1)} |`,
+    );
   }
   return out;
 }
@@ -251,19 +295,28 @@ function codecSpeeds(codecs: ColumnCodecs): string[] {
 async function main(): Promise<void> {
   const core = await loadCore();
   const codecs = storageCodecs(core);
-  console.log(`Column codecs (${codecs.constructor.name}), one core, blocks of 4320 values as segment files hold them:\n`);
+  console.log(
+    `Column codecs (${codecs.constructor.name}), one core, blocks of 4320 values as segment files hold them:\n`,
+  );
   console.log(codecSpeeds(codecs).join('\n'));
   if (opts['codec-only']) return;
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   for (const types of opts.types!.split(',')) {
     const file = dataFile(types);
-    const results: Result[] = [await benchSundial(file, types, opts['flush-bytes']), await benchSundial(file, `${types}-baseline`, undefined)];
+    const results: Result[] = [
+      await benchSundial(file, types, opts['flush-bytes']),
+      await benchSundial(file, `${types}-baseline`, undefined),
+    ];
     for (const p of peers) {
       const r = benchPeer(p, file, types);
       if (r) results.push(r);
     }
-    console.log(`\n${file} (${types} fields), loaded with 5000-line batches on 2 connections, then flushed and compacted:\n`);
-    console.log('| server | bytes/value on disk | bytes/value data files | ingest rows/s | server CPU s | peak RSS MiB | note |');
+    console.log(
+      `\n${file} (${types} fields), loaded with 5000-line batches on 2 connections, then flushed and compacted:\n`,
+    );
+    console.log(
+      '| server | bytes/value on disk | bytes/value data files | ingest rows/s | server CPU s | peak RSS MiB | note |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     for (const r of results) {
       console.log(

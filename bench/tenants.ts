@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { http } from '../test/support/http.js';
 import { startServer } from '../test/support/server.js';
 
-const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, flood: { type: 'string', default: '4' }, rate: { type: 'string', default: '50' } } });
+const { values: opts } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    flood: { type: 'string', default: '4' },
+    rate: { type: 'string', default: '50' },
+  },
+});
 const SECONDS = Number(opts.seconds);
 const FLOOD = Number(opts.flood);
 const RATE = Number(opts.rate);
@@ -24,12 +30,22 @@ try {
   await root('CREATE TENANT calm');
   await root('CREATE DATABASE d', 'busy');
   await root('CREATE DATABASE d', 'calm');
-  const bucket = { remote_bucket: { max: RATE, initial: RATE, refill: RATE / 10, interval: 100 }, local_bucket: { max: RATE, initial: 0 } };
-  await root(`ALTER TENANT busy SET _limiter = '${JSON.stringify({ request_config: { http_writes: bucket, http_queries: bucket } })}'`);
+  const bucket = {
+    remote_bucket: { max: RATE, initial: RATE, refill: RATE / 10, interval: 100 },
+    local_bucket: { max: RATE, initial: 0 },
+  };
+  await root(
+    `ALTER TENANT busy SET _limiter = '${JSON.stringify({ request_config: { http_writes: bucket, http_queries: bucket } })}'`,
+  );
 
   let n = 0;
-  const write = (tenant: string) => http(server.url, `/api/v1/write?tenant=${tenant}&db=d`, { method: 'POST', body: `m,host=h${n % 100} v=${n} ${1_700_000_000_000_000_000 + n++ * 1000}` });
-  const query = (tenant: string) => http(server.url, `/api/v1/sql?tenant=${tenant}&db=d`, { method: 'POST', body: 'SELECT count(*) FROM m' });
+  const write = (tenant: string) =>
+    http(server.url, `/api/v1/write?tenant=${tenant}&db=d`, {
+      method: 'POST',
+      body: `m,host=h${n % 100} v=${n} ${1_700_000_000_000_000_000 + n++ * 1000}`,
+    });
+  const query = (tenant: string) =>
+    http(server.url, `/api/v1/sql?tenant=${tenant}&db=d`, { method: 'POST', body: 'SELECT count(*) FROM m' });
 
   const calmStatuses = new Map<number, number>();
   const measure = async (): Promise<{ write: number[]; query: number[] }> => {
@@ -61,14 +77,27 @@ try {
   flooding = false;
   await Promise.all(flooders);
 
-  console.log(`calm's latency (ms), ${SECONDS} s each; busy limited to ${RATE} writes and ${RATE} queries per second, ${FLOOD} clients`);
+  console.log(
+    `calm's latency (ms), ${SECONDS} s each; busy limited to ${RATE} writes and ${RATE} queries per second, ${FLOOD} clients`,
+  );
   console.log('| calm | requests | median | p90 |');
   console.log('|---|---|---|---|');
-  for (const [name, m] of [['alone', alone], ['busy flooding', flooded]] as const) {
+  for (const [name, m] of [
+    ['alone', alone],
+    ['busy flooding', flooded],
+  ] as const) {
     console.log(`| write, ${name} | ${m.write.length} | ${pct(m.write, 0.5)} | ${pct(m.write, 0.9)} |`);
     console.log(`| query, ${name} | ${m.query.length} | ${pct(m.query, 0.5)} | ${pct(m.query, 0.9)} |`);
   }
-  console.log(`busy got: ${[...busy].sort().map(([s, c]) => `${c} x ${s}`).join(', ')}; calm got: ${[...calmStatuses].sort().map(([s, c]) => `${c} x ${s}`).join(', ')}`);
+  console.log(
+    `busy got: ${[...busy]
+      .sort()
+      .map(([s, c]) => `${c} x ${s}`)
+      .join(', ')}; calm got: ${[...calmStatuses]
+      .sort()
+      .map(([s, c]) => `${c} x ${s}`)
+      .join(', ')}`,
+  );
 } finally {
   await server.stop();
   server.cleanup();

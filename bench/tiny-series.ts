@@ -19,7 +19,9 @@ import { Storage } from '../host/storage/storage.js';
 import { loadCore } from '../test/support/core.js';
 import { otlpWorkload } from './ingest-bodies.js';
 
-const { values: opts } = parseArgs({ options: { spans: { type: 'string', default: '100000' }, 'no-compaction': { type: 'boolean', default: false } } });
+const { values: opts } = parseArgs({
+  options: { spans: { type: 'string', default: '100000' }, 'no-compaction': { type: 'boolean', default: false } },
+});
 const N = Number(opts.spans);
 
 v8.setFlagsFromString('--expose-gc');
@@ -54,7 +56,9 @@ function print(rows: readonly string[]): void {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sundial-tiny-'));
   const encode = (seed: number): Uint8Array[] =>
-    otlpWorkload(N, 512, seed).bodies.flatMap((b) => otlpTracesToBatches(decodeOtlpProtobuf(b), { table: 'spans', dbUnit: 'ns' }).batches);
+    otlpWorkload(N, 512, seed).bodies.flatMap(
+      (b) => otlpTracesToBatches(decodeOtlpProtobuf(b), { table: 'spans', dbUnit: 'ns' }).batches,
+    );
   const first = encode(3);
   const storage = await Storage.open({
     dataDir: dir,
@@ -84,7 +88,9 @@ async function main(): Promise<void> {
     });
     const h1 = heap();
     const accounted = storage.memtableBytes;
-    rows.push(`| memtable | | | accounted ${mib(accounted)} MiB (${Math.round(accounted / N)} B/span), heap grew ${mib(h1 - h0)} MiB (${Math.round((h1 - h0) / N)} B/span) |`);
+    rows.push(
+      `| memtable | | | accounted ${mib(accounted)} MiB (${Math.round(accounted / N)} B/span), heap grew ${mib(h1 - h0)} MiB (${Math.round((h1 - h0) / N)} B/span) |`,
+    );
     await step('flush', () => storage.flushAll(db));
     const seg = segmentBytes(dir);
     rows.push(`| segment | | | ${seg.files} file, ${mib(seg.bytes)} MiB, ${Math.round(seg.bytes / N)} B/span |`);
@@ -99,10 +105,13 @@ async function main(): Promise<void> {
     await storage.flushAll(db);
     await step('compaction of 2 such files', () => storage.compactAll());
     const merged = segmentBytes(dir);
-    rows.push(`| compacted | | | ${merged.files} file, ${mib(merged.bytes)} MiB, ${Math.round(merged.bytes / (2 * N))} B/span |`);
+    rows.push(
+      `| compacted | | | ${merged.files} file, ${mib(merged.bytes)} MiB, ${Math.round(merged.bytes / (2 * N))} B/span |`,
+    );
     let count = 0;
     await step('scan of every row (2 N)', async () => {
-      for await (const c of storage.scan(db, 'spans', { fields: ['ResourceSpans/ScopeSpans/Span/duration_nano'] })) count += c.length;
+      for await (const c of storage.scan(db, 'spans', { fields: ['ResourceSpans/ScopeSpans/Span/duration_nano'] }))
+        count += c.length;
     });
     rows.push(`| scanned | | | ${count} rows |`);
     print(rows);

@@ -29,7 +29,18 @@ export interface BenchQuery {
 
 export const TSBS_NAMES = ['double-groupby-all', 'high-cpu-all', 'groupby-orderby-limit', 'lastpoint'] as const;
 
-const FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice'];
+const FIELDS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice',
+];
 
 const HOUR = 3600_000;
 const MINUTE = 60_000;
@@ -59,7 +70,13 @@ const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 
 const vmTime = (ms: number): string => (ms / 1000).toFixed(3);
 
 export function sundialQueries(w: Windows, db: string): BenchQuery[] {
-  const sql = (name: string, body: string): BenchQuery => ({ name, method: 'POST', path: `/api/v1/sql?db=${encodeURIComponent(db)}`, contentType: 'text/plain', body });
+  const sql = (name: string, body: string): BenchQuery => ({
+    name,
+    method: 'POST',
+    path: `/api/v1/sql?db=${encodeURIComponent(db)}`,
+    contentType: 'text/plain',
+    body,
+  });
   const S = iso(w.startMs);
   const E = iso(w.endMs);
   return [
@@ -72,18 +89,31 @@ export function sundialQueries(w: Windows, db: string): BenchQuery[] {
       'groupby-orderby-limit',
       `SELECT date_bin(INTERVAL '1 minute', time) AS minute, max(usage_user) AS max_usage_user FROM cpu WHERE time < '${iso(w.limitEndMs)}' GROUP BY minute ORDER BY minute DESC LIMIT 5`,
     ),
-    sql('lastpoint', 'SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY hostname ORDER BY time DESC) AS rn FROM cpu) WHERE rn = 1 ORDER BY hostname'),
+    sql(
+      'lastpoint',
+      'SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY hostname ORDER BY time DESC) AS rn FROM cpu) WHERE rn = 1 ORDER BY hostname',
+    ),
   ];
 }
 
 export function influxQueries(w: Windows, db: string): BenchQuery[] {
-  const q = (name: string, text: string): BenchQuery => ({ name, method: 'GET', path: `/query?db=${encodeURIComponent(db)}&q=${encodeURIComponent(text)}` });
+  const q = (name: string, text: string): BenchQuery => ({
+    name,
+    method: 'GET',
+    path: `/query?db=${encodeURIComponent(db)}&q=${encodeURIComponent(text)}`,
+  });
   const S = iso(w.startMs);
   const E = iso(w.endMs);
   return [
-    q('double-groupby-all', `SELECT ${FIELDS.map((f) => `mean(${f})`).join(', ')} from cpu where time >= '${S}' and time < '${E}' group by time(1h),hostname`),
+    q(
+      'double-groupby-all',
+      `SELECT ${FIELDS.map((f) => `mean(${f})`).join(', ')} from cpu where time >= '${S}' and time < '${E}' group by time(1h),hostname`,
+    ),
     q('high-cpu-all', `SELECT * from cpu where usage_user > 90.0 and time >= '${S}' and time < '${E}'`),
-    q('groupby-orderby-limit', `SELECT max(usage_user) from cpu WHERE time < '${iso(w.limitEndMs)}' group by time(1m) ORDER BY time DESC limit 5`),
+    q(
+      'groupby-orderby-limit',
+      `SELECT max(usage_user) from cpu WHERE time < '${iso(w.limitEndMs)}' group by time(1m) ORDER BY time DESC limit 5`,
+    ),
     q('lastpoint', 'SELECT * from cpu group by "hostname" order by time desc limit 1'),
   ];
 }
@@ -97,11 +127,23 @@ export function vmQueries(w: Windows): BenchQuery[] {
   const metrics = `{__name__=~"cpu_(${FIELDS.join('|')})"}`;
   const lookbackS = Math.ceil((w.dataEndMs - w.dataStartMs) / 1000);
   return [
-    range('double-groupby-all', `avg(avg_over_time(${metrics}[1h])) by (__name__, hostname)`, w.startMs + HOUR - 1, w.endMs - 1, 3600),
+    range(
+      'double-groupby-all',
+      `avg(avg_over_time(${metrics}[1h])) by (__name__, hostname)`,
+      w.startMs + HOUR - 1,
+      w.endMs - 1,
+      3600,
+    ),
     // Every 10 s sample time of the window (the data's interval): the fields of the rows whose
     // usage_user is above 90, per host.
     range('high-cpu-all', `${metrics} and on (hostname) (cpu_usage_user > 90)`, w.startMs, w.endMs - 10_000, 10),
-    range('groupby-orderby-limit', 'max(max_over_time(cpu_usage_user[1m]))', w.limitEndMs - 4 * MINUTE - 1, w.limitEndMs - 1, 60),
+    range(
+      'groupby-orderby-limit',
+      'max(max_over_time(cpu_usage_user[1m]))',
+      w.limitEndMs - 4 * MINUTE - 1,
+      w.limitEndMs - 1,
+      60,
+    ),
     {
       name: 'lastpoint',
       method: 'GET',

@@ -18,7 +18,8 @@ export function kindOf(type: DataType): Kind {
   if (DataType.isInt(type)) return { column: type.isSigned || type.bitWidth < 64 ? 'bigint' : 'unsigned' };
   if (DataType.isBool(type)) return { column: 'boolean' };
   if (DataType.isUtf8(type) || DataType.isLargeUtf8(type)) return { column: 'string' };
-  if (DataType.isDictionary(type) && (DataType.isUtf8(type.dictionary) || DataType.isLargeUtf8(type.dictionary))) return { column: 'string' };
+  if (DataType.isDictionary(type) && (DataType.isUtf8(type.dictionary) || DataType.isLargeUtf8(type.dictionary)))
+    return { column: 'string' };
   return undefined;
 }
 

@@ -4,7 +4,16 @@
 // directory has no server yet).
 
 import { parseArgs } from 'node:util';
-import { BackupDirError, BackupError, EXIT_FAILURE, notRestorable, readBackupManifest, restoreBackup, runBackup, verifyBackup } from '../node/index.js';
+import {
+  BackupDirError,
+  BackupError,
+  EXIT_FAILURE,
+  notRestorable,
+  readBackupManifest,
+  restoreBackup,
+  runBackup,
+  verifyBackup,
+} from '../node/index.js';
 import { CommandError, UsageError } from './usage.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:8902';
@@ -25,7 +34,10 @@ function asFailure(e: unknown, what: string): unknown {
 }
 
 function oneDir(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new UsageError(`${command} takes one backup directory, got ${positionals.length}; see sundial ${command} --help`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `${command} takes one backup directory, got ${positionals.length}; see sundial ${command} --help`,
+    );
   return positionals[0]!;
 }
 
@@ -43,7 +55,9 @@ export async function backupCommand(args: string[], env: NodeJS.ProcessEnv): Pro
   try {
     const s = await runBackup(dir, { url, user: values.user ?? 'root', password: env.SUNDIAL_PASSWORD ?? '' });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const lines = [`backup ${s.manifest.run} of ${url} at ${s.manifest.time} in ${dir}: ${s.sent} files copied (${mib(s.sentBytes)}), ${s.kept} segment files kept from the previous backup, ${seconds} s`];
+    const lines = [
+      `backup ${s.manifest.run} of ${url} at ${s.manifest.time} in ${dir}: ${s.sent} files copied (${mib(s.sentBytes)}), ${s.kept} segment files kept from the previous backup, ${seconds} s`,
+    ];
     for (const d of s.manifest.databases) lines.push(`  ${d.tenant}.${d.name}: every write up to WAL record ${d.lsn}`);
     process.stdout.write(lines.join('\n') + '\n');
   } catch (e) {
@@ -61,7 +75,8 @@ export async function restoreCommand(args: string[]): Promise<void> {
   });
   const dir = oneDir(positionals, 'restore');
   const target = values['data-dir'];
-  if (target === undefined && values.verify !== true) throw new UsageError('restore needs --data-dir DIR (or --verify alone); see sundial restore --help');
+  if (target === undefined && values.verify !== true)
+    throw new UsageError('restore needs --data-dir DIR (or --verify alone); see sundial restore --help');
   try {
     if (target !== undefined) {
       const why = await notRestorable(target);
@@ -71,15 +86,22 @@ export async function restoreCommand(args: string[]): Promise<void> {
     const problems = await verifyBackup(dir, m);
     if (problems.length > 0) {
       const lines = problems.map((p) => `  ${p.path} (stored as ${p.stored}): ${p.problem}`);
-      throw new CommandError(`the backup in ${dir} is damaged; nothing was restored:\n${lines.join('\n')}`, EXIT_FAILURE);
+      throw new CommandError(
+        `the backup in ${dir} is damaged; nothing was restored:\n${lines.join('\n')}`,
+        EXIT_FAILURE,
+      );
     }
     const bytes = m.files.reduce((n, f) => n + f.size, 0);
     if (target === undefined) {
-      process.stdout.write(`backup ${m.run} in ${dir} (taken ${m.time}) verified: ${m.files.length} files, ${mib(bytes)}, every SHA-256 matches\n`);
+      process.stdout.write(
+        `backup ${m.run} in ${dir} (taken ${m.time}) verified: ${m.files.length} files, ${mib(bytes)}, every SHA-256 matches\n`,
+      );
       return;
     }
     await restoreBackup(dir, m, target);
-    process.stdout.write(`restored backup ${m.run} (taken ${m.time}) into ${target}: ${m.files.length} files, ${mib(bytes)}, every SHA-256 checked; start a server on it to replay its WAL tail\n`);
+    process.stdout.write(
+      `restored backup ${m.run} (taken ${m.time}) into ${target}: ${m.files.length} files, ${mib(bytes)}, every SHA-256 checked; start a server on it to replay its WAL tail\n`,
+    );
   } catch (e) {
     if (e instanceof BackupDirError) throw new CommandError(e.message, EXIT_FAILURE);
     throw asFailure(e, 'the restore failed');

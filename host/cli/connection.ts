@@ -24,9 +24,14 @@ export interface Connection {
   agent: Agent;
 }
 
-export function connectionOf(values: { url?: string; user?: string; tenant?: string; database?: string }, env: NodeJS.ProcessEnv, sockets: number): Connection {
+export function connectionOf(
+  values: { url?: string; user?: string; tenant?: string; database?: string },
+  env: NodeJS.ProcessEnv,
+  sockets: number,
+): Connection {
   const url = values.url ?? env.SUNDIAL_URL ?? DEFAULT_URL;
-  if (!URL.canParse(url) || !new URL(url).protocol.startsWith('http:')) throw new UsageError(`invalid --url '${url}' (want a URL like ${DEFAULT_URL})`);
+  if (!URL.canParse(url) || !new URL(url).protocol.startsWith('http:'))
+    throw new UsageError(`invalid --url '${url}' (want a URL like ${DEFAULT_URL})`);
   const user = values.user ?? 'root';
   return {
     url: new URL(url),
@@ -56,24 +61,61 @@ export function routeUrl(c: Connection, path: string, params: Record<string, str
 }
 
 /** POSTs `body` and reads the whole (small) reply. */
-export function post(c: Connection, url: URL, body: Buffer | string, headers: Record<string, string> = {}): Promise<Reply> {
+export function post(
+  c: Connection,
+  url: URL,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: c.agent, headers: { authorization: c.authorization, 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', (e) => reject(new NetworkError(e.message)));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => reject(new NetworkError(`cannot reach ${c.url.origin}: ${e.code ?? e.message}`)));
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: c.agent,
+        headers: { authorization: c.authorization, 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }),
+        );
+        res.on('error', (e) => reject(new NetworkError(e.message)));
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      reject(new NetworkError(`cannot reach ${c.url.origin}: ${e.code ?? e.message}`)),
+    );
     req.end(body);
   });
 }
 
 /** POSTs a statement and resolves to the streaming response (any status; the caller reads it). */
-export function postStream(c: Connection, url: URL, body: string, headers: Record<string, string>): Promise<IncomingMessage> {
+export function postStream(
+  c: Connection,
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: c.agent, headers: { authorization: c.authorization, 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers } }, resolve);
-    req.on('error', (e: NodeJS.ErrnoException) => reject(new NetworkError(`cannot reach ${c.url.origin}: ${e.code ?? e.message}`)));
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: c.agent,
+        headers: {
+          authorization: c.authorization,
+          'content-type': 'text/plain; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
+      resolve,
+    );
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      reject(new NetworkError(`cannot reach ${c.url.origin}: ${e.code ?? e.message}`)),
+    );
     req.end(body);
   });
 }

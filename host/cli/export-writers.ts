@@ -10,15 +10,29 @@ import { getter, kindOf } from './arrow-values.js';
 import { escapeKey, escapeTable, quoteString } from './lp-text.js';
 
 /** Line-protocol text of one Arrow batch; `skipped` counts rows without a field value (line protocol cannot hold them). */
-export function lpOfBatch(batch: RecordBatch, table: string, tags: ReadonlySet<string>, timeColumn: string): { text: string; rows: number; skipped: number } {
+export function lpOfBatch(
+  batch: RecordBatch,
+  table: string,
+  tags: ReadonlySet<string>,
+  timeColumn: string,
+): { text: string; rows: number; skipped: number } {
   const prefix = escapeTable(table);
-  const cols = batch.schema.fields.map((f, at) => ({ name: f.name, key: escapeKey(f.name), kind: kindOf(f.type), type: f.type, get: getter(batch.getChildAt(at)!) }));
+  const cols = batch.schema.fields.map((f, at) => ({
+    name: f.name,
+    key: escapeKey(f.name),
+    kind: kindOf(f.type),
+    type: f.type,
+    get: getter(batch.getChildAt(at)!),
+  }));
   const time = cols.find((c) => c.name === timeColumn);
-  if (time === undefined || time.kind === undefined || !('time' in time.kind)) throw new Error(`the answer has no timestamp column '${timeColumn}'`);
+  if (time === undefined || time.kind === undefined || !('time' in time.kind))
+    throw new Error(`the answer has no timestamp column '${timeColumn}'`);
   const factor = time.kind.time;
   const tagCols = cols.filter((c) => tags.has(c.name));
   const fieldCols = cols.filter((c) => c !== time && !tags.has(c.name) && c.kind !== undefined && 'column' in c.kind);
-  const unsigned = new Set(fieldCols.filter((c) => DataType.isInt(c.type) && !c.type.isSigned && c.type.bitWidth === 64).map((c) => c.name));
+  const unsigned = new Set(
+    fieldCols.filter((c) => DataType.isInt(c.type) && !c.type.isSigned && c.type.bitWidth === 64).map((c) => c.name),
+  );
   const out: string[] = [];
   let skipped = 0;
   for (let i = 0; i < batch.numRows; i++) {
@@ -73,7 +87,11 @@ export async function parquetStream(batches: AsyncIterable<RecordBatch>): Promis
       }
     },
   });
-  const props = new parquet.WriterPropertiesBuilder().setCompression(parquet.Compression.SNAPPY).setMaxRowGroupSize(1 << 20).setCreatedBy('sundial export').build();
+  const props = new parquet.WriterPropertiesBuilder()
+    .setCompression(parquet.Compression.SNAPPY)
+    .setMaxRowGroupSize(1 << 20)
+    .setCreatedBy('sundial export')
+    .build();
   const out = (await parquet.transformParquetStream(input, props)) as unknown as AsyncIterable<Uint8Array>;
   return (async function* () {
     yield* out;

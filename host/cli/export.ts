@@ -10,14 +10,33 @@ import type { IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { RecordBatch } from 'apache-arrow';
 import { EXIT_FAILURE } from '../node/exit-codes.js';
-import { CONNECTION_OPTIONS, connectionOf, errorOf, NetworkError, postStream, routeUrl, type Connection } from './connection.js';
+import {
+  CONNECTION_OPTIONS,
+  connectionOf,
+  errorOf,
+  NetworkError,
+  postStream,
+  routeUrl,
+  type Connection,
+} from './connection.js';
 import { count, durationText, Progress } from './progress.js';
 import { CommandError, UsageError } from './usage.js';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson', 'lp', 'parquet'] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
-const EXTENSIONS: Record<string, ExportFormat> = { csv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', lp: 'lp', parquet: 'parquet' };
-const ACCEPT: Record<ExportFormat, string> = { csv: 'text/csv', ndjson: 'application/x-ndjson', lp: 'application/vnd.apache.arrow.stream', parquet: 'application/vnd.apache.arrow.stream' };
+const EXTENSIONS: Record<string, ExportFormat> = {
+  csv: 'csv',
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+  lp: 'lp',
+  parquet: 'parquet',
+};
+const ACCEPT: Record<ExportFormat, string> = {
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+  lp: 'application/vnd.apache.arrow.stream',
+  parquet: 'application/vnd.apache.arrow.stream',
+};
 const ERROR_LINE = /^\{"error_code":"\d+"/;
 
 function quoteIdent(name: string): string {
@@ -47,21 +66,28 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv): Pro
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length > 1) throw new UsageError(`export takes one table, got ${positionals.length}; see sundial export --help`);
+  if (positionals.length > 1)
+    throw new UsageError(`export takes one table, got ${positionals.length}; see sundial export --help`);
   // With --query, --table only names the lines of line protocol.
   const table = values.query === undefined ? (values.table ?? positionals[0]) : positionals[0];
-  if ((table === undefined) === (values.query === undefined)) throw new UsageError('give a table (sundial export TABLE) or --query, one of the two; see sundial export --help');
-  if (values.query !== undefined && (values.start !== undefined || values.end !== undefined)) throw new UsageError('--start and --end go with a table; put the range in the --query');
+  if ((table === undefined) === (values.query === undefined))
+    throw new UsageError('give a table (sundial export TABLE) or --query, one of the two; see sundial export --help');
+  if (values.query !== undefined && (values.start !== undefined || values.end !== undefined))
+    throw new UsageError('--start and --end go with a table; put the range in the --query');
   const output = values.output === undefined || values.output === '-' ? undefined : values.output;
   let format: ExportFormat;
   if (values.format !== undefined) {
-    if (!(EXPORT_FORMATS as readonly string[]).includes(values.format)) throw new UsageError(`unknown format '${values.format}' (want ${EXPORT_FORMATS.join(', ')}); see sundial export --help`);
+    if (!(EXPORT_FORMATS as readonly string[]).includes(values.format))
+      throw new UsageError(
+        `unknown format '${values.format}' (want ${EXPORT_FORMATS.join(', ')}); see sundial export --help`,
+      );
     format = values.format as ExportFormat;
   } else {
     const ext = output?.replace(/^.*\./, '').toLowerCase();
     format = (ext !== undefined && EXTENSIONS[ext]) || 'csv';
   }
-  if (format === 'lp' && values.query !== undefined && values.table === undefined) throw new UsageError('line protocol of a --query needs --table, the table name to write in each line');
+  if (format === 'lp' && values.query !== undefined && values.table === undefined)
+    throw new UsageError('line protocol of a --query needs --table, the table name to write in each line');
   const conn = connectionOf(values, env, 1);
   let sql: string;
   if (values.query !== undefined) sql = values.query;
@@ -88,7 +114,12 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv): Pro
   try {
     let tags: Set<string>;
     if (format === 'lp') {
-      tags = new Set((values['tag-columns'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+      tags = new Set(
+        (values['tag-columns'] ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      );
       if (values['tag-columns'] === undefined && values.query === undefined) tags = await tagsOf(conn, table!);
     }
     const res = await query(conn, sql, ACCEPT[format]);
@@ -132,8 +163,13 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv): Pro
     }
     progress.clear();
     const s = (performance.now() - start) / 1000;
-    const skipped = stats.skipped > 0 ? `; ${count(stats.skipped)} rows without a field value or time left out (line protocol cannot hold them)` : '';
-    process.stderr.write(`${output ?? 'stdout'}: ${count(stats.rows)} rows, ${count(stats.bytes)} bytes in ${durationText(s)} (${count(Math.round(stats.rows / Math.max(s, 0.001)))} rows/s)${skipped}\n`);
+    const skipped =
+      stats.skipped > 0
+        ? `; ${count(stats.skipped)} rows without a field value or time left out (line protocol cannot hold them)`
+        : '';
+    process.stderr.write(
+      `${output ?? 'stdout'}: ${count(stats.rows)} rows, ${count(stats.bytes)} bytes in ${durationText(s)} (${count(Math.round(stats.rows / Math.max(s, 0.001)))} rows/s)${skipped}\n`,
+    );
   } catch (e) {
     progress.clear();
     if (e instanceof ExportFailure || e instanceof NetworkError) throw new CommandError(e.message, EXIT_FAILURE);
@@ -163,7 +199,11 @@ async function query(conn: Connection, sql: string, accept: string): Promise<Inc
   if (res.statusCode === 200) return res;
   const parts: Buffer[] = [];
   for await (const c of res) parts.push(c as Buffer);
-  const { code, message } = errorOf({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString('utf8') });
+  const { code, message } = errorOf({
+    status: res.statusCode!,
+    headers: res.headers,
+    body: Buffer.concat(parts).toString('utf8'),
+  });
   throw new ExportFailure(`${res.statusCode} ${code} ${message}`.replace('  ', ' '));
 }
 
@@ -187,7 +227,13 @@ function writer(out: NodeJS.WritableStream): { write(b: Uint8Array | string): Pr
 }
 
 /** CSV or NDJSON as the server sends them, holding back the last line to catch an error line. */
-async function passThrough(res: IncomingMessage, w: ReturnType<typeof writer>, header: boolean, stats: { rows: number; bytes: number }, progress: Progress): Promise<void> {
+async function passThrough(
+  res: IncomingMessage,
+  w: ReturnType<typeof writer>,
+  header: boolean,
+  stats: { rows: number; bytes: number },
+  progress: Progress,
+): Promise<void> {
   let held = Buffer.alloc(0);
   let headerLeft = header;
   for await (const chunk of res as AsyncIterable<Buffer>) {

@@ -154,14 +154,25 @@ export function fieldOfValue(type: ColumnType, v: unknown): string | Error {
     case 'number':
       if (type === 'string') return quoteString(String(v));
       if (type === 'double') return Number.isFinite(v) ? String(v) : new Error(`${v} is not a finite DOUBLE`);
-      if (!Number.isInteger(v)) return new Error(`${v} is not a ${type === 'bigint' ? 'BIGINT' : type === 'unsigned' ? 'BIGINT UNSIGNED' : 'BOOLEAN'}`);
+      if (!Number.isInteger(v))
+        return new Error(
+          `${v} is not a ${type === 'bigint' ? 'BIGINT' : type === 'unsigned' ? 'BIGINT UNSIGNED' : 'BOOLEAN'}`,
+        );
       return fieldText(type, String(v));
     case 'bigint':
       // An Int64 column's value is in range as it is: no text check (a fifth of Parquet's time).
       if (type === 'bigint' && v >= I64_MIN && v <= I64_MAX) return v.toString() + 'i';
-      return type === 'string' ? quoteString(String(v)) : type === 'double' ? String(Number(v)) : fieldText(type, String(v));
+      return type === 'string'
+        ? quoteString(String(v))
+        : type === 'double'
+          ? String(Number(v))
+          : fieldText(type, String(v));
     case 'boolean':
-      return type === 'boolean' ? String(v) : type === 'string' ? quoteString(String(v)) : new Error(`${v} is not a ${type.toUpperCase()}`);
+      return type === 'boolean'
+        ? String(v)
+        : type === 'string'
+          ? quoteString(String(v))
+          : new Error(`${v} is not a ${type.toUpperCase()}`);
     default:
       return new Error(`${v === null ? 'null' : typeof v} is not a field value`);
   }

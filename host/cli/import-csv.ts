@@ -29,7 +29,12 @@ interface CsvRecord {
 }
 
 /** Parses a quoted record starting at `at`; undefined when it does not end within `buf` (and more may come). */
-function parseRecord(buf: string, at: number, delim: string, final: boolean): { fields: string[]; end: number; newlines: number } | undefined {
+function parseRecord(
+  buf: string,
+  at: number,
+  delim: string,
+  final: boolean,
+): { fields: string[]; end: number; newlines: number } | undefined {
   const fields: string[] = [];
   let i = at;
   let newlines = 0;
@@ -137,9 +142,15 @@ interface Columns {
 
 function columnsOf(header: string[], shape: TableShape, sample: CsvRecord[], source: string): Columns {
   const time = header.indexOf(shape.timeColumn);
-  if (time < 0) throw new UsageError(`${source} has no column '${shape.timeColumn}' (its header: ${clip(header.join(','))}); name the time column with --time-column`);
-  for (const t of shape.tags) if (!header.includes(t)) throw new UsageError(`${source} has no tag column '${t}' (its header: ${clip(header.join(','))})`);
-  for (const t of shape.types.keys()) if (!header.includes(t)) throw new UsageError(`${source} has no column '${t}' named in --types`);
+  if (time < 0)
+    throw new UsageError(
+      `${source} has no column '${shape.timeColumn}' (its header: ${clip(header.join(','))}); name the time column with --time-column`,
+    );
+  for (const t of shape.tags)
+    if (!header.includes(t))
+      throw new UsageError(`${source} has no tag column '${t}' (its header: ${clip(header.join(','))})`);
+  for (const t of shape.types.keys())
+    if (!header.includes(t)) throw new UsageError(`${source} has no column '${t}' named in --types`);
   const tags: Columns['tags'] = [];
   const fields: Columns['fields'] = [];
   header.forEach((name, at) => {
@@ -154,7 +165,11 @@ function columnsOf(header: string[], shape: TableShape, sample: CsvRecord[], sou
 }
 
 /** CSV converted to line-protocol batches. */
-export async function* csvBatches(chunks: AsyncIterable<Buffer>, shape: TableShape, o: { delimiter: string; batchLines: number; maxBytes: number; source: string }): AsyncGenerator<Batch> {
+export async function* csvBatches(
+  chunks: AsyncIterable<Buffer>,
+  shape: TableShape,
+  o: { delimiter: string; batchLines: number; maxBytes: number; source: string },
+): AsyncGenerator<Batch> {
   const batcher = new LpBatcher(o.batchLines, o.maxBytes);
   const builder = new LineBuilder(shape);
   let header: string[] | undefined;

@@ -28,7 +28,11 @@ export function baseName(path: string): string {
   return name.replace(/\.(gz|gzip|zst|zstd)$/i, '');
 }
 
-async function* counted(stream: AsyncIterable<Buffer>, onRaw: (bytes: number) => void, first: Buffer[]): AsyncGenerator<Buffer> {
+async function* counted(
+  stream: AsyncIterable<Buffer>,
+  onRaw: (bytes: number) => void,
+  first: Buffer[],
+): AsyncGenerator<Buffer> {
   for (const b of first) yield b;
   for await (const b of stream) {
     onRaw(b.length);
@@ -38,7 +42,9 @@ async function* counted(stream: AsyncIterable<Buffer>, onRaw: (bytes: number) =>
 
 /** The decompressed chunks of `path` (`-`: stdin). */
 export async function* inputChunks(path: string, onRaw: (bytes: number) => void): AsyncGenerator<Buffer> {
-  const raw = (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 })) as AsyncIterable<Buffer> & Readable;
+  const raw = (
+    path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 })
+  ) as AsyncIterable<Buffer> & Readable;
   const it = raw[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
@@ -62,6 +68,8 @@ export async function* inputChunks(path: string, onRaw: (bytes: number) => void)
   try {
     for await (const b of decompressor as AsyncIterable<Buffer>) yield b;
   } catch (e) {
-    throw new Error(`cannot decompress ${path === '-' ? 'stdin' : path} (${compression}): ${(e as Error).message}`, { cause: e });
+    throw new Error(`cannot decompress ${path === '-' ? 'stdin' : path} (${compression}): ${(e as Error).message}`, {
+      cause: e,
+    });
   }
 }

@@ -35,7 +35,11 @@ function holdsRow(buf: Buffer, at: number, end: number): boolean {
 }
 
 /** Line-protocol and OpenTSDB text as batches of `lines` lines (fewer when they exceed `maxBytes`). */
-export async function* lineBatches(chunks: AsyncIterable<Buffer>, lines: number, maxBytes: number): AsyncGenerator<Batch> {
+export async function* lineBatches(
+  chunks: AsyncIterable<Buffer>,
+  lines: number,
+  maxBytes: number,
+): AsyncGenerator<Batch> {
   let seq = 0;
   let line = 1; // input line of the next batch's first line
   let parts: Buffer[] = [];
@@ -43,7 +47,13 @@ export async function* lineBatches(chunks: AsyncIterable<Buffer>, lines: number,
   let count = 0; // lines in parts
   let rows = 0;
   const cut = (): Batch => {
-    const b: Batch = { seq: seq++, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes), firstLine: line, rows, rejected: [] };
+    const b: Batch = {
+      seq: seq++,
+      body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes),
+      firstLine: line,
+      rows,
+      rejected: [],
+    };
     line += count;
     parts = [];
     partBytes = 0;

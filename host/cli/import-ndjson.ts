@@ -63,7 +63,8 @@ interface Parsed {
 function parse(line: number, text: string): Parsed {
   try {
     const o = JSON.parse(LONG_DIGITS.test(text) ? markLongIntegers(text) : text) as unknown;
-    if (o === null || typeof o !== 'object' || Array.isArray(o)) return { line, text, values: new Error('not a JSON object') };
+    if (o === null || typeof o !== 'object' || Array.isArray(o))
+      return { line, text, values: new Error('not a JSON object') };
     const values = new Map<string, unknown>();
     flatten(o as Record<string, unknown>, '', values);
     return { line, text, values };
@@ -85,7 +86,15 @@ function inferTypes(sample: Parsed[], shape: TableShape): Map<string, ColumnType
       if (v === null || k === shape.timeColumn || shape.tags.has(k)) continue;
       let s = kinds.get(k);
       if (s === undefined) kinds.set(k, (s = new Set()));
-      s.add(typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v === 'bigint' ? 'integer' : typeof v);
+      s.add(
+        typeof v === 'number'
+          ? Number.isInteger(v)
+            ? 'integer'
+            : 'number'
+          : typeof v === 'bigint'
+            ? 'integer'
+            : typeof v,
+      );
     }
   }
   const types = new Map<string, ColumnType>(shape.types);
@@ -102,7 +111,11 @@ function inferTypes(sample: Parsed[], shape: TableShape): Map<string, ColumnType
   return types;
 }
 
-export async function* ndjsonBatches(chunks: AsyncIterable<Buffer>, shape: TableShape, o: { batchLines: number; maxBytes: number }): AsyncGenerator<Batch> {
+export async function* ndjsonBatches(
+  chunks: AsyncIterable<Buffer>,
+  shape: TableShape,
+  o: { batchLines: number; maxBytes: number },
+): AsyncGenerator<Batch> {
   const batcher = new LpBatcher(o.batchLines, o.maxBytes);
   const builder = new LineBuilder(shape);
   let types: Map<string, ColumnType> | undefined;
@@ -114,7 +127,14 @@ export async function* ndjsonBatches(chunks: AsyncIterable<Buffer>, shape: Table
       return undefined;
     }
     const t = p.values.get(shape.timeColumn);
-    const time = typeof t === 'string' ? timeNs(t, shape.timeFactor) : typeof t === 'bigint' ? t * shape.timeFactor : typeof t === 'number' && Number.isSafeInteger(t) ? BigInt(t) * shape.timeFactor : new Error(`no time value '${shape.timeColumn}' (a date-time string or an integer)`);
+    const time =
+      typeof t === 'string'
+        ? timeNs(t, shape.timeFactor)
+        : typeof t === 'bigint'
+          ? t * shape.timeFactor
+          : typeof t === 'number' && Number.isSafeInteger(t)
+            ? BigInt(t) * shape.timeFactor
+            : new Error(`no time value '${shape.timeColumn}' (a date-time string or an integer)`);
     if (time instanceof Error) {
       batcher.reject(p.line, time.message, p.text);
       return undefined;
@@ -129,7 +149,18 @@ export async function* ndjsonBatches(chunks: AsyncIterable<Buffer>, shape: Table
         continue;
       }
       let type = types!.get(k);
-      if (type === undefined) types!.set(k, (type = typeof v === 'number' ? 'double' : typeof v === 'bigint' ? 'bigint' : typeof v === 'boolean' ? 'boolean' : 'string'));
+      if (type === undefined)
+        types!.set(
+          k,
+          (type =
+            typeof v === 'number'
+              ? 'double'
+              : typeof v === 'bigint'
+                ? 'bigint'
+                : typeof v === 'boolean'
+                  ? 'boolean'
+                  : 'string'),
+        );
       const text = fieldOfValue(type, v);
       if (text instanceof Error) {
         batcher.reject(p.line, `column '${k}': ${text.message}`, p.text);
@@ -197,5 +228,3 @@ export async function* ndjsonBatches(chunks: AsyncIterable<Buffer>, shape: Table
   const last = batcher.flush();
   if (last !== undefined) yield last;
 }
-
-

@@ -23,14 +23,22 @@ interface Plan {
 function planOf(batch: RecordBatch, shape: TableShape, source: string): Plan {
   const names = batch.schema.fields.map((f) => f.name);
   const timeAt = names.indexOf(shape.timeColumn);
-  if (timeAt < 0) throw new UsageError(`${source} has no column '${shape.timeColumn}' (its columns: ${names.join(', ')}); name the time column with --time-column`);
+  if (timeAt < 0)
+    throw new UsageError(
+      `${source} has no column '${shape.timeColumn}' (its columns: ${names.join(', ')}); name the time column with --time-column`,
+    );
   const timeKind = kindOf(batch.schema.fields[timeAt]!.type);
   let time: Plan['time'];
   if (timeKind !== undefined && 'time' in timeKind) time = { at: timeAt, factor: timeKind.time };
   else if (timeKind?.column === 'bigint') time = { at: timeAt, factor: shape.timeFactor };
   else if (timeKind?.column === 'string') time = { at: timeAt, factor: shape.timeFactor };
-  else throw new UsageError(`${source}: time column '${shape.timeColumn}' is ${batch.schema.fields[timeAt]!.type}, not a timestamp, an integer or a date-time string`);
-  for (const t of shape.tags) if (!names.includes(t)) throw new UsageError(`${source} has no tag column '${t}' (its columns: ${names.join(', ')})`);
+  else
+    throw new UsageError(
+      `${source}: time column '${shape.timeColumn}' is ${batch.schema.fields[timeAt]!.type}, not a timestamp, an integer or a date-time string`,
+    );
+  for (const t of shape.tags)
+    if (!names.includes(t))
+      throw new UsageError(`${source} has no tag column '${t}' (its columns: ${names.join(', ')})`);
   const tags: Plan['tags'] = [];
   const fields: Plan['fields'] = [];
   for (const [at, f] of batch.schema.fields.entries()) {
@@ -45,14 +53,22 @@ function planOf(batch: RecordBatch, shape: TableShape, source: string): Plan {
       fields.push({ name: f.name, at, type: given });
       continue;
     }
-    if (kind === undefined || 'time' in kind) throw new UsageError(`${source}: column '${f.name}' is ${f.type}, which line protocol cannot hold; give it a type with --types`);
+    if (kind === undefined || 'time' in kind)
+      throw new UsageError(
+        `${source}: column '${f.name}' is ${f.type}, which line protocol cannot hold; give it a type with --types`,
+      );
     fields.push({ name: f.name, at, type: kind.column });
   }
   return { time, tags, fields };
 }
 
-export async function* parquetBatches(path: string, shape: TableShape, o: { batchLines: number; maxBytes: number; onProgress: (fraction: number) => void }): AsyncGenerator<Batch> {
-  if (path === '-') throw new UsageError('Parquet cannot be read from stdin (its index is at the end of the file); give a file');
+export async function* parquetBatches(
+  path: string,
+  shape: TableShape,
+  o: { batchLines: number; maxBytes: number; onProgress: (fraction: number) => void },
+): AsyncGenerator<Batch> {
+  if (path === '-')
+    throw new UsageError('Parquet cannot be read from stdin (its index is at the end of the file); give a file');
   let file: parquet.ParquetFile;
   try {
     file = await parquet.ParquetFile.fromFile(await openAsBlob(path));

@@ -85,7 +85,8 @@ export class Sender {
     const r = reply ?? (await this.#post(Buffer.concat(lines.flatMap((l) => [l, NEWLINE]))));
     if (r.status >= 200 && r.status < 300) return rows;
     const { code, message } = errorOf(r);
-    if (!LINE_CODES.has(code) && r.status !== 413) throw new FatalImportError(`${r.status} ${code} ${message}`.replace('  ', ' '));
+    if (!LINE_CODES.has(code) && r.status !== 413)
+      throw new FatalImportError(`${r.status} ${code} ${message}`.replace('  ', ' '));
     const at = lineOfError(message);
     if (at !== undefined && at >= 1 && at <= lines.length) {
       // A string field with line feeds spans body lines: the whole input line goes.
@@ -102,7 +103,10 @@ export class Sender {
         return before + (await this.#isolate(lines.slice(first), numbers.slice(first), rejected));
       }
       rejected.push({ line: input, reason: reasonOf(message), text: lines.slice(first, end).join('\n') });
-      return (await this.#isolate(lines.slice(0, first), numbers.slice(0, first), rejected)) + (await this.#isolate(lines.slice(end), numbers.slice(end), rejected));
+      return (
+        (await this.#isolate(lines.slice(0, first), numbers.slice(0, first), rejected)) +
+        (await this.#isolate(lines.slice(end), numbers.slice(end), rejected))
+      );
     }
     if (rows === 1) {
       const i = lines.findIndex(isRowLine);
@@ -111,7 +115,10 @@ export class Sender {
     }
     let half = lines.length >> 1;
     while (half < lines.length - 1 && numbers[half] === numbers[half - 1]) half++;
-    return (await this.#isolate(lines.slice(0, half), numbers.slice(0, half), rejected)) + (await this.#isolate(lines.slice(half), numbers.slice(half), rejected));
+    return (
+      (await this.#isolate(lines.slice(0, half), numbers.slice(0, half), rejected)) +
+      (await this.#isolate(lines.slice(half), numbers.slice(half), rejected))
+    );
   }
 
   async #post(body: Buffer): Promise<Reply> {
@@ -122,7 +129,8 @@ export class Sender {
       try {
         r = await post(this.conn, this.url, body, { 'content-type': 'text/plain; charset=utf-8' });
       } catch (e) {
-        if (!(e instanceof NetworkError) || ++failures > NETWORK_RETRIES) throw new FatalImportError((e as Error).message);
+        if (!(e instanceof NetworkError) || ++failures > NETWORK_RETRIES)
+          throw new FatalImportError((e as Error).message);
         await sleep(200 * 2 ** failures);
         continue;
       }

@@ -39,7 +39,10 @@ export class ImportState {
    * `path` undefined: no state is kept (stdin without --state).
    */
   static open(path: string | undefined, input: string, options: string, resume: boolean): ImportState {
-    const id = input === '-' ? { path: '-', size: 0, mtimeMs: 0 } : (({ size, mtimeMs }) => ({ path: input, size, mtimeMs }))(statSync(input));
+    const id =
+      input === '-'
+        ? { path: '-', size: 0, mtimeMs: 0 }
+        : (({ size, mtimeMs }) => ({ path: input, size, mtimeMs }))(statSync(input));
     const fresh: StateFile = { version: 1, input: id, options, prefix: 0, beyond: [], written: 0, rejected: 0 };
     if (!resume || path === undefined || !existsSync(path)) return new ImportState(path, fresh);
     let s: StateFile;
@@ -49,9 +52,14 @@ export class ImportState {
       throw new UsageError(`cannot read the resume state ${path}: ${(e as Error).message}; remove it to start over`);
     }
     if (s.version !== 1 || s.input.size !== id.size || s.input.mtimeMs !== id.mtimeMs) {
-      throw new UsageError(`the resume state ${path} is of another version of ${input} (its size or time changed); remove it to start over`);
+      throw new UsageError(
+        `the resume state ${path} is of another version of ${input} (its size or time changed); remove it to start over`,
+      );
     }
-    if (s.options !== options) throw new UsageError(`the resume state ${path} was written with other options (${s.options}); give the same ones, or remove it to start over`);
+    if (s.options !== options)
+      throw new UsageError(
+        `the resume state ${path} was written with other options (${s.options}); give the same ones, or remove it to start over`,
+      );
     return new ImportState(path, s);
   }
 

@@ -25,11 +25,18 @@ export const IMPORT_FORMATS = ['lp', 'csv', 'ndjson', 'opentsdb', 'parquet'] as 
 type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 const EXTENSIONS: Record<string, ImportFormat> = {
-  lp: 'lp', line: 'lp', influx: 'lp', txt: 'lp',
+  lp: 'lp',
+  line: 'lp',
+  influx: 'lp',
+  txt: 'lp',
   csv: 'csv',
-  ndjson: 'ndjson', jsonl: 'ndjson', json: 'ndjson',
-  tsdb: 'opentsdb', opentsdb: 'opentsdb',
-  parquet: 'parquet', pq: 'parquet',
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+  json: 'ndjson',
+  tsdb: 'opentsdb',
+  opentsdb: 'opentsdb',
+  parquet: 'parquet',
+  pq: 'parquet',
 };
 
 /** Request bodies stay well under the server's 160 MiB write limit, and a batch's memory small. */
@@ -39,14 +46,18 @@ const SHOWN_REJECTIONS = 10;
 
 function formatOf(path: string, given: string | undefined): ImportFormat {
   if (given !== undefined) {
-    if (!(IMPORT_FORMATS as readonly string[]).includes(given)) throw new UsageError(`unknown format '${given}' (want ${IMPORT_FORMATS.join(', ')}); see sundial import --help`);
+    if (!(IMPORT_FORMATS as readonly string[]).includes(given))
+      throw new UsageError(`unknown format '${given}' (want ${IMPORT_FORMATS.join(', ')}); see sundial import --help`);
     return given as ImportFormat;
   }
   if (path === '-') return 'lp';
   const name = baseName(path);
   const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
   const f = EXTENSIONS[ext];
-  if (f === undefined) throw new UsageError(`cannot tell the format of ${path} from its name; give --format (${IMPORT_FORMATS.join(', ')})`);
+  if (f === undefined)
+    throw new UsageError(
+      `cannot tell the format of ${path} from its name; give --format (${IMPORT_FORMATS.join(', ')})`,
+    );
   return f;
 }
 
@@ -63,8 +74,14 @@ function typesOf(spec: string | undefined): Map<string, ColumnType> {
   for (const part of spec.split(',')) {
     const at = part.lastIndexOf(':');
     const name = part.slice(0, at).trim();
-    const type = part.slice(at + 1).trim().toLowerCase();
-    if (at <= 0 || !isColumnType(type)) throw new UsageError(`--types wants column:type pairs (types: double, bigint, unsigned, boolean, string), got '${part}'`);
+    const type = part
+      .slice(at + 1)
+      .trim()
+      .toLowerCase();
+    if (at <= 0 || !isColumnType(type))
+      throw new UsageError(
+        `--types wants column:type pairs (types: double, bigint, unsigned, boolean, string), got '${part}'`,
+      );
     types.set(name, type);
   }
   return types;
@@ -96,18 +113,27 @@ export async function importCommand(args: string[], env: NodeJS.ProcessEnv): Pro
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length === 0) throw new UsageError('give the files to import (- for stdin); see sundial import --help');
+  if (positionals.length === 0)
+    throw new UsageError('give the files to import (- for stdin); see sundial import --help');
   if (positionals.filter((p) => p === '-').length > 1) throw new UsageError('stdin (-) can be imported once');
-  if (values.state !== undefined && positionals.length > 1) throw new UsageError('--state names the state of one input; give one file');
+  if (values.state !== undefined && positionals.length > 1)
+    throw new UsageError('--state names the state of one input; give one file');
   const precision = (values.precision ?? 'ns').toLowerCase();
-  if (!(precision in PRECISION_NS)) throw new UsageError(`--precision wants ns, us, ms or s, got '${values.precision}'`);
+  if (!(precision in PRECISION_NS))
+    throw new UsageError(`--precision wants ns, us, ms or s, got '${values.precision}'`);
   const delimiter = values.delimiter ?? ',';
-  if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n') throw new UsageError(`--delimiter wants one character (not a quote or line feed), got '${delimiter}'`);
+  if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n')
+    throw new UsageError(`--delimiter wants one character (not a quote or line feed), got '${delimiter}'`);
   const concurrency = positiveInt('concurrency', values.concurrency, 2);
   const batchLines = positiveInt('batch-size', values['batch-size'], 5000);
   const formats = positionals.map((p) => formatOf(p, values.format));
   const types = typesOf(values.types);
-  const tags = new Set((values['tag-columns'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const tags = new Set(
+    (values['tag-columns'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
   const conn = connectionOf(values, env, concurrency);
   if (values.errors !== undefined && values.resume !== true) writeFileSync(values.errors, '');
 
@@ -122,12 +148,35 @@ export async function importCommand(args: string[], env: NodeJS.ProcessEnv): Pro
         types,
         timeFactor: PRECISION_NS[precision]!,
       };
-      if (shape.table === '' && (format === 'csv' || format === 'ndjson' || format === 'parquet')) throw new UsageError(`name the table of ${path} with --table`);
-      const optionsKey = JSON.stringify({ format, batchLines, precision, delimiter, shape: { ...shape, tags: [...tags], types: [...types], timeFactor: undefined } });
+      if (shape.table === '' && (format === 'csv' || format === 'ndjson' || format === 'parquet'))
+        throw new UsageError(`name the table of ${path} with --table`);
+      const optionsKey = JSON.stringify({
+        format,
+        batchLines,
+        precision,
+        delimiter,
+        shape: { ...shape, tags: [...tags], types: [...types], timeFactor: undefined },
+      });
       const statePath = values.state ?? (path === '-' ? undefined : `${path}.sundial-import`);
-      if (values.resume === true && statePath === undefined) throw new UsageError('--resume of stdin needs --state FILE');
+      if (values.resume === true && statePath === undefined)
+        throw new UsageError('--resume of stdin needs --state FILE');
       const state = ImportState.open(statePath, path, optionsKey, values.resume === true);
-      await importOne(conn, path, format, shape, { batchLines, concurrency, precision, precisionGiven: values.precision !== undefined, delimiter, errors: values.errors }, state, totals);
+      await importOne(
+        conn,
+        path,
+        format,
+        shape,
+        {
+          batchLines,
+          concurrency,
+          precision,
+          precisionGiven: values.precision !== undefined,
+          delimiter,
+          errors: values.errors,
+        },
+        state,
+        totals,
+      );
     }
   } catch (e) {
     if (e instanceof FatalImportError) throw new CommandError(e.message, EXIT_FAILURE);
@@ -137,7 +186,11 @@ export async function importCommand(args: string[], env: NodeJS.ProcessEnv): Pro
   } finally {
     conn.agent.destroy();
   }
-  if (totals.rejected > 0) throw new CommandError(`${count(totals.rejected)} lines rejected${values.errors === undefined ? '' : ` (listed in ${values.errors})`}`, EXIT_REJECTED);
+  if (totals.rejected > 0)
+    throw new CommandError(
+      `${count(totals.rejected)} lines rejected${values.errors === undefined ? '' : ` (listed in ${values.errors})`}`,
+      EXIT_REJECTED,
+    );
 }
 
 interface RunOptions {
@@ -149,7 +202,15 @@ interface RunOptions {
   errors: string | undefined;
 }
 
-async function importOne(conn: Connection, path: string, format: ImportFormat, shape: TableShape, o: RunOptions, state: ImportState, totals: Totals): Promise<void> {
+async function importOne(
+  conn: Connection,
+  path: string,
+  format: ImportFormat,
+  shape: TableShape,
+  o: RunOptions,
+  state: ImportState,
+  totals: Totals,
+): Promise<void> {
   const name = path === '-' ? 'stdin' : path;
   const size = path === '-' ? undefined : statSync(path).size;
   const progress = new Progress(process.stderr, name);
@@ -161,7 +222,11 @@ async function importOne(conn: Connection, path: string, format: ImportFormat, s
 
   const report = (rs: Rejection[]): void => {
     if (rs.length === 0) return;
-    if (o.errors !== undefined) appendFileSync(o.errors, rs.map((r) => JSON.stringify({ file: name, line: r.line, error: r.reason, text: r.text }) + '\n').join(''));
+    if (o.errors !== undefined)
+      appendFileSync(
+        o.errors,
+        rs.map((r) => JSON.stringify({ file: name, line: r.line, error: r.reason, text: r.text }) + '\n').join(''),
+      );
     for (const r of rs) {
       if (shown++ >= SHOWN_REJECTIONS) continue;
       progress.clear();
@@ -171,7 +236,12 @@ async function importOne(conn: Connection, path: string, format: ImportFormat, s
   let rejectedCount = 0;
   const path_ = format === 'opentsdb' ? '/api/v1/opentsdb/write' : '/api/v1/write';
   // OpenTSDB without --precision keeps OpenTSDB's rule (10 digits seconds, 13 milliseconds).
-  const precision = format === 'lp' || (format === 'opentsdb' && o.precisionGiven) ? o.precision : format === 'opentsdb' ? undefined : 'ns';
+  const precision =
+    format === 'lp' || (format === 'opentsdb' && o.precisionGiven)
+      ? o.precision
+      : format === 'opentsdb'
+        ? undefined
+        : 'ns';
   const url = routeUrl(conn, path_, precision === undefined ? {} : { precision });
   const sender = new Sender(conn, url, o.concurrency, (batch, r) => {
     written += r.written;
@@ -186,10 +256,19 @@ async function importOne(conn: Connection, path: string, format: ImportFormat, s
     format === 'lp' || format === 'opentsdb'
       ? lineBatches(chunks!, o.batchLines, MAX_BATCH_BYTES)
       : format === 'csv'
-        ? csvBatches(chunks!, shape, { delimiter: o.delimiter, batchLines: o.batchLines, maxBytes: MAX_BATCH_BYTES, source: name })
+        ? csvBatches(chunks!, shape, {
+            delimiter: o.delimiter,
+            batchLines: o.batchLines,
+            maxBytes: MAX_BATCH_BYTES,
+            source: name,
+          })
         : format === 'ndjson'
           ? ndjsonBatches(chunks!, shape, { batchLines: o.batchLines, maxBytes: MAX_BATCH_BYTES })
-          : (await import('./import-parquet.js')).parquetBatches(path, shape, { batchLines: o.batchLines, maxBytes: MAX_BATCH_BYTES, onProgress: (done) => (bytes = Math.round((size ?? 0) * done)) });
+          : (await import('./import-parquet.js')).parquetBatches(path, shape, {
+              batchLines: o.batchLines,
+              maxBytes: MAX_BATCH_BYTES,
+              onProgress: (done) => (bytes = Math.round((size ?? 0) * done)),
+            });
 
   for await (const batch of source) {
     if (state.done(batch.seq)) {
@@ -203,9 +282,17 @@ async function importOne(conn: Connection, path: string, format: ImportFormat, s
   progress.clear();
 
   const s = (performance.now() - start) / 1000;
-  const earlier = state.earlier.written > 0 || state.earlier.rejected > 0 ? ` (and ${count(state.earlier.written)} rows, ${count(state.earlier.rejected)} rejected lines in the interrupted run)` : '';
-  process.stderr.write(`${name}: ${count(written)} rows written, ${count(rejectedCount)} lines rejected in ${durationText(s)} (${count(Math.round(written / Math.max(s, 0.001)))} rows/s)${earlier}\n`);
-  if (rejectedCount > shown && shown >= SHOWN_REJECTIONS) process.stderr.write(`${name}: ${count(rejectedCount - SHOWN_REJECTIONS)} more rejected lines not shown${o.errors === undefined ? ' (list them with --errors FILE)' : ''}\n`);
+  const earlier =
+    state.earlier.written > 0 || state.earlier.rejected > 0
+      ? ` (and ${count(state.earlier.written)} rows, ${count(state.earlier.rejected)} rejected lines in the interrupted run)`
+      : '';
+  process.stderr.write(
+    `${name}: ${count(written)} rows written, ${count(rejectedCount)} lines rejected in ${durationText(s)} (${count(Math.round(written / Math.max(s, 0.001)))} rows/s)${earlier}\n`,
+  );
+  if (rejectedCount > shown && shown >= SHOWN_REJECTIONS)
+    process.stderr.write(
+      `${name}: ${count(rejectedCount - SHOWN_REJECTIONS)} more rejected lines not shown${o.errors === undefined ? ' (list them with --errors FILE)' : ''}\n`,
+    );
   totals.written += written;
   totals.rejected += rejectedCount;
 }

@@ -42,7 +42,8 @@ const U64_MAX = 18446744073709551615n;
 export function fieldText(type: ColumnType, v: string): string | Error {
   switch (type) {
     case 'double': {
-      if (DECIMAL.test(v)) return v[0] === '.' ? '0' + v : v.startsWith('-.') ? '-0' + v.slice(1) : v.endsWith('.') ? v + '0' : v;
+      if (DECIMAL.test(v))
+        return v[0] === '.' ? '0' + v : v.startsWith('-.') ? '-0' + v.slice(1) : v.endsWith('.') ? v + '0' : v;
       return new Error(`'${clip(v)}' is not a DOUBLE`);
     }
     case 'bigint':

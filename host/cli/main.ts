@@ -37,7 +37,13 @@ async function helpOf(command: Command | undefined): Promise<string> {
     const { exportHelp, importHelp } = await import('./transfer-help.js');
     return command === 'import' ? importHelp() : exportHelp();
   }
-  return command === 'serve' ? serveHelp() : command === 'sql' ? sqlHelp() : command === 'version' ? versionHelp() : mainHelp();
+  return command === 'serve'
+    ? serveHelp()
+    : command === 'sql'
+      ? sqlHelp()
+      : command === 'version'
+        ? versionHelp()
+        : mainHelp();
 }
 
 async function runServe(args: string[]): Promise<void> {
@@ -102,9 +108,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'help': {
       const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
-      if (positionals.length > 1) throw new UsageError(`help takes one command, got ${positionals.length}; see sundial --help`);
+      if (positionals.length > 1)
+        throw new UsageError(`help takes one command, got ${positionals.length}; see sundial --help`);
       const topic = positionals[0];
-      if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see sundial --help`);
+      if (topic !== undefined && !isCommand(topic))
+        throw new UsageError(`unknown command '${topic}'; see sundial --help`);
       process.stdout.write(await helpOf(topic));
       return;
     }

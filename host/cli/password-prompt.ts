@@ -8,7 +8,11 @@ export interface TerminalInput extends NodeJS.ReadableStream {
 }
 
 /** Prompts on `output` and resolves with what was typed up to Enter; undefined when the user gave up. */
-export function promptPassword(prompt: string, input: TerminalInput, output: NodeJS.WritableStream): Promise<string | undefined> {
+export function promptPassword(
+  prompt: string,
+  input: TerminalInput,
+  output: NodeJS.WritableStream,
+): Promise<string | undefined> {
   output.write(prompt);
   input.setRawMode(true);
   input.setEncoding('utf8');

@@ -43,7 +43,11 @@ function readHistory(file: string | undefined): string[] {
   if (file === undefined) return [];
   try {
     // The file is oldest first, as shells keep it; readline wants newest first.
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').slice(-HISTORY_LINES).reverse();
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .slice(-HISTORY_LINES)
+      .reverse();
   } catch {
     return [];
   }
@@ -112,10 +116,15 @@ export function runShell(o: ShellOptions): Promise<void> {
         return;
       case 'c':
       case 'connect':
-        if (arg === undefined) return say(`You are using database "${session.database}" of tenant "${session.tenant}".`);
+        if (arg === undefined)
+          return say(`You are using database "${session.database}" of tenant "${session.tenant}".`);
         try {
           // Checked before switching: a typo should not turn every later statement into an error.
-          await o.target.run('SHOW TABLES', { ...session, database: arg }, new Writable({ write: (_chunk, _encoding, done) => done() }));
+          await o.target.run(
+            'SHOW TABLES',
+            { ...session, database: arg },
+            new Writable({ write: (_chunk, _encoding, done) => done() }),
+          );
         } catch (e) {
           if (!(e instanceof SqlClientError)) throw e;
           return fail(e.message);
@@ -132,7 +141,8 @@ export function runShell(o: ShellOptions): Promise<void> {
         return say(`Timing is ${timing ? 'on' : 'off'}.`);
       case 'format':
         if (arg === undefined) return say(`Output format is ${session.format}.`);
-        if (!Object.hasOwn(SQL_FORMATS, arg)) return fail(`\\format: unknown format "${arg}" (want ${Object.keys(SQL_FORMATS).join(', ')})`);
+        if (!Object.hasOwn(SQL_FORMATS, arg))
+          return fail(`\\format: unknown format "${arg}" (want ${Object.keys(SQL_FORMATS).join(', ')})`);
         session.format = arg as SqlFormat;
         return say(`Output format is ${arg}.`);
       default:

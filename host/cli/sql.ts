@@ -8,7 +8,19 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { EXIT_FAILURE, HttpSqlTarget, LocalSqlTarget, packageVersion, runSql, SQL_FORMATS, SqlClientError, type SqlFormat, type SqlSession, type SqlTarget, statementsOf } from '../node/index.js';
+import {
+  EXIT_FAILURE,
+  HttpSqlTarget,
+  LocalSqlTarget,
+  packageVersion,
+  runSql,
+  SQL_FORMATS,
+  SqlClientError,
+  type SqlFormat,
+  type SqlSession,
+  type SqlTarget,
+  statementsOf,
+} from '../node/index.js';
 import { promptPassword } from './password-prompt.js';
 import { runShell } from './sql-shell.js';
 import { CommandError, UsageError } from './usage.js';
@@ -36,7 +48,13 @@ function historyFileOf(flag: string | undefined, env: NodeJS.ProcessEnv): string
 }
 
 /** The server at `url` with a password that it takes: SUNDIAL_PASSWORD, or the empty one, or one typed at a prompt. */
-async function httpTarget(url: string, user: string, session: SqlSession, env: NodeJS.ProcessEnv, ask: boolean): Promise<HttpSqlTarget> {
+async function httpTarget(
+  url: string,
+  user: string,
+  session: SqlSession,
+  env: NodeJS.ProcessEnv,
+  ask: boolean,
+): Promise<HttpSqlTarget> {
   const given = env.SUNDIAL_PASSWORD;
   const stdin = process.stdin;
   if (ask && !stdin.isTTY) throw new UsageError('--password prompts on a terminal; without one, set SUNDIAL_PASSWORD');
@@ -45,7 +63,8 @@ async function httpTarget(url: string, user: string, session: SqlSession, env: N
   const password = await promptPassword(`Password for user ${user}: `, stdin, process.stderr);
   if (password === undefined) throw new CommandError('no password given', EXIT_FAILURE);
   const target = new HttpSqlTarget(url, user, password);
-  if (!(await target.authenticates(session))) throw new CommandError(`password authentication failed for user "${user}"`, EXIT_FAILURE);
+  if (!(await target.authenticates(session)))
+    throw new CommandError(`password authentication failed for user "${user}"`, EXIT_FAILURE);
   return target;
 }
 
@@ -69,14 +88,21 @@ export async function sqlCommand(args: string[], env: NodeJS.ProcessEnv): Promis
     tokens: true,
   });
   const format = values.format ?? 'table';
-  if (!isFormat(format)) throw new UsageError(`unknown format '${format}' (want ${Object.keys(SQL_FORMATS).join(', ')}); see sundial sql --help`);
+  if (!isFormat(format))
+    throw new UsageError(
+      `unknown format '${format}' (want ${Object.keys(SQL_FORMATS).join(', ')}); see sundial sql --help`,
+    );
   const dataDir = values['data-dir'];
-  if (dataDir !== undefined && values.url !== undefined) throw new UsageError('give --url or --data-dir, not both; see sundial sql --help');
+  if (dataDir !== undefined && values.url !== undefined)
+    throw new UsageError('give --url or --data-dir, not both; see sundial sql --help');
   if (dataDir !== undefined && (values.user !== undefined || values.password === true)) {
-    throw new UsageError('--user and --password do not apply to --data-dir (its statements run as root); see sundial sql --help');
+    throw new UsageError(
+      '--user and --password do not apply to --data-dir (its statements run as root); see sundial sql --help',
+    );
   }
   const url = values.url ?? env.SUNDIAL_URL ?? DEFAULT_URL;
-  if (dataDir === undefined && !URL.canParse(url)) throw new UsageError(`invalid --url '${url}' (want a URL like ${DEFAULT_URL})`);
+  if (dataDir === undefined && !URL.canParse(url))
+    throw new UsageError(`invalid --url '${url}' (want a URL like ${DEFAULT_URL})`);
 
   const statements: string[] = [];
   for (const t of tokens) {
@@ -85,12 +111,16 @@ export async function sqlCommand(args: string[], env: NodeJS.ProcessEnv): Promis
     if (t.name === 'file') statements.push(...statementsOf(readScript(t.value)));
   }
   const interactive = values.execute === undefined && values.file === undefined && process.stdin.isTTY === true;
-  if (values.execute === undefined && values.file === undefined && !interactive) statements.push(...statementsOf(readScript('-')));
+  if (values.execute === undefined && values.file === undefined && !interactive)
+    statements.push(...statementsOf(readScript('-')));
 
   const session: SqlSession = { tenant: values.tenant ?? 'cnosdb', database: values.database ?? 'public', format };
   let target: SqlTarget | undefined;
   try {
-    target = dataDir === undefined ? await httpTarget(url, values.user ?? 'root', session, env, values.password === true) : await LocalSqlTarget.open(dataDir);
+    target =
+      dataDir === undefined
+        ? await httpTarget(url, values.user ?? 'root', session, env, values.password === true)
+        : await LocalSqlTarget.open(dataDir);
     if (interactive) {
       await runShell({
         target,

@@ -86,7 +86,15 @@ const CODEC_MODES: Record<Family, Record<string, number>> = {
   int: { DEFAULT: Mode.Auto, NULL: Mode.Plain, DELTA: Mode.Delta, DELTATS: Mode.Dod, QUANTILE: Mode.Auto },
   f64: { DEFAULT: Mode.Auto, NULL: Mode.Plain, GORILLA: Mode.Gorilla, QUANTILE: Mode.Auto },
   bool: { DEFAULT: Mode.Auto, NULL: Mode.Plain, BITPACK: Mode.Bitpack },
-  str: { DEFAULT: Mode.Auto, NULL: Mode.Plain, GZIP: Mode.Auto, BZIP: Mode.Auto, ZSTD: Mode.Auto, SNAPPY: Mode.Auto, ZLIB: Mode.Auto },
+  str: {
+    DEFAULT: Mode.Auto,
+    NULL: Mode.Plain,
+    GZIP: Mode.Auto,
+    BZIP: Mode.Auto,
+    ZSTD: Mode.Auto,
+    SNAPPY: Mode.Auto,
+    ZLIB: Mode.Auto,
+  },
 };
 
 /** Every codec name CnosDB knows (the SQL parser accepts exactly these). */
@@ -221,7 +229,13 @@ export class BlockCodecs {
    * Encodes n values of a column of `type` (validity: 1 = present, or undefined when every row
    * is present; values of NULL rows are ignored). `codec` is the column's CnosDB codec name.
    */
-  encode(type: ValueType, values: ColumnValues, validity: Uint8Array | undefined, n: number, codec = 'DEFAULT'): Uint8Array {
+  encode(
+    type: ValueType,
+    values: ColumnValues,
+    validity: Uint8Array | undefined,
+    n: number,
+    codec = 'DEFAULT',
+  ): Uint8Array {
     const fam = family(type);
     const mode = modeFor(fam, codec);
     this.#checkLength(values.length, n);
@@ -238,7 +252,12 @@ export class BlockCodecs {
       mem.set(validity.subarray(0, n), vPtr);
     }
     const x = this.#x;
-    const rc = fam === 'int' ? x.codec_encode_i64(src, n, vPtr, mode) : fam === 'f64' ? x.codec_encode_f64(src, n, vPtr, mode) : x.codec_encode_bool(src, n, vPtr, mode);
+    const rc =
+      fam === 'int'
+        ? x.codec_encode_i64(src, n, vPtr, mode)
+        : fam === 'f64'
+          ? x.codec_encode_f64(src, n, vPtr, mode)
+          : x.codec_encode_bool(src, n, vPtr, mode);
     return this.#encoded(rc);
   }
 
@@ -276,7 +295,11 @@ export class BlockCodecs {
   }
 
   /** Runs a decoder: the result record, where the values are, and the validity (copied out). */
-  #decode(fam: Family, block: Uint8Array, n: number): { r: Uint32Array; ptr: number; validity: Uint8Array | undefined } {
+  #decode(
+    fam: Family,
+    block: Uint8Array,
+    n: number,
+  ): { r: Uint32Array; ptr: number; validity: Uint8Array | undefined } {
     if (!Number.isInteger(n) || n < 0 || n > MAX_BLOCK_ROWS) throw bug(`bad row count ${n}`);
     /** Where the zstd payload starts in the stored block, if it is wrapped (-1 if not). */
     let payloadAt = -1;
@@ -288,10 +311,13 @@ export class BlockCodecs {
     this.#core.bytes().set(block, src);
     const x = this.#x;
     const rc =
-      fam === 'int' ? x.codec_decode_i64(src, block.length, n)
-      : fam === 'f64' ? x.codec_decode_f64(src, block.length, n)
-      : fam === 'bool' ? x.codec_decode_bool(src, block.length, n)
-      : x.codec_decode_str(src, block.length, n);
+      fam === 'int'
+        ? x.codec_decode_i64(src, block.length, n)
+        : fam === 'f64'
+          ? x.codec_decode_f64(src, block.length, n)
+          : fam === 'bool'
+            ? x.codec_decode_bool(src, block.length, n)
+            : x.codec_decode_str(src, block.length, n);
     const r = this.#result();
     if (rc < 0) {
       if (rc === -2) throw bug(`codec decode rejected its arguments (n ${n}, ${block.length} bytes)`);
@@ -304,7 +330,13 @@ export class BlockCodecs {
     return { r, ptr: r[R_PTR]!, validity };
   }
 
-  #encodeStrings(values: string[], validity: Uint8Array | undefined, n: number, mode: number, zstd: boolean): Uint8Array {
+  #encodeStrings(
+    values: string[],
+    validity: Uint8Array | undefined,
+    n: number,
+    mode: number,
+    zstd: boolean,
+  ): Uint8Array {
     // UTF-8 bytes of the present values, written straight into Wasm memory after the offsets.
     let maxBytes = 0;
     for (let i = 0; i < n; i++) if (validity === undefined || validity[i] !== 0) maxBytes += values[i]!.length * 3;
@@ -319,7 +351,8 @@ export class BlockCodecs {
     offsets[0] = 0;
     // All values at once when they are ASCII (the usual): one encodeInto of the joined text, and
     // the offsets from the lengths. A call per value was most of a flush's time for log columns.
-    const present = validity !== undefined ? presentValues(values, validity, n) : values.length === n ? values : values.slice(0, n);
+    const present =
+      validity !== undefined ? presentValues(values, validity, n) : values.length === n ? values : values.slice(0, n);
     const joined = present.join('');
     const written = utf8Encoder.encodeInto(joined, mem.subarray(bytesPtr, bytesPtr + maxBytes)).written;
     if (written === joined.length) {
@@ -329,7 +362,8 @@ export class BlockCodecs {
       }
     } else {
       for (let i = 0; i < n; i++) {
-        if (validity === undefined || validity[i] !== 0) at += utf8Encoder.encodeInto(values[i]!, mem.subarray(bytesPtr + at, bytesPtr + maxBytes)).written;
+        if (validity === undefined || validity[i] !== 0)
+          at += utf8Encoder.encodeInto(values[i]!, mem.subarray(bytesPtr + at, bytesPtr + maxBytes)).written;
         offsets[i + 1] = at;
       }
     }
@@ -340,13 +374,20 @@ export class BlockCodecs {
    * Encodes n STRING values given as UTF-8: value i is bytes[offsets[i], offsets[i + 1]), an
    * absent row (validity 0) empty. The block is the one `encode` makes of the same strings.
    */
-  encodeUtf8(offsets: Uint32Array, bytes: Uint8Array, validity: Uint8Array | undefined, n: number, codec = 'DEFAULT'): Uint8Array {
+  encodeUtf8(
+    offsets: Uint32Array,
+    bytes: Uint8Array,
+    validity: Uint8Array | undefined,
+    n: number,
+    codec = 'DEFAULT',
+  ): Uint8Array {
     const mode = modeFor('str', codec);
     this.#checkLength(offsets.length - 1, n);
     if (validity !== undefined) this.#checkLength(validity.length, n);
     const first = offsets[0]!;
     const size = offsets[n]! - first;
-    if (size < 0 || offsets[n]! > bytes.length) throw bug(`utf8 values: offsets end at ${offsets[n]}, ${bytes.length} bytes`);
+    if (size < 0 || offsets[n]! > bytes.length)
+      throw bug(`utf8 values: offsets end at ${offsets[n]}, ${bytes.length} bytes`);
     const offsetsBytes = (n + 1) * 4;
     const base = this.#input(offsetsBytes + n + size);
     const mem = this.#core.bytes();
@@ -404,14 +445,16 @@ export class BlockCodecs {
     // make the decompressor allocate without bound nor pass unnoticed.
     const declared = frameContentSize(frame, at);
     if (declared === undefined) throw new CorruptionError(SOURCE, at, 'zstd frame header without a content size');
-    if (declared !== rawLength) throw new CorruptionError(SOURCE, at, `zstd frame content size ${declared}, block header says ${rawLength}`);
+    if (declared !== rawLength)
+      throw new CorruptionError(SOURCE, at, `zstd frame content size ${declared}, block header says ${rawLength}`);
     let inner: Uint8Array;
     try {
       inner = this.#zstd.decompress(frame);
     } catch (cause) {
       throw new CorruptionError(SOURCE, at, 'zstd frame does not decompress', { cause });
     }
-    if (inner.length !== rawLength) throw new CorruptionError(SOURCE, at, `zstd frame gave ${inner.length} bytes, want ${rawLength}`);
+    if (inner.length !== rawLength)
+      throw new CorruptionError(SOURCE, at, `zstd frame gave ${inner.length} bytes, want ${rawLength}`);
     return [inner, at];
   }
 
@@ -439,7 +482,8 @@ export class BlockCodecs {
   }
 
   #checkLength(have: number, n: number): void {
-    if (!Number.isInteger(n) || n < 0 || n > have || n > MAX_BLOCK_ROWS) throw bug(`row count ${n} out of range (array of ${have})`);
+    if (!Number.isInteger(n) || n < 0 || n > have || n > MAX_BLOCK_ROWS)
+      throw bug(`row count ${n} out of range (array of ${have})`);
   }
 }
 

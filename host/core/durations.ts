@@ -20,16 +20,46 @@ const DAY_S = 86_400n;
 const UNITS: ReadonlyMap<string, readonly [bigint, bigint]> = new Map(
   (
     [
-      [['nanos', 'nsec', 'ns'], [0n, 1n]],
-      [['usec', 'us'], [0n, 1_000n]],
-      [['millis', 'msec', 'ms'], [0n, 1_000_000n]],
-      [['seconds', 'second', 'secs', 'sec', 's'], [1n, 0n]],
-      [['minutes', 'minute', 'min', 'mins', 'm'], [60n, 0n]],
-      [['hours', 'hour', 'hr', 'hrs', 'h'], [3_600n, 0n]],
-      [['days', 'day', 'd'], [86_400n, 0n]],
-      [['weeks', 'week', 'w'], [604_800n, 0n]],
-      [['months', 'month', 'M'], [2_630_016n, 0n]],
-      [['years', 'year', 'y'], [31_557_600n, 0n]],
+      [
+        ['nanos', 'nsec', 'ns'],
+        [0n, 1n],
+      ],
+      [
+        ['usec', 'us'],
+        [0n, 1_000n],
+      ],
+      [
+        ['millis', 'msec', 'ms'],
+        [0n, 1_000_000n],
+      ],
+      [
+        ['seconds', 'second', 'secs', 'sec', 's'],
+        [1n, 0n],
+      ],
+      [
+        ['minutes', 'minute', 'min', 'mins', 'm'],
+        [60n, 0n],
+      ],
+      [
+        ['hours', 'hour', 'hr', 'hrs', 'h'],
+        [3_600n, 0n],
+      ],
+      [
+        ['days', 'day', 'd'],
+        [86_400n, 0n],
+      ],
+      [
+        ['weeks', 'week', 'w'],
+        [604_800n, 0n],
+      ],
+      [
+        ['months', 'month', 'M'],
+        [2_630_016n, 0n],
+      ],
+      [
+        ['years', 'year', 'y'],
+        [31_557_600n, 0n],
+      ],
     ] as const
   ).flatMap(([names, per]) => names.map((n) => [n, per] as const)),
 );

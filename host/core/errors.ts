@@ -25,7 +25,11 @@ export const ERRORS = {
   // 010012 until 2026-11-26: CnosDB's "Concurrent query request limit exceeded", whose meaning a
   // client may act on (retry), so the code was wrong however stable.
   sqlExecute: { code: '010001', status: 422, title: 'query execution error (DataFusion)' },
-  sqlArrow: { code: '010002', status: 422, title: 'query execution error (Arrow: a value that does not cast or parse)' },
+  sqlArrow: {
+    code: '010002',
+    status: 422,
+    title: 'query execution error (Arrow: a value that does not cast or parse)',
+  },
   multiStatement: { code: '010013', status: 422, title: 'several statements' },
   // CnosDB's QueryError::Cancel: a PostgreSQL client's CancelRequest stopped the statement.
   queryCanceled: { code: '010014', status: 500, title: 'query canceled by the client' },
@@ -37,7 +41,11 @@ export const ERRORS = {
   forbidLimitTenant: { code: '010075', status: 422, title: 'the system tenant cannot be given a _limiter' },
   forbidDropSystemRole: { code: '010076', status: 422, title: 'a system role (owner, member) cannot be dropped' },
   forbidCreateSystemRole: { code: '010077', status: 422, title: 'a role cannot take the name of a system role' },
-  systemRoleModification: { code: '010043', status: 422, title: 'a system role (owner, member) takes no GRANT or REVOKE' },
+  systemRoleModification: {
+    code: '010043',
+    status: 422,
+    title: 'a system role (owner, member) takes no GRANT or REVOKE',
+  },
   // CnosDB's numbered semantic errors (QueryError 27-46): each its own code, its text "Semantic
   // error: ..." as its template writes it. Other semantic checks keep 010003 (QueryError::Semantic).
   sameColumnName: { code: '010027', status: 422, title: 'two columns of CREATE TABLE share a name' },
@@ -55,7 +63,12 @@ export const ERRORS = {
   // CnosDB's QueryError::ObjectStore ("object store error: {}"): a COPY or external-table location
   // that is refused (outside storage.external_dir, `..`, a symbolic link out of it), missing or
   // unreadable, or an S3 store's failure (s3://: NoSuchBucket, refused credentials, no answer).
-  externalLocation: { code: '010047', status: 422, title: 'COPY or external table location refused (outside storage.external_dir), missing or unreadable, or an object store failed' },
+  externalLocation: {
+    code: '010047',
+    status: 422,
+    title:
+      'COPY or external table location refused (outside storage.external_dir), missing or unreadable, or an object store failed',
+  },
   invalidGeometry: { code: '010073', status: 422, title: 'value of a GEOMETRY column is not WKT of its sub type' },
   // CREATE STREAM TABLE's checks (CnosDB's UnsupportedStreamType, EventTimeColumnNotSpecified,
   // MissingTableOptions, InvalidTableOption).
@@ -89,7 +102,11 @@ export const ERRORS = {
   tableNotFound: { code: '030019', status: 422, title: 'table not found' },
   limitReached: { code: '030024', status: 429, title: 'limit reached' },
   privilegeNotGranted: { code: '030056', status: 422, title: 'privilege cannot be revoked (not granted)' },
-  objectLimit: { code: '030057', status: 422, title: "a tenant's object limit reached (databases, members, shards, replicas, TTL)" },
+  objectLimit: {
+    code: '030057',
+    status: 422,
+    title: "a tenant's object limit reached (databases, members, shards, replicas, TTL)",
+  },
   // 04 http
   badParameter: { code: '040001', status: 400, title: 'bad query parameter' },
   lineProtocol: { code: '040004', status: 400, title: 'line protocol parse error' },
@@ -144,7 +161,10 @@ export class CorruptionError extends Error {
     readonly check: string,
     options?: { cause?: unknown },
   ) {
-    super(`corrupt ${source} at offset ${offset}: ${check}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `corrupt ${source} at offset ${offset}: ${check}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
   }
 }
 

@@ -7,7 +7,14 @@ export type TimeUnit = 'ns' | 'us' | 'ms' | 's';
 /** A write request's precision: a TimeUnit, or minutes and hours (InfluxDB's `precision=m`, `h`). */
 export type RequestUnit = TimeUnit | 'm' | 'h';
 
-export const NANOS_PER: Readonly<Record<RequestUnit, bigint>> = { ns: 1n, us: 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+export const NANOS_PER: Readonly<Record<RequestUnit, bigint>> = {
+  ns: 1n,
+  us: 1000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 
 export interface UnitConversion {
   multiplier: bigint;

@@ -124,7 +124,16 @@ export interface StatsRequest extends ScanRequest {
 
 /** `request` as a stats scan by `bucket` (or none), in one shape (scanRequest says why). */
 export function statsRequest(request: ScanRequest, bucket: StatsRequest['bucket']): StatsRequest {
-  return { fields: request.fields, minTime: request.minTime, maxTime: request.maxTime, seriesFilter: request.seriesFilter, valueBounds: request.valueBounds, seriesTags: request.seriesTags, seriesTagTests: request.seriesTagTests, bucket };
+  return {
+    fields: request.fields,
+    minTime: request.minTime,
+    maxTime: request.maxTime,
+    seriesFilter: request.seriesFilter,
+    valueBounds: request.valueBounds,
+    seriesTags: request.seriesTags,
+    seriesTagTests: request.seriesTagTests,
+    bucket,
+  };
 }
 
 export type StatsOrChunk = { kind: 'stats'; stats: SeriesStats } | { kind: 'chunk'; chunk: SeriesChunk };
@@ -154,6 +163,11 @@ export interface LastRequest {
 }
 
 /** A last-point request with every field present, in one shape (scanRequest says why). */
-export function lastRequest(fields: readonly string[], seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean, seriesTags?: readonly TagValues[], seriesTagTests?: readonly TagTest[]): LastRequest {
+export function lastRequest(
+  fields: readonly string[],
+  seriesFilter?: (tags: ReadonlyMap<string, string>) => boolean,
+  seriesTags?: readonly TagValues[],
+  seriesTagTests?: readonly TagTest[],
+): LastRequest {
   return { fields, seriesFilter, seriesTags, seriesTagTests };
 }

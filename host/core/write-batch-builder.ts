@@ -28,7 +28,16 @@ export interface FieldInput {
 /** A field column with storage for its type. */
 function fieldColumn(name: string, type: ValueType, stamp: number): ColumnState {
   const typed = type === ValueType.Double || type === ValueType.Boolean;
-  return { name, kind: ColumnKind.Field, type, values: [], numbers: typed ? new Float64Array(16) : undefined, has: typed ? new Uint8Array(16) : undefined, count: 0, stamp };
+  return {
+    name,
+    kind: ColumnKind.Field,
+    type,
+    values: [],
+    numbers: typed ? new Float64Array(16) : undefined,
+    has: typed ? new Uint8Array(16) : undefined,
+    count: 0,
+    stamp,
+  };
 }
 
 /** Stores `value` at `row` of a field column. */
@@ -103,7 +112,12 @@ function sameTags(s: SeriesState, names: readonly string[], values: readonly str
 }
 
 /** The series of `t` with these tags, if any (`hash` = identityHash). */
-function findSeries(t: TableState, hash: number, names: readonly string[], values: readonly string[]): SeriesState | undefined {
+function findSeries(
+  t: TableState,
+  hash: number,
+  names: readonly string[],
+  values: readonly string[],
+): SeriesState | undefined {
   const found = t.seriesByHash.get(hash);
   if (found === undefined) return undefined;
   if (!Array.isArray(found)) return sameTags(found, names, values) ? found : undefined;
@@ -221,7 +235,13 @@ export class WriteBatchBuilder {
    * same tagsKey have the same tags in the same order), such as the text they were parsed from;
    * with it the builder finds the series without reading the tags.
    */
-  addRow(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[], tagsKey?: string): void {
+  addRow(
+    table: string,
+    tags: ReadonlyArray<readonly [string, string]>,
+    ts: bigint,
+    fields: readonly FieldInput[],
+    tagsKey?: string,
+  ): void {
     const t = this.#tables.get(table) ?? newTable(table);
 
     // The series, and the tag columns it would create.
@@ -243,7 +263,10 @@ export class WriteBatchBuilder {
     const nn = this.#newCount;
     const columnCount = t.columns.size + (newTags?.length ?? 0) + nn;
     if (columnCount > MAX_COLUMNS) {
-      throw new UserError('badParameter', `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`);
+      throw new UserError(
+        'badParameter',
+        `table '${table}' would have ${columnCount} columns; at most ${MAX_COLUMNS} are allowed`,
+      );
     }
 
     // Commit: nothing above changed the builder (stamps aside).
@@ -281,7 +304,11 @@ export class WriteBatchBuilder {
    * their own, not one addRow: V8 compiled that at 65-190 ms a time, two or three times in a
    * parse worker's first span loads.
    */
-  #resolveTags(t: TableState, tags: ReadonlyArray<readonly [string, string]>, fields: readonly FieldInput[]): SeriesState | undefined {
+  #resolveTags(
+    t: TableState,
+    tags: ReadonlyArray<readonly [string, string]>,
+    fields: readonly FieldInput[],
+  ): SeriesState | undefined {
     const rt = this.#rowTags;
     const known = t.tagNames;
     let same = known.length === tags.length;
@@ -289,7 +316,8 @@ export class WriteBatchBuilder {
     // Tags usually come sorted (Prometheus sorts labels; the trace and OpenTSDB parsers emit
     // them in order): then there are no duplicates and nothing to sort.
     let increasing = true;
-    if (!same) for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
+    if (!same)
+      for (let i = 1; i < tags.length && increasing; i++) increasing = compareBytes(tags[i - 1]![0], tags[i]![0]) < 0;
     const vs: string[] = [];
     let names: readonly string[];
     if (same) {
@@ -334,7 +362,13 @@ export class WriteBatchBuilder {
    * The row's fields: existing columns (checked for kind and type) into #cols and their values
    * into #vals, returning how many; new names into #newFields, #newCount of them.
    */
-  #resolveFields(t: TableState, tags: ReadonlyArray<readonly [string, string]>, fields: readonly FieldInput[], stamp: number, newTags: readonly string[] | undefined): number {
+  #resolveFields(
+    t: TableState,
+    tags: ReadonlyArray<readonly [string, string]>,
+    fields: readonly FieldInput[],
+    stamp: number,
+    newTags: readonly string[] | undefined,
+  ): number {
     const cols = this.#cols;
     const vals = this.#vals;
     const newFields = this.#newFields;
@@ -367,7 +401,17 @@ export class WriteBatchBuilder {
   /** Creates the row's new tag and field columns (the fields after the `nc` known ones in #cols); returns the row's field count. */
   #addColumns(t: TableState, nc: number, nn: number, newTags: readonly string[] | undefined, stamp: number): number {
     if (newTags !== undefined) {
-      for (const k of newTags) t.columns.set(k, { name: k, kind: ColumnKind.Tag, type: ValueType.Tag, values: [], numbers: undefined, has: undefined, count: 0, stamp: 0 });
+      for (const k of newTags)
+        t.columns.set(k, {
+          name: k,
+          kind: ColumnKind.Tag,
+          type: ValueType.Tag,
+          values: [],
+          numbers: undefined,
+          has: undefined,
+          count: 0,
+          stamp: 0,
+        });
     }
     if (nn === 0) return nc;
     const cols = this.#cols;
@@ -450,12 +494,17 @@ export class WriteBatchBuilder {
 
 /** Whether checkName would refuse `name` as a tag or field name. */
 function badName(name: string): boolean {
-  return name.length === 0 || name === 'time' || (name.length > MAX_NAME_BYTES / 3 && encoder.encode(name).length > MAX_NAME_BYTES);
+  return (
+    name.length === 0 ||
+    name === 'time' ||
+    (name.length > MAX_NAME_BYTES / 3 && encoder.encode(name).length > MAX_NAME_BYTES)
+  );
 }
 
 function checkName(name: string, what: string): void {
   if (name.length === 0) throw new UserError('badParameter', `empty ${what} name`);
-  if (name === 'time' && what !== 'table') throw new UserError('schemaConflict', `'time' is reserved and cannot be a ${what} name`);
+  if (name === 'time' && what !== 'table')
+    throw new UserError('schemaConflict', `'time' is reserved and cannot be a ${what} name`);
   if (name.length > MAX_NAME_BYTES / 3 && encoder.encode(name).length > MAX_NAME_BYTES) {
     throw new UserError('badParameter', `${what} name longer than ${MAX_NAME_BYTES} bytes`);
   }

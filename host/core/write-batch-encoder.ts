@@ -14,7 +14,15 @@ const JOIN_PARTS: string[] = [];
 const encoder = new TextEncoder();
 
 /** The first 24 bytes of a series descriptor (FORMAT.md §1): bounds, rows, flags, tag count. */
-function seriesHead(dv: DataView, p: number, min: bigint, max: bigint, rows: number, sorted: boolean, tagCount: number): void {
+function seriesHead(
+  dv: DataView,
+  p: number,
+  min: bigint,
+  max: bigint,
+  rows: number,
+  sorted: boolean,
+  tagCount: number,
+): void {
   dv.setBigInt64(p, min, true);
   dv.setBigInt64(p + 8, max, true);
   dv.setUint32(p + 16, rows, true);
@@ -33,7 +41,13 @@ export interface KeyFragments {
  * The batch of `tables` (in order): header, then one block per table. Starts at byteOffset 0 of
  * its own buffer. Without `keys`, a version 2 batch whose series leave their keys out.
  */
-export function encodeBatch(tables: Iterable<TableState>, tableCount: number, rowCount: number, fragments: KeyFragments, keys = true): Uint8Array {
+export function encodeBatch(
+  tables: Iterable<TableState>,
+  tableCount: number,
+  rowCount: number,
+  fragments: KeyFragments,
+  keys = true,
+): Uint8Array {
   const w = batchScratch;
   try {
     w.u32(keys ? BATCH_MAGIC : BATCH_MAGIC_V2);
@@ -54,10 +68,10 @@ export function encodeBatch(tables: Iterable<TableState>, tableCount: number, ro
  */
 function fragment(name: string, tag: boolean, fragments: Map<string, Uint8Array>): Uint8Array {
   let f = fragments.get(name);
-  if (f === undefined) fragments.set(name, (f = encoder.encode(tag ? `,${escapeKeyPart(name)}=` : escapeKeyPart(name))));
+  if (f === undefined)
+    fragments.set(name, (f = encoder.encode(tag ? `,${escapeKeyPart(name)}=` : escapeKeyPart(name))));
   return f;
 }
-
 
 /** escapeKeyPart without a regular expression for the common value that needs no escape. */
 function escapeValue(s: string): string {
@@ -113,7 +127,12 @@ function encodeTable(w: Writer, t: TableState, fragments: KeyFragments, keys: bo
       lastIndexes = s.names.map((n) => colIndex.get(n)!);
       lastFragments = s.names.map((n) => fragment(n, true, fragments.tags));
     }
-    if (keys ? w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values) : w.asciiSeriesWithoutKey(min, max, r.length, sorted, lastIndexes, s.values)) continue;
+    if (
+      keys
+        ? w.asciiSeries(min, max, r.length, sorted, tableFragment, lastFragments, lastIndexes, s.values)
+        : w.asciiSeriesWithoutKey(min, max, r.length, sorted, lastIndexes, s.values)
+    )
+      continue;
     w.seriesHead(min, max, r.length, sorted, s.names.length);
     if (keys) w.canonicalKey(t.name, s.names, s.values, fragments.tags, fragments.tables);
     else w.u32(0);
@@ -290,7 +309,13 @@ class Writer {
    * A u32 byte length, then the canonical series key (FORMAT.md §1) of a table and its sorted
    * tags in UTF-8: names and values with `\`, `,`, `=` and space escaped.
    */
-  canonicalKey(table: string, names: readonly string[], values: readonly string[], fragments: Map<string, Uint8Array>, tableFragments: Map<string, Uint8Array>): void {
+  canonicalKey(
+    table: string,
+    names: readonly string[],
+    values: readonly string[],
+    fragments: Map<string, Uint8Array>,
+    tableFragments: Map<string, Uint8Array>,
+  ): void {
     const at = this.length;
     this.u32(0);
     const start = this.length;
@@ -307,7 +332,16 @@ class Writer {
    * the table fragment and the `,<name>=` fragments with the values escaped, tags, padding.
    * Returns false, having written nothing, when a value is not ASCII.
    */
-  asciiSeries(min: bigint, max: bigint, rows: number, sorted: boolean, table: Uint8Array, names: readonly Uint8Array[], indexes: readonly number[], values: readonly string[]): boolean {
+  asciiSeries(
+    min: bigint,
+    max: bigint,
+    rows: number,
+    sorted: boolean,
+    table: Uint8Array,
+    names: readonly Uint8Array[],
+    indexes: readonly number[],
+    values: readonly string[],
+  ): boolean {
     let size = 40 + table.length;
     for (let i = 0; i < names.length; i++) size += names[i]!.length + 3 * values[i]!.length + 8;
     this.#reserve(size);
@@ -361,7 +395,14 @@ class Writer {
    * asciiSeries for a version 2 batch: the descriptor without a key (keyLength 0), the tags
    * copied as they are. False, having written nothing, when a value is not ASCII.
    */
-  asciiSeriesWithoutKey(min: bigint, max: bigint, rows: number, sorted: boolean, indexes: readonly number[], values: readonly string[]): boolean {
+  asciiSeriesWithoutKey(
+    min: bigint,
+    max: bigint,
+    rows: number,
+    sorted: boolean,
+    indexes: readonly number[],
+    values: readonly string[],
+  ): boolean {
     let size = 32;
     for (let i = 0; i < values.length; i++) size += values[i]!.length + 8;
     this.#reserve(size);
@@ -408,7 +449,12 @@ class Writer {
    * The offsets of a STRING column's values, rows taken in `order` (or 0..rows-1), their bytes
    * going to `bytes`: one bound check for the offsets instead of a call each.
    */
-  stringOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, order: Int32Array | undefined, bytes: Writer): void {
+  stringOffsets(
+    values: ReadonlyArray<FieldValue | undefined>,
+    rows: number,
+    order: Int32Array | undefined,
+    bytes: Writer,
+  ): void {
     this.#reserve(rows * 4);
     if (this.#asciiOffsets(values, rows, order, bytes)) return;
     const dv = this.#dv;
@@ -427,7 +473,12 @@ class Writer {
    * each, cost four to five times as much for a batch of span attributes). False, with `bytes`
    * as it was, when a value is not ASCII.
    */
-  #asciiOffsets(values: ReadonlyArray<FieldValue | undefined>, rows: number, order: Int32Array | undefined, bytes: Writer): boolean {
+  #asciiOffsets(
+    values: ReadonlyArray<FieldValue | undefined>,
+    rows: number,
+    order: Int32Array | undefined,
+    bytes: Writer,
+  ): boolean {
     const parts = JOIN_PARTS;
     let n = 0;
     for (let i = 0; i < rows; i++) {

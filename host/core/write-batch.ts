@@ -100,7 +100,10 @@ export function readWriteBatch(bytes: Uint8Array, source = 'write batch'): Write
   const dv = r.dv;
   const magic = dv.getUint32(0, true);
   if (magic !== BATCH_MAGIC && magic !== BATCH_MAGIC_V2) {
-    r.fail(0, `bad magic 0x${magic.toString(16)}, want 0x${BATCH_MAGIC.toString(16)} or 0x${BATCH_MAGIC_V2.toString(16)}`);
+    r.fail(
+      0,
+      `bad magic 0x${magic.toString(16)}, want 0x${BATCH_MAGIC.toString(16)} or 0x${BATCH_MAGIC_V2.toString(16)}`,
+    );
   }
   r.keysOptional = magic === BATCH_MAGIC_V2;
   const byteLength = dv.getUint32(4, true);
@@ -165,7 +168,8 @@ class BatchReader {
     let pos = start;
     this.need(pos, 16, 'table header');
     const blockLength = dv.getUint32(pos, true);
-    if (blockLength % 8 !== 0 || blockLength < 16) this.fail(pos, `table block length ${blockLength} not a multiple of 8`);
+    if (blockLength % 8 !== 0 || blockLength < 16)
+      this.fail(pos, `table block length ${blockLength} not a multiple of 8`);
     this.need(pos, blockLength, 'table block');
     const end = pos + blockLength;
     const tRows = dv.getUint32(pos + 4, true);
@@ -202,13 +206,19 @@ class BatchReader {
       const len = dv.getUint16(pos + 4, true);
       pos += 6;
       if (kind !== ColumnKind.Tag && kind !== ColumnKind.Field) this.fail(pos - 6, `bad column kind ${kind}`);
-      if (kind === ColumnKind.Tag ? type !== 0 : type < 1 || type > 5) this.fail(pos - 5, `bad column type ${type} for kind ${kind}`);
+      if (kind === ColumnKind.Tag ? type !== 0 : type < 1 || type > 5)
+        this.fail(pos - 5, `bad column type ${type} for kind ${kind}`);
       if (len === 0) this.fail(pos, 'empty column name');
       const cname = this.text(pos, len, 'column name');
       pos += len;
       if (cname === 'time' || names.has(cname)) this.fail(pos - len, `duplicate or reserved column name '${cname}'`);
       names.add(cname);
-      columns.push({ name: cname, kind: kind as ColumnKind, type: type as ValueType, validity: flags & 1 ? new Uint8Array(0) : undefined });
+      columns.push({
+        name: cname,
+        kind: kind as ColumnKind,
+        type: type as ValueType,
+        validity: flags & 1 ? new Uint8Array(0) : undefined,
+      });
     }
     this.pos = pad8(pos);
     return columns;
@@ -279,7 +289,23 @@ class BatchReader {
         tagsAscii = isAscii(bytes, tagsAt, pos - tagsAt);
       }
       pos = pad8(pos);
-      series.push(new SeriesDescriptor(rowStart, sRows, minTs, maxTs, (sflags & 1) !== 0, bytes, dv, keyAt, keyLength, tagsAt, tagsAscii ? pos - tagsAt : -1, tagCount, table));
+      series.push(
+        new SeriesDescriptor(
+          rowStart,
+          sRows,
+          minTs,
+          maxTs,
+          (sflags & 1) !== 0,
+          bytes,
+          dv,
+          keyAt,
+          keyLength,
+          tagsAt,
+          tagsAscii ? pos - tagsAt : -1,
+          tagCount,
+          table,
+        ),
+      );
       rowStart += sRows;
     }
     if (rowStart !== rows) this.fail(pos, `series rows sum to ${rowStart}, table has ${rows}`);
@@ -326,7 +352,8 @@ class BatchReader {
           pos = pad8(pos + (tRows + 1) * 4);
           const total = offsets[tRows]!;
           if (offsets[0] !== 0) this.fail(pos, 'STRING offsets do not start at 0');
-          for (let i = 0; i < tRows; i++) if (offsets[i]! > offsets[i + 1]!) this.fail(pos, `STRING offsets decrease at row ${i}`);
+          for (let i = 0; i < tRows; i++)
+            if (offsets[i]! > offsets[i + 1]!) this.fail(pos, `STRING offsets decrease at row ${i}`);
           this.need(pos, total, 'STRING bytes');
           col.strings = { offsets, bytes: bytes.subarray(pos, pos + total) };
           pos = pad8(pos + total);
@@ -349,7 +376,9 @@ function tagRanks(columns: readonly BatchColumn[]): Int32Array {
     .map((c, i) => ({ c, i }))
     .filter(({ c }) => c.kind === ColumnKind.Tag)
     .sort((a, b) => compareBytes(a.c.name, b.c.name))
-    .forEach(({ i }, rank) => { tagRank[i] = rank; });
+    .forEach(({ i }, rank) => {
+      tagRank[i] = rank;
+    });
   return tagRank;
 }
 
@@ -366,7 +395,8 @@ function isAscii(bytes: Uint8Array, at: number, n: number): boolean {
 function isAsciiRun(bytes: Uint8Array, dv: DataView, at: number, n: number): boolean {
   const end = at + n;
   let i = at;
-  for (; i + 8 <= end; i += 8) if (((dv.getUint32(i, true) | dv.getUint32(i + 4, true)) & 0x80808080) !== 0) return false;
+  for (; i + 8 <= end; i += 8)
+    if (((dv.getUint32(i, true) | dv.getUint32(i + 4, true)) & 0x80808080) !== 0) return false;
   for (; i < end; i++) if (bytes[i]! >= 0x80) return false;
   return true;
 }
@@ -427,12 +457,18 @@ class SeriesDescriptor implements BatchSeries {
   get key(): string {
     if (this.#key !== undefined) return this.#key;
     // A version 2 series without a key (an OTLP span's): made from the tags when asked.
-    if (this.#keyLength === 0) return (this.#key = seriesKey(this.#table.name, this.tags.map(([ci, v]) => [this.#table.columns[ci]!.name, v] as const)));
+    if (this.#keyLength === 0)
+      return (this.#key = seriesKey(
+        this.#table.name,
+        this.tags.map(([ci, v]) => [this.#table.columns[ci]!.name, v] as const),
+      ));
     return (this.#key = utf8.decode(this.#bytes.subarray(this.#keyAt, this.#keyAt + this.#keyLength)));
   }
 
   get rawTags(): RawTags | undefined {
-    return this.#asciiTagBytes < 0 ? undefined : { bytes: this.#bytes, dv: this.#dv, at: this.#tagsAt, count: this.#tagCount };
+    return this.#asciiTagBytes < 0
+      ? undefined
+      : { bytes: this.#bytes, dv: this.#dv, at: this.#tagsAt, count: this.#tagCount };
   }
 
   get tags(): Array<[number, string]> {
@@ -444,7 +480,10 @@ class SeriesDescriptor implements BatchSeries {
     for (let k = 0; k < this.#tagCount; k++) {
       const ci = this.#dv.getUint16(pos, true);
       const vlen = this.#dv.getUint32(pos + 4, true);
-      const value = all !== undefined ? all.slice(pos + 8 - at, pos + 8 - at + vlen) : utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen));
+      const value =
+        all !== undefined
+          ? all.slice(pos + 8 - at, pos + 8 - at + vlen)
+          : utf8.decode(this.#bytes.subarray(pos + 8, pos + 8 + vlen));
       tags.push([ci, value]);
       pos += 8 + vlen;
     }

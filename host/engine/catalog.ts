@@ -6,7 +6,15 @@
 import { geometryTypeName, type GeometryColumnType } from '../core/geometry/geometry.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import type { ValueType } from '../core/write-batch.js';
-import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest } from '../core/scan.js';
+import type {
+  DeleteRequest,
+  LastRequest,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+} from '../core/scan.js';
 import type { StoredFileProblem } from '../core/check.js';
 import { type DataType, sqlTypeName } from './types/index.js';
 
@@ -161,7 +169,11 @@ export interface EngineCatalog {
   createStreamTable?(database: string, table: Omit<StreamTableInfo, 'queries'>): Promise<void>;
   dropStreamTable?(database: string, name: string): Promise<void>;
   /** Saves a continuous query of a stream (durable on return). */
-  addStreamQuery?(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void>;
+  addStreamQuery?(
+    database: string,
+    stream: string,
+    query: { sql: string; database: string; user: string },
+  ): Promise<void>;
   /** Saves that a query's windows before `doneBeforeNs` are stored. */
   setStreamProgress?(database: string, stream: string, queryId: number, doneBeforeNs: bigint): Promise<void>;
   /** Stores encoded write batches (host/storage/FORMAT.md §1) atomically. */

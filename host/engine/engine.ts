@@ -8,16 +8,42 @@ import type { Core } from '../core/wasm.js';
 import { UserError } from '../core/errors.js';
 import { getValue, installKernels, type RecordBatch, type Scalar, UTF8 } from './types/index.js';
 import type { EngineCatalog, StreamTableInfo } from './catalog.js';
-import { alterDatabase, alterTable, compactDatabase, createDatabase, createTable, dropDatabase, dropTable, recoverDatabase, recoverTable } from './commands/ddl.js';
+import {
+  alterDatabase,
+  alterTable,
+  compactDatabase,
+  createDatabase,
+  createTable,
+  dropDatabase,
+  dropTable,
+  recoverDatabase,
+  recoverTable,
+} from './commands/ddl.js';
 import { checkDatabase } from './commands/check.js';
 import { copyIntoLocation, copyIntoTable } from './commands/copy.js';
 import { deleteRows } from './commands/delete.js';
 import { createExternalTable } from './commands/external-table.js';
-import { createStreamTable, eventUnitNanos, noWindow, streamTableNotFound, streamWindow, windowStart } from './commands/stream-table.js';
+import {
+  createStreamTable,
+  eventUnitNanos,
+  noWindow,
+  streamTableNotFound,
+  streamWindow,
+  windowStart,
+} from './commands/stream-table.js';
 import { quoteIdent } from './sql/printer-expressions.js';
 import { insert } from './commands/insert.js';
 import { update } from './commands/update.js';
-import { describeDatabase, describeTable, rowsBatch, showDatabases, showSeries, showTables, showTagValues, type Rows } from './commands/show.js';
+import {
+  describeDatabase,
+  describeTable,
+  rowsBatch,
+  showDatabases,
+  showSeries,
+  showTables,
+  showTagValues,
+  type Rows,
+} from './commands/show.js';
 import { notImplemented } from './errors.js';
 import { displayExecPlan, type ExecContext } from './exec/exec-plan.js';
 import type { ExternalFiles } from './external/external-files.js';
@@ -33,7 +59,8 @@ import type { Query, Statement } from './sql/ast.js';
 import { parseStatements } from './sql/parser.js';
 import { clusterSchemaFor } from './system/system-views.js';
 
-const SHOW_QUERIES = 'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
+const SHOW_QUERIES =
+  'SELECT query_id, query_type, query_text, user_name, tenant_name, database_name, state, duration FROM information_schema.queries';
 
 /**
  * How long one query may hold the event loop before it lets timers and I/O run. A request may need
@@ -94,7 +121,10 @@ export class SqlEngine implements QueryEngine {
     const session = sameShape(given);
     const ctx = this.#context(session, undefined);
     const version = ctx.catalog.version;
-    const key = this.#opts.planCache === undefined || version === undefined ? undefined : PlanCache.key(sql, session.tenant, session.database, session.user.name);
+    const key =
+      this.#opts.planCache === undefined || version === undefined
+        ? undefined
+        : PlanCache.key(sql, session.tenant, session.database, session.user.name);
     const hit = key === undefined ? undefined : this.#opts.planCache!.get(key, version!);
     if (hit !== undefined) {
       for (const [db, need] of hit.checks) session.authorize?.(db, need);
@@ -102,7 +132,11 @@ export class SqlEngine implements QueryEngine {
     }
     const statements = parseStatements(sql);
     if (statements.length === 0) return { kind: 'done' };
-    if (statements.length > 1) throw new UserError('multiStatement', `Multi-statement not allow, found num:${statements.length}, sql:${sql.length > 200 ? `${sql.slice(0, 200)}...` : sql}`);
+    if (statements.length > 1)
+      throw new UserError(
+        'multiStatement',
+        `Multi-statement not allow, found num:${statements.length}, sql:${sql.length > 200 ? `${sql.slice(0, 200)}...` : sql}`,
+      );
     const s = statements[0]!;
     if (s.kind === 'query') return this.#rows(this.#queryPlan(s, ctx, key), ctx);
     return this.#execute(s, ctx);
@@ -134,7 +168,8 @@ export class SqlEngine implements QueryEngine {
     const qp = this.#planner(session, ctx.catalog, key === undefined ? session.authorize : recording);
     const initial = qp.planQuery(s, undefined, new Map());
     const plan = optimizePlan(initial, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes });
-    if (key !== undefined && qp.cacheable && !readsClock(initial)) this.#opts.planCache!.set(key, { plan, checks, version: ctx.catalog.version! });
+    if (key !== undefined && qp.cacheable && !readsClock(initial))
+      this.#opts.planCache!.set(key, { plan, checks, version: ctx.catalog.version! });
     return plan;
   }
 
@@ -152,19 +187,33 @@ export class SqlEngine implements QueryEngine {
       catalog,
       session,
       memory: pool,
-      eval: { nowNs: session.nowNs, session: { user: session.user.name, tenant: session.tenant, database: session.database, role: session.role ?? null }, memory: pool },
+      eval: {
+        nowNs: session.nowNs,
+        session: {
+          user: session.user.name,
+          tenant: session.tenant,
+          database: session.database,
+          role: session.role ?? null,
+        },
+        memory: pool,
+      },
       outer,
       core: this.#opts.core,
       files: this.#opts.files,
       runSubquery: async (plan, values) => {
         const sub = this.#context(session, values, ctx.memory);
-        const exec = createPhysicalPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }));
+        const exec = createPhysicalPlan(
+          optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }),
+        );
         const out: RecordBatch[] = [];
         for await (const b of exec.execute(sub)) out.push(b);
         return out;
       },
       checkAbort: () => {
-        if (session.signal.aborted) throw session.signal.reason instanceof Error ? session.signal.reason : new UserError('queryTimeout', 'query aborted');
+        if (session.signal.aborted)
+          throw session.signal.reason instanceof Error
+            ? session.signal.reason
+            : new UserError('queryTimeout', 'query aborted');
       },
       maybeYield: async () => {
         const now = Date.now();
@@ -195,7 +244,11 @@ export class SqlEngine implements QueryEngine {
    * gives the session a query runs in (its database and user); a failing query is reported to
    * `failed` and the others still run.
    */
-  async runStreams(tenant: string, session: (database: string, user: string) => QuerySession, failed: (stream: string, queryId: number, err: unknown) => void): Promise<void> {
+  async runStreams(
+    tenant: string,
+    session: (database: string, user: string) => QuerySession,
+    failed: (stream: string, queryId: number, err: unknown) => void,
+  ): Promise<void> {
     const catalog = this.#opts.catalogFor(tenant);
     for (const db of catalog.databases()) {
       for (const stream of catalog.streamTables?.(db.name) ?? []) {
@@ -210,17 +263,29 @@ export class SqlEngine implements QueryEngine {
     }
   }
 
-  async #runStreamQuery(catalog: EngineCatalog, stream: StreamTableInfo, q: StreamTableInfo['queries'][number], session: QuerySession): Promise<void> {
+  async #runStreamQuery(
+    catalog: EngineCatalog,
+    stream: StreamTableInfo,
+    q: StreamTableInfo['queries'][number],
+    session: QuerySession,
+  ): Promise<void> {
     const s = parseStatements(q.sql)[0];
     if (s?.kind !== 'insert') throw new Error(`BUG: stream query ${q.id} is not an INSERT: ${q.sql}`);
     const window = streamWindow(this.#planner(session, catalog).planQuery(s.source, undefined, new Map()));
     if (window === undefined) throw noWindow(stream.name);
-    const column = catalog.table(stream.sourceDatabase, stream.sourceTable)?.columns.find((c) => c.name === stream.eventTimeColumn);
-    if (column === undefined || column.type.id !== 'Timestamp') throw streamTableNotFound(catalog.tenant, stream.sourceDatabase, stream.sourceTable);
+    const column = catalog
+      .table(stream.sourceDatabase, stream.sourceTable)
+      ?.columns.find((c) => c.name === stream.eventTimeColumn);
+    if (column === undefined || column.type.id !== 'Timestamp')
+      throw streamTableNotFound(catalog.tenant, stream.sourceDatabase, stream.sourceTable);
     // The newest event time the source holds: the watermark trails it by the delay.
-    const newest = await this.run(`SELECT max(${quoteIdent(stream.eventTimeColumn)}) FROM ${quoteIdent(stream.sourceDatabase)}.${quoteIdent(stream.sourceTable)}`, session);
+    const newest = await this.run(
+      `SELECT max(${quoteIdent(stream.eventTimeColumn)}) FROM ${quoteIdent(stream.sourceDatabase)}.${quoteIdent(stream.sourceTable)}`,
+      session,
+    );
     let max: Scalar = null;
-    if (newest.kind === 'rows') for await (const b of newest.batches) if (b.length > 0) max = getValue(b.columns[0]!, 0);
+    if (newest.kind === 'rows')
+      for await (const b of newest.batches) if (b.length > 0) max = getValue(b.columns[0]!, 0);
     if (typeof max !== 'bigint') return;
     const watermark = max * eventUnitNanos(column.type.unit) - BigInt(stream.watermarkDelayMs) * 1_000_000n;
     // Windows that end at or before the watermark are closed.
@@ -236,7 +301,10 @@ export class SqlEngine implements QueryEngine {
     const s = statements[0];
     if (s === undefined || s.kind !== 'query') throw notImplemented('plan() of a statement other than a query');
     const qp = this.#planner(session, this.#opts.catalogFor(session.tenant));
-    return optimizePlan(qp.planQuery(s, undefined, new Map()), { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes });
+    return optimizePlan(qp.planQuery(s, undefined, new Map()), {
+      nowNs: session.nowNs,
+      memoryLimitBytes: session.memoryLimitBytes,
+    });
   }
 
   async #execute(s: Statement, ctx: ExecContext): Promise<QueryResult> {
@@ -255,13 +323,25 @@ export class SqlEngine implements QueryEngine {
       case 'explain':
         return rows(await this.#explain(s, ctx, qp));
       case 'insert':
-        return rows(await insert(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
+        return rows(
+          await insert(qp, ctx, s, (plan) =>
+            collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx),
+          ),
+        );
       case 'update':
-        return rows(await update(qp, ctx, s, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
+        return rows(
+          await update(qp, ctx, s, (plan) =>
+            collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx),
+          ),
+        );
       case 'copyIntoTable':
         return rows(await copyIntoTable(qp, ctx, s, this.#opts.files));
       case 'copyIntoLocation':
-        return rows(await copyIntoLocation(qp, ctx, s, this.#opts.files, (plan) => collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx)));
+        return rows(
+          await copyIntoLocation(qp, ctx, s, this.#opts.files, (plan) =>
+            collectPlan(optimizePlan(plan, { nowNs: session.nowNs, memoryLimitBytes: session.memoryLimitBytes }), ctx),
+          ),
+        );
       case 'delete':
         await deleteRows(qp, ctx, s);
         return { kind: 'done' };
@@ -356,7 +436,10 @@ export class SqlEngine implements QueryEngine {
       const started = Date.now();
       let n = 0;
       for await (const b of guarded(exec.execute(ctx), ctx)) n += b.length;
-      out.push(['Plan with Metrics', `${displayExecPlan(exec)}\noutput_rows=${n}, elapsed_ms=${Date.now() - started}, peak_memory_bytes=${ctx.memory.peakBytes}`]);
+      out.push([
+        'Plan with Metrics',
+        `${displayExecPlan(exec)}\noutput_rows=${n}, elapsed_ms=${Date.now() - started}, peak_memory_bytes=${ctx.memory.peakBytes}`,
+      ]);
     } else out.push(['physical_plan', displayExecPlan(exec)]);
     return {
       fields: [
@@ -392,4 +475,3 @@ async function collectPlan(plan: LogicalPlan, ctx: ExecContext): Promise<RecordB
   for await (const b of guarded(createPhysicalPlan(plan).execute(ctx), ctx)) out.push(b);
   return out;
 }
-

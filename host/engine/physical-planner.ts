@@ -31,7 +31,14 @@ function plainOperator(plan: LogicalPlan): ExecNode {
   const schema = plan.schema.toSchema();
   switch (plan.kind) {
     case 'scan':
-      return new ScanExec({ database: plan.database, table: plan.table, qualifier: plan.qualifier, projection: plan.projection, filters: plan.filters, fetch: plan.fetch });
+      return new ScanExec({
+        database: plan.database,
+        table: plan.table,
+        qualifier: plan.qualifier,
+        projection: plan.projection,
+        filters: plan.filters,
+        fetch: plan.fetch,
+      });
     case 'externalScan':
       return new ExternalScanExec(plan.table, schema);
     case 'values':
@@ -44,7 +51,13 @@ function plainOperator(plan: LogicalPlan): ExecNode {
       return new FilterExec(createPhysicalPlan(plan.input), plan.predicate, plan.input.schema);
     case 'aggregate':
       if (plan.groupingSets !== undefined) return groupingSetsAggregate(plan, createPhysicalPlan(plan.input));
-      return new HashAggregateExec(createPhysicalPlan(plan.input), plan.groupBy, plan.aggregates, plan.input.schema, schema);
+      return new HashAggregateExec(
+        createPhysicalPlan(plan.input),
+        plan.groupBy,
+        plan.aggregates,
+        plan.input.schema,
+        schema,
+      );
     case 'window':
       return new WindowExec(createPhysicalPlan(plan.input), plan.windowExprs, plan.input.schema, schema);
     case 'sort':
@@ -70,13 +83,26 @@ function plainOperator(plan: LogicalPlan): ExecNode {
     case 'union':
       return new UnionExec(plan.inputs.map(createPhysicalPlan), schema);
     case 'distinct': {
-      const groupBy: LExpr[] = plan.input.schema.fields.map((f) => ({ kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }));
+      const groupBy: LExpr[] = plan.input.schema.fields.map((f) => ({
+        kind: 'column',
+        qualifier: f.qualifier,
+        name: f.name,
+        type: f.type,
+      }));
       return new HashAggregateExec(createPhysicalPlan(plan.input), groupBy, [], plan.input.schema, schema);
     }
     case 'subqueryAlias':
       return createPhysicalPlan(plan.input);
     case 'timeWindow':
-      return new TimeWindowExec(createPhysicalPlan(plan.input), plan.time, plan.windowNs, plan.slideNs, plan.originNs, plan.input.schema, schema);
+      return new TimeWindowExec(
+        createPhysicalPlan(plan.input),
+        plan.time,
+        plan.windowNs,
+        plan.slideNs,
+        plan.originNs,
+        plan.input.schema,
+        schema,
+      );
     case 'gapFill':
       return new GapFillExec(createPhysicalPlan(plan.input), plan, schema);
     case 'unnestSeries':

@@ -80,7 +80,12 @@ export class PlanCache {
 /** Whether a plan (before optimization: it still names now()) reads the clock anywhere, subqueries included. */
 export function readsClock(plan: LogicalPlan): boolean {
   const inExpr = (e: LExpr): boolean =>
-    anyExpr(e, (x) => (x.kind === 'scalarFn' && CLOCK_FUNCTIONS.has(x.fn.name)) || ((x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && readsClock(x.plan)));
+    anyExpr(
+      e,
+      (x) =>
+        (x.kind === 'scalarFn' && CLOCK_FUNCTIONS.has(x.fn.name)) ||
+        ((x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && readsClock(x.plan)),
+    );
   return expressionsOf(plan).some(inExpr) || inputsOf(plan).some(readsClock);
 }
 
@@ -90,7 +95,8 @@ export function literalBytes(plan: LogicalPlan): number {
   const visit = (e: LExpr): void =>
     visitExpr(e, (x) => {
       if (x.kind === 'literal') bytes += valueBytes(x.value);
-      else if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') bytes += literalBytes(x.plan);
+      else if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery')
+        bytes += literalBytes(x.plan);
     });
   for (const e of expressionsOf(plan)) visit(e);
   for (const input of inputsOf(plan)) bytes += literalBytes(input);

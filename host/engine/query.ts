@@ -10,10 +10,35 @@ import type { SystemInfo } from './system/system-info.js';
 /** The statements on tenants, users, roles and privileges, which the host runs (QuerySession.dcl). */
 export type DclStatement = Extract<
   Statement,
-  { kind: 'createTenant' | 'alterTenant' | 'dropTenant' | 'recoverTenant' | 'createUser' | 'alterUser' | 'dropUser' | 'createRole' | 'dropRole' | 'grant' | 'revoke' }
+  {
+    kind:
+      | 'createTenant'
+      | 'alterTenant'
+      | 'dropTenant'
+      | 'recoverTenant'
+      | 'createUser'
+      | 'alterUser'
+      | 'dropUser'
+      | 'createRole'
+      | 'dropRole'
+      | 'grant'
+      | 'revoke';
+  }
 >;
 
-const DCL_KINDS: ReadonlySet<string> = new Set(['createTenant', 'alterTenant', 'dropTenant', 'recoverTenant', 'createUser', 'alterUser', 'dropUser', 'createRole', 'dropRole', 'grant', 'revoke']);
+const DCL_KINDS: ReadonlySet<string> = new Set([
+  'createTenant',
+  'alterTenant',
+  'dropTenant',
+  'recoverTenant',
+  'createUser',
+  'alterUser',
+  'dropUser',
+  'createRole',
+  'dropRole',
+  'grant',
+  'revoke',
+]);
 
 export function isDcl(s: Statement): s is DclStatement {
   return DCL_KINDS.has(s.kind);

@@ -19,7 +19,25 @@ export type Expr =
   | { readonly kind: 'duration'; readonly ns: bigint; readonly text: string }
   | { readonly kind: 'regex'; readonly pattern: string };
 
-export type BinaryOp = 'AND' | 'OR' | '=' | '!=' | '<' | '<=' | '>' | '>=' | '=~' | '!~' | '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^';
+export type BinaryOp =
+  | 'AND'
+  | 'OR'
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '=~'
+  | '!~'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '&'
+  | '|'
+  | '^';
 
 export interface Field {
   readonly expr: Expr;
@@ -67,7 +85,9 @@ export interface SelectStatement {
   readonly tz?: string;
 }
 
-export type TagKeyMatch = { readonly op: '=' | '!='; readonly keys: readonly string[] } | { readonly op: '=~' | '!~'; readonly regex: string };
+export type TagKeyMatch =
+  | { readonly op: '=' | '!='; readonly keys: readonly string[] }
+  | { readonly op: '=~' | '!~'; readonly regex: string };
 
 export interface ShowMeta {
   readonly database?: string;
@@ -82,7 +102,10 @@ export type Statement =
   | { readonly kind: 'showDatabases' }
   | { readonly kind: 'createDatabase'; readonly name: string; readonly durationNs?: bigint }
   | { readonly kind: 'dropDatabase'; readonly name: string }
-  | ({ readonly kind: 'showMeasurements'; readonly match?: { readonly op: '=' | '!=' | '=~' | '!~'; readonly value: string } } & ShowMeta)
+  | ({
+      readonly kind: 'showMeasurements';
+      readonly match?: { readonly op: '=' | '!=' | '=~' | '!~'; readonly value: string };
+    } & ShowMeta)
   | ({ readonly kind: 'showTagKeys' } & ShowMeta)
   | ({ readonly kind: 'showTagValues'; readonly keys: TagKeyMatch } & ShowMeta)
   | ({ readonly kind: 'showFieldKeys' } & ShowMeta)

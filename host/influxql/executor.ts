@@ -12,7 +12,15 @@ import { InfluxQLStatementError, statementError } from './errors.js';
 import { assembleSeries, type Cell, type SeriesPiece } from './series-assembler.js';
 import { requireDatabase } from './select-sources.js';
 import { POS } from './sql-builders.js';
-import { showFieldKeys, showMeasurements, showRetentionPolicies, showSeries, showTagKeys, showTagValues, type ShowContext } from './show-statements.js';
+import {
+  showFieldKeys,
+  showMeasurements,
+  showRetentionPolicies,
+  showSeries,
+  showTagKeys,
+  showTagValues,
+  type ShowContext,
+} from './show-statements.js';
 import { planSelect } from './translate-select.js';
 
 export interface InfluxQLHost extends ShowContext {
@@ -54,7 +62,11 @@ function statementMessage(e: unknown): string | undefined {
   return undefined;
 }
 
-export async function* executeInfluxQL(statements: readonly Statement[], host: InfluxQLHost, options: ExecuteOptions = {}): AsyncGenerator<StatementResult> {
+export async function* executeInfluxQL(
+  statements: readonly Statement[],
+  host: InfluxQLHost,
+  options: ExecuteOptions = {},
+): AsyncGenerator<StatementResult> {
   for (let id = 0; id < statements.length; id++) {
     const s = statements[id]!;
     try {
@@ -72,16 +84,24 @@ export async function* executeInfluxQL(statements: readonly Statement[], host: I
   }
 }
 
-async function runOther(s: Exclude<Statement, { kind: 'select' }>, host: InfluxQLHost): Promise<Array<Omit<SeriesResult, 'timeColumn'>>> {
+async function runOther(
+  s: Exclude<Statement, { kind: 'select' }>,
+  host: InfluxQLHost,
+): Promise<Array<Omit<SeriesResult, 'timeColumn'>>> {
   switch (s.kind) {
     case 'showDatabases': {
       const r = await host.run({ kind: 'showDatabases', pos: POS }, host.defaultDatabase ?? 'public');
       const values: Cell[][] = [];
-      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.length; i++) values.push([(b.columns[0]!.values as string[])[i]!]);
+      if (r.kind === 'rows')
+        for await (const b of r.batches)
+          for (let i = 0; i < b.length; i++) values.push([(b.columns[0]!.values as string[])[i]!]);
       return [{ name: 'databases', columns: ['name'], values }];
     }
     case 'createDatabase': {
-      const options: sql.DatabaseOption[] = s.durationNs === undefined || s.durationNs === 0n ? [] : [{ name: 'TTL', value: { kind: 'string', value: `${s.durationNs}ns` } }];
+      const options: sql.DatabaseOption[] =
+        s.durationNs === undefined || s.durationNs === 0n
+          ? []
+          : [{ name: 'TTL', value: { kind: 'string', value: `${s.durationNs}ns` } }];
       // InfluxDB's CREATE DATABASE succeeds when the database exists.
       await host.run({ kind: 'createDatabase', pos: POS, name: s.name, ifNotExists: true, options }, s.name);
       return [];
@@ -114,7 +134,11 @@ async function runOther(s: Exclude<Statement, { kind: 'select' }>, host: InfluxQ
 }
 
 /** The pieces of every series of a SELECT, in order, SLIMIT and SOFFSET applied. */
-async function* selectPieces(s: Extract<Statement, { kind: 'select' }>, host: InfluxQLHost, pieceRows: number): AsyncGenerator<SeriesPiece> {
+async function* selectPieces(
+  s: Extract<Statement, { kind: 'select' }>,
+  host: InfluxQLHost,
+  pieceRows: number,
+): AsyncGenerator<SeriesPiece> {
   const plan = planSelect(s, host);
   let seriesIndex = 0;
   for (const m of plan.measurements) {
@@ -131,7 +155,12 @@ async function* selectPieces(s: Extract<Statement, { kind: 'select' }>, host: In
   }
 }
 
-async function* runSelect(id: number, s: Extract<Statement, { kind: 'select' }>, host: InfluxQLHost, options: ExecuteOptions): AsyncGenerator<StatementResult> {
+async function* runSelect(
+  id: number,
+  s: Extract<Statement, { kind: 'select' }>,
+  host: InfluxQLHost,
+  options: ExecuteOptions,
+): AsyncGenerator<StatementResult> {
   const chunked = options.chunkSize !== undefined;
   const pieces = selectPieces(s, host, options.chunkSize ?? PIECE_ROWS);
   const toSeries = (p: SeriesPiece, rows: Cell[][], partial: boolean): SeriesResult => ({
@@ -173,6 +202,7 @@ async function* runSelect(id: number, s: Extract<Statement, { kind: 'select' }>,
     }
     held = p;
   }
-  if (held !== undefined && held.rows.length > 0) yield { statementId: id, series: [toSeries(held, held.rows, held.continues)] };
+  if (held !== undefined && held.rows.length > 0)
+    yield { statementId: id, series: [toSeries(held, held.rows, held.continues)] };
   else if (!any || held !== undefined) yield { statementId: id, series: [] };
 }

@@ -98,7 +98,14 @@ export class Lexer {
   }
 
   #token(kind: TokenKind, text: string, start: number, line: number, lineStart: number): Token {
-    return { kind, text, upper: kind === 'ident' ? text.toUpperCase() : '', line, char: start - lineStart + 1, offset: start };
+    return {
+      kind,
+      text,
+      upper: kind === 'ident' ? text.toUpperCase() : '',
+      line,
+      char: start - lineStart + 1,
+      offset: start,
+    };
   }
 
   next(): Token {
@@ -141,7 +148,8 @@ export class Lexer {
     let out = '';
     let i = start + 1;
     for (;;) {
-      if (i >= s.length || s[i] === '\n') throw new InfluxQLParseError('unterminated regex', this.#line, start - this.#lineStart + 1);
+      if (i >= s.length || s[i] === '\n')
+        throw new InfluxQLParseError('unterminated regex', this.#line, start - this.#lineStart + 1);
       const ch = s[i]!;
       if (ch === '\\' && s[i + 1] === '/') {
         out += '/';
@@ -162,7 +170,12 @@ export class Lexer {
     let out = '';
     let i = start + 1;
     for (;;) {
-      if (i >= s.length) throw new InfluxQLParseError(q === '"' ? 'unterminated quoted identifier' : 'unterminated string', line, start - lineStart + 1);
+      if (i >= s.length)
+        throw new InfluxQLParseError(
+          q === '"' ? 'unterminated quoted identifier' : 'unterminated string',
+          line,
+          start - lineStart + 1,
+        );
       const ch = s[i]!;
       if (ch === '\\') {
         const n = s[i + 1];
@@ -196,7 +209,10 @@ export class Lexer {
       i++;
       while (isDigit(s[i])) i++;
     }
-    if ((s[i] === 'e' || s[i] === 'E') && (isDigit(s[i + 1]) || ((s[i + 1] === '+' || s[i + 1] === '-') && isDigit(s[i + 2])))) {
+    if (
+      (s[i] === 'e' || s[i] === 'E') &&
+      (isDigit(s[i + 1]) || ((s[i + 1] === '+' || s[i + 1] === '-') && isDigit(s[i + 2])))
+    ) {
       isFloat = true;
       i += 2;
       while (isDigit(s[i])) i++;

@@ -10,22 +10,36 @@ import { durationNanos, Lexer, type Token } from './lexer.js';
 /** Deepest expression nesting accepted (the SQL parser's cap; a stack overflow is no answer). */
 const MAX_DEPTH = 200;
 
-
 /** InfluxQL's keywords: never an unquoted name in an expression (quote them: "from"); DISTINCT is also a function. */
 const KEYWORDS = new Set(
-  ('ALL ALTER ANALYZE ANY AS ASC BEGIN BY CARDINALITY CREATE CONTINUOUS DATABASE DATABASES DEFAULT DELETE DESC DESTINATIONS ' +
+  (
+    'ALL ALTER ANALYZE ANY AS ASC BEGIN BY CARDINALITY CREATE CONTINUOUS DATABASE DATABASES DEFAULT DELETE DESC DESTINATIONS ' +
     'DIAGNOSTICS DROP DURATION END EVERY EXACT EXPLAIN FIELD FOR FROM GRANT GRANTS GROUP GROUPS IN INF INSERT INTO KEY ' +
     'KEYS KILL LIMIT MEASUREMENT MEASUREMENTS NAME OFFSET ON ORDER PASSWORD POLICY POLICIES PRIVILEGES QUERIES QUERY READ ' +
     'REPLICATION RESAMPLE RETENTION REVOKE SELECT SERIES SET SHARD SHARDS SLIMIT SOFFSET STATS SUBSCRIPTION SUBSCRIPTIONS ' +
-    'TAG TO USER USERS VALUES WHERE WITH WRITE').split(' '),
+    'TAG TO USER USERS VALUES WHERE WITH WRITE'
+  ).split(' '),
 );
 
 const PRECEDENCE: Readonly<Record<string, number>> = {
   OR: 1,
   AND: 2,
-  '=': 4, '!=': 4, '<': 4, '<=': 4, '>': 4, '>=': 4, '=~': 4, '!~': 4,
-  '+': 5, '-': 5, '|': 5, '^': 5,
-  '*': 6, '/': 6, '%': 6, '&': 6,
+  '=': 4,
+  '!=': 4,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '=~': 4,
+  '!~': 4,
+  '+': 5,
+  '-': 5,
+  '|': 5,
+  '^': 5,
+  '*': 6,
+  '/': 6,
+  '%': 6,
+  '&': 6,
 };
 
 export class ParserBase {
@@ -116,7 +130,6 @@ export class ParserBase {
     return this.regex();
   }
 
-
   /** A duration literal; `INF` (0: keep forever) where allowed. */
   protected duration(infAllowed: boolean): bigint {
     const t = this.tok;
@@ -132,7 +145,8 @@ export class ParserBase {
   // --- expressions ---------------------------------------------------------------------------
 
   protected expr(selectItem = false): Expr {
-    if (++this.depth > MAX_DEPTH) throw new InfluxQLParseError(`expression nested deeper than ${MAX_DEPTH}`, this.tok.line, this.tok.char);
+    if (++this.depth > MAX_DEPTH)
+      throw new InfluxQLParseError(`expression nested deeper than ${MAX_DEPTH}`, this.tok.line, this.tok.char);
     try {
       return this.binary(0, selectItem);
     } finally {

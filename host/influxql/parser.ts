@@ -26,7 +26,6 @@ class Parser extends ParserBase {
     }
   }
 
-
   statement(): Statement {
     const t = this.tok;
     if (t.kind !== 'ident') this.fail(`expected ${STATEMENT_STARTS}`);
@@ -90,10 +89,12 @@ class Parser extends ParserBase {
     return durationNs === undefined ? { kind: 'createDatabase', name } : { kind: 'createDatabase', name, durationNs };
   }
 
-
   show(): Statement {
     const t = this.tok;
-    if (t.kind !== 'ident') this.fail('expected CONTINUOUS, DATABASES, DIAGNOSTICS, FIELD, GRANTS, MEASUREMENT, MEASUREMENTS, QUERIES, RETENTION, SERIES, SHARD, SHARDS, STATS, SUBSCRIPTIONS, TAG, USERS');
+    if (t.kind !== 'ident')
+      this.fail(
+        'expected CONTINUOUS, DATABASES, DIAGNOSTICS, FIELD, GRANTS, MEASUREMENT, MEASUREMENTS, QUERIES, RETENTION, SERIES, SHARD, SHARDS, STATS, SUBSCRIPTIONS, TAG, USERS',
+      );
     switch (t.upper) {
       case 'DATABASES':
         this.advance();
@@ -106,7 +107,8 @@ class Parser extends ParserBase {
         return this.showMeasurements();
       case 'SERIES':
         this.advance();
-        if (this.isKeyword('CARDINALITY') || this.isKeyword('EXACT')) return this.unsupported('SHOW SERIES CARDINALITY');
+        if (this.isKeyword('CARDINALITY') || this.isKeyword('EXACT'))
+          return this.unsupported('SHOW SERIES CARDINALITY');
         return { kind: 'showSeries', ...this.showMeta(true, true) };
       case 'FIELD':
         this.advance();
@@ -118,7 +120,8 @@ class Parser extends ParserBase {
         if (this.acceptKeyword('KEYS')) return { kind: 'showTagKeys', ...this.showMeta(true, true) };
         if (this.isKeyword('KEY')) return this.unsupported('SHOW TAG KEY CARDINALITY');
         this.expectKeyword('VALUES');
-        if (this.isKeyword('CARDINALITY') || this.isKeyword('EXACT')) return this.unsupported('SHOW TAG VALUES CARDINALITY');
+        if (this.isKeyword('CARDINALITY') || this.isKeyword('EXACT'))
+          return this.unsupported('SHOW TAG VALUES CARDINALITY');
         const database = this.onDatabase();
         const sources = this.acceptKeyword('FROM') ? this.sources() : [];
         this.expectKeyword('WITH');
@@ -150,7 +153,13 @@ class Parser extends ParserBase {
     const condition = where && this.acceptKeyword('WHERE') ? this.expr() : undefined;
     const limit = this.acceptKeyword('LIMIT') ? this.nonNegativeInt('LIMIT') : undefined;
     const offset = this.acceptKeyword('OFFSET') ? this.nonNegativeInt('OFFSET') : undefined;
-    return { sources, ...(database === undefined ? {} : { database }), ...(condition === undefined ? {} : { condition }), ...(limit === undefined ? {} : { limit }), ...(offset === undefined ? {} : { offset }) };
+    return {
+      sources,
+      ...(database === undefined ? {} : { database }),
+      ...(condition === undefined ? {} : { condition }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(offset === undefined ? {} : { offset }),
+    };
   }
 
   showMeasurements(): Statement {
@@ -161,11 +170,21 @@ class Parser extends ParserBase {
       const op = this.tok;
       if (op.kind !== 'op' || !['=', '!=', '=~', '!~'].includes(op.text)) this.fail('expected =, !=, =~, !~');
       this.advance();
-      const value = op.text === '=~' || op.text === '!~' ? (this.isOp('/') ? this.regexAtSlash() : this.fail('expected regex')) : this.ident();
+      const value =
+        op.text === '=~' || op.text === '!~'
+          ? this.isOp('/')
+            ? this.regexAtSlash()
+            : this.fail('expected regex')
+          : this.ident();
       match = { op: op.text as '=' | '!=' | '=~' | '!~', value };
     }
     const rest = this.showMeta(false, true);
-    return { kind: 'showMeasurements', ...rest, ...(database === undefined ? {} : { database }), ...(match === undefined ? {} : { match }) };
+    return {
+      kind: 'showMeasurements',
+      ...rest,
+      ...(database === undefined ? {} : { database }),
+      ...(match === undefined ? {} : { match }),
+    };
   }
 
   tagKeyMatch(): TagKeyMatch {
@@ -326,7 +345,8 @@ class Parser extends ParserBase {
             offsetNs = this.duration(false) * (negative ? -1n : 1n);
           }
           this.expectOp(')');
-          if (intervalNs <= 0n) throw new InfluxQLParseError('time dimension must have a positive interval', t.line, t.char);
+          if (intervalNs <= 0n)
+            throw new InfluxQLParseError('time dimension must have a positive interval', t.line, t.char);
           out.push({ kind: 'time', intervalNs, offsetNs });
         }
       } else out.push({ kind: 'tag', name: this.ident() });
@@ -364,9 +384,9 @@ class Parser extends ParserBase {
       if (this.acceptKeyword('DESC')) desc = true;
       else this.acceptKeyword('ASC');
     } else if (this.acceptKeyword('DESC')) desc = true;
-    else if (!this.acceptKeyword('ASC')) throw new InfluxQLParseError('only ORDER BY time supported at this time', t.line, t.char);
+    else if (!this.acceptKeyword('ASC'))
+      throw new InfluxQLParseError('only ORDER BY time supported at this time', t.line, t.char);
     if (this.isOp(',')) throw new InfluxQLParseError('only ORDER BY time supported at this time', t.line, t.char);
     return desc;
   }
-
 }

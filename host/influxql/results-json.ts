@@ -21,7 +21,9 @@ function write(v: Json, indent: string | undefined, depth: number, out: string[]
   else if (typeof v === 'string' || typeof v === 'boolean') out.push(JSON.stringify(v));
   else {
     const isArray = Array.isArray(v);
-    const entries: Array<[string | undefined, Json]> = isArray ? v.map((x) => [undefined, x]) : Object.entries(v).filter((e): e is [string, Json] => e[1] !== undefined);
+    const entries: Array<[string | undefined, Json]> = isArray
+      ? v.map((x) => [undefined, x])
+      : Object.entries(v).filter((e): e is [string, Json] => e[1] !== undefined);
     if (entries.length === 0) {
       out.push(isArray ? '[]' : '{}');
       return;
@@ -50,7 +52,12 @@ function resultJson(r: StatementResult, options: JsonOptions): Json {
     name: s.name,
     tags: s.tags as Json,
     columns: s.columns as Json,
-    values: s.timeColumn ? s.values.map((row) => [unit === undefined ? rfc3339Nano(row[0] as bigint) : (row[0] as bigint) / unit, ...row.slice(1)]) : s.values,
+    values: s.timeColumn
+      ? s.values.map((row) => [
+          unit === undefined ? rfc3339Nano(row[0] as bigint) : (row[0] as bigint) / unit,
+          ...row.slice(1),
+        ])
+      : s.values,
     partial: s.partial === true ? true : undefined,
   }));
   return {

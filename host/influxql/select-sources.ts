@@ -47,7 +47,11 @@ export function regexMatches(pattern: string, value: string): boolean {
 }
 
 /** The database a statement acts on, which must exist and be readable. */
-export function requireDatabase(ctx: SourceContext, name: string | undefined, need: 'read' | 'write' | 'all' = 'read'): string {
+export function requireDatabase(
+  ctx: SourceContext,
+  name: string | undefined,
+  need: 'read' | 'write' | 'all' = 'read',
+): string {
   const db = name ?? ctx.defaultDatabase;
   if (db === undefined || db === '') throw statementError('database name required');
   ctx.authorize(db, need);
@@ -66,9 +70,12 @@ export function resolveSources(ctx: SourceContext, sources: readonly Measurement
       if (t !== undefined) out.set(`${db}\0${t.name}`, t);
       continue;
     }
-    for (const t of ctx.catalog.tables(db)) if (m.regex === undefined || regexMatches(m.regex, t.name)) out.set(`${db}\0${t.name}`, t);
+    for (const t of ctx.catalog.tables(db))
+      if (m.regex === undefined || regexMatches(m.regex, t.name)) out.set(`${db}\0${t.name}`, t);
   }
-  return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.database < b.database ? -1 : 1));
+  return [...out.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.database < b.database ? -1 : 1,
+  );
 }
 
 export interface TimeBounds {
@@ -114,7 +121,11 @@ export function timeBounds(cond: Expr | undefined, nowNs: bigint): TimeBounds {
   if (cond !== undefined) visit(cond);
   let restExpr: Expr | undefined;
   for (const r of rest) restExpr = restExpr === undefined ? r : { kind: 'binary', op: 'AND', left: restExpr, right: r };
-  return { ...(lower === undefined ? {} : { lower }), ...(upper === undefined ? {} : { upper }), ...(restExpr === undefined ? {} : { rest: restExpr }) };
+  return {
+    ...(lower === undefined ? {} : { lower }),
+    ...(upper === undefined ? {} : { upper }),
+    ...(restExpr === undefined ? {} : { rest: restExpr }),
+  };
 }
 
 export interface Grouping {

@@ -73,7 +73,8 @@ class SeriesState {
   }
 
   #fillRow(f: FillPlan, t: bigint): Cell[] {
-    if (++this.#filled > MAX_FILL_BUCKETS) throw statementError(`max-select-buckets limit exceeded: (${this.#filled}/${MAX_FILL_BUCKETS})`);
+    if (++this.#filled > MAX_FILL_BUCKETS)
+      throw statementError(`max-select-buckets limit exceeded: (${this.#filled}/${MAX_FILL_BUCKETS})`);
     const n = this.plan.columns.length;
     const row: Cell[] = [t];
     for (let c = 0; c < n; c++) {
@@ -122,13 +123,15 @@ class SeriesState {
     const f = this.plan.fill;
     if (f !== undefined && this.#next !== undefined) {
       if (this.plan.descending) {
-        if (f.startNs !== undefined) for (; this.#next >= f.startNs; this.#next -= f.intervalNs) this.#push(this.#fillRow(f, this.#next), true);
+        if (f.startNs !== undefined)
+          for (; this.#next >= f.startNs; this.#next -= f.intervalNs) this.#push(this.#fillRow(f, this.#next), true);
       } else for (; this.#next <= f.endNs; this.#next += f.intervalNs) this.#push(this.#fillRow(f, this.#next), true);
     }
     if (this.#buffered === undefined) return;
     if (f?.fill.kind === 'linear') interpolate(this.#buffered, this.plan.columns.length);
     const rows = this.#buffered.map((r) => r.row);
-    const out = this.plan.transforms === undefined ? rows : transform(rows, this.plan.transforms, this.plan.dropBeforeNs);
+    const out =
+      this.plan.transforms === undefined ? rows : transform(rows, this.plan.transforms, this.plan.dropBeforeNs);
     for (const r of out) this.#emit(r);
   }
 }
@@ -172,7 +175,11 @@ function num(v: Cell): number {
  * average of the last n values); rows before `dropBeforeNs` dropped (read only as the first
  * rows' predecessors), and when every column is a transformation, rows where none has a value.
  */
-function transform(rows: Cell[][], transforms: readonly (Transform | undefined)[], dropBeforeNs: bigint | undefined): Cell[][] {
+function transform(
+  rows: Cell[][],
+  transforms: readonly (Transform | undefined)[],
+  dropBeforeNs: bigint | undefined,
+): Cell[][] {
   const out = rows.map((r) => [...r]);
   transforms.forEach((t, k) => {
     if (t === undefined) return;
@@ -229,13 +236,23 @@ function transform(rows: Cell[][], transforms: readonly (Transform | undefined)[
  * The series of one measurement query, in pieces of at most `pieceRows` rows (a series longer
  * than that comes as several pieces, each but the last with `continues`).
  */
-export async function* assembleSeries(plan: MeasurementPlan, batches: AsyncIterable<RecordBatch>, pieceRows: number): AsyncGenerator<SeriesPiece> {
+export async function* assembleSeries(
+  plan: MeasurementPlan,
+  batches: AsyncIterable<RecordBatch>,
+  pieceRows: number,
+): AsyncGenerator<SeriesPiece> {
   const columns = ['time', ...plan.columns];
   const tagNames = [...plan.groupTags, ...plan.constantTags].sort();
   const hasTags = tagNames.length > 0;
   let cur: SeriesState | undefined;
   const timeCol = plan.timeFromQuery ? 1 : 0;
-  const piece = (s: SeriesState, continues: boolean): SeriesPiece => ({ name: plan.name, tags: s.tags, columns, rows: s.out.splice(0, s.out.length), continues });
+  const piece = (s: SeriesState, continues: boolean): SeriesPiece => ({
+    name: plan.name,
+    tags: s.tags,
+    columns,
+    rows: s.out.splice(0, s.out.length),
+    continues,
+  });
   for await (const batch of batches) {
     const cols = batch.columns;
     const timeVec = plan.timeFromQuery ? cols[0]! : undefined;

@@ -6,7 +6,13 @@
 import type { DatabaseInfo, TableInfo } from '../engine/catalog.js';
 import type { Expr, Measurement, ShowMeta, TagKeyMatch } from './ast.js';
 import { statementError } from './errors.js';
-import { regexMatches, requireDatabase, resolveSources, type SchemaCatalog, type SourceContext } from './select-sources.js';
+import {
+  regexMatches,
+  requireDatabase,
+  resolveSources,
+  type SchemaCatalog,
+  type SourceContext,
+} from './select-sources.js';
 
 /** A series of a SHOW answer (no time column). */
 export interface ShowSeries {
@@ -16,7 +22,9 @@ export interface ShowSeries {
 }
 
 export interface ShowContext extends SourceContext {
-  readonly catalog: SchemaCatalog & { series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>> };
+  readonly catalog: SchemaCatalog & {
+    series(database: string, table: string): Promise<Iterable<ReadonlyMap<string, string>>>;
+  };
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -40,18 +48,24 @@ function tagCondition(e: Expr, tags: ReadonlyMap<string, string>): boolean {
       if (l.kind !== 'varRef') break;
       const value = tags.get(l.name) ?? '';
       if ((e.op === '=' || e.op === '!=') && r.kind === 'string') return (value === r.value) === (e.op === '=');
-      if ((e.op === '=~' || e.op === '!~') && r.kind === 'regex') return regexMatches(r.pattern, value) === (e.op === '=~');
+      if ((e.op === '=~' || e.op === '!~') && r.kind === 'regex')
+        return regexMatches(r.pattern, value) === (e.op === '=~');
       break;
     }
     default:
       break;
   }
-  throw statementError('a SHOW statement\'s WHERE may only compare tags with strings (=, !=) or regexes (=~, !~)');
+  throw statementError("a SHOW statement's WHERE may only compare tags with strings (=, !=) or regexes (=~, !~)");
 }
 
-async function matchingSeries(ctx: ShowContext, t: TableInfo, cond: Expr | undefined): Promise<ReadonlyMap<string, string>[]> {
+async function matchingSeries(
+  ctx: ShowContext,
+  t: TableInfo,
+  cond: Expr | undefined,
+): Promise<ReadonlyMap<string, string>[]> {
   const out: ReadonlyMap<string, string>[] = [];
-  for (const s of await ctx.catalog.series(t.database, t.name)) if (cond === undefined || tagCondition(cond, s)) out.push(s);
+  for (const s of await ctx.catalog.series(t.database, t.name))
+    if (cond === undefined || tagCondition(cond, s)) out.push(s);
   return out;
 }
 
@@ -59,7 +73,10 @@ function tables(ctx: ShowContext, s: ShowMeta): TableInfo[] {
   return resolveSources(ctx, s.sources as Measurement[], s.database);
 }
 
-export async function showMeasurements(ctx: ShowContext, s: ShowMeta & { match?: { op: '=' | '!=' | '=~' | '!~'; value: string } }): Promise<ShowSeries[]> {
+export async function showMeasurements(
+  ctx: ShowContext,
+  s: ShowMeta & { match?: { op: '=' | '!=' | '=~' | '!~'; value: string } },
+): Promise<ShowSeries[]> {
   const db = requireDatabase(ctx, s.database);
   const m = s.match;
   const names: string[] = [];
@@ -150,7 +167,9 @@ export async function showSeries(ctx: ShowContext, s: ShowMeta): Promise<ShowSer
   for (const t of tables(ctx, s)) {
     for (const series of await matchingSeries(ctx, t, s.condition)) {
       const tags = [...series].filter(([, v]) => v !== '').sort((a, b) => byText(a[0], b[0]));
-      keys.push([escapeKey(t.name, false), ...tags.map(([k, v]) => `${escapeKey(k, true)}=${escapeKey(v, true)}`)].join(','));
+      keys.push(
+        [escapeKey(t.name, false), ...tags.map(([k, v]) => `${escapeKey(k, true)}=${escapeKey(v, true)}`)].join(','),
+      );
     }
   }
   const values = page(keys.sort(byText), s.limit, s.offset).map((k) => [k]);
@@ -177,7 +196,9 @@ export function showRetentionPolicies(ctx: SourceContext, database: string | und
   return [
     {
       columns: ['name', 'duration', 'shardGroupDuration', 'replicaN', 'default'],
-      values: [['autogen', goDuration(o.ttlMs ?? 0), goDuration(Math.min(o.vnodeDurationMs, PARTITION_MS)), o.replica, true]],
+      values: [
+        ['autogen', goDuration(o.ttlMs ?? 0), goDuration(Math.min(o.vnodeDurationMs, PARTITION_MS)), o.replica, true],
+      ],
     },
   ];
 }

@@ -12,17 +12,47 @@ export const string = (value: string): sql.Expr => ({ kind: 'string', pos: POS, 
 export const number = (text: string): sql.Expr => ({ kind: 'number', pos: POS, text });
 export const boolean = (value: boolean): sql.Expr => ({ kind: 'boolean', pos: POS, value });
 export const nullLiteral = (): sql.Expr => ({ kind: 'null', pos: POS });
-export const binary = (op: sql.BinaryOp, left: sql.Expr, right: sql.Expr): sql.Expr => ({ kind: 'binary', pos: POS, op, left, right });
-export const isNull = (expr: sql.Expr, negated: boolean): sql.Expr => ({ kind: 'is', pos: POS, expr, negated, test: 'NULL' });
+export const binary = (op: sql.BinaryOp, left: sql.Expr, right: sql.Expr): sql.Expr => ({
+  kind: 'binary',
+  pos: POS,
+  op,
+  left,
+  right,
+});
+export const isNull = (expr: sql.Expr, negated: boolean): sql.Expr => ({
+  kind: 'is',
+  pos: POS,
+  expr,
+  negated,
+  test: 'NULL',
+});
 export const not = (expr: sql.Expr): sql.Expr => ({ kind: 'unary', pos: POS, op: 'NOT', expr });
 
-export function call(name: string, args: readonly sql.Expr[], options: { distinct?: boolean; over?: sql.WindowSpec } = {}): sql.Expr {
-  return { kind: 'function', pos: POS, name, args, distinct: options.distinct ?? false, orderBy: [], bare: false, ...(options.over === undefined ? {} : { over: options.over }) };
+export function call(
+  name: string,
+  args: readonly sql.Expr[],
+  options: { distinct?: boolean; over?: sql.WindowSpec } = {},
+): sql.Expr {
+  return {
+    kind: 'function',
+    pos: POS,
+    name,
+    args,
+    distinct: options.distinct ?? false,
+    orderBy: [],
+    bare: false,
+    ...(options.over === undefined ? {} : { over: options.over }),
+  };
 }
 
 /** `TIMESTAMP '...'` of nanoseconds since the epoch (exact to the nanosecond). */
 export function timestamp(ns: bigint): sql.Expr {
-  return { kind: 'typedString', pos: POS, dataType: { name: 'TIMESTAMP', custom: false, unsigned: false, params: [] }, value: timestampLiteral(ns) };
+  return {
+    kind: 'typedString',
+    pos: POS,
+    dataType: { name: 'TIMESTAMP', custom: false, unsigned: false, params: [] },
+    value: timestampLiteral(ns),
+  };
 }
 
 /** `INTERVAL 'n nanoseconds'`. */
@@ -66,7 +96,12 @@ export function select(parts: {
   };
 }
 
-export function query(body: sql.QueryBody, orderBy: readonly sql.OrderByExpr[] = [], limit?: number, offset?: number): sql.Query {
+export function query(
+  body: sql.QueryBody,
+  orderBy: readonly sql.OrderByExpr[] = [],
+  limit?: number,
+  offset?: number,
+): sql.Query {
   return {
     kind: 'query',
     pos: POS,

@@ -43,7 +43,8 @@ export function timestampLiteral(ns: bigint): string {
  */
 export function evalTime(e: Expr, nowNs: bigint): bigint {
   const ns = timeValue(e, nowNs);
-  if (ns < I64_MIN || ns > I64_MAX) throw statementError(`time ${ns} is out of range: nanoseconds since the epoch must fit 64 bits`);
+  if (ns < I64_MIN || ns > I64_MAX)
+    throw statementError(`time ${ns} is out of range: nanoseconds since the epoch must fit 64 bits`);
   return ns;
 }
 
@@ -59,7 +60,8 @@ function timeValue(e: Expr, nowNs: bigint): bigint {
       break;
     case 'string': {
       const ns = parseTimestampNanos(e.value);
-      if (ns === undefined) throw statementError(`invalid time: '${e.value}' is not an RFC 3339 time (want e.g. 2023-11-14T22:13:20Z)`);
+      if (ns === undefined)
+        throw statementError(`invalid time: '${e.value}' is not an RFC 3339 time (want e.g. 2023-11-14T22:13:20Z)`);
       return ns;
     }
     case 'integer':
@@ -76,5 +78,7 @@ function timeValue(e: Expr, nowNs: bigint): bigint {
     default:
       break;
   }
-  throw statementError('invalid time comparison: want now(), now() - <duration>, an RFC 3339 string or an integer epoch (with a unit, e.g. 1700000000000ms)');
+  throw statementError(
+    'invalid time comparison: want now(), now() - <duration>, an RFC 3339 string or an integer epoch (with a unit, e.g. 1700000000000ms)',
+  );
 }

@@ -84,8 +84,14 @@ export function translateExpr(e: Expr, ctx: ExprContext): sql.Expr {
       if (ctx.aggregate !== undefined && SCALARS[e.name] === undefined) return ctx.aggregate(e);
       const scalar = SCALARS[e.name];
       if (scalar === undefined) throw statementError(`undefined function ${e.name}()`);
-      if (e.args.length !== scalar.args) throw statementError(`invalid number of arguments for ${e.name}, expected ${scalar.args}, got ${e.args.length}`);
-      return call(scalar.sql, e.args.map((a) => translateExpr(a, ctx)));
+      if (e.args.length !== scalar.args)
+        throw statementError(
+          `invalid number of arguments for ${e.name}, expected ${scalar.args}, got ${e.args.length}`,
+        );
+      return call(
+        scalar.sql,
+        e.args.map((a) => translateExpr(a, ctx)),
+      );
     }
     case 'binary':
       return translateBinary(e, ctx);
@@ -104,7 +110,11 @@ function translateBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: ExprContext)
     const op = e.op === '=~' ? (folded ? '~*' : '~') : folded ? '!~*' : '!~';
     const match = binary(op, l, string(folded ? right.pattern.slice(4) : right.pattern));
     // A series without the tag reads as '': it matches when the regex matches ''.
-    if (left.kind === 'varRef' && columnKind(ctx.table, left.name, left.type) === 'tag' && regexMatches(right.pattern, '') === (e.op === '=~')) {
+    if (
+      left.kind === 'varRef' &&
+      columnKind(ctx.table, left.name, left.type) === 'tag' &&
+      regexMatches(right.pattern, '') === (e.op === '=~')
+    ) {
       return or([match, isNull(l, false)])!;
     }
     return match;
@@ -114,9 +124,16 @@ function translateBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: ExprContext)
     const rightTime = right.kind === 'varRef' && columnKind(ctx.table, right.name, right.type) === 'time';
     if (leftTime || rightTime) {
       const other = leftTime ? right : left;
-      return leftTime ? binary(e.op as sql.BinaryOp, column('time'), timestamp(evalTime(other, ctx.nowNs))) : binary(e.op as sql.BinaryOp, timestamp(evalTime(other, ctx.nowNs)), column('time'));
+      return leftTime
+        ? binary(e.op as sql.BinaryOp, column('time'), timestamp(evalTime(other, ctx.nowNs)))
+        : binary(e.op as sql.BinaryOp, timestamp(evalTime(other, ctx.nowNs)), column('time'));
     }
-    const tagSide = left.kind === 'varRef' && columnKind(ctx.table, left.name, left.type) === 'tag' ? left : right.kind === 'varRef' && columnKind(ctx.table, right.name, right.type) === 'tag' ? right : undefined;
+    const tagSide =
+      left.kind === 'varRef' && columnKind(ctx.table, left.name, left.type) === 'tag'
+        ? left
+        : right.kind === 'varRef' && columnKind(ctx.table, right.name, right.type) === 'tag'
+          ? right
+          : undefined;
     const valueSide = tagSide === left ? right : left;
     if (tagSide !== undefined && valueSide.kind === 'string' && (e.op === '=' || e.op === '!=')) {
       const tag = column((tagSide as { name: string }).name);

@@ -10,8 +10,29 @@ import type { TableInfo } from '../engine/catalog.js';
 import type * as sql from '../engine/sql/ast.js';
 import type { Expr, Field, Fill, SelectStatement } from './ast.js';
 import { statementError } from './errors.js';
-import { groupTagsOf, grouping, resolveSources, timeBounds, type Grouping, type SourceContext } from './select-sources.js';
-import { and, binary, call, column, derived, interval, isNull, number, or, query, select, table, timestamp } from './sql-builders.js';
+import {
+  groupTagsOf,
+  grouping,
+  resolveSources,
+  timeBounds,
+  type Grouping,
+  type SourceContext,
+} from './select-sources.js';
+import {
+  and,
+  binary,
+  call,
+  column,
+  derived,
+  interval,
+  isNull,
+  number,
+  or,
+  query,
+  select,
+  table,
+  timestamp,
+} from './sql-builders.js';
 import { columnKind, translateExpr } from './translate-expr.js';
 
 /** Largest number of buckets one series may be filled to (InfluxDB's max-select-buckets, which it leaves unlimited). */
@@ -64,8 +85,25 @@ export interface SelectPlan {
 const SELECTORS = new Set(['max', 'min', 'first', 'last', 'percentile']);
 const AGGREGATES = new Set(['mean', 'median', 'mode', 'count', 'sum', 'spread', 'stddev', 'distinct', ...SELECTORS]);
 /** Transformations answered (over a series' rows, series-assembler.ts), by InfluxQL name. */
-const SUPPORTED_TRANSFORMS = new Set(['derivative', 'non_negative_derivative', 'difference', 'non_negative_difference', 'moving_average', 'cumulative_sum']);
-const TRANSFORMS = new Set([...SUPPORTED_TRANSFORMS, 'elapsed', 'integral', 'top', 'bottom', 'holt_winters', 'holt_winters_with_fit', 'sample', 'count_hll']);
+const SUPPORTED_TRANSFORMS = new Set([
+  'derivative',
+  'non_negative_derivative',
+  'difference',
+  'non_negative_difference',
+  'moving_average',
+  'cumulative_sum',
+]);
+const TRANSFORMS = new Set([
+  ...SUPPORTED_TRANSFORMS,
+  'elapsed',
+  'integral',
+  'top',
+  'bottom',
+  'holt_winters',
+  'holt_winters_with_fit',
+  'sample',
+  'count_hll',
+]);
 
 /** A transformation of one output column, computed over the rows of its series in order. */
 export type Transform =
@@ -86,8 +124,7 @@ function aggregateCalls(e: Expr, out: Call[] = []): Call[] {
           ? `${e.name}() must be the whole select item (derivative(mean(x)), not derivative(mean(x)) * 2)`
           : `unsupported function: ${e.name}() (Sundial answers InfluxQL's aggregates, selectors and derivative, difference, moving_average, cumulative_sum)`,
       );
-    }
-    else for (const a of e.args) aggregateCalls(a, out);
+    } else for (const a of e.args) aggregateCalls(a, out);
   } else if (e.kind === 'binary') {
     aggregateCalls(e.left, out);
     aggregateCalls(e.right, out);
@@ -144,7 +181,9 @@ const FIELD_TYPES_NUMERIC = new Set(['Float64', 'Int64', 'UInt64']);
 /** The select list with wildcards expanded against `table` (`*`, `*::field`, `mean(*)`). */
 function expandFields(fields: readonly Field[], t: TableInfo, groupTags: readonly string[]): Field[] {
   const out: Field[] = [];
-  const sorted = [...t.columns].filter((c) => c.kind !== 'time').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...t.columns]
+    .filter((c) => c.kind !== 'time')
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const f of fields) {
     // `time` is always the first column; naming it selects nothing more (InfluxDB drops it).
     if (f.expr.kind === 'varRef' && f.expr.type === undefined && f.expr.name.toLowerCase() === 'time') continue;
@@ -162,7 +201,10 @@ function expandFields(fields: readonly Field[], t: TableInfo, groupTags: readonl
       const numericOnly = !['count', 'first', 'last', 'distinct', 'mode'].includes(fn.name);
       for (const c of sorted) {
         if (c.kind !== 'field' || (numericOnly && !FIELD_TYPES_NUMERIC.has(c.type.id))) continue;
-        out.push({ expr: { ...fn, args: [{ kind: 'varRef', name: c.name, type: 'field' }, ...fn.args.slice(1)] }, alias: `${fn.name}_${c.name}` });
+        out.push({
+          expr: { ...fn, args: [{ kind: 'varRef', name: c.name, type: 'field' }, ...fn.args.slice(1)] },
+          alias: `${fn.name}_${c.name}`,
+        });
       }
       continue;
     }
@@ -194,11 +236,20 @@ function argField(c: Call, t: TableInfo): sql.Expr {
   if (a === undefined || a.kind !== 'varRef') throw statementError(`expected field argument in ${c.name}()`);
   const kind = columnKind(t, a.name, a.type);
   // A tag or an unknown name has no values here: the aggregate is NULL, as InfluxDB has no point.
-  return kind === 'field' ? column(a.name) : { kind: 'cast', pos: { line: 1, column: 1 }, expr: { kind: 'null', pos: { line: 1, column: 1 } }, dataType: { name: 'DOUBLE', custom: false, unsigned: false, params: [] }, try: false };
+  return kind === 'field'
+    ? column(a.name)
+    : {
+        kind: 'cast',
+        pos: { line: 1, column: 1 },
+        expr: { kind: 'null', pos: { line: 1, column: 1 } },
+        dataType: { name: 'DOUBLE', custom: false, unsigned: false, params: [] },
+        try: false,
+      };
 }
 
 function checkArgs(c: Call, n: number): void {
-  if (c.args.length !== n) throw statementError(`invalid number of arguments for ${c.name}, expected ${n}, got ${c.args.length}`);
+  if (c.args.length !== n)
+    throw statementError(`invalid number of arguments for ${c.name}, expected ${n}, got ${c.args.length}`);
 }
 
 /** An aggregate call as SQL (the aggregate path). */
@@ -276,10 +327,13 @@ function peelTransform(f: Field, g: Grouping): { field: Field; transform?: Trans
   const inner = e.args[0];
   const max = e.name === 'moving_average' ? 2 : e.name.endsWith('derivative') ? 2 : 1;
   if (inner === undefined || e.args.length > max || (e.name === 'moving_average' && e.args.length !== 2)) {
-    throw statementError(`invalid number of arguments for ${e.name}, expected ${e.name === 'moving_average' ? 2 : max === 2 ? '1 or 2' : 1}, got ${e.args.length}`);
+    throw statementError(
+      `invalid number of arguments for ${e.name}, expected ${e.name === 'moving_average' ? 2 : max === 2 ? '1 or 2' : 1}, got ${e.args.length}`,
+    );
   }
   const aggregate = inner.kind === 'call' && AGGREGATES.has(inner.name);
-  if (g.time !== undefined && !aggregate) throw statementError(`aggregate function required inside the call to ${e.name}`);
+  if (g.time !== undefined && !aggregate)
+    throw statementError(`aggregate function required inside the call to ${e.name}`);
   if (g.time === undefined && aggregate) throw statementError(`${e.name} aggregate requires a GROUP BY interval`);
   if (!aggregate && inner.kind !== 'varRef') throw statementError(`expected field argument in ${e.name}()`);
   const field = { expr: inner, ...(f.alias === undefined ? {} : { alias: f.alias }) };
@@ -287,7 +341,8 @@ function peelTransform(f: Field, g: Grouping): { field: Field; transform?: Trans
     case 'derivative':
     case 'non_negative_derivative': {
       const unit = e.args[1];
-      if (unit !== undefined && (unit.kind !== 'duration' || unit.ns <= 0n)) throw statementError(`second argument to ${e.name} must be a duration, got ${unit.kind}`);
+      if (unit !== undefined && (unit.kind !== 'duration' || unit.ns <= 0n))
+        throw statementError(`second argument to ${e.name} must be a duration, got ${unit.kind}`);
       const unitNs = unit !== undefined ? (unit as { ns: bigint }).ns : (g.time?.intervalNs ?? 1_000_000_000n);
       return { field, transform: { kind: 'derivative', unitNs, nonNegative: e.name.startsWith('non_negative') } };
     }
@@ -298,7 +353,8 @@ function peelTransform(f: Field, g: Grouping): { field: Field; transform?: Trans
       return { field, transform: { kind: 'cumulative_sum' } };
     default: {
       const n = e.args[1];
-      if (n?.kind !== 'integer' || n.value < 2n || n.value > 1_000_000n) throw statementError('moving_average window must be an integer from 2 to 1000000');
+      if (n?.kind !== 'integer' || n.value < 2n || n.value > 1_000_000n)
+        throw statementError('moving_average window must be an integer from 2 to 1000000');
       return { field, transform: { kind: 'moving_average', n: Number(n.value) } };
     }
   }
@@ -318,7 +374,13 @@ export function planSelect(s: SelectStatement, ctx: SourceContext): SelectPlan {
   return { measurements: plans, ...(s.slimit === undefined ? {} : { slimit: s.slimit }), soffset: s.soffset ?? 0 };
 }
 
-function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBounds: ReturnType<typeof timeBounds>, nowNs: bigint): MeasurementPlan | undefined {
+function planMeasurement(
+  s: SelectStatement,
+  t: TableInfo,
+  g: Grouping,
+  rangeBounds: ReturnType<typeof timeBounds>,
+  nowNs: bigint,
+): MeasurementPlan | undefined {
   let bounds = rangeBounds;
   const groupTags = groupTagsOf(g, t).filter((n) => columnKind(t, n) === 'tag');
   // A GROUP BY tag the measurement lacks groups nothing: every series shows it as ''.
@@ -334,7 +396,10 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
   const exprCtx = { table: t, nowNs };
   const where: sql.Expr[] = [];
   // Transformations of buckets read the buckets before the range that their first row needs (InfluxDB does).
-  const lookBack = transforms === undefined || g.time === undefined || calls.length === 0 ? 0n : BigInt(Math.max(...transforms.map(lookBackBuckets))) * g.time.intervalNs;
+  const lookBack =
+    transforms === undefined || g.time === undefined || calls.length === 0
+      ? 0n
+      : BigInt(Math.max(...transforms.map(lookBackBuckets))) * g.time.intervalNs;
   const dropBeforeNs = lookBack > 0n && bounds.lower !== undefined ? floorBucket(bounds.lower, g.time!) : undefined;
   if (dropBeforeNs !== undefined) bounds = { ...bounds, lower: dropBeforeNs - lookBack };
   if (bounds.lower !== undefined) where.push(binary('>=', column('time'), timestamp(bounds.lower)));
@@ -367,45 +432,96 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
   if (calls.length === 0) {
     if (g.time !== undefined) throw statementError('GROUP BY requires at least one aggregate function');
     where.push(anyField);
-    const items = [item(column('time'), '__t'), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, exprCtx), `__c${i}`))];
+    const items = [
+      item(column('time'), '__t'),
+      ...tagItems,
+      ...fields.map((f, i) => item(translateExpr(f.expr, exprCtx), `__c${i}`)),
+    ];
     // One series without GROUP BY tags: LIMIT and OFFSET go down into the query (unless transformations come first).
     const pushLimit = groupTags.length === 0 && transforms === undefined;
-    const q = query(select({ items, from, where: and(where) }), orderBy(tagItems.map((x) => x.alias!), '__t', s.descending), pushLimit ? common.limit : undefined, pushLimit ? common.offset : undefined);
-    const perSeries = pushLimit ? { name: common.name, database: common.database, groupTags, constantTags: common.constantTags, descending: common.descending, offset: 0 } : common;
+    const q = query(
+      select({ items, from, where: and(where) }),
+      orderBy(
+        tagItems.map((x) => x.alias!),
+        '__t',
+        s.descending,
+      ),
+      pushLimit ? common.limit : undefined,
+      pushLimit ? common.offset : undefined,
+    );
+    const perSeries = pushLimit
+      ? {
+          name: common.name,
+          database: common.database,
+          groupTags,
+          constantTags: common.constantTags,
+          descending: common.descending,
+          offset: 0,
+        }
+      : common;
     return { ...perSeries, query: q, timeFromQuery: true, constantTimeNs: 0n, columns: names, emptyCheck: false };
   }
 
   const rangeStart = rangeBounds.lower ?? 0n;
   if (calls.length === 1 && calls[0]!.name === 'distinct') {
-    if (fields.length !== 1 || raw || fields[0]!.expr.kind !== 'call') throw statementError('aggregate function distinct() cannot be combined with other functions or fields');
+    if (fields.length !== 1 || raw || fields[0]!.expr.kind !== 'call')
+      throw statementError('aggregate function distinct() cannot be combined with other functions or fields');
     checkArgs(calls[0]!, 1);
     const value = argField(calls[0]!, t);
     where.push(anyField);
     const bucket = g.time === undefined ? [] : [item(bucketExpr(g.time), '__t')];
     if (g.time !== undefined && bounds.upper === undefined) where.push(binary('<=', column('time'), timestamp(nowNs)));
     const items = [...bucket, ...tagItems, item(value, '__c0')];
-    const q = query(select({ items, from, where: and(where), distinct: true }), [...orderBy(tagItems.map((x) => x.alias!), g.time === undefined ? undefined : '__t', s.descending), { expr: column('__c0'), asc: true }]);
-    return { ...common, query: q, timeFromQuery: g.time !== undefined, constantTimeNs: rangeStart, columns: names, emptyCheck: false };
+    const q = query(select({ items, from, where: and(where), distinct: true }), [
+      ...orderBy(
+        tagItems.map((x) => x.alias!),
+        g.time === undefined ? undefined : '__t',
+        s.descending,
+      ),
+      { expr: column('__c0'), asc: true },
+    ]);
+    return {
+      ...common,
+      query: q,
+      timeFromQuery: g.time !== undefined,
+      constantTimeNs: rangeStart,
+      columns: names,
+      emptyCheck: false,
+    };
   }
 
   const lone = calls.length === 1 && SELECTORS.has(calls[0]!.name);
   if (raw && !lone) throw statementError('mixing aggregate and non-aggregate queries is not supported');
-  if (lone && (g.time === undefined || raw)) return selectorPlan(s, t, g, bounds, nowNs, fields, names, calls[0]!, where, groupTags, common);
+  if (lone && (g.time === undefined || raw))
+    return selectorPlan(s, t, g, bounds, nowNs, fields, names, calls[0]!, where, groupTags, common);
 
   // Aggregates: GROUP BY the bucket and the tags.
   const bucket = g.time === undefined ? undefined : bucketExpr(g.time);
   if (g.time !== undefined && bounds.upper === undefined) where.push(binary('<=', column('time'), timestamp(nowNs)));
   const aggCtx = { ...exprCtx, aggregate: (c: Call) => aggregateSql(c, t) };
-  const items = [...(bucket === undefined ? [] : [item(bucket, '__t')]), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, aggCtx), `__c${i}`))];
+  const items = [
+    ...(bucket === undefined ? [] : [item(bucket, '__t')]),
+    ...tagItems,
+    ...fields.map((f, i) => item(translateExpr(f.expr, aggCtx), `__c${i}`)),
+  ];
   items.push(item(valueCount, '__n'));
   const groupBy = [...(bucket === undefined ? [] : [bucket]), ...groupTags.map((n) => column(n))];
-  const q = query(select({ items, from, where: and(where), groupBy }), orderBy(tagItems.map((x) => x.alias!), bucket === undefined ? undefined : '__t', s.descending));
+  const q = query(
+    select({ items, from, where: and(where), groupBy }),
+    orderBy(
+      tagItems.map((x) => x.alias!),
+      bucket === undefined ? undefined : '__t',
+      s.descending,
+    ),
+  );
   let fill: FillPlan | undefined;
   if (g.time !== undefined && s.fill.kind !== 'none') {
     const endNs = floorBucket(bounds.upper ?? nowNs, g.time);
     const startNs = bounds.lower === undefined ? undefined : floorBucket(bounds.lower, g.time);
     if (startNs !== undefined && (endNs - startNs) / g.time.intervalNs + 1n > BigInt(MAX_FILL_BUCKETS)) {
-      throw statementError(`max-select-buckets limit exceeded: (${(endNs - startNs) / g.time.intervalNs + 1n}/${MAX_FILL_BUCKETS})`);
+      throw statementError(
+        `max-select-buckets limit exceeded: (${(endNs - startNs) / g.time.intervalNs + 1n}/${MAX_FILL_BUCKETS})`,
+      );
     }
     fill = {
       fill: s.fill,
@@ -416,7 +532,15 @@ function planMeasurement(s: SelectStatement, t: TableInfo, g: Grouping, rangeBou
       countColumns: fields.map((f) => f.expr.kind === 'call' && f.expr.name === 'count'),
     };
   }
-  return { ...common, query: q, timeFromQuery: bucket !== undefined, constantTimeNs: rangeStart, columns: names, emptyCheck: true, ...(fill === undefined ? {} : { fill }) };
+  return {
+    ...common,
+    query: q,
+    timeFromQuery: bucket !== undefined,
+    constantTimeNs: rangeStart,
+    columns: names,
+    emptyCheck: true,
+    ...(fill === undefined ? {} : { fill }),
+  };
 }
 
 /**
@@ -448,7 +572,13 @@ function selectorPlan(
   const partitionBy = [...groupTags.map((n) => column(n)), ...(bucket === undefined ? [] : [bucket])];
   const timeAsc = { expr: column('time'), asc: true };
   const order: sql.OrderByExpr[] =
-    selector.name === 'max' ? [{ expr: v, asc: false }, timeAsc] : selector.name === 'last' ? [{ expr: column('time'), asc: false }] : selector.name === 'first' ? [timeAsc] : [{ expr: v, asc: true }, timeAsc];
+    selector.name === 'max'
+      ? [{ expr: v, asc: false }, timeAsc]
+      : selector.name === 'last'
+        ? [{ expr: column('time'), asc: false }]
+        : selector.name === 'first'
+          ? [timeAsc]
+          : [{ expr: v, asc: true }, timeAsc];
   const inner = new Set<string>(groupTags);
   for (const f of fields) fieldRefs(f.expr, t, inner);
   const tagRefs = (e: Expr): void => {
@@ -459,7 +589,9 @@ function selectorPlan(
       tagRefs(e.right);
     } else if (e.kind === 'paren') tagRefs(e.expr);
   };
-  fields.forEach((f) => { tagRefs(f.expr); });
+  fields.forEach((f) => {
+    tagRefs(f.expr);
+  });
   inner.add(valueRef.name);
   const innerItems: sql.SelectItem[] = [item(column('time'), '__time'), ...[...inner].map((n) => item(column(n), n))];
   if (bucket !== undefined) innerItems.push(item(bucket, '__bucket'));
@@ -470,19 +602,55 @@ function selectorPlan(
     if (p < 0 || p > 100) throw statementError('percentile must be between 0 and 100');
     innerItems.push(item(call('count', [v], { over: { partitionBy, orderBy: [] } }), '__cnt'));
     // InfluxDB's nearest rank: floor(n * p / 100 + 0.5), none when it is 0.
-    keep = binary('=', column('__rn'), call('floor', [binary('+', binary('/', binary('*', column('__cnt'), number(String(p))), number('100.0')), number('0.5'))]));
+    keep = binary(
+      '=',
+      column('__rn'),
+      call('floor', [
+        binary('+', binary('/', binary('*', column('__cnt'), number(String(p))), number('100.0')), number('0.5')),
+      ]),
+    );
   }
   const innerQuery = query(select({ items: innerItems, from: [table(t.database, t.name)], where: and(where) }));
   // Over the numbered points, the selector reads the chosen point's value.
-  const outerCtx = { table: t, nowNs, aggregate: (c: Call) => (c === selector ? column(valueRef.name) : aggregateSql(c, t)) };
+  const outerCtx = {
+    table: t,
+    nowNs,
+    aggregate: (c: Call) => (c === selector ? column(valueRef.name) : aggregateSql(c, t)),
+  };
   const tagItems = groupTags.map((n, i) => item(column(n), `__g${i}`));
-  const items = [item(column(bucket === undefined ? '__time' : '__bucket'), '__t'), ...tagItems, ...fields.map((f, i) => item(translateExpr(f.expr, outerCtx), `__c${i}`))];
-  const q = query(select({ items, from: [derived(innerQuery, '__points')], where: keep }), orderBy(tagItems.map((x) => x.alias!), '__t', s.descending));
+  const items = [
+    item(column(bucket === undefined ? '__time' : '__bucket'), '__t'),
+    ...tagItems,
+    ...fields.map((f, i) => item(translateExpr(f.expr, outerCtx), `__c${i}`)),
+  ];
+  const q = query(
+    select({ items, from: [derived(innerQuery, '__points')], where: keep }),
+    orderBy(
+      tagItems.map((x) => x.alias!),
+      '__t',
+      s.descending,
+    ),
+  );
   let fill: FillPlan | undefined;
   if (g.time !== undefined && s.fill.kind !== 'none') {
     const endNs = floorBucket(bounds.upper ?? nowNs, g.time);
     const startNs = bounds.lower === undefined ? undefined : floorBucket(bounds.lower, g.time);
-    fill = { fill: s.fill, intervalNs: g.time.intervalNs, offsetNs: g.time.offsetNs, ...(startNs === undefined ? {} : { startNs }), endNs, countColumns: fields.map(() => false) };
+    fill = {
+      fill: s.fill,
+      intervalNs: g.time.intervalNs,
+      offsetNs: g.time.offsetNs,
+      ...(startNs === undefined ? {} : { startNs }),
+      endNs,
+      countColumns: fields.map(() => false),
+    };
   }
-  return { ...common, query: q, timeFromQuery: true, constantTimeNs: 0n, columns: names, emptyCheck: false, ...(fill === undefined ? {} : { fill }) };
+  return {
+    ...common,
+    query: q,
+    timeFromQuery: true,
+    constantTimeNs: 0n,
+    columns: names,
+    emptyCheck: false,
+    ...(fill === undefined ? {} : { fill }),
+  };
 }

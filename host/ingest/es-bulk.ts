@@ -87,7 +87,10 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
     if (first !== undefined) {
       const scanned = scanner.scan(body, { ...options, table: first.table }, first.text);
       if (scanned !== undefined) {
-        const out: BulkResult = { batches: scanned.batches, actions: new Array<BulkAction>(scanned.rows).fill(first.action) };
+        const out: BulkResult = {
+          batches: scanned.batches,
+          actions: new Array<BulkAction>(scanned.rows).fill(first.action),
+        };
         if (options.indexTables === true) out.tables = { names: [first.table], of: new Uint32Array(scanned.rows) };
         return out;
       }
@@ -115,7 +118,11 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
     const item = actions.length;
     actions.push(pending.action);
     const table = tables === undefined ? options.table : (pending.index ?? options.table);
-    if (table === '') throw new UserError('logParse', `line ${pendingLine}: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter`);
+    if (table === '')
+      throw new UserError(
+        'logParse',
+        `line ${pendingLine}: the document has no index: name it in the action's _index, in the path (/{index}/_bulk) or with the table parameter`,
+      );
     tables?.add(table);
     pending = undefined;
     if (tables === undefined) {
@@ -125,7 +132,11 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
     }
     const badName = objectNameProblem(table);
     if (badName !== undefined) {
-      failures.push({ item, type: 'invalid_index_name_exception', reason: `Invalid index name [${clip(table)}]: ${badName}` });
+      failures.push({
+        item,
+        type: 'invalid_index_name_exception',
+        reason: `Invalid index name [${clip(table)}]: ${badName}`,
+      });
       return;
     }
     try {
@@ -136,7 +147,8 @@ export function parseBulk(body: Uint8Array, options: LogOptions, scanner?: LogSc
       failures.push({ item, type: 'document_parsing_exception', reason: e.message });
     }
   });
-  if (pending !== undefined) throw new UserError('logParse', `line ${pendingLine}: the '${pending.action}' action has no document after it`);
+  if (pending !== undefined)
+    throw new UserError('logParse', `line ${pendingLine}: the '${pending.action}' action has no document after it`);
   const out: BulkResult = { batches: writer.finish(), actions };
   if (tables !== undefined) out.tables = tables.finish();
   if (failures.length > 0) out.failures = failures;
@@ -167,21 +179,37 @@ interface Action {
 
 function parseAction(doc: unknown, lineNo: number): Action {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new UserError('logParse', `line ${lineNo}: expected an action object such as {"create":{}}, found ${describe(doc)}`);
+    throw new UserError(
+      'logParse',
+      `line ${lineNo}: expected an action object such as {"create":{}}, found ${describe(doc)}`,
+    );
   }
   const keys = Object.keys(doc);
-  if (keys.length !== 1) throw new UserError('logParse', `line ${lineNo}: an action line must have exactly one key (create or index), found ${keys.length}`);
+  if (keys.length !== 1)
+    throw new UserError(
+      'logParse',
+      `line ${lineNo}: an action line must have exactly one key (create or index), found ${keys.length}`,
+    );
   const action = keys[0]!;
   if (action !== 'create' && action !== 'index') {
-    throw new UserError('logParse', `line ${lineNo}: the bulk action '${clip(action)}' is not supported; use create or index`);
+    throw new UserError(
+      'logParse',
+      `line ${lineNo}: the bulk action '${clip(action)}' is not supported; use create or index`,
+    );
   }
   const meta = (doc as Record<string, unknown>)[action];
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
-    throw new UserError('logParse', `line ${lineNo}: the '${action}' action must hold an object, found ${describe(meta)}`);
+    throw new UserError(
+      'logParse',
+      `line ${lineNo}: the '${action}' action must hold an object, found ${describe(meta)}`,
+    );
   }
   const index = (meta as Record<string, unknown>)._index;
   if (index !== undefined && (typeof index !== 'string' || index === '')) {
-    throw new UserError('logParse', `line ${lineNo}: the action's _index must be a non-empty string, found ${describe(index)}`);
+    throw new UserError(
+      'logParse',
+      `line ${lineNo}: the action's _index must be a non-empty string, found ${describe(index)}`,
+    );
   }
   return { action, index };
 }
@@ -191,7 +219,10 @@ function parseAction(doc: unknown, lineNo: number): Action {
  * ASCII line that is a valid action naming a valid table; undefined otherwise (the reference
  * then reads the body, and words any error).
  */
-function firstActionLine(body: Uint8Array, options: LogOptions): { text: string; action: BulkAction; table: string } | undefined {
+function firstActionLine(
+  body: Uint8Array,
+  options: LogOptions,
+): { text: string; action: BulkAction; table: string } | undefined {
   let start = 0;
   while (start < body.length) {
     let end = body.indexOf(10, start);

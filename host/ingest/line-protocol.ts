@@ -19,14 +19,25 @@ export interface LineProtocolOptions {
 }
 
 /** The (multiplier, divisor) that convert timestamps from the request to the database precision. */
-export function precisionFactors(request: TimeUnit, database: Exclude<TimeUnit, 's'>): { tsMultiplier: bigint; tsDivisor: bigint } {
+export function precisionFactors(
+  request: TimeUnit,
+  database: Exclude<TimeUnit, 's'>,
+): { tsMultiplier: bigint; tsDivisor: bigint } {
   const { multiplier, divisor } = unitConversion(request, database);
   return { tsMultiplier: multiplier, tsDivisor: divisor };
 }
 
 interface LineProtocolExports {
   lp_input(capacity: number): number;
-  lp_scan(ptr: number, len: number, flags: number, mul: bigint, div: bigint, defaultTs: bigint, maxBatchBytes: number): number;
+  lp_scan(
+    ptr: number,
+    len: number,
+    flags: number,
+    mul: bigint,
+    div: bigint,
+    defaultTs: bigint,
+    maxBatchBytes: number,
+  ): number;
   lp_result(): number;
 }
 
@@ -142,7 +153,10 @@ export class LineProtocolScanner {
         window *= 2;
         continue;
       }
-      if (r[R_BATCH_LEN]! > 0) batches.push(copyBatch(this.#core, r[R_BATCH_PTR]!, r[R_BATCH_LEN]!, r[R_FIXUP_PTR]!, r[R_FIXUP_COUNT]!, ptr, false)!);
+      if (r[R_BATCH_LEN]! > 0)
+        batches.push(
+          copyBatch(this.#core, r[R_BATCH_PTR]!, r[R_BATCH_LEN]!, r[R_FIXUP_PTR]!, r[R_FIXUP_COUNT]!, ptr, false)!,
+        );
       pos += consumed;
       line += r[R_LINES]!;
     }
@@ -162,7 +176,12 @@ export class LineProtocolScanner {
     } else {
       const start = inputPtr + r[R_ERR_OFFSET]!;
       const len = r[R_ERR_LENGTH]!;
-      const found = code === 1 ? `'${hexBytes(mem, start)}'` : len === 0 ? 'end of line' : `'${excerpt(mem.subarray(start, start + len))}'`;
+      const found =
+        code === 1
+          ? `'${hexBytes(mem, start)}'`
+          : len === 0
+            ? 'end of line'
+            : `'${excerpt(mem.subarray(start, start + len))}'`;
       const render = MESSAGES[code];
       if (render === undefined) return bug(`unknown line protocol error code ${code}`);
       message = render(found, WHAT[r[R_ERR_WHAT]!] ?? 'column');

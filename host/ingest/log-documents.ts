@@ -143,18 +143,30 @@ export class LogRowWriter {
   }
 
   #commit(): void {
-    if (this.#fieldCount === 0) throw new UserError('logParse', `${whereText(this.#where)}: the document has no field columns (only tags and time)`);
+    if (this.#fieldCount === 0)
+      throw new UserError(
+        'logParse',
+        `${whereText(this.#where)}: the document has no field columns (only tags and time)`,
+      );
     if (this.#tags.length !== this.#tagCount) this.#tags.length = this.#tagCount;
     if (this.#fields.length !== this.#fieldCount) this.#fields.length = this.#fieldCount;
     if (this.#fallbackTs !== undefined) {
       if (this.#ts !== undefined) {
-        throw new UserError('logParse', `${whereText(this.#where)}: the document has both '${clip(this.#opts.timeColumn)}' and '${clip(this.#opts.fallbackTimeColumn!)}'; name its time column with the time_column parameter`);
+        throw new UserError(
+          'logParse',
+          `${whereText(this.#where)}: the document has both '${clip(this.#opts.timeColumn)}' and '${clip(this.#opts.fallbackTimeColumn!)}'; name its time column with the time_column parameter`,
+        );
       }
       this.#ts = this.#fallbackTs;
     }
     let ts = this.#ts ?? this.#opts.now + this.#timeless++;
     if (this.#entryTimes !== undefined) {
-      const placed = this.#entryTimes.place(this.#seriesKey(), this.#tags, ts, contentHash(this.#fields, this.#fieldCount));
+      const placed = this.#entryTimes.place(
+        this.#seriesKey(),
+        this.#tags,
+        ts,
+        contentHash(this.#fields, this.#fieldCount),
+      );
       if (placed === undefined) return;
       ts = placed;
     } else {
@@ -209,7 +221,11 @@ export class LogRowWriter {
   #flatten(prefix: string, v: unknown, depth: number): void {
     if (typeof v === 'object' && v !== null) {
       // JSON.parse takes any depth; recursing without a bound would overflow the stack (a 500).
-      if (depth === MAX_DEPTH) throw new UserError('logParse', `${whereText(this.#where)}: the document is nested deeper than ${MAX_DEPTH} levels`);
+      if (depth === MAX_DEPTH)
+        throw new UserError(
+          'logParse',
+          `${whereText(this.#where)}: the document is nested deeper than ${MAX_DEPTH} levels`,
+        );
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) this.#flatten(this.#name(prefix, String(i)), v[i], depth + 1);
       } else {
@@ -222,7 +238,10 @@ export class LogRowWriter {
 
   #column(name: string, v: unknown): void {
     if (v === null || v === undefined) {
-      throw new UserError('logParse', `${whereText(this.#where)}: column '${clip(name)}' is null; null values are not supported`);
+      throw new UserError(
+        'logParse',
+        `${whereText(this.#where)}: column '${clip(name)}' is null; null values are not supported`,
+      );
     }
     if (name === this.#opts.timeColumn) {
       this.#ts = this.#time(name, v);
@@ -253,23 +272,33 @@ export class LogRowWriter {
         this.#field(name, ValueType.String, v);
         return;
       default:
-        throw new UserError('logParse', `${whereText(this.#where)}: column '${clip(name)}' has an unsupported value ${describe(v)}`);
+        throw new UserError(
+          'logParse',
+          `${whereText(this.#where)}: column '${clip(name)}' has an unsupported value ${describe(v)}`,
+        );
     }
   }
 
   #time(name: string, v: unknown): bigint {
     if (typeof v === 'string') {
       const ns = parseRfc3339Ns(v);
-      if (typeof ns === 'string') throw new UserError('logParse', `${whereText(this.#where)}: time column '${clip(name)}': ${ns}`);
+      if (typeof ns === 'string')
+        throw new UserError('logParse', `${whereText(this.#where)}: time column '${clip(name)}': ${ns}`);
       return this.#toDb.convert(ns);
     }
     if (typeof v === 'number' && Number.isInteger(v)) {
       if (Number.isSafeInteger(v)) return this.#toDb.convert(BigInt(v));
       const exact = this.#exactInteger(name);
       if (exact !== undefined) return this.#toDb.convert(exact);
-      throw new UserError('logParse', `${whereText(this.#where)}: time column '${clip(name)}' holds an integer beyond 2^53 that JSON cannot carry exactly here; send it as an RFC 3339 string`);
+      throw new UserError(
+        'logParse',
+        `${whereText(this.#where)}: time column '${clip(name)}' holds an integer beyond 2^53 that JSON cannot carry exactly here; send it as an RFC 3339 string`,
+      );
     }
-    throw new UserError('logParse', `${whereText(this.#where)}: time column '${clip(name)}' must be an RFC 3339 string or an integer of nanoseconds, found ${describe(v)}`);
+    throw new UserError(
+      'logParse',
+      `${whereText(this.#where)}: time column '${clip(name)}' must be an RFC 3339 string or an integer of nanoseconds, found ${describe(v)}`,
+    );
   }
 
   /**

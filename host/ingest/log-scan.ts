@@ -16,14 +16,22 @@ import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 interface JsonLogExports {
   json_input(capacity: number): number;
   json_config(capacity: number): number;
-  json_scan(ptr: number, len: number, flags: number, configLen: number, now: bigint, mul: bigint, div: bigint, maxBatchBytes: number): number;
+  json_scan(
+    ptr: number,
+    len: number,
+    flags: number,
+    configLen: number,
+    now: bigint,
+    mul: bigint,
+    div: bigint,
+    maxBatchBytes: number,
+  ): number;
   json_result(): number;
 }
 
 const FLAG_CONTINUED = 1;
 const FLAG_LAST = 2;
 const FLAG_BULK = 4;
-
 
 const encoder = new TextEncoder();
 
@@ -63,7 +71,16 @@ export class LogScanner {
       name: 'json',
       input: (n) => x.json_input(n),
       scan: (ptr, n, first, last) =>
-        x.json_scan(ptr, n, bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0), configLen, options.now, conv.multiplier, conv.divisor, this.#maxBatchBytes),
+        x.json_scan(
+          ptr,
+          n,
+          bulk | (first ? 0 : FLAG_CONTINUED) | (last ? FLAG_LAST : 0),
+          configLen,
+          options.now,
+          conv.multiplier,
+          conv.divisor,
+          this.#maxBatchBytes,
+        ),
       result: () => x.json_result(),
     });
     // The core keeps the rows of one series apart within a batch; across batches it cannot tell.
@@ -77,7 +94,13 @@ export class LogScanner {
     // Names the reference refuses (an empty table, a tag named `time`, names past 64 KiB) are its to word.
     // A fallback time other than `time` (which the core bails on as a field name) is the reference's too.
     if (options.fallbackTimeColumn !== undefined && options.fallbackTimeColumn !== 'time') return undefined;
-    if (parts[0]!.length === 0 || parts[0]!.length > 65535 || options.tagColumns.has('time') || tags.some((b) => b.length > 65535)) return undefined;
+    if (
+      parts[0]!.length === 0 ||
+      parts[0]!.length > 65535 ||
+      options.tagColumns.has('time') ||
+      tags.some((b) => b.length > 65535)
+    )
+      return undefined;
     const len = [...parts, ...tags].reduce((n, b) => n + 4 + b.length, 4);
     const ptr = this.#exports.json_config(len + 16 * tags.length);
     if (ptr === 0) return undefined;

@@ -42,7 +42,10 @@ export function hash53(s: string, seed = 0): number {
  * of each `name=value` hash modulo 2^53, added in two exact halves (a double sum near 2^53
  * rounds). Two distinct rows share one with odds of about 2^-53.
  */
-export function contentHash(fields: ReadonlyArray<{ readonly name: string; readonly value: unknown }>, count: number): number {
+export function contentHash(
+  fields: ReadonlyArray<{ readonly name: string; readonly value: unknown }>,
+  count: number,
+): number {
   let lo = 0;
   let hi = 0;
   for (let i = 0; i < count; i++) {
@@ -74,7 +77,12 @@ export class EntryTimes {
    * itself, or the first later unit that is free; undefined when a slot on the way holds the same
    * content (the row is a repeat and adds nothing).
    */
-  place(series: string, tags: ReadonlyArray<readonly [string, string]>, time: bigint, hash: number): bigint | undefined {
+  place(
+    series: string,
+    tags: ReadonlyArray<readonly [string, string]>,
+    time: bigint,
+    hash: number,
+  ): bigint | undefined {
     const taken = this.#series(series);
     let slot = time;
     for (;;) {

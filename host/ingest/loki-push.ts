@@ -33,7 +33,11 @@ export const LOKI_PUSH_REQUEST = protobuf.parse(PUSH_PROTO, { keepCase: true }).
 interface PushMessage {
   streams: Array<{
     labels: string;
-    entries: Array<{ timestamp: { seconds: Int64; nanos: number } | null; line: string; structuredMetadata: Array<{ name: string; value: string }> }>;
+    entries: Array<{
+      timestamp: { seconds: Int64; nanos: number } | null;
+      line: string;
+      structuredMetadata: Array<{ name: string; value: string }>;
+    }>;
   }>;
 }
 
@@ -68,23 +72,41 @@ export function parseLokiJson(body: Uint8Array, options: LogOptions, seed: reado
     const where = `streams[${s}]`;
     const labels = (stream as { stream?: unknown } | null)?.stream ?? {};
     const values = (stream as { values?: unknown } | null)?.values;
-    if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new UserError('logParse', `${where}.stream: expected an object of labels, found ${describe(labels)}`);
-    if (!Array.isArray(values)) throw new UserError('logParse', `${where}.values: expected an array of [timestamp, line] pairs, found ${describe(values)}`);
+    if (typeof labels !== 'object' || labels === null || Array.isArray(labels))
+      throw new UserError('logParse', `${where}.stream: expected an object of labels, found ${describe(labels)}`);
+    if (!Array.isArray(values))
+      throw new UserError(
+        'logParse',
+        `${where}.values: expected an array of [timestamp, line] pairs, found ${describe(values)}`,
+      );
     const labelColumns = Object.entries(labels as Record<string, unknown>);
-    for (const [k, v] of labelColumns) if (typeof v !== 'string') throw new UserError('logParse', `${where}.stream: label '${clip(k)}' must be a string, found ${describe(v)}`);
+    for (const [k, v] of labelColumns)
+      if (typeof v !== 'string')
+        throw new UserError('logParse', `${where}.stream: label '${clip(k)}' must be a string, found ${describe(v)}`);
     values.forEach((entry: unknown, e) => {
       const at = `${where}.values[${e}]`;
-      if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3) throw new UserError('logParse', `${at}: expected [timestamp, line] or [timestamp, line, metadata], found ${describe(entry)}`);
+      if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3)
+        throw new UserError(
+          'logParse',
+          `${at}: expected [timestamp, line] or [timestamp, line, metadata], found ${describe(entry)}`,
+        );
       const [ts, line, meta] = entry as [unknown, unknown, unknown];
       const tsText = typeof ts === 'number' && Number.isSafeInteger(ts) ? String(ts) : ts;
-      if (typeof tsText !== 'string' || !NS_DIGITS.test(tsText)) throw new UserError('logParse', `${at}: the timestamp must be a string of nanoseconds, found ${describe(ts)}`);
-      if (typeof line !== 'string') throw new UserError('logParse', `${at}: the log line must be a string, found ${describe(line)}`);
+      if (typeof tsText !== 'string' || !NS_DIGITS.test(tsText))
+        throw new UserError('logParse', `${at}: the timestamp must be a string of nanoseconds, found ${describe(ts)}`);
+      if (typeof line !== 'string')
+        throw new UserError('logParse', `${at}: the log line must be a string, found ${describe(line)}`);
       columns.length = 0;
       columns.push(['msg', line], ...labelColumns);
       if (meta !== undefined) {
-        if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw new UserError('logParse', `${at}: structured metadata must be an object, found ${describe(meta)}`);
+        if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+          throw new UserError('logParse', `${at}: structured metadata must be an object, found ${describe(meta)}`);
         for (const [k, v] of Object.entries(meta as Record<string, unknown>)) {
-          if (typeof v !== 'string') throw new UserError('logParse', `${at}: structured metadata '${clip(k)}' must be a string, found ${describe(v)}`);
+          if (typeof v !== 'string')
+            throw new UserError(
+              'logParse',
+              `${at}: structured metadata '${clip(k)}' must be a string, found ${describe(v)}`,
+            );
           columns.push([k, v]);
         }
       }
@@ -104,7 +126,10 @@ export function parseLokiProtobuf(message: Uint8Array, options: LogOptions, seed
     const labels = parseLabelSet(stream.labels);
     if (typeof labels === 'string') throw new UserError('logParse', `streams[${s}].labels: ${labels}`);
     stream.entries.forEach((entry, e) => {
-      const ts = entry.timestamp === null ? 0n : int64ToBigInt(entry.timestamp.seconds) * 1_000_000_000n + BigInt(entry.timestamp.nanos);
+      const ts =
+        entry.timestamp === null
+          ? 0n
+          : int64ToBigInt(entry.timestamp.seconds) * 1_000_000_000n + BigInt(entry.timestamp.nanos);
       columns.length = 0;
       columns.push(['msg', entry.line], ...labels);
       for (const { name, value } of entry.structuredMetadata) columns.push([name, value]);

@@ -42,7 +42,8 @@ export function parseOpenTsdbJson(body: Uint8Array, options: OpenTsdbOptions): O
       const p = points[n] as Record<string, unknown>;
       if (typeof p !== 'object' || p === null || Array.isArray(p)) fail(`expected an object, found ${describe(p)}`);
       const { metric, timestamp, value, tags: tagObject } = p;
-      if (typeof metric !== 'string' || metric === '') fail(`'metric' must be a non-empty string, found ${describe(metric)}`);
+      if (typeof metric !== 'string' || metric === '')
+        fail(`'metric' must be a non-empty string, found ${describe(metric)}`);
       let ts: bigint | string;
       if (typeof timestamp === 'number') {
         if (!Number.isSafeInteger(timestamp)) fail(`'timestamp' must be an integer, found ${describe(timestamp)}`);
@@ -59,9 +60,11 @@ export function parseOpenTsdbJson(body: Uint8Array, options: OpenTsdbOptions): O
       else v = fail(`'value' must be a number, found ${describe(value)}`);
       if (!Number.isFinite(v)) fail(`'value' ${clip(String(value))} is out of the range of a DOUBLE`);
       tags.length = 0;
-      if (typeof tagObject !== 'object' || tagObject === null || Array.isArray(tagObject)) fail(`'tags' must be an object, found ${describe(tagObject)}`);
+      if (typeof tagObject !== 'object' || tagObject === null || Array.isArray(tagObject))
+        fail(`'tags' must be an object, found ${describe(tagObject)}`);
       for (const [k, tv] of Object.entries(tagObject as Record<string, unknown>)) {
-        if (typeof tv !== 'string' || tv === '') fail(`tag '${clip(k)}' must have a non-empty string value, found ${describe(tv)}`);
+        if (typeof tv !== 'string' || tv === '')
+          fail(`tag '${clip(k)}' must have a non-empty string value, found ${describe(tv)}`);
         tags.push([k, tv as string]);
       }
       // The interface document: a point has "one or more tag pairs".

@@ -12,13 +12,21 @@ import { scanInWindows, scanLimits, type ScanLimits } from './wasm-scan.js';
 
 interface OpenTsdbExports {
   tsdb_input(capacity: number): number;
-  tsdb_scan(ptr: number, len: number, flags: number, sMul: bigint, sDiv: bigint, msMul: bigint, msDiv: bigint, maxBatchBytes: number): number;
+  tsdb_scan(
+    ptr: number,
+    len: number,
+    flags: number,
+    sMul: bigint,
+    sDiv: bigint,
+    msMul: bigint,
+    msDiv: bigint,
+    maxBatchBytes: number,
+  ): number;
   tsdb_result(): number;
 }
 
 const FLAG_CONTINUED = 1;
 const FLAG_FIXED_UNIT = 2;
-
 
 export interface OpenTsdbScanOptions {
   /** The request's `precision`; undefined applies OpenTSDB's 10/13-digit rule. */
@@ -54,7 +62,17 @@ export class OpenTsdbScanner {
     return scanInWindows(this.#core, body, this.#windowBytes, {
       name: 'tsdb',
       input: (n) => x.tsdb_input(n),
-      scan: (ptr, n, first) => x.tsdb_scan(ptr, n, flags | (first ? 0 : FLAG_CONTINUED), s.multiplier, s.divisor, ms.multiplier, ms.divisor, this.#maxBatchBytes),
+      scan: (ptr, n, first) =>
+        x.tsdb_scan(
+          ptr,
+          n,
+          flags | (first ? 0 : FLAG_CONTINUED),
+          s.multiplier,
+          s.divisor,
+          ms.multiplier,
+          ms.divisor,
+          this.#maxBatchBytes,
+        ),
       result: () => x.tsdb_result(),
     })?.batches;
   }

@@ -66,7 +66,8 @@ function parseTags(text: string): Tags | string {
     if (eq <= 0 || eq === pair.length - 1) return `invalid tag '${clip(pair)}', expected <tagk>=<tagv>`;
     const k = pair.slice(0, eq);
     const v = pair.slice(eq + 1);
-    for (const [k0, v0] of tags) if (k0 === k && v0 !== v) return `tag '${clip(k)}' is given twice with different values`;
+    for (const [k0, v0] of tags)
+      if (k0 === k && v0 !== v) return `tag '${clip(k)}' is given twice with different values`;
     tags.push([k, v]);
   }
   return tags;
@@ -131,7 +132,11 @@ function parseReference(body: Uint8Array, options: OpenTsdbOptions): Uint8Array[
         first = false;
         tokens.push(token);
       }
-      if (tokens.length < 3) throw new UserError('openTsdbText', `line ${lineNo}: expected '<metric> <timestamp> <value> <tagk>=<tagv>...', found '${clip(text.slice(lineStart, end).trim())}'`);
+      if (tokens.length < 3)
+        throw new UserError(
+          'openTsdbText',
+          `line ${lineNo}: expected '<metric> <timestamp> <value> <tagk>=<tagv>...', found '${clip(text.slice(lineStart, end).trim())}'`,
+        );
       const [metric, tsText, valueText] = tokens as [string, string, string];
       let ts: bigint;
       if (tsText === lastTsText) {
@@ -142,9 +147,17 @@ function parseReference(body: Uint8Array, options: OpenTsdbOptions): Uint8Array[
         ts = lastTs = converted;
         lastTsText = tsText;
       }
-      if (!OPENTSDB_NUMBER.test(valueText)) throw new UserError('openTsdbText', `line ${lineNo}: invalid value '${clip(valueText)}', expected an integer or decimal number`);
+      if (!OPENTSDB_NUMBER.test(valueText))
+        throw new UserError(
+          'openTsdbText',
+          `line ${lineNo}: invalid value '${clip(valueText)}', expected an integer or decimal number`,
+        );
       const value = Number(valueText);
-      if (!Number.isFinite(value)) throw new UserError('openTsdbText', `line ${lineNo}: value '${clip(valueText)}' is out of the range of a DOUBLE`);
+      if (!Number.isFinite(value))
+        throw new UserError(
+          'openTsdbText',
+          `line ${lineNo}: value '${clip(valueText)}' is out of the range of a DOUBLE`,
+        );
       let tagEnd = end;
       while (tagEnd > i && (text.charCodeAt(tagEnd - 1) === 32 || text.charCodeAt(tagEnd - 1) === 9)) tagEnd--;
       const tagText = text.slice(i, tagEnd);

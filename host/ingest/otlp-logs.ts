@@ -16,7 +16,17 @@ import { ValueType } from '../core/write-batch.js';
 import { contentHash, EntryTimes, entrySeriesKey, type SeriesRange, type Slot } from './loki-entry-times.js';
 import { Rejections, type OtlpRows } from './otlp-metrics.js';
 import { otlpTypes } from './otlp-proto.js';
-import { anyValueText, attributeTags, decodeOtlpJsonAs, hex, RowFields, scopeTags, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
+import {
+  anyValueText,
+  attributeTags,
+  decodeOtlpJsonAs,
+  hex,
+  RowFields,
+  scopeTags,
+  type AnyValue,
+  type KeyValue,
+  type Scope,
+} from './otlp-values.js';
 import { decodeMessage, int64ToBigInt, type Int64 } from './protobuf-values.js';
 import { RowBatcher } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
@@ -90,7 +100,11 @@ export function decodeOtlpLogsJson(body: Uint8Array): unknown {
  * Turns a decoded ExportLogsServiceRequest into write batches, one row per record; `seed` are
  * occupied slots the records must go beside (server/loki-placement.ts).
  */
-export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, seed: readonly Slot[] = []): OtlpLogRows {
+export function otlpLogsToBatches(
+  request: unknown,
+  options: LogRecordOptions,
+  seed: readonly Slot[] = [],
+): OtlpLogRows {
   const req = request as ExportRequest;
   const toDb = new TimestampConverter('ns', options.dbUnit);
   const out = new RowBatcher();
@@ -115,7 +129,11 @@ export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, s
           }
           f.reset();
           for (const kv of rec.attributes) {
-            if (FIXED_FIELDS.has(kv.key)) throw new UserError('protobuf', `attribute '${kv.key}' has the name of a column Sundial writes for every record`);
+            if (FIXED_FIELDS.has(kv.key))
+              throw new UserError(
+                'protobuf',
+                `attribute '${kv.key}' has the name of a column Sundial writes for every record`,
+              );
             f.str(kv.key, anyValueText(kv.value));
           }
           f.str(C.body, anyValueText(rec.body));
@@ -127,7 +145,8 @@ export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, s
           if (rec.flags !== 0) f.add(C.flags, ValueType.BigInt, BigInt(rec.flags));
           const observed = int64ToBigInt(rec.observedTimeUnixNano);
           if (observed !== 0n) f.add(C.observedTime, ValueType.BigInt, observed);
-          if (rec.droppedAttributesCount !== 0) f.add(C.droppedAttributes, ValueType.BigInt, BigInt(rec.droppedAttributesCount));
+          if (rec.droppedAttributesCount !== 0)
+            f.add(C.droppedAttributes, ValueType.BigInt, BigInt(rec.droppedAttributesCount));
           const own = int64ToBigInt(rec.timeUnixNano);
           const time = toDb.convert(own !== 0n ? own : observed !== 0n ? observed : options.nowNs);
           const fields = f.list;
@@ -142,5 +161,11 @@ export function otlpLogsToBatches(request: unknown, options: LogRecordOptions, s
     });
   });
   const rows = out.rowCount;
-  return { batches: out.finish(), rows, rejected: rejected.count, rejectedMessage: rejected.message('log records', total), ranges: times.ranges() };
+  return {
+    batches: out.finish(),
+    rows,
+    rejected: rejected.count,
+    rejectedMessage: rejected.message('log records', total),
+    ranges: times.ranges(),
+  };
 }

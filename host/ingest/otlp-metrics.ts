@@ -15,7 +15,16 @@ import type { TimeUnit } from '../core/precision.js';
 import { compareBytes } from '../core/series-key.js';
 import { ValueType } from '../core/write-batch.js';
 import { otlpTypes } from './otlp-proto.js';
-import { anyValueText, attributeTags, decodeOtlpJsonAs, RowFields, scopeTags, type AnyValue, type KeyValue, type Scope } from './otlp-values.js';
+import {
+  anyValueText,
+  attributeTags,
+  decodeOtlpJsonAs,
+  RowFields,
+  scopeTags,
+  type AnyValue,
+  type KeyValue,
+  type Scope,
+} from './otlp-values.js';
 import { decodeMessage, int64ToBigInt, int64ToNumber, type Int64 } from './protobuf-values.js';
 import { RowBatcher } from './row-batcher.js';
 import { TimestampConverter } from './timestamps.js';
@@ -109,7 +118,17 @@ export function decodeOtlpMetricsProtobuf(body: Uint8Array): unknown {
 
 /** The exemplars' ids, the only ids of a metrics request (exemplars are not stored). */
 const EXEMPLAR_IDS = [
-  { lists: ['resourceMetrics', 'scopeMetrics', 'metrics', 'gauge|sum|histogram|exponentialHistogram', 'dataPoints', 'exemplars'], keys: ['traceId', 'spanId'] },
+  {
+    lists: [
+      'resourceMetrics',
+      'scopeMetrics',
+      'metrics',
+      'gauge|sum|histogram|exponentialHistogram',
+      'dataPoints',
+      'exemplars',
+    ],
+    keys: ['traceId', 'spanId'],
+  },
 ] as const;
 
 /** Decodes an OTLP/JSON ExportMetricsServiceRequest. Throws UserError('protobuf') when it is not one. */
@@ -182,7 +201,11 @@ export function otlpMetricsToBatches(request: unknown, options: MetricOptions): 
         if (kind === undefined) return;
         const data = metric[kind]!;
         const metricTags: Array<[string, string]> = [];
-        if ('aggregationTemporality' in data) metricTags.push([METRIC_TAGS.temporality, TEMPORALITY[data.aggregationTemporality] ?? String(data.aggregationTemporality)]);
+        if ('aggregationTemporality' in data)
+          metricTags.push([
+            METRIC_TAGS.temporality,
+            TEMPORALITY[data.aggregationTemporality] ?? String(data.aggregationTemporality),
+          ]);
         if (kind === 'sum') metricTags.push([METRIC_TAGS.monotonic, metric.sum!.isMonotonic ? 'true' : 'false']);
         if (metric.unit !== '') metricTags.push([METRIC_TAGS.unit, metric.unit]);
         // What every point of the metric shares, after the point's own attributes.
@@ -192,14 +215,21 @@ export function otlpMetricsToBatches(request: unknown, options: MetricOptions): 
         total += points.length;
         points.forEach((p, i) => {
           try {
-            if ((p.flags & NO_RECORDED_VALUE) !== 0) throw new UserError('protobuf', 'the point has no recorded value (DataPointFlags.NO_RECORDED_VALUE)');
+            if ((p.flags & NO_RECORDED_VALUE) !== 0)
+              throw new UserError('protobuf', 'the point has no recorded value (DataPointFlags.NO_RECORDED_VALUE)');
             const ts = time.of(p.timeUnixNano);
             if (ts === 0n) throw new UserError('protobuf', 'time_unix_nano is missing');
             let key = serial;
             for (const kv of p.attributes) key += `${kv.key.length}:${kv.key}${pointText(kv.value)}\u0001`;
             let tags = seriesTags.get(key);
             if (tags === undefined) {
-              tags = p.attributes.length === 0 ? shared : sortedTags(p.attributes.map((kv) => [kv.key, anyValueText(kv.value)] as [string, string]), shared);
+              tags =
+                p.attributes.length === 0
+                  ? shared
+                  : sortedTags(
+                      p.attributes.map((kv) => [kv.key, anyValueText(kv.value)] as [string, string]),
+                      shared,
+                    );
               seriesTags.set(key, tags);
             }
             f.reset();
@@ -208,14 +238,22 @@ export function otlpMetricsToBatches(request: unknown, options: MetricOptions): 
             pointFields(f, kind, p);
             out.add(metric.name, tags, time.converted(toDb), f.list, key);
           } catch (e) {
-            rejected.add(`resourceMetrics[${r}].scopeMetrics[${s}].metrics[${m}] (${JSON.stringify(metric.name).slice(0, 80)}) dataPoints[${i}]`, e);
+            rejected.add(
+              `resourceMetrics[${r}].scopeMetrics[${s}].metrics[${m}] (${JSON.stringify(metric.name).slice(0, 80)}) dataPoints[${i}]`,
+              e,
+            );
           }
         });
       });
     });
   });
   const rows = out.rowCount;
-  return { batches: out.finish(), rows, rejected: rejected.count, rejectedMessage: rejected.message('data points', total) };
+  return {
+    batches: out.finish(),
+    rows,
+    rejected: rejected.count,
+    rejectedMessage: rejected.message('data points', total),
+  };
 }
 
 /** An attribute value in a series key: its text, with its kind (a string "1" is not the integer 1 as a key, though both are the tag '1'). */
@@ -236,7 +274,8 @@ class LastInt64 {
 
   of(v: Int64): bigint {
     if (typeof v === 'object' && v !== null) {
-      if (this.#long && v.low === this.#low && v.high === this.#high && v.unsigned === this.#unsigned) return this.#value;
+      if (this.#long && v.low === this.#low && v.high === this.#high && v.unsigned === this.#unsigned)
+        return this.#value;
       this.#long = true;
       this.#low = v.low;
       this.#high = v.high;
@@ -295,7 +334,10 @@ function pointFields(f: RowFields, kind: NonNullable<Metric['data']>, point: Poi
       const p = point as HistogramPoint;
       const buckets = p.bucketCounts.length;
       if (buckets !== 0 && buckets !== p.explicitBounds.length + 1) {
-        throw new UserError('protobuf', `${buckets} bucket counts for ${p.explicitBounds.length} explicit bounds (want one more count than bounds)`);
+        throw new UserError(
+          'protobuf',
+          `${buckets} bucket counts for ${p.explicitBounds.length} explicit bounds (want one more count than bounds)`,
+        );
       }
       countSumMinMax(f, p);
       let cumulative = 0;
@@ -321,7 +363,10 @@ function pointFields(f: RowFields, kind: NonNullable<Metric['data']>, point: Poi
       f.add('scale', ValueType.BigInt, BigInt(p.scale));
       f.add('zero_count', ValueType.Unsigned, exactCount(p.zeroCount));
       f.num('zero_threshold', p.zeroThreshold);
-      for (const [side, b] of [['positive', p.positive], ['negative', p.negative]] as const) {
+      for (const [side, b] of [
+        ['positive', p.positive],
+        ['negative', p.negative],
+      ] as const) {
         if (b === null || b.bucketCounts.length === 0) continue;
         f.add(`${side}_offset`, ValueType.BigInt, BigInt(b.offset));
         f.str(`${side}_bucket_counts`, `[${b.bucketCounts.map((c) => int64ToBigInt(c).toString()).join(',')}]`);
@@ -338,7 +383,10 @@ function pointFields(f: RowFields, kind: NonNullable<Metric['data']>, point: Poi
   }
 }
 
-function countSumMinMax(f: RowFields, p: { count: Int64; sum?: number | null; min?: number | null; max?: number | null }): void {
+function countSumMinMax(
+  f: RowFields,
+  p: { count: Int64; sum?: number | null; min?: number | null; max?: number | null },
+): void {
   f.add('count', ValueType.Unsigned, exactCount(p.count));
   if (p.sum !== null && p.sum !== undefined) f.num('sum', p.sum);
   if (p.min !== null && p.min !== undefined) f.num('min', p.min);

@@ -71,7 +71,11 @@ interface ExportRequest {
   resourceSpans: Array<{
     resource: Attributed | null;
     schemaUrl: string;
-    scopeSpans: Array<{ scope: (Attributed & { name: string; version: string }) | null; schemaUrl: string; spans: Span[] }>;
+    scopeSpans: Array<{
+      scope: (Attributed & { name: string; version: string }) | null;
+      schemaUrl: string;
+      spans: Span[];
+    }>;
   }>;
 }
 

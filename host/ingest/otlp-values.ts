@@ -74,7 +74,8 @@ export function decodeOtlpJsonAs(type: protobuf.Type, body: Uint8Array, ids: rea
   } catch (e) {
     throw new UserError('protobuf', `the body is not valid JSON: ${(e as Error).message}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError('protobuf', `an OTLP/JSON body is one ${type.name} object`);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new UserError('protobuf', `an OTLP/JSON body is one ${type.name} object`);
   for (const path of ids) hexIdsAt(doc as Record<string, unknown>, path, 0, '');
   try {
     return type.fromObject(doc);
@@ -88,7 +89,8 @@ function hexIdsAt(o: Record<string, unknown>, path: HexIdPath, depth: number, wh
     for (const k of path.keys) {
       const v = o[k];
       if (v === undefined || v === null) continue;
-      if (typeof v !== 'string' || !HEX.test(v)) throw new UserError('protobuf', `${where}.${k} must be a hex string, found ${JSON.stringify(v)?.slice(0, 60)}`);
+      if (typeof v !== 'string' || !HEX.test(v))
+        throw new UserError('protobuf', `${where}.${k} must be a hex string, found ${JSON.stringify(v)?.slice(0, 60)}`);
       o[k] = Buffer.from(v, 'hex');
     }
     return;
@@ -97,7 +99,8 @@ function hexIdsAt(o: Record<string, unknown>, path: HexIdPath, depth: number, wh
     const v = o[step];
     if (Array.isArray(v)) {
       v.forEach((x, i) => {
-        if (typeof x === 'object' && x !== null) hexIdsAt(x as Record<string, unknown>, path, depth + 1, `${where}${where === '' ? '' : '.'}${step}[${i}]`);
+        if (typeof x === 'object' && x !== null)
+          hexIdsAt(x as Record<string, unknown>, path, depth + 1, `${where}${where === '' ? '' : '.'}${step}[${i}]`);
       });
     } else if (typeof v === 'object' && v !== null) {
       // A message on the way (a metric's `sum`), not a list.
@@ -160,7 +163,8 @@ const MAX_VALUE_DEPTH = 64;
 /** An attribute value as JSON text, for the elements of arrays and maps. */
 function anyValueJson(v: AnyValue | null | undefined, depth: number): string {
   if (v === null || v === undefined) return 'null';
-  if (depth === MAX_VALUE_DEPTH) throw new UserError('protobuf', `an attribute value is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  if (depth === MAX_VALUE_DEPTH)
+    throw new UserError('protobuf', `an attribute value is nested deeper than ${MAX_VALUE_DEPTH} levels`);
   switch (v.value) {
     case 'stringValue':
       return JSON.stringify(v.stringValue ?? '');

@@ -95,7 +95,8 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
     }
     case 'otlp-metrics-protobuf':
     case 'otlp-metrics-json': {
-      const message = job.format === 'otlp-metrics-json' ? decodeOtlpMetricsJson(body) : decodeOtlpMetricsProtobuf(body);
+      const message =
+        job.format === 'otlp-metrics-json' ? decodeOtlpMetricsJson(body) : decodeOtlpMetricsProtobuf(body);
       return otlpMetricsToBatches(message, { dbUnit: job.dbUnit });
     }
     case 'otlp-logs-protobuf':
@@ -107,7 +108,11 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
       const out = parseBulk(body, logOptions(job), logs);
       const actions = new Uint8Array(out.actions.length);
       for (let i = 0; i < actions.length; i++) actions[i] = out.actions[i] === 'create' ? 0 : 1;
-      const result: ParseResult = { batches: out.batches, rows: out.actions.length - (out.failures?.length ?? 0), actions };
+      const result: ParseResult = {
+        batches: out.batches,
+        rows: out.actions.length - (out.failures?.length ?? 0),
+        actions,
+      };
       if (out.tables !== undefined) result.tables = out.tables;
       if (out.failures !== undefined) result.failures = out.failures;
       return result;
@@ -130,5 +135,13 @@ export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner):
 }
 
 function logOptions(job: LogJob): LogOptions {
-  return { table: job.table, indexTables: job.indexTables, timeColumn: job.timeColumn, fallbackTimeColumn: job.fallbackTimeColumn, tagColumns: new Set(job.tagColumns), dbUnit: job.dbUnit, now: job.now };
+  return {
+    table: job.table,
+    indexTables: job.indexTables,
+    timeColumn: job.timeColumn,
+    fallbackTimeColumn: job.fallbackTimeColumn,
+    tagColumns: new Set(job.tagColumns),
+    dbUnit: job.dbUnit,
+    now: job.now,
+  };
 }

@@ -27,7 +27,10 @@ const TABLE = 'warmup';
 const utf8 = new TextEncoder();
 
 function hex(n: number, bytes: number): string {
-  return n.toString(16).padStart(bytes * 2, '0').slice(-bytes * 2);
+  return n
+    .toString(16)
+    .padStart(bytes * 2, '0')
+    .slice(-bytes * 2);
 }
 
 /** The spans of one body as OTLP/JSON-shaped objects (ids in hex, times as decimal strings). */
@@ -50,7 +53,16 @@ function spanObjects(): object[] {
         { key: 'ratio', value: { doubleValue: i / 7 } },
         { key: 'cached', value: { boolValue: i % 2 === 0 } },
       ],
-      events: i % 8 === 0 ? [{ timeUnixNano: start.toString(), name: 'miss', attributes: [{ key: 'key', value: { stringValue: `k${i}` } }] }] : [],
+      events:
+        i % 8 === 0
+          ? [
+              {
+                timeUnixNano: start.toString(),
+                name: 'miss',
+                attributes: [{ key: 'key', value: { stringValue: `k${i}` } }],
+              },
+            ]
+          : [],
       links: i % 16 === 1 ? [{ traceId: hex(i, 16), spanId: hex(i, 8) }] : [],
       status: { code: i % 5 === 0 ? 2 : 1, ...(i % 5 === 0 ? { message: 'failed' } : {}) },
     });
@@ -59,12 +71,23 @@ function spanObjects(): object[] {
 }
 
 function otlpRequest(spans: object[]): object {
-  const resource = (n: number) => ({ attributes: [{ key: 'service.name', value: { stringValue: `shop-${n}` } }, { key: 'host.name', value: { stringValue: 'node-1' } }] });
+  const resource = (n: number) => ({
+    attributes: [
+      { key: 'service.name', value: { stringValue: `shop-${n}` } },
+      { key: 'host.name', value: { stringValue: 'node-1' } },
+    ],
+  });
   const half = spans.length >> 1;
   return {
     resourceSpans: [
-      { resource: resource(0), scopeSpans: [{ scope: { name: 'warmup', version: '1.0.0' }, spans: spans.slice(0, half) }] },
-      { resource: resource(1), scopeSpans: [{ scope: { name: 'warmup', version: '1.0.0' }, spans: spans.slice(half) }] },
+      {
+        resource: resource(0),
+        scopeSpans: [{ scope: { name: 'warmup', version: '1.0.0' }, spans: spans.slice(0, half) }],
+      },
+      {
+        resource: resource(1),
+        scopeSpans: [{ scope: { name: 'warmup', version: '1.0.0' }, spans: spans.slice(half) }],
+      },
     ],
   };
 }
@@ -78,7 +101,10 @@ function otlpProtobuf(spans: object[]): Uint8Array {
     traceId: b64(s.traceId as string),
     spanId: b64(s.spanId as string),
     ...(s.parentSpanId === undefined ? {} : { parentSpanId: b64(s.parentSpanId as string) }),
-    links: (s.links as Array<{ traceId: string; spanId: string }>).map((l) => ({ traceId: b64(l.traceId), spanId: b64(l.spanId) })),
+    links: (s.links as Array<{ traceId: string; spanId: string }>).map((l) => ({
+      traceId: b64(l.traceId),
+      spanId: b64(l.spanId),
+    })),
   });
   return T.encode(T.fromObject(otlpRequest(spans.map((s) => withBytes(s as Record<string, unknown>))))).finish();
 }
@@ -90,22 +116,73 @@ function otlpProtobuf(spans: object[]): Uint8Array {
 function otlpMetrics(): object {
   const ns = (t: number) => String(BigInt(T0_S + t) * 1_000_000_000n);
   const points = (n: number, point: (i: number) => object): object[] =>
-    Array.from({ length: n }, (_, i) => ({ attributes: [{ key: 'route', value: { stringValue: `/items/${i % 16}` } }], startTimeUnixNano: ns(-60), timeUnixNano: ns(i >> 4), ...point(i) }));
+    Array.from({ length: n }, (_, i) => ({
+      attributes: [{ key: 'route', value: { stringValue: `/items/${i % 16}` } }],
+      startTimeUnixNano: ns(-60),
+      timeUnixNano: ns(i >> 4),
+      ...point(i),
+    }));
   const metrics = [
-    { name: 'warmup.gauge', unit: 'By', gauge: { dataPoints: points(32, (i) => (i % 2 ? { asInt: String(i) } : { asDouble: i / 3 })) } },
-    { name: 'warmup.sum', unit: '1', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points(32, (i) => ({ asInt: String(i * 10) })) } },
+    {
+      name: 'warmup.gauge',
+      unit: 'By',
+      gauge: { dataPoints: points(32, (i) => (i % 2 ? { asInt: String(i) } : { asDouble: i / 3 })) },
+    },
+    {
+      name: 'warmup.sum',
+      unit: '1',
+      sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points(32, (i) => ({ asInt: String(i * 10) })) },
+    },
     {
       name: 'warmup.histogram',
       unit: 'ms',
-      histogram: { aggregationTemporality: 1, dataPoints: points(32, (i) => ({ count: '6', sum: i * 1.5, min: 0.5, max: 90, bucketCounts: ['1', '2', '3', '0'], explicitBounds: [1, 10, 100] })) },
+      histogram: {
+        aggregationTemporality: 1,
+        dataPoints: points(32, (i) => ({
+          count: '6',
+          sum: i * 1.5,
+          min: 0.5,
+          max: 90,
+          bucketCounts: ['1', '2', '3', '0'],
+          explicitBounds: [1, 10, 100],
+        })),
+      },
     },
     {
       name: 'warmup.exponential',
-      exponentialHistogram: { aggregationTemporality: 2, dataPoints: points(16, (i) => ({ count: '3', sum: i, scale: 3, zeroCount: '0', positive: { offset: 4, bucketCounts: ['1', '0', '2'] } })) },
+      exponentialHistogram: {
+        aggregationTemporality: 2,
+        dataPoints: points(16, (i) => ({
+          count: '3',
+          sum: i,
+          scale: 3,
+          zeroCount: '0',
+          positive: { offset: 4, bucketCounts: ['1', '0', '2'] },
+        })),
+      },
     },
-    { name: 'warmup.summary', summary: { dataPoints: points(16, (i) => ({ count: '4', sum: i, quantileValues: [{ quantile: 0.5, value: i }, { quantile: 0.99, value: i * 2 }] })) } },
+    {
+      name: 'warmup.summary',
+      summary: {
+        dataPoints: points(16, (i) => ({
+          count: '4',
+          sum: i,
+          quantileValues: [
+            { quantile: 0.5, value: i },
+            { quantile: 0.99, value: i * 2 },
+          ],
+        })),
+      },
+    },
   ];
-  return { resourceMetrics: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] }, scopeMetrics: [{ scope: { name: 'warmup', version: '1.0.0' }, metrics }] }] };
+  return {
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] },
+        scopeMetrics: [{ scope: { name: 'warmup', version: '1.0.0' }, metrics }],
+      },
+    ],
+  };
 }
 
 /** OTLP/JSON log records, as an SDK's batch processor sends them. */
@@ -115,17 +192,32 @@ function otlpLogs(): object {
     observedTimeUnixNano: String(BigInt(T0_S + i) * 1_000_000_000n + 5n),
     severityNumber: i % 10 === 0 ? 17 : 9,
     severityText: i % 10 === 0 ? 'ERROR' : 'INFO',
-    body: i % 8 === 0 ? { kvlistValue: { values: [{ key: 'code', value: { intValue: 500 } }] } } : { stringValue: `GET /items/${i} 200` },
-    attributes: [{ key: 'user', value: { stringValue: `u${i % 7}` } }, { key: 'attempt', value: { intValue: i % 3 } }],
+    body:
+      i % 8 === 0
+        ? { kvlistValue: { values: [{ key: 'code', value: { intValue: 500 } }] } }
+        : { stringValue: `GET /items/${i} 200` },
+    attributes: [
+      { key: 'user', value: { stringValue: `u${i % 7}` } },
+      { key: 'attempt', value: { intValue: i % 3 } },
+    ],
     ...(i % 2 ? { traceId: hex(i + 1, 16), spanId: hex(i + 1, 8), flags: 1 } : {}),
   }));
-  return { resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] }, scopeLogs: [{ scope: { name: 'warmup' }, logRecords }] }] };
+  return {
+    resourceLogs: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'warmup' } }] },
+        scopeLogs: [{ scope: { name: 'warmup' }, logRecords }],
+      },
+    ],
+  };
 }
 
 /** The protobuf encoding of an OTLP/JSON-shaped request (hex ids made bytes). */
 function otlpEncoded(type: 'ExportMetricsServiceRequest' | 'ExportLogsServiceRequest', request: object): Uint8Array {
   const T = otlpTypes()[type];
-  const withBytes = JSON.parse(JSON.stringify(request), (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex').toString('base64') : v)) as object;
+  const withBytes = JSON.parse(JSON.stringify(request), (k, v: unknown) =>
+    typeof v === 'string' && (k === 'traceId' || k === 'spanId') ? Buffer.from(v, 'hex').toString('base64') : v,
+  ) as object;
   return T.encode(T.fromObject(withBytes)).finish();
 }
 
@@ -152,31 +244,71 @@ function lines(make: (i: number) => string): Uint8Array {
 
 /** One body of every format a parse job takes, with its job. */
 export function warmupJobs(nowMs: number): WarmupJob[] {
-  const log = { table: TABLE, timeColumn: 'time', tagColumns: ['host'], dbUnit: 'ns' as const, now: BigInt(Math.trunc(nowMs)) * 1_000_000n };
+  const log = {
+    table: TABLE,
+    timeColumn: 'time',
+    tagColumns: ['host'],
+    dbUnit: 'ns' as const,
+    now: BigInt(Math.trunc(nowMs)) * 1_000_000n,
+  };
   const spans = spanObjects();
-  const streams = [0, 1].map((s) => ({ job: `job-${s}`, lines: Array.from({ length: ROWS / 2 }, (_, i) => [String((T0_S + i) * 1e9), `line ${i} of ${s}`]) }));
+  const streams = [0, 1].map((s) => ({
+    job: `job-${s}`,
+    lines: Array.from({ length: ROWS / 2 }, (_, i) => [String((T0_S + i) * 1e9), `line ${i} of ${s}`]),
+  }));
   const lokiJson = { streams: streams.map((s) => ({ stream: { job: s.job }, values: s.lines })) };
   const lokiProto = LOKI_PUSH_REQUEST.fromObject({
-    streams: streams.map((s) => ({ labels: `{job="${s.job}"}`, entries: s.lines.map(([t, line]) => ({ timestamp: { seconds: Math.floor(Number(t) / 1e9), nanos: 0 }, line })) })),
+    streams: streams.map((s) => ({
+      labels: `{job="${s.job}"}`,
+      entries: s.lines.map(([t, line]) => ({ timestamp: { seconds: Math.floor(Number(t) / 1e9), nanos: 0 }, line })),
+    })),
   });
   const prom = PROM_TYPES.WriteRequest.fromObject({
     timeseries: Array.from({ length: ROWS / 4 }, (_, i) => ({
-      labels: [{ name: '__name__', value: 'warmup_requests' }, { name: 'instance', value: `node-${i}` }, { name: 'job', value: 'warmup' }],
+      labels: [
+        { name: '__name__', value: 'warmup_requests' },
+        { name: 'instance', value: `node-${i}` },
+        { name: 'job', value: 'warmup' },
+      ],
       samples: [0, 1, 2, 3].map((k) => ({ value: i + k / 4, timestamp: (T0_S + k) * 1000 })),
     })),
   });
   return [
     { job: { format: 'otlp-protobuf', table: TABLE, dbUnit: 'ns' }, body: otlpProtobuf(spans) },
     { job: { format: 'otlp-json', table: TABLE, dbUnit: 'ns' }, body: utf8.encode(JSON.stringify(otlpRequest(spans))) },
-    { job: { format: 'bulk', ...log }, body: lines((i) => `{"${i % 2 === 0 ? 'create' : 'index'}":{}}\n${JSON.stringify(logDocument(i))}`) },
+    {
+      job: { format: 'bulk', ...log },
+      body: lines((i) => `{"${i % 2 === 0 ? 'create' : 'index'}":{}}\n${JSON.stringify(logDocument(i))}`),
+    },
     { job: { format: 'ndjson', ...log }, body: lines((i) => JSON.stringify(logDocument(i))) },
     { job: { format: 'loki-json', ...log }, body: utf8.encode(JSON.stringify(lokiJson)) },
     { job: { format: 'loki-protobuf', ...log }, body: LOKI_PUSH_REQUEST.encode(lokiProto).finish() },
-    { job: { format: 'opentsdb-json', precision: undefined, dbUnit: 'ns' }, body: utf8.encode(JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ metric: 'sys.cpu.user', timestamp: T0_S + i, value: i % 3 === 0 ? i : i / 8, tags: { host: `web-${i % 4}`, cpu: String(i % 2) } })))) },
+    {
+      job: { format: 'opentsdb-json', precision: undefined, dbUnit: 'ns' },
+      body: utf8.encode(
+        JSON.stringify(
+          Array.from({ length: ROWS }, (_, i) => ({
+            metric: 'sys.cpu.user',
+            timestamp: T0_S + i,
+            value: i % 3 === 0 ? i : i / 8,
+            tags: { host: `web-${i % 4}`, cpu: String(i % 2) },
+          })),
+        ),
+      ),
+    },
     { job: { format: 'prom-write', dbUnit: 'ns' }, body: PROM_TYPES.WriteRequest.encode(prom).finish() },
-    { job: { format: 'otlp-metrics-protobuf', dbUnit: 'ns' }, body: otlpEncoded('ExportMetricsServiceRequest', otlpMetrics()) },
+    {
+      job: { format: 'otlp-metrics-protobuf', dbUnit: 'ns' },
+      body: otlpEncoded('ExportMetricsServiceRequest', otlpMetrics()),
+    },
     { job: { format: 'otlp-metrics-json', dbUnit: 'ns' }, body: utf8.encode(JSON.stringify(otlpMetrics())) },
-    { job: { format: 'otlp-logs-protobuf', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n }, body: otlpEncoded('ExportLogsServiceRequest', otlpLogs()) },
-    { job: { format: 'otlp-logs-json', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n }, body: utf8.encode(JSON.stringify(otlpLogs())) },
+    {
+      job: { format: 'otlp-logs-protobuf', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n },
+      body: otlpEncoded('ExportLogsServiceRequest', otlpLogs()),
+    },
+    {
+      job: { format: 'otlp-logs-json', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n },
+      body: utf8.encode(JSON.stringify(otlpLogs())),
+    },
   ];
 }

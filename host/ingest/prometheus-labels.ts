@@ -5,7 +5,18 @@
 const NAME = /[a-zA-Z_][a-zA-Z0-9_]*/y;
 const SPACE = /[ \t\r\n]*/y;
 
-const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"', "'": "'" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+};
 const HEX_DIGITS: Record<string, number> = { x: 2, u: 4, U: 8 };
 
 /** Parses a label set; returns the pairs in order, or a string saying what is wrong. */

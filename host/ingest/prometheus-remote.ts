@@ -108,7 +108,11 @@ const MATCHER_TYPES: MatcherType[] = ['EQ', 'NEQ', 'RE', 'NRE'];
 /** Parses a (snappy-decoded) ReadRequest. Throws 'protobuf' or 'badParameter' (a bad regex). */
 export function parsePromRead(message: Uint8Array): PromQuery[] {
   const req = decodeMessage<{
-    queries: Array<{ start_timestamp_ms: Int64; end_timestamp_ms: Int64; matchers: Array<{ type: number; name: string; value: string }> }>;
+    queries: Array<{
+      start_timestamp_ms: Int64;
+      end_timestamp_ms: Int64;
+      matchers: Array<{ type: number; name: string; value: string }>;
+    }>;
   }>(PROM_TYPES.ReadRequest, message, 'a Prometheus ReadRequest');
   return req.queries.map((q, i) => ({
     startMs: int64ToBigInt(q.start_timestamp_ms),
@@ -122,7 +126,10 @@ export function parsePromRead(message: Uint8Array): PromQuery[] {
         // the server (a JavaScript RegExp backtracks). Anchored at both ends, `.` matching `\n`.
         return { type, name: m.name, value: m.value, regex: RE2JS.compile(m.value, RE2JS.DOTALL) };
       } catch (e) {
-        throw new UserError('badParameter', `queries[${i}]: invalid regular expression ${JSON.stringify(m.value)}: ${(e as Error).message}`);
+        throw new UserError(
+          'badParameter',
+          `queries[${i}]: invalid regular expression ${JSON.stringify(m.value)}: ${(e as Error).message}`,
+        );
       }
     }),
   }));

@@ -62,7 +62,10 @@ function interning(Base: typeof protobuf.Reader): typeof protobuf.Reader {
 
 const InterningReader = interning(protobuf.Reader);
 /** Under Node, protobufjs reads Buffers with a BufferReader (native UTF-8 for long strings). */
-const InterningBufferReader = typeof Buffer === 'undefined' ? InterningReader : interning(protobuf.BufferReader as unknown as typeof protobuf.Reader);
+const InterningBufferReader =
+  typeof Buffer === 'undefined'
+    ? InterningReader
+    : interning(protobuf.BufferReader as unknown as typeof protobuf.Reader);
 
 /** The bytes of `n` as a protobuf varint (a length already read). */
 function varintBytes(n: number): number {
@@ -82,7 +85,10 @@ function varintBytes(n: number): number {
 export function decodeMessage<T>(type: protobuf.Type, bytes: Uint8Array, what: string, intern = false): T {
   try {
     if (!intern) return type.decode(bytes) as unknown as T;
-    const reader = typeof Buffer !== 'undefined' && Buffer.isBuffer(bytes) ? new InterningBufferReader(bytes) : new InterningReader(bytes);
+    const reader =
+      typeof Buffer !== 'undefined' && Buffer.isBuffer(bytes)
+        ? new InterningBufferReader(bytes)
+        : new InterningReader(bytes);
     return type.decode(reader) as unknown as T;
   } catch (e) {
     throw new UserError('protobuf', `cannot decode the body as ${what}: ${(e as Error).message}`, { cause: e });

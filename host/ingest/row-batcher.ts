@@ -24,7 +24,11 @@ export class RowBatcher {
   #rows = 0;
 
   /** `seriesKeys` as for WriteBatchBuilder (false: every row's series is new, as a span's). */
-  constructor({ maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES, seriesKeys = true }: { maxRowsPerBatch?: number; maxBatchBytes?: number; seriesKeys?: boolean } = {}) {
+  constructor({
+    maxRowsPerBatch = DEFAULT_MAX_ROWS_PER_BATCH,
+    maxBatchBytes = DEFAULT_MAX_BATCH_BYTES,
+    seriesKeys = true,
+  }: { maxRowsPerBatch?: number; maxBatchBytes?: number; seriesKeys?: boolean } = {}) {
     this.#maxRows = Math.max(1, maxRowsPerBatch);
     this.#maxBytes = Math.max(1, maxBatchBytes);
     this.#seriesKeys = seriesKeys;
@@ -42,7 +46,13 @@ export class RowBatcher {
    * without fields), adding nothing (the batch before it may have been finished). `tagsKey` as
    * for WriteBatchBuilder.addRow.
    */
-  add(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[], tagsKey?: string): void {
+  add(
+    table: string,
+    tags: ReadonlyArray<readonly [string, string]>,
+    ts: bigint,
+    fields: readonly FieldInput[],
+    tagsKey?: string,
+  ): void {
     if (this.#builder.wouldOverfill(table, fields, this.#maxBytes)) this.#cut();
     this.#builder.addRow(table, tags, ts, fields, tagsKey);
     this.#rows++;

@@ -36,5 +36,8 @@ export class TimestampConverter {
 }
 
 function overflow(ts: bigint, unit: RequestUnit): UserError {
-  return new UserError('timestampOverflow', `timestamp ${ts} (${unit}) is out of range when converted to the database precision`);
+  return new UserError(
+    'timestampOverflow',
+    `timestamp ${ts} (${unit}) is out of range when converted to the database precision`,
+  );
 }

@@ -54,7 +54,12 @@ export interface WindowScan {
  * for a longer line or when the core takes nothing of a window that is not the last): the
  * batches and their rows, or undefined when the core bailed or left a non-finite DOUBLE.
  */
-export function scanInWindows(core: Core, body: Uint8Array, windowBytes: number, kind: WindowScan): { batches: Uint8Array[]; rows: number } | undefined {
+export function scanInWindows(
+  core: Core,
+  body: Uint8Array,
+  windowBytes: number,
+  kind: WindowScan,
+): { batches: Uint8Array[]; rows: number } | undefined {
   const batches: Uint8Array[] = [];
   let rows = 0;
   let window = windowBytes;
@@ -111,7 +116,15 @@ function copyScannedBatch(core: Core, r: Uint32Array, inputPtr: number): Uint8Ar
  * each at `fixupPtr`: token offset from `inputPtr`, token length, destination offset in the batch)
  * with Number(text); with `finiteOnly`, undefined if one is not finite.
  */
-export function copyBatch(core: Core, at: number, len: number, fixupPtr: number, count: number, inputPtr: number, finiteOnly: boolean): Uint8Array | undefined {
+export function copyBatch(
+  core: Core,
+  at: number,
+  len: number,
+  fixupPtr: number,
+  count: number,
+  inputPtr: number,
+  finiteOnly: boolean,
+): Uint8Array | undefined {
   const mem = core.bytes();
   const batch = mem.slice(at, at + len);
   if (count > 0) {

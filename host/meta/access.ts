@@ -76,7 +76,8 @@ export function has(user: UserDef, t: TenantDef, db: string, need: Privilege): b
 export function requirePrivilege(user: UserDef, t: TenantDef, db: string, need: Privilege): void {
   if (db === ALL_DATABASES) {
     const wide = tenantWide(user, t);
-    if (wide === undefined || RANK[wide] < RANK[need]) throw denied(`${DEBUG_NAMES[need]} on all databases of tenant ${t.name}`);
+    if (wide === undefined || RANK[wide] < RANK[need])
+      throw denied(`${DEBUG_NAMES[need]} on all databases of tenant ${t.name}`);
     return;
   }
   if (!has(user, t, db, need)) throw denied(`${DEBUG_NAMES[need]} on database ${db} of tenant ${t.name}`);
@@ -86,7 +87,13 @@ export function requirePrivilege(user: UserDef, t: TenantDef, db: string, need: 
 const DEBUG_NAMES: Record<Privilege, string> = { read: 'Read', write: 'Write', all: 'Full' };
 
 /** Tenant membership, then the privilege, then that the database exists (in that order). */
-export function requireDatabaseAccess(catalog: Catalog, user: UserDef, tenant: string, db: string, need: Privilege): DatabaseDef {
+export function requireDatabaseAccess(
+  catalog: Catalog,
+  user: UserDef,
+  tenant: string,
+  db: string,
+  need: Privilege,
+): DatabaseDef {
   const t = requireTenant(catalog, user, tenant);
   requirePrivilege(user, t, db, need);
   return catalog.requireDatabase(tenant, db);

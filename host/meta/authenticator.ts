@@ -63,11 +63,18 @@ export class Authenticator {
     const digest = createHash('sha256').update(user).update('\0').update(password).digest('base64');
     const found = this.#catalog.users.get(user);
     const cached = this.#cache.get(digest);
-    if (found !== undefined && cached !== undefined && cached.user === user && cached.passwordHash === found.passwordHash) return found;
+    if (
+      found !== undefined &&
+      cached !== undefined &&
+      cached.user === user &&
+      cached.passwordHash === found.passwordHash
+    )
+      return found;
 
     // No stored password is the empty one; it is still checked by scrypt, so that every login
     // costs the same whether the user has a password or not.
-    const stored = found === undefined ? undefined : found.passwordHash === '' ? await EMPTY_HASH_PROMISE : found.passwordHash;
+    const stored =
+      found === undefined ? undefined : found.passwordHash === '' ? await EMPTY_HASH_PROMISE : found.passwordHash;
     const usable = stored !== undefined && isPasswordHash(stored) && (password !== '' || this.#allowEmptyPassword);
     await this.#slot();
     let ok: boolean;

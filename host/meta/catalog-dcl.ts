@@ -18,7 +18,17 @@ import {
   userNotFound,
 } from '../core/meta-errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
-import { DAY_MS, DEFAULT_TENANT, ROOT_USER, type Catalog, type DatabaseDef, type DatabasePrivilege, type SystemRole, type TenantDef, type UserDef } from './catalog.js';
+import {
+  DAY_MS,
+  DEFAULT_TENANT,
+  ROOT_USER,
+  type Catalog,
+  type DatabaseDef,
+  type DatabasePrivilege,
+  type SystemRole,
+  type TenantDef,
+  type UserDef,
+} from './catalog.js';
 import { checkObjectName } from './catalog-ddl.js';
 import { objectLimit, type LimiterConfig } from './limiter-config.js';
 
@@ -72,7 +82,8 @@ export function createTenantDef(c: Catalog, name: string, options: TenantOptions
 export function alterTenantDef(c: Catalog, name: string, change: Partial<TenantOptions>): TenantDef {
   const t = requireTenantDef(c, name);
   // A limit on the system tenant could lock its admins out (CnosDB refuses it too).
-  if (name === DEFAULT_TENANT && change.limiter !== undefined && change.limiter !== null) throw new UserError('forbidLimitTenant', `Tenant ${name} cannot be restricted`);
+  if (name === DEFAULT_TENANT && change.limiter !== undefined && change.limiter !== null)
+    throw new UserError('forbidLimitTenant', `Tenant ${name} cannot be restricted`);
   if (change.dropAfter !== undefined && change.dropAfter !== null) parseDropAfter(change.dropAfter);
   if (change.comment !== undefined) t.comment = change.comment;
   if (change.dropAfter !== undefined) t.dropAfter = change.dropAfter;
@@ -90,7 +101,9 @@ export function dropTenantDef(c: Catalog, name: string): DatabaseDef[] {
 
 // ---- users
 
-export type UserChange = Partial<Pick<UserDef, 'passwordHash' | 'scramVerifier' | 'admin' | 'mustChangePassword' | 'comment'>>;
+export type UserChange = Partial<
+  Pick<UserDef, 'passwordHash' | 'scramVerifier' | 'admin' | 'mustChangePassword' | 'comment'>
+>;
 
 /** A new user's options; without a SCRAM verifier the PostgreSQL port asks for the password in clear text. */
 export type NewUser = Omit<Required<UserChange>, 'scramVerifier'> & Pick<UserChange, 'scramVerifier'>;
@@ -106,7 +119,11 @@ export function createUserDef(c: Catalog, name: string, options: NewUser): UserD
 export function alterUserDef(c: Catalog, name: string, change: UserChange): UserDef {
   const u = requireUserDef(c, name);
   // CnosDB refuses any change of root's granted_admin, to true as well (meta's user options).
-  if (name === ROOT_USER && change.admin !== undefined) throw new UserError('invalidParam', `Invalid parameter : The ${ROOT_USER} user does not support changing granted_admin`);
+  if (name === ROOT_USER && change.admin !== undefined)
+    throw new UserError(
+      'invalidParam',
+      `Invalid parameter : The ${ROOT_USER} user does not support changing granted_admin`,
+    );
   Object.assign(u, change);
   c.changed();
   return u;
@@ -146,7 +163,13 @@ export function dropUserDef(c: Catalog, name: string): void {
  * roles, so that adding a member with its tenant's role works from any session.
  */
 function checkRole(c: Catalog, t: TenantDef, sessionTenant: string, role: string): void {
-  if (role === 'owner' || role === 'member' || t.roles.has(role) || c.tenants.get(sessionTenant)?.roles.has(role) === true) return;
+  if (
+    role === 'owner' ||
+    role === 'member' ||
+    t.roles.has(role) ||
+    c.tenants.get(sessionTenant)?.roles.has(role) === true
+  )
+    return;
   throw roleNotFound(role);
 }
 
@@ -157,7 +180,10 @@ export function addMemberDef(c: Catalog, tenant: string, user: string, role: str
   if (t.members.has(user)) throw memberExists(user, tenant);
   const max = objectLimit(t.limiter, 'max_users_number');
   if (max !== undefined && t.members.size >= max) {
-    throw new UserError('objectLimit', `Meta: the tenant ${tenant} has reached its limit of ${max} members (max_users_number)`);
+    throw new UserError(
+      'objectLimit',
+      `Meta: the tenant ${tenant} has reached its limit of ${max} members (max_users_number)`,
+    );
   }
   t.members.set(user, role);
   c.changed();
@@ -183,7 +209,8 @@ export function removeMemberDef(c: Catalog, tenant: string, user: string): void 
 export function createRoleDef(c: Catalog, tenant: string, name: string, inherit: SystemRole | null): void {
   const t = requireTenantDef(c, tenant);
   checkObjectName(name);
-  if (name === 'owner' || name === 'member') throw new UserError('forbidCreateSystemRole', `Couldn't create a role with the same name as system role: ${name}`);
+  if (name === 'owner' || name === 'member')
+    throw new UserError('forbidCreateSystemRole', `Couldn't create a role with the same name as system role: ${name}`);
   if (t.roles.has(name)) throw roleExists(name);
   t.roles.set(name, { inherit, privileges: new Map() });
   c.changed();
@@ -192,7 +219,8 @@ export function createRoleDef(c: Catalog, tenant: string, name: string, inherit:
 /** Drops a custom role; members that had it keep their membership and have no privilege. */
 export function dropRoleDef(c: Catalog, tenant: string, name: string): void {
   const t = requireTenantDef(c, tenant);
-  if (name === 'owner' || name === 'member') throw new UserError('forbidDropSystemRole', `Couldn't Drop System Role ${name}`);
+  if (name === 'owner' || name === 'member')
+    throw new UserError('forbidDropSystemRole', `Couldn't Drop System Role ${name}`);
   if (!t.roles.delete(name)) throw roleNotFound(name);
   c.changed();
 }
@@ -209,7 +237,13 @@ export interface PrivilegeChange {
  * (Write includes Read, so revoking Read leaves nothing). Revoking what was never granted,
  * inherited privileges included, is CnosDB's "cannot revoke" error.
  */
-export function changePrivileges(c: Catalog, tenant: string, role: string, kind: 'grant' | 'revoke', changes: readonly PrivilegeChange[]): void {
+export function changePrivileges(
+  c: Catalog,
+  tenant: string,
+  role: string,
+  kind: 'grant' | 'revoke',
+  changes: readonly PrivilegeChange[],
+): void {
   const t = requireTenantDef(c, tenant);
   const r = t.roles.get(role);
   if (r === undefined) throw roleNotFound(role);
@@ -222,7 +256,10 @@ export function changePrivileges(c: Catalog, tenant: string, role: string, kind:
       continue;
     }
     if (had === undefined || RANK[had] < RANK[level]) {
-      throw new UserError('privilegeNotGranted', `Meta: cannot revoke the privilege ${PRIVILEGE_NAMES[level]} on database ${database} of role ${role}`);
+      throw new UserError(
+        'privilegeNotGranted',
+        `Meta: cannot revoke the privilege ${PRIVILEGE_NAMES[level]} on database ${database} of role ${role}`,
+      );
     }
     const left = BY_RANK[RANK[level] - 1];
     if (left === undefined) next.delete(database);
@@ -242,13 +279,18 @@ export function checkDatabaseLimits(c: Catalog, tenant: string, options: Databas
     throw new UserError('objectLimit', `Meta: ${what} of tenant ${tenant}`);
   };
   const maxDbs = objectLimit(limiter, 'max_databases');
-  if (creating && maxDbs !== undefined && c.databases(tenant).length >= maxDbs) fail(`database number exceeds the limit of ${maxDbs} (max_databases)`);
+  if (creating && maxDbs !== undefined && c.databases(tenant).length >= maxDbs)
+    fail(`database number exceeds the limit of ${maxDbs} (max_databases)`);
   const maxShards = objectLimit(limiter, 'max_shard_number');
-  if (maxShards !== undefined && options.shard > maxShards) fail(`shard number ${options.shard} exceeds the limit of ${maxShards} (max_shard_number)`);
+  if (maxShards !== undefined && options.shard > maxShards)
+    fail(`shard number ${options.shard} exceeds the limit of ${maxShards} (max_shard_number)`);
   const maxReplicas = objectLimit(limiter, 'max_replicate_number');
-  if (maxReplicas !== undefined && options.replica > maxReplicas) fail(`replica number ${options.replica} exceeds the limit of ${maxReplicas} (max_replicate_number)`);
+  if (maxReplicas !== undefined && options.replica > maxReplicas)
+    fail(`replica number ${options.replica} exceeds the limit of ${maxReplicas} (max_replicate_number)`);
   const maxDays = objectLimit(limiter, 'max_retention_time');
   if (maxDays !== undefined && (options.ttlMs === null || options.ttlMs > maxDays * DAY_MS)) {
-    fail(`TTL ${options.ttlMs === null ? 'INF' : `${options.ttlMs / DAY_MS} days`} exceeds the limit of ${maxDays} days (max_retention_time)`);
+    fail(
+      `TTL ${options.ttlMs === null ? 'INF' : `${options.ttlMs / DAY_MS} days`} exceeds the limit of ${maxDays} days (max_retention_time)`,
+    );
   }
 }

@@ -6,7 +6,15 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { ValueType } from '../core/write-batch.js';
-import { DEFAULT_TENANT, findColumn, isUndroppableDatabase, type Catalog, type ColumnDef, type DatabaseDef, type TableDef } from './catalog.js';
+import {
+  DEFAULT_TENANT,
+  findColumn,
+  isUndroppableDatabase,
+  type Catalog,
+  type ColumnDef,
+  type DatabaseDef,
+  type TableDef,
+} from './catalog.js';
 import { checkCodec } from './codec-names.js';
 import { objectNameProblem } from '../core/object-names.js';
 import { GEOMETRY_SUB_TYPES, type GeometryColumnType } from '../core/geometry/geometry.js';
@@ -35,8 +43,10 @@ function checkOptions(o: DatabaseOptions): void {
   };
   if (!(Number.isSafeInteger(o.shard) && o.shard > 0)) bad(`shard must be greater than 0, got ${o.shard}`);
   if (!(Number.isSafeInteger(o.replica) && o.replica > 0)) bad(`replica must be greater than 0, got ${o.replica}`);
-  if (!(Number.isSafeInteger(o.vnodeDurationMs) && o.vnodeDurationMs > 0)) bad(`vnode_duration must be positive, got ${o.vnodeDurationMs} ms`);
-  if (o.ttlMs !== null && !(Number.isSafeInteger(o.ttlMs) && o.ttlMs > 0)) bad(`ttl must be positive or INF, got ${o.ttlMs} ms`);
+  if (!(Number.isSafeInteger(o.vnodeDurationMs) && o.vnodeDurationMs > 0))
+    bad(`vnode_duration must be positive, got ${o.vnodeDurationMs} ms`);
+  if (o.ttlMs !== null && !(Number.isSafeInteger(o.ttlMs) && o.ttlMs > 0))
+    bad(`ttl must be positive or INF, got ${o.ttlMs} ms`);
   if (!['NS', 'US', 'MS'].includes(o.precision)) bad(`precision must be one of ms, us, ns, got ${o.precision}`);
 }
 
@@ -52,9 +62,16 @@ function isSystemSchema(tenant: string, name: string): boolean {
 }
 
 /** `system`: the server creates one of its own databases (usage_schema, server/usage-metrics.ts). */
-export function createDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions, system = false): DatabaseDef {
+export function createDatabaseDef(
+  catalog: Catalog,
+  tenant: string,
+  name: string,
+  options: DatabaseOptions,
+  system = false,
+): DatabaseDef {
   checkObjectName(name);
-  if (!system && isSystemSchema(tenant, name)) throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
+  if (!system && isSystemSchema(tenant, name))
+    throw new UserError('sqlPlan', `Database "${name}" is a system schema and cannot be created`);
   if (!catalog.tenants.has(tenant)) throw new UserError('tenantNotFound', `The tenant ${tenant} not found`);
   if (catalog.database(tenant, name) !== undefined) throw databaseExists(name);
   checkOptions(options);
@@ -64,11 +81,19 @@ export function createDatabaseDef(catalog: Catalog, tenant: string, name: string
 }
 
 /** Replaces the options. Precision cannot change once data may exist (CnosDB: unmodifiable). */
-export function alterDatabaseDef(catalog: Catalog, tenant: string, name: string, options: DatabaseOptions): DatabaseDef {
+export function alterDatabaseDef(
+  catalog: Catalog,
+  tenant: string,
+  name: string,
+  options: DatabaseOptions,
+): DatabaseDef {
   const db = catalog.requireDatabase(tenant, name);
   checkOptions(options);
   if (options.precision !== db.options.precision) {
-    throw new UserError('sqlParse', 'database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA');
+    throw new UserError(
+      'sqlParse',
+      'database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA',
+    );
   }
   db.options = { ...options };
   catalog.changed();
@@ -83,10 +108,17 @@ export function dropDatabaseDef(catalog: Catalog, tenant: string, name: string):
 }
 
 /** A geometry declaration the engine let through must still be one the catalog can keep. */
-function checkGeometry(name: string, type: ValueType, g: GeometryColumnType | undefined): { geometry?: GeometryColumnType } {
+function checkGeometry(
+  name: string,
+  type: ValueType,
+  g: GeometryColumnType | undefined,
+): { geometry?: GeometryColumnType } {
   if (g === undefined) return {};
   if (type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0) {
-    throw new UserError('columnDataType', `Semantic error: Unexpected data type Geometry(${g.subType}, ${g.srid}) of ${name}, `);
+    throw new UserError(
+      'columnDataType',
+      `Semantic error: Unexpected data type Geometry(${g.subType}, ${g.srid}) of ${name}, `,
+    );
   }
   return { geometry: { subType: g.subType, srid: g.srid } };
 }
@@ -103,26 +135,40 @@ export function requireTable(db: DatabaseDef, table: string): TableDef {
 
 export function createTableDef(catalog: Catalog, db: DatabaseDef, def: NewTable): TableDef {
   checkName(def.name);
-  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true) throw tableExists(def.name);
+  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true)
+    throw tableExists(def.name);
   if (def.fields.length === 0) throw new UserError('sqlParse', 'Expected field columns when create table');
   const seen = new Set<string>();
   for (const c of [...def.tags, ...def.fields]) {
     checkName(c.name);
-    if (c.name === 'time') throw new UserError('sqlPlan', `column time already exists in table ${db.tenant}.${db.name}.${def.name}`);
+    if (c.name === 'time')
+      throw new UserError('sqlPlan', `column time already exists in table ${db.tenant}.${db.name}.${def.name}`);
     if (seen.has(c.name)) throw new UserError('sqlPlan', `Field or Tag have the same name ${c.name}`);
     seen.add(c.name);
   }
-  for (const t of def.tags) if (t.codec !== undefined && t.codec.toUpperCase() !== 'DEFAULT') checkCodec(t.codec, ValueType.Tag);
+  for (const t of def.tags)
+    if (t.codec !== undefined && t.codec.toUpperCase() !== 'DEFAULT') checkCodec(t.codec, ValueType.Tag);
   const fieldCodecs = def.fields.map((f) => {
-    if (!(f.type >= ValueType.Double && f.type <= ValueType.String)) throw new UserError('sqlPlan', `Unexpected data type ${f.type} of ${f.name}, `);
+    if (!(f.type >= ValueType.Double && f.type <= ValueType.String))
+      throw new UserError('sqlPlan', `Unexpected data type ${f.type} of ${f.name}, `);
     return checkCodec(f.codec, f.type);
   });
   const geometries = def.fields.map((f) => checkGeometry(f.name, f.type, f.geometry));
   const timeCodec = checkCodec(def.timeCodec, 'time');
   // Ids in creation order: the table, its tags, its fields (SELECT * order is by id).
   const table: TableDef = { id: catalog.nextId(), name: def.name, tags: [], fields: [], timeCodec };
-  for (const t of def.tags) table.tags.push({ id: catalog.nextId(), name: t.name, kind: 'tag', type: ValueType.Tag, codec: 'DEFAULT' });
-  def.fields.forEach((f, i) => { table.fields.push({ id: catalog.nextId(), name: f.name, kind: 'field', type: f.type, codec: fieldCodecs[i]!, ...geometries[i]! }); });
+  for (const t of def.tags)
+    table.tags.push({ id: catalog.nextId(), name: t.name, kind: 'tag', type: ValueType.Tag, codec: 'DEFAULT' });
+  def.fields.forEach((f, i) => {
+    table.fields.push({
+      id: catalog.nextId(),
+      name: f.name,
+      kind: 'field',
+      type: f.type,
+      codec: fieldCodecs[i]!,
+      ...geometries[i]!,
+    });
+  });
   db.tables.set(def.name, table);
   catalog.changed();
   return table;
@@ -150,7 +196,13 @@ export function alterTableDef(catalog: Catalog, db: DatabaseDef, tableName: stri
     case 'addTag': {
       checkName(change.name);
       exists(change.name);
-      const c: ColumnDef = { id: catalog.nextId(), name: change.name, kind: 'tag', type: ValueType.Tag, codec: 'DEFAULT' };
+      const c: ColumnDef = {
+        id: catalog.nextId(),
+        name: change.name,
+        kind: 'tag',
+        type: ValueType.Tag,
+        codec: 'DEFAULT',
+      };
       table.tags.push(c);
       catalog.changed();
       return { table, column: c };
@@ -163,7 +215,14 @@ export function alterTableDef(catalog: Catalog, db: DatabaseDef, tableName: stri
       }
       const codec = checkCodec(change.codec, change.type);
       const geometry = checkGeometry(change.name, change.type, change.geometry);
-      const c: ColumnDef = { id: catalog.nextId(), name: change.name, kind: 'field', type: change.type, codec, ...geometry };
+      const c: ColumnDef = {
+        id: catalog.nextId(),
+        name: change.name,
+        kind: 'field',
+        type: change.type,
+        codec,
+        ...geometry,
+      };
       table.fields.push(c);
       catalog.changed();
       return { table, column: c };
@@ -179,7 +238,8 @@ export function alterTableDef(catalog: Catalog, db: DatabaseDef, tableName: stri
       return { table, column: c };
     }
     case 'renameColumn': {
-      if (change.from === 'time') throw new UserError('notImplemented', 'This feature is not implemented: rename time column');
+      if (change.from === 'time')
+        throw new UserError('notImplemented', 'This feature is not implemented: rename time column');
       const c = column(change.from);
       checkName(change.to);
       exists(change.to);

@@ -72,7 +72,12 @@ interface PersistedTenantV1 extends Pick<TenantDef, 'id' | 'name'> {
   options?: Record<string, string>;
 }
 
-type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables' | 'externalTables' | 'streamTables'> & { tables: TableDef[]; pendingTables?: TableDef[]; externalTables?: ExternalTableDef[]; streamTables?: StreamTableDef[] };
+type PersistedDatabase = Omit<DatabaseDef, 'tables' | 'pendingTables' | 'externalTables' | 'streamTables'> & {
+  tables: TableDef[];
+  pendingTables?: TableDef[];
+  externalTables?: ExternalTableDef[];
+  streamTables?: StreamTableDef[];
+};
 
 /** A pending drop (pending-drops.ts) by value; a table's database by id (it is stored elsewhere). */
 interface PersistedDrop {
@@ -153,7 +158,8 @@ export class CatalogStore {
    */
   async verifySaved(): Promise<CorruptionError | undefined> {
     const text = await this.#file.read();
-    if (text === undefined) return new CorruptionError(this.#file.name, 0, 'missing: a start would make a new, empty catalog');
+    if (text === undefined)
+      return new CorruptionError(this.#file.name, 0, 'missing: a start would make a new, empty catalog');
     try {
       decode(text, this.#file.name);
       return undefined;
@@ -204,9 +210,31 @@ export class CatalogStore {
 
 function initialCatalog(bootstrap: CatalogBootstrap): Catalog {
   const c = new Catalog();
-  c.addTenant({ id: c.nextId(), name: DEFAULT_TENANT, comment: 'system tenant', dropAfter: null, limiter: null, members: new Map([['root', 'owner']]), roles: new Map() });
-  c.addDatabase({ id: c.nextId(), tenant: DEFAULT_TENANT, name: DEFAULT_DATABASE, options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() });
-  c.addUser({ id: c.nextId(), name: 'root', passwordHash: bootstrap.rootPasswordHash, scramVerifier: bootstrap.rootScramVerifier ?? '', admin: true, mustChangePassword: false, comment: 'system admin' });
+  c.addTenant({
+    id: c.nextId(),
+    name: DEFAULT_TENANT,
+    comment: 'system tenant',
+    dropAfter: null,
+    limiter: null,
+    members: new Map([['root', 'owner']]),
+    roles: new Map(),
+  });
+  c.addDatabase({
+    id: c.nextId(),
+    tenant: DEFAULT_TENANT,
+    name: DEFAULT_DATABASE,
+    options: { ...DEFAULT_DATABASE_OPTIONS },
+    tables: new Map(),
+  });
+  c.addUser({
+    id: c.nextId(),
+    name: 'root',
+    passwordHash: bootstrap.rootPasswordHash,
+    scramVerifier: bootstrap.rootScramVerifier ?? '',
+    admin: true,
+    mustChangePassword: false,
+    comment: 'system admin',
+  });
   return c;
 }
 
@@ -214,7 +242,9 @@ function encodeTenant(t: TenantDef): PersistedTenant {
   return {
     ...t,
     members: Object.fromEntries(t.members),
-    roles: Object.fromEntries([...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }])),
+    roles: Object.fromEntries(
+      [...t.roles].map(([k, r]) => [k, { inherit: r.inherit, privileges: Object.fromEntries(r.privileges) }]),
+    ),
   };
 }
 
@@ -224,7 +254,9 @@ function encodeDatabase(d: DatabaseDef): PersistedDatabase {
     ...rest,
     tables: [...d.tables.values()],
     ...(pendingTables === undefined || pendingTables.size === 0 ? {} : { pendingTables: [...pendingTables.values()] }),
-    ...(externalTables === undefined || externalTables.size === 0 ? {} : { externalTables: [...externalTables.values()] }),
+    ...(externalTables === undefined || externalTables.size === 0
+      ? {}
+      : { externalTables: [...externalTables.values()] }),
     ...(streamTables === undefined || streamTables.size === 0 ? {} : { streamTables: [...streamTables.values()] }),
   };
 }
@@ -256,8 +288,17 @@ function decode(text: string, path: string): Catalog {
   } catch (e) {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
-  if (p?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
-  if (p.version !== 1 && p.version !== 2 && p.version !== 3 && p.version !== 4 && p.version !== 5 && p.version !== VERSION) throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
+  if (p?.format !== FORMAT)
+    throw new CorruptionError(path, 0, `format is ${JSON.stringify(p?.format)}, want "${FORMAT}"`);
+  if (
+    p.version !== 1 &&
+    p.version !== 2 &&
+    p.version !== 3 &&
+    p.version !== 4 &&
+    p.version !== 5 &&
+    p.version !== VERSION
+  )
+    throw new CorruptionError(path, 0, `unsupported catalog version ${p.version}, this server reads 1 to ${VERSION}`);
   const c = new Catalog();
   const tenantOf = (t: PersistedTenant | PersistedTenantV1): TenantDef => {
     const check = (ok: boolean, what: string): void => {
@@ -265,8 +306,15 @@ function decode(text: string, path: string): Catalog {
     };
     const roles = new Map<string, RoleDef>();
     for (const [name, r] of Object.entries(t.roles)) {
-      check(r.inherit === 'owner' || r.inherit === 'member' || (p.version >= 2 && r.inherit === null), `role ${JSON.stringify(name)} inherits ${JSON.stringify(r.inherit)}`);
-      for (const [db, level] of Object.entries(r.privileges)) check(level === 'read' || level === 'write' || level === 'all', `role ${JSON.stringify(name)} has privilege ${JSON.stringify(level)} on ${JSON.stringify(db)}`);
+      check(
+        r.inherit === 'owner' || r.inherit === 'member' || (p.version >= 2 && r.inherit === null),
+        `role ${JSON.stringify(name)} inherits ${JSON.stringify(r.inherit)}`,
+      );
+      for (const [db, level] of Object.entries(r.privileges))
+        check(
+          level === 'read' || level === 'write' || level === 'all',
+          `role ${JSON.stringify(name)} has privilege ${JSON.stringify(level)} on ${JSON.stringify(db)}`,
+        );
       roles.set(name, { inherit: r.inherit, privileges: new Map(Object.entries(r.privileges)) });
     }
     let limiter = null;
@@ -281,14 +329,29 @@ function decode(text: string, path: string): Catalog {
         check(false, `limiter: ${(e as Error).message}`);
       }
     }
-    return { id: t.id, name: t.name, comment: t.comment, dropAfter, limiter, members: new Map(Object.entries(t.members)), roles };
+    return {
+      id: t.id,
+      name: t.name,
+      comment: t.comment,
+      dropAfter,
+      limiter,
+      members: new Map(Object.entries(t.members)),
+      roles,
+    };
   };
   const tableOf = (t: TableDef): TableDef => {
     // A GEOMETRY field's declaration (optional; FORMAT.md §3): a sub type this reader knows, srid 0.
     for (const f of t.fields) {
       const g = f.geometry;
-      if (g !== undefined && (f.type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0)) {
-        throw new CorruptionError(path, 0, `table ${JSON.stringify(t.name)} column ${JSON.stringify(f.name)}: geometry ${JSON.stringify(g)} on a field of type ${f.type}`);
+      if (
+        g !== undefined &&
+        (f.type !== ValueType.String || GEOMETRY_SUB_TYPES[g.subType] === undefined || g.srid !== 0)
+      ) {
+        throw new CorruptionError(
+          path,
+          0,
+          `table ${JSON.stringify(t.name)} column ${JSON.stringify(f.name)}: geometry ${JSON.stringify(g)} on a field of type ${f.type}`,
+        );
       }
     }
     return { ...t, tags: t.tags.map(col), fields: t.fields.map(col) };
@@ -298,12 +361,18 @@ function decode(text: string, path: string): Catalog {
     const tables = new Map<string, TableDef>();
     for (const t of d.tables) tables.set(t.name, tableOf(t));
     const db: DatabaseDef = { ...rest, options: { ...DEFAULT_DATABASE_OPTIONS, ...d.options }, tables };
-    if (pendingTables !== undefined && pendingTables.length > 0) db.pendingTables = new Map(pendingTables.map((t) => [t.id, tableOf(t)]));
+    if (pendingTables !== undefined && pendingTables.length > 0)
+      db.pendingTables = new Map(pendingTables.map((t) => [t.id, tableOf(t)]));
     if (externalTables !== undefined && externalTables.length > 0) {
       db.externalTables = new Map();
       for (const t of externalTables) {
         const problem = externalTableProblem(t);
-        if (problem !== undefined || tables.has(t.name) || db.externalTables.has(t.name)) throw new CorruptionError(path, 0, `external table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
+        if (problem !== undefined || tables.has(t.name) || db.externalTables.has(t.name))
+          throw new CorruptionError(
+            path,
+            0,
+            `external table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`,
+          );
         db.externalTables.set(t.name, { ...t, columns: t.columns.map((c) => ({ ...c })) });
       }
     }
@@ -311,7 +380,17 @@ function decode(text: string, path: string): Catalog {
       db.streamTables = new Map();
       for (const t of streamTables) {
         const problem = streamTableProblem(t);
-        if (problem !== undefined || tables.has(t.name) || db.externalTables?.has(t.name) === true || db.streamTables.has(t.name)) throw new CorruptionError(path, 0, `stream table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`);
+        if (
+          problem !== undefined ||
+          tables.has(t.name) ||
+          db.externalTables?.has(t.name) === true ||
+          db.streamTables.has(t.name)
+        )
+          throw new CorruptionError(
+            path,
+            0,
+            `stream table ${JSON.stringify(t.name)} of database ${JSON.stringify(d.name)}: ${problem ?? 'name taken twice'}`,
+          );
         db.streamTables.set(t.name, { ...t, columns: [...t.columns], queries: t.queries.map((q) => ({ ...q })) });
       }
     }
@@ -334,7 +413,12 @@ function decode(text: string, path: string): Catalog {
     if (d.kind !== 'table') return;
     const db = byId.get(d.databaseId!);
     const table = db?.pendingTables?.get(d.tableId!);
-    if (db === undefined || table === undefined) throw new CorruptionError(path, 0, `pending drop of table ${d.names.join('.')}: database ${d.databaseId} or table ${d.tableId} is missing`);
+    if (db === undefined || table === undefined)
+      throw new CorruptionError(
+        path,
+        0,
+        `pending drop of table ${d.names.join('.')}: database ${d.databaseId} or table ${d.tableId} is missing`,
+      );
     c.pendingDrops[i]!.database = db;
     c.pendingDrops[i]!.table = table;
   });
@@ -342,7 +426,8 @@ function decode(text: string, path: string): Catalog {
   for (const u of p.users) {
     // Version 5 added the SCRAM verifier; users saved before have none until a password is set.
     const scram = p.version >= 5 ? u.scramVerifier : '';
-    if (typeof scram !== 'string') throw new CorruptionError(path, 0, `user ${JSON.stringify(u.name)}: scramVerifier ${JSON.stringify(scram)}`);
+    if (typeof scram !== 'string')
+      throw new CorruptionError(path, 0, `user ${JSON.stringify(u.name)}: scramVerifier ${JSON.stringify(scram)}`);
     c.users.set(u.name, { ...u, scramVerifier: scram });
   }
   c.reserveIds(p.nextId - 1);

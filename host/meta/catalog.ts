@@ -324,7 +324,12 @@ export class Catalog {
     for (const [k, d] of snap.#databases) this.#databases.set(k, database(d));
     this.pendingDrops.length = 0;
     for (const p of snap.pendingDrops) {
-      this.pendingDrops.push({ ...p, databases: p.databases.map(database), database: p.database && database(p.database), table: p.table && table(p.table) });
+      this.pendingDrops.push({
+        ...p,
+        databases: p.databases.map(database),
+        database: p.database && database(p.database),
+        table: p.table && table(p.table),
+      });
     }
     this.resources.clear();
     for (const [k, r] of snap.resources) this.resources.set(k, r);
@@ -364,7 +369,10 @@ export class Catalog {
       const def = db.tables.get(t.name);
       if (strict && def === undefined) throw tableNotFound(db.tenant, db.name, t.name);
       if (def === undefined && (db.externalTables?.has(t.name) === true || db.streamTables?.has(t.name) === true)) {
-        throw new UserError('schemaConflict', `table '${t.name}' of database '${db.name}' is an external or stream table: rows cannot be written to it`);
+        throw new UserError(
+          'schemaConflict',
+          `table '${t.name}' of database '${db.name}' is an external or stream table: rows cannot be written to it`,
+        );
       }
       let seen = pending.get(t.name);
       if (seen === undefined) pending.set(t.name, (seen = new Map()));
@@ -372,7 +380,11 @@ export class Catalog {
         const kind = c.kind === ColumnKind.Tag ? 'tag' : 'field';
         const have = (def && findColumn(def, c.name)) ?? seen.get(c.name);
         if (have === undefined) {
-          if (strict) throw new UserError('schemaConflict', `column '${c.name}' does not exist in table '${t.name}', and database '${db.name}' has STRICT_WRITE (columns are not created by writes)`);
+          if (strict)
+            throw new UserError(
+              'schemaConflict',
+              `column '${c.name}' does not exist in table '${t.name}', and database '${db.name}' has STRICT_WRITE (columns are not created by writes)`,
+            );
           seen.set(c.name, { kind, type: c.type });
         } else if (have.kind !== kind || have.type !== c.type) {
           throw new UserError(
@@ -446,7 +458,10 @@ export function columnById(table: TableDef, id: number): ColumnDef | undefined {
  * The table and column ids a write batch's tables resolve to, by name (after applyBatchSchema
  * created what was missing): what the WAL stamps into the record.
  */
-export function stampsOf(db: DatabaseDef, tables: readonly BatchTable[]): Array<{ tableId: number; columnIds: Uint32Array }> {
+export function stampsOf(
+  db: DatabaseDef,
+  tables: readonly BatchTable[],
+): Array<{ tableId: number; columnIds: Uint32Array }> {
   return tables.map((t) => {
     const def = db.tables.get(t.name);
     if (def === undefined) throw new Error(`BUG: table ${t.name} missing after the schema was applied`);

@@ -42,7 +42,10 @@ export function checkCodec(codec: string | undefined, type: ValueType | 'time'):
   if (DISPLAY[name] === undefined) throw new UserError('sqlParse', `${codec} is not valid encoding`);
   if (type === ValueType.Tag) throw new UserError('sqlPlan', 'Tag does not support compression');
   if (!codecAllowed(type, name)) {
-    throw new UserError('sqlPlan', `Unsupported encoding type ${DISPLAY[name]} for ${type === 'time' ? 'Timestamp' : TYPE_NAMES[type]}`);
+    throw new UserError(
+      'sqlPlan',
+      `Unsupported encoding type ${DISPLAY[name]} for ${type === 'time' ? 'Timestamp' : TYPE_NAMES[type]}`,
+    );
   }
   return name;
 }

@@ -7,7 +7,8 @@ import type { Catalog, DatabaseDef, ExternalTableDef } from './catalog.js';
 import { checkName } from './catalog-ddl.js';
 
 /** The column types an external table may have: Arrow's display of the engine's types. */
-export const EXTERNAL_COLUMN_TYPE = /^(Boolean|Int64|UInt64|Float64|Utf8|Timestamp\((Second|Millisecond|Microsecond|Nanosecond), None\))$/;
+export const EXTERNAL_COLUMN_TYPE =
+  /^(Boolean|Int64|UInt64|Float64|Utf8|Timestamp\((Second|Millisecond|Microsecond|Nanosecond), None\))$/;
 
 /** The problem with a stored or new definition, or undefined. */
 export function externalTableProblem(t: ExternalTableDef): string | undefined {
@@ -16,7 +17,15 @@ export function externalTableProblem(t: ExternalTableDef): string | undefined {
   if (typeof t.delimiter !== 'string' || t.delimiter.length !== 1) return `delimiter ${JSON.stringify(t.delimiter)}`;
   if (!Array.isArray(t.columns) || t.columns.length === 0) return 'no columns';
   const c = t.connection;
-  if (c !== undefined && (typeof c !== 'object' || c === null || c.kind !== 's3' || typeof c.region !== 'string' || Object.values(c).some((v) => typeof v !== 'string' && typeof v !== 'boolean'))) return 'connection';
+  if (
+    c !== undefined &&
+    (typeof c !== 'object' ||
+      c === null ||
+      c.kind !== 's3' ||
+      typeof c.region !== 'string' ||
+      Object.values(c).some((v) => typeof v !== 'string' && typeof v !== 'boolean'))
+  )
+    return 'connection';
   const seen = new Set<string>();
   for (const c of t.columns) {
     if (!EXTERNAL_COLUMN_TYPE.test(c.type)) return `column ${JSON.stringify(c.name)} of type ${JSON.stringify(c.type)}`;
@@ -26,11 +35,21 @@ export function externalTableProblem(t: ExternalTableDef): string | undefined {
   return undefined;
 }
 
-export function createExternalTableDef(catalog: Catalog, db: DatabaseDef, def: Omit<ExternalTableDef, 'id'>): ExternalTableDef {
+export function createExternalTableDef(
+  catalog: Catalog,
+  db: DatabaseDef,
+  def: Omit<ExternalTableDef, 'id'>,
+): ExternalTableDef {
   checkName(def.name);
-  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true) throw tableExists(def.name);
+  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true)
+    throw tableExists(def.name);
   for (const c of def.columns) checkName(c.name);
-  const table: ExternalTableDef = { ...def, id: catalog.nextId(), columns: def.columns.map((c) => ({ ...c })), ...(def.connection === undefined ? {} : { connection: { ...def.connection } }) };
+  const table: ExternalTableDef = {
+    ...def,
+    id: catalog.nextId(),
+    columns: def.columns.map((c) => ({ ...c })),
+    ...(def.connection === undefined ? {} : { connection: { ...def.connection } }),
+  };
   const problem = externalTableProblem(table);
   if (problem !== undefined) throw new Error(`BUG: external table ${def.name}: ${problem}`);
   (db.externalTables ??= new Map()).set(def.name, table);

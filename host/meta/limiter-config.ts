@@ -26,12 +26,24 @@ export interface Bucket {
   local_bucket: { max: number | null; initial: number };
 }
 
-export const OBJECT_LIMITS = ['max_users_number', 'max_databases', 'max_shard_number', 'max_replicate_number', 'max_retention_time'] as const;
+export const OBJECT_LIMITS = [
+  'max_users_number',
+  'max_databases',
+  'max_shard_number',
+  'max_replicate_number',
+  'max_retention_time',
+] as const;
 export type ObjectLimitName = (typeof OBJECT_LIMITS)[number];
 
 export const REQUEST_BUCKETS = [
-  'coord_data_in', 'coord_data_out', 'coord_queries', 'coord_writes',
-  'http_data_in', 'http_data_out', 'http_queries', 'http_writes',
+  'coord_data_in',
+  'coord_data_out',
+  'coord_queries',
+  'coord_writes',
+  'http_data_in',
+  'http_data_out',
+  'http_queries',
+  'http_writes',
 ] as const;
 export type RequestBucketName = (typeof REQUEST_BUCKETS)[number];
 
@@ -66,7 +78,8 @@ function count(v: unknown, where: string, nullable: boolean): number | null {
     if (nullable) return null;
     bad(`${where} is required`);
   }
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) bad(`${where} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    bad(`${where} must be a non-negative integer, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -89,7 +102,10 @@ function parseBucket(v: unknown, where: string): Bucket | null {
       refill: count(r.refill, `${where}.remote_bucket.refill`, false)!,
       interval,
     },
-    local_bucket: { max: count(l.max, `${where}.local_bucket.max`, true), initial: count(l.initial, `${where}.local_bucket.initial`, false)! },
+    local_bucket: {
+      max: count(l.max, `${where}.local_bucket.max`, true),
+      initial: count(l.initial, `${where}.local_bucket.initial`, false)!,
+    },
   };
 }
 
@@ -108,14 +124,19 @@ export function parseLimiterConfig(text: string): LimiterConfig {
     const o = v.object_config;
     if (!isObject(o)) bad('object_config must be an object or null');
     checkKeys(o, OBJECT_LIMITS, 'object_config');
-    objectConfig = Object.fromEntries(OBJECT_LIMITS.map((k) => [k, count(o[k], `object_config.${k}`, true)])) as Record<ObjectLimitName, number | null>;
+    objectConfig = Object.fromEntries(OBJECT_LIMITS.map((k) => [k, count(o[k], `object_config.${k}`, true)])) as Record<
+      ObjectLimitName,
+      number | null
+    >;
   }
   let requestConfig: LimiterConfig['request_config'] = null;
   if (v.request_config !== null && v.request_config !== undefined) {
     const rc = v.request_config;
     if (!isObject(rc)) bad('request_config must be an object or null');
     checkKeys(rc, [...REQUEST_BUCKETS, ...Object.keys(LEGACY_NAMES), 'http_concurrent_queries'], 'request_config');
-    const out = Object.fromEntries(REQUEST_BUCKETS.map((k) => [k, parseBucket(rc[k], `request_config.${k}`)])) as Record<RequestBucketName, Bucket | null>;
+    const out = Object.fromEntries(
+      REQUEST_BUCKETS.map((k) => [k, parseBucket(rc[k], `request_config.${k}`)]),
+    ) as Record<RequestBucketName, Bucket | null>;
     for (const [legacy, name] of Object.entries(LEGACY_NAMES)) {
       if (rc[legacy] === undefined || rc[legacy] === null) continue;
       if (rc[name] !== undefined && rc[name] !== null) bad(`request_config has both ${legacy} and ${name}; give one`);

@@ -21,7 +21,11 @@ import {
 } from './catalog.js';
 import { tableNotFound } from './catalog-ddl.js';
 
-const ACTIONS: Record<DropKind, ResourceAction> = { tenant: 'DropTenant', database: 'DropDatabase', table: 'DropTable' };
+const ACTIONS: Record<DropKind, ResourceAction> = {
+  tenant: 'DropTenant',
+  database: 'DropDatabase',
+  table: 'DropTable',
+};
 
 /** The resource name CnosDB's resource_status shows. */
 export function resourceName(names: readonly string[]): string {
@@ -36,8 +40,22 @@ export function findPendingDrop(c: Catalog, kind: DropKind, names: readonly stri
   return c.pendingDrops.find((p) => p.kind === kind && sameNames(p.names, names));
 }
 
-export function recordResource(c: Catalog, kind: DropKind, names: readonly string[], status: ResourceState, timeMs: number): void {
-  c.resources.set(resourceName(names), { name: resourceName(names), names: [...names], action: ACTIONS[kind], status, tryCount: status === 'Successed' ? 1 : 0, timeMs, comment: '' });
+export function recordResource(
+  c: Catalog,
+  kind: DropKind,
+  names: readonly string[],
+  status: ResourceState,
+  timeMs: number,
+): void {
+  c.resources.set(resourceName(names), {
+    name: resourceName(names),
+    names: [...names],
+    action: ACTIONS[kind],
+    status,
+    tryCount: status === 'Successed' ? 1 : 0,
+    timeMs,
+    comment: '',
+  });
   c.changed();
 }
 
@@ -54,7 +72,13 @@ export function isLive(c: Catalog, kind: DropKind, names: readonly string[]): bo
  * pending for the name is rescheduled (DROP ... AFTER twice: the later statement wins). With
  * both, the older pending drop is completed and returned: the caller deletes its data.
  */
-export function scheduleDrop(c: Catalog, kind: DropKind, names: readonly string[], dueMs: number, nowMs: number): PendingDrop | undefined {
+export function scheduleDrop(
+  c: Catalog,
+  kind: DropKind,
+  names: readonly string[],
+  dueMs: number,
+  nowMs: number,
+): PendingDrop | undefined {
   const pending = findPendingDrop(c, kind, names);
   if (pending !== undefined && !isLive(c, kind, names)) {
     pending.dueMs = dueMs;
@@ -74,7 +98,8 @@ export function scheduleDrop(c: Catalog, kind: DropKind, names: readonly string[
     drop = { kind, names: [...names], dueMs, tenant: t, databases: dbs };
   } else if (kind === 'database') {
     const db = c.requireDatabase(tenant, database!);
-    if (isUndroppableDatabase(tenant, database!)) throw new UserError('forbidDropDatabase', `Database "${database}" forbid drop`);
+    if (isUndroppableDatabase(tenant, database!))
+      throw new UserError('forbidDropDatabase', `Database "${database}" forbid drop`);
     c.detachDatabase(tenant, database!);
     drop = { kind, names: [...names], dueMs, databases: [db] };
   } else {

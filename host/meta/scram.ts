@@ -34,19 +34,27 @@ function sha256(data: Buffer): Buffer {
  * passwords every step is the identity.
  */
 export function saslPrep(password: string): string {
-  return password
-    .replace(/[\u00A0\u1680\u2000-\u200B\u202F\u205F\u3000]/g, ' ')
-    // biome-ignore lint/suspicious/noMisleadingCharacterClass: RFC 3454 B.1 lists these code points one by one
-    .replace(/[\u00AD\u034F\u1806\u180B-\u180D\u200C\u200D\u2060\uFE00-\uFE0F\uFEFF]/g, '')
-    .normalize('NFKC');
+  return (
+    password
+      .replace(/[\u00A0\u1680\u2000-\u200B\u202F\u205F\u3000]/g, ' ')
+      // biome-ignore lint/suspicious/noMisleadingCharacterClass: RFC 3454 B.1 lists these code points one by one
+      .replace(/[\u00AD\u034F\u1806\u180B-\u180D\u200C\u200D\u2060\uFE00-\uFE0F\uFEFF]/g, '')
+      .normalize('NFKC')
+  );
 }
 
 function saltedPassword(password: string, salt: Buffer, iterations: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => pbkdf2(saslPrep(password), salt, iterations, 32, 'sha256', (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    pbkdf2(saslPrep(password), salt, iterations, 32, 'sha256', (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /** The verifier of `password` with a fresh salt, as stored in the catalog. */
-export async function scramVerifier(password: string, salt = randomBytes(SALT_BYTES), iterations = ITERATIONS): Promise<string> {
+export async function scramVerifier(
+  password: string,
+  salt = randomBytes(SALT_BYTES),
+  iterations = ITERATIONS,
+): Promise<string> {
   const salted = await saltedPassword(password, salt, iterations);
   const storedKey = sha256(hmac(salted, 'Client Key'));
   const serverKey = hmac(salted, 'Server Key');
@@ -55,9 +63,17 @@ export async function scramVerifier(password: string, salt = randomBytes(SALT_BY
 
 /** Parses a stored verifier; undefined when it is not one (then SCRAM is not offered). */
 export function parseScramVerifier(text: string | undefined): ScramVerifier | undefined {
-  const m = text === undefined ? null : /^SCRAM-SHA-256\$(\d+):([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+)$/.exec(text);
+  const m =
+    text === undefined
+      ? null
+      : /^SCRAM-SHA-256\$(\d+):([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+)$/.exec(text);
   if (m === null) return undefined;
-  const v = { iterations: Number(m[1]), salt: Buffer.from(m[2]!, 'base64'), storedKey: Buffer.from(m[3]!, 'base64'), serverKey: Buffer.from(m[4]!, 'base64') };
+  const v = {
+    iterations: Number(m[1]),
+    salt: Buffer.from(m[2]!, 'base64'),
+    storedKey: Buffer.from(m[3]!, 'base64'),
+    serverKey: Buffer.from(m[4]!, 'base64'),
+  };
   return v.iterations > 0 && v.storedKey.length === 32 && v.serverKey.length === 32 ? v : undefined;
 }
 
@@ -73,10 +89,16 @@ export async function scramMatches(password: string, v: ScramVerifier): Promise<
  * mock authentication), so the answer does not tell which users exist.
  */
 export function mockScramVerifier(user: string, secret: Buffer): ScramVerifier {
-  return { iterations: ITERATIONS, salt: hmac(secret, `salt:${user}`).subarray(0, SALT_BYTES), storedKey: randomBytes(32), serverKey: randomBytes(32) };
+  return {
+    iterations: ITERATIONS,
+    salt: hmac(secret, `salt:${user}`).subarray(0, SALT_BYTES),
+    storedKey: randomBytes(32),
+    serverKey: randomBytes(32),
+  };
 }
 
-const authFailed = (user: string): UserError => new UserError('auth', `password authentication failed for user "${user}"`);
+const authFailed = (user: string): UserError =>
+  new UserError('auth', `password authentication failed for user "${user}"`);
 const malformed = (what: string): UserError => new UserError('pgProtocol', `malformed SCRAM message: ${what}`);
 
 /** One server-side exchange: first() answers the client-first message, final() checks the proof. */
@@ -98,7 +120,11 @@ export class ScramExchange {
     // gs2-header: "n,," (no channel binding) or "y,," (client could but thinks we cannot).
     const m = /^([ny]),(?:a=[^,]*)?,(.*)$/.exec(clientFirst);
     if (m === null) {
-      if (clientFirst.startsWith('p=')) throw new UserError('pgProtocol', 'SCRAM channel binding is not supported (no TLS on this port); connect with channel_binding=disable or prefer');
+      if (clientFirst.startsWith('p='))
+        throw new UserError(
+          'pgProtocol',
+          'SCRAM channel binding is not supported (no TLS on this port); connect with channel_binding=disable or prefer',
+        );
       throw malformed('client-first message without a gs2 header');
     }
     this.#gs2 = clientFirst.slice(0, clientFirst.length - m[2]!.length);
@@ -114,7 +140,8 @@ export class ScramExchange {
   final(clientFinal: string): string {
     const m = /^c=([^,]*),r=([^,]*)(?:,.*)?,p=([A-Za-z0-9+/=]+)$/.exec(clientFinal);
     if (m === null) throw malformed('client-final message');
-    if (Buffer.from(m[1]!, 'base64').toString('latin1') !== this.#gs2) throw malformed('channel binding does not match the gs2 header');
+    if (Buffer.from(m[1]!, 'base64').toString('latin1') !== this.#gs2)
+      throw malformed('channel binding does not match the gs2 header');
     if (m[2] !== this.#nonce) throw malformed('nonce does not match');
     const withoutProof = clientFinal.slice(0, clientFinal.lastIndexOf(',p='));
     const authMessage = `${this.#clientFirstBare},${this.#serverFirst},${withoutProof}`;

@@ -7,19 +7,32 @@ import type { Catalog, DatabaseDef, StreamQueryDef, StreamTableDef } from './cat
 import { checkName } from './catalog-ddl.js';
 
 export function streamTableProblem(t: StreamTableDef): string | undefined {
-  if (typeof t.sourceDatabase !== 'string' || typeof t.sourceTable !== 'string' || typeof t.eventTimeColumn !== 'string') return 'source';
-  if (!Number.isSafeInteger(t.watermarkDelayMs) || t.watermarkDelayMs < 0) return `watermarkDelayMs ${JSON.stringify(t.watermarkDelayMs)}`;
+  if (
+    typeof t.sourceDatabase !== 'string' ||
+    typeof t.sourceTable !== 'string' ||
+    typeof t.eventTimeColumn !== 'string'
+  )
+    return 'source';
+  if (!Number.isSafeInteger(t.watermarkDelayMs) || t.watermarkDelayMs < 0)
+    return `watermarkDelayMs ${JSON.stringify(t.watermarkDelayMs)}`;
   if (!Array.isArray(t.columns) || !Array.isArray(t.queries)) return 'columns or queries';
   for (const q of t.queries) {
-    if (typeof q.sql !== 'string' || typeof q.database !== 'string' || typeof q.user !== 'string') return `query ${q.id}`;
-    if (q.doneBeforeNs !== null && !/^-?\d+$/.test(String(q.doneBeforeNs))) return `query ${q.id} doneBeforeNs ${JSON.stringify(q.doneBeforeNs)}`;
+    if (typeof q.sql !== 'string' || typeof q.database !== 'string' || typeof q.user !== 'string')
+      return `query ${q.id}`;
+    if (q.doneBeforeNs !== null && !/^-?\d+$/.test(String(q.doneBeforeNs)))
+      return `query ${q.id} doneBeforeNs ${JSON.stringify(q.doneBeforeNs)}`;
   }
   return undefined;
 }
 
-export function createStreamTableDef(catalog: Catalog, db: DatabaseDef, def: Omit<StreamTableDef, 'id' | 'queries'>): StreamTableDef {
+export function createStreamTableDef(
+  catalog: Catalog,
+  db: DatabaseDef,
+  def: Omit<StreamTableDef, 'id' | 'queries'>,
+): StreamTableDef {
   checkName(def.name);
-  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true) throw tableExists(def.name);
+  if (db.tables.has(def.name) || db.externalTables?.has(def.name) === true || db.streamTables?.has(def.name) === true)
+    throw tableExists(def.name);
   const table: StreamTableDef = { ...def, columns: [...def.columns], id: catalog.nextId(), queries: [] };
   (db.streamTables ??= new Map()).set(def.name, table);
   catalog.changed();
@@ -34,7 +47,12 @@ export function dropStreamTableDef(catalog: Catalog, db: DatabaseDef, name: stri
   return t;
 }
 
-export function addStreamQueryDef(catalog: Catalog, db: DatabaseDef, stream: string, q: Omit<StreamQueryDef, 'id' | 'doneBeforeNs'>): StreamQueryDef {
+export function addStreamQueryDef(
+  catalog: Catalog,
+  db: DatabaseDef,
+  stream: string,
+  q: Omit<StreamQueryDef, 'id' | 'doneBeforeNs'>,
+): StreamQueryDef {
   const t = db.streamTables?.get(stream);
   if (t === undefined) throw tableNotFound(db.tenant, db.name, stream);
   const query: StreamQueryDef = { ...q, id: catalog.nextId(), doneBeforeNs: null };
@@ -44,7 +62,13 @@ export function addStreamQueryDef(catalog: Catalog, db: DatabaseDef, stream: str
 }
 
 /** Records that a query's windows before `doneBeforeNs` are stored; false when the query is gone. */
-export function setStreamProgress(catalog: Catalog, db: DatabaseDef, stream: string, queryId: number, doneBeforeNs: bigint): boolean {
+export function setStreamProgress(
+  catalog: Catalog,
+  db: DatabaseDef,
+  stream: string,
+  queryId: number,
+  doneBeforeNs: bigint,
+): boolean {
   const q = db.streamTables?.get(stream)?.queries.find((x) => x.id === queryId);
   if (q === undefined) return false;
   q.doneBeforeNs = String(doneBeforeNs);

@@ -15,7 +15,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BackupDirError, BACKUP_FILE, type BackupEntry, type BackupManifest, readBackupManifest, syncDir } from './backup-dir.js';
+import {
+  BackupDirError,
+  BACKUP_FILE,
+  type BackupEntry,
+  type BackupManifest,
+  readBackupManifest,
+  syncDir,
+} from './backup-dir.js';
 
 export interface BackupOptions {
   url: string;
@@ -69,7 +76,8 @@ class FrameReader {
   async bytes(size: number, sink: (chunk: Uint8Array) => Promise<void>): Promise<void> {
     let left = size;
     while (left > 0) {
-      if (this.#buf.length === 0 && !(await this.#more())) throw new BackupError(`the backup stream ended ${left} bytes short of a file`);
+      if (this.#buf.length === 0 && !(await this.#more()))
+        throw new BackupError(`the backup stream ended ${left} bytes short of a file`);
       const piece = this.#buf.subarray(0, Math.min(left, this.#buf.length));
       this.#buf = this.#buf.subarray(piece.length);
       left -= piece.length;
@@ -166,12 +174,15 @@ export async function runBackup(dir: string, o: BackupOptions): Promise<BackupSu
   // An interrupted run left its directory behind: start it over.
   await rm(join(dir, runDir), { recursive: true, force: true });
   const old = new Map((previous?.files ?? []).map((f) => [f.path, f]));
-  const have = [...old.values()].filter((f) => f.identity !== undefined).map((f) => ({ path: f.path, identity: f.identity! }));
+  const have = [...old.values()]
+    .filter((f) => f.identity !== undefined)
+    .map((f) => ({ path: f.path, identity: f.identity! }));
 
   const res = await post(o, have);
   const reader = new FrameReader(res.body as AsyncIterable<Uint8Array>);
   const start = await reader.header();
-  if (start?.format !== 'sundial-backup' || start.version !== 1) throw new BackupError(`the server's answer is not a version 1 backup stream: ${JSON.stringify(start)}`);
+  if (start?.format !== 'sundial-backup' || start.version !== 1)
+    throw new BackupError(`the server's answer is not a version 1 backup stream: ${JSON.stringify(start)}`);
   const files: BackupEntry[] = [];
   const taken = new Set((previous?.files ?? []).map((f) => f.stored));
   let sentBytes = 0;
@@ -179,7 +190,10 @@ export async function runBackup(dir: string, o: BackupOptions): Promise<BackupSu
   let end: Record<string, unknown> | undefined;
   for (;;) {
     const h = await reader.header();
-    if (h === undefined) throw new BackupError('the backup stream ended before its end record (the server log says why); the previous backup is kept');
+    if (h === undefined)
+      throw new BackupError(
+        'the backup stream ended before its end record (the server log says why); the previous backup is kept',
+      );
     if (h.end === true) {
       end = h;
       break;
@@ -188,7 +202,8 @@ export async function runBackup(dir: string, o: BackupOptions): Promise<BackupSu
     const kind = String(h.kind) as BackupEntry['kind'];
     const size = Number(h.size);
     const identity = typeof h.identity === 'string' ? h.identity : undefined;
-    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(path) || path.split('/').includes('..')) throw new BackupError(`the server sent a file with an unsafe path: ${JSON.stringify(path)}`);
+    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(path) || path.split('/').includes('..'))
+      throw new BackupError(`the server sent a file with an unsafe path: ${JSON.stringify(path)}`);
     if (h.kept === true) {
       const prev = old.get(path);
       if (prev === undefined) throw new BackupError(`the server kept ${path}, which the previous backup does not hold`);
@@ -207,9 +222,13 @@ export async function runBackup(dir: string, o: BackupOptions): Promise<BackupSu
   const sums = (end.sha256 ?? {}) as Record<string, string>;
   for (const f of files) {
     if (f.run !== run) continue;
-    if (sums[f.path] !== f.sha256) throw new BackupError(`${f.path}: received with SHA-256 ${f.sha256}, the server sent ${sums[f.path] ?? 'none'}; the previous backup is kept`);
+    if (sums[f.path] !== f.sha256)
+      throw new BackupError(
+        `${f.path}: received with SHA-256 ${f.sha256}, the server sent ${sums[f.path] ?? 'none'}; the previous backup is kept`,
+      );
   }
-  for (const d of new Set(files.filter((f) => f.run === run).map((f) => dirname(join(dir, f.stored))))) await syncDir(d);
+  for (const d of new Set(files.filter((f) => f.run === run).map((f) => dirname(join(dir, f.stored)))))
+    await syncDir(d);
 
   const manifest: BackupManifest = {
     format: 'sundial-backup',

@@ -63,7 +63,10 @@ export async function readBackupManifest(dir: string): Promise<BackupManifest> {
     text = await readFile(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BackupDirError(code === 'ENOENT' ? `${dir} holds no backup (no ${BACKUP_FILE})` : `cannot read ${path}: ${(e as Error).message}`, code === 'ENOENT');
+    throw new BackupDirError(
+      code === 'ENOENT' ? `${dir} holds no backup (no ${BACKUP_FILE})` : `cannot read ${path}: ${(e as Error).message}`,
+      code === 'ENOENT',
+    );
   }
   let m: BackupManifest;
   try {
@@ -71,10 +74,15 @@ export async function readBackupManifest(dir: string): Promise<BackupManifest> {
   } catch (e) {
     throw new BackupDirError(`${path} is not valid JSON: ${(e as Error).message}`);
   }
-  if (m?.format !== 'sundial-backup' || m.version !== 1 || !Array.isArray(m.files)) throw new BackupDirError(`${path} is not a version 1 Sundial backup manifest`);
+  if (m?.format !== 'sundial-backup' || m.version !== 1 || !Array.isArray(m.files))
+    throw new BackupDirError(`${path} is not a version 1 Sundial backup manifest`);
   for (const f of m.files) {
-    const safe = (p: unknown): boolean => typeof p === 'string' && /^[\w.-]+(\/[\w.-]+)*$/.test(p) && !p.split('/').includes('..');
-    if (!safe(f.path) || !safe(f.stored)) throw new BackupDirError(`${path} lists a file with an unsafe path: ${JSON.stringify(f.path)} stored as ${JSON.stringify(f.stored)}`);
+    const safe = (p: unknown): boolean =>
+      typeof p === 'string' && /^[\w.-]+(\/[\w.-]+)*$/.test(p) && !p.split('/').includes('..');
+    if (!safe(f.path) || !safe(f.stored))
+      throw new BackupDirError(
+        `${path} lists a file with an unsafe path: ${JSON.stringify(f.path)} stored as ${JSON.stringify(f.stored)}`,
+      );
   }
   return m;
 }
@@ -107,7 +115,12 @@ export async function verifyBackup(dir: string, m: BackupManifest): Promise<Back
       continue;
     }
     const sum = await sha256Of(at);
-    if (sum !== f.sha256) out.push({ path: f.path, stored: f.stored, problem: `checksum mismatch: SHA-256 ${sum}, the manifest says ${f.sha256}` });
+    if (sum !== f.sha256)
+      out.push({
+        path: f.path,
+        stored: f.stored,
+        problem: `checksum mismatch: SHA-256 ${sum}, the manifest says ${f.sha256}`,
+      });
   }
   return out;
 }

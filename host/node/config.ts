@@ -28,55 +28,293 @@ interface SettingSpec {
 
 /** Every setting; env name = SUNDIAL_ + last path segment upper-cased; flag = --last-segment. */
 export const SETTINGS = [
-  { key: 'server.host', kind: 'string', default: '127.0.0.1', doc: 'Address to listen on. A non-loopback address needs a root password.' },
+  {
+    key: 'server.host',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address to listen on. A non-loopback address needs a root password.',
+  },
   { key: 'server.port', kind: 'int', default: 8902, doc: 'TCP port (0 picks a free one and logs it).' },
-  { key: 'server.pg_port', kind: 'port', default: null, doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).' },
-  { key: 'server.headers_timeout', kind: 'duration', default: 10_000, doc: 'An HTTP connection that takes longer than this to send a request line and headers (from when it opens, or when its request starts) is answered 408 and closed.' },
-  { key: 'server.max_connections', kind: 'int', default: 4096, doc: 'HTTP connections open at once; past it a new connection is closed at once while the open ones carry on (0: no cap).' },
-  { key: 'server.pg_max_connections', kind: 'int', default: 100, doc: 'PostgreSQL-port sessions open at once; past it a new one is refused with FATAL 53300, as PostgreSQL refuses past its max_connections (0: no cap).' },
-  { key: 'storage.data_dir', kind: 'string', default: './data', doc: 'Directory for the catalog, WAL and segment files; created if missing.' },
-  { key: 'auth.root_password', kind: 'string', default: '', doc: 'Password of `root` when the user store is first created (empty by default).' },
-  { key: 'log.log_level', kind: 'level', default: 'info', doc: 'One of trace, debug, info, warn, error, fatal, silent.' },
-  { key: 'log.slow_query', kind: 'duration', zero: true, default: 10_000, doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.' },
-  { key: 'server.cors_origins', kind: 'origins', default: [], doc: 'Web origins (`https://app.example.com`, or `*` for any) whose pages may call the SQL, write and export routes from a browser (CORS); none by default.' },
-  { key: 'server.metrics_auth', kind: 'string', choices: ['auto', 'on', 'off'], default: 'auto', doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).' },
-  { key: 'limits.write_body_bytes', kind: 'bytes', default: 160 * 1024 * 1024, doc: 'Largest write body, compressed or after decompression (413 beyond).' },
-  { key: 'limits.sql_body_bytes', kind: 'bytes', default: 16 * 1024 * 1024, doc: 'Largest SQL body, compressed or after decompression (413 beyond).' },
-  { key: 'limits.max_inflight_write_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Decompressed write bytes being processed at once (429 beyond).' },
+  {
+    key: 'server.pg_port',
+    kind: 'port',
+    default: null,
+    doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).',
+  },
+  {
+    key: 'server.headers_timeout',
+    kind: 'duration',
+    default: 10_000,
+    doc: 'An HTTP connection that takes longer than this to send a request line and headers (from when it opens, or when its request starts) is answered 408 and closed.',
+  },
+  {
+    key: 'server.max_connections',
+    kind: 'int',
+    default: 4096,
+    doc: 'HTTP connections open at once; past it a new connection is closed at once while the open ones carry on (0: no cap).',
+  },
+  {
+    key: 'server.pg_max_connections',
+    kind: 'int',
+    default: 100,
+    doc: 'PostgreSQL-port sessions open at once; past it a new one is refused with FATAL 53300, as PostgreSQL refuses past its max_connections (0: no cap).',
+  },
+  {
+    key: 'storage.data_dir',
+    kind: 'string',
+    default: './data',
+    doc: 'Directory for the catalog, WAL and segment files; created if missing.',
+  },
+  {
+    key: 'auth.root_password',
+    kind: 'string',
+    default: '',
+    doc: 'Password of `root` when the user store is first created (empty by default).',
+  },
+  {
+    key: 'log.log_level',
+    kind: 'level',
+    default: 'info',
+    doc: 'One of trace, debug, info, warn, error, fatal, silent.',
+  },
+  {
+    key: 'log.slow_query',
+    kind: 'duration',
+    zero: true,
+    default: 10_000,
+    doc: 'A SQL statement that runs longer is logged ("slow query") with its text, user, tenant, rows and time; 0 turns the log off.',
+  },
+  {
+    key: 'server.cors_origins',
+    kind: 'origins',
+    default: [],
+    doc: 'Web origins (`https://app.example.com`, or `*` for any) whose pages may call the SQL, write and export routes from a browser (CORS); none by default.',
+  },
+  {
+    key: 'server.metrics_auth',
+    kind: 'string',
+    choices: ['auto', 'on', 'off'],
+    default: 'auto',
+    doc: 'Whether GET /metrics needs the Basic credentials of an admin: on, off, or auto (off while `server.host` is a loopback address, on otherwise).',
+  },
+  {
+    key: 'limits.write_body_bytes',
+    kind: 'bytes',
+    default: 160 * 1024 * 1024,
+    doc: 'Largest write body, compressed or after decompression (413 beyond).',
+  },
+  {
+    key: 'limits.sql_body_bytes',
+    kind: 'bytes',
+    default: 16 * 1024 * 1024,
+    doc: 'Largest SQL body, compressed or after decompression (413 beyond).',
+  },
+  {
+    key: 'limits.max_inflight_write_bytes',
+    kind: 'bytes',
+    default: 512 * 1024 * 1024,
+    doc: 'Decompressed write bytes being processed at once (429 beyond).',
+  },
   { key: 'limits.max_concurrent_queries', kind: 'int', default: 64, doc: 'SQL requests running at once (429 beyond).' },
-  { key: 'limits.query_timeout', kind: 'duration', default: 600_000, doc: 'A query running longer fails with 500 `010010`.' },
-  { key: 'limits.query_memory_bytes', kind: 'bytes', default: 512 * 1024 * 1024, doc: 'Memory one query may hold (422 `010011` beyond).' },
-  { key: 'storage.memtable_bytes', kind: 'bytes', default: 256 * 1024 * 1024, doc: 'In-memory data across databases (including memtables being flushed) before writes get 429.' },
-  { key: 'storage.wal_segment_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Size at which a WAL segment file is closed and a new one started.' },
-  { key: 'storage.flush_bytes', kind: 'bytes', default: 32 * 1024 * 1024, doc: "A database's memtable is written to segment files once it holds this much, or when all memtables together reach `storage.memtable_bytes`." },
-  { key: 'storage.flush_age', kind: 'duration', default: 600_000, doc: '... or once its oldest row has waited this long in memory.' },
-  { key: 'storage.compaction_fan_in', kind: 'int', default: 4, doc: 'Segment files of one level in a time partition merged into one (at least 2).' },
-  { key: 'storage.compaction_thread', kind: 'bool', default: availableParallelism() > 2, doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them (default: when there are more than 2 cores).' },
-  { key: 'storage.block_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded segment blocks kept in memory for queries.' },
-  { key: 'storage.index_cache_bytes', kind: 'bytes', default: 64 * 1024 * 1024, doc: 'Decoded series index blocks and postings of segment files kept in memory; the rest stays on disk until a query needs it.' },
-  { key: 'storage.wal_sync', kind: 'bool', default: true, doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).' },
-  { key: 'storage.external_dir', kind: 'string', default: '', doc: 'Directory that COPY INTO and external tables read files from and write them to (paths outside it are refused); empty: local locations are refused (s3:// ones are not).' },
-  { key: 'storage.skip_damaged_segments', kind: 'bool', default: false, doc: 'Queries leave out segment files known to be damaged, and say so in an `X-Sundial-Warning` header, instead of failing with 500 `020013` when they need them.' },
-  { key: 'storage.object_store.s3_bucket', kind: 'string', default: '', doc: 'Keep segment files in this S3 bucket (it must exist), the local disk only caching them ("bottomless retention"); empty: off, segment files stay in the data directory.' },
-  { key: 'storage.object_store.s3_endpoint', kind: 'string', default: '', doc: 'URL of an S3-compatible store (MinIO, Ceph RGW, Garage: `http://host:9000`); empty: AWS S3 of `s3_region`.' },
-  { key: 'storage.object_store.s3_region', kind: 'string', default: 'us-east-1', doc: 'Region of the bucket (S3-compatible stores mostly take any).' },
-  { key: 'storage.object_store.s3_prefix', kind: 'string', default: '', doc: 'Prefix of every object key (`<prefix>/db/<id>/seg/<file>.seg`), so that servers can share a bucket.' },
-  { key: 'storage.object_store.s3_access_key_id', kind: 'string', default: '', doc: 'Access key; empty: the AWS SDK\'s default chain (`AWS_ACCESS_KEY_ID`, profiles, instance roles).' },
-  { key: 'storage.object_store.s3_secret_access_key', kind: 'string', default: '', doc: 'Secret key of `s3_access_key_id`.' },
-  { key: 'storage.object_store.s3_path_style', kind: 'bool', default: true, doc: 'Path-style URLs (`http://host/bucket/key`), as MinIO, Ceph RGW and Garage want; false for virtual-hosted style.' },
-  { key: 'storage.object_store.cache_bytes', kind: 'bytes', default: 1024 * 1024 * 1024, doc: 'Local disk for cached segment files and byte ranges of them, least recently used evicted first.' },
-  { key: 'storage.object_store.cache_dir', kind: 'string', default: '', doc: 'Folder of that cache; empty: `<data_dir>/object-cache`.' },
-  { key: 'usage.report_interval', kind: 'duration', zero: true, default: 10_000, doc: 'How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant\'s usage_schema database, as CnosDB does; 0 turns the reports off.' },
-  { key: 'query.warmup', kind: 'bool', default: true, doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.' },
-  { key: 'otlp.traces_table', kind: 'string', default: 'otel_traces', doc: 'Table of the spans sent to `/v1/traces` without a `table` header or parameter.' },
-  { key: 'otlp.logs_table', kind: 'string', default: 'otel_logs', doc: 'Table of the log records sent to `/v1/logs` without a `table` header or parameter.' },
-  { key: 'ingest.scan_window_bytes', kind: 'bytes', default: 8 * 1024 * 1024, doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.' },
-  { key: 'ingest.parse_workers', kind: 'int', default: defaultParseWorkers(), doc: 'Worker threads that parse span, metric, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.' },
-  { key: 'ingest.write_warmup', kind: 'bool', default: true, doc: 'Once ready, write, flush and compact 16,384 generated rows of one-row series (shaped like spans) in the warm-up\'s scratch directory, so that the first high-cardinality writes after a start (traces) do not run while V8 compiles that code.' },
-  { key: 'ingest.loki_tenant', kind: 'string', default: 'cnosdb', doc: 'Tenant of a Loki push (`/loki/api/v1/push`) that names none: no `tenant` parameter or header and no `X-Scope-OrgID`.' },
-  { key: 'ingest.loki_database', kind: 'string', default: 'public', doc: 'Database of a Loki push without a `db` parameter or header.' },
-  { key: 'ingest.loki_table', kind: 'string', default: 'logs', doc: 'Table of a Loki push without a `table` parameter or header.' },
-  { key: 'ingest.parse_warmup', kind: 'bool', default: true, doc: 'Once ready, start the parse workers and have each parse small generated bodies of every format first, so that the first requests do not wait for the parsers to load and compile.' },
+  {
+    key: 'limits.query_timeout',
+    kind: 'duration',
+    default: 600_000,
+    doc: 'A query running longer fails with 500 `010010`.',
+  },
+  {
+    key: 'limits.query_memory_bytes',
+    kind: 'bytes',
+    default: 512 * 1024 * 1024,
+    doc: 'Memory one query may hold (422 `010011` beyond).',
+  },
+  {
+    key: 'storage.memtable_bytes',
+    kind: 'bytes',
+    default: 256 * 1024 * 1024,
+    doc: 'In-memory data across databases (including memtables being flushed) before writes get 429.',
+  },
+  {
+    key: 'storage.wal_segment_bytes',
+    kind: 'bytes',
+    default: 64 * 1024 * 1024,
+    doc: 'Size at which a WAL segment file is closed and a new one started.',
+  },
+  {
+    key: 'storage.flush_bytes',
+    kind: 'bytes',
+    default: 32 * 1024 * 1024,
+    doc: "A database's memtable is written to segment files once it holds this much, or when all memtables together reach `storage.memtable_bytes`.",
+  },
+  {
+    key: 'storage.flush_age',
+    kind: 'duration',
+    default: 600_000,
+    doc: '... or once its oldest row has waited this long in memory.',
+  },
+  {
+    key: 'storage.compaction_fan_in',
+    kind: 'int',
+    default: 4,
+    doc: 'Segment files of one level in a time partition merged into one (at least 2).',
+  },
+  {
+    key: 'storage.compaction_thread',
+    kind: 'bool',
+    default: availableParallelism() > 2,
+    doc: 'Write compaction files on a thread of their own, so that merging overlaps requests instead of taking turns with them (default: when there are more than 2 cores).',
+  },
+  {
+    key: 'storage.block_cache_bytes',
+    kind: 'bytes',
+    default: 64 * 1024 * 1024,
+    doc: 'Decoded segment blocks kept in memory for queries.',
+  },
+  {
+    key: 'storage.index_cache_bytes',
+    kind: 'bytes',
+    default: 64 * 1024 * 1024,
+    doc: 'Decoded series index blocks and postings of segment files kept in memory; the rest stays on disk until a query needs it.',
+  },
+  {
+    key: 'storage.wal_sync',
+    kind: 'bool',
+    default: true,
+    doc: 'fsync the WAL before acknowledging a write (turn off only for throwaway data).',
+  },
+  {
+    key: 'storage.external_dir',
+    kind: 'string',
+    default: '',
+    doc: 'Directory that COPY INTO and external tables read files from and write them to (paths outside it are refused); empty: local locations are refused (s3:// ones are not).',
+  },
+  {
+    key: 'storage.skip_damaged_segments',
+    kind: 'bool',
+    default: false,
+    doc: 'Queries leave out segment files known to be damaged, and say so in an `X-Sundial-Warning` header, instead of failing with 500 `020013` when they need them.',
+  },
+  {
+    key: 'storage.object_store.s3_bucket',
+    kind: 'string',
+    default: '',
+    doc: 'Keep segment files in this S3 bucket (it must exist), the local disk only caching them ("bottomless retention"); empty: off, segment files stay in the data directory.',
+  },
+  {
+    key: 'storage.object_store.s3_endpoint',
+    kind: 'string',
+    default: '',
+    doc: 'URL of an S3-compatible store (MinIO, Ceph RGW, Garage: `http://host:9000`); empty: AWS S3 of `s3_region`.',
+  },
+  {
+    key: 'storage.object_store.s3_region',
+    kind: 'string',
+    default: 'us-east-1',
+    doc: 'Region of the bucket (S3-compatible stores mostly take any).',
+  },
+  {
+    key: 'storage.object_store.s3_prefix',
+    kind: 'string',
+    default: '',
+    doc: 'Prefix of every object key (`<prefix>/db/<id>/seg/<file>.seg`), so that servers can share a bucket.',
+  },
+  {
+    key: 'storage.object_store.s3_access_key_id',
+    kind: 'string',
+    default: '',
+    doc: "Access key; empty: the AWS SDK's default chain (`AWS_ACCESS_KEY_ID`, profiles, instance roles).",
+  },
+  {
+    key: 'storage.object_store.s3_secret_access_key',
+    kind: 'string',
+    default: '',
+    doc: 'Secret key of `s3_access_key_id`.',
+  },
+  {
+    key: 'storage.object_store.s3_path_style',
+    kind: 'bool',
+    default: true,
+    doc: 'Path-style URLs (`http://host/bucket/key`), as MinIO, Ceph RGW and Garage want; false for virtual-hosted style.',
+  },
+  {
+    key: 'storage.object_store.cache_bytes',
+    kind: 'bytes',
+    default: 1024 * 1024 * 1024,
+    doc: 'Local disk for cached segment files and byte ranges of them, least recently used evicted first.',
+  },
+  {
+    key: 'storage.object_store.cache_dir',
+    kind: 'string',
+    default: '',
+    doc: 'Folder of that cache; empty: `<data_dir>/object-cache`.',
+  },
+  {
+    key: 'usage.report_interval',
+    kind: 'duration',
+    zero: true,
+    default: 10_000,
+    doc: "How often the usage counters (requests, bytes in and out, disk and memtable bytes per database) are written to the system tenant's usage_schema database, as CnosDB does; 0 turns the reports off.",
+  },
+  {
+    key: 'query.warmup',
+    kind: 'bool',
+    default: true,
+    doc: 'Once ready, run the common query shapes over a small generated data set in a scratch directory (removed afterwards), so that the first queries after a start are as fast as later ones.',
+  },
+  {
+    key: 'otlp.traces_table',
+    kind: 'string',
+    default: 'otel_traces',
+    doc: 'Table of the spans sent to `/v1/traces` without a `table` header or parameter.',
+  },
+  {
+    key: 'otlp.logs_table',
+    kind: 'string',
+    default: 'otel_logs',
+    doc: 'Table of the log records sent to `/v1/logs` without a `table` header or parameter.',
+  },
+  {
+    key: 'ingest.scan_window_bytes',
+    kind: 'bytes',
+    default: 8 * 1024 * 1024,
+    doc: 'Line-protocol bytes scanned per step; bounds Wasm memory for big bodies.',
+  },
+  {
+    key: 'ingest.parse_workers',
+    kind: 'int',
+    default: defaultParseWorkers(),
+    doc: 'Worker threads that parse span, metric, log, OpenTSDB JSON and Prometheus bodies; 0 parses in the server thread.',
+  },
+  {
+    key: 'ingest.write_warmup',
+    kind: 'bool',
+    default: true,
+    doc: "Once ready, write, flush and compact 16,384 generated rows of one-row series (shaped like spans) in the warm-up's scratch directory, so that the first high-cardinality writes after a start (traces) do not run while V8 compiles that code.",
+  },
+  {
+    key: 'ingest.loki_tenant',
+    kind: 'string',
+    default: 'cnosdb',
+    doc: 'Tenant of a Loki push (`/loki/api/v1/push`) that names none: no `tenant` parameter or header and no `X-Scope-OrgID`.',
+  },
+  {
+    key: 'ingest.loki_database',
+    kind: 'string',
+    default: 'public',
+    doc: 'Database of a Loki push without a `db` parameter or header.',
+  },
+  {
+    key: 'ingest.loki_table',
+    kind: 'string',
+    default: 'logs',
+    doc: 'Table of a Loki push without a `table` parameter or header.',
+  },
+  {
+    key: 'ingest.parse_warmup',
+    kind: 'bool',
+    default: true,
+    doc: 'Once ready, start the parse workers and have each parse small generated bodies of every format first, so that the first requests do not wait for the parsers to load and compile.',
+  },
 ] as const satisfies readonly SettingSpec[];
 
 /**
@@ -89,7 +327,15 @@ function defaultParseWorkers(): number {
 }
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
-type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration' ? number : K extends 'port' ? number | null : K extends 'bool' ? boolean : K extends 'origins' ? readonly string[] : string;
+type ValueOf<K extends Kind> = K extends 'int' | 'bytes' | 'duration'
+  ? number
+  : K extends 'port'
+    ? number | null
+    : K extends 'bool'
+      ? boolean
+      : K extends 'origins'
+        ? readonly string[]
+        : string;
 type Shape = { [S in (typeof SETTINGS)[number] as S['key']]: ValueOf<S['kind']> };
 
 /** Resolved settings, keyed by dotted path. Sizes are bytes, durations milliseconds. */
@@ -100,8 +346,17 @@ export const flagName = (key: string): string => key.slice(key.lastIndexOf('.') 
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const SIZE_UNITS: Record<string, number> = {
-  '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9,
-  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
 };
 const TIME_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -114,13 +369,18 @@ function isOrigin(text: string): boolean {
   return text === '*' || (URL.canParse(text) && new URL(text).origin === text);
 }
 
-function convert(spec: SettingSpec, raw: unknown, source: string): string | number | boolean | null | readonly string[] {
+function convert(
+  spec: SettingSpec,
+  raw: unknown,
+  source: string,
+): string | number | boolean | null | readonly string[] {
   const bad = (want: string): never => {
     throw new ConfigError(`invalid ${spec.key} from ${source}: ${JSON.stringify(raw)} (want ${want})`);
   };
   switch (spec.kind) {
     case 'string':
-      if (spec.choices !== undefined) return typeof raw === 'string' && spec.choices.includes(raw) ? raw : bad(spec.choices.join(', '));
+      if (spec.choices !== undefined)
+        return typeof raw === 'string' && spec.choices.includes(raw) ? raw : bad(spec.choices.join(', '));
       return typeof raw === 'string' ? raw : bad('a string');
     case 'level':
       return typeof raw === 'string' && LEVELS.includes(raw) ? raw : bad(LEVELS.join(', '));
@@ -139,19 +399,32 @@ function convert(spec: SettingSpec, raw: unknown, source: string): string | numb
       return Number.isSafeInteger(n) && n >= 0 ? n : bad('a non-negative integer');
     }
     case 'bytes': {
-      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? raw : bad('a positive number of bytes');
+      if (typeof raw === 'number')
+        return Number.isSafeInteger(raw) && raw > 0 ? raw : bad('a positive number of bytes');
       const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
       const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-      return m && unit !== undefined && Number(m[1]) > 0 ? Math.round(Number(m[1]) * unit) : bad('bytes like 1048576, "64MiB" or "500MB"');
+      return m && unit !== undefined && Number(m[1]) > 0
+        ? Math.round(Number(m[1]) * unit)
+        : bad('bytes like 1048576, "64MiB" or "500MB"');
     }
     case 'origins': {
-      const list = typeof raw === 'string' ? raw.split(',').map((o) => o.trim()).filter((o) => o !== '') : raw;
-      if (!Array.isArray(list) || !list.every((o) => typeof o === 'string' && isOrigin(o))) return bad('origins like "https://app.example.com,http://localhost:5173" (scheme, host, port only), or "*"');
+      const list =
+        typeof raw === 'string'
+          ? raw
+              .split(',')
+              .map((o) => o.trim())
+              .filter((o) => o !== '')
+          : raw;
+      if (!Array.isArray(list) || !list.every((o) => typeof o === 'string' && isOrigin(o)))
+        return bad('origins like "https://app.example.com,http://localhost:5173" (scheme, host, port only), or "*"');
       return list as string[];
     }
     case 'duration': {
       const min = spec.zero === true ? 0 : 1;
-      if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= min ? raw : bad(min === 0 ? 'milliseconds, 0 for off' : 'positive milliseconds');
+      if (typeof raw === 'number')
+        return Number.isSafeInteger(raw) && raw >= min
+          ? raw
+          : bad(min === 0 ? 'milliseconds, 0 for off' : 'positive milliseconds');
       const m = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw) : null;
       const ms = m ? Math.round(Number(m[1]) * TIME_UNITS[m[2] ?? 'ms']!) : NaN;
       return ms >= min ? ms : bad(`a duration like 30000, "30s" or "10m"${min === 0 ? ', 0 for off' : ''}`);
@@ -174,7 +447,8 @@ function unknownKeys(tree: Record<string, unknown>, prefix = ''): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(tree)) {
     const path = prefix + k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !known.has(path)) out.push(...unknownKeys(v as Record<string, unknown>, path + '.'));
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !known.has(path))
+      out.push(...unknownKeys(v as Record<string, unknown>, path + '.'));
     else if (!known.has(path)) out.push(path);
   }
   return out;
@@ -220,8 +494,10 @@ export function loadConfig({ argv = process.argv.slice(2), env = process.env }: 
     if (fromFlag !== undefined) value = convert(spec, fromFlag, `flag --${flagName(spec.key)}`);
     out[spec.key] = value;
   }
-  if ((out['storage.compaction_fan_in'] as number) < 2) throw new ConfigError(`invalid storage.compaction_fan_in: ${out['storage.compaction_fan_in']} (want 2 or more)`);
-  if ((out['server.port'] as number) > 65535) throw new ConfigError(`invalid server.port: ${out['server.port']} (want 0-65535)`);
+  if ((out['storage.compaction_fan_in'] as number) < 2)
+    throw new ConfigError(`invalid storage.compaction_fan_in: ${out['storage.compaction_fan_in']} (want 2 or more)`);
+  if ((out['server.port'] as number) > 65535)
+    throw new ConfigError(`invalid server.port: ${out['server.port']} (want 0-65535)`);
   return out as Config;
 }
 

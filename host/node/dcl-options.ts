@@ -4,7 +4,14 @@
 
 import { UserError } from '../core/errors.js';
 import type { OptionValue, SqlOption } from '../engine/sql/ast.js';
-import { hashPassword, parseDropAfter, parseLimiterConfig, scramVerifier, type TenantOptions, type UserChange } from '../meta/index.js';
+import {
+  hashPassword,
+  parseDropAfter,
+  parseLimiterConfig,
+  scramVerifier,
+  type TenantOptions,
+  type UserChange,
+} from '../meta/index.js';
 
 export const TENANT_OPTIONS = ['comment', '_limiter', 'drop_after'] as const;
 export const USER_OPTIONS = ['password', 'must_change_password', 'rsa_public_key', 'comment', 'granted_admin'] as const;
@@ -103,7 +110,10 @@ export async function userOptionChange(o: SqlOption): Promise<UserChange> {
     case 'comment':
       return { comment: stringOf(o) ?? '' };
     default:
-      throw new UserError('notImplemented', 'This feature is not implemented: RSA public key authentication (rsa_public_key)');
+      throw new UserError(
+        'notImplemented',
+        'This feature is not implemented: RSA public key authentication (rsa_public_key)',
+      );
   }
 }
 
@@ -112,7 +122,13 @@ export async function userOptionChange(o: SqlOption): Promise<UserChange> {
  * '', checked in auth.ts), as CnosDB's users do; only a loopback server accepts it.
  */
 export async function userOptions(options: readonly SqlOption[]): Promise<Required<UserChange>> {
-  const out: Required<UserChange> = { passwordHash: '', scramVerifier: '', admin: false, mustChangePassword: false, comment: '' };
+  const out: Required<UserChange> = {
+    passwordHash: '',
+    scramVerifier: '',
+    admin: false,
+    mustChangePassword: false,
+    comment: '',
+  };
   for (const o of byName(options, USER_OPTIONS).values()) Object.assign(out, await userOptionChange(o));
   return out;
 }

@@ -38,7 +38,14 @@ import { semanticError } from '../engine/errors.js';
 import { tenantNotFound, userNotFound } from '../core/meta-errors.js';
 import { UserError } from '../core/errors.js';
 import type { Storage } from '../storage/index.js';
-import { passwordOf, tenantOptionChange, tenantOptions, tenantOptionUnset, userOptionChange, userOptions } from './dcl-options.js';
+import {
+  passwordOf,
+  tenantOptionChange,
+  tenantOptions,
+  tenantOptionUnset,
+  userOptionChange,
+  userOptions,
+} from './dcl-options.js';
 
 export interface DclContext {
   storage: Storage;
@@ -52,7 +59,8 @@ export interface DclContext {
 const LEVELS = { READ: 'read', WRITE: 'write', ALL: 'all' } as const;
 
 function requireRootFor(user: UserDef, target: string): void {
-  if (target === ROOT_USER && user.name !== ROOT_USER) throw new UserError('privilege', 'Insufficient privileges, expected [root user]');
+  if (target === ROOT_USER && user.name !== ROOT_USER)
+    throw new UserError('privilege', 'Insufficient privileges, expected [root user]');
 }
 
 export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
@@ -70,8 +78,10 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
       const a = s.action;
       if (a.kind === 'addUser' || a.kind === 'setUser' || a.kind === 'removeUser') {
         requireOwner(catalog, user, s.name, 'members');
-        if (a.kind === 'addUser') await storage.changeCatalog((c) => addMemberDef(c, s.name, a.user, a.role, ctx.tenant));
-        else if (a.kind === 'setUser') await storage.changeCatalog((c) => setMemberDef(c, s.name, a.user, a.role, ctx.tenant));
+        if (a.kind === 'addUser')
+          await storage.changeCatalog((c) => addMemberDef(c, s.name, a.user, a.role, ctx.tenant));
+        else if (a.kind === 'setUser')
+          await storage.changeCatalog((c) => setMemberDef(c, s.name, a.user, a.role, ctx.tenant));
         else await storage.changeCatalog((c) => removeMemberDef(c, s.name, a.user));
         return;
       }
@@ -146,7 +156,8 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
     case 'createRole': {
       const t = requireOwner(catalog, user, ctx.tenant, 'roles');
       const inherit = s.inherit?.toLowerCase();
-      if (inherit !== undefined && inherit !== 'owner' && inherit !== 'member') throw semanticError(`Expected [owner,member], found ${s.inherit}`);
+      if (inherit !== undefined && inherit !== 'owner' && inherit !== 'member')
+        throw semanticError(`Expected [owner,member], found ${s.inherit}`);
       if (s.ifNotExists && t.roles.has(s.name)) return;
       await storage.changeCatalog((c) => createRoleDef(c, ctx.tenant, s.name, inherit ?? null));
       return;
@@ -160,7 +171,8 @@ export async function runDcl(ctx: DclContext, s: DclStatement): Promise<void> {
     case 'grant':
     case 'revoke': {
       requireOwner(catalog, user, ctx.tenant, 'roles');
-      if (s.role === 'owner' || s.role === 'member') throw new UserError('systemRoleModification', 'Semantic error: System roles are not allowed to be modified');
+      if (s.role === 'owner' || s.role === 'member')
+        throw new UserError('systemRoleModification', 'Semantic error: System roles are not allowed to be modified');
       const changes = s.privileges.map((p) => ({ level: LEVELS[p.action], database: p.database }));
       await storage.changeCatalog((c) => changePrivileges(c, ctx.tenant, s.role, s.kind, changes));
       return;

@@ -5,7 +5,20 @@
 // of usage counters (usage-metrics.ts), seeing only the rows of its own tenant; only the system
 // tenant writes to it or changes it.
 
-import { addStreamQueryDef, createExternalTableDef, createStreamTableDef, type DatabaseDef, DEFAULT_TENANT, dropAfterMs, dropExternalTableDef, dropStreamTableDef, type ExternalTableDef, findPendingDrop, setStreamProgress, type StreamTableDef } from '../meta/index.js';
+import {
+  addStreamQueryDef,
+  createExternalTableDef,
+  createStreamTableDef,
+  type DatabaseDef,
+  DEFAULT_TENANT,
+  dropAfterMs,
+  dropExternalTableDef,
+  dropStreamTableDef,
+  type ExternalTableDef,
+  findPendingDrop,
+  setStreamProgress,
+  type StreamTableDef,
+} from '../meta/index.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
 import type {
@@ -47,7 +60,11 @@ export class StorageCatalog implements EngineCatalog {
     this.#storage = storage;
     this.tenant = tenant;
     this.#usage = usage;
-    if (skipped !== undefined) this.#skipped = (files) => files.forEach((f) => { skipped.add(f); });
+    if (skipped !== undefined)
+      this.#skipped = (files) =>
+        files.forEach((f) => {
+          skipped.add(f);
+        });
   }
 
   get version(): number {
@@ -73,7 +90,9 @@ export class StorageCatalog implements EngineCatalog {
   }
 
   #requireRead(name: string): DatabaseDef {
-    return this.#sharedUsage(name) ? this.#storage.catalog.requireDatabase(DEFAULT_TENANT, USAGE_DATABASE) : this.#require(name);
+    return this.#sharedUsage(name)
+      ? this.#storage.catalog.requireDatabase(DEFAULT_TENANT, USAGE_DATABASE)
+      : this.#require(name);
   }
 
   /** A read request limited, in the shared usage_schema, to this tenant's series. */
@@ -81,7 +100,10 @@ export class StorageCatalog implements EngineCatalog {
     if (!this.#sharedUsage(database)) return request;
     const tenant = this.tenant;
     const inner = request.seriesFilter;
-    return { ...request, seriesFilter: (tags) => tags.get('tenant') === tenant && (inner === undefined || inner(tags)) };
+    return {
+      ...request,
+      seriesFilter: (tags) => tags.get('tenant') === tenant && (inner === undefined || inner(tags)),
+    };
   }
 
   databases(): DatabaseInfo[] {
@@ -118,8 +140,21 @@ export class StorageCatalog implements EngineCatalog {
   async createExternalTable(database: string, t: ExternalTableInfo): Promise<void> {
     const db = this.#require(database);
     const columns = t.columns.map((c) => ({ name: c.name, type: typeName(c.type) }));
-    const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as NonNullable<ExternalTableDef['connection']> };
-    await this.#storage.changeCatalog((c) => createExternalTableDef(c, db, { name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns, ...connection }));
+    const connection =
+      t.connection === undefined
+        ? {}
+        : { connection: { ...t.connection } as NonNullable<ExternalTableDef['connection']> };
+    await this.#storage.changeCatalog((c) =>
+      createExternalTableDef(c, db, {
+        name: t.name,
+        location: t.location,
+        fileType: t.fileType,
+        hasHeader: t.hasHeader,
+        delimiter: t.delimiter,
+        columns,
+        ...connection,
+      }),
+    );
   }
 
   async dropExternalTable(database: string, name: string): Promise<void> {
@@ -140,7 +175,16 @@ export class StorageCatalog implements EngineCatalog {
 
   async createStreamTable(database: string, t: Omit<StreamTableInfo, 'queries'>): Promise<void> {
     const db = this.#require(database);
-    await this.#storage.changeCatalog((c) => createStreamTableDef(c, db, { name: t.name, sourceDatabase: t.sourceDatabase, sourceTable: t.sourceTable, eventTimeColumn: t.eventTimeColumn, watermarkDelayMs: t.watermarkDelayMs, columns: t.columns }));
+    await this.#storage.changeCatalog((c) =>
+      createStreamTableDef(c, db, {
+        name: t.name,
+        sourceDatabase: t.sourceDatabase,
+        sourceTable: t.sourceTable,
+        eventTimeColumn: t.eventTimeColumn,
+        watermarkDelayMs: t.watermarkDelayMs,
+        columns: t.columns,
+      }),
+    );
   }
 
   async dropStreamTable(database: string, name: string): Promise<void> {
@@ -148,7 +192,11 @@ export class StorageCatalog implements EngineCatalog {
     await this.#storage.changeCatalog((c) => dropStreamTableDef(c, db, name));
   }
 
-  async addStreamQuery(database: string, stream: string, query: { sql: string; database: string; user: string }): Promise<void> {
+  async addStreamQuery(
+    database: string,
+    stream: string,
+    query: { sql: string; database: string; user: string },
+  ): Promise<void> {
     const db = this.#require(database);
     await this.#storage.changeCatalog((c) => addStreamQueryDef(c, db, stream, query));
   }
@@ -180,7 +228,11 @@ export class StorageCatalog implements EngineCatalog {
 
   async write(database: string, batches: Uint8Array[]): Promise<void> {
     await this.#storage.write(this.#require(database), batches);
-    this.#usage?.sqlWrite(this.tenant, database, batches.reduce((n, b) => n + b.length, 0));
+    this.#usage?.sqlWrite(
+      this.tenant,
+      database,
+      batches.reduce((n, b) => n + b.length, 0),
+    );
   }
 
   async createDatabase(name: string, options: DatabaseOptions): Promise<void> {
@@ -209,7 +261,9 @@ export class StorageCatalog implements EngineCatalog {
 
   dropPending(database: string, table?: string): boolean {
     const c = this.#storage.catalog;
-    return table === undefined ? findPendingDrop(c, 'database', [this.tenant, database]) !== undefined : findPendingDrop(c, 'table', [this.tenant, database, table]) !== undefined;
+    return table === undefined
+      ? findPendingDrop(c, 'database', [this.tenant, database]) !== undefined
+      : findPendingDrop(c, 'table', [this.tenant, database, table]) !== undefined;
   }
 
   async createTable(database: string, table: TableInfo): Promise<void> {
@@ -217,18 +271,41 @@ export class StorageCatalog implements EngineCatalog {
     await this.#storage.createTable(this.#require(database), {
       name: table.name,
       tags: table.columns.filter((c) => c.kind === 'tag').map((c) => ({ name: c.name, codec: c.codec })),
-      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) })),
+      fields: table.columns
+        .filter((c) => c.kind === 'field')
+        .map((c) => ({
+          name: c.name,
+          type: storedType(c),
+          codec: c.codec,
+          ...(c.geometry === undefined ? {} : { geometry: c.geometry }),
+        })),
       ...(time === undefined ? {} : { timeCodec: time.codec }),
     });
   }
 
   async alterTable(database: string, table: string, columns: ColumnInfo[], change: TableChange): Promise<void> {
     const db = this.#require(database);
-    const column = (name: string): ColumnInfo => columns.find((c) => c.name === name) ?? (() => { throw bug(`ALTER TABLE: no column ${name} in the new column list`); })();
+    const column = (name: string): ColumnInfo =>
+      columns.find((c) => c.name === name) ??
+      (() => {
+        throw bug(`ALTER TABLE: no column ${name} in the new column list`);
+      })();
     switch (change.kind) {
       case 'add': {
         const c = column(change.column);
-        await this.#storage.alterTable(db, table, c.kind === 'tag' ? { kind: 'addTag', name: c.name } : { kind: 'addField', name: c.name, type: storedType(c), codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) });
+        await this.#storage.alterTable(
+          db,
+          table,
+          c.kind === 'tag'
+            ? { kind: 'addTag', name: c.name }
+            : {
+                kind: 'addField',
+                name: c.name,
+                type: storedType(c),
+                codec: c.codec,
+                ...(c.geometry === undefined ? {} : { geometry: c.geometry }),
+              },
+        );
         return;
       }
       case 'drop':
@@ -238,7 +315,11 @@ export class StorageCatalog implements EngineCatalog {
         await this.#storage.alterTable(db, table, { kind: 'renameColumn', from: change.from, to: change.to });
         return;
       case 'codec':
-        await this.#storage.alterTable(db, table, { kind: 'setCodec', column: change.column, codec: column(change.column).codec });
+        await this.#storage.alterTable(db, table, {
+          kind: 'setCodec',
+          column: change.column,
+          codec: column(change.column).codec,
+        });
         return;
     }
   }
@@ -262,8 +343,18 @@ function storedType(c: ColumnInfo): FieldType {
 }
 
 function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
-  const connection = t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
-  return { database: d.name, name: t.name, location: t.location, fileType: t.fileType, hasHeader: t.hasHeader, delimiter: t.delimiter, columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })), ...connection };
+  const connection =
+    t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
+  return {
+    database: d.name,
+    name: t.name,
+    location: t.location,
+    fileType: t.fileType,
+    hasHeader: t.hasHeader,
+    delimiter: t.delimiter,
+    columns: t.columns.map((c) => ({ name: c.name, type: parseTypeName(c.type) })),
+    ...connection,
+  };
 }
 
 function streamInfo(d: DatabaseDef, t: StreamTableDef): StreamTableInfo {
@@ -275,6 +366,12 @@ function streamInfo(d: DatabaseDef, t: StreamTableDef): StreamTableInfo {
     eventTimeColumn: t.eventTimeColumn,
     watermarkDelayMs: t.watermarkDelayMs,
     columns: [...t.columns],
-    queries: t.queries.map((q) => ({ id: q.id, sql: q.sql, database: q.database, user: q.user, doneBeforeNs: q.doneBeforeNs === null ? null : BigInt(q.doneBeforeNs) })),
+    queries: t.queries.map((q) => ({
+      id: q.id,
+      sql: q.sql,
+      database: q.database,
+      user: q.user,
+      doneBeforeNs: q.doneBeforeNs === null ? null : BigInt(q.doneBeforeNs),
+    })),
   };
 }

@@ -51,9 +51,13 @@ export class LocalExternalFiles implements ExternalFiles {
       path = decodeURIComponent(path.slice(scheme[0].length));
     }
     if (path === '') throw refused('empty location');
-    if (path.split(/[\\/]/).includes('..')) throw refused(`location '${location}' contains '..'; locations are relative to storage.external_dir or inside it`);
+    if (path.split(/[\\/]/).includes('..'))
+      throw refused(
+        `location '${location}' contains '..'; locations are relative to storage.external_dir or inside it`,
+      );
     const abs = isAbsolute(path) ? resolve(path) : resolve(this.#root, path);
-    if (!within(this.#root, abs) && !within(this.#realRoot, abs)) throw refused(`location '${location}' is outside storage.external_dir`);
+    if (!within(this.#root, abs) && !within(this.#realRoot, abs))
+      throw refused(`location '${location}' is outside storage.external_dir`);
     // The deepest part that exists, with its symbolic links resolved, then the rest as written.
     const rest: string[] = [];
     let probe = abs;
@@ -62,12 +66,14 @@ export class LocalExternalFiles implements ExternalFiles {
       try {
         real = await realpath(probe);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(probe) === probe) throw refused(`location '${location}': ${(e as Error).message}`);
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(probe) === probe)
+          throw refused(`location '${location}': ${(e as Error).message}`);
         rest.unshift(basename(probe));
         probe = dirname(probe);
         continue;
       }
-      if (!within(this.#realRoot, real)) throw refused(`location '${location}' leads out of storage.external_dir through a symbolic link`);
+      if (!within(this.#realRoot, real))
+        throw refused(`location '${location}' leads out of storage.external_dir through a symbolic link`);
       return join(real, ...rest);
     }
   }
@@ -87,7 +93,8 @@ export class LocalExternalFiles implements ExternalFiles {
     for (const n of names) {
       const real = await realpath(join(path, n));
       const name = `${location}${location.endsWith('/') ? '' : '/'}${n}`;
-      if (!within(this.#realRoot, real)) throw refused(`location '${name}' leads out of storage.external_dir through a symbolic link`);
+      if (!within(this.#realRoot, real))
+        throw refused(`location '${name}' leads out of storage.external_dir through a symbolic link`);
       const s = await stat(real);
       if (s.isFile()) out.push({ name, sizeBytes: s.size, realPath: real });
     }
@@ -107,11 +114,18 @@ export class LocalExternalFiles implements ExternalFiles {
   async write(location: string, extension: string, data: Uint8Array): Promise<string> {
     const path = await this.#resolve(location);
     let directory = location.endsWith('/');
-    if (!directory) directory = await stat(path).then((s) => s.isDirectory(), () => false);
-    const target = directory ? join(path, `${Date.now()}-${process.pid}-${++this.#sequence}-${randomBytes(4).toString('hex')}.${extension}`) : path;
+    if (!directory)
+      directory = await stat(path).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+    const target = directory
+      ? join(path, `${Date.now()}-${process.pid}-${++this.#sequence}-${randomBytes(4).toString('hex')}.${extension}`)
+      : path;
     await mkdir(dirname(target), { recursive: true });
     // mkdir may have walked through a link made meanwhile: check the real directory again.
-    if (!within(this.#realRoot, await realpath(dirname(target)))) throw refused(`location '${location}' leads out of storage.external_dir through a symbolic link`);
+    if (!within(this.#realRoot, await realpath(dirname(target))))
+      throw refused(`location '${location}' leads out of storage.external_dir through a symbolic link`);
     const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       await writeFile(temp, data, { flag: 'wx' });

@@ -22,7 +22,8 @@ export class ExternalLocations implements ExternalFiles {
   #route(location: string): 's3' | LocalExternalFiles {
     const scheme = locationScheme(location);
     if (scheme === 's3') return 's3';
-    if (scheme !== undefined && scheme !== 'file') throw new UserError('externalLocation', `object store error: Unsupported url schema [${scheme}]`);
+    if (scheme !== undefined && scheme !== 'file')
+      throw new UserError('externalLocation', `object store error: Unsupported url schema [${scheme}]`);
     if (this.#local === undefined) throw new UserError('externalLocation', NO_DIR);
     return this.#local;
   }

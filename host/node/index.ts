@@ -6,7 +6,17 @@ export { type Config, ConfigError, envName, flagName, loadConfig, SETTINGS } fro
 export { EXIT_FAILURE, EXIT_OK, EXIT_REJECTED, EXIT_USAGE } from './exit-codes.js';
 export { packageVersion } from './package-info.js';
 export { type RunningServer, serve, StartRefused, startServer } from './serve.js';
-export { HttpSqlTarget, runSql, SQL_FORMATS, SqlClientError, type SqlFormat, type SqlSession, type SqlTarget, statementsOf, UnreachableError } from './sql-client.js';
+export {
+  HttpSqlTarget,
+  runSql,
+  SQL_FORMATS,
+  SqlClientError,
+  type SqlFormat,
+  type SqlSession,
+  type SqlTarget,
+  statementsOf,
+  UnreachableError,
+} from './sql-client.js';
 export { LocalSqlTarget } from './sql-local.js';
 export { BackupError, runBackup } from './backup-client.js';
 export { BackupDirError, notRestorable, readBackupManifest, restoreBackup, verifyBackup } from './backup-dir.js';

@@ -12,7 +12,15 @@ import { PlanCache } from '../engine/plan-cache.js';
 import type { QueryResult as EngineResult } from '../engine/query.js';
 import { type Field, getValue, type RecordBatch, type Scalar } from '../engine/types/index.js';
 import { requireMembership, type UserDef } from '../meta/index.js';
-import { admitWrite, lineProtocolParser, type Services, startStatement, storeWrite, trackResult, UsageMetrics } from '../server/index.js';
+import {
+  admitWrite,
+  lineProtocolParser,
+  type Services,
+  startStatement,
+  storeWrite,
+  trackResult,
+  UsageMetrics,
+} from '../server/index.js';
 import { type DirLock, lockDataDir, type Storage } from '../storage/index.js';
 import { flagName, loadConfig, SETTINGS, type Config } from './config.js';
 import { openStorage } from './open-storage.js';
@@ -65,7 +73,12 @@ export interface QueryResult extends AsyncIterable<RecordBatch> {
 export async function open(options: OpenOptions = {}): Promise<Sundial> {
   const config = configOf(options);
   // A library's host program owns stdout: log lines go to stderr, and only warnings unless asked.
-  const logger = options.logger ?? pino({ level: options.settings?.['log.log_level'] === undefined ? 'warn' : config['log.log_level'] }, pino.destination(2));
+  const logger =
+    options.logger ??
+    pino(
+      { level: options.settings?.['log.log_level'] === undefined ? 'warn' : config['log.log_level'] },
+      pino.destination(2),
+    );
   const memory = options.dataDir === undefined;
   const dataDir = memory ? 'memory' : resolve(options.dataDir!);
   const core = await Core.load(coreWasmBytes());
@@ -79,15 +92,27 @@ export async function open(options: OpenOptions = {}): Promise<Sundial> {
     await lock?.release();
     throw e;
   }
-  const services = createServices(config, { core, storage, parsers: new InThreadParsers(core), usage: new UsageMetrics('library'), allowEmptyPassword: true, logger });
-  return new Sundial(config, services, lock, { tenant: options.tenant ?? 'cnosdb', database: options.database ?? 'public', memory });
+  const services = createServices(config, {
+    core,
+    storage,
+    parsers: new InThreadParsers(core),
+    usage: new UsageMetrics('library'),
+    allowEmptyPassword: true,
+    logger,
+  });
+  return new Sundial(config, services, lock, {
+    tenant: options.tenant ?? 'cnosdb',
+    database: options.database ?? 'public',
+    memory,
+  });
 }
 
 /** The server's configuration with `options.settings` over its defaults (no file, no environment). */
 function configOf(options: OpenOptions): Config {
   const argv: string[] = [];
   for (const [key, value] of Object.entries(options.settings ?? {})) {
-    if (!SETTINGS.some((s) => s.key === key)) throw new UserError('badParameter', `unknown setting '${key}' (docs/configuration.md lists them)`);
+    if (!SETTINGS.some((s) => s.key === key))
+      throw new UserError('badParameter', `unknown setting '${key}' (docs/configuration.md lists them)`);
     argv.push(`--${flagName(key)}`, String(value));
   }
   return loadConfig({ argv, env: {} });
@@ -106,7 +131,12 @@ export class Sundial {
   #closed: Promise<void> | undefined;
 
   /** @internal open() makes it. */
-  constructor(config: Config, services: Services, lock: DirLock | undefined, defaults: { tenant: string; database: string; memory: boolean }) {
+  constructor(
+    config: Config,
+    services: Services,
+    lock: DirLock | undefined,
+    defaults: { tenant: string; database: string; memory: boolean },
+  ) {
     this.#config = config;
     this.#services = services;
     this.#lock = lock;
@@ -123,12 +153,25 @@ export class Sundial {
   /** Writes line protocol (one request: all of it is stored, durably, or none). */
   async write(lines: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
     const user = this.#root();
-    const target = { tenant: options.tenant ?? this.#defaults.tenant, database: options.database ?? this.#defaults.database };
+    const target = {
+      tenant: options.tenant ?? this.#defaults.tenant,
+      database: options.database ?? this.#defaults.database,
+    };
     const precision = options.precision ?? 'ns';
-    if (!['ns', 'us', 'ms', 's'].includes(precision)) throw new UserError('badParameter', `invalid precision '${String(precision)}': want ns, us, ms or s`);
+    if (!['ns', 'us', 'ms', 's'].includes(precision))
+      throw new UserError('badParameter', `invalid precision '${String(precision)}': want ns, us, ms or s`);
     const admitted = admitWrite(this.#services, user, target);
-    const body = typeof lines === 'string' ? Buffer.from(lines, 'utf8') : Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
-    await storeWrite(this.#services, admitted, { api: 'library', user: user.name, format: 'line-protocol' }, body, lineProtocolParser(precision));
+    const body =
+      typeof lines === 'string'
+        ? Buffer.from(lines, 'utf8')
+        : Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
+    await storeWrite(
+      this.#services,
+      admitted,
+      { api: 'library', user: user.name, format: 'line-protocol' },
+      body,
+      lineProtocolParser(precision),
+    );
   }
 
   /** Runs one statement and returns all its rows. */
@@ -155,7 +198,14 @@ export class Sundial {
     const user = this.#root();
     const tenant = requireMembership(this.#services.storage.catalog, user, options.tenant ?? this.#defaults.tenant);
     const database = options.database ?? this.#defaults.database;
-    const statement = startStatement(this.#config, this.#version, this.#services, { user, tenant, database, sql, api: 'library', bytesIn: Buffer.byteLength(sql) });
+    const statement = startStatement(this.#config, this.#version, this.#services, {
+      user,
+      tenant,
+      database,
+      sql,
+      api: 'library',
+      bytesIn: Buffer.byteLength(sql),
+    });
     const { abort, query } = statement;
     const signal = options.signal;
     const cancel = (): void => abort.abort(new UserError('queryCanceled', 'query canceled'));

@@ -21,7 +21,6 @@ import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob, type ParseJob, type Parsers, type ParseResult } from '../ingest/parse-jobs.js';
 import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './parse-messages.js';
 
-
 /** Parsing in the server's thread, synchronously (see runWrite on why not through a promise). */
 export class InThreadParsers implements Parsers {
   readonly workers = 0;
@@ -78,7 +77,8 @@ export class ParsePool implements Parsers {
    * `script`: the worker's module (tests running the TypeScript sources point it at dist/).
    */
   constructor(workers: number, logger: Logger, options: { warmup?: boolean; script?: URL } = {}) {
-    if (!Number.isSafeInteger(workers) || workers < 1) throw new Error(`BUG: a parse pool needs at least one worker, got ${workers}`);
+    if (!Number.isSafeInteger(workers) || workers < 1)
+      throw new Error(`BUG: a parse pool needs at least one worker, got ${workers}`);
     this.workers = workers;
     this.#logger = logger;
     this.#script = options.script ?? WORKER_SCRIPT;
@@ -137,7 +137,9 @@ export class ParsePool implements Parsers {
     const slot: Slot = { worker, threadId: worker.threadId, job: undefined, error: undefined };
     this.#slots.push(slot);
     this.#logger.info({ threadId: slot.threadId }, 'parse worker started');
-    worker.on('message', (reply: ParseReply | WarmupReport) => ('warmed' in reply ? this.#warmed(slot, reply) : this.#finish(slot, reply)));
+    worker.on('message', (reply: ParseReply | WarmupReport) =>
+      'warmed' in reply ? this.#warmed(slot, reply) : this.#finish(slot, reply),
+    );
     // A reply that cannot be deserialized would leave its request waiting forever: end the
     // worker instead, which fails that request and starts a replacement on the next job.
     worker.on('messageerror', (err) => {
@@ -150,20 +152,29 @@ export class ParsePool implements Parsers {
   }
 
   #warmed(slot: Slot, report: WarmupReport): void {
-    if (report.error === undefined) this.#logger.info({ threadId: slot.threadId, jobs: report.jobs, ms: report.ms }, 'parse worker warmed up');
-    else this.#logger.error({ threadId: slot.threadId, jobs: report.jobs, ms: report.ms, error: report.error }, 'BUG: a parse warm-up body failed to parse');
+    if (report.error === undefined)
+      this.#logger.info({ threadId: slot.threadId, jobs: report.jobs, ms: report.ms }, 'parse worker warmed up');
+    else
+      this.#logger.error(
+        { threadId: slot.threadId, jobs: report.jobs, ms: report.ms, error: report.error },
+        'BUG: a parse warm-up body failed to parse',
+      );
   }
 
   #finish(slot: Slot, reply: ParseReply): void {
     const p = slot.job;
     if (p === undefined || p.id !== reply.id) {
-      this.#logger.error({ threadId: slot.threadId, id: reply.id }, 'BUG: a parse worker answered a job it was not given');
+      this.#logger.error(
+        { threadId: slot.threadId, id: reply.id },
+        'BUG: a parse worker answered a job it was not given',
+      );
       return;
     }
     slot.job = undefined;
     slot.worker.unref();
     if (reply.ok) p.resolve(reply.result);
-    else if (reply.error.kind !== undefined) p.reject(new UserError(reply.error.kind, reply.error.message, { retryAfterS: reply.error.retryAfterS }));
+    else if (reply.error.kind !== undefined)
+      p.reject(new UserError(reply.error.kind, reply.error.message, { retryAfterS: reply.error.retryAfterS }));
     else {
       // Not the client's fault: the route's error mapping logs it and answers 500.
       const err = new Error(reply.error.message);
@@ -182,8 +193,16 @@ export class ParsePool implements Parsers {
       return;
     }
     const threadId = slot.threadId;
-    this.#logger.error({ threadId, code, err: slot.error, parsing: p !== undefined }, 'parse worker exited; the next job starts another');
-    p?.reject(new Error(`parse worker ${threadId} exited with code ${code} while parsing this request${slot.error === undefined ? '' : `: ${slot.error.message}`}`, { cause: slot.error }));
+    this.#logger.error(
+      { threadId, code, err: slot.error, parsing: p !== undefined },
+      'parse worker exited; the next job starts another',
+    );
+    p?.reject(
+      new Error(
+        `parse worker ${threadId} exited with code ${code} while parsing this request${slot.error === undefined ? '' : `: ${slot.error.message}`}`,
+        { cause: slot.error },
+      ),
+    );
     this.#pump();
   }
 }
@@ -195,6 +214,7 @@ export class ParsePool implements Parsers {
  * buffer, such as Node's shared pool of small Buffers) a copy.
  */
 function ownBuffer(body: Uint8Array): Uint8Array {
-  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer) return body;
+  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer)
+    return body;
   return new Uint8Array(body);
 }

@@ -60,7 +60,15 @@ port.on('message', (msg: ParseRequest) => {
     reply =
       e instanceof UserError
         ? { id: msg.id, ok: false, error: { kind: e.kind, message: e.message, retryAfterS: e.retryAfterS } }
-        : { id: msg.id, ok: false, error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined, threadId } };
+        : {
+            id: msg.id,
+            ok: false,
+            error: {
+              message: e instanceof Error ? e.message : String(e),
+              stack: e instanceof Error ? e.stack : undefined,
+              threadId,
+            },
+          };
   }
   port.postMessage(reply, transfer);
 });

@@ -78,7 +78,9 @@ function lines(from: number, to: number): Uint8Array {
       x = (x * 1103515245 + 12345) % 2147483648;
       const usage = x % 101;
       const load = (x % 10007) / 100;
-      out.push(`warm,host=h${h},region=r${h % 3} usage=${usage}i,load=${load},state="s${x % 4}",up=${x % 7 !== 0} ${START_S + r * STEP_S}000000000`);
+      out.push(
+        `warm,host=h${h},region=r${h % 3} usage=${usage}i,load=${load},state="s${x % 4}",up=${x % 7 !== 0} ${START_S + r * STEP_S}000000000`,
+      );
     }
   }
   return new TextEncoder().encode(out.join('\n'));
@@ -94,9 +96,24 @@ export interface WarmupRoute {
 const ROOT_AUTH = `Basic ${Buffer.from('root:').toString('base64')}`;
 
 /** A SundialServer over the scratch storage, never listening: its routes take `inject`ed requests. */
-async function scratchServer(route: WarmupRoute, core: Core, storage: Storage, usage: UsageMetrics, logger: Logger): Promise<SundialServer> {
+async function scratchServer(
+  route: WarmupRoute,
+  core: Core,
+  storage: Storage,
+  usage: UsageMetrics,
+  logger: Logger,
+): Promise<SundialServer> {
   const server = new SundialServer(route.config, logger, route.version);
-  server.ready(createServices(route.config, { core, storage, parsers: new InThreadParsers(core), usage, allowEmptyPassword: true, logger }));
+  server.ready(
+    createServices(route.config, {
+      core,
+      storage,
+      parsers: new InThreadParsers(core),
+      usage,
+      allowEmptyPassword: true,
+      logger,
+    }),
+  );
   await server.hapi.initialize();
   return server;
 }
@@ -106,7 +123,8 @@ async function viaRoute(server: SundialServer, sql: string, format: ResultFormat
   const headers: Record<string, string> = { authorization: ROOT_AUTH, 'content-type': 'text/plain' };
   if (format === 'json') headers.accept = 'application/json';
   const res = await server.hapi.inject({ method: 'POST', url: '/api/v1/sql?db=public', payload: sql, headers });
-  if (res.statusCode !== 200) throw new Error(`a warm-up query answered ${res.statusCode}: ${res.payload.slice(0, 200)}`);
+  if (res.statusCode !== 200)
+    throw new Error(`a warm-up query answered ${res.statusCode}: ${res.payload.slice(0, 200)}`);
 }
 
 /**
@@ -154,7 +172,8 @@ async function removeStale(dir: string, nowMs: number): Promise<void> {
     if (!name.startsWith(PREFIX)) continue;
     const path = join(dir, name);
     const st = await stat(path).catch(() => undefined);
-    if (st?.isDirectory() === true && nowMs - st.mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    if (st?.isDirectory() === true && nowMs - st.mtimeMs > STALE_MS)
+      await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -181,7 +200,13 @@ async function warmWrites(storage: Storage, logger: Logger, signal: AbortSignal)
  * long each part took; never rejects. The writes come first (write-warmup.ts), in a database of
  * their own.
  */
-export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSignal, parts: WarmupParts, route: WarmupRoute): Promise<void> {
+export async function warmQueryPath(
+  core: Core,
+  logger: Logger,
+  signal: AbortSignal,
+  parts: WarmupParts,
+  route: WarmupRoute,
+): Promise<void> {
   const started = Date.now();
   let dir: string | undefined;
   let storage: Storage | undefined;
@@ -219,7 +244,8 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
     const scanner = new LineProtocolScanner(core, { windowBytes: 1 << 20 });
     // Most rows in a segment file, the newest in the memtable, as on a running server; halfway
     // through, the memtable becomes a second file and the rest of the rows come (below).
-    const write = (from: number, to: number): Promise<void> => s.write(db, scanner.scan(lines(from, to), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }));
+    const write = (from: number, to: number): Promise<void> =>
+      s.write(db, scanner.scan(lines(from, to), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }));
     await write(0, ROWS / 2);
     await s.flushAll(db);
     await write(ROWS / 2, (ROWS * 3) / 4);
@@ -260,7 +286,10 @@ export async function warmQueryPath(core: Core, logger: Logger, signal: AbortSig
       }
     }
     await cleanUp();
-    logger.info({ queries, viaHttp, ms: Date.now() - started }, signal.aborted ? 'query warm-up stopped' : 'query path warmed up');
+    logger.info(
+      { queries, viaHttp, ms: Date.now() - started },
+      signal.aborted ? 'query warm-up stopped' : 'query path warmed up',
+    );
   } catch (err) {
     await cleanUp();
     logger.warn({ err }, 'query warm-up failed (queries are only slower until V8 has compiled them)');

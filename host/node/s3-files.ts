@@ -52,7 +52,15 @@ async function clientFor(c: ObjectStoreConnection): Promise<S3Client> {
     region: c.region,
     ...(c.endpointUrl === undefined ? {} : { endpoint: c.endpointUrl }),
     forcePathStyle: !c.virtualHostedStyle,
-    ...(c.accessKeyId === undefined ? {} : { credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretKey ?? '', ...(c.token === undefined ? {} : { sessionToken: c.token }) } }),
+    ...(c.accessKeyId === undefined
+      ? {}
+      : {
+          credentials: {
+            accessKeyId: c.accessKeyId,
+            secretAccessKey: c.secretKey ?? '',
+            ...(c.token === undefined ? {} : { sessionToken: c.token }),
+          },
+        }),
     maxAttempts: 2,
   });
   clients.set(key, client);
@@ -81,7 +89,14 @@ async function listPrefix(client: S3Client, bucket: string, prefix: string): Pro
   const out: { key: string; size: number }[] = [];
   let token: string | undefined;
   do {
-    const page: ListObjectsV2CommandOutput = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ...(token === undefined ? {} : { ContinuationToken: token }) }));
+    const page: ListObjectsV2CommandOutput = await client.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        Delimiter: '/',
+        ...(token === undefined ? {} : { ContinuationToken: token }),
+      }),
+    );
     for (const o of page.Contents ?? []) {
       const name = o.Key!.slice(prefix.length);
       if (name === '' || name.startsWith('.')) continue;
@@ -112,7 +127,13 @@ export class S3Files {
         if (under.length === 0) throw refused(`location '${location}' not found`);
         return under.map((o) => ({ name: `s3://${bucket}/${o.key}`, sizeBytes: o.size, client, bucket, key: o.key }));
       }
-      return (await listPrefix(client, bucket, key)).map((o) => ({ name: `s3://${bucket}/${o.key}`, sizeBytes: o.size, client, bucket, key: o.key }));
+      return (await listPrefix(client, bucket, key)).map((o) => ({
+        name: `s3://${bucket}/${o.key}`,
+        sizeBytes: o.size,
+        client,
+        bucket,
+        key: o.key,
+      }));
     } catch (e) {
       throw storeError(location, e);
     }
@@ -130,12 +151,19 @@ export class S3Files {
     }
   }
 
-  async write(location: string, extension: string, data: Uint8Array, connection: ObjectStoreConnection | undefined): Promise<string> {
+  async write(
+    location: string,
+    extension: string,
+    data: Uint8Array,
+    connection: ObjectStoreConnection | undefined,
+  ): Promise<string> {
     if (connection === undefined) throw refused(`location '${location}' needs CONNECTION = (region = ..., ...)`);
     const { bucket, key } = parseLocation(location);
     const directory = key === '' || key.endsWith('/');
     // A PUT replaces an object whole: readers see the old one or the new one.
-    const target = directory ? `${key}${Date.now()}-${process.pid}-${++this.#sequence}-${randomBytes(4).toString('hex')}.${extension}` : key;
+    const target = directory
+      ? `${key}${Date.now()}-${process.pid}-${++this.#sequence}-${randomBytes(4).toString('hex')}.${extension}`
+      : key;
     try {
       const { PutObjectCommand } = await loadS3();
       await (await clientFor(connection)).send(new PutObjectCommand({ Bucket: bucket, Key: target, Body: data }));

@@ -82,7 +82,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const fix = storage.catalogCreated
       ? 'set auth.root_password (SUNDIAL_ROOT_PASSWORD) or listen on 127.0.0.1'
       : `the catalog in ${dataDir} already exists, and auth.root_password (SUNDIAL_ROOT_PASSWORD) applies only to a new catalog: start on 127.0.0.1 and run ALTER USER root SET PASSWORD = '...', then listen on ${config['server.host']}`;
-    logger.fatal({ host: config['server.host'], dataDir, newCatalog: storage.catalogCreated }, `refusing to listen on a non-loopback address while the root password is empty; ${fix}`);
+    logger.fatal(
+      { host: config['server.host'], dataDir, newCatalog: storage.catalogCreated },
+      `refusing to listen on a non-loopback address while the root password is empty; ${fix}`,
+    );
     // Storage and lock are left as taken (closing would save the catalog): the process exits.
     throw new StartRefused('refusing to listen on a non-loopback address while the root password is empty', EXIT_USAGE);
   }
@@ -93,7 +96,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const server = new SundialServer(config, logger, version, metrics);
   const url = await server.listen();
   const pgPortSetting = config['server.pg_port'];
-  const pg = pgPortSetting === null ? undefined : new PgListener({ config, logger, version, services: () => server.context.services(), allowEmptyPassword: isLoopback(config['server.host']) });
+  const pg =
+    pgPortSetting === null
+      ? undefined
+      : new PgListener({
+          config,
+          logger,
+          version,
+          services: () => server.context.services(),
+          allowEmptyPassword: isLoopback(config['server.host']),
+        });
   const pgPort = pg === undefined ? undefined : await pg.listen(config['server.host'], pgPortSetting!);
   logger.info({ url, dataDir, version, pgPort }, 'listening');
 
@@ -122,16 +134,36 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const ready = (async () => {
     const started = Date.now();
     await storage.recover();
-    await ensureUsageSchema(storage).catch((err: unknown) => logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'));
-    const services = createServices(config, { core, storage, parsers, usage, allowEmptyPassword: isLoopback(config['server.host']), logger, metrics });
+    await ensureUsageSchema(storage).catch((err: unknown) =>
+      logger.warn({ err }, 'creating usage_schema failed; usage reports are skipped'),
+    );
+    const services = createServices(config, {
+      core,
+      storage,
+      parsers,
+      usage,
+      allowEmptyPassword: isLoopback(config['server.host']),
+      logger,
+      metrics,
+    });
     server.ready(services);
     stopStreams = startStreamRunner(storage, services.sql, logger, config['limits.query_memory_bytes']);
-    if (config['usage.report_interval'] > 0) stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
+    if (config['usage.report_interval'] > 0)
+      stopUsage = startUsageReporter(storage, usage, config['usage.report_interval'], logger, Date.now);
     // The storage faults recovery found (WAL damage, unreadable segment files: quarantine.ts), counted.
-    logger.info({ recoveryMs: Date.now() - started, parseWorkers: workers, parseWarmup: pool !== undefined && config['ingest.parse_warmup'], faults: storage.faults }, 'ready');
+    logger.info(
+      {
+        recoveryMs: Date.now() - started,
+        parseWorkers: workers,
+        parseWarmup: pool !== undefined && config['ingest.parse_warmup'],
+        faults: storage.faults,
+      },
+      'ready',
+    );
     if (config['ingest.parse_warmup'] && stopping === undefined) pool?.startAll();
     const warm = { queries: config['query.warmup'], writes: config['ingest.write_warmup'] };
-    if ((warm.queries || warm.writes) && stopping === undefined && !faultPointArmed()) warming = warmQueryPath(core, logger, warmup.signal, warm, { config, version });
+    if ((warm.queries || warm.writes) && stopping === undefined && !faultPointArmed())
+      warming = warmQueryPath(core, logger, warmup.signal, warm, { config, version });
   })();
   return { url, pgPort, dataDir, logger, ready, stop };
 }

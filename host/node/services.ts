@@ -8,7 +8,17 @@ import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import type { Parsers } from '../ingest/parse-jobs.js';
 import { Authenticator } from '../meta/index.js';
 import type { Storage } from '../storage/index.js';
-import { Budget, LogClock, LokiTables, QueryRegistry, ServerMetrics, type Services, SlowQueryLog, TenantLimits, type UsageMetrics } from '../server/index.js';
+import {
+  Budget,
+  LogClock,
+  LokiTables,
+  QueryRegistry,
+  ServerMetrics,
+  type Services,
+  SlowQueryLog,
+  TenantLimits,
+  type UsageMetrics,
+} from '../server/index.js';
 import { sqlServices } from './sql-services.js';
 
 /** What the services are built around; the rest comes from `config`. */
@@ -44,6 +54,13 @@ export function createServices(config: Config, parts: ServiceParts): Services {
     lokiTables: new LokiTables(),
     metrics: parts.metrics ?? new ServerMetrics({ processMetrics: false }),
     slowQueries: new SlowQueryLog(config['log.slow_query'], parts.logger),
-    sql: sqlServices(parts.core, parts.storage, parts.usage, authenticator, runningQueries, config['storage.external_dir']),
+    sql: sqlServices(
+      parts.core,
+      parts.storage,
+      parts.usage,
+      authenticator,
+      runningQueries,
+      config['storage.external_dir'],
+    ),
   };
 }

@@ -10,7 +10,13 @@ import type { Writable } from 'node:stream';
 import { splitStatements } from '../pgwire/index.js';
 
 /** Output formats and the media type each is asked for with (the route's Accept negotiation). */
-export const SQL_FORMATS = { table: 'text/table', csv: 'text/csv', tsv: 'text/tsv', json: 'application/json', ndjson: 'application/x-ndjson' } as const;
+export const SQL_FORMATS = {
+  table: 'text/table',
+  csv: 'text/csv',
+  tsv: 'text/tsv',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+} as const;
 export type SqlFormat = keyof typeof SQL_FORMATS;
 
 /** Where and how a statement runs; the shell changes it with \c, \tenant and \format. */
@@ -71,7 +77,11 @@ export class HttpSqlTarget implements SqlTarget {
     const url = new URL('/api/v1/sql', this.url);
     url.searchParams.set('tenant', session.tenant);
     url.searchParams.set('db', session.database);
-    const headers = { authorization: this.#authorization, accept: SQL_FORMATS[session.format], 'content-type': 'text/plain; charset=utf-8' };
+    const headers = {
+      authorization: this.#authorization,
+      accept: SQL_FORMATS[session.format],
+      'content-type': 'text/plain; charset=utf-8',
+    };
     try {
       return await fetch(url, { method: 'POST', headers, body: sql, ...(signal === undefined ? {} : { signal }) });
     } catch (e) {
@@ -118,7 +128,12 @@ function errorText(text: string): string {
 }
 
 /** Runs `statements` in order, writing each answer to `out`; throws SqlClientError at the first failure. */
-export async function runSql(statements: readonly string[], target: SqlTarget, session: SqlSession, out: Writable): Promise<void> {
+export async function runSql(
+  statements: readonly string[],
+  target: SqlTarget,
+  session: SqlSession,
+  out: Writable,
+): Promise<void> {
   for (const [i, sql] of statements.entries()) {
     try {
       await target.run(sql, session, out);

@@ -31,7 +31,11 @@ export class LocalSqlTarget implements SqlTarget {
 
   async run(sql: string, session: SqlSession, out: Writable, signal?: AbortSignal): Promise<void> {
     try {
-      const result = await this.#db.query(sql, { tenant: session.tenant, database: session.database, ...(signal === undefined ? {} : { signal }) });
+      const result = await this.#db.query(sql, {
+        tenant: session.tenant,
+        database: session.database,
+        ...(signal === undefined ? {} : { signal }),
+      });
       if (result.fields.length === 0) {
         for await (const _ of result); // a statement without a result set: nothing to print, as over HTTP
         return;
@@ -42,7 +46,8 @@ export class LocalSqlTarget implements SqlTarget {
       const writer = createResultWriter(session.format, { fields: result.fields }, new MemoryPool(TABLE_MEMORY_BYTES));
       await copyAnswer(formatted(result, writer), out);
     } catch (e) {
-      if (e instanceof UserError) throw new SqlClientError(e.code === '010014' ? 'canceled' : `${e.status} ${e.code} ${e.message}`);
+      if (e instanceof UserError)
+        throw new SqlClientError(e.code === '010014' ? 'canceled' : `${e.status} ${e.code} ${e.message}`);
       throw e;
     }
   }
@@ -52,7 +57,10 @@ export class LocalSqlTarget implements SqlTarget {
   }
 }
 
-async function* formatted(batches: AsyncIterable<RecordBatch>, writer: { write(b: RecordBatch): Uint8Array; end(): Uint8Array }): AsyncGenerator<Uint8Array> {
+async function* formatted(
+  batches: AsyncIterable<RecordBatch>,
+  writer: { write(b: RecordBatch): Uint8Array; end(): Uint8Array },
+): AsyncGenerator<Uint8Array> {
   for await (const b of batches) yield writer.write(b);
   yield writer.end();
 }

@@ -13,11 +13,24 @@ import type { QueryRegistry, SqlServices, UsageMetrics } from '../server/index.j
 import { systemInfo } from './system-info.js';
 
 /** `externalDir`: storage.external_dir, where COPY INTO reads and writes local files ('' for nowhere; object stores still). */
-export function sqlServices(core: Core, storage: Storage, usage: UsageMetrics, authenticator: Authenticator, runningQueries: QueryRegistry, externalDir = ''): SqlServices {
+export function sqlServices(
+  core: Core,
+  storage: Storage,
+  usage: UsageMetrics,
+  authenticator: Authenticator,
+  runningQueries: QueryRegistry,
+  externalDir = '',
+): SqlServices {
   const files = new ExternalLocations(externalDir === '' ? undefined : new LocalExternalFiles(externalDir));
   return {
     catalog: (tenant) => new StorageCatalog(storage, tenant, usage),
-    engine: (planCache, skipped) => new SqlEngine({ catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped), core, planCache, ...(files === undefined ? {} : { files }) }),
+    engine: (planCache, skipped) =>
+      new SqlEngine({
+        catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped),
+        core,
+        planCache,
+        ...(files === undefined ? {} : { files }),
+      }),
     dcl: (user, tenant, statement) => runDcl({ storage, authenticator, user, tenant: tenant.name }, statement),
     system: (user, tenant) => systemInfo(storage.catalog, runningQueries, user, tenant),
   };

@@ -11,7 +11,12 @@ import type { Storage } from '../storage/index.js';
 /** How often the stream queries look for closed windows. */
 export const STREAM_TURN_MS = 1000;
 
-export function startStreamRunner(storage: Storage, sql: SqlServices, logger: Logger, memoryLimitBytes: number): () => Promise<void> {
+export function startStreamRunner(
+  storage: Storage,
+  sql: SqlServices,
+  logger: Logger,
+  memoryLimitBytes: number,
+): () => Promise<void> {
   const stop = new AbortController();
   const planCache = new PlanCache();
   const engine = sql.engine(planCache);
@@ -21,8 +26,16 @@ export function startStreamRunner(storage: Storage, sql: SqlServices, logger: Lo
       if (stop.signal.aborted) return;
       await engine.runStreams(
         tenant,
-        (database, user) => ({ tenant, database, user: { name: user, admin: true }, signal: stop.signal, memoryLimitBytes, nowNs: BigInt(Date.now()) * 1_000_000n }),
-        (stream, queryId, err) => logger.warn({ err, stream, queryId }, 'stream query failed; trying again at the next turn'),
+        (database, user) => ({
+          tenant,
+          database,
+          user: { name: user, admin: true },
+          signal: stop.signal,
+          memoryLimitBytes,
+          nowNs: BigInt(Date.now()) * 1_000_000n,
+        }),
+        (stream, queryId, err) =>
+          logger.warn({ err, stream, queryId }, 'stream query failed; trying again at the next turn'),
       );
     }
   };

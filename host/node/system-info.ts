@@ -22,7 +22,10 @@ import {
 } from '../meta/index.js';
 import type { QueryRegistry } from '../server/index.js';
 
-const byName = <T>(key: (x: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byName =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T): number =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /**
  * CnosDB's user_options JSON: the hash masked, other options only when set. Root's shows
@@ -57,19 +60,42 @@ export function systemInfo(catalog: Catalog, registry: QueryRegistry, user: User
     members: () => [...t.members].map(([u, r]) => ({ user: u, role: r })).sort(byName((m) => m.user)),
     roles: () => {
       if (!owner) return [];
-      const custom = [...t.roles].map(([name, r]) => ({ name, type: 'custom' as const, inherit: r.inherit ?? 'NULL' })).sort(byName((r) => r.name));
-      return [{ name: 'owner', type: 'system' as const, inherit: null }, { name: 'member', type: 'system' as const, inherit: null }, ...custom];
+      const custom = [...t.roles]
+        .map(([name, r]) => ({ name, type: 'custom' as const, inherit: r.inherit ?? 'NULL' }))
+        .sort(byName((r) => r.name));
+      return [
+        { name: 'owner', type: 'system' as const, inherit: null },
+        { name: 'member', type: 'system' as const, inherit: null },
+        ...custom,
+      ];
     },
     // An admin's session has no role (current_role() is NULL there too), as in CnosDB.
     enabledRoles: () => (user.admin || role === undefined ? [] : [role]),
     databasePrivileges: () => {
-      const roles = owner ? [...t.roles] : role !== undefined && t.roles.has(role) ? [[role, t.roles.get(role)!] as const] : [];
-      const out = roles.flatMap(([name, r]) => [...r.privileges].map(([database, level]) => ({ database, privilege: PRIVILEGE_NAMES[level], role: name })));
+      const roles = owner
+        ? [...t.roles]
+        : role !== undefined && t.roles.has(role)
+          ? [[role, t.roles.get(role)!] as const]
+          : [];
+      const out = roles.flatMap(([name, r]) =>
+        [...r.privileges].map(([database, level]) => ({ database, privilege: PRIVILEGE_NAMES[level], role: name })),
+      );
       return out.sort((a, b) => byName<typeof a>((x) => x.role)(a, b) || byName<typeof a>((x) => x.database)(a, b));
     },
-    queries: () => registry.list((q) => user.admin || (q.tenant.name === t.name && (owner || q.user.name === user.name))),
-    users: () => (user.admin ? [...catalog.users.values()].sort(byName((u) => u.name)).map((u) => ({ name: u.name, isAdmin: u.admin, options: userOptionsJson(u) })) : []),
-    tenants: () => (user.admin ? [...catalog.tenants.values()].sort(byName((x) => x.name)).map((x) => ({ name: x.name, options: tenantOptionsJson(x) })) : []),
+    queries: () =>
+      registry.list((q) => user.admin || (q.tenant.name === t.name && (owner || q.user.name === user.name))),
+    users: () =>
+      user.admin
+        ? [...catalog.users.values()]
+            .sort(byName((u) => u.name))
+            .map((u) => ({ name: u.name, isAdmin: u.admin, options: userOptionsJson(u) }))
+        : [],
+    tenants: () =>
+      user.admin
+        ? [...catalog.tenants.values()]
+            .sort(byName((x) => x.name))
+            .map((x) => ({ name: x.name, options: tenantOptionsJson(x) }))
+        : [],
     // CnosDB's filter: a row of the session's tenant (admins: every tenant), and for a database
     // or table, Read on that database; a tenant's own row is for its owners.
     resourceStatus: () =>
@@ -81,6 +107,13 @@ export function systemInfo(catalog: Catalog, registry: QueryRegistry, user: User
           return database === undefined ? owner : has(user, t, database, 'read');
         })
         .sort(byName((r) => r.name))
-        .map((r) => ({ time: new Date(r.timeMs).toISOString().slice(0, 19).replace('T', ' '), name: r.name, action: r.action, tryCount: String(r.tryCount), status: r.status, comment: r.comment })),
+        .map((r) => ({
+          time: new Date(r.timeMs).toISOString().slice(0, 19).replace('T', ' '),
+          name: r.name,
+          action: r.action,
+          tryCount: String(r.tryCount),
+          status: r.status,
+          comment: r.comment,
+        })),
   };
 }

@@ -63,7 +63,11 @@ function request(first: number): Uint8Array[] {
       str('kind', child ? 'SPAN_KIND_CLIENT' : 'SPAN_KIND_SERVER'),
       num('duration', (x >>> 8) % 50_000_000),
       ...(child
-        ? [str('db.system', 'postgresql'), str('db.statement', 'SELECT * FROM items WHERE id = $1'), str('net.peer.name', 'db-1')]
+        ? [
+            str('db.system', 'postgresql'),
+            str('db.statement', 'SELECT * FROM items WHERE id = $1'),
+            str('net.peer.name', 'db-1'),
+          ]
         : [str('http.method', 'GET'), str('http.target', `/api/items/${i}`), str('http.status_code', '200')]),
       ...(i % 16 === 0 ? [num('event_0/time', i), str('event_0/name', 'cache miss')] : []),
       str('status_message', ''),

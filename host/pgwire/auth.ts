@@ -53,12 +53,15 @@ export class PgAuth {
   }
 
   async plan(name: string, user: UserDef | undefined): Promise<AuthPlan> {
-    if (user !== undefined && this.#allowEmptyPassword && (await this.#isEmptyPassword(user))) return { kind: 'trust', user };
-    if (user === undefined) return { kind: 'scram', exchange: new ScramExchange(name, mockScramVerifier(name, MOCK_SECRET)) };
+    if (user !== undefined && this.#allowEmptyPassword && (await this.#isEmptyPassword(user)))
+      return { kind: 'trust', user };
+    if (user === undefined)
+      return { kind: 'scram', exchange: new ScramExchange(name, mockScramVerifier(name, MOCK_SECRET)) };
     const v = parseScramVerifier(user.scramVerifier);
     if (v !== undefined) {
       // A non-loopback listener refuses the empty password: its verifier must not log in.
-      if (!this.#allowEmptyPassword && (await this.#isEmptyPassword(user))) return { kind: 'scram', exchange: new ScramExchange(name, mockScramVerifier(name, MOCK_SECRET)) };
+      if (!this.#allowEmptyPassword && (await this.#isEmptyPassword(user)))
+        return { kind: 'scram', exchange: new ScramExchange(name, mockScramVerifier(name, MOCK_SECRET)) };
       return { kind: 'scram', exchange: new ScramExchange(name, v) };
     }
     return { kind: 'cleartext' };

@@ -62,14 +62,18 @@ function numeric(v: Value): number | undefined {
 function compare(a: Scalar, b: Scalar): number {
   const x = numeric(a);
   const y = numeric(b);
-  if (x !== undefined && y !== undefined && (typeof a !== 'string' || typeof b !== 'string')) return x < y ? -1 : x > y ? 1 : 0;
+  if (x !== undefined && y !== undefined && (typeof a !== 'string' || typeof b !== 'string'))
+    return x < y ? -1 : x > y ? 1 : 0;
   const s = typeof a === 'boolean' ? (a ? 't' : 'f') : String(a);
   const t = typeof b === 'boolean' ? (b ? 't' : 'f') : String(b);
   return s < t ? -1 : s > t ? 1 : 0;
 }
 
 function likeRegExp(pattern: string, flags: string): RegExp {
-  const re = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
+  const re = pattern
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/%/g, '.*')
+    .replace(/_/g, '.');
   return new RegExp(`^${re}$`, flags);
 }
 
@@ -77,7 +81,8 @@ function parseIdent(text: string): string[] {
   const out: string[] = [];
   const re = /\s*(?:"((?:[^"]|"")*)"|([^."]+))\s*(?:\.|$)/gy;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null && m[0] !== '') out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!.trim().toLowerCase());
+  while ((m = re.exec(text)) !== null && m[0] !== '')
+    out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!.trim().toLowerCase());
   return out;
 }
 
@@ -101,7 +106,10 @@ function evaluate(node: Node, s: Scope): Value {
     case 'in': {
       const v = evaluate(node.e, s);
       if (v === UNKNOWN || v === null || node.list === undefined) return UNKNOWN;
-      const list: Value[] = node.list === 'search_path' ? (s.env.setting('search_path') ?? '').split(',').map((x) => x.trim()) : node.list.map((n) => evaluate(n, s));
+      const list: Value[] =
+        node.list === 'search_path'
+          ? (s.env.setting('search_path') ?? '').split(',').map((x) => x.trim())
+          : node.list.map((n) => evaluate(n, s));
       if (list.some((x) => x === UNKNOWN)) return UNKNOWN;
       const found = list.some((x) => x !== null && compare(v, x as Scalar) === 0);
       return found !== node.negated;
@@ -119,7 +127,10 @@ function evaluate(node: Node, s: Scope): Value {
         if (operand === undefined) hit = truth(evaluate(when, s));
         else {
           const w = evaluate(when, s);
-          hit = operand === UNKNOWN || w === UNKNOWN ? UNKNOWN : operand !== null && w !== null && compare(operand, w) === 0;
+          hit =
+            operand === UNKNOWN || w === UNKNOWN
+              ? UNKNOWN
+              : operand !== null && w !== null && compare(operand, w) === 0;
         }
         if (hit === UNKNOWN) return UNKNOWN;
         if (hit) return evaluate(then, s);
@@ -202,14 +213,14 @@ function call(name: string, argNodes: Node[], s: Scope): Value {
     case 'format_type':
       return first === UNKNOWN || first === undefined ? UNKNOWN : s.env.typeName(first);
     case 'quote_ident':
-      return typeof first === 'string' ? quoteIdent(first) : first ?? UNKNOWN;
+      return typeof first === 'string' ? quoteIdent(first) : (first ?? UNKNOWN);
     case 'lower':
-      return typeof first === 'string' ? first.toLowerCase() : first ?? UNKNOWN;
+      return typeof first === 'string' ? first.toLowerCase() : (first ?? UNKNOWN);
     case 'upper':
-      return typeof first === 'string' ? first.toUpperCase() : first ?? UNKNOWN;
+      return typeof first === 'string' ? first.toUpperCase() : (first ?? UNKNOWN);
     case 'trim':
     case 'btrim':
-      return typeof first === 'string' ? first.trim() : first ?? UNKNOWN;
+      return typeof first === 'string' ? first.trim() : (first ?? UNKNOWN);
     case 'coalesce':
       for (const a of args) {
         if (a === UNKNOWN) return UNKNOWN;
@@ -278,7 +289,10 @@ export function evaluateSelect(q: Select, tables: VirtualTables, env: EvalEnv): 
   if (q.order.length > 0) {
     const key = (r: { row: Row; values: Scalar[] }, o: Select['order'][number]): Scalar => {
       if (o.position !== undefined) return r.values[o.position - 1] ?? null;
-      const named = o.node.k === 'col' && o.node.qual === undefined ? q.items.findIndex((i) => i.name === (o.node as { name: string }).name) : -1;
+      const named =
+        o.node.k === 'col' && o.node.qual === undefined
+          ? q.items.findIndex((i) => i.name === (o.node as { name: string }).name)
+          : -1;
       if (named >= 0) return r.values[named] ?? null;
       const v = evaluate(o.node, scope(r.row));
       return v === UNKNOWN ? null : (v as Scalar);
@@ -296,6 +310,10 @@ export function evaluateSelect(q: Select, tables: VirtualTables, env: EvalEnv): 
   if (q.limit !== undefined) out = out.slice(0, q.limit);
   rows = [];
   const values = out.map((r) => r.values);
-  const fields: Field[] = q.items.map((item, c) => ({ name: item.name, type: typeOfValues(values.map((v) => v[c] ?? null)), nullable: true }));
+  const fields: Field[] = q.items.map((item, c) => ({
+    name: item.name,
+    type: typeOfValues(values.map((v) => v[c] ?? null)),
+    nullable: true,
+  }));
   return { fields, rows: values, tag: `SELECT ${values.length}` };
 }

@@ -34,7 +34,14 @@ const INFORMATION_SCHEMA_OID = 13000;
 /** The information_schema views modelled here; CnosDB's own (databases, queries, ...) are the engine's. */
 const PG_INFORMATION_SCHEMA = new Set(['tables', 'columns', 'schemata', 'views']);
 /** Column names only PostgreSQL's information_schema has: a query naming one is a PostgreSQL tool's. */
-const PG_ONLY_COLUMNS = new Set(['table_schema', 'table_catalog', 'schema_name', 'catalog_name', 'udt_name', 'table_type']);
+const PG_ONLY_COLUMNS = new Set([
+  'table_schema',
+  'table_catalog',
+  'schema_name',
+  'catalog_name',
+  'udt_name',
+  'table_type',
+]);
 
 interface Model {
   namespaces: Row[];
@@ -64,8 +71,17 @@ function build(ctx: CatalogContext): Model {
     'pg_database.datconnlimit': -1n,
     'pg_database.datacl': null,
   }));
-  const namespace = (oid: number, name: string): Row => ({ 'pg_namespace.oid': BigInt(oid), 'pg_namespace.nspname': name, 'pg_namespace.nspowner': owner, 'pg_namespace.nspacl': null });
-  const namespaces = [namespace(PG_CATALOG_OID, 'pg_catalog'), namespace(INFORMATION_SCHEMA_OID, 'information_schema'), ...readable.map((d) => namespace(OID_BASE + d.id, d.name))];
+  const namespace = (oid: number, name: string): Row => ({
+    'pg_namespace.oid': BigInt(oid),
+    'pg_namespace.nspname': name,
+    'pg_namespace.nspowner': owner,
+    'pg_namespace.nspacl': null,
+  });
+  const namespaces = [
+    namespace(PG_CATALOG_OID, 'pg_catalog'),
+    namespace(INFORMATION_SCHEMA_OID, 'information_schema'),
+    ...readable.map((d) => namespace(OID_BASE + d.id, d.name)),
+  ];
   const classes: Row[] = [];
   const attributes: Row[] = [];
   for (const d of readable) {
@@ -145,7 +161,17 @@ function build(ctx: CatalogContext): Model {
 }
 
 function udtName(oid: number): string {
-  const names: Record<number, string> = { [OID.bool]: 'bool', [OID.int8]: 'int8', [OID.numeric]: 'numeric', [OID.float8]: 'float8', [OID.bytea]: 'bytea', [OID.timestamp]: 'timestamp', [OID.timestamptz]: 'timestamptz', [OID.date]: 'date', [OID.time]: 'time' };
+  const names: Record<number, string> = {
+    [OID.bool]: 'bool',
+    [OID.int8]: 'int8',
+    [OID.numeric]: 'numeric',
+    [OID.float8]: 'float8',
+    [OID.bytea]: 'bytea',
+    [OID.timestamp]: 'timestamp',
+    [OID.timestamptz]: 'timestamptz',
+    [OID.date]: 'date',
+    [OID.time]: 'time',
+  };
   return names[oid] ?? 'text';
 }
 
@@ -153,12 +179,22 @@ function virtualTables(ctx: CatalogContext): VirtualTables {
   let model: Model | undefined;
   const m = (): Model => (model ??= build(ctx));
   const schemata = (): Row[] =>
-    m().namespaces.map((n) => ({ 'schemata.catalog_name': ctx.state.database, 'schemata.schema_name': n['pg_namespace.nspname']!, 'schemata.schema_owner': 'root' }));
+    m().namespaces.map((n) => ({
+      'schemata.catalog_name': ctx.state.database,
+      'schemata.schema_name': n['pg_namespace.nspname']!,
+      'schemata.schema_owner': 'root',
+    }));
   return {
     'pg_catalog.pg_database': () => m().databases,
     'pg_catalog.pg_namespace': () => m().namespaces,
     'pg_catalog.pg_class': () => m().classes,
-    'pg_catalog.pg_tables': () => m().classes.map((c) => ({ ...c, 'pg_tables.schemaname': c['pg_namespace.nspname']!, 'pg_tables.tablename': c['pg_class.relname']!, 'pg_tables.tableowner': 'root' })),
+    'pg_catalog.pg_tables': () =>
+      m().classes.map((c) => ({
+        ...c,
+        'pg_tables.schemaname': c['pg_namespace.nspname']!,
+        'pg_tables.tablename': c['pg_class.relname']!,
+        'pg_tables.tableowner': 'root',
+      })),
     'pg_catalog.pg_attribute': () => m().attributes,
     'pg_catalog.pg_am': () => [{ 'pg_am.oid': 2n, 'pg_am.amname': 'heap' }],
     'information_schema.tables': () => m().classes,
@@ -179,7 +215,12 @@ export function catalogQuery(sql: string, tokens: readonly PgToken[], ctx: Catal
     if (t.kind !== 'word') continue;
     names.add(t.value);
     if (t.value === 'pg_catalog' || (/^pg_[a-z_]+$/.test(t.value) && tokens[i - 1]?.value === 'from')) pgCatalog = true;
-    if (t.value === 'information_schema' && tokens[i + 1]?.value === '.' && PG_INFORMATION_SCHEMA.has(tokens[i + 2]?.value ?? '')) pgInformationSchema = true;
+    if (
+      t.value === 'information_schema' &&
+      tokens[i + 1]?.value === '.' &&
+      PG_INFORMATION_SCHEMA.has(tokens[i + 2]?.value ?? '')
+    )
+      pgInformationSchema = true;
   }
   if (pgInformationSchema && ![...PG_ONLY_COLUMNS].some((c) => names.has(c))) pgInformationSchema = false;
   if (!pgCatalog && !pgInformationSchema) return undefined;
@@ -188,7 +229,7 @@ export function catalogQuery(sql: string, tokens: readonly PgToken[], ctx: Catal
   return evaluateSelect(select, virtualTables(ctx), {
     currentDatabase: ctx.state.database,
     user: ctx.state.user,
-    setting: (name) => (name === 'search_path' ? ctx.state.database : ctx.state.settings.get(name) ?? null),
+    setting: (name) => (name === 'search_path' ? ctx.state.database : (ctx.state.settings.get(name) ?? null)),
     typeName: (oid) => typeNameOf(oid),
   });
 }
@@ -196,8 +237,16 @@ export function catalogQuery(sql: string, tokens: readonly PgToken[], ctx: Catal
 function typeNameOf(oid: Scalar): string | null {
   const n = Number(oid);
   const names: Record<number, string> = {
-    [OID.bool]: 'boolean', [OID.int8]: 'bigint', [OID.numeric]: 'numeric', [OID.float8]: 'double precision', [OID.bytea]: 'bytea',
-    [OID.timestamp]: 'timestamp without time zone', [OID.timestamptz]: 'timestamp with time zone', [OID.date]: 'date', [OID.time]: 'time without time zone', [OID.text]: 'text',
+    [OID.bool]: 'boolean',
+    [OID.int8]: 'bigint',
+    [OID.numeric]: 'numeric',
+    [OID.float8]: 'double precision',
+    [OID.bytea]: 'bytea',
+    [OID.timestamp]: 'timestamp without time zone',
+    [OID.timestamptz]: 'timestamp with time zone',
+    [OID.date]: 'date',
+    [OID.time]: 'time without time zone',
+    [OID.text]: 'text',
   };
   return names[n] ?? null;
 }

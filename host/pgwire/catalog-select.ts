@@ -95,7 +95,8 @@ export function parseSelect(_sql: string, tokens: readonly PgToken[]): Select | 
     items.push(parseItem(tokens, a, b));
     a = b + 1;
   }
-  const clauseEnd = (from: number): number => findTop(tokens, from, n, (t) => t.kind === 'word' && STOP_WORDS.has(t.value));
+  const clauseEnd = (from: number): number =>
+    findTop(tokens, from, n, (t) => t.kind === 'word' && STOP_WORDS.has(t.value));
   const aliases = new Map<string, string>();
   const inner: string[] = [];
   let main: string | undefined;
@@ -125,11 +126,20 @@ function parseItem(tokens: readonly PgToken[], a: number, b: number): Item {
   let alias: string | undefined;
   const last = tokens[b - 1];
   const before = tokens[b - 2];
-  if (last !== undefined && b - a >= 2 && (last.kind === 'quoted' || (last.kind === 'word' && !NOT_ALIASES.has(last.value)))) {
+  if (
+    last !== undefined &&
+    b - a >= 2 &&
+    (last.kind === 'quoted' || (last.kind === 'word' && !NOT_ALIASES.has(last.value)))
+  ) {
     if (before?.kind === 'word' && before.value === 'as') {
       alias = last.value;
       end = b - 2;
-    } else if (before !== undefined && before.value !== '.' && before.value !== '::' && (before.kind !== 'op' || before.value === ')')) {
+    } else if (
+      before !== undefined &&
+      before.value !== '.' &&
+      before.value !== '::' &&
+      (before.kind !== 'op' || before.value === ')')
+    ) {
       alias = last.value;
       end = b - 1;
     }
@@ -145,7 +155,13 @@ function defaultName(node: Node): string {
   return '?column?';
 }
 
-function parseFrom(tokens: readonly PgToken[], from: number, end: number, aliases: Map<string, string>, inner: string[]): string | undefined {
+function parseFrom(
+  tokens: readonly PgToken[],
+  from: number,
+  end: number,
+  aliases: Map<string, string>,
+  inner: string[],
+): string | undefined {
   const c = new Cursor(tokens, from, end);
   let main: string | undefined;
   let outer = false;
@@ -157,10 +173,20 @@ function parseFrom(tokens: readonly PgToken[], from: number, end: number, aliase
     }
     if (t.kind === 'word' && (t.value === 'on' || t.value === 'using')) {
       // Skip the join condition up to the next JOIN or comma.
-      c.i = findTop(tokens, c.i + 1, end, (x) => (x.kind === 'word' && ['join', 'left', 'right', 'inner', 'full', 'cross'].includes(x.value)) || (x.kind === 'op' && x.value === ','));
+      c.i = findTop(
+        tokens,
+        c.i + 1,
+        end,
+        (x) =>
+          (x.kind === 'word' && ['join', 'left', 'right', 'inner', 'full', 'cross'].includes(x.value)) ||
+          (x.kind === 'op' && x.value === ','),
+      );
       continue;
     }
-    if (t.kind === 'word' && ['left', 'right', 'inner', 'full', 'outer', 'cross', 'join', 'lateral'].includes(t.value)) {
+    if (
+      t.kind === 'word' &&
+      ['left', 'right', 'inner', 'full', 'outer', 'cross', 'join', 'lateral'].includes(t.value)
+    ) {
       if (t.value === 'left' || t.value === 'right' || t.value === 'full') outer = true;
       c.i++;
       continue;
@@ -184,7 +210,10 @@ function parseFrom(tokens: readonly PgToken[], from: number, end: number, aliase
       if (c.eat('as')) {
         alias = c.peek()?.value ?? name;
         c.i++;
-      } else if ((c.peek()?.kind === 'word' || c.peek()?.kind === 'quoted') && !['left', 'right', 'inner', 'full', 'join', 'on', 'cross', 'natural', 'using'].includes(c.peek()!.value)) {
+      } else if (
+        (c.peek()?.kind === 'word' || c.peek()?.kind === 'quoted') &&
+        !['left', 'right', 'inner', 'full', 'join', 'on', 'cross', 'natural', 'using'].includes(c.peek()!.value)
+      ) {
         alias = c.peek()!.value;
         c.i++;
       }
@@ -206,7 +235,11 @@ function parseOrder(tokens: readonly PgToken[], from: number, end: number): Sele
     const b = findTop(tokens, a, end, (t) => t.kind === 'op' && t.value === ',');
     let e = b;
     let desc = false;
-    while (e > a && tokens[e - 1]!.kind === 'word' && ['asc', 'desc', 'nulls', 'first', 'last'].includes(tokens[e - 1]!.value)) {
+    while (
+      e > a &&
+      tokens[e - 1]!.kind === 'word' &&
+      ['asc', 'desc', 'nulls', 'first', 'last'].includes(tokens[e - 1]!.value)
+    ) {
       if (tokens[e - 1]!.value === 'desc') desc = true;
       e--;
     }
@@ -275,7 +308,9 @@ function parseComparison(c: Cursor): Node {
       if (c.is('select', 1)) {
         const start = c.i;
         c.skipGroup();
-        const mentionsSearchPath = c.tokens.slice(start, c.i).some((x) => x.kind === 'string' && x.value === 'search_path');
+        const mentionsSearchPath = c.tokens
+          .slice(start, c.i)
+          .some((x) => x.kind === 'string' && x.value === 'search_path');
         return { k: 'in', e: l, list: mentionsSearchPath ? 'search_path' : undefined, negated };
       }
       c.i++;
@@ -354,7 +389,11 @@ function parsePrimary(c: Cursor): Node {
   }
   if (t.kind === 'op' && t.value === '-') {
     const e = parsePostfix(c);
-    return e.k === 'lit' && typeof e.v === 'bigint' ? { k: 'lit', v: -e.v } : e.k === 'lit' && typeof e.v === 'number' ? { k: 'lit', v: -e.v } : { k: 'unknown' };
+    return e.k === 'lit' && typeof e.v === 'bigint'
+      ? { k: 'lit', v: -e.v }
+      : e.k === 'lit' && typeof e.v === 'number'
+        ? { k: 'lit', v: -e.v }
+        : { k: 'unknown' };
   }
   if (t.kind === 'word') {
     const w = t.value;
@@ -382,7 +421,8 @@ function parsePrimary(c: Cursor): Node {
       c.i += 2;
       return { k: 'col', qual: w, name };
     }
-    if (['current_user', 'session_user', 'user', 'current_schema', 'current_catalog', 'current_role'].includes(w)) return { k: 'fn', name: w, args: [] };
+    if (['current_user', 'session_user', 'user', 'current_schema', 'current_catalog', 'current_role'].includes(w))
+      return { k: 'fn', name: w, args: [] };
     return { k: 'col', qual: undefined, name: w };
   }
   if (t.kind === 'quoted') {

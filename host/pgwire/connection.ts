@@ -10,7 +10,14 @@ import type { Socket } from 'node:net';
 import { UserError } from '../core/errors.js';
 import { databaseNotFound } from '../core/meta-errors.js';
 import { type Field, type RecordBatch, vectorFrom } from '../engine/types/index.js';
-import { privilegeOn, requireMembership, requirePasswordChanged, SCRAM_MECHANISM, type TenantDef, type UserDef } from '../meta/index.js';
+import {
+  privilegeOn,
+  requireMembership,
+  requirePasswordChanged,
+  SCRAM_MECHANISM,
+  type TenantDef,
+  type UserDef,
+} from '../meta/index.js';
 import { requireOnlyPasswordChange, type RunningStatement, startStatement, trackResult } from '../server/index.js';
 import type { AuthPlan } from './auth.js';
 import { catalogQuery } from './catalog-queries.js';
@@ -20,7 +27,14 @@ import { MessageWriter } from './messages.js';
 import { parameterCount, parameterLiteral, substitute } from './parameters.js';
 import { asUserError, errorFields } from './pg-errors.js';
 import { describeFields, OID, resultFormats, RowEncoder } from './pg-types.js';
-import { displayName, initialSettings, REPORTED, sessionCommand, type LocalResult, type SessionState } from './session-commands.js';
+import {
+  displayName,
+  initialSettings,
+  REPORTED,
+  sessionCommand,
+  type LocalResult,
+  type SessionState,
+} from './session-commands.js';
 import { leadingWords, splitStatements, tokenizePg, type PgToken } from './sql-text.js';
 import { parseStartup, targetOf, type Target } from './startup.js';
 
@@ -30,7 +44,23 @@ const FLUSH_BYTES = 256 * 1024;
 const INPUT_HIGH_WATER = 1 << 20;
 
 /** Statements that change something: run at Execute only, never at Describe. */
-const MUTATING = new Set(['insert', 'update', 'delete', 'create', 'drop', 'alter', 'grant', 'revoke', 'compact', 'recover', 'kill', 'copy', 'truncate', 'move', 'checksum']);
+const MUTATING = new Set([
+  'insert',
+  'update',
+  'delete',
+  'create',
+  'drop',
+  'alter',
+  'grant',
+  'revoke',
+  'compact',
+  'recover',
+  'kill',
+  'copy',
+  'truncate',
+  'move',
+  'checksum',
+]);
 
 interface PreparedStatement {
   sql: string;
@@ -110,13 +140,18 @@ export class PgConnection {
 
   /** A CancelRequest for this connection: the running statement fails with 57014. */
   cancel(): void {
-    for (const r of this.#running) r.abort.abort(new UserError('queryCanceled', 'canceling statement due to user request'));
+    for (const r of this.#running)
+      r.abort.abort(new UserError('queryCanceled', 'canceling statement due to user request'));
   }
 
   /** Ends the connection (server shutdown): a FATAL 57P01 first, as PostgreSQL's smart shutdown. */
   terminate(): void {
     if (this.#phase === 'closed') return;
-    this.#out.notice(0x45, { severity: 'FATAL', code: '57P01', message: 'terminating connection: the server is shutting down' });
+    this.#out.notice(0x45, {
+      severity: 'FATAL',
+      code: '57P01',
+      message: 'terminating connection: the server is shutting down',
+    });
     this.#close();
   }
 
@@ -236,7 +271,11 @@ export class PgConnection {
     const r = new BodyReader(m.body, 'SASLResponse');
     if (this.#scramStep === 0) {
       const mechanism = r.cstring();
-      if (mechanism !== SCRAM_MECHANISM) throw new UserError('auth', `SASL authentication mechanism ${mechanism} is not supported (offered: ${SCRAM_MECHANISM})`);
+      if (mechanism !== SCRAM_MECHANISM)
+        throw new UserError(
+          'auth',
+          `SASL authentication mechanism ${mechanism} is not supported (offered: ${SCRAM_MECHANISM})`,
+        );
       const length = r.int32();
       const data = r.bytes(length);
       r.end();
@@ -264,7 +303,13 @@ export class PgConnection {
       else if (privilegeOn(user, t, database) !== undefined) throw databaseNotFound(database);
     }
     this.#user = user;
-    const settings = initialSettings(user.name, user.admin, database, this.#ctx.version, new Map([...this.#startupParams, ...target.settings]));
+    const settings = initialSettings(
+      user.name,
+      user.admin,
+      database,
+      this.#ctx.version,
+      new Map([...this.#startupParams, ...target.settings]),
+    );
     this.#state = {
       user: user.name,
       tenant: t.name,
@@ -310,7 +355,10 @@ export class PgConnection {
           this.#close();
           return;
         case 0x46: // 'F'
-          throw new UserError('notImplemented', 'This feature is not implemented: the fast-path function call interface');
+          throw new UserError(
+            'notImplemented',
+            'This feature is not implemented: the fast-path function call interface',
+          );
         case 0x64: // 'd', 'c', 'f': COPY data outside COPY
         case 0x63:
         case 0x66:
@@ -332,7 +380,8 @@ export class PgConnection {
   /** An ErrorResponse for a failed statement; bugs and corruption are logged. */
   #error(e: unknown): void {
     const err = asUserError(e);
-    if (err.status >= 500 && err.kind !== 'queryTimeout' && err.kind !== 'queryCanceled' && err.kind !== 'unavailable') this.#ctx.logger.error({ err: e }, 'PostgreSQL statement failed');
+    if (err.status >= 500 && err.kind !== 'queryTimeout' && err.kind !== 'queryCanceled' && err.kind !== 'unavailable')
+      this.#ctx.logger.error({ err: e }, 'PostgreSQL statement failed');
     this.#out.notice(0x45, errorFields(err));
     const state = this.#state;
     if (state !== undefined && state.tx === 'T') state.tx = 'E';
@@ -370,7 +419,8 @@ export class PgConnection {
     for (let i = 0; i < n; i++) declared.push(r.int32());
     r.end();
     const statements = splitStatements(sql);
-    if (statements.length > 1) throw new UserError('multiStatement', 'cannot insert multiple commands into a prepared statement');
+    if (statements.length > 1)
+      throw new UserError('multiStatement', 'cannot insert multiple commands into a prepared statement');
     const tokens = statements[0]?.tokens ?? [];
     const text = statements[0]?.text ?? '';
     const count = Math.max(parameterCount(tokens), declared.length);
@@ -389,8 +439,12 @@ export class PgConnection {
     const formats: number[] = [];
     for (let i = 0; i < nFormats; i++) formats.push(r.int16());
     const nParams = r.int16();
-    if (nParams !== st.paramTypes.length) throw protocolError(`bind message supplies ${nParams} parameters, but prepared statement "${statementName}" requires ${st.paramTypes.length}`);
-    if (nFormats > 1 && nFormats !== nParams) throw protocolError(`bind message has ${nFormats} parameter formats but ${nParams} parameters`);
+    if (nParams !== st.paramTypes.length)
+      throw protocolError(
+        `bind message supplies ${nParams} parameters, but prepared statement "${statementName}" requires ${st.paramTypes.length}`,
+      );
+    if (nFormats > 1 && nFormats !== nParams)
+      throw protocolError(`bind message has ${nFormats} parameter formats but ${nParams} parameters`);
     const literals: string[] = [];
     for (let i = 0; i < nParams; i++) {
       const len = r.int32();
@@ -425,7 +479,16 @@ export class PgConnection {
       this.#out.parameterDescription(st.paramTypes.map((t) => (t === 0 ? OID.text : t)));
       // The columns of a statement whose parameters are not bound yet: planned with NULLs (0
       // after LIMIT and OFFSET, which take no NULL), never executed.
-      const literals = st.paramTypes.map((_, i) => (st.tokens.some((t, k) => t.kind === 'param' && t.value === String(i + 1) && ['limit', 'offset'].includes(st.tokens[k - 1]?.value ?? '')) ? '0' : 'NULL'));
+      const literals = st.paramTypes.map((_, i) =>
+        st.tokens.some(
+          (t, k) =>
+            t.kind === 'param' &&
+            t.value === String(i + 1) &&
+            ['limit', 'offset'].includes(st.tokens[k - 1]?.value ?? ''),
+        )
+          ? '0'
+          : 'NULL',
+      );
       const sql = st.paramTypes.length === 0 ? st.sql : substitute(st.sql, st.tokens, literals);
       const probe = this.#newPortal(sql, tokenizePg(sql), []);
       try {
@@ -441,7 +504,8 @@ export class PgConnection {
     const portal = this.#portals.get(name);
     if (portal === undefined) throw new UserError('invalidParam', `portal "${name}" does not exist`);
     const fields = await this.#describePortal(portal);
-    if (fields === undefined) this.#out.empty(0x6e); // NoData
+    if (fields === undefined)
+      this.#out.empty(0x6e); // NoData
     else this.#out.rowDescription(describeFields(fields, resultFormats(portal.formatCodes, fields.length)));
   }
 
@@ -488,7 +552,16 @@ export class PgConnection {
   // ---- portals: a statement with its parameters bound
 
   #newPortal(sql: string, tokens: PgToken[], formatCodes: number[]): Portal {
-    return { sql, tokens, formatCodes, local: undefined, localSent: false, run: undefined, described: false, done: false };
+    return {
+      sql,
+      tokens,
+      formatCodes,
+      local: undefined,
+      localSent: false,
+      run: undefined,
+      described: false,
+      done: false,
+    };
   }
 
   #closePortal(p: Portal): void {
@@ -508,7 +581,8 @@ export class PgConnection {
   /** The current user, checked again before each statement: a dropped user's connection ends. */
   #currentUser(): UserDef {
     const now = this.#ctx.services().storage.catalog.users.get(this.#user!.name);
-    if (now === undefined || now.id !== this.#user!.id) throw new UserError('auth', `role "${this.#user!.name}" does not exist any more`);
+    if (now === undefined || now.id !== this.#user!.id)
+      throw new UserError('auth', `role "${this.#user!.name}" does not exist any more`);
     this.#user = now;
     return now;
   }
@@ -547,9 +621,24 @@ export class PgConnection {
     const user = this.#currentUser();
     const t = this.#tenant(user);
     if (user.mustChangePassword) requireOnlyPasswordChange(portal.sql, user);
-    const statement = startStatement(this.#ctx.config, this.#ctx.version, s, { user, tenant: t, database: this.#state!.database, sql: portal.sql, api: 'pg', bytesIn: portal.sql.length });
+    const statement = startStatement(this.#ctx.config, this.#ctx.version, s, {
+      user,
+      tenant: t,
+      database: this.#state!.database,
+      sql: portal.sql,
+      api: 'pg',
+      bytesIn: portal.sql.length,
+    });
     this.#running.add(statement);
-    const run: EngineRun = { fields: undefined, it: undefined, statement, pending: undefined, offset: 0, rows: 0, bytesAtStart: this.#bytesOut };
+    const run: EngineRun = {
+      fields: undefined,
+      it: undefined,
+      statement,
+      pending: undefined,
+      offset: 0,
+      rows: 0,
+      bytesAtStart: this.#bytesOut,
+    };
     statement.query.state = 'SCHEDULING';
     try {
       const result = await s.sql.engine(this.#ctx.planCache).run(portal.sql, statement.session);
@@ -571,7 +660,12 @@ export class PgConnection {
     if (local !== undefined) {
       if (!portal.localSent && local.fields.length > 0) {
         const batch = localBatch(local);
-        new RowEncoder(local.fields, resultFormats(portal.formatCodes, local.fields.length)).write(this.#out, batch, 0, batch.length);
+        new RowEncoder(local.fields, resultFormats(portal.formatCodes, local.fields.length)).write(
+          this.#out,
+          batch,
+          0,
+          batch.length,
+        );
       }
       portal.localSent = true;
       for (const [k, v] of local.reported ?? []) this.#out.parameterStatus(k, v);

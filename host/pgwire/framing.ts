@@ -52,7 +52,8 @@ export class MessageReader {
   startup(): Buffer | null {
     if (this.buffered < 4) return null;
     const length = this.#buf.readInt32BE(this.#pos);
-    if (length < 8 || length > MAX_STARTUP_BYTES) throw protocolError(`invalid length of startup packet: ${length} bytes (want 8 to ${MAX_STARTUP_BYTES})`);
+    if (length < 8 || length > MAX_STARTUP_BYTES)
+      throw protocolError(`invalid length of startup packet: ${length} bytes (want 8 to ${MAX_STARTUP_BYTES})`);
     if (this.buffered < length) return null;
     const body = this.#buf.subarray(this.#pos + 4, this.#pos + length);
     this.#pos += length;
@@ -65,7 +66,11 @@ export class MessageReader {
     const type = this.#buf[this.#pos]!;
     const length = this.#buf.readInt32BE(this.#pos + 1);
     if (length < 4) throw protocolError(`invalid message length ${length} for message type ${typeName(type)}`);
-    if (length - 4 > this.#maxMessageBytes) throw new UserError('bodyTooLarge', `message of type ${typeName(type)} is ${length - 4} bytes, over the limit of ${this.#maxMessageBytes} (limits.sql_body_bytes)`);
+    if (length - 4 > this.#maxMessageBytes)
+      throw new UserError(
+        'bodyTooLarge',
+        `message of type ${typeName(type)} is ${length - 4} bytes, over the limit of ${this.#maxMessageBytes} (limits.sql_body_bytes)`,
+      );
     if (this.buffered < length + 1) return null;
     const body = this.#buf.subarray(this.#pos + 5, this.#pos + 1 + length);
     this.#pos += length + 1;
@@ -90,7 +95,8 @@ export class BodyReader {
   }
 
   #need(n: number): void {
-    if (this.#pos + n > this.#buf.length) throw protocolError(`${this.#what} message is too short: needs ${this.#pos + n} bytes, has ${this.#buf.length}`);
+    if (this.#pos + n > this.#buf.length)
+      throw protocolError(`${this.#what} message is too short: needs ${this.#pos + n} bytes, has ${this.#buf.length}`);
   }
 
   int16(): number {
@@ -140,6 +146,7 @@ export class BodyReader {
 
   /** Rejects trailing bytes (STYLE.md §16). */
   end(): void {
-    if (this.#pos !== this.#buf.length) throw protocolError(`${this.#what} message has ${this.#buf.length - this.#pos} unexpected trailing bytes`);
+    if (this.#pos !== this.#buf.length)
+      throw protocolError(`${this.#what} message has ${this.#buf.length - this.#pos} unexpected trailing bytes`);
   }
 }

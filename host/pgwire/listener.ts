@@ -40,7 +40,8 @@ export class PgListener {
       services: opts.services,
       auth: () => {
         const services = opts.services();
-        if (this.#auth?.services !== services) this.#auth = { services, auth: new PgAuth(services.authenticator, opts.allowEmptyPassword) };
+        if (this.#auth?.services !== services)
+          this.#auth = { services, auth: new PgAuth(services.authenticator, opts.allowEmptyPassword) };
         return this.#auth.auth;
       },
       cancel: (pid, secret) => {

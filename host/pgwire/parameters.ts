@@ -37,8 +37,12 @@ export function parameterLiteral(value: Buffer | null, format: number, typeOid: 
 
 function numberLiteral(text: string, index: number, integer: boolean): string {
   const t = text.trim();
-  if (!integer && /^[-+]?(nan|infinity|inf)$/i.test(t)) return `CAST(${quoteString(t.replace(/^\+/, '').toLowerCase().startsWith('-') ? '-inf' : /nan/i.test(t) ? 'NaN' : 'inf')} AS DOUBLE)`;
-  if (integer ? !/^[-+]?[0-9]+$/.test(t) : !NUMERIC_TEXT.test(t)) throw bad(`parameter $${index}: invalid input syntax for type ${integer ? 'integer' : 'number'}: ${JSON.stringify(text.slice(0, 100))}`);
+  if (!integer && /^[-+]?(nan|infinity|inf)$/i.test(t))
+    return `CAST(${quoteString(t.replace(/^\+/, '').toLowerCase().startsWith('-') ? '-inf' : /nan/i.test(t) ? 'NaN' : 'inf')} AS DOUBLE)`;
+  if (integer ? !/^[-+]?[0-9]+$/.test(t) : !NUMERIC_TEXT.test(t))
+    throw bad(
+      `parameter $${index}: invalid input syntax for type ${integer ? 'integer' : 'number'}: ${JSON.stringify(text.slice(0, 100))}`,
+    );
   return t.startsWith('+') ? t.slice(1) : t;
 }
 
@@ -72,7 +76,8 @@ function textLiteral(text: string, typeOid: number, index: number): string {
 
 function binaryLiteral(b: Buffer, typeOid: number, index: number): string {
   const want = (n: number): void => {
-    if (b.length !== n) throw bad(`parameter $${index}: binary value of type ${typeOid} is ${b.length} bytes, want ${n}`);
+    if (b.length !== n)
+      throw bad(`parameter $${index}: binary value of type ${typeOid} is ${b.length} bytes, want ${n}`);
   };
   switch (typeOid) {
     case OID.bool:

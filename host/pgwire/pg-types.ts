@@ -6,8 +6,31 @@
 // 64-bit type exists). Intervals, structs and lists travel as `text` in Sundial's display.
 // The hot loop writes straight into the message buffer, as the CSV and JSON writers do.
 
-import { type ByteSink, type DataType, displayValue, type Field, type RecordBatch, TimestampWriter, writeDate, writeJsonF64 } from '../engine/types/index.js';
-import { readColumn, writeI64, writeU64, K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, type ColumnReader } from '../engine/format/column-reader.js';
+import {
+  type ByteSink,
+  type DataType,
+  displayValue,
+  type Field,
+  type RecordBatch,
+  TimestampWriter,
+  writeDate,
+  writeJsonF64,
+} from '../engine/types/index.js';
+import {
+  readColumn,
+  writeI64,
+  writeU64,
+  K_BOOL,
+  K_DATE,
+  K_F64,
+  K_I64,
+  K_NULL,
+  K_OTHER,
+  K_TIMESTAMP,
+  K_U64,
+  K_UTF8,
+  type ColumnReader,
+} from '../engine/format/column-reader.js';
 import { copyText, formatFloatColumn } from '../engine/format/float-column.js';
 import { floorDiv } from '../core/precision.js';
 import type { FieldDescription, MessageWriter } from './messages.js';
@@ -121,7 +144,9 @@ export class RowEncoder {
   constructor(fields: readonly Field[], formats: readonly number[]) {
     this.#fields = fields;
     this.#formats = fields.map((_, i) => formats[i] ?? 0);
-    this.#timestamps = fields.map((f) => (f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'display') : undefined));
+    this.#timestamps = fields.map((f) =>
+      f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'display') : undefined,
+    );
   }
 
   /** Writes rows [from, to) of `batch`. */
@@ -129,7 +154,11 @@ export class RowEncoder {
     const columns = batch.columns.map(readColumn);
     const ncols = columns.length;
     const formats = this.#formats;
-    const floats = columns.map((col, c) => (col.kind === K_F64 && formats[c] === 0 && to - from === batch.length ? formatFloatColumn(col.floats, 1) : undefined));
+    const floats = columns.map((col, c) =>
+      col.kind === K_F64 && formats[c] === 0 && to - from === batch.length
+        ? formatFloatColumn(col.floats, 1)
+        : undefined,
+    );
     const sink = w.sink;
     for (let r = from; r < to; r++) {
       sink.reserve(7);
@@ -229,13 +258,21 @@ export class RowEncoder {
         const s = col.strings[r]!;
         if (col.vector.type.id !== 'Binary') return sink.utf8(s);
         sink.reserve(s.length >> 1);
-        for (let k = 0; k + 1 < s.length; k += 2) sink.buf[sink.pos++] = (HEX_VALUE(s.charCodeAt(k)) << 4) | HEX_VALUE(s.charCodeAt(k + 1));
+        for (let k = 0; k + 1 < s.length; k += 2)
+          sink.buf[sink.pos++] = (HEX_VALUE(s.charCodeAt(k)) << 4) | HEX_VALUE(s.charCodeAt(k + 1));
         return;
       }
       case K_TIMESTAMP: {
         const type = this.#fields[c]!.type as Extract<DataType, { id: 'Timestamp' }>;
         const v = col.bigints[r]!;
-        const us = type.unit === 'Nanosecond' ? floorDiv(v, 1000n) : type.unit === 'Microsecond' ? v : type.unit === 'Millisecond' ? v * 1000n : v * 1_000_000n;
+        const us =
+          type.unit === 'Nanosecond'
+            ? floorDiv(v, 1000n)
+            : type.unit === 'Microsecond'
+              ? v
+              : type.unit === 'Millisecond'
+                ? v * 1000n
+                : v * 1_000_000n;
         putInt64(buf, sink.pos, us - PG_EPOCH_US);
         sink.pos += 8;
         return;
@@ -248,7 +285,11 @@ export class RowEncoder {
         return writeNumeric(sink, BigInt.asUintN(64, col.bigints[r]!));
       default: {
         if (col.vector.type.id === 'Time64') {
-          putInt64(buf, sink.pos, floorDiv(col.vector.values instanceof BigInt64Array ? col.vector.values[r]! : 0n, 1000n));
+          putInt64(
+            buf,
+            sink.pos,
+            floorDiv(col.vector.values instanceof BigInt64Array ? col.vector.values[r]! : 0n, 1000n),
+          );
           sink.pos += 8;
           return;
         }

@@ -39,16 +39,40 @@ export interface SessionState {
 }
 
 /** Settings PostgreSQL reports with ParameterStatus whenever they change (protocol-flow.html). */
-export const REPORTED = ['server_version', 'server_encoding', 'client_encoding', 'application_name', 'default_transaction_read_only', 'in_hot_standby', 'is_superuser', 'session_authorization', 'datestyle', 'intervalstyle', 'timezone', 'integer_datetimes', 'standard_conforming_strings'];
+export const REPORTED = [
+  'server_version',
+  'server_encoding',
+  'client_encoding',
+  'application_name',
+  'default_transaction_read_only',
+  'in_hot_standby',
+  'is_superuser',
+  'session_authorization',
+  'datestyle',
+  'intervalstyle',
+  'timezone',
+  'integer_datetimes',
+  'standard_conforming_strings',
+];
 
 /** The names ParameterStatus uses (PostgreSQL's GUC spelling). */
-const DISPLAY_NAMES: Record<string, string> = { datestyle: 'DateStyle', intervalstyle: 'IntervalStyle', timezone: 'TimeZone' };
+const DISPLAY_NAMES: Record<string, string> = {
+  datestyle: 'DateStyle',
+  intervalstyle: 'IntervalStyle',
+  timezone: 'TimeZone',
+};
 
 export function displayName(name: string): string {
   return DISPLAY_NAMES[name] ?? name;
 }
 
-export function initialSettings(user: string, admin: boolean, database: string, version: string, startup: ReadonlyMap<string, string>): Map<string, string> {
+export function initialSettings(
+  user: string,
+  admin: boolean,
+  database: string,
+  version: string,
+  startup: ReadonlyMap<string, string>,
+): Map<string, string> {
   const s = new Map<string, string>([
     ['server_version', `${PG_VERSION} (Sundial ${version})`],
     ['server_version_num', PG_VERSION_NUM],
@@ -94,17 +118,28 @@ export function clientEncoding(value: string): string {
   const v = value.trim().replace(/^'|'$/g, '').toUpperCase().replace(/[-_]/g, '');
   if (v === 'UTF8' || v === 'UNICODE') return 'UTF8';
   if (v === 'SQLASCII') return 'SQL_ASCII';
-  throw new UserError('invalidParam', `invalid value for parameter "client_encoding": "${value}" (this server speaks UTF8 only)`);
+  throw new UserError(
+    'invalidParam',
+    `invalid value for parameter "client_encoding": "${value}" (this server speaks UTF8 only)`,
+  );
 }
 
 const field = (name: string, type: DataType = UTF8): Field => ({ name, type, nullable: true });
-const command = (tag: string, reported?: Array<[string, string]>): LocalResult => ({ fields: [], rows: [], tag, reported });
+const command = (tag: string, reported?: Array<[string, string]>): LocalResult => ({
+  fields: [],
+  rows: [],
+  tag,
+  reported,
+});
 
 /** The text of a statement's tokens from `from` on, as a setting's value. */
 function valueText(sql: string, tokens: readonly PgToken[], from: number): string {
   const rest = tokens.slice(from);
   if (rest.length === 1 && (rest[0]!.kind === 'string' || rest[0]!.kind === 'quoted')) return rest[0]!.value;
-  return rest.map((t) => (t.kind === 'string' ? t.value : t.kind === 'quoted' ? t.value : sql.slice(t.start, t.end))).join(rest.some((t) => t.value === ',') ? '' : ' ').replace(/,/g, ', ');
+  return rest
+    .map((t) => (t.kind === 'string' ? t.value : t.kind === 'quoted' ? t.value : sql.slice(t.start, t.end)))
+    .join(rest.some((t) => t.value === ',') ? '' : ' ')
+    .replace(/,/g, ', ');
 }
 
 /** The answer to a session statement, or undefined when the statement is not one. */
@@ -140,13 +175,32 @@ export function sessionCommand(sql: string, tokens: readonly PgToken[], state: S
       state.settings.delete(w1 ?? '');
       return command('RESET');
     case 'show': {
-      const name = tokens.slice(1).map((t) => t.value).join(' ').toLowerCase();
+      const name = tokens
+        .slice(1)
+        .map((t) => t.value)
+        .join(' ')
+        .toLowerCase();
       if (name === 'all') {
-        return { fields: [field('name'), field('setting'), field('description')], rows: [...state.settings].sort().map(([k, v]) => [displayName(k), v, '']), tag: 'SHOW' };
+        return {
+          fields: [field('name'), field('setting'), field('description')],
+          rows: [...state.settings].sort().map(([k, v]) => [displayName(k), v, '']),
+          tag: 'SHOW',
+        };
       }
       const value = showValue(name, state);
       if (value === undefined) return undefined;
-      return { fields: [field(tokens.slice(1).map((t) => t.value).join(' '))], rows: [[value]], tag: 'SHOW' };
+      return {
+        fields: [
+          field(
+            tokens
+              .slice(1)
+              .map((t) => t.value)
+              .join(' '),
+          ),
+        ],
+        rows: [[value]],
+        tag: 'SHOW',
+      };
     }
     case 'select':
       return selectFunctions(tokens, state);
@@ -173,7 +227,11 @@ function set(sql: string, tokens: readonly PgToken[], state: SessionState): Loca
   if (w === 'session' && tokens[k + 1]?.value === 'authorization') return command('SET');
   const name = tokens.slice(k).findIndex((t) => t.value === '=' || t.value === 'to');
   if (name <= 0) throw new UserError('sqlParse', `syntax error in SET: ${sql.slice(0, 200)}`);
-  const setting = tokens.slice(k, k + name).map((t) => t.value).join('').toLowerCase();
+  const setting = tokens
+    .slice(k, k + name)
+    .map((t) => t.value)
+    .join('')
+    .toLowerCase();
   return assign(setting, valueText(sql, tokens, k + name + 1), state);
 }
 
@@ -187,7 +245,10 @@ function assign(name: string, raw: string, state: SessionState): LocalResult {
   if (name === 'search_path') {
     // A schema is a database of the tenant (docs/postgresql.md): the first one that exists
     // becomes the database that unqualified names resolve in.
-    const names = value.split(',').map((s) => s.trim().replace(/^"(.*)"$/, '$1')).filter((s) => s !== '' && s !== '$user' && s !== 'pg_catalog');
+    const names = value
+      .split(',')
+      .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
+      .filter((s) => s !== '' && s !== '$user' && s !== 'pg_catalog');
     const db = names.find((n) => state.hasDatabase(n));
     if (db !== undefined) state.database = db;
   }
@@ -224,7 +285,10 @@ function selectFunctions(tokens: readonly PgToken[], state: SessionState): Local
         k += 5;
       } else if (at(k + 1)?.value === ')') k += 2;
       else return undefined;
-    } else if (!['current_user', 'session_user', 'user', 'current_catalog', 'current_schema', 'current_role'].includes(fn)) return undefined;
+    } else if (
+      !['current_user', 'session_user', 'user', 'current_catalog', 'current_schema', 'current_role'].includes(fn)
+    )
+      return undefined;
     let item = sessionFunction(fn, arg, state);
     if (item === undefined) return undefined;
     if (at(k)?.value === '::') {
@@ -255,11 +319,17 @@ function selectFunctions(tokens: readonly PgToken[], state: SessionState): Local
   return { fields: items.map((i) => field(i.name, i.type)), rows: [items.map((i) => i.value)], tag: 'SELECT 1' };
 }
 
-function sessionFunction(fn: string, arg: string | undefined, state: SessionState): { value: Scalar; type: DataType } | undefined {
+function sessionFunction(
+  fn: string,
+  arg: string | undefined,
+  state: SessionState,
+): { value: Scalar; type: DataType } | undefined {
   const text = (value: string | null): { value: Scalar; type: DataType } => ({ value, type: UTF8 });
   switch (fn) {
     case 'version':
-      return text(`PostgreSQL ${PG_VERSION} (Sundial ${state.sundialVersion}), a time-series database speaking the PostgreSQL protocol`);
+      return text(
+        `PostgreSQL ${PG_VERSION} (Sundial ${state.sundialVersion}), a time-series database speaking the PostgreSQL protocol`,
+      );
     case 'current_setting':
       if (arg === undefined) return undefined;
       return text(showValue(arg.toLowerCase(), state) ?? null);

@@ -114,7 +114,11 @@ export function tokenizePg(sql: string): PgToken[] {
       }
     } else if (isDigit(c) || (c === 46 && isDigit(sql.charCodeAt(i + 1)))) {
       while (i < n && (isDigit(sql.charCodeAt(i)) || sql.charCodeAt(i) === 46)) i++;
-      if ((sql.charCodeAt(i) === 101 || sql.charCodeAt(i) === 69) && (isDigit(sql.charCodeAt(i + 1)) || ((sql[i + 1] === '+' || sql[i + 1] === '-') && isDigit(sql.charCodeAt(i + 2))))) {
+      if (
+        (sql.charCodeAt(i) === 101 || sql.charCodeAt(i) === 69) &&
+        (isDigit(sql.charCodeAt(i + 1)) ||
+          ((sql[i + 1] === '+' || sql[i + 1] === '-') && isDigit(sql.charCodeAt(i + 2))))
+      ) {
         i += 2;
         while (i < n && isDigit(sql.charCodeAt(i))) i++;
       }
@@ -152,7 +156,11 @@ export function splitStatements(sql: string): StatementText[] {
   let depth = 0;
   const cut = (to: number, last: number): void => {
     const slice = tokens.slice(first, last);
-    if (slice.length > 0) out.push({ text: sql.slice(from, to), tokens: slice.map((t) => ({ ...t, start: t.start - from, end: t.end - from })) });
+    if (slice.length > 0)
+      out.push({
+        text: sql.slice(from, to),
+        tokens: slice.map((t) => ({ ...t, start: t.start - from, end: t.end - from })),
+      });
   };
   tokens.forEach((t, k) => {
     if (t.kind !== 'op') return;

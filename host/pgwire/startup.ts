@@ -33,7 +33,8 @@ export function parseStartup(body: Buffer): StartupPacket {
   }
   const major = code >>> 16;
   const minor = code & 0xffff;
-  if (major !== 3) throw new UserError('pgProtocol', `unsupported frontend protocol ${major}.${minor}: server supports 3.0`);
+  if (major !== 3)
+    throw new UserError('pgProtocol', `unsupported frontend protocol ${major}.${minor}: server supports 3.0`);
   const params = new Map<string, string>();
   const protocolOptions: string[] = [];
   for (;;) {
@@ -103,10 +104,12 @@ export function targetOf(params: ReadonlyMap<string, string>): Target {
   }
   for (const other of [params.get('tenant'), settings.get('tenant')]) {
     if (other === undefined) continue;
-    if (tenant !== undefined && tenant !== other) throw new UserError('invalidParam', `the tenant is given twice: "${tenant}" and "${other}"`);
+    if (tenant !== undefined && tenant !== other)
+      throw new UserError('invalidParam', `the tenant is given twice: "${tenant}" and "${other}"`);
     tenant = other;
   }
   settings.delete('tenant');
-  if (database === '' || tenant === '') throw new UserError('invalidParam', 'empty tenant or database name in the startup packet');
+  if (database === '' || tenant === '')
+    throw new UserError('invalidParam', 'empty tenant or database name in the startup packet');
   return { user, tenant: tenant ?? DEFAULT_TENANT, database, settings };
 }

@@ -3,9 +3,30 @@
 // `cpu`, ten host tags, ten BIGINT fields usage_user .. usage_guest_nice, each a random walk
 // clamped to [0, 100], one row per host every 10 s. Seeded, so every page draws the same rows.
 
-export const DEMO_FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice'];
+export const DEMO_FIELDS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice',
+];
 
-const REGIONS = ['us-east-1', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-southeast-2', 'ap-northeast-1', 'sa-east-1'];
+const REGIONS = [
+  'us-east-1',
+  'us-west-1',
+  'us-west-2',
+  'eu-west-1',
+  'eu-central-1',
+  'ap-southeast-1',
+  'ap-southeast-2',
+  'ap-northeast-1',
+  'sa-east-1',
+];
 const OS = ['Ubuntu16.10', 'Ubuntu16.04LTS', 'Ubuntu15.10'];
 const ARCH = ['x64', 'x86'];
 const TEAM = ['SF', 'NYC', 'LON', 'CHI'];
@@ -45,7 +66,13 @@ export interface DemoOptions {
   seed: number;
 }
 
-export const DEMO_DEFAULTS: DemoOptions = { hosts: 10, durationS: 86_400, startMs: Date.UTC(2016, 0, 1), intervalS: 10, seed: 42 };
+export const DEMO_DEFAULTS: DemoOptions = {
+  hosts: 10,
+  durationS: 86_400,
+  startMs: Date.UTC(2016, 0, 1),
+  intervalS: 10,
+  seed: 42,
+};
 
 /**
  * The set as line protocol, in pieces of about `chunkRows` rows (time-major: every host at t0,

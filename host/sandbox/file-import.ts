@@ -39,7 +39,10 @@ export function formatOf(name: string): FileFormat {
 }
 
 export function tableOf(name: string): string {
-  const base = name.replace(/^.*[\\/]/, '').replace(/\.gz$/i, '').replace(/\.[^.]*$/, '');
+  const base = name
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.gz$/i, '')
+    .replace(/\.[^.]*$/, '');
   return base === '' ? 'data' : base;
 }
 
@@ -56,7 +59,14 @@ function timeOf(v: string | number | undefined, where: string, nowNs: bigint): b
 }
 
 type Declared = 'tag' | FieldType;
-const DECLARED: Record<string, Declared> = { tag: 'tag', double: ValueType.Double, bigint: ValueType.BigInt, unsigned: ValueType.Unsigned, boolean: ValueType.Boolean, string: ValueType.String };
+const DECLARED: Record<string, Declared> = {
+  tag: 'tag',
+  double: ValueType.Double,
+  bigint: ValueType.BigInt,
+  unsigned: ValueType.Unsigned,
+  boolean: ValueType.Boolean,
+  string: ValueType.String,
+};
 
 /** Splits CSV text into records (RFC 4180: quotes, doubled quotes, CRLF). */
 function* csvRecords(text: string): Generator<string[]> {
@@ -111,7 +121,11 @@ export function csvBatches(text: string, table: string, nowNs: bigint): Uint8Arr
     const m = /:([a-z]+)$/i.exec(h);
     if (m !== null) {
       const d = DECLARED[m[1]!.toLowerCase()];
-      if (d === undefined) throw new UserError('logParse', `CSV: column ${h}: unknown type '${m[1]}' (want tag, double, bigint, unsigned, boolean or string)`);
+      if (d === undefined)
+        throw new UserError(
+          'logParse',
+          `CSV: column ${h}: unknown type '${m[1]}' (want tag, double, bigint, unsigned, boolean or string)`,
+        );
       return d;
     }
     let numbers = true;
@@ -188,7 +202,8 @@ export function ndjsonBatches(text: string, table: string, nowNs: bigint): Uint8
     } catch (e) {
       throw new UserError('logParse', `${where}: ${(e as Error).message}`);
     }
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new UserError('logParse', `${where}: not a JSON object`);
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      throw new UserError('logParse', `${where}: not a JSON object`);
     const pairs: Array<[string, unknown]> = [];
     flatten(doc as Record<string, unknown>, '', pairs);
     const tags: Array<[string, string]> = [];

@@ -6,7 +6,19 @@
 import { UserError } from '../core/errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { ValueType, type FieldType } from '../core/write-batch.js';
-import type { ColumnInfo, DatabaseInfo, EngineCatalog, LastRequest, LastValue, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, TableInfo } from '../engine/catalog.js';
+import type {
+  ColumnInfo,
+  DatabaseInfo,
+  EngineCatalog,
+  LastRequest,
+  LastValue,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+  TableInfo,
+} from '../engine/catalog.js';
 import { DEFAULT_TENANT } from '../meta/catalog.js';
 import { createTableDef } from '../meta/catalog-ddl.js';
 import { lastValues, listSeries, scanTable, scanTableStats } from '../storage/read/read-path.js';
@@ -14,7 +26,8 @@ import { bounds } from '../storage/read/read-view.js';
 import { tableInfo } from '../server/table-info.js';
 import type { SandboxStore } from './sandbox-store.js';
 
-const notHere = (what: string): UserError => new UserError('notImplemented', `${what} is not available in the sandbox (it runs on the server)`);
+const notHere = (what: string): UserError =>
+  new UserError('notImplemented', `${what} is not available in the sandbox (it runs on the server)`);
 
 export class SandboxCatalog implements EngineCatalog {
   readonly tenant = DEFAULT_TENANT;
@@ -89,7 +102,10 @@ export class SandboxCatalog implements EngineCatalog {
       for (const c of fields) {
         const v = entry!.get(c.id);
         if (v === null || v === undefined) continue;
-        values.set(c.name, { time: v[0], value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']) });
+        values.set(c.name, {
+          time: v[0],
+          value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']),
+        });
       }
       if (values.size > 0) out.push({ tags: s.names, fields: values });
     }
@@ -125,7 +141,14 @@ export class SandboxCatalog implements EngineCatalog {
     createTableDef(this.#store.catalog, db, {
       name: table.name,
       tags: table.columns.filter((c) => c.kind === 'tag').map((c) => ({ name: c.name, codec: c.codec })),
-      fields: table.columns.filter((c) => c.kind === 'field').map((c) => ({ name: c.name, type: storedType(c), codec: c.codec, ...(c.geometry === undefined ? {} : { geometry: c.geometry }) })),
+      fields: table.columns
+        .filter((c) => c.kind === 'field')
+        .map((c) => ({
+          name: c.name,
+          type: storedType(c),
+          codec: c.codec,
+          ...(c.geometry === undefined ? {} : { geometry: c.geometry }),
+        })),
       ...(time === undefined ? {} : { timeCodec: time.codec }),
     });
   }
@@ -146,6 +169,7 @@ export class SandboxCatalog implements EngineCatalog {
 async function* empty<T>(): AsyncGenerator<T> {}
 
 function storedType(c: ColumnInfo): FieldType {
-  if (c.valueType === undefined || c.valueType === ValueType.Tag) throw new Error(`BUG: column ${c.name} has no field type`);
+  if (c.valueType === undefined || c.valueType === ValueType.Tag)
+    throw new Error(`BUG: column ${c.name} has no field type`);
   return c.valueType;
 }

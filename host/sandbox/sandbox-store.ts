@@ -10,7 +10,16 @@ import { databaseNotFound } from '../core/meta-errors.js';
 import type { DatabaseOptions } from '../core/schema.js';
 import { readWriteBatch } from '../core/write-batch.js';
 import type { Core } from '../core/wasm.js';
-import { Catalog, DEFAULT_DATABASE, DEFAULT_DATABASE_OPTIONS, DEFAULT_TENANT, ROOT_USER, stampsOf, type DatabaseDef, type TableDef } from '../meta/catalog.js';
+import {
+  Catalog,
+  DEFAULT_DATABASE,
+  DEFAULT_DATABASE_OPTIONS,
+  DEFAULT_TENANT,
+  ROOT_USER,
+  stampsOf,
+  type DatabaseDef,
+  type TableDef,
+} from '../meta/catalog.js';
 import { createDatabaseDef, dropDatabaseDef } from '../meta/catalog-ddl.js';
 import { Memtable } from '../storage/memtable/memtable.js';
 import type { ReadView } from '../storage/read/read-view.js';
@@ -57,7 +66,15 @@ export class SandboxStore {
   constructor(core: Core, limitBytes = DEFAULT_SANDBOX_BYTES) {
     this.codecs = storageCodecs(core);
     this.#limitBytes = limitBytes;
-    this.catalog.addTenant({ id: this.catalog.nextId(), name: DEFAULT_TENANT, comment: null, dropAfter: null, limiter: null, members: new Map([[ROOT_USER, 'owner']]), roles: new Map() });
+    this.catalog.addTenant({
+      id: this.catalog.nextId(),
+      name: DEFAULT_TENANT,
+      comment: null,
+      dropAfter: null,
+      limiter: null,
+      members: new Map([[ROOT_USER, 'owner']]),
+      roles: new Map(),
+    });
     this.createDatabase(DEFAULT_DATABASE, { ...DEFAULT_DATABASE_OPTIONS });
   }
 
@@ -140,14 +157,21 @@ export class SandboxStore {
       this.createDatabase(schema.database, { ...DEFAULT_DATABASE_OPTIONS, precision: schema.precision });
       d = this.#dbs.get(schema.database)!;
     } else if (d.def.options.precision !== schema.precision) {
-      throw new UserError('schemaConflict', `database ${schema.database} here has precision ${d.def.options.precision}, the export ${schema.precision}: drop it first (DROP DATABASE ${schema.database})`);
+      throw new UserError(
+        'schemaConflict',
+        `database ${schema.database} here has precision ${d.def.options.precision}, the export ${schema.precision}: drop it first (DROP DATABASE ${schema.database})`,
+      );
     }
     this.dropTable(schema.database, schema.table);
     const table = this.#tableOf(schema);
     // Ids as the server has them: the segments name the table and columns by them.
     this.catalog.reserveIds(Math.max(table.id, ...table.tags.map((c) => c.id), ...table.fields.map((c) => c.id)));
     for (const other of d.def.tables.values()) {
-      if (other.id === table.id) throw new UserError('schemaConflict', `table ${other.name} here has the id of the exported ${table.name}: drop it first`);
+      if (other.id === table.id)
+        throw new UserError(
+          'schemaConflict',
+          `table ${other.name} here has the id of the exported ${table.name}: drop it first`,
+        );
     }
     const opened: SandboxDatabase['segments'] = [];
     try {
@@ -158,7 +182,11 @@ export class SandboxStore {
         const w = await this.#files.create(path);
         await w.write([seg], 0);
         await w.close();
-        opened.push({ reader: await SegmentReader.open(this.#files, path, fileId, this.codecs, this.#cache), tableId: table.id, bytes: seg.length });
+        opened.push({
+          reader: await SegmentReader.open(this.#files, path, fileId, this.codecs, this.#cache),
+          tableId: table.id,
+          bytes: seg.length,
+        });
         // The reader holds its own view of the bytes; the store's entry can go.
         await this.#files.remove(path);
       }
@@ -170,11 +198,23 @@ export class SandboxStore {
     d.segments.push(...opened);
     this.#generation++;
     this.catalog.changed();
-    return { database: schema.database, table: schema.table, rows: end.rows, segments: segments.length, bytes: bytes.length };
+    return {
+      database: schema.database,
+      table: schema.table,
+      rows: end.rows,
+      segments: segments.length,
+      bytes: bytes.length,
+    };
   }
 
   #tableOf(schema: ExportSchema): TableDef {
-    return { id: schema.tableId, name: schema.table, tags: schema.tags, fields: schema.fields, timeCodec: schema.timeCodec };
+    return {
+      id: schema.tableId,
+      name: schema.table,
+      tags: schema.tags,
+      fields: schema.fields,
+      timeCodec: schema.timeCodec,
+    };
   }
 
   /**
@@ -185,7 +225,13 @@ export class SandboxStore {
     const d = this.#require(database);
     this.#checkRoom(encoded.reduce((n, b) => n + b.length, 0) * 2, `writing to ${database}`);
     const batches = encoded.map((b) => readWriteBatch(b));
-    if (this.catalog.applyBatchSchema(d.def, batches.flatMap((b) => b.tables)).length > 0) this.catalog.changed();
+    if (
+      this.catalog.applyBatchSchema(
+        d.def,
+        batches.flatMap((b) => b.tables),
+      ).length > 0
+    )
+      this.catalog.changed();
     let rows = 0;
     this.#generation++;
     for (const b of batches) {
@@ -198,7 +244,12 @@ export class SandboxStore {
   /** A read view of a database: its segments (oldest first) and its memtable, as the read path wants it. */
   view(database: string): ReadView {
     const d = this.#require(database);
-    return { segments: d.segments.map((s) => s.reader), memtables: [{ memtable: d.memtable, cleanLsn: Infinity }], tombstones: [], expiredBefore: null };
+    return {
+      segments: d.segments.map((s) => s.reader),
+      memtables: [{ memtable: d.memtable, cleanLsn: Infinity }],
+      tombstones: [],
+      expiredBefore: null,
+    };
   }
 }
 

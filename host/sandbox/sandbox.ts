@@ -65,18 +65,26 @@ export class Sandbox {
     const db = this.store.database(database) ?? this.store.createDatabase(database, { ...DEFAULT_DATABASE_OPTIONS });
     const unit = dbUnit(db.options.precision) as Exclude<TimeUnit, 's'>;
     const now = (BigInt(Date.now()) * 1_000_000n) / NANOS_PER[unit];
-    const batches = new LineProtocolScanner(this.#core).scan(body, { ...precisionFactors(precision, unit), defaultTs: now });
+    const batches = new LineProtocolScanner(this.#core).scan(body, {
+      ...precisionFactors(precision, unit),
+      defaultTs: now,
+    });
     return batches.length === 0 ? 0 : this.store.write(database, batches);
   }
 
   /** Encoded write batches (core/write-batch-builder.ts) into `database`, created when missing. */
   writeBatches(batches: Uint8Array[], database = DEFAULT_DATABASE): number {
-    if (this.store.database(database) === undefined) this.store.createDatabase(database, { ...DEFAULT_DATABASE_OPTIONS });
+    if (this.store.database(database) === undefined)
+      this.store.createDatabase(database, { ...DEFAULT_DATABASE_OPTIONS });
     return this.store.write(database, batches);
   }
 
   /** A dropped file (line protocol, CSV or NDJSON, gzip or not) into `database`. Returns the table and rows. */
-  async loadFile(name: string, bytes: Uint8Array, database = DEFAULT_DATABASE): Promise<{ table: string; rows: number; format: FileFormat }> {
+  async loadFile(
+    name: string,
+    bytes: Uint8Array,
+    database = DEFAULT_DATABASE,
+  ): Promise<{ table: string; rows: number; format: FileFormat }> {
     const body = await gunzipIfNeeded(bytes);
     const format = formatOf(name);
     const table = tableOf(name);
@@ -96,7 +104,11 @@ export class Sandbox {
   }
 
   /** Runs one statement as root of the default tenant would on the server. */
-  async sql(text: string, database = DEFAULT_DATABASE, signal: AbortSignal = new AbortController().signal): Promise<SqlAnswer> {
+  async sql(
+    text: string,
+    database = DEFAULT_DATABASE,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<SqlAnswer> {
     const started = performance.now();
     const result = await this.#engine.run(text, {
       tenant: DEFAULT_TENANT,

@@ -15,10 +15,12 @@ export interface Credentials {
 
 /** Parses `Authorization: Basic base64(user:password)`; the password may be empty or hold ':'. */
 export function parseBasic(header: string | undefined): Credentials {
-  if (header === undefined || header === '') throw new UserError('auth', 'missing Authorization header (want Basic credentials)');
+  if (header === undefined || header === '')
+    throw new UserError('auth', 'missing Authorization header (want Basic credentials)');
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
-  if (scheme.toLowerCase() !== 'basic') throw new UserError('auth', `unsupported authorization scheme '${scheme.slice(0, 20)}', want Basic`);
+  if (scheme.toLowerCase() !== 'basic')
+    throw new UserError('auth', `unsupported authorization scheme '${scheme.slice(0, 20)}', want Basic`);
   const b64 = header.slice(space + 1).trim();
   if (b64.length % 4 !== 0 || !BASE64.test(b64)) throw new UserError('auth', 'malformed Basic credentials: not base64');
   let text: string;
@@ -31,7 +33,6 @@ export function parseBasic(header: string | undefined): Credentials {
   if (colon < 0) throw new UserError('auth', "malformed Basic credentials: no ':' between user and password");
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
-
 
 /** The user of a request's `Authorization` header, or throws UserError('auth') for any failure. */
 export function authenticate(authenticator: Authenticator, header: string | undefined): Promise<UserDef> {

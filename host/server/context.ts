@@ -77,4 +77,3 @@ export function userOf(request: Request): UserDef {
   if (u === undefined) throw new Error('BUG: route without authentication asked for the user');
   return u;
 }
-

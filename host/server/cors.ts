@@ -18,7 +18,8 @@ export const CORS_PATHS: readonly string[] = ['/api/v1/sql', '/api/v1/write', '/
  */
 const ALLOW_HEADERS = 'Authorization, Content-Type, Content-Encoding, Accept, Tenant, Db, Table, X-Request-Id';
 /** Response headers a page may read beyond the safelisted ones: the error's code and text, warnings, the request id, back-off and the auth scheme. */
-const EXPOSE_HEADERS = 'X-Sundial-Error-Code, X-Sundial-Error, X-Sundial-Warning, X-Request-Id, Retry-After, WWW-Authenticate, Content-Encoding';
+const EXPOSE_HEADERS =
+  'X-Sundial-Error-Code, X-Sundial-Error, X-Sundial-Warning, X-Request-Id, Retry-After, WWW-Authenticate, Content-Encoding';
 /** Seconds a browser may keep a preflight's answer (Chromium caps it at 7200). */
 const MAX_AGE_S = 600;
 
@@ -61,7 +62,10 @@ export class Cors {
   }
 
   #preflight(request: Request, h: ResponseToolkit, methods: readonly string[]): ResponseObject {
-    const res = h.response().code(204).header('Allow', [...methods, 'OPTIONS'].join(', '));
+    const res = h
+      .response()
+      .code(204)
+      .header('Allow', [...methods, 'OPTIONS'].join(', '));
     res.vary('origin');
     res.vary('access-control-request-method');
     const allowed = this.#allowedOrigin(request);

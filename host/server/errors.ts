@@ -63,7 +63,8 @@ export function toUserError(err: unknown, serverLogger: Logger, request: Request
     if (status === 503) return new UserError('unavailable', message, { retryAfterS: 1 });
   }
   logger.error({ err, path: request.path, method: request.method }, 'internal error');
-  const text = err instanceof Error && err.message.startsWith('BUG:') ? err.message : 'internal error; see the server log';
+  const text =
+    err instanceof Error && err.message.startsWith('BUG:') ? err.message : 'internal error; see the server log';
   return new UserError('internal', text);
 }
 
@@ -83,15 +84,35 @@ export function errorResponse(h: ResponseToolkit, err: UserError, style: ErrorSt
   }
   if (style === 'es') {
     // Elasticsearch's clients refuse any answer without this header, errors included.
-    return withErrorHeaders(jsonBody(h, esErrorBody(err)).code(logRouteStatus(err)).header('X-Elastic-Product', 'Elasticsearch'), err);
+    return withErrorHeaders(
+      jsonBody(h, esErrorBody(err)).code(logRouteStatus(err)).header('X-Elastic-Product', 'Elasticsearch'),
+      err,
+    );
   }
-  if (style === 'loki') return withErrorHeaders(h.response(lokiErrorBody(err)).type('text/plain; charset=utf-8').code(logRouteStatus(err)), err);
-  if (style === 'otlp') return withErrorHeaders(otlpErrorResponse(h, err, isOtlpJson(h.request.headers['content-type'] as string | undefined)), err);
+  if (style === 'loki')
+    return withErrorHeaders(
+      h.response(lokiErrorBody(err)).type('text/plain; charset=utf-8').code(logRouteStatus(err)),
+      err,
+    );
+  if (style === 'otlp')
+    return withErrorHeaders(
+      otlpErrorResponse(h, err, isOtlpJson(h.request.headers['content-type'] as string | undefined)),
+      err,
+    );
   const res =
     style === 'json'
       ? jsonBody(h, JSON.stringify({ error_code: err.code, error_message: err.message }))
       : style === 'jaeger'
-        ? jsonBody(h, JSON.stringify({ data: null, total: 0, limit: 0, offset: 0, errors: [{ code: err.status, msg: err.message }] }))
+        ? jsonBody(
+            h,
+            JSON.stringify({
+              data: null,
+              total: 0,
+              limit: 0,
+              offset: 0,
+              errors: [{ code: err.status, msg: err.message }],
+            }),
+          )
         : h.response();
   res.code(err.status);
   return withErrorHeaders(res, err);

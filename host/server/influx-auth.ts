@@ -28,7 +28,8 @@ export function influxCredentials(request: Request): Credentials {
   try {
     return parseBasic(header);
   } catch (e) {
-    if (e instanceof UserError) throw new UserError('auth', `unable to parse authentication credentials (${e.message})`);
+    if (e instanceof UserError)
+      throw new UserError('auth', `unable to parse authentication credentials (${e.message})`);
     throw e;
   }
 }

@@ -26,7 +26,10 @@ export class Budget {
    */
   acquire(n: number): () => void {
     if (this.#used > 0 && this.#used + n > this.#limit) {
-      throw new UserError('limitReached', `${this.#what} limit of ${this.#limit} reached; retry later`, { retryAfterS: 1, reason: this.#reason });
+      throw new UserError('limitReached', `${this.#what} limit of ${this.#limit} reached; retry later`, {
+        retryAfterS: 1,
+        reason: this.#reason,
+      });
     }
     this.#used += n;
     let released = false;

@@ -45,7 +45,12 @@ export function esErrorType(err: UserError): string {
 /** Elasticsearch's error body (`error.root_cause`, `error.type`, `error.reason`, `status`), plus Sundial's code and message. */
 export function esErrorBody(err: UserError): string {
   const cause = { type: esErrorType(err), reason: err.message };
-  return JSON.stringify({ error: { root_cause: [cause], ...cause }, status: logRouteStatus(err), error_code: err.code, error_message: err.message });
+  return JSON.stringify({
+    error: { root_cause: [cause], ...cause },
+    status: logRouteStatus(err),
+    error_code: err.code,
+    error_message: err.message,
+  });
 }
 
 /** Loki's error body: the message and a newline, as Go's http.Error writes it. */

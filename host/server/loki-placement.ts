@@ -36,7 +36,10 @@ export class LokiTables {
    * Runs `place` for a push into table `key` once no other push of the table is placing; the push
    * then counts as placed until `stored` (call it once, whether the store succeeded or not).
    */
-  async place(key: string, place: (settle: Settle) => Promise<ParseResult>): Promise<{ out: ParseResult; stored: () => void }> {
+  async place(
+    key: string,
+    place: (settle: Settle) => Promise<ParseResult>,
+  ): Promise<{ out: ParseResult; stored: () => void }> {
     const before = this.#turns.get(key) ?? Promise.resolve();
     let endTurn!: () => void;
     const turn = new Promise<void>((resolve) => (endTurn = resolve));
@@ -45,7 +48,10 @@ export class LokiTables {
     try {
       const out = await place((series, from, to) => this.#settle(key, series, from, to));
       let done!: () => void;
-      const placed: Placed = { ranges: new Map((out.ranges ?? []).map((r) => [r.series, r])), stored: new Promise<void>((resolve) => (done = resolve)) };
+      const placed: Placed = {
+        ranges: new Map((out.ranges ?? []).map((r) => [r.series, r])),
+        stored: new Promise<void>((resolve) => (done = resolve)),
+      };
       let set = this.#placed.get(key);
       if (set === undefined) this.#placed.set(key, (set = new Set()));
       set.add(placed);
@@ -124,7 +130,15 @@ export async function parseLokiBeside(
 }
 
 /** The stored rows of `series` between `from` and `to`, as slots not in `seen` (added to it). */
-async function storedSlots(storage: Storage, db: DatabaseDef, table: string, series: ReadonlySet<string>, from: bigint, to: bigint, seen: Set<string>): Promise<Slot[]> {
+async function storedSlots(
+  storage: Storage,
+  db: DatabaseDef,
+  table: string,
+  series: ReadonlySet<string>,
+  from: bigint,
+  to: bigint,
+  seen: Set<string>,
+): Promise<Slot[]> {
   const def = db.tables.get(table);
   if (def === undefined) return [];
   const filter = (tags: ReadonlyMap<string, string>): boolean => series.has(entrySeriesKey(tags));
@@ -139,7 +153,8 @@ async function storedSlots(storage: Storage, db: DatabaseDef, table: string, ser
       if (seen.has(id)) continue;
       seen.add(id);
       row.length = 0;
-      for (const [name, c] of chunk.fields) if (c.validity === undefined || c.validity[i] === 1) row.push({ name, value: c.values[i] });
+      for (const [name, c] of chunk.fields)
+        if (c.validity === undefined || c.validity[i] === 1) row.push({ name, value: c.values[i] });
       out.push([key, time, contentHash(row, row.length)]);
     }
   }

@@ -22,7 +22,16 @@ export function otlpStatus(err: UserError): number {
 }
 
 /** google.rpc.Code values (googleapis google/rpc/code.proto). */
-const GRPC = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, INTERNAL: 13, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const GRPC = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 const GRPC_BY_KIND: Partial<Record<ErrorKind, number>> = {
   privilege: GRPC.PERMISSION_DENIED,

@@ -36,7 +36,17 @@ export type RequestPrecision = RequestUnit;
  * `precision` spellings, any case: CnosDB's ns, us, ms, s and InfluxDB's n, u, µ, m (minutes)
  * and h, which its clients send (node `influx` and python `influxdb` default to `n`).
  */
-const PRECISIONS: Readonly<Record<string, RequestUnit>> = { n: 'ns', ns: 'ns', u: 'us', µ: 'us', us: 'us', ms: 'ms', s: 's', m: 'm', h: 'h' };
+const PRECISIONS: Readonly<Record<string, RequestUnit>> = {
+  n: 'ns',
+  ns: 'ns',
+  u: 'us',
+  µ: 'us',
+  us: 'us',
+  ms: 'ms',
+  s: 's',
+  m: 'm',
+  h: 'h',
+};
 
 /** `precision` (default ns); anything else is 400. */
 export function precisionOf(request: Request): RequestPrecision {

@@ -48,7 +48,18 @@ export class QueryRegistry {
   /** Registers a statement; call `done` exactly when it is over (success or failure). */
   register(start: QueryStart): { query: RunningQuery; done: () => void } {
     // Written out, not spread: see scanRequest in core/scan.ts (a hidden class per query otherwise).
-    const query: RunningQuery = { text: start.text, user: start.user, tenant: start.tenant, database: start.database, id: String(this.#next++), startedMs: this.#nowMs(), state: 'ACCEPTING', rows: undefined, memory: undefined, requestId: undefined };
+    const query: RunningQuery = {
+      text: start.text,
+      user: start.user,
+      tenant: start.tenant,
+      database: start.database,
+      id: String(this.#next++),
+      startedMs: this.#nowMs(),
+      state: 'ACCEPTING',
+      rows: undefined,
+      memory: undefined,
+      requestId: undefined,
+    };
     this.#running.set(query.id, query);
     return { query, done: () => void this.#running.delete(query.id) };
   }

@@ -24,7 +24,10 @@ export const ENCODINGS = ['identity', 'gzip', 'x-gzip', 'deflate', 'br', 'zstd']
 export function checkContentEncoding(header: string | undefined): string {
   const enc = (header ?? 'identity').trim().toLowerCase() || 'identity';
   if (!(ENCODINGS as readonly string[]).includes(enc)) {
-    throw new UserError('badHeader', `Content-Encoding '${header}' is not supported; use one of gzip, deflate, br, zstd, identity`);
+    throw new UserError(
+      'badHeader',
+      `Content-Encoding '${header}' is not supported; use one of gzip, deflate, br, zstd, identity`,
+    );
   }
   return enc;
 }
@@ -37,7 +40,12 @@ function tooLarge(limit: number, what: string): UserError {
  * Reads the whole body of `stream`, decoding `encoding` (from checkContentEncoding).
  * `declaredLength` is the Content-Length header, checked before anything is read.
  */
-export async function readBody(stream: Readable, encoding: string, limit: number, declaredLength?: number): Promise<Buffer> {
+export async function readBody(
+  stream: Readable,
+  encoding: string,
+  limit: number,
+  declaredLength?: number,
+): Promise<Buffer> {
   if (declaredLength !== undefined && declaredLength > limit) {
     stream.resume();
     throw tooLarge(limit, `of ${declaredLength} bytes `);
@@ -101,7 +109,8 @@ function isZlibHeader(b0: number, b1: number): boolean {
 async function decode(encoding: string, raw: Buffer, limit: number): Promise<Buffer> {
   if (encoding === 'zstd') return zstdDecode(raw, limit);
   // "deflate" is zlib-wrapped per RFC 9110, but many clients send raw deflate: detect.
-  const name = encoding !== 'deflate' ? encoding : raw.length >= 2 && isZlibHeader(raw[0]!, raw[1]!) ? 'zlib' : 'deflateRaw';
+  const name =
+    encoding !== 'deflate' ? encoding : raw.length >= 2 && isZlibHeader(raw[0]!, raw[1]!) ? 'zlib' : 'deflateRaw';
   try {
     // maxOutputLength makes zlib stop (ERR_BUFFER_TOO_LARGE) as soon as the output passes it.
     return await ZLIB[name]!(raw, { maxOutputLength: limit });
@@ -130,7 +139,8 @@ function zstdDecode(raw: Buffer, limit: number): Buffer {
       src = src.subarray(consumed);
       inFrame = remaining !== 0;
       // No input left, frame unfinished and no progress: the stream was cut short.
-      if (src.length === 0 && inFrame && produced < ZSTD_STEP_BYTES) throw new Error('the stream ends in the middle of a frame');
+      if (src.length === 0 && inFrame && produced < ZSTD_STEP_BYTES)
+        throw new Error('the stream ends in the middle of a frame');
     }
   } catch (e) {
     if (e instanceof UserError) throw e;

@@ -25,7 +25,13 @@ import { influxdbQueryRoutes } from './routes/influxdb-query.js';
 import { influxdbRoutes } from './routes/influxdb.js';
 import { jaegerRoutes } from './routes/jaeger.js';
 import { metricsNeedAuth, metricsRoutes } from './routes/metrics.js';
-import { registerStateMetrics, requestContextOf, requestLog, ServerMetrics, withRequestIds } from './monitoring/index.js';
+import {
+  registerStateMetrics,
+  requestContextOf,
+  requestLog,
+  ServerMetrics,
+  withRequestIds,
+} from './monitoring/index.js';
 import { pingRoutes } from './routes/ping.js';
 import { openTsdbRoutes } from './routes/opentsdb.js';
 import { otlpRoutes } from './routes/otlp.js';
@@ -84,7 +90,12 @@ export class SundialServer {
   readonly #cors: Cors;
 
   /** `metrics`: what /metrics serves (node/serve.ts); default a registry of its own (the warm-up's scratch server). */
-  constructor(config: ServerSettings, logger: Logger, version: string, metrics = new ServerMetrics({ processMetrics: false })) {
+  constructor(
+    config: ServerSettings,
+    logger: Logger,
+    version: string,
+    metrics = new ServerMetrics({ processMetrics: false }),
+  ) {
     this.hapi = Hapi.server({
       host: config['server.host'],
       port: config['server.port'],
@@ -116,7 +127,8 @@ export class SundialServer {
       // While stopping, the requests admitted before the stop still get them: onPreAuth refuses
       // the others.
       services: () => {
-        if (this.#services === undefined) throw new UserError('unavailable', 'server is starting up', { retryAfterS: 1 });
+        if (this.#services === undefined)
+          throw new UserError('unavailable', 'server is starting up', { retryAfterS: 1 });
         return this.#services;
       },
     };
@@ -141,7 +153,9 @@ export class SundialServer {
       ...influxdbRoutes(this.#ctx),
       ...influxdbQueryRoutes(this.#ctx),
       ...backupRoutes(this.#ctx),
-      ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () => this.#ctx.services()),
+      ...metricsRoutes(metrics, metricsNeedAuth(config['server.metrics_auth'], config['server.host']), () =>
+        this.#ctx.services(),
+      ),
       fallbackRoute(),
     ];
     this.hapi.route(routes);
@@ -212,12 +226,19 @@ export class SundialServer {
       const settings = settingsOf(request);
       // A request whose headers came after the shutdown began is refused; those before it are
       // served whole (and ping says what is going on).
-      if (this.#phase === 'stopping' && settings.answersWhileStopping !== true && !this.#inFlight.has(request.raw.res)) {
+      if (
+        this.#phase === 'stopping' &&
+        settings.answersWhileStopping !== true &&
+        !this.#inFlight.has(request.raw.res)
+      ) {
         throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
       }
       if (settings.auth === false) return h.continue;
       const services = ctx.services();
-      request.app.user = await authenticate(services.authenticator, request.headers.authorization as string | undefined);
+      request.app.user = await authenticate(
+        services.authenticator,
+        request.headers.authorization as string | undefined,
+      );
       return h.continue;
     });
 
@@ -232,7 +253,11 @@ export class SundialServer {
       auditDenied(ctx.logger, request, err);
       if (err.status === 429) metrics.limited(err.reason ?? 'other');
       else if (err.status === 507) metrics.diskFull();
-      if (err.status >= 500) requestLog(ctx.logger, request).debug({ path: request.path, code: err.code, msg: err.message }, 'request failed');
+      if (err.status >= 500)
+        requestLog(ctx.logger, request).debug(
+          { path: request.path, code: err.code, msg: err.message },
+          'request failed',
+        );
       const style = settingsOf(request).errors;
       const res = errorResponse(h, err, typeof style === 'function' ? style(request) : style);
       this.#cors.decorate(request, res);

@@ -65,4 +65,3 @@ export interface SqlServices {
   /** The system views as `user` of `tenant` may see them (QuerySession.system). */
   system(user: UserDef, tenant: TenantDef): SystemInfo;
 }
-

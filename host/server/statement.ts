@@ -22,7 +22,14 @@ const NODE_ID = BigInt(USAGE_NODE_ID);
 export function requireOnlyPasswordChange(sql: string, user: UserDef): void {
   const statements = parseStatements(sql);
   const s = statements[0];
-  if (statements.length === 1 && s?.kind === 'alterUser' && s.name === user.name && s.action.kind === 'set' && s.action.option.name.toLowerCase() === 'password') return;
+  if (
+    statements.length === 1 &&
+    s?.kind === 'alterUser' &&
+    s.name === user.name &&
+    s.action.kind === 'set' &&
+    s.action.option.name.toLowerCase() === 'password'
+  )
+    return;
   requirePasswordChanged(user);
 }
 
@@ -52,7 +59,12 @@ export interface RunningStatement {
  * limits, else registers it and arms the query timeout. Membership and a pending password change
  * are the caller's to check first (requireMembership, requireOnlyPasswordChange).
  */
-export function startStatement(config: ServerSettings, version: string, s: Services, start: StatementStart): RunningStatement {
+export function startStatement(
+  config: ServerSettings,
+  version: string,
+  s: Services,
+  start: StatementStart,
+): RunningStatement {
   const { user, tenant: t, database, sql } = start;
   const release = s.queries.acquire(1);
   let releaseTenant: () => void;
@@ -62,9 +74,17 @@ export function startStatement(config: ServerSettings, version: string, s: Servi
     release();
     throw e;
   }
-  const running = s.runningQueries.register({ text: sql, user: { id: user.id, name: user.name }, tenant: { id: t.id, name: t.name }, database });
+  const running = s.runningQueries.register({
+    text: sql,
+    user: { id: user.id, name: user.name },
+    tenant: { id: t.id, name: t.name },
+    database,
+  });
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new UserError('queryTimeout', 'query timeout')), config['limits.query_timeout']);
+  const timer = setTimeout(
+    () => abort.abort(new UserError('queryTimeout', 'query timeout')),
+    config['limits.query_timeout'],
+  );
   // The timeout alone keeps no process alive: a library-mode program (node/library.ts) that stops
   // pulling a result without return() would otherwise wait out limits.query_timeout at exit.
   timer.unref();
@@ -80,7 +100,12 @@ export function startStatement(config: ServerSettings, version: string, s: Servi
     // CnosDB answers NULL for root, whose rights are an admin's, not a role's. (Not a
     // conditional spread: that gave every session a hidden class of its own, core/scan.ts.)
     role: user.admin ? undefined : roleIn(user, t),
-    variables: { server_version: version, cluster_name: CLUSTER_NAME, deployment_mode: DEPLOYMENT_MODE, node_id: NODE_ID },
+    variables: {
+      server_version: version,
+      cluster_name: CLUSTER_NAME,
+      deployment_mode: DEPLOYMENT_MODE,
+      node_id: NODE_ID,
+    },
     dcl: (statement) => s.sql.dcl(user, t, statement),
     system: s.sql.system(user, t),
   };

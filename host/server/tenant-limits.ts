@@ -63,8 +63,14 @@ class TokenBucket {
 
 /** CnosDB's RequestLimiterKind names, which its messages show. */
 const KIND_NAMES: Record<RequestBucketName, string> = {
-  coord_data_in: 'CoordDataIn', coord_data_out: 'CoordDataOut', coord_queries: 'CoordQueries', coord_writes: 'CoordWrites',
-  http_data_in: 'HttpDataIn', http_data_out: 'HttpDataOut', http_queries: 'HttpQueries', http_writes: 'HttpWrites',
+  coord_data_in: 'CoordDataIn',
+  coord_data_out: 'CoordDataOut',
+  coord_queries: 'CoordQueries',
+  coord_writes: 'CoordWrites',
+  http_data_in: 'HttpDataIn',
+  http_data_out: 'HttpDataOut',
+  http_queries: 'HttpQueries',
+  http_writes: 'HttpWrites',
 };
 
 const KINDS = {
@@ -83,7 +89,11 @@ interface TenantState {
 
 function limitError(what: string, tenant: string, waitMs: number): UserError {
   const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
-  return new UserError('limitReached', `${what} reached limit for tenant ${tenant}; retry after ${retryAfterS} s`, { retryAfterS, cause: TENANT_LIMIT, reason: 'tenant' });
+  return new UserError('limitReached', `${what} reached limit for tenant ${tenant}; retry after ${retryAfterS} s`, {
+    retryAfterS,
+    cause: TENANT_LIMIT,
+    reason: 'tenant',
+  });
 }
 
 export class TenantLimits {
@@ -106,7 +116,8 @@ export class TenantLimits {
       const now = this.#nowMs();
       const buckets = new Map<RequestBucketName, TokenBucket>();
       for (const [name, b] of Object.entries(limiter.request_config)) {
-        if (b !== null && typeof b === 'object') buckets.set(name as RequestBucketName, new TokenBucket(b.remote_bucket, now));
+        if (b !== null && typeof b === 'object')
+          buckets.set(name as RequestBucketName, new TokenBucket(b.remote_bucket, now));
       }
       s = { limiter, buckets, running: s?.running ?? 0 };
       this.#tenants.set(t.id, s);

@@ -107,7 +107,17 @@ export class UsageMetrics {
   }
 
   #coord(table: string, tenant: string, database: string, n: number): void {
-    if (n > 0) this.#add(table, `${database}\u0000${tenant}`, () => [['database', database], ['node_id', NODE_ID], ['tenant', tenant]], n);
+    if (n > 0)
+      this.#add(
+        table,
+        `${database}\u0000${tenant}`,
+        () => [
+          ['database', database],
+          ['node_id', NODE_ID],
+          ['tenant', tenant],
+        ],
+        n,
+      );
   }
 
   /** Adds `n` to the counter of `table` whose tag values `key` names; `tags` makes its tag list if it is new. */
@@ -124,7 +134,10 @@ export class UsageMetrics {
    * memtable bytes by database) that changed: an idle database adds no rows. Call `stored` once
    * the batch is durable: a report that failed sends its values again next time.
    */
-  batch(nowNs: bigint, databases: ReadonlyArray<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }>): { encoded: Uint8Array; stored: () => void } | undefined {
+  batch(
+    nowNs: bigint,
+    databases: ReadonlyArray<{ def: DatabaseDef; diskBytes: number; cacheBytes: number }>,
+  ): { encoded: Uint8Array; stored: () => void } | undefined {
     const b = new WriteBatchBuilder();
     const sent: Array<[Counter, bigint]> = [];
     for (const c of this.#counters.values()) {
@@ -136,9 +149,18 @@ export class UsageMetrics {
     for (const d of databases) {
       const state = `${d.diskBytes}/${d.cacheBytes}`;
       if (this.#gauges.get(d.def.id) === state) continue;
-      const tags: Array<[string, string]> = [['database', d.def.name], ['node_id', NODE_ID], ['tenant', d.def.tenant], ['vnode_id', String(d.def.id)]];
-      b.addRow('vnode_disk_storage', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.diskBytes) }]);
-      b.addRow('vnode_cache_size', tags, nowNs, [{ name: 'value', type: ValueType.Unsigned, value: BigInt(d.cacheBytes) }]);
+      const tags: Array<[string, string]> = [
+        ['database', d.def.name],
+        ['node_id', NODE_ID],
+        ['tenant', d.def.tenant],
+        ['vnode_id', String(d.def.id)],
+      ];
+      b.addRow('vnode_disk_storage', tags, nowNs, [
+        { name: 'value', type: ValueType.Unsigned, value: BigInt(d.diskBytes) },
+      ]);
+      b.addRow('vnode_cache_size', tags, nowNs, [
+        { name: 'value', type: ValueType.Unsigned, value: BigInt(d.cacheBytes) },
+      ]);
       gauges.push([d.def.id, state]);
     }
     if (sent.length === 0 && gauges.length === 0) return undefined;
@@ -156,7 +178,13 @@ export class UsageMetrics {
  * Writes `metrics` into usage_schema every `intervalMs` until the returned function is called
  * (which also writes a last report). A failed report is logged and retried at the next tick.
  */
-export function startUsageReporter(storage: Storage, metrics: UsageMetrics, intervalMs: number, logger: Logger, nowMs: () => number): () => Promise<void> {
+export function startUsageReporter(
+  storage: Storage,
+  metrics: UsageMetrics,
+  intervalMs: number,
+  logger: Logger,
+  nowMs: () => number,
+): () => Promise<void> {
   let running: Promise<void> = Promise.resolve();
   const report = async (): Promise<void> => {
     const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE);
@@ -186,16 +214,26 @@ export function startUsageReporter(storage: Storage, metrics: UsageMetrics, inte
  * max_memcache_size set to sys_config.usage_schema_cache_size, 2 MiB (meta's main.rs,
  * DatabaseConfig::default() and set_max_memcache_size). Display only: DESCRIBE DATABASE shows them.
  */
-export const USAGE_SCHEMA_OPTIONS: Readonly<DatabaseOptions> = { ...DEFAULT_DATABASE_OPTIONS, maxMemcacheSize: 2 * 1024 * 1024, walMaxFileSize: 1024 * 1024 * 1024 };
+export const USAGE_SCHEMA_OPTIONS: Readonly<DatabaseOptions> = {
+  ...DEFAULT_DATABASE_OPTIONS,
+  maxMemcacheSize: 2 * 1024 * 1024,
+  walMaxFileSize: 1024 * 1024 * 1024,
+};
 
 /**
  * Creates usage_schema in the system tenant, and any of its tables that is missing, as CnosDB
  * has them from its first start (so DESCRIBE TABLE answers before the first report).
  */
 export async function ensureUsageSchema(storage: Storage): Promise<void> {
-  const db = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ?? (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...USAGE_SCHEMA_OPTIONS }, true));
+  const db =
+    storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ??
+    (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...USAGE_SCHEMA_OPTIONS }, true));
   for (const [name, tags] of USAGE_TABLES) {
     if (db.tables.has(name)) continue;
-    await storage.createTable(db, { name, tags: tags.map((t) => ({ name: t })), fields: [{ name: 'value', type: ValueType.Unsigned }] });
+    await storage.createTable(db, {
+      name,
+      tags: tags.map((t) => ({ name: t })),
+      fields: [{ name: 'value', type: ValueType.Unsigned }],
+    });
   }
 }

@@ -56,7 +56,10 @@ function textFile(path: string, kind: CheckpointFileKind, text: string): Checkpo
   };
 }
 
-async function* readerChunks(read: (position: number, length: number) => Promise<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
+async function* readerChunks(
+  read: (position: number, length: number) => Promise<Uint8Array>,
+  size: number,
+): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < size; at += CHUNK_BYTES) yield await read(at, Math.min(CHUNK_BYTES, size - at));
 }
 
@@ -72,7 +75,13 @@ export function takeCheckpoint(catalogText: string, dbs: readonly DatabaseStore[
   for (const db of dbs) {
     const hold = db.wal.hold(db.flushedLsn);
     releases.push(hold.release);
-    databases.push({ id: db.def.id, tenant: db.def.tenant, name: db.def.name, lsn: hold.lastLsn, flushedLsn: db.flushedLsn });
+    databases.push({
+      id: db.def.id,
+      tenant: db.def.tenant,
+      name: db.def.name,
+      lsn: hold.lastLsn,
+      flushedLsn: db.flushedLsn,
+    });
     const manifest = encodeManifest({
       flushedLsn: db.flushedLsn,
       nextFileId: db.nextFileId,
@@ -90,8 +99,12 @@ export function takeCheckpoint(catalogText: string, dbs: readonly DatabaseStore[
         files.push({
           path: names.name(path),
           kind: 'segment',
-          identity: async () => (live(), Buffer.from(await reader.readBytes(reader.bytes - TRAILER_BYTES, TRAILER_BYTES)).toString('hex')),
-          open: async () => (live(), { size: reader.bytes, chunks: readerChunks((at, n) => reader.readBytes(at, n), reader.bytes) }),
+          identity: async () => (
+            live(), Buffer.from(await reader.readBytes(reader.bytes - TRAILER_BYTES, TRAILER_BYTES)).toString('hex')
+          ),
+          open: async () => (
+            live(), { size: reader.bytes, chunks: readerChunks((at, n) => reader.readBytes(at, n), reader.bytes) }
+          ),
         });
       } else {
         // Damaged at open (no reader): copied as it is, opened anew (compaction leaves it alone).
@@ -108,7 +121,12 @@ export function takeCheckpoint(catalogText: string, dbs: readonly DatabaseStore[
         files.push({
           path: names.name(path),
           kind: 'segment',
-          identity: () => withFile(async (f) => (f.size < TRAILER_BYTES ? undefined : Buffer.from(await f.read(f.size - TRAILER_BYTES, TRAILER_BYTES)).toString('hex'))),
+          identity: () =>
+            withFile(async (f) =>
+              f.size < TRAILER_BYTES
+                ? undefined
+                : Buffer.from(await f.read(f.size - TRAILER_BYTES, TRAILER_BYTES)).toString('hex'),
+            ),
           open: async () => {
             const bytes = await withFile(async (f) => f.read(0, f.size));
             return { size: bytes.length, chunks: [bytes] };

@@ -181,7 +181,15 @@ export class DatabaseStore implements SegmentSet {
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
     db.wal = await Wal.open(
-      { dir: join(db.dir, 'wal'), files: env.walFiles, segmentBytes: env.walSegmentBytes, sync: env.walSync, logger: env.logger, quarantine: env.quarantine, metrics: env.metrics },
+      {
+        dir: join(db.dir, 'wal'),
+        files: env.walFiles,
+        segmentBytes: env.walSegmentBytes,
+        sync: env.walSync,
+        logger: env.logger,
+        quarantine: env.quarantine,
+        metrics: env.metrics,
+      },
       m.flushedLsn,
       (lsn, type, payload) => {
         records++;
@@ -198,7 +206,10 @@ export class DatabaseStore implements SegmentSet {
             try {
               env.catalog.applyBatchSchema(def, b.tables);
             } catch (err) {
-              env.logger.warn({ db: def.name, lsn, err }, 'WAL: skipping a batch that conflicts with the current schema');
+              env.logger.warn(
+                { db: def.name, lsn, err },
+                'WAL: skipping a batch that conflicts with the current schema',
+              );
               continue;
             }
             db.active.apply(b, stampsOf(def, b.tables), lsn, env.nowMs());
@@ -236,13 +247,27 @@ export class DatabaseStore implements SegmentSet {
     for (const record of [...m.segments].sort((a, b) => a.minLsn - b.minLsn)) {
       const path = join(this.segDir, segmentFileName(record.fileId));
       try {
-        const reader = await SegmentReader.open(this.segmentStore, path, record.fileId, this.env.codecs, this.env.cache, undefined, this.env.indexCache);
+        const reader = await SegmentReader.open(
+          this.segmentStore,
+          path,
+          record.fileId,
+          this.env.codecs,
+          this.env.cache,
+          undefined,
+          this.env.indexCache,
+        );
         this.slots.push({ record, reader });
       } catch (e) {
         // An object store that cannot answer (503) has not damaged the file: the start fails instead.
         if (e instanceof UserError) throw e;
-        const error = e instanceof CorruptionError ? e : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
-        this.log.error({ db: this.def.name, err: error }, 'segment file unreadable; queries over its time range fail until it is repaired');
+        const error =
+          e instanceof CorruptionError
+            ? e
+            : new CorruptionError(segmentDisplayName(path), 0, `cannot open: ${(e as Error).message}`, { cause: e });
+        this.log.error(
+          { db: this.def.name, err: error },
+          'segment file unreadable; queries over its time range fail until it is repaired',
+        );
         this.env.quarantine.counts.damagedSegmentFiles++;
         this.slots.push({ record, reader: undefined, error });
       }
@@ -254,7 +279,11 @@ export class DatabaseStore implements SegmentSet {
    * order with every other write and delete). Resolves after both; rejects with the WAL's
    * failure, having applied nothing.
    */
-  write(batches: readonly WriteBatch[], encoded: readonly Uint8Array[], stamps: ReadonlyArray<readonly TableStamp[]>): Promise<void> {
+  write(
+    batches: readonly WriteBatch[],
+    encoded: readonly Uint8Array[],
+    stamps: ReadonlyArray<readonly TableStamp[]>,
+  ): Promise<void> {
     const entry = { batches, stamps };
     let bytes = 0;
     for (const e of encoded) bytes += e.length;
@@ -287,13 +316,16 @@ export class DatabaseStore implements SegmentSet {
   inFlightMemtable(): Memtable | undefined {
     if (this.#inFlight.size === 0) return undefined;
     const m = new Memtable();
-    for (const { batches, stamps } of this.#inFlight) for (let i = 0; i < batches.length; i++) m.apply(batches[i]!, stamps[i]!, 0, 0);
+    for (const { batches, stamps } of this.#inFlight)
+      for (let i = 0; i < batches.length; i++) m.apply(batches[i]!, stamps[i]!, 0, 0);
     return m;
   }
 
   /** Logs a DELETE of rows of `series` (null = all) of a table and applies it once durable. Resolves after both. */
   delete(tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): Promise<void> {
-    return this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })], (lsn) => this.#applyDelete(lsn, tableId, series, minTs, maxTs));
+    return this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })], (lsn) =>
+      this.#applyDelete(lsn, tableId, series, minTs, maxTs),
+    );
   }
 
   #applyDelete(lsn: number, tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): void {
@@ -342,9 +374,16 @@ export class DatabaseStore implements SegmentSet {
         this.env.metrics.flushed((performance.now() - started) / 1000, false);
         // Retried by the maintenance with a growing pause: a full disk is not rewritten to the
         // brim every second.
-        this.#flushBackoffMs = Math.min(FAILURE_BACKOFF_MAX_MS, Math.max(FAILURE_BACKOFF_MIN_MS, this.#flushBackoffMs * 2));
+        this.#flushBackoffMs = Math.min(
+          FAILURE_BACKOFF_MAX_MS,
+          Math.max(FAILURE_BACKOFF_MIN_MS, this.#flushBackoffMs * 2),
+        );
         this.#flushRetryAtMs = performance.now() + this.#flushBackoffMs;
-        if (this.flushFailure === undefined) this.log.error({ db: this.def.name, err }, 'flush failed; the data stays in memory and in the WAL, retrying later');
+        if (this.flushFailure === undefined)
+          this.log.error(
+            { db: this.def.name, err },
+            'flush failed; the data stays in memory and in the WAL, retrying later',
+          );
         this.flushFailure = err as Error;
       } finally {
         this.#flushLoop = undefined;
@@ -364,7 +403,8 @@ export class DatabaseStore implements SegmentSet {
     this.#flushRetryAtMs = 0;
     this.#startFlushLoop();
     while (this.#flushLoop !== undefined) await this.#flushLoop;
-    if (this.frozen.length > 0) throw new Error(`flush of database ${this.def.name} did not complete`, { cause: this.flushFailure });
+    if (this.frozen.length > 0)
+      throw new Error(`flush of database ${this.def.name} did not complete`, { cause: this.flushFailure });
   }
 
   /**
@@ -383,7 +423,9 @@ export class DatabaseStore implements SegmentSet {
       // is not listed; it is deleted below.
       const expired = (change.add ?? []).filter((s) => expiredBefore !== null && s.record.maxTs < expiredBefore);
       const add = (change.add ?? []).filter((s) => !expired.includes(s));
-      const slots = [...this.slots.filter((s) => !removed.has(s)), ...add].sort((a, b) => a.record.minLsn - b.record.minLsn);
+      const slots = [...this.slots.filter((s) => !removed.has(s)), ...add].sort(
+        (a, b) => a.record.minLsn - b.record.minLsn,
+      );
       const frozen = change.popFrozen ? this.frozen.slice(1) : this.frozen;
       const state: ManifestState = {
         flushedLsn,
@@ -426,7 +468,10 @@ export class DatabaseStore implements SegmentSet {
         readers.push(s.reader);
       }
     }
-    const memtables = [...this.frozen.map((m) => ({ memtable: m, cleanLsn: m.cleanLsn })), { memtable: this.active, cleanLsn: Infinity }];
+    const memtables = [
+      ...this.frozen.map((m) => ({ memtable: m, cleanLsn: m.cleanLsn })),
+      { memtable: this.active, cleanLsn: Infinity },
+    ];
     let released = false;
     return {
       view: { segments: readers, memtables, tombstones: [...this.tombstones], expiredBefore: this.expiredBefore },
@@ -454,7 +499,11 @@ export class DatabaseStore implements SegmentSet {
     await this.commit({ remove: drop, expiredBefore: bound });
     for (const s of drop) await this.segmentStore.remove(this.segmentPath(s.record.fileId)).catch(() => undefined);
     this.last.clear();
-    if (drop.length > 0) this.log.info({ db: this.def.name, expiredBefore: String(bound), files: drop.map((s) => s.record.fileId) }, 'retention dropped expired partitions');
+    if (drop.length > 0)
+      this.log.info(
+        { db: this.def.name, expiredBefore: String(bound), files: drop.map((s) => s.record.fileId) },
+        'retention dropped expired partitions',
+      );
     return true;
   }
 
@@ -495,7 +544,10 @@ export class DatabaseStore implements SegmentSet {
     if (slot === undefined || slot.error !== undefined) return false;
     slot.error = err;
     this.env.quarantine.counts.damagedSegmentFiles++;
-    this.log.error({ db: this.def.name, err }, 'segment file damaged; reads that need the damaged part fail until it is repaired (CHECK DATABASE ... REPAIR)');
+    this.log.error(
+      { db: this.def.name, err },
+      'segment file damaged; reads that need the damaged part fail until it is repaired (CHECK DATABASE ... REPAIR)',
+    );
     return true;
   }
 
@@ -513,7 +565,10 @@ export class DatabaseStore implements SegmentSet {
     await this.segmentStore.syncDir(this.segDir);
     this.env.quarantine.counts.quarantinedSegmentFiles++;
     this.last.clear(); // last points may have come from it (the series lists follow the view)
-    this.log.warn({ db: this.def.name, file: this.env.quarantine.name(path), movedTo: kept, rows: slot.record.rows }, 'moved a damaged segment file to the quarantine folder; its rows are no longer served');
+    this.log.warn(
+      { db: this.def.name, file: this.env.quarantine.name(path), movedTo: kept, rows: slot.record.rows },
+      'moved a damaged segment file to the quarantine folder; its rows are no longer served',
+    );
     return kept;
   }
 
@@ -536,8 +591,17 @@ export class DatabaseStore implements SegmentSet {
 
   /** Opens a segment this database just wrote; `keys` as SegmentWriter.finish returned them. */
   async openSegment(record: SegmentRecord, keys?: readonly string[]): Promise<SegmentSlot> {
-    const reader = await SegmentReader.open(this.segmentStore, this.segmentPath(record.fileId), record.fileId, this.env.codecs, this.env.cache, keys, this.env.indexCache);
-    if (reader.meta.rows !== record.rows) throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
+    const reader = await SegmentReader.open(
+      this.segmentStore,
+      this.segmentPath(record.fileId),
+      record.fileId,
+      this.env.codecs,
+      this.env.cache,
+      keys,
+      this.env.indexCache,
+    );
+    if (reader.meta.rows !== record.rows)
+      throw bug(`segment ${record.fileId} reads back ${reader.meta.rows} rows, wrote ${record.rows}`);
     return { record, reader };
   }
 }
@@ -546,7 +610,11 @@ export class DatabaseStore implements SegmentSet {
  * The tombstones some source still needs: a segment or frozen memtable whose rows may be older
  * than the delete (cleanLsn below its LSN) and whose time range it touches.
  */
-function liveTombstones(all: readonly Tombstone[], slots: readonly SegmentSlot[], frozen: readonly Memtable[]): Tombstone[] {
+function liveTombstones(
+  all: readonly Tombstone[],
+  slots: readonly SegmentSlot[],
+  frozen: readonly Memtable[],
+): Tombstone[] {
   return all.filter(
     (t) =>
       frozen.some((m) => m.cleanLsn < t.lsn) ||

@@ -6,7 +6,16 @@
 import type { DatabaseDef, TableDef } from '../meta/index.js';
 import { concatRows, type SeriesRows, sliceRows } from './series/index.js';
 import type { ColumnCodecs } from './segment/column-codecs.js';
-import { EXPORT_VERSION, exportPreamble, type ExportSchema, FRAME_END, FRAME_SCHEMA, FRAME_SEGMENT, frameHeader, jsonFrame } from './segment/export-format.js';
+import {
+  EXPORT_VERSION,
+  exportPreamble,
+  type ExportSchema,
+  FRAME_END,
+  FRAME_SCHEMA,
+  FRAME_SEGMENT,
+  frameHeader,
+  jsonFrame,
+} from './segment/export-format.js';
 import { MemorySegmentStore } from './segment/memory-segment-store.js';
 import { unitsPerSecond } from './segment/partition.js';
 import { SegmentWriter, type WriteColumn } from './segment/segment-writer.js';
@@ -27,7 +36,14 @@ export interface ExportRange {
  * The export stream's byte chunks. `runs` are the table's rows in [lo, hi] of the database
  * precision (Storage.tableRuns); `range` is what the schema frame records.
  */
-export async function* exportChunks(db: DatabaseDef, table: TableDef, range: ExportRange, runs: AsyncIterable<{ key: string; rows: SeriesRows }>, codecs: ColumnCodecs, segmentRows = SEGMENT_ROWS): AsyncGenerator<Uint8Array> {
+export async function* exportChunks(
+  db: DatabaseDef,
+  table: TableDef,
+  range: ExportRange,
+  runs: AsyncIterable<{ key: string; rows: SeriesRows }>,
+  codecs: ColumnCodecs,
+  segmentRows = SEGMENT_ROWS,
+): AsyncGenerator<Uint8Array> {
   const schema: ExportSchema = {
     version: EXPORT_VERSION,
     database: db.name,
@@ -42,15 +58,24 @@ export async function* exportChunks(db: DatabaseDef, table: TableDef, range: Exp
   };
   yield exportPreamble();
   yield* jsonFrame(FRAME_SCHEMA, schema);
-  const columns: WriteColumn[] = table.fields.map((c) => ({ id: c.id, type: c.type as WriteColumn['type'], codec: c.codec }));
+  const columns: WriteColumn[] = table.fields.map((c) => ({
+    id: c.id,
+    type: c.type as WriteColumn['type'],
+    codec: c.codec,
+  }));
   const ups = unitsPerSecond(db.options.precision);
   let rows = 0;
   let segments = 0;
-  let open: { store: MemorySegmentStore; writer: SegmentWriter; lastKey: string; minTs: bigint; maxTs: bigint } | undefined;
+  let open:
+    | { store: MemorySegmentStore; writer: SegmentWriter; lastKey: string; minTs: bigint; maxTs: bigint }
+    | undefined;
   const close = async (): Promise<Uint8Array> => {
     const { store, writer, minTs, maxTs } = open!;
     open = undefined;
-    await writer.finish({ partitionStart: minTs, partitionEnd: maxTs + 1n, minLsn: 0, maxLsn: 0, cleanLsn: 0 }, { written: 'export:segment-written', renamed: 'export:segment-renamed' });
+    await writer.finish(
+      { partitionStart: minTs, partitionEnd: maxTs + 1n, minLsn: 0, maxLsn: 0, cleanLsn: 0 },
+      { written: 'export:segment-written', renamed: 'export:segment-renamed' },
+    );
     const reader = await store.openRead(writer.path);
     const bytes = await reader.read(0, reader.size);
     await store.remove(writer.path);
@@ -67,7 +92,14 @@ export async function* exportChunks(db: DatabaseDef, table: TableDef, range: Exp
     if (open === undefined) {
       const store = new MemorySegmentStore();
       await store.makeDir('export');
-      const writer = await SegmentWriter.create(store, `export/${segments + 1}.seg`, segments + 1, codecs, undefined, ups);
+      const writer = await SegmentWriter.create(
+        store,
+        `export/${segments + 1}.seg`,
+        segments + 1,
+        codecs,
+        undefined,
+        ups,
+      );
       open = { store, writer, lastKey: key, minTs: run.ts[0]!, maxTs: run.ts[run.length - 1]! };
     }
     open.lastKey = key;

@@ -16,7 +16,17 @@ import { CorruptionError } from '../core/errors.js';
 import { CatalogStore } from '../meta/index.js';
 import { catalogFile } from './catalog-file.js';
 import { fsyncDir, Quarantine } from './fs/index.js';
-import { BlockCache, type CachedBlock, type ColumnCodecs, loadManifest, nodeSegmentStore, saveManifest, segmentFileName, SegmentReader, type SegmentRecord } from './segment/index.js';
+import {
+  BlockCache,
+  type CachedBlock,
+  type ColumnCodecs,
+  loadManifest,
+  nodeSegmentStore,
+  saveManifest,
+  segmentFileName,
+  SegmentReader,
+  type SegmentRecord,
+} from './segment/index.js';
 import { listSegments, nodeWalFiles, verifySegments } from './wal/index.js';
 
 export interface DataDirCheck {
@@ -27,7 +37,8 @@ export interface DataDirCheck {
   walSegments: number;
 }
 
-const WAL_REPAIR = 'left for the next start, which replays every intact record around it and moves the damaged bytes to quarantine/';
+const WAL_REPAIR =
+  'left for the next start, which replays every intact record around it and moves the damaged bytes to quarantine/';
 
 async function isDir(path: string): Promise<boolean> {
   return readdir(path).then(
@@ -36,7 +47,12 @@ async function isDir(path: string): Promise<boolean> {
   );
 }
 
-export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair: boolean, logger: Logger): Promise<DataDirCheck> {
+export async function checkDataDir(
+  dataDir: string,
+  codecs: ColumnCodecs,
+  repair: boolean,
+  logger: Logger,
+): Promise<DataDirCheck> {
   const q = new Quarantine(dataDir, logger);
   const out: DataDirCheck = { problems: [], databases: 0, segmentFiles: 0, walSegments: 0 };
   const problem = (file: string, offset: number | null, text: string, action = ''): void => {
@@ -46,7 +62,13 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
   // The catalog: no checksum, but a damaged one does not parse or fails the reader's checks.
   const file = catalogFile(dataDir);
   const text = await file.read();
-  if (text === undefined) problem('catalog.json', null, 'missing: a server would start with a new, empty catalog', repair ? 'not repaired: restore it from a backup' : '');
+  if (text === undefined)
+    problem(
+      'catalog.json',
+      null,
+      'missing: a server would start with a new, empty catalog',
+      repair ? 'not repaired: restore it from a backup' : '',
+    );
   else {
     const readOnly = { ...file, replace: async () => undefined, cleanup: async () => undefined };
     await CatalogStore.open(readOnly, { rootPasswordHash: '' }).catch((e: unknown) => {
@@ -57,7 +79,9 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
 
   const cache = new BlockCache<CachedBlock>(16 * 1024 * 1024);
   const dbRoot = join(dataDir, 'db');
-  const ids = (await readdir(dbRoot).catch(() => [] as string[])).filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(a) - Number(b));
+  const ids = (await readdir(dbRoot).catch(() => [] as string[]))
+    .filter((n) => /^\d+$/.test(n))
+    .sort((a, b) => Number(a) - Number(b));
   for (const id of ids) {
     const dir = join(dbRoot, id);
     if (!(await isDir(dir))) continue;
@@ -67,7 +91,12 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
       manifest = await loadManifest(nodeSegmentStore, dir);
     } catch (e) {
       if (!(e instanceof CorruptionError)) throw e;
-      problem(q.name(join(dir, 'manifest.json')), e.offset, e.check, repair ? 'not repaired: restore it from a backup' : '');
+      problem(
+        q.name(join(dir, 'manifest.json')),
+        e.offset,
+        e.check,
+        repair ? 'not repaired: restore it from a backup' : '',
+      );
     }
     const damaged: SegmentRecord[] = [];
     for (const record of manifest?.segments ?? []) {
@@ -84,7 +113,8 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
         }
       } catch (e) {
         if (e instanceof CorruptionError) found = [{ offset: e.offset, problem: e.check }];
-        else if ((e as NodeJS.ErrnoException).code === 'ENOENT') found = [{ offset: null, problem: 'missing: the manifest lists it' }];
+        else if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+          found = [{ offset: null, problem: 'missing: the manifest lists it' }];
         else throw e;
       }
       if (found.length === 0) continue;
@@ -95,7 +125,9 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
         let action: string;
         try {
           const missing = found[0]!.problem.startsWith('missing');
-          action = missing ? `unlisted from the manifest; its ${record.rows} rows are lost` : `moved to ${await q.keepFile(path)}; its ${record.rows} rows are no longer served`;
+          action = missing
+            ? `unlisted from the manifest; its ${record.rows} rows are lost`
+            : `moved to ${await q.keepFile(path)}; its ${record.rows} rows are no longer served`;
         } catch (e) {
           action = `not repaired: ${(e as Error).message}`;
           damaged.pop();
@@ -105,13 +137,17 @@ export async function checkDataDir(dataDir: string, codecs: ColumnCodecs, repair
     }
     if (repair && damaged.length > 0 && manifest !== undefined) {
       // Unlisted only once kept in quarantine/, unlinked only once unlisted.
-      await saveManifest(nodeSegmentStore, dir, { ...manifest, segments: manifest.segments.filter((s) => !damaged.includes(s)) });
+      await saveManifest(nodeSegmentStore, dir, {
+        ...manifest,
+        segments: manifest.segments.filter((s) => !damaged.includes(s)),
+      });
       for (const r of damaged) await unlink(join(dir, 'seg', segmentFileName(r.fileId))).catch(() => undefined);
       await fsyncDir(join(dir, 'seg')).catch(() => undefined);
     }
     const segments = await listSegments(nodeWalFiles, join(dir, 'wal'));
     out.walSegments += segments.length;
-    for (const p of await verifySegments(nodeWalFiles, segments, undefined, (path) => q.name(path))) problem(p.file, p.offset, p.problem, repair ? WAL_REPAIR : '');
+    for (const p of await verifySegments(nodeWalFiles, segments, undefined, (path) => q.name(path)))
+      problem(p.file, p.offset, p.problem, repair ? WAL_REPAIR : '');
   }
   return out;
 }

@@ -23,7 +23,8 @@ export interface Forget {
   columnIds: number[] | 'table';
 }
 
-const key = (tableId: number, columnId: number | undefined): string => (columnId === undefined ? `${tableId}` : `${tableId}:${columnId}`);
+const key = (tableId: number, columnId: number | undefined): string =>
+  columnId === undefined ? `${tableId}` : `${tableId}:${columnId}`;
 
 export class ProvisionalSchema {
   readonly #items = new Map<string, Item>();
@@ -31,8 +32,11 @@ export class ProvisionalSchema {
   /** Records what a write just created (before it claims). */
   add(db: DatabaseDef, created: readonly CreatedSchema[]): void {
     for (const c of created) {
-      if (c.newTable) this.#items.set(key(c.table.id, undefined), { db, tableId: c.table.id, columnId: undefined, users: 0 });
-      else for (const id of c.columnIds) this.#items.set(key(c.table.id, id), { db, tableId: c.table.id, columnId: id, users: 0 });
+      if (c.newTable)
+        this.#items.set(key(c.table.id, undefined), { db, tableId: c.table.id, columnId: undefined, users: 0 });
+      else
+        for (const id of c.columnIds)
+          this.#items.set(key(c.table.id, id), { db, tableId: c.table.id, columnId: id, users: 0 });
     }
   }
 

@@ -19,8 +19,29 @@ import type { Logger } from 'pino';
 import { bug, CorruptionError, UserError } from '../core/errors.js';
 import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import type { StoredFileProblem } from '../core/check.js';
-import type { DeleteRequest, LastRequest, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, LastValue } from '../core/scan.js';
-import { bounds, type Bounds, lastValues, listSeries, type ReadView, scanTable, scanTableStats, type SeriesInfo, seriesByPostings, seriesWithTags, tableRuns } from './read/index.js';
+import type {
+  DeleteRequest,
+  LastRequest,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+  LastValue,
+} from '../core/scan.js';
+import {
+  bounds,
+  type Bounds,
+  lastValues,
+  listSeries,
+  type ReadView,
+  scanTable,
+  scanTableStats,
+  type SeriesInfo,
+  seriesByPostings,
+  seriesWithTags,
+  tableRuns,
+} from './read/index.js';
 import type { SeriesRows } from './series/index.js';
 import type { DatabaseOptions, NewTable, TableChange } from '../core/schema.js';
 import { readWriteBatch, ValueType, type WriteBatch } from '../core/write-batch.js';
@@ -72,7 +93,15 @@ import { DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
 import { type Forget, ProvisionalSchema } from './provisional-schema.js';
 import { databaseNotFound } from '../core/meta-errors.js';
-import { DIR_MODE, type FaultCounts, FILE_MODE, isNoSpace, NO_SPACE_MESSAGE, NO_SPACE_RETRY_S, Quarantine } from './fs/index.js';
+import {
+  DIR_MODE,
+  type FaultCounts,
+  FILE_MODE,
+  isNoSpace,
+  NO_SPACE_MESSAGE,
+  NO_SPACE_RETRY_S,
+  Quarantine,
+} from './fs/index.js';
 import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
 
@@ -220,7 +249,10 @@ export class Storage {
     this.#watermark = store.catalog.idWatermark;
     this.#quarantine = new Quarantine(opts.dataDir, opts.logger);
     const thread = opts.compactionThread;
-    if (thread !== undefined && (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))) {
+    if (
+      thread !== undefined &&
+      (opts.memory === true || (opts.segmentStore !== undefined && opts.segmentStore !== nodeSegmentStore))
+    ) {
       throw bug('the compaction thread reads segment files from the file system; it needs the Node segment store');
     }
     this.#segmentStore = opts.segmentStore ?? (opts.memory === true ? new MemorySegmentStore() : nodeSegmentStore);
@@ -243,16 +275,29 @@ export class Storage {
    */
   static async open(opts: StorageOptions): Promise<Storage> {
     if (opts.memory === true) {
-      const store = await CatalogStore.open(memoryCatalogFile(opts.dataDir), { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+      const store = await CatalogStore.open(memoryCatalogFile(opts.dataDir), {
+        rootPasswordHash: opts.rootPasswordHash,
+        rootScramVerifier: opts.rootScramVerifier ?? '',
+      });
       return new Storage(opts, store, undefined);
     }
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
     const file = catalogFile(opts.dataDir);
     await file.cleanup();
     await checkModes(opts.dataDir, opts.logger);
-    const store = await CatalogStore.open(file, { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' });
+    const store = await CatalogStore.open(file, {
+      rootPasswordHash: opts.rootPasswordHash,
+      rootScramVerifier: opts.rootScramVerifier ?? '',
+    });
     const objectStore =
-      opts.objectStore === undefined ? undefined : await ObjectSegmentStore.open({ ...opts.objectStore, dataDir: opts.dataDir, logger: opts.logger, metrics: opts.metrics ?? NO_METRICS });
+      opts.objectStore === undefined
+        ? undefined
+        : await ObjectSegmentStore.open({
+            ...opts.objectStore,
+            dataDir: opts.dataDir,
+            logger: opts.logger,
+            metrics: opts.metrics ?? NO_METRICS,
+          });
     return new Storage(opts, store, objectStore);
   }
 
@@ -272,7 +317,8 @@ export class Storage {
     await this.#objectStore?.removeDroppedDatabases(live);
     // Tables and columns the replay made again (their save was lost in a crash). Not fatal: the
     // WAL still holds their records, and the next save (any DDL, any write that adds a column) retries.
-    if (this.#store.dirty) await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    if (this.#store.dirty)
+      await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
     const every = this.#opts.maintenanceIntervalMs ?? STORAGE_DEFAULTS.maintenanceIntervalMs;
     if (every > 0) {
       this.#timer = setInterval(() => void this.maintain(), every);
@@ -325,13 +371,21 @@ export class Storage {
    * found through the postings (series-postings.ts), or the table's whole series list (kept
    * between queries; the read path narrows it by the hints and the filter).
    */
-  #seriesFor(state: DatabaseStore, view: ReadView, t: TableDef, request: LastRequest): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
-    const hinted = request.seriesFilter !== undefined && ((request.seriesTags?.length ?? 0) > 0 || (request.seriesTagTests?.length ?? 0) > 0);
+  #seriesFor(
+    state: DatabaseStore,
+    view: ReadView,
+    t: TableDef,
+    request: LastRequest,
+  ): readonly SeriesInfo[] | Promise<readonly SeriesInfo[]> {
+    const hinted =
+      request.seriesFilter !== undefined &&
+      ((request.seriesTags?.length ?? 0) > 0 || (request.seriesTagTests?.length ?? 0) > 0);
     const mode = this.seriesIndex;
     if (hinted && mode !== 'scan') {
       let indexed = 0;
       for (const seg of view.segments) if (seg.version >= 4) indexed += seg.seriesCount(t.id);
-      if (mode === 'postings' || indexed >= POSTINGS_MIN_SERIES) return seriesByPostings(view, t, request.seriesTags, request.seriesTagTests);
+      if (mode === 'postings' || indexed >= POSTINGS_MIN_SERIES)
+        return seriesByPostings(view, t, request.seriesTags, request.seriesTagTests);
     }
     return state.seriesList.list(view, t);
   }
@@ -350,7 +404,12 @@ export class Storage {
   /** Bytes held by all memtables (active and being flushed). */
   /** Every open database with its segment and memtable bytes (usage_schema's gauges). */
   usageOfDatabases(): Array<{ def: DatabaseDef; diskBytes: number; cacheBytes: number; segmentFiles: number }> {
-    return [...this.#dbs.values()].map((s) => ({ def: s.def, diskBytes: s.segmentBytes, cacheBytes: s.memtableBytes, segmentFiles: s.slots.length }));
+    return [...this.#dbs.values()].map((s) => ({
+      def: s.def,
+      diskBytes: s.segmentBytes,
+      cacheBytes: s.memtableBytes,
+      segmentFiles: s.slots.length,
+    }));
   }
 
   get memtableBytes(): number {
@@ -368,7 +427,10 @@ export class Storage {
     for (const s of this.#dbs.values()) pending += s.pendingBytes;
     if (this.memtableBytes + pending >= this.#opts.memtableBytes) {
       for (const s of this.#dbs.values()) s.rotate();
-      throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, { retryAfterS: 1, reason: 'memtable' });
+      throw new UserError('limitReached', `memtable full (${this.#opts.memtableBytes} bytes); retry later`, {
+        retryAfterS: 1,
+        reason: 'memtable',
+      });
     }
   }
 
@@ -401,7 +463,8 @@ export class Storage {
     // Saved once the record is durable, so that a failed write's tables seldom reach the disk, and
     // before the answer, so that an acknowledged write's tables are in catalog.json (the record
     // carries the ids too, wal-replay.ts, so a failed save loses nothing).
-    if (created.length > 0) await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    if (created.length > 0)
+      await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
   }
 
   /** Takes a failed write's tables and columns out of the catalog, and the catalog file, again. */
@@ -459,14 +522,26 @@ export class Storage {
     for (const s of this.#dbs.values()) {
       const name = `${s.def.tenant}.${s.def.name}`;
       const wal = s.wal.failure;
-      if (wal !== undefined && !noSpace(wal)) reasons.add(`the write-ahead log of database ${name} failed (${wal.code ?? 'error'}); writes to it are refused until it is writable again`);
-      if (s.flushFailure !== undefined && !noSpace(s.flushFailure)) reasons.add(`flushing database ${name} fails (${(s.flushFailure as NodeJS.ErrnoException).code ?? 'see the server log'}); its data stays in memory and in the WAL`);
+      if (wal !== undefined && !noSpace(wal))
+        reasons.add(
+          `the write-ahead log of database ${name} failed (${wal.code ?? 'error'}); writes to it are refused until it is writable again`,
+        );
+      if (s.flushFailure !== undefined && !noSpace(s.flushFailure))
+        reasons.add(
+          `flushing database ${name} fails (${(s.flushFailure as NodeJS.ErrnoException).code ?? 'see the server log'}); its data stays in memory and in the WAL`,
+        );
       const damaged = s.slots.filter((slot) => slot.error !== undefined).length;
-      if (damaged > 0) reasons.add(`${damaged} damaged segment file${damaged === 1 ? '' : 's'} in database ${name} (CHECK DATABASE ${s.def.name} lists them)`);
+      if (damaged > 0)
+        reasons.add(
+          `${damaged} damaged segment file${damaged === 1 ? '' : 's'} in database ${name} (CHECK DATABASE ${s.def.name} lists them)`,
+        );
     }
     if (this.#compactionFailure !== undefined) noSpace(this.#compactionFailure);
     const store = this.#objectStore?.failure;
-    if (store !== undefined) reasons.add(`the object store fails (${store.message}); flushes wait for it, and reads of segment files not in the local cache fail with 503`);
+    if (store !== undefined)
+      reasons.add(
+        `the object store fails (${store.message}); flushes wait for it, and reads of segment files not in the local cache fail with 503`,
+      );
     return { status: reasons.size === 0 ? 'healthy' : 'degraded', reasons: [...reasons] };
   }
 
@@ -478,16 +553,23 @@ export class Storage {
   #checkRetention(state: DatabaseStore, batches: readonly WriteBatch[]): void {
     const o = state.def.options;
     let cutoff = retentionCutoff(o, this.#nowMs());
-    if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore)) cutoff = state.expiredBefore;
+    if (state.expiredBefore !== null && (cutoff === undefined || cutoff < state.expiredBefore))
+      cutoff = state.expiredBefore;
     const units = vnodeUnits(o);
     for (const b of batches) {
       for (const t of b.tables) {
         for (const s of t.series) {
           if (cutoff !== undefined && s.minTs < cutoff) {
-            throw new UserError('pointExpired', `Coordinator: Meta: Operation not support: create expired bucket (a point of table '${t.name}' is older than the TTL of database ${state.def.name})`);
+            throw new UserError(
+              'pointExpired',
+              `Coordinator: Meta: Operation not support: create expired bucket (a point of table '${t.name}' is older than the TTL of database ${state.def.name})`,
+            );
           }
           if (partitionOverflows(s.maxTs, units)) {
-            throw new UserError('timestampOverflow', `Coordinator: Meta: Error: create bucket unknown error db:${state.def.name} ${s.maxTs} (its time partition would end past the largest timestamp)`);
+            throw new UserError(
+              'timestampOverflow',
+              `Coordinator: Meta: Error: create bucket unknown error db:${state.def.name} ${s.maxTs} (its time partition would end past the largest timestamp)`,
+            );
           }
         }
       }
@@ -547,7 +629,12 @@ export class Storage {
    * from the catalog and returns the databases whose files go), or the completion of a pending
    * drop when no live object has the name. The catalog is saved before any file is deleted.
    */
-  async #drop(kind: DropKind, names: string[], afterMs: number | undefined, now: () => DatabaseDef | DatabaseDef[]): Promise<void> {
+  async #drop(
+    kind: DropKind,
+    names: string[],
+    afterMs: number | undefined,
+    now: () => DatabaseDef | DatabaseDef[],
+  ): Promise<void> {
     this.#open();
     const nowMs = this.#nowMs();
     const c = this.catalog;
@@ -607,7 +694,6 @@ export class Storage {
     return this.#changeSchema(() => change(this.catalog));
   }
 
-
   async createTable(db: DatabaseDef, def: NewTable): Promise<TableDef> {
     this.#open();
     this.#state(db);
@@ -625,7 +711,6 @@ export class Storage {
       },
     );
   }
-
 
   /** Deletes rows (DELETE FROM): durable on return; hidden at once, removed by compaction. */
   async delete(db: DatabaseDef, table: string, request: DeleteRequest): Promise<void> {
@@ -658,14 +743,20 @@ export class Storage {
   #open(): void {
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
     for (const s of this.#dbs.values()) {
-      if (s.wal.failure !== undefined && isNoSpace(s.wal.failure)) throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S });
+      if (s.wal.failure !== undefined && isNoSpace(s.wal.failure))
+        throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S });
     }
   }
 
   // ---- Reads.
 
   /** The chunks of every series of a table that pass the request, series after series (sorted by series key), each in time order. */
-  async *scan(db: DatabaseDef, table: string, request: ScanRequest, skipped?: SkippedFiles): AsyncGenerator<SeriesChunk> {
+  async *scan(
+    db: DatabaseDef,
+    table: string,
+    request: ScanRequest,
+    skipped?: SkippedFiles,
+  ): AsyncGenerator<SeriesChunk> {
     const t = db.tables.get(table);
     if (t === undefined) return;
     const state = this.#state(db);
@@ -685,7 +776,12 @@ export class Storage {
    * runs of one series each in internal key order (read-path.ts tableRuns): what an export
    * writes into segment files. The view is held until the generator ends or is returned.
    */
-  async *tableRuns(db: DatabaseDef, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
+  async *tableRuns(
+    db: DatabaseDef,
+    table: TableDef,
+    minTime: bigint | undefined,
+    maxTime: bigint | undefined,
+  ): AsyncGenerator<{ key: string; rows: SeriesRows }> {
     const state = this.#state(db);
     const { view, release } = this.#readView(state, minTime, maxTime, undefined);
     this.#beginScan();
@@ -699,7 +795,13 @@ export class Storage {
   }
 
   /** One table's rows in [lo, hi] (database precision) as an export stream's chunks (export.ts). */
-  exportTable(db: DatabaseDef, table: TableDef, range: ExportRange, lo: bigint | undefined, hi: bigint | undefined): AsyncGenerator<Uint8Array> {
+  exportTable(
+    db: DatabaseDef,
+    table: TableDef,
+    range: ExportRange,
+    lo: bigint | undefined,
+    hi: bigint | undefined,
+  ): AsyncGenerator<Uint8Array> {
     return exportChunks(db, table, range, this.tableRuns(db, table, lo, hi), this.#codecs);
   }
 
@@ -707,7 +809,12 @@ export class Storage {
    * A read's view of a database: an unreadable segment in the read's time range fails it, or,
    * with skipDamagedSegments, every damaged segment is left out (and reported to `skipped`).
    */
-  #readView(state: DatabaseStore, minTime: bigint | undefined, maxTime: bigint | undefined, skipped: SkippedFiles | undefined): ReturnType<DatabaseStore['view']> {
+  #readView(
+    state: DatabaseStore,
+    minTime: bigint | undefined,
+    maxTime: bigint | undefined,
+    skipped: SkippedFiles | undefined,
+  ): ReturnType<DatabaseStore['view']> {
     const skip = this.#opts.skipDamagedSegments === true;
     const v = state.view(skip);
     try {
@@ -718,7 +825,10 @@ export class Storage {
     }
     if (v.skipped.length > 0) {
       const names = v.skipped.map((s) => s.reader?.name ?? (s.error as CorruptionError).source);
-      this.#opts.logger.warn({ db: state.def.name, files: names }, 'a read skipped damaged segment files (storage.skip_damaged_segments)');
+      this.#opts.logger.warn(
+        { db: state.def.name, files: names },
+        'a read skipped damaged segment files (storage.skip_damaged_segments)',
+      );
       this.#opts.metrics?.damagedSegmentsSkipped(names.length);
       skipped?.(names);
     }
@@ -735,7 +845,12 @@ export class Storage {
    * Like `scan`, but whole stored blocks (or pages of them) that need no merging come as their
    * statistics (count/min/max/sum from the footer index or page blocks, nothing decoded), in batches.
    */
-  async *scanStats(db: DatabaseDef, table: string, request: StatsRequest, skipped?: SkippedFiles): AsyncGenerator<StatsOrChunk[]> {
+  async *scanStats(
+    db: DatabaseDef,
+    table: string,
+    request: StatsRequest,
+    skipped?: SkippedFiles,
+  ): AsyncGenerator<StatsOrChunk[]> {
     const t = db.tables.get(table);
     if (t === undefined) return;
     const state = this.#state(db);
@@ -754,7 +869,12 @@ export class Storage {
    * Per series, the newest present value of each requested field (series sorted by key; series
    * without any of them are left out). Served from the last-point cache when it knows them.
    */
-  async lastPoints(db: DatabaseDef, table: string, request: LastRequest, skipped?: SkippedFiles): Promise<SeriesLast[]> {
+  async lastPoints(
+    db: DatabaseDef,
+    table: string,
+    request: LastRequest,
+    skipped?: SkippedFiles,
+  ): Promise<SeriesLast[]> {
     const t = db.tables.get(table);
     if (t === undefined) return [];
     const state = this.#state(db);
@@ -794,7 +914,10 @@ export class Storage {
         for (const c of fields) {
           const v = entry!.get(c.id);
           if (v === null || v === undefined) continue;
-          values.set(c.name, { time: v[0], value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']) });
+          values.set(c.name, {
+            time: v[0],
+            value: c.type === ValueType.Boolean ? v[1] === 1 : (v[1] as LastValue['value']),
+          });
         }
         if (values.size > 0) out.push({ tags: s.names, fields: values });
       }
@@ -834,7 +957,9 @@ export class Storage {
         for (const s of this.#dbs.values()) {
           if (this.#closed) return;
           // Retention first, so that a flush it starts skips expired rows.
-          await s.expire(now).catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
+          await s
+            .expire(now)
+            .catch((err: unknown) => this.#opts.logger.error({ db: s.def.name, err }, 'retention failed'));
           s.rotateIfOld(now, this.#opts.flushAgeMs ?? STORAGE_DEFAULTS.flushAgeMs);
           s.resumeFlushes();
           // A failed WAL is probed here too, so that ping turns healthy again without a write.
@@ -870,7 +995,10 @@ export class Storage {
           },
           (err: unknown) => {
             this.#opts.metrics?.compacted(seconds(), false);
-            this.#compactionBackoffMs = Math.min(COMPACTION_BACKOFF_MAX_MS, Math.max(COMPACTION_BACKOFF_MIN_MS, this.#compactionBackoffMs * 2));
+            this.#compactionBackoffMs = Math.min(
+              COMPACTION_BACKOFF_MAX_MS,
+              Math.max(COMPACTION_BACKOFF_MIN_MS, this.#compactionBackoffMs * 2),
+            );
             this.#compactionRetryAtMs = performance.now() + this.#compactionBackoffMs;
             this.#compactionFailure = err as Error;
             this.#compactionFailures++;
@@ -945,7 +1073,13 @@ export class Storage {
       let found: Array<{ offset: number | null; problem: string; error: Error }>;
       if (slot.reader === undefined) {
         const e = slot.error!;
-        found = [{ offset: e instanceof CorruptionError ? e.offset : null, problem: e instanceof CorruptionError ? e.check : e.message, error: e }];
+        found = [
+          {
+            offset: e instanceof CorruptionError ? e.offset : null,
+            problem: e instanceof CorruptionError ? e.check : e.message,
+            error: e,
+          },
+        ];
       } else {
         slot.reader.acquire();
         try {
@@ -971,7 +1105,11 @@ export class Storage {
     const catalogDamage = await this.#store.verifySaved();
     if (catalogDamage !== undefined) {
       let action = '';
-      if (repair) action = await this.#store.rewrite().then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
+      if (repair)
+        action = await this.#store.rewrite().then(
+          () => "rewrote it from the server's memory",
+          (e: Error) => `not repaired: ${e.message}`,
+        );
       out.push({ file: 'catalog.json', offset: catalogDamage.offset, problem: catalogDamage.check, action });
     }
     const manifestDamage = await loadManifest(state.segmentStore, state.dir).then(
@@ -983,8 +1121,17 @@ export class Storage {
     );
     if (manifestDamage !== undefined) {
       let action = '';
-      if (repair) action = await state.commit({}).then(() => "rewrote it from the server's memory", (e: Error) => `not repaired: ${e.message}`);
-      out.push({ file: q.name(join(state.dir, 'manifest.json')), offset: manifestDamage.offset, problem: manifestDamage.check, action });
+      if (repair)
+        action = await state.commit({}).then(
+          () => "rewrote it from the server's memory",
+          (e: Error) => `not repaired: ${e.message}`,
+        );
+      out.push({
+        file: q.name(join(state.dir, 'manifest.json')),
+        offset: manifestDamage.offset,
+        problem: manifestDamage.check,
+        action,
+      });
     }
     const wal = await state.wal.verify();
     let walAction = '';
@@ -1009,7 +1156,11 @@ export class Storage {
   checkpoint(): Checkpoint {
     // Not #open: a full disk refuses writes, not copies of what is stored.
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
-    return takeCheckpoint(this.#store.text(), [...this.#dbs.values()].filter((s) => !s.closing), this.#quarantine);
+    return takeCheckpoint(
+      this.#store.text(),
+      [...this.#dbs.values()].filter((s) => !s.closing),
+      this.#quarantine,
+    );
   }
 
   /** Waits for background work in progress (tests). */
@@ -1046,13 +1197,22 @@ export class Storage {
 async function checkModes(dataDir: string, logger: Logger): Promise<void> {
   const dirMode = (await stat(dataDir)).mode & 0o777;
   if ((dirMode & 0o077) !== 0) {
-    logger.warn({ dataDir, mode: dirMode.toString(8) }, 'the data directory is accessible to other users; chmod 700 it unless that is meant');
+    logger.warn(
+      { dataDir, mode: dirMode.toString(8) },
+      'the data directory is accessible to other users; chmod 700 it unless that is meant',
+    );
   }
   const catalog = join(dataDir, 'catalog.json');
-  const mode = await stat(catalog).then((s) => s.mode & 0o777, () => undefined);
+  const mode = await stat(catalog).then(
+    (s) => s.mode & 0o777,
+    () => undefined,
+  );
   if (mode !== undefined && (mode & 0o077) !== 0) {
     await chmod(catalog, FILE_MODE);
-    logger.info({ file: catalog, was: mode.toString(8) }, 'made catalog.json readable by its owner only (it holds password hashes)');
+    logger.info(
+      { file: catalog, was: mode.toString(8) },
+      'made catalog.json readable by its owner only (it holds password hashes)',
+    );
   }
 }
 
@@ -1060,11 +1220,16 @@ async function checkModes(dataDir: string, logger: Logger): Promise<void> {
 function rethrowWalFailure(e: unknown): never {
   if (!(e instanceof WalFailure)) throw e;
   if (isNoSpace(e)) throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S, cause: e });
-  throw new UserError('internal', `the write-ahead log could not be written (${e.code ?? 'I/O error'}); nothing of the request was stored`, { cause: e });
+  throw new UserError(
+    'internal',
+    `the write-ahead log could not be written (${e.code ?? 'I/O error'}); nothing of the request was stored`,
+    { cause: e },
+  );
 }
 
 function checkBroken(broken: readonly SegmentSlot[], b: Bounds): void {
   for (const s of broken) {
-    if ((b.lo === undefined || s.record.maxTs >= b.lo) && (b.hi === undefined || s.record.minTs <= b.hi)) throw s.error!;
+    if ((b.lo === undefined || s.record.maxTs >= b.lo) && (b.hi === undefined || s.record.minTs <= b.hi))
+      throw s.error!;
   }
 }

@@ -4,7 +4,16 @@
 // its checksum and named; a restore goes only into an empty directory; only admins may back up.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,7 +105,9 @@ let server: TestServer;
 beforeAll(async () => {
   // Small flushes and WAL segments, so that flushes, WAL trims and new segment files happen
   // while the backup copies; no compaction, so that the second run finds the first's files.
-  server = await startServer({ args: [...QUIET, '--flush-bytes', '256KiB', '--wal-segment-bytes', '128KiB', '--compaction-fan-in', '64'] });
+  server = await startServer({
+    args: [...QUIET, '--flush-bytes', '256KiB', '--wal-segment-bytes', '128KiB', '--compaction-fan-in', '64'],
+  });
 });
 afterAll(async () => {
   await server.stop();
@@ -114,7 +125,9 @@ describe('sundial backup and restore', () => {
       const firstAfter = writer.next; // sent after the backup had finished
       await writer.until(firstAfter + 20);
       expect(run, run.stderr).toMatchObject({ status: 0, stderr: '' });
-      expect(run.stdout).toMatch(/^backup 1 of http:\/\/127\.0\.0\.1:\d+ at \S+ in .*: \d+ files copied \([\d.]+ MiB\), 0 segment files kept from the previous backup, [\d.]+ s\n/);
+      expect(run.stdout).toMatch(
+        /^backup 1 of http:\/\/127\.0\.0\.1:\d+ at \S+ in .*: \d+ files copied \([\d.]+ MiB\), 0 segment files kept from the previous backup, [\d.]+ s\n/,
+      );
       expect(run.stdout).toMatch(/\n {2}cnosdb\.public: every write up to WAL record \d+\n/);
       const m = manifest();
       expect(m.files.filter((f) => f.kind === 'segment').length).toBeGreaterThan(0); // flushed files and a WAL tail both
@@ -123,10 +136,19 @@ describe('sundial backup and restore', () => {
       const target = join(dir, 'restored');
       const restore = await sundial(['restore', backupDir, '--data-dir', target]);
       expect(restore, restore.stderr).toMatchObject({ status: 0, stderr: '' });
-      expect(restore.stdout).toMatch(/^restored backup 1 \(taken \S+\) into .*: \d+ files, [\d.]+ MiB, every SHA-256 checked/);
+      expect(restore.stdout).toMatch(
+        /^restored backup 1 \(taken \S+\) into .*: \d+ files, [\d.]+ MiB, every SHA-256 checked/,
+      );
       const copy = await startServer({ dataDir: target, args: QUIET });
       try {
-        const [, counts] = (await sqlCsv(copy.url, 'SELECT count(*) AS n, count(DISTINCT seq) AS seqs, min(seq) AS lo, max(seq) AS hi FROM load')).trim().split('\n');
+        const [, counts] = (
+          await sqlCsv(
+            copy.url,
+            'SELECT count(*) AS n, count(DISTINCT seq) AS seqs, min(seq) AS lo, max(seq) AS hi FROM load',
+          )
+        )
+          .trim()
+          .split('\n');
         const [n, seqs, lo, hi] = counts!.split(',').map(Number);
         // A prefix of the requests in the order they were acknowledged, each whole.
         expect(lo).toBe(0);
@@ -174,7 +196,9 @@ describe('sundial backup and restore', () => {
     expect(existsSync(join(backupDir, 'run-1'))).toBe(false);
     const verify = await sundial(['restore', backupDir, '--verify']);
     expect(verify).toMatchObject({ status: 0, stderr: '' });
-    expect(verify.stdout).toMatch(/^backup 2 in .* \(taken \S+\) verified: \d+ files, [\d.]+ MiB, every SHA-256 matches\n$/);
+    expect(verify.stdout).toMatch(
+      /^backup 2 in .* \(taken \S+\) verified: \d+ files, [\d.]+ MiB, every SHA-256 matches\n$/,
+    );
   });
 
   it('finds a damaged file of the backup by its checksum and names it, restoring nothing', async () => {
@@ -188,7 +212,11 @@ describe('sundial backup and restore', () => {
       const verify = await sundial(['restore', backupDir, '--verify']);
       expect(verify.status).toBe(1);
       expect(verify.stdout).toBe('');
-      expect(verify.stderr).toMatch(new RegExp(`^sundial: the backup in .* is damaged; nothing was restored:\\n {2}${seg.path} \\(stored as ${seg.stored}\\): checksum mismatch: SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}\\n$`));
+      expect(verify.stderr).toMatch(
+        new RegExp(
+          `^sundial: the backup in .* is damaged; nothing was restored:\\n {2}${seg.path} \\(stored as ${seg.stored}\\): checksum mismatch: SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}\\n$`,
+        ),
+      );
       const target = join(dir, 'not-restored');
       const restore = await sundial(['restore', backupDir, '--data-dir', target]);
       expect(restore.status).toBe(1);
@@ -204,27 +232,45 @@ describe('sundial backup and restore', () => {
     mkdirSync(target);
     writeFileSync(join(target, 'catalog.json'), '{}');
     const r = await sundial(['restore', backupDir, '--data-dir', target]);
-    expect(r).toEqual({ status: 1, stdout: '', stderr: `sundial: the data directory ${target} is not empty (1 entry: catalog.json); restore only into an empty or new directory\n` });
+    expect(r).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `sundial: the data directory ${target} is not empty (1 entry: catalog.json); restore only into an empty or new directory\n`,
+    });
     expect(readFileSync(join(target, 'catalog.json'), 'utf8')).toBe('{}');
     const usage = await sundial(['restore', backupDir]);
-    expect(usage).toEqual({ status: 2, stdout: '', stderr: 'sundial: restore needs --data-dir DIR (or --verify alone); see sundial restore --help\n' });
+    expect(usage).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'sundial: restore needs --data-dir DIR (or --verify alone); see sundial restore --help\n',
+    });
     const none = await sundial(['restore', join(dir, 'nothing'), '--verify']);
-    expect(none).toEqual({ status: 1, stdout: '', stderr: `sundial: ${join(dir, 'nothing')} holds no backup (no backup.json)\n` });
+    expect(none).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `sundial: ${join(dir, 'nothing')} holds no backup (no backup.json)\n`,
+    });
   });
 
   it('lets go of the files it holds when the client goes away mid-backup', async () => {
-    const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; name: string }> };
+    const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as {
+      databases: Array<{ id: number; name: string }>;
+    };
     const wal = join(server.dataDir, 'db', String(catalog.databases.find((d) => d.name === 'public')!.id), 'wal');
     // Abandon a backup after its first bytes, then write past several WAL segments (128 KiB) and
     // flush: the trims must not wait for a backup that is gone (a held log kept six segments).
     await new Promise<void>((resolve, reject) => {
-      const req = httpRequest(new URL('/api/v1/admin/backup', server.url), { method: 'POST', headers: { authorization: 'Basic cm9vdDo=' }, agent: false }, (res) => {
-        expect(res.statusCode).toBe(200);
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        });
-      });
+      const req = httpRequest(
+        new URL('/api/v1/admin/backup', server.url),
+        { method: 'POST', headers: { authorization: 'Basic cm9vdDo=' }, agent: false },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
       req.end();
     });
@@ -244,7 +290,9 @@ describe('sundial backup and restore', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/x-sundial-backup' });
-        res.write('{"format":"sundial-backup","version":1,"time":"t","databases":[]}\n{"path":"catalog.json","kind":"catalog","size":100}\n0123456789');
+        res.write(
+          '{"format":"sundial-backup","version":1,"time":"t","databases":[]}\n{"path":"catalog.json","kind":"catalog","size":100}\n0123456789',
+        );
         setTimeout(() => res.socket?.destroy(), 50);
       });
     });
@@ -263,15 +311,23 @@ describe('sundial backup and restore', () => {
   });
 
   it('is for admins only: a member gets 422 010004 and the backup directory is left alone', async () => {
-    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: "CREATE USER backup_reader WITH PASSWORD = 'pw'" });
+    const r = await http(server.url, '/api/v1/sql?db=public', {
+      method: 'POST',
+      body: "CREATE USER backup_reader WITH PASSWORD = 'pw'",
+    });
     expect(r.status, r.text).toBe(200);
     const before = readFileSync(join(backupDir, 'backup.json'), 'utf8');
-    const run = await sundial(['backup', backupDir, '--url', server.url, '-u', 'backup_reader'], { SUNDIAL_PASSWORD: 'pw' });
+    const run = await sundial(['backup', backupDir, '--url', server.url, '-u', 'backup_reader'], {
+      SUNDIAL_PASSWORD: 'pw',
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^sundial: the server refused the backup: 422 010004 .*maintainer for system/);
     expect(readFileSync(join(backupDir, 'backup.json'), 'utf8')).toBe(before);
     const direct = await http(server.url, '/api/v1/admin/backup', { method: 'POST', body: '{"have": 3}' });
     expect(direct.status).toBe(400);
-    expect(JSON.parse(direct.text)).toEqual({ error_code: '040013', error_message: 'the backup request\'s "have" is not an array' });
+    expect(JSON.parse(direct.text)).toEqual({
+      error_code: '040013',
+      error_message: 'the backup request\'s "have" is not an array',
+    });
   });
 });

@@ -19,7 +19,10 @@ beforeAll(async () => {
   server = await startServer({ args: ['--warmup', 'false', '--write-warmup', 'false', '--parse-warmup', 'false'] });
   const file = join(dir, 'source.lp');
   // Also a BIGINT UNSIGNED column, a row without some fields, and the largest BIGINT.
-  writeFileSync(file, lpOf('source', DATA) + 'source,host=h9,region=r u=18446744073709551615u,n=9223372036854775807i 1\n');
+  writeFileSync(
+    file,
+    lpOf('source', DATA) + 'source,host=h9,region=r u=18446744073709551615u,n=9223372036854775807i 1\n',
+  );
   expect(sundial(['import', '--url', server.url, file]).status).toBe(0);
 });
 afterAll(async () => {
@@ -69,19 +72,39 @@ describe('sundial export: what it writes', () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('time,host,region,n,ok,s,u,v');
-    expect(lines.slice(1, -1).map((l) => l.split(',')[0]).sort()).toEqual(DATA.slice(10, 20).map((d) => timeText(d.time)));
+    expect(
+      lines
+        .slice(1, -1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual(DATA.slice(10, 20).map((d) => timeText(d.time)));
     expect(r.stdout).toBe(await sql.csv(`SELECT * FROM source WHERE time >= '${start}' AND time < '${end}'`));
   });
 
   it('writes line protocol of a query, with the tags and table name given', () => {
-    const r = exp(['--query', "SELECT time, host, v, n FROM source WHERE host = 'h1' ORDER BY time LIMIT 2", '--table', 'copy', '--tag-columns', 'host', '-F', 'lp']);
-    const want = DATA.filter((d) => d.host === 'h1').slice(0, 2).map((d) => `copy,host=h1 v=${d.v},n=${d.n}i ${d.time}\n`);
+    const r = exp([
+      '--query',
+      "SELECT time, host, v, n FROM source WHERE host = 'h1' ORDER BY time LIMIT 2",
+      '--table',
+      'copy',
+      '--tag-columns',
+      'host',
+      '-F',
+      'lp',
+    ]);
+    const want = DATA.filter((d) => d.host === 'h1')
+      .slice(0, 2)
+      .map((d) => `copy,host=h1 v=${d.v},n=${d.n}i ${d.time}\n`);
     expect([r.status, r.stdout]).toEqual([0, want.join('')]);
   });
 
   it('writes NDJSON as the server answers it', async () => {
     const r = exp(['--query', "SELECT host, n FROM source WHERE host <> 'h9' ORDER BY time LIMIT 3", '-F', 'ndjson']);
-    expect(r.stdout).toBe(DATA.slice(0, 3).map((d) => `{"host":"${d.host}","n":${d.n}}\n`).join(''));
+    expect(r.stdout).toBe(
+      DATA.slice(0, 3)
+        .map((d) => `{"host":"${d.host}","n":${d.n}}\n`)
+        .join(''),
+    );
   });
 });
 
@@ -89,7 +112,10 @@ describe('sundial export: failures', () => {
   it('exits 1 for a query the server refuses, and writes no file', () => {
     const file = join(dir, 'none.csv');
     const r = exp(['no_such_table', '-o', file]);
-    expect([r.status, r.stderr]).toEqual([1, 'sundial: 422 030019 Meta: Table not found: "cnosdb.public.no_such_table"\n']);
+    expect([r.status, r.stderr]).toEqual([
+      1,
+      'sundial: 422 030019 Meta: Table not found: "cnosdb.public.no_such_table"\n',
+    ]);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -97,7 +123,10 @@ describe('sundial export: failures', () => {
   // were sent: CSV ends with the server's error line, Arrow with a cut connection.
   const failing = "SELECT time, CAST(CASE WHEN host = 'h9' THEN 'x' ELSE '1' END AS BIGINT) AS q FROM source";
   const late: Array<[string, RegExp]> = [
-    ['csv', /^sundial: the server failed after [1-9][\d,]* rows: 010002 Arrow: Cast error: Cannot cast string 'x' to value of Int64 type\n$/],
+    [
+      'csv',
+      /^sundial: the server failed after [1-9][\d,]* rows: 010002 Arrow: Cast error: Cannot cast string 'x' to value of Int64 type\n$/,
+    ],
     ['parquet', /^sundial: the server's answer broke off: /],
     ['lp', /^sundial: the server's answer broke off: /],
   ];
@@ -114,7 +143,10 @@ describe('sundial export: failures', () => {
   const usage: Array<[string[], RegExp]> = [
     [[], /^sundial: give a table \(sundial export TABLE\) or --query, one of the two; see sundial export --help\n$/],
     [['t', '--query', 'SELECT 1'], /^sundial: give a table/],
-    [['--query', 'SELECT 1', '--start', '2020-01-01'], /^sundial: --start and --end go with a table; put the range in the --query\n$/],
+    [
+      ['--query', 'SELECT 1', '--start', '2020-01-01'],
+      /^sundial: --start and --end go with a table; put the range in the --query\n$/,
+    ],
     [['t', '-F', 'xml'], /^sundial: unknown format 'xml' \(want csv, ndjson, lp, parquet\)/],
     [['--query', 'SELECT 1', '-F', 'lp'], /^sundial: line protocol of a --query needs --table/],
   ];

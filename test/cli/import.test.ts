@@ -8,7 +8,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
 import { sqlChecks } from '../support/sql.js';
-import { COMPRESSIONS, csvOf, expectedCsv, lpOf, ndjsonOf, parquetOf, rows, SELECT, sundial, sundialAsync, T0, timeText } from '../support/transfer.js';
+import {
+  COMPRESSIONS,
+  csvOf,
+  expectedCsv,
+  lpOf,
+  ndjsonOf,
+  parquetOf,
+  rows,
+  SELECT,
+  sundial,
+  sundialAsync,
+  T0,
+  timeText,
+} from '../support/transfer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sundial-import-'));
 let server: TestServer;
@@ -23,7 +36,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const imp = (args: string[], input?: string): ReturnType<typeof sundial> => sundial(['import', '--url', server.url, ...args], input);
+const imp = (args: string[], input?: string): ReturnType<typeof sundial> =>
+  sundial(['import', '--url', server.url, ...args], input);
 
 /** 2,500 rows in batches of 400, two in flight: several batches finish out of order. */
 const DATA = rows(2500);
@@ -42,14 +56,26 @@ describe('sundial import: every format, plain, gzip and zstd', () => {
       const table = `${format}_${compression}`;
       it(`stores every row and value of ${format} (${compression})`, async () => {
         const file = join(dir, `${table}${ext}${c.ext}`);
-        writeFileSync(file, c.pack(format === 'lp' ? Buffer.from(make().toString().replaceAll('TABLE,', `${table},`)) : make()));
+        writeFileSync(
+          file,
+          c.pack(format === 'lp' ? Buffer.from(make().toString().replaceAll('TABLE,', `${table},`)) : make()),
+        );
         const r = imp([...BATCH, ...flags, file]);
-        expect(r.stderr).toMatch(new RegExp(`^${file.replaceAll('.', '\\.')}: 2,500 rows written, 0 lines rejected in `));
+        expect(r.stderr).toMatch(
+          new RegExp(`^${file.replaceAll('.', '\\.')}: 2,500 rows written, 0 lines rejected in `),
+        );
         expect([r.status, r.stdout]).toEqual([0, '']);
         expect(await sql.csv(SELECT(table))).toBe(expectedCsv(DATA));
         expect(await sql.csv(`DESCRIBE TABLE ${table}`)).toBe(
           'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\nhost,STRING,TAG,DEFAULT\nregion,STRING,TAG,DEFAULT\n' +
-            [['n', 'BIGINT'], ['ok', 'BOOLEAN'], ['s', 'STRING'], ['v', 'DOUBLE']].map(([n, t]) => `${n},${t},FIELD,DEFAULT\n`).join(''),
+            [
+              ['n', 'BIGINT'],
+              ['ok', 'BOOLEAN'],
+              ['s', 'STRING'],
+              ['v', 'DOUBLE'],
+            ]
+              .map(([n, t]) => `${n},${t},FIELD,DEFAULT\n`)
+              .join(''),
         );
         expect(existsSync(`${file}.sundial-import`)).toBe(false); // done: nothing to resume
       });
@@ -59,12 +85,16 @@ describe('sundial import: every format, plain, gzip and zstd', () => {
   for (const [compression, c] of Object.entries(COMPRESSIONS)) {
     it(`stores OpenTSDB text (${compression}), millisecond timestamps by OpenTSDB's rule`, async () => {
       const table = `tsdb_${compression}`;
-      const text = DATA.map((r, i) => `${i % 2 === 0 ? 'put ' : ''}${table} ${r.time / 1_000_000n} ${r.v} host=${r.host} zone=z${r.ok}\n`).join('');
+      const text = DATA.map(
+        (r, i) => `${i % 2 === 0 ? 'put ' : ''}${table} ${r.time / 1_000_000n} ${r.v} host=${r.host} zone=z${r.ok}\n`,
+      ).join('');
       const file = join(dir, `${table}.tsdb${c.ext}`);
       writeFileSync(file, c.pack(Buffer.from(text)));
       const r = imp([...BATCH, file]);
       expect([r.status, r.stderr.split(' in ')[0]]).toEqual([0, `${file}: 2,500 rows written, 0 lines rejected`]);
-      const want = 'time,host,zone,value\n' + DATA.map((d) => `${timeText((d.time / 1_000_000n) * 1_000_000n)},${d.host},z${d.ok},${d.v}\n`).join('');
+      const want =
+        'time,host,zone,value\n' +
+        DATA.map((d) => `${timeText((d.time / 1_000_000n) * 1_000_000n)},${d.host},z${d.ok},${d.v}\n`).join('');
       expect(await sql.csv(`SELECT time, host, zone, value FROM "${table}" ORDER BY time`)).toBe(want);
     });
   }
@@ -82,9 +112,25 @@ describe('sundial import: every format, plain, gzip and zstd', () => {
   it('takes integer CSV times in --precision units, --types, another delimiter and another time column', async () => {
     const file = join(dir, 'typed.csv');
     writeFileSync(file, 'ts;k;a;b\n1700000000000;x;1;2\n1700000000001;y;2;-3\n');
-    const r = imp(['--table', 'typed', '--time-column', 'ts', '--tag-columns', 'k', '--delimiter', ';', '--precision', 'ms', '--types', 'a:double,b:string', file]);
+    const r = imp([
+      '--table',
+      'typed',
+      '--time-column',
+      'ts',
+      '--tag-columns',
+      'k',
+      '--delimiter',
+      ';',
+      '--precision',
+      'ms',
+      '--types',
+      'a:double,b:string',
+      file,
+    ]);
     expect(r.status).toBe(0);
-    expect(await sql.csv('SELECT time, k, a, b FROM typed ORDER BY time')).toBe('time,k,a,b\n2023-11-14T22:13:20.000000000,x,1.0,2\n2023-11-14T22:13:20.001000000,y,2.0,-3\n');
+    expect(await sql.csv('SELECT time, k, a, b FROM typed ORDER BY time')).toBe(
+      'time,k,a,b\n2023-11-14T22:13:20.000000000,x,1.0,2\n2023-11-14T22:13:20.001000000,y,2.0,-3\n',
+    );
   });
 });
 
@@ -120,7 +166,13 @@ describe('sundial import: rejected lines', () => {
       '',
     ]);
     expect(r.stderr).toContain(`${file}: 2,997 rows written, 3 lines rejected in `);
-    expect(readFileSync(errors, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l) as { line: number; text: string }).sort((a, b) => a.line - b.line)).toEqual([
+    expect(
+      readFileSync(errors, 'utf8')
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l) as { line: number; text: string })
+        .sort((a, b) => a.line - b.line),
+    ).toEqual([
       expect.objectContaining({ file, line: at(5), text: 'bad_lp,host=a v=' }),
       expect.objectContaining({ file, line: at(1200), text: 'bad_lp,host=b v="text" 1' }),
       expect.objectContaining({ file, line: at(2999), text: 'bad_lp,host=c v=5i 2' }),
@@ -134,15 +186,25 @@ describe('sundial import: rejected lines', () => {
     writeFileSync(file, 'time,t,v,note\n1,a,1.5,"two\nlines"\n2,b,oops,x\n3,c,2.5\n4,d,3.5,"ok"\n5,e,x1,y\n');
     const r = imp(['--types', 'v:double', '--tag-columns', 't', file]);
     expect(r.status).toBe(3);
-    expect(r.stderr.split('\n').slice(0, 3)).toEqual([`${file}:4: column 'v': 'oops' is not a DOUBLE`, `${file}:5: 3 fields, the header has 4`, `${file}:7: column 'v': 'x1' is not a DOUBLE`]);
-    expect(await sql.csv('SELECT time, t, v, note FROM bad ORDER BY time')).toBe('time,t,v,note\n1970-01-01T00:00:00.000000001,a,1.5,"two\nlines"\n1970-01-01T00:00:00.000000004,d,3.5,ok\n');
+    expect(r.stderr.split('\n').slice(0, 3)).toEqual([
+      `${file}:4: column 'v': 'oops' is not a DOUBLE`,
+      `${file}:5: 3 fields, the header has 4`,
+      `${file}:7: column 'v': 'x1' is not a DOUBLE`,
+    ]);
+    expect(await sql.csv('SELECT time, t, v, note FROM bad ORDER BY time')).toBe(
+      'time,t,v,note\n1970-01-01T00:00:00.000000001,a,1.5,"two\nlines"\n1970-01-01T00:00:00.000000004,d,3.5,ok\n',
+    );
   });
 
   it('stops with exit 1 when the server refuses the import itself (unknown database)', () => {
     const file = join(dir, 'nodb.lp');
     writeFileSync(file, lpOf('t', DATA.slice(0, 3)));
     const r = imp(['-d', 'no_such_db', file]);
-    expect([r.status, r.stderr]).toEqual([1, 'sundial: 422 030017 Database not found: "no_such_db"\n'].map((v, i) => (i === 1 ? expect.stringContaining('030017') : v)));
+    expect([r.status, r.stderr]).toEqual(
+      [1, 'sundial: 422 030017 Database not found: "no_such_db"\n'].map((v, i) =>
+        i === 1 ? expect.stringContaining('030017') : v,
+      ),
+    );
   });
 });
 
@@ -174,28 +236,46 @@ describe('sundial import --resume', () => {
     expect(r.status).toBe(0);
     const rest = 60_000 - acked.written;
     expect(r.stderr).toContain(`${file}: ${rest.toLocaleString('en-US')} rows written, 0 lines rejected in `);
-    expect(r.stderr).toContain(`(and ${acked.written.toLocaleString('en-US')} rows, 0 rejected lines in the interrupted run)`);
-    expect(existsSync(state)).toBe(false);
-    expect(await sql.csv('SELECT count(*) AS n, count(DISTINCT time) AS t, min(time) AS lo, max(time) AS hi FROM resumed')).toBe(
-      `n,t,lo,hi\n60000,60000,${timeText(T0)},${timeText(data.at(-1)!.time)}\n`,
+    expect(r.stderr).toContain(
+      `(and ${acked.written.toLocaleString('en-US')} rows, 0 rejected lines in the interrupted run)`,
     );
+    expect(existsSync(state)).toBe(false);
+    expect(
+      await sql.csv('SELECT count(*) AS n, count(DISTINCT time) AS t, min(time) AS lo, max(time) AS hi FROM resumed'),
+    ).toBe(`n,t,lo,hi\n60000,60000,${timeText(T0)},${timeText(data.at(-1)!.time)}\n`);
     expect(await sql.csv(SELECT('resumed'))).toBe(expectedCsv(data));
   });
 
   it('refuses to resume with other options than the interrupted run had', () => {
     const file = join(dir, 'other.lp');
     writeFileSync(file, lpOf('other_opts', DATA.slice(0, 5)));
-    writeFileSync(`${file}.sundial-import`, JSON.stringify({ version: 1, input: { path: file, size: 1, mtimeMs: 1 }, options: '{}', prefix: 1, beyond: [], written: 1, rejected: 0 }));
+    writeFileSync(
+      `${file}.sundial-import`,
+      JSON.stringify({
+        version: 1,
+        input: { path: file, size: 1, mtimeMs: 1 },
+        options: '{}',
+        prefix: 1,
+        beyond: [],
+        written: 1,
+        rejected: 0,
+      }),
+    );
     const r = imp(['--resume', file]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^sundial: the resume state .*other\.lp\.sundial-import is of another version of .*other\.lp \(its size or time changed\); remove it to start over\n$/);
+    expect(r.stderr).toMatch(
+      /^sundial: the resume state .*other\.lp\.sundial-import is of another version of .*other\.lp \(its size or time changed\); remove it to start over\n$/,
+    );
   });
 });
 
 describe('sundial import: usage errors', () => {
   const usage: Array<[string[], RegExp]> = [
     [[], /^sundial: give the files to import \(- for stdin\); see sundial import --help\n$/],
-    [['data.xyz'], /^sundial: cannot tell the format of data\.xyz from its name; give --format \(lp, csv, ndjson, opentsdb, parquet\)\n$/],
+    [
+      ['data.xyz'],
+      /^sundial: cannot tell the format of data\.xyz from its name; give --format \(lp, csv, ndjson, opentsdb, parquet\)\n$/,
+    ],
     [['--format', 'xml', 'a.lp'], /^sundial: unknown format 'xml'/],
     [['--precision', 'h', 'a.lp'], /^sundial: --precision wants ns, us, ms or s, got 'h'\n$/],
     [['--concurrency', '0', 'a.lp'], /^sundial: --concurrency wants a positive integer, got '0'\n$/],
@@ -213,9 +293,16 @@ describe('sundial import: usage errors', () => {
 });
 
 it('prints its help in 80 columns, with the exit codes', () => {
-  for (const args of [['import', '--help'], ['help', 'import']]) {
+  for (const args of [
+    ['import', '--help'],
+    ['help', 'import'],
+  ]) {
     const r = sundial(args);
-    expect([r.status, r.stderr, r.stdout.split('\n')[0]]).toEqual([0, '', 'Usage: sundial import [options] FILE... (- for stdin)']);
+    expect([r.status, r.stderr, r.stdout.split('\n')[0]]).toEqual([
+      0,
+      '',
+      'Usage: sundial import [options] FILE... (- for stdin)',
+    ]);
     expect(r.stdout.split('\n').filter((l) => l.length > 80)).toEqual([]);
     expect(r.stdout).toContain('\n  3  done, but some lines were rejected');
   }

@@ -132,16 +132,21 @@ describe('sundial sql shell against a server', () => {
     // 10^9 rows through two cross joins: minutes, unless stopped.
     t.line('SELECT count(*) AS n FROM big a CROSS JOIN big b CROSS JOIN big c;');
     const running = async (): Promise<string[]> => {
-      const res = await http(server.url, '/api/v1/sql', { body: 'SELECT query_text FROM information_schema.queries', headers: { accept: 'application/json' } });
+      const res = await http(server.url, '/api/v1/sql', {
+        body: 'SELECT query_text FROM information_schema.queries',
+        headers: { accept: 'application/json' },
+      });
       return (JSON.parse(res.text) as Array<{ query_text: string }>).map((r) => r.query_text);
     };
     const deadline = Date.now() + 30_000;
-    while (!(await running()).some((q) => q.includes('CROSS JOIN')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!(await running()).some((q) => q.includes('CROSS JOIN')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await running()).toContain('SELECT count(*) AS n FROM big a CROSS JOIN big b CROSS JOIN big c');
     t.key('C-c');
     await t.waitFor((s) => s.includes('ERROR: canceled\npublic=>') && waitsAt('public=> ')(s));
     const stopped = Date.now() + 30_000;
-    while ((await running()).some((q) => q.includes('CROSS JOIN')) && Date.now() < stopped) await new Promise((r) => setTimeout(r, 50));
+    while ((await running()).some((q) => q.includes('CROSS JOIN')) && Date.now() < stopped)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await running()).filter((q) => q.includes('CROSS JOIN'))).toEqual([]);
     // At the prompt, Ctrl-C drops the input typed so far, also a statement's earlier lines.
     t.line('SELECT 1 AS one,');
@@ -240,7 +245,18 @@ describe('sundial sql shell with --data-dir', () => {
     await t.waitFor((s) => s.includes('| 1    |') && waitsAt('public=> ')(s));
     t.line('SELECT h, v FROM local_t;');
     const screen = await t.waitFor((s) => s.includes('| a | 2.5 |') && waitsAt('public=> ')(s));
-    expect(linesFrom(screen, 'public=> SELECT h, v')).toBe(['public=> SELECT h, v FROM local_t;', '+---+-----+', '| h | v   |', '+---+-----+', '| a | 2.5 |', '+---+-----+', 'public=>', ''].join('\n'));
+    expect(linesFrom(screen, 'public=> SELECT h, v')).toBe(
+      [
+        'public=> SELECT h, v FROM local_t;',
+        '+---+-----+',
+        '| h | v   |',
+        '+---+-----+',
+        '| a | 2.5 |',
+        '+---+-----+',
+        'public=>',
+        '',
+      ].join('\n'),
+    );
     // While the shell has the directory, a server cannot start on it.
     const refused = await startServer({ dataDir, args: NO_WARMUPS, waitReady: false }).then(
       // It listens only if it took the directory: stop it then, and fail below.

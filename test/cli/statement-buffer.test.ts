@@ -6,17 +6,42 @@ import { StatementBuffer } from '../../host/cli/statement-buffer.js';
 
 const cases: Array<{ name: string; lines: string[]; want: string[][]; pending: boolean }> = [
   { name: 'one statement on one line', lines: ['SELECT 1;'], want: [['SELECT 1']], pending: false },
-  { name: 'a statement over lines', lines: ['SELECT a,', 'b FROM t', 'WHERE x;'], want: [[], [], ['SELECT a,\nb FROM t\nWHERE x']], pending: false },
-  { name: 'two statements on a line', lines: ['SELECT 1; SELECT 2;'], want: [['SELECT 1', 'SELECT 2']], pending: false },
-  { name: 'a statement and the start of the next', lines: ['SELECT 1; SELECT', '2;'], want: [['SELECT 1'], ['SELECT\n2']], pending: false },
+  {
+    name: 'a statement over lines',
+    lines: ['SELECT a,', 'b FROM t', 'WHERE x;'],
+    want: [[], [], ['SELECT a,\nb FROM t\nWHERE x']],
+    pending: false,
+  },
+  {
+    name: 'two statements on a line',
+    lines: ['SELECT 1; SELECT 2;'],
+    want: [['SELECT 1', 'SELECT 2']],
+    pending: false,
+  },
+  {
+    name: 'a statement and the start of the next',
+    lines: ['SELECT 1; SELECT', '2;'],
+    want: [['SELECT 1'], ['SELECT\n2']],
+    pending: false,
+  },
   { name: 'a ; in a string', lines: ["SELECT 'a;b'", ';'], want: [[], ["SELECT 'a;b'"]], pending: false },
   { name: 'a ; in a string over lines', lines: ["SELECT 'a", ";b';"], want: [[], ["SELECT 'a\n;b'"]], pending: false },
   { name: 'a ; in a line comment', lines: ['SELECT 1 -- no;', ';'], want: [[], ['SELECT 1 -- no;']], pending: false },
   { name: 'a ; in a block comment', lines: ['SELECT /* ; */ 1;'], want: [['SELECT /* ; */ 1']], pending: false },
   { name: 'a ; in a quoted name', lines: ['SELECT "a;b" FROM t;'], want: [['SELECT "a;b" FROM t']], pending: false },
-  { name: 'a ; in parentheses', lines: ['CREATE TABLE t (v DOUBLE;', 'TAGS(h));'], want: [[], ['CREATE TABLE t (v DOUBLE;\nTAGS(h))']], pending: false },
+  {
+    name: 'a ; in parentheses',
+    lines: ['CREATE TABLE t (v DOUBLE;', 'TAGS(h));'],
+    want: [[], ['CREATE TABLE t (v DOUBLE;\nTAGS(h))']],
+    pending: false,
+  },
   { name: 'an unfinished statement', lines: ['SELECT 1'], want: [[]], pending: true },
-  { name: 'empty statements and a comment after the last ;', lines: [';;', 'SELECT 1; -- done'], want: [[], ['SELECT 1']], pending: false },
+  {
+    name: 'empty statements and a comment after the last ;',
+    lines: [';;', 'SELECT 1; -- done'],
+    want: [[], ['SELECT 1']],
+    pending: false,
+  },
   { name: 'blank lines', lines: ['', '   '], want: [[], []], pending: false },
 ];
 

@@ -27,7 +27,15 @@ function sundial(...args: string[]): { status: number | null; stdout: string; st
 }
 
 describe('sundial --version', () => {
-  for (const args of [['--version'], ['-V'], ['version'], ['serve', '--version'], ['serve', '-V'], ['sql', '--version'], ['--port', '0', '--version']]) {
+  for (const args of [
+    ['--version'],
+    ['-V'],
+    ['version'],
+    ['serve', '--version'],
+    ['serve', '-V'],
+    ['sql', '--version'],
+    ['--port', '0', '--version'],
+  ]) {
     it(`prints the package's version for ${args.join(' ')}`, () => {
       expect(sundial(...args)).toEqual({ status: 0, stdout: `sundial ${VERSION}\n`, stderr: '' });
     });
@@ -36,8 +44,16 @@ describe('sundial --version', () => {
   it('runs from the checkout as npx sundial', () => {
     // The user's npx, not the older npm some dependency installs in node_modules/.bin (which
     // `npx vitest` puts first on PATH); offline, so that a miss fails instead of installing.
-    const path = (env.PATH ?? '').split(':').filter((p) => !p.includes('node_modules/.bin')).join(':');
-    const r = spawnSync('npx', ['sundial', '--version'], { cwd: root, encoding: 'utf8', env: { ...env, PATH: path, npm_config_offline: 'true' }, timeout: 60_000 });
+    const path = (env.PATH ?? '')
+      .split(':')
+      .filter((p) => !p.includes('node_modules/.bin'))
+      .join(':');
+    const r = spawnSync('npx', ['sundial', '--version'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...env, PATH: path, npm_config_offline: 'true' },
+      timeout: 60_000,
+    });
     expect([r.status, r.stdout, r.stderr]).toEqual([0, `sundial ${VERSION}\n`, '']);
   });
 });
@@ -67,7 +83,16 @@ describe('sundial --help', () => {
 
   it('lists every command and the exit codes', () => {
     const { stdout } = sundial('--help');
-    for (const text of ['\n  serve ', '\n  sql ', '\n  version ', '\n  help ', '\n  0  done', '\n  1  runtime failure', '\n  2  usage error']) expect(stdout).toContain(text);
+    for (const text of [
+      '\n  serve ',
+      '\n  sql ',
+      '\n  version ',
+      '\n  help ',
+      '\n  0  done',
+      '\n  1  runtime failure',
+      '\n  2  usage error',
+    ])
+      expect(stdout).toContain(text);
   });
 
   it("lists every setting of the table as serve's flag, with its key, variable and default", () => {
@@ -92,9 +117,18 @@ describe('usage errors exit 2', () => {
     [['serve', '--no-such-setting', '1'], /^sundial: Unknown option '--no-such-setting'.*see sundial serve --help\n$/s],
     [['serve', 'extra'], /^sundial: Unexpected argument 'extra'/],
     [['serve', '--port'], /^sundial: Option '--port <value>' argument missing/],
-    [['serve', '--port', 'eighty'], /^sundial: invalid server\.port from flag --port: "eighty" \(want a non-negative integer\); see sundial serve --help\n$/],
-    [['--wal-sync', 'maybe'], /^sundial: invalid storage\.wal_sync from flag --wal-sync: "maybe" \(want true or false\)/],
-    [['serve', '--config', '/nonexistent/sundial.toml'], /^sundial: cannot read config file \/nonexistent\/sundial\.toml: /],
+    [
+      ['serve', '--port', 'eighty'],
+      /^sundial: invalid server\.port from flag --port: "eighty" \(want a non-negative integer\); see sundial serve --help\n$/,
+    ],
+    [
+      ['--wal-sync', 'maybe'],
+      /^sundial: invalid storage\.wal_sync from flag --wal-sync: "maybe" \(want true or false\)/,
+    ],
+    [
+      ['serve', '--config', '/nonexistent/sundial.toml'],
+      /^sundial: cannot read config file \/nonexistent\/sundial\.toml: /,
+    ],
   ];
   for (const [args, message] of cases) {
     it(`for ${args.join(' ')}`, () => {
@@ -114,7 +148,11 @@ describe('sundial serve', () => {
   afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
   it('serves until SIGTERM, then exits 0', async () => {
-    const server = await startServer({ main: BIN, command: ['serve'], args: ['--warmup', 'false', '--write-warmup', 'false', '--parse-warmup', 'false'] });
+    const server = await startServer({
+      main: BIN,
+      command: ['serve'],
+      args: ['--warmup', 'false', '--write-warmup', 'false', '--parse-warmup', 'false'],
+    });
     try {
       const r = await http(server.url, '/api/v1/ping');
       expect([r.status, JSON.parse(r.body.toString()).status]).toEqual([200, 'healthy']);
@@ -126,7 +164,17 @@ describe('sundial serve', () => {
 
   it('exits 1 when it cannot start: its port is taken', () => {
     const port = (taken.address() as { port: number }).port;
-    const r = sundial('serve', '--port', String(port), '--data-dir', join(dir, 'taken'), '--log-level', 'fatal', '--warmup', 'false');
+    const r = sundial(
+      'serve',
+      '--port',
+      String(port),
+      '--data-dir',
+      join(dir, 'taken'),
+      '--log-level',
+      'fatal',
+      '--warmup',
+      'false',
+    );
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/"msg":"startup failed"/);
     expect(r.stdout).toMatch(/EADDRINUSE/);

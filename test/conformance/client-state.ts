@@ -21,7 +21,15 @@ export interface ClientState {
 }
 
 export function initialState(timeoutMs: number): ClientState {
-  return { user: 'root', password: '', tenant: 'cnosdb', database: 'public', precision: 'NS', chunked: undefined, timeoutMs };
+  return {
+    user: 'root',
+    password: '',
+    tenant: 'cnosdb',
+    database: 'public',
+    precision: 'NS',
+    chunked: undefined,
+    timeoutMs,
+  };
 }
 
 const IDENTITY = /^[A-Za-z_][A-Za-z0-9_]*/;

@@ -66,13 +66,17 @@ class Reader {
     if (c === '{') return this.#object(depth);
     if (c === '[') return this.#array(depth);
     if (c === '"') return { t: 'string', v: this.#string() };
-    if (s.startsWith('null', this.#i)) return (this.#i += 4), { t: 'null' };
-    if (s.startsWith('true', this.#i)) return (this.#i += 4), { t: 'bool', v: true };
-    if (s.startsWith('false', this.#i)) return (this.#i += 5), { t: 'bool', v: false };
+    if (s.startsWith('null', this.#i)) return ((this.#i += 4), { t: 'null' });
+    if (s.startsWith('true', this.#i)) return ((this.#i += 4), { t: 'bool', v: true });
+    if (s.startsWith('false', this.#i)) return ((this.#i += 5), { t: 'bool', v: false });
     const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     m.lastIndex = this.#i;
     const num = m.exec(s);
-    if (num === null || num[0] === '') throw new JsonSyntaxError(this.#i, `expected a JSON value, found ${JSON.stringify(s.slice(this.#i, this.#i + 12))}`);
+    if (num === null || num[0] === '')
+      throw new JsonSyntaxError(
+        this.#i,
+        `expected a JSON value, found ${JSON.stringify(s.slice(this.#i, this.#i + 12))}`,
+      );
     this.#i += num[0].length;
     return { t: 'number', raw: num[0] };
   }
@@ -81,7 +85,7 @@ class Reader {
     const entries: Array<[string, JsonValue]> = [];
     this.#i++;
     this.ws();
-    if (this.#s[this.#i] === '}') return this.#i++, { t: 'object', entries };
+    if (this.#s[this.#i] === '}') return (this.#i++, { t: 'object', entries });
     for (;;) {
       this.ws();
       if (this.#s[this.#i] !== '"') throw new JsonSyntaxError(this.#i, 'expected a key');
@@ -91,7 +95,7 @@ class Reader {
       entries.push([key, this.value(depth + 1)]);
       this.ws();
       if (this.#s[this.#i] === ',') this.#i++;
-      else if (this.#s[this.#i] === '}') return this.#i++, { t: 'object', entries };
+      else if (this.#s[this.#i] === '}') return (this.#i++, { t: 'object', entries });
       else throw new JsonSyntaxError(this.#i, "expected ',' or '}'");
     }
   }
@@ -100,12 +104,12 @@ class Reader {
     const items: JsonValue[] = [];
     this.#i++;
     this.ws();
-    if (this.#s[this.#i] === ']') return this.#i++, { t: 'array', items };
+    if (this.#s[this.#i] === ']') return (this.#i++, { t: 'array', items });
     for (;;) {
       items.push(this.value(depth + 1));
       this.ws();
       if (this.#s[this.#i] === ',') this.#i++;
-      else if (this.#s[this.#i] === ']') return this.#i++, { t: 'array', items };
+      else if (this.#s[this.#i] === ']') return (this.#i++, { t: 'array', items });
       else throw new JsonSyntaxError(this.#i, "expected ',' or ']'");
     }
   }

@@ -54,7 +54,9 @@ try {
   });
   console.log(totalLine(result));
   const report = fullReport(result);
-  const reportFile = opts.report ?? join(tmpdir(), 'sundial-conformance', `report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
+  const reportFile =
+    opts.report ??
+    join(tmpdir(), 'sundial-conformance', `report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
   mkdirSync(dirname(reportFile), { recursive: true });
   writeFileSync(reportFile, report);
   console.log(`record-level report: ${reportFile}`);

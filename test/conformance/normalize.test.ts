@@ -25,8 +25,18 @@ const WINDOW: DataType = {
 describe('normalisation of expected and actual rows', () => {
   it('splits expected lines into quoted strings, braces and words', () => {
     expect(expectedCells('2021-01-01T00:00:00 "t0000" 3.1415')).toEqual(['2021-01-01T00:00:00', 't0000', '3.1415']);
-    expect(expectedCells('"say \\"hi\\"" "" NULL "NULL" "two  spaces"')).toEqual(['say "hi"', '', 'NULL', 'NULL', 'two  spaces']);
-    expect(expectedCells('{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010} "tag11" 111')).toEqual(['{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010}', 'tag11', '111']);
+    expect(expectedCells('"say \\"hi\\"" "" NULL "NULL" "two  spaces"')).toEqual([
+      'say "hi"',
+      '',
+      'NULL',
+      'NULL',
+      'two  spaces',
+    ]);
+    expect(expectedCells('{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010} "tag11" 111')).toEqual([
+      '{start: 1999-12-31T00:00:00, end: 1999-12-31T00:00:00.010}',
+      'tag11',
+      '111',
+    ]);
     expect(expectedCells('[1, 2] x')).toEqual(['[1, 2]', 'x']);
     // A string ending in a backslash: CnosDB does not escape it, so `\"` before a space closes.
     expect(expectedCells('1 "}\\" "qy" 2')).toEqual(['1', '}\\', 'qy', '2']);
@@ -34,7 +44,15 @@ describe('normalisation of expected and actual rows', () => {
   });
 
   it('renders Sundial JSON answers as the .slt files expect them (Arrow display through Flight)', () => {
-    const schema = schemaOf([['time', timestamp('Nanosecond')], ['t0', UTF8], ['f', FLOAT64], ['i', INT64], ['b', BOOLEAN], ['n', NULL], ['w', WINDOW]]);
+    const schema = schemaOf([
+      ['time', timestamp('Nanosecond')],
+      ['t0', UTF8],
+      ['f', FLOAT64],
+      ['i', INT64],
+      ['b', BOOLEAN],
+      ['n', NULL],
+      ['w', WINDOW],
+    ]);
     const rows = answer(schema, [
       [946598400010000000n, 'tag11', 1, -5n, true, null, { start: 946598400000000000n, end: 946598400010000000n }],
       [0n, null, 1e-6, 9007199254740993n, false, null, { start: 0n, end: 1n }],
@@ -49,7 +67,10 @@ describe('normalisation of expected and actual rows', () => {
   });
 
   it('splits a last cell with newlines into rows, leading spaces as dashes (EXPLAIN)', () => {
-    const schema = schemaOf([['plan_type', UTF8], ['plan', UTF8]]);
+    const schema = schemaOf([
+      ['plan_type', UTF8],
+      ['plan', UTF8],
+    ]);
     const rows = answer(schema, [['logical_plan', 'Projection: a\n  TableScan: t\n']]);
     expect(actualLines(rows)).toEqual(['logical_plan', 'Projection: a', '--TableScan: t']);
   });
@@ -60,12 +81,37 @@ describe('error regexes', () => {
     `Arrow error: Io error: Status \\{ code: Internal, message: "${message}", metadata: MetadataMap \\{ headers: \\{"content\\-type": "application/grpc", "date": "[^"]+", "content\\-length": "0"\\} \\}, source: None \\}`;
 
   const CASES: ReadonlyArray<readonly [string, string, string, boolean]> = [
-    ['a planning error without its phase', flight('Build logical plan: Datafusion: Schema error: No field named \\\\"x\\\\"\\.'), 'Datafusion: Schema error: No field named "x".', true],
-    ['a chunk error without its phase', flight('Could not chunk result: Coordinator: Fields can\'t be empty'), "Coordinator: Fields can't be empty", true],
+    [
+      'a planning error without its phase',
+      flight('Build logical plan: Datafusion: Schema error: No field named \\\\"x\\\\"\\.'),
+      'Datafusion: Schema error: No field named "x".',
+      true,
+    ],
+    [
+      'a chunk error without its phase',
+      flight("Could not chunk result: Coordinator: Fields can't be empty"),
+      "Coordinator: Fields can't be empty",
+      true,
+    ],
     ['an execution error without its phase', flight('Execute logical plan: boom'), 'boom', true],
-    ['a different message', flight('Build logical plan: Meta: Database not found: \\\\"d\\\\"'), 'Database not found: "d"', false],
-    ['a Debug-escaped tab and newline', flight('Build logical plan: x\\\\n\\\\tCandidate functions:'), 'x\n\tCandidate functions:', true],
-    ['a plain regex searched as written', '.*create expired bucket.*', 'Coordinator: Meta: Operation not support: create expired bucket', true],
+    [
+      'a different message',
+      flight('Build logical plan: Meta: Database not found: \\\\"d\\\\"'),
+      'Database not found: "d"',
+      false,
+    ],
+    [
+      'a Debug-escaped tab and newline',
+      flight('Build logical plan: x\\\\n\\\\tCandidate functions:'),
+      'x\n\tCandidate functions:',
+      true,
+    ],
+    [
+      'a plain regex searched as written',
+      '.*create expired bucket.*',
+      'Coordinator: Meta: Operation not support: create expired bucket',
+      true,
+    ],
     // The Flight client's own Arrow error (db_precision.slt), which CnosDB's HTTP writers raise too.
     [
       "the client's Arrow error without its prefix",
@@ -101,15 +147,40 @@ describe('judge', () => {
     ['statement error on any error', 'statement error\nDROP TABLE t;', error, true],
     ['statement error on success', 'statement error\nDROP TABLE t;', { kind: 'done' }, false],
     ['statement error without a valid answer', 'statement error\nDROP TABLE t;', broken, false],
-    ['statement error with a matching regex', 'statement error Table not found: \\"cnosdb\\.public\\.t\\"\nDROP TABLE t;', error, true],
+    [
+      'statement error with a matching regex',
+      'statement error Table not found: \\"cnosdb\\.public\\.t\\"\nDROP TABLE t;',
+      error,
+      true,
+    ],
     ['statement error with another regex', 'statement error Database not found\nDROP TABLE t;', error, false],
     ['statement count on the rows column', 'statement count 2\nINSERT INTO t VALUES (1), (2);', rows([num('2')]), true],
     ['statement count on a wrong count', 'statement count 3\nINSERT INTO t VALUES (1), (2);', rows([num('2')]), false],
-    ['query results in order', 'query IT\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"', rows([num('1'), str('a')], [num('2'), str('b')]), true],
-    ['query results out of order', 'query IT\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"', rows([num('2'), str('b')], [num('1'), str('a')]), false],
-    ['rowsort results out of order', 'query IT rowsort\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"', rows([num('2'), str('b')], [num('1'), str('a')]), true],
+    [
+      'query results in order',
+      'query IT\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"',
+      rows([num('1'), str('a')], [num('2'), str('b')]),
+      true,
+    ],
+    [
+      'query results out of order',
+      'query IT\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"',
+      rows([num('2'), str('b')], [num('1'), str('a')]),
+      false,
+    ],
+    [
+      'rowsort results out of order',
+      'query IT rowsort\nSELECT i, s FROM t;\n----\n1 "a"\n2 "b"',
+      rows([num('2'), str('b')], [num('1'), str('a')]),
+      true,
+    ],
     ['a missing row', 'query I\nSELECT i FROM t;\n----\n1\n2', rows([num('1')]), false],
-    ['a DOUBLE shown as Arrow does', 'query R\nSELECT f FROM t;\n----\n444.0\n1.0e-6', rows([num('444.0')], [num('1e-6')]), true],
+    [
+      'a DOUBLE shown as Arrow does',
+      'query R\nSELECT f FROM t;\n----\n444.0\n1.0e-6',
+      rows([num('444.0')], [num('1e-6')]),
+      true,
+    ],
     ['an integer where a DOUBLE is expected', 'query R\nSELECT f FROM t;\n----\n444.0', rows([num('444')]), false],
     ['zero rows for an empty expectation', 'query I\nSELECT i FROM t;\n----\n', rows(), true],
     ['no result set for an empty expectation', 'query I\nSELECT i FROM t;', { kind: 'done' }, true],
@@ -126,6 +197,10 @@ describe('judge', () => {
   it('shows expected and got as normalised lines', () => {
     const v = judge(record('query IT\nSELECT i, s FROM t;\n----\n1   "a  b"'), rows([num('2'), str('x')]));
     expect(v).toEqual({ ok: false, expected: '1 a b', got: '2 x' });
-    expect(judge(record('statement ok\nDROP TABLE t;'), error)).toEqual({ ok: false, expected: 'success', got: 'error 422 030019: Table not found: "cnosdb.public.t"' });
+    expect(judge(record('statement ok\nDROP TABLE t;'), error)).toEqual({
+      ok: false,
+      expected: 'success',
+      got: 'error 422 030019: Table not found: "cnosdb.public.t"',
+    });
   });
 });

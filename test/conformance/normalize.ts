@@ -130,6 +130,10 @@ export function errorRegex(source: string): RegExp {
   const phase = FLIGHT_PHASES.find((p) => body.startsWith(p));
   if (phase !== undefined) body = body.slice(phase.length);
   // Rust's Debug escaped `"` as `\"` and `\` as `\\`; the regex matched those escapes.
-  body = body.replaceAll('\\\\\\\\', '\\\\').replaceAll('\\\\"', '"').replaceAll('\\\\n', '\\n').replaceAll('\\\\t', '\\t');
+  body = body
+    .replaceAll('\\\\\\\\', '\\\\')
+    .replaceAll('\\\\"', '"')
+    .replaceAll('\\\\n', '\\n')
+    .replaceAll('\\\\t', '\\t');
   return new RegExp(body);
 }

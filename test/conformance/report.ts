@@ -21,7 +21,12 @@ const indent = (text: string, limit = 40): string => {
 /** The whole report: the summary, then every failure. */
 export function fullReport(r: RunResult): string {
   const textOnly = r.files.reduce((n, f) => n + f.failures.filter((x) => x.errorTextOnly).length, 0);
-  const out: string[] = [...r.files.map(fileLine), totalLine(r), `(${textOnly} of the failures got the expected error with another message)`, ''];
+  const out: string[] = [
+    ...r.files.map(fileLine),
+    totalLine(r),
+    `(${textOnly} of the failures got the expected error with another message)`,
+    '',
+  ];
   for (const f of r.files) {
     for (const failure of f.failures) {
       out.push(`FAIL ${failure.location}`);

@@ -61,9 +61,23 @@ describe('conformance runner', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists files in CnosDB order: a directory\'s files by name, then its subdirectories', () => {
-    expect(sltFiles(dir, 'linux').map((f) => f.slice(dir.length + 1))).toEqual(['a.slt', 'z.slt', 'sub/b.slt', 'sub/broken.slt', 'sub/d__UNIX.slt', 'sub/wait.slt']);
-    expect(sltFiles(dir, 'win32').map((f) => f.slice(dir.length + 1))).toEqual(['a.slt', 'z.slt', 'sub/b.slt', 'sub/broken.slt', 'sub/c__WINDOWS.slt', 'sub/wait.slt']);
+  it("lists files in CnosDB order: a directory's files by name, then its subdirectories", () => {
+    expect(sltFiles(dir, 'linux').map((f) => f.slice(dir.length + 1))).toEqual([
+      'a.slt',
+      'z.slt',
+      'sub/b.slt',
+      'sub/broken.slt',
+      'sub/d__UNIX.slt',
+      'sub/wait.slt',
+    ]);
+    expect(sltFiles(dir, 'win32').map((f) => f.slice(dir.length + 1))).toEqual([
+      'a.slt',
+      'z.slt',
+      'sub/b.slt',
+      'sub/broken.slt',
+      'sub/c__WINDOWS.slt',
+      'sub/wait.slt',
+    ]);
   });
 
   it('sleeps in full in the real-time files, shortened elsewhere (100 ms at most)', () => {
@@ -97,9 +111,13 @@ describe('conformance runner', () => {
     expect(broken!.failures[0]!.got).toMatch(/broken\.slt:2: unexpected end of file, expected SQL/);
     expect(a!.passes).toEqual(['a.slt:1', 'a.slt:6', 'a.slt:12', 'a.slt:20', 'a.slt:25', 'a.slt:44']);
     const report = fullReport(result);
-    expect(report).toContain('FAIL a.slt:15\n  sql:\n    --#LP_BEGIN\n    cpu,host=a usage=2 2\n    --#LP_END\n  expected:\n    an error\n  got:\n    success without a result set\n');
+    expect(report).toContain(
+      'FAIL a.slt:15\n  sql:\n    --#LP_BEGIN\n    cpu,host=a usage=2 2\n    --#LP_END\n  expected:\n    an error\n  got:\n    success without a result set\n',
+    );
     expect(result.files[1]!.passes).toEqual(['common.part:1 (included from z.slt:1)', 'z.slt:3']);
-    expect(result.files[1]!.failures.map((f) => [f.location, f.expected, f.errorTextOnly])).toEqual([['z.slt:8', 'an error matching /Table not found/', true]]);
+    expect(result.files[1]!.failures.map((f) => [f.location, f.expected, f.errorTextOnly])).toEqual([
+      ['z.slt:8', 'an error matching /Table not found/', true],
+    ]);
     expect(a!.failures.every((f) => !f.errorTextOnly)).toBe(true);
     expect(report).toContain('(1 of the failures got the expected error with another message)');
   });

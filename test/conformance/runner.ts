@@ -83,7 +83,9 @@ export function forThisSystem(name: string, platform: string = process.platform)
 /** Every .slt file under `dir` in CnosDB's order, those for another system left out. */
 export function sltFiles(dir: string, platform: string = process.platform): string[] {
   const entries = readdirSync(dir).sort();
-  const files = entries.filter((e) => e.endsWith('.slt') && forThisSystem(e, platform) && statSync(join(dir, e)).isFile()).map((e) => join(dir, e));
+  const files = entries
+    .filter((e) => e.endsWith('.slt') && forThisSystem(e, platform) && statSync(join(dir, e)).isFile())
+    .map((e) => join(dir, e));
   const dirs = entries.filter((e) => statSync(join(dir, e)).isDirectory());
   return [...files, ...dirs.flatMap((d) => sltFiles(join(dir, d), platform))];
 }
@@ -110,7 +112,8 @@ export async function runFile(path: string, file: string, options: RunOptions, r
   const realTimeFiles = options.realTime ?? REAL_TIME_FILES;
   const realTime = realTimeFiles === 'all' || realTimeFiles.includes(file.split(sep).join('/'));
   const result: FileResult = { file, passed: 0, failed: 0, skipped: 0, failures: [], passes: [], realTime, sleptMs: 0 };
-  const where = (loc: SltLocation): string => formatLocation(loc).replaceAll(root.endsWith(sep) ? root : root + sep, '');
+  const where = (loc: SltLocation): string =>
+    formatLocation(loc).replaceAll(root.endsWith(sep) ? root : root + sep, '');
   const scale = options.sleepScale ?? 0.05;
   const wait = (ms: number): Promise<void> => {
     const waitMs = realTime ? ms : Math.min(ms * scale, MAX_SLEEP_MS);
@@ -122,7 +125,13 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     records = parseSltFile(path);
   } catch (e) {
     result.failed++;
-    result.failures.push({ location: file, sql: '', expected: 'a file the parser reads', got: (e as Error).message, errorTextOnly: false });
+    result.failures.push({
+      location: file,
+      sql: '',
+      expected: 'a file the parser reads',
+      got: (e as Error).message,
+      errorTextOnly: false,
+    });
     return result;
   }
   const state = initialState(options.timeoutMs ?? 30_000);
@@ -134,7 +143,14 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     }
     if (record.kind === 'system') {
       if (skipped(record.conditions)) result.skipped++;
-      else fail(result, { location: where(record.loc), sql: record.command, expected: 'a shell command run', got: 'system commands are not run over HTTP', errorTextOnly: false });
+      else
+        fail(result, {
+          location: where(record.loc),
+          sql: record.command,
+          expected: 'a shell command run',
+          got: 'system commands are not run over HTTP',
+          errorTextOnly: false,
+        });
       continue;
     }
     if (record.kind !== 'statement' && record.kind !== 'query') continue;
@@ -153,7 +169,14 @@ export async function runFile(path: string, file: string, options: RunOptions, r
     if (verdict.ok) {
       result.passed++;
       result.passes.push(where(record.loc));
-    } else fail(result, { location: where(record.loc), sql: record.sql, expected: verdict.expected, got: verdict.got, errorTextOnly: verdict.errorTextOnly === true });
+    } else
+      fail(result, {
+        location: where(record.loc),
+        sql: record.sql,
+        expected: verdict.expected,
+        got: verdict.got,
+        errorTextOnly: verdict.errorTextOnly === true,
+      });
   }
   return result;
 }
@@ -164,7 +187,9 @@ function fail(result: FileResult, failure: RecordFailure): void {
 }
 
 function skipped(conditions: ReadonlyArray<{ kind: 'skipif' | 'onlyif'; label: string }>): boolean {
-  return conditions.some((c) => (c.kind === 'skipif' ? ENGINE_LABELS.includes(c.label) : !ENGINE_LABELS.includes(c.label)));
+  return conditions.some((c) =>
+    c.kind === 'skipif' ? ENGINE_LABELS.includes(c.label) : !ENGINE_LABELS.includes(c.label),
+  );
 }
 
 interface Verdict {
@@ -192,9 +217,13 @@ export function judge(record: Extract<SltRecord, { kind: 'statement' | 'query' }
   const expect = record.expect;
   if (expect.kind === 'error') return judgeError(expect.error, outcome, got);
   if (record.kind === 'statement') {
-    if (expect.kind === 'ok') return { ok: outcome.kind === 'done' || outcome.kind === 'rows', expected: 'success', got };
+    if (expect.kind === 'ok')
+      return { ok: outcome.kind === 'done' || outcome.kind === 'rows', expected: 'success', got };
     if (expect.kind === 'count') {
-      const n = outcome.kind === 'rows' && outcome.rows.length === 1 && outcome.rows[0]!.length === 1 ? outcome.rows[0]![0]! : undefined;
+      const n =
+        outcome.kind === 'rows' && outcome.rows.length === 1 && outcome.rows[0]!.length === 1
+          ? outcome.rows[0]![0]!
+          : undefined;
       const count = n?.t === 'number' ? n.raw : outcome.kind === 'done' ? '0' : undefined;
       return { ok: count === String(expect.count), expected: `${expect.count} rows affected`, got };
     }
@@ -216,7 +245,8 @@ export function judge(record: Extract<SltRecord, { kind: 'statement' | 'query' }
 }
 
 function judgeError(error: ExpectedError, outcome: Outcome, got: string): Verdict {
-  if (outcome.kind !== 'error') return { ok: false, expected: `an error${error.kind === 'any' ? '' : ` matching ${describeError(error)}`}`, got };
+  if (outcome.kind !== 'error')
+    return { ok: false, expected: `an error${error.kind === 'any' ? '' : ` matching ${describeError(error)}`}`, got };
   switch (error.kind) {
     case 'any':
       return { ok: true, expected: 'an error', got };
@@ -229,7 +259,12 @@ function judgeError(error: ExpectedError, outcome: Outcome, got: string): Verdic
       try {
         re = errorRegex(error.source);
       } catch (e) {
-        return { ok: false, expected: `an error matching ${error.source}`, got: `(the regex does not compile in JavaScript: ${(e as Error).message}) ${got}`, errorTextOnly: true };
+        return {
+          ok: false,
+          expected: `an error matching ${error.source}`,
+          got: `(the regex does not compile in JavaScript: ${(e as Error).message}) ${got}`,
+          errorTextOnly: true,
+        };
       }
       const ok = re.test(outcome.message);
       return { ok, expected: `an error matching /${re.source}/`, got, errorTextOnly: !ok };
@@ -247,4 +282,3 @@ function describeError(error: ExpectedError): string {
   }
   return error.kind === 'multiline' ? JSON.stringify(error.text) : '';
 }
-

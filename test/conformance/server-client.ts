@@ -32,7 +32,14 @@ interface RawResponse {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(baseUrl: string, path: string, query: Record<string, string>, state: ClientState, body: string, accept?: string): Promise<RawResponse> {
+function send(
+  baseUrl: string,
+  path: string,
+  query: Record<string, string>,
+  state: ClientState,
+  body: string,
+  accept?: string,
+): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   const data = Buffer.from(body);
@@ -43,12 +50,18 @@ function send(baseUrl: string, path: string, query: Record<string, string>, stat
   };
   if (accept !== undefined) headers.accept = accept;
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers, agent, signal: AbortSignal.timeout(state.timeoutMs) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers, agent, signal: AbortSignal.timeout(state.timeoutMs) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -89,7 +102,8 @@ function sqlSuccess(res: RawResponse): Outcome {
     return { kind: 'broken', reason: `HTTP ${res.status} with a body that is not JSON: ${(e as Error).message}` };
   }
   const [first, second, ...rest] = values;
-  if (first?.t !== 'array' || rest.length > 0) return { kind: 'broken', reason: `expected one JSON array of rows, got ${values.length} values` };
+  if (first?.t !== 'array' || rest.length > 0)
+    return { kind: 'broken', reason: `expected one JSON array of rows, got ${values.length} values` };
   const rows: JsonValue[][] = [];
   for (const row of first.items) {
     if (row.t !== 'object') return { kind: 'broken', reason: 'expected an array of row objects' };
@@ -98,7 +112,8 @@ function sqlSuccess(res: RawResponse): Outcome {
   if (second !== undefined) {
     const code = field(second, 'error_code');
     const message = field(second, 'error_message');
-    if (code?.t === 'string' && message?.t === 'string') return { kind: 'error', status: res.status, code: code.v, message: message.v };
+    if (code?.t === 'string' && message?.t === 'string')
+      return { kind: 'error', status: res.status, code: code.v, message: message.v };
     return { kind: 'broken', reason: 'a value after the rows that is not an error object' };
   }
   return { kind: 'rows', rows };
@@ -189,7 +204,13 @@ export async function execute(baseUrl: string, state: ClientState, body: Request
     }
   } catch (e) {
     const err = e as Error;
-    return { kind: 'broken', reason: err.name === 'TimeoutError' || err.name === 'AbortError' ? `no answer within ${state.timeoutMs} ms` : `request failed: ${err.message}` };
+    return {
+      kind: 'broken',
+      reason:
+        err.name === 'TimeoutError' || err.name === 'AbortError'
+          ? `no answer within ${state.timeoutMs} ms`
+          : `request failed: ${err.message}`,
+    };
   }
 }
 

@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatLocation, parseDurationMs, parseSlt, parseSltFile, SltParseError, type SltRecord } from './slt-parser.js';
+import {
+  formatLocation,
+  parseDurationMs,
+  parseSlt,
+  parseSltFile,
+  SltParseError,
+  type SltRecord,
+} from './slt-parser.js';
 import { parseRequest } from './slt-request.js';
 
 const only = <K extends SltRecord['kind']>(records: SltRecord[], kind: K): Array<Extract<SltRecord, { kind: K }>> =>
@@ -10,13 +17,35 @@ const only = <K extends SltRecord['kind']>(records: SltRecord[], kind: K): Array
 
 describe('parseSlt', () => {
   it('reads statements, queries with results and sort modes, and comments', () => {
-    const text = ['# a comment', 'statement ok', 'CREATE TABLE t(f DOUBLE);', '', 'query T rowsort', 'SELECT *', 'FROM t;', '----', '"a" 1', '"b" NULL', '', 'query', 'SELECT 1', '----', ''].join('\n');
+    const text = [
+      '# a comment',
+      'statement ok',
+      'CREATE TABLE t(f DOUBLE);',
+      '',
+      'query T rowsort',
+      'SELECT *',
+      'FROM t;',
+      '----',
+      '"a" 1',
+      '"b" NULL',
+      '',
+      'query',
+      'SELECT 1',
+      '----',
+      '',
+    ].join('\n');
     const records = parseSlt(text, 'x.slt');
     expect(records.map((r) => r.kind)).toEqual(['comment', 'statement', 'query', 'query']);
     const [q1, q2] = only(records, 'query');
     expect(q1!.sql).toBe('SELECT *\nFROM t;');
     expect(q1!.loc).toEqual({ file: 'x.slt', line: 5 });
-    expect(q1!.expect).toEqual({ kind: 'results', types: 'T', sortMode: 'rowsort', label: undefined, rows: ['"a" 1', '"b" NULL'] });
+    expect(q1!.expect).toEqual({
+      kind: 'results',
+      types: 'T',
+      sortMode: 'rowsort',
+      label: undefined,
+      rows: ['"a" 1', '"b" NULL'],
+    });
     expect(q2!.expect).toEqual({ kind: 'results', types: '', sortMode: undefined, label: undefined, rows: [] });
   });
 
@@ -41,14 +70,23 @@ describe('parseSlt', () => {
     ].join('\n');
     const records = parseSlt(text, 'e.slt');
     const statements = only(records, 'statement');
-    expect(statements[0]!.expect).toEqual({ kind: 'error', error: { kind: 'regex', source: 'Table not found: \\"t\\"' } });
+    expect(statements[0]!.expect).toEqual({
+      kind: 'error',
+      error: { kind: 'regex', source: 'Table not found: \\"t\\"' },
+    });
     expect(only(records, 'query')[0]!.expect).toEqual({ kind: 'error', error: { kind: 'any' } });
-    expect(statements[1]!.expect).toEqual({ kind: 'error', error: { kind: 'multiline', text: 'first line\nsecond line' } });
+    expect(statements[1]!.expect).toEqual({
+      kind: 'error',
+      error: { kind: 'multiline', text: 'first line\nsecond line' },
+    });
     expect(statements[2]!.retry).toEqual({ attempts: 3, backoffMs: 1000 });
   });
 
   it('reads sleep, halt, include and conditions', () => {
-    const records = parseSlt(['sleep 100ms', 'skipif singleton', 'statement ok', 'SELECT 1', '', 'include ./other.slt', 'halt'].join('\n'), 'c.slt');
+    const records = parseSlt(
+      ['sleep 100ms', 'skipif singleton', 'statement ok', 'SELECT 1', '', 'include ./other.slt', 'halt'].join('\n'),
+      'c.slt',
+    );
     expect(records.map((r) => r.kind)).toEqual(['sleep', 'condition', 'statement', 'include', 'halt']);
     expect(only(records, 'sleep')[0]!.durationMs).toBe(100);
     expect(only(records, 'statement')[0]!.conditions).toEqual([{ kind: 'skipif', label: 'singleton' }]);
@@ -76,7 +114,15 @@ describe('parseSlt', () => {
   }
 
   it('reads humantime durations', () => {
-    expect(['100ms', '1s', '3m', '1m30s', '2h', 'soon', ''].map(parseDurationMs)).toEqual([100, 1000, 180000, 90000, 7200000, undefined, undefined]);
+    expect(['100ms', '1s', '3m', '1m30s', '2h', 'soon', ''].map(parseDurationMs)).toEqual([
+      100,
+      1000,
+      180000,
+      90000,
+      7200000,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -91,7 +137,9 @@ describe('parseSltFile', () => {
     const records = parseSltFile(join(dir, 'sub', 'main.slt'));
     const statements = only(records, 'statement');
     expect(statements.map((s) => s.sql)).toEqual(['CREATE DATABASE d;', 'SELECT 2;']);
-    expect(formatLocation(statements[0]!.loc)).toBe(`${join(dir, 'setup.slt')}:1 (included from ${join(dir, 'sub', 'main.slt')}:1)`);
+    expect(formatLocation(statements[0]!.loc)).toBe(
+      `${join(dir, 'setup.slt')}:1 (included from ${join(dir, 'sub', 'main.slt')}:1)`,
+    );
   });
 
   it('fails on an include that matches no file', () => {
@@ -108,8 +156,14 @@ describe('parseRequest', () => {
   });
 
   it('reads write blocks that end on the last line, and rejects others', () => {
-    expect(parseRequest('--#LP_BEGIN\ncpu v=1 1\ncpu v=2 2\n--#LP_END').body).toEqual({ kind: 'line-protocol', text: 'cpu v=1 1\ncpu v=2 2' });
-    expect(parseRequest('--#OPENTSDB_JSON_BEGIN\n{}\n--#OPENTSDB_JSON_END').body).toEqual({ kind: 'opentsdb-json', text: '{}' });
+    expect(parseRequest('--#LP_BEGIN\ncpu v=1 1\ncpu v=2 2\n--#LP_END').body).toEqual({
+      kind: 'line-protocol',
+      text: 'cpu v=1 1\ncpu v=2 2',
+    });
+    expect(parseRequest('--#OPENTSDB_JSON_BEGIN\n{}\n--#OPENTSDB_JSON_END').body).toEqual({
+      kind: 'opentsdb-json',
+      text: '{}',
+    });
     expect(parseRequest('--#LP_BEGIN\ncpu v=1 1').body.kind).toBe('invalid');
     expect(parseRequest('--#LP_BEGIN\n--#LP_END\ncpu v=1 1').body.kind).toBe('invalid');
   });

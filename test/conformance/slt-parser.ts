@@ -30,7 +30,10 @@ export interface Retry {
   backoffMs: number;
 }
 
-export type StatementExpect = { kind: 'ok' } | { kind: 'count'; count: bigint } | { kind: 'error'; error: ExpectedError };
+export type StatementExpect =
+  | { kind: 'ok' }
+  | { kind: 'count'; count: bigint }
+  | { kind: 'error'; error: ExpectedError };
 
 export type QueryExpect =
   | { kind: 'results'; types: string; sortMode: SortMode | undefined; label: string | undefined; rows: string[] }
@@ -94,7 +97,8 @@ export function parseSlt(text: string, file: string, includedFrom?: SltLocation)
   let connection: string | undefined;
   let comment: { loc: SltLocation; lines: string[] } | undefined;
   let i = 0;
-  const at = (line: number): SltLocation => (includedFrom === undefined ? { file, line } : { file, line, includedFrom });
+  const at = (line: number): SltLocation =>
+    includedFrom === undefined ? { file, line } : { file, line, includedFrom };
 
   /** SQL lines up to an empty line or, if `delimited`, a `----` line; the first line is always taken. */
   const takeSql = (header: SltLocation, delimited: boolean): { sql: string; hasResults: boolean } => {
@@ -184,8 +188,14 @@ export function parseSlt(text: string, file: string, includedFrom?: SltLocation)
           bad('expected `control sortmode|resultmode|substitution <value>`');
         }
         if (setting === 'sortmode' && !SORT_MODES.includes(value!)) bad(`invalid sort mode ${JSON.stringify(value)}`);
-        if (setting === 'substitution' && value !== 'on' && value !== 'off') bad('expected `control substitution on|off`');
-        records.push({ kind: 'control', loc, setting: setting as 'sortmode' | 'resultmode' | 'substitution', value: value! });
+        if (setting === 'substitution' && value !== 'on' && value !== 'off')
+          bad('expected `control substitution on|off`');
+        records.push({
+          kind: 'control',
+          loc,
+          setting: setting as 'sortmode' | 'resultmode' | 'substitution',
+          value: value!,
+        });
         break;
       }
       case 'system': {
@@ -199,16 +209,27 @@ export function parseSlt(text: string, file: string, includedFrom?: SltLocation)
         const { rest, retry } = splitRetry(args, bad);
         let expect: StatementExpect;
         if (rest.length === 1 && rest[0] === 'ok') expect = { kind: 'ok' };
-        else if (rest[0] === 'count' && rest.length === 2 && /^\d+$/.test(rest[1]!)) expect = { kind: 'count', count: BigInt(rest[1]!) };
+        else if (rest[0] === 'count' && rest.length === 2 && /^\d+$/.test(rest[1]!))
+          expect = { kind: 'count', count: BigInt(rest[1]!) };
         else if (rest[0] === 'error') expect = { kind: 'error', error: inlineError(rest.slice(1)) };
         else expect = bad('expected `statement ok`, `statement count <n>` or `statement error [regex]`');
         const { sql, hasResults } = takeSql(loc, true);
         if (hasResults) {
           if (expect.kind !== 'error') bad('a statement has no results; use `query` instead');
-          if (expect.kind === 'error' && expect.error.kind !== 'any') bad('an error message both inline and under `----`');
+          if (expect.kind === 'error' && expect.error.kind !== 'any')
+            bad('an error message both inline and under `----`');
           expect = { kind: 'error', error: takeMultilineError() };
         }
-        records.push({ kind: 'statement', loc, conditions, connection, sql, request: parseRequest(sql), retry, expect });
+        records.push({
+          kind: 'statement',
+          loc,
+          conditions,
+          connection,
+          sql,
+          request: parseRequest(sql),
+          retry,
+          expect,
+        });
         conditions = [];
         connection = undefined;
         break;
@@ -219,7 +240,8 @@ export function parseSlt(text: string, file: string, includedFrom?: SltLocation)
         if (rest[0] === 'error') expect = { kind: 'error', error: inlineError(rest.slice(1)) };
         else {
           const [types = '', sortMode, label] = rest;
-          if (sortMode !== undefined && !SORT_MODES.includes(sortMode)) bad(`invalid sort mode ${JSON.stringify(sortMode)}`);
+          if (sortMode !== undefined && !SORT_MODES.includes(sortMode))
+            bad(`invalid sort mode ${JSON.stringify(sortMode)}`);
           expect = { kind: 'results', types, sortMode: sortMode as SortMode | undefined, label, rows: [] };
         }
         const { sql, hasResults } = takeSql(loc, true);
@@ -251,7 +273,8 @@ export function parseSlt(text: string, file: string, includedFrom?: SltLocation)
  * record (recursively). A pattern matching no file is a parse error, as in sqllogictest-rs.
  */
 export function parseSltFile(path: string, includedFrom?: SltLocation, depth = 0): SltRecord[] {
-  if (depth > 16) throw new SltParseError(includedFrom ?? { file: path, line: 0 }, 'includes nested deeper than 16 levels');
+  if (depth > 16)
+    throw new SltParseError(includedFrom ?? { file: path, line: 0 }, 'includes nested deeper than 16 levels');
   const records = parseSlt(readFileSync(path, 'utf8'), path, includedFrom);
   const out: SltRecord[] = [];
   for (const r of records) {
@@ -281,11 +304,32 @@ function splitRetry(args: string[], bad: (reason: string) => never): { rest: str
 }
 
 const UNIT_MS: Record<string, number> = {
-  ns: 1e-6, nsec: 1e-6, us: 1e-3, usec: 1e-3, µs: 1e-3, ms: 1, msec: 1, millis: 1,
-  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hr: 3_600_000, hrs: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  ns: 1e-6,
+  nsec: 1e-6,
+  us: 1e-3,
+  usec: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  msec: 1,
+  millis: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hrs: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
 };
 
 /** A humantime duration (`100ms`, `1s`, `1m30s`) in milliseconds; undefined if malformed. */

@@ -57,7 +57,10 @@ const BLOCKS: ReadonlyArray<{ begin: string; end: string; kind: 'line-protocol' 
  * ignored, as CnosDB ignores them.
  */
 export function parseRequest(sqlText: string): SltRequest {
-  const lines = sqlText.split(/\r?\n/).map((text, offset) => ({ text, offset })).filter((l) => l.text.trim() !== '');
+  const lines = sqlText
+    .split(/\r?\n/)
+    .map((text, offset) => ({ text, offset }))
+    .filter((l) => l.text.trim() !== '');
   const instructions: Instruction[] = [];
   const sql: string[] = [];
   let http = false;
@@ -72,12 +75,36 @@ export function parseRequest(sqlText: string): SltRequest {
     if (block !== undefined) {
       instructions.push(ins);
       const rest = lines.slice(i + 1);
-      const endAt = rest.findIndex((l) => isInstructionLine(l.text) && parseInstruction(l.text, l.offset)?.name === block.end);
-      if (endAt < 0) return { instructions, http, body: { kind: 'invalid', reason: `expected block ending --#${block.end}, found none` } };
+      const endAt = rest.findIndex(
+        (l) => isInstructionLine(l.text) && parseInstruction(l.text, l.offset)?.name === block.end,
+      );
+      if (endAt < 0)
+        return {
+          instructions,
+          http,
+          body: { kind: 'invalid', reason: `expected block ending --#${block.end}, found none` },
+        };
       if (endAt !== rest.length - 1) {
-        return { instructions, http, body: { kind: 'invalid', reason: `expected block ending --#${block.end} on the last line, found it ${rest.length - 1 - endAt} line(s) earlier` } };
+        return {
+          instructions,
+          http,
+          body: {
+            kind: 'invalid',
+            reason: `expected block ending --#${block.end} on the last line, found it ${rest.length - 1 - endAt} line(s) earlier`,
+          },
+        };
       }
-      return { instructions, http, body: { kind: block.kind, text: rest.slice(0, endAt).map((l) => l.text).join('\n') } };
+      return {
+        instructions,
+        http,
+        body: {
+          kind: block.kind,
+          text: rest
+            .slice(0, endAt)
+            .map((l) => l.text)
+            .join('\n'),
+        },
+      };
     }
     if (ins.name === 'HTTP') http = true;
     else instructions.push(ins);

@@ -18,7 +18,10 @@ function rng(seed: number): () => number {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = sm(), b = sm(), c = sm(), d = sm();
+  let a = sm(),
+    b = sm(),
+    c = sm(),
+    d = sm();
   return () => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;
@@ -35,8 +38,16 @@ const int = (r: Rand, n: number): number => Math.floor(r() * n);
 const u64 = (r: Rand): bigint => (BigInt(int(r, 2 ** 32)) << 32n) | BigInt(int(r, 2 ** 32));
 
 const SPECIAL_BITS = [
-  0x7ff8000000000000n, 0x7ff0000000000001n, 0xfff8dead0000beefn, 0x8000000000000000n, 0n,
-  0x7ff0000000000000n, 0xfff0000000000000n, 1n, 0x800fffffffffffffn, 0x7fefffffffffffffn,
+  0x7ff8000000000000n,
+  0x7ff0000000000001n,
+  0xfff8dead0000beefn,
+  0x8000000000000000n,
+  0n,
+  0x7ff0000000000000n,
+  0xfff0000000000000n,
+  1n,
+  0x800fffffffffffffn,
+  0x7fefffffffffffffn,
 ];
 
 /** A block of n i64 values of a random shape. */
@@ -88,7 +99,7 @@ function doubleShape(r: Rand, n: number): Float64Array {
     } else if (shape === 2) {
       out[i] = Math.sin(i / 50) * 1e-3 + w;
     } else if (shape === 3) {
-      out[i] = i % 3 === 0 ? w : out[i - 1] ?? w;
+      out[i] = i % 3 === 0 ? w : (out[i - 1] ?? w);
     } else {
       bits[i] = SPECIAL_BITS[int(r, SPECIAL_BITS.length)]!;
     }
@@ -114,7 +125,9 @@ function valuesFor(type: ValueType, r: Rand, n: number): ColumnValues {
     }
     default: {
       const distinct = 1 + int(r, int(r, 2) === 0 ? 4 : 2000);
-      return Array.from({ length: n }, () => (distinct > 1000 ? `id-${int(r, 1e9)}` : WORDS[int(r, Math.min(distinct, WORDS.length))]!));
+      return Array.from({ length: n }, () =>
+        distinct > 1000 ? `id-${int(r, 1e9)}` : WORDS[int(r, Math.min(distinct, WORDS.length))]!,
+      );
     }
   }
 }
@@ -135,7 +148,10 @@ function validityFor(r: Rand, n: number): Uint8Array | undefined {
 /** Values as comparable text: doubles as their bit patterns, NULL rows as the decoder's zero. */
 function printed(type: ValueType, values: ColumnValues, validity: Uint8Array | undefined, n: number): string[] {
   const out: string[] = [];
-  const bits = type === ValueType.Double ? new BigUint64Array((values as Float64Array).buffer, (values as Float64Array).byteOffset, n) : undefined;
+  const bits =
+    type === ValueType.Double
+      ? new BigUint64Array((values as Float64Array).buffer, (values as Float64Array).byteOffset, n)
+      : undefined;
   for (let i = 0; i < n; i++) {
     if (validity !== undefined && validity[i] === 0) out.push('NULL');
     else if (bits !== undefined) out.push(bits[i]!.toString(16));
@@ -182,12 +198,18 @@ describe('BlockCodecs', () => {
       const validity = validityFor(r, n);
       // Absent rows have no bytes; the values start past a few bytes of something else.
       const skip = int(r, 3) * 5;
-      const parts = values.map((v, i) => (validity !== undefined && validity[i] === 0 ? new Uint8Array(0) : utf8.encode(v)));
+      const parts = values.map((v, i) =>
+        validity !== undefined && validity[i] === 0 ? new Uint8Array(0) : utf8.encode(v),
+      );
       const offsets = new Uint32Array(n + 1);
       offsets[0] = skip;
-      parts.forEach((p, i) => { offsets[i + 1] = offsets[i]! + p.length; });
+      parts.forEach((p, i) => {
+        offsets[i + 1] = offsets[i]! + p.length;
+      });
       const bytes = new Uint8Array(offsets[n]! + 3);
-      parts.forEach((p, i) => { bytes.set(p, offsets[i]!); });
+      parts.forEach((p, i) => {
+        bytes.set(p, offsets[i]!);
+      });
       for (const codec of codecsFor(ValueType.String)) {
         const block = codecs.encodeUtf8(offsets, bytes, validity, n, codec);
         expect([...block]).toEqual([...codecs.encode(ValueType.String, values, validity, n, codec)]);
@@ -208,7 +230,11 @@ describe('BlockCodecs', () => {
         const want = codecs.decode(ValueType.String, block, n);
         const got = codecs.decodeUtf8(block, n);
         expect(got.validity).toEqual(want.validity);
-        const strings = Array.from(got.index, (j, i) => (got.validity !== undefined && got.validity[i] === 0 ? '' : text.decode(got.dictBytes.subarray(got.dictOffsets[j]!, got.dictOffsets[j + 1]!))));
+        const strings = Array.from(got.index, (j, i) =>
+          got.validity !== undefined && got.validity[i] === 0
+            ? ''
+            : text.decode(got.dictBytes.subarray(got.dictOffsets[j]!, got.dictOffsets[j + 1]!)),
+        );
         expect(strings).toEqual(want.values);
       }
     }
@@ -274,9 +300,15 @@ describe('BlockCodecs', () => {
     const codecs = BlockCodecs.create(await loadCore(), zstd);
     const block = codecs.encode(ValueType.BigInt, BigInt64Array.from([10n, 20n, 30n]), undefined, 3);
     expect([...block]).toEqual([Encoding.DeltaConst, 20, 20]);
-    expect(() => codecs.decode(ValueType.BigInt, Uint8Array.from([...block, 0]), 3)).toThrow('corrupt column block at offset 3: unexpected bytes after the last field');
-    expect(() => codecs.decode(ValueType.Double, block, 3)).toThrow('corrupt column block at offset 0: unknown or misplaced encoding id');
-    expect(() => codecs.decode(ValueType.BigInt, new Uint8Array(0), 3)).toThrow('corrupt column block at offset 0: block truncated');
+    expect(() => codecs.decode(ValueType.BigInt, Uint8Array.from([...block, 0]), 3)).toThrow(
+      'corrupt column block at offset 3: unexpected bytes after the last field',
+    );
+    expect(() => codecs.decode(ValueType.Double, block, 3)).toThrow(
+      'corrupt column block at offset 0: unknown or misplaced encoding id',
+    );
+    expect(() => codecs.decode(ValueType.BigInt, new Uint8Array(0), 3)).toThrow(
+      'corrupt column block at offset 0: block truncated',
+    );
     const nulls = codecs.encode(ValueType.BigInt, BigInt64Array.from([1n, 2n]), Uint8Array.from([1, 0]), 2);
     expect(() => codecs.decodeTimestamps(nulls, 2)).toThrow('timestamps have NULL rows');
   });
@@ -298,7 +330,9 @@ describe('BlockCodecs', () => {
     damaged[damaged.length - 5]! ^= 0xff;
     expect(() => codecs.decode(ValueType.String, damaged, 1000)).toThrow(CorruptionError);
     // Not a frame at all.
-    expect(() => codecs.decode(ValueType.String, Uint8Array.from([Encoding.Zstd, 3, 1, 2, 3, 4, 5, 6]), 1)).toThrow('not a zstd frame');
+    expect(() => codecs.decode(ValueType.String, Uint8Array.from([Encoding.Zstd, 3, 1, 2, 3, 4, 5, 6]), 1)).toThrow(
+      'not a zstd frame',
+    );
     // A zstd wrapper on another type.
     expect(() => codecs.decode(ValueType.Double, block, 1000)).toThrow('zstd wrapper on a non-string column');
   });
@@ -314,13 +348,19 @@ describe('BlockCodecs', () => {
     expect(codecAllowed(ValueType.Double, 'DELTA')).toBe(false);
     // A name CnosDB rejects for the type (only an old catalog could hold it) still writes.
     const v = Float64Array.from([1.5, 2.5, 3.5]);
-    expect(codecs.decode(ValueType.Double, codecs.encode(ValueType.Double, v, undefined, 3, 'DELTA'), 3).values).toEqual(v);
+    expect(
+      codecs.decode(ValueType.Double, codecs.encode(ValueType.Double, v, undefined, 3, 'DELTA'), 3).values,
+    ).toEqual(v);
     expect(() => codecs.encode(ValueType.Double, v, undefined, 3, 'LZ4')).toThrow(/^BUG: unknown codec "LZ4"/);
     expect(() => codecs.encode(ValueType.Double, v, undefined, 4)).toThrow(/^BUG: row count 4 out of range/);
     // CODEC(NULL) stores values as they are; DELTATS uses deltas of deltas.
     const ints = BigInt64Array.from([1n, 5n, 2n, 9n, 3n]);
     expect(codecs.encode(ValueType.BigInt, ints, undefined, 5, 'NULL')[0]).toBe(Encoding.Plain);
-    expect(codecs.encode(ValueType.BigInt, ints, undefined, 5, 'DELTATS')[0]).toBeGreaterThanOrEqual(Encoding.DodSimple8b);
-    expect(codecs.encode(ValueType.Double, Float64Array.from([1.5, 2.25, 1.5]), undefined, 3, 'GORILLA')[0]).toBe(Encoding.Gorilla);
+    expect(codecs.encode(ValueType.BigInt, ints, undefined, 5, 'DELTATS')[0]).toBeGreaterThanOrEqual(
+      Encoding.DodSimple8b,
+    );
+    expect(codecs.encode(ValueType.Double, Float64Array.from([1.5, 2.25, 1.5]), undefined, 3, 'GORILLA')[0]).toBe(
+      Encoding.Gorilla,
+    );
   });
 });

@@ -72,9 +72,19 @@ const SCRIPT = `
 `;
 
 it('gives the objects the hot paths make one hidden class each', () => {
-  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', SCRIPT], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', SCRIPT], {
+    encoding: 'utf8',
+  });
   expect(r.stderr).toBe('');
   const out = JSON.parse(r.stdout) as Record<string, number | [number, number]>;
   expect((out.blocks as [number, number])[0]).toBeGreaterThan(10);
-  expect(out).toEqual({ blocks: [(out.blocks as [number, number])[0], 1], stats: [(out.stats as [number, number])[0], 1], requests: 1, statsRequests: 1, lastRequests: 1, records: 1, queries: 1 });
+  expect(out).toEqual({
+    blocks: [(out.blocks as [number, number])[0], 1],
+    stats: [(out.stats as [number, number])[0], 1],
+    requests: 1,
+    statsRequests: 1,
+    lastRequests: 1,
+    records: 1,
+    queries: 1,
+  });
 });

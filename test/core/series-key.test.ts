@@ -70,23 +70,43 @@ describe('batchSeriesIdKey', () => {
       for (let k = 0; k < n; k++) {
         let v = '';
         const len = random() < 0.1 ? 40 + Math.floor(random() * 40) : Math.floor(random() * 12);
-        for (let i = 0; i < len; i++) v += alphabet[Math.floor(random() * (random() < 0.9 ? alphabet.length - 1 : alphabet.length))];
+        for (let i = 0; i < len; i++)
+          v += alphabet[Math.floor(random() * (random() < 0.9 ? alphabet.length - 1 : alphabet.length))];
         tags.push([`tag${k}`, v]);
       }
       const increasing = random() < 0.7;
       const base = [1, 9, 10, 99, 4095, 123456][Math.floor(random() * 6)]!;
-      const { series, ids } = batchOf(tags, (_, i) => (increasing ? base + i * (1 + Math.floor(random() * 50)) : 1 + Math.floor(random() * 1000)));
+      const { series, ids } = batchOf(tags, (_, i) =>
+        increasing ? base + i * (1 + Math.floor(random() * 50)) : 1 + Math.floor(random() * 1000),
+      );
       expect(batchSeriesIdKey(series, ids)).toBe(reference(series.tags, ids));
     }
   });
 });
 
-const naming = (names: Array<[number, string]>) => ({ names: new Map(names), ids: new Map(names.map(([id, n]) => [n, id])) });
+const naming = (names: Array<[number, string]>) => ({
+  names: new Map(names),
+  ids: new Map(names.map(([id, n]) => [n, id])),
+});
 
 describe('KeyTags', () => {
   it('reads values with separators, digits, nothing and non-ASCII; leaves out tags the naming lacks', () => {
-    const key = seriesIdKey([[3, 'a:1:b'], [7, ''], [12, '12:34'], [15, 'café ☕'], [40, 'gone']]);
-    const t = new KeyTags(key, naming([[3, 'host'], [7, 'empty'], [12, 'port'], [15, 'drink']]));
+    const key = seriesIdKey([
+      [3, 'a:1:b'],
+      [7, ''],
+      [12, '12:34'],
+      [15, 'café ☕'],
+      [40, 'gone'],
+    ]);
+    const t = new KeyTags(
+      key,
+      naming([
+        [3, 'host'],
+        [7, 'empty'],
+        [12, 'port'],
+        [15, 'drink'],
+      ]),
+    );
     expect(t.get('host')).toBe('a:1:b');
     expect(t.get('empty')).toBe('');
     expect(t.get('port')).toBe('12:34');
@@ -96,7 +116,12 @@ describe('KeyTags', () => {
     expect(t.has('empty')).toBe(true);
     expect(t.has('gone')).toBe(false);
     expect(t.size).toBe(4);
-    expect([...t]).toEqual([['host', 'a:1:b'], ['empty', ''], ['port', '12:34'], ['drink', 'café ☕']]);
+    expect([...t]).toEqual([
+      ['host', 'a:1:b'],
+      ['empty', ''],
+      ['port', '12:34'],
+      ['drink', 'café ☕'],
+    ]);
     expect([...t.keys()]).toEqual(['host', 'empty', 'port', 'drink']);
     expect([...t.values()]).toEqual(['a:1:b', '', '12:34', 'café ☕']);
     const seen: string[] = [];
@@ -122,7 +147,11 @@ describe('KeyTags', () => {
       }
       const named = tags.filter(() => r() < 0.8).map(([i]): [number, string] => [i, `t${i}`]);
       const t = new KeyTags(seriesIdKey(tags), naming(named));
-      const expected = new Map(parseSeriesIdKey(seriesIdKey(tags)).flatMap(([i, v]) => (named.some(([j]) => j === i) ? [[`t${i}`, v] as [string, string]] : [])));
+      const expected = new Map(
+        parseSeriesIdKey(seriesIdKey(tags)).flatMap(([i, v]) =>
+          named.some(([j]) => j === i) ? [[`t${i}`, v] as [string, string]] : [],
+        ),
+      );
       expect(new Map(t)).toEqual(expected);
       expect(t.size).toBe(expected.size);
       for (const [k, v] of expected) expect(t.get(k)).toBe(v);

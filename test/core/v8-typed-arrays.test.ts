@@ -35,7 +35,11 @@ function script(settle: boolean, event: 'detach' | 'buffer'): string {
 }
 
 function run(settle: boolean, event: 'detach' | 'buffer'): string {
-  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', script(settle, event)], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', script(settle, event)],
+    { encoding: 'utf8' },
+  );
   expect(r.stderr).toBe('');
   return r.stdout.trim();
 }

@@ -17,7 +17,8 @@ function batchOf(tags: Array<[string, string]>): Uint8Array {
 function find(bytes: Uint8Array, text: string): number[] {
   const want = Buffer.from(text);
   const out: number[] = [];
-  for (let i = 0; i + want.length <= bytes.length; i++) if (Buffer.from(bytes.subarray(i, i + want.length)).equals(want)) out.push(i);
+  for (let i = 0; i + want.length <= bytes.length; i++)
+    if (Buffer.from(bytes.subarray(i, i + want.length)).equals(want)) out.push(i);
   return out;
 }
 
@@ -68,16 +69,56 @@ describe('readWriteBatch series tags', () => {
 describe('readWriteBatch version 2 (series without keys)', () => {
   type Row = [string, Array<[string, string]>, bigint, number | string];
   const rows: Row[] = [
-    ['spans', [['span_id', '94125f87d669767f'], ['name', 'GET /api/items'], ['service', 'shop-0']], 5n, 1.5],
-    ['spans', [['span_id', 'b900027adc9aaec9'], ['name', 'a,b=c\\d e'], ['service', 'shop-1']], 3n, 'x'],
-    ['spans', [['span_id', '52b049ac86d48a02'], ['name', 'région ✓'], ['service', 'shop-0']], 4n, 2],
-    ['spans', [['span_id', '94125f87d669767f'], ['name', 'GET /api/items'], ['service', 'shop-0']], 6n, 3],
+    [
+      'spans',
+      [
+        ['span_id', '94125f87d669767f'],
+        ['name', 'GET /api/items'],
+        ['service', 'shop-0'],
+      ],
+      5n,
+      1.5,
+    ],
+    [
+      'spans',
+      [
+        ['span_id', 'b900027adc9aaec9'],
+        ['name', 'a,b=c\\d e'],
+        ['service', 'shop-1'],
+      ],
+      3n,
+      'x',
+    ],
+    [
+      'spans',
+      [
+        ['span_id', '52b049ac86d48a02'],
+        ['name', 'région ✓'],
+        ['service', 'shop-0'],
+      ],
+      4n,
+      2,
+    ],
+    [
+      'spans',
+      [
+        ['span_id', '94125f87d669767f'],
+        ['name', 'GET /api/items'],
+        ['service', 'shop-0'],
+      ],
+      6n,
+      3,
+    ],
     ['other', [], 1n, 7],
   ];
   const build = (seriesKeys: boolean): Uint8Array => {
     const b = new WriteBatchBuilder({ seriesKeys });
     for (const [table, tags, ts, v] of rows) {
-      b.addRow(table, tags, ts, [typeof v === 'string' ? { name: 's', type: ValueType.String, value: v } : { name: 'f', type: ValueType.Double, value: v }]);
+      b.addRow(table, tags, ts, [
+        typeof v === 'string'
+          ? { name: 's', type: ValueType.String, value: v }
+          : { name: 'f', type: ValueType.Double, value: v },
+      ]);
     }
     return b.finish();
   };
@@ -86,7 +127,11 @@ describe('readWriteBatch version 2 (series without keys)', () => {
       name: t.name,
       columns: t.columns.map((c) => [c.name, c.kind, c.type]),
       timestamps: [...t.timestamps],
-      series: t.series.map((s) => ({ rows: [s.rowStart, s.rowCount, s.minTs, s.maxTs, s.sorted], tags: s.tags, key: s.key })),
+      series: t.series.map((s) => ({
+        rows: [s.rowStart, s.rowCount, s.minTs, s.maxTs, s.sorted],
+        tags: s.tags,
+        key: s.key,
+      })),
     }));
 
   it('reads the same tables, series, tags and keys as version 1, the keys made from the tags', () => {

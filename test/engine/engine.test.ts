@@ -17,7 +17,10 @@ describe('SqlEngine', () => {
   it('answers an empty text with no result and several statements with 010013', async () => {
     const db = testDb();
     expect(await db.engine.run('  ;; ', db.session())).toEqual({ kind: 'done' });
-    await expect(db.engine.run('SELECT 1; SELECT 2', db.session())).rejects.toMatchObject({ kind: 'multiStatement', message: 'Multi-statement not allow, found num:2, sql:SELECT 1; SELECT 2' });
+    await expect(db.engine.run('SELECT 1; SELECT 2', db.session())).rejects.toMatchObject({
+      kind: 'multiStatement',
+      message: 'Multi-statement not allow, found num:2, sql:SELECT 1; SELECT 2',
+    });
   });
 
   it('knows the result schema before the first batch and does no work until pulled', async () => {
@@ -43,20 +46,29 @@ describe('SqlEngine', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UserError);
     expect((err as UserError).kind).toBe('queryMemory');
-    expect((err as UserError).message).toMatch(/^query memory limit exceeded: ORDER BY needs \d+ bytes, the limit is 20000 bytes/);
+    expect((err as UserError).message).toMatch(
+      /^query memory limit exceeded: ORDER BY needs \d+ bytes, the limit is 20000 bytes/,
+    );
     expect((await db.run('SELECT count(*) FROM t ORDER BY 1')).rows).toEqual(['2000']);
   });
 
   it('also limits GROUP BY state and the join build side', async () => {
     const db = await filled(2000);
-    await expect(db.run('SELECT s, count(*) FROM t GROUP BY s', { memoryLimitBytes: 50_000 })).rejects.toMatchObject({ kind: 'queryMemory' });
-    await expect(db.run('SELECT a.v FROM t a JOIN t b ON a.s = b.s', { memoryLimitBytes: 50_000 })).rejects.toMatchObject({ kind: 'queryMemory' });
+    await expect(db.run('SELECT s, count(*) FROM t GROUP BY s', { memoryLimitBytes: 50_000 })).rejects.toMatchObject({
+      kind: 'queryMemory',
+    });
+    await expect(
+      db.run('SELECT a.v FROM t a JOIN t b ON a.s = b.s', { memoryLimitBytes: 50_000 }),
+    ).rejects.toMatchObject({ kind: 'queryMemory' });
   });
 
-  it('stops when the signal aborts, with the signal\'s reason', async () => {
+  it("stops when the signal aborts, with the signal's reason", async () => {
     const db = await filled(300);
     const ac = new AbortController();
-    const r = await db.engine.run('SELECT count(*) FROM t a JOIN t b ON true JOIN t c ON true', db.session({ signal: ac.signal }));
+    const r = await db.engine.run(
+      'SELECT count(*) FROM t a JOIN t b ON true JOIN t c ON true',
+      db.session({ signal: ac.signal }),
+    );
     setTimeout(() => ac.abort(new UserError('queryTimeout', 'query timeout')), 20);
     const err = await (async () => {
       if (r.kind === 'rows') for await (const _ of r.batches);
@@ -86,6 +98,8 @@ describe('SqlEngine', () => {
     expect(plain.rows[0]).toMatch(/^logical_plan \| Aggregate: groupBy=\[\[t\.g\]\], aggr=\[\[MAX\(t\.v\)\]\]/);
     expect(plain.rows[1]).toContain('TimeBucketAggregateExec');
     const analyzed = await db.run('EXPLAIN ANALYZE SELECT v FROM t');
-    expect(analyzed.rows[1]).toMatch(/^Plan with Metrics \| ScanExec[\s\S]*output_rows=10, elapsed_ms=\d+, peak_memory_bytes=\d+$/);
+    expect(analyzed.rows[1]).toMatch(
+      /^Plan with Metrics \| ScanExec[\s\S]*output_rows=10, elapsed_ms=\d+, peak_memory_bytes=\d+$/,
+    );
   });
 });

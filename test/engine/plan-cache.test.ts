@@ -69,11 +69,14 @@ describe('the engine with a plan cache', () => {
     const seen: string[] = [];
     const authorize = (database: string, need: string): void => {
       seen.push(`${need} ${database}`);
-      if (!allowed) throw new UserError('privilege', `Insufficient privileges, expected [read on database ${database}]`);
+      if (!allowed)
+        throw new UserError('privilege', `Insufficient privileges, expected [read on database ${database}]`);
     };
     expect((await db.run('SELECT v FROM m ORDER BY v', { authorize })).rows).toEqual(['10', '20']);
     allowed = false;
-    await expect(db.run('SELECT v FROM m ORDER BY v', { authorize })).rejects.toThrow('Insufficient privileges, expected [read on database public]');
+    await expect(db.run('SELECT v FROM m ORDER BY v', { authorize })).rejects.toThrow(
+      'Insufficient privileges, expected [read on database public]',
+    );
     expect(seen).toEqual(['read public', 'read public']);
   });
 
@@ -84,8 +87,12 @@ describe('the engine with a plan cache', () => {
     expect((await db.run('SELECT CAST(now() AS BIGINT)', { nowNs: 5n })).rows).toEqual(['5']);
     expect((await db.run(sql, { nowNs: 2n })).rows).toEqual(['1']);
     expect((await db.run(sql, { nowNs: 3n })).rows).toEqual(['2']);
-    expect((await db.run('SELECT v FROM m WHERE v IN (SELECT v FROM m WHERE time < now())', { nowNs: 2n })).rows).toEqual(['10']);
-    expect((await db.run('SELECT v FROM m WHERE v IN (SELECT v FROM m WHERE time < now()) ORDER BY v', { nowNs: 3n })).rows).toEqual(['10', '20']);
+    expect(
+      (await db.run('SELECT v FROM m WHERE v IN (SELECT v FROM m WHERE time < now())', { nowNs: 2n })).rows,
+    ).toEqual(['10']);
+    expect(
+      (await db.run('SELECT v FROM m WHERE v IN (SELECT v FROM m WHERE time < now()) ORDER BY v', { nowNs: 3n })).rows,
+    ).toEqual(['10', '20']);
     expect(cache.size).toBe(0);
   });
 
@@ -118,7 +125,11 @@ describe('readsClock', () => {
     expect(readsClock(plan('SELECT v FROM m WHERE time < now()'))).toBe(true);
     expect(readsClock(plan('SELECT current_date()'))).toBe(true);
     expect(readsClock(plan('SELECT current_time()'))).toBe(true);
-    expect(readsClock(plan('SELECT h, max(v) FROM m GROUP BY h HAVING max(v) > (SELECT count(*) FROM m WHERE time < now())'))).toBe(true);
+    expect(
+      readsClock(
+        plan('SELECT h, max(v) FROM m GROUP BY h HAVING max(v) > (SELECT count(*) FROM m WHERE time < now())'),
+      ),
+    ).toBe(true);
     expect(readsClock(plan('SELECT * FROM (SELECT v, now() AS t FROM m) x'))).toBe(true);
     expect(readsClock(plan('SELECT v FROM m WHERE EXISTS (SELECT 1 FROM m WHERE time > now())'))).toBe(true);
   });

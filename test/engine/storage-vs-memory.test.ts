@@ -63,7 +63,8 @@ function rows(): Row[] {
 
 const lineOf = (r: Row): string =>
   `t${r.g === null ? '' : `,g=${r.g}`} ${[r.v === null ? '' : `v=${r.v}i`, r.d === null ? '' : `d=${r.d}`, r.s === null ? '' : `s="${r.s}"`, r.b === null ? '' : `b=${r.b}`].filter(Boolean).join(',')} ${r.ns}`;
-const valuesOf = (r: Row): string => `(${r.ns}, ${r.g === null ? 'NULL' : `'${r.g}'`}, ${r.v ?? 'NULL'}, ${r.d ?? 'NULL'}, ${r.s === null ? 'NULL' : `'${r.s}'`}, ${r.b ?? 'NULL'})`;
+const valuesOf = (r: Row): string =>
+  `(${r.ns}, ${r.g === null ? 'NULL' : `'${r.g}'`}, ${r.v ?? 'NULL'}, ${r.d ?? 'NULL'}, ${r.s === null ? 'NULL' : `'${r.s}'`}, ${r.b ?? 'NULL'})`;
 
 function queries(random: () => number): () => string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
@@ -90,17 +91,50 @@ function queries(random: () => number): () => string {
       'NOT b',
     ]);
   const aggregate = (): string =>
-    pick(['count(*)', 'count(v)', 'sum(v)', 'min(v)', 'max(v)', 'avg(v)', 'count(d)', 'sum(d)', 'min(d)', 'max(d)', 'avg(d)', 'count(s)', 'min(s)', 'max(s)', 'count(b)', 'bool_and(b)', 'min(time)', 'max(time)', 'count(DISTINCT g)']);
+    pick([
+      'count(*)',
+      'count(v)',
+      'sum(v)',
+      'min(v)',
+      'max(v)',
+      'avg(v)',
+      'count(d)',
+      'sum(d)',
+      'min(d)',
+      'max(d)',
+      'avg(d)',
+      'count(s)',
+      'min(s)',
+      'max(s)',
+      'count(b)',
+      'bool_and(b)',
+      'min(time)',
+      'max(time)',
+      'count(DISTINCT g)',
+    ]);
   return () => {
     // Distinct: a repeated aggregate is a plan error (duplicate names).
     const aggregates = [...new Set(Array.from({ length: 1 + Math.floor(random() * 4) }, aggregate))].join(', ');
     const conditions = Array.from({ length: Math.floor(random() * 4) }, condition);
     const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(random() < 0.75 ? ' AND ' : ' OR ')}`;
-    const width = pick(['10 seconds', '1 minute', '7 seconds', '90 seconds', '5 minutes', '1 hour', '1 hour', '2 hours', '1 day']);
-    const origin = random() < 0.3 ? `, ${pick(["'1970-01-01T00:00:30Z'", "'2024-01-01T00:00:03Z'", "'1969-12-31T23:59:00Z'"])}` : '';
+    const width = pick([
+      '10 seconds',
+      '1 minute',
+      '7 seconds',
+      '90 seconds',
+      '5 minutes',
+      '1 hour',
+      '1 hour',
+      '2 hours',
+      '1 day',
+    ]);
+    const origin =
+      random() < 0.3 ? `, ${pick(["'1970-01-01T00:00:30Z'", "'2024-01-01T00:00:03Z'", "'1969-12-31T23:59:00Z'"])}` : '';
     const bucket = `date_bin(INTERVAL '${width}', time${origin})`;
     const key = pick(['', 'g', bucket, `g, ${bucket}`]);
-    return key === '' ? `SELECT ${aggregates} FROM t${where}` : `SELECT ${key}, ${aggregates} FROM t${where} GROUP BY ${key}`;
+    return key === ''
+      ? `SELECT ${aggregates} FROM t${where}`
+      : `SELECT ${key}, ${aggregates} FROM t${where} GROUP BY ${key}`;
   };
 }
 
@@ -133,10 +167,26 @@ let memory: TestDb;
 beforeAll(async () => {
   const core = await loadCore();
   dir = mkdtempSync(join(tmpdir(), 'sundial-diff-'));
-  storage = await Storage.open({ dataDir: dir, logger: pino({ level: 'silent' }), rootPasswordHash: '', memtableBytes: 64 << 20, walSegmentBytes: 8 << 20, walSync: false, maintenanceIntervalMs: 0, codecs: storageCodecs(core) });
+  storage = await Storage.open({
+    dataDir: dir,
+    logger: pino({ level: 'silent' }),
+    rootPasswordHash: '',
+    memtableBytes: 64 << 20,
+    walSegmentBytes: 8 << 20,
+    walSync: false,
+    maintenanceIntervalMs: 0,
+    codecs: storageCodecs(core),
+  });
   await storage.recover();
   const engine = new SqlEngine({ catalogFor: (tenant) => new StorageCatalog(storage, tenant), core });
-  const session = (): QuerySession => ({ tenant: 'cnosdb', database: 'public', user: { name: 'root', admin: true }, signal: new AbortController().signal, memoryLimitBytes: 256 << 20, nowNs: TEST_NOW_NS });
+  const session = (): QuerySession => ({
+    tenant: 'cnosdb',
+    database: 'public',
+    user: { name: 'root', admin: true },
+    signal: new AbortController().signal,
+    memoryLimitBytes: 256 << 20,
+    nowNs: TEST_NOW_NS,
+  });
   stored = async (sql) => {
     try {
       const r = await engine.run(sql, session());
@@ -154,11 +204,21 @@ beforeAll(async () => {
   await memory.run(ddl);
 
   const all = rows();
-  for (let i = 0; i < all.length; i += 1000) await memory.run(`INSERT INTO t (time, g, v, d, s, b) VALUES ${all.slice(i, i + 1000).map(valuesOf).join(', ')}`);
+  for (let i = 0; i < all.length; i += 1000)
+    await memory.run(
+      `INSERT INTO t (time, g, v, d, s, b) VALUES ${all
+        .slice(i, i + 1000)
+        .map(valuesOf)
+        .join(', ')}`,
+    );
   // Two segment files (each series' rows span hours: page statistics) and the memtable.
   const db = storage.catalog.requireDatabase('cnosdb', 'public');
   const scanner = new LineProtocolScanner(core, { windowBytes: 1 << 20 });
-  const write = (lines: string[]) => storage.write(db, scanner.scan(new TextEncoder().encode(lines.join('\n')), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }));
+  const write = (lines: string[]) =>
+    storage.write(
+      db,
+      scanner.scan(new TextEncoder().encode(lines.join('\n')), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n }),
+    );
   const third = Math.floor(all.length / 3);
   await write(all.slice(0, third).map(lineOf));
   await storage.flushAll(db);
@@ -174,7 +234,8 @@ beforeAll(async () => {
     overValues.push(`(${ns}, 'h2', ${i})`);
   }
   await write(over);
-  for (let i = 0; i < overValues.length; i += 1000) await memory.run(`INSERT INTO t (time, g, v) VALUES ${overValues.slice(i, i + 1000).join(', ')}`);
+  for (let i = 0; i < overValues.length; i += 1000)
+    await memory.run(`INSERT INTO t (time, g, v) VALUES ${overValues.slice(i, i + 1000).join(', ')}`);
   const del = "DELETE FROM t WHERE g = 'h1' AND time < '2024-01-01T03:00:00Z'";
   await stored(del);
   await memory.run(del);
@@ -211,7 +272,10 @@ describe('storage read path against the in-memory reference', () => {
         const sql = next();
         const [a, b] = [await stored(sql), await referenceAnswer(sql)];
         if (Array.isArray(a)) answered++;
-        if (!same(a, b)) differences.push(`${sql}\n  storage:   ${JSON.stringify(a).slice(0, 400)}\n  reference: ${JSON.stringify(b).slice(0, 400)}`);
+        if (!same(a, b))
+          differences.push(
+            `${sql}\n  storage:   ${JSON.stringify(a).slice(0, 400)}\n  reference: ${JSON.stringify(b).slice(0, 400)}`,
+          );
       }
     }
     expect(differences).toEqual([]);

@@ -20,7 +20,11 @@ const cpu: TableInfo = {
   ],
 };
 const ctx = {
-  catalog: { database: (n: string) => (n === 'db' ? { name: 'db', options: {} as never } : undefined), tables: () => [cpu], table: (_d: string, n: string) => (n === 'cpu' ? cpu : undefined) },
+  catalog: {
+    database: (n: string) => (n === 'db' ? { name: 'db', options: {} as never } : undefined),
+    tables: () => [cpu],
+    table: (_d: string, n: string) => (n === 'cpu' ? cpu : undefined),
+  },
   defaultDatabase: 'db',
   nowNs: 1_700_000_000_000_000_000n,
   authorize: () => undefined,
@@ -32,7 +36,34 @@ const SEEDS = [
   `SELECT value * 2 + n, host, percentile(value, 95) FROM /c.*/ WHERE time > '2023-11-14T22:13:20Z' LIMIT 10 OFFSET 2; SHOW TAG VALUES WITH KEY IN ("host") WHERE host = 'a'`,
   `SHOW MEASUREMENTS WITH MEASUREMENT =~ /cp.*/ LIMIT 1; SHOW FIELD KEYS FROM cpu; CREATE DATABASE "x" WITH DURATION 1d; SHOW RETENTION POLICIES ON db`,
 ];
-const PIECES = ['(', ')', ',', ';', '.', '"', "'", '/', '=~', '!~', '::', '*', '-', ' AND ', ' OR ', ' SELECT ', ' FROM ', ' GROUP BY ', 'time', 'fill(', '1h', '9223372036854775807', '1e400', '\\', '\n', 'µ'];
+const PIECES = [
+  '(',
+  ')',
+  ',',
+  ';',
+  '.',
+  '"',
+  "'",
+  '/',
+  '=~',
+  '!~',
+  '::',
+  '*',
+  '-',
+  ' AND ',
+  ' OR ',
+  ' SELECT ',
+  ' FROM ',
+  ' GROUP BY ',
+  'time',
+  'fill(',
+  '1h',
+  '9223372036854775807',
+  '1e400',
+  '\\',
+  '\n',
+  'µ',
+];
 
 function mutate(text: string, rnd: () => number): string {
   let s = text;
@@ -60,11 +91,13 @@ describe('InfluxQL fuzz', () => {
             planSelect(s, ctx);
             planned++;
           } catch (e) {
-            if (!(e instanceof InfluxQLStatementError) && !(e instanceof UserError)) throw new Error(`planning ${JSON.stringify(q)} threw ${String(e)}`, { cause: e });
+            if (!(e instanceof InfluxQLStatementError) && !(e instanceof UserError))
+              throw new Error(`planning ${JSON.stringify(q)} threw ${String(e)}`, { cause: e });
           }
         }
       } catch (e) {
-        if (!(e instanceof InfluxQLParseError)) throw new Error(`parsing ${JSON.stringify(q)} threw ${String(e)}`, { cause: e });
+        if (!(e instanceof InfluxQLParseError))
+          throw new Error(`parsing ${JSON.stringify(q)} threw ${String(e)}`, { cause: e });
       }
     }
     // The mutations leave many queries valid: the planner is exercised, not only the parser's errors.

@@ -8,17 +8,54 @@ const text = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (type
 
 const cases: Array<{ name: string; q: string; want: unknown }> = [
   { name: 'SHOW DATABASES', q: 'SHOW DATABASES', want: [{ kind: 'showDatabases' }] },
-  { name: 'several statements, empty ones skipped', q: 'SHOW DATABASES;; SHOW USERS;', want: [{ kind: 'showDatabases' }, { kind: 'showUsers' }] },
-  { name: 'CREATE DATABASE with a duration', q: 'CREATE DATABASE "my db" WITH DURATION 7d REPLICATION 1 SHARD DURATION 1h NAME "rp"', want: [{ kind: 'createDatabase', name: 'my db', durationNs: 604_800_000_000_000n }] },
-  { name: 'SHOW MEASUREMENTS with a regex and LIMIT', q: 'show measurements with measurement =~ /c\\/pu.*/ limit 2 offset 1', want: [{ kind: 'showMeasurements', sources: [], limit: 2, offset: 1, match: { op: '=~', value: 'c/pu.*' } }] },
+  {
+    name: 'several statements, empty ones skipped',
+    q: 'SHOW DATABASES;; SHOW USERS;',
+    want: [{ kind: 'showDatabases' }, { kind: 'showUsers' }],
+  },
+  {
+    name: 'CREATE DATABASE with a duration',
+    q: 'CREATE DATABASE "my db" WITH DURATION 7d REPLICATION 1 SHARD DURATION 1h NAME "rp"',
+    want: [{ kind: 'createDatabase', name: 'my db', durationNs: 604_800_000_000_000n }],
+  },
+  {
+    name: 'SHOW MEASUREMENTS with a regex and LIMIT',
+    q: 'show measurements with measurement =~ /c\\/pu.*/ limit 2 offset 1',
+    want: [{ kind: 'showMeasurements', sources: [], limit: 2, offset: 1, match: { op: '=~', value: 'c/pu.*' } }],
+  },
   {
     name: 'SHOW TAG VALUES WITH KEY IN and WHERE',
     q: `SHOW TAG VALUES ON "db" FROM "cpu" WITH KEY IN ("host", region) WHERE "dc" = 'x'`,
-    want: [{ kind: 'showTagValues', keys: { op: '=', keys: ['host', 'region'] }, sources: [{ name: 'cpu' }], condition: { kind: 'binary', op: '=', left: { kind: 'varRef', name: 'dc' }, right: { kind: 'string', value: 'x' } }, database: 'db' }],
+    want: [
+      {
+        kind: 'showTagValues',
+        keys: { op: '=', keys: ['host', 'region'] },
+        sources: [{ name: 'cpu' }],
+        condition: {
+          kind: 'binary',
+          op: '=',
+          left: { kind: 'varRef', name: 'dc' },
+          right: { kind: 'string', value: 'x' },
+        },
+        database: 'db',
+      },
+    ],
   },
-  { name: 'SHOW TAG VALUES WITH KEY =~', q: 'SHOW TAG VALUES WITH KEY =~ /h.*/', want: [{ kind: 'showTagValues', keys: { op: '=~', regex: 'h.*' }, sources: [] }] },
-  { name: 'SHOW RETENTION POLICIES ON db', q: 'SHOW RETENTION POLICIES ON "telegraf"', want: [{ kind: 'showRetentionPolicies', database: 'telegraf' }] },
-  { name: 'an unsupported statement parses alone', q: "CREATE USER x WITH PASSWORD 'y'; SHOW DATABASES", want: [{ kind: 'unsupported', what: 'CREATE USER' }, { kind: 'showDatabases' }] },
+  {
+    name: 'SHOW TAG VALUES WITH KEY =~',
+    q: 'SHOW TAG VALUES WITH KEY =~ /h.*/',
+    want: [{ kind: 'showTagValues', keys: { op: '=~', regex: 'h.*' }, sources: [] }],
+  },
+  {
+    name: 'SHOW RETENTION POLICIES ON db',
+    q: 'SHOW RETENTION POLICIES ON "telegraf"',
+    want: [{ kind: 'showRetentionPolicies', database: 'telegraf' }],
+  },
+  {
+    name: 'an unsupported statement parses alone',
+    q: "CREATE USER x WITH PASSWORD 'y'; SHOW DATABASES",
+    want: [{ kind: 'unsupported', what: 'CREATE USER' }, { kind: 'showDatabases' }],
+  },
   {
     name: "Grafana's query",
     q: `SELECT mean("value") FROM "db"."autogen"."cpu" WHERE ("host" =~ /^a$/) AND time >= now() - 6h and time <= 1700000000000ms GROUP BY time(10s, -2s), "host" fill(previous) ORDER BY time DESC LIMIT 5 SLIMIT 2`,
@@ -27,7 +64,10 @@ const cases: Array<{ name: string; q: string; want: unknown }> = [
         kind: 'select',
         fields: [{ expr: { kind: 'call', name: 'mean', args: [{ kind: 'varRef', name: 'value' }] } }],
         sources: [{ database: 'db', retentionPolicy: 'autogen', name: 'cpu' }],
-        dimensions: [{ kind: 'time', intervalNs: 10_000_000_000n, offsetNs: -2_000_000_000n }, { kind: 'tag', name: 'host' }],
+        dimensions: [
+          { kind: 'time', intervalNs: 10_000_000_000n, offsetNs: -2_000_000_000n },
+          { kind: 'tag', name: 'host' },
+        ],
         fill: { kind: 'previous' },
         fillWritten: true,
         descending: true,
@@ -37,10 +77,33 @@ const cases: Array<{ name: string; q: string; want: unknown }> = [
           left: {
             kind: 'binary',
             op: 'AND',
-            left: { kind: 'paren', expr: { kind: 'binary', op: '=~', left: { kind: 'varRef', name: 'host' }, right: { kind: 'regex', pattern: '^a$' } } },
-            right: { kind: 'binary', op: '>=', left: { kind: 'varRef', name: 'time' }, right: { kind: 'binary', op: '-', left: { kind: 'call', name: 'now', args: [] }, right: { kind: 'duration', ns: 21_600_000_000_000n, text: '6h' } } },
+            left: {
+              kind: 'paren',
+              expr: {
+                kind: 'binary',
+                op: '=~',
+                left: { kind: 'varRef', name: 'host' },
+                right: { kind: 'regex', pattern: '^a$' },
+              },
+            },
+            right: {
+              kind: 'binary',
+              op: '>=',
+              left: { kind: 'varRef', name: 'time' },
+              right: {
+                kind: 'binary',
+                op: '-',
+                left: { kind: 'call', name: 'now', args: [] },
+                right: { kind: 'duration', ns: 21_600_000_000_000n, text: '6h' },
+              },
+            },
           },
-          right: { kind: 'binary', op: '<=', left: { kind: 'varRef', name: 'time' }, right: { kind: 'duration', ns: 1_700_000_000_000_000_000n, text: '1700000000000ms' } },
+          right: {
+            kind: 'binary',
+            op: '<=',
+            left: { kind: 'varRef', name: 'time' },
+            right: { kind: 'duration', ns: 1_700_000_000_000_000_000n, text: '1700000000000ms' },
+          },
         },
         limit: 5,
         slimit: 2,
@@ -54,7 +117,20 @@ const cases: Array<{ name: string; q: string; want: unknown }> = [
       {
         kind: 'select',
         fields: [
-          { expr: { kind: 'binary', op: '+', left: { kind: 'binary', op: '*', left: { kind: 'varRef', name: 'value', type: 'field' }, right: { kind: 'integer', value: 2n } }, right: { kind: 'integer', value: 1n } }, alias: 'v' },
+          {
+            expr: {
+              kind: 'binary',
+              op: '+',
+              left: {
+                kind: 'binary',
+                op: '*',
+                left: { kind: 'varRef', name: 'value', type: 'field' },
+                right: { kind: 'integer', value: 2n },
+              },
+              right: { kind: 'integer', value: 1n },
+            },
+            alias: 'v',
+          },
           { expr: { kind: 'wildcard', type: 'tag' } },
         ],
         sources: [{ database: 'db', name: 'cpu' }, { regex: '^m' }],
@@ -77,7 +153,12 @@ const cases: Array<{ name: string; q: string; want: unknown }> = [
         fill: { kind: 'null' },
         fillWritten: false,
         descending: false,
-        condition: { kind: 'binary', op: '=', left: { kind: 'varRef', name: 't' }, right: { kind: 'string', value: "it's" } },
+        condition: {
+          kind: 'binary',
+          op: '=',
+          left: { kind: 'varRef', name: 't' },
+          right: { kind: 'string', value: "it's" },
+        },
       },
     ],
   },
@@ -92,7 +173,10 @@ describe('parseInfluxQL', () => {
 });
 
 const errors: Array<[string, string]> = [
-  ['SELEC * FROM cpu', 'found SELEC, expected SELECT, DELETE, SHOW, CREATE, DROP, EXPLAIN, GRANT, REVOKE, ALTER, SET, KILL at line 1, char 1'],
+  [
+    'SELEC * FROM cpu',
+    'found SELEC, expected SELECT, DELETE, SHOW, CREATE, DROP, EXPLAIN, GRANT, REVOKE, ALTER, SET, KILL at line 1, char 1',
+  ],
   ['SELECT * FROM', 'found EOF, expected identifier, regex at line 1, char 14'],
   ['SELECT bogus( FROM cpu', 'found FROM, expected identifier, string, number, bool at line 1, char 15'],
   ['SHOW TAG VALUES', 'found EOF, expected WITH at line 1, char 16'],
@@ -120,6 +204,8 @@ describe('parseInfluxQL errors', () => {
   }
 
   it('refuses nesting past its depth limit instead of overflowing the stack', () => {
-    expect(() => parseInfluxQL(`SELECT ${'('.repeat(5000)}v${')'.repeat(5000)} FROM m`)).toThrow(/nested deeper than 200/);
+    expect(() => parseInfluxQL(`SELECT ${'('.repeat(5000)}v${')'.repeat(5000)} FROM m`)).toThrow(
+      /nested deeper than 200/,
+    );
   });
 });

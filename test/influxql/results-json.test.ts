@@ -7,7 +7,19 @@ import { resultsJson, rfc3339Nano, type StatementResult } from '../../host/influ
 const results: StatementResult[] = [
   {
     statementId: 0,
-    series: [{ name: 'cpu', tags: { host: 'a' }, columns: ['time', 'v', 'n', 's', 'b'], values: [[1_700_000_000_500_000_000n, 1.5, 9_007_199_254_740_993n, 'x"y', true], [1_700_000_010_000_000_000n, 2, null, null, false]], timeColumn: true, partial: true }],
+    series: [
+      {
+        name: 'cpu',
+        tags: { host: 'a' },
+        columns: ['time', 'v', 'n', 's', 'b'],
+        values: [
+          [1_700_000_000_500_000_000n, 1.5, 9_007_199_254_740_993n, 'x"y', true],
+          [1_700_000_010_000_000_000n, 2, null, null, false],
+        ],
+        timeColumn: true,
+        partial: true,
+      },
+    ],
     partial: true,
   },
   { statementId: 1, series: [] },
@@ -28,8 +40,34 @@ describe('resultsJson', () => {
   });
 
   it('indents by four spaces with pretty', () => {
-    expect(resultsJson([{ statementId: 0, series: [{ name: 'databases', columns: ['name'], values: [['db']], timeColumn: false }] }], { pretty: true })).toBe(
-      ['{', '    "results": [', '        {', '            "statement_id": 0,', '            "series": [', '                {', '                    "name": "databases",', '                    "columns": [', '                        "name"', '                    ],', '                    "values": [', '                        [', '                            "db"', '                        ]', '                    ]', '                }', '            ]', '        }', '    ]', '}'].join('\n'),
+    expect(
+      resultsJson(
+        [{ statementId: 0, series: [{ name: 'databases', columns: ['name'], values: [['db']], timeColumn: false }] }],
+        { pretty: true },
+      ),
+    ).toBe(
+      [
+        '{',
+        '    "results": [',
+        '        {',
+        '            "statement_id": 0,',
+        '            "series": [',
+        '                {',
+        '                    "name": "databases",',
+        '                    "columns": [',
+        '                        "name"',
+        '                    ],',
+        '                    "values": [',
+        '                        [',
+        '                            "db"',
+        '                        ]',
+        '                    ]',
+        '                }',
+        '            ]',
+        '        }',
+        '    ]',
+        '}',
+      ].join('\n'),
     );
   });
 });

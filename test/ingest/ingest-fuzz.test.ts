@@ -12,20 +12,44 @@ import { parseOpenTsdbJson } from '../../host/ingest/opentsdb-json.js';
 import { parseOpenTsdbText } from '../../host/ingest/opentsdb-text.js';
 import { otlpTypes } from '../../host/ingest/otlp-proto.js';
 import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, otlpLogsToBatches } from '../../host/ingest/otlp-logs.js';
-import { decodeOtlpMetricsJson, decodeOtlpMetricsProtobuf, otlpMetricsToBatches } from '../../host/ingest/otlp-metrics.js';
+import {
+  decodeOtlpMetricsJson,
+  decodeOtlpMetricsProtobuf,
+  otlpMetricsToBatches,
+} from '../../host/ingest/otlp-metrics.js';
 import { decodeOtlpJson, decodeOtlpProtobuf, otlpTracesToBatches } from '../../host/ingest/otlp-traces.js';
 import { parsePromRead, parsePromWrite, PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
 import { otlpProtobuf } from '../support/otlp.js';
 import { mutate, rng, utf8 } from './ingest-support.js';
 
-const LOG: LogOptions = { table: 'logs', timeColumn: 'time', tagColumns: new Set(['host']), dbUnit: 'ns', now: 1_700_000_000_000_000_000n };
+const LOG: LogOptions = {
+  table: 'logs',
+  timeColumn: 'time',
+  tagColumns: new Set(['host']),
+  dbUnit: 'ns',
+  now: 1_700_000_000_000_000_000n,
+};
 const TEXT_ALPHABET = ' \n\r\t=,.:-+e0123456789{}[]"\\nulltruefalseput';
 
 const OTLP_SAMPLE = JSON.stringify({
   resourceSpans: [
     {
       resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] },
-      scopeSpans: [{ scope: { name: 'x' }, spans: [{ traceId: '0102', spanId: '03', name: 'n', startTimeUnixNano: '1', attributes: [{ key: 'a', value: { arrayValue: { values: [{ intValue: '1' }] } } }], events: [{ name: 'e' }] }] }],
+      scopeSpans: [
+        {
+          scope: { name: 'x' },
+          spans: [
+            {
+              traceId: '0102',
+              spanId: '03',
+              name: 'n',
+              startTimeUnixNano: '1',
+              attributes: [{ key: 'a', value: { arrayValue: { values: [{ intValue: '1' }] } } }],
+              events: [{ name: 'e' }],
+            },
+          ],
+        },
+      ],
     },
   ],
 });
@@ -56,51 +80,116 @@ const TARGETS: Target[] = [
   },
   {
     name: 'OpenTSDB JSON',
-    samples: [utf8('[{"metric":"m","timestamp":1700000000,"value":1,"tags":{"h":"a"}},{"metric":"n","timestamp":"1","value":"2.5","tags":{"h":"b"}}]')],
+    samples: [
+      utf8(
+        '[{"metric":"m","timestamp":1700000000,"value":1,"tags":{"h":"a"}},{"metric":"n","timestamp":"1","value":"2.5","tags":{"h":"b"}}]',
+      ),
+    ],
     parse: (b) => parseOpenTsdbJson(b, { precision: undefined, dbUnit: 'ns' }).batches,
   },
   {
     name: 'Elasticsearch bulk',
-    samples: [utf8('{"create":{}}\n{"time":"2024-01-01T00:00:00Z","host":"a","m":{"x":[1,true,"s"]}}\n{"index":{}}\n{"v":1}\n')],
+    samples: [
+      utf8('{"create":{}}\n{"time":"2024-01-01T00:00:00Z","host":"a","m":{"x":[1,true,"s"]}}\n{"index":{}}\n{"v":1}\n'),
+    ],
     parse: (b) => parseBulk(b, LOG).batches,
   },
-  { name: 'NDJSON', samples: [utf8('{"time":1700000000000000000,"host":"a","v":1.5}\n{"s":"x","b":false}\n')], parse: (b) => parseNdjson(b, LOG) },
+  {
+    name: 'NDJSON',
+    samples: [utf8('{"time":1700000000000000000,"host":"a","v":1.5}\n{"s":"x","b":false}\n')],
+    parse: (b) => parseNdjson(b, LOG),
+  },
   {
     name: 'Loki JSON',
-    samples: [utf8('{"streams":[{"stream":{"host":"a"},"values":[["1700000000000000000","line"],["1","l2",{"k":"v"}]]}]}')],
+    samples: [
+      utf8('{"streams":[{"stream":{"host":"a"},"values":[["1700000000000000000","line"],["1","l2",{"k":"v"}]]}]}'),
+    ],
     parse: (b) => parseLokiJson(b, LOG).batches,
   },
   {
     name: 'Loki protobuf',
     samples: [
       LOKI_PUSH_REQUEST.encode(
-        LOKI_PUSH_REQUEST.fromObject({ streams: [{ labels: '{host="a", job="j"}', entries: [{ timestamp: { seconds: 1700000000, nanos: 5 }, line: 'hello', structuredMetadata: [{ name: 'k', value: 'v' }] }] }] }),
+        LOKI_PUSH_REQUEST.fromObject({
+          streams: [
+            {
+              labels: '{host="a", job="j"}',
+              entries: [
+                {
+                  timestamp: { seconds: 1700000000, nanos: 5 },
+                  line: 'hello',
+                  structuredMetadata: [{ name: 'k', value: 'v' }],
+                },
+              ],
+            },
+          ],
+        }),
       ).finish(),
     ],
     parse: (b) => parseLokiProtobuf(b, LOG).batches,
   },
-  { name: 'OTLP JSON', samples: [utf8(OTLP_SAMPLE)], parse: (b) => otlpTracesToBatches(decodeOtlpJson(b), { table: 't', dbUnit: 'ns' }).batches },
+  {
+    name: 'OTLP JSON',
+    samples: [utf8(OTLP_SAMPLE)],
+    parse: (b) => otlpTracesToBatches(decodeOtlpJson(b), { table: 't', dbUnit: 'ns' }).batches,
+  },
   {
     name: 'OTLP protobuf',
-    samples: [otlpTypes().ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(OTLP_SAMPLE)) as never).finish()],
+    samples: [
+      otlpTypes()
+        .ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(OTLP_SAMPLE)) as never)
+        .finish(),
+    ],
     parse: (b) => otlpTracesToBatches(decodeOtlpProtobuf(b), { table: 't', dbUnit: 'ns' }).batches,
   },
-  { name: 'OTLP metrics JSON', samples: [utf8(OTLP_METRICS_SAMPLE)], parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsJson(b), { dbUnit: 'ns' }).batches },
+  {
+    name: 'OTLP metrics JSON',
+    samples: [utf8(OTLP_METRICS_SAMPLE)],
+    parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsJson(b), { dbUnit: 'ns' }).batches,
+  },
   {
     name: 'OTLP metrics protobuf',
     samples: [otlpProtobuf('ExportMetricsServiceRequest', OTLP_METRICS_SAMPLE)],
     parse: (b) => otlpMetricsToBatches(decodeOtlpMetricsProtobuf(b), { dbUnit: 'ms' }).batches,
   },
-  { name: 'OTLP logs JSON', samples: [utf8(OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsJson(b), LOG_RECORDS).batches },
-  { name: 'OTLP logs protobuf', samples: [otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS_SAMPLE)], parse: (b) => otlpLogsToBatches(decodeOtlpLogsProtobuf(b), { ...LOG_RECORDS, dbUnit: 'us' }).batches },
+  {
+    name: 'OTLP logs JSON',
+    samples: [utf8(OTLP_LOGS_SAMPLE)],
+    parse: (b) => otlpLogsToBatches(decodeOtlpLogsJson(b), LOG_RECORDS).batches,
+  },
+  {
+    name: 'OTLP logs protobuf',
+    samples: [otlpProtobuf('ExportLogsServiceRequest', OTLP_LOGS_SAMPLE)],
+    parse: (b) => otlpLogsToBatches(decodeOtlpLogsProtobuf(b), { ...LOG_RECORDS, dbUnit: 'us' }).batches,
+  },
   {
     name: 'Prometheus write',
-    samples: [PROM_TYPES.WriteRequest.encode(PROM_TYPES.WriteRequest.fromObject({ timeseries: [{ labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'j' }], samples: [{ value: 1, timestamp: 1700000000000 }] }] })).finish()],
+    samples: [
+      PROM_TYPES.WriteRequest.encode(
+        PROM_TYPES.WriteRequest.fromObject({
+          timeseries: [
+            {
+              labels: [
+                { name: '__name__', value: 'up' },
+                { name: 'job', value: 'j' },
+              ],
+              samples: [{ value: 1, timestamp: 1700000000000 }],
+            },
+          ],
+        }),
+      ).finish(),
+    ],
     parse: (b) => parsePromWrite(b, 'ns').batches,
   },
   {
     name: 'Prometheus read',
-    samples: [PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ start_timestamp_ms: 1, end_timestamp_ms: 2, matchers: [{ type: 2, name: 'a', value: 'x.*' }] }] })).finish()],
+    samples: [
+      PROM_TYPES.ReadRequest.encode(
+        PROM_TYPES.ReadRequest.fromObject({
+          queries: [{ start_timestamp_ms: 1, end_timestamp_ms: 2, matchers: [{ type: 2, name: 'a', value: 'x.*' }] }],
+        }),
+      ).finish(),
+    ],
     parse: (b) => (parsePromRead(b), []),
   },
 ];
@@ -123,7 +212,8 @@ describe('ingest parser fuzz', () => {
           for (const b of t.parse(body)) readWriteBatch(b);
           accepted++;
         } catch (e) {
-          if (!(e instanceof UserError)) throw new Error(`${t.name}: ${String(e)} for body ${Buffer.from(body).toString('hex')}`, { cause: e });
+          if (!(e instanceof UserError))
+            throw new Error(`${t.name}: ${String(e)} for body ${Buffer.from(body).toString('hex')}`, { cause: e });
           expect(e.status, e.message).toBeGreaterThanOrEqual(400);
           expect(e.status, e.message).toBeLessThan(500);
           rejected++;

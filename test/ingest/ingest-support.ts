@@ -41,7 +41,21 @@ export function rowsOf(batches: readonly Uint8Array[]): Row[] {
       }
     }
   }
-  out.sort((a, b) => (a.row.table < b.row.table ? -1 : a.row.table > b.row.table ? 1 : a.row.time < b.row.time ? -1 : a.row.time > b.row.time ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  out.sort((a, b) =>
+    a.row.table < b.row.table
+      ? -1
+      : a.row.table > b.row.table
+        ? 1
+        : a.row.time < b.row.time
+          ? -1
+          : a.row.time > b.row.time
+            ? 1
+            : a.key < b.key
+              ? -1
+              : a.key > b.key
+                ? 1
+                : 0,
+  );
   return out.map((o) => o.row);
 }
 

@@ -10,7 +10,29 @@ import { bytes, encode, hex, NS, printAll, renderLines, rng, rowsBySeries, scann
 
 type Rand = ReturnType<typeof rng>;
 
-const NAME_PARTS = ['a', 'b', 'z', '_', '0', '9', 'x y', 'k,v', 'p=q', 'é', '日本', '😀', '\\\\', '\\"', "\\'", '"', "'", '#', '-', '.', 'time'];
+const NAME_PARTS = [
+  'a',
+  'b',
+  'z',
+  '_',
+  '0',
+  '9',
+  'x y',
+  'k,v',
+  'p=q',
+  'é',
+  '日本',
+  '😀',
+  '\\\\',
+  '\\"',
+  "\\'",
+  '"',
+  "'",
+  '#',
+  '-',
+  '.',
+  'time',
+];
 const STRING_PARTS = ['', 'a', ' ', ',', '=', '"', '\\', "'", '\n', '\r\n', 'é', '😀', 'i', '1', '#', '\t'];
 
 function randomName(r: Rand, used: Set<string>): string {
@@ -24,16 +46,21 @@ function randomName(r: Rand, used: Set<string>): string {
   }
 }
 
-// biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
-// biome-ignore lint/suspicious/noApproximativeNumericConstant: any double will do, not pi
-const DOUBLES = [0, -0, 1, -1, 0.1, 1.5, 1e23, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 123456.789, 9007199254740993, 1e-7, 3.14159];
+const DOUBLES = [
+  // biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
+  0, -0, 1, -1, 0.1, 1.5, 1e23, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 123456.789, 9007199254740993,
+  // biome-ignore lint/suspicious/noApproximativeNumericConstant: any double will do, not pi
+  1e-7, 3.14159,
+];
 
 function randomValue(type: FieldType, r: Rand): FieldInput['value'] {
   switch (type) {
     case ValueType.Double:
       return r.chance(0.5) ? r.pick(DOUBLES) : (r.next() - 0.5) * 10 ** (r.int(40) - 20);
     case ValueType.BigInt:
-      return r.chance(0.2) ? r.pick([0n, -9223372036854775808n, 9223372036854775807n]) : BigInt(Math.floor((r.next() - 0.5) * 2 ** 53));
+      return r.chance(0.2)
+        ? r.pick([0n, -9223372036854775808n, 9223372036854775807n])
+        : BigInt(Math.floor((r.next() - 0.5) * 2 ** 53));
     case ValueType.Unsigned:
       return r.chance(0.2) ? r.pick([0n, 18446744073709551615n]) : BigInt(Math.floor(r.next() * 2 ** 53));
     case ValueType.Boolean:
@@ -59,7 +86,10 @@ function generate(seed: number, rows: number, defaultTs: bigint): Generated {
     const name = randomName(r, new Set());
     const tags = Array.from({ length: r.int(4) }, () => randomName(r, used));
     const values = tags.map(() => Array.from({ length: 1 + r.int(3) }, () => randomName(r, new Set())));
-    const fields = Array.from({ length: 1 + r.int(6) }, () => ({ name: randomName(r, used), type: (1 + r.int(5)) as FieldType }));
+    const fields = Array.from({ length: 1 + r.int(6) }, () => ({
+      name: randomName(r, used),
+      type: (1 + r.int(5)) as FieldType,
+    }));
     return { name, tags, values, fields };
   });
   const render: Point[] = [];
@@ -74,7 +104,9 @@ function generate(seed: number, rows: number, defaultTs: bigint): Generated {
       const x = r.int(j + 1);
       [tags[j], tags[x]] = [tags[x]!, tags[j]!];
     }
-    const fields: FieldInput[] = t.fields.filter(() => r.chance(0.6)).map((fd) => ({ ...fd, value: randomValue(fd.type, r) }));
+    const fields: FieldInput[] = t.fields
+      .filter(() => r.chance(0.6))
+      .map((fd) => ({ ...fd, value: randomValue(fd.type, r) }));
     if (fields.length === 0) fields.push({ ...t.fields[0]!, value: randomValue(t.fields[0]!.type, r) });
     fields.sort(() => r.next() - 0.5);
     const ts = r.chance(0.2) ? defaultTs : BigInt(Math.floor((r.next() - 0.3) * 2 ** 60));
@@ -107,11 +139,47 @@ describe('LineProtocolScanner against WriteBatchBuilder', () => {
 function decimalTexts(seed: number, n: number): string[] {
   const r = rng(seed);
   const texts = [
-    '0', '-0', '0.0', '-0.0', '0e999', '-0e-999', '1', '1.', '+1.5', '5e-324', '4.9e-324', '2.4703282292062327e-324', '2.4703282292062328e-324',
-    '2.2250738585072011e-308', '2.2250738585072014e-308', '1.7976931348623157e308', '1.7976931348623158e308', '1.7976931348623159e308', '1e400',
-    '9007199254740992', '9007199254740993', '9007199254740993.0000000001', '0.1', '0.3', '0.30000000000000004', '1e22', '1e23', '8.5e22', '123456789012345678',
-    '1234567890123456789', '12345678901234567890', '0.000000000000000000000000000001', '3.141592653589793238462643383279', '7.2057594037927933e16', '1.00000000000000011102230246251565404236316680908203125',
-    '1.00000000000000011102230246251565404236316680908203124', '1.00000000000000011102230246251565404236316680908203126', '00000000000000000000001.5', '1E5', '1e+5', '1e-5',
+    '0',
+    '-0',
+    '0.0',
+    '-0.0',
+    '0e999',
+    '-0e-999',
+    '1',
+    '1.',
+    '+1.5',
+    '5e-324',
+    '4.9e-324',
+    '2.4703282292062327e-324',
+    '2.4703282292062328e-324',
+    '2.2250738585072011e-308',
+    '2.2250738585072014e-308',
+    '1.7976931348623157e308',
+    '1.7976931348623158e308',
+    '1.7976931348623159e308',
+    '1e400',
+    '9007199254740992',
+    '9007199254740993',
+    '9007199254740993.0000000001',
+    '0.1',
+    '0.3',
+    '0.30000000000000004',
+    '1e22',
+    '1e23',
+    '8.5e22',
+    '123456789012345678',
+    '1234567890123456789',
+    '12345678901234567890',
+    '0.000000000000000000000000000001',
+    '3.141592653589793238462643383279',
+    '7.2057594037927933e16',
+    '1.00000000000000011102230246251565404236316680908203125',
+    '1.00000000000000011102230246251565404236316680908203124',
+    '1.00000000000000011102230246251565404236316680908203126',
+    '00000000000000000000001.5',
+    '1E5',
+    '1e+5',
+    '1e-5',
   ];
   const digits = (k: number): string => Array.from({ length: k }, () => String(r.int(10))).join('');
   while (texts.length < n) {
@@ -165,7 +233,9 @@ describe('LineProtocolScanner fuzzing', () => {
       const body = new Uint8Array(n);
       for (let j = 0; j < n; j++) body[j] = r.chance(0.9) ? r.pick(FUZZ_BYTES) : r.int(256);
       const windowed = await scanner({ windowBytes: 1 + r.int(64) });
-      expect(outcome(windowed, body), `case ${k}: ${JSON.stringify(Buffer.from(body).toString('latin1'))}`).toBe(outcome(one, body));
+      expect(outcome(windowed, body), `case ${k}: ${JSON.stringify(Buffer.from(body).toString('latin1'))}`).toBe(
+        outcome(one, body),
+      );
     }
   });
 

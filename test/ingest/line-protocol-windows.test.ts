@@ -17,7 +17,11 @@ function expectedGroups(lines: string[], windowBytes: number): number[][] {
     const last = pos + n === total;
     const group: number[] = [];
     let used = 0;
-    while (next < lines.length && (used + lines[next]!.length <= n - (last ? 0 : 0)) && (last || used + lines[next]!.length <= n)) {
+    while (
+      next < lines.length &&
+      used + lines[next]!.length <= n - (last ? 0 : 0) &&
+      (last || used + lines[next]!.length <= n)
+    ) {
       const complete = lines[next]!.endsWith('\n') || last;
       if (!complete) break;
       used += lines[next]!.length;
@@ -74,24 +78,38 @@ describe('LineProtocolScanner windows', () => {
     const body = bytes(`${'m v=1i 1\n'.repeat(49)}m v="unterminated\nx\n`);
     for (const windowBytes of [7, 64, 1 << 20]) {
       const sc = await scanner({ windowBytes });
-      expect(() => sc.scan(body, NS)).toThrow(new UserError('lineProtocol', "line 50, column 5: unterminated quoted string, found '\"unterminated\\nx\\n'"));
+      expect(() => sc.scan(body, NS)).toThrow(
+        new UserError('lineProtocol', "line 50, column 5: unterminated quoted string, found '\"unterminated\\nx\\n'"),
+      );
     }
   });
 
   it('catches a type conflict between windows at its line', async () => {
     const body = bytes(`${'m,h=a v=1i 1\n'.repeat(20)}m,h=b w=1,v=1.5 2\n`);
     const sc = await scanner({ windowBytes: 32 });
-    expect(() => sc.scan(body, NS)).toThrow(new UserError('schemaConflict', "line 21, column 11: column 'v' of table 'm' is BIGINT in this request, written as DOUBLE"));
+    expect(() => sc.scan(body, NS)).toThrow(
+      new UserError(
+        'schemaConflict',
+        "line 21, column 11: column 'v' of table 'm' is BIGINT in this request, written as DOUBLE",
+      ),
+    );
   });
 
   it('catches tag against field between windows', async () => {
     const body = bytes('m,h=a v=1 1\nm h=2 2\n');
     const sc = await scanner({ windowBytes: 12 });
-    expect(() => sc.scan(body, NS)).toThrow(new UserError('schemaConflict', "line 2, column 3: column 'h' of table 'm' is TAG in this request, written as DOUBLE"));
+    expect(() => sc.scan(body, NS)).toThrow(
+      new UserError(
+        'schemaConflict',
+        "line 2, column 3: column 'h' of table 'm' is TAG in this request, written as DOUBLE",
+      ),
+    );
   });
 
   it('ends a batch early when it grows past maxBatchBytes', async () => {
-    const body = bytes(Array.from({ length: 300 }, (_, k) => `m,h=${k % 7} v=${k}i,s="${'z'.repeat(k % 5)}" ${k}\n`).join(''));
+    const body = bytes(
+      Array.from({ length: 300 }, (_, k) => `m,h=${k % 7} v=${k}i,s="${'z'.repeat(k % 5)}" ${k}\n`).join(''),
+    );
     const one = (await scanner()).scan(body, NS);
     const small = (await scanner({ maxBatchBytes: 2000 })).scan(body, NS);
     expect(one.length).toBe(1);
@@ -107,7 +125,9 @@ describe('LineProtocolScanner windows', () => {
     expect(got.map((x) => readWriteBatch(x).rowCount)).toEqual([100, 1]);
     const points: Point[] = Array.from({ length: 100 }, (_, k) => pt('m', [], BigInt(k), i('a', BigInt(k))));
     expect(hex(got.slice(0, 1))).toEqual(hex(encode(points)));
-    expect(hex(got.slice(1))).toEqual(hex(encode([pt('m', [], 100n, ...Array.from({ length: 50 }, (_, k) => i(`c${k}`, BigInt(k))))])));
+    expect(hex(got.slice(1))).toEqual(
+      hex(encode([pt('m', [], 100n, ...Array.from({ length: 50 }, (_, k) => i(`c${k}`, BigInt(k))))])),
+    );
   });
 
   it('puts one very wide first line in a batch of its own', async () => {

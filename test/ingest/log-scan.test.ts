@@ -20,7 +20,14 @@ beforeAll(async () => {
 });
 
 const NOW_MS = 1_700_000_000_123;
-const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ table: 'logs', timeColumn: 'time', tagColumns: new Set(['host', 'svc.name']), dbUnit: 'ns', now: BigInt(NOW_MS) * 1_000_000n, ...o });
+const opts = (o: Partial<LogOptions> = {}): LogOptions => ({
+  table: 'logs',
+  timeColumn: 'time',
+  tagColumns: new Set(['host', 'svc.name']),
+  dbUnit: 'ns',
+  now: BigInt(NOW_MS) * 1_000_000n,
+  ...o,
+});
 const OPTIONS: LogOptions[] = [
   opts(),
   opts({ dbUnit: 'ms' }),
@@ -77,7 +84,10 @@ describe('JSON logs in Wasm', () => {
         const want = reference(body, o);
         if (refused(want)) continue; // e.g. a name the options make a tag given a non-string
         const got = scanner.scan(body, o);
-        expect(got, `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], now: String(o.now) })}`).toBeDefined();
+        expect(
+          got,
+          `${JSON.stringify(text)} ${JSON.stringify({ ...o, tagColumns: [...o.tagColumns], now: String(o.now) })}`,
+        ).toBeDefined();
         expect(hex(got!.batches), text).toEqual(hex(want));
       }
     }
@@ -135,7 +145,10 @@ describe('JSON logs in Wasm', () => {
         throw new Error(`the reference takes ${text.slice(0, 80)}`);
       }
       expect(scanner.scan(body, opts()), text.slice(0, 80)).toBeUndefined();
-      expect(rejection(() => parseNdjson(body, opts(), scanner)), text.slice(0, 80)).toEqual(want);
+      expect(
+        rejection(() => parseNdjson(body, opts(), scanner)),
+        text.slice(0, 80),
+      ).toEqual(want);
     }
     const bad = Uint8Array.from([0x7b, 0x22, 0x76, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
     expect(scanner.scan(bad, opts())).toBeUndefined();
@@ -165,7 +178,11 @@ describe('JSON logs in Wasm', () => {
 
   it('leaves options the reference refuses to it: an empty table, a tag column named time', () => {
     const body = utf8('{"time":1,"v":1}');
-    for (const o of [opts({ table: '' }), opts({ tagColumns: new Set(['time']) }), opts({ tagColumns: new Set(['time', 'host']), timeColumn: 'ts' })]) {
+    for (const o of [
+      opts({ table: '' }),
+      opts({ tagColumns: new Set(['time']) }),
+      opts({ tagColumns: new Set(['time', 'host']), timeColumn: 'ts' }),
+    ]) {
       expect(scanner.scan(body, o)).toBeUndefined();
       let want: Uint8Array[] | [string, string];
       try {
@@ -185,7 +202,10 @@ describe('JSON logs in Wasm', () => {
       const o = opts();
       const got = parseBulk(body, o, scanner);
       expect(got).toEqual(parseBulk(body, o));
-      expect(got.actions).toEqual([action.includes('create') ? 'create' : 'index', action.includes('create') ? 'create' : 'index']);
+      expect(got.actions).toEqual([
+        action.includes('create') ? 'create' : 'index',
+        action.includes('create') ? 'create' : 'index',
+      ]);
       expect(new LogScanner(core).scan(body, o, action)).toBeDefined();
     }
     // Action lines that differ, an action without a document, a bad action: the reference's.
@@ -193,7 +213,10 @@ describe('JSON logs in Wasm', () => {
     expect(scanner.scan(mixed, opts(), '{"create":{}}')).toBeUndefined();
     expect(parseBulk(mixed, opts(), scanner)).toEqual(parseBulk(mixed, opts()));
     for (const text of ['{"create":{}}\n{"v":1}\n{"create":{}}\n', '{"delete":{}}\n{"v":1}\n', 'x\n{"v":1}\n']) {
-      expect(rejection(() => parseBulk(utf8(text), opts(), scanner)), text).toEqual(rejection(() => parseBulk(utf8(text), opts())));
+      expect(
+        rejection(() => parseBulk(utf8(text), opts(), scanner)),
+        text,
+      ).toEqual(rejection(() => parseBulk(utf8(text), opts())));
     }
     // The index of the repeated action line names the table when the request gives none.
     const indexed = utf8('{"create":{"_index":"web"}}\n{"v":1}\n{"create":{"_index":"web"}}\n{"v":2}\n');
@@ -206,13 +229,22 @@ describe('JSON logs in Wasm', () => {
     const failed = utf8('{"create":{}}\n{"v":null}\n{"create":{}}\n{"v":2}\n');
     const esForm = opts({ indexTables: true });
     expect(parseBulk(failed, esForm, scanner)).toEqual(parseBulk(failed, esForm));
-    expect(parseBulk(failed, esForm).failures).toEqual([{ item: 0, type: 'document_parsing_exception', reason: "line 2: column 'v' is null; null values are not supported" }]);
+    expect(parseBulk(failed, esForm).failures).toEqual([
+      {
+        item: 0,
+        type: 'document_parsing_exception',
+        reason: "line 2: column 'v' is null; null values are not supported",
+      },
+    ]);
     expect(rejection(() => parseBulk(failed, opts(), scanner))).toEqual(rejection(() => parseBulk(failed, opts())));
   });
 
   it('cuts big bodies into windows of whole lines and batches of bounded size, row for row as the reference', () => {
     const lines: string[] = [];
-    for (let i = 0; i < 3000; i++) lines.push(`{"time":${1_700_000_000_000_000_000 + i * 1000},"host":"h${i % 13}","v":${i * 0.25},"m":"line ${i}"${i % 100 === 0 ? ',"extra":true' : ''}}\n`);
+    for (let i = 0; i < 3000; i++)
+      lines.push(
+        `{"time":${1_700_000_000_000_000_000 + i * 1000},"host":"h${i % 13}","v":${i * 0.25},"m":"line ${i}"${i % 100 === 0 ? ',"extra":true' : ''}}\n`,
+      );
     const body = utf8(lines.join(''));
     const small = new LogScanner(core, { windowBytes: 1000, maxBatchBytes: 4096 });
     const got = small.scan(body, opts())!;
@@ -224,7 +256,9 @@ describe('JSON logs in Wasm', () => {
     const pairs = small.scan(bulk, opts(), '{"create":{}}')!;
     expect(rowsOf(pairs.batches)).toEqual(rowsOf(parseNdjson(body, opts())));
     const long = utf8(`{"v":1,"s":"${'x'.repeat(500)}"}\n{"v":2}\n`);
-    expect(rowsOf(new LogScanner(core, { windowBytes: 64 }).scan(long, opts())!.batches)).toEqual(rowsOf(parseNdjson(long, opts())));
+    expect(rowsOf(new LogScanner(core, { windowBytes: 64 }).scan(long, opts())!.batches)).toEqual(
+      rowsOf(parseNdjson(long, opts())),
+    );
   });
 
   it('gives documents without a time the request time plus their count, across windows and batches, as the reference', () => {
@@ -245,10 +279,23 @@ describe('JSON logs in Wasm', () => {
     const tie = '{"time":"2024-01-31T12:00:00.001Z","host":"a","v":1}\n';
     const cases: Array<{ name: string; text: string; windowBytes?: number }> = [
       { name: 'two in a row', text: tie + tie.replace('"v":1', '"v":2') },
-      { name: 'a tie after a later row', text: tie + '{"time":"2024-01-31T12:00:00.002Z","host":"a","v":2}\n' + tie.replace('"v":1', '"v":3') },
-      { name: 'a tie between two others', text: tie + '{"time":"2024-01-31T12:00:00.003Z","host":"a","v":2}\n{"time":"2024-01-31T12:00:00.002Z","host":"a","v":3}\n' + tie.replace('"v":1', '"v":4').replace('.001Z', '.002Z') },
+      {
+        name: 'a tie after a later row',
+        text: tie + '{"time":"2024-01-31T12:00:00.002Z","host":"a","v":2}\n' + tie.replace('"v":1', '"v":3'),
+      },
+      {
+        name: 'a tie between two others',
+        text:
+          tie +
+          '{"time":"2024-01-31T12:00:00.003Z","host":"a","v":2}\n{"time":"2024-01-31T12:00:00.002Z","host":"a","v":3}\n' +
+          tie.replace('"v":1', '"v":4').replace('.001Z', '.002Z'),
+      },
       // Each window its own batch: the tie is between batches.
-      { name: 'in two batches', text: tie + '{"pad":"' + 'x'.repeat(600) + '","host":"b"}\n' + tie.replace('"v":1', '"v":2'), windowBytes: 200 },
+      {
+        name: 'in two batches',
+        text: tie + '{"pad":"' + 'x'.repeat(600) + '","host":"b"}\n' + tie.replace('"v":1', '"v":2'),
+        windowBytes: 200,
+      },
     ];
     for (const c of cases) {
       const body = utf8(c.text);
@@ -264,7 +311,10 @@ describe('JSON logs in Wasm', () => {
     // read in turn), stay the core's, byte for byte as the reference.
     const apart = [
       tie + tie.replace('"host":"a"', '"host":"b"') + '{"time":"2024-01-31T12:00:00Z","host":"a","v":0}\n',
-      Array.from({ length: 3000 }, (_, i) => `{"time":${(i % 2) * 1_000_000 + (i >> 1) * 2},"host":"a","v":${i}}\n`).join(''),
+      Array.from(
+        { length: 3000 },
+        (_, i) => `{"time":${(i % 2) * 1_000_000 + (i >> 1) * 2},"host":"a","v":${i}}\n`,
+      ).join(''),
     ];
     for (const text of apart) {
       const body = utf8(text);
@@ -279,7 +329,10 @@ describe('JSON logs in Wasm', () => {
 
   it('puts a wide document after many narrow ones into the next batch, which its columns would have overfilled', () => {
     const wide = `{${Array.from({ length: 200 }, (_, i) => `"k${i}":${i}`).join(',')}}\n`;
-    for (const text of ['{"host":"a","v":1}\n'.repeat(300) + wide + '{"host":"b","w":2}\n'.repeat(50), wide + '{"host":"a","v":1}\n'.repeat(300)]) {
+    for (const text of [
+      '{"host":"a","v":1}\n'.repeat(300) + wide + '{"host":"b","w":2}\n'.repeat(50),
+      wide + '{"host":"a","v":1}\n'.repeat(300),
+    ]) {
       const body = utf8(text);
       const got = new LogScanner(core, { maxBatchBytes: 20_000 }).scan(body, opts())!;
       expect(got.batches.length).toBeGreaterThan(1);
@@ -294,15 +347,35 @@ describe('JSON logs in Wasm', () => {
     const r = rng(Number(process.env.LOG_SCAN_SEED ?? 7));
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
     const keys = ['v', 'host', 'svc', 'name', 'time', 'a.b', 'ts', 'at', 'msg', 'é', '0', '12', 'k,x=y z'];
-    const scalars = ['1', '-2.5', '0', '-0', '1e3', '0.1', '123456789012345678901', 'true', 'false', '"x"', '""', '"a\\"b"', '"\\u00e9"', '"2024-01-31T12:00:00Z"', '"1970-01-01"', '1700000000000000000'];
+    const scalars = [
+      '1',
+      '-2.5',
+      '0',
+      '-0',
+      '1e3',
+      '0.1',
+      '123456789012345678901',
+      'true',
+      'false',
+      '"x"',
+      '""',
+      '"a\\"b"',
+      '"\\u00e9"',
+      '"2024-01-31T12:00:00Z"',
+      '"1970-01-01"',
+      '1700000000000000000',
+    ];
     const bad = ['null', '01', '"\\x"', 'NaN', '1.', '"2024-13-01"', '9007199254740993', '"\\ud800"'];
     const value = (depth: number): string => {
       const x = r();
-      if (depth < 3 && x < 0.15) return `{${Array.from({ length: Math.floor(r() * 3) }, () => `"${pick(keys)}":${value(depth + 1)}`).join(',')}}`;
-      if (depth < 3 && x < 0.22) return `[${Array.from({ length: Math.floor(r() * 3) }, () => value(depth + 1)).join(',')}]`;
+      if (depth < 3 && x < 0.15)
+        return `{${Array.from({ length: Math.floor(r() * 3) }, () => `"${pick(keys)}":${value(depth + 1)}`).join(',')}}`;
+      if (depth < 3 && x < 0.22)
+        return `[${Array.from({ length: Math.floor(r() * 3) }, () => value(depth + 1)).join(',')}]`;
       return r() < 0.03 ? pick(bad) : pick(scalars);
     };
-    const doc = (): string => `{${Array.from({ length: 1 + Math.floor(r() * 5) }, () => `${pick(['', ' '])}"${pick(keys)}"${pick(['', ' '])}:${value(0)}`).join(',')}}`;
+    const doc = (): string =>
+      `{${Array.from({ length: 1 + Math.floor(r() * 5) }, () => `${pick(['', ' '])}"${pick(keys)}"${pick(['', ' '])}:${value(0)}`).join(',')}}`;
     const small = new LogScanner(core, { windowBytes: 64, maxBatchBytes: 700 });
     let taken = 0;
     for (let i = 0; i < Number(process.env.LOG_SCAN_RUNS ?? 2000); i++) {

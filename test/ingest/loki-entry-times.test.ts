@@ -18,11 +18,51 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'distinct lines at one time take the following units', rows: [['', 10n, 'a'], ['', 10n, 'b'], ['', 10n, 'c']], placed: [10n, 11n, 12n] },
-  { name: 'a repeat adds nothing, wherever its first copy went', rows: [['', 10n, 'a'], ['', 10n, 'b'], ['', 10n, 'b'], ['', 10n, 'a']], placed: [10n, 11n, undefined, undefined] },
-  { name: 'a moved line pushes a later one on', rows: [['', 10n, 'a'], ['', 10n, 'b'], ['', 11n, 'c']], placed: [10n, 11n, 12n] },
-  { name: 'series are apart', rows: [['x', 10n, 'a'], ['y', 10n, 'b']], placed: [10n, 10n] },
-  { name: 'a seed is occupied', seed: [['', 10n, hash('old')]], rows: [['', 10n, 'new'], ['', 10n, 'old']], placed: [11n, undefined] },
+  {
+    name: 'distinct lines at one time take the following units',
+    rows: [
+      ['', 10n, 'a'],
+      ['', 10n, 'b'],
+      ['', 10n, 'c'],
+    ],
+    placed: [10n, 11n, 12n],
+  },
+  {
+    name: 'a repeat adds nothing, wherever its first copy went',
+    rows: [
+      ['', 10n, 'a'],
+      ['', 10n, 'b'],
+      ['', 10n, 'b'],
+      ['', 10n, 'a'],
+    ],
+    placed: [10n, 11n, undefined, undefined],
+  },
+  {
+    name: 'a moved line pushes a later one on',
+    rows: [
+      ['', 10n, 'a'],
+      ['', 10n, 'b'],
+      ['', 11n, 'c'],
+    ],
+    placed: [10n, 11n, 12n],
+  },
+  {
+    name: 'series are apart',
+    rows: [
+      ['x', 10n, 'a'],
+      ['y', 10n, 'b'],
+    ],
+    placed: [10n, 10n],
+  },
+  {
+    name: 'a seed is occupied',
+    seed: [['', 10n, hash('old')]],
+    rows: [
+      ['', 10n, 'new'],
+      ['', 10n, 'old'],
+    ],
+    placed: [11n, undefined],
+  },
 ];
 
 describe('EntryTimes', () => {
@@ -44,7 +84,19 @@ describe('EntryTimes', () => {
   it('hashes content whatever the order of its fields, and keys series whatever the order of their tags', () => {
     expect(hash('l', { a: '1', b: '2' })).toBe(hash('l', { b: '2', a: '1' }));
     expect(hash('l', { a: '1' })).not.toBe(hash('l', { a: '2' }));
-    expect(entrySeriesKey([['b', '2'], ['a', '1']])).toBe(entrySeriesKey(new Map([['a', '1'], ['b', '2']])));
+    expect(
+      entrySeriesKey([
+        ['b', '2'],
+        ['a', '1'],
+      ]),
+    ).toBe(
+      entrySeriesKey(
+        new Map([
+          ['a', '1'],
+          ['b', '2'],
+        ]),
+      ),
+    );
     expect(entrySeriesKey([])).toBe('');
   });
 });

@@ -26,7 +26,10 @@ export function pt(table: string, tags: Array<[string, string]>, ts: bigint, ...
 
 export const NS: LineProtocolOptions = { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 1_000n };
 
-export async function scanner(options?: { windowBytes?: number; maxBatchBytes?: number }): Promise<LineProtocolScanner> {
+export async function scanner(options?: {
+  windowBytes?: number;
+  maxBatchBytes?: number;
+}): Promise<LineProtocolScanner> {
   return new LineProtocolScanner(await loadCore(), options);
 }
 
@@ -46,9 +49,13 @@ export function printBatch(batch: Uint8Array): string {
   const wb = readWriteBatch(batch);
   const out: string[] = [`batch rows=${wb.rowCount} bytes=${batch.length}`];
   for (const t of wb.tables) {
-    out.push(`table ${t.name} rows=${t.rowCount} columns=${t.columns.map((c) => `${c.name}:${VALUE_TYPE_NAMES[c.type]}${c.validity ? '?' : ''}`).join(',')}`);
+    out.push(
+      `table ${t.name} rows=${t.rowCount} columns=${t.columns.map((c) => `${c.name}:${VALUE_TYPE_NAMES[c.type]}${c.validity ? '?' : ''}`).join(',')}`,
+    );
     for (const se of t.series) {
-      out.push(`  series ${se.key} rows=${se.rowCount} min=${se.minTs} max=${se.maxTs} sorted=${se.sorted} tags=${se.tags.map(([c, v]) => `${c}=${v}`).join(',')}`);
+      out.push(
+        `  series ${se.key} rows=${se.rowCount} min=${se.minTs} max=${se.maxTs} sorted=${se.sorted} tags=${se.tags.map(([c, v]) => `${c}=${v}`).join(',')}`,
+      );
       for (let r = se.rowStart; r < se.rowStart + se.rowCount; r++) {
         const vals: string[] = [];
         for (const c of t.columns) {
@@ -63,7 +70,12 @@ export function printBatch(batch: Uint8Array): string {
   return out.join('\n');
 }
 
-function printValue(type: number, values: unknown, strings: Parameters<typeof batchString>[0] | undefined, r: number): string {
+function printValue(
+  type: number,
+  values: unknown,
+  strings: Parameters<typeof batchString>[0] | undefined,
+  r: number,
+): string {
   switch (type) {
     case ValueType.Double: {
       const v = (values as Float64Array)[r]!;
@@ -84,7 +96,12 @@ export const printAll = (batches: readonly Uint8Array[]): string => batches.map(
 export const hex = (batches: readonly Uint8Array[]): string[] => batches.map((x) => Buffer.from(x).toString('hex'));
 
 /** sfc32, seeded through splitmix32 (the generator of gen-cpu.mjs). */
-export function rng(seed: number): { next(): number; int(n: number): number; pick<T>(a: readonly T[]): T; chance(p: number): boolean } {
+export function rng(seed: number): {
+  next(): number;
+  int(n: number): number;
+  pick<T>(a: readonly T[]): T;
+  chance(p: number): boolean;
+} {
   let st = seed >>> 0;
   const sm = (): number => {
     st = (st + 0x9e3779b9) >>> 0;

@@ -99,11 +99,17 @@ describe('OpenTSDB text in Wasm', () => {
       const body = utf8(text);
       expect(scanner.scan(body, AUTO), text).toBeUndefined();
       const want = rejection(() => parseOpenTsdbText(body, AUTO));
-      expect(rejection(() => parseOpenTsdbText(body, { ...AUTO, core })), text).toEqual(want);
+      expect(
+        rejection(() => parseOpenTsdbText(body, { ...AUTO, core })),
+        text,
+      ).toEqual(want);
     }
     const bad = Uint8Array.from([0x6d, 0x20, 0x31, 0x20, 0x31, 0x20, 0x6b, 0x3d, 0xff]);
     expect(scanner.scan(bad, AUTO)).toBeUndefined();
-    expect(rejection(() => parseOpenTsdbText(bad, { ...AUTO, core }))).toEqual(['040010', 'the body is not valid UTF-8']);
+    expect(rejection(() => parseOpenTsdbText(bad, { ...AUTO, core }))).toEqual([
+      '040010',
+      'the body is not valid UTF-8',
+    ]);
   });
 
   it('leaves a tag given twice with the same value to the reference, which keeps one', () => {
@@ -114,7 +120,10 @@ describe('OpenTSDB text in Wasm', () => {
 
   it('cuts big bodies into windows of whole lines and batches of bounded size, row for row as the reference', () => {
     const lines: string[] = [];
-    for (let i = 0; i < 3000; i++) lines.push(`put m${i % 7} ${1_700_000_000 + (i >> 4)} ${i * 0.25} host=h${i % 13} dc=d${i % 3}${i % 100 === 0 ? ' extra=x' : ''}\n`);
+    for (let i = 0; i < 3000; i++)
+      lines.push(
+        `put m${i % 7} ${1_700_000_000 + (i >> 4)} ${i * 0.25} host=h${i % 13} dc=d${i % 3}${i % 100 === 0 ? ' extra=x' : ''}\n`,
+      );
     const body = utf8(lines.join(''));
     const small = new OpenTsdbScanner(core, { windowBytes: 1000, maxBatchBytes: 4096 });
     const got = small.scan(body, AUTO)!;
@@ -122,7 +131,9 @@ describe('OpenTSDB text in Wasm', () => {
     expect(rowsOf(got)).toEqual(rowsOf(parseOpenTsdbText(body, AUTO)));
     // A line longer than the window grows it.
     const long = utf8(`m 1 1 ${Array.from({ length: 200 }, (_, i) => `k${i}=v${i}`).join(' ')}\nm 2 2 k0=v0\n`);
-    expect(rowsOf(new OpenTsdbScanner(core, { windowBytes: 64 }).scan(long, AUTO)!)).toEqual(rowsOf(parseOpenTsdbText(long, AUTO)));
+    expect(rowsOf(new OpenTsdbScanner(core, { windowBytes: 64 }).scan(long, AUTO)!)).toEqual(
+      rowsOf(parseOpenTsdbText(long, AUTO)),
+    );
   });
 
   it('agrees with the reference on generated and mutated bodies (seeded)', () => {
@@ -131,15 +142,31 @@ describe('OpenTSDB text in Wasm', () => {
     // Good tokens mostly, bad ones (last in each list) now and then.
     const tokens = {
       metric: [['m', 'cpu.usage', 'a,b', 'ré', 'put', 'x=y', 'time', 'value'], []],
-      ts: [['1', '1700000000', '1700000000123', '-7', '0000000001', '99999999999'], ['9223372037', '17000000001234', '1.5', 'x', '-']],
-      value: [['1', '-2.5', '+.5', '7.', '1e3', '0.1', '1e-300', '123456789012345678901', '-0'], ['NaN', '1e999', '.', '1e', '0x1']],
-      key: [['host', 'dc', 'a', 'ünï', 'k,x', 'k\\'], ['time', 'value', '']],
-      val: [['a', 'b=c', 'v1', 'é'], ['', 'x y']],
+      ts: [
+        ['1', '1700000000', '1700000000123', '-7', '0000000001', '99999999999'],
+        ['9223372037', '17000000001234', '1.5', 'x', '-'],
+      ],
+      value: [
+        ['1', '-2.5', '+.5', '7.', '1e3', '0.1', '1e-300', '123456789012345678901', '-0'],
+        ['NaN', '1e999', '.', '1e', '0x1'],
+      ],
+      key: [
+        ['host', 'dc', 'a', 'ünï', 'k,x', 'k\\'],
+        ['time', 'value', ''],
+      ],
+      val: [
+        ['a', 'b=c', 'v1', 'é'],
+        ['', 'x y'],
+      ],
     } as const;
-    const tok = (t: readonly [readonly string[], readonly string[]]): string => (t[1].length > 0 && r() < 0.03 ? pick(t[1]) : pick(t[0]));
+    const tok = (t: readonly [readonly string[], readonly string[]]): string =>
+      t[1].length > 0 && r() < 0.03 ? pick(t[1]) : pick(t[0]);
     const line = (): string => {
       // One or two tags, now and then none (a point needs one: refused).
-      const tags = Array.from({ length: r() < 0.05 ? 0 : 1 + Math.floor(r() * 2) }, () => `${tok(tokens.key)}=${tok(tokens.val)}`);
+      const tags = Array.from(
+        { length: r() < 0.05 ? 0 : 1 + Math.floor(r() * 2) },
+        () => `${tok(tokens.key)}=${tok(tokens.val)}`,
+      );
       const sep = () => pick([' ', ' ', '  ', '\t']);
       const parts = [tok(tokens.metric), tok(tokens.ts), tok(tokens.value), ...tags];
       return (r() < 0.5 ? 'put ' : '') + parts.join(sep()) + pick(['\n', '\n', '\r\n', ' \n', '']);

@@ -38,11 +38,20 @@ const REQUEST = {
                 { key: 'http.method', value: { stringValue: 'GET' } },
                 { key: 'http.status_code', value: { intValue: '200' } },
                 { key: 'ratio', value: { doubleValue: 0.25 } },
-                { key: 'list', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 2 }, { boolValue: false }] } } },
+                {
+                  key: 'list',
+                  value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 2 }, { boolValue: false }] } },
+                },
                 { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { doubleValue: 1.5 } }] } } },
                 { key: 'raw', value: { bytesValue: 'AQID' } },
               ],
-              events: [{ timeUnixNano: String(T0 + 1000n), name: 'cache miss', attributes: [{ key: 'key', value: { stringValue: 'c1' } }] }],
+              events: [
+                {
+                  timeUnixNano: String(T0 + 1000n),
+                  name: 'cache miss',
+                  attributes: [{ key: 'key', value: { stringValue: 'c1' } }],
+                },
+              ],
               links: [{ traceId: 'ffffffffffffffffffffffffffffffff', spanId: '0000000000000001', traceState: 'x=1' }],
               status: { code: 1 },
             },
@@ -165,7 +174,12 @@ describe('OTLP traces', () => {
 
   it('types counts, flags and times as DOUBLE, ids and names as tags, the rest STRING', () => {
     const cols = columnsOf(fromJson().batches).spans!;
-    expect(Object.entries(cols).filter(([, t]) => t === 'TAG').map(([n]) => n).sort()).toEqual(
+    expect(
+      Object.entries(cols)
+        .filter(([, t]) => t === 'TAG')
+        .map(([n]) => n)
+        .sort(),
+    ).toEqual(
       [
         `${RS}Resource/attributes/service.name`,
         `${RS}ScopeSpans/InstrumentationScope/name`,
@@ -193,7 +207,9 @@ describe('OTLP traces', () => {
   });
 
   it('rejects a truncated protobuf message', () => {
-    const bytes = otlpTypes().ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(JSON.stringify(REQUEST))) as never).finish();
+    const bytes = otlpTypes()
+      .ExportTraceServiceRequest.encode(decodeOtlpJson(utf8(JSON.stringify(REQUEST))) as never)
+      .finish();
     for (const cut of [1, 10, bytes.length - 1]) {
       const [code, message] = rejection(() => decodeOtlpProtobuf(bytes.subarray(0, cut)));
       expect(code).toBe('040017');
@@ -204,8 +220,14 @@ describe('OTLP traces', () => {
   const badJson: Array<[string, string]> = [
     ['not json', 'the body is not valid JSON: '],
     ['[]', 'an OTLP/JSON body is one ExportTraceServiceRequest object'],
-    ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}', 'resourceSpans[0].scopeSpans[0].spans[0].traceId must be a hex string, found "xyz"'],
-    ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"links":[{"spanId":5}]}]}]}]}', 'resourceSpans[0].scopeSpans[0].spans[0].links[0].spanId must be a hex string, found 5'],
+    [
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]}',
+      'resourceSpans[0].scopeSpans[0].spans[0].traceId must be a hex string, found "xyz"',
+    ],
+    [
+      '{"resourceSpans":[{"scopeSpans":[{"spans":[{"links":[{"spanId":5}]}]}]}]}',
+      'resourceSpans[0].scopeSpans[0].spans[0].links[0].spanId must be a hex string, found 5',
+    ],
     ['{"resourceSpans":"x"}', 'the body is not an OTLP/JSON ExportTraceServiceRequest: '],
   ];
   for (const [body, message] of badJson) {
@@ -219,8 +241,13 @@ describe('OTLP traces', () => {
   it('rejects attribute values nested too deeply, in both encodings', () => {
     let value: object = { stringValue: 'x' };
     for (let i = 0; i < 100; i++) value = { arrayValue: { values: [value] } };
-    const req = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', attributes: [{ key: 'deep', value }] }] }] }] };
-    expect(rejection(() => decodeOtlpJson(utf8(JSON.stringify(req))))).toEqual(['040017', 'the body is not an OTLP/JSON ExportTraceServiceRequest: maximum nesting depth exceeded']);
+    const req = {
+      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', attributes: [{ key: 'deep', value }] }] }] }],
+    };
+    expect(rejection(() => decodeOtlpJson(utf8(JSON.stringify(req))))).toEqual([
+      '040017',
+      'the body is not an OTLP/JSON ExportTraceServiceRequest: maximum nesting depth exceeded',
+    ]);
     // The same request in protobuf, written field by field (protobufjs refuses to encode it).
     const field = (tag: number, bytes: Uint8Array): Uint8Array => {
       const len: number[] = [];
@@ -234,11 +261,16 @@ describe('OTLP traces', () => {
     for (let i = 0; i < 100; i++) any = field(5, field(1, any)); // AnyValue.array_value.values
     const body = field(1, field(2, field(2, field(9, Uint8Array.from([...field(1, utf8('deep')), ...field(2, any)])))));
     const [code, message] = rejection(() => decodeOtlpProtobuf(body));
-    expect([code, message]).toEqual(['040017', 'cannot decode the body as an OTLP ExportTraceServiceRequest: maximum nesting depth exceeded']);
+    expect([code, message]).toEqual([
+      '040017',
+      'cannot decode the body as an OTLP ExportTraceServiceRequest: maximum nesting depth exceeded',
+    ]);
   });
 
   it('rejects a start time beyond the 64-bit signed range', () => {
-    const req = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', startTimeUnixNano: '18446744073709551615' }] }] }] };
+    const req = {
+      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '01', startTimeUnixNano: '18446744073709551615' }] }] }],
+    };
     expect(rejection(() => parsed(decodeOtlpJson(utf8(JSON.stringify(req)))))).toEqual([
       '020012',
       'resourceSpans[0].scopeSpans[0].spans[0]: timestamp 18446744073709551615 (ns) is out of range when converted to the database precision',

@@ -41,7 +41,10 @@ describe('parse warm-up bodies', () => {
 
   for (const withScanner of [true, false]) {
     it(`each parse to rows, with ${withScanner ? 'the Wasm log scanner' : 'the reference log parser'}`, () => {
-      const rows = warmupJobs(Date.now()).map(({ job, body }) => [job.format, rowsOf(runParseJob(job, Buffer.from(body), withScanner ? scanner : undefined).batches)]);
+      const rows = warmupJobs(Date.now()).map(({ job, body }) => [
+        job.format,
+        rowsOf(runParseJob(job, Buffer.from(body), withScanner ? scanner : undefined).batches),
+      ]);
       // 128 spans, documents, Loki lines, OpenTSDB points, metric data points and log records a
       // body; 32 Prometheus series of 4 samples.
       expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(FORMATS.map((f) => [f, 128])));
@@ -51,6 +54,16 @@ describe('parse warm-up bodies', () => {
   it('have spans of every attribute type, events, links and statuses, as real SDKs send', () => {
     const spans = warmupJobs(Date.now()).find((w) => w.job.format === 'otlp-json')!;
     const text = new TextDecoder().decode(spans.body);
-    for (const part of ['"stringValue"', '"intValue"', '"doubleValue"', '"boolValue"', '"events":[{', '"links":[{', '"parentSpanId"', '"message":"failed"']) expect(text).toContain(part);
+    for (const part of [
+      '"stringValue"',
+      '"intValue"',
+      '"doubleValue"',
+      '"boolValue"',
+      '"events":[{',
+      '"links":[{',
+      '"parentSpanId"',
+      '"message":"failed"',
+    ])
+      expect(text).toContain(part);
   });
 });

@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { compressSync, uncompressSync } from 'snappy';
 import { describe, expect, it } from 'vitest';
-import { encodePromReadResponse, matches, parsePromRead, parsePromWrite, PROM_TYPES } from '../../host/ingest/prometheus-remote.js';
+import {
+  encodePromReadResponse,
+  matches,
+  parsePromRead,
+  parsePromWrite,
+  PROM_TYPES,
+} from '../../host/ingest/prometheus-remote.js';
 import { columnsOf, rejection, rowsOf } from './ingest-support.js';
 
 const FIXTURE = readFileSync(new URL('./fixtures/prometheus-remote-write.bin', import.meta.url));
@@ -26,8 +32,22 @@ function fixtureRequest(instance: string, ts: number, scrapeDuration: number): o
   });
   return {
     timeseries: [
-      series('sundial_fixture_requests_total', [{ name: 'method', value: 'GET' }, { name: 'path', value: '/a b' }], 3),
-      series('sundial_fixture_requests_total', [{ name: 'method', value: 'POST' }, { name: 'path', value: '/ü"q"' }], 1.5),
+      series(
+        'sundial_fixture_requests_total',
+        [
+          { name: 'method', value: 'GET' },
+          { name: 'path', value: '/a b' },
+        ],
+        3,
+      ),
+      series(
+        'sundial_fixture_requests_total',
+        [
+          { name: 'method', value: 'POST' },
+          { name: 'path', value: '/ü"q"' },
+        ],
+        1.5,
+      ),
       series('sundial_fixture_temperature', [{ name: 'room', value: 'x' }], -273.15),
       series('sundial_fixture_temperature', [{ name: 'room', value: 'y' }], 0),
       series('up', [], 1),
@@ -42,14 +62,19 @@ function fixtureRequest(instance: string, ts: number, scrapeDuration: number): o
 describe('Prometheus remote write', () => {
   const message = uncompressSync(FIXTURE, { asBuffer: true }) as Buffer;
   const decoded = PROM_TYPES.WriteRequest.toObject(PROM_TYPES.WriteRequest.decode(message), { longs: Number }) as {
-    timeseries: Array<{ labels: Array<{ name: string; value: string }>; samples: Array<{ timestamp: number; value?: number }> }>;
+    timeseries: Array<{
+      labels: Array<{ name: string; value: string }>;
+      samples: Array<{ timestamp: number; value?: number }>;
+    }>;
   };
   const instance = decoded.timeseries[0]!.labels.find((l) => l.name === 'instance')!.value;
   const ts = decoded.timeseries[0]!.samples[0]!.timestamp;
   const scrapeDuration = decoded.timeseries[5]!.samples[0]!.value!;
 
   it('builds, with protobufjs and snappy, exactly the bytes Prometheus 2.42 sent', () => {
-    const built = PROM_TYPES.WriteRequest.encode(PROM_TYPES.WriteRequest.fromObject(fixtureRequest(instance, ts, scrapeDuration))).finish();
+    const built = PROM_TYPES.WriteRequest.encode(
+      PROM_TYPES.WriteRequest.fromObject(fixtureRequest(instance, ts, scrapeDuration)),
+    ).finish();
     expect(Buffer.from(built).toString('hex')).toBe(message.toString('hex'));
     // and the snappy block around it too, as sent on the wire
     expect(compressSync(Buffer.from(built)).toString('hex')).toBe(FIXTURE.toString('hex'));
@@ -89,7 +114,17 @@ describe('Prometheus remote write', () => {
 
   it('uses prom_metric_not_specified without __name__, drops empty labels, keeps NaN', () => {
     const req = PROM_TYPES.WriteRequest.encode(
-      PROM_TYPES.WriteRequest.fromObject({ timeseries: [{ labels: [{ name: 'a', value: '1' }, { name: 'b', value: '' }], samples: [{ value: NaN, timestamp: 5 }] }] }),
+      PROM_TYPES.WriteRequest.fromObject({
+        timeseries: [
+          {
+            labels: [
+              { name: 'a', value: '1' },
+              { name: 'b', value: '' },
+            ],
+            samples: [{ value: NaN, timestamp: 5 }],
+          },
+        ],
+      }),
     ).finish();
     const rows = rowsOf(parsePromWrite(req, 'ms').batches);
     expect(rows).toEqual([{ table: 'prom_metric_not_specified', time: 5n, a: '1', value: NaN }]);
@@ -130,25 +165,40 @@ describe('Prometheus remote read', () => {
   });
 
   it('matches in linear time (RE2), so a pathological regex cannot hang the server', () => {
-    const evil = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(a+)+$' }] }] })).finish();
+    const evil = PROM_TYPES.ReadRequest.encode(
+      PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(a+)+$' }] }] }),
+    ).finish();
     const [q] = parsePromRead(evil);
     expect(matches(q!.matchers[0]!, 'a'.repeat(5000) + 'b')).toBe(false);
   });
 
   it('lets . match a newline, as Prometheus does', () => {
-    const req = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: 'x.y' }] }] })).finish();
+    const req = PROM_TYPES.ReadRequest.encode(
+      PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: 'x.y' }] }] }),
+    ).finish();
     expect(matches(parsePromRead(req)[0]!.matchers[0]!, 'x\ny')).toBe(true);
   });
 
   it('rejects an invalid regular expression and a truncated message', () => {
-    const bad = PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(' }] }] })).finish();
+    const bad = PROM_TYPES.ReadRequest.encode(
+      PROM_TYPES.ReadRequest.fromObject({ queries: [{ matchers: [{ type: 2, name: 'a', value: '(' }] }] }),
+    ).finish();
     expect(rejection(() => parsePromRead(bad))[0]).toBe('040001');
     expect(rejection(() => parsePromRead(request.subarray(0, request.length - 3)))[0]).toBe('040017');
   });
 
   it('encodes a ReadResponse that Prometheus decodes', () => {
-    const bytes = encodePromReadResponse([[{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1500 }] }]]);
-    const back = PROM_TYPES.ReadResponse.toObject(PROM_TYPES.ReadResponse.decode(uncompressSync(compressSync(Buffer.from(bytes)), { asBuffer: true }) as Buffer), { longs: Number });
-    expect(back).toEqual({ results: [{ timeseries: [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1500 }] }] }] });
+    const bytes = encodePromReadResponse([
+      [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1500 }] }],
+    ]);
+    const back = PROM_TYPES.ReadResponse.toObject(
+      PROM_TYPES.ReadResponse.decode(uncompressSync(compressSync(Buffer.from(bytes)), { asBuffer: true }) as Buffer),
+      { longs: Number },
+    );
+    expect(back).toEqual({
+      results: [
+        { timeseries: [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1500 }] }] },
+      ],
+    });
   });
 });

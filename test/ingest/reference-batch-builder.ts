@@ -45,7 +45,12 @@ export class ReferenceWriteBatchBuilder {
    * line protocol does. Throws UserError('schemaConflict') when a column changes type or kind
    * within the batch; the builder is unchanged in that case.
    */
-  addRow(table: string, tags: ReadonlyArray<readonly [string, string]>, ts: bigint, fields: readonly FieldInput[]): void {
+  addRow(
+    table: string,
+    tags: ReadonlyArray<readonly [string, string]>,
+    ts: bigint,
+    fields: readonly FieldInput[],
+  ): void {
     checkName(table, 'table');
     let t = this.#tables.get(table);
     const isNew = t === undefined;
@@ -114,7 +119,8 @@ export class ReferenceWriteBatchBuilder {
 
 function checkName(name: string, what: string): void {
   if (name.length === 0) throw new UserError('badParameter', `empty ${what} name`);
-  if (name === 'time' && what !== 'table') throw new UserError('schemaConflict', `'time' is reserved and cannot be a ${what} name`);
+  if (name === 'time' && what !== 'table')
+    throw new UserError('schemaConflict', `'time' is reserved and cannot be a ${what} name`);
   if (name.length > MAX_NAME_BYTES / 3 && encoder.encode(name).length > MAX_NAME_BYTES) {
     throw new UserError('badParameter', `${what} name longer than ${MAX_NAME_BYTES} bytes`);
   }
@@ -191,10 +197,12 @@ function encodeTable(w: Writer, t: TableState): void {
         for (const s of series) for (const r of s.fields) w.f64(r.has(n) ? Number(r.get(n)) : 0);
         break;
       case ValueType.BigInt:
-        for (const s of series) for (const r of s.fields) w.i64(r.has(n) ? BigInt.asIntN(64, BigInt(r.get(n) as bigint)) : 0n);
+        for (const s of series)
+          for (const r of s.fields) w.i64(r.has(n) ? BigInt.asIntN(64, BigInt(r.get(n) as bigint)) : 0n);
         break;
       case ValueType.Unsigned:
-        for (const s of series) for (const r of s.fields) w.u64(r.has(n) ? BigInt.asUintN(64, BigInt(r.get(n) as bigint)) : 0n);
+        for (const s of series)
+          for (const r of s.fields) w.u64(r.has(n) ? BigInt.asUintN(64, BigInt(r.get(n) as bigint)) : 0n);
         break;
       case ValueType.Boolean:
         for (const s of series) for (const r of s.fields) w.u8(r.get(n) === true ? 1 : 0);

@@ -7,7 +7,8 @@ import { RowBatcher, type FieldInput } from '../../host/ingest/row-batcher.js';
 import { rowsOf } from './ingest-support.js';
 
 const narrow = (i: number): FieldInput[] => [{ name: 'v', type: ValueType.Double, value: i }];
-const wide = (n: number): FieldInput[] => Array.from({ length: n }, (_, k) => ({ name: `k${k}`, type: ValueType.Double, value: k }));
+const wide = (n: number): FieldInput[] =>
+  Array.from({ length: n }, (_, k) => ({ name: `k${k}`, type: ValueType.Double, value: k }));
 
 describe('RowBatcher', () => {
   it('starts a new batch before a wide row after many narrow ones, and after the size limit', () => {

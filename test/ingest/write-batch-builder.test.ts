@@ -10,7 +10,13 @@ import { ReferenceWriteBatchBuilder } from './reference-batch-builder.js';
 import { rng } from './ingest-support.js';
 
 const NAMES = ['a', 'b', 'host', 'région', 'z', 'time', '', 'k,=\\ x', '😀', '\ud800x', 'value', 'A'];
-const TYPES: FieldType[] = [ValueType.Double, ValueType.BigInt, ValueType.Unsigned, ValueType.Boolean, ValueType.String];
+const TYPES: FieldType[] = [
+  ValueType.Double,
+  ValueType.BigInt,
+  ValueType.Unsigned,
+  ValueType.Boolean,
+  ValueType.String,
+];
 
 function value(type: FieldType, random: () => number): FieldInput['value'] {
   switch (type) {
@@ -53,7 +59,11 @@ describe('WriteBatchBuilder', () => {
         for (let n = 0; n < 300; n++) {
           const table = random() < 0.05 ? pick(['', 'time', 't,1']) : pick(['cpu', 'mem', 'logs']);
           const tags: Array<[string, string]> = [];
-          for (let i = Math.floor(random() * 4); i > 0; i--) tags.push([pick(NAMES.slice(0, random() < 0.9 ? 5 : NAMES.length)), pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40), 'long value, escaped \\ = yes'])]);
+          for (let i = Math.floor(random() * 4); i > 0; i--)
+            tags.push([
+              pick(NAMES.slice(0, random() < 0.9 ? 5 : NAMES.length)),
+              pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40), 'long value, escaped \\ = yes']),
+            ]);
           const fields: FieldInput[] = [];
           for (let i = Math.floor(random() * 5); i > 0; i--) {
             const name = random() < 0.9 ? pick(['f1', 'f2', 'f3', 'msg', 'n']) : pick(NAMES);
@@ -64,7 +74,10 @@ describe('WriteBatchBuilder', () => {
           const ts = BigInt(Math.floor(random() * 20)) - 5n;
           const a = add(fast, [table, tags, ts, fields]);
           const b = add(ref, [table, tags, ts, fields]);
-          expect(a, JSON.stringify({ table, tags, fields }, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).toEqual(b);
+          expect(
+            a,
+            JSON.stringify({ table, tags, fields }, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+          ).toEqual(b);
           if (a === 'ok') accepted++;
         }
         expect(fast.rowCount).toBe(ref.rowCount);
@@ -79,7 +92,10 @@ describe('WriteBatchBuilder', () => {
     const ref = new ReferenceWriteBatchBuilder();
     const f = [{ name: 'v', type: ValueType.Double, value: 1 }] as FieldInput[];
     for (let i = 0; i < 3000; i++) {
-      const tags: Array<[string, string]> = [['span', String(i % 2500)], ['b', 'x']];
+      const tags: Array<[string, string]> = [
+        ['span', String(i % 2500)],
+        ['b', 'x'],
+      ];
       fast.addRow('spans', tags, BigInt(i), f);
       ref.addRow('spans', tags, BigInt(i), f);
       const hinted: Array<[string, string]> = [['h', String(i % 10)]];
@@ -97,7 +113,8 @@ describe('WriteBatchBuilder', () => {
     const keyless = new WriteBatchBuilder({ seriesKeys: false });
     for (let n = 0; n < 2000; n++) {
       const tags: Array<[string, string]> = [];
-      for (let i = Math.floor(random() * 4); i > 0; i--) tags.push([pick(NAMES.slice(0, 5)), pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40)])]);
+      for (let i = Math.floor(random() * 4); i > 0; i--)
+        tags.push([pick(NAMES.slice(0, 5)), pick(['x', 'y', '', 'ü ,=', 'a b,c=d\\e', 'x'.repeat(40)])]);
       const fields: FieldInput[] = [{ name: pick(['f1', 'f2']), type: ValueType.Double, value: random() }];
       const table = pick(['cpu', 'mem', 'a b']);
       const a = add(keyed, [table, tags, BigInt(n % 50), fields]);
@@ -145,7 +162,10 @@ describe('WriteBatchBuilder', () => {
     const fast = new WriteBatchBuilder();
     const ref = new ReferenceWriteBatchBuilder();
     for (const b of [fast, ref]) {
-      for (let i = 0; i < 5000; i++) b.addRow('t', [['h', String(i % 7)]], BigInt(i), [{ name: i === 4999 ? 'late' : 'v', type: ValueType.Double, value: i }]);
+      for (let i = 0; i < 5000; i++)
+        b.addRow('t', [['h', String(i % 7)]], BigInt(i), [
+          { name: i === 4999 ? 'late' : 'v', type: ValueType.Double, value: i },
+        ]);
     }
     expect(Buffer.from(fast.finish()).equals(Buffer.from(ref.finish()))).toBe(true);
   });
@@ -154,7 +174,10 @@ describe('WriteBatchBuilder', () => {
 describe('WriteBatchBuilder limits', () => {
   it('refuses a row that would take a table past 65535 columns, and stays usable', () => {
     const b = new WriteBatchBuilder();
-    const wide = Array.from({ length: 65536 }, (_, i): FieldInput => ({ name: `f${i}`, type: ValueType.Double, value: i }));
+    const wide = Array.from(
+      { length: 65536 },
+      (_, i): FieldInput => ({ name: `f${i}`, type: ValueType.Double, value: i }),
+    );
     expect(() => b.addRow('t', [], 1n, wide)).toThrow("table 't' would have 65536 columns; at most 65535 are allowed");
     b.addRow('t', [['h', 'a']], 2n, wide.slice(0, 3));
     expect(b.rowCount).toBe(1);

@@ -7,12 +7,29 @@ import { Authenticator } from '../../host/meta/authenticator.js';
 import { hashPassword } from '../../host/meta/password.js';
 import { Catalog } from '../../host/meta/catalog.js';
 
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 async function catalog(): Promise<Catalog> {
   const c = new Catalog();
-  c.addUser({ id: 101, name: 'pw', passwordHash: await hashPassword('secret'), admin: false, scramVerifier: '', mustChangePassword: false, comment: '' });
-  c.addUser({ id: 102, name: 'nopw', passwordHash: '', admin: false, scramVerifier: '', mustChangePassword: false, comment: '' });
+  c.addUser({
+    id: 101,
+    name: 'pw',
+    passwordHash: await hashPassword('secret'),
+    admin: false,
+    scramVerifier: '',
+    mustChangePassword: false,
+    comment: '',
+  });
+  c.addUser({
+    id: 102,
+    name: 'nopw',
+    passwordHash: '',
+    admin: false,
+    scramVerifier: '',
+    mustChangePassword: false,
+    comment: '',
+  });
   return c;
 }
 

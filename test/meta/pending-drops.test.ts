@@ -27,8 +27,17 @@ const status = (s: Storage, name: string) => {
 
 async function withTable(s: TestStore, db = 'public'): Promise<void> {
   const def = s.storage.catalog.requireDatabase('cnosdb', db);
-  await s.storage.createTable(def, { name: 'air', tags: [{ name: 'station' }], fields: [{ name: 'v', type: ValueType.Double }] });
-  await s.storage.write(def, [batch([['air', [['station', 'a']], 1n, [dbl('v', 1.5)]], ['air', [['station', 'b']], 2n, [dbl('v', 2.5)]]])]);
+  await s.storage.createTable(def, {
+    name: 'air',
+    tags: [{ name: 'station' }],
+    fields: [{ name: 'v', type: ValueType.Double }],
+  });
+  await s.storage.write(def, [
+    batch([
+      ['air', [['station', 'a']], 1n, [dbl('v', 1.5)]],
+      ['air', [['station', 'b']], 2n, [dbl('v', 2.5)]],
+    ]),
+  ]);
 }
 
 describe('pending drops', () => {
@@ -63,7 +72,9 @@ describe('pending drops', () => {
     await store.storage.maintain();
     expect(existsSync(dir)).toBe(false);
     expect(status(store.storage, 'cnosdb-d1')).toBe('DropDatabase 1 Successed');
-    await expect(store.storage.recoverDropped('database', ['cnosdb', 'd1'])).rejects.toThrow('Database not found: "d1"');
+    await expect(store.storage.recoverDropped('database', ['cnosdb', 'd1'])).rejects.toThrow(
+      'Database not found: "d1"',
+    );
     await store.storage.createDatabase('cnosdb', 'd1', { ...DEFAULT_DATABASE_OPTIONS });
   });
 
@@ -80,7 +91,17 @@ describe('pending drops', () => {
 
   it("schedules a plain DROP TENANT by the tenant's drop_after, hiding its databases with it", async () => {
     store = await openStore();
-    await store.storage.changeCatalog((c) => c.addTenant({ id: c.nextId(), name: 't1', comment: null, dropAfter: '1m', limiter: null, members: new Map(), roles: new Map() }));
+    await store.storage.changeCatalog((c) =>
+      c.addTenant({
+        id: c.nextId(),
+        name: 't1',
+        comment: null,
+        dropAfter: '1m',
+        limiter: null,
+        members: new Map(),
+        roles: new Map(),
+      }),
+    );
     await store.storage.createDatabase('t1', 'db', { ...DEFAULT_DATABASE_OPTIONS });
     await store.storage.dropTenant('t1');
     expect(store.storage.catalog.tenants.has('t1')).toBe(false);
@@ -98,7 +119,9 @@ describe('pending drops', () => {
     const pub = () => store!.storage.catalog.requireDatabase('cnosdb', 'public');
     await store.storage.dropTable(pub(), 'air', 3 * MIN);
     await store.storage.write(pub(), [batch([['air', [['station', 'c']], 9n, [dbl('v', 9)]]])]);
-    await expect(store.storage.recoverDropped('table', ['cnosdb', 'public', 'air'])).rejects.toThrow('Table air already exists');
+    await expect(store.storage.recoverDropped('table', ['cnosdb', 'public', 'air'])).rejects.toThrow(
+      'Table air already exists',
+    );
     expect(await dump(store.storage, 'air')).toHaveLength(1);
     expect(store.storage.catalog.pendingDrops).toHaveLength(1);
   });

@@ -30,10 +30,18 @@ describe('loadConfig', () => {
   });
 
   it('lets the file override defaults, the environment the file, and flags the environment', () => {
-    const file = toml('layers.toml', '[server]\nport = 1001\nhost = "127.0.0.2"\n[storage]\ndata_dir = "/from/file"\nwal_sync = false\n');
+    const file = toml(
+      'layers.toml',
+      '[server]\nport = 1001\nhost = "127.0.0.2"\n[storage]\ndata_dir = "/from/file"\nwal_sync = false\n',
+    );
     const env = { SUNDIAL_PORT: '1002', SUNDIAL_DATA_DIR: '/from/env' };
     const c = loadConfig({ argv: ['--config', file, '--port', '1003'], env });
-    expect([c['server.port'], c['storage.data_dir'], c['server.host'], c['storage.wal_sync']]).toEqual([1003, '/from/env', '127.0.0.2', false]);
+    expect([c['server.port'], c['storage.data_dir'], c['server.host'], c['storage.wal_sync']]).toEqual([
+      1003,
+      '/from/env',
+      '127.0.0.2',
+      false,
+    ]);
   });
 
   it('reads the file named by SUNDIAL_CONFIG', () => {
@@ -54,21 +62,47 @@ describe('loadConfig', () => {
   for (const [flag, text, want] of values) {
     it(`reads ${flag} ${text}`, () => {
       const c = loadConfig({ argv: [flag, text], env: {} }) as unknown as Record<string, unknown>;
-      const key = SETTINGS.find((s) => '--' + s.key.slice(s.key.lastIndexOf('.') + 1).replaceAll('_', '-') === flag)!.key;
+      const key = SETTINGS.find(
+        (s) => '--' + s.key.slice(s.key.lastIndexOf('.') + 1).replaceAll('_', '-') === flag,
+      )!.key;
       expect(c[key]).toBe(want);
     });
   }
 
   const bad: Array<[string, () => unknown, RegExp]> = [
     ['an unknown flag', () => loadConfig({ argv: ['--nope', '1'], env: {} }), /nope/],
-    ['a bad size', () => loadConfig({ argv: ['--memtable-bytes', '12 parsecs'], env: {} }), /storage\.memtable_bytes from flag --memtable-bytes/],
-    ['a bad duration in the environment', () => loadConfig({ argv: [], env: { SUNDIAL_QUERY_TIMEOUT: 'soon' } }), /limits\.query_timeout from environment variable SUNDIAL_QUERY_TIMEOUT/],
+    [
+      'a bad size',
+      () => loadConfig({ argv: ['--memtable-bytes', '12 parsecs'], env: {} }),
+      /storage\.memtable_bytes from flag --memtable-bytes/,
+    ],
+    [
+      'a bad duration in the environment',
+      () => loadConfig({ argv: [], env: { SUNDIAL_QUERY_TIMEOUT: 'soon' } }),
+      /limits\.query_timeout from environment variable SUNDIAL_QUERY_TIMEOUT/,
+    ],
     ['a port out of range', () => loadConfig({ argv: ['--port', '70000'], env: {} }), /server\.port/],
     ['a bad log level', () => loadConfig({ argv: ['--log-level', 'loud'], env: {} }), /log\.log_level/],
-    ['an unknown key in the file', () => loadConfig({ argv: ['--config', toml('typo.toml', '[server]\nprot = 1\n')], env: {} }), /unknown setting\(s\) .*server\.prot/],
-    ['a value of the wrong type in the file', () => loadConfig({ argv: ['--config', toml('type.toml', '[server]\nport = "x"\n')], env: {} }), /server\.port from config file/],
-    ['a file that is not TOML', () => loadConfig({ argv: ['--config', toml('bad.toml', '[server\n')], env: {} }), /cannot read config file/],
-    ['a missing file', () => loadConfig({ argv: ['--config', join(dir, 'missing.toml')], env: {} }), /cannot read config file/],
+    [
+      'an unknown key in the file',
+      () => loadConfig({ argv: ['--config', toml('typo.toml', '[server]\nprot = 1\n')], env: {} }),
+      /unknown setting\(s\) .*server\.prot/,
+    ],
+    [
+      'a value of the wrong type in the file',
+      () => loadConfig({ argv: ['--config', toml('type.toml', '[server]\nport = "x"\n')], env: {} }),
+      /server\.port from config file/,
+    ],
+    [
+      'a file that is not TOML',
+      () => loadConfig({ argv: ['--config', toml('bad.toml', '[server\n')], env: {} }),
+      /cannot read config file/,
+    ],
+    [
+      'a missing file',
+      () => loadConfig({ argv: ['--config', join(dir, 'missing.toml')], env: {} }),
+      /cannot read config file/,
+    ],
   ];
   for (const [name, run, message] of bad) {
     it(`rejects ${name}, naming it`, () => {
@@ -80,7 +114,10 @@ describe('loadConfig', () => {
 describe('the sundial command', () => {
   it('stops at startup with exit code 2 and a message naming a bad setting', () => {
     const main = new URL('../../dist/host/cli/main.js', import.meta.url).pathname;
-    const r = spawnSync(process.execPath, [main, '--data-dir', join(dir, 'data'), '--wal-segment-bytes', 'lots'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [main, '--data-dir', join(dir, 'data'), '--wal-segment-bytes', 'lots'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^sundial: invalid storage\.wal_segment_bytes from flag --wal-segment-bytes: "lots"/);
   });

@@ -16,7 +16,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = (): string => join(root, `d${++dirs}`);
 
-const LINES = 'cpu,host=a usage=12.5,count=3i,up=true,note="x" 1700000000000000000\ncpu,host=b usage=40,count=7i 1700000001000000000\n';
+const LINES =
+  'cpu,host=a usage=12.5,count=3i,up=true,note="x" 1700000000000000000\ncpu,host=b usage=40,count=7i 1700000001000000000\n';
 const NO_WARMUPS = ['--warmup', 'false', '--write-warmup', 'false', '--parse-warmup', 'false'];
 
 describe('open() in memory', () => {
@@ -42,7 +43,11 @@ describe('open() in memory', () => {
     try {
       await db.write(LINES);
       const result = await db.query('SELECT time, host, usage FROM cpu ORDER BY time');
-      expect(result.fields.map((f) => `${f.name} ${f.type.id}`)).toEqual(['time Timestamp', 'host Utf8', 'usage Float64']);
+      expect(result.fields.map((f) => `${f.name} ${f.type.id}`)).toEqual([
+        'time Timestamp',
+        'host Utf8',
+        'usage Float64',
+      ]);
       const batches = [];
       for await (const b of result) batches.push(b);
       expect(batches.reduce((n, b) => n + b.length, 0)).toBe(2);
@@ -69,7 +74,11 @@ describe('open() in memory', () => {
     }
   });
 
-  const failures: Array<{ name: string; run: (db: Awaited<ReturnType<typeof open>>) => Promise<unknown>; code: string }> = [
+  const failures: Array<{
+    name: string;
+    run: (db: Awaited<ReturnType<typeof open>>) => Promise<unknown>;
+    code: string;
+  }> = [
     { name: 'a SQL syntax error', run: (db) => db.sql('SELEC 1'), code: '010009' },
     { name: 'several statements', run: (db) => db.sql('SELECT 1; SELECT 2'), code: '010013' },
     { name: 'an unknown table', run: (db) => db.sql('SELECT * FROM nope'), code: '030019' },
@@ -107,13 +116,19 @@ describe('open() in memory', () => {
       await db.write(lines);
       const early = new AbortController();
       early.abort();
-      await expect(db.sql('SELECT count(*) FROM big', { signal: early.signal })).rejects.toMatchObject({ code: '010014' });
+      await expect(db.sql('SELECT count(*) FROM big', { signal: early.signal })).rejects.toMatchObject({
+        code: '010014',
+      });
       const later = new AbortController();
       const result = await db.query('SELECT * FROM big', { signal: later.signal });
       const it = result[Symbol.asyncIterator]();
       expect((await it.next()).done).toBe(false);
       later.abort();
-      await expect((async () => { for (;;) if ((await it.next()).done === true) return; })()).rejects.toMatchObject({ code: '010014' });
+      await expect(
+        (async () => {
+          for (;;) if ((await it.next()).done === true) return;
+        })(),
+      ).rejects.toMatchObject({ code: '010014' });
       // The cancelled statements let go of their slots: SHOW QUERIES lists only itself.
       expect((await db.sql('SHOW QUERIES')).length).toBe(1);
     } finally {
@@ -131,8 +146,15 @@ const result = await db.query('SELECT * FROM cpu');
 ${close}
 process.stdout.write(String(result.fields.length));`;
       // Before: the query timer (limits.query_timeout, 10 minutes) held the process after its last line.
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }, close || 'without close').toEqual({ status: 0, stdout: '3', stderr: '' });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }, close || 'without close').toEqual({
+        status: 0,
+        stdout: '3',
+        stderr: '',
+      });
     }
   });
 
@@ -170,7 +192,9 @@ describe('open() a data directory', () => {
     const db = await open({ dataDir });
     const err = await open({ dataDir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataDirLockedError);
-    expect((err as Error).message).toBe(`data directory ${dataDir} is in use: this process already has it open (${join(dataDir, 'LOCK')}); stop or close that first, or use another directory`);
+    expect((err as Error).message).toBe(
+      `data directory ${dataDir} is in use: this process already has it open (${join(dataDir, 'LOCK')}); stop or close that first, or use another directory`,
+    );
     await db.close();
     const again = await open({ dataDir });
     await again.close();
@@ -200,15 +224,23 @@ describe('open() a data directory', () => {
       async (s) => ({ code: await s.stop(), logs: s.logs }),
       (e: unknown) => ({ code: undefined, logs: [], error: String(e) }),
     );
-    expect(JSON.stringify(refused)).toContain(`data directory ${dataDir} is in use: process ${process.pid} has it open`);
+    expect(JSON.stringify(refused)).toContain(
+      `data directory ${dataDir} is in use: process ${process.pid} has it open`,
+    );
     await db.close();
 
     const server = await startServer({ dataDir, args: NO_WARMUPS });
     try {
-      const res = await fetch(`${server.url}/api/v1/sql?db=public`, { method: 'POST', body: sql, headers: { authorization: 'Basic cm9vdDo=', accept: 'application/json' } });
+      const res = await fetch(`${server.url}/api/v1/sql?db=public`, {
+        method: 'POST',
+        body: sql,
+        headers: { authorization: 'Basic cm9vdDo=', accept: 'application/json' },
+      });
       expect(await res.json()).toEqual(rows.map((r) => ({ ...r, count: Number(r.count) })));
       // ... and while the server has it, the library cannot open it.
-      await expect(open({ dataDir })).rejects.toThrow(`data directory ${dataDir} is in use: process ${server.pid} has it open`);
+      await expect(open({ dataDir })).rejects.toThrow(
+        `data directory ${dataDir} is in use: process ${server.pid} has it open`,
+      );
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -45,9 +45,21 @@ interface Probe {
   codecs: Column[];
 }
 
-const RUNTIMES: { name: string; pkg: string; bin: string; args: (dir: string) => string[]; env: (dir: string) => Record<string, string> }[] = [
+const RUNTIMES: {
+  name: string;
+  pkg: string;
+  bin: string;
+  args: (dir: string) => string[];
+  env: (dir: string) => Record<string, string>;
+}[] = [
   { name: 'Node', pkg: 'node', bin: process.execPath, args: () => [], env: () => ({}) },
-  { name: 'Bun', pkg: '@oven/bun-linux-x64', bin: join(root, 'node_modules/@oven/bun-linux-x64/bin/bun'), args: () => [], env: (dir) => ({ BUN_INSTALL_CACHE_DIR: join(dir, 'bun') }) },
+  {
+    name: 'Bun',
+    pkg: '@oven/bun-linux-x64',
+    bin: join(root, 'node_modules/@oven/bun-linux-x64/bin/bun'),
+    args: () => [],
+    env: (dir) => ({ BUN_INSTALL_CACHE_DIR: join(dir, 'bun') }),
+  },
   {
     name: 'Deno',
     pkg: '@deno/linux-x64-glibc',
@@ -60,16 +72,28 @@ const RUNTIMES: { name: string; pkg: string; bin: string; args: (dir: string) =>
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const bytesOf = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 /** The CnosDB codec name BlockCodecs maps to each encoder mode the probe uses. */
-const CODEC = { i64: { 0: 'DEFAULT', 3: 'DELTATS' }, f64: { 0: 'DEFAULT', 1: 'NULL', 4: 'GORILLA' }, bool: { 0: 'DEFAULT' } } as Record<string, Record<number, string>>;
+const CODEC = {
+  i64: { 0: 'DEFAULT', 3: 'DELTATS' },
+  f64: { 0: 'DEFAULT', 1: 'NULL', 4: 'GORILLA' },
+  bool: { 0: 'DEFAULT' },
+} as Record<string, Record<number, string>>;
 const TYPE = { i64: ValueType.BigInt, f64: ValueType.Double, bool: ValueType.Boolean } as Record<string, ValueType>;
 
 describe.each(RUNTIMES)('the Wasm core through its documented ABI in $name', (rt) => {
   let dir: string;
   let probe: Probe;
   beforeAll(() => {
-    expect(existsSync(rt.bin), `${rt.name} is missing: npm install (the optional dependency ${rt.pkg} provides it on linux-x64)`).toBe(true);
+    expect(
+      existsSync(rt.bin),
+      `${rt.name} is missing: npm install (the optional dependency ${rt.pkg} provides it on linux-x64)`,
+    ).toBe(true);
     dir = mkdtempSync(join(tmpdir(), 'sundial-runtime-'));
-    const out = execFileSync(rt.bin, [...rt.args(dir), PROBE, WASM], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...rt.env(dir) }, encoding: 'utf8', timeout: 60_000 });
+    const out = execFileSync(rt.bin, [...rt.args(dir), PROBE, WASM], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, ...rt.env(dir) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     probe = JSON.parse(out) as Probe;
   });
   afterAll(() => {
@@ -84,7 +108,11 @@ describe.each(RUNTIMES)('the Wasm core through its documented ABI in $name', (rt
     const lp = probe.lineProtocol;
     expect({ rc: lp.rc, rows: lp.rows, fixups: lp.fixups }).toEqual({ rc: 0, rows: 3, fixups: 1 });
     const scanner = new LineProtocolScanner(await loadCore());
-    const batches = scanner.scan(new TextEncoder().encode(lp.text), { tsMultiplier: 1n, tsDivisor: 1n, defaultTs: BigInt(lp.defaultTs) });
+    const batches = scanner.scan(new TextEncoder().encode(lp.text), {
+      tsMultiplier: 1n,
+      tsDivisor: 1n,
+      defaultTs: BigInt(lp.defaultTs),
+    });
     expect(batches.map(hex)).toEqual([lp.batch]);
   });
 
@@ -104,7 +132,8 @@ describe.each(RUNTIMES)('the Wasm core through its documented ABI in $name', (rt
       }
       const input = c.input as { values: string; validity: number[] | null };
       const raw = bytesOf(input.values);
-      const values = c.kind === 'bool' ? raw : c.kind === 'f64' ? new Float64Array(raw.buffer) : new BigInt64Array(raw.buffer);
+      const values =
+        c.kind === 'bool' ? raw : c.kind === 'f64' ? new Float64Array(raw.buffer) : new BigInt64Array(raw.buffer);
       const validity = input.validity === null ? undefined : Uint8Array.from(input.validity);
       const block = codecs.encode(TYPE[c.kind]!, values, validity, values.length, CODEC[c.kind]![c.mode]!);
       expect(c.block, `${c.kind} mode ${c.mode}`).toBe(hex(block));
@@ -114,7 +143,10 @@ describe.each(RUNTIMES)('the Wasm core through its documented ABI in $name', (rt
       const present = bytesOf(c.decoded!);
       const width = c.kind === 'bool' ? 1 : 8;
       const want = raw.slice();
-      if (validity !== undefined) validity.forEach((v, i) => { if (v === 0) want.fill(0, i * width, (i + 1) * width); });
+      if (validity !== undefined)
+        validity.forEach((v, i) => {
+          if (v === 0) want.fill(0, i * width, (i + 1) * width);
+        });
       expect(hex(present)).toBe(hex(want));
     }
   });

@@ -20,9 +20,13 @@ describe('the sandbox memory limit', () => {
     }
     const err = sandboxError(failure);
     expect(err.code).toBe('010011');
-    expect(err.message).toMatch(/^writing to public needs \d+\.\d MiB more, the sandbox holds \d+\.\d MiB of its 4\.0 MiB: load a shorter time range or fewer rows, or reload the page to start empty$/);
+    expect(err.message).toMatch(
+      /^writing to public needs \d+\.\d MiB more, the sandbox holds \d+\.\d MiB of its 4\.0 MiB: load a shorter time range or fewer rows, or reload the page to start empty$/,
+    );
     expect(sandbox.store.bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
-    const n = JSON.parse((await sandbox.sql("SELECT count(*) AS n FROM cpu WHERE time < '2016-01-01T02:00:00Z'")).json) as Array<{ n: number }>;
+    const n = JSON.parse(
+      (await sandbox.sql("SELECT count(*) AS n FROM cpu WHERE time < '2016-01-01T02:00:00Z'")).json,
+    ) as Array<{ n: number }>;
     expect(n[0]!.n).toBe(2160);
   });
 });

@@ -34,7 +34,13 @@ const ROLES: Role[] = [
 ];
 
 const NS = 1_700_000_000_000_000_000n;
-const PROM_READ = compressSync(Buffer.from(PROM_TYPES.ReadRequest.encode(PROM_TYPES.ReadRequest.fromObject({ queries: [], accepted_response_types: [0] })).finish()));
+const PROM_READ = compressSync(
+  Buffer.from(
+    PROM_TYPES.ReadRequest.encode(
+      PROM_TYPES.ReadRequest.fromObject({ queries: [], accepted_response_types: [0] }),
+    ).finish(),
+  ),
+);
 
 interface Action {
   name: string;
@@ -50,24 +56,49 @@ function sqlAction(name: string, need: Need, text: (who: string) => string): Act
     name,
     need,
     route: '/api/v1/sql',
-    send: (url, who) => http(url, '/api/v1/sql?tenant=acme&db=metrics', { method: 'POST', body: text(who.name), auth: { user: who.name, password: who.password } }),
+    send: (url, who) =>
+      http(url, '/api/v1/sql?tenant=acme&db=metrics', {
+        method: 'POST',
+        body: text(who.name),
+        auth: { user: who.name, password: who.password },
+      }),
   };
 }
 
-function post(name: string, need: Need, path: string, body: (who: string) => string | Buffer, headers: Record<string, string> = {}): Action {
+function post(
+  name: string,
+  need: Need,
+  path: string,
+  body: (who: string) => string | Buffer,
+  headers: Record<string, string> = {},
+): Action {
   const route = path.split('?')[0]!;
   return {
     name,
     need,
     route,
-    send: (url, who) => http(url, `${path}${path.includes('?') ? '&' : '?'}tenant=acme&db=metrics`, { method: 'POST', body: body(who.name), headers, auth: { user: who.name, password: who.password } }),
+    send: (url, who) =>
+      http(url, `${path}${path.includes('?') ? '&' : '?'}tenant=acme&db=metrics`, {
+        method: 'POST',
+        body: body(who.name),
+        headers,
+        auth: { user: who.name, password: who.password },
+      }),
   };
 }
 
 const ACTIONS: Action[] = [
   sqlAction('SELECT', 'readMetrics', () => 'SELECT count(*) AS n FROM base'),
-  sqlAction('SELECT with a join', 'readBoth', () => 'SELECT count(*) AS n FROM base b JOIN other.obase o ON b.time = o.time'),
-  sqlAction('SELECT with a subquery', 'readBoth', () => 'SELECT count(*) AS n FROM base WHERE v IN (SELECT v FROM other.obase)'),
+  sqlAction(
+    'SELECT with a join',
+    'readBoth',
+    () => 'SELECT count(*) AS n FROM base b JOIN other.obase o ON b.time = o.time',
+  ),
+  sqlAction(
+    'SELECT with a subquery',
+    'readBoth',
+    () => 'SELECT count(*) AS n FROM base WHERE v IN (SELECT v FROM other.obase)',
+  ),
   sqlAction('EXPLAIN', 'readMetrics', () => 'EXPLAIN SELECT v FROM base'),
   sqlAction('SHOW TABLES', 'readMetrics', () => 'SHOW TABLES'),
   sqlAction('DESCRIBE TABLE', 'readMetrics', () => 'DESCRIBE TABLE base'),
@@ -85,17 +116,27 @@ const ACTIONS: Action[] = [
   sqlAction('CREATE TENANT', 'admin', (who) => `CREATE TENANT nt_${who}`),
   post('line protocol write', 'write', '/api/v1/write', (who) => `lp,who=${who} v=1 ${NS}`),
   post('OpenTSDB write', 'write', '/api/v1/opentsdb/write', (who) => `tsdb 1700000000 1 who=${who}`),
-  post('OpenTSDB put', 'write', '/api/v1/opentsdb/put', (who) => JSON.stringify({ metric: 'put', timestamp: 1700000000, value: 1, tags: { who } })),
+  post('OpenTSDB put', 'write', '/api/v1/opentsdb/put', (who) =>
+    JSON.stringify({ metric: 'put', timestamp: 1700000000, value: 1, tags: { who } }),
+  ),
   post('Elasticsearch bulk', 'write', '/api/v1/es/_bulk?table=es&log_type=ndjson', (who) => `{"who":"${who}"}\n`),
-  post('OTLP traces', 'write', '/api/v1/traces?table=spans', (who) => traceBody(who), { 'content-type': 'application/json' }),
+  post('OTLP traces', 'write', '/api/v1/traces?table=spans', (who) => traceBody(who), {
+    'content-type': 'application/json',
+  }),
   post('OTLP metrics', 'write', '/v1/metrics', (who) => metricsBody(who), { 'content-type': 'application/json' }),
   post('OTLP logs', 'write', '/v1/logs?table=otlogs', (who) => logsBody(who), { 'content-type': 'application/json' }),
-  post('Prometheus remote read', 'readMetrics', '/api/v1/prom/read', () => PROM_READ, { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }),
+  post('Prometheus remote read', 'readMetrics', '/api/v1/prom/read', () => PROM_READ, {
+    'content-type': 'application/x-protobuf',
+    'content-encoding': 'snappy',
+  }),
   {
     name: 'Jaeger services',
     need: 'readMetrics',
     route: '/api/services',
-    send: (url, who) => http(url, '/api/services?tenant=acme&db=metrics&table=spans', { auth: { user: who.name, password: who.password } }),
+    send: (url, who) =>
+      http(url, '/api/services?tenant=acme&db=metrics&table=spans', {
+        auth: { user: who.name, password: who.password },
+      }),
   },
 ];
 
@@ -104,19 +145,45 @@ function traceBody(service: string): string {
     resourceSpans: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-        scopeSpans: [{ spans: [{ traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', name: 'op', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000', kind: 2 }] }],
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: '0102030405060708090a0b0c0d0e0f10',
+                spanId: '0102030405060708',
+                name: 'op',
+                startTimeUnixNano: '1700000000000000000',
+                endTimeUnixNano: '1700000001000000000',
+                kind: 2,
+              },
+            ],
+          },
+        ],
       },
     ],
   });
 }
 
 function metricsBody(who: string): string {
-  const point = { timeUnixNano: '1700000000000000000', asDouble: 1, attributes: [{ key: 'who', value: { stringValue: who } }] };
-  return JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'otm', gauge: { dataPoints: [point] } }] }] }] });
+  const point = {
+    timeUnixNano: '1700000000000000000',
+    asDouble: 1,
+    attributes: [{ key: 'who', value: { stringValue: who } }],
+  };
+  return JSON.stringify({
+    resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'otm', gauge: { dataPoints: [point] } }] }] }],
+  });
 }
 
 function logsBody(who: string): string {
-  return JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: 'who', value: { stringValue: who } }] }, scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000000000000000', body: { stringValue: 'x' } }] }] }] });
+  return JSON.stringify({
+    resourceLogs: [
+      {
+        resource: { attributes: [{ key: 'who', value: { stringValue: who } }] },
+        scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000000000000000', body: { stringValue: 'x' } }] }],
+      },
+    ],
+  });
 }
 
 /** The keys of a refusal's body on `route`: each API answers errors in its own shape. */
@@ -137,8 +204,10 @@ function expected(role: Role, action: Action): { status: number; code?: string }
   return role.can.has(action.need) ? { status: 200 } : { status: 422, code: '010004' };
 }
 
-const allowed = (action: string): string[] => ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status === 200).map((r) => r.name);
-const refused = (action: string): string[] => ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status !== 200).map((r) => r.name);
+const allowed = (action: string): string[] =>
+  ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status === 200).map((r) => r.name);
+const refused = (action: string): string[] =>
+  ROLES.filter((r) => expected(r, ACTIONS.find((a) => a.name === action)!).status !== 200).map((r) => r.name);
 
 let server: TestServer;
 const results = new Map<string, HttpResponse>();
@@ -163,10 +232,11 @@ beforeAll(async () => {
     'CREATE TENANT elsewhere',
     ...ROLES.map((r) => `CREATE USER ${r.name} WITH PASSWORD = '${r.password}'`),
     ...ROLES.map((r) => `CREATE USER extra_${r.name}`),
-    "ALTER USER admin2 SET granted_admin = true",
-    "ALTER USER mustchange SET must_change_password = true",
+    'ALTER USER admin2 SET granted_admin = true',
+    'ALTER USER mustchange SET must_change_password = true',
     'ALTER TENANT elsewhere ADD USER outsider AS owner',
-  ]) await root(s, 'cnosdb', 'public');
+  ])
+    await root(s, 'cnosdb', 'public');
   for (const s of [
     'CREATE DATABASE metrics',
     'CREATE DATABASE other',
@@ -193,17 +263,32 @@ beforeAll(async () => {
     'CREATE TABLE del (v DOUBLE, TAGS(who))',
     `INSERT INTO del (time, who, v) VALUES ${ROLES.map((r) => `(1, '${r.name}', 1)`).join(', ')}`,
     ...ROLES.map((r) => `CREATE TABLE dt_${r.name} (v DOUBLE)`),
-  ]) await root(s);
-  await http(server.url, '/api/v1/traces?tenant=acme&db=metrics&table=spans', { method: 'POST', body: traceBody('setup'), headers: { 'content-type': 'application/json' } });
+  ])
+    await root(s);
+  await http(server.url, '/api/v1/traces?tenant=acme&db=metrics&table=spans', {
+    method: 'POST',
+    body: traceBody('setup'),
+    headers: { 'content-type': 'application/json' },
+  });
   // `changed` logs in once (so its login is cached), then its password changes; `dropped` is dropped.
-  expect((await http(server.url, '/api/v1/sql?tenant=acme&db=metrics', { method: 'POST', body: 'SELECT 1', auth: { user: 'changed', password: 'secret-changed' } })).status).toBe(200);
+  expect(
+    (
+      await http(server.url, '/api/v1/sql?tenant=acme&db=metrics', {
+        method: 'POST',
+        body: 'SELECT 1',
+        auth: { user: 'changed', password: 'secret-changed' },
+      })
+    ).status,
+  ).toBe(200);
   await root("ALTER USER changed SET PASSWORD = 'secret-changed-new'", 'cnosdb', 'public');
   await root('DROP USER dropped', 'cnosdb', 'public');
-  for (const role of ROLES) for (const action of ACTIONS) results.set(`${role.name} ${action.name}`, await action.send(server.url, role));
+  for (const role of ROLES)
+    for (const action of ACTIONS) results.set(`${role.name} ${action.name}`, await action.send(server.url, role));
   // Log lines travel through a pipe: wait until the server's lines for these requests are in.
   const refusals = ROLES.reduce((n, role) => n + ACTIONS.filter((a) => expected(role, a).status !== 200).length, 0);
   const auditLines = (): Array<Record<string, unknown>> => server.logs.filter((l) => l.audit === 'denied');
-  for (let waited = 0; auditLines().length < refusals && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  for (let waited = 0; auditLines().length < refusals && waited < 5000; waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
   audit = auditLines();
 });
 
@@ -222,7 +307,8 @@ describe('access matrix', () => {
         if (want.code === undefined) return;
         expect(r.headers['x-sundial-error-code']).toBe(want.code);
         // A refusal carries the error and nothing else: no rows, no data.
-        if (action.route === '/api/v1/write' || action.route.startsWith('/api/v1/opentsdb')) expect(r.body.length).toBe(0);
+        if (action.route === '/api/v1/write' || action.route.startsWith('/api/v1/opentsdb'))
+          expect(r.body.length).toBe(0);
         else expect(Object.keys(JSON.parse(r.text) as object)).toEqual(errorKeys(action.route));
         if (want.status === 401) expect(r.headers['www-authenticate']).toMatch(/^Basic /);
       });
@@ -231,16 +317,30 @@ describe('access matrix', () => {
 
   it('answers every 401 the same, whatever the cause', () => {
     const unauthorized = [...results].filter(([, r]) => r.status === 401 && r.body.length > 0);
-    const texts = new Set(unauthorized.filter(([k]) => ACTIONS.every((a) => !k.endsWith(` ${a.name}`) || errorKeys(a.route)[0] === 'error_code')).map(([, r]) => r.text.replace(/'[^']*'/, "'U'")));
-    expect([...texts]).toEqual([`{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`]);
+    const texts = new Set(
+      unauthorized
+        .filter(([k]) => ACTIONS.every((a) => !k.endsWith(` ${a.name}`) || errorKeys(a.route)[0] === 'error_code'))
+        .map(([, r]) => r.text.replace(/'[^']*'/, "'U'")),
+    );
+    expect([...texts]).toEqual([
+      `{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`,
+    ]);
     // The routes that answer in their ecosystems' shapes (Jaeger, OTLP) say the same.
-    const messages = new Set(unauthorized.map(([, r]) => `${r.headers['x-sundial-error-code']} ${errorMessage(r.text).replace(/'[^']*'/, "'U'")}`));
+    const messages = new Set(
+      unauthorized.map(
+        ([, r]) => `${r.headers['x-sundial-error-code']} ${errorMessage(r.text).replace(/'[^']*'/, "'U'")}`,
+      ),
+    );
     expect([...messages]).toEqual(["010016 Access denied for user 'U': username or password invalid"]);
   });
 
   it('says the same about a tenant that exists and one that does not', async () => {
     const exists = results.get('outsider SELECT')!;
-    const missing = await http(server.url, '/api/v1/sql?tenant=acme_nope&db=metrics', { method: 'POST', body: 'SELECT 1', auth: { user: 'outsider', password: 'secret-outsider' } });
+    const missing = await http(server.url, '/api/v1/sql?tenant=acme_nope&db=metrics', {
+      method: 'POST',
+      body: 'SELECT 1',
+      auth: { user: 'outsider', password: 'secret-outsider' },
+    });
     expect(JSON.parse(exists.text)).toEqual({ error_code: '030010', error_message: 'The tenant acme not found' });
     expect(JSON.parse(missing.text)).toEqual({ error_code: '030010', error_message: 'The tenant acme_nope not found' });
   });
@@ -254,34 +354,76 @@ describe('access matrix', () => {
     expect(await column('SELECT who FROM ins')).toEqual(writers);
     expect(await column('SELECT who FROM otm')).toEqual(writers);
     expect(await column('SELECT who FROM otlogs')).toEqual(writers);
-    expect(await column(`SELECT DISTINCT "ResourceSpans/Resource/attributes/service.name" FROM spans WHERE "ResourceSpans/Resource/attributes/service.name" <> 'setup'`)).toEqual(writers);
+    expect(
+      await column(
+        `SELECT DISTINCT "ResourceSpans/Resource/attributes/service.name" FROM spans WHERE "ResourceSpans/Resource/attributes/service.name" <> 'setup'`,
+      ),
+    ).toEqual(writers);
     expect(await column('SELECT who FROM del')).toEqual(refused('DELETE').sort());
   });
 
   it('creates and drops tables, databases, roles, grants, members, users and tenants only for those allowed', async () => {
     const tables = await column('SHOW TABLES');
-    expect(tables.filter((t) => t.startsWith('ct_'))).toEqual(allowed('CREATE TABLE').map((n) => `ct_${n}`).sort());
-    expect(tables.filter((t) => t.startsWith('dt_'))).toEqual(refused('DROP TABLE').map((n) => `dt_${n}`).sort());
-    expect((await column('SHOW DATABASES')).filter((d) => d.startsWith('cd_'))).toEqual(allowed('CREATE DATABASE').map((n) => `cd_${n}`).sort());
-    const prefixed = async (sql: string, prefix: string, tenant?: string): Promise<string[]> => (await column(sql, tenant)).filter((n) => n.startsWith(prefix));
-    expect(await prefixed('SELECT role_name FROM information_schema.roles', 'cr_')).toEqual(allowed('CREATE ROLE').map((n) => `cr_${n}`).sort());
-    expect(await column("SELECT role_name FROM information_schema.database_privileges WHERE database_name = 'other'")).toEqual(allowed('GRANT').map((n) => `g_${n}`).sort());
-    expect(await prefixed('SELECT user_name FROM information_schema.members', 'extra_')).toEqual(allowed('ALTER TENANT ADD USER').map((n) => `extra_${n}`).sort());
+    expect(tables.filter((t) => t.startsWith('ct_'))).toEqual(
+      allowed('CREATE TABLE')
+        .map((n) => `ct_${n}`)
+        .sort(),
+    );
+    expect(tables.filter((t) => t.startsWith('dt_'))).toEqual(
+      refused('DROP TABLE')
+        .map((n) => `dt_${n}`)
+        .sort(),
+    );
+    expect((await column('SHOW DATABASES')).filter((d) => d.startsWith('cd_'))).toEqual(
+      allowed('CREATE DATABASE')
+        .map((n) => `cd_${n}`)
+        .sort(),
+    );
+    const prefixed = async (sql: string, prefix: string, tenant?: string): Promise<string[]> =>
+      (await column(sql, tenant)).filter((n) => n.startsWith(prefix));
+    expect(await prefixed('SELECT role_name FROM information_schema.roles', 'cr_')).toEqual(
+      allowed('CREATE ROLE')
+        .map((n) => `cr_${n}`)
+        .sort(),
+    );
+    expect(
+      await column("SELECT role_name FROM information_schema.database_privileges WHERE database_name = 'other'"),
+    ).toEqual(
+      allowed('GRANT')
+        .map((n) => `g_${n}`)
+        .sort(),
+    );
+    expect(await prefixed('SELECT user_name FROM information_schema.members', 'extra_')).toEqual(
+      allowed('ALTER TENANT ADD USER')
+        .map((n) => `extra_${n}`)
+        .sort(),
+    );
     // cluster_schema is the system tenant's.
-    expect(await prefixed('SELECT user_name FROM cluster_schema.users', 'nu_', 'cnosdb')).toEqual(allowed('CREATE USER').map((n) => `nu_${n}`).sort());
-    expect(await prefixed('SELECT tenant_name FROM cluster_schema.tenants', 'nt_', 'cnosdb')).toEqual(allowed('CREATE TENANT').map((n) => `nt_${n}`).sort());
+    expect(await prefixed('SELECT user_name FROM cluster_schema.users', 'nu_', 'cnosdb')).toEqual(
+      allowed('CREATE USER')
+        .map((n) => `nu_${n}`)
+        .sort(),
+    );
+    expect(await prefixed('SELECT tenant_name FROM cluster_schema.tenants', 'nt_', 'cnosdb')).toEqual(
+      allowed('CREATE TENANT')
+        .map((n) => `nt_${n}`)
+        .sort(),
+    );
   });
 
   it('returns the data to those allowed to read', () => {
     for (const name of allowed('SELECT')) expect(results.get(`${name} SELECT`)!.text).toBe('n\n1\n');
-    for (const name of allowed('SELECT with a join')) expect(results.get(`${name} SELECT with a join`)!.text).toBe('n\n1\n');
+    for (const name of allowed('SELECT with a join'))
+      expect(results.get(`${name} SELECT with a join`)!.text).toBe('n\n1\n');
   });
 
   it('logs one audit line per refused request, naming the user, the tenant, the route and the reason', () => {
     for (const role of ROLES) {
       const refusals = ACTIONS.filter((a) => expected(role, a).status !== 200);
       const lines = audit.filter((l) => l.user === role.name);
-      expect(lines.map((l) => `${String(l.route)} ${String(l.code)}`).sort(), role.name).toEqual(refusals.map((a) => `${a.route} ${expected(role, a).code}`).sort());
+      expect(lines.map((l) => `${String(l.route)} ${String(l.code)}`).sort(), role.name).toEqual(
+        refusals.map((a) => `${a.route} ${expected(role, a).code}`).sort(),
+      );
       for (const l of lines) {
         expect(l.tenant).toBe('acme');
         expect(typeof l.reason).toBe('string');

@@ -42,19 +42,31 @@ describe('Basic authentication', () => {
   }
 
   it('accepts a password containing colons (split at the first colon)', async () => {
-    const r = await http(server.url, '/api/v1/write', { body: 'm f=1 1', auth: { user: 'root', password: 'pa:ss:word' } });
+    const r = await http(server.url, '/api/v1/write', {
+      body: 'm f=1 1',
+      auth: { user: 'root', password: 'pa:ss:word' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.length).toBe(0);
   });
 
   it('accepts the scheme name in any case', async () => {
-    const r = await http(server.url, '/api/v1/write', { body: 'm f=1 1', auth: null, headers: { authorization: `basic ${b64('root:pa:ss:word')}` } });
+    const r = await http(server.url, '/api/v1/write', {
+      body: 'm f=1 1',
+      auth: null,
+      headers: { authorization: `basic ${b64('root:pa:ss:word')}` },
+    });
     expect(r.status).toBe(200);
   });
 
   it('answers an unknown user, a wrong password (also for a user without one) and a dropped user alike', async () => {
     const root = { user: 'root', password: 'pa:ss:word' };
-    for (const stmt of ["CREATE USER known WITH PASSWORD = 'right'", 'CREATE USER nopass', "CREATE USER gone WITH PASSWORD = 'right'", 'DROP USER gone']) {
+    for (const stmt of [
+      "CREATE USER known WITH PASSWORD = 'right'",
+      'CREATE USER nopass',
+      "CREATE USER gone WITH PASSWORD = 'right'",
+      'DROP USER gone',
+    ]) {
       expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: stmt, auth: root })).status).toBe(200);
     }
     const answers = await Promise.all(
@@ -64,12 +76,26 @@ describe('Basic authentication', () => {
         ['nopass', 'right'],
         ['gone', 'right'],
       ].map(async ([user, password]) => {
-        const r = await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: { user: user!, password: password! } });
-        return [r.status, r.headers['www-authenticate'], r.headers['x-sundial-error-code'], r.text.replace(`'${user}'`, "'U'")];
+        const r = await http(server.url, '/api/v1/sql', {
+          method: 'POST',
+          body: 'SELECT 1',
+          auth: { user: user!, password: password! },
+        });
+        return [
+          r.status,
+          r.headers['www-authenticate'],
+          r.headers['x-sundial-error-code'],
+          r.text.replace(`'${user}'`, "'U'"),
+        ];
       }),
     );
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
-    expect(answers[0]).toEqual([401, 'Basic realm="sundial", charset="UTF-8"', '010016', `{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`]);
+    expect(answers[0]).toEqual([
+      401,
+      'Basic realm="sundial", charset="UTF-8"',
+      '010016',
+      `{"error_code":"010016","error_message":"Access denied for user 'U': username or password invalid"}`,
+    ]);
   });
 
   it('does not ask ping for credentials', async () => {
@@ -79,7 +105,9 @@ describe('Basic authentication', () => {
 
 describe('listening address', () => {
   it('refuses a non-loopback address while the root password is empty', async () => {
-    await expect(startServer({ args: ['--host', '0.0.0.0'] })).rejects.toThrow(/exited with 2.*set auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) or listen on 127\.0\.0\.1/);
+    await expect(startServer({ args: ['--host', '0.0.0.0'] })).rejects.toThrow(
+      /exited with 2.*set auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) or listen on 127\.0\.0\.1/,
+    );
   });
 
   it('tells the operator of an existing catalog to set the password with ALTER USER, which auth.root_password cannot', async () => {
@@ -87,8 +115,14 @@ describe('listening address', () => {
     try {
       expect(await first.stop()).toBe(0);
       // The setting is given, but the catalog already exists with root's empty password.
-      const refused = startServer({ dataDir: first.dataDir, args: ['--host', '0.0.0.0'], env: { SUNDIAL_ROOT_PASSWORD: 'secret' } });
-      await expect(refused).rejects.toThrow(/exited with 2.*already exists, and auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) applies only to a new catalog: start on 127\.0\.0\.1 and run ALTER USER root SET PASSWORD = '\.\.\.', then listen on 0\.0\.0\.0/);
+      const refused = startServer({
+        dataDir: first.dataDir,
+        args: ['--host', '0.0.0.0'],
+        env: { SUNDIAL_ROOT_PASSWORD: 'secret' },
+      });
+      await expect(refused).rejects.toThrow(
+        /exited with 2.*already exists, and auth\.root_password \(SUNDIAL_ROOT_PASSWORD\) applies only to a new catalog: start on 127\.0\.0\.1 and run ALTER USER root SET PASSWORD = '\.\.\.', then listen on 0\.0\.0\.0/,
+      );
     } finally {
       first.cleanup();
     }

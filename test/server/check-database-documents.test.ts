@@ -8,12 +8,22 @@ import { describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { startServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 
-async function check(url: string, text: string): Promise<Array<{ file: string; offset: number | null; problem: string; action: string }>> {
+async function check(
+  url: string,
+  text: string,
+): Promise<Array<{ file: string; offset: number | null; problem: string; action: string }>> {
   const r = await http(url, '/api/v1/sql', { method: 'POST', body: text, headers: { accept: 'application/json' } });
   expect(r.status, r.text).toBe(200);
-  return r.text === '' ? [] : (JSON.parse(r.text) as Array<{ file: string; offset: number | null; problem: string; action: string }>);
+  return r.text === ''
+    ? []
+    : (JSON.parse(r.text) as Array<{ file: string; offset: number | null; problem: string; action: string }>);
 }
 
 describe('CHECK DATABASE and the saved documents', () => {
@@ -22,8 +32,12 @@ describe('CHECK DATABASE and the saved documents', () => {
     let restarted: Awaited<ReturnType<typeof startServer>> | undefined;
     try {
       expect((await writeLp(server.url, 'm v=1 1')).status).toBe(200);
-      expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'COMPACT DATABASE public' })).status).toBe(200);
-      const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; name: string }> };
+      expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'COMPACT DATABASE public' })).status).toBe(
+        200,
+      );
+      const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as {
+        databases: Array<{ id: number; name: string }>;
+      };
       const id = catalog.databases.find((d) => d.name === 'public')!.id;
       const manifest = `db/${id}/manifest.json`;
       expect(await check(server.url, 'CHECK DATABASE public')).toEqual([]);

@@ -1,11 +1,20 @@
-import { brotliCompressSync, brotliDecompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import {
+  brotliCompressSync,
+  brotliDecompressSync,
+  deflateRawSync,
+  deflateSync,
+  gunzipSync,
+  gzipSync,
+  inflateSync,
+} from 'node:zlib';
 import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { readBack } from '../support/read-back.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const body = (table: string): string => Array.from({ length: 100 }, (_, i) => `${table},h=h${i % 3} f=${i} ${i + 1}`).join('\n');
+const body = (table: string): string =>
+  Array.from({ length: 100 }, (_, i) => `${table},h=h${i % 3} f=${i} ${i + 1}`).join('\n');
 
 const encoders: Array<[string, string, (b: Buffer) => Buffer]> = [
   ['gzip', 'gzip', (b) => gzipSync(b)],
@@ -30,14 +39,22 @@ describe('request Content-Encoding', () => {
 
   encoders.forEach(([name, header, encode], i) => {
     it(`decodes ${name}`, async () => {
-      const r = await writeLp(server.url, encode(Buffer.from(body(`enc${i}`))), '', { headers: { 'content-encoding': header } });
+      const r = await writeLp(server.url, encode(Buffer.from(body(`enc${i}`))), '', {
+        headers: { 'content-encoding': header },
+      });
       expect(r.status).toBe(200);
     });
   });
 
   const rejected: Array<[string, string, Buffer, number, string]> = [
     ['an unknown encoding', 'lz4', Buffer.from('m f=1 1'), 400, '040005'],
-    ['a corrupt gzip stream', 'gzip', Buffer.concat([gzipSync(Buffer.from(body('bad'))).subarray(0, 30), Buffer.from('garbage')]), 400, '040013'],
+    [
+      'a corrupt gzip stream',
+      'gzip',
+      Buffer.concat([gzipSync(Buffer.from(body('bad'))).subarray(0, 30), Buffer.from('garbage')]),
+      400,
+      '040013',
+    ],
     ['a truncated gzip stream', 'gzip', gzipSync(Buffer.from(body('bad'))).subarray(0, 40), 400, '040013'],
     ['a corrupt zstd stream', 'zstd', Buffer.from('not zstd at all'), 400, '040013'],
     ['a corrupt br stream', 'br', Buffer.from([0xff, 0xff, 0xff, 0xff]), 400, '040013'],
@@ -120,9 +137,22 @@ describe('response Accept-Encoding', () => {
   }
 
   // Every result media type the SQL route serves is compressed on request, with Vary.
-  for (const accept of ['text/csv', 'application/csv', 'text/tsv', 'application/json', 'application/nd-json', 'application/x-ndjson', 'application/ndjson', 'text/table']) {
+  for (const accept of [
+    'text/csv',
+    'application/csv',
+    'text/tsv',
+    'application/json',
+    'application/nd-json',
+    'application/x-ndjson',
+    'application/ndjson',
+    'text/table',
+  ]) {
     it(`compresses a SQL result sent as ${accept}`, async () => {
-      const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT 1 AS one', headers: { accept, 'accept-encoding': 'gzip' } });
+      const r = await http(server.url, '/api/v1/sql?db=public', {
+        method: 'POST',
+        body: 'SELECT 1 AS one',
+        headers: { accept, 'accept-encoding': 'gzip' },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.headers['content-type']).toBe(accept);
       expect(r.headers['content-encoding']).toBe('gzip');

@@ -31,7 +31,10 @@ function open(url: string): Promise<RawConnection> {
 
 /** Resolves with `p`'s value, or rejects after `ms`: a bound on something that must happen, not a timing. */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))]);
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
+  ]);
 }
 
 describe('server.headers_timeout', () => {
@@ -61,13 +64,17 @@ describe('server.headers_timeout', () => {
 
   it('answers 408 and closes a connection that sends nothing', async () => {
     const c = await open(server.url);
-    expect(await within(c.closed, 20_000, 'closing the silent connection')).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(await within(c.closed, 20_000, 'closing the silent connection')).toMatch(
+      /^HTTP\/1\.1 408 Request Timeout\r\n/,
+    );
   });
 
   it('leaves a request that sent its headers in time to finish its body', async () => {
     const c = await open(server.url);
     const body = 'm v=1 1\n';
-    c.socket.write(`POST /api/v1/write?db=public HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('root', '')}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    c.socket.write(
+      `POST /api/v1/write?db=public HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('root', '')}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     // Past the headers' limit before the body comes: the body is not bound by it.
     await new Promise((r) => setTimeout(r, 1_500));
     c.socket.write(body);
@@ -89,13 +96,17 @@ describe('server.max_connections', () => {
     // One request under way (headers sent, body not yet) and three idle connections: four open.
     const writer = await open(server.url);
     const body = 'capped v=1 1\n';
-    writer.socket.write(`POST /api/v1/write?db=public HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('root', '')}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    writer.socket.write(
+      `POST /api/v1/write?db=public HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('root', '')}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     const idle = [await open(server.url), await open(server.url), await open(server.url)];
     // The fifth is accepted by the kernel and closed by the server without an answer.
     const fifth = await open(server.url);
     expect(await within(fifth.closed, 20_000, 'closing the fifth connection')).toBe('');
     await expect(http(server.url, '/api/v1/ping', { auth: null })).rejects.toThrow(/ECONNRESET|socket hang up/);
-    await server.waitForLog((l) => l.msg === 'closed new connections: server.max_connections are open' && l.maxConnections === 4);
+    await server.waitForLog(
+      (l) => l.msg === 'closed new connections: server.max_connections are open' && l.maxConnections === 4,
+    );
     // The request under way still finishes.
     writer.socket.write(body);
     expect(await within(writer.closed, 20_000, 'the write answering')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -112,6 +123,8 @@ describe('server.max_connections', () => {
       20_000,
       'a new connection being served',
     );
-    expect((await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT v FROM capped' })).text).toBe('v\n1.0\n');
+    expect(
+      (await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT v FROM capped' })).text,
+    ).toBe('v\n1.0\n');
   });
 });

@@ -16,7 +16,10 @@ let outside: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sundial-external-'));
   outside = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
-  writeFileSync(join(outside, 'secret.csv'), 'time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n2022-01-01 00:00:00,a,b,1,s,1,true,1.0\n');
+  writeFileSync(
+    join(outside, 'secret.csv'),
+    'time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n2022-01-01 00:00:00,a,b,1,s,1,true,1.0\n',
+  );
   server = await startServer({ args: ['--external-dir', dir] });
 });
 afterAll(async () => {
@@ -38,7 +41,8 @@ const FULL_ROWS =
   'time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n' +
   '2022-12-22T09:26:56.000000000,tt1,tt2,-512512,hello word,512,true,1.11\n' +
   '2022-12-22T09:26:57.000000001,tt1,,9223372036854775807,"a, ""quoted"" one",18446744073709551615,false,-2.5e-7\n';
-const TABLE = '(bigint_c BIGINT, string_c STRING, ubigint_c BIGINT UNSIGNED, boolean_c BOOLEAN, double_c DOUBLE, TAGS(tag1, tag2))';
+const TABLE =
+  '(bigint_c BIGINT, string_c STRING, ubigint_c BIGINT UNSIGNED, boolean_c BOOLEAN, double_c DOUBLE, TAGS(tag1, tag2))';
 const ALL = 'SELECT * FROM %t ORDER BY time';
 const all = (t: string): Promise<string> => csv(ALL.replace('%t', t));
 
@@ -53,7 +57,11 @@ describe('COPY INTO a table', () => {
   });
 
   it('stores nothing of a file when one of its rows has no field value, as INSERT', async () => {
-    await fails("COPY INTO full_t FROM 'full.csv' FILE_FORMAT = (TYPE = 'CSV')", 422, /^Coordinator: Fields can't be empty$/);
+    await fails(
+      "COPY INTO full_t FROM 'full.csv' FILE_FORMAT = (TYPE = 'CSV')",
+      422,
+      /^Coordinator: Fields can't be empty$/,
+    );
     expect(await csv('SELECT count(*) FROM full_t')).toBe('COUNT(UInt8(1))\n0\n');
   });
 
@@ -65,12 +73,24 @@ describe('COPY INTO a table', () => {
   });
 
   it('matches a column list to the file, and names the bad value, column and line without it', async () => {
-    await csv(`CREATE TABLE v2 (string_c STRING, bigint_c BIGINT, boolean_c BOOLEAN, ubigint_c BIGINT UNSIGNED, double_c DOUBLE, TAGS(tag1, tag2))`);
-    await fails("COPY INTO v2 FROM 'two.csv' FILE_FORMAT = (TYPE = 'CSV')", 422, /^Arrow: Parser error: Error while parsing value hello word for column 4 at line 1$/);
+    await csv(
+      `CREATE TABLE v2 (string_c STRING, bigint_c BIGINT, boolean_c BOOLEAN, ubigint_c BIGINT UNSIGNED, double_c DOUBLE, TAGS(tag1, tag2))`,
+    );
+    await fails(
+      "COPY INTO v2 FROM 'two.csv' FILE_FORMAT = (TYPE = 'CSV')",
+      422,
+      /^Arrow: Parser error: Error while parsing value hello word for column 4 at line 1$/,
+    );
     const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: "COPY INTO v2 FROM 'two.csv'" });
     expect(JSON.parse(r.text).error_code).toBe('010002');
-    expect(await csv('COPY INTO v2(time, tag1, tag2, bigint_c, string_c, ubigint_c, boolean_c, double_c) FROM \'two.csv\' FILE_FORMAT = (TYPE = \'CSV\')')).toBe('rows\n2\n');
-    expect(await csv('SELECT time, tag1, tag2, bigint_c, string_c, ubigint_c, boolean_c, double_c FROM v2 ORDER BY time')).toBe(FULL_ROWS);
+    expect(
+      await csv(
+        "COPY INTO v2(time, tag1, tag2, bigint_c, string_c, ubigint_c, boolean_c, double_c) FROM 'two.csv' FILE_FORMAT = (TYPE = 'CSV')",
+      ),
+    ).toBe('rows\n2\n');
+    expect(
+      await csv('SELECT time, tag1, tag2, bigint_c, string_c, ubigint_c, boolean_c, double_c FROM v2 ORDER BY time'),
+    ).toBe(FULL_ROWS);
   });
 
   it('reads newline-delimited JSON by key, in any key order, a missing key NULL', async () => {
@@ -104,10 +124,18 @@ describe('COPY INTO a table', () => {
   it('takes DELIMITER and WITH_HEADER, and auto_infer_schema needs as many file columns as table columns', async () => {
     writeFileSync(join(dir, 'semi.csv'), '2024-02-01 00:00:00;p;q;7;semi;7;true;7.5\n');
     await csv(`CREATE TABLE semi_t ${TABLE}`);
-    expect(await csv("COPY INTO semi_t FROM 'semi.csv' FILE_FORMAT = (TYPE = 'CSV', DELIMITER = ';', WITH_HEADER = false)")).toBe('rows\n1\n');
-    expect(await all('semi_t')).toBe('time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n2024-02-01T00:00:00.000000000,p,q,7,semi,7,true,7.5\n');
+    expect(
+      await csv("COPY INTO semi_t FROM 'semi.csv' FILE_FORMAT = (TYPE = 'CSV', DELIMITER = ';', WITH_HEADER = false)"),
+    ).toBe('rows\n1\n');
+    expect(await all('semi_t')).toBe(
+      'time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n2024-02-01T00:00:00.000000000,p,q,7,semi,7,true,7.5\n',
+    );
     writeFileSync(join(dir, 'few.json'), '{"time":"2024-02-01T00:00:00","tag1":"p","bigint_c":1}\n');
-    await fails("COPY INTO semi_t FROM 'few.json' FILE_FORMAT = (TYPE = 'JSON') COPY_OPTIONS = (auto_infer_schema = true)", 422, /^Semantic error: Insert columns and Source columns not match$/);
+    await fails(
+      "COPY INTO semi_t FROM 'few.json' FILE_FORMAT = (TYPE = 'JSON') COPY_OPTIONS = (auto_infer_schema = true)",
+      422,
+      /^Semantic error: Insert columns and Source columns not match$/,
+    );
   });
 });
 
@@ -119,15 +147,25 @@ describe('COPY INTO a location', () => {
   });
 
   it('writes CSV and JSON files that hold what the SQL route answers', async () => {
-    expect(await csv("COPY INTO 'out/csv/' FROM (SELECT * FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'CSV')")).toBe('rows\n2\n');
+    expect(await csv("COPY INTO 'out/csv/' FROM (SELECT * FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'CSV')")).toBe(
+      'rows\n2\n',
+    );
     const [name] = filesIn('out/csv');
     expect(name).toMatch(/\.csv$/);
     expect(readFileSync(join(dir, 'out/csv', name!), 'utf8')).toBe(FULL_ROWS);
-    expect(await csv("COPY INTO 'out/one.json' FROM (SELECT time, tag1, bigint_c FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'JSON')")).toBe('rows\n2\n');
+    expect(
+      await csv(
+        "COPY INTO 'out/one.json' FROM (SELECT time, tag1, bigint_c FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'JSON')",
+      ),
+    ).toBe('rows\n2\n');
     expect(readFileSync(join(dir, 'out/one.json'), 'utf8')).toBe(
       '{"time":"2022-12-22T09:26:56","tag1":"tt1","bigint_c":-512512}\n{"time":"2022-12-22T09:26:57.000000001","tag1":"tt1","bigint_c":9223372036854775807}\n',
     );
-    expect(await csv("COPY INTO 'out/nohead.csv' FROM (SELECT tag1, double_c FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'CSV', DELIMITER = '|', WITH_HEADER = false)")).toBe('rows\n2\n');
+    expect(
+      await csv(
+        "COPY INTO 'out/nohead.csv' FROM (SELECT tag1, double_c FROM src ORDER BY time) FILE_FORMAT = (TYPE = 'CSV', DELIMITER = '|', WITH_HEADER = false)",
+      ),
+    ).toBe('rows\n2\n');
     expect(readFileSync(join(dir, 'out/nohead.csv'), 'utf8')).toBe('tt1|1.11\ntt1|-2.5e-7\n');
   });
 
@@ -147,7 +185,11 @@ describe('COPY INTO a location', () => {
     }
     // A Parquet file carries its schema: auto_infer_schema reads it as it is.
     await csv(`CREATE TABLE back_infer ${TABLE}`);
-    expect(await csv("COPY INTO back_infer FROM 'rt/PARQUET/' FILE_FORMAT = (TYPE = 'PARQUET') COPY_OPTIONS = (auto_infer_schema = true)")).toBe('rows\n2\n');
+    expect(
+      await csv(
+        "COPY INTO back_infer FROM 'rt/PARQUET/' FILE_FORMAT = (TYPE = 'PARQUET') COPY_OPTIONS = (auto_infer_schema = true)",
+      ),
+    ).toBe('rows\n2\n');
     expect(await all('back_infer')).toBe(FULL_ROWS);
   });
 });
@@ -162,24 +204,120 @@ describe('COPY INTO refusals', () => {
   });
 
   const cases: [string, string, number, string, RegExp][] = [
-    ['a path with ..', "COPY INTO guard FROM '../x.csv'", 422, '010047', /^object store error: location '\.\.\/x\.csv' contains '\.\.'/],
+    [
+      'a path with ..',
+      "COPY INTO guard FROM '../x.csv'",
+      422,
+      '010047',
+      /^object store error: location '\.\.\/x\.csv' contains '\.\.'/,
+    ],
     ['.. inside a path', "COPY INTO guard FROM 'a/../../x.csv'", 422, '010047', /contains '\.\.'/],
-    ['an absolute path outside', "COPY INTO guard FROM '/etc/passwd'", 422, '010047', /^object store error: location '\/etc\/passwd' is outside storage\.external_dir$/],
-    ['a directory link out', "COPY INTO guard FROM 'link-out/secret.csv'", 422, '010047', /leads out of storage\.external_dir through a symbolic link$/],
-    ['a file link out', "COPY INTO guard FROM 'secret-link.csv'", 422, '010047', /leads out of storage\.external_dir through a symbolic link$/],
-    ['a link out inside a listed directory', "COPY INTO guard FROM 'linkdir'", 422, '010047', /^object store error: location 'linkdir\/x\.csv' leads out/],
-    ['writing through a link out', "COPY INTO 'link-out/new.csv' FROM guard", 422, '010047', /leads out of storage\.external_dir through a symbolic link$/],
-    ['a missing file', "COPY INTO guard FROM 'missing.csv'", 422, '010047', /^object store error: location 'missing\.csv' not found$/],
-    ['another URL scheme', "COPY INTO guard FROM 'gcs://bucket/x.csv'", 422, '010047', /^object store error: Unsupported url schema \[gcs\]$/],
-    ['an unknown file type', "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'XML')", 422, '010003', /^Semantic error: Unknown FileType: XML, only support AVRO \| PARQUET \| CSV \| JSON$/],
-    ['an unknown format option', "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'CSV', QUOTE = 'x')", 422, '010003', /^Semantic error: Unsupported option \[quote\]$/],
-    ['an unknown copy option', "COPY INTO guard FROM 'full.csv' COPY_OPTIONS = (on_error = 'continue')", 422, '010003', /^Semantic error: Unsupported option \[on_error\]$/],
-    ['a delimiter of two characters', "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (DELIMITER = ';;')", 422, '010009', /^sql parser error: expected char value, but got ';;'$/],
-    ['WITH_HEADER as a string', "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (WITH_HEADER = 'yes')", 422, '010009', /^sql parser error: expected boolean value, but got 'yes'$/],
-    ['AVRO', "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'AVRO')", 422, '010005', /^This feature is not implemented: COPY of AVRO files$/],
+    [
+      'an absolute path outside',
+      "COPY INTO guard FROM '/etc/passwd'",
+      422,
+      '010047',
+      /^object store error: location '\/etc\/passwd' is outside storage\.external_dir$/,
+    ],
+    [
+      'a directory link out',
+      "COPY INTO guard FROM 'link-out/secret.csv'",
+      422,
+      '010047',
+      /leads out of storage\.external_dir through a symbolic link$/,
+    ],
+    [
+      'a file link out',
+      "COPY INTO guard FROM 'secret-link.csv'",
+      422,
+      '010047',
+      /leads out of storage\.external_dir through a symbolic link$/,
+    ],
+    [
+      'a link out inside a listed directory',
+      "COPY INTO guard FROM 'linkdir'",
+      422,
+      '010047',
+      /^object store error: location 'linkdir\/x\.csv' leads out/,
+    ],
+    [
+      'writing through a link out',
+      "COPY INTO 'link-out/new.csv' FROM guard",
+      422,
+      '010047',
+      /leads out of storage\.external_dir through a symbolic link$/,
+    ],
+    [
+      'a missing file',
+      "COPY INTO guard FROM 'missing.csv'",
+      422,
+      '010047',
+      /^object store error: location 'missing\.csv' not found$/,
+    ],
+    [
+      'another URL scheme',
+      "COPY INTO guard FROM 'gcs://bucket/x.csv'",
+      422,
+      '010047',
+      /^object store error: Unsupported url schema \[gcs\]$/,
+    ],
+    [
+      'an unknown file type',
+      "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'XML')",
+      422,
+      '010003',
+      /^Semantic error: Unknown FileType: XML, only support AVRO \| PARQUET \| CSV \| JSON$/,
+    ],
+    [
+      'an unknown format option',
+      "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'CSV', QUOTE = 'x')",
+      422,
+      '010003',
+      /^Semantic error: Unsupported option \[quote\]$/,
+    ],
+    [
+      'an unknown copy option',
+      "COPY INTO guard FROM 'full.csv' COPY_OPTIONS = (on_error = 'continue')",
+      422,
+      '010003',
+      /^Semantic error: Unsupported option \[on_error\]$/,
+    ],
+    [
+      'a delimiter of two characters',
+      "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (DELIMITER = ';;')",
+      422,
+      '010009',
+      /^sql parser error: expected char value, but got ';;'$/,
+    ],
+    [
+      'WITH_HEADER as a string',
+      "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (WITH_HEADER = 'yes')",
+      422,
+      '010009',
+      /^sql parser error: expected boolean value, but got 'yes'$/,
+    ],
+    [
+      'AVRO',
+      "COPY INTO guard FROM 'full.csv' FILE_FORMAT = (TYPE = 'AVRO')",
+      422,
+      '010005',
+      /^This feature is not implemented: COPY of AVRO files$/,
+    ],
     ['a table that does not exist', "COPY INTO nowhere FROM 'full.csv'", 422, '030019', /Table not found/],
-    ['a column the table lacks', "COPY INTO guard(time, nope) FROM 'full.csv'", 422, '010044', /^Semantic error: Insert column 'nope' does not exist in target table/],
-    ['FROM without a location', 'COPY INTO guard FROM guard2', 422, '010009', /Expected a string literal, found: guard2/],
+    [
+      'a column the table lacks',
+      "COPY INTO guard(time, nope) FROM 'full.csv'",
+      422,
+      '010044',
+      /^Semantic error: Insert column 'nope' does not exist in target table/,
+    ],
+    [
+      'FROM without a location',
+      'COPY INTO guard FROM guard2',
+      422,
+      '010009',
+      /Expected a string literal, found: guard2/,
+    ],
   ];
   for (const [name, sql, status, code, message] of cases) {
     it(`refuses ${name}`, async () => {
@@ -206,12 +344,23 @@ describe('COPY INTO refusals', () => {
     await csv('ALTER TENANT cnosdb ADD USER copy_granted AS copy_writer');
     for (const user of ['copy_member', 'copy_granted']) {
       for (const sql of ["COPY INTO guard FROM 'two.csv'", "COPY INTO 'out/by-member.csv' FROM guard"]) {
-        const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: sql, auth: { user, password: 'pw' } });
+        const r = await http(server.url, '/api/v1/sql?db=public', {
+          method: 'POST',
+          body: sql,
+          auth: { user, password: 'pw' },
+        });
         expect(r.status, `${user}: ${sql}: ${r.text}`).toBe(422);
-        expect(JSON.parse(r.text)).toEqual({ error_code: '010004', error_message: 'Insufficient privileges, expected [Full on all databases of tenant cnosdb]' });
+        expect(JSON.parse(r.text)).toEqual({
+          error_code: '010004',
+          error_message: 'Insufficient privileges, expected [Full on all databases of tenant cnosdb]',
+        });
       }
     }
-    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: "COPY INTO guard FROM 'two.csv'", auth: { user: 'copy_owner', password: 'pw' } });
+    const r = await http(server.url, '/api/v1/sql?db=public', {
+      method: 'POST',
+      body: "COPY INTO guard FROM 'two.csv'",
+      auth: { user: 'copy_owner', password: 'pw' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.text).toBe('rows\n2\n');
   });
@@ -232,7 +381,10 @@ describe('COPY INTO without storage.external_dir', () => {
     for (const sql of ["COPY INTO t FROM 'x.csv'", "COPY INTO 'x.csv' FROM t"]) {
       const r = await http(plain.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
       expect(r.status).toBe(422);
-      expect(JSON.parse(r.text)).toEqual({ error_code: '010047', error_message: 'object store error: local locations need storage.external_dir, which is not set on this server' });
+      expect(JSON.parse(r.text)).toEqual({
+        error_code: '010047',
+        error_message: 'object store error: local locations need storage.external_dir, which is not set on this server',
+      });
     }
   });
 });
@@ -246,12 +398,22 @@ describe('COPY INTO within limits.query_memory_bytes', () => {
     smallDir = mkdtempSync(join(tmpdir(), 'sundial-external-small-'));
     small = await startServer({ args: ['--external-dir', smallDir, '--query-memory-bytes', String(LIMIT)] });
     // 3 MB of CSV: three times the limit before it is even parsed.
-    const line = (i: number): string => `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0')},h${i % 10},${'x'.repeat(40)},${i}\n`;
-    writeFileSync(join(smallDir, 'big.csv'), 'time,host,note,n\n' + Array.from({ length: 40_000 }, (_, i) => line(i)).join(''));
-    writeFileSync(join(smallDir, 'small.csv'), 'time,host,note,n\n' + Array.from({ length: 500 }, (_, i) => line(i)).join(''));
+    const line = (i: number): string =>
+      `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0')},h${i % 10},${'x'.repeat(40)},${i}\n`;
+    writeFileSync(
+      join(smallDir, 'big.csv'),
+      'time,host,note,n\n' + Array.from({ length: 40_000 }, (_, i) => line(i)).join(''),
+    );
+    writeFileSync(
+      join(smallDir, 'small.csv'),
+      'time,host,note,n\n' + Array.from({ length: 500 }, (_, i) => line(i)).join(''),
+    );
     expect((await q('CREATE TABLE m (note STRING, n BIGINT, TAGS(host))')).status).toBe(200);
     // 20,000 rows of 64-character notes: about 1.5 MB held as batches.
-    const lp = Array.from({ length: 20_000 }, (_, i) => `wide,host=h${i % 10} note="${'y'.repeat(64)}",n=${i}i ${1_700_000_000_000_000_000n + BigInt(i)}`).join('\n');
+    const lp = Array.from(
+      { length: 20_000 },
+      (_, i) => `wide,host=h${i % 10} note="${'y'.repeat(64)}",n=${i}i ${1_700_000_000_000_000_000n + BigInt(i)}`,
+    ).join('\n');
     expect((await http(small.url, '/api/v1/write?db=public', { method: 'POST', body: lp })).status).toBe(200);
   });
   afterAll(async () => {
@@ -269,7 +431,12 @@ describe('COPY INTO within limits.query_memory_bytes', () => {
   it('refuses a file bigger than the limit with 010011, storing nothing of it', async () => {
     const r = await q("COPY INTO m(time, host, note, n) FROM 'big.csv'");
     expect(r.status, r.text).toBe(422);
-    expect(JSON.parse(r.text)).toMatchObject({ error_code: '010011', error_message: expect.stringMatching(/^query memory limit exceeded: reading big\.csv needs \d+ bytes, the limit is 1048576 bytes/) });
+    expect(JSON.parse(r.text)).toMatchObject({
+      error_code: '010011',
+      error_message: expect.stringMatching(
+        /^query memory limit exceeded: reading big\.csv needs \d+ bytes, the limit is 1048576 bytes/,
+      ),
+    });
     expect((await q('SELECT count(*) AS n FROM m')).text).toBe('n\n500\n');
   });
 
@@ -277,7 +444,10 @@ describe('COPY INTO within limits.query_memory_bytes', () => {
     expect((await q('SELECT count(*) AS n FROM wide')).text).toBe('n\n20000\n');
     const r = await q("COPY INTO 'out/' FROM wide FILE_FORMAT = (TYPE = 'CSV')");
     expect(r.status, r.text).toBe(422);
-    expect(JSON.parse(r.text)).toMatchObject({ error_code: '010011', error_message: expect.stringMatching(/^query memory limit exceeded: COPY INTO 'out\/' needs \d+ bytes/) });
+    expect(JSON.parse(r.text)).toMatchObject({
+      error_code: '010011',
+      error_message: expect.stringMatching(/^query memory limit exceeded: COPY INTO 'out\/' needs \d+ bytes/),
+    });
     expect(readdirSync(smallDir)).not.toContain('out');
     const ok = await q("COPY INTO 'out/' FROM (SELECT * FROM wide LIMIT 1000) FILE_FORMAT = (TYPE = 'CSV')");
     expect(ok.status, ok.text).toBe(200);
@@ -285,7 +455,13 @@ describe('COPY INTO within limits.query_memory_bytes', () => {
   });
 
   it('refuses an external table file bigger than the limit with 010011', async () => {
-    expect((await q("CREATE EXTERNAL TABLE big (time TIMESTAMP, host STRING, note STRING, n BIGINT) STORED AS CSV WITH HEADER ROW LOCATION 'big.csv'")).status).toBe(200);
+    expect(
+      (
+        await q(
+          "CREATE EXTERNAL TABLE big (time TIMESTAMP, host STRING, note STRING, n BIGINT) STORED AS CSV WITH HEADER ROW LOCATION 'big.csv'",
+        )
+      ).status,
+    ).toBe(200);
     const r = await q('SELECT count(*) FROM big');
     expect(r.status, r.text).toBe(422);
     expect(JSON.parse(r.text).error_code).toBe('010011');

@@ -15,7 +15,8 @@ const APP = 'https://app.example.com';
 const DEV = 'http://localhost:5173';
 const OTHER = 'https://evil.example.net';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Content-Encoding, Accept, Tenant, Db, Table, X-Request-Id';
-const EXPOSE_HEADERS = 'X-Sundial-Error-Code, X-Sundial-Error, X-Sundial-Warning, X-Request-Id, Retry-After, WWW-Authenticate, Content-Encoding';
+const EXPOSE_HEADERS =
+  'X-Sundial-Error-Code, X-Sundial-Error, X-Sundial-Warning, X-Request-Id, Retry-After, WWW-Authenticate, Content-Encoding';
 
 /** The access-control-* headers of an answer. */
 function cors(res: HttpResponse): Record<string, unknown> {
@@ -24,10 +25,20 @@ function cors(res: HttpResponse): Record<string, unknown> {
 
 /** The Vary header's names, sorted (hapi adds accept-encoding to every answer it may compress). */
 function varies(res: HttpResponse): string[] {
-  return String(res.headers.vary ?? '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '').sort();
+  return String(res.headers.vary ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter((v) => v !== '')
+    .sort();
 }
 
-function preflight(server: TestServer, path: string, origin: string | undefined, method: string | undefined, requestHeaders = 'authorization, content-type'): Promise<HttpResponse> {
+function preflight(
+  server: TestServer,
+  path: string,
+  origin: string | undefined,
+  method: string | undefined,
+  requestHeaders = 'authorization, content-type',
+): Promise<HttpResponse> {
   const headers: Record<string, string> = { 'access-control-request-headers': requestHeaders };
   if (origin !== undefined) headers.origin = origin;
   if (method !== undefined) headers['access-control-request-method'] = method;
@@ -100,7 +111,11 @@ describe('CORS with listed origins', () => {
     const missing = await http(server.url, '/api/v1/export?table=no_such_table', { headers: { origin: APP } });
     expect(missing.status).toBe(422);
     expect(missing.headers['x-sundial-error-code']).toBe('030019');
-    expect(cors(missing)).toEqual({ 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSE_HEADERS });
+    expect(cors(missing)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': EXPOSE_HEADERS,
+    });
   });
 
   const refused: Array<{ name: string; origin: string | undefined; method: string | undefined }> = [
@@ -129,15 +144,25 @@ describe('CORS with listed origins', () => {
   });
 
   it('names a listed origin on a query answer and exposes the headers clients read', async () => {
-    const res = await http(server.url, '/api/v1/sql', { body: 'SELECT 1 AS one', headers: { origin: APP, accept: 'application/json' } });
+    const res = await http(server.url, '/api/v1/sql', {
+      body: 'SELECT 1 AS one',
+      headers: { origin: APP, accept: 'application/json' },
+    });
     expect(res.status).toBe(200);
     expect(res.text).toBe('[{"one":1}]');
-    expect(cors(res)).toEqual({ 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSE_HEADERS });
+    expect(cors(res)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': EXPOSE_HEADERS,
+    });
     expect(varies(res)).toEqual(['accept-encoding', 'origin']);
   });
 
   it('keeps Vary: Accept-Encoding of a compressed answer beside Vary: Origin', async () => {
-    const res = await http(server.url, '/api/v1/sql', { body: 'SELECT 1 AS one', headers: { origin: APP, 'accept-encoding': 'gzip' } });
+    const res = await http(server.url, '/api/v1/sql', {
+      body: 'SELECT 1 AS one',
+      headers: { origin: APP, 'accept-encoding': 'gzip' },
+    });
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(varies(res)).toEqual(['accept-encoding', 'origin']);
     expect(res.headers['access-control-allow-origin']).toBe(APP);
@@ -146,15 +171,29 @@ describe('CORS with listed origins', () => {
   const errors: Array<{ name: string; path: string; body: string; auth?: null; status: number; code: string }> = [
     { name: 'missing credentials', path: '/api/v1/sql', body: 'SELECT 1', auth: null, status: 401, code: '010016' },
     { name: 'a SQL syntax error', path: '/api/v1/sql', body: 'SELEC 1', status: 422, code: '010009' },
-    { name: 'a write to an unknown database', path: '/api/v1/write?db=nope', body: 'm v=1 1', status: 422, code: '030017' },
+    {
+      name: 'a write to an unknown database',
+      path: '/api/v1/write?db=nope',
+      body: 'm v=1 1',
+      status: 422,
+      code: '030017',
+    },
     { name: 'a malformed line', path: '/api/v1/write', body: 'm v=', status: 400, code: '040004' },
   ];
   for (const e of errors) {
     it(`names a listed origin on ${e.name} (${e.status}), so that the page reads the error`, async () => {
-      const res = await http(server.url, e.path, { body: e.body, headers: { origin: APP }, ...(e.auth === null ? { auth: null } : {}) });
+      const res = await http(server.url, e.path, {
+        body: e.body,
+        headers: { origin: APP },
+        ...(e.auth === null ? { auth: null } : {}),
+      });
       expect(res.status).toBe(e.status);
       expect(res.headers['x-sundial-error-code']).toBe(e.code);
-      expect(cors(res)).toEqual({ 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSE_HEADERS });
+      expect(cors(res)).toEqual({
+        'access-control-allow-origin': APP,
+        'access-control-allow-credentials': 'true',
+        'access-control-expose-headers': EXPOSE_HEADERS,
+      });
     });
   }
 
@@ -181,9 +220,17 @@ describe('CORS with *', () => {
 
   it('allows any origin without credentials, and a listed one with them', async () => {
     const any = await preflight(server, '/api/v1/sql', OTHER, 'POST');
-    expect(cors(any)).toEqual({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST', 'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': '600' });
+    expect(cors(any)).toEqual({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': ALLOW_HEADERS,
+      'access-control-max-age': '600',
+    });
     const answer = await http(server.url, '/api/v1/sql', { body: 'SELECT 1', headers: { origin: OTHER } });
-    expect(cors(answer)).toEqual({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSE_HEADERS });
+    expect(cors(answer)).toEqual({
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': EXPOSE_HEADERS,
+    });
     const listed = await http(server.url, '/api/v1/sql', { body: 'SELECT 1', headers: { origin: APP } });
     expect(listed.headers['access-control-allow-origin']).toBe(APP);
     expect(listed.headers['access-control-allow-credentials']).toBe('true');
@@ -197,14 +244,39 @@ describe('server.cors_origins', () => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);
   };
-  const cases: Array<{ name: string; argv?: string[]; env?: Record<string, string>; want: readonly string[] | string }> = [
-    { name: 'a TOML array', argv: ['--config', toml('a.toml', '[server]\ncors_origins = ["https://a.example", "*"]\n')], want: ['https://a.example', '*'] },
-    { name: 'a TOML array with a number in it', argv: ['--config', toml('b.toml', '[server]\ncors_origins = [8080]\n')], want: 'invalid server.cors_origins from config file' },
+  const cases: Array<{
+    name: string;
+    argv?: string[];
+    env?: Record<string, string>;
+    want: readonly string[] | string;
+  }> = [
+    {
+      name: 'a TOML array',
+      argv: ['--config', toml('a.toml', '[server]\ncors_origins = ["https://a.example", "*"]\n')],
+      want: ['https://a.example', '*'],
+    },
+    {
+      name: 'a TOML array with a number in it',
+      argv: ['--config', toml('b.toml', '[server]\ncors_origins = [8080]\n')],
+      want: 'invalid server.cors_origins from config file',
+    },
     { name: 'none by default', want: [] },
-    { name: 'a comma-separated flag', argv: ['--cors-origins', 'https://a.example, http://localhost:3000'], want: ['https://a.example', 'http://localhost:3000'] },
+    {
+      name: 'a comma-separated flag',
+      argv: ['--cors-origins', 'https://a.example, http://localhost:3000'],
+      want: ['https://a.example', 'http://localhost:3000'],
+    },
     { name: 'the environment variable', env: { SUNDIAL_CORS_ORIGINS: '*' }, want: ['*'] },
-    { name: 'an origin with a path', argv: ['--cors-origins', 'https://a.example/app'], want: 'invalid server.cors_origins from flag --cors-origins: "https://a.example/app"' },
-    { name: 'a default port spelled out', argv: ['--cors-origins', 'https://a.example:443'], want: 'invalid server.cors_origins' },
+    {
+      name: 'an origin with a path',
+      argv: ['--cors-origins', 'https://a.example/app'],
+      want: 'invalid server.cors_origins from flag --cors-origins: "https://a.example/app"',
+    },
+    {
+      name: 'a default port spelled out',
+      argv: ['--cors-origins', 'https://a.example:443'],
+      want: 'invalid server.cors_origins',
+    },
     { name: 'a bare host', argv: ['--cors-origins', 'a.example'], want: 'invalid server.cors_origins' },
   ];
   for (const c of cases) {

@@ -21,7 +21,9 @@ function body(writer: number, seq: number): string {
   const lines: string[] = [];
   for (let k = 0; k < LINES; k++) {
     const ts = BigInt(seq) * 1000n + BigInt(k);
-    lines.push(`crash,writer=w${writer},k=${k % 4} v=${value(writer, seq, k)},n=${seq * LINES + k}i,s="${writer}-${seq}-${k}" ${ts}`);
+    lines.push(
+      `crash,writer=w${writer},k=${k % 4} v=${value(writer, seq, k)},n=${seq * LINES + k}i,s="${writer}-${seq}-${k}" ${ts}`,
+    );
   }
   return lines.join('\n');
 }
@@ -55,7 +57,8 @@ describe('crash safety', () => {
     // whole suite running beside this test, can take longer to give them).
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 1500));
-    while (sent.filter((x) => x.outcome === 'ok').length <= 40 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
+    while (sent.filter((x) => x.outcome === 'ok').length <= 40 && Date.now() - started < 20_000)
+      await new Promise((r) => setTimeout(r, 100));
     await server.kill();
     stop = true;
     await Promise.all(running);

@@ -16,26 +16,39 @@ import { http, writeLp, type HttpResponse } from '../support/http.js';
 import { scrape } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 const WEEK = 7n * 86_400n * 1_000_000_000n;
 const CHECK_HEADER = 'file,offset,problem,action\n';
 
 const sql = (url: string, text: string, auth?: { user: string; password: string }): Promise<HttpResponse> =>
   http(url, '/api/v1/sql', { method: 'POST', body: text, ...(auth === undefined ? {} : { auth }) });
 /** CHECK DATABASE's rows, as JSON objects. */
-async function check(url: string, text: string): Promise<Array<{ file: string; offset: number | null; problem: string; action: string }>> {
+async function check(
+  url: string,
+  text: string,
+): Promise<Array<{ file: string; offset: number | null; problem: string; action: string }>> {
   const r = await http(url, '/api/v1/sql', { method: 'POST', body: text, headers: { accept: 'application/json' } });
   expect(r.status, r.text).toBe(200);
   return JSON.parse(r.text) as Array<{ file: string; offset: number | null; problem: string; action: string }>;
 }
 const MISMATCH = expect.stringMatching(/checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$/) as string;
-const ping = async (url: string): Promise<Record<string, string>> => JSON.parse((await http(url, '/api/v1/ping', { auth: null })).text) as Record<string, string>;
+const ping = async (url: string): Promise<Record<string, string>> =>
+  JSON.parse((await http(url, '/api/v1/ping', { auth: null })).text) as Record<string, string>;
 
 /** The segment files of database public, oldest first, relative to the data directory. */
 function segments(dataDir: string): string[] {
-  const catalog = JSON.parse(readFileSync(join(dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; tenant: string; name: string }> };
+  const catalog = JSON.parse(readFileSync(join(dataDir, 'catalog.json'), 'utf8')) as {
+    databases: Array<{ id: number; tenant: string; name: string }>;
+  };
   const id = catalog.databases.find((d) => d.tenant === 'cnosdb' && d.name === 'public')!.id;
-  return readdirSync(join(dataDir, 'db', String(id), 'seg')).sort().map((n) => `db/${id}/seg/${n}`);
+  return readdirSync(join(dataDir, 'db', String(id), 'seg'))
+    .sort()
+    .map((n) => `db/${id}/seg/${n}`);
 }
 
 function flip(file: string, at: number): void {
@@ -64,10 +77,21 @@ async function stored(): Promise<{ first: TestServer; week0: string; week1: stri
 
 /** The offset of the `field` block of series h=a in a segment file (through the real reader). */
 async function blockOffset(file: string, field: 'v' | 'w'): Promise<number> {
-  const catalog = JSON.parse(readFileSync(join(file, '../../../../catalog.json'), 'utf8')) as { databases: Array<{ name: string; tables: Array<{ name: string; id: number; fields: Array<{ id: number; name: string }> }> }> };
+  const catalog = JSON.parse(readFileSync(join(file, '../../../../catalog.json'), 'utf8')) as {
+    databases: Array<{
+      name: string;
+      tables: Array<{ name: string; id: number; fields: Array<{ id: number; name: string }> }>;
+    }>;
+  };
   const table = catalog.databases.find((d) => d.name === 'public')!.tables.find((t) => t.name === 'm')!;
   const id = table.fields.find((f) => f.name === field)!.id;
-  const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+  const reader = await SegmentReader.open(
+    nodeSegmentStore,
+    file,
+    1,
+    storageCodecs(await loadCore()),
+    new BlockCache(1 << 20),
+  );
   try {
     const a = (await reader.tableSeries(table.id)).find((e) => e.tags.some(([, v]) => v === 'a'))!;
     return a.groups[0]!.columns[a.columns.findIndex((c) => c.id === id)]!.offset;
@@ -100,14 +124,28 @@ describe('a damaged block in a segment file', () => {
       // Needs the block: fails naming the file, relative to the data directory.
       const r = await sql(server.url, "SELECT v FROM m WHERE h = 'a'");
       expectCorrupt(r, week0, first.dataDir);
-      expect(JSON.parse(r.text).error_message).toMatch(/: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+ \(CHECK DATABASE lists the damaged files of a database\)$/);
-      expect(await ping(server.url)).toMatchObject({ status: 'degraded', reason: '1 damaged segment file in database cnosdb.public (CHECK DATABASE public lists them)' });
+      expect(JSON.parse(r.text).error_message).toMatch(
+        /: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+ \(CHECK DATABASE lists the damaged files of a database\)$/,
+      );
+      expect(await ping(server.url)).toMatchObject({
+        status: 'degraded',
+        reason: '1 damaged segment file in database cnosdb.public (CHECK DATABASE public lists them)',
+      });
 
-      expect(await check(server.url, 'CHECK DATABASE public')).toEqual([{ file: week0, offset: vAt, problem: MISMATCH, action: '' }]);
-      expect((await sql(server.url, 'CHECK DATABASE public')).text).toMatch(new RegExp(`^${CHECK_HEADER}${week0},${vAt},"column block checksum mismatch: [^"]*",\n$`));
+      expect(await check(server.url, 'CHECK DATABASE public')).toEqual([
+        { file: week0, offset: vAt, problem: MISMATCH, action: '' },
+      ]);
+      expect((await sql(server.url, 'CHECK DATABASE public')).text).toMatch(
+        new RegExp(`^${CHECK_HEADER}${week0},${vAt},"column block checksum mismatch: [^"]*",\n$`),
+      );
 
       expect(await check(server.url, 'CHECK DATABASE public REPAIR')).toEqual([
-        { file: week0, offset: vAt, problem: MISMATCH, action: `moved to quarantine/${week0}; its 200 rows are no longer served` },
+        {
+          file: week0,
+          offset: vAt,
+          problem: MISMATCH,
+          action: `moved to quarantine/${week0}; its 200 rows are no longer served`,
+        },
       ]);
       expect(existsSync(join(first.dataDir, week0))).toBe(false);
       expect((statSync(join(first.dataDir, 'quarantine', week0)).mode & 0o777).toString(8)).toBe('600');
@@ -131,7 +169,10 @@ describe('a damaged block in a segment file', () => {
   it('with storage.skip_damaged_segments, is skipped with a warning header once found', async () => {
     const { first, week0 } = await stored();
     flip(join(first.dataDir, week0), (await blockOffset(join(first.dataDir, week0), 'v')) + 3);
-    const server = await startServer({ dataDir: first.dataDir, env: { ...QUIET, SUNDIAL_SKIP_DAMAGED_SEGMENTS: 'true' } });
+    const server = await startServer({
+      dataDir: first.dataDir,
+      env: { ...QUIET, SUNDIAL_SKIP_DAMAGED_SEGMENTS: 'true' },
+    });
     try {
       expectCorrupt(await sql(server.url, "SELECT v FROM m WHERE h = 'a'"), week0, first.dataDir); // found now: the query already had rows of it
       const r = await sql(server.url, "SELECT count(v) AS n FROM m WHERE h = 'a'");
@@ -139,7 +180,9 @@ describe('a damaged block in a segment file', () => {
       expect(r.headers['x-sundial-warning']).toBe(`skipped damaged segment files: ${week0}`);
       // /metrics: the file found damaged once, and left out of one read.
       const m = await scrape(server.url);
-      expect([m.get('sundial_damaged_segment_files_total'), m.get('sundial_damaged_segments_skipped_total')]).toEqual([1, 1]);
+      expect([m.get('sundial_damaged_segment_files_total'), m.get('sundial_damaged_segments_skipped_total')]).toEqual([
+        1, 1,
+      ]);
     } finally {
       expect(await server.stop()).toBe(0);
       first.cleanup();
@@ -157,21 +200,36 @@ describe('a segment file whose index is damaged', () => {
       expect((await sql(plain.url, `SELECT count(*) AS n FROM m WHERE time >= ${WEEK}`)).text).toBe('n\n100\n');
       expectCorrupt(await sql(plain.url, 'SELECT count(*) AS n FROM m'), week0, first.dataDir);
       expect(await ping(plain.url)).toMatchObject({ status: 'degraded' });
-      expect(await check(plain.url, 'CHECK DATABASE public')).toEqual([{ file: week0, offset: expect.any(Number) as number, problem: expect.stringMatching(/^index/) as string, action: '' }]);
+      expect(await check(plain.url, 'CHECK DATABASE public')).toEqual([
+        {
+          file: week0,
+          offset: expect.any(Number) as number,
+          problem: expect.stringMatching(/^index/) as string,
+          action: '',
+        },
+      ]);
       expect((await writeLp(plain.url, 'm,h=c v=1 5')).status).toBe(200);
     } finally {
       expect(await plain.stop()).toBe(0);
     }
-    const skipping = await startServer({ dataDir: first.dataDir, env: { ...QUIET, SUNDIAL_SKIP_DAMAGED_SEGMENTS: 'true' } });
+    const skipping = await startServer({
+      dataDir: first.dataDir,
+      env: { ...QUIET, SUNDIAL_SKIP_DAMAGED_SEGMENTS: 'true' },
+    });
     try {
       const r = await sql(skipping.url, 'SELECT count(*) AS n FROM m');
       expect(r.status).toBe(200);
       expect(r.text).toBe('n\n101\n');
       expect(r.headers['x-sundial-warning']).toBe(`skipped damaged segment files: ${week0}`);
-      const chunked = await http(skipping.url, '/api/v1/sql?chunked=true', { method: 'POST', body: 'SELECT count(*) AS n FROM m' });
+      const chunked = await http(skipping.url, '/api/v1/sql?chunked=true', {
+        method: 'POST',
+        body: 'SELECT count(*) AS n FROM m',
+      });
       expect(chunked.text).toBe('n\n101\n');
       expect(chunked.headers['x-sundial-warning']).toBe(`skipped damaged segment files: ${week0}`);
-      expect((await sql(skipping.url, `SELECT count(*) AS n FROM m WHERE time >= ${WEEK}`)).headers['x-sundial-warning']).toBe(`skipped damaged segment files: ${week0}`);
+      expect(
+        (await sql(skipping.url, `SELECT count(*) AS n FROM m WHERE time >= ${WEEK}`)).headers['x-sundial-warning'],
+      ).toBe(`skipped damaged segment files: ${week0}`);
     } finally {
       expect(await skipping.stop()).toBe(0);
       first.cleanup();
@@ -184,19 +242,31 @@ describe('CHECK DATABASE', () => {
     const server = await startServer({ env: QUIET });
     try {
       for (let i = 0; i < 5; i++) expect((await writeLp(server.url, `wal,i=${i} v=${i} ${i}`)).status).toBe(200);
-      const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; name: string }> };
+      const catalog = JSON.parse(readFileSync(join(server.dataDir, 'catalog.json'), 'utf8')) as {
+        databases: Array<{ id: number; name: string }>;
+      };
       const id = catalog.databases.find((d) => d.name === 'public')!.id;
-      const wal = `db/${id}/wal/${readdirSync(join(server.dataDir, 'db', String(id), 'wal')).sort().at(-1)!}`;
+      const wal = `db/${id}/wal/${readdirSync(join(server.dataDir, 'db', String(id), 'wal'))
+        .sort()
+        .at(-1)!}`;
       const bytes = readFileSync(join(server.dataDir, wal));
       const second = (16 + 24 + bytes.readUInt32LE(16) + 7) & ~7;
       const third = (second + 24 + bytes.readUInt32LE(second) + 7) & ~7;
       flip(join(server.dataDir, wal), second + 30);
       expect(await check(server.url, 'CHECK DATABASE public')).toEqual([
-        { file: wal, offset: second, problem: expect.stringMatching(new RegExp(`^bytes ${second} to ${third}: checksum mismatch: `)) as string, action: '' },
+        {
+          file: wal,
+          offset: second,
+          problem: expect.stringMatching(new RegExp(`^bytes ${second} to ${third}: checksum mismatch: `)) as string,
+          action: '',
+        },
         { file: wal, offset: third, problem: 'LSN 2 to 2 missing', action: '' },
       ]);
       const repaired = await check(server.url, 'CHECK DATABASE public REPAIR');
-      expect(repaired.map((r) => r.action)).toEqual(['flushed the database, which retired the damaged WAL segment', 'flushed the database, which retired the damaged WAL segment']);
+      expect(repaired.map((r) => r.action)).toEqual([
+        'flushed the database, which retired the damaged WAL segment',
+        'flushed the database, which retired the damaged WAL segment',
+      ]);
       expect(existsSync(join(server.dataDir, wal))).toBe(false);
       expect((await sql(server.url, 'CHECK DATABASE public')).text).toBe(CHECK_HEADER);
       expect((await sql(server.url, 'SELECT count(*) AS n FROM wal')).text).toBe('n\n5\n');

@@ -10,8 +10,14 @@ import { scrape } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { mountTmpfs, type Tmpfs } from '../support/tmpfs.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
-const NO_SPACE = "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
+const NO_SPACE =
+  "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
 const ROWS = 200;
 
 let fs: Tmpfs | undefined;
@@ -25,12 +31,15 @@ afterAll(() => fs?.unmount());
 /** A batch of ROWS rows of about 100 bytes, tagged with its number. */
 function batch(n: number): string {
   const lines: string[] = [];
-  for (let k = 0; k < ROWS; k++) lines.push(`full,b=${String(n).padStart(3, '0')},k=${k} s="${'x'.repeat(60)}",v=${k} ${n * 1000 + k}`);
+  for (let k = 0; k < ROWS; k++)
+    lines.push(`full,b=${String(n).padStart(3, '0')},k=${k} s="${'x'.repeat(60)}",v=${k} ${n * 1000 + k}`);
   return lines.join('\n');
 }
 
-const sql = (url: string, text: string): Promise<HttpResponse> => http(url, '/api/v1/sql', { method: 'POST', body: text });
-const ping = async (url: string): Promise<Record<string, string>> => JSON.parse((await http(url, '/api/v1/ping', { auth: null })).text) as Record<string, string>;
+const sql = (url: string, text: string): Promise<HttpResponse> =>
+  http(url, '/api/v1/sql', { method: 'POST', body: text });
+const ping = async (url: string): Promise<Record<string, string>> =>
+  JSON.parse((await http(url, '/api/v1/ping', { auth: null })).text) as Record<string, string>;
 
 /** The batches stored, as CSV of batch number and row count. */
 async function stored(server: TestServer): Promise<string> {
@@ -38,7 +47,8 @@ async function stored(server: TestServer): Promise<string> {
   expect(r.status, r.text).toBe(200);
   return r.text;
 }
-const expected = (acked: number[]): string => 'b,n\n' + acked.map((n) => `${String(n).padStart(3, '0')},${ROWS}\n`).join('');
+const expected = (acked: number[]): string =>
+  'b,n\n' + acked.map((n) => `${String(n).padStart(3, '0')},${ROWS}\n`).join('');
 
 describe('a full file system', () => {
   it('refuses writes with 507 020058, serves reads, reports degraded, and resumes when space returns', async () => {

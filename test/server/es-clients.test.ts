@@ -31,7 +31,11 @@ let base: string;
 
 /** `statement`'s CSV answer in `db`, as "status body". */
 async function sql(statement: string, db = 'public'): Promise<string> {
-  const r = await http(server.url, `/api/v1/sql?db=${db}`, { body: statement, auth: null, headers: { authorization: basic('root', PASSWORD) } });
+  const r = await http(server.url, `/api/v1/sql?db=${db}`, {
+    body: statement,
+    auth: null,
+    headers: { authorization: basic('root', PASSWORD) },
+  });
   return `${r.status} ${r.text}`;
 }
 
@@ -47,12 +51,17 @@ afterAll(async () => {
 });
 
 describe('@elastic/elasticsearch (the official client)', () => {
-  const client = (password = PASSWORD, headers: Record<string, string> = {}) => new Client({ node: base, auth: { username: 'root', password }, headers, maxRetries: 0 });
+  const client = (password = PASSWORD, headers: Record<string, string> = {}) =>
+    new Client({ node: base, auth: { username: 'root', password }, headers, maxRetries: 0 });
 
   it('answers info and ping, and bulk writes into the tables its actions name', async () => {
     const c = client();
     const info = await c.info();
-    expect([info.version.number, info.tagline, info.cluster_name]).toEqual(['8.19.0', 'You Know, for Search', 'sundial']);
+    expect([info.version.number, info.tagline, info.cluster_name]).toEqual([
+      '8.19.0',
+      'You Know, for Search',
+      'sundial',
+    ]);
     expect(await c.ping()).toBe(true);
     const r = await c.bulk({
       operations: [
@@ -65,13 +74,26 @@ describe('@elastic/elasticsearch (the official client)', () => {
       ],
     });
     expect(r.errors).toBe(false);
-    expect(r.items.map((i) => Object.entries(i).map(([action, v]) => [action, v._index, v.status]))).toEqual([[['index', 'js_web', 201]], [['create', 'js_app', 201]], [['index', 'js_web', 201]]]);
-    expect(await sql('SELECT * FROM js_web ORDER BY time')).toBe('200 time,ok,path,status\n2024-01-31T12:00:00.000000000,true,/a,200.0\n2024-01-31T12:00:02.000000000,false,/b,404.0\n');
-    expect(await sql('SELECT * FROM js_app')).toBe('200 time,level,msg\n2024-01-31T12:00:01.500000000,warn,disk at 91%\n');
+    expect(r.items.map((i) => Object.entries(i).map(([action, v]) => [action, v._index, v.status]))).toEqual([
+      [['index', 'js_web', 201]],
+      [['create', 'js_app', 201]],
+      [['index', 'js_web', 201]],
+    ]);
+    expect(await sql('SELECT * FROM js_web ORDER BY time')).toBe(
+      '200 time,ok,path,status\n2024-01-31T12:00:00.000000000,true,/a,200.0\n2024-01-31T12:00:02.000000000,false,/b,404.0\n',
+    );
+    expect(await sql('SELECT * FROM js_app')).toBe(
+      '200 time,level,msg\n2024-01-31T12:00:01.500000000,warn,disk at 91%\n',
+    );
   });
 
   it('helpers.bulk: documents into the index of each, a bad one dropped with its error, the rest stored', async () => {
-    const docs = Array.from({ length: 40 }, (_, i) => ({ time: `2024-02-01T00:00:${String(i).padStart(2, '0')}Z`, kind: i % 2 === 0 ? 'even' : 'odd', n: i, tags: { host: `h${i % 3}` } }));
+    const docs = Array.from({ length: 40 }, (_, i) => ({
+      time: `2024-02-01T00:00:${String(i).padStart(2, '0')}Z`,
+      kind: i % 2 === 0 ? 'even' : 'odd',
+      n: i,
+      tags: { host: `h${i % 3}` },
+    }));
     const dropped: Array<{ status: number; error: unknown }> = [];
     const stats = await client().helpers.bulk({
       datasource: [...docs, { time: '2024-02-01T00:01:00Z', kind: 'even', n: null }],
@@ -82,15 +104,31 @@ describe('@elastic/elasticsearch (the official client)', () => {
     });
     expect([stats.total, stats.successful, stats.failed]).toEqual([41, 40, 1]);
     // The line is the document's in the request the helper built for it.
-    expect(dropped).toEqual([{ status: 400, error: { type: 'document_parsing_exception', reason: expect.stringMatching(/^line \d+: column 'n' is null; null values are not supported$/) } }]);
+    expect(dropped).toEqual([
+      {
+        status: 400,
+        error: {
+          type: 'document_parsing_exception',
+          reason: expect.stringMatching(/^line \d+: column 'n' is null; null values are not supported$/),
+        },
+      },
+    ]);
     for (const kind of ['even', 'odd']) {
-      const want = docs.filter((d) => d.kind === kind).map((d) => `${d.time.slice(0, 19)}.000000000,${d.kind},${d.n}.0,${d.tags.host}`);
-      expect(await sql(`SELECT time, kind, n, "tags.host" FROM js_${kind} ORDER BY time`)).toBe(`200 time,kind,n,tags.host\n${want.join('\n')}\n`);
+      const want = docs
+        .filter((d) => d.kind === kind)
+        .map((d) => `${d.time.slice(0, 19)}.000000000,${d.kind},${d.n}.0,${d.tags.host}`);
+      expect(await sql(`SELECT time, kind, n, "tags.host" FROM js_${kind} ORDER BY time`)).toBe(
+        `200 time,kind,n,tags.host\n${want.join('\n')}\n`,
+      );
     }
   });
 
   it('reports a wrong password, an unknown database and a tenant that is not the user’s as Elasticsearch errors, storing nothing', async () => {
-    const bulk = (c: Client) => c.bulk({ operations: [{ index: { _index: 'js_lost' } }, { v: 1 }] }).then(() => undefined, (e: unknown) => e as errors.ResponseError);
+    const bulk = (c: Client) =>
+      c.bulk({ operations: [{ index: { _index: 'js_lost' } }, { v: 1 }] }).then(
+        () => undefined,
+        (e: unknown) => e as errors.ResponseError,
+      );
     const cases: Array<[Client, number, string]> = [
       [client('wrong'), 401, 'security_exception'],
       [client(PASSWORD, { db: 'nope' }), 404, 'index_not_found_exception'],
@@ -106,11 +144,20 @@ describe('@elastic/elasticsearch (the official client)', () => {
 
 describe('pino-elasticsearch', () => {
   it('ships a logger’s lines into its index, and the bulk helper’s closing refresh succeeds', async () => {
-    const stream = pinoElastic({ index: 'pino_logs', node: base, auth: { username: 'root', password: PASSWORD }, esVersion: 8, flushBytes: 200, flushInterval: 50 });
+    const stream = pinoElastic({
+      index: 'pino_logs',
+      node: base,
+      auth: { username: 'root', password: PASSWORD },
+      esVersion: 8,
+      flushBytes: 200,
+      flushInterval: 50,
+    });
     const errorsSeen: unknown[] = [];
     stream.on('insertError', (e: unknown) => errorsSeen.push(e));
     stream.on('error', (e: unknown) => errorsSeen.push(e));
-    const inserted = new Promise<{ total: number; successful: number; failed: number }>((resolve) => stream.on('insert', resolve));
+    const inserted = new Promise<{ total: number; successful: number; failed: number }>((resolve) =>
+      stream.on('insert', resolve),
+    );
     // pino stamps milliseconds. Documents of one series at one time are kept apart within a bulk
     // request, not across two (docs/logs.md "Known limit"), and the stream may cut a millisecond
     // between two requests, so each line here gets a millisecond of its own.
@@ -123,10 +170,20 @@ describe('pino-elasticsearch', () => {
     const stats = await inserted;
     expect(errorsSeen).toEqual([]);
     expect([stats.total, stats.successful, stats.failed]).toEqual([13, 13, 0]);
-    const r = await http(server.url, '/api/v1/sql?db=public', { body: 'SELECT * FROM pino_logs ORDER BY "order"', auth: null, headers: { authorization: basic('root', PASSWORD), accept: 'application/json' } });
+    const r = await http(server.url, '/api/v1/sql?db=public', {
+      body: 'SELECT * FROM pino_logs ORDER BY "order"',
+      auth: null,
+      headers: { authorization: basic('root', PASSWORD), accept: 'application/json' },
+    });
     const rows = JSON.parse(r.text) as Array<Record<string, unknown>>;
     expect(rows.map(({ time, ...rest }) => rest)).toEqual([
-      ...Array.from({ length: 12 }, (_, i) => ({ level: 30, msg: `order ${i} placed`, order: i, paid: i % 3 === 0, service: 'shop' })),
+      ...Array.from({ length: 12 }, (_, i) => ({
+        level: 30,
+        msg: `order ${i} placed`,
+        order: i,
+        paid: i % 3 === 0,
+        service: 'shop',
+      })),
       { level: 40, msg: 'slow payment', order: 99, paid: null, service: 'shop' },
     ]);
     // pino-elasticsearch sends pino's milliseconds as ISO strings.
@@ -138,12 +195,18 @@ describe('pino-elasticsearch', () => {
 
 describe('python3-elasticsearch 7.17 (Debian)', () => {
   it('verifies the server, pings, and bulk writes with index names; a bad document is an error item', async () => {
-    expect(existsSync(PYTHON), 'Debian python3 is missing: apt-get install python3-elasticsearch (.ci/run installs it)').toBe(true);
+    expect(
+      existsSync(PYTHON),
+      'Debian python3 is missing: apt-get install python3-elasticsearch (.ci/run installs it)',
+    ).toBe(true);
     const probe = await run(PYTHON, ['-c', 'import elasticsearch'], { timeout: 30_000 }).then(
       () => '',
       (e: Error) => e.message,
     );
-    expect(probe, 'the Debian package python3-elasticsearch is not installed: apt-get install python3-elasticsearch (.ci/run installs it)').toBe('');
+    expect(
+      probe,
+      'the Debian package python3-elasticsearch is not installed: apt-get install python3-elasticsearch (.ci/run installs it)',
+    ).toBe('');
     const script = `
 import json, warnings
 warnings.simplefilter('error')
@@ -165,22 +228,37 @@ except NotFoundError as e:
     print(json.dumps([e.status_code, e.error]))
 `;
     const { stdout } = await run(PYTHON, ['-c', script], { timeout: 60_000 });
-    expect(stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([
       ['8.19.0', true],
       [6, [[400, 'document_parsing_exception']]],
       [401, 'security_exception'],
       [404, 'index_not_found_exception'],
     ]);
-    expect(await sql('SELECT * FROM py_logs ORDER BY time')).toBe('200 time,n,user\n2024-03-01T00:00:00.000000000,0.0,u0\n2024-03-01T00:00:02.000000000,2.0,u2\n2024-03-01T00:00:04.000000000,4.0,u4\n');
-    expect(await sql('SELECT * FROM py_audit ORDER BY time')).toBe('200 time,n,user\n2024-03-01T00:00:01.000000000,1.0,u1\n2024-03-01T00:00:03.000000000,3.0,u3\n2024-03-01T00:00:05.000000000,5.0,u5\n');
+    expect(await sql('SELECT * FROM py_logs ORDER BY time')).toBe(
+      '200 time,n,user\n2024-03-01T00:00:00.000000000,0.0,u0\n2024-03-01T00:00:02.000000000,2.0,u2\n2024-03-01T00:00:04.000000000,4.0,u4\n',
+    );
+    expect(await sql('SELECT * FROM py_audit ORDER BY time')).toBe(
+      '200 time,n,user\n2024-03-01T00:00:01.000000000,1.0,u1\n2024-03-01T00:00:03.000000000,3.0,u3\n2024-03-01T00:00:05.000000000,5.0,u5\n',
+    );
     expect(await sql('SELECT * FROM py_lost')).toMatch(/^422 .*Table not found/);
   }, 90_000);
 });
 
 describe('rsyslog omelasticsearch (Debian rsyslog-elasticsearch)', () => {
   it('ships the lines of a file in bulk mode into its searchIndex, with no query string', async () => {
-    expect(existsSync(RSYSLOGD), 'rsyslogd is missing: apt-get install rsyslog rsyslog-elasticsearch (.ci/run installs them)').toBe(true);
-    expect(existsSync(OMELASTICSEARCH), 'omelasticsearch is missing: apt-get install rsyslog-elasticsearch (.ci/run installs it)').toBe(true);
+    expect(
+      existsSync(RSYSLOGD),
+      'rsyslogd is missing: apt-get install rsyslog rsyslog-elasticsearch (.ci/run installs them)',
+    ).toBe(true);
+    expect(
+      existsSync(OMELASTICSEARCH),
+      'omelasticsearch is missing: apt-get install rsyslog-elasticsearch (.ci/run installs it)',
+    ).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'sundial-rsyslog-'));
     const input = join(dir, 'app.log');
     const lines = ['service started', 'user "ann" logged in', 'disk at 91%, rotating', 'ünïcödé line'];
@@ -200,7 +278,9 @@ template(name="doc" type="list" option.jsonf="on") {
 action(type="omelasticsearch" server="${base}" searchIndex="rsyslog_app" template="doc" bulkmode="on" uid="root" pwd="${PASSWORD}" errorfile="${join(dir, 'errors.json')}" action.resumeInterval="1" action.resumeRetryCount="-1")
 `,
     );
-    const rsyslogd = spawn(RSYSLOGD, ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const rsyslogd = spawn(RSYSLOGD, ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     rsyslogd.stdout.on('data', (c: Buffer) => (output += c.toString()));
     rsyslogd.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -217,7 +297,9 @@ action(type="omelasticsearch" server="${base}" searchIndex="rsyslog_app" templat
           await new Promise((r) => setTimeout(r, 100));
         }
       }
-      expect(got, output).toBe(`200 message,tag,severity\n${lines.map((l) => `${l.includes(',') || l.includes('"') ? `"${l.replaceAll('"', '""')}"` : l},app:,warning`).join('\n')}\n`);
+      expect(got, output).toBe(
+        `200 message,tag,severity\n${lines.map((l) => `${l.includes(',') || l.includes('"') ? `"${l.replaceAll('"', '""')}"` : l},app:,warning`).join('\n')}\n`,
+      );
       expect(existsSync(join(dir, 'errors.json')), output).toBe(false);
     } finally {
       rsyslogd.kill('SIGTERM');

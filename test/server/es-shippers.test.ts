@@ -54,11 +54,13 @@ const version = (r: HttpResponse): void => {
 };
 const acknowledged = (r: HttpResponse): void => expect(JSON.parse(r.text)).toEqual({ acknowledged: true });
 /** A bulk reply with every item stored (shippers resend or drop the items that carry an error). */
-const allCreated = (n: number) => (r: HttpResponse): void => {
-  const reply = JSON.parse(r.text) as { errors: boolean; items: Array<Record<string, { status: number }>> };
-  expect(reply.errors).toBe(false);
-  expect(reply.items.map((i) => Object.values(i)[0]!.status)).toEqual(Array(n).fill(201));
-};
+const allCreated =
+  (n: number) =>
+  (r: HttpResponse): void => {
+    const reply = JSON.parse(r.text) as { errors: boolean; items: Array<Record<string, { status: number }>> };
+    expect(reply.errors).toBe(false);
+    expect(reply.items.map((i) => Object.values(i)[0]!.status)).toEqual(Array(n).fill(201));
+  };
 const ndjson = (lines: object[]): string => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
 describe('Filebeat 8 (libbeat esleg client, template and data stream setup)', () => {
@@ -75,16 +77,51 @@ describe('Filebeat 8 (libbeat esleg client, template and data stream setup)', ()
     }));
     await replay('/api/v1/es', [
       { method: 'GET', path: '/', status: 200, check: version },
-      { method: 'GET', path: '/_license?human=false', status: 200, check: (r) => expect((JSON.parse(r.text) as { license: { type: string; status: string } }).license).toMatchObject({ type: 'basic', status: 'active' }) },
+      {
+        method: 'GET',
+        path: '/_license?human=false',
+        status: 200,
+        check: (r) =>
+          expect((JSON.parse(r.text) as { license: { type: string; status: string } }).license).toMatchObject({
+            type: 'basic',
+            status: 'active',
+          }),
+      },
       { method: 'GET', path: '/', status: 200, check: version },
       // Missing: Filebeat then loads its template, policy and data stream.
       { method: 'HEAD', path: `/_index_template/${index}`, status: 404 },
-      { method: 'PUT', path: `/_index_template/${index}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index_patterns: [`${index}*`], data_stream: {}, priority: 150, template: { settings: { 'index.lifecycle.name': 'filebeat' } } }), status: 200, check: acknowledged },
+      {
+        method: 'PUT',
+        path: `/_index_template/${index}`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          index_patterns: [`${index}*`],
+          data_stream: {},
+          priority: 150,
+          template: { settings: { 'index.lifecycle.name': 'filebeat' } },
+        }),
+        status: 200,
+        check: acknowledged,
+      },
       { method: 'GET', path: '/_ilm/policy/filebeat', status: 404 },
-      { method: 'PUT', path: '/_ilm/policy/filebeat', headers: { 'content-type': 'application/json' }, body: '{"policy":{"phases":{"hot":{"actions":{"rollover":{"max_age":"30d"}}}}}}', status: 200, check: acknowledged },
+      {
+        method: 'PUT',
+        path: '/_ilm/policy/filebeat',
+        headers: { 'content-type': 'application/json' },
+        body: '{"policy":{"phases":{"hot":{"actions":{"rollover":{"max_age":"30d"}}}}}}',
+        status: 200,
+        check: acknowledged,
+      },
       { method: 'GET', path: `/_data_stream/${index}`, status: 404 },
       { method: 'PUT', path: `/_data_stream/${index}`, status: 200, check: acknowledged },
-      { method: 'POST', path: '/_bulk', headers: { 'content-type': 'application/json; charset=UTF-8', accept: 'application/json' }, body: ndjson(docs.flatMap((d) => [{ create: { _index: index } }, d])), status: 200, check: allCreated(2) },
+      {
+        method: 'POST',
+        path: '/_bulk',
+        headers: { 'content-type': 'application/json; charset=UTF-8', accept: 'application/json' },
+        body: ndjson(docs.flatMap((d) => [{ create: { _index: index } }, d])),
+        status: 200,
+        check: allCreated(2),
+      },
     ]);
     expect(await sql(`SELECT time, message, "log.offset", "host.name" FROM "${index}" ORDER BY time`)).toBe(
       '200 time,message,log.offset,host.name\n2024-05-03T08:00:00.123000000,line 0,0.0,web-1\n2024-05-03T08:00:01.123000000,line 1,7.0,web-1\n',
@@ -110,7 +147,14 @@ describe('Logstash 8 (logstash-output-elasticsearch 11, data streams)', () => {
       { method: 'GET', path: '/_license', status: 200 },
       // Without data streams: the legacy index template, then `index` actions.
       { method: 'HEAD', path: '/_index_template/ecs-logstash', status: 404 },
-      { method: 'PUT', path: '/_index_template/ecs-logstash', headers: { 'content-type': 'application/json' }, body: '{"index_patterns":"ecs-logstash-*","template":{}}', status: 200, check: acknowledged },
+      {
+        method: 'PUT',
+        path: '/_index_template/ecs-logstash',
+        headers: { 'content-type': 'application/json' },
+        body: '{"index_patterns":"ecs-logstash-*","template":{}}',
+        status: 200,
+        check: acknowledged,
+      },
       {
         method: 'POST',
         path: '/_bulk?filter_path=errors,items.*.error,items.*.status',
@@ -128,30 +172,84 @@ describe('Logstash 8 (logstash-output-elasticsearch 11, data streams)', () => {
 
 describe('Vector (elasticsearch sink)', () => {
   it('reads the version, checks cluster health, and bulk-indexes with its timeout parameter', async () => {
-    const docs = [0, 1].map((i) => ({ message: `vector ${i}`, timestamp: `2024-05-03T10:00:0${i}Z`, host: 'vec-1', source_type: 'file', file: '/var/log/v.log' }));
+    const docs = [0, 1].map((i) => ({
+      message: `vector ${i}`,
+      timestamp: `2024-05-03T10:00:0${i}Z`,
+      host: 'vec-1',
+      source_type: 'file',
+      file: '/var/log/v.log',
+    }));
     await replay('/api/v1/es', [
       { method: 'GET', path: '/', status: 200, check: version },
-      { method: 'GET', path: '/_cluster/health', status: 200, check: (r) => expect((JSON.parse(r.text) as { status: string }).status).toBe('green') },
+      {
+        method: 'GET',
+        path: '/_cluster/health',
+        status: 200,
+        check: (r) => expect((JSON.parse(r.text) as { status: string }).status).toBe('green'),
+      },
       // Vector's own field is `timestamp`: named with time_column (its `query` option), it is the time.
-      { method: 'POST', path: '/_bulk?timeout=60s&time_column=timestamp', headers: { 'content-type': 'application/x-ndjson' }, body: ndjson(docs.flatMap((d) => [{ index: { _index: 'vector-2024.05.03' } }, d])), status: 200, check: allCreated(2) },
+      {
+        method: 'POST',
+        path: '/_bulk?timeout=60s&time_column=timestamp',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: ndjson(docs.flatMap((d) => [{ index: { _index: 'vector-2024.05.03' } }, d])),
+        status: 200,
+        check: allCreated(2),
+      },
       // Its data_stream mode stamps @timestamp and creates into logs-generic-default.
-      { method: 'POST', path: '/_bulk?timeout=60s', headers: { 'content-type': 'application/x-ndjson' }, body: ndjson([{ create: { _index: 'vector-ds' } }, { '@timestamp': '2024-05-03T10:00:05Z', message: 'ds', data_stream: { type: 'logs' } }]), status: 200, check: allCreated(1) },
+      {
+        method: 'POST',
+        path: '/_bulk?timeout=60s',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: ndjson([
+          { create: { _index: 'vector-ds' } },
+          { '@timestamp': '2024-05-03T10:00:05Z', message: 'ds', data_stream: { type: 'logs' } },
+        ]),
+        status: 200,
+        check: allCreated(1),
+      },
     ]);
-    expect(await sql('SELECT time, message, host FROM "vector-2024.05.03" ORDER BY time')).toBe('200 time,message,host\n2024-05-03T10:00:00.000000000,vector 0,vec-1\n2024-05-03T10:00:01.000000000,vector 1,vec-1\n');
-    expect(await sql('SELECT time, message FROM "vector-ds"')).toBe('200 time,message\n2024-05-03T10:00:05.000000000,ds\n');
+    expect(await sql('SELECT time, message, host FROM "vector-2024.05.03" ORDER BY time')).toBe(
+      '200 time,message,host\n2024-05-03T10:00:00.000000000,vector 0,vec-1\n2024-05-03T10:00:01.000000000,vector 1,vec-1\n',
+    );
+    expect(await sql('SELECT time, message FROM "vector-ds"')).toBe(
+      '200 time,message\n2024-05-03T10:00:05.000000000,ds\n',
+    );
   });
 });
 
 describe('Fluent Bit (es output)', () => {
   it('probes nothing and bulk-creates, with _type unless Suppress_Type_Name is on', async () => {
-    const line = (i: number, action: object) => [action, { '@timestamp': `2024-05-03T11:00:00.${String(i).padStart(3, '0')}Z`, log: `fb ${i}`, stream: 'stdout' }];
+    const line = (i: number, action: object) => [
+      action,
+      { '@timestamp': `2024-05-03T11:00:00.${String(i).padStart(3, '0')}Z`, log: `fb ${i}`, stream: 'stdout' },
+    ];
     await replay('/api/v1/es', [
       // Default (Suppress_Type_Name Off): `_type` in the action, which Sundial ignores with the rest of the metadata.
-      { method: 'POST', path: '/_bulk', headers: { 'content-type': 'application/x-ndjson' }, body: ndjson([...line(1, { create: { _index: 'fluent-bit', _type: '_doc' } }), ...line(2, { create: { _index: 'fluent-bit' } })]), status: 200, check: allCreated(2) },
+      {
+        method: 'POST',
+        path: '/_bulk',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: ndjson([
+          ...line(1, { create: { _index: 'fluent-bit', _type: '_doc' } }),
+          ...line(2, { create: { _index: 'fluent-bit' } }),
+        ]),
+        status: 200,
+        check: allCreated(2),
+      },
       // Logstash_Format On: a dated index and `index` (Write_Operation index).
-      { method: 'POST', path: '/_bulk', headers: { 'content-type': 'application/x-ndjson' }, body: ndjson(line(3, { index: { _index: 'logstash-2024.05.03' } })), status: 200, check: allCreated(1) },
+      {
+        method: 'POST',
+        path: '/_bulk',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: ndjson(line(3, { index: { _index: 'logstash-2024.05.03' } })),
+        status: 200,
+        check: allCreated(1),
+      },
     ]);
-    expect(await sql('SELECT time, log, stream FROM "fluent-bit" ORDER BY time')).toBe('200 time,log,stream\n2024-05-03T11:00:00.001000000,fb 1,stdout\n2024-05-03T11:00:00.002000000,fb 2,stdout\n');
+    expect(await sql('SELECT time, log, stream FROM "fluent-bit" ORDER BY time')).toBe(
+      '200 time,log,stream\n2024-05-03T11:00:00.001000000,fb 1,stdout\n2024-05-03T11:00:00.002000000,fb 2,stdout\n',
+    );
     expect(await sql('SELECT log FROM "logstash-2024.05.03"')).toBe('200 log\nfb 3\n');
   });
 });
@@ -169,7 +267,14 @@ describe('Promtail (Loki push client)', () => {
 
   it('probes nothing and pushes snappy protobuf with its user agent and tenant header', async () => {
     const message = PUSH.encode(
-      PUSH.create({ streams: [{ labels: '{filename="/var/log/app.log", job="varlogs"}', entries: [0, 1].map((i) => ({ timestamp: { seconds: 1714726800, nanos: i * 1000 }, line: `pt ${i}` })) }] }),
+      PUSH.create({
+        streams: [
+          {
+            labels: '{filename="/var/log/app.log", job="varlogs"}',
+            entries: [0, 1].map((i) => ({ timestamp: { seconds: 1714726800, nanos: i * 1000 }, line: `pt ${i}` })),
+          },
+        ],
+      }),
     ).finish();
     const r = await http(server.url, '/loki/api/v1/push?table=promtail', {
       body: compressSync(Buffer.from(message)),

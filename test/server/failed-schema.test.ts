@@ -12,9 +12,15 @@ import { startServer, type TestServer } from '../support/server.js';
 import { mountTmpfs, type Tmpfs } from '../support/tmpfs.js';
 
 /** No background writes of the server's own: the n-th fsync is the n-th write's. */
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 
-const sql = (url: string, text: string): Promise<HttpResponse> => http(url, '/api/v1/sql', { method: 'POST', body: text });
+const sql = (url: string, text: string): Promise<HttpResponse> =>
+  http(url, '/api/v1/sql', { method: 'POST', body: text });
 const ok = async (url: string, text: string): Promise<string> => {
   const r = await sql(url, text);
   expect(r.status, `${text}: ${r.text}`).toBe(200);
@@ -23,7 +29,10 @@ const ok = async (url: string, text: string): Promise<string> => {
 
 /** The tables of database public and their columns, as SQL sees them. */
 async function schema(url: string): Promise<string> {
-  const tables = (await ok(url, 'SHOW TABLES')).split('\n').slice(1).filter((t) => t !== '');
+  const tables = (await ok(url, 'SHOW TABLES'))
+    .split('\n')
+    .slice(1)
+    .filter((t) => t !== '');
   const out = [`databases: ${(await ok(url, 'SHOW DATABASES')).replace(/\n/g, ' ')}`];
   for (const t of tables) out.push(`${t}: ${(await ok(url, `DESCRIBE TABLE ${t}`)).replace(/\n/g, ' ')}`);
   return out.join('\n');
@@ -36,7 +45,14 @@ function saved(dataDir: string): string[] {
     if (Array.isArray(v)) v.forEach(walk);
     else if (typeof v === 'object' && v !== null) {
       const o = v as Record<string, unknown>;
-      if (typeof o.name === 'string' && (Array.isArray(o.tables) || Array.isArray(o.tags) || typeof o.kind === 'string' || typeof o.passwordHash === 'string')) names.push(o.name);
+      if (
+        typeof o.name === 'string' &&
+        (Array.isArray(o.tables) ||
+          Array.isArray(o.tags) ||
+          typeof o.kind === 'string' ||
+          typeof o.passwordHash === 'string')
+      )
+        names.push(o.name);
       Object.values(o).forEach(walk);
     }
   };
@@ -101,7 +117,8 @@ describe('on a full file system', () => {
     ['CREATE USER', "CREATE USER made WITH PASSWORD='x-Secret-1'"],
   ];
   const rows = async (url: string): Promise<string> => ok(url, 'SELECT * FROM kept ORDER BY time');
-  const users = async (url: string): Promise<string> => ok(url, 'SELECT user_name FROM cluster_schema.users ORDER BY user_name');
+  const users = async (url: string): Promise<string> =>
+    ok(url, 'SELECT user_name FROM cluster_schema.users ORDER BY user_name');
   for (const [name, statement] of cases) {
     it(`${name} answers 507 and keeps none of its change, in memory, on disk or after a restart`, async () => {
       const dataDir = `${fs.dir}/${name.replace(/ /g, '-')}`;
@@ -122,7 +139,11 @@ describe('on a full file system', () => {
         expect([await schema(restarted.url), await rows(restarted.url), await users(restarted.url)]).toEqual(before);
         // With space, the same statement goes through: the checks above see its change.
         await ok(restarted.url, statement);
-        const after = [await schema(restarted.url), await rows(restarted.url).catch(() => 'gone'), await users(restarted.url)];
+        const after = [
+          await schema(restarted.url),
+          await rows(restarted.url).catch(() => 'gone'),
+          await users(restarted.url),
+        ];
         expect(after).not.toEqual(before);
       } finally {
         fs.free();

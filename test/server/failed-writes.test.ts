@@ -9,7 +9,12 @@ import { http, writeLp } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** No background writes of the server's own (warm-ups, usage reports): the n-th fsync is the n-th write's. */
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 
 const sql = async (url: string, text: string): Promise<string> => {
   const r = await http(url, '/api/v1/sql', { method: 'POST', body: text });
@@ -35,12 +40,21 @@ describe('a write whose WAL fsync fails', () => {
       const failed = await writeLp(server.url, 'w v=3 3');
       expect(failed.status).toBe(500);
       expect(failed.headers['x-sundial-error-code']).toBe('000001');
-      expect(failed.headers['x-sundial-error']).toBe('the write-ahead log could not be written (EIO); nothing of the request was stored');
+      expect(failed.headers['x-sundial-error']).toBe(
+        'the write-ahead log could not be written (EIO); nothing of the request was stored',
+      );
       expect(failed.body.length).toBe(0);
-      expect(await stored(server)).toBe('time,v\n1970-01-01T00:00:00.000000001,1.0\n1970-01-01T00:00:00.000000002,2.0\n');
-      const ping = JSON.parse((await http(server.url, '/api/v1/ping', { auth: null })).text) as { status: string; reason?: string };
+      expect(await stored(server)).toBe(
+        'time,v\n1970-01-01T00:00:00.000000001,1.0\n1970-01-01T00:00:00.000000002,2.0\n',
+      );
+      const ping = JSON.parse((await http(server.url, '/api/v1/ping', { auth: null })).text) as {
+        status: string;
+        reason?: string;
+      };
       expect(ping.status).toBe('degraded');
-      expect(ping.reason).toBe('the write-ahead log of database cnosdb.public failed (EIO); writes to it are refused until it is writable again');
+      expect(ping.reason).toBe(
+        'the write-ahead log of database cnosdb.public failed (EIO); writes to it are refused until it is writable again',
+      );
       // Writes are refused until the log is writable again (a new segment, made within about a second).
       let i = 4;
       for (const started = Date.now(); Date.now() - started < 20_000; i++) {
@@ -53,11 +67,15 @@ describe('a write whose WAL fsync fails', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(acked).toHaveLength(3);
-      expect(JSON.parse((await http(server.url, '/api/v1/ping', { auth: null })).text)).toMatchObject({ status: 'healthy' });
+      expect(JSON.parse((await http(server.url, '/api/v1/ping', { auth: null })).text)).toMatchObject({
+        status: 'healthy',
+      });
       const expected = 'time,v\n' + acked.map(row).join('');
       expect(await stored(server)).toBe(expected);
       // Flushed to a segment file: still only the acknowledged writes.
-      expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'COMPACT DATABASE public' })).status).toBe(200);
+      expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'COMPACT DATABASE public' })).status).toBe(
+        200,
+      );
       expect(await stored(server)).toBe(expected);
       expect((await writeLp(server.url, 'w v=9 9')).status).toBe(200);
       acked.push(9);
@@ -66,7 +84,13 @@ describe('a write whose WAL fsync fails', () => {
     }
     const again = await startServer({ dataDir: server.dataDir, env: QUIET });
     try {
-      expect(await stored(again)).toBe('time,v\n' + [...acked].sort((a, b) => a - b).map(row).join(''));
+      expect(await stored(again)).toBe(
+        'time,v\n' +
+          [...acked]
+            .sort((a, b) => a - b)
+            .map(row)
+            .join(''),
+      );
     } finally {
       expect(await again.stop()).toBe(0);
       again.cleanup();
@@ -94,7 +118,9 @@ describe('concurrent writes of the same point', () => {
     const server = await startServer({ env: QUIET });
     let winner: string;
     try {
-      const writes = Array.from({ length: 40 }, (_, i) => writeLp(server.url, `same,h=a v=${i},u=${i}i 1000\nsame,h=b v=${i} 1000`));
+      const writes = Array.from({ length: 40 }, (_, i) =>
+        writeLp(server.url, `same,h=a v=${i},u=${i}i 1000\nsame,h=b v=${i} 1000`),
+      );
       for (const r of await Promise.all(writes)) expect(r.status).toBe(200);
       winner = await sql(server.url, 'SELECT h, v, u FROM same ORDER BY h');
       expect(winner).toMatch(/^h,v,u\na,(\d+)\.0,\1\nb,\1\.0,\n$/);

@@ -56,8 +56,18 @@ describe('file modes', () => {
     chmodSync(join(dataDir, 'catalog.json'), 0o644);
     const server = await startServer({ dataDir });
     try {
-      expect(server.logs.some((l) => l.msg === 'the data directory is accessible to other users; chmod 700 it unless that is meant' && l.mode === '750')).toBe(true);
-      expect(server.logs.some((l) => l.msg === 'made catalog.json readable by its owner only (it holds password hashes)' && l.was === '644')).toBe(true);
+      expect(
+        server.logs.some(
+          (l) =>
+            l.msg === 'the data directory is accessible to other users; chmod 700 it unless that is meant' &&
+            l.mode === '750',
+        ),
+      ).toBe(true);
+      expect(
+        server.logs.some(
+          (l) => l.msg === 'made catalog.json readable by its owner only (it holds password hashes)' && l.was === '644',
+        ),
+      ).toBe(true);
     } finally {
       expect(await server.stop()).toBe(0);
     }

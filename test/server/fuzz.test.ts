@@ -38,7 +38,12 @@ describe('line-protocol fuzz over HTTP', () => {
         body = Buffer.from(Array.from({ length: Math.floor(random() * 200) }, () => Math.floor(random() * 256)));
       } else if (mode === 1) {
         // random characters from the line-protocol alphabet
-        body = Buffer.from(Array.from({ length: Math.floor(random() * 200) }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join(''));
+        body = Buffer.from(
+          Array.from(
+            { length: Math.floor(random() * 200) },
+            () => ALPHABET[Math.floor(random() * ALPHABET.length)],
+          ).join(''),
+        );
       } else {
         // mutations of valid bodies: flip, insert, delete, duplicate, truncate
         const b = [...Buffer.from(VALID.slice(0, 1 + Math.floor(random() * VALID.length)).join('\n'))];

@@ -46,15 +46,19 @@ describe('GEOMETRY columns', () => {
   it('refuses text that is not WKT, quoting it as CnosDB does', async () => {
     const r = await writeLp(server.url, 'places,site=d loc="here \\"1\\"" 5');
     expect(r.status).toBe(422);
-    expect(r.headers['x-sundial-error']).toBe('Invalid geometry type, error: processing geometry `Invalid type encountered`, expect Point, got "here \\"1\\""');
+    expect(r.headers['x-sundial-error']).toBe(
+      'Invalid geometry type, error: processing geometry `Invalid type encountered`, expect Point, got "here \\"1\\""',
+    );
   });
 
   it('keeps the declaration across a restart', async () => {
     expect(await server.stop()).toBe(0);
     server = await startServer({ inProcess: true, dataDir: server.dataDir });
-    expect(await sql("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'places' ORDER BY column_name")).toBe(
-      'column_name,data_type\nloc,"Geometry(POINT, 0)"\nnote,STRING\nsite,STRING\ntime,TIMESTAMP(NANOSECOND)\n',
-    );
+    expect(
+      await sql(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'places' ORDER BY column_name",
+      ),
+    ).toBe('column_name,data_type\nloc,"Geometry(POINT, 0)"\nnote,STRING\nsite,STRING\ntime,TIMESTAMP(NANOSECOND)\n');
     expect((await writeLp(server.url, 'places,site=e loc="POLYGON((0 0, 1 0, 0 1, 0 0))" 6')).status).toBe(422);
   });
 });

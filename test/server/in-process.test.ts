@@ -7,7 +7,12 @@ import { http, writeLp } from '../support/http.js';
 import { scrape } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 const WRITES = 'sundial_http_requests_total{route="/api/v1/write",method="POST",status="200"}';
 const sql = (url: string, text: string) => http(url, '/api/v1/sql', { method: 'POST', body: text });
 
@@ -15,7 +20,10 @@ describe('two servers in one process', () => {
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
-    [a, b] = await Promise.all([startServer({ inProcess: true, env: QUIET }), startServer({ inProcess: true, env: QUIET })]);
+    [a, b] = await Promise.all([
+      startServer({ inProcess: true, env: QUIET }),
+      startServer({ inProcess: true, env: QUIET }),
+    ]);
   });
   afterAll(async () => {
     for (const s of [a, b]) {

@@ -24,7 +24,11 @@ let server: TestServer;
 let port: number;
 
 async function sql(statement: string, db: string): Promise<string> {
-  const r = await http(server.url, `/api/v1/sql?db=${db}`, { body: statement, auth: null, headers: { authorization: basic('root', PASSWORD) } });
+  const r = await http(server.url, `/api/v1/sql?db=${db}`, {
+    body: statement,
+    auth: null,
+    headers: { authorization: basic('root', PASSWORD) },
+  });
   return `${r.status} ${r.text}`;
 }
 
@@ -48,7 +52,13 @@ describe('node influx (InfluxDB 1.x client)', () => {
       database: 'nodedb',
       username: 'root',
       password: PASSWORD,
-      schema: [{ measurement: 'cpu', fields: { value: FieldType.FLOAT, n: FieldType.INTEGER, s: FieldType.STRING, ok: FieldType.BOOLEAN }, tags: ['host'] }],
+      schema: [
+        {
+          measurement: 'cpu',
+          fields: { value: FieldType.FLOAT, n: FieldType.INTEGER, s: FieldType.STRING, ok: FieldType.BOOLEAN },
+          tags: ['host'],
+        },
+      ],
     });
 
   it('creates a database, lists it, writes points (precision n) and queries them back', async () => {
@@ -58,23 +68,53 @@ describe('node influx (InfluxDB 1.x client)', () => {
     await c.createDatabase('nodedb');
     expect(await c.getDatabaseNames()).toContain('nodedb');
     await c.writePoints([
-      { measurement: 'cpu', tags: { host: 'a' }, fields: { value: 1.5, n: 3, s: 'x y', ok: true }, timestamp: new Date(1_700_000_000_000) },
-      { measurement: 'cpu', tags: { host: 'b' }, fields: { value: 2.5, n: -4, s: 'z', ok: false }, timestamp: '1700000001000000001' },
+      {
+        measurement: 'cpu',
+        tags: { host: 'a' },
+        fields: { value: 1.5, n: 3, s: 'x y', ok: true },
+        timestamp: new Date(1_700_000_000_000),
+      },
+      {
+        measurement: 'cpu',
+        tags: { host: 'b' },
+        fields: { value: 2.5, n: -4, s: 'z', ok: false },
+        timestamp: '1700000001000000001',
+      },
     ]);
-    expect(await sql('SELECT * FROM cpu ORDER BY time', 'nodedb')).toBe('200 time,host,n,ok,s,value\n2023-11-14T22:13:20.000000000,a,3,true,x y,1.5\n2023-11-14T22:13:21.000000001,b,-4,false,z,2.5\n');
+    expect(await sql('SELECT * FROM cpu ORDER BY time', 'nodedb')).toBe(
+      '200 time,host,n,ok,s,value\n2023-11-14T22:13:20.000000000,a,3,true,x y,1.5\n2023-11-14T22:13:21.000000001,b,-4,false,z,2.5\n',
+    );
     const rows = await c.query<{ host: string; n: number; value: number; s: string; ok: boolean }>('SELECT * FROM cpu');
-    expect(rows.map((r) => [(r as unknown as { time: { toNanoISOString(): string } }).time.toNanoISOString(), r.host, r.n, r.value, r.s, r.ok])).toEqual([
+    expect(
+      rows.map((r) => [
+        (r as unknown as { time: { toNanoISOString(): string } }).time.toNanoISOString(),
+        r.host,
+        r.n,
+        r.value,
+        r.s,
+        r.ok,
+      ]),
+    ).toEqual([
       ['2023-11-14T22:13:20.000000000Z', 'a', 3, 1.5, 'x y', true],
       ['2023-11-14T22:13:21.000000001Z', 'b', -4, 2.5, 'z', false],
     ]);
     const means = await c.query('SELECT mean(value) FROM cpu GROUP BY host');
-    expect(means.groups().map((g) => [g.tags.host, (g.rows[0] as unknown as { mean: number }).mean])).toEqual([['a', 1.5], ['b', 2.5]]);
+    expect(means.groups().map((g) => [g.tags.host, (g.rows[0] as unknown as { mean: number }).mean])).toEqual([
+      ['a', 1.5],
+      ['b', 2.5],
+    ]);
   });
 
   it('reports an unknown database and stores nothing', async () => {
     const c = new InfluxDB({ host: '127.0.0.1', port, database: 'nosuchdb', username: 'root', password: PASSWORD });
-    await expect(c.writePoints([{ measurement: 'lost', fields: { v: 1 } }])).rejects.toThrow(/404 Not Found error occurred: \{"error":"database not found: \\"nosuchdb\\""\}/);
-    await expect(new InfluxDB({ host: '127.0.0.1', port, database: 'nodedb', username: 'root', password: 'wrong' }).writePoints([{ measurement: 'lost', fields: { v: 1 } }])).rejects.toThrow(/401 Unauthorized error occurred: \{"error":"authorization failed: /);
+    await expect(c.writePoints([{ measurement: 'lost', fields: { v: 1 } }])).rejects.toThrow(
+      /404 Not Found error occurred: \{"error":"database not found: \\"nosuchdb\\""\}/,
+    );
+    await expect(
+      new InfluxDB({ host: '127.0.0.1', port, database: 'nodedb', username: 'root', password: 'wrong' }).writePoints([
+        { measurement: 'lost', fields: { v: 1 } },
+      ]),
+    ).rejects.toThrow(/401 Unauthorized error occurred: \{"error":"authorization failed: /);
     expect(await sql('SELECT * FROM lost', 'nodedb')).toMatch(/^422 .*Table not found/);
   });
 });
@@ -86,10 +126,26 @@ describe('@influxdata/influxdb-client (v2 write API)', () => {
 
   it('writes with a user:password token, org the tenant and bucket the database', async () => {
     const write = new InfluxV2({ url: server.url, token: `root:${PASSWORD}` }).getWriteApi('cnosdb', 'v2db', 'ns');
-    write.writePoint(new Point('temp').tag('loc', 'x').floatField('v', 21.5).intField('i', 7).stringField('s', 'a,b').timestamp('1700000000000000001'));
-    write.writePoint(new Point('temp').tag('loc', 'y').floatField('v', -1).intField('i', 8).stringField('s', '').timestamp('1700000000000000002'));
+    write.writePoint(
+      new Point('temp')
+        .tag('loc', 'x')
+        .floatField('v', 21.5)
+        .intField('i', 7)
+        .stringField('s', 'a,b')
+        .timestamp('1700000000000000001'),
+    );
+    write.writePoint(
+      new Point('temp')
+        .tag('loc', 'y')
+        .floatField('v', -1)
+        .intField('i', 8)
+        .stringField('s', '')
+        .timestamp('1700000000000000002'),
+    );
     await write.close();
-    expect(await sql('SELECT * FROM temp ORDER BY time', 'v2db')).toBe('200 time,loc,i,s,v\n2023-11-14T22:13:20.000000001,x,7,"a,b",21.5\n2023-11-14T22:13:20.000000002,y,8,,-1.0\n');
+    expect(await sql('SELECT * FROM temp ORDER BY time', 'v2db')).toBe(
+      '200 time,loc,i,s,v\n2023-11-14T22:13:20.000000001,x,7,"a,b",21.5\n2023-11-14T22:13:20.000000002,y,8,,-1.0\n',
+    );
   });
 
   it('gets v2 errors for a wrong token and an unknown bucket, and stores nothing', async () => {
@@ -111,12 +167,18 @@ describe('@influxdata/influxdb-client (v2 write API)', () => {
 
 describe('python3-influxdb (Debian)', () => {
   it('creates, lists, writes in batches (expecting 204) and queries', async () => {
-    expect(existsSync(PYTHON), 'Debian python3 is missing: apt-get install python3-influxdb (.ci/run installs it)').toBe(true);
+    expect(
+      existsSync(PYTHON),
+      'Debian python3 is missing: apt-get install python3-influxdb (.ci/run installs it)',
+    ).toBe(true);
     const probe = await run(PYTHON, ['-c', 'import influxdb'], { timeout: 30_000 }).then(
       () => '',
       (e: Error) => e.message,
     );
-    expect(probe, 'the Debian package python3-influxdb is not installed: apt-get install python3-influxdb (.ci/run installs it)').toBe('');
+    expect(
+      probe,
+      'the Debian package python3-influxdb is not installed: apt-get install python3-influxdb (.ci/run installs it)',
+    ).toBe('');
     const script = `
 import json
 from influxdb import InfluxDBClient
@@ -158,25 +220,65 @@ except Exception as e:
 
 describe('the influx CLI (Debian influxdb-client)', () => {
   const cli = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>
-    run(INFLUX_CLI, ['-host', '127.0.0.1', '-port', String(port), '-username', 'root', '-password', PASSWORD, ...args], { timeout: 60_000 });
+    run(
+      INFLUX_CLI,
+      ['-host', '127.0.0.1', '-port', String(port), '-username', 'root', '-password', PASSWORD, ...args],
+      { timeout: 60_000 },
+    );
 
   it('executes statements, imports a file and reads it back', async () => {
-    expect(existsSync(INFLUX_CLI), 'the influx CLI is missing: apt-get install influxdb-client (.ci/run installs it)').toBe(true);
+    expect(
+      existsSync(INFLUX_CLI),
+      'the influx CLI is missing: apt-get install influxdb-client (.ci/run installs it)',
+    ).toBe(true);
     const created = await cli('-execute', 'CREATE DATABASE clidb; SHOW DATABASES');
     expect(created.stdout).toMatch(/name: databases\nname\n----\n(.+\n)*clidb\n/);
     const dir = mkdtempSync(join(tmpdir(), 'sundial-influx-cli-'));
     try {
       const file = join(dir, 'import.txt');
-      writeFileSync(file, ['# DDL', 'CREATE DATABASE clidb2', '# DML', '# CONTEXT-DATABASE: clidb2', '# CONTEXT-RETENTION-POLICY: autogen', 'cpu,host=a v=1,n=2i 1700000000', 'cpu,host=b v=2.5,n=3i 1700000001', ''].join('\n'));
+      writeFileSync(
+        file,
+        [
+          '# DDL',
+          'CREATE DATABASE clidb2',
+          '# DML',
+          '# CONTEXT-DATABASE: clidb2',
+          '# CONTEXT-RETENTION-POLICY: autogen',
+          'cpu,host=a v=1,n=2i 1700000000',
+          'cpu,host=b v=2.5,n=3i 1700000001',
+          '',
+        ].join('\n'),
+      );
       const imported = await cli('-import', `-path=${file}`, '-precision=s');
-      expect(imported.stdout + imported.stderr).toMatch(/Processed 1 commands\n.*Processed 2 inserts\n.*Failed 0 inserts/);
+      expect(imported.stdout + imported.stderr).toMatch(
+        /Processed 1 commands\n.*Processed 2 inserts\n.*Failed 0 inserts/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(await sql('SELECT * FROM cpu ORDER BY time', 'clidb2')).toBe('200 time,host,n,v\n2023-11-14T22:13:20.000000000,a,2,1.0\n2023-11-14T22:13:21.000000000,b,3,2.5\n');
+    expect(await sql('SELECT * FROM cpu ORDER BY time', 'clidb2')).toBe(
+      '200 time,host,n,v\n2023-11-14T22:13:20.000000000,a,2,1.0\n2023-11-14T22:13:21.000000000,b,3,2.5\n',
+    );
     const selected = await cli('-database', 'clidb2', '-format', 'json', '-execute', 'SELECT * FROM cpu');
-    expect(selected.stdout.trim()).toBe('{"results":[{"series":[{"name":"cpu","columns":["time","host","n","v"],"values":[[1700000000000000000,"a",2,1],[1700000001000000000,"b",3,2.5]]}]}]}');
-    const denied = await run(INFLUX_CLI, ['-host', '127.0.0.1', '-port', String(port), '-username', 'root', '-password', 'wrong', '-execute', 'SHOW DATABASES'], { timeout: 60_000 }).then(
+    expect(selected.stdout.trim()).toBe(
+      '{"results":[{"series":[{"name":"cpu","columns":["time","host","n","v"],"values":[[1700000000000000000,"a",2,1],[1700000001000000000,"b",3,2.5]]}]}]}',
+    );
+    const denied = await run(
+      INFLUX_CLI,
+      [
+        '-host',
+        '127.0.0.1',
+        '-port',
+        String(port),
+        '-username',
+        'root',
+        '-password',
+        'wrong',
+        '-execute',
+        'SHOW DATABASES',
+      ],
+      { timeout: 60_000 },
+    ).then(
       () => 'succeeded',
       (e: { stdout: string; stderr: string }) => e.stdout + e.stderr,
     );

@@ -29,16 +29,39 @@ const pad = (make: (i: number) => string, n: number): Buffer => {
 
 const BOMB = LIMIT * 20;
 const ROUTES: Route[] = [
-  { path: '/api/v1/write', headers: {}, body: (n) => pad((i) => `m f=${i} ${i + 1}\n`, n), style: 'empty', bomb: pad(() => 'm f=1 1\n', BOMB) },
-  { path: '/api/v1/opentsdb/write', headers: {}, body: (n) => pad((i) => `m ${i + 1} 1 k=v\n`, n), style: 'empty', bomb: pad(() => 'm 1 1 k=v\n', BOMB) },
+  {
+    path: '/api/v1/write',
+    headers: {},
+    body: (n) => pad((i) => `m f=${i} ${i + 1}\n`, n),
+    style: 'empty',
+    bomb: pad(() => 'm f=1 1\n', BOMB),
+  },
+  {
+    path: '/api/v1/opentsdb/write',
+    headers: {},
+    body: (n) => pad((i) => `m ${i + 1} 1 k=v\n`, n),
+    style: 'empty',
+    bomb: pad(() => 'm 1 1 k=v\n', BOMB),
+  },
   {
     path: '/api/v1/opentsdb/put',
     headers: {},
-    body: (n) => Buffer.from(`[${pad((i) => `{"metric":"m","timestamp":${i + 1},"value":1,"tags":{"k":"v"}},`, n - 57)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`),
+    body: (n) =>
+      Buffer.from(
+        `[${pad((i) => `{"metric":"m","timestamp":${i + 1},"value":1,"tags":{"k":"v"}},`, n - 57)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`,
+      ),
     style: 'empty',
-    bomb: Buffer.from(`[${pad(() => '{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}},', BOMB)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`),
+    bomb: Buffer.from(
+      `[${pad(() => '{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}},', BOMB)}{"metric":"m","timestamp":1,"value":1,"tags":{"k":"v"}}]`,
+    ),
   },
-  { path: '/api/v1/es/_bulk?table=t&log_type=ndjson', headers: {}, body: (n) => pad((i) => `{"v":${i}}\n`, n), style: 'json', bomb: pad(() => '{"v":1}\n', BOMB) },
+  {
+    path: '/api/v1/es/_bulk?table=t&log_type=ndjson',
+    headers: {},
+    body: (n) => pad((i) => `{"v":${i}}\n`, n),
+    style: 'json',
+    bomb: pad(() => '{"v":1}\n', BOMB),
+  },
   {
     path: '/api/v1/traces',
     headers: { table: 't', 'content-type': 'application/json' },
@@ -69,7 +92,12 @@ describe('write pipeline limits on every ingest route', () => {
   for (const route of ROUTES) {
     describe(route.path, () => {
       const post = (body: Buffer, headers: Record<string, string> = {}, auth?: null) =>
-        http(server.url, route.path, { method: 'POST', body, headers: { ...route.headers, ...headers }, ...(auth === null ? { auth: null } : {}) });
+        http(server.url, route.path, {
+          method: 'POST',
+          body,
+          headers: { ...route.headers, ...headers },
+          ...(auth === null ? { auth: null } : {}),
+        });
 
       it('accepts a body at the limit', async () => {
         const body = route.body(LIMIT);

@@ -14,16 +14,37 @@ const TRACE_B = 'b'.repeat(32);
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 
 /** A span of `service` starting `startUs` µs after T0 and lasting `durationUs` µs. */
-function span(traceId: string, spanId: string, parentSpanId: string, name: string, startUs: number, durationUs: number, attributes: object[] = []): object {
+function span(
+  traceId: string,
+  spanId: string,
+  parentSpanId: string,
+  name: string,
+  startUs: number,
+  durationUs: number,
+  attributes: object[] = [],
+): object {
   const start = T0 + BigInt(startUs) * 1000n;
-  return { traceId, spanId, parentSpanId, name, kind: 2, startTimeUnixNano: String(start), endTimeUnixNano: String(start + BigInt(durationUs) * 1000n), attributes };
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name,
+    kind: 2,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + BigInt(durationUs) * 1000n),
+    attributes,
+  };
 }
 
 function resource(service: string, spans: object[], extra: object[] = []): object {
-  return { resource: { attributes: [str('service.name', service), ...extra] }, scopeSpans: [{ scope: { name: 'lib' }, spans }] };
+  return {
+    resource: { attributes: [str('service.name', service), ...extra] },
+    scopeSpans: [{ scope: { name: 'lib' }, spans }],
+  };
 }
 
-const jaeger = (path: string, options: HttpOptions = {}): Promise<HttpResponse> => http(server.url, path, { ...options, headers: { table: 'spans', ...options.headers } });
+const jaeger = (path: string, options: HttpOptions = {}): Promise<HttpResponse> =>
+  http(server.url, path, { ...options, headers: { table: 'spans', ...options.headers } });
 const data = async <T>(path: string): Promise<T> => {
   const r = await jaeger(path);
   expect(r.status, r.text).toBe(200);
@@ -49,11 +70,18 @@ beforeAll(async () => {
         ],
         [{ key: 'host.cores', value: { intValue: '8' } }],
       ),
-      resource('backend', [span(TRACE_A, '02'.repeat(8), '01'.repeat(8), 'handle', 100, 1000), span(TRACE_A, '03'.repeat(8), '02'.repeat(8), 'render', 200, 500)]),
+      resource('backend', [
+        span(TRACE_A, '02'.repeat(8), '01'.repeat(8), 'handle', 100, 1000),
+        span(TRACE_A, '03'.repeat(8), '02'.repeat(8), 'render', 200, 500),
+      ]),
       resource('db', [span(TRACE_A, '04'.repeat(8), '02'.repeat(8), 'SELECT', 300, 0)]),
     ],
   };
-  const r = await http(server.url, '/api/v1/traces', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', table: 'spans' } });
+  const r = await http(server.url, '/api/v1/traces', {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', table: 'spans' },
+  });
   expect(r.status, r.text).toBe(200);
 });
 
@@ -63,7 +91,11 @@ afterAll(async () => {
 });
 
 type Tag = { key: string; type: string; value: unknown };
-type Trace = { traceID: string; spans: Array<{ spanID: string; tags: Tag[] }>; processes: Record<string, { serviceName: string; tags: Tag[] }> };
+type Trace = {
+  traceID: string;
+  spans: Array<{ spanID: string; tags: Tag[] }>;
+  processes: Record<string, { serviceName: string; tags: Tag[] }>;
+};
 
 describe('Jaeger tags', () => {
   it('types attribute tags as Jaeger does: int64, float64, bool, binary, else string', async () => {
@@ -82,7 +114,11 @@ describe('Jaeger tags', () => {
     const frontend = Object.values(trace!.processes).find((p) => p.serviceName === 'frontend')!;
     expect(frontend.tags).toEqual([{ key: 'host.cores', type: 'int64', value: 8 }]);
     // A typed tag still matches a search by its text.
-    expect((await data<Trace[]>('/api/traces?service=frontend&tags=%7B%22http.status_code%22%3A%22200%22%7D')).map((t) => t.traceID)).toEqual([TRACE_A]);
+    expect(
+      (await data<Trace[]>('/api/traces?service=frontend&tags=%7B%22http.status_code%22%3A%22200%22%7D')).map(
+        (t) => t.traceID,
+      ),
+    ).toEqual([TRACE_A]);
   });
 });
 
@@ -117,15 +153,26 @@ describe('Jaeger durations', () => {
   it('takes maxDuration the same way', async () => {
     // Spans of the service only: trace A's frontend span lasts 2 ms.
     expect(await data('/api/traces?service=frontend&maxDuration=0')).toEqual([]);
-    expect((await data<Trace[]>('/api/traces?service=frontend&maxDuration=1999us')).map((t) => t.traceID)).toEqual([TRACE_B]);
-    expect((await data<Trace[]>('/api/traces?service=frontend&maxDuration=2ms')).map((t) => t.traceID).sort()).toEqual([TRACE_A, TRACE_B]);
-    expect((await data<Trace[]>('/api/traces?service=frontend&minDuration=50us&maxDuration=150us')).map((t) => t.traceID)).toEqual([TRACE_B]);
+    expect((await data<Trace[]>('/api/traces?service=frontend&maxDuration=1999us')).map((t) => t.traceID)).toEqual([
+      TRACE_B,
+    ]);
+    expect((await data<Trace[]>('/api/traces?service=frontend&maxDuration=2ms')).map((t) => t.traceID).sort()).toEqual([
+      TRACE_A,
+      TRACE_B,
+    ]);
+    expect(
+      (await data<Trace[]>('/api/traces?service=frontend&minDuration=50us&maxDuration=150us')).map((t) => t.traceID),
+    ).toEqual([TRACE_B]);
   });
 
   for (const bad of ['1', 'soon', '.s', '1d', '5 s', '1.5', '-', '9223372037s']) {
     it(`refuses minDuration=${JSON.stringify(bad)} in Jaeger's error envelope`, async () => {
       const r = await jaeger(`/api/traces?service=frontend&minDuration=${encodeURIComponent(bad)}`);
-      expect([r.status, r.headers['content-type'], r.headers['x-sundial-error-code']]).toEqual([400, 'application/json', '040001']);
+      expect([r.status, r.headers['content-type'], r.headers['x-sundial-error-code']]).toEqual([
+        400,
+        'application/json',
+        '040001',
+      ]);
       expect(JSON.parse(r.text)).toEqual({
         data: null,
         total: 0,
@@ -139,7 +186,13 @@ describe('Jaeger durations', () => {
 
 describe("Jaeger's error envelope", () => {
   const cases: Array<[string, string, HttpOptions, number, string]> = [
-    ['a trace id that is not hex', '/api/traces/not-hex', {}, 400, "invalid trace id 'not-hex': want up to 32 hex digits"],
+    [
+      'a trace id that is not hex',
+      '/api/traces/not-hex',
+      {},
+      400,
+      "invalid trace id 'not-hex': want up to 32 hex digits",
+    ],
     ['no credentials', '/api/services', { auth: null }, 401, 'missing Authorization header (want Basic credentials)'],
     ['an unknown table', '/api/services', { headers: { table: 'nope' } }, 422, ''],
     ['a missing service', '/api/operations', {}, 400, "the 'service' parameter is required"],
@@ -150,7 +203,13 @@ describe("Jaeger's error envelope", () => {
       const r = await jaeger(path, options);
       expect(r.status, r.text).toBe(status);
       const body = JSON.parse(r.text) as { data: unknown; errors: Array<{ code: number; msg: string }> };
-      expect(body).toEqual({ data: null, total: 0, limit: 0, offset: 0, errors: [{ code: status, msg: msg === '' ? r.headers['x-sundial-error'] : msg }] });
+      expect(body).toEqual({
+        data: null,
+        total: 0,
+        limit: 0,
+        offset: 0,
+        errors: [{ code: status, msg: msg === '' ? r.headers['x-sundial-error'] : msg }],
+      });
       if (msg === '') expect(r.headers['x-sundial-error-code']).toBe('030019');
     });
   }

@@ -18,7 +18,13 @@ describe('Budget', () => {
     }
     expect(err).toBeInstanceOf(UserError);
     const u = err as UserError;
-    expect([u.status, u.code, u.retryAfterS, u.reason, u.message]).toEqual([429, '030024', 1, 'write_bytes', 'in-flight write bytes limit of 10 reached; retry later']);
+    expect([u.status, u.code, u.retryAfterS, u.reason, u.message]).toEqual([
+      429,
+      '030024',
+      1,
+      'write_bytes',
+      'in-flight write bytes limit of 10 reached; retry later',
+    ]);
     r1();
     r2();
     expect(b.used).toBe(0);

@@ -30,6 +30,11 @@ describe('LogClock', () => {
 
   it('counts the lines of a body, a last one without LF included', () => {
     const enc = new TextEncoder();
-    expect([lineCount(enc.encode('')), lineCount(enc.encode('a')), lineCount(enc.encode('a\nb\n')), lineCount(enc.encode('a\nb'))]).toEqual([1, 1, 3, 2]);
+    expect([
+      lineCount(enc.encode('')),
+      lineCount(enc.encode('a')),
+      lineCount(enc.encode('a\nb\n')),
+      lineCount(enc.encode('a\nb')),
+    ]).toEqual([1, 1, 3, 2]);
   });
 });

@@ -42,11 +42,17 @@ function jsonBody(streams: Stream[]): Buffer {
 }
 
 function protobufBody(streams: Stream[]): Buffer {
-  const labels = (l: Record<string, string>) => `{${Object.entries(l).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+  const labels = (l: Record<string, string>) =>
+    `{${Object.entries(l)
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(', ')}}`;
   const message = PUSH.fromObject({
     streams: streams.map((s) => ({
       labels: labels(s.labels),
-      entries: s.entries.map(([ms, line]) => ({ timestamp: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 }, line })),
+      entries: s.entries.map(([ms, line]) => ({
+        timestamp: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 },
+        line,
+      })),
     })),
   });
   return compressSync(Buffer.from(PUSH.encode(message).finish()));
@@ -74,7 +80,11 @@ afterAll(async () => {
 const { csv } = sqlChecks(() => server.url);
 
 async function push(db: string, table: string, contentType: string, body: Buffer, query = ''): Promise<void> {
-  const r = await http(server.url, `/api/v1/es/_bulk?db=${db}&table=${table}&log_type=loki${query}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const r = await http(server.url, `/api/v1/es/_bulk?db=${db}&table=${table}&log_type=loki${query}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
   expect([r.status, r.text]).toEqual([200, '']);
 }
 
@@ -91,7 +101,8 @@ for (const enc of ENCODINGS) {
       const table = enc.name === 'JSON' ? 'json' : 'proto';
       const at = (ms: number, k: number): bigint => BigInt(ms) * PER_MS[unit] + BigInt(k);
       // The k-th distinct line of a millisecond goes k units of the precision later.
-      const expected = (lines: readonly Entry[], extra = ''): string[] => lines.map(([ms, line], i) => `${at(ms, i % 10)},${line}${extra}`);
+      const expected = (lines: readonly Entry[], extra = ''): string[] =>
+        lines.map(([ms, line], i) => `${at(ms, i % 10)},${line}${extra}`);
 
       it('keeps 300 lines that share timestamps, in one request, and collapses repeated pairs', async () => {
         // Lines 0 and 7 are sent twice at their own times: the repeats add nothing.
@@ -102,28 +113,78 @@ for (const enc of ENCODINGS) {
 
       it('keeps them when a millisecond is split between two requests', async () => {
         // Lines 140-144 in the first request, 145-149 in the second, all in one millisecond.
-        await push(db, `${table}_two`, enc.contentType, enc.body([{ labels: { job: 'app' }, entries: LINES.slice(0, 145) }]));
-        await push(db, `${table}_two`, enc.contentType, enc.body([{ labels: { job: 'app' }, entries: LINES.slice(145) }]));
+        await push(
+          db,
+          `${table}_two`,
+          enc.contentType,
+          enc.body([{ labels: { job: 'app' }, entries: LINES.slice(0, 145) }]),
+        );
+        await push(
+          db,
+          `${table}_two`,
+          enc.contentType,
+          enc.body([{ labels: { job: 'app' }, entries: LINES.slice(145) }]),
+        );
         // A third request repeats a line of the split millisecond from each side: nothing changes.
-        await push(db, `${table}_two`, enc.contentType, enc.body([{ labels: { job: 'app' }, entries: [LINES[143]!, LINES[148]!] }]));
+        await push(
+          db,
+          `${table}_two`,
+          enc.contentType,
+          enc.body([{ labels: { job: 'app' }, entries: [LINES[143]!, LINES[148]!] }]),
+        );
         // The second request sent again, as a client retries one whose reply it lost.
-        await push(db, `${table}_two`, enc.contentType, enc.body([{ labels: { job: 'app' }, entries: LINES.slice(145) }]));
+        await push(
+          db,
+          `${table}_two`,
+          enc.contentType,
+          enc.body([{ labels: { job: 'app' }, entries: LINES.slice(145) }]),
+        );
         expect(await rows(db, `${table}_two`, 'msg, job')).toEqual(expected(LINES, ',app'));
       });
 
       it('keeps streams apart whether their labels are tags or fields', async () => {
         const streams: Stream[] = [
-          { labels: { level: 'info' }, entries: [[BASE_MS, 'a'], [BASE_MS, 'b']] },
-          { labels: { level: 'warn' }, entries: [[BASE_MS, 'a'], [BASE_MS + 1, 'c']] },
+          {
+            labels: { level: 'info' },
+            entries: [
+              [BASE_MS, 'a'],
+              [BASE_MS, 'b'],
+            ],
+          },
+          {
+            labels: { level: 'warn' },
+            entries: [
+              [BASE_MS, 'a'],
+              [BASE_MS + 1, 'c'],
+            ],
+          },
         ];
         // Labels as fields: one series, so the second stream's lines move past the first's
         // (and 'c', sent at the millisecond after, past the moved 'a').
         await push(db, `${table}_fields`, enc.contentType, enc.body(streams));
-        const fields = unit === 'ns' ? [`${at(BASE_MS, 0)},a,info`, `${at(BASE_MS, 1)},b,info`, `${at(BASE_MS, 2)},a,warn`, `${at(BASE_MS + 1, 0)},c,warn`] : [`${at(BASE_MS, 0)},a,info`, `${at(BASE_MS, 1)},b,info`, `${at(BASE_MS, 2)},a,warn`, `${at(BASE_MS, 3)},c,warn`];
+        const fields =
+          unit === 'ns'
+            ? [
+                `${at(BASE_MS, 0)},a,info`,
+                `${at(BASE_MS, 1)},b,info`,
+                `${at(BASE_MS, 2)},a,warn`,
+                `${at(BASE_MS + 1, 0)},c,warn`,
+              ]
+            : [
+                `${at(BASE_MS, 0)},a,info`,
+                `${at(BASE_MS, 1)},b,info`,
+                `${at(BASE_MS, 2)},a,warn`,
+                `${at(BASE_MS, 3)},c,warn`,
+              ];
         expect(await rows(db, `${table}_fields`, 'msg, level')).toEqual(fields);
         // Labels as tags: one series per stream, each line at its own time.
         await push(db, `${table}_tags`, enc.contentType, enc.body(streams), '&tag_columns=level');
-        expect(await rows(db, `${table}_tags`, 'msg, level')).toEqual([`${at(BASE_MS, 0)},a,info`, `${at(BASE_MS, 0)},a,warn`, `${at(BASE_MS, 1)},b,info`, `${at(BASE_MS + 1, 0)},c,warn`]);
+        expect(await rows(db, `${table}_tags`, 'msg, level')).toEqual([
+          `${at(BASE_MS, 0)},a,info`,
+          `${at(BASE_MS, 0)},a,warn`,
+          `${at(BASE_MS, 1)},b,info`,
+          `${at(BASE_MS + 1, 0)},c,warn`,
+        ]);
       });
     });
   }

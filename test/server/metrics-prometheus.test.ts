@@ -13,7 +13,12 @@ import { startServer, type TestServer } from '../support/server.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const MISSING = 'Debian prometheus is missing: apt-get install prometheus (.ci/run installs it)';
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 
 let server: TestServer;
 let prometheus: ChildProcess | undefined;
@@ -39,7 +44,9 @@ async function api<T>(path: string): Promise<T> {
 
 /** The value of an instant query that answers one sample, or undefined while it answers none. */
 async function value(query: string): Promise<number | undefined> {
-  const data = await api<{ result: Array<{ value: [number, string] }> }>(`/api/v1/query?query=${encodeURIComponent(query)}`);
+  const data = await api<{ result: Array<{ value: [number, string] }> }>(
+    `/api/v1/query?query=${encodeURIComponent(query)}`,
+  );
   expect(data.result.length, query).toBeLessThanOrEqual(1);
   return data.result.length === 0 ? undefined : Number(data.result[0]!.value[1]);
 }
@@ -65,9 +72,18 @@ beforeAll(async () => {
   );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  prometheus = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   prometheus.stdout!.on('data', (d: Buffer) => (promLog += d.toString()));
   prometheus.stderr!.on('data', (d: Buffer) => (promLog += d.toString()));
   const deadline = Date.now() + 30_000;
@@ -94,7 +110,9 @@ describe('Prometheus scraping /metrics', () => {
   it('scrapes the server: the target is up, with no scrape error', async () => {
     expect(existsSync(PROMETHEUS), MISSING).toBe(true);
     expect(await until('up{job="sundial"}', (v) => v === 1), promLog).toBe(1);
-    const targets = await api<{ activeTargets: Array<{ labels: { job: string }; health: string; lastError: string }> }>('/api/v1/targets');
+    const targets = await api<{ activeTargets: Array<{ labels: { job: string }; health: string; lastError: string }> }>(
+      '/api/v1/targets',
+    );
     expect(targets.activeTargets.map((t) => [t.labels.job, t.health, t.lastError])).toEqual([['sundial', 'up', '']]);
   });
 
@@ -109,7 +127,10 @@ describe('Prometheus scraping /metrics', () => {
     };
     for (const [metric, type] of Object.entries(want)) {
       const meta = await api<Record<string, Array<{ type: string }>>>(`/api/v1/metadata?metric=${metric}`);
-      expect(meta[metric]?.map((m) => m.type), metric).toEqual([type]);
+      expect(
+        meta[metric]?.map((m) => m.type),
+        metric,
+      ).toEqual([type]);
     }
   });
 
@@ -126,11 +147,21 @@ describe('Prometheus scraping /metrics', () => {
 
   it('sees queries counted and the HTTP requests by route and status', async () => {
     expect(existsSync(PROMETHEUS), MISSING).toBe(true);
-    for (let i = 0; i < 3; i++) expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT count(*) AS n FROM cpu' })).text).toBe('n\n5\n');
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT count(*) AS n FROM cpu' })).text,
+      ).toBe('n\n5\n');
     expect(await until('sundial_query_duration_seconds_count{job="sundial"}', (v) => v === 3), promLog).toBe(3);
-    expect(await until('sundial_http_requests_total{job="sundial",route="/api/v1/sql",method="POST",status="200"}', (v) => v === 3)).toBe(3);
+    expect(
+      await until(
+        'sundial_http_requests_total{job="sundial",route="/api/v1/sql",method="POST",status="200"}',
+        (v) => v === 3,
+      ),
+    ).toBe(3);
     // Prometheus' own scrapes are requests too, answered 200.
-    expect(await value('sundial_http_requests_total{job="sundial",route="/metrics",method="GET",status="200"}')).toBeGreaterThan(0);
+    expect(
+      await value('sundial_http_requests_total{job="sundial",route="/metrics",method="GET",status="200"}'),
+    ).toBeGreaterThan(0);
     expect(await value('process_resident_memory_bytes{job="sundial"}')).toBeGreaterThan(0);
   });
 });

@@ -7,9 +7,14 @@ import { http, writeLp, type HttpResponse } from '../support/http.js';
 import { moved, parseSamples, scrape, scrapeUntil } from '../support/metrics.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
-const sql = (url: string, text: string): Promise<HttpResponse> => http(url, '/api/v1/sql', { method: 'POST', body: text });
-
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
+const sql = (url: string, text: string): Promise<HttpResponse> =>
+  http(url, '/api/v1/sql', { method: 'POST', body: text });
 
 describe('GET /metrics', () => {
   let server: TestServer;
@@ -25,7 +30,13 @@ describe('GET /metrics', () => {
     const r = await http(server.url, '/metrics', { auth: null });
     expect([r.status, r.headers['content-type']]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
     const s = parseSamples(r.text);
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) expect(s.has(name), name).toBe(true);
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ])
+      expect(s.has(name), name).toBe(true);
     expect(r.text).toContain('# TYPE sundial_http_requests_total counter\n');
     expect(r.text).toContain('# TYPE sundial_wal_fsync_duration_seconds histogram\n');
   });
@@ -33,9 +44,19 @@ describe('GET /metrics', () => {
   it('shows nothing running and every 429 reason at zero on an idle server', async () => {
     const s = await scrape(server.url);
     const idle = ['sundial_queries_running', 'sundial_queries_memory_bytes', 'sundial_write_bytes_in_flight'];
-    const reasons = ['memtable', 'queries', 'tenant', 'write_bytes'].map((r) => `sundial_http_limited_total{reason="${r}"}`);
-    const faults = ['sundial_wal_write_failures_total', 'sundial_damaged_segment_files_total', 'sundial_wal_records_lost_total', 'sundial_disk_full_refusals_total', 'sundial_damaged_segments_skipped_total'];
-    expect(Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, s.get(k)]))).toEqual(Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, 0])));
+    const reasons = ['memtable', 'queries', 'tenant', 'write_bytes'].map(
+      (r) => `sundial_http_limited_total{reason="${r}"}`,
+    );
+    const faults = [
+      'sundial_wal_write_failures_total',
+      'sundial_damaged_segment_files_total',
+      'sundial_wal_records_lost_total',
+      'sundial_disk_full_refusals_total',
+      'sundial_damaged_segments_skipped_total',
+    ];
+    expect(Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, s.get(k)]))).toEqual(
+      Object.fromEntries([...idle, ...reasons, ...faults].map((k) => [k, 0])),
+    );
     expect(s.get('sundial_http_requests_in_flight'), 'the scrape itself').toBe(1);
   });
 
@@ -44,7 +65,10 @@ describe('GET /metrics', () => {
     const before = await scrape(server.url);
     const w = await writeLp(server.url, body);
     expect(w.status).toBe(200);
-    const after = await scrapeUntil(server.url, (s) => (s.get('sundial_http_requests_total{route="/api/v1/write",method="POST",status="200"}') ?? 0) > 0);
+    const after = await scrapeUntil(
+      server.url,
+      (s) => (s.get('sundial_http_requests_total{route="/api/v1/write",method="POST",status="200"}') ?? 0) > 0,
+    );
     expect(
       moved(before, after, [
         'sundial_written_rows_total{format="line-protocol"}',
@@ -58,13 +82,15 @@ describe('GET /metrics', () => {
     ).toEqual({
       'sundial_written_rows_total{format="line-protocol"}': 3,
       'sundial_written_bytes_total{format="line-protocol"}': body.length,
-      'sundial_wal_group_commit_records_count': 1,
-      'sundial_wal_group_commit_records_sum': 1,
-      'sundial_wal_fsync_duration_seconds_count': 1,
+      sundial_wal_group_commit_records_count: 1,
+      sundial_wal_group_commit_records_sum: 1,
+      sundial_wal_fsync_duration_seconds_count: 1,
       'sundial_http_requests_total{route="/api/v1/write",method="POST",status="200"}': 1,
       'sundial_http_request_duration_seconds_count{route="/api/v1/write",method="POST"}': 1,
     });
-    expect(after.get('sundial_wal_fsync_duration_seconds_sum')).toBeGreaterThan(before.get('sundial_wal_fsync_duration_seconds_sum')!);
+    expect(after.get('sundial_wal_fsync_duration_seconds_sum')).toBeGreaterThan(
+      before.get('sundial_wal_fsync_duration_seconds_sum')!,
+    );
     expect(after.get('sundial_memtable_bytes{tenant="cnosdb",database="public"}')).toBeGreaterThan(0);
   });
 
@@ -73,15 +99,25 @@ describe('GET /metrics', () => {
     const writes: Array<[string, string, Record<string, string>]> = [
       ['/write?db=public', 'm1,t=x v=1 5', {}],
       ['/api/v1/opentsdb/write', 'm2 1700000000 1 t=x\nm2 1700000001 2 t=x', {}],
-      ['/api/v1/opentsdb/put', JSON.stringify([{ metric: 'm3', timestamp: 1700000000, value: 1, tags: { t: 'x' } }]), { 'content-type': 'application/json' }],
-      ['/api/v1/es/_bulk?table=logs&log_type=ndjson', '{"msg":"a","time":"2024-01-01T00:00:00Z"}\n{"msg":"b","time":"2024-01-01T00:00:01Z"}\n', { 'content-type': 'application/x-ndjson' }],
+      [
+        '/api/v1/opentsdb/put',
+        JSON.stringify([{ metric: 'm3', timestamp: 1700000000, value: 1, tags: { t: 'x' } }]),
+        { 'content-type': 'application/json' },
+      ],
+      [
+        '/api/v1/es/_bulk?table=logs&log_type=ndjson',
+        '{"msg":"a","time":"2024-01-01T00:00:00Z"}\n{"msg":"b","time":"2024-01-01T00:00:01Z"}\n',
+        { 'content-type': 'application/x-ndjson' },
+      ],
     ];
     for (const [path, body, headers] of writes) {
       const r = await http(server.url, path, { method: 'POST', body, headers });
       expect(r.status, `${path}: ${r.text}`).toBeLessThan(300);
     }
     const after = await scrape(server.url);
-    const formats = ['line-protocol', 'opentsdb-text', 'opentsdb-json', 'ndjson'].map((f) => `sundial_written_rows_total{format="${f}"}`);
+    const formats = ['line-protocol', 'opentsdb-text', 'opentsdb-json', 'ndjson'].map(
+      (f) => `sundial_written_rows_total{format="${f}"}`,
+    );
     expect(moved(before, after, formats)).toEqual(Object.fromEntries(formats.map((f, i) => [f, [1, 2, 1, 2][i]])));
   });
 
@@ -89,25 +125,45 @@ describe('GET /metrics', () => {
     const before = await scrape(server.url);
     const q = await sql(server.url, 'SELECT host, v FROM cpu ORDER BY time, host');
     expect(q.text).toBe('host,v\na,1.0\nb,2.0\na,3.0\n');
-    const after = await scrapeUntil(server.url, (s) => s.get('sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}') !== before.get('sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}'));
-    expect(moved(before, after, ['sundial_query_duration_seconds_count', 'sundial_query_peak_memory_bytes_count', 'sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}'])).toEqual({
-      'sundial_query_duration_seconds_count': 1,
-      'sundial_query_peak_memory_bytes_count': 1,
+    const after = await scrapeUntil(
+      server.url,
+      (s) =>
+        s.get('sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}') !==
+        before.get('sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}'),
+    );
+    expect(
+      moved(before, after, [
+        'sundial_query_duration_seconds_count',
+        'sundial_query_peak_memory_bytes_count',
+        'sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}',
+      ]),
+    ).toEqual({
+      sundial_query_duration_seconds_count: 1,
+      sundial_query_peak_memory_bytes_count: 1,
       'sundial_http_requests_total{route="/api/v1/sql",method="POST",status="200"}': 1,
     });
-    expect(after.get('sundial_query_peak_memory_bytes_sum')).toBeGreaterThan(before.get('sundial_query_peak_memory_bytes_sum') ?? 0);
+    expect(after.get('sundial_query_peak_memory_bytes_sum')).toBeGreaterThan(
+      before.get('sundial_query_peak_memory_bytes_sum') ?? 0,
+    );
     expect([after.get('sundial_queries_running'), after.get('sundial_queries_memory_bytes')]).toEqual([0, 0]);
   });
 
   it('counts flushes and compactions, and shows the segment files and bytes of each database', async () => {
     const db = '{tenant="cnosdb",database="seg"}';
     expect((await sql(server.url, 'CREATE DATABASE seg')).status).toBe(200);
-    expect((await writeLp(server.url, 'cpu,host=a v=1 1000\ncpu,host=b v=2 1000\ncpu,host=a v=3 2000', 'db=seg')).status).toBe(200);
+    expect(
+      (await writeLp(server.url, 'cpu,host=a v=1 1000\ncpu,host=b v=2 1000\ncpu,host=a v=3 2000', 'db=seg')).status,
+    ).toBe(200);
     const before = await scrape(server.url);
     expect(before.get(`sundial_segment_files${db}`)).toBe(0);
     expect((await sql(server.url, 'COMPACT DATABASE seg')).status).toBe(200);
     const one = await scrape(server.url);
-    expect(moved(before, one, ['sundial_flush_duration_seconds_count{result="ok"}', 'sundial_flush_duration_seconds_count{result="failed"}'])).toEqual({
+    expect(
+      moved(before, one, [
+        'sundial_flush_duration_seconds_count{result="ok"}',
+        'sundial_flush_duration_seconds_count{result="failed"}',
+      ]),
+    ).toEqual({
       'sundial_flush_duration_seconds_count{result="ok"}': 1,
       'sundial_flush_duration_seconds_count{result="failed"}': 0,
     });
@@ -118,7 +174,13 @@ describe('GET /metrics', () => {
     expect((await writeLp(server.url, 'cpu,host=c v=4 3000', 'db=seg')).status).toBe(200);
     expect((await sql(server.url, 'COMPACT DATABASE seg')).status).toBe(200);
     const two = await scrape(server.url);
-    expect(moved(one, two, ['sundial_flush_duration_seconds_count{result="ok"}', 'sundial_compaction_duration_seconds_count{result="ok"}', 'sundial_compaction_duration_seconds_count{result="failed"}'])).toEqual({
+    expect(
+      moved(one, two, [
+        'sundial_flush_duration_seconds_count{result="ok"}',
+        'sundial_compaction_duration_seconds_count{result="ok"}',
+        'sundial_compaction_duration_seconds_count{result="failed"}',
+      ]),
+    ).toEqual({
       'sundial_flush_duration_seconds_count{result="ok"}': 1,
       'sundial_compaction_duration_seconds_count{result="ok"}': 1,
       'sundial_compaction_duration_seconds_count{result="failed"}': 0,
@@ -128,7 +190,10 @@ describe('GET /metrics', () => {
 
   it('counts block cache misses when a query decodes blocks of a segment file, and hits when it reads them again', async () => {
     const read = async (): Promise<void> => {
-      const r = await http(server.url, '/api/v1/sql?db=seg', { method: 'POST', body: "SELECT count(*) AS n, sum(v) AS s FROM cpu WHERE host = 'a'" });
+      const r = await http(server.url, '/api/v1/sql?db=seg', {
+        method: 'POST',
+        body: "SELECT count(*) AS n, sum(v) AS s FROM cpu WHERE host = 'a'",
+      });
       expect(r.text).toBe('n,s\n2,4.0\n');
     };
     const before = await scrape(server.url);
@@ -149,7 +214,15 @@ describe('GET /metrics', () => {
     const before = await scrape(server.url);
     expect((await http(server.url, '/nowhere', { auth: null })).status).toBe(404);
     expect((await http(server.url, '/api/v1/sql', { auth: null })).status).toBe(405);
-    expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: { user: 'root', password: 'wrong' } })).status).toBe(401);
+    expect(
+      (
+        await http(server.url, '/api/v1/sql', {
+          method: 'POST',
+          body: 'SELECT 1',
+          auth: { user: 'root', password: 'wrong' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await http(server.url, '/api/v1/ping', { auth: null })).status).toBe(200);
     const series = [
       'sundial_http_requests_total{route="unmatched",method="GET",status="404"}',
@@ -178,8 +251,17 @@ describe('429s by reason', () => {
     expect((await writeLp(server.url, 'cpu v=1 1')).status).toBe(200);
     const refused = await writeLp(server.url, 'cpu v=2 2');
     expect([refused.status, refused.headers['x-sundial-error-code']]).toEqual([429, '030024']);
-    const after = await scrapeUntil(server.url, (s) => s.get('sundial_http_requests_total{route="/api/v1/write",method="POST",status="429"}') === 1);
-    expect(moved(before, after, ['sundial_http_limited_total{reason="memtable"}', 'sundial_http_limited_total{reason="write_bytes"}', 'sundial_http_requests_total{route="/api/v1/write",method="POST",status="429"}'])).toEqual({
+    const after = await scrapeUntil(
+      server.url,
+      (s) => s.get('sundial_http_requests_total{route="/api/v1/write",method="POST",status="429"}') === 1,
+    );
+    expect(
+      moved(before, after, [
+        'sundial_http_limited_total{reason="memtable"}',
+        'sundial_http_limited_total{reason="write_bytes"}',
+        'sundial_http_requests_total{route="/api/v1/write",method="POST",status="429"}',
+      ]),
+    ).toEqual({
       'sundial_http_limited_total{reason="memtable"}': 1,
       'sundial_http_limited_total{reason="write_bytes"}': 0,
       'sundial_http_requests_total{route="/api/v1/write",method="POST",status="429"}': 1,
@@ -189,13 +271,23 @@ describe('429s by reason', () => {
 
 describe('server.metrics_auth', () => {
   const cases: Array<{ name: string; setting: string | undefined; none: number; member: number; admin: number }> = [
-    { name: 'auto on a loopback listener: no credentials needed', setting: undefined, none: 200, member: 200, admin: 200 },
+    {
+      name: 'auto on a loopback listener: no credentials needed',
+      setting: undefined,
+      none: 200,
+      member: 200,
+      admin: 200,
+    },
     { name: 'on: an admin only', setting: 'on', none: 401, member: 422, admin: 200 },
     { name: 'off: no credentials needed', setting: 'off', none: 200, member: 200, admin: 200 },
   ];
   for (const c of cases) {
     it(c.name, async () => {
-      const server = await startServer({ inProcess: true, env: QUIET, args: c.setting === undefined ? [] : ['--metrics-auth', c.setting] });
+      const server = await startServer({
+        inProcess: true,
+        env: QUIET,
+        args: c.setting === undefined ? [] : ['--metrics-auth', c.setting],
+      });
       try {
         expect((await sql(server.url, "CREATE USER plain WITH PASSWORD = 'pw'")).status).toBe(200);
         const none = await http(server.url, '/metrics', { auth: null });
@@ -203,7 +295,11 @@ describe('server.metrics_auth', () => {
         const admin = await http(server.url, '/metrics', { auth: { user: 'root', password: '' } });
         expect([none.status, member.status, admin.status]).toEqual([c.none, c.member, c.admin]);
         if (c.none === 401) expect(JSON.parse(none.text).error_code).toBe('010016');
-        if (c.member === 422) expect(JSON.parse(member.text)).toEqual({ error_code: '010004', error_message: expect.stringContaining('maintainer for system') });
+        if (c.member === 422)
+          expect(JSON.parse(member.text)).toEqual({
+            error_code: '010004',
+            error_message: expect.stringContaining('maintainer for system'),
+          });
       } finally {
         await server.stop();
         server.cleanup();
@@ -212,6 +308,8 @@ describe('server.metrics_auth', () => {
   }
 
   it('refuses to start with another value, naming the setting and the choices', async () => {
-    await expect(startServer({ inProcess: true, env: QUIET, args: ['--metrics-auth', 'sometimes'] })).rejects.toThrow(/invalid server\.metrics_auth from flag --metrics-auth: "sometimes" \(want auto, on, off\)/);
+    await expect(startServer({ inProcess: true, env: QUIET, args: ['--metrics-auth', 'sometimes'] })).rejects.toThrow(
+      /invalid server\.metrics_auth from flag --metrics-auth: "sometimes" \(want auto, on, off\)/,
+    );
   });
 });

@@ -84,7 +84,12 @@ describe('names of new objects', () => {
   it('refuses a user renaming itself to "root "', async () => {
     const r = await sql(server, `ALTER USER u_named RENAME TO ${quote('root ')}`, 'u_named', 'pw');
     expect([r.status, (JSON.parse(r.text) as { error_code: string }).error_code]).toEqual([422, '010009']);
-    expect(await ok(server, "SELECT user_name FROM cluster_schema.users WHERE user_name LIKE 'root%' OR user_name LIKE 'u_named%' ORDER BY user_name")).toBe('user_name\nroot\nu_named\n');
+    expect(
+      await ok(
+        server,
+        "SELECT user_name FROM cluster_schema.users WHERE user_name LIKE 'root%' OR user_name LIKE 'u_named%' ORDER BY user_name",
+      ),
+    ).toBe('user_name\nroot\nu_named\n');
   });
 
   it('takes names with inner spaces, dots and letters beyond ASCII', async () => {
@@ -123,9 +128,13 @@ describe('a catalog that already holds such names', () => {
   });
 
   it('still loads, and its users still log in and work', async () => {
-    expect(await ok(second, "SELECT user_name FROM cluster_schema.users WHERE user_name LIKE 'u_edge%'")).toBe('user_name\nu_edge \n');
-    expect(await ok(second, "SELECT tenant_name FROM cluster_schema.tenants WHERE tenant_name LIKE 't_edge%'")).toBe('tenant_name\nt_edge \n');
-    expect(await ok(second, "SHOW DATABASES")).toContain('\nd_edge \n');
+    expect(await ok(second, "SELECT user_name FROM cluster_schema.users WHERE user_name LIKE 'u_edge%'")).toBe(
+      'user_name\nu_edge \n',
+    );
+    expect(await ok(second, "SELECT tenant_name FROM cluster_schema.tenants WHERE tenant_name LIKE 't_edge%'")).toBe(
+      'tenant_name\nt_edge \n',
+    );
+    expect(await ok(second, 'SHOW DATABASES')).toContain('\nd_edge \n');
     expect(await ok(second, 'SELECT current_user()', 'u_edge ', 'pw')).toBe('current_user()\nu_edge \n');
     // And renaming it to a good name is how an operator fixes it.
     await ok(second, 'ALTER USER "u_edge " RENAME TO u_fixed');

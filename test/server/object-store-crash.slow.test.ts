@@ -51,7 +51,10 @@ async function crashAt(point: string): Promise<void> {
   rmSync(join(server.dataDir, 'object-cache'), { recursive: true, force: true });
   const again = await startServer({ dataDir: server.dataDir, args });
   try {
-    const r = await http(again.url, '/api/v1/sql?db=public', { method: 'POST', body: 'SELECT time, n FROM load ORDER BY time' });
+    const r = await http(again.url, '/api/v1/sql?db=public', {
+      method: 'POST',
+      body: 'SELECT time, n FROM load ORDER BY time',
+    });
     expect(r.status, r.text).toBe(200);
     const bySeq = new Map<number, number>();
     const rows = r.text.trim().split('\n').slice(1);
@@ -67,11 +70,15 @@ async function crashAt(point: string): Promise<void> {
     });
     expect(await again.stop()).toBe(0);
     // The bucket holds what the manifest lists: every listed file, no orphan (collected at start).
-    const dbDirs = readdirSync(join(server.dataDir, 'db')).filter((id) => existsSync(join(server.dataDir, 'db', id, 'manifest.json')));
+    const dbDirs = readdirSync(join(server.dataDir, 'db')).filter((id) =>
+      existsSync(join(server.dataDir, 'db', id, 'manifest.json')),
+    );
     const listed = dbDirs.flatMap((id) =>
-      (JSON.parse(readFileSync(join(server.dataDir, 'db', id, 'manifest.json'), 'utf8')) as { segments: Array<{ fileId: number }> }).segments.map(
-        (s) => `${prefix}/db/${id}/seg/${String(s.fileId).padStart(12, '0')}.seg`,
-      ),
+      (
+        JSON.parse(readFileSync(join(server.dataDir, 'db', id, 'manifest.json'), 'utf8')) as {
+          segments: Array<{ fileId: number }>;
+        }
+      ).segments.map((s) => `${prefix}/db/${id}/seg/${String(s.fileId).padStart(12, '0')}.seg`),
     );
     expect(s3.keys(`${prefix}/db/`)).toEqual(listed.sort());
   } finally {
@@ -81,7 +88,14 @@ async function crashAt(point: string): Promise<void> {
 }
 
 describe('SIGKILL during an object store flush and compaction', () => {
-  const points = ['flush:segment-written', 'object:uploaded', 'flush:manifest-saved', 'compact:segment-written', 'compact:manifest-saved', 'compact:inputs-deleted'];
+  const points = [
+    'flush:segment-written',
+    'object:uploaded',
+    'flush:manifest-saved',
+    'compact:segment-written',
+    'compact:manifest-saved',
+    'compact:inputs-deleted',
+  ];
   it('loses nothing and leaves the bucket as the manifest says', { timeout: 240_000 }, async () => {
     for (let i = 0; i < points.length; i += 2) await Promise.all(points.slice(i, i + 2).map((p) => crashAt(p)));
   });

@@ -12,7 +12,11 @@ import { startServer, type TestServer } from '../support/server.js';
 import { startS3, type TestS3 } from '../support/s3rver.js';
 
 const LINES = 500;
-const body = (seq: number): string => Array.from({ length: LINES }, (_, k) => `m,host=h${k % 7} v=${seq * LINES + k}i ${(seq * LINES + k) * 1_000_000_000}`).join('\n');
+const body = (seq: number): string =>
+  Array.from(
+    { length: LINES },
+    (_, k) => `m,host=h${k % 7} v=${seq * LINES + k}i ${(seq * LINES + k) * 1_000_000_000}`,
+  ).join('\n');
 
 async function sql(url: string, statement: string): Promise<{ status: number; text: string }> {
   const r = await http(url, '/api/v1/sql?db=public', { method: 'POST', body: statement });
@@ -31,7 +35,9 @@ function expected(seqs: readonly number[]): string {
 async function metric(url: string, name: string): Promise<number> {
   const r = await http(url, '/metrics');
   let total = 0;
-  for (const line of r.text.split('\n')) if (line.startsWith(name + ' ') || line.startsWith(name + '{')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of r.text.split('\n'))
+    if (line.startsWith(name + ' ') || line.startsWith(name + '{'))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
   return total;
 }
 
@@ -39,7 +45,8 @@ async function metric(url: string, name: string): Promise<number> {
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(join(e.parentPath, e.name).slice(dir.length + 1));
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(join(e.parentPath, e.name).slice(dir.length + 1));
   return out.sort();
 }
 
@@ -105,7 +112,9 @@ describe('object store unavailable for a while', () => {
     await s3.close();
   });
 
-  it('waits, answers 429 once memory is full and 503 for evicted files, and resumes', { timeout: 180_000 }, async () => {
+  it('waits, answers 429 once memory is full and 503 for evicted files, and resumes', {
+    timeout: 180_000,
+  }, async () => {
     // No local cache: reads of flushed data need the store.
     const args = [...s3.args(), '--cache-bytes', '1', '--flush-bytes', '64KiB', '--memtable-bytes', '1MiB'];
     server = await startServer({ args });
@@ -123,7 +132,9 @@ describe('object store unavailable for a while', () => {
     expect(down.status).toBe(503);
     const err = JSON.parse(down.text) as { error_code: string; error_message: string };
     expect(err.error_code).toBe('000003');
-    expect(err.error_message).toMatch(/^the object store is unavailable: GetObject s3:\/\/sundial\/db\/\d+\/seg\/\d{12}\.seg failed: .*; retry later$/);
+    expect(err.error_message).toMatch(
+      /^the object store is unavailable: GetObject s3:\/\/sundial\/db\/\d+\/seg\/\d{12}\.seg failed: .*; retry later$/,
+    );
 
     // Writes go on into memory (their flushes wait for the store) until the memtables are full.
     let limited: { status: number; text: string } | undefined;
@@ -172,9 +183,24 @@ describe('object store settings checked at start', () => {
   });
 
   const cases = [
-    { name: 'a wrong access key', args: () => [...s3.args(), '--s3-access-key-id', 'WRONG'], message: /the object store is unusable: HeadBucket s3:\/\/sundial failed: .*\(HTTP 403\); check storage\.object_store\.s3_access_key_id and s3_secret_access_key/ },
-    { name: 'a missing bucket', args: () => [...s3.args(), '--s3-bucket', 'no-such-bucket'], message: /the object store is unusable: HeadBucket s3:\/\/no-such-bucket failed: .*\(HTTP 404\); check storage\.object_store\.s3_bucket \(it must exist\)/ },
-    { name: 'no store at the endpoint', args: () => [...s3.args(), '--s3-endpoint', 'http://127.0.0.1:1'], message: /the object store is unusable: HeadBucket s3:\/\/sundial failed: ECONNREFUSED; check storage\.object_store\.s3_endpoint and that the store is running/ },
+    {
+      name: 'a wrong access key',
+      args: () => [...s3.args(), '--s3-access-key-id', 'WRONG'],
+      message:
+        /the object store is unusable: HeadBucket s3:\/\/sundial failed: .*\(HTTP 403\); check storage\.object_store\.s3_access_key_id and s3_secret_access_key/,
+    },
+    {
+      name: 'a missing bucket',
+      args: () => [...s3.args(), '--s3-bucket', 'no-such-bucket'],
+      message:
+        /the object store is unusable: HeadBucket s3:\/\/no-such-bucket failed: .*\(HTTP 404\); check storage\.object_store\.s3_bucket \(it must exist\)/,
+    },
+    {
+      name: 'no store at the endpoint',
+      args: () => [...s3.args(), '--s3-endpoint', 'http://127.0.0.1:1'],
+      message:
+        /the object store is unusable: HeadBucket s3:\/\/sundial failed: ECONNREFUSED; check storage\.object_store\.s3_endpoint and that the store is running/,
+    },
   ];
   for (const c of cases) {
     it(`stops the server at start with ${c.name}`, async () => {

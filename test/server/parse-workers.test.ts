@@ -25,19 +25,42 @@ function otlpBody(table: string): { path: string; headers: Record<string, string
     endTimeUnixNano: String(T0 + BigInt(i) + 1000n),
     attributes: [{ key: 'n', value: { intValue: i } }],
   });
-  const message = T.fromObject({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] }, scopeSpans: [{ spans: [0, 1, 2].map(span) }] }] });
-  return { path: '/api/v1/traces', headers: { 'content-type': 'application/x-protobuf', table }, body: Buffer.from(T.encode(message).finish()) };
+  const message = T.fromObject({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] },
+        scopeSpans: [{ spans: [0, 1, 2].map(span) }],
+      },
+    ],
+  });
+  return {
+    path: '/api/v1/traces',
+    headers: { 'content-type': 'application/x-protobuf', table },
+    body: Buffer.from(T.encode(message).finish()),
+  };
 }
 
 const NDJSON = '{"time":"2024-01-31T12:00:00Z","host":"a","v":1}\n{"time":"2024-01-31T12:00:01Z","host":"b","v":2}\n';
 
 function lokiProtobuf(): Buffer {
-  const m = LOKI_PUSH_REQUEST.fromObject({ streams: [{ labels: '{job="varlogs"}', entries: [{ timestamp: { seconds: 1706702400, nanos: 5 }, line: 'boot' }] }] });
+  const m = LOKI_PUSH_REQUEST.fromObject({
+    streams: [{ labels: '{job="varlogs"}', entries: [{ timestamp: { seconds: 1706702400, nanos: 5 }, line: 'boot' }] }],
+  });
   return Buffer.from(LOKI_PUSH_REQUEST.encode(m).finish());
 }
 
 function promBody(): Buffer {
-  const m = PROM_TYPES.WriteRequest.fromObject({ timeseries: [{ labels: [{ name: '__name__', value: 'pw_prom' }, { name: 'job', value: 'x' }], samples: [{ value: 1.5, timestamp: 1706702400000 }] }] });
+  const m = PROM_TYPES.WriteRequest.fromObject({
+    timeseries: [
+      {
+        labels: [
+          { name: '__name__', value: 'pw_prom' },
+          { name: 'job', value: 'x' },
+        ],
+        samples: [{ value: 1.5, timestamp: 1706702400000 }],
+      },
+    ],
+  });
   return compressSync(Buffer.from(PROM_TYPES.WriteRequest.encode(m).finish()));
 }
 
@@ -50,13 +73,70 @@ interface Send {
 /** One body of every format the workers parse, each into a table of its own. */
 const ACCEPTED: Array<{ name: string; send: Send; table: string; count: number }> = [
   { name: 'OTLP protobuf spans', send: otlpBody('pw_spans'), table: 'pw_spans', count: 3 },
-  { name: 'OTLP JSON spans', send: { path: '/api/v1/traces', headers: { 'content-type': 'application/json', table: 'pw_spans_json' }, body: '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102","spanId":"03","name":"a","startTimeUnixNano":"1706702400000000000"}]}]}]}' }, table: 'pw_spans_json', count: 1 },
-  { name: 'Elasticsearch bulk', send: { path: '/api/v1/es/_bulk?table=pw_bulk&tag_columns=host', body: `{"create":{}}\n${NDJSON.split('\n')[0]}\n{"index":{}}\n${NDJSON.split('\n')[1]}\n` }, table: 'pw_bulk', count: 2 },
-  { name: 'NDJSON', send: { path: '/api/v1/es/_bulk?table=pw_nd&log_type=ndjson&tag_columns=host', body: NDJSON }, table: 'pw_nd', count: 2 },
-  { name: 'Loki JSON', send: { path: '/api/v1/es/_bulk?table=pw_loki&log_type=loki', headers: { 'content-type': 'application/json' }, body: '{"streams":[{"stream":{"job":"a"},"values":[["1706702400000000001","x"]]}]}' }, table: 'pw_loki', count: 1 },
-  { name: 'Loki protobuf', send: { path: '/api/v1/es/_bulk?table=pw_loki_pb&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: compressSync(lokiProtobuf()) }, table: 'pw_loki_pb', count: 1 },
-  { name: 'OpenTSDB JSON', send: { path: '/api/v1/opentsdb/put', body: '[{"metric":"pw_tsdb","timestamp":1706702400,"value":1,"tags":{"h":"a"}},{"metric":"pw_tsdb","timestamp":1706702401,"value":2,"tags":{"h":"a"}}]' }, table: 'pw_tsdb', count: 2 },
-  { name: 'Prometheus remote write', send: { path: '/api/v1/prom/write', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body: promBody() }, table: 'pw_prom', count: 1 },
+  {
+    name: 'OTLP JSON spans',
+    send: {
+      path: '/api/v1/traces',
+      headers: { 'content-type': 'application/json', table: 'pw_spans_json' },
+      body: '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102","spanId":"03","name":"a","startTimeUnixNano":"1706702400000000000"}]}]}]}',
+    },
+    table: 'pw_spans_json',
+    count: 1,
+  },
+  {
+    name: 'Elasticsearch bulk',
+    send: {
+      path: '/api/v1/es/_bulk?table=pw_bulk&tag_columns=host',
+      body: `{"create":{}}\n${NDJSON.split('\n')[0]}\n{"index":{}}\n${NDJSON.split('\n')[1]}\n`,
+    },
+    table: 'pw_bulk',
+    count: 2,
+  },
+  {
+    name: 'NDJSON',
+    send: { path: '/api/v1/es/_bulk?table=pw_nd&log_type=ndjson&tag_columns=host', body: NDJSON },
+    table: 'pw_nd',
+    count: 2,
+  },
+  {
+    name: 'Loki JSON',
+    send: {
+      path: '/api/v1/es/_bulk?table=pw_loki&log_type=loki',
+      headers: { 'content-type': 'application/json' },
+      body: '{"streams":[{"stream":{"job":"a"},"values":[["1706702400000000001","x"]]}]}',
+    },
+    table: 'pw_loki',
+    count: 1,
+  },
+  {
+    name: 'Loki protobuf',
+    send: {
+      path: '/api/v1/es/_bulk?table=pw_loki_pb&log_type=loki',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: compressSync(lokiProtobuf()),
+    },
+    table: 'pw_loki_pb',
+    count: 1,
+  },
+  {
+    name: 'OpenTSDB JSON',
+    send: {
+      path: '/api/v1/opentsdb/put',
+      body: '[{"metric":"pw_tsdb","timestamp":1706702400,"value":1,"tags":{"h":"a"}},{"metric":"pw_tsdb","timestamp":1706702401,"value":2,"tags":{"h":"a"}}]',
+    },
+    table: 'pw_tsdb',
+    count: 2,
+  },
+  {
+    name: 'Prometheus remote write',
+    send: {
+      path: '/api/v1/prom/write',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+      body: promBody(),
+    },
+    table: 'pw_prom',
+    count: 1,
+  },
 ];
 
 interface Rejected {
@@ -72,24 +152,109 @@ const truncatedSpans = otlpBody('bad_otlp').body;
 const deepValue = '{"arrayValue":{"values":['.repeat(70) + '{"stringValue":"x"}' + ']}}'.repeat(70);
 
 const REJECTED: Rejected[] = [
-  { name: 'a truncated OTLP protobuf', send: { ...otlpBody('bad_otlp'), body: truncatedSpans.subarray(0, truncatedSpans.length - 9) }, table: 'bad_otlp', status: 400, code: '040017', message: /^cannot decode the body as an OTLP ExportTraceServiceRequest: / },
-  { name: 'OTLP JSON that is not an object', send: { path: '/api/v1/traces', headers: { 'content-type': 'application/json', table: 'bad_json' }, body: '[1]' }, table: 'bad_json', status: 400, code: '040017', message: 'an OTLP/JSON body is one ExportTraceServiceRequest object' },
+  {
+    name: 'a truncated OTLP protobuf',
+    send: { ...otlpBody('bad_otlp'), body: truncatedSpans.subarray(0, truncatedSpans.length - 9) },
+    table: 'bad_otlp',
+    status: 400,
+    code: '040017',
+    message: /^cannot decode the body as an OTLP ExportTraceServiceRequest: /,
+  },
+  {
+    name: 'OTLP JSON that is not an object',
+    send: { path: '/api/v1/traces', headers: { 'content-type': 'application/json', table: 'bad_json' }, body: '[1]' },
+    table: 'bad_json',
+    status: 400,
+    code: '040017',
+    message: 'an OTLP/JSON body is one ExportTraceServiceRequest object',
+  },
   {
     name: 'an attribute nested past 64 levels',
-    send: { path: '/api/v1/traces', headers: { 'content-type': 'application/json', table: 'bad_deep' }, body: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","attributes":[{"key":"k","value":${deepValue}}]}]}]}]}` },
+    send: {
+      path: '/api/v1/traces',
+      headers: { 'content-type': 'application/json', table: 'bad_deep' },
+      body: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","attributes":[{"key":"k","value":${deepValue}}]}]}]}]}`,
+    },
     table: 'bad_deep',
     status: 400,
     code: '040017',
     message: 'the body is not an OTLP/JSON ExportTraceServiceRequest: maximum nesting depth exceeded',
   },
-  { name: 'a bulk action without its document', send: { path: '/api/v1/es/_bulk?table=bad_bulk', body: '{"create":{}}\n{"v":1}\n{"create":{}}\n' }, table: 'bad_bulk', status: 400, code: '040016', message: "line 3: the 'create' action has no document after it" },
-  { name: 'an NDJSON null', send: { path: '/api/v1/es/_bulk?table=bad_null&log_type=ndjson', body: '{"a":1}\n{"a":null}\n' }, table: 'bad_null', status: 400, code: '040016', message: "line 2: column 'a' is null; null values are not supported" },
-  { name: 'an NDJSON time that does not parse', send: { path: '/api/v1/es/_bulk?table=bad_time&log_type=ndjson', body: '{"time":"31/01/2024","a":1}\n' }, table: 'bad_time', status: 400, code: '040016', message: /^line 1: time column 'time': / },
-  { name: 'a type conflict within the request', send: { path: '/api/v1/es/_bulk?table=bad_conflict&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n' }, table: 'bad_conflict', status: 422, code: '020010', message: "line 2: column 'a' of table 'bad_conflict' is DOUBLE in this request, written as STRING" },
-  { name: 'invalid UTF-8 in NDJSON', send: { path: '/api/v1/es/_bulk?table=bad_utf8&log_type=ndjson', body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }, table: 'bad_utf8', status: 400, code: '040016', message: 'the body is not valid UTF-8' },
-  { name: 'a truncated Loki protobuf', send: { path: '/api/v1/es/_bulk?table=bad_loki&log_type=loki', headers: { 'content-type': 'application/x-protobuf' }, body: compressSync(lokiProtobuf().subarray(0, 10)) }, table: 'bad_loki', status: 400, code: '040017', message: /^cannot decode the body as / },
-  { name: 'OpenTSDB JSON without a metric', send: { path: '/api/v1/opentsdb/put', body: '{"timestamp":1706702400,"value":1,"tags":{"h":"a"}}' }, table: 'bad_tsdb', status: 400, code: '040011', message: /^data point: / },
-  { name: 'a truncated Prometheus WriteRequest', send: { path: '/api/v1/prom/write', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' }, body: compressSync(Buffer.from([0x0a, 0x20, 0x0a])) }, table: 'pw_prom_bad', status: 400, code: '040017', message: /^cannot decode the body as a Prometheus WriteRequest: / },
+  {
+    name: 'a bulk action without its document',
+    send: { path: '/api/v1/es/_bulk?table=bad_bulk', body: '{"create":{}}\n{"v":1}\n{"create":{}}\n' },
+    table: 'bad_bulk',
+    status: 400,
+    code: '040016',
+    message: "line 3: the 'create' action has no document after it",
+  },
+  {
+    name: 'an NDJSON null',
+    send: { path: '/api/v1/es/_bulk?table=bad_null&log_type=ndjson', body: '{"a":1}\n{"a":null}\n' },
+    table: 'bad_null',
+    status: 400,
+    code: '040016',
+    message: "line 2: column 'a' is null; null values are not supported",
+  },
+  {
+    name: 'an NDJSON time that does not parse',
+    send: { path: '/api/v1/es/_bulk?table=bad_time&log_type=ndjson', body: '{"time":"31/01/2024","a":1}\n' },
+    table: 'bad_time',
+    status: 400,
+    code: '040016',
+    message: /^line 1: time column 'time': /,
+  },
+  {
+    name: 'a type conflict within the request',
+    send: { path: '/api/v1/es/_bulk?table=bad_conflict&log_type=ndjson', body: '{"a":1}\n{"a":"x"}\n' },
+    table: 'bad_conflict',
+    status: 422,
+    code: '020010',
+    message: "line 2: column 'a' of table 'bad_conflict' is DOUBLE in this request, written as STRING",
+  },
+  {
+    name: 'invalid UTF-8 in NDJSON',
+    send: {
+      path: '/api/v1/es/_bulk?table=bad_utf8&log_type=ndjson',
+      body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+    },
+    table: 'bad_utf8',
+    status: 400,
+    code: '040016',
+    message: 'the body is not valid UTF-8',
+  },
+  {
+    name: 'a truncated Loki protobuf',
+    send: {
+      path: '/api/v1/es/_bulk?table=bad_loki&log_type=loki',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: compressSync(lokiProtobuf().subarray(0, 10)),
+    },
+    table: 'bad_loki',
+    status: 400,
+    code: '040017',
+    message: /^cannot decode the body as /,
+  },
+  {
+    name: 'OpenTSDB JSON without a metric',
+    send: { path: '/api/v1/opentsdb/put', body: '{"timestamp":1706702400,"value":1,"tags":{"h":"a"}}' },
+    table: 'bad_tsdb',
+    status: 400,
+    code: '040011',
+    message: /^data point: /,
+  },
+  {
+    name: 'a truncated Prometheus WriteRequest',
+    send: {
+      path: '/api/v1/prom/write',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+      body: compressSync(Buffer.from([0x0a, 0x20, 0x0a])),
+    },
+    table: 'pw_prom_bad',
+    status: 400,
+    code: '040017',
+    message: /^cannot decode the body as a Prometheus WriteRequest: /,
+  },
 ];
 
 function send(server: TestServer, s: Send): Promise<HttpResponse> {
@@ -102,7 +267,12 @@ function sql(server: TestServer, text: string): Promise<HttpResponse> {
 
 /** What a client sees of a response: status, error headers, body. */
 function seen(r: HttpResponse): { status: number; code: unknown; message: unknown; body: string } {
-  return { status: r.status, code: r.headers['x-sundial-error-code'], message: r.headers['x-sundial-error'], body: r.text };
+  return {
+    status: r.status,
+    code: r.headers['x-sundial-error-code'],
+    message: r.headers['x-sundial-error'],
+    body: r.text,
+  };
 }
 
 const modes = [
@@ -122,7 +292,8 @@ beforeAll(async () => {
     servers.set(mode.name, server);
     for (const c of ACCEPTED) accepted.set(`${mode.name}/${c.name}`, await send(server, c.send));
     for (const c of REJECTED) rejected.set(`${mode.name}/${c.name}`, await send(server, c.send));
-    for (const c of ACCEPTED) counts.set(`${mode.name}/${c.name}`, (await sql(server, `SELECT count(*) AS n FROM ${c.table}`)).text);
+    for (const c of ACCEPTED)
+      counts.set(`${mode.name}/${c.name}`, (await sql(server, `SELECT count(*) AS n FROM ${c.table}`)).text);
     tables.set(mode.name, (await sql(server, 'SHOW TABLES')).text);
   }
 });
@@ -149,7 +320,11 @@ describe('ingest.parse_workers', () => {
         it(`rejects ${c.name} with ${c.status} ${c.code} and stores nothing`, () => {
           const r = rejected.get(`${mode.name}/${c.name}`)!;
           expect([r.status, r.headers['x-sundial-error-code']]).toEqual([c.status, c.code]);
-          expect(r.headers['x-sundial-error']).toMatch(typeof c.message === 'string' ? new RegExp(`^${c.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : c.message);
+          expect(r.headers['x-sundial-error']).toMatch(
+            typeof c.message === 'string'
+              ? new RegExp(`^${c.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
+              : c.message,
+          );
           expect(tables.get(mode.name)!.split('\n')).not.toContain(c.table);
         });
       }
@@ -158,16 +333,25 @@ describe('ingest.parse_workers', () => {
 
   it('gives every rejected body the same status, code, message and body in both modes', () => {
     for (const c of REJECTED) {
-      expect(seen(rejected.get(`${modes[1].name}/${c.name}`)!), c.name).toEqual(seen(rejected.get(`${modes[0].name}/${c.name}`)!));
+      expect(seen(rejected.get(`${modes[1].name}/${c.name}`)!), c.name).toEqual(
+        seen(rejected.get(`${modes[0].name}/${c.name}`)!),
+      );
     }
   });
 
   it('starts workers only with a positive setting, all of them once ready (the warm-up), never more', async () => {
-    const started = (mode: (typeof modes)[number]) => servers.get(mode.name)!.logs.filter((l) => l.msg === 'parse worker started').length;
+    const started = (mode: (typeof modes)[number]) =>
+      servers.get(mode.name)!.logs.filter((l) => l.msg === 'parse worker started').length;
     expect(started(modes[0])).toBe(0);
     expect(started(modes[1])).toBe(2);
-    expect(servers.get(modes[0].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 0, parseWarmup: false });
-    expect(servers.get(modes[1].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 2, parseWarmup: true });
+    expect(servers.get(modes[0].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({
+      parseWorkers: 0,
+      parseWarmup: false,
+    });
+    expect(servers.get(modes[1].name)!.logs.find((l) => l.msg === 'ready')).toMatchObject({
+      parseWorkers: 2,
+      parseWarmup: true,
+    });
   });
 });
 
@@ -216,20 +400,32 @@ describe('parse workers', () => {
 
   it('a worker that dies fails only the request it was parsing, with 500, and another takes its place', async () => {
     // The worker exits (as on an out-of-memory) when it gets a job for table `pw_crash`.
-    const server = await startServer({ args: ['--parse-workers', '1'], env: { SUNDIAL_TEST_PARSE_WORKER_EXIT: 'pw_crash' } });
+    const server = await startServer({
+      args: ['--parse-workers', '1'],
+      env: { SUNDIAL_TEST_PARSE_WORKER_EXIT: 'pw_crash' },
+    });
     try {
       const crash = send(server, { path: '/api/v1/es/_bulk?table=pw_crash&log_type=ndjson', body: NDJSON });
       // Sent together: whichever the one worker takes first, only the crashing request fails.
       const after = send(server, ACCEPTED[3]!.send);
       const [c, a] = await Promise.all([crash, after]);
-      expect(seen(c)).toEqual({ status: 500, code: '000001', message: 'internal error; see the server log', body: '{"error_code":"000001","error_message":"internal error; see the server log"}' });
+      expect(seen(c)).toEqual({
+        status: 500,
+        code: '000001',
+        message: 'internal error; see the server log',
+        body: '{"error_code":"000001","error_message":"internal error; see the server log"}',
+      });
       expect(a.status).toBe(200);
       expect((await send(server, ACCEPTED[0]!.send)).status).toBe(200);
       expect((await sql(server, 'SHOW TABLES')).text.split('\n')).not.toContain('pw_crash');
       expect((await sql(server, 'SELECT count(*) AS n FROM pw_nd')).text).toBe('n\n2\n');
       const started = server.logs.filter((l) => l.msg === 'parse worker started');
       expect(started).toHaveLength(2);
-      expect(server.logs.find((l) => l.msg === 'parse worker exited; the next job starts another')).toMatchObject({ threadId: started[0]!.threadId, code: 70, parsing: true });
+      expect(server.logs.find((l) => l.msg === 'parse worker exited; the next job starts another')).toMatchObject({
+        threadId: started[0]!.threadId,
+        code: 70,
+        parsing: true,
+      });
       expect(await server.stop()).toBe(0);
     } finally {
       server.cleanup();

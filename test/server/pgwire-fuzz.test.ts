@@ -32,10 +32,15 @@ const int32 = (n: number): Buffer => {
   b.writeInt32BE(n);
   return b;
 };
-const message = (type: string, body: Buffer): Buffer => Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
+const message = (type: string, body: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
 const cstr = (s: string): Buffer => Buffer.from(`${s}\0`);
 function startup(params: Record<string, string>): Buffer {
-  const body = Buffer.concat([int32(196608), ...Object.entries(params).flatMap(([k, v]) => [cstr(k), cstr(v)]), Buffer.from([0])]);
+  const body = Buffer.concat([
+    int32(196608),
+    ...Object.entries(params).flatMap(([k, v]) => [cstr(k), cstr(v)]),
+    Buffer.from([0]),
+  ]);
   return Buffer.concat([int32(body.length + 4), body]);
 }
 const LOGIN = startup({ user: 'root', database: 'public' });
@@ -80,14 +85,43 @@ describe('PostgreSQL port: bad input', () => {
     ['a startup packet over 10,000 bytes', () => Buffer.concat([int32(1_000_000), int32(196608)]), '08P01'],
     ['protocol version 2', () => Buffer.concat([int32(8), int32(2 << 16)]), '08P01'],
     ['a startup packet without the user', () => startup({ database: 'public' }), '08P01'],
-    ['a startup packet missing its terminator', () => Buffer.concat([int32(17), int32(196608), Buffer.from('user\0root')]), '08P01'],
+    [
+      'a startup packet missing its terminator',
+      () => Buffer.concat([int32(17), int32(196608), Buffer.from('user\0root')]),
+      '08P01',
+    ],
     ['a message with a negative length', () => Buffer.concat([LOGIN, Buffer.from('Q'), int32(-5)]), '08P01'],
     ['a message over limits.sql_body_bytes', () => Buffer.concat([LOGIN, Buffer.from('Q'), int32(1 << 30)]), '54000'],
     ['an unknown message type', () => Buffer.concat([LOGIN, message('!', Buffer.alloc(0))]), '08P01'],
     ['a Query without its NUL', () => Buffer.concat([LOGIN, message('Q', Buffer.from('SELECT 1'))]), '08P01'],
-    ['a Bind of a statement that does not exist', () => Buffer.concat([LOGIN, message('B', Buffer.concat([cstr(''), cstr('nope'), int32(0).subarray(2), int32(0).subarray(2), int32(0).subarray(2)])), message('S', Buffer.alloc(0))]), '22023'],
-    ['a Bind with too few parameters', () => Buffer.concat([LOGIN, message('P', Buffer.concat([cstr(''), cstr('SELECT $1'), Buffer.from([0, 0])])), message('B', Buffer.concat([cstr(''), cstr(''), Buffer.from([0, 0, 0, 0, 0, 0])]))]), '08P01'],
-    ['a Describe of an unknown kind', () => Buffer.concat([LOGIN, message('D', Buffer.concat([Buffer.from('Z'), cstr('')]))]), '08P01'],
+    [
+      'a Bind of a statement that does not exist',
+      () =>
+        Buffer.concat([
+          LOGIN,
+          message(
+            'B',
+            Buffer.concat([cstr(''), cstr('nope'), int32(0).subarray(2), int32(0).subarray(2), int32(0).subarray(2)]),
+          ),
+          message('S', Buffer.alloc(0)),
+        ]),
+      '22023',
+    ],
+    [
+      'a Bind with too few parameters',
+      () =>
+        Buffer.concat([
+          LOGIN,
+          message('P', Buffer.concat([cstr(''), cstr('SELECT $1'), Buffer.from([0, 0])])),
+          message('B', Buffer.concat([cstr(''), cstr(''), Buffer.from([0, 0, 0, 0, 0, 0])])),
+        ]),
+      '08P01',
+    ],
+    [
+      'a Describe of an unknown kind',
+      () => Buffer.concat([LOGIN, message('D', Buffer.concat([Buffer.from('Z'), cstr('')]))]),
+      '08P01',
+    ],
     ['COPY data outside COPY', () => Buffer.concat([LOGIN, message('d', Buffer.from('x'))]), '08P01'],
   ];
   for (const [name, bytes, state] of cases) {
@@ -104,7 +138,17 @@ describe('PostgreSQL port: bad input', () => {
     const valid = Buffer.concat([
       LOGIN,
       message('P', Buffer.concat([cstr('s1'), cstr('SELECT $1'), Buffer.from([0, 1]), int32(25)])),
-      message('B', Buffer.concat([cstr(''), cstr('s1'), Buffer.from([0, 0, 0, 1]), int32(2), Buffer.from('hi'), Buffer.from([0, 0])])),
+      message(
+        'B',
+        Buffer.concat([
+          cstr(''),
+          cstr('s1'),
+          Buffer.from([0, 0, 0, 1]),
+          int32(2),
+          Buffer.from('hi'),
+          Buffer.from([0, 0]),
+        ]),
+      ),
       message('D', Buffer.concat([Buffer.from('P'), cstr('')])),
       message('E', Buffer.concat([cstr(''), int32(0)])),
       message('S', Buffer.alloc(0)),
@@ -120,7 +164,8 @@ describe('PostgreSQL port: bad input', () => {
       for (let k = 0; k < random.length; k++) random[k] = Math.floor(rnd() * 256);
       inputs.push(i % 2 === 0 ? Buffer.concat([LOGIN, random]) : random);
     }
-    for (let i = 0; i < inputs.length; i += 10) await Promise.all(inputs.slice(i, i + 10).map((b) => exchange(server.pgPort!, b)));
+    for (let i = 0; i < inputs.length; i += 10)
+      await Promise.all(inputs.slice(i, i + 10).map((b) => exchange(server.pgPort!, b)));
     expect(server.child.exitCode).toBe(null);
     await stillServes();
   }, 120_000);

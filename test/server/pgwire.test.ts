@@ -15,10 +15,17 @@ const PSQL = 'psql';
 /** psql must be installed (Debian postgresql-client): a missing client fails, naming the package. */
 function requirePsql(): void {
   const r = spawnSync(PSQL, ['--version'], { encoding: 'utf8' });
-  if (r.error !== undefined || r.status !== 0) throw new Error('psql not found: install the Debian package postgresql-client (.ci/run does: apt-get install postgresql-client)');
+  if (r.error !== undefined || r.status !== 0)
+    throw new Error(
+      'psql not found: install the Debian package postgresql-client (.ci/run does: apt-get install postgresql-client)',
+    );
 }
 
-function psql(server: TestServer, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+function psql(
+  server: TestServer,
+  args: string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(PSQL, ['-X', '-h', '127.0.0.1', '-p', String(server.pgPort), ...args], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, PGCONNECT_TIMEOUT: '10', ...env },
@@ -31,11 +38,22 @@ function psql(server: TestServer, args: string[], env: Record<string, string> = 
 const rawTypes = { getTypeParser: () => (v: string) => v };
 
 function client(server: TestServer, options: Partial<pg.ClientConfig> = {}): pg.Client {
-  return new pg.Client({ host: '127.0.0.1', port: server.pgPort, user: 'root', database: 'public', types: rawTypes, ...options });
+  return new pg.Client({
+    host: '127.0.0.1',
+    port: server.pgPort,
+    user: 'root',
+    database: 'public',
+    types: rawTypes,
+    ...options,
+  });
 }
 
 async function sqlJson(server: TestServer, sql: string, db = 'public'): Promise<Array<Record<string, unknown>>> {
-  const r = await http(server.url, `/api/v1/sql?db=${db}`, { method: 'POST', body: sql, headers: { accept: 'application/json' } });
+  const r = await http(server.url, `/api/v1/sql?db=${db}`, {
+    method: 'POST',
+    body: sql,
+    headers: { accept: 'application/json' },
+  });
   expect(r.status, r.text).toBe(200);
   return JSON.parse(r.text) as Array<Record<string, unknown>>;
 }
@@ -66,7 +84,12 @@ describe('PostgreSQL port: psql', () => {
   });
 
   it('runs a SELECT with -c and prints rows as psql prints them', () => {
-    const r = psql(server, ['-U', 'root', '-c', "SELECT host, usage, count, ok, note, time FROM cpu WHERE host <> 'c' ORDER BY host"]);
+    const r = psql(server, [
+      '-U',
+      'root',
+      '-c',
+      "SELECT host, usage, count, ok, note, time FROM cpu WHERE host <> 'c' ORDER BY host",
+    ]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
@@ -90,7 +113,17 @@ describe('PostgreSQL port: psql', () => {
     expect(l.stdout).toContain('(2 rows)');
     const dt = psql(server, ['-U', 'root', '-c', '\\dt']);
     expect(dt.status, dt.stderr).toBe(0);
-    expect(dt.stdout).toBe(['       List of relations', ' Schema | Name | Type  | Owner ', '--------+------+-------+-------', ' public | cpu  | table | root', '(1 row)', '', ''].join('\n'));
+    expect(dt.stdout).toBe(
+      [
+        '       List of relations',
+        ' Schema | Name | Type  | Owner ',
+        '--------+------+-------+-------',
+        ' public | cpu  | table | root',
+        '(1 row)',
+        '',
+        '',
+      ].join('\n'),
+    );
     const dn = psql(server, ['-U', 'root', '-c', '\\dn']);
     expect(dn.stdout).toMatch(/^ public\s+\| root$/m);
     const d = psql(server, ['-U', 'root', '-c', '\\d cpu']);
@@ -122,7 +155,9 @@ describe('PostgreSQL port: psql', () => {
   });
 
   it('logs in with a password (SCRAM-SHA-256) and refuses a wrong one', () => {
-    const ok = psql(server, ['-U', 'alice', '-d', 'public', '-t', '-c', 'SELECT count(*) FROM cpu'], { PGPASSWORD: 'secret' });
+    const ok = psql(server, ['-U', 'alice', '-d', 'public', '-t', '-c', 'SELECT count(*) FROM cpu'], {
+      PGPASSWORD: 'secret',
+    });
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('3');
     const bad = psql(server, ['-U', 'alice', '-d', 'public', '-c', 'SELECT 1'], { PGPASSWORD: 'wrong' });
@@ -133,7 +168,9 @@ describe('PostgreSQL port: psql', () => {
   });
 
   it('checks privileges as HTTP does: a member may read but not create', () => {
-    const r = psql(server, ['-U', 'alice', '-d', 'public', '-c', 'CREATE TABLE t (v BIGINT)'], { PGPASSWORD: 'secret' });
+    const r = psql(server, ['-U', 'alice', '-d', 'public', '-c', 'CREATE TABLE t (v BIGINT)'], {
+      PGPASSWORD: 'secret',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('ERROR:  Insufficient privileges, expected [Full on database public of tenant cnosdb]');
     expect(r.stderr).toContain('DETAIL:  Sundial error code 010004');
@@ -147,7 +184,9 @@ describe('PostgreSQL port: psql', () => {
     expect(created.status, created.text).toBe(200);
     const viaOptions = psql(server, ['-U', 'root', '-d', 'odb', '-t', '-c', '\\dt'], { PGOPTIONS: '-c tenant=other' });
     expect(viaOptions.stderr).toBe('Did not find any relations.\n');
-    expect(psql(server, ['-U', 'root', '-d', 'odb', '-c', 'SELECT 1']).stderr).toContain('FATAL:  Meta: Database not found: "odb"');
+    expect(psql(server, ['-U', 'root', '-d', 'odb', '-c', 'SELECT 1']).stderr).toContain(
+      'FATAL:  Meta: Database not found: "odb"',
+    );
     const outsider = psql(server, ['-U', 'alice', '-d', 'other/public', '-c', 'SELECT 1'], { PGPASSWORD: 'secret' });
     expect(outsider.status).toBe(2);
     expect(outsider.stderr).toContain('FATAL:  The tenant other not found');
@@ -162,7 +201,10 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     expect((await writeLp(server.url, LINES)).status).toBe(200);
     const base = 1_700_000_000_000_000_000n;
     const lines: string[] = [];
-    for (let i = 0; i < ROWS; i++) lines.push(`big,host=h${i % 97} v=${(i * 0.37).toFixed(2)},n=${i - 50_000}i,b=${i % 3 === 0} ${base + BigInt(i) * 1_000_001n}`);
+    for (let i = 0; i < ROWS; i++)
+      lines.push(
+        `big,host=h${i % 97} v=${(i * 0.37).toFixed(2)},n=${i - 50_000}i,b=${i % 3 === 0} ${base + BigInt(i) * 1_000_001n}`,
+      );
     expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
   }, 60_000);
   afterAll(async () => {
@@ -175,8 +217,17 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     await c.connect();
     try {
       const r = await c.query("SELECT time, host, usage, count, ok, note FROM cpu WHERE host = 'b'");
-      expect(r.fields.map((f) => [f.name, f.dataTypeID])).toEqual([['time', 1114], ['host', 25], ['usage', 701], ['count', 20], ['ok', 16], ['note', 25]]);
-      expect(r.rows).toEqual([{ time: '2023-07-28 02:12:12.123456789', host: 'b', usage: '-2.0', count: '-7', ok: 'f', note: "it's" }]);
+      expect(r.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
+        ['time', 1114],
+        ['host', 25],
+        ['usage', 701],
+        ['count', 20],
+        ['ok', 16],
+        ['note', 25],
+      ]);
+      expect(r.rows).toEqual([
+        { time: '2023-07-28 02:12:12.123456789', host: 'b', usage: '-2.0', count: '-7', ok: 'f', note: "it's" },
+      ]);
       expect(r.command).toBe('SELECT');
       expect(r.rowCount).toBe(1);
     } finally {
@@ -206,7 +257,11 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     await c.connect();
     try {
       for (const host of ['a', 'b', 'c']) {
-        const r = await c.query({ name: 'by-host', text: 'SELECT host, count FROM cpu WHERE host = $1', values: [host] });
+        const r = await c.query({
+          name: 'by-host',
+          text: 'SELECT host, count FROM cpu WHERE host = $1',
+          values: [host],
+        });
         expect(r.rows.map((x) => x.host)).toEqual([host]);
       }
     } finally {
@@ -241,7 +296,12 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
       for (let i = 0; i < ROWS; i++) {
         const p = r.rows[i] as Record<string, string>;
         const h = json[i]!;
-        const same = p.time === String(h.time).replace('T', ' ') && p.host === h.host && p.v === JSON.stringify(h.v).replace(/^(-?\d+)$/, '$1.0') && p.n === String(h.n) && p.b === (h.b ? 't' : 'f');
+        const same =
+          p.time === String(h.time).replace('T', ' ') &&
+          p.host === h.host &&
+          p.v === JSON.stringify(h.v).replace(/^(-?\d+)$/, '$1.0') &&
+          p.n === String(h.n) &&
+          p.b === (h.b ? 't' : 'f');
         if (!same && mismatches++ < 3) expect({ i, pg: p }).toEqual({ i, pg: h });
       }
       expect(mismatches).toBe(0);
@@ -251,26 +311,42 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
   });
 
   it(`reads a ${ROWS}-row result through a named prepared statement with parameters, twice`, async () => {
-    const json = await sqlJson(server, "SELECT time, host, v, n, b FROM big WHERE n >= -50000 AND host <> 'none' ORDER BY time");
+    const json = await sqlJson(
+      server,
+      "SELECT time, host, v, n, b FROM big WHERE n >= -50000 AND host <> 'none' ORDER BY time",
+    );
     expect(json.length).toBe(ROWS);
     const c = client(server);
     await c.connect();
     try {
       // The second run reuses the statement pg prepared on the first (Bind and Execute only).
       for (let run = 0; run < 2; run++) {
-        const r = await c.query({ name: 'big-since', text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time', values: [-50_000, 'none'] });
+        const r = await c.query({
+          name: 'big-since',
+          text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time',
+          values: [-50_000, 'none'],
+        });
         expect(r.rowCount).toBe(ROWS);
         let mismatches = 0;
         for (let i = 0; i < ROWS; i++) {
           const p = r.rows[i] as Record<string, string>;
           const h = json[i]!;
-          const same = p.time === String(h.time).replace('T', ' ') && p.host === h.host && p.v === JSON.stringify(h.v).replace(/^(-?\d+)$/, '$1.0') && p.n === String(h.n) && p.b === (h.b ? 't' : 'f');
+          const same =
+            p.time === String(h.time).replace('T', ' ') &&
+            p.host === h.host &&
+            p.v === JSON.stringify(h.v).replace(/^(-?\d+)$/, '$1.0') &&
+            p.n === String(h.n) &&
+            p.b === (h.b ? 't' : 'f');
           if (!same && mismatches++ < 3) expect({ run, i, pg: p }).toEqual({ run, i, pg: h });
         }
         expect(mismatches).toBe(0);
       }
       // The parameters are values: a later bind of the same statement narrows the result.
-      const few = await c.query({ name: 'big-since', text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time', values: [49_998, 'none'] });
+      const few = await c.query({
+        name: 'big-since',
+        text: 'SELECT time, host, v, n, b FROM big WHERE n >= $1 AND host <> $2 ORDER BY time',
+        values: [49_998, 'none'],
+      });
       expect(few.rows.map((x) => (x as Record<string, string>).n)).toEqual(['49998', '49999']);
     } finally {
       await c.end();
@@ -307,8 +383,13 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
       await c.query('COMMIT');
       await c.query("SET application_name = 'pgtest'");
       expect((await c.query('SHOW application_name')).rows).toEqual([{ application_name: 'pgtest' }]);
-      expect((await c.query("SELECT current_setting('server_version_num')::int/100 AS version")).rows).toEqual([{ version: '1500' }]);
-      expect(await sqlJson(server, "SELECT host, usage FROM cpu WHERE host IN ('d', 'e') ORDER BY host")).toEqual([{ host: 'd', usage: 4.5 }, { host: 'e', usage: 5.5 }]);
+      expect((await c.query("SELECT current_setting('server_version_num')::int/100 AS version")).rows).toEqual([
+        { version: '1500' },
+      ]);
+      expect(await sqlJson(server, "SELECT host, usage FROM cpu WHERE host IN ('d', 'e') ORDER BY host")).toEqual([
+        { host: 'd', usage: 4.5 },
+        { host: 'e', usage: 5.5 },
+      ]);
     } finally {
       await c.end();
     }
@@ -334,7 +415,11 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
         s.on('error', reject);
       });
       const e = (await running) as pg.DatabaseError;
-      expect([e.code, e.message, e.detail]).toEqual(['57014', 'canceling statement due to user request', 'Sundial error code 010014']);
+      expect([e.code, e.message, e.detail]).toEqual([
+        '57014',
+        'canceling statement due to user request',
+        'Sundial error code 010014',
+      ]);
       expect((await c.query('SELECT 2 AS two')).rows).toEqual([{ two: '2' }]);
     } finally {
       await c.end();
@@ -349,7 +434,10 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     await scram.end();
     await server.stop();
     const path = join(server.dataDir, 'catalog.json');
-    const doc = JSON.parse(readFileSync(path, 'utf8')) as { version: number; users: Array<{ name: string; scramVerifier: string }> };
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as {
+      version: number;
+      users: Array<{ name: string; scramVerifier: string }>;
+    };
     doc.version = 4;
     for (const u of doc.users) delete (u as Partial<typeof u>).scramVerifier;
     writeFileSync(path, JSON.stringify(doc));
@@ -367,7 +455,9 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
 describe('PostgreSQL port: limits', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--pg-port', '0', '--query-timeout', '500ms', '--query-memory-bytes', '1MiB'] });
+    server = await startServer({
+      args: ['--pg-port', '0', '--query-timeout', '500ms', '--query-memory-bytes', '1MiB'],
+    });
     const lines: string[] = [];
     for (let i = 0; i < 30_000; i++) lines.push(`m,host=h${i % 10} v=${i} ${1_700_000_000_000_000_000n + BigInt(i)}`);
     expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
@@ -381,10 +471,14 @@ describe('PostgreSQL port: limits', () => {
     const c = client(server);
     await c.connect();
     try {
-      const slow = (await c.query('SELECT count(*) FROM m a JOIN m b ON a.host = b.host').catch((x: unknown) => x)) as pg.DatabaseError;
+      const slow = (await c
+        .query('SELECT count(*) FROM m a JOIN m b ON a.host = b.host')
+        .catch((x: unknown) => x)) as pg.DatabaseError;
       expect([slow.code, slow.detail]).toEqual(['57014', 'Sundial error code 010010']);
       // 60,000 rows: a tag column is counted 8 bytes a row (one string shared), so 30,000 fit 1 MiB.
-      const big = (await c.query('SELECT host, v, time FROM m UNION ALL SELECT host, v, time FROM m ORDER BY v DESC, host').catch((x: unknown) => x)) as pg.DatabaseError;
+      const big = (await c
+        .query('SELECT host, v, time FROM m UNION ALL SELECT host, v, time FROM m ORDER BY v DESC, host')
+        .catch((x: unknown) => x)) as pg.DatabaseError;
       expect([big.code, big.detail]).toEqual(['53200', 'Sundial error code 010011']);
       expect((await c.query('SELECT count(*) AS n FROM m')).rows).toEqual([{ n: '30000' }]);
     } finally {
@@ -411,8 +505,14 @@ describe('PostgreSQL port: connection cap (server.pg_max_connections)', () => {
     await first.connect();
     let firstOpen = true;
     try {
-      const refused = (await client(server).connect().catch((x: unknown) => x)) as pg.DatabaseError;
-      expect([refused.code, refused.severity, refused.message]).toEqual(['53300', 'FATAL', 'sorry, too many clients already']);
+      const refused = (await client(server)
+        .connect()
+        .catch((x: unknown) => x)) as pg.DatabaseError;
+      expect([refused.code, refused.severity, refused.message]).toEqual([
+        '53300',
+        'FATAL',
+        'sorry, too many clients already',
+      ]);
       // psql says it as PostgreSQL's own refusal reads.
       const r = psql(server, ['-U', 'root', '-d', 'public', '-c', 'SELECT 1']);
       expect(r.status).toBe(2);

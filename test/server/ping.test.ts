@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const version = (JSON.parse((await import('node:fs')).readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse((await import('node:fs')).readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 let server: TestServer;
 beforeAll(async () => {
@@ -49,7 +53,7 @@ describe('unknown routes', () => {
     ['an unknown path', 'GET', '/api/v1/nope', 404, undefined],
     ['a path outside /api/v1', 'GET', '/nope', 404, undefined],
     // InfluxDB's routes live at the root (CONTRACT.md "Server"): /write is a path, for POST only.
-    ['GET on InfluxDB\'s write route', 'GET', '/write', 405, 'POST'],
+    ["GET on InfluxDB's write route", 'GET', '/write', 405, 'POST'],
     ['the root', 'GET', '/', 404, undefined],
     ['GET on the write route', 'GET', '/api/v1/write', 405, 'POST'],
     ['DELETE on the write route', 'DELETE', '/api/v1/write', 405, 'POST'],

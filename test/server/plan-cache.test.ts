@@ -38,7 +38,9 @@ describe('a repeated SELECT', () => {
     expect(await ok(text)).toBe('time,h,v\n1970-01-01T00:00:00.000001000,a,1\n1970-01-01T00:00:00.000002000,b,2\n');
     expect(await ok(text)).toBe('time,h,v\n1970-01-01T00:00:00.000001000,a,1\n1970-01-01T00:00:00.000002000,b,2\n');
     expect((await writeLp(server.url, 'pc,h=c v=3i,w=0.5 3000')).status).toBe(200);
-    expect(await ok(text)).toBe('time,h,v,w\n1970-01-01T00:00:00.000001000,a,1,\n1970-01-01T00:00:00.000002000,b,2,\n1970-01-01T00:00:00.000003000,c,3,0.5\n');
+    expect(await ok(text)).toBe(
+      'time,h,v,w\n1970-01-01T00:00:00.000001000,a,1,\n1970-01-01T00:00:00.000002000,b,2,\n1970-01-01T00:00:00.000003000,c,3,0.5\n',
+    );
   });
 
   it('fails once its table is dropped, and reads the new one of the same name', async () => {

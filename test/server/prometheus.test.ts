@@ -11,10 +11,16 @@ import { readBack, type ReadBack } from '../support/read-back.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const FIXTURE = readFileSync(new URL('../ingest/fixtures/prometheus-remote-write.bin', import.meta.url));
-const FIXTURE_HEADERS = JSON.parse(readFileSync(new URL('../ingest/fixtures/prometheus-remote-write.headers.json', import.meta.url), 'utf8')) as Record<string, string>;
+const FIXTURE_HEADERS = JSON.parse(
+  readFileSync(new URL('../ingest/fixtures/prometheus-remote-write.headers.json', import.meta.url), 'utf8'),
+) as Record<string, string>;
 const SAMPLE_MS = Number(
-  (PROM_TYPES.WriteRequest.toObject(PROM_TYPES.WriteRequest.decode(uncompressSync(FIXTURE, { asBuffer: true }) as Buffer), { longs: Number }) as { timeseries: Array<{ samples: Array<{ timestamp: number }> }> })
-    .timeseries[0]!.samples[0]!.timestamp,
+  (
+    PROM_TYPES.WriteRequest.toObject(
+      PROM_TYPES.WriteRequest.decode(uncompressSync(FIXTURE, { asBuffer: true }) as Buffer),
+      { longs: Number },
+    ) as { timeseries: Array<{ samples: Array<{ timestamp: number }> }> }
+  ).timeseries[0]!.samples[0]!.timestamp,
 );
 
 interface Matcher {
@@ -25,7 +31,10 @@ interface Matcher {
 
 function readRequest(queries: Array<{ start: number; end: number; matchers: Matcher[] }>): Buffer {
   const message = PROM_TYPES.ReadRequest.encode(
-    PROM_TYPES.ReadRequest.fromObject({ queries: queries.map((q) => ({ start_timestamp_ms: q.start, end_timestamp_ms: q.end, matchers: q.matchers })), accepted_response_types: [0] }),
+    PROM_TYPES.ReadRequest.fromObject({
+      queries: queries.map((q) => ({ start_timestamp_ms: q.start, end_timestamp_ms: q.end, matchers: q.matchers })),
+      accepted_response_types: [0],
+    }),
   ).finish();
   return compressSync(Buffer.from(message));
 }
@@ -36,13 +45,20 @@ interface Series {
 }
 
 function readResponse(r: HttpResponse): Series[][] {
-  const decoded = PROM_TYPES.ReadResponse.toObject(PROM_TYPES.ReadResponse.decode(uncompressSync(r.body, { asBuffer: true }) as Buffer), { longs: Number, defaults: true }) as {
+  const decoded = PROM_TYPES.ReadResponse.toObject(
+    PROM_TYPES.ReadResponse.decode(uncompressSync(r.body, { asBuffer: true }) as Buffer),
+    { longs: Number, defaults: true },
+  ) as {
     results: Array<{ timeseries: Series[] }>;
   };
   return decoded.results.map((q) => q.timeseries);
 }
 
-const READ_HEADERS = { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-read-version': '0.1.0' };
+const READ_HEADERS = {
+  'content-type': 'application/x-protobuf',
+  'content-encoding': 'snappy',
+  'x-prometheus-remote-read-version': '0.1.0',
+};
 
 let server: TestServer;
 let stored: ReadBack;
@@ -54,29 +70,73 @@ const rejected = new Map<string, HttpResponse>();
 
 beforeAll(async () => {
   server = await startServer({ inProcess: true });
-  readEmpty = await http(server.url, '/api/v1/prom/read', { method: 'POST', headers: READ_HEADERS, body: readRequest([{ start: 0, end: SAMPLE_MS, matchers: [{ type: 0, name: '__name__', value: 'up' }] }]) });
+  readEmpty = await http(server.url, '/api/v1/prom/read', {
+    method: 'POST',
+    headers: READ_HEADERS,
+    body: readRequest([{ start: 0, end: SAMPLE_MS, matchers: [{ type: 0, name: '__name__', value: 'up' }] }]),
+  });
   write = await http(server.url, '/api/v1/prom/write', { method: 'POST', headers: FIXTURE_HEADERS, body: FIXTURE });
   readEq = await http(server.url, '/api/v1/prom/read', {
     method: 'POST',
     headers: READ_HEADERS,
     body: readRequest([
-      { start: SAMPLE_MS - 1000, end: SAMPLE_MS + 1000, matchers: [{ type: 0, name: '__name__', value: 'sundial_fixture_temperature' }, { type: 0, name: 'room', value: 'x' }] },
+      {
+        start: SAMPLE_MS - 1000,
+        end: SAMPLE_MS + 1000,
+        matchers: [
+          { type: 0, name: '__name__', value: 'sundial_fixture_temperature' },
+          { type: 0, name: 'room', value: 'x' },
+        ],
+      },
       { start: SAMPLE_MS + 1, end: SAMPLE_MS + 1000, matchers: [{ type: 0, name: '__name__', value: 'up' }] },
     ]),
   });
   readRegex = await http(server.url, '/api/v1/prom/read', {
     method: 'POST',
     headers: READ_HEADERS,
-    body: readRequest([{ start: SAMPLE_MS, end: SAMPLE_MS, matchers: [{ type: 2, name: '__name__', value: 'sundial_fixture_.*' }, { type: 1, name: 'method', value: 'GET' }] }]),
+    body: readRequest([
+      {
+        start: SAMPLE_MS,
+        end: SAMPLE_MS,
+        matchers: [
+          { type: 2, name: '__name__', value: 'sundial_fixture_.*' },
+          { type: 1, name: 'method', value: 'GET' },
+        ],
+      },
+    ]),
   });
-  const post = (path: string, body: Buffer | string, headers: Record<string, string>) => http(server.url, path, { method: 'POST', body, headers });
-  rejected.set('write: a corrupt snappy block', await post('/api/v1/prom/write', Buffer.from('not snappy at all'), FIXTURE_HEADERS));
-  rejected.set('write: a truncated protobuf', await post('/api/v1/prom/write', compressSync((uncompressSync(FIXTURE, { asBuffer: true }) as Buffer).subarray(0, 100)), FIXTURE_HEADERS));
-  rejected.set('write: remote write 2.0', await post('/api/v1/prom/write', FIXTURE, { ...FIXTURE_HEADERS, 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' }));
+  const post = (path: string, body: Buffer | string, headers: Record<string, string>) =>
+    http(server.url, path, { method: 'POST', body, headers });
+  rejected.set(
+    'write: a corrupt snappy block',
+    await post('/api/v1/prom/write', Buffer.from('not snappy at all'), FIXTURE_HEADERS),
+  );
+  rejected.set(
+    'write: a truncated protobuf',
+    await post(
+      '/api/v1/prom/write',
+      compressSync((uncompressSync(FIXTURE, { asBuffer: true }) as Buffer).subarray(0, 100)),
+      FIXTURE_HEADERS,
+    ),
+  );
+  rejected.set(
+    'write: remote write 2.0',
+    await post('/api/v1/prom/write', FIXTURE, {
+      ...FIXTURE_HEADERS,
+      'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
+    }),
+  );
   rejected.set('write: a JSON body', await post('/api/v1/prom/write', '{}', { 'content-type': 'application/json' }));
   // `precision` is a write parameter on every write route, checked even where samples carry milliseconds.
   rejected.set('write: an unknown precision', await post('/api/v1/prom/write?precision=zz', FIXTURE, FIXTURE_HEADERS));
-  rejected.set('read: a bad regex', await post('/api/v1/prom/read', readRequest([{ start: 0, end: 1, matchers: [{ type: 2, name: 'job', value: '(' }] }]), READ_HEADERS));
+  rejected.set(
+    'read: a bad regex',
+    await post(
+      '/api/v1/prom/read',
+      readRequest([{ start: 0, end: 1, matchers: [{ type: 2, name: 'job', value: '(' }] }]),
+      READ_HEADERS,
+    ),
+  );
   rejected.set('read: an unknown database', await post('/api/v1/prom/read?db=nope', readRequest([]), READ_HEADERS));
   expect(await server.stop()).toBe(0);
   stored = await readBack(server.dataDir);
@@ -97,7 +157,10 @@ describe('POST /api/v1/prom/write', () => {
     ]);
     expect((await stored.rows('up')).map((r) => r.value)).toEqual([1]);
     const t = stored.storage.catalog.database('cnosdb', 'public')!.tables.get('up')!;
-    expect([t.tags.map((c) => c.name), t.fields.map((c) => c.name)]).toEqual([['__name__', 'instance', 'job'], ['value']]);
+    expect([t.tags.map((c) => c.name), t.fields.map((c) => c.name)]).toEqual([
+      ['__name__', 'instance', 'job'],
+      ['value'],
+    ]);
   });
 
   const statuses: Array<[string, number, string]> = [
@@ -112,14 +175,22 @@ describe('POST /api/v1/prom/write', () => {
   for (const [name, status, code] of statuses) {
     it(`rejects ${name} with ${status} ${code}`, () => {
       const r = rejected.get(name)!;
-      expect([r.status, r.headers['x-sundial-error-code'], (JSON.parse(r.text) as { error_code: string }).error_code]).toEqual([status, code, code]);
+      expect([
+        r.status,
+        r.headers['x-sundial-error-code'],
+        (JSON.parse(r.text) as { error_code: string }).error_code,
+      ]).toEqual([status, code, code]);
     });
   }
 });
 
 describe('POST /api/v1/prom/read', () => {
   it('answers a snappy protobuf ReadResponse, one result per query', () => {
-    expect([readEq.status, readEq.headers['content-type'], readEq.headers['content-encoding']]).toEqual([200, 'application/x-protobuf', 'snappy']);
+    expect([readEq.status, readEq.headers['content-type'], readEq.headers['content-encoding']]).toEqual([
+      200,
+      'application/x-protobuf',
+      'snappy',
+    ]);
     const [temperature, upLater] = readResponse(readEq);
     expect(temperature).toEqual([
       {
@@ -142,7 +213,9 @@ describe('POST /api/v1/prom/read', () => {
       expect.objectContaining({ __name__: 'sundial_fixture_temperature', room: 'x' }),
       expect.objectContaining({ __name__: 'sundial_fixture_temperature', room: 'y' }),
     ]);
-    expect(series!.find((s) => s.labels.some((l) => l.value === 'y'))!.samples).toEqual([{ value: 0, timestamp: SAMPLE_MS }]);
+    expect(series!.find((s) => s.labels.some((l) => l.value === 'y'))!.samples).toEqual([
+      { value: 0, timestamp: SAMPLE_MS },
+    ]);
   });
 
   it('answers an empty result before anything is written', () => {

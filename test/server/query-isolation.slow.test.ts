@@ -17,7 +17,9 @@ import { startServer, type TestServer } from '../support/server.js';
 function rows(from: number, n: number): string {
   const out: string[] = [];
   for (let i = from; i < from + n; i++) {
-    out.push(`cpu,host=host_${i % 100} a=${i % 997}i,b=${(i * 7) % 1000}i,s="v${(i * 7919) % 100003}x" ${1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n}`);
+    out.push(
+      `cpu,host=host_${i % 100} a=${i % 997}i,b=${(i * 7) % 1000}i,s="v${(i * 7919) % 100003}x" ${1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n}`,
+    );
   }
   return out.join('\n');
 }
@@ -29,7 +31,8 @@ async function load(s: TestServer, n: number): Promise<void> {
   }
 }
 
-const sql = (s: TestServer, text: string, headers: Record<string, string> = {}): Promise<HttpResponse> => http(s.url, '/api/v1/sql', { body: text, headers });
+const sql = (s: TestServer, text: string, headers: Record<string, string> = {}): Promise<HttpResponse> =>
+  http(s.url, '/api/v1/sql', { body: text, headers });
 
 describe('issue 24: the query memory budget holds in every operator', () => {
   let s: TestServer;
@@ -45,17 +48,37 @@ describe('issue 24: the query memory budget holds in every operator', () => {
   // Each passed the budget before: what it held but did not count is in the comment.
   const cases: { name: string; sql: string; accept?: string; needs: string }[] = [
     // Its computed keys, the Map of string keys and the concatenated copy of the build side.
-    { name: 'a join on computed keys', sql: 'SELECT count(*) FROM cpu x JOIN cpu y ON concat(x.host, x.s) = concat(y.host, y.s)', needs: 'join build side' },
+    {
+      name: 'a join on computed keys',
+      sql: 'SELECT count(*) FROM cpu x JOIN cpu y ON concat(x.host, x.s) = concat(y.host, y.s)',
+      needs: 'join build side',
+    },
     // 48 bytes a distinct value, whatever its length.
-    { name: 'count(DISTINCT concat(...))', sql: "SELECT count(DISTINCT concat(host, '/', a, '/', s, '/', b, '/', time)) FROM cpu", needs: 'aggregate state' },
+    {
+      name: 'count(DISTINCT concat(...))',
+      sql: "SELECT count(DISTINCT concat(host, '/', a, '/', s, '/', b, '/', time)) FROM cpu",
+      needs: 'aggregate state',
+    },
     // 96 bytes a group, whatever its key and key values.
-    { name: 'a GROUP BY of long keys', sql: 'SELECT count(*) FROM (SELECT concat(repeat(s, 20), host) AS k, count(*) FROM cpu WHERE a < 500 GROUP BY k)', needs: 'GROUP BY hash table' },
+    {
+      name: 'a GROUP BY of long keys',
+      sql: 'SELECT count(*) FROM (SELECT concat(repeat(s, 20), host) AS k, count(*) FROM cpu WHERE a < 500 GROUP BY k)',
+      needs: 'GROUP BY hash table',
+    },
     // Its computed keys, and the sorted copy of the input.
     { name: 'an ORDER BY a computed key', sql: 'SELECT s FROM cpu ORDER BY concat(s, host, s)', needs: 'ORDER BY' },
     // One JS value per row for the result, the sort's permutation, each partition's arguments.
-    { name: 'a window function', sql: 'SELECT max(w) FROM (SELECT lag(a) OVER (ORDER BY time) AS w FROM (SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu))', needs: 'window functions' },
+    {
+      name: 'a window function',
+      sql: 'SELECT max(w) FROM (SELECT lag(a) OVER (ORDER BY time) AS w FROM (SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu UNION ALL SELECT time, a FROM cpu))',
+      needs: 'window functions',
+    },
     // The subquery's rows, held while the outer query runs.
-    { name: 'an IN subquery', sql: 'SELECT count(*) FROM cpu WHERE s IN (SELECT concat(repeat(s, 5), host) FROM cpu)', needs: 'subquery results' },
+    {
+      name: 'an IN subquery',
+      sql: 'SELECT count(*) FROM cpu WHERE s IN (SELECT concat(repeat(s, 5), host) FROM cpu)',
+      needs: 'subquery results',
+    },
     // Every cell of the answer, held for the column widths.
     { name: 'a text/table answer', sql: 'SELECT * FROM cpu', accept: 'text/table', needs: 'the text/table answer' },
   ];
@@ -65,7 +88,9 @@ describe('issue 24: the query memory budget holds in every operator', () => {
       expect(r.status).toBe(422);
       const e = JSON.parse(r.text) as { error_code: string; error_message: string };
       expect(e.error_code).toBe('010011');
-      expect(e.error_message).toMatch(new RegExp(`^query memory limit exceeded: ${c.needs} needs \\d+ bytes, the limit is 2097152 bytes`));
+      expect(e.error_message).toMatch(
+        new RegExp(`^query memory limit exceeded: ${c.needs} needs \\d+ bytes, the limit is 2097152 bytes`),
+      );
       expect((await http(s.url, '/api/v1/ping', { auth: null })).status).toBe(200);
     });
   }
@@ -79,7 +104,13 @@ describe('issue 24: the query memory budget holds in every operator', () => {
     const answer = JSON.parse(r.text) as Array<Record<string, unknown>>;
     expect(answer.length).toBe(40_000);
     const time = new Date((1_700_000_000 + 19_999) * 1000).toISOString().slice(0, 19);
-    expect(answer[39_999]).toEqual({ time, host: 'host_99', a: 19_999 % 997, b: (19_999 * 7) % 1000, s: `v${(19_999 * 7919) % 100003}x` });
+    expect(answer[39_999]).toEqual({
+      time,
+      host: 'host_99',
+      a: 19_999 % 997,
+      b: (19_999 * 7) % 1000,
+      s: `v${(19_999 * 7919) % 100003}x`,
+    });
   });
 
   it('still sends a small non-chunked answer whole with its Content-Length', async () => {
@@ -94,9 +125,15 @@ describe('issue 24: the query memory budget holds in every operator', () => {
 // side keyed by 1,600-character strings (its probe side is a hundred rows), and sorts by keys that
 // share a 200-character prefix.
 const FREEZES: { name: string; sql: string }[] = [
-  { name: 'a join build', sql: 'SELECT count(*) FROM (SELECT * FROM cpu WHERE a = 1) x JOIN cpu y ON concat(repeat(x.s, 80), x.host) = concat(repeat(y.s, 80), y.host)' },
+  {
+    name: 'a join build',
+    sql: 'SELECT count(*) FROM (SELECT * FROM cpu WHERE a = 1) x JOIN cpu y ON concat(repeat(x.s, 80), x.host) = concat(repeat(y.s, 80), y.host)',
+  },
   { name: 'an ORDER BY', sql: "SELECT s FROM cpu ORDER BY concat(repeat('x', 200), s)" },
-  { name: 'a window function', sql: "SELECT max(w) FROM (SELECT row_number() OVER (ORDER BY concat(repeat('x', 200), s)) AS w FROM cpu)" },
+  {
+    name: 'a window function',
+    sql: "SELECT max(w) FROM (SELECT row_number() OVER (ORDER BY concat(repeat('x', 200), s)) AS w FROM cpu)",
+  },
 ];
 const FREEZE_ROWS = 100_000;
 

@@ -41,7 +41,6 @@ describe('query warm-up', () => {
     expect(readdirSync(temp).sort()).toEqual(['not-ours-old', 'sundial-warmup-young1']);
   });
 
-
   it('runs once the server is ready and leaves no trace in the data or the temporary folder', async () => {
     temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
     server = await startServer({ env: { TMPDIR: temp } });
@@ -57,7 +56,9 @@ describe('query warm-up', () => {
     expect(await sql('SHOW TABLES')).toBe('table_name\n');
     expect(await sql('SHOW DATABASES')).toBe('database_name\ncluster_schema\npublic\nusage_schema\n');
     // The warm-up's queries never enter the query registry: only this one is listed.
-    expect(await sql('SELECT query_text FROM information_schema.queries')).toBe('query_text\nSELECT query_text FROM information_schema.queries\n');
+    expect(await sql('SELECT query_text FROM information_schema.queries')).toBe(
+      'query_text\nSELECT query_text FROM information_schema.queries\n',
+    );
   });
 
   it('stops when the server stops, removing its scratch directory', async () => {
@@ -94,7 +95,9 @@ describe('query warm-up', () => {
 
   it('gives up with a warning, and the server serves, when it cannot make its directory', async () => {
     server = await startServer({ env: { TMPDIR: '/nonexistent/sundial-warmup' } });
-    const warned = await server.waitForLog((l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)');
+    const warned = await server.waitForLog(
+      (l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)',
+    );
     expect(warned.level).toBe(40);
     expect(await sql('SELECT 1 AS one')).toBe('one\n1\n');
   });
@@ -103,7 +106,9 @@ describe('query warm-up', () => {
     temp = mkdtempSync(join(tmpdir(), 'sundial-warmup-test-'));
     // A body limit below the length of every warm-up query: the scratch server's route answers 413.
     server = await startServer({ env: { TMPDIR: temp }, args: ['--sql-body-bytes', '16'] });
-    const warned = await server.waitForLog((l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)');
+    const warned = await server.waitForLog(
+      (l) => l.msg === 'query warm-up failed (queries are only slower until V8 has compiled them)',
+    );
     expect(warned.level).toBe(40);
     expect((warned.err as { message: string }).message).toMatch(/^a warm-up query answered 413: /);
     expect(server.logs.some((l) => l.msg === 'query path warmed up')).toBe(false);

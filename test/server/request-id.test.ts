@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let server: TestServer;
@@ -43,16 +48,48 @@ describe('X-Request-Id', () => {
 
   it('makes a new id for every request', async () => {
     const ids = new Set<unknown>();
-    for (let i = 0; i < 5; i++) ids.add((await http(server.url, '/api/v1/ping', { auth: null })).headers['x-request-id']);
+    for (let i = 0; i < 5; i++)
+      ids.add((await http(server.url, '/api/v1/ping', { auth: null })).headers['x-request-id']);
     expect(ids.size).toBe(5);
   });
 
   const answers: Array<[string, () => Promise<{ status: number; headers: Record<string, unknown> }>, number]> = [
-    ['an unknown path (404)', () => http(server.url, '/nowhere', { auth: null, headers: { 'x-request-id': 'r404' } }), 404],
-    ['a wrong method (405)', () => http(server.url, '/api/v1/write', { auth: null, headers: { 'x-request-id': 'r405' } }), 405],
-    ['a failed login (401)', () => http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: null, headers: { 'x-request-id': 'r401' } }), 401],
-    ['a refused write (400, empty body)', () => http(server.url, '/api/v1/write', { method: 'POST', body: 'not line protocol', headers: { 'x-request-id': 'r400' } }), 400],
-    ['a query (200)', () => http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', headers: { 'x-request-id': 'r200' } }), 200],
+    [
+      'an unknown path (404)',
+      () => http(server.url, '/nowhere', { auth: null, headers: { 'x-request-id': 'r404' } }),
+      404,
+    ],
+    [
+      'a wrong method (405)',
+      () => http(server.url, '/api/v1/write', { auth: null, headers: { 'x-request-id': 'r405' } }),
+      405,
+    ],
+    [
+      'a failed login (401)',
+      () =>
+        http(server.url, '/api/v1/sql', {
+          method: 'POST',
+          body: 'SELECT 1',
+          auth: null,
+          headers: { 'x-request-id': 'r401' },
+        }),
+      401,
+    ],
+    [
+      'a refused write (400, empty body)',
+      () =>
+        http(server.url, '/api/v1/write', {
+          method: 'POST',
+          body: 'not line protocol',
+          headers: { 'x-request-id': 'r400' },
+        }),
+      400,
+    ],
+    [
+      'a query (200)',
+      () => http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', headers: { 'x-request-id': 'r200' } }),
+      200,
+    ],
     ['metrics (200)', () => http(server.url, '/metrics', { auth: null, headers: { 'x-request-id': 'rmetrics' } }), 200],
   ];
   for (const [name, send, status] of answers) {
@@ -66,12 +103,21 @@ describe('X-Request-Id', () => {
 
 describe('reqId on log lines', () => {
   it("is on the lines a request causes, the client's id or the one answered", async () => {
-    const own = await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: { user: 'root', password: 'wrong' }, headers: { 'x-request-id': 'audit-me-1' } });
+    const own = await http(server.url, '/api/v1/sql', {
+      method: 'POST',
+      body: 'SELECT 1',
+      auth: { user: 'root', password: 'wrong' },
+      headers: { 'x-request-id': 'audit-me-1' },
+    });
     expect(own.status).toBe(401);
     const line = await server.waitForLog((l) => l.audit === 'denied' && l.reqId === 'audit-me-1');
     expect([line.msg, line.status]).toEqual(['request denied', 401]);
 
-    const made = await http(server.url, '/api/v1/sql', { method: 'POST', body: 'SELECT 1', auth: { user: 'nobody', password: 'x' } });
+    const made = await http(server.url, '/api/v1/sql', {
+      method: 'POST',
+      body: 'SELECT 1',
+      auth: { user: 'nobody', password: 'x' },
+    });
     const id = made.headers['x-request-id'];
     expect(id).toMatch(UUID);
     expect((await server.waitForLog((l) => l.audit === 'denied' && l.user === 'nobody')).reqId).toBe(id);

@@ -17,10 +17,22 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 const BODIES: Array<{ name: string; headers: Record<string, string>; body?: Buffer }> = [
   { name: 'no body', headers: {} },
   { name: 'JSON that does not parse', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"a": ') },
-  { name: 'a protobuf body', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([0x0a, 0xff, 0xff, 0x01]) },
+  {
+    name: 'a protobuf body',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: Buffer.from([0x0a, 0xff, 0xff, 0x01]),
+  },
   { name: 'an NDJSON body', headers: { 'content-type': 'application/x-ndjson' }, body: Buffer.from('{"a":1}\n{') },
-  { name: 'a form that does not parse', headers: { 'content-type': 'multipart/form-data' }, body: Buffer.from('--x\r\n') },
-  { name: 'an unknown encoding', headers: { 'content-type': 'text/plain', 'content-encoding': 'bogus' }, body: Buffer.from('x') },
+  {
+    name: 'a form that does not parse',
+    headers: { 'content-type': 'multipart/form-data' },
+    body: Buffer.from('--x\r\n'),
+  },
+  {
+    name: 'an unknown encoding',
+    headers: { 'content-type': 'text/plain', 'content-encoding': 'bogus' },
+    body: Buffer.from('x'),
+  },
   { name: '2 MiB of text', headers: { 'content-type': 'text/plain' }, body: Buffer.alloc(2 << 20, 0x61) },
 ];
 
@@ -62,7 +74,12 @@ describe('an unknown path', () => {
     for (const b of BODIES) {
       it(`answers 404 with an empty body to every method on ${path} with ${b.name}`, async () => {
         for (const method of METHODS) {
-          const r = await http(server.url, path, { method, headers: b.headers, ...(b.body === undefined ? {} : { body: b.body }), auth: null });
+          const r = await http(server.url, path, {
+            method,
+            headers: b.headers,
+            ...(b.body === undefined ? {} : { body: b.body }),
+            auth: null,
+          });
           expect([method, r.status, r.body.length, r.headers.allow]).toEqual([method, 404, 0, undefined]);
         }
       });
@@ -73,7 +90,9 @@ describe('an unknown path', () => {
 describe('a known path with another method', () => {
   const routes = declaredRoutes();
   it('covers every route the server declares', () => {
-    expect([...routes.keys()]).toEqual(expect.arrayContaining(['/api/v1/ping', '/api/v1/sql', '/api/v1/write', '/api/v1/es/_bulk', '/api/traces/x']));
+    expect([...routes.keys()]).toEqual(
+      expect.arrayContaining(['/api/v1/ping', '/api/v1/sql', '/api/v1/write', '/api/v1/es/_bulk', '/api/traces/x']),
+    );
   });
   for (const [path, methods] of routes) {
     if (methods.has('*')) continue;
@@ -83,7 +102,12 @@ describe('a known path with another method', () => {
     for (const b of BODIES) {
       it(`answers 405 with Allow: ${allowed.join(', ')} and an empty body on ${path} with ${b.name}`, async () => {
         for (const method of others) {
-          const r = await http(server.url, path, { method, headers: b.headers, ...(b.body === undefined ? {} : { body: b.body }), auth: null });
+          const r = await http(server.url, path, {
+            method,
+            headers: b.headers,
+            ...(b.body === undefined ? {} : { body: b.body }),
+            auth: null,
+          });
           expect([method, r.status, r.body.length, r.headers.allow]).toEqual([method, 405, 0, allowed.join(', ')]);
         }
       });
@@ -95,7 +119,12 @@ describe('a route that takes every method', () => {
   // The Elasticsearch setup stubs acknowledge whatever a shipper sends them, bodies unread.
   for (const b of BODIES) {
     it(`answers 200 to PUT /api/v1/es/_index_template/x with ${b.name}`, async () => {
-      const r = await http(server.url, '/api/v1/es/_index_template/x', { method: 'PUT', headers: b.headers, ...(b.body === undefined ? {} : { body: b.body }), auth: null });
+      const r = await http(server.url, '/api/v1/es/_index_template/x', {
+        method: 'PUT',
+        headers: b.headers,
+        ...(b.body === undefined ? {} : { body: b.body }),
+        auth: null,
+      });
       expect([r.status, r.text]).toEqual([200, '{"acknowledged":true}']);
     });
   }

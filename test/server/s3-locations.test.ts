@@ -14,7 +14,12 @@ let s3: TestS3;
 let client: S3Client;
 beforeAll(async () => {
   s3 = await startS3('bkt');
-  client = new S3Client({ region: 'us-east-1', endpoint: s3.url, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = new S3Client({
+    region: 'us-east-1',
+    endpoint: s3.url,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   // No storage.external_dir: object stores do not need it.
   server = await startServer();
 });
@@ -26,8 +31,10 @@ afterAll(async () => {
 });
 
 const { csv } = sqlChecks(() => server.url);
-const conn = (): string => `CONNECTION = (region = 'us-east-1', endpoint_url = '${s3.url}', access_key_id = 'S3RVER', secret_key = 'S3RVER', virtual_hosted_style = false)`;
-const options = (): string => `OPTIONS (region 'us-east-1', endpoint_url '${s3.url}', access_key_id 'S3RVER', secret_key 'S3RVER', virtual_hosted_style 'false')`;
+const conn = (): string =>
+  `CONNECTION = (region = 'us-east-1', endpoint_url = '${s3.url}', access_key_id = 'S3RVER', secret_key = 'S3RVER', virtual_hosted_style = false)`;
+const options = (): string =>
+  `OPTIONS (region 'us-east-1', endpoint_url '${s3.url}', access_key_id 'S3RVER', secret_key 'S3RVER', virtual_hosted_style 'false')`;
 
 async function keys(prefix: string): Promise<string[]> {
   const out = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
@@ -39,33 +46,58 @@ async function object(key: string): Promise<string> {
   return new TextDecoder().decode(await out.Body!.transformToByteArray());
 }
 
-const ROWS = 'time,host,usage\n2024-01-01T00:00:00.000000000,h1,1.5\n2024-01-01T00:00:01.000000000,h2,2.5\n2024-01-01T00:00:02.000000000,h1,\n';
+const ROWS =
+  'time,host,usage\n2024-01-01T00:00:00.000000000,h1,1.5\n2024-01-01T00:00:01.000000000,h2,2.5\n2024-01-01T00:00:02.000000000,h1,\n';
 
 describe('COPY INTO and external tables on s3://', () => {
   beforeAll(async () => {
     await csv('CREATE TABLE cpu (usage DOUBLE, TAGS(host))');
-    await csv("INSERT INTO cpu (time, host, usage) VALUES ('2024-01-01T00:00:00', 'h1', 1.5), ('2024-01-01T00:00:01', 'h2', 2.5)");
-    await http(server.url, '/api/v1/write?db=public', { method: 'POST', body: 'cpu,host=h1 other=1 1704067202000000000\n' });
+    await csv(
+      "INSERT INTO cpu (time, host, usage) VALUES ('2024-01-01T00:00:00', 'h1', 1.5), ('2024-01-01T00:00:01', 'h2', 2.5)",
+    );
+    await http(server.url, '/api/v1/write?db=public', {
+      method: 'POST',
+      body: 'cpu,host=h1 other=1 1704067202000000000\n',
+    });
   });
 
   it('writes a table to an object, as /api/v1/sql answers CSV', async () => {
-    expect(await csv(`COPY INTO 's3://${s3.bucket}/exact/cpu.csv' FROM (SELECT time, host, usage FROM cpu ORDER BY time) ${conn()} FILE_FORMAT = (TYPE = 'CSV')`)).toBe('rows\n3\n');
+    expect(
+      await csv(
+        `COPY INTO 's3://${s3.bucket}/exact/cpu.csv' FROM (SELECT time, host, usage FROM cpu ORDER BY time) ${conn()} FILE_FORMAT = (TYPE = 'CSV')`,
+      ),
+    ).toBe('rows\n3\n');
     expect(await object('exact/cpu.csv')).toBe(ROWS);
   });
 
   it('writes a new object of a fresh name under a prefix each time, and reads them all back', async () => {
-    for (let i = 0; i < 2; i++) expect(await csv(`COPY INTO 's3://${s3.bucket}/pq/' FROM (SELECT time, host, usage FROM cpu WHERE usage IS NOT NULL) ${conn()} FILE_FORMAT = (TYPE = 'PARQUET')`)).toBe('rows\n2\n');
+    for (let i = 0; i < 2; i++)
+      expect(
+        await csv(
+          `COPY INTO 's3://${s3.bucket}/pq/' FROM (SELECT time, host, usage FROM cpu WHERE usage IS NOT NULL) ${conn()} FILE_FORMAT = (TYPE = 'PARQUET')`,
+        ),
+      ).toBe('rows\n2\n');
     const written = await keys('pq/');
     expect(written).toHaveLength(2);
     for (const k of written) expect(k).toMatch(/^pq\/\d+-\d+-\d+-[0-9a-f]{8}\.parquet$/);
     await csv('CREATE TABLE back (usage DOUBLE, TAGS(host))');
-    expect(await csv(`COPY INTO back FROM 's3://${s3.bucket}/pq/' ${conn()} FILE_FORMAT = (TYPE = 'PARQUET')`)).toBe('rows\n4\n');
+    expect(await csv(`COPY INTO back FROM 's3://${s3.bucket}/pq/' ${conn()} FILE_FORMAT = (TYPE = 'PARQUET')`)).toBe(
+      'rows\n4\n',
+    );
     // The same two rows twice: one series, the second file's rows replacing the first's.
-    expect(await csv('SELECT time, host, usage FROM back ORDER BY time')).toBe(ROWS.split('\n').slice(0, 3).join('\n') + '\n');
+    expect(await csv('SELECT time, host, usage FROM back ORDER BY time')).toBe(
+      ROWS.split('\n').slice(0, 3).join('\n') + '\n',
+    );
   });
 
   it('reads a CSV object, a key naming its "directory" too, hidden names left out', async () => {
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'in/a.csv', Body: 'time,host,usage\n2024-02-01T00:00:00,h9,9.5\n' }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: s3.bucket,
+        Key: 'in/a.csv',
+        Body: 'time,host,usage\n2024-02-01T00:00:00,h9,9.5\n',
+      }),
+    );
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'in/.hidden.csv', Body: 'not,a,row\n' }));
     await csv('CREATE TABLE from_csv (usage DOUBLE, TAGS(host))');
     expect(await csv(`COPY INTO from_csv(time, host, usage) FROM 's3://${s3.bucket}/in' ${conn()}`)).toBe('rows\n1\n');
@@ -74,23 +106,75 @@ describe('COPY INTO and external tables on s3://', () => {
 
   it('serves an external table over a prefix, joinable, its secret never shown', async () => {
     await csv(`CREATE EXTERNAL TABLE cpu_s3 STORED AS PARQUET LOCATION 's3://${s3.bucket}/pq/' ${options()}`);
-    expect(await csv('SELECT host, count(*) AS n, sum(usage) AS s FROM cpu_s3 GROUP BY host ORDER BY host')).toBe('host,n,s\nh1,2,3.0\nh2,2,5.0\n');
-    expect(await csv('SELECT DISTINCT c.host FROM cpu c JOIN cpu_s3 e ON c.host = e.host ORDER BY c.host')).toBe('host\nh1\nh2\n');
-    expect(await csv('DESCRIBE TABLE cpu_s3')).toBe('column_name,data_type\ntime,"Timestamp(Nanosecond, None)"\nhost,Utf8\nusage,Float64\n');
+    expect(await csv('SELECT host, count(*) AS n, sum(usage) AS s FROM cpu_s3 GROUP BY host ORDER BY host')).toBe(
+      'host,n,s\nh1,2,3.0\nh2,2,5.0\n',
+    );
+    expect(await csv('SELECT DISTINCT c.host FROM cpu c JOIN cpu_s3 e ON c.host = e.host ORDER BY c.host')).toBe(
+      'host\nh1\nh2\n',
+    );
+    expect(await csv('DESCRIBE TABLE cpu_s3')).toBe(
+      'column_name,data_type\ntime,"Timestamp(Nanosecond, None)"\nhost,Utf8\nusage,Float64\n',
+    );
     const views = await csv("SELECT * FROM information_schema.tables WHERE table_name = 'cpu_s3'");
     expect(views).not.toContain('S3RVER');
   });
 
   const refusals: [string, () => string, string, RegExp][] = [
-    ['no region', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (endpoint_url = '${s3.url}')`, '010003', /^Semantic error: `region` must be initialized$/],
-    ['an unknown option', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 'x', colour = 'red')`, '010003', /^Semantic error: Unsupported option \[colour\]$/],
-    ['a value of the wrong kind', () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 1)`, '010009', /^sql parser error: expected string value, but got 1$/],
-    ['no CONNECTION', () => "COPY INTO cpu FROM 's3://bkt/pq/'", '010003', /^Semantic error: `region` must be initialized$/],
-    ['a missing object', () => `COPY INTO cpu FROM 's3://bkt/nothing.csv' ${conn()}`, '010047', /^object store error: location 's3:\/\/bkt\/nothing\.csv' not found$/],
-    ['a missing bucket', () => `COPY INTO cpu FROM 's3://nobucket/x.csv' ${conn()}`, '010047', /^object store error: 's3:\/\/nobucket\/x\.csv': NoSuchBucket/],
-    ['a store that does not answer', () => `COPY INTO 's3://bkt/x.csv' FROM cpu CONNECTION = (region = 'us-east-1', endpoint_url = 'http://127.0.0.1:1', access_key_id = 'a', secret_key = 'b', virtual_hosted_style = false)`, '010047', /^object store error: 's3:\/\/bkt\/x\.csv': /],
-    ['an external table over a missing prefix', () => `CREATE EXTERNAL TABLE nothing (a BIGINT) STORED AS CSV LOCATION 's3://bkt/none' ${options()}`, '010047', /not found$/],
-    ['a local location without storage.external_dir', () => "COPY INTO cpu FROM 'x.csv'", '010047', /^object store error: local locations need storage\.external_dir, which is not set on this server$/],
+    [
+      'no region',
+      () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (endpoint_url = '${s3.url}')`,
+      '010003',
+      /^Semantic error: `region` must be initialized$/,
+    ],
+    [
+      'an unknown option',
+      () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 'x', colour = 'red')`,
+      '010003',
+      /^Semantic error: Unsupported option \[colour\]$/,
+    ],
+    [
+      'a value of the wrong kind',
+      () => `COPY INTO cpu FROM 's3://bkt/pq/' CONNECTION = (region = 1)`,
+      '010009',
+      /^sql parser error: expected string value, but got 1$/,
+    ],
+    [
+      'no CONNECTION',
+      () => "COPY INTO cpu FROM 's3://bkt/pq/'",
+      '010003',
+      /^Semantic error: `region` must be initialized$/,
+    ],
+    [
+      'a missing object',
+      () => `COPY INTO cpu FROM 's3://bkt/nothing.csv' ${conn()}`,
+      '010047',
+      /^object store error: location 's3:\/\/bkt\/nothing\.csv' not found$/,
+    ],
+    [
+      'a missing bucket',
+      () => `COPY INTO cpu FROM 's3://nobucket/x.csv' ${conn()}`,
+      '010047',
+      /^object store error: 's3:\/\/nobucket\/x\.csv': NoSuchBucket/,
+    ],
+    [
+      'a store that does not answer',
+      () =>
+        `COPY INTO 's3://bkt/x.csv' FROM cpu CONNECTION = (region = 'us-east-1', endpoint_url = 'http://127.0.0.1:1', access_key_id = 'a', secret_key = 'b', virtual_hosted_style = false)`,
+      '010047',
+      /^object store error: 's3:\/\/bkt\/x\.csv': /,
+    ],
+    [
+      'an external table over a missing prefix',
+      () => `CREATE EXTERNAL TABLE nothing (a BIGINT) STORED AS CSV LOCATION 's3://bkt/none' ${options()}`,
+      '010047',
+      /not found$/,
+    ],
+    [
+      'a local location without storage.external_dir',
+      () => "COPY INTO cpu FROM 'x.csv'",
+      '010047',
+      /^object store error: local locations need storage\.external_dir, which is not set on this server$/,
+    ],
   ];
   for (const [name, sql, code, message] of refusals) {
     it(`refuses ${name}`, async () => {

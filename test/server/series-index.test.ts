@@ -21,7 +21,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-const sql = (text: string): Promise<HttpResponse> => http(server.url, '/api/v1/sql?db=public', { body: text, headers: { accept: 'application/json' } });
+const sql = (text: string): Promise<HttpResponse> =>
+  http(server.url, '/api/v1/sql?db=public', { body: text, headers: { accept: 'application/json' } });
 
 const SERIES = 6000;
 const zone = (i: number): string | undefined => (i % 3 === 0 ? `z${i % 5}` : undefined);
@@ -41,16 +42,20 @@ function segFiles(dir: string): string[] {
 
 describe('SQL tag predicates through the postings', () => {
   it('answer as a test of every series would', async () => {
-    for (let from = 0; from < SERIES; from += 1000) expect((await writeLp(server.url, lines(from, from + 1000), '?db=public&precision=ns')).status).toBe(200);
+    for (let from = 0; from < SERIES; from += 1000)
+      expect((await writeLp(server.url, lines(from, from + 1000), '?db=public&precision=ns')).status).toBe(200);
     // The memtable is flushed once it holds storage.flush_bytes (the maintenance tick): wait
     // until it holds less, so that the files hold most series and reads take the postings.
     const memtableBytes = async (): Promise<number> => {
       const r = await http(server.url, '/metrics', { auth: null });
-      const line = r.text.split('\n').find((l) => l.startsWith('sundial_memtable_bytes{tenant="cnosdb",database="public"}'));
+      const line = r.text
+        .split('\n')
+        .find((l) => l.startsWith('sundial_memtable_bytes{tenant="cnosdb",database="public"}'));
       return line === undefined ? Infinity : Number(line.split(' ').at(-1));
     };
     const deadline = Date.now() + 60_000;
-    while ((await memtableBytes()) >= FLUSH_BYTES && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while ((await memtableBytes()) >= FLUSH_BYTES && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     expect(await memtableBytes()).toBeLessThan(FLUSH_BYTES);
     expect(segFiles(server.dataDir).length).toBeGreaterThan(0);
     // A few more series that stay in the memtable.
@@ -59,8 +64,14 @@ describe('SQL tag predicates through the postings', () => {
     const cases: Array<{ where: string; keep: (i: number) => boolean }> = [
       { where: "host = 'h7'", keep: (i) => i % 100 === 7 },
       { where: "pod IN ('p12', 'p6010', 'nope')", keep: (i) => i === 12 || i === 6010 },
-      { where: "zone != 'z0' AND host = 'h3'", keep: (i) => zone(i) !== undefined && zone(i) !== 'z0' && i % 100 === 3 },
-      { where: "zone NOT IN ('z0', 'z1') AND host IN ('h6', 'h9')", keep: (i) => zone(i) !== undefined && zone(i) !== 'z0' && zone(i) !== 'z1' && (i % 100 === 6 || i % 100 === 9) },
+      {
+        where: "zone != 'z0' AND host = 'h3'",
+        keep: (i) => zone(i) !== undefined && zone(i) !== 'z0' && i % 100 === 3,
+      },
+      {
+        where: "zone NOT IN ('z0', 'z1') AND host IN ('h6', 'h9')",
+        keep: (i) => zone(i) !== undefined && zone(i) !== 'z0' && zone(i) !== 'z1' && (i % 100 === 6 || i % 100 === 9),
+      },
       { where: "pod LIKE 'p12%'", keep: (i) => String(i).startsWith('12') },
       { where: "pod ~ '^p[0-9]*77$'", keep: (i) => String(i).endsWith('77') },
       { where: "pod !~ '0' AND host = 'h11'", keep: (i) => !String(i).includes('0') && i % 100 === 11 },

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 const KEYS = 1000;
 /** A million joined rows, grouped back to KEYS: far more than a millisecond on any machine. */
 const JOIN = 'SELECT a.k, count(*) AS n FROM j a CROSS JOIN j b GROUP BY a.k';
@@ -16,7 +21,8 @@ async function load(server: TestServer): Promise<void> {
   expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
 }
 
-const slowLines = (server: TestServer): Array<Record<string, unknown>> => server.logs.filter((l) => l.msg === 'slow query');
+const slowLines = (server: TestServer): Array<Record<string, unknown>> =>
+  server.logs.filter((l) => l.msg === 'slow query');
 
 describe('log.slow_query = 1ms', () => {
   let server: TestServer;
@@ -30,11 +36,24 @@ describe('log.slow_query = 1ms', () => {
   });
 
   it('logs a query longer than the setting with its statement, user, tenant, database, rows, time and request id', async () => {
-    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: JOIN, headers: { 'x-request-id': 'slow-join' } });
+    const r = await http(server.url, '/api/v1/sql?db=public', {
+      method: 'POST',
+      body: JOIN,
+      headers: { 'x-request-id': 'slow-join' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.text.split('\n').length - 2).toBe(KEYS);
     const line = await server.waitForLog((l) => l.msg === 'slow query' && l.statement === JOIN);
-    expect(line).toMatchObject({ level: 30, statement: JOIN, statementChars: JOIN.length, user: 'root', tenant: 'cnosdb', database: 'public', rows: KEYS, reqId: 'slow-join' });
+    expect(line).toMatchObject({
+      level: 30,
+      statement: JOIN,
+      statementChars: JOIN.length,
+      user: 'root',
+      tenant: 'cnosdb',
+      database: 'public',
+      rows: KEYS,
+      reqId: 'slow-join',
+    });
     expect(line.durationMs).toBeGreaterThanOrEqual(1);
     expect(line.peakMemoryBytes).toBeGreaterThan(0);
     expect(slowLines(server).filter((l) => l.statement === JOIN)).toHaveLength(1);
@@ -42,9 +61,14 @@ describe('log.slow_query = 1ms', () => {
 
   it('masks a password and has no rows for a statement without a result set', async () => {
     // scrypt makes CREATE USER take tens of milliseconds.
-    const r = await http(server.url, '/api/v1/sql', { method: 'POST', body: "CREATE USER slowpoke WITH PASSWORD = 'hunter2'" });
+    const r = await http(server.url, '/api/v1/sql', {
+      method: 'POST',
+      body: "CREATE USER slowpoke WITH PASSWORD = 'hunter2'",
+    });
     expect(r.status, r.text).toBe(200);
-    const line = await server.waitForLog((l) => l.msg === 'slow query' && String(l.statement).startsWith('CREATE USER slowpoke'));
+    const line = await server.waitForLog(
+      (l) => l.msg === 'slow query' && String(l.statement).startsWith('CREATE USER slowpoke'),
+    );
     expect([line.statement, line.rows]).toEqual(["CREATE USER slowpoke WITH PASSWORD = '*****'", null]);
     expect(JSON.stringify(server.logs)).not.toContain('hunter2');
   });

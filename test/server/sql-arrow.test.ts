@@ -11,7 +11,13 @@ import { startServer, type TestServer } from '../support/server.js';
 const ARROW = 'application/vnd.apache.arrow.stream';
 const T0 = 1_700_000_000_000_000_000n;
 
-const sql = (s: TestServer, text: string, accept: string, query = '', headers: Record<string, string> = {}): Promise<HttpResponse> =>
+const sql = (
+  s: TestServer,
+  text: string,
+  accept: string,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> =>
   http(s.url, `/api/v1/sql?db=public${query}`, { body: text, headers: { accept, ...headers } });
 
 /** A cell of the Arrow table as the JSON answer writes it. */
@@ -21,7 +27,8 @@ function jsonOf(v: unknown, type: Type): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
   if (typeof v === 'object' && v !== null && 'toJSON' in v) return (v as { toJSON(): unknown }).toJSON();
-  if (typeof v === 'object' && v !== null && Symbol.iterator in v) return [...(v as Iterable<unknown>)].map((e) => jsonOf(e, Type.NONE));
+  if (typeof v === 'object' && v !== null && Symbol.iterator in v)
+    return [...(v as Iterable<unknown>)].map((e) => jsonOf(e, Type.NONE));
   return v;
 }
 
@@ -134,15 +141,28 @@ describe('SQL results as an Arrow IPC stream', () => {
 
   it('cuts the stream when the query fails after its first batch', async () => {
     // The cast fails in the second input of the union, after the first one's rows were sent.
-    const q = "SELECT CAST(v AS BIGINT) AS x FROM (SELECT CAST(a AS VARCHAR) AS v FROM m UNION ALL SELECT concat('x', a) AS v FROM m)";
+    const q =
+      "SELECT CAST(v AS BIGINT) AS x FROM (SELECT CAST(a AS VARCHAR) AS v FROM m UNION ALL SELECT concat('x', a) AS v FROM m)";
     const json = await sql(s, q, 'application/x-ndjson', '&chunked=true');
     expect(json.status).toBe(200);
     expect(json.text.trimEnd().split('\n').at(-1)).toMatch(/"error_code"/);
     const outcome = await sql(s, q, ARROW, '&chunked=true').then(
-      (r) => ({ status: r.status, parsed: (() => { try { return tableFromIPC(r.body).numRows; } catch { return 'unreadable'; } })() }),
+      (r) => ({
+        status: r.status,
+        parsed: (() => {
+          try {
+            return tableFromIPC(r.body).numRows;
+          } catch {
+            return 'unreadable';
+          }
+        })(),
+      }),
       (e: Error) => ({ status: 0, parsed: e.message }),
     );
     // Either the client sees the connection end early, or what it got is no complete stream.
-    expect(outcome.parsed === 'aborted' || outcome.parsed === 'unreadable' || outcome.status === 0, JSON.stringify(outcome)).toBe(true);
+    expect(
+      outcome.parsed === 'aborted' || outcome.parsed === 'unreadable' || outcome.status === 0,
+      JSON.stringify(outcome),
+    ).toBe(true);
   });
 });

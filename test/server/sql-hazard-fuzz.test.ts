@@ -40,7 +40,8 @@ describe('huge sizes and pathological patterns over HTTP (issue 24)', () => {
         const r = await readerStatementWithPing(server.url, sql, 60_000);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         expect(r.status, `${sql.slice(0, 300)}\n=> ${r.text.slice(0, 500)}`).toBeLessThan(500);
-        if (r.status !== 200) expect((JSON.parse(r.text) as { error_code: string }).error_code, sql.slice(0, 300)).toMatch(/^\d{6}$/);
+        if (r.status !== 200)
+          expect((JSON.parse(r.text) as { error_code: string }).error_code, sql.slice(0, 300)).toMatch(/^\d{6}$/);
       }
       // Both kinds of answer came up: the generators reach past the limits and within them.
       expect(statuses.get(200)).toBeGreaterThan(0);

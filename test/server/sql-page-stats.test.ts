@@ -22,7 +22,7 @@ beforeAll(async () => {
   for (let i = 0; i < ROWS; i++) {
     for (const h of ['a', 'b']) {
       const x = i % 5 === 0 ? '' : `x=${(i * 37) % 1000},`; // NULL in every fifth row
-      lines.push(`m,h=${h} ${x}n=${(i * 7919) % 100_000 - 50_000}i ${start + i * 10_000_000_000}`);
+      lines.push(`m,h=${h} ${x}n=${((i * 7919) % 100_000) - 50_000}i ${start + i * 10_000_000_000}`);
     }
   }
   expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
@@ -48,7 +48,9 @@ function flushedRows(dbDir: string): number {
   let n = 0;
   for (const id of ['2', '3', '4', '5']) {
     try {
-      const m = JSON.parse(readFileSync(join(dbDir, id, 'manifest.json'), 'utf8')) as { segments: Array<{ rows: number }> };
+      const m = JSON.parse(readFileSync(join(dbDir, id, 'manifest.json'), 'utf8')) as {
+        segments: Array<{ rows: number }>;
+      };
       for (const s of m.segments) n += s.rows;
     } catch {
       // no such database
@@ -57,7 +59,8 @@ function flushedRows(dbDir: string): number {
   return n;
 }
 
-const AGGS = (x: string, n: string): string => `count(*) AS rows, count(${x}) AS c, sum(${n}) AS s, min(${x}) AS lo, max(${x}) AS hi, avg(${x}) AS mean, min(${n}) AS nlo`;
+const AGGS = (x: string, n: string): string =>
+  `count(*) AS rows, count(${x}) AS c, sum(${n}) AS s, min(${x}) AS lo, max(${x}) AS hi, avg(${x}) AS mean, min(${n}) AS nlo`;
 
 describe('aggregates from page statistics', () => {
   const cases: Array<[string, string, string]> = [
@@ -65,12 +68,21 @@ describe('aggregates from page statistics', () => {
     ['two hours', "INTERVAL '2 hours'", ''],
     ['days', "INTERVAL '1 day'", ''],
     ['half hours (off the page grid)', "INTERVAL '30 minutes'", ''],
-    ['hours in a range on hour boundaries', "INTERVAL '1 hour'", "AND time >= '2024-03-01T01:00:00Z' AND time < '2024-03-01T05:00:00Z'"],
-    ['hours in a range inside hours', "INTERVAL '1 hour'", "AND time >= '2024-03-01T01:17:03Z' AND time <= '2024-03-01T04:59:59.999Z'"],
+    [
+      'hours in a range on hour boundaries',
+      "INTERVAL '1 hour'",
+      "AND time >= '2024-03-01T01:00:00Z' AND time < '2024-03-01T05:00:00Z'",
+    ],
+    [
+      'hours in a range inside hours',
+      "INTERVAL '1 hour'",
+      "AND time >= '2024-03-01T01:17:03Z' AND time <= '2024-03-01T04:59:59.999Z'",
+    ],
   ];
   for (const [name, width, range] of cases) {
     it(`equal those from the rows: ${name}`, async () => {
-      const q = (x: string, n: string) => `SELECT h, date_bin(${width}, time) AS t, ${AGGS(x, n)} FROM m WHERE h <> '' ${range} GROUP BY h, t ORDER BY h, t`;
+      const q = (x: string, n: string) =>
+        `SELECT h, date_bin(${width}, time) AS t, ${AGGS(x, n)} FROM m WHERE h <> '' ${range} GROUP BY h, t ORDER BY h, t`;
       const got = await checks.csv(q('x', 'n'));
       expect(got.split('\n').length).toBeGreaterThan(3);
       expect(got).toBe(await checks.csv(q('x + 0', 'n + 0')));
@@ -78,8 +90,14 @@ describe('aggregates from page statistics', () => {
   }
 
   it('keep a NaN: the bucket that holds it reads its rows', async () => {
-    const got = await checks.csv(`SELECT date_bin(INTERVAL '1 hour', time) AS t, max(x) AS hi, avg(x) AS mean FROM m WHERE h = 'b' GROUP BY t ORDER BY t`);
+    const got = await checks.csv(
+      `SELECT date_bin(INTERVAL '1 hour', time) AS t, max(x) AS hi, avg(x) AS mean FROM m WHERE h = 'b' GROUP BY t ORDER BY t`,
+    );
     expect(got.split('\n')[3]).toBe('2024-03-01T02:00:00.000000000,NaN,NaN');
-    expect(got).toBe(await checks.csv(`SELECT date_bin(INTERVAL '1 hour', time) AS t, max(x + 0) AS hi, avg(x + 0) AS mean FROM m WHERE h = 'b' GROUP BY t ORDER BY t`));
+    expect(got).toBe(
+      await checks.csv(
+        `SELECT date_bin(INTERVAL '1 hour', time) AS t, max(x + 0) AS hi, avg(x + 0) AS mean FROM m WHERE h = 'b' GROUP BY t ORDER BY t`,
+      ),
+    );
   });
 });

@@ -21,7 +21,11 @@ const FINISHING: Array<{ name: string; sql: string; csv: string }> = [
   { name: 'regexp_match of ^(a+)+$', sql: `SELECT regexp_match('${A50K}!', '^(a+)+$') IS NULL AS m`, csv: 'm\ntrue\n' },
   { name: '~ with ^(a+)+$', sql: `SELECT '${A50K}!' ~ '^(a+)+$' AS m`, csv: 'm\nfalse\n' },
   { name: '!~* with ^(A|a)+$', sql: `SELECT '${A50K}!' !~* '^(A|a)+$' AS m`, csv: 'm\ntrue\n' },
-  { name: 'regexp_replace of (a|aa)+$', sql: `SELECT regexp_replace('${A50K}!', '(a|aa)+b', 'x', 'g') = '${A50K}!' AS m`, csv: 'm\ntrue\n' },
+  {
+    name: 'regexp_replace of (a|aa)+$',
+    sql: `SELECT regexp_replace('${A50K}!', '(a|aa)+b', 'x', 'g') = '${A50K}!' AS m`,
+    csv: 'm\ntrue\n',
+  },
 ];
 
 const TILDES = '~'.repeat(79);
@@ -47,7 +51,8 @@ const REFUSED: Array<{ name: string; sql: string; message: string }> = [
   {
     name: 'a look-behind in regexp_replace',
     sql: "SELECT regexp_replace(s, '(?<=a)b', 'x') FROM (VALUES ('ab')) AS v(s)",
-    message: 'Datafusion: External error: regex parse error:\n    (?<=a)b\n    ^^^^\nerror: look-around, including look-ahead and look-behind, is not supported',
+    message:
+      'Datafusion: External error: regex parse error:\n    (?<=a)b\n    ^^^^\nerror: look-around, including look-ahead and look-behind, is not supported',
   },
 ];
 

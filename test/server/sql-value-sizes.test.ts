@@ -20,22 +20,76 @@ interface Case {
 const A200M = "repeat('a', 200000000)";
 const CASES: Case[] = [
   // Before: "Fatal JavaScript invalid size error" ended the process.
-  { name: 'lpad to 2e9 characters', sql: "SELECT length(lpad('a', 2000000000))", message: /^query memory limit exceeded: lpad would build a string of 2000000000 characters, more than the 536870888 a string can hold$/ },
-  { name: 'rpad to 2e9 characters', sql: "SELECT length(rpad('a', 2000000000, 'xy'))", message: /^query memory limit exceeded: rpad would build a string of 2000000000 characters, more than/ },
-  { name: 'lpad to 3e8 characters', sql: "SELECT length(lpad('a', 300000000, 'xy'))", message: /^query memory limit exceeded: lpad would build a string of 300000000 characters \(600000024 bytes, 0 bytes already held by the query and this batch\), the limit is 536870912 bytes \(limits\.query_memory_bytes\)$/ },
+  {
+    name: 'lpad to 2e9 characters',
+    sql: "SELECT length(lpad('a', 2000000000))",
+    message:
+      /^query memory limit exceeded: lpad would build a string of 2000000000 characters, more than the 536870888 a string can hold$/,
+  },
+  {
+    name: 'rpad to 2e9 characters',
+    sql: "SELECT length(rpad('a', 2000000000, 'xy'))",
+    message: /^query memory limit exceeded: rpad would build a string of 2000000000 characters, more than/,
+  },
+  {
+    name: 'lpad to 3e8 characters',
+    sql: "SELECT length(lpad('a', 300000000, 'xy'))",
+    message:
+      /^query memory limit exceeded: lpad would build a string of 300000000 characters \(600000024 bytes, 0 bytes already held by the query and this batch\), the limit is 536870912 bytes \(limits\.query_memory_bytes\)$/,
+  },
   // Before: a minute of heap growth, then the process ended (out of memory).
-  { name: 'translate growing 2e8 characters', sql: `SELECT length(translate(${A200M}, 'a', '😀'))`, message: /^query memory limit exceeded: translate would build a string of 400000000 characters/ },
-  { name: 'a global regexp_replace growing a string', sql: "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 1000), 'g'))", message: /^query memory limit exceeded: regexp_replace would build a string of \d+ characters/ },
+  {
+    name: 'translate growing 2e8 characters',
+    sql: `SELECT length(translate(${A200M}, 'a', '😀'))`,
+    message: /^query memory limit exceeded: translate would build a string of 400000000 characters/,
+  },
+  {
+    name: 'a global regexp_replace growing a string',
+    sql: "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 1000), 'g'))",
+    message: /^query memory limit exceeded: regexp_replace would build a string of \d+ characters/,
+  },
   // Before: 500 000001 "Invalid string length" (or the process ended on split's array).
-  { name: 'repeat to 6e8 characters', sql: "SELECT length(repeat('a', 600000000))", message: /^query memory limit exceeded: repeat would build a string of 600000000 characters, more than the 536870888 a string can hold$/ },
-  { name: 'replace growing 1e8 matches', sql: "SELECT length(replace(repeat('ab', 100000000), 'a', 'xxx'))", message: /^query memory limit exceeded: replace would build a string of 400000000 characters/ },
-  { name: 'array_to_string of two large strings', sql: `SELECT length(array_to_string(make_array(${A200M}, ${A200M}), ','))`, message: /^query memory limit exceeded: array_to_string would build a string of 400000001 characters/ },
-  { name: 'concat of two large strings', sql: `SELECT length(concat(${A200M}, ${A200M}))`, message: /^query memory limit exceeded: concat would build a string of 400000000 characters/ },
-  { name: '|| of two large strings', sql: `SELECT length(${A200M} || ${A200M})`, message: /^query memory limit exceeded: \|\| would build a string of 400000000 characters/ },
+  {
+    name: 'repeat to 6e8 characters',
+    sql: "SELECT length(repeat('a', 600000000))",
+    message:
+      /^query memory limit exceeded: repeat would build a string of 600000000 characters, more than the 536870888 a string can hold$/,
+  },
+  {
+    name: 'replace growing 1e8 matches',
+    sql: "SELECT length(replace(repeat('ab', 100000000), 'a', 'xxx'))",
+    message: /^query memory limit exceeded: replace would build a string of 400000000 characters/,
+  },
+  {
+    name: 'array_to_string of two large strings',
+    sql: `SELECT length(array_to_string(make_array(${A200M}, ${A200M}), ','))`,
+    message: /^query memory limit exceeded: array_to_string would build a string of 400000001 characters/,
+  },
+  {
+    name: 'concat of two large strings',
+    sql: `SELECT length(concat(${A200M}, ${A200M}))`,
+    message: /^query memory limit exceeded: concat would build a string of 400000000 characters/,
+  },
+  {
+    name: '|| of two large strings',
+    sql: `SELECT length(${A200M} || ${A200M})`,
+    message: /^query memory limit exceeded: \|\| would build a string of 400000000 characters/,
+  },
   // Before: 200 after building 2 GB, one 2 MB string per row, none of them over the limit alone.
-  { name: 'repeat of 1 MB per row over a batch', sql: 'SELECT max(length(repeat(s, 1000000))) FROM t', rows: 1000, message: /^query memory limit exceeded: repeat would build a string of 1000000 characters \(2000024 bytes, \d+ bytes already held by the query and this batch\)/ },
+  {
+    name: 'repeat of 1 MB per row over a batch',
+    sql: 'SELECT max(length(repeat(s, 1000000))) FROM t',
+    rows: 1000,
+    message:
+      /^query memory limit exceeded: repeat would build a string of 1000000 characters \(2000024 bytes, \d+ bytes already held by the query and this batch\)/,
+  },
   // Before: 200 after holding 600 MB of strings in array_agg's state, counted as 64 bytes a row.
-  { name: 'array_agg of large strings', sql: "SELECT length(array_to_string(array_agg(repeat(s, 30000)), '')) FROM t", rows: 10000, message: /^query memory limit exceeded: / },
+  {
+    name: 'array_agg of large strings',
+    sql: "SELECT length(array_to_string(array_agg(repeat(s, 30000)), '')) FROM t",
+    rows: 10000,
+    message: /^query memory limit exceeded: /,
+  },
 ];
 
 for (const c of CASES) {

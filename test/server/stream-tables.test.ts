@@ -43,7 +43,9 @@ const SINK = 'SELECT time, station, max_pressure, avg_temperature, n FROM %s ORD
 describe('a continuous downsampling through a stream table', () => {
   beforeAll(async () => {
     await csv('CREATE TABLE air (pressure DOUBLE, temperature DOUBLE, TAGS(station))');
-    await csv("CREATE STREAM TABLE air_stream (time TIMESTAMP, station STRING, pressure DOUBLE, temperature DOUBLE) WITH (db = 'public', table = 'air', event_time_column = 'time') engine = tskv");
+    await csv(
+      "CREATE STREAM TABLE air_stream (time TIMESTAMP, station STRING, pressure DOUBLE, temperature DOUBLE) WITH (db = 'public', table = 'air', event_time_column = 'time') engine = tskv",
+    );
     await csv('CREATE TABLE air_1m (max_pressure DOUBLE, avg_temperature DOUBLE, n BIGINT, TAGS(station))');
   });
 
@@ -72,7 +74,9 @@ describe('a continuous downsampling through a stream table', () => {
   });
 
   it('leaves out a late row of a stored window, and stores the next window when it closes', async () => {
-    await write(`air,station=a pressure=999,temperature=999 ${at(0, 30)}\nair,station=a pressure=1,temperature=1 ${at(3, 5)}`);
+    await write(
+      `air,station=a pressure=999,temperature=999 ${at(0, 30)}\nair,station=a pressure=1,temperature=1 ${at(3, 5)}`,
+    );
     const text = await eventually(SINK.replace('%s', 'air_1m'), 4);
     expect(text).toBe(
       'time,station,max_pressure,avg_temperature,n\n' +
@@ -100,7 +104,9 @@ describe('a continuous downsampling through a stream table', () => {
   });
 
   it('keeps the watermark watermark_delay behind the newest event time', async () => {
-    await csv("CREATE STREAM TABLE air_late WITH (table = 'air', event_time_column = 'time', watermark_delay = '90s') engine = tskv");
+    await csv(
+      "CREATE STREAM TABLE air_late WITH (table = 'air', event_time_column = 'time', watermark_delay = '90s') engine = tskv",
+    );
     await csv('CREATE TABLE air_late_1m (max_pressure DOUBLE, avg_temperature DOUBLE, n BIGINT, TAGS(station))');
     expect(await csv(window('air_late_1m').replace('FROM air_stream', 'FROM air_late'))).toBe('rows\n0\n');
     // Newest 00:04:01, watermark 00:02:31: minutes 0 and 1 are closed, and minute 0 now has the row that came late for the first query.
@@ -124,15 +130,60 @@ describe('a continuous downsampling through a stream table', () => {
 
 describe('stream table refusals', () => {
   const cases: [string, string, string, RegExp][] = [
-    ['no table option', "CREATE STREAM TABLE s1 WITH (event_time_column = 'time') engine = tskv", '010066', /^Missing option \[table\] of table s1$/],
-    ['no event_time_column', "CREATE STREAM TABLE s1 WITH (table = 'air') engine = tskv", '010061', /^Event time column not specified of table s1$/],
-    ['another engine', "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'time') engine = kafka", '010059', /^Unsupported stream type: kafka$/],
-    ['a missing source', "CREATE STREAM TABLE s1 WITH (table = 'nope', event_time_column = 'time') engine = tskv", '010067', /^Invalid option \[db \| table\] of table public\.nope: Table not found\.$/],
-    ['an event time that is not a time column', "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'pressure') engine = tskv", '010067', /event_time_column/],
-    ['a column the source lacks', "CREATE STREAM TABLE s1 (nope DOUBLE) WITH (table = 'air', event_time_column = 'time') engine = tskv", '010067', /No field named nope/],
-    ['an unknown option', "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'time', colour = 'red') engine = tskv", '010003', /^Semantic error: Unsupported option \[colour\]$/],
-    ['a stream query without date_bin', 'INSERT INTO air_1m (time, station, max_pressure) SELECT time, station, pressure FROM air_stream', '010005', /without GROUP BY date_bin/],
-    ['rows written into a stream table', "INSERT INTO air_stream (time, station, pressure) VALUES (1, 'a', 1.0)", '010005', /the stream table public\.air_stream in this statement/],
+    [
+      'no table option',
+      "CREATE STREAM TABLE s1 WITH (event_time_column = 'time') engine = tskv",
+      '010066',
+      /^Missing option \[table\] of table s1$/,
+    ],
+    [
+      'no event_time_column',
+      "CREATE STREAM TABLE s1 WITH (table = 'air') engine = tskv",
+      '010061',
+      /^Event time column not specified of table s1$/,
+    ],
+    [
+      'another engine',
+      "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'time') engine = kafka",
+      '010059',
+      /^Unsupported stream type: kafka$/,
+    ],
+    [
+      'a missing source',
+      "CREATE STREAM TABLE s1 WITH (table = 'nope', event_time_column = 'time') engine = tskv",
+      '010067',
+      /^Invalid option \[db \| table\] of table public\.nope: Table not found\.$/,
+    ],
+    [
+      'an event time that is not a time column',
+      "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'pressure') engine = tskv",
+      '010067',
+      /event_time_column/,
+    ],
+    [
+      'a column the source lacks',
+      "CREATE STREAM TABLE s1 (nope DOUBLE) WITH (table = 'air', event_time_column = 'time') engine = tskv",
+      '010067',
+      /No field named nope/,
+    ],
+    [
+      'an unknown option',
+      "CREATE STREAM TABLE s1 WITH (table = 'air', event_time_column = 'time', colour = 'red') engine = tskv",
+      '010003',
+      /^Semantic error: Unsupported option \[colour\]$/,
+    ],
+    [
+      'a stream query without date_bin',
+      'INSERT INTO air_1m (time, station, max_pressure) SELECT time, station, pressure FROM air_stream',
+      '010005',
+      /without GROUP BY date_bin/,
+    ],
+    [
+      'rows written into a stream table',
+      "INSERT INTO air_stream (time, station, pressure) VALUES (1, 'a', 1.0)",
+      '010005',
+      /the stream table public\.air_stream in this statement/,
+    ],
   ];
   for (const [name, sql, code, message] of cases) {
     it(`refuses ${name}`, async () => {
@@ -147,7 +198,11 @@ describe('stream table refusals', () => {
   it('is for admins and tenant owners only', async () => {
     await csv("CREATE USER IF NOT EXISTS stream_member WITH PASSWORD = 'pw'");
     await csv('ALTER TENANT cnosdb ADD USER stream_member AS member');
-    const r = await http(server.url, '/api/v1/sql?db=public', { method: 'POST', body: "CREATE STREAM TABLE by_member WITH (table = 'air', event_time_column = 'time') engine = tskv", auth: { user: 'stream_member', password: 'pw' } });
+    const r = await http(server.url, '/api/v1/sql?db=public', {
+      method: 'POST',
+      body: "CREATE STREAM TABLE by_member WITH (table = 'air', event_time_column = 'time') engine = tskv",
+      auth: { user: 'stream_member', password: 'pw' },
+    });
     expect(r.status, r.text).toBe(422);
     expect(JSON.parse(r.text).error_code).toBe('010004');
   });

@@ -21,7 +21,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-const sql = (text: string): Promise<HttpResponse> => http(server.url, '/api/v1/sql?db=public', { body: text, headers: { accept: 'application/json' } });
+const sql = (text: string): Promise<HttpResponse> =>
+  http(server.url, '/api/v1/sql?db=public', { body: text, headers: { accept: 'application/json' } });
 
 /** Series h0..h(n-1) from `from`, rack r(i % 7) except every eleventh, two rows each. */
 function lines(from: number, n: number): string {
@@ -73,7 +74,10 @@ describe('SQL lookups by tag value', () => {
 
 describe('Jaeger lookups by trace id', () => {
   it('find every span of a trace among 320, lookup after lookup', async () => {
-    const exporter = new OTLPTraceExporter({ url: `${server.url}/api/v1/traces`, headers: { authorization: basic('root', ''), table: 'spans', db: 'public' } });
+    const exporter = new OTLPTraceExporter({
+      url: `${server.url}/api/v1/traces`,
+      headers: { authorization: basic('root', ''), table: 'spans', db: 'public' },
+    });
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'shop' }),
       spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: 512, maxQueueSize: 1024 })],
@@ -110,7 +114,16 @@ describe('Jaeger lookups by trace id', () => {
       expect(data.map((t) => t.spans.length)).toEqual([5, 5]);
       expect((await jaeger('/api/traces/0123456789abcdef0123456789abcdef')).status).toBe(404);
       const ops = JSON.parse((await jaeger('/api/services/shop/operations')).text).data as string[];
-      expect([...ops].sort()).toEqual(['GET /item/0', 'GET /item/1', 'GET /item/2', 'GET /item/3', 'db 0', 'db 1', 'db 2', 'db 3']);
+      expect([...ops].sort()).toEqual([
+        'GET /item/0',
+        'GET /item/1',
+        'GET /item/2',
+        'GET /item/3',
+        'db 0',
+        'db 1',
+        'db 2',
+        'db 3',
+      ]);
     }
   });
 });

@@ -16,7 +16,15 @@ const bucket = (max: number | null, initial: number, refill: number, interval: n
 });
 
 function tenant(id: number, request: Record<string, unknown>): TenantDef {
-  return { id, name: `t${id}`, comment: null, dropAfter: null, limiter: parseLimiterConfig(JSON.stringify({ request_config: request })), members: new Map(), roles: new Map() };
+  return {
+    id,
+    name: `t${id}`,
+    comment: null,
+    dropAfter: null,
+    limiter: parseLimiterConfig(JSON.stringify({ request_config: request })),
+    members: new Map(),
+    roles: new Map(),
+  };
 }
 
 /** The status, retry and kind of an attempt: 'ok' or '429 <s>s <Kind>'. */
@@ -42,7 +50,12 @@ describe('TenantLimits', () => {
     expect(attempt(() => limits.admitWrite(t))).toBe('ok');
     // Never more than `max` banked, however long the tenant was idle.
     clock.now += 60_000;
-    expect([1, 2, 3, 4].map(() => attempt(() => limits.admitWrite(t)))).toEqual(['ok', 'ok', 'ok', '429 2s HttpWrites']);
+    expect([1, 2, 3, 4].map(() => attempt(() => limits.admitWrite(t)))).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      '429 2s HttpWrites',
+    ]);
   });
 
   it('keeps tenants apart: one at its limit does not touch another', () => {
@@ -133,7 +146,10 @@ describe('tenant limits over HTTP', () => {
     server = await startServer({ inProcess: true });
     const root = (sql: string) => http(server.url, '/api/v1/sql', { method: 'POST', body: sql });
     for (const s of ['CREATE TENANT busy', 'CREATE TENANT calm']) expect((await root(s)).status).toBe(200);
-    for (const t of ['busy', 'calm']) expect((await http(server.url, `/api/v1/sql?tenant=${t}`, { method: 'POST', body: 'CREATE DATABASE d' })).status).toBe(200);
+    for (const t of ['busy', 'calm'])
+      expect(
+        (await http(server.url, `/api/v1/sql?tenant=${t}`, { method: 'POST', body: 'CREATE DATABASE d' })).status,
+      ).toBe(200);
     // A tenant's limits bind every user of it, admins included; set last so the setup is not counted.
     expect((await root(`ALTER TENANT busy SET _limiter = '${limiter}'`)).status).toBe(200);
   });
@@ -158,7 +174,8 @@ describe('tenant limits over HTTP', () => {
       }
     }
     expect(statuses).toEqual(['200/200', '200/200', '200/200', '429/200', '429/200', '429/200']);
-    const count = (t: string) => http(server.url, `/api/v1/sql?tenant=${t}&db=d`, { method: 'POST', body: 'SELECT count(*) AS n FROM m' });
+    const count = (t: string) =>
+      http(server.url, `/api/v1/sql?tenant=${t}&db=d`, { method: 'POST', body: 'SELECT count(*) AS n FROM m' });
     expect((await count('calm')).text).toBe('n\n6\n');
     // busy's queries are limited too: this one is its first of two.
     expect((await count('busy')).text).toBe('n\n3\n');
@@ -169,9 +186,15 @@ describe('tenant limits over HTTP', () => {
     expect(busy.status).toBe(200);
     const refused = await http(server.url, '/api/v1/sql?tenant=busy&db=d', { method: 'POST', body: 'SELECT 1' });
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.text)).toMatchObject({ error_code: '030024', error_message: expect.stringMatching(/^HttpQueries reached limit for tenant busy/) });
+    expect(JSON.parse(refused.text)).toMatchObject({
+      error_code: '030024',
+      error_message: expect.stringMatching(/^HttpQueries reached limit for tenant busy/),
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    for (let i = 0; i < 5; i++) expect((await http(server.url, '/api/v1/sql?tenant=calm&db=d', { method: 'POST', body: 'SELECT 1' })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await http(server.url, '/api/v1/sql?tenant=calm&db=d', { method: 'POST', body: 'SELECT 1' })).status,
+      ).toBe(200);
   });
 
   it('logs the refusals as audit lines', async () => {

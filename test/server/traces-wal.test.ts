@@ -13,7 +13,14 @@ function body(first: number, count: number): Uint8Array {
   const T = otlpTypes().ExportTraceServiceRequest;
   const spans = Array.from({ length: count }, (_, k) => {
     const i = first + k;
-    const id = (n: number, bytes: number) => Buffer.from(i.toString(16).padStart(bytes * 2, '0').slice(-bytes * 2), 'hex').fill(n, 0, 1);
+    const id = (n: number, bytes: number) =>
+      Buffer.from(
+        i
+          .toString(16)
+          .padStart(bytes * 2, '0')
+          .slice(-bytes * 2),
+        'hex',
+      ).fill(n, 0, 1);
     return {
       traceId: id(0xab, 16),
       spanId: id(0xcd, 8),
@@ -21,14 +28,30 @@ function body(first: number, count: number): Uint8Array {
       kind: 2,
       startTimeUnixNano: String(1_704_067_200_000_000_000n + BigInt(i) * 1_000_000n),
       endTimeUnixNano: String(1_704_067_200_000_000_000n + BigInt(i) * 1_000_000n + 5000n),
-      attributes: [{ key: 'http.target', value: { stringValue: `/items/${i}` } }, { key: 'n', value: { intValue: i } }],
+      attributes: [
+        { key: 'http.target', value: { stringValue: `/items/${i}` } },
+        { key: 'n', value: { intValue: i } },
+      ],
     };
   });
-  return T.encode(T.fromObject({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop é' } }] }, scopeSpans: [{ scope: { name: 'lib' }, spans }] }] })).finish();
+  return T.encode(
+    T.fromObject({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop é' } }] },
+          scopeSpans: [{ scope: { name: 'lib' }, spans }],
+        },
+      ],
+    }),
+  ).finish();
 }
 
 const post = (url: string, b: Uint8Array) =>
-  http(url, '/api/v1/traces', { method: 'POST', body: b, headers: { 'content-type': 'application/x-protobuf', table: 'spans' } });
+  http(url, '/api/v1/traces', {
+    method: 'POST',
+    body: b,
+    headers: { 'content-type': 'application/x-protobuf', table: 'spans' },
+  });
 
 const query = `SELECT "${SP}name" AS name, "${SP}span_id" AS span, "${SP}attributes/http.target" AS target, "${SP}attributes/n" AS n,
   "ResourceSpans/Resource/attributes/service.name" AS service FROM spans ORDER BY n`;

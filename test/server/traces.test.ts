@@ -27,7 +27,11 @@ interface Ids {
 }
 
 /** Sends spans through a real exporter; resolves once they are exported. */
-async function send(exporter: ProtoExporter | JsonExporter, service: string, build: (provider: BasicTracerProvider) => void): Promise<void> {
+async function send(
+  exporter: ProtoExporter | JsonExporter,
+  service: string,
+  build: (provider: BasicTracerProvider) => void,
+): Promise<void> {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'test', 'host.cores': 8 }),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
@@ -44,7 +48,8 @@ const api = new Map<string, HttpResponse>();
 const rejected = new Map<string, HttpResponse>();
 let sqlAnswer: HttpResponse;
 
-const jaeger = (path: string, headers: Record<string, string> = { table: 'spans' }) => http(server.url, path, { headers });
+const jaeger = (path: string, headers: Record<string, string> = { table: 'spans' }) =>
+  http(server.url, path, { headers });
 
 beforeAll(async () => {
   server = await startServer({ inProcess: true });
@@ -57,10 +62,22 @@ beforeAll(async () => {
     other.end();
     const root = http.startSpan('GET /cart', {
       kind: SpanKind.SERVER,
-      attributes: { 'http.method': 'GET', 'http.status_code': 200, ratio: 0.5, cached: false, names: ['a', 'b'], codes: [1, 2], flags: [true, false] },
+      attributes: {
+        'http.method': 'GET',
+        'http.status_code': 200,
+        ratio: 0.5,
+        cached: false,
+        names: ['a', 'b'],
+        codes: [1, 2],
+        flags: [true, false],
+      },
       links: [{ context: other.spanContext(), attributes: { reason: 'follows' } }],
     });
-    const child: Span = db.startSpan('SELECT cart', { kind: SpanKind.CLIENT, attributes: { 'db.system': 'postgresql' } }, trace.setSpan(ROOT_CONTEXT, root));
+    const child: Span = db.startSpan(
+      'SELECT cart',
+      { kind: SpanKind.CLIENT, attributes: { 'db.system': 'postgresql' } },
+      trace.setSpan(ROOT_CONTEXT, root),
+    );
     child.addEvent('retry', { attempt: 2 });
     child.setStatus({ code: SpanStatusCode.ERROR, message: 'connection reset' });
     child.end();
@@ -77,7 +94,9 @@ beforeAll(async () => {
   });
   const jsonExporter = new JsonExporter({ url: `${server.url}/api/v1/traces`, headers });
   await send(jsonExporter, 'billing', (provider) => {
-    const span = provider.getTracer('billing-lib').startSpan('charge', { kind: SpanKind.INTERNAL, attributes: { amount: 12.5 } });
+    const span = provider
+      .getTracer('billing-lib')
+      .startSpan('charge', { kind: SpanKind.INTERNAL, attributes: { amount: 12.5 } });
     span.end();
     ids.billingTrace = span.spanContext().traceId;
   });
@@ -109,17 +128,49 @@ beforeAll(async () => {
   api.set('no table', await jaeger('/api/services', {}));
   api.set('unknown table', await jaeger('/api/services', { table: 'nope' }));
 
-  const valid = otlpTypes().ExportTraceServiceRequest.encode(
-    otlpTypes().ExportTraceServiceRequest.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), name: 'x'.repeat(100) }] }] }] }),
-  ).finish();
-  const post = (table: string, body: Uint8Array | string, contentType: string | undefined, extra: Record<string, string> = {}) =>
-    http(server.url, '/api/v1/traces', { method: 'POST', body, headers: { ...(contentType ? { 'content-type': contentType } : {}), table, ...extra } });
-  rejected.set('a truncated protobuf', await post('bad1', valid.subarray(0, valid.length - 20), 'application/x-protobuf'));
+  const valid = otlpTypes()
+    .ExportTraceServiceRequest.encode(
+      otlpTypes().ExportTraceServiceRequest.fromObject({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              { spans: [{ traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), name: 'x'.repeat(100) }] },
+            ],
+          },
+        ],
+      }),
+    )
+    .finish();
+  const post = (
+    table: string,
+    body: Uint8Array | string,
+    contentType: string | undefined,
+    extra: Record<string, string> = {},
+  ) =>
+    http(server.url, '/api/v1/traces', {
+      method: 'POST',
+      body,
+      headers: { ...(contentType ? { 'content-type': contentType } : {}), table, ...extra },
+    });
+  rejected.set(
+    'a truncated protobuf',
+    await post('bad1', valid.subarray(0, valid.length - 20), 'application/x-protobuf'),
+  );
   rejected.set('a wrong content type', await post('bad2', valid, 'text/plain'));
   rejected.set('no content type', await post('bad3', valid, undefined));
   rejected.set('JSON that is not an object', await post('bad4', '[1]', 'application/json'));
-  rejected.set('a hex id that is not hex', await post('bad5', '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}', 'application/json'));
-  rejected.set('a missing table', await http(server.url, '/api/v1/traces', { method: 'POST', body: valid, headers: { 'content-type': 'application/x-protobuf' } }));
+  rejected.set(
+    'a hex id that is not hex',
+    await post('bad5', '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}', 'application/json'),
+  );
+  rejected.set(
+    'a missing table',
+    await http(server.url, '/api/v1/traces', {
+      method: 'POST',
+      body: valid,
+      headers: { 'content-type': 'application/x-protobuf' },
+    }),
+  );
   rejected.set('an unknown database', await post('bad6', valid, 'application/x-protobuf', { db: 'nope' }));
   expect(await server.stop()).toBe(0);
   stored = await readBack(server.dataDir);
@@ -130,7 +181,11 @@ afterAll(async () => {
   server?.cleanup();
 });
 
-type Trace = { traceID: string; spans: Array<Record<string, unknown> & { spanID: string; tags: Array<{ key: string; value: unknown }> }>; processes: Record<string, { serviceName: string; tags: unknown[] }> };
+type Trace = {
+  traceID: string;
+  spans: Array<Record<string, unknown> & { spanID: string; tags: Array<{ key: string; value: unknown }> }>;
+  processes: Record<string, { serviceName: string; tags: unknown[] }>;
+};
 const data = <T>(path: string): T => (JSON.parse(api.get(path)!.text) as { data: T }).data;
 
 describe('POST /api/v1/traces', () => {
@@ -172,25 +227,64 @@ describe('POST /api/v1/traces', () => {
       [`${SP}Event_0/attributes/attempt`]: '2',
     });
     const billing = rows.find((r) => r[`${SP}trace_id`] === ids.billingTrace)!;
-    expect(billing).toMatchObject({ 'ResourceSpans/Resource/attributes/service.name': 'billing', [`${SP}attributes/amount`]: '12.5', [`${SP}kind`]: 'SPAN_KIND_INTERNAL' });
+    expect(billing).toMatchObject({
+      'ResourceSpans/Resource/attributes/service.name': 'billing',
+      [`${SP}attributes/amount`]: '12.5',
+      [`${SP}kind`]: 'SPAN_KIND_INTERNAL',
+    });
   });
 
   it('reads the spans back with SQL', () => {
     expect(sqlAnswer.status).toBe(200);
     expect(JSON.parse(sqlAnswer.text)).toEqual([
-      { name: 'GET /cart', kind: 'SPAN_KIND_SERVER', root: true, status: 'STATUS_CODE_OK', service: 'checkout', event: null, duration_ok: true },
-      { name: 'GET /health', kind: 'SPAN_KIND_SERVER', root: true, status: 'STATUS_CODE_UNSET', service: 'checkout', event: null, duration_ok: true },
-      { name: 'SELECT cart', kind: 'SPAN_KIND_CLIENT', root: false, status: 'STATUS_CODE_ERROR', service: 'checkout', event: 'retry', duration_ok: true },
-      { name: 'charge', kind: 'SPAN_KIND_INTERNAL', root: true, status: 'STATUS_CODE_UNSET', service: 'billing', event: null, duration_ok: true },
+      {
+        name: 'GET /cart',
+        kind: 'SPAN_KIND_SERVER',
+        root: true,
+        status: 'STATUS_CODE_OK',
+        service: 'checkout',
+        event: null,
+        duration_ok: true,
+      },
+      {
+        name: 'GET /health',
+        kind: 'SPAN_KIND_SERVER',
+        root: true,
+        status: 'STATUS_CODE_UNSET',
+        service: 'checkout',
+        event: null,
+        duration_ok: true,
+      },
+      {
+        name: 'SELECT cart',
+        kind: 'SPAN_KIND_CLIENT',
+        root: false,
+        status: 'STATUS_CODE_ERROR',
+        service: 'checkout',
+        event: 'retry',
+        duration_ok: true,
+      },
+      {
+        name: 'charge',
+        kind: 'SPAN_KIND_INTERNAL',
+        root: true,
+        status: 'STATUS_CODE_UNSET',
+        service: 'billing',
+        event: null,
+        duration_ok: true,
+      },
     ]);
   });
 
   it("does not leak one span's attributes into another", async () => {
     for (const r of await stored.rows('spans')) {
       const name = r[`${SP}name`];
-      const attrs = Object.keys(r).filter((k) => k.startsWith(`${SP}attributes/`) || k.startsWith(`${SP}Event_`) || k.startsWith(`${SP}Link_`));
+      const attrs = Object.keys(r).filter(
+        (k) => k.startsWith(`${SP}attributes/`) || k.startsWith(`${SP}Event_`) || k.startsWith(`${SP}Link_`),
+      );
       if (name === 'GET /health') expect(attrs).toEqual([`${SP}attributes/only.on.health`]);
-      if (name === 'SELECT cart') expect(attrs.every((a) => a.includes('db.system') || a.includes('Event_0'))).toBe(true);
+      if (name === 'SELECT cart')
+        expect(attrs.every((a) => a.includes('db.system') || a.includes('Event_0'))).toBe(true);
       if (name === 'charge') expect(attrs).toEqual([`${SP}attributes/amount`]);
     }
   });
@@ -209,14 +303,17 @@ describe('POST /api/v1/traces', () => {
       const r = rejected.get(name)!;
       expect([r.status, r.headers['x-sundial-error-code']]).toEqual([status, code]);
       expect((JSON.parse(r.text) as { error_code: string }).error_code).toBe(code);
-      for (const t of ['bad1', 'bad2', 'bad3', 'bad4', 'bad5', 'bad6']) expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has(t)).toBe(false);
+      for (const t of ['bad1', 'bad2', 'bad3', 'bad4', 'bad5', 'bad6'])
+        expect(stored.storage.catalog.database('cnosdb', 'public')!.tables.has(t)).toBe(false);
     });
   }
 });
 
 describe('Jaeger query API', () => {
   it('lists services and operations', () => {
-    expect(api.get('/api/services')!.text).toBe('{"data":["billing","checkout"],"total":2,"limit":0,"offset":0,"errors":null}');
+    expect(api.get('/api/services')!.text).toBe(
+      '{"data":["billing","checkout"],"total":2,"limit":0,"offset":0,"errors":null}',
+    );
     expect(data('/api/services/checkout/operations')).toEqual(['GET /cart', 'GET /health', 'SELECT cart']);
     expect(data('/api/operations?service=checkout&spanKind=server')).toEqual([
       { name: 'GET /cart', spanKind: 'server' },
@@ -231,7 +328,11 @@ describe('Jaeger query API', () => {
     expect(t!.spans.map((s) => s.spanID).sort()).toEqual([ids.rootSpan, ids.childSpan].sort());
     const root = t!.spans.find((s) => s.spanID === ids.rootSpan);
     const child = t!.spans.find((s) => s.spanID === ids.childSpan);
-    expect(root).toMatchObject({ operationName: 'GET /cart', references: [{ refType: 'FOLLOWS_FROM', traceID: ids.otherTrace, spanID: ids.otherSpan }], processID: 'p1' });
+    expect(root).toMatchObject({
+      operationName: 'GET /cart',
+      references: [{ refType: 'FOLLOWS_FROM', traceID: ids.otherTrace, spanID: ids.otherSpan }],
+      processID: 'p1',
+    });
     expect(child!.references).toEqual([{ refType: 'CHILD_OF', traceID: ids.checkoutTrace, spanID: ids.rootSpan }]);
     expect(child!.tags).toEqual(
       expect.arrayContaining([
@@ -243,7 +344,15 @@ describe('Jaeger query API', () => {
         { key: 'otel.scope.name', type: 'string', value: 'db-client' },
       ]),
     );
-    expect(child!.logs).toEqual([{ timestamp: expect.any(Number), fields: [{ key: 'event', type: 'string', value: 'retry' }, { key: 'attempt', type: 'int64', value: 2 }] }]);
+    expect(child!.logs).toEqual([
+      {
+        timestamp: expect.any(Number),
+        fields: [
+          { key: 'event', type: 'string', value: 'retry' },
+          { key: 'attempt', type: 'int64', value: 2 },
+        ],
+      },
+    ]);
     expect(t!.processes.p1).toEqual({
       serviceName: 'checkout',
       tags: [
@@ -254,16 +363,25 @@ describe('Jaeger query API', () => {
   });
 
   it('searches by service, tags, duration and trace ids', () => {
-    expect(data<Trace[]>('/api/traces?service=checkout&limit=20').map((t) => t.traceID).sort()).toEqual([ids.checkoutTrace, ids.otherTrace].sort());
+    expect(
+      data<Trace[]>('/api/traces?service=checkout&limit=20')
+        .map((t) => t.traceID)
+        .sort(),
+    ).toEqual([ids.checkoutTrace, ids.otherTrace].sort());
     const byTag = data<Trace[]>('/api/traces?service=checkout&tags=%7B%22db.system%22%3A%22postgresql%22%7D');
     expect(byTag.map((t) => [t.traceID, t.spans.length])).toEqual([[ids.checkoutTrace, 2]]);
     expect(data('/api/traces?service=checkout&minDuration=1h')).toEqual([]);
-    expect(data<Trace[]>(`/api/traces?traceID=${ids.billingTrace}`).map((t) => t.processes.p1!.serviceName)).toEqual(['billing']);
+    expect(data<Trace[]>(`/api/traces?traceID=${ids.billingTrace}`).map((t) => t.processes.p1!.serviceName)).toEqual([
+      'billing',
+    ]);
   });
 
   it("answers a missing trace with jaeger-query's 404", () => {
     const r = api.get('/api/traces/0123456789abcdef0123456789abcdef')!;
-    expect([r.status, r.text]).toEqual([404, '{"data":null,"total":0,"limit":0,"offset":0,"errors":[{"code":404,"msg":"trace not found"}]}']);
+    expect([r.status, r.text]).toEqual([
+      404,
+      '{"data":null,"total":0,"limit":0,"offset":0,"errors":[{"code":404,"msg":"trace not found"}]}',
+    ]);
   });
 
   it('rejects bad parameters and unknown tables', () => {

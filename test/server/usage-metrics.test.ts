@@ -22,7 +22,10 @@ describe('UsageMetrics', () => {
     expect(rows(first.encoded)).toEqual({ vnode_disk_storage: 1, vnode_cache_size: 1 });
     first.stored();
     expect(m.batch(2n, [{ def: db, diskBytes: 10, cacheBytes: 5 }])).toBeUndefined();
-    expect(rows(m.batch(3n, [{ def: db, diskBytes: 10, cacheBytes: 6 }])!.encoded)).toEqual({ vnode_disk_storage: 1, vnode_cache_size: 1 });
+    expect(rows(m.batch(3n, [{ def: db, diskBytes: 10, cacheBytes: 6 }])!.encoded)).toEqual({
+      vnode_disk_storage: 1,
+      vnode_cache_size: 1,
+    });
   });
 
   it('reports each changed counter once, with its total, and nothing when nothing changed', () => {
@@ -35,7 +38,13 @@ describe('UsageMetrics', () => {
     first.stored();
     expect(m.batch(2n, [])).toBeUndefined();
     m.query({ ...source, api: 'api/v1/sql' }, 10, 20);
-    expect(rows(m.batch(3n, [])!.encoded)).toEqual({ http_queries: 1, http_data_in: 1, http_data_out: 1, coord_queries: 1, coord_data_out: 1 });
+    expect(rows(m.batch(3n, [])!.encoded)).toEqual({
+      http_queries: 1,
+      http_data_in: 1,
+      http_data_out: 1,
+      coord_queries: 1,
+      coord_data_out: 1,
+    });
   });
 
   it('sends a report again until it is stored', () => {

@@ -72,7 +72,10 @@ describe('usage_schema', () => {
       'column_name,data_type,column_type,compression_codec\ntime,TIMESTAMP(NANOSECOND),TIME,DEFAULT\napi,STRING,TAG,DEFAULT\ndatabase,STRING,TAG,DEFAULT\nhost,STRING,TAG,DEFAULT\nnode_id,STRING,TAG,DEFAULT\ntenant,STRING,TAG,DEFAULT\nuser,STRING,TAG,DEFAULT\nvalue,BIGINT UNSIGNED,FIELD,DEFAULT\n',
     );
     const drop = await sql('DROP DATABASE usage_schema');
-    expect([drop.status, JSON.parse(drop.text)]).toEqual([422, { error_code: '010065', error_message: 'Database "usage_schema" forbid drop' }]);
+    expect([drop.status, JSON.parse(drop.text)]).toEqual([
+      422,
+      { error_code: '010065', error_message: 'Database "usage_schema" forbid drop' },
+    ]);
     await ok('CREATE TENANT other');
     expect((await sql('CREATE DATABASE usage_schema', { tenant: 'other' })).status).toBe(422);
   });
@@ -85,7 +88,7 @@ describe('usage_schema', () => {
     // The same two points twice: two rows, four points written.
     expect(await ok('SELECT count(*) AS n FROM m')).toBe('n\n2\n');
     await eventually(
-      "SELECT api, database, node_id, tenant, user, value FROM usage_schema.http_writes ORDER BY time DESC LIMIT 1",
+      'SELECT api, database, node_id, tenant, user, value FROM usage_schema.http_writes ORDER BY time DESC LIMIT 1',
       `api,database,node_id,tenant,user,value\napi/v1/write,public,1001,cnosdb,root,2\n`,
     );
     // Cumulative: the last row of a series holds every request so far.
@@ -97,12 +100,27 @@ describe('usage_schema', () => {
       "SELECT value FROM usage_schema.http_data_out WHERE api = 'api/v1/sql' AND database = 'public' ORDER BY time DESC LIMIT 1",
       `value\n${'n\n2\n'.length}\n`,
     );
-    await eventually("SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'value\n2\n');
-    await eventually("SELECT value > 0 AS some FROM usage_schema.coord_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
-    await eventually("SELECT value > 0 AS some FROM usage_schema.vnode_cache_size WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
-    await ok('INSERT INTO m (time, t, v) VALUES (3, \'c\', 3.0)');
-    await eventually("SELECT value > 0 AS some FROM usage_schema.sql_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'some\ntrue\n');
-    await eventually("SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1", 'value\n3\n');
+    await eventually(
+      "SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1",
+      'value\n2\n',
+    );
+    await eventually(
+      "SELECT value > 0 AS some FROM usage_schema.coord_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1",
+      'some\ntrue\n',
+    );
+    await eventually(
+      "SELECT value > 0 AS some FROM usage_schema.vnode_cache_size WHERE database = 'public' ORDER BY time DESC LIMIT 1",
+      'some\ntrue\n',
+    );
+    await ok("INSERT INTO m (time, t, v) VALUES (3, 'c', 3.0)");
+    await eventually(
+      "SELECT value > 0 AS some FROM usage_schema.sql_data_in WHERE database = 'public' ORDER BY time DESC LIMIT 1",
+      'some\ntrue\n',
+    );
+    await eventually(
+      "SELECT value FROM usage_schema.coord_writes WHERE database = 'public' ORDER BY time DESC LIMIT 1",
+      'value\n3\n',
+    );
     const before = await ok('SELECT count(*) AS n FROM usage_schema.http_writes');
 
     await server.stop();
@@ -113,23 +131,35 @@ describe('usage_schema', () => {
     expect(await ok("SELECT max(value) AS v FROM usage_schema.http_writes WHERE api = 'api/v1/write'")).toBe('v\n2\n');
   });
 
-  it("shows another tenant only its own rows, and lets only the system tenant write there", async () => {
+  it('shows another tenant only its own rows, and lets only the system tenant write there', async () => {
     server = await startServer({ args: FAST });
     await ok('CREATE TENANT t2');
     await ok("CREATE USER u2 WITH PASSWORD = 'p2'");
     await ok('ALTER TENANT t2 ADD USER u2 AS owner');
     const u2 = { tenant: 't2', db: 'd2', user: 'u2', password: 'p2' };
     await ok('CREATE DATABASE d2', { tenant: 't2' });
-    const w = await http(server.url, '/api/v1/write?tenant=t2&db=d2', { method: 'POST', body: 'm v=1 1', auth: { user: 'u2', password: 'p2' } });
+    const w = await http(server.url, '/api/v1/write?tenant=t2&db=d2', {
+      method: 'POST',
+      body: 'm v=1 1',
+      auth: { user: 'u2', password: 'p2' },
+    });
     expect(w.status).toBe(200);
     expect((await http(server.url, '/api/v1/write?db=public', { method: 'POST', body: 'm v=1 1' })).status).toBe(200);
     await eventually('SELECT DISTINCT tenant FROM usage_schema.http_writes ORDER BY tenant', 'tenant\ncnosdb\nt2\n');
-    expect(await ok('SELECT tenant, database, user, value FROM usage_schema.http_writes', u2)).toBe('tenant,database,user,value\nt2,d2,u2,1\n');
+    expect(await ok('SELECT tenant, database, user, value FROM usage_schema.http_writes', u2)).toBe(
+      'tenant,database,user,value\nt2,d2,u2,1\n',
+    );
     expect(await ok('SELECT DISTINCT tenant FROM http_writes', { ...u2, db: 'usage_schema' })).toBe('tenant\nt2\n');
-    expect(await ok("SHOW TAG VALUES FROM http_writes WITH KEY = 'tenant'", { ...u2, db: 'usage_schema' })).toBe('key,value\ntenant,t2\n');
+    expect(await ok("SHOW TAG VALUES FROM http_writes WITH KEY = 'tenant'", { ...u2, db: 'usage_schema' })).toBe(
+      'key,value\ntenant,t2\n',
+    );
     const insert = await sql('INSERT INTO usage_schema.http_writes (time, value) VALUES (1, 1)', u2);
     expect([insert.status, JSON.parse(insert.text).error_code]).toEqual([422, '030017']);
-    const lp = await http(server.url, '/api/v1/write?tenant=t2&db=usage_schema', { method: 'POST', body: 'http_writes value=1u 1', auth: { user: 'u2', password: 'p2' } });
+    const lp = await http(server.url, '/api/v1/write?tenant=t2&db=usage_schema', {
+      method: 'POST',
+      body: 'http_writes value=1u 1',
+      auth: { user: 'u2', password: 'p2' },
+    });
     expect([lp.status, lp.headers['x-sundial-error-code']]).toEqual([422, '030017']);
   });
 });

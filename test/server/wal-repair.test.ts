@@ -12,23 +12,34 @@ import { startServer } from '../support/server.js';
 
 /** The WAL segment files of database `public` (tenant cnosdb), oldest first. */
 function walFiles(dataDir: string): string[] {
-  const catalog = JSON.parse(readFileSync(join(dataDir, 'catalog.json'), 'utf8')) as { databases: Array<{ id: number; tenant: string; name: string }> };
+  const catalog = JSON.parse(readFileSync(join(dataDir, 'catalog.json'), 'utf8')) as {
+    databases: Array<{ id: number; tenant: string; name: string }>;
+  };
   const id = catalog.databases.find((d) => d.tenant === 'cnosdb' && d.name === 'public')!.id;
   const dir = join(dataDir, 'db', String(id), 'wal');
-  return readdirSync(dir).filter((n) => n.endsWith('.wal')).sort().map((n) => join(dir, n));
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.wal'))
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 const damages: Array<[string, (file: string, lastRecordBytes: number) => void]> = [
-  ['truncated at a random byte of the last record', (file, last) => {
-    const size = statSync(file).size;
-    truncateSync(file, size - 1 - Math.floor(Math.random() * (last - 1)));
-  }],
-  ['a flipped byte in the last record', (file, last) => {
-    const b = readFileSync(file);
-    const at = b.length - 1 - Math.floor(Math.random() * (last - 8));
-    b[at] = b[at]! ^ 0x5a;
-    writeFileSync(file, b);
-  }],
+  [
+    'truncated at a random byte of the last record',
+    (file, last) => {
+      const size = statSync(file).size;
+      truncateSync(file, size - 1 - Math.floor(Math.random() * (last - 1)));
+    },
+  ],
+  [
+    'a flipped byte in the last record',
+    (file, last) => {
+      const b = readFileSync(file);
+      const at = b.length - 1 - Math.floor(Math.random() * (last - 8));
+      b[at] = b[at]! ^ 0x5a;
+      writeFileSync(file, b);
+    },
+  ],
 ];
 
 describe('WAL repair on start', () => {
@@ -73,11 +84,22 @@ function flipByte(file: string, at: number): void {
   writeFileSync(file, b);
 }
 
-const DAMAGED = 'WAL: damaged bytes skipped and copied to the quarantine folder; every intact record after them is replayed';
-const QUIET = { SUNDIAL_WARMUP: 'false', SUNDIAL_WRITE_WARMUP: 'false', SUNDIAL_PARSE_WARMUP: 'false', SUNDIAL_REPORT_INTERVAL: '0' };
+const DAMAGED =
+  'WAL: damaged bytes skipped and copied to the quarantine folder; every intact record after them is replayed';
+const QUIET = {
+  SUNDIAL_WARMUP: 'false',
+  SUNDIAL_WRITE_WARMUP: 'false',
+  SUNDIAL_PARSE_WARMUP: 'false',
+  SUNDIAL_REPORT_INTERVAL: '0',
+};
 
 describe('WAL corruption on start (issue 24)', () => {
-  const cases: Array<{ name: string; segmentBytes?: string; damage: (files: string[]) => { file: string; start: number; end: number }; lost: string[] }> = [
+  const cases: Array<{
+    name: string;
+    segmentBytes?: string;
+    damage: (files: string[]) => { file: string; start: number; end: number };
+    lost: string[];
+  }> = [
     {
       name: 'a flipped byte in the 3rd of 10 records',
       damage: (files) => {
@@ -123,14 +145,24 @@ describe('WAL corruption on start (issue 24)', () => {
       try {
         const error = await again.waitForLog((l) => l.msg === DAMAGED);
         const rel = file.slice(server.dataDir.length + 1);
-        expect(error).toMatchObject({ level: 50, file: rel, start, end, quarantined: `quarantine/${rel}.${start}-${end}` });
+        expect(error).toMatchObject({
+          level: 50,
+          file: rel,
+          start,
+          end,
+          quarantined: `quarantine/${rel}.${start}-${end}`,
+        });
         const kept = `${server.dataDir}/quarantine/${rel}.${start}-${end}`;
         expect(readFileSync(kept)).toEqual(damaged.subarray(start, end));
         expect((statSync(kept).mode & 0o777).toString(8)).toBe('600');
         const ready = await again.waitForLog((l) => l.msg === 'ready');
         expect(ready.faults).toMatchObject({ walDamagedRanges: 1, walRecordsLost: c.lost.length });
         const r = await http(again.url, '/api/v1/sql', { method: 'POST', body: 'SELECT i FROM bad ORDER BY i' });
-        expect(r.text).toBe('i\n' + ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'].filter((i) => !c.lost.includes(i)).join('\n') + '\n');
+        expect(r.text).toBe(
+          'i\n' +
+            ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'].filter((i) => !c.lost.includes(i)).join('\n') +
+            '\n',
+        );
         await again.waitForLog((l) => l.msg === 'flushed');
       } finally {
         expect(await again.stop()).toBe(0);

@@ -32,14 +32,22 @@ describe('checkpoint', () => {
     const s = await openStore({ compactionFanIn: 2 });
     stores.push(s);
     const db = s.storage.catalog.requireDatabase('cnosdb', 'public');
-    const write = (v: number): Promise<void> => s.storage.write(db, [batch([['m', [['h', 'a']], BigInt(v), [dbl('v', v)]]])]);
+    const write = (v: number): Promise<void> =>
+      s.storage.write(db, [batch([['m', [['h', 'a']], BigInt(v), [dbl('v', v)]]])]);
     await write(1);
     await s.storage.flushAll(); // a segment file
     await write(2); // the WAL tail
     const cp = s.storage.checkpoint();
     try {
       expect(cp.databases.find((d) => d.name === 'public')).toMatchObject({ lsn: 2, flushedLsn: 1 });
-      expect(cp.files.map((f) => f.kind).sort()).toEqual(['catalog', ...cp.databases.map(() => 'manifest'), 'segment', ...cp.files.filter((f) => f.kind === 'wal').map(() => 'wal')].sort());
+      expect(cp.files.map((f) => f.kind).sort()).toEqual(
+        [
+          'catalog',
+          ...cp.databases.map(() => 'manifest'),
+          'segment',
+          ...cp.files.filter((f) => f.kind === 'wal').map(() => 'wal'),
+        ].sort(),
+      );
       await write(3);
       await s.storage.flushAll(); // trims the WAL segment holding record 2...
       await s.storage.compactAll(); // ...and merges the first file away

@@ -35,7 +35,12 @@ it('flushes and merges one database down to a file per partition, leaving the ot
 
   expect(files(store, one)).toHaveLength(1);
   expect(files(store, two)).toHaveLength(3);
-  expect(await dump(s, 'm', {}, 'one')).toEqual(['h=h1 | 1 | x=1', 'h=h2 | 2 | x=2', 'h=h3 | 3 | x=3', 'h=h4 | 4 | x=4']);
+  expect(await dump(s, 'm', {}, 'one')).toEqual([
+    'h=h1 | 1 | x=1',
+    'h=h2 | 2 | x=2',
+    'h=h3 | 3 | x=3',
+    'h=h4 | 4 | x=4',
+  ]);
   expect(await dump(s, 'm', {}, 'two')).toEqual(['h=h1 | 1 | x=1', 'h=h2 | 2 | x=2', 'h=h3 | 3 | x=3']);
 
   // Nothing left to merge: a second run changes nothing.

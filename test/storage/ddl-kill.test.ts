@@ -15,10 +15,16 @@ import { dump, openStore } from './support.js';
 it('replays to exactly the acknowledged schema and data after kill -9', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sundial-ddl-kill-'));
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./ddl-kill-child.ts', import.meta.url).pathname, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('./ddl-kill-child.ts', import.meta.url).pathname, dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       createInterface({ input: child.stdout }).on('line', (l) => l === 'done' && resolve());
       void exited.then(() => reject(new Error(`child exited early: ${stderr}`)));
@@ -29,7 +35,10 @@ it('replays to exactly the acknowledged schema and data after kill -9', async ()
     const s = await openStore({}, dir);
     try {
       const db = s.storage.catalog.requireDatabase('cnosdb', 'public');
-      const cols = (t: string) => [...db.tables.get(t)!.tags, ...db.tables.get(t)!.fields].sort((a, b) => a.id - b.id).map((c) => `${c.name}:${c.type}`);
+      const cols = (t: string) =>
+        [...db.tables.get(t)!.tags, ...db.tables.get(t)!.fields]
+          .sort((a, b) => a.id - b.id)
+          .map((c) => `${c.name}:${c.type}`);
       expect(cols('m')).toEqual(['t9:0', 'f9:2', 'x:1', 'y:5']);
       expect(await dump(s.storage, 'm', { fields: ['x', 'y', 'f9'] })).toEqual([
         't9=a | 1 | x=f:3ff8000000000000 y=NULL f9=10',

@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mountTmpfs, type Tmpfs } from '../support/tmpfs.js';
 import { batch, dump, int, openStore, type TestStore } from './support.js';
 
-const NO_SPACE = "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
+const NO_SPACE =
+  "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
 
 let fs: Tmpfs;
 let store: TestStore | undefined;
@@ -27,7 +28,8 @@ afterAll(() => fs.unmount());
 /** `n` rows of 8 series from time `from` (one request). */
 function rows(from: number, n: number): Uint8Array {
   const r: Parameters<typeof batch>[0][number][] = [];
-  for (let i = 0; i < n; i++) r.push(['m', [['h', `h${i % 8}`]], BigInt(from + i), [int('x', BigInt((from + i) * 7919))]]);
+  for (let i = 0; i < n; i++)
+    r.push(['m', [['h', `h${i % 8}`]], BigInt(from + i), [int('x', BigInt((from + i) * 7919))]]);
   return batch(r);
 }
 
@@ -40,7 +42,8 @@ async function healthy(s: TestStore['storage']): Promise<void> {
   expect(s.health()).toEqual({ status: 'healthy', reasons: [] });
 }
 
-const segDir = (s: TestStore): string => join(s.dir, 'db', String(s.storage.catalog.requireDatabase('cnosdb', 'public').id), 'seg');
+const segDir = (s: TestStore): string =>
+  join(s.dir, 'db', String(s.storage.catalog.requireDatabase('cnosdb', 'public').id), 'seg');
 
 describe('a full file system', () => {
   it('fails a flush, keeps its data readable and in the WAL, and flushes once space returns', async () => {
@@ -51,7 +54,9 @@ describe('a full file system', () => {
     const before = await dump(s, 'm');
     fs.fill();
     await expect(s.flushAll()).rejects.toThrow('flush of database public did not complete');
-    expect(store.logs.some((l) => l.msg === 'flush failed; the data stays in memory and in the WAL, retrying later')).toBe(true);
+    expect(
+      store.logs.some((l) => l.msg === 'flush failed; the data stays in memory and in the WAL, retrying later'),
+    ).toBe(true);
     expect(s.health()).toEqual({ status: 'degraded', reasons: [NO_SPACE] });
     expect(await dump(s, 'm')).toEqual(before);
     expect(readdirSync(segDir(store))).toEqual([]); // no half-written file left

@@ -84,7 +84,9 @@ async function crashAt(point: string, args: string[]): Promise<void> {
     const dbDir = join(server.dataDir, 'db', String(stored.storage.catalog.requireDatabase('cnosdb', 'public').id));
     const manifestPath = join(dbDir, 'manifest.json');
     // No manifest yet: the crash came before the first flush took effect.
-    const manifest = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { segments: Array<{ fileId: number }> }) : { segments: [] };
+    const manifest = existsSync(manifestPath)
+      ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { segments: Array<{ fileId: number }> })
+      : { segments: [] };
     const listed = manifest.segments.map((s) => String(s.fileId).padStart(12, '0') + '.seg').sort();
     expect(readdirSync(join(dbDir, 'seg')).sort()).toEqual(listed);
     expect(existsSync(join(dbDir, 'manifest.json.tmp'))).toBe(false);
@@ -118,6 +120,7 @@ describe('SIGKILL during flush and compaction', () => {
     // The file is written, synced and renamed on the compaction thread, whose kill point ends the process.
     const threaded = [...ARGS, '--compaction-thread', 'true'];
     const compaction = points.filter((p) => p.startsWith('compact:'));
-    for (let i = 0; i < compaction.length; i += 2) await Promise.all(compaction.slice(i, i + 2).map((p) => crashAt(p, threaded)));
+    for (let i = 0; i < compaction.length; i += 2)
+      await Promise.all(compaction.slice(i, i + 2).map((p) => crashAt(p, threaded)));
   });
 });

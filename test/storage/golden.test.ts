@@ -12,11 +12,18 @@ import type { Storage } from '../../host/storage/storage.js';
 import { dump, openStore } from './support.js';
 
 /** 5-minute buckets of host b (its row groups have pages of 5 minutes), present values of d and i. */
-const FIVE_MINUTES: StatsRequest = { fields: ['d', 'i'], bucket: { origin: 0n, width: 300_000n }, seriesFilter: (t) => t.get('host') === 'b' };
+const FIVE_MINUTES: StatsRequest = {
+  fields: ['d', 'i'],
+  bucket: { origin: 0n, width: 300_000n },
+  seriesFilter: (t) => t.get('host') === 'b',
+};
 const bucket = (t: bigint): bigint => t / 300_000n;
 
 function countRows(out: Record<string, number>, c: SeriesChunk): void {
-  for (const [f, col] of c.fields) for (let i = 0; i < c.length; i++) if (col.validity === undefined || col.validity[i] === 1) out[`${bucket(c.time[i]!)} ${f}`] = (out[`${bucket(c.time[i]!)} ${f}`] ?? 0) + 1;
+  for (const [f, col] of c.fields)
+    for (let i = 0; i < c.length; i++)
+      if (col.validity === undefined || col.validity[i] === 1)
+        out[`${bucket(c.time[i]!)} ${f}`] = (out[`${bucket(c.time[i]!)} ${f}`] ?? 0) + 1;
 }
 
 async function countsFromPages(s: Storage): Promise<Record<string, number>> {
@@ -26,7 +33,8 @@ async function countsFromPages(s: Storage): Promise<Record<string, number>> {
     for (const item of items) {
       if (item.kind === 'stats') {
         pages++;
-        for (const [f, st] of item.stats.fields) out[`${bucket(item.stats.minTime)} ${f}`] = (out[`${bucket(item.stats.minTime)} ${f}`] ?? 0) + st.count;
+        for (const [f, st] of item.stats.fields)
+          out[`${bucket(item.stats.minTime)} ${f}`] = (out[`${bucket(item.stats.minTime)} ${f}`] ?? 0) + st.count;
         continue;
       }
       countRows(out, item.chunk);
@@ -38,7 +46,8 @@ async function countsFromPages(s: Storage): Promise<Record<string, number>> {
 
 async function countsFromRows(s: Storage): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for await (const c of s.scan(s.catalog.requireDatabase('cnosdb', 'golden'), 'all_types', FIVE_MINUTES)) countRows(out, c);
+  for await (const c of s.scan(s.catalog.requireDatabase('cnosdb', 'golden'), 'all_types', FIVE_MINUTES))
+    countRows(out, c);
   return out;
 }
 
@@ -62,7 +71,9 @@ for (const [version, tables] of [
         return out;
       };
       try {
-        const want = readFileSync(new URL(`./golden/v${version}.expected.txt`, import.meta.url), 'utf8').trimEnd().split('\n');
+        const want = readFileSync(new URL(`./golden/v${version}.expected.txt`, import.meta.url), 'utf8')
+          .trimEnd()
+          .split('\n');
         expect(want.length).toBeGreaterThan(1000);
         expect(await read()).toEqual(want);
         if (version >= 3) expect(await countsFromPages(s.storage)).toEqual(await countsFromRows(s.storage));

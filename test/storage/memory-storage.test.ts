@@ -22,7 +22,13 @@ it('writes, flushes, compacts, drops and recreates a database in memory, leaving
       await s.flushAll(db);
     }
     await s.compactAll();
-    expect(await dump(s, 't', {}, 'mem')).toEqual(['host=a | 1 | v=0', 'host=a | 2 | v=1', 'host=a | 3 | v=2', 'host=a | 4 | v=3', 'host=a | 5 | v=4']);
+    expect(await dump(s, 't', {}, 'mem')).toEqual([
+      'host=a | 1 | v=0',
+      'host=a | 2 | v=1',
+      'host=a | 3 | v=2',
+      'host=a | 4 | v=3',
+      'host=a | 5 | v=4',
+    ]);
     await s.dropDatabase('cnosdb', 'mem', 0);
     const again = await s.createDatabase('cnosdb', 'mem', DEFAULT_DATABASE_OPTIONS);
     expect(again.id).not.toBe(db.id);

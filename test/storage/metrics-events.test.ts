@@ -14,7 +14,8 @@ function recorder(): { metrics: Metrics; events: string[] } {
   return {
     events,
     metrics: {
-      walGroupCommitted: (records, fsyncSeconds) => void events.push(`wal group ${records} fsync ${seconds(fsyncSeconds)}`),
+      walGroupCommitted: (records, fsyncSeconds) =>
+        void events.push(`wal group ${records} fsync ${seconds(fsyncSeconds)}`),
       flushed: (s, ok) => void events.push(`flush ${ok ? 'ok' : 'failed'} ${seconds(s)}`),
       compacted: (s, ok) => void events.push(`compaction ${ok ? 'ok' : 'failed'} ${seconds(s)}`),
       damagedSegmentsSkipped: (files) => void events.push(`skipped ${files}`),
@@ -47,7 +48,14 @@ it('tells each group commit, flush and compaction', async () => {
   await s.write(db, [row(5)]);
   await s.flushAll(db);
   await s.compactAll();
-  expect(r.events).toEqual(['wal group 1 fsync s', 'wal group 3 fsync s', 'flush ok s', 'wal group 1 fsync s', 'flush ok s', 'compaction ok s']);
+  expect(r.events).toEqual([
+    'wal group 1 fsync s',
+    'wal group 3 fsync s',
+    'flush ok s',
+    'wal group 1 fsync s',
+    'flush ok s',
+    'compaction ok s',
+  ]);
 });
 
 it('tells a group commit without an fsync when storage.wal_sync is off', async () => {

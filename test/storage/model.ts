@@ -17,7 +17,8 @@ export class TableModel {
       if (table !== this.table) continue;
       const key = seriesKey(table, tags);
       let s = this.#series.get(key);
-      if (s === undefined) this.#series.set(key, (s = { tags: [...tags].sort((a, b) => (a[0] < b[0] ? -1 : 1)), rows: new Map() }));
+      if (s === undefined)
+        this.#series.set(key, (s = { tags: [...tags].sort((a, b) => (a[0] < b[0] ? -1 : 1)), rows: new Map() }));
       let r = s.rows.get(ts);
       if (r === undefined) s.rows.set(ts, (r = new Map()));
       const seen = new Set<string>();
@@ -65,7 +66,12 @@ export class TableModel {
   }
 
   /** Rows as `dump` prints a scan; of the series whose tags pass `filter` when given. */
-  dump(fields: readonly string[], minTs?: bigint, maxTs?: bigint, filter?: (tags: ReadonlyMap<string, string>) => boolean): string[] {
+  dump(
+    fields: readonly string[],
+    minTs?: bigint,
+    maxTs?: bigint,
+    filter?: (tags: ReadonlyMap<string, string>) => boolean,
+  ): string[] {
     const out: string[] = [];
     const keys: string[] = [];
     for (const [key, s] of this.#series) if (filter === undefined || filter(new Map(s.tags))) keys.push(key);

@@ -13,13 +13,20 @@ import { ProvisionalSchema } from '../../host/storage/provisional-schema.js';
 /** A write of one row of table `t` with double fields `fields`. */
 function tables(t: string, ...fields: string[]): BatchTable[] {
   const b = new WriteBatchBuilder();
-  b.addRow(t, [['h', 'a']], 1n, fields.map((name) => ({ name, type: ValueType.Double, value: 1 })));
+  b.addRow(
+    t,
+    [['h', 'a']],
+    1n,
+    fields.map((name) => ({ name, type: ValueType.Double, value: 1 })),
+  );
   return readWriteBatch(b.finish()).tables;
 }
 
 /** The tables and columns of the database, as `table(col,col)`. */
 function shown(db: DatabaseDef): string {
-  return [...db.tables.values()].map((t) => `${t.name}(${[...t.tags, ...t.fields].map((c) => c.name).join(',')})`).join(' ');
+  return [...db.tables.values()]
+    .map((t) => `${t.name}(${[...t.tags, ...t.fields].map((c) => c.name).join(',')})`)
+    .join(' ');
 }
 
 /** A write as storage.ts runs it: schema, claim; later `end(ok)` settles it and takes back what it returns. */
@@ -33,7 +40,13 @@ function start(catalog: Catalog, p: ProvisionalSchema, db: DatabaseDef, t: Batch
 }
 
 function setup(): { catalog: Catalog; p: ProvisionalSchema; db: DatabaseDef } {
-  const db: DatabaseDef = { id: 1, tenant: 'cnosdb', name: 'public', options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() };
+  const db: DatabaseDef = {
+    id: 1,
+    tenant: 'cnosdb',
+    name: 'public',
+    options: { ...DEFAULT_DATABASE_OPTIONS },
+    tables: new Map(),
+  };
   return { catalog: new Catalog(), p: new ProvisionalSchema(), db };
 }
 
@@ -60,10 +73,16 @@ describe('ProvisionalSchema', () => {
   });
 
   it('takes it back when the last write that uses it fails too, in either order', () => {
-    for (const order of [['a', 'b'], ['b', 'a']]) {
+    for (const order of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ]) {
       const { catalog, p, db } = setup();
       start(catalog, p, db, tables('m', 'v'))(true);
-      const ends: Record<string, (ok: boolean) => void> = { a: start(catalog, p, db, tables('m', 'v', 'new')), b: start(catalog, p, db, tables('m', 'new')) };
+      const ends: Record<string, (ok: boolean) => void> = {
+        a: start(catalog, p, db, tables('m', 'v', 'new')),
+        b: start(catalog, p, db, tables('m', 'new')),
+      };
       ends[order[0]!]!(false);
       expect(shown(db), order.join()).toBe('m(h,v,new)');
       ends[order[1]!]!(false);

@@ -29,52 +29,64 @@ const STORES: ReadonlyArray<{ name: string; title: string; options: () => Partia
 
 /** Segment files (and manifests) anywhere under `dir`. */
 function filesOnDisk(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => p.endsWith('.seg') || p.endsWith('manifest.json'));
+  return (readdirSync(dir, { recursive: true }) as string[]).filter(
+    (p) => p.endsWith('.seg') || p.endsWith('manifest.json'),
+  );
 }
 
 describe('random operation sequences', () => {
-  for (const segments of STORES) for (const seed of [1, 2, 3]) {
-    it(`agree with the model (seed ${seed}${segments.title})`, async () => {
-      const r = rng(seed);
-      store = await openStore({ flushBytes: 32 << 10, compactionFanIn: 2, ...segments.options() });
-      const t = store;
-      const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
-      const model = new TableModel('m');
-      for (let step = 0; step < 60; step++) {
-        const op = r();
-        if (op < 0.6) {
-          const rows: Row[] = [];
-          const base = Math.floor(r() * 5000);
-          for (let i = Math.floor(r() * 300); i >= 0; i--) {
-            const fields = [];
-            if (r() < 0.7) fields.push(dbl('x', Math.floor(r() * 1000) / 10));
-            if (r() < 0.5) fields.push(int('n', BigInt(Math.floor(r() * 100) - 50)));
-            if (r() < 0.3) fields.push(str('s', `s${Math.floor(r() * 4)}`));
-            if (fields.length === 0) fields.push(dbl('x', step));
-            rows.push(['m', [['h', HOSTS[Math.floor(r() * HOSTS.length)]!]], BigInt(base + Math.floor(r() * 400)), fields]);
+  for (const segments of STORES)
+    for (const seed of [1, 2, 3]) {
+      it(`agree with the model (seed ${seed}${segments.title})`, async () => {
+        const r = rng(seed);
+        store = await openStore({ flushBytes: 32 << 10, compactionFanIn: 2, ...segments.options() });
+        const t = store;
+        const db = () => t.storage.catalog.requireDatabase('cnosdb', 'public');
+        const model = new TableModel('m');
+        for (let step = 0; step < 60; step++) {
+          const op = r();
+          if (op < 0.6) {
+            const rows: Row[] = [];
+            const base = Math.floor(r() * 5000);
+            for (let i = Math.floor(r() * 300); i >= 0; i--) {
+              const fields = [];
+              if (r() < 0.7) fields.push(dbl('x', Math.floor(r() * 1000) / 10));
+              if (r() < 0.5) fields.push(int('n', BigInt(Math.floor(r() * 100) - 50)));
+              if (r() < 0.3) fields.push(str('s', `s${Math.floor(r() * 4)}`));
+              if (fields.length === 0) fields.push(dbl('x', step));
+              rows.push([
+                'm',
+                [['h', HOSTS[Math.floor(r() * HOSTS.length)]!]],
+                BigInt(base + Math.floor(r() * 400)),
+                fields,
+              ]);
+            }
+            await t.storage.write(db(), [batch(rows)]);
+            model.write(rows);
+          } else if (op < 0.7 && db().tables.has('m')) {
+            const lo = BigInt(Math.floor(r() * 5000));
+            const hi = lo + BigInt(Math.floor(r() * 500));
+            const hosts = HOSTS.filter(() => r() < 0.5);
+            await t.storage.delete(db(), 'm', {
+              minTime: lo,
+              maxTime: hi,
+              seriesFilter: (tags) => hosts.includes(tags.get('h')!),
+            });
+            model.delete(lo, hi, (tags) => hosts.includes(tags.get('h')!));
+          } else if (op < 0.82) {
+            await t.storage.flushAll();
+          } else if (op < 0.9) {
+            await t.storage.maintain();
+            await t.storage.idle();
+          } else if (op < 0.95) {
+            await t.storage.compactAll();
+          } else {
+            await t.reopen();
           }
-          await t.storage.write(db(), [batch(rows)]);
-          model.write(rows);
-        } else if (op < 0.7 && db().tables.has('m')) {
-          const lo = BigInt(Math.floor(r() * 5000));
-          const hi = lo + BigInt(Math.floor(r() * 500));
-          const hosts = HOSTS.filter(() => r() < 0.5);
-          await t.storage.delete(db(), 'm', { minTime: lo, maxTime: hi, seriesFilter: (tags) => hosts.includes(tags.get('h')!) });
-          model.delete(lo, hi, (tags) => hosts.includes(tags.get('h')!));
-        } else if (op < 0.82) {
-          await t.storage.flushAll();
-        } else if (op < 0.9) {
-          await t.storage.maintain();
-          await t.storage.idle();
-        } else if (op < 0.95) {
-          await t.storage.compactAll();
-        } else {
-          await t.reopen();
+          expect(await dump(t.storage, 'm', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
         }
-        expect(await dump(t.storage, 'm', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
-      }
-      if (segments.name === 'memory') expect(filesOnDisk(t.dir)).toEqual([]);
-      else expect(filesOnDisk(t.dir).length).toBeGreaterThan(0);
-    });
-  }
+        if (segments.name === 'memory') expect(filesOnDisk(t.dir)).toEqual([]);
+        else expect(filesOnDisk(t.dir).length).toBeGreaterThan(0);
+      });
+    }
 });

@@ -23,7 +23,12 @@ describe('retention', () => {
   it('drops whole partitions past the TTL, rejects writes older than it, and keeps the bound across restarts', async () => {
     store = await openStore();
     const s = store.storage;
-    await s.createDatabase('cnosdb', 'r', { ...DEFAULT_DATABASE_OPTIONS, precision: 'MS', ttlMs: 2 * DAY_MS, vnodeDurationMs: DAY_MS });
+    await s.createDatabase('cnosdb', 'r', {
+      ...DEFAULT_DATABASE_OPTIONS,
+      precision: 'MS',
+      ttlMs: 2 * DAY_MS,
+      vnodeDurationMs: DAY_MS,
+    });
     const db = () => s.catalog.requireDatabase('cnosdb', 'r');
     store.clock.now = DAY_MS * 10;
     const write = (d: number, v: number) => s.write(db(), [batch([['m', [['h', 'a']], day(d), [dbl('v', v)]]])]);
@@ -41,20 +46,36 @@ describe('retention', () => {
     await s.flushAll();
     const files = () => readdirSync(segDir).length;
     expect(files()).toBe(2); // day 9 and day 10
-    expect(await dump(s, 'm', {}, 'r')).toEqual([`h=a | ${day(9.5)} | v=f:4000000000000000`, `h=a | ${day(10)} | v=f:4010000000000000`]);
-    await expect(write(9.1, 5)).rejects.toThrow(new UserError('pointExpired', "Coordinator: Meta: Operation not support: create expired bucket (a point of table 'm' is older than the TTL of database r)"));
+    expect(await dump(s, 'm', {}, 'r')).toEqual([
+      `h=a | ${day(9.5)} | v=f:4000000000000000`,
+      `h=a | ${day(10)} | v=f:4010000000000000`,
+    ]);
+    await expect(write(9.1, 5)).rejects.toThrow(
+      new UserError(
+        'pointExpired',
+        "Coordinator: Meta: Operation not support: create expired bucket (a point of table 'm' is older than the TTL of database r)",
+      ),
+    );
     await expect(write(8.9, 5)).rejects.toThrow(UserError);
     // The expired memtable row (day 8.7) is never written to a file.
     await s.flushAll();
     await store.reopen();
     expect(files()).toBe(2);
-    expect(await dump(store.storage, 'm', {}, 'r')).toEqual([`h=a | ${day(9.5)} | v=f:4000000000000000`, `h=a | ${day(10)} | v=f:4010000000000000`]);
-    const manifest = JSON.parse(readFileSync(join(store.dir, 'db', String(store.storage.catalog.requireDatabase('cnosdb', 'r').id), 'manifest.json'), 'utf8'));
+    expect(await dump(store.storage, 'm', {}, 'r')).toEqual([
+      `h=a | ${day(9.5)} | v=f:4000000000000000`,
+      `h=a | ${day(10)} | v=f:4010000000000000`,
+    ]);
+    const manifest = JSON.parse(
+      readFileSync(
+        join(store.dir, 'db', String(store.storage.catalog.requireDatabase('cnosdb', 'r').id), 'manifest.json'),
+        'utf8',
+      ),
+    );
     expect(manifest.expiredBefore).toBe(String(day(9)));
     expect(manifest.segments.every((x: { minTs: string }) => BigInt(x.minTs) >= day(9))).toBe(true);
   });
 
-  it("cuts partitions of at most a week under the default VNODE_DURATION (a year), so retention still drops data weekly", async () => {
+  it('cuts partitions of at most a week under the default VNODE_DURATION (a year), so retention still drops data weekly', async () => {
     store = await openStore();
     const s = store.storage;
     await s.createDatabase('cnosdb', 'y', { ...DEFAULT_DATABASE_OPTIONS, precision: 'MS', ttlMs: 3 * DAY_MS });
@@ -63,9 +84,14 @@ describe('retention', () => {
     store.clock.now = DAY_MS * 20;
     for (const d of [17.5, 18, 19.5]) await s.write(db(), [batch([['m', [['h', 'a']], day(d), [dbl('v', d)]]])]);
     await s.flushAll();
-    const manifest = () => JSON.parse(readFileSync(join(store!.dir, 'db', String(db().id), 'manifest.json'), 'utf8')) as { segments: Array<{ partitionStart: string; partitionEnd: string }> };
+    const manifest = () =>
+      JSON.parse(readFileSync(join(store!.dir, 'db', String(db().id), 'manifest.json'), 'utf8')) as {
+        segments: Array<{ partitionStart: string; partitionEnd: string }>;
+      };
     // Weeks from the epoch: day 14 to 21 holds all three rows.
-    expect(manifest().segments.map((x) => [Number(x.partitionStart) / DAY_MS, Number(x.partitionEnd) / DAY_MS])).toEqual([[14, 21]]);
+    expect(
+      manifest().segments.map((x) => [Number(x.partitionStart) / DAY_MS, Number(x.partitionEnd) / DAY_MS]),
+    ).toEqual([[14, 21]]);
     // Day 25: the cutoff (22) lies past the week of day 14, which is dropped whole.
     store.clock.now = DAY_MS * 25;
     await s.maintain();
@@ -76,7 +102,12 @@ describe('retention', () => {
   it('a longer TTL set later does not bring dropped data back, nor accept writes below the dropped bound', async () => {
     store = await openStore();
     const s = store.storage;
-    await s.createDatabase('cnosdb', 'r', { ...DEFAULT_DATABASE_OPTIONS, precision: 'MS', ttlMs: DAY_MS, vnodeDurationMs: DAY_MS });
+    await s.createDatabase('cnosdb', 'r', {
+      ...DEFAULT_DATABASE_OPTIONS,
+      precision: 'MS',
+      ttlMs: DAY_MS,
+      vnodeDurationMs: DAY_MS,
+    });
     const db = () => s.catalog.requireDatabase('cnosdb', 'r');
     store.clock.now = DAY_MS * 5;
     await s.write(db(), [batch([['m', [], day(4.5), [dbl('v', 1)]]])]);
@@ -99,7 +130,9 @@ describe('deletes', () => {
       model.write(rows);
     };
     const series = (v: number, from: number, n: number): Row[] =>
-      ['a', 'b', 'c'].flatMap((h) => Array.from({ length: n }, (_, i) => ['m', [['h', h]], BigInt(from + i), [dbl('v', v + i)]] as Row));
+      ['a', 'b', 'c'].flatMap((h) =>
+        Array.from({ length: n }, (_, i) => ['m', [['h', h]], BigInt(from + i), [dbl('v', v + i)]] as Row),
+      );
     await write(series(0, 0, 3000));
     await t.storage.flushAll();
     await write(series(10000, 2500, 1000)); // overlaps the file, stays in memory
@@ -128,13 +161,20 @@ describe('deletes', () => {
     store = await openStore();
     const s = store.storage;
     const db = () => s.catalog.requireDatabase('cnosdb', 'public');
-    await s.write(db(), [batch([['m', [['h', 'a']], 1n, [dbl('v', 1)]], ['m', [['h', 'b']], 2n, [dbl('v', 2)]]])]);
+    await s.write(db(), [
+      batch([
+        ['m', [['h', 'a']], 1n, [dbl('v', 1)]],
+        ['m', [['h', 'b']], 2n, [dbl('v', 2)]],
+      ]),
+    ]);
     await s.flushAll();
     await s.delete(db(), 'm', { seriesFilter: () => false });
     expect(await dump(s, 'm')).toHaveLength(2);
     await s.delete(db(), 'm', {});
     expect(await dump(s, 'm')).toEqual([]);
-    await expect(s.delete(db(), 'nope', {})).rejects.toThrow(new UserError('tableNotFound', 'Meta: Table not found: "cnosdb.public.nope"'));
+    await expect(s.delete(db(), 'nope', {})).rejects.toThrow(
+      new UserError('tableNotFound', 'Meta: Table not found: "cnosdb.public.nope"'),
+    );
     await s.compactAll();
     const dbDir = join(store.dir, 'db', String(db().id));
     expect(readdirSync(join(dbDir, 'seg'))).toEqual([]); // everything deleted: the file is gone

@@ -28,7 +28,15 @@ interface Agg {
 
 type Aggs = Map<string, Agg>; // "series|bucket|field" -> aggregate
 
-function add(aggs: Aggs, key: string, v: number | bigint | undefined, rows: number, count: number, min?: number | bigint, max?: number | bigint): void {
+function add(
+  aggs: Aggs,
+  key: string,
+  v: number | bigint | undefined,
+  rows: number,
+  count: number,
+  min?: number | bigint,
+  max?: number | bigint,
+): void {
   let a = aggs.get(key);
   if (a === undefined) aggs.set(key, (a = { rows: 0, count: 0, sum: typeof v === 'bigint' ? 0n : 0 }));
   a.rows += rows;
@@ -65,30 +73,45 @@ async function viaScan(s: Storage, r: StatsRequest, db = 'public'): Promise<Aggs
   return aggs;
 }
 
-async function viaStats(s: Storage, r: StatsRequest, db = 'public'): Promise<{ aggs: Aggs; stats: number; chunks: number }> {
+async function viaStats(
+  s: Storage,
+  r: StatsRequest,
+  db = 'public',
+): Promise<{ aggs: Aggs; stats: number; chunks: number }> {
   const aggs: Aggs = new Map();
   let stats = 0;
   let chunks = 0;
-  for await (const batch of s.scanStats(s.catalog.requireDatabase('cnosdb', db), 'm', r)) for (const p of batch) {
-    if (p.kind === 'chunk') {
-      chunks++;
-      addRows(aggs, p.chunk, r);
-      continue;
+  for await (const batch of s.scanStats(s.catalog.requireDatabase('cnosdb', db), 'm', r))
+    for (const p of batch) {
+      if (p.kind === 'chunk') {
+        chunks++;
+        addRows(aggs, p.chunk, r);
+        continue;
+      }
+      stats++;
+      const b = bucketOf(p.stats.minTime, r);
+      expect(bucketOf(p.stats.maxTime, r)).toBe(b);
+      for (const f of r.fields) {
+        const st = p.stats.fields.get(f)!;
+        add(
+          aggs,
+          `${p.stats.tags.get('h')}|${b}|${f}`,
+          st.count > 0 ? (st.sum as number | bigint) : undefined,
+          p.stats.rows,
+          st.count,
+          st.min,
+          st.max,
+        );
+      }
     }
-    stats++;
-    const b = bucketOf(p.stats.minTime, r);
-    expect(bucketOf(p.stats.maxTime, r)).toBe(b);
-    for (const f of r.fields) {
-      const st = p.stats.fields.get(f)!;
-      add(aggs, `${p.stats.tags.get('h')}|${b}|${f}`, st.count > 0 ? (st.sum as number | bigint) : undefined, p.stats.rows, st.count, st.min, st.max);
-    }
-  }
   return { aggs, stats, chunks };
 }
 
 /** Aggregates with double sums rounded (summation order differs between blocks and rows). */
 const norm = (a: Aggs): Array<[string, Agg]> =>
-  [...a].sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => [k, typeof v.sum === 'number' ? { ...v, sum: Math.round(v.sum * 1e6) / 1e6 } : v]);
+  [...a]
+    .sort(([x], [y]) => (x < y ? -1 : 1))
+    .map(([k, v]) => [k, typeof v.sum === 'number' ? { ...v, sum: Math.round(v.sum * 1e6) / 1e6 } : v]);
 
 function rows(from: number, n: number, seed: number): Row[] {
   const out: Row[] = [];
@@ -131,7 +154,10 @@ describe('block statistics', () => {
     ];
     for (const r of requests) {
       const got = await viaStats(s, r);
-      expect(got.stats, JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v))).toBeGreaterThan(0);
+      expect(
+        got.stats,
+        JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+      ).toBeGreaterThan(0);
       expect(norm(got.aggs)).toEqual(norm(await viaScan(s, r)));
     }
   });
@@ -179,8 +205,14 @@ describe('page statistics', () => {
     await check({ fields: ['n', 'x'], bucket: { origin: -2n * HOUR, width: 2n * HOUR } }, { chunks: 0 });
     await check({ fields: ['n'] }, { chunks: 0, stats: 2 * 3 }); // no buckets: whole groups
     // Ranges on hour boundaries: pages only; ranges inside hours: the cut pages' rows as well.
-    await check({ fields: ['n', 'x'], minTime: 10n * HOUR, maxTime: 30n * HOUR - 1n, bucket: hourly }, { chunks: 0, stats: 2 * 20 });
-    await check({ fields: ['n', 'x'], minTime: 10n * HOUR + 17n * S, maxTime: 30n * HOUR + 5n * S, bucket: hourly }, { stats: 2 * 19 });
+    await check(
+      { fields: ['n', 'x'], minTime: 10n * HOUR, maxTime: 30n * HOUR - 1n, bucket: hourly },
+      { chunks: 0, stats: 2 * 20 },
+    );
+    await check(
+      { fields: ['n', 'x'], minTime: 10n * HOUR + 17n * S, maxTime: 30n * HOUR + 5n * S, bucket: hourly },
+      { stats: 2 * 19 },
+    );
     await check({ fields: ['x'], minTime: 10n * HOUR + 17n * S, maxTime: 30n * HOUR + 5n * S }, {});
     // Buckets off the page grid: rows.
     await check({ fields: ['n', 'x'], bucket: { origin: 0n, width: 90n * 60n * S } }, { stats: 0 });
@@ -205,7 +237,11 @@ describe('page statistics on random data', () => {
     const random = rng(20261126);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
     let pageRuns = 0;
-    for (const [db, precision, perSecond] of [['ns', 'NS', 1_000_000_000n], ['us', 'US', 1_000_000n], ['ms', 'MS', 1000n]] as const) {
+    for (const [db, precision, perSecond] of [
+      ['ns', 'NS', 1_000_000_000n],
+      ['us', 'US', 1_000_000n],
+      ['ms', 'MS', 1000n],
+    ] as const) {
       await s.createDatabase('cnosdb', db, { ...DEFAULT_DATABASE_OPTIONS, precision });
       const def = s.catalog.requireDatabase('cnosdb', db);
       // Two series of random spacing (0.5 s to 2 min, jittered), from before 1970 or after.
@@ -227,11 +263,22 @@ describe('page statistics on random data', () => {
       for (let q = 0; q < 25; q++) {
         const width = BigInt(pick([60, 300, 900, 3600, 7200, 86_400, 420, 45])) * perSecond;
         const origin = pick([0n, width * 3n, -width, 1234n * perSecond, 7n]);
-        const r: StatsRequest = { fields: pick([['n'], ['x'], ['n', 'x']]), bucket: random() < 0.9 ? { origin, width } : undefined };
-        if (random() < 0.6) r.minTime = start + BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond + BigInt(Math.floor(random() * 2)) * 7n;
-        if (random() < 0.6) r.maxTime = (r.minTime ?? start) + BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond;
+        const r: StatsRequest = {
+          fields: pick([['n'], ['x'], ['n', 'x']]),
+          bucket: random() < 0.9 ? { origin, width } : undefined,
+        };
+        if (random() < 0.6)
+          r.minTime =
+            start +
+            BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond +
+            BigInt(Math.floor(random() * 2)) * 7n;
+        if (random() < 0.6)
+          r.maxTime = (r.minTime ?? start) + BigInt(Math.floor(random() * Number(span / perSecond))) * perSecond;
         const got = await viaStats(s, r, db);
-        expect(norm(got.aggs), JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v))).toEqual(norm(await viaScan(s, r, db)));
+        expect(
+          norm(got.aggs),
+          JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+        ).toEqual(norm(await viaScan(s, r, db)));
         pageRuns += got.stats;
       }
     }
@@ -249,7 +296,12 @@ describe('last points', () => {
       for (const f of fields) {
         const v = p.fields.get(f);
         if (v === undefined) continue;
-        const value = typeof v.value === 'number' ? f64(v.value) : typeof v.value === 'string' ? JSON.stringify(v.value) : String(v.value);
+        const value =
+          typeof v.value === 'number'
+            ? f64(v.value)
+            : typeof v.value === 'string'
+              ? JSON.stringify(v.value)
+              : String(v.value);
         cells.push(`${f}@${v.time}=${value}`);
       }
       out.push(`${[...p.tags].map(([k, t]) => `${k}=${t}`).join(',')} | ${cells.join(' ')}`);
@@ -293,7 +345,12 @@ describe('memory bound', () => {
     const s = store.storage;
     const db = s.catalog.requireDatabase('cnosdb', 'public');
     // Writes started in one tick: the flushes they trigger cannot run in between.
-    const attempts = Array.from({ length: 200 }, (_, i) => s.write(db, [batch(rows(i * 200, 200, 0))]).then(() => 'ok', (e: unknown) => e));
+    const attempts = Array.from({ length: 200 }, (_, i) =>
+      s.write(db, [batch(rows(i * 200, 200, 0))]).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     const results = await Promise.all(attempts);
     const refused = results.filter((r) => r instanceof UserError && r.kind === 'limitReached');
     expect(refused.length).toBeGreaterThan(0);
@@ -310,7 +367,8 @@ describe('value bounds', () => {
     const s = store.storage;
     const db = s.catalog.requireDatabase('cnosdb', 'public');
     const rs: Row[] = [];
-    for (let t = 0; t < 10_000; t++) rs.push(['m', [['h', 'a']], BigInt(t), t % 7 === 0 ? [dbl('x', t / 2)] : [dbl('x', t / 2), int('n', BigInt(t))]]);
+    for (let t = 0; t < 10_000; t++)
+      rs.push(['m', [['h', 'a']], BigInt(t), t % 7 === 0 ? [dbl('x', t / 2)] : [dbl('x', t / 2), int('n', BigInt(t))]]);
     await s.write(db, [batch(rs)]);
     await s.flushAll();
     await s.write(db, [batch([['m', [['h', 'a']], 20_000n, [int('n', 1n)]]])]); // in memory: never left out
@@ -333,7 +391,10 @@ describe('value bounds', () => {
     expect(pruned.rows).toBe(all.rows);
     expect(all.rows).toBe(501 - 72); // multiples of 7 have no n
     expect([all.chunks, pruned.chunks]).toEqual([3, 2]); // 2 blocks + the memtable; 1 block left out
-    expect(await matching({ fields: ['n'], valueBounds: [{ field: 'nope', min: 1n }] })).toEqual({ rows: 0, chunks: 0 });
+    expect(await matching({ fields: ['n'], valueBounds: [{ field: 'nope', min: 1n }] })).toEqual({
+      rows: 0,
+      chunks: 0,
+    });
   });
 });
 
@@ -345,11 +406,15 @@ describe('packs of small series', () => {
     // 600 series of one to three rows: one pack of many series per flush.
     const rs: Row[] = [];
     for (let h = 0; h < 600; h++) {
-      for (let i = 0; i <= h % 3; i++) rs.push(['m', [['h', `h${h}`]], BigInt(h * 10 + i), [int('n', BigInt(h * 3 + i)), dbl('x', h / 4)]]);
+      for (let i = 0; i <= h % 3; i++)
+        rs.push(['m', [['h', `h${h}`]], BigInt(h * 10 + i), [int('n', BigInt(h * 3 + i)), dbl('x', h / 4)]]);
     }
     await s.write(db, [batch(rs)]);
     await s.flushAll();
-    const requests: StatsRequest[] = [{ fields: ['n', 'x'] }, { fields: ['n'], minTime: 1000n, bucket: { origin: 0n, width: 2000n } }];
+    const requests: StatsRequest[] = [
+      { fields: ['n', 'x'] },
+      { fields: ['n'], minTime: 1000n, bucket: { origin: 0n, width: 2000n } },
+    ];
     for (const r of requests) {
       const got = await viaStats(s, r);
       expect(got.stats).toBe(0);
@@ -359,9 +424,12 @@ describe('packs of small series', () => {
     let found = 0;
     for await (const c of s.scan(db, 'm', { fields: ['n'], valueBounds: [{ field: 'n', min: 900n, max: 905n }] })) {
       const n = c.fields.get('n')!;
-      for (let i = 0; i < c.length; i++) if ((n.values[i] as bigint) >= 900n && (n.values[i] as bigint) <= 905n) found++;
+      for (let i = 0; i < c.length; i++)
+        if ((n.values[i] as bigint) >= 900n && (n.values[i] as bigint) <= 905n) found++;
     }
-    expect(found).toBe(rs.filter(([, , , f]) => (f[0]!.value as bigint) >= 900n && (f[0]!.value as bigint) <= 905n).length);
+    expect(found).toBe(
+      rs.filter(([, , , f]) => (f[0]!.value as bigint) >= 900n && (f[0]!.value as bigint) <= 905n).length,
+    );
     expect(found).toBe(3); // 900 (h300), 903 and 904 (h301)
     // Bounds outside it leave every series out without reading a block.
     const before = s.blockCache.misses;

@@ -15,7 +15,18 @@ afterEach(async () => {
   store = undefined;
 });
 
-const SPECIAL_DOUBLES = [NaN, -0, 0, Infinity, -Infinity, Number.MIN_VALUE, -Number.MAX_VALUE, Number.MAX_VALUE, 1e-300, 58.27];
+const SPECIAL_DOUBLES = [
+  NaN,
+  -0,
+  0,
+  Infinity,
+  -Infinity,
+  Number.MIN_VALUE,
+  -Number.MAX_VALUE,
+  Number.MAX_VALUE,
+  1e-300,
+  58.27,
+];
 const SPECIAL_INTS = [-(2n ** 63n), 2n ** 63n - 1n, 0n, -1n, 1n];
 const SPECIAL_UINTS = [2n ** 64n - 1n, 0n, 2n ** 63n, 1n];
 const SPECIAL_STRINGS = ['', 'héllo wörld', '🌍 emoji', 'line\nbreak "quoted" \\ back', '\u0000nul', 'x'.repeat(3000)];
@@ -27,13 +38,41 @@ function rows(seed: number, n: number, t0: bigint, step: bigint): Row[] {
   for (let i = 0; i < n; i++) {
     for (const host of ['a', 'b', 'ü']) {
       const fields = [];
-      if (r() < 0.8) fields.push(dbl('d', r() < 0.1 ? SPECIAL_DOUBLES[Math.floor(r() * SPECIAL_DOUBLES.length)]! : Math.round(r() * 10000) / 100));
-      if (r() < 0.7) fields.push(int('i', r() < 0.1 ? SPECIAL_INTS[Math.floor(r() * SPECIAL_INTS.length)]! : BigInt(Math.floor(r() * 200 - 100))));
-      if (r() < 0.6) fields.push(uns('u', r() < 0.2 ? SPECIAL_UINTS[Math.floor(r() * SPECIAL_UINTS.length)]! : BigInt(Math.floor(r() * 1e6))));
+      if (r() < 0.8)
+        fields.push(
+          dbl(
+            'd',
+            r() < 0.1 ? SPECIAL_DOUBLES[Math.floor(r() * SPECIAL_DOUBLES.length)]! : Math.round(r() * 10000) / 100,
+          ),
+        );
+      if (r() < 0.7)
+        fields.push(
+          int(
+            'i',
+            r() < 0.1 ? SPECIAL_INTS[Math.floor(r() * SPECIAL_INTS.length)]! : BigInt(Math.floor(r() * 200 - 100)),
+          ),
+        );
+      if (r() < 0.6)
+        fields.push(
+          uns('u', r() < 0.2 ? SPECIAL_UINTS[Math.floor(r() * SPECIAL_UINTS.length)]! : BigInt(Math.floor(r() * 1e6))),
+        );
       if (r() < 0.5) fields.push(bool('b', r() < 0.5));
-      if (r() < 0.4) fields.push(str('s', r() < 0.3 ? SPECIAL_STRINGS[Math.floor(r() * SPECIAL_STRINGS.length)]! : `v${Math.floor(r() * 5)}`));
+      if (r() < 0.4)
+        fields.push(
+          str('s', r() < 0.3 ? SPECIAL_STRINGS[Math.floor(r() * SPECIAL_STRINGS.length)]! : `v${Math.floor(r() * 5)}`),
+        );
       if (fields.length === 0) fields.push(dbl('d', i));
-      out.push(['types', host === 'b' ? [['host', host], ['dc', 'x']] : [['host', host]], t0 + BigInt(i) * step, fields]);
+      out.push([
+        'types',
+        host === 'b'
+          ? [
+              ['host', host],
+              ['dc', 'x'],
+            ]
+          : [['host', host]],
+        t0 + BigInt(i) * step,
+        fields,
+      ]);
     }
   }
   return out;
@@ -67,9 +106,9 @@ describe('storage round trip', () => {
     await store.reopen();
     expect(await dump(store.storage, 'types', { fields: FIELDS })).toEqual(model.dump(FIELDS));
     // Time ranges and a projection, from segment files.
-    expect(await dump(store.storage, 'types', { fields: ['s', 'd'], minTime: 1_010_000n, maxTime: 1_020_000n })).toEqual(
-      model.dump(['s', 'd'], 1_010_000n, 1_020_000n),
-    );
+    expect(
+      await dump(store.storage, 'types', { fields: ['s', 'd'], minTime: 1_010_000n, maxTime: 1_020_000n }),
+    ).toEqual(model.dump(['s', 'd'], 1_010_000n, 1_020_000n));
     // The WAL is trimmed once its data is in files: only the newest (empty or small) segment stays.
     expect(store.logs.some((l) => l.msg === 'WAL replayed')).toBe(false);
   });
@@ -111,7 +150,13 @@ describe('flush by partition', () => {
     const manifest = JSON.parse(readFileSync(join(store.dir, 'db', String(db.id), 'manifest.json'), 'utf8')) as {
       segments: Array<{ partitionStart: string; partitionEnd: string; minTs: string; maxTs: string; rows: number }>;
     };
-    const files = manifest.segments.map((s) => [BigInt(s.partitionStart) / DAY, BigInt(s.partitionEnd) / DAY, BigInt(s.minTs) / DAY, BigInt(s.maxTs) / DAY, s.rows]);
+    const files = manifest.segments.map((s) => [
+      BigInt(s.partitionStart) / DAY,
+      BigInt(s.partitionEnd) / DAY,
+      BigInt(s.minTs) / DAY,
+      BigInt(s.maxTs) / DAY,
+      s.rows,
+    ]);
     expect(files.sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
       [0n, 7n, 1n, 3n, 3],
       [7n, 14n, 7n, 10n, 4],
@@ -153,9 +198,13 @@ describe('scan chunks', () => {
   it('hold exactly their rows, in time order, one series after another', async () => {
     store = await openStore();
     const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
-    await store.storage.write(db, [batch([3n, 1n, 2n].map((ts) => ['m', [['h', 'a']], ts, [dbl('x', Number(ts)), str('s', `v${ts}`)]] as Row))]);
+    await store.storage.write(db, [
+      batch([3n, 1n, 2n].map((ts) => ['m', [['h', 'a']], ts, [dbl('x', Number(ts)), str('s', `v${ts}`)]] as Row)),
+    ]);
     for await (const c of store.storage.scan(db, 'm', { fields: ['x', 's', 'nope'] })) {
-      expect([c.length, c.time.length, c.fields.get('x')!.values.length, c.fields.get('s')!.values.length]).toEqual([3, 3, 3, 3]);
+      expect([c.length, c.time.length, c.fields.get('x')!.values.length, c.fields.get('s')!.values.length]).toEqual([
+        3, 3, 3, 3,
+      ]);
       expect([...c.time]).toEqual([1n, 2n, 3n]);
       expect(c.fields.has('nope')).toBe(false);
     }

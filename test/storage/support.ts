@@ -91,7 +91,12 @@ function cell(c: SeriesChunk['fields'] extends ReadonlyMap<string, infer C> ? C 
 }
 
 /** Every row of a table as "tags | time | field=value ..." lines, in scan order. */
-export async function dump(storage: Storage, table: string, request: Partial<ScanRequest> = {}, db = 'public'): Promise<string[]> {
+export async function dump(
+  storage: Storage,
+  table: string,
+  request: Partial<ScanRequest> = {},
+  db = 'public',
+): Promise<string[]> {
   const def = storage.catalog.requireDatabase('cnosdb', db);
   const t = def.tables.get(table);
   if (t === undefined) return [];

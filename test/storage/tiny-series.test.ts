@@ -30,7 +30,15 @@ function row(r: () => number, id: number, ts: bigint, step: number): Row {
   // A column that appears only late and rarely: it must not widen the rows before it.
   if (step > 20 && r() < 0.05) fields.push(str('late', `l${step}`));
   if (fields.length === 0) fields.push(dbl('x', step));
-  return ['spans', [['trace', `t${id >> 3}`], ['span', `s${id}`]], ts, fields];
+  return [
+    'spans',
+    [
+      ['trace', `t${id >> 3}`],
+      ['span', `s${id}`],
+    ],
+    ts,
+    fields,
+  ];
 }
 
 /**
@@ -38,7 +46,13 @@ function row(r: () => number, id: number, ts: bigint, step: number): Row {
  * without fields (a packed series answers with its row count and time bounds, unread), and by a
  * plain scan. Also how many series the stats scan answered without rows.
  */
-async function counts(s: Storage, via: 'stats' | 'scan', lo: bigint, hi: bigint, width: bigint): Promise<{ counts: Array<[string, number]>; unread: number }> {
+async function counts(
+  s: Storage,
+  via: 'stats' | 'scan',
+  lo: bigint,
+  hi: bigint,
+  width: bigint,
+): Promise<{ counts: Array<[string, number]>; unread: number }> {
   const db = s.catalog.requireDatabase('cnosdb', 'public');
   const out = new Map<string, number>();
   const add = (span: string, t: bigint, n: number): void => {
@@ -106,7 +120,12 @@ describe('tiny series', () => {
           // a few hot series that outgrow the shared area over several batches.
           for (let i = Math.floor(r() * 400); i >= 0; i--) {
             const kind = r();
-            const id = kind < 0.6 ? next++ : kind < 0.85 ? Math.max(0, next - 1 - Math.floor(r() * 50)) : Math.floor(r() * 3) + 1_000_000;
+            const id =
+              kind < 0.6
+                ? next++
+                : kind < 0.85
+                  ? Math.max(0, next - 1 - Math.floor(r() * 50))
+                  : Math.floor(r() * 3) + 1_000_000;
             const ts = BigInt(kind < 0.6 ? 5000 + step : Math.floor(r() * (SMALL_SERIES_ROWS * 4)));
             rows.push(row(r, id, ts, step));
           }
@@ -119,7 +138,12 @@ describe('tiny series', () => {
           const filter = (tags: ReadonlyMap<string, string>) => Number(tags.get('span')!.slice(1)) % 8 === pick;
           await t.storage.delete(db(), 'spans', { minTime: lo, maxTime: hi, seriesFilter: filter });
           model.delete(lo, hi, filter);
-        } else if (op < 0.7 && db().tables.get('spans')?.fields.some((c) => c.name === 'b')) {
+        } else if (
+          op < 0.7 &&
+          db()
+            .tables.get('spans')
+            ?.fields.some((c) => c.name === 'b')
+        ) {
           await t.storage.alterTable(db(), 'spans', { kind: 'dropColumn', name: 'b' });
           model.rename('b', undefined);
         } else if (op < 0.8) {
@@ -133,9 +157,15 @@ describe('tiny series', () => {
           await t.reopen();
         }
         expect(await dump(t.storage, 'spans', { fields: FIELDS }), `after step ${step}`).toEqual(model.dump(FIELDS));
-        const [lo, hi, width] = [BigInt(Math.floor(q() * 40)), BigInt(5000 + Math.floor(q() * 400)), BigInt(1 + Math.floor(q() * 64))];
+        const [lo, hi, width] = [
+          BigInt(Math.floor(q() * 40)),
+          BigInt(5000 + Math.floor(q() * 400)),
+          BigInt(1 + Math.floor(q() * 64)),
+        ];
         const stats = await counts(t.storage, 'stats', lo, hi, width);
-        expect(stats.counts, `counts after step ${step}`).toEqual((await counts(t.storage, 'scan', lo, hi, width)).counts);
+        expect(stats.counts, `counts after step ${step}`).toEqual(
+          (await counts(t.storage, 'scan', lo, hi, width)).counts,
+        );
         unread += stats.unread;
       }
       // Packed series in files were counted from the index alone.

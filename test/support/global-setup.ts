@@ -33,7 +33,11 @@ export default function setup(): void {
     }
   }
   // The browser sandbox's bundle (dist/sandbox/) holds most of host/, and its page files.
-  const page = Math.max(mtime('host/sandbox/page/index.html'), mtime('host/sandbox/page/app.css'), mtime('bin/build-sandbox.js'));
+  const page = Math.max(
+    mtime('host/sandbox/page/index.html'),
+    mtime('host/sandbox/page/app.css'),
+    mtime('bin/build-sandbox.js'),
+  );
   if (Math.max(newest('host'), page, mtime('build/sundial.wasm')) > mtime('dist/sandbox/worker.js')) {
     execFileSync(process.execPath, [join(root, 'bin', 'build-sandbox.js')], { cwd: root, stdio: 'inherit' });
   }

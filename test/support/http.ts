@@ -30,15 +30,19 @@ export function http(baseUrl: string, path: string, options: HttpOptions = {}): 
   const body = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
   if (body !== undefined) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const b = Buffer.concat(chunks);
-        resolve({ status: res.statusCode!, headers: res.headers, body: b, text: b.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const b = Buffer.concat(chunks);
+          resolve({ status: res.statusCode!, headers: res.headers, body: b, text: b.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -46,6 +50,11 @@ export function http(baseUrl: string, path: string, options: HttpOptions = {}): 
 }
 
 /** POST a line-protocol body to /api/v1/write. */
-export function writeLp(baseUrl: string, body: string | Uint8Array, query = '', options: HttpOptions = {}): Promise<HttpResponse> {
+export function writeLp(
+  baseUrl: string,
+  body: string | Uint8Array,
+  query = '',
+  options: HttpOptions = {},
+): Promise<HttpResponse> {
   return http(baseUrl, `/api/v1/write${query ? '?' + query : ''}`, { ...options, method: 'POST', body });
 }

@@ -9,6 +9,8 @@ export type OtlpRequestType = 'ExportTraceServiceRequest' | 'ExportMetricsServic
 export function otlpProtobuf(type: OtlpRequestType, request: object | string): Uint8Array {
   const T = otlpTypes()[type];
   const json = typeof request === 'string' ? request : JSON.stringify(request);
-  const withBytes = JSON.parse(json, (k, v: unknown) => (typeof v === 'string' && (k === 'traceId' || k === 'spanId' || k === 'parentSpanId') ? Buffer.from(v, 'hex') : v)) as object;
+  const withBytes = JSON.parse(json, (k, v: unknown) =>
+    typeof v === 'string' && (k === 'traceId' || k === 'spanId' || k === 'parentSpanId') ? Buffer.from(v, 'hex') : v,
+  ) as object;
   return T.encode(T.fromObject(withBytes)).finish();
 }

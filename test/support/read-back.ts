@@ -42,7 +42,12 @@ export async function readBack(dataDir: string, options: Partial<StorageOptions>
 }
 
 /** Every row of a table through the async scan: tags and fields by name, NULLs omitted, BOOLEAN as boolean. */
-export async function tableRows(storage: Storage, table: string, db = 'public', tenant = 'cnosdb'): Promise<StoredRow[]> {
+export async function tableRows(
+  storage: Storage,
+  table: string,
+  db = 'public',
+  tenant = 'cnosdb',
+): Promise<StoredRow[]> {
   const def = storage.catalog.requireDatabase(tenant, db);
   const t = def.tables.get(table);
   if (t === undefined) return [];

@@ -8,7 +8,10 @@ export const READER = { user: 'reader', password: 'reader-password' } as const;
 
 /** Creates the `reader` user, a member (Read, nothing more) of tenant cnosdb. */
 export async function createReader(url: string): Promise<void> {
-  for (const sql of [`CREATE USER ${READER.user} WITH PASSWORD = '${READER.password}'`, `ALTER TENANT cnosdb ADD USER ${READER.user} AS member`]) {
+  for (const sql of [
+    `CREATE USER ${READER.user} WITH PASSWORD = '${READER.password}'`,
+    `ALTER TENANT cnosdb ADD USER ${READER.user} AS member`,
+  ]) {
     const r = await http(url, '/api/v1/sql', { method: 'POST', body: sql });
     expect(r.status, r.text).toBe(200);
   }
@@ -29,7 +32,11 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * statement. Returns the statement's response.
  */
 export async function readerStatementWithPing(url: string, sql: string, boundMs = 30_000): Promise<HttpResponse> {
-  const statement = within(http(url, '/api/v1/sql', { method: 'POST', body: sql, auth: READER }), boundMs, 'the statement');
+  const statement = within(
+    http(url, '/api/v1/sql', { method: 'POST', body: sql, auth: READER }),
+    boundMs,
+    'the statement',
+  );
   // Settle the statement's rejection too, so that a failed ping reports first.
   statement.catch(() => undefined);
   const ping = await within(http(url, '/api/v1/ping', { auth: null }), boundMs, 'ping sent while the statement ran');

@@ -29,7 +29,13 @@ export async function startS3(bucket = 'sundial'): Promise<TestS3> {
   let server: S3rver | undefined;
   const start = async (): Promise<void> => {
     if (server !== undefined) return;
-    server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: bucket, configs: [] }] });
+    server = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
     const addr = await server.run();
     port = addr.port;
   };
@@ -52,10 +58,14 @@ export async function startS3(bucket = 'sundial'): Promise<TestS3> {
     url,
     bucket,
     args: (extra = {}) => [
-      '--s3-bucket', bucket,
-      '--s3-endpoint', url,
-      '--s3-access-key-id', S3RVER_KEY,
-      '--s3-secret-access-key', S3RVER_KEY,
+      '--s3-bucket',
+      bucket,
+      '--s3-endpoint',
+      url,
+      '--s3-access-key-id',
+      S3RVER_KEY,
+      '--s3-secret-access-key',
+      S3RVER_KEY,
       ...(extra.prefix === undefined ? [] : ['--s3-prefix', extra.prefix]),
       ...(extra.cacheBytes === undefined ? [] : ['--cache-bytes', extra.cacheBytes]),
       ...(extra.cacheDir === undefined ? [] : ['--cache-dir', extra.cacheDir]),

@@ -81,7 +81,12 @@ export const LAUNCH_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESH
 type Log = Record<string, unknown>;
 
 /** Log lines as they come, and waiters for a line; `failure` rejects the waiters left (the server is gone). */
-function logBook(describeEnd: () => string): { logs: Log[]; add(line: string): void; waitForLog: TestServer['waitForLog']; fail(reason: string): void } {
+function logBook(describeEnd: () => string): {
+  logs: Log[];
+  add(line: string): void;
+  waitForLog: TestServer['waitForLog'];
+  fail(reason: string): void;
+} {
   const logs: Log[] = [];
   const waiters: Array<{ pred: (l: Log) => boolean; resolve: (l: Log) => void; reject: (e: Error) => void }> = [];
   let failed: string | undefined;
@@ -105,30 +110,48 @@ function logBook(describeEnd: () => string): { logs: Log[]; add(line: string): v
     waitForLog(pred, timeoutMs = 30_000) {
       const seen = logs.find(pred);
       if (seen) return Promise.resolve(seen);
-      if (failed !== undefined) return Promise.reject(new Error(`${failed} before the expected log line; ${describeEnd()}`));
+      if (failed !== undefined)
+        return Promise.reject(new Error(`${failed} before the expected log line; ${describeEnd()}`));
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; ${describeEnd()}`)), timeoutMs);
-        waiters.push({ pred, resolve: (l) => (clearTimeout(timer), resolve(l)), reject: (e) => (clearTimeout(timer), reject(e)) });
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for a log line; ${describeEnd()}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          pred,
+          resolve: (l) => (clearTimeout(timer), resolve(l)),
+          reject: (e) => (clearTimeout(timer), reject(e)),
+        });
       });
     },
     fail(reason) {
       failed = reason;
-      for (const w of waiters.splice(0)) w.reject(new Error(`${reason} before the expected log line; ${describeEnd()}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`${reason} before the expected log line; ${describeEnd()}`));
     },
   };
 }
 
 /** After 'listening': waits for 'ready' and, with `waitWarm`, for the warm-ups (StartOptions). */
 async function waitStarted(options: StartOptions, logs: Log[], waitForLog: TestServer['waitForLog']): Promise<void> {
-  const ready = options.waitReady !== false || options.waitWarm === true ? await waitForLog((l) => l.msg === 'ready') : undefined;
+  const ready =
+    options.waitReady !== false || options.waitWarm === true ? await waitForLog((l) => l.msg === 'ready') : undefined;
   const setting = (name: string): string | undefined => options.env?.[name] ?? process.env[name];
   // The write warm-up runs first, then the query warm-up: wait for the last one that runs.
   const queryWarmup = setting('SUNDIAL_WARMUP') !== 'false';
   if (options.waitWarm === true && (queryWarmup || setting('SUNDIAL_WRITE_WARMUP') !== 'false')) {
     const done = new Set(
       queryWarmup
-        ? ['query path warmed up', 'query warm-up stopped', 'query warm-up failed (queries are only slower until V8 has compiled them)']
-        : ['write path warmed up', 'write warm-up stopped', 'write warm-up failed (high-cardinality writes are only slower until V8 has compiled them)'],
+        ? [
+            'query path warmed up',
+            'query warm-up stopped',
+            'query warm-up failed (queries are only slower until V8 has compiled them)',
+          ]
+        : [
+            'write path warmed up',
+            'write warm-up stopped',
+            'write warm-up failed (high-cardinality writes are only slower until V8 has compiled them)',
+          ],
     );
     await waitForLog((l) => typeof l.msg === 'string' && done.has(l.msg), 60_000);
   }
@@ -146,7 +169,15 @@ function removeOwnDir(dataDir: string): void {
 }
 
 /** The server's arguments after the command: a free port, the data directory, info logs, then `args`. */
-const serverArgs = (dataDir: string, options: StartOptions): string[] => ['--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])];
+const serverArgs = (dataDir: string, options: StartOptions): string[] => [
+  '--port',
+  '0',
+  '--data-dir',
+  dataDir,
+  '--log-level',
+  'info',
+  ...(options.args ?? []),
+];
 
 export function startServer(options: StartOptions & { inProcess: true }): Promise<TestServer>;
 export function startServer(options?: StartOptions & { inProcess?: false }): Promise<ProcessServer>;
@@ -158,11 +189,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 const NODE_HOST = new URL('../../dist/host/node/index.js', import.meta.url).href;
 
 async function startInProcess(options: StartOptions): Promise<TestServer> {
-  if (options.nodeArgs !== undefined || options.main !== undefined || options.command !== undefined) throw new Error('nodeArgs, main and command need a process: drop inProcess');
+  if (options.nodeArgs !== undefined || options.main !== undefined || options.command !== undefined)
+    throw new Error('nodeArgs, main and command need a process: drop inProcess');
   const host = (await import(NODE_HOST)) as typeof NodeHost;
   const settings = new Set<string>(host.SETTINGS.map((s) => host.envName(s.key)));
   const notSettings = Object.keys(options.env ?? {}).filter((name) => !settings.has(name));
-  if (notSettings.length > 0) throw new Error(`${notSettings.join(', ')}: not a setting, the process's: drop inProcess`);
+  if (notSettings.length > 0)
+    throw new Error(`${notSettings.join(', ')}: not a setting, the process's: drop inProcess`);
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
   if (ownDir) ownDirs.add(dataDir);
@@ -213,10 +246,14 @@ async function startProcess(options: StartOptions): Promise<ProcessServer> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sundial-test-'));
   if (ownDir) ownDirs.add(dataDir);
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN, ...(options.command ?? []), ...serverArgs(dataDir, options)], {
-    env: { ...LAUNCH_ENV, ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), options.main ?? MAIN, ...(options.command ?? []), ...serverArgs(dataDir, options)],
+    {
+      env: { ...LAUNCH_ENV, ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const book = logBook(() => `stderr: ${stderr}; logs: ${JSON.stringify(book.logs.slice(-5))}`);
   const { logs, waitForLog } = book;

@@ -24,6 +24,8 @@ export const SHARED_BENCH_DIR = join(SHARED_DIR, 'bench') + '/';
 export const CONFORMANCE_DIR: string | undefined = (() => {
   const dir = join(SHARED_DIR, 'conformance', 'cnosdb');
   if (existsSync(dir)) return dir + '/';
-  console.warn(`shared fixtures not found at ${dir} (set SUNDIAL_SHARED_DIR): tests that read CnosDB's cases are skipped`);
+  console.warn(
+    `shared fixtures not found at ${dir} (set SUNDIAL_SHARED_DIR): tests that read CnosDB's cases are skipped`,
+  );
   return undefined;
 })();

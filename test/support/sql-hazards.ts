@@ -4,7 +4,27 @@
 // (length(), IS NULL, a comparison), so that what is measured is the building, not the transfer.
 
 /** Sizes around every limit: small, the query budget (512 MiB and the engine tests' few MiB), V8's string and array maxima, i32, i64. */
-const SIZES = ['0', '1', '7', '1000', '65536', '1000000', '3000000', '50000000', '134217728', '200000000', '268435456', '536870888', '536870889', '2000000000', '2147483647', '2147483648', '9007199254740993', '9223372036854775807', '-1'];
+const SIZES = [
+  '0',
+  '1',
+  '7',
+  '1000',
+  '65536',
+  '1000000',
+  '3000000',
+  '50000000',
+  '134217728',
+  '200000000',
+  '268435456',
+  '536870888',
+  '536870889',
+  '2000000000',
+  '2147483647',
+  '2147483648',
+  '9007199254740993',
+  '9223372036854775807',
+  '-1',
+];
 
 /** A string argument: small, or itself built large. */
 function text(pick: <T>(xs: readonly T[]) => T, depth: number): string {
@@ -77,11 +97,50 @@ export function hugeCallStatement(random: () => number): string {
 
 /** Patterns that make a backtracking engine exponential or polynomial, refused ones and odd ones. */
 const REGEXES = [
-  '^(a+)+$', '(a|a)*b', '(a|aa)+c', '(.*a){20}', '^(\\w+\\s?)*$', '(a*)*b', '((a+)+)+b', '(?:a?){30}a{30}', '^(a|b|ab)*c$',
-  '(a+)\\1', '(?=a)a', 'a(?!b)', '(?<=a)b', '(', '[a', '\\', 'a{1001}', '(\\pL{100}){3}', '[\\W_]+', '\\p{Greek}', '(?i)A+$', '(?x) a + \\!',
-  '[^\\W_]', '[a-z&&[^b]]', '\\d+!', '(?s).*!$', 'a{2,1}', '\\u{61}+b', '(?P<n>a)+$', '', '.*', '(?U)a+',
+  '^(a+)+$',
+  '(a|a)*b',
+  '(a|aa)+c',
+  '(.*a){20}',
+  '^(\\w+\\s?)*$',
+  '(a*)*b',
+  '((a+)+)+b',
+  '(?:a?){30}a{30}',
+  '^(a|b|ab)*c$',
+  '(a+)\\1',
+  '(?=a)a',
+  'a(?!b)',
+  '(?<=a)b',
+  '(',
+  '[a',
+  '\\',
+  'a{1001}',
+  '(\\pL{100}){3}',
+  '[\\W_]+',
+  '\\p{Greek}',
+  '(?i)A+$',
+  '(?x) a + \\!',
+  '[^\\W_]',
+  '[a-z&&[^b]]',
+  '\\d+!',
+  '(?s).*!$',
+  'a{2,1}',
+  '\\u{61}+b',
+  '(?P<n>a)+$',
+  '',
+  '.*',
+  '(?U)a+',
 ];
-const LIKES = ["'%a%a%a%a%a%b'", "'%a_a%a_a%a_b'", "'a%'", "'%!'", "'%a%'", "'_%_%_%_%_b'", "'%%%%%%b'", "'%\\_%'", "'" + '%a'.repeat(40) + "'"];
+const LIKES = [
+  "'%a%a%a%a%a%b'",
+  "'%a_a%a_a%a_b'",
+  "'a%'",
+  "'%!'",
+  "'%a%'",
+  "'_%_%_%_%_b'",
+  "'%%%%%%b'",
+  "'%\\_%'",
+  "'" + '%a'.repeat(40) + "'",
+];
 
 /** A pathological pattern over a long input, by every operator and function that takes one. */
 export function patternStatement(random: () => number): string {

@@ -12,7 +12,9 @@ let terminals = 0;
 export function requireTmux(): void {
   const r = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
   if (r.error !== undefined || r.status !== 0) {
-    throw new Error('tmux is missing: these tests type into a real terminal through it; install the Debian package tmux (apt-get install tmux)');
+    throw new Error(
+      'tmux is missing: these tests type into a real terminal through it; install the Debian package tmux (apt-get install tmux)',
+    );
   }
 }
 
@@ -37,17 +39,41 @@ export class Terminal {
     requireTmux();
     const t = new Terminal(`sundial-test-${process.pid}-${++terminals}`);
     const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
-    const r = spawnSync('tmux', ['-L', t.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(width), '-y', String(height), `${quoted}; echo "[exited $?]"; sleep 600`], {
-      encoding: 'utf8',
-      env: { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
-    });
+    const r = spawnSync(
+      'tmux',
+      [
+        '-L',
+        t.#socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'main',
+        '-x',
+        String(width),
+        '-y',
+        String(height),
+        `${quoted}; echo "[exited $?]"; sleep 600`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm' },
+      },
+    );
     if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
     return t;
   }
 
   /** Types `text` as keys, byte for byte (hex, so that tmux reads no `;` or key name in it). */
   type(text: string): void {
-    this.#tmux('send-keys', '-t', 'main', '-H', ...[...Buffer.from(text, 'utf8')].map((b) => b.toString(16).padStart(2, '0')));
+    this.#tmux(
+      'send-keys',
+      '-t',
+      'main',
+      '-H',
+      ...[...Buffer.from(text, 'utf8')].map((b) => b.toString(16).padStart(2, '0')),
+    );
   }
 
   /** Types `text`, then Enter. */
@@ -68,7 +94,12 @@ export class Terminal {
 
   /** Waits until the screen satisfies `want` (a text it contains, a pattern, a test); returns the screen. */
   async waitFor(want: string | RegExp | ((screen: string) => boolean), timeoutMs = 30_000): Promise<string> {
-    const test = typeof want === 'string' ? (s: string) => s.includes(want) : want instanceof RegExp ? (s: string) => want.test(s) : want;
+    const test =
+      typeof want === 'string'
+        ? (s: string) => s.includes(want)
+        : want instanceof RegExp
+          ? (s: string) => want.test(s)
+          : want;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const s = this.screen();

@@ -19,7 +19,13 @@ export interface Run {
 }
 
 export function sundial(args: string[], input?: string | Buffer): Run {
-  const r = spawnSync(BIN, args, { encoding: 'utf8', env: ENV, input: input ?? '', timeout: 120_000, maxBuffer: 64 << 20 });
+  const r = spawnSync(BIN, args, {
+    encoding: 'utf8',
+    env: ENV,
+    input: input ?? '',
+    timeout: 120_000,
+    maxBuffer: 64 << 20,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -30,7 +36,9 @@ export function sundialAsync(args: string[]): Promise<Run> & { pid: number | und
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const p = new Promise<Run>((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr }))) as Promise<Run> & { pid: number | undefined; kill(): void };
+  const p = new Promise<Run>((resolve) =>
+    child.on('close', (status) => resolve({ status, stdout, stderr })),
+  ) as Promise<Run> & { pid: number | undefined; kill(): void };
   p.pid = child.pid;
   p.kill = () => child.kill('SIGKILL');
   return p;
@@ -76,7 +84,23 @@ function csvField(s: string): string {
 
 /** The CSV of `SELECT time, host, region, v, n, ok, s ... ORDER BY time`. */
 export function expectedCsv(rs: Row[]): string {
-  return 'time,host,region,v,n,ok,s\n' + rs.map((r) => [timeText(r.time), r.host, csvField(r.region), doubleText(r.v), String(r.n), String(r.ok), csvField(r.s)].join(',') + '\n').join('');
+  return (
+    'time,host,region,v,n,ok,s\n' +
+    rs
+      .map(
+        (r) =>
+          [
+            timeText(r.time),
+            r.host,
+            csvField(r.region),
+            doubleText(r.v),
+            String(r.n),
+            String(r.ok),
+            csvField(r.s),
+          ].join(',') + '\n',
+      )
+      .join('')
+  );
 }
 
 export const SELECT = (table: string): string => `SELECT time, host, region, v, n, ok, s FROM "${table}" ORDER BY time`;
@@ -84,16 +108,42 @@ export const SELECT = (table: string): string => `SELECT time, host, region, v, 
 const lpTag = (s: string): string => s.replace(/[,= ]/g, '\\$&');
 
 export function lpOf(table: string, rs: Row[]): string {
-  return rs.map((r) => `${table},host=${lpTag(r.host)},region=${lpTag(r.region)} v=${r.v},n=${r.n}i,ok=${r.ok},s="${r.s.replace(/["\\]/g, '\\$&')}" ${r.time}\n`).join('');
+  return rs
+    .map(
+      (r) =>
+        `${table},host=${lpTag(r.host)},region=${lpTag(r.region)} v=${r.v},n=${r.n}i,ok=${r.ok},s="${r.s.replace(/["\\]/g, '\\$&')}" ${r.time}\n`,
+    )
+    .join('');
 }
 
 export function csvOf(rs: Row[]): string {
-  return 'time,host,region,v,n,ok,s\n' + rs.map((r) => [timeText(r.time) + 'Z', r.host, csvField(r.region), doubleText(r.v), String(r.n), String(r.ok), csvField(r.s)].join(',') + '\n').join('');
+  return (
+    'time,host,region,v,n,ok,s\n' +
+    rs
+      .map(
+        (r) =>
+          [
+            timeText(r.time) + 'Z',
+            r.host,
+            csvField(r.region),
+            doubleText(r.v),
+            String(r.n),
+            String(r.ok),
+            csvField(r.s),
+          ].join(',') + '\n',
+      )
+      .join('')
+  );
 }
 
 export function ndjsonOf(rs: Row[]): string {
   // n written as a bare JSON number: beyond 2^53 for most rows, so its digits must survive.
-  return rs.map((r) => `{"time":"${timeText(r.time)}Z","host":${JSON.stringify(r.host)},"region":${JSON.stringify(r.region)},"v":${doubleText(r.v)},"n":${r.n},"ok":${r.ok},"s":${JSON.stringify(r.s)}}\n`).join('');
+  return rs
+    .map(
+      (r) =>
+        `{"time":"${timeText(r.time)}Z","host":${JSON.stringify(r.host)},"region":${JSON.stringify(r.region)},"v":${doubleText(r.v)},"n":${r.n},"ok":${r.ok},"s":${JSON.stringify(r.s)}}\n`,
+    )
+    .join('');
 }
 
 export function parquetOf(rs: Row[]): Buffer {
@@ -102,7 +152,12 @@ export function parquetOf(rs: Row[]): Buffer {
     writer,
     schema: [
       { name: 'root', num_children: 7 },
-      { name: 'time', type: 'INT64', repetition_type: 'REQUIRED', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' } },
+      {
+        name: 'time',
+        type: 'INT64',
+        repetition_type: 'REQUIRED',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' },
+      },
       { name: 'host', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
       { name: 'region', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
       { name: 'v', type: 'DOUBLE', repetition_type: 'REQUIRED' },

@@ -16,7 +16,11 @@ export function checkGeometryValue(column: GeometryColumnType, text: string): vo
     g = toPlanar(readWkt(text));
   } catch (e) {
     if (!(e instanceof WktError)) throw e;
-    throw new UserError('invalidGeometry', `Invalid geometry type, error: ${e.message}, expect ${want}, got ${rustDebugStr(text)}`);
+    throw new UserError(
+      'invalidGeometry',
+      `Invalid geometry type, error: ${e.message}, expect ${want}, got ${rustDebugStr(text)}`,
+    );
   }
-  if (g.kind !== want) throw new UserError('invalidGeometry', `Invalid geometry type, error: expect ${want}, got ${geoDebug(g)}`);
+  if (g.kind !== want)
+    throw new UserError('invalidGeometry', `Invalid geometry type, error: expect ${want}, got ${geoDebug(g)}`);
 }

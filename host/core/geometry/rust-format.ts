@@ -61,7 +61,8 @@ function closeRing(ring: readonly Coord[]): readonly Coord[] {
   return a[0] === b[0] && a[1] === b[1] ? ring : [...ring, a];
 }
 
-const closePolygon = (rings: readonly (readonly Coord[])[]): (readonly Coord[])[] => (rings.length === 0 ? [[]] : rings.map(closeRing));
+const closePolygon = (rings: readonly (readonly Coord[])[]): (readonly Coord[])[] =>
+  rings.length === 0 ? [[]] : rings.map(closeRing);
 
 function requirePoint(c: Coord | null): Coord {
   if (c === null) throw new WktError("The input was an empty Point, but the output doesn't support empty Points");

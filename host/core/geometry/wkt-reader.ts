@@ -131,7 +131,10 @@ function geometryAfterWord(word: string, ts: Tokens, depth: number): Geometry {
     case 'MULTILINESTRING':
       return { kind: 'MultiLineString', lines: withParens(ts, [], () => ringList(ts)) };
     case 'MULTIPOLYGON':
-      return { kind: 'MultiPolygon', polygons: withParens(ts, [], () => commaMany(ts, () => withParens(ts, [], () => ringList(ts)))) };
+      return {
+        kind: 'MultiPolygon',
+        polygons: withParens(ts, [], () => commaMany(ts, () => withParens(ts, [], () => ringList(ts)))),
+      };
     case 'GEOMETRYCOLLECTION':
       return {
         kind: 'GeometryCollection',

@@ -8,7 +8,17 @@ import { UserError } from '../../core/errors.js';
 import { ALL_DATABASES } from '../../core/object-names.js';
 import type { ColumnInfo, TableInfo } from '../catalog.js';
 import type { ExecContext } from '../exec/exec-plan.js';
-import { castVector, checkCast, concatVectors, type Field, type RecordBatch, type TimeUnit, UINT64, unitNanos, type Vector } from '../types/index.js';
+import {
+  castVector,
+  checkCast,
+  concatVectors,
+  type Field,
+  type RecordBatch,
+  type TimeUnit,
+  UINT64,
+  unitNanos,
+  type Vector,
+} from '../types/index.js';
 import { copyOptions, FILE_EXTENSIONS, fileFormatOptions, type FileFormat } from '../external/file-format.js';
 import type { ExternalFiles, ObjectStoreConnection } from '../external/external-files.js';
 import { connectionOf } from '../external/connection.js';
@@ -29,11 +39,20 @@ function rowsAnswer(n: number): Rows {
 /** The checks both forms start with: the user's standing, then the host's file access. */
 function admit(session: ExecContext['session'], files: ExternalFiles | undefined): ExternalFiles {
   session.authorize?.(ALL_DATABASES, 'all');
-  if (files === undefined) throw new UserError('externalLocation', 'object store error: COPY INTO needs the host to serve files, which this one does not');
+  if (files === undefined)
+    throw new UserError(
+      'externalLocation',
+      'object store error: COPY INTO needs the host to serve files, which this one does not',
+    );
   return files;
 }
 
-export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.CopyIntoTable, files: ExternalFiles | undefined): Promise<Rows> {
+export async function copyIntoTable(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: ast.CopyIntoTable,
+  files: ExternalFiles | undefined,
+): Promise<Rows> {
   const store = admit(ctx.session, files);
   const format = fileFormatOptions(s.fileFormat);
   const options = copyOptions(s.copyOptions);
@@ -55,7 +74,17 @@ export async function copyIntoTable(qp: QueryPlanner, ctx: ExecContext, s: ast.C
   }
 }
 
-async function copyRows(ctx: ExecContext, s: ast.CopyIntoTable, store: ExternalFiles, connection: ObjectStoreConnection | undefined, format: FileFormat, schema: Field[] | undefined, database: string, table: TableInfo, held: Reservation): Promise<Rows> {
+async function copyRows(
+  ctx: ExecContext,
+  s: ast.CopyIntoTable,
+  store: ExternalFiles,
+  connection: ObjectStoreConnection | undefined,
+  format: FileFormat,
+  schema: Field[] | undefined,
+  database: string,
+  table: TableInfo,
+  held: Reservation,
+): Promise<Rows> {
   const batches: RecordBatch[] = [];
   for (const file of await store.list(s.location, connection)) {
     batches.push(await readExternalFile(store, file, format, schema, ctx.memory, held));
@@ -69,25 +98,43 @@ async function copyRows(ctx: ExecContext, s: ast.CopyIntoTable, store: ExternalF
   held.grow(batches.reduce((n, b) => n + batchBytes(b), 0));
   const columns: Vector[] = targets.map((c, k) => {
     const parts = batches.map((b) => {
-      const v = b.schema.fields[k]?.name === fields[k]!.name ? b.columns[k]! : b.columns[b.schema.fields.findIndex((f) => f.name === fields[k]!.name)];
-      if (v === undefined) throw new UserError('sqlPlan', `Datafusion: Schema error: No field named ${fields[k]!.name} in a file of ${s.location}`);
+      const v =
+        b.schema.fields[k]?.name === fields[k]!.name
+          ? b.columns[k]!
+          : b.columns[b.schema.fields.findIndex((f) => f.name === fields[k]!.name)];
+      if (v === undefined)
+        throw new UserError(
+          'sqlPlan',
+          `Datafusion: Schema error: No field named ${fields[k]!.name} in a file of ${s.location}`,
+        );
       checkCast(v.type, c.type);
       return castVector(v, c.type);
     });
     return concatVectors(c.type, parts);
   });
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
-  const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
+  const now = targets.includes(timeColumn)
+    ? undefined
+    : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
   await storeRows(ctx, database, table, targets, columns, rowCount, now);
   return rowsAnswer(rowCount);
 }
 
-export async function copyIntoLocation(qp: QueryPlanner, ctx: ExecContext, s: ast.CopyIntoLocation, files: ExternalFiles | undefined, runQuery: RunQuery): Promise<Rows> {
+export async function copyIntoLocation(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: ast.CopyIntoLocation,
+  files: ExternalFiles | undefined,
+  runQuery: RunQuery,
+): Promise<Rows> {
   const store = admit(ctx.session, files);
   const format = fileFormatOptions(s.fileFormat);
   copyOptions(s.copyOptions);
   const connection = connectionOf(s.location, s.connection);
-  const query = s.source.kind === 'query' ? s.source.query : (parseStatement(`SELECT * FROM ${printObjectName(s.source.name)}`) as ast.Query);
+  const query =
+    s.source.kind === 'query'
+      ? s.source.query
+      : (parseStatement(`SELECT * FROM ${printObjectName(s.source.name)}`) as ast.Query);
   const plan = qp.planQuery(query, undefined, new Map());
   const schema = { fields: plan.schema.fields.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable })) };
   // The result and the file's bytes are held until the file is written: charged to the pool.

@@ -30,8 +30,24 @@ export function parseDurationMs(text: string): number | null {
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = {
-  '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12,
-  ki: 1024, kib: 1024, mi: 1024 ** 2, mib: 1024 ** 2, gi: 1024 ** 3, gib: 1024 ** 3, ti: 1024 ** 4, tib: 1024 ** 4,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  ki: 1024,
+  kib: 1024,
+  mi: 1024 ** 2,
+  mib: 1024 ** 2,
+  gi: 1024 ** 3,
+  gib: 1024 ** 3,
+  ti: 1024 ** 4,
+  tib: 1024 ** 4,
 };
 
 export function parseBytes(text: string, option: string): number {
@@ -76,7 +92,8 @@ export function applyDatabaseOptions(base: DatabaseOptions, options: readonly Da
         break;
       case 'PRECISION': {
         const p = valueText(o.value).toUpperCase();
-        if (p !== 'NS' && p !== 'US' && p !== 'MS') throw planError(`PRECISION must be 'ns', 'us' or 'ms', got '${valueText(o.value)}'`);
+        if (p !== 'NS' && p !== 'US' && p !== 'MS')
+          throw planError(`PRECISION must be 'ns', 'us' or 'ms', got '${valueText(o.value)}'`);
         out.precision = p as Precision;
         break;
       }

@@ -14,8 +14,18 @@ import { databaseExists, tableExists } from '../../core/meta-errors.js';
 
 /** Codec Debug names and the codecs each storage type accepts (CnosDB's Encoding rules). */
 const CODEC_NAMES: Readonly<Record<string, string>> = {
-  DEFAULT: 'Default', NULL: 'Null', DELTA: 'Delta', DELTATS: 'DeltaTs', QUANTILE: 'Quantile', GORILLA: 'Gorilla',
-  GZIP: 'Gzip', BZIP: 'Bzip', ZSTD: 'Zstd', SNAPPY: 'Snappy', ZLIB: 'Zlib', BITPACK: 'BitPack',
+  DEFAULT: 'Default',
+  NULL: 'Null',
+  DELTA: 'Delta',
+  DELTATS: 'DeltaTs',
+  QUANTILE: 'Quantile',
+  GORILLA: 'Gorilla',
+  GZIP: 'Gzip',
+  BZIP: 'Bzip',
+  ZSTD: 'Zstd',
+  SNAPPY: 'Snappy',
+  ZLIB: 'Zlib',
+  BITPACK: 'BitPack',
 };
 const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly string[] }>> = {
   Int64: { name: 'I64', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
@@ -28,7 +38,8 @@ const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly s
 
 function checkCodec(codec: string, type: DataType): void {
   const rule = CODECS_BY_TYPE[type.id];
-  if (rule !== undefined && !rule.codecs.includes(codec)) throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`, 'encodingType');
+  if (rule !== undefined && !rule.codecs.includes(codec))
+    throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`, 'encodingType');
 }
 
 /**
@@ -51,7 +62,11 @@ function tableName(name: readonly string[], defaultDb: string): { db: string; ta
 }
 
 /** `systemDatabase`: the system database the session's tenant lists (cluster_schema in cnosdb), which exists too. */
-export async function createDatabase(catalog: EngineCatalog, s: ast.CreateDatabase, systemDatabase?: string): Promise<void> {
+export async function createDatabase(
+  catalog: EngineCatalog,
+  s: ast.CreateDatabase,
+  systemDatabase?: string,
+): Promise<void> {
   if (catalog.database(s.name) !== undefined || s.name === systemDatabase) {
     if (s.ifNotExists) return;
     throw databaseExists(s.name);
@@ -88,15 +103,23 @@ export async function compactDatabase(catalog: EngineCatalog, s: ast.CompactData
   await catalog.compactDatabase?.(s.name);
 }
 
-export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, defaultDb: string, tenant: string): Promise<void> {
+export async function createTable(
+  catalog: EngineCatalog,
+  s: ast.CreateTable,
+  defaultDb: string,
+  tenant: string,
+): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
   const info = catalog.database(db)!;
   const seen = new Set<string>(['time']);
-  const columns: ColumnInfo[] = [{ name: 'time', kind: 'time', type: timestamp(precisionUnit(info.options.precision)), codec: 'DEFAULT' }];
+  const columns: ColumnInfo[] = [
+    { name: 'time', kind: 'time', type: timestamp(precisionUnit(info.options.precision)), codec: 'DEFAULT' },
+  ];
   const fields: ColumnInfo[] = [];
   for (const c of s.columns) {
-    if (c.dataType.name === 'TIMESTAMP' && !c.dataType.custom) throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
+    if (c.dataType.name === 'TIMESTAMP' && !c.dataType.custom)
+      throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
     if (seen.has(c.name)) {
       if (c.name === 'time') throw semanticError(`column time already exists in table ${tenant}.${db}.${table}`);
       throw semanticError(`Field or Tag have the same name ${c.name}`, 'sameColumnName');
@@ -105,7 +128,14 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     const t = fieldColumnType(c.dataType, c.name);
     const codec = c.codec ?? 'DEFAULT';
     checkCodec(codec, t.type);
-    fields.push({ name: c.name, kind: 'field', type: t.type, valueType: t.valueType, codec, ...(t.geometry === undefined ? {} : { geometry: t.geometry }) });
+    fields.push({
+      name: c.name,
+      kind: 'field',
+      type: t.type,
+      valueType: t.valueType,
+      codec,
+      ...(t.geometry === undefined ? {} : { geometry: t.geometry }),
+    });
   }
   for (const tag of s.tags) {
     if (seen.has(tag)) throw semanticError(`Field or Tag have the same name ${tag}`, 'sameColumnName');
@@ -113,7 +143,11 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
     columns.push({ name: tag, kind: 'tag', type: UTF8, valueType: ValueType.Tag, codec: 'DEFAULT' });
   }
   columns.push(...fields);
-  if (catalog.table(db, table) !== undefined || catalog.externalTable?.(db, table) !== undefined || catalog.streamTable?.(db, table) !== undefined) {
+  if (
+    catalog.table(db, table) !== undefined ||
+    catalog.externalTable?.(db, table) !== undefined ||
+    catalog.streamTable?.(db, table) !== undefined
+  ) {
     if (s.ifNotExists) return;
     throw tableExists(table);
   }
@@ -121,7 +155,12 @@ export async function createTable(catalog: EngineCatalog, s: ast.CreateTable, de
   await catalog.createTable(db, t);
 }
 
-export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaultDb: string, tenant: string): Promise<void> {
+export async function dropTable(
+  catalog: EngineCatalog,
+  s: ast.DropTable,
+  defaultDb: string,
+  tenant: string,
+): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
   if (catalog.streamTable?.(db, table) !== undefined) {
@@ -143,18 +182,29 @@ export async function dropTable(catalog: EngineCatalog, s: ast.DropTable, defaul
 }
 
 /** RECOVER TABLE: a pending drop undone; a live table with no drop pending is left as it is. */
-export async function recoverTable(catalog: EngineCatalog, s: ast.RecoverTable, defaultDb: string, tenant: string): Promise<void> {
+export async function recoverTable(
+  catalog: EngineCatalog,
+  s: ast.RecoverTable,
+  defaultDb: string,
+  tenant: string,
+): Promise<void> {
   const { db, table } = tableName(s.name, defaultDb);
   requireDatabase(catalog, db);
   if (catalog.dropPending?.(db, table) === true) return catalog.recoverTable!(db, table);
   if (catalog.table(db, table) === undefined && !s.ifExists) throw tableNotFound(tenant, db, table);
 }
 
-export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defaultDb: string, tenant: string): Promise<void> {
+export async function alterTable(
+  catalog: EngineCatalog,
+  s: ast.AlterTable,
+  defaultDb: string,
+  tenant: string,
+): Promise<void> {
   const { db, table } = tableName(s.table, defaultDb);
   requireDatabase(catalog, db);
   const t = catalog.table(db, table);
-  if (t === undefined && catalog.externalTable?.(db, table) !== undefined) throw notImplemented(`ALTER TABLE of the external table ${db}.${table}`);
+  if (t === undefined && catalog.externalTable?.(db, table) !== undefined)
+    throw notImplemented(`ALTER TABLE of the external table ${db}.${table}`);
   if (t === undefined) throw tableNotFound(tenant, db, table);
   const columns = t.columns.map((c) => ({ ...c }));
   const find = (name: string): ColumnInfo | undefined => columns.find((c) => c.name === name);
@@ -173,7 +223,14 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
       const ft = fieldColumnType(c.dataType, c.name);
       const codec = c.codec ?? 'DEFAULT';
       checkCodec(codec, ft.type);
-      columns.push({ name: c.name, kind: 'field', type: ft.type, valueType: ft.valueType, codec, ...(ft.geometry === undefined ? {} : { geometry: ft.geometry }) });
+      columns.push({
+        name: c.name,
+        kind: 'field',
+        type: ft.type,
+        valueType: ft.valueType,
+        codec,
+        ...(ft.geometry === undefined ? {} : { geometry: ft.geometry }),
+      });
       change = { kind: 'add', column: c.name };
       break;
     }
@@ -193,7 +250,8 @@ export async function alterTable(catalog: EngineCatalog, s: ast.AlterTable, defa
       // CnosDB answers dropping time with AtLeastOneTag (its alter_table.slt), not DropTime.
       if (c.kind === 'time') throw semanticError('There must be at least one tag column. ', 'atLeastOneTag');
       if (c.kind === 'tag') throw semanticError(`Can't drop tag column ${a.column}.`, 'dropTag');
-      if (columns.filter((x) => x.kind === 'field').length === 1) throw semanticError('There must be at least one field column.', 'atLeastOneField');
+      if (columns.filter((x) => x.kind === 'field').length === 1)
+        throw semanticError('There must be at least one field column.', 'atLeastOneField');
       columns.splice(columns.indexOf(c), 1);
       change = { kind: 'drop', column: a.column };
       break;

@@ -29,12 +29,22 @@ export interface PrepareDeleteOptions {
  * tags prepares its DELETE before its first write, so that a DELETE that cannot run never leaves
  * the copied series behind.
  */
-export function prepareDelete(qp: QueryPlanner, ctx: ExecContext, s: ast.Delete, options: PrepareDeleteOptions = {}): () => Promise<void> {
+export function prepareDelete(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: ast.Delete,
+  options: PrepareDeleteOptions = {},
+): () => Promise<void> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const qualifier = s.table.join('.');
   // DataFusion plans DELETE's predicate over the table's unqualified schema ("No field named x.
   // Valid fields are time, t0, ..."); the scan below still reads qualified columns.
-  const fields: PlanField[] = table.columns.map((c) => ({ qualifier: undefined, name: c.name, type: c.type, nullable: true }));
+  const fields: PlanField[] = table.columns.map((c) => ({
+    qualifier: undefined,
+    name: c.name,
+    type: c.type,
+    nullable: true,
+  }));
   const filters = [];
   if (s.where !== undefined) {
     const unqualified = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);

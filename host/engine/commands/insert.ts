@@ -4,7 +4,19 @@
 // one field per row), encoded as one write batch and stored atomically: a bad row stores nothing.
 
 import { checkGeometryValue } from '../../core/geometry/check-geometry.js';
-import { castVector, checkCast, getValue, isValid, type RecordBatch, type Scalar, type TimeUnit, UINT64, unitNanos, type Vector, vectorFrom } from '../types/index.js';
+import {
+  castVector,
+  checkCast,
+  getValue,
+  isValid,
+  type RecordBatch,
+  type Scalar,
+  type TimeUnit,
+  UINT64,
+  unitNanos,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { WriteBatchBuilder, type FieldInput } from '../../core/write-batch-builder.js';
 import type { FieldType } from '../../core/write-batch.js';
 import type { ColumnInfo, TableInfo } from '../catalog.js';
@@ -32,7 +44,10 @@ export function targetColumns(table: TableInfo, names: readonly string[], width:
   if (names.length > width || (names.length === 0 && width !== table.columns.length)) throw mismatch();
   for (const n of names) {
     if (!table.columns.some((x) => x.name === n)) {
-      throw semanticError(`Insert column '${n}' does not exist in target table, expect ${table.columns.map((x) => x.name).join(',')}`, 'insertMissingColumn');
+      throw semanticError(
+        `Insert column '${n}' does not exist in target table, expect ${table.columns.map((x) => x.name).join(',')}`,
+        'insertMissingColumn',
+      );
     }
   }
   if (names.length === 0) return table.columns;
@@ -57,20 +72,34 @@ export interface InsertOptions {
   skipRowsWithoutFields?: boolean;
 }
 
-export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, runQuery: RunQuery, options: InsertOptions = {}): Promise<Rows> {
+export async function insert(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: ast.Insert,
+  runQuery: RunQuery,
+  options: InsertOptions = {},
+): Promise<Rows> {
   const { database, table } = qp.resolveTable(s.table, 'write');
   const q = s.source;
-  const plainValues = q.body.kind === 'values' && q.with === undefined && q.orderBy.length === 0 && q.limit === undefined && q.offset === undefined;
+  const plainValues =
+    q.body.kind === 'values' &&
+    q.with === undefined &&
+    q.orderBy.length === 0 &&
+    q.limit === undefined &&
+    q.offset === undefined;
   // The source is planned (VALUES: checked) before the columns are, as in CnosDB.
   let plan: ReturnType<QueryPlanner['planQuery']> | undefined;
   if (plainValues) checkValuesWidth((q.body as ast.Values).rows);
   else plan = qp.planQuery(q, undefined, new Map());
   const targets = targetColumns(table, s.columns, plan?.schema.length ?? (q.body as ast.Values).rows[0]!.length);
   // An INSERT over a stream table is a continuous query: registered, run by the host's timer.
-  if (plan !== undefined && qp.streamsRead.length > 0 && qp.ctx.streamRange === undefined) return registerStreamQuery(qp, ctx, s, plan);
+  if (plan !== undefined && qp.streamsRead.length > 0 && qp.ctx.streamRange === undefined)
+    return registerStreamQuery(qp, ctx, s, plan);
   // Without a time column every row is stamped with the statement's now(), as CnosDB does.
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
-  const now = targets.includes(timeColumn) ? undefined : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
+  const now = targets.includes(timeColumn)
+    ? undefined
+    : ctx.session.nowNs / unitNanos((timeColumn.type as { unit: TimeUnit }).unit);
   let columns: Vector[];
   let rowCount: number;
   if (plan === undefined) {
@@ -85,7 +114,8 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
     valuesColumnTypes(planned.map((r) => r.map((e) => e.type)));
     // Then DataFusion's simplifier folds each value: a constant expression that fails (a text that
     // is no timestamp) fails there, in its words, before any value is cast to its column.
-    for (const r of planned) for (let k = 0; k < r.length; k++) r[k] = simplifyExpr(r[k]!, { nowNs: ctx.session.nowNs });
+    for (const r of planned)
+      for (let k = 0; k < r.length; k++) r[k] = simplifyExpr(r[k]!, { nowNs: ctx.session.nowNs });
     for (let k = 0; k < targets.length; k++) {
       const c = targets[k]!;
       const values: Scalar[] = [];
@@ -97,7 +127,13 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
         const cast = castVector(compiled.exprs[0]!.evaluate(oneRow), c.type);
         values.push(isValid(cast, 0) ? getValue(cast, 0) : null);
       }
-      columns.push(vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1))));
+      columns.push(
+        vectorFrom(
+          c.type,
+          values,
+          Uint8Array.from(values, (x) => (x === null ? 0 : 1)),
+        ),
+      );
     }
   } else {
     const batches = await runQuery(plan);
@@ -106,7 +142,11 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
       const parts = batches.map((b) => castTo(b.columns[k]!, c));
       const values: Scalar[] = [];
       for (const p of parts) for (let i = 0; i < p.length; i++) values.push(isValid(p, i) ? getValue(p, i) : null);
-      return vectorFrom(c.type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
+      return vectorFrom(
+        c.type,
+        values,
+        Uint8Array.from(values, (x) => (x === null ? 0 : 1)),
+      );
     });
   }
   await storeRows(ctx, database, table, targets, columns, rowCount, now, options);
@@ -117,7 +157,16 @@ export async function insert(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, 
  * Stores `rowCount` rows of `columns` (already of the `targets`' types) into `table` as one write
  * batch, atomically; `now` stamps every row when the targets lack the time column.
  */
-export async function storeRows(ctx: ExecContext, database: string, table: TableInfo, targets: readonly ColumnInfo[], columns: readonly Vector[], rowCount: number, now: bigint | undefined, options: InsertOptions = {}): Promise<void> {
+export async function storeRows(
+  ctx: ExecContext,
+  database: string,
+  table: TableInfo,
+  targets: readonly ColumnInfo[],
+  columns: readonly Vector[],
+  rowCount: number,
+  now: bigint | undefined,
+  options: InsertOptions = {},
+): Promise<void> {
   const timeColumn = table.columns.find((c) => c.kind === 'time')!;
   // GEOMETRY columns take only WKT of their sub type; checked before anything is written.
   targets.forEach((c, k) => {

@@ -3,7 +3,19 @@
 // WHERE bounds time (then only series with rows in that range count); their WHERE may test
 // tags and time only, and ORDER BY may name only their own columns.
 
-import { BOOLEAN, compareStrings, type DataType, formatBytes, formatDuration, type RecordBatch, type Scalar, typeName, UINT64, UTF8, vectorFrom } from '../types/index.js';
+import {
+  BOOLEAN,
+  compareStrings,
+  type DataType,
+  formatBytes,
+  formatDuration,
+  type RecordBatch,
+  type Scalar,
+  typeName,
+  UINT64,
+  UTF8,
+  vectorFrom,
+} from '../types/index.js';
 import { columnTypeName, type EngineCatalog, type ExternalTableInfo, type TableInfo } from '../catalog.js';
 import type { ExecContext } from '../exec/exec-plan.js';
 import { analyzeScanPredicates, seriesFilter } from '../exec/scan-predicates.js';
@@ -25,24 +37,46 @@ export function rowsBatch(r: Rows): RecordBatch {
   const schema = { fields: r.fields.map((f) => ({ name: f.name, type: f.type, nullable: true })) };
   const columns = r.fields.map((f, c) => {
     const values = r.rows.map((row) => row[c] ?? null);
-    return vectorFrom(f.type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      f.type,
+      values,
+      Uint8Array.from(values, (v) => (v === null ? 0 : 1)),
+    );
   });
   return { schema, columns, length: r.rows.length };
 }
 
 /** The databases `visible` lets through (the session's readable ones) and `system`, sorted. */
-export function showDatabases(catalog: EngineCatalog, visible: (name: string) => boolean = () => true, system?: SystemDatabase): Rows {
+export function showDatabases(
+  catalog: EngineCatalog,
+  visible: (name: string) => boolean = () => true,
+  system?: SystemDatabase,
+): Rows {
   const names = catalog.databases().map((d) => d.name);
   if (system !== undefined && !names.includes(system.name)) names.push(system.name);
-  return { fields: [{ name: 'database_name', type: UTF8 }], rows: names.filter(visible).sort(compareStrings).map((n) => [n]) };
+  return {
+    fields: [{ name: 'database_name', type: UTF8 }],
+    rows: names
+      .filter(visible)
+      .sort(compareStrings)
+      .map((n) => [n]),
+  };
 }
 
-export function showTables(catalog: EngineCatalog, s: ast.ShowTables, defaultDb: string, system?: SystemDatabase): Rows {
+export function showTables(
+  catalog: EngineCatalog,
+  s: ast.ShowTables,
+  defaultDb: string,
+  system?: SystemDatabase,
+): Rows {
   const db = s.database ?? defaultDb;
   const fields = [{ name: 'table_name', type: UTF8 }];
-  if (system !== undefined && db === system.name && catalog.database(db) === undefined) return { fields, rows: system.tables.map((n) => [n]) };
+  if (system !== undefined && db === system.name && catalog.database(db) === undefined)
+    return { fields, rows: system.tables.map((n) => [n]) };
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
-  const names = [...catalog.tables(db), ...(catalog.externalTables?.(db) ?? []), ...(catalog.streamTables?.(db) ?? [])].map((t) => t.name).sort(compareStrings);
+  const names = [...catalog.tables(db), ...(catalog.externalTables?.(db) ?? []), ...(catalog.streamTables?.(db) ?? [])]
+    .map((t) => t.name)
+    .sort(compareStrings);
   return { fields, rows: names.map((n) => [n]) };
 }
 
@@ -111,16 +145,26 @@ interface TagBody {
 }
 
 /** The tag sets of the series of a table that pass a SHOW statement's WHERE. */
-async function matchingSeries(qp: QueryPlanner, ctx: ExecContext, s: TagBody): Promise<{ table: TableInfo; series: ReadonlyMap<string, string>[] }> {
+async function matchingSeries(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: TagBody,
+): Promise<{ table: TableInfo; series: ReadonlyMap<string, string>[] }> {
   const db = s.database ?? qp.ctx.database;
   const { table } = qp.resolveTable([db, s.table]);
-  const fields: PlanField[] = table.columns.map((c) => ({ qualifier: table.name, name: c.name, type: c.type, nullable: true }));
+  const fields: PlanField[] = table.columns.map((c) => ({
+    qualifier: table.name,
+    name: c.name,
+    type: c.type,
+    nullable: true,
+  }));
   let filters: LExpr[] = [];
   if (s.where !== undefined) {
     const pred = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false)).plan(s.where);
     for (const c of columnsOf(pred)) {
       const kind = table.columns.find((x) => x.name === c.name)?.kind;
-      if (kind === 'field') throw semanticError(`SHOW SERIES does not support where clause contains field ${c.name}`, 'showSeriesField');
+      if (kind === 'field')
+        throw semanticError(`SHOW SERIES does not support where clause contains field ${c.name}`, 'showSeriesField');
     }
     filters = [pred];
   }
@@ -129,7 +173,8 @@ async function matchingSeries(qp: QueryPlanner, ctx: ExecContext, s: TagBody): P
   const filter = seriesFilter([...preds.tagPredicates, ...preds.residual], table, table.name, ctx);
   if (preds.minTime === undefined && preds.maxTime === undefined) {
     const out: ReadonlyMap<string, string>[] = [];
-    for (const tags of await ctx.catalog.series(db, table.name)) if (filter === undefined || filter(tags)) out.push(tags);
+    for (const tags of await ctx.catalog.series(db, table.name))
+      if (filter === undefined || filter(tags)) out.push(tags);
     return { table, series: out };
   }
   const seen = new Map<string, ReadonlyMap<string, string>>();
@@ -141,7 +186,10 @@ async function matchingSeries(qp: QueryPlanner, ctx: ExecContext, s: TagBody): P
   };
   for await (const chunk of ctx.catalog.scan(db, table.name, request)) {
     if (chunk.length === 0) continue;
-    const key = [...chunk.tags].sort(([a], [b]) => compareStrings(a, b)).map(([k, v]) => `${k}=${v}`).join(',');
+    const key = [...chunk.tags]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     seen.set(key, chunk.tags);
   }
   return { table, series: [...seen.values()] };
@@ -181,7 +229,12 @@ export async function showSeries(qp: QueryPlanner, ctx: ExecContext, s: ast.Show
     }
     keys.add(key);
   }
-  const rows = orderAndLimit(qp, s, ['key'], [...keys].map((k) => [k]));
+  const rows = orderAndLimit(
+    qp,
+    s,
+    ['key'],
+    [...keys].map((k) => [k]),
+  );
   return { fields: [{ name: 'key', type: UTF8 }], rows };
 }
 

@@ -30,14 +30,23 @@ function text(o: ast.SqlOption): string {
   return v.kind === 'string' ? v.value : v.kind === 'number' ? v.text : v.kind === 'boolean' ? String(v.value) : '';
 }
 
-export async function createStreamTable(catalog: EngineCatalog, s: ast.CreateStreamTable, defaultDb: string, authorize: ((db: string, need: 'all') => void) | undefined): Promise<void> {
+export async function createStreamTable(
+  catalog: EngineCatalog,
+  s: ast.CreateStreamTable,
+  defaultDb: string,
+  authorize: ((db: string, need: 'all') => void) | undefined,
+): Promise<void> {
   // Its queries run with the rights of a tenant owner: only owners and admins create one.
   authorize?.(ALL_DATABASES, 'all');
   if (catalog.createStreamTable === undefined) throw notImplemented('CREATE STREAM TABLE on this catalog');
   const db = s.name.length > 1 ? s.name[s.name.length - 2]! : defaultDb;
   const name = s.name[s.name.length - 1]!;
   if (catalog.database(db) === undefined) throw databaseNotFound(db);
-  if (catalog.table(db, name) !== undefined || catalog.externalTable?.(db, name) !== undefined || catalog.streamTable?.(db, name) !== undefined) {
+  if (
+    catalog.table(db, name) !== undefined ||
+    catalog.externalTable?.(db, name) !== undefined ||
+    catalog.streamTable?.(db, name) !== undefined
+  ) {
     if (s.ifNotExists) return;
     throw new UserError('tableExists', `Meta: Table ${name} already exists.`);
   }
@@ -45,29 +54,52 @@ export async function createStreamTable(catalog: EngineCatalog, s: ast.CreateStr
   const options = new Map<string, string>();
   for (const o of s.options) {
     const key = o.name.toLowerCase();
-    if (!['db', 'table', 'event_time_column', 'watermark_delay'].includes(key)) throw semanticError(`Unsupported option [${o.name}]`);
+    if (!['db', 'table', 'event_time_column', 'watermark_delay'].includes(key))
+      throw semanticError(`Unsupported option [${o.name}]`);
     options.set(key, text(o));
   }
   const sourceDb = options.get('db') ?? db;
   const sourceName = options.get('table');
   if (sourceName === undefined) throw new UserError('missingTableOption', `Missing option [table] of table ${name}`);
   const eventTime = options.get('event_time_column');
-  if (eventTime === undefined) throw new UserError('eventTimeColumn', `Event time column not specified of table ${name}`);
+  if (eventTime === undefined)
+    throw new UserError('eventTimeColumn', `Event time column not specified of table ${name}`);
   const source = catalog.database(sourceDb) === undefined ? undefined : catalog.table(sourceDb, sourceName);
-  if (source === undefined) throw new UserError('invalidTableOption', `Invalid option [db | table] of table ${sourceDb}.${sourceName}: Table not found.`);
+  if (source === undefined)
+    throw new UserError(
+      'invalidTableOption',
+      `Invalid option [db | table] of table ${sourceDb}.${sourceName}: Table not found.`,
+    );
   const timeColumn = source.columns.find((c) => c.name === eventTime);
-  if (timeColumn === undefined || timeColumn.type.id !== 'Timestamp') throw new UserError('invalidTableOption', `Invalid option [event_time_column] of table ${name}: ${eventTime} is not a time column of ${sourceDb}.${sourceName}`);
+  if (timeColumn === undefined || timeColumn.type.id !== 'Timestamp')
+    throw new UserError(
+      'invalidTableOption',
+      `Invalid option [event_time_column] of table ${name}: ${eventTime} is not a time column of ${sourceDb}.${sourceName}`,
+    );
   for (const c of s.columns) {
-    if (!source.columns.some((x) => x.name === c.name)) throw new UserError('invalidTableOption', `Invalid option [db | table] of table ${name}: Schema error: No field named ${c.name} in ${sourceDb}.${sourceName}`);
+    if (!source.columns.some((x) => x.name === c.name))
+      throw new UserError(
+        'invalidTableOption',
+        `Invalid option [db | table] of table ${name}: Schema error: No field named ${c.name} in ${sourceDb}.${sourceName}`,
+      );
   }
   let watermarkDelayMs = 0;
   const delay = options.get('watermark_delay');
   if (delay !== undefined) {
     const ms = /^\d+$/.test(delay) ? Number(delay) : parseDurationMs(delay);
-    if (ms === null || !Number.isSafeInteger(ms)) throw new UserError('invalidTableOption', `Invalid option [watermark_delay] of table ${name}: ${delay}`);
+    if (ms === null || !Number.isSafeInteger(ms))
+      throw new UserError('invalidTableOption', `Invalid option [watermark_delay] of table ${name}: ${delay}`);
     watermarkDelayMs = ms;
   }
-  await catalog.createStreamTable(db, { database: db, name, sourceDatabase: sourceDb, sourceTable: sourceName, eventTimeColumn: eventTime, watermarkDelayMs, columns: s.columns.map((c) => c.name) });
+  await catalog.createStreamTable(db, {
+    database: db,
+    name,
+    sourceDatabase: sourceDb,
+    sourceTable: sourceName,
+    eventTimeColumn: eventTime,
+    watermarkDelayMs,
+    columns: s.columns.map((c) => c.name),
+  });
 }
 
 export interface StreamWindow {
@@ -101,7 +133,13 @@ export function streamWindow(plan: LogicalPlan): StreamWindow | undefined {
         return { intervalNs: ns, originNs };
       }
     }
-    for (const c of p.kind === 'join' ? [p.left, p.right] : p.kind === 'union' ? p.inputs : 'input' in p ? [p.input] : []) {
+    for (const c of p.kind === 'join'
+      ? [p.left, p.right]
+      : p.kind === 'union'
+        ? p.inputs
+        : 'input' in p
+          ? [p.input]
+          : []) {
       const w = visit(c);
       if (w !== undefined) return w;
     }
@@ -119,7 +157,9 @@ export function windowStart(t: bigint, w: StreamWindow): bigint {
 
 /** A stream query refused: CnosDB runs only windowed aggregates continuously. */
 export function noWindow(stream: string): Error {
-  return notImplemented(`a stream query over ${stream} without GROUP BY date_bin(<interval>, <event time>[, <origin>]) of constant arguments`);
+  return notImplemented(
+    `a stream query over ${stream} without GROUP BY date_bin(<interval>, <event time>[, <origin>]) of constant arguments`,
+  );
 }
 
 export function streamTableNotFound(tenant: string, db: string, name: string): Error {
@@ -135,13 +175,22 @@ export function eventUnitNanos(unit: TimeUnit): bigint {
  * INSERT INTO sink SELECT ... FROM stream: checked (one stream, a date_bin window) and saved with
  * the stream; it answers `rows` 0 at once, the rows come as windows close.
  */
-export async function registerStreamQuery(qp: QueryPlanner, ctx: ExecContext, s: ast.Insert, plan: LogicalPlan): Promise<Rows> {
+export async function registerStreamQuery(
+  qp: QueryPlanner,
+  ctx: ExecContext,
+  s: ast.Insert,
+  plan: LogicalPlan,
+): Promise<Rows> {
   ctx.session.authorize?.(ALL_DATABASES, 'all');
   const streams = new Set(qp.streamsRead.map((t) => `${t.database}.${t.name}`));
   if (streams.size > 1) throw notImplemented(`a stream query over ${streams.size} stream tables`);
   const stream = qp.streamsRead[0]!;
   if (streamWindow(plan) === undefined) throw noWindow(stream.name);
   if (ctx.catalog.addStreamQuery === undefined) throw notImplemented('stream queries on this catalog');
-  await ctx.catalog.addStreamQuery(stream.database, stream.name, { sql: printStatement(s), database: ctx.session.database, user: ctx.session.user.name });
+  await ctx.catalog.addStreamQuery(stream.database, stream.name, {
+    sql: printStatement(s),
+    database: ctx.session.database,
+    user: ctx.session.user.name,
+  });
   return { fields: [{ name: 'rows', type: UINT64 }], rows: [[0n]] };
 }

@@ -43,7 +43,9 @@ export async function update(qp: QueryPlanner, ctx: ExecContext, s: ast.Update, 
   for (const a of s.assignments) {
     const kind = kinds.get(a.column);
     if (kind === undefined) {
-      throw semanticError(`Column ${a.column} not found in table ${table.name}. Valid columns are ${table.columns.map((c) => `${table.name}.${c.name}`).join(', ')}`);
+      throw semanticError(
+        `Column ${a.column} not found in table ${table.name}. Valid columns are ${table.columns.map((c) => `${table.name}.${c.name}`).join(', ')}`,
+      );
     }
     if (set.has(a.column)) throw semanticError(`Column ${a.column} is assigned more than once`);
     set.set(a.column, a.value);
@@ -51,9 +53,17 @@ export async function update(qp: QueryPlanner, ctx: ExecContext, s: ast.Update, 
   // CnosDB plans the new values and the WHERE over the table's unqualified columns: an unknown
   // name is "No field named t. Valid fields are time, t0, ..." before anything runs; then a
   // missing WHERE fails (sql/planner.rs update_to_plan), then the analyzer's shape checks.
-  const bare = new ExprPlanner(qp.scope(new PlanSchema(table.columns.map((c) => ({ qualifier: undefined, name: c.name, type: c.type, nullable: true }))), undefined, new Map(), false));
+  const bare = new ExprPlanner(
+    qp.scope(
+      new PlanSchema(table.columns.map((c) => ({ qualifier: undefined, name: c.name, type: c.type, nullable: true }))),
+      undefined,
+      new Map(),
+      false,
+    ),
+  );
   for (const value of set.values()) bare.plan(value);
-  if (s.where === undefined) throw planError('Disable updating of the entire table, if you want to continue, please add `where true`');
+  if (s.where === undefined)
+    throw planError('Disable updating of the entire table, if you want to continue, please add `where true`');
   bare.plan(s.where);
   if ([...set.keys()].some((c) => kinds.get(c) === 'time')) throw semanticError('Update time column is not supported');
   const setKinds = new Set([...set.keys()].map((c) => kinds.get(c)));
@@ -81,16 +91,23 @@ export async function update(qp: QueryPlanner, ctx: ExecContext, s: ast.Update, 
   }
 
   // Tags: check the statement's shape before anything is written.
-  const fields: PlanField[] = table.columns.map((c) => ({ qualifier: name, name: c.name, type: c.type, nullable: true }));
+  const fields: PlanField[] = table.columns.map((c) => ({
+    qualifier: name,
+    name: c.name,
+    type: c.type,
+    nullable: true,
+  }));
   const planner = new ExprPlanner(qp.scope(new PlanSchema(fields), undefined, new Map(), false));
   const newTags = new Map<string, string | null>();
   for (const [column, value] of set) {
     const planned = planner.plan(value);
-    if (columnsOf(planned).length > 0) throw semanticError(`Updating tag ${column}: the new value must not read a column`);
+    if (columnsOf(planned).length > 0)
+      throw semanticError(`Updating tag ${column}: the new value must not read a column`);
     newTags.set(column, await tagText(planned, ctx));
   }
   for (const c of columnsOf(planner.plan(s.where))) {
-    if (kinds.get(c.name) !== 'tag') throw semanticError(`Updating tags: the WHERE clause may only read tag columns, not ${c.name}`);
+    if (kinds.get(c.name) !== 'tag')
+      throw semanticError(`Updating tags: the WHERE clause may only read tag columns, not ${c.name}`);
   }
   const tags = table.columns.filter((c) => c.kind === 'tag').map((c) => c.name);
   if (tags.every((t) => newTags.has(t) && newTags.get(t) === null)) {
@@ -101,7 +118,12 @@ export async function update(qp: QueryPlanner, ctx: ExecContext, s: ast.Update, 
   // new series itself. Planned before the copy is written, so that a DELETE that cannot run
   // fails the statement while nothing has changed.
   const changed = [...newTags].map(([c, v]) => `${quoteIdent(c)} IS DISTINCT FROM ${literal(v)}`).join(' OR ');
-  const removeOld = prepareDelete(qp, ctx, parseOne(`DELETE FROM ${name} WHERE (${printExpr(s.where)}) AND (${changed})`, 'delete'), { computedTags: true });
+  const removeOld = prepareDelete(
+    qp,
+    ctx,
+    parseOne(`DELETE FROM ${name} WHERE (${printExpr(s.where)}) AND (${changed})`, 'delete'),
+    { computedTags: true },
+  );
   const targets = table.columns.map((c) => c.name);
   const values = targets.map((c) => (newTags.has(c) ? literal(newTags.get(c)!) : quoteIdent(c)));
   const copy = `INSERT INTO ${name} (${targets.map(quoteIdent).join(', ')}) SELECT ${values.join(', ')} FROM ${name}${where}`;

@@ -3,7 +3,15 @@
 // n rows costs their batches and 4 bytes a row (the batch of each row), where one concatenated batch
 // cost a second copy of every column, built in one synchronous pass (10 million rows: seconds).
 
-import { type DataType, getValue, type RecordBatch, type Scalar, type Vector, vectorFrom, type VectorValues } from '../types/index.js';
+import {
+  type DataType,
+  getValue,
+  type RecordBatch,
+  type Scalar,
+  type Vector,
+  vectorFrom,
+  type VectorValues,
+} from '../types/index.js';
 
 export class BatchList {
   readonly batches: RecordBatch[] = [];
@@ -80,7 +88,8 @@ export class BatchList {
   /** Each batch's vector of column `col`, the same array until a batch is added. */
   #column(col: number): Vector[] {
     let sources = this.#columns[col];
-    if (sources === undefined || sources.length !== this.batches.length) this.#columns[col] = sources = this.batches.map((b) => b.columns[col]!);
+    if (sources === undefined || sources.length !== this.batches.length)
+      this.#columns[col] = sources = this.batches.map((b) => b.columns[col]!);
     return sources;
   }
 }
@@ -124,7 +133,13 @@ function prepared(sources: readonly Vector[]): Prepared {
   p = {
     nullable: sources.some((s) => s.validity !== undefined || s.values === null),
     values: sources.map((s) => s.values as ArrayLike<unknown> | null),
-    words: wide ? sources.map((s) => (s.values === null ? undefined : new Int32Array((s.values as BigInt64Array).buffer, (s.values as BigInt64Array).byteOffset, s.length * 2))) : undefined,
+    words: wide
+      ? sources.map((s) =>
+          s.values === null
+            ? undefined
+            : new Int32Array((s.values as BigInt64Array).buffer, (s.values as BigInt64Array).byteOffset, s.length * 2),
+        )
+      : undefined,
     validity: sources.map((s) => (s.values === null ? new Uint8Array(s.length) : s.validity)),
     first: first as ArrayLike<unknown> | null,
   };
@@ -137,7 +152,13 @@ function prepared(sources: readonly Vector[]): Prepared {
  * sources[batches[k]]; a batch -1 is NULL. Pass the same `sources` array again for the same set:
  * what is read of it is kept with it.
  */
-export function gatherVector(type: DataType, sources: readonly Vector[], batches: ArrayLike<number>, local: ArrayLike<number>, n: number): Vector {
+export function gatherVector(
+  type: DataType,
+  sources: readonly Vector[],
+  batches: ArrayLike<number>,
+  local: ArrayLike<number>,
+  n: number,
+): Vector {
   if (type.id === 'Null') return { type, length: n, values: null };
   const p = prepared(sources);
   let nullable = p.nullable;
@@ -199,7 +220,14 @@ export function gatherVector(type: DataType, sources: readonly Vector[], batches
   return { type, length: n, values: out, validity };
 }
 
-function gatherGeneric(type: DataType, sources: readonly Vector[], batches: ArrayLike<number>, local: ArrayLike<number>, n: number, validity: Uint8Array | undefined): Vector {
+function gatherGeneric(
+  type: DataType,
+  sources: readonly Vector[],
+  batches: ArrayLike<number>,
+  local: ArrayLike<number>,
+  n: number,
+  validity: Uint8Array | undefined,
+): Vector {
   const values = new Array<Scalar>(n);
   for (let k = 0; k < n; k++) {
     const b = batches[k]!;

@@ -1,7 +1,15 @@
 // Helpers operators share: collecting an input into one batch under the memory limit, cutting
 // a big batch into output-sized ones, selecting rows by a boolean mask.
 
-import { concatVectors, emptyBatch, type RecordBatch, type Schema, sliceBatch, takeVector, type Vector } from '../types/index.js';
+import {
+  concatVectors,
+  emptyBatch,
+  type RecordBatch,
+  type Schema,
+  sliceBatch,
+  takeVector,
+  type Vector,
+} from '../types/index.js';
 import { batchBytes } from '../memory/index.js';
 import { BATCH_ROWS, type ExecContext, type ExecNode } from './exec-plan.js';
 
@@ -11,7 +19,12 @@ export function concatBatches(schema: Schema, batches: readonly RecordBatch[]): 
   if (batches.length === 1) return batches[0]!;
   let length = 0;
   for (const b of batches) length += b.length;
-  const columns = schema.fields.map((f, i) => concatVectors(f.type, batches.map((b) => b.columns[i]!)));
+  const columns = schema.fields.map((f, i) =>
+    concatVectors(
+      f.type,
+      batches.map((b) => b.columns[i]!),
+    ),
+  );
   return { schema, length, columns };
 }
 
@@ -19,7 +32,11 @@ export function concatBatches(schema: Schema, batches: readonly RecordBatch[]): 
  * Pulls every batch of `input`, reserving their bytes from the query's memory pool for `what`.
  * Returns the batches and the bytes reserved (the caller releases them when done).
  */
-export async function collect(input: ExecNode, ctx: ExecContext, what: string): Promise<{ batches: RecordBatch[]; bytes: number }> {
+export async function collect(
+  input: ExecNode,
+  ctx: ExecContext,
+  what: string,
+): Promise<{ batches: RecordBatch[]; bytes: number }> {
   const batches: RecordBatch[] = [];
   let bytes = 0;
   try {
@@ -40,7 +57,8 @@ export async function collect(input: ExecNode, ctx: ExecContext, what: string): 
 
 /** Yields `batch` in slices of at most BATCH_ROWS rows. */
 export function* slices(batch: RecordBatch, rows = BATCH_ROWS): Generator<RecordBatch> {
-  for (let start = 0; start < batch.length; start += rows) yield sliceBatch(batch, start, Math.min(batch.length, start + rows));
+  for (let start = 0; start < batch.length; start += rows)
+    yield sliceBatch(batch, start, Math.min(batch.length, start + rows));
 }
 
 /** The rows of a batch where `mask` is a valid TRUE; the batch itself when all are. */

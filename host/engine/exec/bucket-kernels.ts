@@ -18,8 +18,26 @@ interface BucketExports {
   alloc(size: number): number;
   free(ptr: number): void;
   k_region(bytes: number): number;
-  k_bucket_runs(time: number, n: number, origin: bigint, stride: bigint, bounds: number, offsets: number, first: number): number;
-  k_fold_groups(values: number, valid: number, n: number, type: number, bounds: number, groups: number, nruns: number, acc: number, cap: number): number;
+  k_bucket_runs(
+    time: number,
+    n: number,
+    origin: bigint,
+    stride: bigint,
+    bounds: number,
+    offsets: number,
+    first: number,
+  ): number;
+  k_fold_groups(
+    values: number,
+    valid: number,
+    n: number,
+    type: number,
+    bounds: number,
+    groups: number,
+    nruns: number,
+    acc: number,
+    cap: number,
+  ): number;
   k_finish_groups(acc: number, cap: number, ngroups: number, what: number, out: number, validity: number): number;
 }
 
@@ -44,7 +62,9 @@ const A_MAX = 5;
 /** The kernels when the installed core has them (a core built before them does not). */
 export function bucketKernels(): BucketKernels | undefined {
   const core = kernelCore();
-  return core !== undefined && typeof (core.exports as Partial<BucketExports>).k_bucket_runs === 'function' ? new BucketKernels(core) : undefined;
+  return core !== undefined && typeof (core.exports as Partial<BucketExports>).k_bucket_runs === 'function'
+    ? new BucketKernels(core)
+    : undefined;
 }
 
 interface Source {
@@ -118,7 +138,8 @@ export class BucketKernels {
       if (ptr === 0) throw new Error('BUG: no Wasm memory for a group accumulator');
       this.#views();
       this.#u8.fill(0, ptr, ptr + cap * GROUP_BYTES);
-      for (let a = 0; a < 6; a++) this.#u8.copyWithin(ptr + a * cap * 8, s.ptr + a * s.cap * 8, s.ptr + (a + 1) * s.cap * 8);
+      for (let a = 0; a < 6; a++)
+        this.#u8.copyWithin(ptr + a * cap * 8, s.ptr + a * s.cap * 8, s.ptr + (a + 1) * s.cap * 8);
       this.#k.free(s.ptr);
       s.ptr = ptr;
       s.cap = cap;
@@ -190,14 +211,28 @@ export class BucketKernels {
   }
 
   /** Folds the chunk's runs of one column (or its rows, for a Rows source) into their groups. */
-  fold(source: number, values: Float64Array | BigInt64Array | BigUint64Array | undefined, validity: Uint8Array | undefined): void {
+  fold(
+    source: number,
+    values: Float64Array | BigInt64Array | BigUint64Array | undefined,
+    validity: Uint8Array | undefined,
+  ): void {
     const s = this.#sources[source]!;
     const n = this.#n;
     if (values instanceof Float64Array) this.#f64.set(values, this.#values / 8);
     else if (values instanceof BigUint64Array) this.#u64.set(values, this.#values / 8);
     else if (values !== undefined) this.#i64.set(values, this.#values / 8);
     if (validity !== undefined) this.#u8.set(validity, this.#valid);
-    const rc = this.#k.k_fold_groups(this.#values, validity === undefined ? 0 : this.#valid, n, FT[s.type] | (s.minmax ? 0 : FT_NO_MINMAX), this.#bounds, this.#groups, this.#nruns, s.ptr, s.cap);
+    const rc = this.#k.k_fold_groups(
+      this.#values,
+      validity === undefined ? 0 : this.#valid,
+      n,
+      FT[s.type] | (s.minmax ? 0 : FT_NO_MINMAX),
+      this.#bounds,
+      this.#groups,
+      this.#nruns,
+      s.ptr,
+      s.cap,
+    );
     if (rc !== 0) throw new Error(`BUG: k_fold_groups returned ${rc}`);
   }
 
@@ -254,6 +289,9 @@ export class BucketKernels {
     const rc = this.#k.k_finish_groups(s.ptr, s.cap, groups, FIN[what], base, validity);
     if (rc !== 0) throw new Error(`BUG: k_finish_groups returned ${rc}`);
     this.#views();
-    return { values: this.#u8.slice(base, base + groups * 8).buffer, validity: this.#u8.slice(validity, validity + groups) };
+    return {
+      values: this.#u8.slice(base, base + groups * 8).buffer,
+      validity: this.#u8.slice(validity, validity + groups),
+    };
   }
 }

@@ -5,7 +5,26 @@
 // kernels that DataFusion 27 runs (CnosDB's sqlancer case: i64::MAX - -1826088151 is a value, not
 // an error); division and remainder by zero are errors (a zero divisor column divides to NULL).
 
-import { addInterval, andValidity, type BinaryOperator, BOOLEAN, compare, type DataType, FLOAT64, getValue, int64Kernels, INTERVAL, type IntervalValue, isValid, NS_PER_DAY, scalarToString, typeName, unitNanos, validityOf, type Vector } from '../types/index.js';
+import {
+  addInterval,
+  andValidity,
+  type BinaryOperator,
+  BOOLEAN,
+  compare,
+  type DataType,
+  FLOAT64,
+  getValue,
+  int64Kernels,
+  INTERVAL,
+  type IntervalValue,
+  isValid,
+  NS_PER_DAY,
+  scalarToString,
+  typeName,
+  unitNanos,
+  validityOf,
+  type Vector,
+} from '../types/index.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import type { MemoryBudget } from '../functions/function-types.js';
@@ -53,7 +72,8 @@ export function logical(op: 'AND' | 'OR', a: Vector, b: Vector): Vector {
     const x = av[i]!;
     const y = bv[i]!;
     if (op === 'AND') {
-      if ((!an && x === 0) || (!bn && y === 0)) validity[i] = 1; // FALSE
+      if ((!an && x === 0) || (!bn && y === 0))
+        validity[i] = 1; // FALSE
       else if (an || bn) validity[i] = 0;
       else {
         validity[i] = 1;
@@ -91,7 +111,8 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
   const n = a.length;
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const valid = (i: number): boolean => validity === undefined || validity[i] === 1;
-  if (a.type.id === 'Null' || b.type.id === 'Null') return { type, length: n, values: emptyValues(type, n), validity: new Uint8Array(n) };
+  if (a.type.id === 'Null' || b.type.id === 'Null')
+    return { type, length: n, values: emptyValues(type, n), validity: new Uint8Array(n) };
   if (type.id === 'Float32') {
     // Computed in double, then rounded once: exact single results for + - * / of singles.
     const r = arithmetic(op, a, b, FLOAT64);
@@ -236,7 +257,13 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
         const y = b.values as IntervalValue[];
         const s = op === '-' ? -1 : 1;
         for (let i = 0; i < n; i++) {
-          out[i] = valid(i) ? { months: x[i]!.months + s * y[i]!.months, days: x[i]!.days + s * y[i]!.days, nanos: x[i]!.nanos + BigInt(s) * y[i]!.nanos } : { months: 0, days: 0, nanos: 0n };
+          out[i] = valid(i)
+            ? {
+                months: x[i]!.months + s * y[i]!.months,
+                days: x[i]!.days + s * y[i]!.days,
+                nanos: x[i]!.nanos + BigInt(s) * y[i]!.nanos,
+              }
+            : { months: 0, days: 0, nanos: 0n };
         }
         return { type: INTERVAL, length: n, values: out, validity };
       }
@@ -249,7 +276,11 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: Vector, b: Vector
         const k = y[i]!;
         if (op === '/' && k === 0n) throw divideByZero();
         const f = (v: number): number => (op === '*' ? v * Number(k) : Math.trunc(v / Number(k)));
-        out[i] = { months: f(x[i]!.months), days: f(x[i]!.days), nanos: op === '*' ? x[i]!.nanos * k : x[i]!.nanos / k };
+        out[i] = {
+          months: f(x[i]!.months),
+          days: f(x[i]!.days),
+          nanos: op === '*' ? x[i]!.nanos * k : x[i]!.nanos / k,
+        };
       }
       return { type: INTERVAL, length: n, values: out, validity };
     }
@@ -296,7 +327,9 @@ export function concat(a: Vector, b: Vector, memory?: MemoryBudget): Vector {
     units += u;
     if (u > longest) longest = u;
   }
-  const fits = longest <= MAX_STRING_UNITS && (memory === undefined || memory.usedBytes + stringUnitsBytes(0) * n + 2 * units <= memory.limitBytes);
+  const fits =
+    longest <= MAX_STRING_UNITS &&
+    (memory === undefined || memory.usedBytes + stringUnitsBytes(0) * n + 2 * units <= memory.limitBytes);
   const budget = fits ? undefined : new ResultBudget('||', memory);
   for (let i = 0; i < n; i++) {
     if (skip(i)) {
@@ -330,7 +363,12 @@ export function negate(v: Vector): Vector {
     }
     case 'Interval': {
       const x = v.values as IntervalValue[];
-      return { type: v.type, length: n, values: x.map((iv) => ({ months: -iv.months, days: -iv.days, nanos: -iv.nanos })), validity: v.validity };
+      return {
+        type: v.type,
+        length: n,
+        values: x.map((iv) => ({ months: -iv.months, days: -iv.days, nanos: -iv.nanos })),
+        validity: v.validity,
+      };
     }
     case 'Null':
       return v;
@@ -419,7 +457,8 @@ function regexTest(pattern: string, flags: string | undefined): (s: string) => b
   try {
     t = compileRustTest(pattern, flags);
   } catch (e) {
-    if (e instanceof RegexError) throw executionError(`Arrow error: Compute error: Regular expression did not compile: ${e.debug}`);
+    if (e instanceof RegexError)
+      throw executionError(`Arrow error: Compute error: Regular expression did not compile: ${e.debug}`);
     throw e;
   }
   if (regexTests.size >= 256) regexTests.clear();

@@ -4,7 +4,22 @@
 // THEN 0 ELSE 1 / x END` never divides by zero. Subqueries are run before a batch is evaluated
 // (`prepare`): uncorrelated ones once, correlated ones per distinct outer row.
 
-import { BOOLEAN, castVector, checkIntegerRange, compare, constantVector, type DataType, getValue, isValid, nonNullMask, type RecordBatch, type Scalar, takeVector, type Vector, vectorFrom } from '../types/index.js';
+import {
+  BOOLEAN,
+  castVector,
+  checkIntegerRange,
+  compare,
+  constantVector,
+  type DataType,
+  getValue,
+  isValid,
+  nonNullMask,
+  type RecordBatch,
+  type Scalar,
+  takeVector,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { bug } from '../../core/errors.js';
 import { executionError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
@@ -50,10 +65,19 @@ export function compileExprs(exprs: readonly LExpr[], schema: PlanSchema, ctx: E
 }
 
 /** Compiles one expression; for expressions without subqueries. */
-export function compileExpr(e: LExpr, schema: PlanSchema, ctx: ExecContext): Evaluator & { prepare(batch: RecordBatch): Promise<void>; needsPrepare: boolean } {
+export function compileExpr(
+  e: LExpr,
+  schema: PlanSchema,
+  ctx: ExecContext,
+): Evaluator & { prepare(batch: RecordBatch): Promise<void>; needsPrepare: boolean } {
   const all = compileExprs([e], schema, ctx);
   const ev = all.exprs[0]!;
-  return { type: ev.type, evaluate: (b) => ev.evaluate(b), prepare: (b) => all.prepare(b), needsPrepare: all.needsPrepare };
+  return {
+    type: ev.type,
+    evaluate: (b) => ev.evaluate(b),
+    prepare: (b) => all.prepare(b),
+    needsPrepare: all.needsPrepare,
+  };
 }
 
 /** The rows of a batch at `indices`. */
@@ -200,7 +224,8 @@ class Compiler {
       case 'cast': {
         const inner = this.compile(e.expr);
         const range = e.range;
-        if (range !== undefined) return { type, evaluate: (b) => checkIntegerRange(castVector(inner.evaluate(b), type, e.try), range, e.try) };
+        if (range !== undefined)
+          return { type, evaluate: (b) => checkIntegerRange(castVector(inner.evaluate(b), type, e.try), range, e.try) };
         return { type, evaluate: (b) => castVector(inner.evaluate(b), type, e.try) };
       }
       case 'binary': {
@@ -215,7 +240,8 @@ class Compiler {
           evaluate: (b) => {
             const v = inner.evaluate(b);
             const n = v.length;
-            if (v.type.id === 'Null') return { type: BOOLEAN, length: n, values: new Uint8Array(n), validity: new Uint8Array(n) };
+            if (v.type.id === 'Null')
+              return { type: BOOLEAN, length: n, values: new Uint8Array(n), validity: new Uint8Array(n) };
             const x = v.values as Uint8Array;
             const out = new Uint8Array(n);
             for (let i = 0; i < n; i++) out[i] = x[i]! ^ 1;
@@ -283,7 +309,16 @@ class Compiler {
         return this.caseExpr(e);
       case 'scalarFn': {
         const args = e.args.map((a) => this.compile(a));
-        return { type, evaluate: (b) => e.fn.evaluate(args.map((a) => a.evaluate(b)), b.length, this.ctx.eval, type) };
+        return {
+          type,
+          evaluate: (b) =>
+            e.fn.evaluate(
+              args.map((a) => a.evaluate(b)),
+              b.length,
+              this.ctx.eval,
+              type,
+            ),
+        };
       }
       case 'getField': {
         const inner = this.compile(e.expr);
@@ -327,7 +362,8 @@ class Compiler {
           const n = v.length;
           const out = new Uint8Array(n);
           const validity = new Uint8Array(n);
-          const plain = v.validity === undefined && v.type.id !== 'Null' && v.type.id !== 'Interval' && v.type.id !== 'Struct';
+          const plain =
+            v.validity === undefined && v.type.id !== 'Null' && v.type.id !== 'Interval' && v.type.id !== 'Struct';
           const vals = v.values as ArrayLike<unknown>;
           for (let i = 0; i < n; i++) {
             if (!plain && !isValid(v, i)) continue;
@@ -422,19 +458,30 @@ class Compiler {
           const hit: number[] = [];
           const miss: number[] = [];
           const cv = cond.values as Uint8Array | null;
-          for (let k = 0; k < remaining.length; k++) (isValid(cond, k) && cv![k] === 1 ? hit : miss).push(remaining[k]!);
-          if (hit.length > 0) parts.push({ indices: hit, values: w.then.evaluate(hit.length === n ? batch : takeBatch(batch, hit)) });
+          for (let k = 0; k < remaining.length; k++)
+            (isValid(cond, k) && cv![k] === 1 ? hit : miss).push(remaining[k]!);
+          if (hit.length > 0)
+            parts.push({ indices: hit, values: w.then.evaluate(hit.length === n ? batch : takeBatch(batch, hit)) });
           remaining = miss;
         }
         if (remaining.length > 0 && elseResult !== undefined) {
-          parts.push({ indices: remaining, values: elseResult.evaluate(remaining.length === n ? batch : takeBatch(batch, remaining)) });
+          parts.push({
+            indices: remaining,
+            values: elseResult.evaluate(remaining.length === n ? batch : takeBatch(batch, remaining)),
+          });
         }
         return scatter(type, n, parts);
       },
     };
   }
 
-  subquery(kind: 'scalar' | 'exists' | 'in', plan: LogicalPlan, type: DataType, probe: Evaluator | undefined, negated: boolean): Evaluator {
+  subquery(
+    kind: 'scalar' | 'exists' | 'in',
+    plan: LogicalPlan,
+    type: DataType,
+    probe: Evaluator | undefined,
+    negated: boolean,
+  ): Evaluator {
     const node = new SubqueryNode(kind, plan, this.schema, this.ctx);
     this.subqueries.push(node);
     let uncorrelatedSet: { set: Set<unknown>; hasNull: boolean } | undefined;
@@ -471,7 +518,7 @@ class Compiler {
         for (let i = 0; i < n; i++) {
           const results = node.resultsFor(i);
           if (kind === 'exists') {
-            out[i] = (rowsOf(results).count > 0) !== negated ? 1 : 0;
+            out[i] = rowsOf(results).count > 0 !== negated ? 1 : 0;
             continue;
           }
           const s = node.outerRefs.length === 0 ? (uncorrelatedSet ??= setOf(results)) : setOf(results);
@@ -490,4 +537,3 @@ class Compiler {
     };
   }
 }
-

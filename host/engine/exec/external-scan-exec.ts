@@ -26,7 +26,11 @@ export class ExternalScanExec implements ExecNode {
 
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
     const files = ctx.files;
-    if (files === undefined) throw new UserError('externalLocation', `object store error: external table ${this.#table.name} needs storage.external_dir, which is not set on this server`);
+    if (files === undefined)
+      throw new UserError(
+        'externalLocation',
+        `object store error: external table ${this.#table.name} needs storage.external_dir, which is not set on this server`,
+      );
     const t = this.#table;
     const fields = t.columns.map((c) => ({ name: c.name, type: c.type, nullable: true }));
     for (const file of await files.list(t.location, t.connection)) {

@@ -6,7 +6,18 @@
 // IOx does; NULL before the first and after the last value). The aggregate output is small (one
 // row per series and window), so it is buffered whole and sorted by keys, then time.
 
-import { getValue, isValid, nonNullMask, type RecordBatch, type Scalar, type Schema, type TimeUnit, unitNanos, type Vector, vectorFrom } from '../types/index.js';
+import {
+  getValue,
+  isValid,
+  nonNullMask,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  type TimeUnit,
+  unitNanos,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import type { GapFill } from '../plan/logical-plan.js';
 import { collect, concatBatches, slices } from './batches.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
@@ -31,7 +42,10 @@ export class GapFillExec implements ExecNode {
 
   describe(): string {
     const p = this.#plan;
-    return describeNode(this.name, `keys=[${p.keys.join(', ')}], time=${p.time}, range=[${p.firstNs ?? 'first point'}ns, ${p.lastNs}ns], slide=${p.slideNs}ns`);
+    return describeNode(
+      this.name,
+      `keys=[${p.keys.join(', ')}], time=${p.time}, range=[${p.firstNs ?? 'first point'}ns, ${p.lastNs}ns], slide=${p.slideNs}ns`,
+    );
   }
 
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
@@ -48,10 +62,16 @@ export class GapFillExec implements ExecNode {
       const per = unitNanos(unit);
       const keyCmp = rowComparator(
         keyCols,
-        keyCols.map(() => ({ expr: { kind: 'literal', value: null, type: timeCol.type }, asc: true, nullsFirst: false })),
+        keyCols.map(() => ({
+          expr: { kind: 'literal', value: null, type: timeCol.type },
+          asc: true,
+          nullsFirst: false,
+        })),
       );
       const times = timeCol.values as BigInt64Array;
-      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => keyCmp(a, b) || (times[a]! < times[b]! ? -1 : times[a]! > times[b]! ? 1 : 0));
+      const order = Array.from({ length: n }, (_, i) => i).sort(
+        (a, b) => keyCmp(a, b) || (times[a]! < times[b]! ? -1 : times[a]! > times[b]! ? 1 : 0),
+      );
       const width = input.columns.length;
       const out: Scalar[][] = [...input.columns, ...p.fills].map(() => []);
       let start = 0;
@@ -68,7 +88,8 @@ export class GapFillExec implements ExecNode {
         let g = 0;
         let h = 0;
         while (g < grid.length || h < have.length) {
-          if (h >= have.length || (g < grid.length && grid[g]! < have[h]!)) merged.push({ t: grid[g++]!, row: undefined });
+          if (h >= have.length || (g < grid.length && grid[g]! < have[h]!))
+            merged.push({ t: grid[g++]!, row: undefined });
           else {
             if (g < grid.length && grid[g] === have[h]) g++;
             merged.push({ t: have[h]!, row: rows[h++]! });
@@ -92,7 +113,11 @@ export class GapFillExec implements ExecNode {
         }
         for (const f of p.fills) {
           const values = columnValues[f.source]!.slice();
-          fill(f.strategy, values, merged.map((m) => m.t));
+          fill(
+            f.strategy,
+            values,
+            merged.map((m) => m.t),
+          );
           columnValues.push(values);
         }
         columnValues.forEach((values, c) => {
@@ -101,7 +126,9 @@ export class GapFillExec implements ExecNode {
         start = end;
         ctx.checkAbort();
       }
-      const columns: Vector[] = out.map((values, c) => vectorFrom(this.schema.fields[c]!.type, values, nonNullMask(values)));
+      const columns: Vector[] = out.map((values, c) =>
+        vectorFrom(this.schema.fields[c]!.type, values, nonNullMask(values)),
+      );
       yield* slices({ schema: this.schema, length: out[0]!.length, columns });
     } finally {
       ctx.memory.release(reserved);
@@ -136,4 +163,3 @@ function interpolate(a: Scalar, b: Scalar, ta: bigint, tb: bigint, t: bigint): S
   if (typeof a === 'number' && typeof b === 'number') return a + ((b - a) * Number(t - ta)) / Number(tb - ta);
   return null;
 }
-

@@ -128,7 +128,11 @@ async function valueRanks(vs: readonly Vector[], ctx: ExecContext): Promise<KeyR
       let minLo = 0;
       let maxHi = -Infinity;
       let maxLo = 0;
-      const words = vs.map((v) => (v.values === null ? undefined : new Int32Array((v.values as BigInt64Array).buffer, (v.values as BigInt64Array).byteOffset, v.length * 2)));
+      const words = vs.map((v) =>
+        v.values === null
+          ? undefined
+          : new Int32Array((v.values as BigInt64Array).buffer, (v.values as BigInt64Array).byteOffset, v.length * 2),
+      );
       for (let b = 0; b < vs.length; b++) {
         const w = words[b];
         if (w === undefined) continue;
@@ -157,16 +161,26 @@ async function valueRanks(vs: readonly Vector[], ctx: ExecContext): Promise<KeyR
         xs.push(x);
         await ctx.maybeYield();
       }
-      return numberRanks(xs, xs.map(() => undefined), ctx);
+      return numberRanks(
+        xs,
+        xs.map(() => undefined),
+        ctx,
+      );
     }
     case 'Boolean':
     case 'Date32': {
       const xs: Float64Array[] = [];
       for (const v of vs) {
-        xs.push(v.values === null ? new Float64Array(v.length) : Float64Array.from(v.values as Uint8Array | Int32Array));
+        xs.push(
+          v.values === null ? new Float64Array(v.length) : Float64Array.from(v.values as Uint8Array | Int32Array),
+        );
         await ctx.maybeYield();
       }
-      return numberRanks(xs, xs.map(() => undefined), ctx);
+      return numberRanks(
+        xs,
+        xs.map(() => undefined),
+        ctx,
+      );
     }
     case 'Utf8':
     case 'Binary': {
@@ -203,7 +217,13 @@ async function valueRanks(vs: readonly Vector[], ctx: ExecContext): Promise<KeyR
  * orders the rows as `order` does, equal numbers for equal keys; undefined when a key does not
  * rank or the keys' ranks together reach `limit` (the caller packs a row index below them).
  */
-export async function globalSortKeys(keys: readonly (readonly Vector[])[], lengths: readonly number[], order: readonly SortExpr[], limit: number, ctx: ExecContext): Promise<Float64Array[] | undefined> {
+export async function globalSortKeys(
+  keys: readonly (readonly Vector[])[],
+  lengths: readonly number[],
+  order: readonly SortExpr[],
+  limit: number,
+  ctx: ExecContext,
+): Promise<Float64Array[] | undefined> {
   // Made a batch at a time with the first key (10 million rows: 80 MB zeroed at once took 50 ms).
   const packed: Float64Array[] = [];
   let span = 1;

@@ -28,7 +28,13 @@ class GroupingSetsExpandExec implements ExecNode {
   readonly #sets: readonly (readonly number[])[];
   readonly #inputSchema: PlanSchema;
 
-  constructor(input: ExecNode, keys: readonly LExpr[], sets: readonly (readonly number[])[], inputSchema: PlanSchema, schema: Schema) {
+  constructor(
+    input: ExecNode,
+    keys: readonly LExpr[],
+    sets: readonly (readonly number[])[],
+    inputSchema: PlanSchema,
+    schema: Schema,
+  ) {
     this.#input = input;
     this.#keys = keys;
     this.#sets = sets;
@@ -53,7 +59,9 @@ class GroupingSetsExpandExec implements ExecNode {
       for (let s = 0; s < this.#sets.length; s++) {
         const set = this.#sets[s]!;
         const columns: Vector[] = [...batch.columns];
-        keys.forEach((k, i) => { columns.push(set.includes(i) ? k : constantVector(k.type, null, n)); });
+        keys.forEach((k, i) => {
+          columns.push(set.includes(i) ? k : constantVector(k.type, null, n));
+        });
         columns.push(constantVector(INT64, BigInt(s), n));
         yield { schema: this.schema, length: n, columns };
       }
@@ -64,15 +72,28 @@ class GroupingSetsExpandExec implements ExecNode {
 /** The operators of an Aggregate with grouping sets over `input` (its input's operators). */
 export function groupingSetsAggregate(plan: Aggregate, input: ExecNode): ExecNode {
   const sets = plan.groupingSets!;
-  const keyFields: PlanField[] = plan.groupBy.map((g, i) => ({ qualifier: undefined, name: `${KEY_PREFIX}${i}`, type: g.type, nullable: true }));
+  const keyFields: PlanField[] = plan.groupBy.map((g, i) => ({
+    qualifier: undefined,
+    name: `${KEY_PREFIX}${i}`,
+    type: g.type,
+    nullable: true,
+  }));
   const setField: PlanField = { qualifier: undefined, name: SET_COLUMN, type: INT64, nullable: false };
   const expanded = new PlanSchema([...plan.input.schema.fields, ...keyFields, setField]);
   const expand = new GroupingSetsExpandExec(input, plan.groupBy, sets, plan.input.schema, expanded.toSchema());
   const column = (f: PlanField): LExpr => ({ kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type });
   const aggFields = [...keyFields, setField, ...plan.schema.fields.slice(plan.groupBy.length)];
   const aggSchema = new PlanSchema(aggFields);
-  const aggregates = plan.aggregates.map((a) => (a.kind === 'aggregate' && a.fn.name === 'grouping' ? groupingAsMax(a, plan, column(setField)) : a));
-  const agg = new HashAggregateExec(expand, [...keyFields, setField].map(column), aggregates, expanded, aggSchema.toSchema());
+  const aggregates = plan.aggregates.map((a) =>
+    a.kind === 'aggregate' && a.fn.name === 'grouping' ? groupingAsMax(a, plan, column(setField)) : a,
+  );
+  const agg = new HashAggregateExec(
+    expand,
+    [...keyFields, setField].map(column),
+    aggregates,
+    expanded,
+    aggSchema.toSchema(),
+  );
   const outputs = aggFields.filter((f) => f !== setField).map(column);
   return new ProjectionExec(agg, outputs, aggSchema, plan.schema.toSchema());
 }
@@ -86,8 +107,20 @@ function groupingAsMax(a: Extract<LExpr, { kind: 'aggregate' }>, plan: Aggregate
   const index = plan.groupBy.findIndex((g) => exprKey(g) === target);
   if (index < 0) throw planError(`Argument ${exprName(a.args[0]!)} to grouping function is not in grouping columns`);
   const without = plan.groupingSets!.flatMap((set, s) => (set.includes(index) ? [] : [s]));
-  const when: LExpr = { kind: 'inList', expr: setColumn, list: without.map((s) => lit(BigInt(s), INT64)), negated: false, type: BOOLEAN };
-  const flag: LExpr = { kind: 'case', operand: undefined, whens: [{ when, then: lit(1n, INT64) }], elseResult: lit(0n, INT64), type: INT64 };
+  const when: LExpr = {
+    kind: 'inList',
+    expr: setColumn,
+    list: without.map((s) => lit(BigInt(s), INT64)),
+    negated: false,
+    type: BOOLEAN,
+  };
+  const flag: LExpr = {
+    kind: 'case',
+    operand: undefined,
+    whens: [{ when, then: lit(1n, INT64) }],
+    elseResult: lit(0n, INT64),
+    type: INT64,
+  };
   const max = aggregateFunction('max')!;
   return { ...a, fn: max, args: [without.length === 0 ? lit(0n, INT64) : flag], argTypes: [INT64], type: INT64 };
 }

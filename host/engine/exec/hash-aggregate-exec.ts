@@ -3,7 +3,17 @@
 // aggregate). One key column uses its values directly as Map keys; several are joined into one
 // string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0).
 
-import { getValue, isValid, nonNullMask, type RecordBatch, type Scalar, type Schema, sliceVector, type Vector, vectorFrom } from '../types/index.js';
+import {
+  getValue,
+  isValid,
+  nonNullMask,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  sliceVector,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
@@ -20,7 +30,8 @@ type AggregateExpr = Extract<LExpr, { kind: 'aggregate' }>;
 function keyPart(v: Vector, i: number): unknown {
   if (!isValid(v, i)) return NULL_KEY;
   const t = v.type.id;
-  if (t === 'Struct' || t === 'Interval' || t === 'List') return JSON.stringify(getValue(v, i), (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y));
+  if (t === 'Struct' || t === 'Interval' || t === 'List')
+    return JSON.stringify(getValue(v, i), (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y));
   return (v.values as ArrayLike<unknown>)[i];
 }
 
@@ -28,7 +39,10 @@ function compositeKey(keys: readonly Vector[], i: number): string {
   let s = '';
   for (const k of keys) {
     const p = keyPart(k, i);
-    s += p === NULL_KEY ? '\u0000N' : `\u0000${typeof p === 'bigint' ? 'b' : typeof p === 'number' ? 'n' : 's'}${String(p)}`;
+    s +=
+      p === NULL_KEY
+        ? '\u0000N'
+        : `\u0000${typeof p === 'bigint' ? 'b' : typeof p === 'number' ? 'n' : 's'}${String(p)}`;
   }
   return s;
 }
@@ -42,7 +56,13 @@ export class HashAggregateExec implements ExecNode {
   readonly #aggregates: readonly AggregateExpr[];
   readonly #inputSchema: PlanSchema;
 
-  constructor(input: ExecNode, groupBy: readonly LExpr[], aggregates: readonly LExpr[], inputSchema: PlanSchema, schema: Schema) {
+  constructor(
+    input: ExecNode,
+    groupBy: readonly LExpr[],
+    aggregates: readonly LExpr[],
+    inputSchema: PlanSchema,
+    schema: Schema,
+  ) {
     this.#input = input;
     this.#groupBy = groupBy;
     this.#aggregates = aggregates as AggregateExpr[];
@@ -52,15 +72,28 @@ export class HashAggregateExec implements ExecNode {
   }
 
   describe(): string {
-    return describeNode(this.name, `gby=[${this.#groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#aggregates.map(exprDisplay).join(', ')}]`);
+    return describeNode(
+      this.name,
+      `gby=[${this.#groupBy.map(exprDisplay).join(', ')}], aggr=[${this.#aggregates.map(exprDisplay).join(', ')}]`,
+    );
   }
 
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
     const keysC = compileExprs(this.#groupBy, this.#inputSchema, ctx);
     // An order-sensitive aggregate (array_agg(x ORDER BY y)) gets its ORDER BY keys as extra arguments.
-    const argsC: CompiledExprs[] = this.#aggregates.map((a) => compileExprs(a.fn.orderSensitive === true ? [...a.args, ...a.orderBy.map((o) => o.expr)] : a.args, this.#inputSchema, ctx));
-    const filtersC = this.#aggregates.map((a) => (a.filter === undefined ? undefined : compileExprs([a.filter], this.#inputSchema, ctx)));
-    const accs: GroupsAccumulator[] = this.#aggregates.map((a) => a.fn.createAccumulator({ argTypes: a.argTypes, returnType: a.type, orderBy: a.orderBy }, a.distinct));
+    const argsC: CompiledExprs[] = this.#aggregates.map((a) =>
+      compileExprs(
+        a.fn.orderSensitive === true ? [...a.args, ...a.orderBy.map((o) => o.expr)] : a.args,
+        this.#inputSchema,
+        ctx,
+      ),
+    );
+    const filtersC = this.#aggregates.map((a) =>
+      a.filter === undefined ? undefined : compileExprs([a.filter], this.#inputSchema, ctx),
+    );
+    const accs: GroupsAccumulator[] = this.#aggregates.map((a) =>
+      a.fn.createAccumulator({ argTypes: a.argTypes, returnType: a.type, orderBy: a.orderBy }, a.distinct),
+    );
     const grouped = this.#groupBy.length > 0;
     const table = new Map<unknown, number>();
     const keyValues: Scalar[][] = this.#groupBy.map(() => []);

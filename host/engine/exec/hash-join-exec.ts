@@ -58,7 +58,13 @@ class JoinTable {
 
   /** Bytes of the table's arrays (the batches and keys are counted as they come). */
   get bytes(): number {
-    return this.rows.indexBytes + this.hashes.byteLength + this.usable.byteLength + this.heads.byteLength + this.next.byteLength;
+    return (
+      this.rows.indexBytes +
+      this.hashes.byteLength +
+      this.usable.byteLength +
+      this.heads.byteLength +
+      this.next.byteLength
+    );
   }
 }
 
@@ -82,7 +88,10 @@ export class HashJoinExec implements ExecNode {
   describe(): string {
     const s = this.#spec;
     const on = s.leftKeys.map((l, i) => `(${exprDisplay(l)}, ${exprDisplay(s.rightKeys[i]!)})`).join(', ');
-    return describeNode(this.name, `join_type=${s.joinType}${on ? `, on=[${on}]` : ''}${s.filter ? `, filter=${exprDisplay(s.filter)}` : ''}`);
+    return describeNode(
+      this.name,
+      `join_type=${s.joinType}${on ? `, on=[${on}]` : ''}${s.filter ? `, filter=${exprDisplay(s.filter)}` : ''}`,
+    );
   }
 
   /** The key modes: typed when both sides have one type. */
@@ -113,7 +122,9 @@ export class HashJoinExec implements ExecNode {
         t.keys.push(keys.map((k, i) => keyView(k, modes[i]!)));
         t.hashes = grow(t.hashes, at + n);
         const h = t.hashes.subarray(at, at + n);
-        keys.forEach((k, i) => { hashKey(k, modes[i]!, n, h, i === 0); });
+        keys.forEach((k, i) => {
+          hashKey(k, modes[i]!, n, h, i === 0);
+        });
         if (t.usable.length < t.hashes.length) {
           const u = new Uint8Array(t.hashes.length);
           u.set(t.usable);
@@ -168,7 +179,8 @@ export class HashJoinExec implements ExecNode {
       const joinedSchema = s.joinedSchema.toSchema();
       const semi = s.joinType === 'SEMI' || s.joinType === 'ANTI';
       const rightFields = this.#right.schema.fields;
-      const gatherRight = (rows: Int32Array, n: number): Vector[] => rightFields.map((f, c) => right.gather(c, f.type, rows, n));
+      const gatherRight = (rows: Int32Array, n: number): Vector[] =>
+        rightFields.map((f, c) => right.gather(c, f.type, rows, n));
       const li = new Int32Array(BATCH_ROWS);
       const ri = new Int32Array(BATCH_ROWS);
       let hashes = new Int32Array(0);
@@ -177,7 +189,8 @@ export class HashJoinExec implements ExecNode {
         ctx.checkAbort();
         const n = left.length;
         if (n === 0 || total === 0) {
-          if (n > 0 && (s.joinType === 'LEFT' || s.joinType === 'FULL' || s.joinType === 'ANTI')) yield this.#unmatchedLeft(left, gatherRight);
+          if (n > 0 && (s.joinType === 'LEFT' || s.joinType === 'FULL' || s.joinType === 'ANTI'))
+            yield this.#unmatchedLeft(left, gatherRight);
           continue;
         }
         let leftKeys: KeyView[] = [];
@@ -187,7 +200,9 @@ export class HashJoinExec implements ExecNode {
           const keys = leftKeysC.exprs.map((e) => e.evaluate(left));
           leftKeys = keys.map((k, i) => keyView(k, modes[i]!));
           hashes = grow(hashes, n);
-          keys.forEach((k, i) => { hashKey(k, modes[i]!, n, hashes, i === 0); });
+          keys.forEach((k, i) => {
+            hashKey(k, modes[i]!, n, hashes, i === 0);
+          });
           usable = s.nullEqualsNull ? undefined : keysValid(keys, n);
         }
         const leftHit = new Uint8Array(n);
@@ -230,7 +245,11 @@ export class HashJoinExec implements ExecNode {
           const r = ri.subarray(0, pairs);
           let pass: Uint8Array | undefined;
           if (pairs > 0 && filterC !== undefined) {
-            const joined: RecordBatch = { schema: joinedSchema, length: pairs, columns: [...left.columns.map((c) => takeVector(c, l)), ...gatherRight(r, pairs)] };
+            const joined: RecordBatch = {
+              schema: joinedSchema,
+              length: pairs,
+              columns: [...left.columns.map((c) => takeVector(c, l)), ...gatherRight(r, pairs)],
+            };
             if (filterC.needsPrepare) await filterC.prepare(joined);
             const m = filterC.evaluate(joined);
             pass = new Uint8Array(pairs);
@@ -242,7 +261,7 @@ export class HashJoinExec implements ExecNode {
             if (pass !== undefined && pass[k] === 0) continue;
             leftHit[l[k]!] = 1;
             if (matchedRight !== undefined) matchedRight[r[k]!] = 1;
-            if (!semi) (outL.push(l[k]!), outR.push(r[k]!));
+            if (!semi) outL.push(l[k]!), outR.push(r[k]!);
           }
           if (semi) {
             const keep: number[] = [];
@@ -252,11 +271,16 @@ export class HashJoinExec implements ExecNode {
               yield { schema: this.schema, length: keep.length, columns: left.columns.map((c) => takeVector(c, idx)) };
             }
           } else {
-            if (s.joinType === 'LEFT' || s.joinType === 'FULL') for (let i = start; i < done; i++) if (leftHit[i] === 0) (outL.push(i), outR.push(-1));
+            if (s.joinType === 'LEFT' || s.joinType === 'FULL')
+              for (let i = start; i < done; i++) if (leftHit[i] === 0) outL.push(i), outR.push(-1);
             if (outL.length > 0) {
               const lIdx = Int32Array.from(outL);
               const rIdx = Int32Array.from(outR);
-              yield { schema: this.schema, length: outL.length, columns: [...left.columns.map((c) => takeVector(c, lIdx)), ...gatherRight(rIdx, rIdx.length)] };
+              yield {
+                schema: this.schema,
+                length: outL.length,
+                columns: [...left.columns.map((c) => takeVector(c, lIdx)), ...gatherRight(rIdx, rIdx.length)],
+              };
             }
           }
           ctx.checkAbort();
@@ -270,7 +294,11 @@ export class HashJoinExec implements ExecNode {
         for (let s0 = 0; s0 < rows.length; s0 += BATCH_ROWS) {
           const rIdx = Int32Array.from(rows.slice(s0, s0 + BATCH_ROWS));
           const leftNulls = leftFields.map((f) => constantVector(f.type, null, rIdx.length));
-          yield { schema: this.schema, length: rIdx.length, columns: [...leftNulls, ...gatherRight(rIdx, rIdx.length)] };
+          yield {
+            schema: this.schema,
+            length: rIdx.length,
+            columns: [...leftNulls, ...gatherRight(rIdx, rIdx.length)],
+          };
           await ctx.maybeYield();
         }
       }

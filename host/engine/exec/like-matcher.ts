@@ -126,7 +126,8 @@ function regexMatcher(parts: readonly Part[], caseInsensitive: boolean): LikeMat
     re = compileBuiltRegex(re2, RE2JS.DOTALL | (caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0));
   } catch (e) {
     // arrow's like kernels: "Unable to build regex from LIKE pattern: {e}".
-    if (e instanceof RegexError) throw executionError(`Arrow error: Compute error: Unable to build regex from LIKE pattern: ${e.message}`);
+    if (e instanceof RegexError)
+      throw executionError(`Arrow error: Compute error: Unable to build regex from LIKE pattern: ${e.message}`);
     throw e;
   }
   return (s) => re.testExact(s);
@@ -151,7 +152,13 @@ export function compileLike(pattern: string, escapeChar: string | undefined, cas
   for (const piece of kept) {
     const literal = piece.every((item) => typeof item === 'string') ? (piece as string[]).join('') : undefined;
     if (literal !== undefined && (!caseInsensitive || literal === '')) matchers.push(literalPiece(literal));
-    else if (pieceUnits(piece) <= MAX_PIECE_UNITS) matchers.push(pieceSearch(piece.map((item) => (item === ONE ? null : item)), caseInsensitive));
+    else if (pieceUnits(piece) <= MAX_PIECE_UNITS)
+      matchers.push(
+        pieceSearch(
+          piece.map((item) => (item === ONE ? null : item)),
+          caseInsensitive,
+        ),
+      );
     else return regexMatcher(parts, caseInsensitive);
   }
   if (pieces.length === 1) {

@@ -9,7 +9,9 @@ import { getValue, isValid, type Vector } from '../types/index.js';
 /** A value's text, as the join keys were built before (bigints marked, structures as JSON). */
 function valueText(v: Vector, i: number): string {
   const x = getValue(v, i);
-  return typeof x === 'object' && x !== null ? JSON.stringify(x, (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y)) : String(x);
+  return typeof x === 'object' && x !== null
+    ? JSON.stringify(x, (_k, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y))
+    : String(x);
 }
 
 /** FNV-1a over the UTF-16 units. */
@@ -116,7 +118,10 @@ export interface KeyView {
 
 export function keyView(v: Vector, mode: KeyMode): KeyView {
   const id = v.type.id;
-  const wide = mode === 'typed' && v.values !== null && (id === 'Int64' || id === 'UInt64' || id === 'Timestamp' || id === 'Time64');
+  const wide =
+    mode === 'typed' &&
+    v.values !== null &&
+    (id === 'Int64' || id === 'UInt64' || id === 'Timestamp' || id === 'Time64');
   const b = v.values as BigInt64Array;
   return { v, mode, words: wide ? new Int32Array(b.buffer, b.byteOffset, v.length * 2) : undefined };
 }

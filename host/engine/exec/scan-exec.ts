@@ -4,7 +4,16 @@
 // rest is applied to the rows here, before columns only the filter needed are dropped.
 
 import { lastRequest, scanRequest, type TagValues } from '../../core/scan.js';
-import { constantVector, type RecordBatch, type Scalar, type Schema, sliceBatch, takeVector, type Vector, vectorFrom } from '../types/index.js';
+import {
+  constantVector,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  sliceBatch,
+  takeVector,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import type { ChunkColumn, ColumnInfo, SeriesChunk, TableInfo } from '../catalog.js';
 import type { LExpr } from '../plan/expr.js';
 import { columnsOf } from '../plan/expr.js';
@@ -41,7 +50,10 @@ export function sliceChunk(chunk: SeriesChunk, start: number, end: number): Seri
   if (start === 0 && end === chunk.length) return chunk;
   const fields = new Map<string, ChunkColumn>();
   for (const [name, c] of chunk.fields) {
-    fields.set(name, { values: Array.isArray(c.values) ? c.values.slice(start, end) : c.values.subarray(start, end), validity: c.validity?.subarray(start, end) });
+    fields.set(name, {
+      values: Array.isArray(c.values) ? c.values.slice(start, end) : c.values.subarray(start, end),
+      validity: c.validity?.subarray(start, end),
+    });
   }
   return { tags: chunk.tags, length: end - start, time: chunk.time.subarray(start, end), fields };
 }
@@ -97,7 +109,15 @@ function chunkVectorAt(table: TableInfo, name: string, chunk: SeriesChunk, rows:
  * time among them (a row has at least one field value); a field whose newest value is older is
  * NULL in that row.
  */
-async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInfo, read: readonly string[], schema: Schema, filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined, tagValues: readonly TagValues[] | undefined): Promise<RecordBatch> {
+async function lastRowsBatch(
+  ctx: ExecContext,
+  database: string,
+  table: TableInfo,
+  read: readonly string[],
+  schema: Schema,
+  filter: ((tags: ReadonlyMap<string, string>) => boolean) | undefined,
+  tagValues: readonly TagValues[] | undefined,
+): Promise<RecordBatch> {
   // Arrays built by push, not by map and filter (storage.ts lastPoints says why).
   const all: string[] = [];
   for (const c of table.columns) if (c.kind === 'field') all.push(c.name);
@@ -131,7 +151,11 @@ async function lastRowsBatch(ctx: ExecContext, database: string, table: TableInf
   return {
     schema,
     length: n,
-    columns: columns.map((c, k) => (valid[k]!.every((x) => x === 1) ? vectorFrom(c.type, values[k]!) : vectorFrom(c.type, values[k]!, Uint8Array.from(valid[k]!)))),
+    columns: columns.map((c, k) =>
+      valid[k]!.every((x) => x === 1)
+        ? vectorFrom(c.type, values[k]!)
+        : vectorFrom(c.type, values[k]!, Uint8Array.from(valid[k]!)),
+    ),
   };
 }
 
@@ -158,7 +182,13 @@ export class ScanExec implements ExecNode {
 
   constructor(opts: ScanOptions) {
     this.opts = opts;
-    this.schema = { fields: opts.projection.map((n) => ({ name: n, type: opts.table.columns.find((c) => c.name === n)!.type, nullable: true })) };
+    this.schema = {
+      fields: opts.projection.map((n) => ({
+        name: n,
+        type: opts.table.columns.find((c) => c.name === n)!.type,
+        nullable: true,
+      })),
+    };
   }
 
   describe(): string {
@@ -180,13 +210,19 @@ export class ScanExec implements ExecNode {
     const predicateNames = new Set<string>();
     for (const r of preds.residual) {
       for (const c of columnsOf(r)) predicateNames.add(c.name);
-      for (const c of subqueryOuterReferences(r)) if (c.qualifier === undefined || c.qualifier === qualifier) predicateNames.add(c.name);
+      for (const c of subqueryOuterReferences(r))
+        if (c.qualifier === undefined || c.qualifier === qualifier) predicateNames.add(c.name);
     }
     const needed = new Set(projection);
     for (const n of predicateNames) needed.add(n);
     const read = table.columns.filter((c) => needed.has(c.name)).map((c) => c.name);
     const fields = read.filter((n) => table.columns.find((c) => c.name === n)!.kind === 'field');
-    const readFields: PlanField[] = read.map((n) => ({ qualifier, name: n, type: table.columns.find((c) => c.name === n)!.type, nullable: true }));
+    const readFields: PlanField[] = read.map((n) => ({
+      qualifier,
+      name: n,
+      type: table.columns.find((c) => c.name === n)!.type,
+      nullable: true,
+    }));
     const readSchema = new PlanSchema(readFields);
     const residual = conjunction(preds.residual);
     const predicate = residual === undefined ? undefined : compileExpr(residual, readSchema, ctx);
@@ -199,14 +235,28 @@ export class ScanExec implements ExecNode {
     // columns for every row cost more than the rest of the scan).
     const predicateCols = new Set<number>();
     for (const n of predicateNames) if (read.includes(n)) predicateCols.add(read.indexOf(n));
-    const tagFilter = preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
+    const tagFilter =
+      preds.tagPredicates.length > 0 ? seriesFilter(preds.tagPredicates, table, qualifier, ctx)! : undefined;
     const tagValues = seriesTagValues(preds.tagPredicates);
     const tagTests = tagFilter === undefined ? undefined : seriesTagTests(preds.tagPredicates, table, qualifier, ctx);
-    const request = scanRequest(fields, preds.minTime, preds.maxTime, tagFilter, preds.valueBounds.length === 0 ? undefined : preds.valueBounds, tagValues, tagTests);
+    const request = scanRequest(
+      fields,
+      preds.minTime,
+      preds.maxTime,
+      tagFilter,
+      preds.valueBounds.length === 0 ? undefined : preds.valueBounds,
+      tagValues,
+      tagTests,
+    );
     let remaining = this.opts.fetch ?? Infinity;
     const last = this.opts.lastPerSeries;
     // The last row of every series, unbounded in time, is what the store's last-point index holds.
-    const fromLastPoints = last === 1 && predicate === undefined && preds.minTime === undefined && preds.maxTime === undefined && ctx.catalog.lastPoints !== undefined;
+    const fromLastPoints =
+      last === 1 &&
+      predicate === undefined &&
+      preds.minTime === undefined &&
+      preds.maxTime === undefined &&
+      ctx.catalog.lastPoints !== undefined;
     const batches = async function* (): AsyncGenerator<RecordBatch> {
       if (fromLastPoints) {
         yield await lastRowsBatch(ctx, database, table, read, batchSchema, tagFilter, tagValues);
@@ -216,13 +266,18 @@ export class ScanExec implements ExecNode {
         ctx.checkAbort();
         if (whole.length === 0) continue;
         // Without a row predicate the last rows of a series can be cut before any vector exists.
-        const chunk = last !== undefined && predicate === undefined && whole.length > last ? sliceChunk(whole, whole.length - last, whole.length) : whole;
+        const chunk =
+          last !== undefined && predicate === undefined && whole.length > last
+            ? sliceChunk(whole, whole.length - last, whole.length)
+            : whole;
         if (predicate === undefined) {
           yield { schema: batchSchema, length: chunk.length, columns: read.map((n) => chunkVector(table, n, chunk)) };
           continue;
         }
         // A predicate with subqueries may read any column of the batch: build them all.
-        const columns = read.map((n, k) => (predicateCols.has(k) || predicate.needsPrepare ? chunkVector(table, n, chunk) : PENDING));
+        const columns = read.map((n, k) =>
+          predicateCols.has(k) || predicate.needsPrepare ? chunkVector(table, n, chunk) : PENDING,
+        );
         const probe: RecordBatch = { schema: batchSchema, length: chunk.length, columns };
         if (predicate.needsPrepare) await predicate.prepare(probe);
         let mask: Vector;
@@ -249,7 +304,8 @@ export class ScanExec implements ExecNode {
     for await (const scanned of batches()) {
       let batch = scanned;
       if (batch.length === 0) continue;
-      if (!identity) batch = { schema: this.schema, length: batch.length, columns: outIndex.map((i) => batch.columns[i]!) };
+      if (!identity)
+        batch = { schema: this.schema, length: batch.length, columns: outIndex.map((i) => batch.columns[i]!) };
       for (let start = 0; start < batch.length; start += MAX_BATCH_ROWS) {
         let part = sliceBatch(batch, start, Math.min(batch.length, start + MAX_BATCH_ROWS));
         if (part.length > remaining) part = sliceBatch(part, 0, remaining);

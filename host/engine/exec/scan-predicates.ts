@@ -36,7 +36,18 @@ export interface FieldBound {
 }
 
 function isConstant(e: LExpr): boolean {
-  return columnsOf(e).length === 0 && !anyExpr(e, (x) => x.kind === 'outerColumn' || x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery' || (x.kind === 'scalarFn' && x.fn.volatile === true));
+  return (
+    columnsOf(e).length === 0 &&
+    !anyExpr(
+      e,
+      (x) =>
+        x.kind === 'outerColumn' ||
+        x.kind === 'scalarSubquery' ||
+        x.kind === 'exists' ||
+        x.kind === 'inSubquery' ||
+        (x.kind === 'scalarFn' && x.fn.volatile === true),
+    )
+  );
 }
 
 const ONE_ROW: RecordBatch = { schema: { fields: [] }, columns: [], length: 1 };
@@ -52,7 +63,14 @@ export function constantValue(e: LExpr, ctx: ExecContext): { value: Scalar } | u
 const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=' };
 
 export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInfo, ctx: ExecContext): ScanPredicates {
-  const out: ScanPredicates = { minTime: undefined, maxTime: undefined, empty: false, tagPredicates: [], residual: [], valueBounds: [] };
+  const out: ScanPredicates = {
+    minTime: undefined,
+    maxTime: undefined,
+    empty: false,
+    tagPredicates: [],
+    residual: [],
+    valueBounds: [],
+  };
   const kinds = new Map(table.columns.map((c) => [c.name, c.kind]));
   const bound = (op: string, v: Scalar): boolean => {
     if (v === null) {
@@ -72,7 +90,13 @@ export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInf
   };
   const isTime = (e: LExpr): boolean => {
     // A cast that only adds a time zone keeps the values: look through it.
-    const x = e.kind === 'cast' && e.type.id === 'Timestamp' && e.expr.type.id === 'Timestamp' && e.expr.type.unit === e.type.unit ? e.expr : e;
+    const x =
+      e.kind === 'cast' &&
+      e.type.id === 'Timestamp' &&
+      e.expr.type.id === 'Timestamp' &&
+      e.expr.type.unit === e.type.unit
+        ? e.expr
+        : e;
     return x.kind === 'column' && kinds.get(x.name) === 'time' && x.type.id === 'Timestamp';
   };
   for (const f of filters) {
@@ -97,7 +121,14 @@ export function analyzeScanPredicates(filters: readonly LExpr[], table: TableInf
         if (lo !== undefined && hi !== undefined && bound('>=', lo.value) && bound('<=', hi.value)) continue;
       }
       const cols = columnsOf(c);
-      const onlyTags = cols.length > 0 && cols.every((x) => kinds.get(x.name) === 'tag') && !anyExpr(c, (x) => x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery' || x.kind === 'outerColumn');
+      const onlyTags =
+        cols.length > 0 &&
+        cols.every((x) => kinds.get(x.name) === 'tag') &&
+        !anyExpr(
+          c,
+          (x) =>
+            x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery' || x.kind === 'outerColumn',
+        );
       if (onlyTags) out.tagPredicates.push(c);
       else out.residual.push(c);
     }
@@ -111,9 +142,12 @@ const BOUNDED_TYPES = new Set(['Float64', 'Int64', 'UInt64']);
 
 /** Inclusive bounds on fields from conjuncts `field op constant` (either side) and BETWEEN. */
 function fieldBounds(conjuncts: readonly LExpr[], table: TableInfo, ctx: ExecContext): FieldBound[] {
-  const fields = new Map(table.columns.filter((c) => c.kind === 'field' && BOUNDED_TYPES.has(c.type.id)).map((c) => [c.name, c.type.id]));
+  const fields = new Map(
+    table.columns.filter((c) => c.kind === 'field' && BOUNDED_TYPES.has(c.type.id)).map((c) => [c.name, c.type.id]),
+  );
   const bounds = new Map<string, FieldBound>();
-  const fieldOf = (e: LExpr): string | undefined => (e.kind === 'column' && fields.get(e.name) === e.type.id ? e.name : undefined);
+  const fieldOf = (e: LExpr): string | undefined =>
+    e.kind === 'column' && fields.get(e.name) === e.type.id ? e.name : undefined;
   const add = (field: string, op: string, k: LExpr): void => {
     if (k.type.id !== fields.get(field)) return;
     const c = constantValue(k, ctx);
@@ -164,7 +198,12 @@ function simpleTagTest(p: LExpr): ((tags: ReadonlyMap<string, string>) => boolea
       return v !== undefined && v !== value;
     };
   }
-  if (p.kind === 'inList' && !p.negated && p.expr.kind === 'column' && p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')) {
+  if (
+    p.kind === 'inList' &&
+    !p.negated &&
+    p.expr.kind === 'column' &&
+    p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')
+  ) {
     const name = p.expr.name;
     const set = new Set(p.list.map((x) => (x as { value: string }).value));
     return (tags) => {
@@ -182,7 +221,12 @@ function tagValuesOf(p: LExpr): TagValues | undefined {
     if (c.kind !== 'column' || l.kind !== 'literal' || typeof l.value !== 'string') return undefined;
     return { tag: c.name, values: [l.value] };
   }
-  if (p.kind === 'inList' && !p.negated && p.expr.kind === 'column' && p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')) {
+  if (
+    p.kind === 'inList' &&
+    !p.negated &&
+    p.expr.kind === 'column' &&
+    p.list.every((x) => x.kind === 'literal' && typeof x.value === 'string')
+  ) {
     return { tag: p.expr.name, values: [...new Set(p.list.map((x) => (x as { value: string }).value))] };
   }
   return undefined;
@@ -207,7 +251,12 @@ export function seriesTagValues(predicates: readonly LExpr[]): TagValues[] | und
  * is the conjunct evaluated with that tag alone, kept only when it fails for a series without the
  * tag (NULL), so that the store may look among the tag's values for the series that pass.
  */
-export function seriesTagTests(predicates: readonly LExpr[], table: TableInfo, qualifier: string, ctx: ExecContext): TagTest[] | undefined {
+export function seriesTagTests(
+  predicates: readonly LExpr[],
+  table: TableInfo,
+  qualifier: string,
+  ctx: ExecContext,
+): TagTest[] | undefined {
   const out: TagTest[] = [];
   for (const p of predicates) {
     if (tagValuesOf(p) !== undefined) continue;
@@ -226,7 +275,12 @@ export function seriesTagTests(predicates: readonly LExpr[], table: TableInfo, q
  * A series filter from tag predicates: the predicates evaluated on a one-row batch of the
  * series' tag values (a tag the series lacks is NULL). Undefined when there are none.
  */
-export function seriesFilter(predicates: readonly LExpr[], table: TableInfo, qualifier: string, ctx: ExecContext): ((tags: ReadonlyMap<string, string>) => boolean) | undefined {
+export function seriesFilter(
+  predicates: readonly LExpr[],
+  table: TableInfo,
+  qualifier: string,
+  ctx: ExecContext,
+): ((tags: ReadonlyMap<string, string>) => boolean) | undefined {
   if (predicates.length === 0) return undefined;
   const fast = predicates.map(simpleTagTest);
   if (fast.every((f) => f !== undefined)) {

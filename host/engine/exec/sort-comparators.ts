@@ -50,7 +50,7 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
       cmp = (i, j) => {
         const ha = w[2 * i + 1]!;
         const hb = w[2 * j + 1]!;
-        if (ha !== hb) return unsigned ? ((ha >>> 0) < (hb >>> 0) ? -1 : 1) : ha < hb ? -1 : 1;
+        if (ha !== hb) return unsigned ? (ha >>> 0 < hb >>> 0 ? -1 : 1) : ha < hb ? -1 : 1;
         const la = w[2 * i]! >>> 0;
         const lb = w[2 * j]! >>> 0;
         return la < lb ? -1 : la > lb ? 1 : 0;
@@ -72,7 +72,8 @@ export function keyComparator(v: Vector, asc: boolean, nullsFirst: boolean): Row
     }
     default: {
       const x = v.values as unknown[];
-      const key = (o: unknown): string => JSON.stringify(o, (_k, y: unknown) => (typeof y === 'bigint' ? String(y).padStart(24, '0') : y));
+      const key = (o: unknown): string =>
+        JSON.stringify(o, (_k, y: unknown) => (typeof y === 'bigint' ? String(y).padStart(24, '0') : y));
       cmp = (i, j) => {
         const a = key(x[i]);
         const b = key(x[j]);
@@ -141,14 +142,16 @@ export function crossComparator(vectors: readonly Vector[], o: Pick<SortExpr, 'a
     case 'Timestamp':
     case 'Time64':
     case 'UInt64': {
-      const w = vectors.map((v) => (v.values === null ? new Int32Array(2 * v.length) : words(v.values as BigInt64Array)));
+      const w = vectors.map((v) =>
+        v.values === null ? new Int32Array(2 * v.length) : words(v.values as BigInt64Array),
+      );
       const unsigned = type.id === 'UInt64';
       cmp = (a, i, b, j) => {
         const wa = w[a]!;
         const wb = w[b]!;
         const ha = wa[2 * i + 1]!;
         const hb = wb[2 * j + 1]!;
-        if (ha !== hb) return unsigned ? ((ha >>> 0) < (hb >>> 0) ? -1 : 1) : ha < hb ? -1 : 1;
+        if (ha !== hb) return unsigned ? (ha >>> 0 < hb >>> 0 ? -1 : 1) : ha < hb ? -1 : 1;
         const la = wa[2 * i]! >>> 0;
         const lb = wb[2 * j]! >>> 0;
         return la < lb ? -1 : la > lb ? 1 : 0;

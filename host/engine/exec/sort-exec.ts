@@ -15,9 +15,18 @@ import { batchBytes, Reservation } from '../memory/index.js';
 import { SortedRuns } from './sorted-runs.js';
 
 /** The first `limit` rows of `runs` in order, gathered into batches. */
-async function* sortedBatches(runs: SortedRuns, schema: Schema, ctx: ExecContext, limit?: number): AsyncGenerator<RecordBatch> {
+async function* sortedBatches(
+  runs: SortedRuns,
+  schema: Schema,
+  ctx: ExecContext,
+  limit?: number,
+): AsyncGenerator<RecordBatch> {
   for await (const { batches, rows } of runs.merged(ctx, limit)) {
-    yield { schema, length: rows.length, columns: schema.fields.map((f, c) => runs.rows.gatherAt(c, f.type, batches, rows, rows.length)) };
+    yield {
+      schema,
+      length: rows.length,
+      columns: schema.fields.map((f, c) => runs.rows.gatherAt(c, f.type, batches, rows, rows.length)),
+    };
   }
 }
 
@@ -41,7 +50,9 @@ export class SortExec implements ExecNode {
   }
 
   describe(): string {
-    const keys = this.#order.map((o) => `${exprDisplay(o.expr)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`).join(', ');
+    const keys = this.#order
+      .map((o) => `${exprDisplay(o.expr)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`)
+      .join(', ');
     return describeNode(this.name, `[${keys}]${this.#fetch === undefined ? '' : `, fetch=${this.#fetch}`}`);
   }
 

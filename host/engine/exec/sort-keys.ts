@@ -157,7 +157,11 @@ function orderKey(v: Vector, n: number, o: SortExpr): KeyRanks | undefined {
  * The sorted order of rows [0, n) by `keys` as a permutation, or undefined when a key cannot be
  * ranked or the ranks do not fit: then the caller sorts with a comparator. Ties keep input order.
  */
-export function rankedPermutation(keys: readonly Vector[], order: readonly SortExpr[], n: number): Int32Array | undefined {
+export function rankedPermutation(
+  keys: readonly Vector[],
+  order: readonly SortExpr[],
+  n: number,
+): Int32Array | undefined {
   const ranked: KeyRanks[] = [];
   let span = n;
   for (let k = 0; k < keys.length; k++) {

@@ -61,7 +61,12 @@ export class SortedRuns {
    * Runs over the batches of `rows` as they are (cut them to RUN_ROWS first), their keys computed.
    * Returns the runs and the bytes of the keys computed.
    */
-  static async over(rows: BatchList, order: readonly SortExpr[], keysC: CompiledExprs, ctx: ExecContext): Promise<{ runs: SortedRuns; bytes: number }> {
+  static async over(
+    rows: BatchList,
+    order: readonly SortExpr[],
+    keysC: CompiledExprs,
+    ctx: ExecContext,
+  ): Promise<{ runs: SortedRuns; bytes: number }> {
     const runs = new SortedRuns(order, keysC, rows);
     let bytes = 0;
     for (const b of rows.batches) bytes += await runs.#keys(b, ctx);
@@ -128,7 +133,13 @@ export class SortedRuns {
     if (n > 0 && mem.tryGrow(GLOBAL_RANK_BYTES_PER_ROW * n)) {
       let numbers: Float64Array[] | undefined;
       try {
-        numbers = await globalSortKeys(this.#batchKeys, batches.map((b) => b.length), this.#order, EXACT_ROWS, ctx);
+        numbers = await globalSortKeys(
+          this.#batchKeys,
+          batches.map((b) => b.length),
+          this.#order,
+          EXACT_ROWS,
+          ctx,
+        );
       } finally {
         mem.shrink(GLOBAL_RANK_BYTES_PER_ROW * n);
       }
@@ -204,7 +215,12 @@ export class SortedRuns {
         return x < y || (x === y && a < b);
       };
     } else {
-      const keyCmps: CrossComparator[] = this.#order.map((o, c) => crossComparator(runs.map((r) => this.#batchKeys[r.batch]![c]!), o));
+      const keyCmps: CrossComparator[] = this.#order.map((o, c) =>
+        crossComparator(
+          runs.map((r) => this.#batchKeys[r.batch]![c]!),
+          o,
+        ),
+      );
       before = (a, b) => {
         const i = perms[a]![pos[a]!]!;
         const j = perms[b]![pos[b]!]!;
@@ -256,7 +272,9 @@ export class SortedRuns {
         if (size > 0) down(0);
       }
       left -= n;
-      yield n === want ? { batches: outBatch, rows: outRow } : { batches: outBatch.subarray(0, n), rows: outRow.subarray(0, n) };
+      yield n === want
+        ? { batches: outBatch, rows: outRow }
+        : { batches: outBatch.subarray(0, n), rows: outRow.subarray(0, n) };
       ctx.checkAbort();
       await ctx.maybeYield();
     }

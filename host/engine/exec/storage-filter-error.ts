@@ -24,7 +24,13 @@ export function storageConjuncts(residual: readonly LExpr[], table: TableInfo): 
  * report it: when the storage conjuncts alone fail on the same rows, their error with the
  * storage layer's prefix; otherwise `error` itself.
  */
-export async function rethrowScanFilterError(error: unknown, storage: readonly LExpr[], schema: PlanSchema, probe: RecordBatch, ctx: ExecContext): Promise<never> {
+export async function rethrowScanFilterError(
+  error: unknown,
+  storage: readonly LExpr[],
+  schema: PlanSchema,
+  probe: RecordBatch,
+  ctx: ExecContext,
+): Promise<never> {
   const pred = conjunction(storage);
   if (!(error instanceof UserError) || pred === undefined) throw error;
   const compiled = compileExpr(pred, schema, ctx);
@@ -32,7 +38,8 @@ export async function rethrowScanFilterError(error: unknown, storage: readonly L
     if (compiled.needsPrepare) await compiled.prepare(probe);
     compiled.evaluate(probe);
   } catch (inner) {
-    if (inner instanceof UserError) throw new UserError(inner.kind, `Coordinator: TskvError: ${inner.message}`, { cause: inner });
+    if (inner instanceof UserError)
+      throw new UserError(inner.kind, `Coordinator: TskvError: ${inner.message}`, { cause: inner });
     throw inner;
   }
   throw error;

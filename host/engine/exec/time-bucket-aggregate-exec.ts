@@ -9,7 +9,16 @@
 // test tags make the operator hand over to the general hash aggregate at run time.
 
 import { scanRequest, statsRequest } from '../../core/scan.js';
-import { floorDiv, intervalNanos, type IntervalValue, type RecordBatch, type Scalar, type Schema, type TimeUnit, unitNanos } from '../types/index.js';
+import {
+  floorDiv,
+  intervalNanos,
+  type IntervalValue,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  type TimeUnit,
+  unitNanos,
+} from '../types/index.js';
 import type { ScanRequest, SeriesChunk, StatsOrChunk, TableInfo } from '../catalog.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
@@ -19,7 +28,13 @@ import { bucketKernels } from './bucket-kernels.js';
 import { describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
 import { HashAggregateExec } from './hash-aggregate-exec.js';
 import { ScanExec } from './scan-exec.js';
-import { analyzeScanPredicates, constantValue, seriesFilter, seriesTagTests, seriesTagValues } from './scan-predicates.js';
+import {
+  analyzeScanPredicates,
+  constantValue,
+  seriesFilter,
+  seriesTagTests,
+  seriesTagValues,
+} from './scan-predicates.js';
 import { statsComplete, type AggKind, type AggSpec } from './time-bucket-fold.js';
 import { BucketGroups, supportsOrder, type GroupOrder, type GroupSpec } from './time-bucket-groups.js';
 import { SortExec } from './sort-exec.js';
@@ -29,7 +44,10 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
 function columnName(e: LExpr, scan: TableScan): string | undefined {
-  const x = e.kind === 'cast' && (e.expr.type.id === 'Int64' || e.expr.type.id === 'UInt64') && e.type.id === 'Float64' ? e.expr : e;
+  const x =
+    e.kind === 'cast' && (e.expr.type.id === 'Int64' || e.expr.type.id === 'UInt64') && e.type.id === 'Float64'
+      ? e.expr
+      : e;
   if (x.kind !== 'column') return undefined;
   return scan.table.columns.some((c) => c.name === x.name) ? x.name : undefined;
 }
@@ -48,7 +66,11 @@ export interface BucketLimit {
  * The operator for an eligible Aggregate, or undefined. With `order` (an ORDER BY of every group
  * column) it emits its groups in that order, so that no sort is needed above it.
  */
-export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?: readonly GroupOrder[]): ExecNode | undefined {
+export function timeBucketAggregate(
+  plan: Aggregate,
+  limit?: BucketLimit,
+  order?: readonly GroupOrder[],
+): ExecNode | undefined {
   const scan = plan.input;
   if (scan.kind !== 'scan' || scan.fetch !== undefined) return undefined;
   const kinds = new Map(scan.table.columns.map((c) => [c.name, c]));
@@ -73,13 +95,26 @@ export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?
   if (buckets > 1) return undefined;
   const aggs: AggSpec[] = [];
   for (const a of plan.aggregates) {
-    if (a.kind !== 'aggregate' || a.distinct || a.filter !== undefined || a.orderBy.length > 0 || !AGG_KINDS.has(a.fn.name)) return undefined;
+    if (
+      a.kind !== 'aggregate' ||
+      a.distinct ||
+      a.filter !== undefined ||
+      a.orderBy.length > 0 ||
+      !AGG_KINDS.has(a.fn.name)
+    )
+      return undefined;
     const kind = (a.fn.name === 'mean' ? 'avg' : a.fn.name) as AggKind;
     if (kind === 'count') {
       if (a.args.length > 1) return undefined;
       const col = a.args.length === 0 ? undefined : columnName(a.args[0]!, scan);
       if (a.args.length === 1 && col === undefined) return undefined;
-      aggs.push({ kind, column: col, columnKind: col === undefined ? undefined : kinds.get(col)!.kind, type: a.type, returnType: a.type });
+      aggs.push({
+        kind,
+        column: col,
+        columnKind: col === undefined ? undefined : kinds.get(col)!.kind,
+        type: a.type,
+        returnType: a.type,
+      });
       continue;
     }
     const valueArg = kind === 'first' || kind === 'last' ? a.args[1] : a.args[0];
@@ -100,7 +135,14 @@ export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?
   // Built only when a run hands over (most never do).
   const fallback = (): ExecNode => {
     const hashed: ExecNode = new HashAggregateExec(
-      new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined }),
+      new ScanExec({
+        database: scan.database,
+        table: scan.table,
+        qualifier: scan.qualifier,
+        projection: scan.projection,
+        filters: scan.filters,
+        fetch: undefined,
+      }),
       plan.groupBy,
       plan.aggregates,
       scan.schema,
@@ -110,17 +152,27 @@ export function timeBucketAggregate(plan: Aggregate, limit?: BucketLimit, order?
     // The general aggregate emits groups as it meets them: sorted here when an order is promised.
     const keys = order.map((o): SortExpr => {
       const f = plan.schema.field(o.group);
-      return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc: o.asc, nullsFirst: o.nullsFirst };
+      return {
+        expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type },
+        asc: o.asc,
+        nullsFirst: o.nullsFirst,
+      };
     });
     return new SortExec(hashed, keys, plan.schema, undefined);
   };
-  return new TimeBucketAggregateExec(scan, groups, aggs, plan, fallback, groups.some((g) => g.kind === 'bucket') ? limit : undefined, order);
+  return new TimeBucketAggregateExec(
+    scan,
+    groups,
+    aggs,
+    plan,
+    fallback,
+    groups.some((g) => g.kind === 'bucket') ? limit : undefined,
+    order,
+  );
 }
 
 /** Window grows: after this many doublings the rest of the range is read at once. */
 const LIMIT_WINDOWS = 5;
-
-
 
 export class TimeBucketAggregateExec implements ExecNode {
   readonly name = 'TimeBucketAggregateExec';
@@ -135,7 +187,15 @@ export class TimeBucketAggregateExec implements ExecNode {
   readonly #limit: BucketLimit | undefined;
   readonly #order: readonly GroupOrder[] | undefined;
 
-  constructor(scan: TableScan, groups: readonly GroupSpec[], aggs: readonly AggSpec[], plan: Aggregate, fallback: () => ExecNode, limit: BucketLimit | undefined, order?: readonly GroupOrder[]) {
+  constructor(
+    scan: TableScan,
+    groups: readonly GroupSpec[],
+    aggs: readonly AggSpec[],
+    plan: Aggregate,
+    fallback: () => ExecNode,
+    limit: BucketLimit | undefined,
+    order?: readonly GroupOrder[],
+  ) {
     this.#scan = scan;
     this.#groups = groups;
     this.#aggs = aggs;
@@ -193,13 +253,30 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
 
     const fields = [...new Set(this.#aggs.filter((a) => a.columnKind === 'field').map((a) => a.column!))];
-    const request = scanRequest(fields, preds.minTime, preds.maxTime, seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx), undefined, seriesTagValues(preds.tagPredicates), seriesTagTests(preds.tagPredicates, table, scan.qualifier, ctx));
+    const request = scanRequest(
+      fields,
+      preds.minTime,
+      preds.maxTime,
+      seriesFilter(preds.tagPredicates, table, scan.qualifier, ctx),
+      undefined,
+      seriesTagValues(preds.tagPredicates),
+      seriesTagTests(preds.tagPredicates, table, scan.qualifier, ctx),
+    );
     const originUnits = originNs / per;
     const fieldTypes = new Map(table.columns.filter((c) => c.kind === 'field').map((c) => [c.name, c.type]));
-    const groups = new BucketGroups(this.#groups, this.#aggs, fieldTypes, ctx, originUnits, strideUnits, bucketKernels());
+    const groups = new BucketGroups(
+      this.#groups,
+      this.#aggs,
+      fieldTypes,
+      ctx,
+      originUnits,
+      strideUnits,
+      bucketKernels(),
+    );
     try {
       const limit = this.#limit;
-      const bounded = limit === undefined || strideUnits === undefined ? undefined : limit.desc ? preds.maxTime : preds.minTime;
+      const bounded =
+        limit === undefined || strideUnits === undefined ? undefined : limit.desc ? preds.maxTime : preds.minTime;
       if (bounded === undefined) await this.#fold(ctx, groups, request, fields, originUnits, strideUnits);
       else {
         // Windows of whole buckets from the bounded end: k buckets, then twice as many each time.
@@ -217,8 +294,16 @@ export class TimeBucketAggregateExec implements ExecNode {
             if (limit!.desc) lo = far ?? I64_MIN;
             else hi = far ?? I64_MAX;
           }
-          await this.#fold(ctx, groups, scanRequest(fields, lo, hi, request.seriesFilter, undefined, request.seriesTags, request.seriesTagTests), fields, originUnits, strideUnits);
-          const done = (limit!.desc ? lo === (far ?? I64_MIN) : hi === (far ?? I64_MAX)) || groups.distinctBuckets >= limit!.k;
+          await this.#fold(
+            ctx,
+            groups,
+            scanRequest(fields, lo, hi, request.seriesFilter, undefined, request.seriesTags, request.seriesTagTests),
+            fields,
+            originUnits,
+            strideUnits,
+          );
+          const done =
+            (limit!.desc ? lo === (far ?? I64_MIN) : hi === (far ?? I64_MAX)) || groups.distinctBuckets >= limit!.k;
           if (done) break;
           near = limit!.desc ? lo - 1n : hi + 1n;
           span *= 2n;
@@ -230,12 +315,28 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
   }
 
-  async #fold(ctx: ExecContext, groups: BucketGroups, request: ScanRequest, fields: string[], originUnits: bigint, strideUnits: bigint | undefined): Promise<void> {
+  async #fold(
+    ctx: ExecContext,
+    groups: BucketGroups,
+    request: ScanRequest,
+    fields: string[],
+    originUnits: bigint,
+    strideUnits: bigint | undefined,
+  ): Promise<void> {
     const scan = this.#scan;
     // Statistics of whole stored blocks stand for their rows when every aggregate can fold them.
-    const useStats = ctx.catalog.scanStats !== undefined && this.#aggs.every((a) => a.kind === 'count' || (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')));
+    const useStats =
+      ctx.catalog.scanStats !== undefined &&
+      this.#aggs.every(
+        (a) =>
+          a.kind === 'count' ||
+          (a.kind !== 'first' && a.kind !== 'last' && (a.type.id === 'Float64' || a.type.id === 'Int64')),
+      );
     if (useStats) {
-      const stats = statsRequest(request, strideUnits === undefined ? undefined : { origin: originUnits, width: strideUnits });
+      const stats = statsRequest(
+        request,
+        strideUnits === undefined ? undefined : { origin: originUnits, width: strideUnits },
+      );
       await this.#foldStatsScan(ctx, groups, ctx.catalog.scanStats!(scan.database, scan.table.name, stats), fields);
     } else {
       await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, request));
@@ -252,7 +353,12 @@ export class TimeBucketAggregateExec implements ExecNode {
     }
   }
 
-  async #foldStatsScan(ctx: ExecContext, groups: BucketGroups, batches: AsyncIterable<StatsOrChunk[]>, fields: string[]): Promise<void> {
+  async #foldStatsScan(
+    ctx: ExecContext,
+    groups: BucketGroups,
+    batches: AsyncIterable<StatsOrChunk[]>,
+    fields: string[],
+  ): Promise<void> {
     const scan = this.#scan;
     for await (const items of batches) {
       ctx.checkAbort();
@@ -262,13 +368,21 @@ export class TimeBucketAggregateExec implements ExecNode {
         else {
           // Inexact statistics (NaN, an integer sum past 64 bits): read that run's rows.
           const st = item.stats;
-          const same = (tags: ReadonlyMap<string, string>): boolean => tags.size === st.tags.size && [...st.tags].every(([k, v]) => tags.get(k) === v);
+          const same = (tags: ReadonlyMap<string, string>): boolean =>
+            tags.size === st.tags.size && [...st.tags].every(([k, v]) => tags.get(k) === v);
           const tagValues = [...st.tags].map(([tag, v]) => ({ tag, values: [v] }));
-          await this.#foldScan(ctx, groups, ctx.catalog.scan(scan.database, scan.table.name, scanRequest(fields, st.minTime, st.maxTime, same, undefined, tagValues)));
+          await this.#foldScan(
+            ctx,
+            groups,
+            ctx.catalog.scan(
+              scan.database,
+              scan.table.name,
+              scanRequest(fields, st.minTime, st.maxTime, same, undefined, tagValues),
+            ),
+          );
         }
       }
       await ctx.maybeYield();
     }
   }
 }
-

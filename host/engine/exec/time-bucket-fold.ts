@@ -62,7 +62,9 @@ export function createAccumulator(a: AggSpec): GroupsAccumulator {
       return new FloatSumAccumulator(true);
     case 'min':
     case 'max':
-      return a.type.id === 'Float64' ? new FloatMinMaxAccumulator(a.kind === 'max') : new IntMinMaxAccumulator(a.type, a.kind === 'max');
+      return a.type.id === 'Float64'
+        ? new FloatMinMaxAccumulator(a.kind === 'max')
+        : new IntMinMaxAccumulator(a.type, a.kind === 'max');
     case 'first':
     case 'last':
       return new FirstLastAccumulator(a.returnType, a.kind === 'last');
@@ -70,7 +72,16 @@ export function createAccumulator(a: AggSpec): GroupsAccumulator {
 }
 
 /** Folds rows [s, e) of a chunk column into group g of `acc`. */
-export function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: SeriesChunk, data: ChunkColumn | undefined, w: Int32Array | undefined, s: number, e: number): void {
+export function foldRun(
+  a: AggSpec,
+  acc: GroupsAccumulator,
+  g: number,
+  chunk: SeriesChunk,
+  data: ChunkColumn | undefined,
+  w: Int32Array | undefined,
+  s: number,
+  e: number,
+): void {
   const m = data?.validity;
   if (a.kind === 'count') {
     if (a.columnKind !== 'field') {
@@ -109,7 +120,7 @@ export function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: Se
         for (let i = s; i < e; i++) sum += x[i]!;
         count = e - s;
       } else {
-        for (let i = s; i < e; i++) if (m[i] === 1) (sum += x[i]!, count++);
+        for (let i = s; i < e; i++) if (m[i] === 1) (sum += x[i]!), count++;
       }
       if (count > 0) (acc as FloatSumAccumulator).add(g, sum, count);
       return;
@@ -165,7 +176,7 @@ export function foldRun(a: AggSpec, acc: GroupsAccumulator, g: number, chunk: Se
     const h = w[2 * i + 1]!;
     const bh = w[2 * bi + 1]!;
     let c: number;
-    if (h !== bh) c = unsigned ? ((h >>> 0) > (bh >>> 0) ? 1 : -1) : h > bh ? 1 : -1;
+    if (h !== bh) c = unsigned ? (h >>> 0 > bh >>> 0 ? 1 : -1) : h > bh ? 1 : -1;
     else {
       const l = w[2 * i]! >>> 0;
       const bl = w[2 * bi]! >>> 0;
@@ -182,7 +193,12 @@ export function statsComplete(aggs: readonly AggSpec[], st: SeriesStats): boolea
     if (a.kind === 'count' || a.columnKind !== 'field') continue;
     const f = st.fields.get(a.column!);
     if (f === undefined || f.count === 0) continue;
-    if ((a.kind === 'min' && f.min === undefined) || (a.kind === 'max' && f.max === undefined) || ((a.kind === 'sum' || a.kind === 'avg') && f.sum === undefined)) return false;
+    if (
+      (a.kind === 'min' && f.min === undefined) ||
+      (a.kind === 'max' && f.max === undefined) ||
+      ((a.kind === 'sum' || a.kind === 'avg') && f.sum === undefined)
+    )
+      return false;
   }
   return true;
 }
@@ -285,7 +301,13 @@ function seek(rel: (i: number) => number, a: number, b: number, target: number, 
  * stride) each, in numbers relative to the first row (no BigInt per run); undefined when the
  * chunk's span or the stride is too large for exact doubles (the caller bisects with BigInts).
  */
-export function bucketRuns(time: BigInt64Array, n: number, originUnits: bigint, strideUnits: bigint, scratch: RunScratch): BucketRuns | undefined {
+export function bucketRuns(
+  time: BigInt64Array,
+  n: number,
+  originUnits: bigint,
+  strideUnits: bigint,
+  scratch: RunScratch,
+): BucketRuns | undefined {
   const t0 = time[0]!;
   const spanUnits = time[n - 1]! - t0;
   if (spanUnits + 2n * strideUnits >= EXACT) return undefined;

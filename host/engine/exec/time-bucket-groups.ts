@@ -5,7 +5,19 @@
 // few calls per column; first/last and other types keep the TypeScript accumulators, folded run
 // by run (time-bucket-fold.ts). Without the kernels every aggregate takes the TypeScript path.
 
-import { compareStrings, type DataType, FLOAT64, floorDiv, INT64, nonNullMask, type RecordBatch, type Schema, takeVector, type Vector, vectorFrom } from '../types/index.js';
+import {
+  compareStrings,
+  type DataType,
+  FLOAT64,
+  floorDiv,
+  INT64,
+  nonNullMask,
+  type RecordBatch,
+  type Schema,
+  takeVector,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import type { SeriesChunk, SeriesStats } from '../catalog.js';
 import { bug } from '../../core/errors.js';
 import { words } from '../functions/accumulators.js';
@@ -13,7 +25,15 @@ import type { GroupsAccumulator } from '../functions/function-types.js';
 import type { LExpr } from '../plan/expr.js';
 import type { BucketKernels, Finish, SourceType } from './bucket-kernels.js';
 import type { ExecContext } from './exec-plan.js';
-import { bucketRuns, createAccumulator, foldRun, foldStats, lowerBoundTime, RunScratch, type AggSpec } from './time-bucket-fold.js';
+import {
+  bucketRuns,
+  createAccumulator,
+  foldRun,
+  foldStats,
+  lowerBoundTime,
+  RunScratch,
+  type AggSpec,
+} from './time-bucket-fold.js';
 
 export interface GroupSpec {
   kind: 'tag' | 'bucket';
@@ -56,7 +76,9 @@ interface Series {
 }
 
 /** Where an aggregate accumulates: a Wasm source (and what to finish it as), or a TypeScript accumulator. */
-type Sink = { kind: 'wasm'; source: number; finish: Finish; type: DataType; rowsTag?: string | undefined } | { kind: 'ts'; acc: GroupsAccumulator };
+type Sink =
+  | { kind: 'wasm'; source: number; finish: Finish; type: DataType; rowsTag?: string | undefined }
+  | { kind: 'ts'; acc: GroupsAccumulator };
 
 const KERNEL_KINDS = new Set(['count', 'sum', 'avg', 'min', 'max']);
 const KERNEL_TYPES = new Set(['Int64', 'UInt64', 'Float64']);
@@ -85,7 +107,15 @@ export class BucketGroups {
   readonly #buckets = new Set<BucketKey>();
 
   /** `fieldTypes`: the type of each field column by name. */
-  constructor(groups: readonly GroupSpec[], aggs: readonly AggSpec[], fieldTypes: ReadonlyMap<string, DataType>, ctx: ExecContext, originUnits: bigint, strideUnits: bigint | undefined, kernels: BucketKernels | undefined) {
+  constructor(
+    groups: readonly GroupSpec[],
+    aggs: readonly AggSpec[],
+    fieldTypes: ReadonlyMap<string, DataType>,
+    ctx: ExecContext,
+    originUnits: bigint,
+    strideUnits: bigint | undefined,
+    kernels: BucketKernels | undefined,
+  ) {
     this.#groups = groups;
     this.#aggs = aggs;
     this.#ctx = ctx;
@@ -115,9 +145,23 @@ export class BucketGroups {
     if (type === undefined || !KERNEL_TYPES.has(type.id)) return { kind: 'ts', acc: createAccumulator(a) };
     let entry = this.#columnSources.find(([c]) => c === a.column);
     if (entry === undefined) this.#columnSources.push((entry = [a.column!, k.addSource(type.id as SourceType)]));
-    const finish: Finish = a.kind === 'count' ? 'count' : a.kind === 'avg' ? 'avg' : a.kind === 'sum' ? (type.id === 'Float64' ? 'fsum' : 'isum') : (a.kind as 'min' | 'max');
+    const finish: Finish =
+      a.kind === 'count'
+        ? 'count'
+        : a.kind === 'avg'
+          ? 'avg'
+          : a.kind === 'sum'
+            ? type.id === 'Float64'
+              ? 'fsum'
+              : 'isum'
+            : (a.kind as 'min' | 'max');
     if (finish === 'min' || finish === 'max') k.needMinMax(entry[1]);
-    return { kind: 'wasm', source: entry[1], finish, type: a.kind === 'count' ? INT64 : a.kind === 'avg' ? FLOAT64 : type };
+    return {
+      kind: 'wasm',
+      source: entry[1],
+      finish,
+      type: a.kind === 'count' ? INT64 : a.kind === 'avg' ? FLOAT64 : type,
+    };
   }
 
   /** The number of the bucket holding t: floor((t - origin) / stride). */
@@ -160,7 +204,8 @@ export class BucketGroups {
       g = this.#numGroups++;
       series.buckets.set(key, g);
       this.#buckets.add(key);
-      for (let j = 0; j < this.#groups.length; j++) this.#tagValues[j]!.push(this.#groups[j]!.kind === 'tag' ? series.tags[j]! : null);
+      for (let j = 0; j < this.#groups.length; j++)
+        this.#tagValues[j]!.push(this.#groups[j]!.kind === 'tag' ? series.tags[j]! : null);
       this.#bucketValues.push(this.#stride === undefined ? 0n : this.#origin + (first + BigInt(offset)) * this.#stride);
       this.#ctx.memory.reserve(128, 'GROUP BY hash table');
       this.#reserved += 128;
@@ -192,7 +237,8 @@ export class BucketGroups {
     const runs = bucketRuns(chunk.time, n, this.#origin, this.#stride, sc);
     if (runs !== undefined) {
       const firstNum = Number(runs.first);
-      for (let r = 0; r < runs.nruns; r++) this.#runGroups[r] = this.#groupAt(series, runs.first, firstNum, runs.offsets[r]!);
+      for (let r = 0; r < runs.nruns; r++)
+        this.#runGroups[r] = this.#groupAt(series, runs.first, firstNum, runs.offsets[r]!);
       return runs.nruns;
     }
     // Spans too long for exact doubles: bisect with BigInts.
@@ -240,18 +286,28 @@ export class BucketGroups {
       for (const [column, source] of this.#columnSources) {
         const data = chunk.fields.get(column);
         if (data === undefined) continue; // NULL throughout
-        if (data.values instanceof Float64Array || data.values instanceof BigInt64Array || data.values instanceof BigUint64Array) k.fold(source, data.values, data.validity);
+        if (
+          data.values instanceof Float64Array ||
+          data.values instanceof BigInt64Array ||
+          data.values instanceof BigUint64Array
+        )
+          k.fold(source, data.values, data.validity);
         else throw bug(`column ${column} of a time-bucket aggregate holds no 64-bit values`);
       }
-      for (const [tag, source] of this.#rowSources) if (tag === undefined || chunk.tags.has(tag)) k.fold(source, undefined, undefined);
+      for (const [tag, source] of this.#rowSources)
+        if (tag === undefined || chunk.tags.has(tag)) k.fold(source, undefined, undefined);
     }
     for (let a = 0; a < this.#aggs.length; a++) {
       const sink = this.#sinks[a]!;
       if (sink.kind !== 'ts') continue;
       const spec = this.#aggs[a]!;
       const data = spec.columnKind === 'field' ? chunk.fields.get(spec.column!) : undefined;
-      const w = data !== undefined && spec.kind !== 'count' && (spec.type.id === 'Int64' || spec.type.id === 'UInt64') ? words(data.values as BigInt64Array) : undefined;
-      for (let r = 0; r < nruns; r++) foldRun(spec, sink.acc, this.#runGroups[r]!, chunk, data, w, bound(r), bound(r + 1));
+      const w =
+        data !== undefined && spec.kind !== 'count' && (spec.type.id === 'Int64' || spec.type.id === 'UInt64')
+          ? words(data.values as BigInt64Array)
+          : undefined;
+      for (let r = 0; r < nruns; r++)
+        foldRun(spec, sink.acc, this.#runGroups[r]!, chunk, data, w, bound(r), bound(r + 1));
     }
   }
 
@@ -265,7 +321,8 @@ export class BucketGroups {
         const f = st.fields.get(column);
         if (f !== undefined) k.addStats(source, g, f);
       }
-      for (const [tag, source] of this.#rowSources) if (tag === undefined || st.tags.has(tag)) k.addRows(source, g, st.rows);
+      for (const [tag, source] of this.#rowSources)
+        if (tag === undefined || st.tags.has(tag)) k.addRows(source, g, st.rows);
     }
     for (let a = 0; a < this.#aggs.length; a++) {
       const sink = this.#sinks[a]!;
@@ -332,7 +389,12 @@ export class BucketGroups {
       }
     });
     for (let g = 0; g < perm.length; g++) perm[g] = g;
-    perm.sort((x, y) => rankBefore[x]! - rankBefore[y]! || dir * compareBuckets(bucketOf[x]!, bucketOf[y]!) || rankAll[x]! - rankAll[y]!);
+    perm.sort(
+      (x, y) =>
+        rankBefore[x]! - rankBefore[y]! ||
+        dir * compareBuckets(bucketOf[x]!, bucketOf[y]!) ||
+        rankAll[x]! - rankAll[y]!,
+    );
     return perm;
   }
 
@@ -356,8 +418,17 @@ export class BucketGroups {
         continue;
       }
       const out = this.#kernels!.finish(sink.source, sink.finish, n);
-      const values = sink.type.id === 'Float64' ? new Float64Array(out.values) : sink.type.id === 'UInt64' ? new BigUint64Array(out.values) : new BigInt64Array(out.values);
-      columns.push(sink.finish === 'count' ? { type: INT64, length: n, values } : { type: sink.type, length: n, values, validity: out.validity });
+      const values =
+        sink.type.id === 'Float64'
+          ? new Float64Array(out.values)
+          : sink.type.id === 'UInt64'
+            ? new BigUint64Array(out.values)
+            : new BigInt64Array(out.values);
+      columns.push(
+        sink.finish === 'count'
+          ? { type: INT64, length: n, values }
+          : { type: sink.type, length: n, values, validity: out.validity },
+      );
     }
     return { schema, length: n, columns };
   }

@@ -4,7 +4,16 @@
 // it; when the slide divides the window these are exactly the windows containing the row (the
 // conformance cases pin down the other case too).
 
-import { type DataType, floorDiv, type RecordBatch, type Schema, takeVector, timestamp, type TimeUnit, unitNanos } from '../types/index.js';
+import {
+  type DataType,
+  floorDiv,
+  type RecordBatch,
+  type Schema,
+  takeVector,
+  timestamp,
+  type TimeUnit,
+  unitNanos,
+} from '../types/index.js';
 import type { LExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -26,7 +35,15 @@ export class TimeWindowExec implements ExecNode {
   readonly #inputSchema: PlanSchema;
   readonly #structType: DataType;
 
-  constructor(input: ExecNode, time: LExpr, windowNs: bigint, slideNs: bigint, originNs: bigint, inputSchema: PlanSchema, schema: Schema) {
+  constructor(
+    input: ExecNode,
+    time: LExpr,
+    windowNs: bigint,
+    slideNs: bigint,
+    originNs: bigint,
+    inputSchema: PlanSchema,
+    schema: Schema,
+  ) {
     this.#input = input;
     this.#time = time;
     this.#windowNs = windowNs;
@@ -39,7 +56,10 @@ export class TimeWindowExec implements ExecNode {
   }
 
   describe(): string {
-    return describeNode(this.name, `time=${exprDisplay(this.#time)}, window=${this.#windowNs}ns, slide=${this.#slideNs}ns`);
+    return describeNode(
+      this.name,
+      `time=${exprDisplay(this.#time)}, window=${this.#windowNs}ns, slide=${this.#slideNs}ns`,
+    );
   }
 
   async *execute(ctx: ExecContext): AsyncGenerator<RecordBatch> {
@@ -68,7 +88,8 @@ export class TimeWindowExec implements ExecNode {
       const end = new BigInt64Array(n);
       for (let k = 0; k < n; k++) {
         const e = floorDiv(starts[k]! + this.#windowNs, per);
-        if (e > I64_MAX) throw executionError(`time_window: the window end of ${starts[k]!}ns is past the largest timestamp`);
+        if (e > I64_MAX)
+          throw executionError(`time_window: the window end of ${starts[k]!}ns is past the largest timestamp`);
         start[k] = floorDiv(starts[k]!, per);
         end[k] = e;
       }
@@ -79,7 +100,14 @@ export class TimeWindowExec implements ExecNode {
         length: n,
         columns: [
           ...batch.columns.map((c) => takeVector(c, idx)),
-          { type: this.#structType, length: n, values: [{ type: st, length: n, values: start }, { type: st, length: n, values: end }] },
+          {
+            type: this.#structType,
+            length: n,
+            values: [
+              { type: st, length: n, values: start },
+              { type: st, length: n, values: end },
+            ],
+          },
         ],
       };
     }

@@ -5,7 +5,16 @@
 // Other frames make each row a group fed the rows of its frame, O(total frame width), a run of
 // rows at a time (PAIRS_PER_SLICE), each run's pairs charged to the query's memory.
 
-import { concatVectors, getValue, nonNullMask, type Scalar, sliceVector, takeVector, type Vector, vectorFrom } from '../types/index.js';
+import {
+  concatVectors,
+  getValue,
+  nonNullMask,
+  type Scalar,
+  sliceVector,
+  takeVector,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import type { AggregateFunction, BoundSignature, WindowFrames } from '../functions/function-types.js';
 import type { ExecContext } from './exec-plan.js';
 
@@ -20,7 +29,15 @@ const PAIRS_PER_SLICE = 1 << 18;
 /** Rows of a running frame between two looks at the clock. */
 const ROWS_PER_SLICE = 1 << 16;
 
-export async function aggregateOverFrames(fn: AggregateFunction, sig: BoundSignature, distinct: boolean, args: readonly Vector[], n: number, frames: WindowFrames, ctx: ExecContext): Promise<Vector> {
+export async function aggregateOverFrames(
+  fn: AggregateFunction,
+  sig: BoundSignature,
+  distinct: boolean,
+  args: readonly Vector[],
+  n: number,
+  frames: WindowFrames,
+  ctx: ExecContext,
+): Promise<Vector> {
   const { start, end } = frames;
   let running = true;
   for (let i = 0; i < n; i++) {
@@ -68,10 +85,22 @@ export async function aggregateOverFrames(fn: AggregateFunction, sig: BoundSigna
     ctx.checkAbort();
     await ctx.maybeYield();
   }
-  return parts.length === 1 ? parts[0]! : n === 0 ? fn.createAccumulator(sig, distinct).finish(0) : concatVectors(sig.returnType, parts);
+  return parts.length === 1
+    ? parts[0]!
+    : n === 0
+      ? fn.createAccumulator(sig, distinct).finish(0)
+      : concatVectors(sig.returnType, parts);
 }
 
-async function runningAggregate(fn: AggregateFunction, sig: BoundSignature, distinct: boolean, args: readonly Vector[], n: number, end: Int32Array, ctx: ExecContext): Promise<Vector> {
+async function runningAggregate(
+  fn: AggregateFunction,
+  sig: BoundSignature,
+  distinct: boolean,
+  args: readonly Vector[],
+  n: number,
+  end: Int32Array,
+  ctx: ExecContext,
+): Promise<Vector> {
   const acc = fn.createAccumulator(sig, distinct);
   // One value per row, read once per distinct frame end (not a vector per row: a partition of
   // millions of rows made millions of one-row vectors).

@@ -6,7 +6,20 @@
 // results land in one typed array per expression: no step but one partition's function holds the
 // event loop (a window over 10 million rows held it 17 s in one sort and 10 million boxed results).
 
-import { type DataType, getValue, isValid, type RecordBatch, type Scalar, type Schema, sliceBatch, sliceVector, takeVector, type Vector, vectorFrom, type VectorValues } from '../types/index.js';
+import {
+  type DataType,
+  getValue,
+  isValid,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  sliceBatch,
+  sliceVector,
+  takeVector,
+  type Vector,
+  vectorFrom,
+  type VectorValues,
+} from '../types/index.js';
 import type { LExpr, SortExpr } from '../plan/expr.js';
 import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
@@ -138,7 +151,8 @@ export class WindowExec implements ExecNode {
         ctx.checkAbort();
         if (batch.length === 0) continue;
         mem.grow(batchBytes(batch));
-        for (let from = 0; from < batch.length; from += RUN_ROWS) rows.add(sliceBatch(batch, from, Math.min(batch.length, from + RUN_ROWS)));
+        for (let from = 0; from < batch.length; from += RUN_ROWS)
+          rows.add(sliceBatch(batch, from, Math.min(batch.length, from + RUN_ROWS)));
       }
       mem.grow(rows.indexBytes);
       const n = rows.length;
@@ -148,7 +162,11 @@ export class WindowExec implements ExecNode {
       for (let b = 0; b < rows.batches.length; b++) {
         const batch = rows.batches[b]!;
         const s0 = rows.startOf(b);
-        yield { schema: this.schema, length: batch.length, columns: [...batch.columns, ...outputs.map((o) => sliceVector(o, s0, s0 + batch.length))] };
+        yield {
+          schema: this.schema,
+          length: batch.length,
+          columns: [...batch.columns, ...outputs.map((o) => sliceVector(o, s0, s0 + batch.length))],
+        };
       }
     } finally {
       mem.release();
@@ -256,7 +274,11 @@ export class PartitionTopKExec implements ExecNode {
     const k = this.#k;
     const inSchema = this.#input.schema;
     const partC = compileExprs(w.partitionBy, this.#inputSchema, ctx);
-    const orderC = compileExprs(w.orderBy.map((o) => o.expr), this.#inputSchema, ctx);
+    const orderC = compileExprs(
+      w.orderBy.map((o) => o.expr),
+      this.#inputSchema,
+      ctx,
+    );
     // The best rows so far of every partition, in one batch: `positions` maps a partition key to
     // its rows there, best first (partitions in the order they were first seen). Each input
     // batch costs one take per column for its candidates and one to rebuild `best`, whatever the
@@ -276,7 +298,10 @@ export class PartitionTopKExec implements ExecNode {
         // Rows by partition; a batch whose partition columns are constant (a series chunk's tags) is one partition.
         const groups = new Map<string, number[]>();
         if (parts.every((p) => p.constant === true)) {
-          groups.set(partitionKey(parts, 0), Array.from({ length: batch.length }, (_, i) => i));
+          groups.set(
+            partitionKey(parts, 0),
+            Array.from({ length: batch.length }, (_, i) => i),
+          );
         } else {
           for (let i = 0; i < batch.length; i++) {
             const key = partitionKey(parts, i);
@@ -293,7 +318,11 @@ export class PartitionTopKExec implements ExecNode {
           pickedOf.set(key, [picked.length, top.length]);
           for (const r of top) picked.push(r);
         }
-        const cand: RecordBatch = { schema: inSchema, length: picked.length, columns: batch.columns.map((c) => takeVector(c, Int32Array.from(picked))) };
+        const cand: RecordBatch = {
+          schema: inSchema,
+          length: picked.length,
+          columns: batch.columns.map((c) => takeVector(c, Int32Array.from(picked))),
+        };
         // Merge with the best so far: the candidates follow `best` in `merged`.
         const merged = best === undefined ? cand : concatBatches(inSchema, [best, cand]);
         const offset = best === undefined ? 0 : best.length;
@@ -313,7 +342,10 @@ export class PartitionTopKExec implements ExecNode {
         const keep: number[] = [];
         const next = new Map<string, number[]>();
         for (const [key, rows] of positions) {
-          next.set(key, rows.map((_, i) => keep.length + i));
+          next.set(
+            key,
+            rows.map((_, i) => keep.length + i),
+          );
           for (const r of rows) keep.push(r);
         }
         const keepIdx = Int32Array.from(keep);
@@ -323,8 +355,15 @@ export class PartitionTopKExec implements ExecNode {
       }
       if (best === undefined) return;
       const rn = new BigUint64Array(best.length);
-      for (const rows of positions.values()) rows.forEach((r, i) => { rn[r] = BigInt(i + 1); });
-      yield* slices({ schema: this.schema, length: best.length, columns: [...best.columns, { type: w.type, length: best.length, values: rn }] });
+      for (const rows of positions.values())
+        rows.forEach((r, i) => {
+          rn[r] = BigInt(i + 1);
+        });
+      yield* slices({
+        schema: this.schema,
+        length: best.length,
+        columns: [...best.columns, { type: w.type, length: best.length, values: rn }],
+      });
     } finally {
       ctx.memory.release(bytes);
     }
@@ -334,9 +373,17 @@ export class PartitionTopKExec implements ExecNode {
 function partitionKey(parts: readonly Vector[], i: number): string {
   if (parts.length === 1) {
     const v = getValue(parts[0]!, i);
-    return isValid(parts[0]!, i) ? (typeof v === 'string' ? `s${v}` : JSON.stringify(v, (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y))) : 'N';
+    return isValid(parts[0]!, i)
+      ? typeof v === 'string'
+        ? `s${v}`
+        : JSON.stringify(v, (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y))
+      : 'N';
   }
-  return parts.map((p) => (isValid(p, i) ? JSON.stringify(getValue(p, i), (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y)) : 'N')).join('\u0000');
+  return parts
+    .map((p) =>
+      isValid(p, i) ? JSON.stringify(getValue(p, i), (_x, y: unknown) => (typeof y === 'bigint' ? `${y}n` : y)) : 'N',
+    )
+    .join('\u0000');
 }
 
 /** The first k of `rows` by `cmp`, in order (a scan for k = 1, a sort otherwise). */

@@ -27,7 +27,13 @@ function peerEnds(peers: Int32Array): Int32Array {
  * Frames of a partition of `n` rows sorted by `order`; `key` holds the first ORDER BY key's
  * values of the partition's rows in that order (needed for RANGE offsets only).
  */
-export function windowFrames(frame: WindowFrameSpec | undefined, order: readonly SortExpr[], n: number, peers: Int32Array, key: Vector | undefined): WindowFrames {
+export function windowFrames(
+  frame: WindowFrameSpec | undefined,
+  order: readonly SortExpr[],
+  n: number,
+  peers: Int32Array,
+  key: Vector | undefined,
+): WindowFrames {
   const start = new Int32Array(n);
   const end = new Int32Array(n);
   if (frame === undefined) {
@@ -55,7 +61,8 @@ export function windowFrames(frame: WindowFrameSpec | undefined, order: readonly
       const groups = firsts.length - 1;
       const at = (b: FrameBoundSpec, g: number, isStart: boolean): number => {
         if (b.kind === 'unbounded') return isStart ? 0 : n;
-        const target = b.kind === 'current' ? g : b.kind === 'preceding' ? g - (b.offset as number) : g + (b.offset as number);
+        const target =
+          b.kind === 'current' ? g : b.kind === 'preceding' ? g - (b.offset as number) : g + (b.offset as number);
         if (target < 0) return 0;
         if (target >= groups) return n;
         return isStart ? firsts[target]! : firsts[target + 1]!;
@@ -82,7 +89,16 @@ function rowsBound(b: FrameBoundSpec, i: number, n: number, isStart: boolean): n
   return Math.min(Math.max(at, 0), n);
 }
 
-function rangeFrames(frame: WindowFrameSpec, sortKey: SortExpr | undefined, n: number, peers: Int32Array, ends: Int32Array, key: Vector | undefined, start: Int32Array, end: Int32Array): void {
+function rangeFrames(
+  frame: WindowFrameSpec,
+  sortKey: SortExpr | undefined,
+  n: number,
+  peers: Int32Array,
+  ends: Int32Array,
+  key: Vector | undefined,
+  start: Int32Array,
+  end: Int32Array,
+): void {
   const valueBounded = (b: FrameBoundSpec): boolean => b.kind === 'preceding' || b.kind === 'following';
   if (!valueBounded(frame.start) && !valueBounded(frame.end)) {
     for (let i = 0; i < n; i++) {
@@ -109,11 +125,17 @@ function rangeFrames(frame: WindowFrameSpec, sortKey: SortExpr | undefined, n: n
   const delta = (offset: number | IntervalValue): bigint | number => {
     if (typeof offset === 'number') {
       if (key.type.id === 'Float64') return offset;
-      if (!Number.isInteger(offset)) throw executionError(`Datafusion: Execution error: RANGE offset ${offset} does not fit the ORDER BY key of type ${key.type.id}`);
+      if (!Number.isInteger(offset))
+        throw executionError(
+          `Datafusion: Execution error: RANGE offset ${offset} does not fit the ORDER BY key of type ${key.type.id}`,
+        );
       return BigInt(offset);
     }
     const ns = intervalNanos(offset);
-    if (key.type.id !== 'Timestamp' || ns === undefined) throw executionError('Datafusion: Execution error: An interval RANGE offset needs a timestamp ORDER BY key and no months');
+    if (key.type.id !== 'Timestamp' || ns === undefined)
+      throw executionError(
+        'Datafusion: Execution error: An interval RANGE offset needs a timestamp ORDER BY key and no months',
+      );
     return ns / unitNanos(key.type.unit);
   };
   /** The first row in [lo, hi) whose position is >= target (or > target when `strict`). */

@@ -4,7 +4,17 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented } from '../errors.js';
-import { BOOLEAN, type DataType, FLOAT64, INT64, timestamp, type TimeUnit, typeName, UINT64, UTF8 } from '../types/index.js';
+import {
+  BOOLEAN,
+  type DataType,
+  FLOAT64,
+  INT64,
+  timestamp,
+  type TimeUnit,
+  typeName,
+  UINT64,
+  UTF8,
+} from '../types/index.js';
 
 /** The type a stored name stands for; the catalog checked the name when it loaded it. */
 export function parseTypeName(text: string): DataType {
@@ -40,12 +50,18 @@ export function externalColumnType(t: AstType, column: string): DataType {
       return timestamp(p === '0' ? 'Second' : p === '3' ? 'Millisecond' : p === '6' ? 'Microsecond' : 'Nanosecond');
     }
   }
-  throw notImplemented(`external table column ${column} of type ${t.written ?? t.name}: BOOLEAN, BIGINT [UNSIGNED], DOUBLE, STRING and TIMESTAMP are supported`);
+  throw notImplemented(
+    `external table column ${column} of type ${t.written ?? t.name}: BOOLEAN, BIGINT [UNSIGNED], DOUBLE, STRING and TIMESTAMP are supported`,
+  );
 }
 
 /** A type the readers inferred (CSV, JSON) or found (Parquet), as an external column may have it. */
 export function inferredColumnType(type: DataType, column: string): DataType {
   if (type.id === 'Null') return UTF8;
-  if (['Boolean', 'Int64', 'UInt64', 'Float64', 'Utf8'].includes(type.id) || (type.id === 'Timestamp' && type.tz === undefined)) return type;
+  if (
+    ['Boolean', 'Int64', 'UInt64', 'Float64', 'Utf8'].includes(type.id) ||
+    (type.id === 'Timestamp' && type.tz === undefined)
+  )
+    return type;
   throw notImplemented(`external table column ${column} of type ${typeName(type)}`);
 }

@@ -23,7 +23,10 @@ function text(v: OptionValue): string {
 function bool(v: OptionValue): boolean {
   if (v.kind === 'boolean') return v.value;
   if (v.kind === 'string' && /^(true|false)$/i.test(v.value)) return v.value.toLowerCase() === 'true';
-  throw new UserError('sqlParse', `sql parser error: expected boolean value, but got ${v.kind === 'string' ? `'${v.value}'` : v.kind === 'number' ? v.text : 'NULL'}`);
+  throw new UserError(
+    'sqlParse',
+    `sql parser error: expected boolean value, but got ${v.kind === 'string' ? `'${v.value}'` : v.kind === 'number' ? v.text : 'NULL'}`,
+  );
 }
 
 /** The connection of `location` from its options; undefined for a local location. */
@@ -33,7 +36,10 @@ export function connectionOf(location: string, options: readonly SqlOption[]): O
   if (scheme !== 's3') return undefined; // the host refuses the scheme with its own error
   const bucket = /^s3:\/\/([^/]+)/i.exec(location)?.[1];
   if (bucket === undefined || bucket === '') throw semanticError('Lost bucket in url');
-  const c: { -readonly [K in keyof ObjectStoreConnection]?: ObjectStoreConnection[K] } = { kind: 's3', virtualHostedStyle: true };
+  const c: { -readonly [K in keyof ObjectStoreConnection]?: ObjectStoreConnection[K] } = {
+    kind: 's3',
+    virtualHostedStyle: true,
+  };
   for (const { name, value } of options) {
     switch (name.toLowerCase()) {
       case 'endpoint_url':

@@ -63,7 +63,12 @@ export function splitCsv(text: string, delimiter: string): (string | null)[][] {
  * The rows of a CSV file: by position into `schema` when given (the table's columns, CnosDB's
  * default), else with the header's names (or column_1, column_2, ...) and inferred types.
  */
-export function readCsv(bytes: Uint8Array, delimiter: string, withHeader: boolean, schema: readonly Field[] | undefined): RecordBatch {
+export function readCsv(
+  bytes: Uint8Array,
+  delimiter: string,
+  withHeader: boolean,
+  schema: readonly Field[] | undefined,
+): RecordBatch {
   const records = splitCsv(new TextDecoder('utf-8', { fatal: false }).decode(bytes), delimiter);
   const header = withHeader ? records.shift() : undefined;
   const first = withHeader ? 1 : 0;
@@ -75,8 +80,17 @@ export function readCsv(bytes: Uint8Array, delimiter: string, withHeader: boolea
   } else fields = [...schema];
   const cells: (string | null)[][] = fields.map(() => new Array<string | null>(records.length));
   records.forEach((r, i) => {
-    if (r.length !== fields.length) throw executionError(`Arrow: Csv error: incorrect number of fields for line ${i + first + 1}, expected ${fields.length} got ${r.length}`);
+    if (r.length !== fields.length)
+      throw executionError(
+        `Arrow: Csv error: incorrect number of fields for line ${i + first + 1}, expected ${fields.length} got ${r.length}`,
+      );
     for (let k = 0; k < r.length; k++) cells[k]![i] = r[k]!;
   });
-  return typedBatch(fields, cells, records.length, (i) => i + first, (k) => k);
+  return typedBatch(
+    fields,
+    cells,
+    records.length,
+    (i) => i + first,
+    (k) => k,
+  );
 }

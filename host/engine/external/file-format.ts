@@ -26,7 +26,14 @@ export const FILE_EXTENSIONS: Readonly<Record<FileType, string>> = { CSV: 'csv',
 
 /** CnosDB's parse_*_value errors are sqlparser ParserErrors (010009), shown with the value's SQL text. */
 function valueError(want: string, v: OptionValue): UserError {
-  const text = v.kind === 'string' ? `'${v.value}'` : v.kind === 'number' ? v.text : v.kind === 'boolean' ? String(v.value) : 'NULL';
+  const text =
+    v.kind === 'string'
+      ? `'${v.value}'`
+      : v.kind === 'number'
+        ? v.text
+        : v.kind === 'boolean'
+          ? String(v.value)
+          : 'NULL';
   return new UserError('sqlParse', `sql parser error: expected ${want} value, but got ${text}`);
 }
 
@@ -54,14 +61,17 @@ export function fileFormatOptions(options: readonly SqlOption[]): FileFormat {
       case 'type': {
         const t = stringValue(value).toUpperCase();
         if (t === 'AVRO') throw notImplemented('COPY of AVRO files');
-        if (t !== 'CSV' && t !== 'JSON' && t !== 'PARQUET') throw semanticError(`Unknown FileType: ${t}, only support AVRO | PARQUET | CSV | JSON`);
+        if (t !== 'CSV' && t !== 'JSON' && t !== 'PARQUET')
+          throw semanticError(`Unknown FileType: ${t}, only support AVRO | PARQUET | CSV | JSON`);
         type = t;
         break;
       }
       case 'delimiter':
         delimiter = charValue(value);
         if (delimiter.charCodeAt(0) > 127 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
-          throw semanticError(`Unsupported delimiter [${delimiter}]: one ASCII character other than a quote or a line break`);
+          throw semanticError(
+            `Unsupported delimiter [${delimiter}]: one ASCII character other than a quote or a line break`,
+          );
         }
         break;
       case 'with_header':
@@ -70,7 +80,8 @@ export function fileFormatOptions(options: readonly SqlOption[]): FileFormat {
       case 'file_compression_type': {
         const c = stringValue(value).toUpperCase();
         if (c === '') break;
-        if (c === 'GZIP' || c === 'GZ' || c === 'BZIP2' || c === 'BZ2') throw notImplemented(`COPY of ${c} compressed files`);
+        if (c === 'GZIP' || c === 'GZ' || c === 'BZIP2' || c === 'BZ2')
+          throw notImplemented(`COPY of ${c} compressed files`);
         throw semanticError(`Unknown FileCompressionType: ${c}, only support GZIP | BZIP2`);
       }
       default:

@@ -20,7 +20,15 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-type ParquetElement = { name: string; type: 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'BYTE_ARRAY'; repetition_type: 'OPTIONAL'; converted_type?: 'UTF8'; logical_type?: { type: 'TIMESTAMP'; isAdjustedToUTC: boolean; unit: 'MILLIS' | 'MICROS' | 'NANOS' } | { type: 'INTEGER'; bitWidth: 64; isSigned: false } };
+type ParquetElement = {
+  name: string;
+  type: 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'BYTE_ARRAY';
+  repetition_type: 'OPTIONAL';
+  converted_type?: 'UTF8';
+  logical_type?:
+    | { type: 'TIMESTAMP'; isAdjustedToUTC: boolean; unit: 'MILLIS' | 'MICROS' | 'NANOS' }
+    | { type: 'INTEGER'; bitWidth: 64; isSigned: false };
+};
 
 function parquetElement(name: string, t: DataType): ParquetElement {
   switch (t.id) {
@@ -29,7 +37,12 @@ function parquetElement(name: string, t: DataType): ParquetElement {
     case 'Int64':
       return { name, type: 'INT64', repetition_type: 'OPTIONAL' };
     case 'UInt64':
-      return { name, type: 'INT64', repetition_type: 'OPTIONAL', logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: false } };
+      return {
+        name,
+        type: 'INT64',
+        repetition_type: 'OPTIONAL',
+        logical_type: { type: 'INTEGER', bitWidth: 64, isSigned: false },
+      };
     case 'Float64':
     case 'Float32':
       return { name, type: 'DOUBLE', repetition_type: 'OPTIONAL' };
@@ -38,7 +51,12 @@ function parquetElement(name: string, t: DataType): ParquetElement {
     case 'Timestamp': {
       // Parquet has no seconds: Arrow writes them as milliseconds.
       const unit = t.unit === 'Nanosecond' ? 'NANOS' : t.unit === 'Microsecond' ? 'MICROS' : 'MILLIS';
-      return { name, type: 'INT64', repetition_type: 'OPTIONAL', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: t.tz !== undefined, unit } };
+      return {
+        name,
+        type: 'INT64',
+        repetition_type: 'OPTIONAL',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: t.tz !== undefined, unit },
+      };
     }
     default:
       throw notImplemented(`COPY of a ${t.id} column (${name}) to Parquet`);

@@ -60,7 +60,10 @@ export function readJson(bytes: Uint8Array, schema: readonly Field[] | undefined
     } catch (e) {
       throw executionError(`Arrow: Json error: line ${i + 1}: ${(e as Error).message}`);
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw executionError(`Arrow: Json error: line ${i + 1}: expected a JSON object, got ${line.length > 40 ? `${line.slice(0, 40)}...` : line}`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw executionError(
+        `Arrow: Json error: line ${i + 1}: expected a JSON object, got ${line.length > 40 ? `${line.slice(0, 40)}...` : line}`,
+      );
     objects.push(v as Record<string, unknown>);
     lineNumbers.push(i);
   });
@@ -68,8 +71,16 @@ export function readJson(bytes: Uint8Array, schema: readonly Field[] | undefined
   if (schema === undefined) {
     const keys = new Set<string>();
     for (const o of objects) for (const k of Object.keys(o)) keys.add(k);
-    fields = [...keys].sort().map((name) => ({ name, type: inferTextType(objects.map((o) => cellText(o[name]))), nullable: true }));
+    fields = [...keys]
+      .sort()
+      .map((name) => ({ name, type: inferTextType(objects.map((o) => cellText(o[name]))), nullable: true }));
   } else fields = [...schema];
   const cells = fields.map((f) => objects.map((o) => cellText(o[f.name])));
-  return typedBatch(fields, cells, objects.length, (i) => lineNumbers[i]!, (k) => k);
+  return typedBatch(
+    fields,
+    cells,
+    objects.length,
+    (i) => lineNumbers[i]!,
+    (k) => k,
+  );
 }

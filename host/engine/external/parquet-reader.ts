@@ -5,7 +5,20 @@
 
 import { parquetMetadata, parquetRead, parquetSchema, type SchemaElement } from 'hyparquet';
 import { executionError } from '../errors.js';
-import { BOOLEAN, castVector, type DataType, type Field, FLOAT64, INT64, type RecordBatch, type Scalar, UINT64, UTF8, type Vector, vectorFrom } from '../types/index.js';
+import {
+  BOOLEAN,
+  castVector,
+  type DataType,
+  type Field,
+  FLOAT64,
+  INT64,
+  type RecordBatch,
+  type Scalar,
+  UINT64,
+  UTF8,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 
 /** Timestamps as raw bigint counts of their unit, strings as text: hyparquet's defaults would build Date objects. */
 const PARSERS = {
@@ -16,7 +29,11 @@ const PARSERS = {
 
 function columnType(e: SchemaElement): DataType | undefined {
   const lt = e.logical_type;
-  if (lt?.type === 'TIMESTAMP') return { id: 'Timestamp', unit: lt.unit === 'MILLIS' ? 'Millisecond' : lt.unit === 'MICROS' ? 'Microsecond' : 'Nanosecond' };
+  if (lt?.type === 'TIMESTAMP')
+    return {
+      id: 'Timestamp',
+      unit: lt.unit === 'MILLIS' ? 'Millisecond' : lt.unit === 'MICROS' ? 'Microsecond' : 'Nanosecond',
+    };
   if (e.converted_type === 'TIMESTAMP_MILLIS') return { id: 'Timestamp', unit: 'Millisecond' };
   if (e.converted_type === 'TIMESTAMP_MICROS') return { id: 'Timestamp', unit: 'Microsecond' };
   switch (e.type) {
@@ -41,14 +58,18 @@ function columnType(e: SchemaElement): DataType | undefined {
 
 function toScalar(v: unknown, type: DataType): Scalar {
   if (v === null || v === undefined) return null;
-  if (type.id === 'Int64' || type.id === 'UInt64' || type.id === 'Timestamp') return typeof v === 'bigint' ? v : BigInt(v as number);
+  if (type.id === 'Int64' || type.id === 'UInt64' || type.id === 'Timestamp')
+    return typeof v === 'bigint' ? v : BigInt(v as number);
   if (type.id === 'Utf8') return typeof v === 'string' ? v : new TextDecoder().decode(v as Uint8Array);
   return v as Scalar;
 }
 
 /** The rows of a Parquet file, as `schema`'s columns (by name) when given, else every column. */
 export async function readParquet(bytes: Uint8Array, schema: readonly Field[] | undefined): Promise<RecordBatch> {
-  const file = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+  const file =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      ? (bytes.buffer as ArrayBuffer)
+      : (bytes.slice().buffer as ArrayBuffer);
   let metadata: ReturnType<typeof parquetMetadata>;
   try {
     metadata = parquetMetadata(file);
@@ -61,9 +82,13 @@ export async function readParquet(bytes: Uint8Array, schema: readonly Field[] | 
   for (const c of top) {
     const t = c.children.length === 0 ? columnType(c.element) : undefined;
     if (t !== undefined) fileColumns.set(c.element.name, t);
-    else if (schema === undefined) throw executionError(`This feature is not implemented: Parquet column ${c.element.name} of a nested or unsupported type`);
+    else if (schema === undefined)
+      throw executionError(
+        `This feature is not implemented: Parquet column ${c.element.name} of a nested or unsupported type`,
+      );
   }
-  const fields: Field[] = schema === undefined ? [...fileColumns].map(([name, type]) => ({ name, type, nullable: true })) : [...schema];
+  const fields: Field[] =
+    schema === undefined ? [...fileColumns].map(([name, type]) => ({ name, type, nullable: true })) : [...schema];
   const wanted = fields.filter((f) => fileColumns.has(f.name)).map((f) => f.name);
   const data = new Map<string, unknown[]>(wanted.map((n) => [n, new Array<unknown>(rows).fill(null)]));
   try {
@@ -87,7 +112,11 @@ export async function readParquet(bytes: Uint8Array, schema: readonly Field[] | 
     const type = fileColumns.get(f.name);
     if (type === undefined) return vectorFrom(f.type, new Array<Scalar>(rows).fill(null), new Uint8Array(rows));
     const values = data.get(f.name)!.map((v) => toScalar(v, type));
-    const v = vectorFrom(type, values, Uint8Array.from(values, (x) => (x === null ? 0 : 1)));
+    const v = vectorFrom(
+      type,
+      values,
+      Uint8Array.from(values, (x) => (x === null ? 0 : 1)),
+    );
     return schema === undefined ? v : castVector(v, f.type);
   });
   return { schema: { fields }, columns, length: rows };

@@ -21,7 +21,14 @@ export function externalFormat(t: Pick<ExternalTableInfo, 'fileType' | 'hasHeade
  * The rows of `file` as `schema`'s columns (or the file's own when undefined). `held` grows by the
  * batch's size and stays so; the file's bytes are held only while parsing (twice: text and cells).
  */
-export async function readExternalFile(files: ExternalFiles, file: ExternalFile, format: FileFormat, schema: readonly Field[] | undefined, memory: MemoryPool, held: Reservation): Promise<RecordBatch> {
+export async function readExternalFile(
+  files: ExternalFiles,
+  file: ExternalFile,
+  format: FileFormat,
+  schema: readonly Field[] | undefined,
+  memory: MemoryPool,
+  held: Reservation,
+): Promise<RecordBatch> {
   const parsing = new Reservation(memory, `reading ${file.name}`);
   try {
     // Charged before the read, from the size the listing saw: a file past the limit is never loaded.

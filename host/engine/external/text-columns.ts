@@ -4,7 +4,16 @@
 // parsing value hello word for column 4 at line 1" (column 0-based, line counted from the file's
 // first line, the header being line 0).
 
-import { castVector, type DataType, type Field, isValid, type RecordBatch, UTF8, type Vector, vectorFrom } from '../types/index.js';
+import {
+  castVector,
+  type DataType,
+  type Field,
+  isValid,
+  type RecordBatch,
+  UTF8,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { executionError } from '../errors.js';
 
 /** Infers a column type from its non-empty cells as arrow-csv does: integers, floats, booleans, timestamps, else text. */
@@ -35,14 +44,26 @@ export function inferTextType(cells: readonly (string | null)[]): DataType {
  * A batch of `fields` from text columns (one array of cells per field, null for a missing value).
  * `lineOf(i)` is the line of row `i` for the error text; `column(k)` the column number it names.
  */
-export function typedBatch(fields: readonly Field[], cells: readonly (readonly (string | null)[])[], rows: number, lineOf: (row: number) => number, column: (k: number) => number): RecordBatch {
+export function typedBatch(
+  fields: readonly Field[],
+  cells: readonly (readonly (string | null)[])[],
+  rows: number,
+  lineOf: (row: number) => number,
+  column: (k: number) => number,
+): RecordBatch {
   const columns: Vector[] = fields.map((f, k) => {
-    const text = vectorFrom(UTF8, cells[k]!, Uint8Array.from(cells[k]!, (c) => (c === null ? 0 : 1)));
+    const text = vectorFrom(
+      UTF8,
+      cells[k]!,
+      Uint8Array.from(cells[k]!, (c) => (c === null ? 0 : 1)),
+    );
     if (f.type.id === 'Utf8') return text;
     const typed = castVector(text, f.type, true);
     for (let i = 0; i < rows; i++) {
       if (isValid(text, i) && !isValid(typed, i)) {
-        throw executionError(`Arrow: Parser error: Error while parsing value ${cells[k]![i]} for column ${column(k)} at line ${lineOf(i)}`);
+        throw executionError(
+          `Arrow: Parser error: Error while parsing value ${cells[k]![i]} for column ${column(k)} at line ${lineOf(i)}`,
+        );
       }
     }
     return typed;

@@ -28,7 +28,18 @@ import {
   Utf8,
   type Data,
 } from 'apache-arrow';
-import { type DataType, getValue, type IntervalValue, isValid, type RecordBatch, type Scalar, type Schema, type TimeUnit, type Vector, VectorBuilder } from '../types/index.js';
+import {
+  type DataType,
+  getValue,
+  type IntervalValue,
+  isValid,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  type TimeUnit,
+  type Vector,
+  VectorBuilder,
+} from '../types/index.js';
 import type { ResultWriter } from './result-writer.js';
 
 const ARROW_UNIT: Readonly<Record<TimeUnit, ArrowTimeUnit>> = {
@@ -146,7 +157,13 @@ function columnData(v: Vector, type: ArrowType, n: number): Data {
       return makeData({ type: type as Int64, length: n, nullCount, nullBitmap, data: values as never });
     }
     case 'Float32':
-      return makeData({ type: type as Float32, length: n, nullCount, nullBitmap, data: Float32Array.from((v.values as Float64Array).subarray(0, n)) });
+      return makeData({
+        type: type as Float32,
+        length: n,
+        nullCount,
+        nullBitmap,
+        data: Float32Array.from((v.values as Float64Array).subarray(0, n)),
+      });
     case 'Interval': {
       // Arrow's MonthDayNano: months i32, days i32, nanoseconds i64, little endian.
       const data = new Int32Array(4 * n);
@@ -176,7 +193,14 @@ function columnData(v: Vector, type: ArrowType, n: number): Data {
       }
       const child = items.finish();
       const item = (type as List).children[0]!.type;
-      return makeData({ type: type as List, length: n, nullCount, nullBitmap, valueOffsets, child: columnData(child, item, child.length) });
+      return makeData({
+        type: type as List,
+        length: n,
+        nullCount,
+        nullBitmap,
+        valueOffsets,
+        child: columnData(child, item, child.length),
+      });
     }
     default:
       return built(v, type, n);

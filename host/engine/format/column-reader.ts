@@ -63,7 +63,16 @@ function int32Words(a: BigInt64Array | BigUint64Array): Int32Array {
 
 export function readColumn(v: Vector): ColumnReader {
   const kind = kindOf(v);
-  const r: ColumnReader = { kind, vector: v, validity: v.validity, bools: EMPTY_U8, floats: EMPTY_F64, ints: EMPTY_I32, strings: [], bigints: EMPTY_I64 };
+  const r: ColumnReader = {
+    kind,
+    vector: v,
+    validity: v.validity,
+    bools: EMPTY_U8,
+    floats: EMPTY_F64,
+    ints: EMPTY_I32,
+    strings: [],
+    bigints: EMPTY_I64,
+  };
   switch (kind) {
     case K_NULL:
       r.validity = new Uint8Array(v.length);
@@ -78,7 +87,11 @@ export function readColumn(v: Vector): ColumnReader {
       break;
     case K_U64:
       r.ints = int32Words(v.values as BigUint64Array);
-      r.bigints = new BigInt64Array((v.values as BigUint64Array).buffer, (v.values as BigUint64Array).byteOffset, v.length);
+      r.bigints = new BigInt64Array(
+        (v.values as BigUint64Array).buffer,
+        (v.values as BigUint64Array).byteOffset,
+        v.length,
+      );
       break;
     case K_F64:
       r.floats = v.values as Float64Array;

@@ -7,8 +7,30 @@
 // Struct and List as Arrow displays
 // them (CnosDB cannot write those to CSV at all).
 
-import { ByteSink, displayValue, type RecordBatch, type Schema, TimestampWriter, writeArrowF64, writeDate } from '../types/index.js';
-import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64, type ColumnReader } from './column-reader.js';
+import {
+  ByteSink,
+  displayValue,
+  type RecordBatch,
+  type Schema,
+  TimestampWriter,
+  writeArrowF64,
+  writeDate,
+} from '../types/index.js';
+import {
+  K_BOOL,
+  K_DATE,
+  K_F64,
+  K_I64,
+  K_NULL,
+  K_OTHER,
+  K_TIMESTAMP,
+  K_U64,
+  K_UTF8,
+  readColumn,
+  writeI64,
+  writeU64,
+  type ColumnReader,
+} from './column-reader.js';
 import { copyText, formatFloatColumn } from './float-column.js';
 import type { ResultWriter } from './result-writer.js';
 
@@ -30,7 +52,9 @@ export class CsvWriter implements ResultWriter {
   constructor(schema: Schema, delimiter: number) {
     this.#schema = schema;
     this.#delimiter = delimiter;
-    this.#timestamps = schema.fields.map((f) => (f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'csv') : undefined));
+    this.#timestamps = schema.fields.map((f) =>
+      f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'csv') : undefined,
+    );
   }
 
   write(batch: RecordBatch): Uint8Array {
@@ -90,8 +114,12 @@ export class CsvWriter implements ResultWriter {
     const timestamps = this.#timestamps;
     const ncols = columns.length;
     const n = batch.length;
-    const constants = columns.map((col, c) => (n > 1 && col.vector.constant === true && col.validity === undefined ? this.#constantText(col, c) : undefined));
-    const floats = columns.map((col, c) => (col.kind === K_F64 && constants[c] === undefined ? formatFloatColumn(col.floats, 0) : undefined));
+    const constants = columns.map((col, c) =>
+      n > 1 && col.vector.constant === true && col.validity === undefined ? this.#constantText(col, c) : undefined,
+    );
+    const floats = columns.map((col, c) =>
+      col.kind === K_F64 && constants[c] === undefined ? formatFloatColumn(col.floats, 0) : undefined,
+    );
     let rowReserve = ncols * FIELD_RESERVE + 2;
     for (const t of constants) if (t !== undefined) rowReserve += t.length;
     for (let r = 0; r < n; r++) {

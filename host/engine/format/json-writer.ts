@@ -7,8 +7,37 @@
 // timestamps, dates and intervals as strings in Arrow's display (`2023-07-28T02:12:11.001`);
 // Struct as a nested object, List as an array.
 
-import { ByteSink, type DataType, getValue, intervalText, type IntervalValue, type RecordBatch, type Scalar, type Schema, timeOfDayText, timestampText, TimestampWriter, utf8Bytes, writeDate, writeJsonF32, writeJsonF64 } from '../types/index.js';
-import { K_BOOL, K_DATE, K_F64, K_I64, K_NULL, K_OTHER, K_TIMESTAMP, K_U64, K_UTF8, readColumn, writeI64, writeU64 } from './column-reader.js';
+import {
+  ByteSink,
+  type DataType,
+  getValue,
+  intervalText,
+  type IntervalValue,
+  type RecordBatch,
+  type Scalar,
+  type Schema,
+  timeOfDayText,
+  timestampText,
+  TimestampWriter,
+  utf8Bytes,
+  writeDate,
+  writeJsonF32,
+  writeJsonF64,
+} from '../types/index.js';
+import {
+  K_BOOL,
+  K_DATE,
+  K_F64,
+  K_I64,
+  K_NULL,
+  K_OTHER,
+  K_TIMESTAMP,
+  K_U64,
+  K_UTF8,
+  readColumn,
+  writeI64,
+  writeU64,
+} from './column-reader.js';
 import { copyText, formatFloatColumn } from './float-column.js';
 import type { ResultWriter } from './result-writer.js';
 
@@ -37,7 +66,9 @@ export class JsonWriter implements ResultWriter {
       key.byte(58);
       return key.take();
     });
-    this.#timestamps = schema.fields.map((f) => (f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'display') : undefined));
+    this.#timestamps = schema.fields.map((f) =>
+      f.type.id === 'Timestamp' ? new TimestampWriter(f.type.unit, f.type.tz, 'display') : undefined,
+    );
   }
 
   write(batch: RecordBatch): Uint8Array {

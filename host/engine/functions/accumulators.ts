@@ -4,7 +4,17 @@
 // columns allocate no BigInt per row: sums keep the high and low halves in two doubles and carry
 // between them, exact up to 2^21 rows between carries.
 
-import { compareStrings, type DataType, FLOAT64, getValue, INT64, isValid, type Scalar, type Vector, vectorFrom } from '../types/index.js';
+import {
+  compareStrings,
+  type DataType,
+  FLOAT64,
+  getValue,
+  INT64,
+  isValid,
+  type Scalar,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { executionError } from '../errors.js';
 import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/index.js';
 import type { GroupsAccumulator } from './function-types.js';
@@ -243,7 +253,10 @@ export class FloatMinMaxAccumulator implements GroupsAccumulator {
       if (seen[g] === 0) {
         seen[g] = 1;
         best[g] = v;
-      } else if (max ? v > best[g]! || (v !== v && best[g] === best[g]) : v < best[g]! || (best[g] !== best[g] && v === v)) best[g] = v;
+      } else if (
+        max ? v > best[g]! || (v !== v && best[g] === best[g]) : v < best[g]! || (best[g] !== best[g] && v === v)
+      )
+        best[g] = v;
     }
   }
 
@@ -251,7 +264,8 @@ export class FloatMinMaxAccumulator implements GroupsAccumulator {
     this.#best = grow(this.#best, group + 1);
     this.#seen = grow(this.#seen, group + 1);
     const b = this.#best[group]!;
-    if (this.#seen[group] === 0 || (this.#max ? v > b || (v !== v && b === b) : v < b || (b !== b && v === v))) this.#best[group] = v;
+    if (this.#seen[group] === 0 || (this.#max ? v > b || (v !== v && b === b) : v < b || (b !== b && v === v)))
+      this.#best[group] = v;
     this.#seen[group] = 1;
   }
 
@@ -263,7 +277,12 @@ export class FloatMinMaxAccumulator implements GroupsAccumulator {
   finish(numGroups: number): Vector {
     this.#best = grow(this.#best, numGroups);
     this.#seen = grow(this.#seen, numGroups);
-    return { type: FLOAT64, length: numGroups, values: this.#best.slice(0, numGroups), validity: this.#seen.slice(0, numGroups) };
+    return {
+      type: FLOAT64,
+      length: numGroups,
+      values: this.#best.slice(0, numGroups),
+      validity: this.#seen.slice(0, numGroups),
+    };
   }
 
   sizeBytes(): number {
@@ -315,7 +334,7 @@ export class IntMinMaxAccumulator implements GroupsAccumulator {
       }
       const bh = bw[2 * g + 1]!;
       let c: number;
-      if (h !== bh) c = unsigned ? ((h >>> 0) > (bh >>> 0) ? 1 : -1) : h > bh ? 1 : -1;
+      if (h !== bh) c = unsigned ? (h >>> 0 > bh >>> 0 ? 1 : -1) : h > bh ? 1 : -1;
       else {
         const bl = bw[2 * g]! >>> 0;
         c = l > bl ? 1 : l < bl ? -1 : 0;
@@ -372,7 +391,10 @@ export class GenericMinMaxAccumulator implements GroupsAccumulator {
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     const a = args[0]!;
-    if (a.type.id === 'Null') throw executionError('Datafusion: Internal error: Min/Max accumulator not implemented for type Null. This was likely caused by a bug in DataFusion\'s code and we would welcome that you file an bug report in our issue tracker');
+    if (a.type.id === 'Null')
+      throw executionError(
+        "Datafusion: Internal error: Min/Max accumulator not implemented for type Null. This was likely caused by a bug in DataFusion's code and we would welcome that you file an bug report in our issue tracker",
+      );
     while (this.#best.length < numGroups) this.#best.push(null);
     for (let i = 0; i < n; i++) {
       if (!isValid(a, i)) continue;
@@ -391,7 +413,11 @@ export class GenericMinMaxAccumulator implements GroupsAccumulator {
 
   finish(numGroups: number): Vector {
     const values = Array.from({ length: numGroups }, (_, g) => this.#best[g] ?? null);
-    return vectorFrom(this.#type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      this.#type,
+      values,
+      Uint8Array.from(values, (v) => (v === null ? 0 : 1)),
+    );
   }
 
   sizeBytes(): number {
@@ -450,7 +476,11 @@ export class FirstLastAccumulator implements GroupsAccumulator {
 
   finish(numGroups: number): Vector {
     const values = Array.from({ length: numGroups }, (_, g) => this.#values[g] ?? null);
-    return vectorFrom(this.#type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      this.#type,
+      values,
+      Uint8Array.from(values, (v) => (v === null ? 0 : 1)),
+    );
   }
 
   sizeBytes(): number {
@@ -472,7 +502,10 @@ export class CountDistinctAccumulator implements GroupsAccumulator {
     const mask = rowMask(args, n);
     for (let i = 0; i < n; i++) {
       if (mask !== undefined && mask[i] === 0) continue;
-      const key = args.length === 1 ? keyOf(getValue(args[0]!, i)) : args.map((a) => String(keyOf(getValue(a, i)))).join('\u0000');
+      const key =
+        args.length === 1
+          ? keyOf(getValue(args[0]!, i))
+          : args.map((a) => String(keyOf(getValue(a, i)))).join('\u0000');
       const set = this.#sets[groups[i]!]!;
       const before = set.size;
       set.add(key);
@@ -526,7 +559,8 @@ export class DistinctAccumulator implements GroupsAccumulator {
       const before = m.size;
       const key = keyOf(v);
       m.set(key, v);
-      if (m.size > before) this.#bytes += HASH_ENTRY_BYTES + scalarBytes(v) + (key === v ? 0 : scalarBytes(key as Scalar));
+      if (m.size > before)
+        this.#bytes += HASH_ENTRY_BYTES + scalarBytes(v) + (key === v ? 0 : scalarBytes(key as Scalar));
     }
   }
 
@@ -534,7 +568,7 @@ export class DistinctAccumulator implements GroupsAccumulator {
     const inner = this.#make();
     const values: Scalar[] = [];
     const gs: number[] = [];
-    for (let g = 0; g < numGroups; g++) for (const v of this.#values[g]?.values() ?? []) (values.push(v), gs.push(g));
+    for (let g = 0; g < numGroups; g++) for (const v of this.#values[g]?.values() ?? []) values.push(v), gs.push(g);
     inner.update([vectorFrom(this.#type, values)], Int32Array.from(gs), values.length, numGroups);
     return inner.finish(numGroups);
   }
@@ -543,4 +577,3 @@ export class DistinctAccumulator implements GroupsAccumulator {
     return this.#bytes;
   }
 }
-

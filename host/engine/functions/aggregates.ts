@@ -20,7 +20,8 @@ import {
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 
 function expectOne(display: string, argTypes: readonly DataType[]): DataType {
-  if (argTypes.length !== 1) throw planError(`The function ${display} expects 1 arguments, but ${argTypes.length} were provided`);
+  if (argTypes.length !== 1)
+    throw planError(`The function ${display} expects 1 arguments, but ${argTypes.length} were provided`);
   return argTypes[0]!;
 }
 
@@ -53,7 +54,8 @@ const sum: AggregateFunction = {
     throw unsupported('Sum', t);
   },
   createAccumulator(sig, distinct): GroupsAccumulator {
-    const make = (): GroupsAccumulator => (sig.returnType.id === 'Float64' ? new FloatSumAccumulator(false) : new IntSumAccumulator(sig.returnType));
+    const make = (): GroupsAccumulator =>
+      sig.returnType.id === 'Float64' ? new FloatSumAccumulator(false) : new IntSumAccumulator(sig.returnType);
     return distinct ? new DistinctAccumulator(sig.argTypes[0]!, make) : make();
   },
 };
@@ -64,7 +66,8 @@ const avg: AggregateFunction = {
   displayName: 'AVG',
   bind(argTypes): BoundSignature {
     const t = expectOne('Avg', argTypes);
-    if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32') return { argTypes: [FLOAT64], returnType: FLOAT64 };
+    if (t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32')
+      return { argTypes: [FLOAT64], returnType: FLOAT64 };
     throw unsupported('Avg', t);
   },
   createAccumulator(_sig, distinct): GroupsAccumulator {
@@ -98,11 +101,31 @@ function minMax(name: 'min' | 'max'): AggregateFunction {
 
 /** The value types of CnosDB's first/last signature list, in its order. */
 const FIRST_LAST_VALUE_TYPES = [
-  'Utf8', 'LargeUtf8', 'Int8', 'Int16', 'Int32', 'Int64', 'UInt8', 'UInt16', 'UInt32', 'UInt64',
-  'Float32', 'Float64', 'Timestamp(Second, None)', 'Timestamp(Millisecond, None)',
-  'Timestamp(Microsecond, None)', 'Timestamp(Nanosecond, None)', 'Date32', 'Date64', 'Binary',
-  'LargeBinary', 'FixedSizeBinary(2147483647)', 'Time32(Second)', 'Time32(Millisecond)',
-  'Time64(Microsecond)', 'Time64(Nanosecond)',
+  'Utf8',
+  'LargeUtf8',
+  'Int8',
+  'Int16',
+  'Int32',
+  'Int64',
+  'UInt8',
+  'UInt16',
+  'UInt32',
+  'UInt64',
+  'Float32',
+  'Float64',
+  'Timestamp(Second, None)',
+  'Timestamp(Millisecond, None)',
+  'Timestamp(Microsecond, None)',
+  'Timestamp(Nanosecond, None)',
+  'Date32',
+  'Date64',
+  'Binary',
+  'LargeBinary',
+  'FixedSizeBinary(2147483647)',
+  'Time32(Second)',
+  'Time32(Millisecond)',
+  'Time64(Microsecond)',
+  'Time64(Nanosecond)',
 ];
 const TIME_TYPES = ['Second', 'Millisecond', 'Microsecond', 'Nanosecond'].map((u) => `Timestamp(${u}, None)`);
 
@@ -112,7 +135,8 @@ function firstLast(name: 'first' | 'last'): AggregateFunction {
     name,
     displayName: name,
     bind(argTypes): BoundSignature {
-      if (argTypes.length !== 2) throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
+      if (argTypes.length !== 2)
+        throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
       const [time, value] = argTypes as [DataType, DataType];
       if (time.id !== 'Timestamp' || value.id === 'Struct' || value.id === 'List' || value.id === 'Interval') {
         const candidates = FIRST_LAST_VALUE_TYPES.flatMap((v) => TIME_TYPES.map((t) => `${name}(${t}, ${v})`));
@@ -135,7 +159,8 @@ const grouping: AggregateFunction = {
   name: 'grouping',
   displayName: 'GROUPING',
   bind(argTypes): BoundSignature {
-    if (argTypes.length !== 1) throw planError(`The function Grouping expects 1 arguments, but ${argTypes.length} were provided`);
+    if (argTypes.length !== 1)
+      throw planError(`The function Grouping expects 1 arguments, but ${argTypes.length} were provided`);
     return { argTypes, returnType: INT64 };
   },
   createAccumulator(): GroupsAccumulator {

@@ -65,7 +65,11 @@ export class CollectingAccumulator implements GroupsAccumulator {
   finish(numGroups: number): Vector {
     const values: Scalar[] = [];
     for (let g = 0; g < numGroups; g++) values.push(this.#reduce(this.#groups[g] ?? []));
-    return vectorFrom(this.#type, values, Uint8Array.from(values, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      this.#type,
+      values,
+      Uint8Array.from(values, (v) => (v === null ? 0 : 1)),
+    );
   }
 
   sizeBytes(): number {

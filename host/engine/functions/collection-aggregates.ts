@@ -17,7 +17,8 @@ const expectArgCount = expectAggregateArity;
 
 /** The UDAF form of the arity error (CnosDB's functions with a signature of any type). */
 function expectUdafArgs(name: string, argTypes: readonly DataType[], n: number): void {
-  if (argTypes.length !== n) throw planError(`The function "${name}" expects ${n} arguments, but ${argTypes.length} were provided`);
+  if (argTypes.length !== n)
+    throw planError(`The function "${name}" expects ${n} arguments, but ${argTypes.length} were provided`);
 }
 
 const listOf = (item: DataType): DataType => ({ id: 'List', item });
@@ -102,7 +103,10 @@ class DistinctCountAccumulator implements GroupsAccumulator {
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     const a = args[0]!;
     const t = a.type.id;
-    if (t !== 'Int64' && t !== 'UInt64' && t !== 'Utf8') throw datafusionNotImplemented(`Support for 'approx_distinct' for data type ${typeName(a.type)} is not implemented`);
+    if (t !== 'Int64' && t !== 'UInt64' && t !== 'Utf8')
+      throw datafusionNotImplemented(
+        `Support for 'approx_distinct' for data type ${typeName(a.type)} is not implemented`,
+      );
     while (this.#sets.length < numGroups) {
       this.#sets.push(new Set());
       this.#size += SET_BYTES;
@@ -141,7 +145,13 @@ const approxDistinct: AggregateFunction = {
 };
 
 /** A fold over the non-NULL values of a group (NULL for a group without any). */
-function fold(name: string, displayName: string, debugName: string, accepts: (t: DataType) => boolean, step: (acc: Scalar, v: Scalar) => Scalar): AggregateFunction {
+function fold(
+  name: string,
+  displayName: string,
+  debugName: string,
+  accepts: (t: DataType) => boolean,
+  step: (acc: Scalar, v: Scalar) => Scalar,
+): AggregateFunction {
   return {
     kind: 'aggregate',
     name,
@@ -200,10 +210,13 @@ const sample: AggregateFunction = {
   name: 'sample',
   displayName: 'sample',
   bind(argTypes): BoundSignature {
-    if (argTypes.length !== 2) throw planError(`The function "sample" does not accept ${argTypes.length} function arguments.`);
+    if (argTypes.length !== 2)
+      throw planError(`The function "sample" does not accept ${argTypes.length} function arguments.`);
     const [v, k] = argTypes as [DataType, DataType];
     if (!SAMPLE_VALUE_TYPES.has(v.id) || !isInteger(k)) {
-      throw planError(`No function matches the given name and argument types 'sample(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`);
+      throw planError(
+        `No function matches the given name and argument types 'sample(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`,
+      );
     }
     return { argTypes, returnType: listOf(v) };
   },
@@ -212,7 +225,10 @@ const sample: AggregateFunction = {
       if (rows.length === 0) return null;
       const raw = rows[0]![1];
       const k = raw === null ? 0 : Number(raw as bigint);
-      if (!(k > 0 && k <= 2000)) throw executionError("Datafusion: Error during planning: The number of sample points for function 'sample' must be (0, 2000]");
+      if (!(k > 0 && k <= 2000))
+        throw executionError(
+          "Datafusion: Error during planning: The number of sample points for function 'sample' must be (0, 2000]",
+        );
       if (rows.length <= k) return rows.map((r) => r[0]!);
       // k distinct random rows (a partial Fisher-Yates shuffle), kept in input order.
       const idx = Array.from({ length: rows.length }, (_, i) => i);
@@ -237,7 +253,9 @@ const maxN: AggregateFunction = {
     expectUdafArgs('max_n', argTypes, 2);
     const [v, k] = argTypes as [DataType, DataType];
     if (v.id === 'List' || v.id === 'Struct' || v.id === 'Null' || !isInteger(k)) {
-      throw planError(`No function matches the given name and argument types 'max_n(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`);
+      throw planError(
+        `No function matches the given name and argument types 'max_n(${typeName(v)}, ${typeName(k)})'. You might need to add explicit type casts.`,
+      );
     }
     return { argTypes, returnType: listOf(v) };
   },
@@ -246,7 +264,10 @@ const maxN: AggregateFunction = {
       if (rows.length === 0) return null;
       const raw = rows[0]![1];
       const k = raw === null ? 0 : Number(raw as bigint);
-      if (!(k > 0)) throw executionError("Datafusion: Error during planning: The second argument of function 'max_n' must be a positive integer");
+      if (!(k > 0))
+        throw executionError(
+          "Datafusion: Error during planning: The second argument of function 'max_n' must be a positive integer",
+        );
       const values = rows.map((r) => r[0]!).filter((v) => v !== null);
       return values.sort((a, b) => compareScalars(b, a)).slice(0, k);
     });
@@ -267,4 +288,3 @@ export const COLLECTION_AGGREGATES: readonly AggregateFunction[] = [
   sample,
   maxN,
 ];
-

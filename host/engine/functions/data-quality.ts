@@ -42,7 +42,8 @@ const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.rou
 /** Fills NaNs in place by linear interpolation (extrapolation at the ends) between finite values. */
 function fillGaps(times: readonly number[], values: number[]): void {
   const n = values.length;
-  const at = (i: number, a: number, b: number): number => values[a]! + (values[b]! - values[a]!) * ((times[i]! - times[a]!) / (times[b]! - times[a]!));
+  const at = (i: number, a: number, b: number): number =>
+    values[a]! + (values[b]! - values[a]!) * ((times[i]! - times[a]!) / (times[b]! - times[a]!));
   let a = 0;
   while (a < n && Number.isNaN(values[a]!)) a++;
   let b = a + 1;
@@ -102,7 +103,11 @@ function timeAnomalies(times: readonly number[]): TimeAnomalies {
 }
 
 /** One of the four ratios of a series sorted by time (`values` may hold NaN for NULL). */
-export function dataQualityRatio(kind: DataQualityKind, times: readonly number[], rawValues: readonly number[]): number {
+export function dataQualityRatio(
+  kind: DataQualityKind,
+  times: readonly number[],
+  rawValues: readonly number[],
+): number {
   const count = times.length;
   let special = 0;
   const values = rawValues.map((v) => {

@@ -7,7 +7,14 @@
 import { type DataType, FLOAT64, type Scalar, timestamp, type TimeUnit, typeName, unitNanos } from '../types/index.js';
 import { executionError, planError } from '../errors.js';
 import { CollectingAccumulator } from './collecting-accumulator.js';
-import { timestampRepair, valueFill, valueRepair, type FillMethod, type IntervalMethod, type StartMode } from './data-repair.js';
+import {
+  timestampRepair,
+  valueFill,
+  valueRepair,
+  type FillMethod,
+  type IntervalMethod,
+  type StartMode,
+} from './data-repair.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
 import { byTime, timeArg } from './time-series-aggregates.js';
 import { floatOption, integerOption, parseUrlOptions } from './url-options.js';
@@ -67,7 +74,13 @@ const repairValues: Repair = (times, values, options) => {
   // Relative times keep nanosecond gaps exact as doubles; the algorithms read only differences.
   const t0 = times[0] ?? 0n;
   const rel = times.map((t) => Number(t - t0));
-  const repaired = valueRepair(rel, values, { method, minSpeed: num('min_speed'), maxSpeed: num('max_speed'), center: num('center') ?? 0, sigma: num('sigma') });
+  const repaired = valueRepair(rel, values, {
+    method,
+    minSpeed: num('min_speed'),
+    maxSpeed: num('max_speed'),
+    center: num('center') ?? 0,
+    sigma: num('sigma'),
+  });
   return { time: times, values: repaired };
 };
 
@@ -77,7 +90,8 @@ function seriesRepair(name: string, repair: Repair): AggregateFunction {
     name,
     displayName: name,
     bind(argTypes, _distinct, constants): BoundSignature {
-      if (argTypes.length !== 2 && argTypes.length !== 3) throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
+      if (argTypes.length !== 2 && argTypes.length !== 3)
+        throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
       const time = timeArg(argTypes[0]!);
       const v = argTypes[1]!;
       const numeric = ['Int64', 'UInt64', 'Float64', 'Null'].includes(v.id);
@@ -87,9 +101,13 @@ function seriesRepair(name: string, repair: Repair): AggregateFunction {
           `No function matches the given name and argument types '${name}(${argTypes.map(typeName).join(', ')})'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${name}(Timestamp(Nanosecond, None), Float64)\n\t${name}(Timestamp(Nanosecond, None), Float64, Utf8)`,
         );
       }
-      if (options !== undefined && typeof constants?.[2] !== 'string') throw planError(`The third argument of ${name} must be a constant string of options`);
+      if (options !== undefined && typeof constants?.[2] !== 'string')
+        throw planError(`The third argument of ${name} must be a constant string of options`);
       const unit = (time as { unit: TimeUnit }).unit;
-      return { argTypes: options === undefined ? [time, FLOAT64] : [time, FLOAT64, options], returnType: repairedSeriesType(unit) };
+      return {
+        argTypes: options === undefined ? [time, FLOAT64] : [time, FLOAT64, options],
+        returnType: repairedSeriesType(unit),
+      };
     },
     createAccumulator(sig): GroupsAccumulator {
       const unit = (sig.argTypes[0] as { unit: TimeUnit }).unit;

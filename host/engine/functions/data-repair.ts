@@ -104,12 +104,22 @@ const ADD_COST = 100_000;
  * grid's step is the given interval or one estimated from the gaps, its start the mode of the
  * times modulo the step or the least-squares start. Added points have value NaN.
  */
-export function timestampRepair(time: readonly bigint[], values: readonly number[], opts: TimestampRepairOptions): { time: bigint[]; values: number[] } {
+export function timestampRepair(
+  time: readonly bigint[],
+  values: readonly number[],
+  opts: TimestampRepairOptions,
+): { time: bigint[]; values: number[] } {
   const m = time.length;
   if (m <= 2) return { time: [...time], values: [...values] };
   const gaps: bigint[] = [];
   for (let i = 0; i + 1 < m; i++) gaps.push(time[i + 1]! - time[i]!);
-  const step = opts.interval ?? (opts.method === 'median' ? intervalByMedian(gaps) : opts.method === 'mode' ? mostFrequent(gaps) : intervalByCluster(gaps));
+  const step =
+    opts.interval ??
+    (opts.method === 'median'
+      ? intervalByMedian(gaps)
+      : opts.method === 'mode'
+        ? mostFrequent(gaps)
+        : intervalByCluster(gaps));
   if (step <= 0n) return { time: [...time], values: [...values] };
   let start: bigint;
   if (opts.startMode === 'linear') {
@@ -129,7 +139,8 @@ export function timestampRepair(time: readonly bigint[], values: readonly number
   }
   const slots = Math.ceil(Number(time[m - 1]! - start) / Number(step) + 1);
   if (slots <= 0) return { time: [...time], values: [...values] };
-  if ((slots + 1) * (m + 1) > MAX_DP_CELLS) throw fail(`timestamp_repair: ${m} points over ${slots} slots of the repaired grid are more than it can align`);
+  if ((slots + 1) * (m + 1) > MAX_DP_CELLS)
+    throw fail(`timestamp_repair: ${m} points over ${slots} slots of the repaired grid are more than it can align`);
   // f[i][j]: least cost of aligning the first i slots with the first j points (two rows kept);
   // steps: 0 move (or match), 1 add a slot's point, 2 delete a point.
   const width = m + 1;
@@ -388,7 +399,8 @@ function lsGreedy(time: readonly number[], v: number[], opts: ValueRepairOptions
   const center = opts.center;
   const sigma = opts.sigma ?? mad(diffs(speeds(v, time)));
   const n = v.length;
-  const change = (i: number): number => (v[i + 1]! - v[i]!) / (time[i + 1]! - time[i]!) - (v[i]! - v[i - 1]!) / (time[i]! - time[i - 1]!);
+  const change = (i: number): number =>
+    (v[i + 1]! - v[i]!) / (time[i + 1]! - time[i]!) - (v[i]! - v[i - 1]!) / (time[i]! - time[i - 1]!);
   // u[i]: the speed change at i when it is out of band (a candidate), else undefined.
   const u = new Array<number | undefined>(n);
   const refresh = (i: number): void => {
@@ -398,7 +410,8 @@ function lsGreedy(time: readonly number[], v: number[], opts: ValueRepairOptions
   for (let i = 1; i < n - 1; i++) refresh(i);
   for (;;) {
     let top = -1;
-    for (let i = 1; i < n - 1; i++) if (u[i] !== undefined && (top < 0 || Math.abs(u[i]! - center) > Math.abs(u[top]! - center))) top = i;
+    for (let i = 1; i < n - 1; i++)
+      if (u[i] !== undefined && (top < 0 || Math.abs(u[i]! - center) > Math.abs(u[top]! - center))) top = i;
     if (top < 0 || Math.abs(u[top]! - center) < Math.max(EPS, 3 * sigma)) break;
     const c = u[top]!;
     let step = sigma < EPS ? Math.abs(c - center) : Math.max(sigma, Math.abs(c - center) / 3);

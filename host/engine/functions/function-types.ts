@@ -113,7 +113,13 @@ export interface WindowFunction {
    * ORDER BY; `peers[i]` is the index of the first row of row i's peer group (equal ORDER BY
    * keys) and `frames` each row's window frame. Returns one value per row.
    */
-  evaluatePartition(args: readonly Vector[], n: number, peers: Int32Array, sig: BoundSignature, frames: WindowFrames): Vector;
+  evaluatePartition(
+    args: readonly Vector[],
+    n: number,
+    peers: Int32Array,
+    sig: BoundSignature,
+    frames: WindowFrames,
+  ): Vector;
 }
 
 /**

@@ -6,7 +6,10 @@
 
 import { codePointCount, codePointOffset } from './chunked-string.js';
 
-const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : undefined;
+const segmenter =
+  typeof Intl !== 'undefined' && 'Segmenter' in Intl
+    ? new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+    : undefined;
 
 /**
  * Characters that can join a cluster with a neighbour (UAX #29): CR (CR LF), marks and other
@@ -14,7 +17,8 @@ const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.
  * syllables, regional indicators, emoji modifiers and the Prepend characters. A superset: text
  * with none of them is one cluster per code point.
  */
-const JOINING = /[\r\p{M}\p{Cf}\u0e33\u0eb3\u1100-\u11ff\ua960-\ua97f\uac00-\ud7ff\uff9e\uff9f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e\u{110bd}\u{110cd}\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}\u{1f1e6}-\u{1f1ff}\u{1f3fb}-\u{1f3ff}]/u;
+const JOINING =
+  /[\r\p{M}\p{Cf}\u0e33\u0eb3\u1100-\u11ff\ua960-\ua97f\uac00-\ud7ff\uff9e\uff9f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e\u{110bd}\u{110cd}\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}\u{1f1e6}-\u{1f1ff}\u{1f3fb}-\u{1f3ff}]/u;
 
 /** UTF-16 units segmented at once. */
 const CHUNK = 1024;

@@ -4,7 +4,16 @@
 // number of integers is their mean truncated. The percentile must be a DOUBLE literal in [0, 1],
 // checked at planning, with DataFusion's messages.
 
-import { type DataType, FLOAT64, formatRustF64, isValid, type Scalar, typeName, type Vector, vectorFrom } from '../types/index.js';
+import {
+  type DataType,
+  FLOAT64,
+  formatRustF64,
+  isValid,
+  type Scalar,
+  typeName,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { datafusionNotImplemented, planError } from '../errors.js';
 import { CollectingAccumulator, compareScalars } from './collecting-accumulator.js';
 import type { AggregateFunction, BoundSignature, GroupsAccumulator } from './function-types.js';
@@ -18,7 +27,8 @@ const checkArity = expectAggregateArity;
 
 /** The arity error of an aggregate with several exact signatures (DataFusion's OneOf). */
 function oneOfArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
-  if (argTypes.length < min || argTypes.length > max) throw planError(`The function ${debugName} does not accept ${argTypes.length} function arguments.`);
+  if (argTypes.length < min || argTypes.length > max)
+    throw planError(`The function ${debugName} does not accept ${argTypes.length} function arguments.`);
 }
 
 function checkNumeric(debugName: string, t: DataType): void {
@@ -61,16 +71,24 @@ const median: AggregateFunction = {
 
 /** Checks the percentile argument (a DOUBLE literal in [0, 1]) and returns it. */
 function percentileOf(debugName: string, t: DataType, c: Scalar | undefined): number {
-  if (t.id !== 'Float64') throw planError(`The percentile argument for ${debugName} must be Float64, not ${typeName(t)}.`);
-  if (c === undefined) throw datafusionNotImplemented(`Percentile value for 'APPROX_PERCENTILE_CONT' must be a literal`);
-  if (typeof c !== 'number') throw datafusionNotImplemented(`Percentile value for 'APPROX_PERCENTILE_CONT' must be Float32 or Float64 literal (got data type ${typeName(t)})`);
-  if (!(c >= 0 && c <= 1)) throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${formatRustF64(c)} is invalid`);
+  if (t.id !== 'Float64')
+    throw planError(`The percentile argument for ${debugName} must be Float64, not ${typeName(t)}.`);
+  if (c === undefined)
+    throw datafusionNotImplemented(`Percentile value for 'APPROX_PERCENTILE_CONT' must be a literal`);
+  if (typeof c !== 'number')
+    throw datafusionNotImplemented(
+      `Percentile value for 'APPROX_PERCENTILE_CONT' must be Float32 or Float64 literal (got data type ${typeName(t)})`,
+    );
+  if (!(c >= 0 && c <= 1))
+    throw planError(`Percentile value must be between 0.0 and 1.0 inclusive, ${formatRustF64(c)} is invalid`);
   return c;
 }
 
 function maxSizeOf(t: DataType, c: Scalar | undefined): number {
   if (typeof c === 'bigint' && c > 0n && (t.id === 'Int64' || t.id === 'UInt64')) return Number(c);
-  throw datafusionNotImplemented(`Tdigest max_size value for 'APPROX_PERCENTILE_CONT' must be UInt > 0 literal (got data type ${typeName(t)}).`);
+  throw datafusionNotImplemented(
+    `Tdigest max_size value for 'APPROX_PERCENTILE_CONT' must be UInt > 0 literal (got data type ${typeName(t)}).`,
+  );
 }
 
 /**
@@ -118,7 +136,9 @@ class DigestAccumulator implements GroupsAccumulator {
       if (weights === undefined) this.#digests[g] = d.mergeSorted(list.map((x) => x[0]!).sort((a, b) => a - b));
       else {
         // DataFusion makes a one-centroid digest per row (counting the row once, whatever its weight).
-        const singles = list.map(([mean, weight]) => new TDigest(DEFAULT_MAX_SIZE, [{ mean: mean!, weight: weight! }], 1, mean!, mean!));
+        const singles = list.map(
+          ([mean, weight]) => new TDigest(DEFAULT_MAX_SIZE, [{ mean: mean!, weight: weight! }], 1, mean!, mean!),
+        );
         this.#digests[g] = TDigest.merge([d, ...singles], d.maxSize);
       }
     }
@@ -130,7 +150,11 @@ class DigestAccumulator implements GroupsAccumulator {
       const d = this.#digests[g];
       out.push(d === undefined || d.count === 0 ? null : fromDouble(d.quantile(this.#percentile), this.#type));
     }
-    return vectorFrom(this.#type, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      this.#type,
+      out,
+      Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+    );
   }
 
   sizeBytes(): number {
@@ -164,7 +188,8 @@ const approxPercentileContWithWeight: AggregateFunction = {
     const name = 'ApproxPercentileContWithWeight';
     oneOfArity(name, argTypes, 3);
     checkNumeric(name, argTypes[0]!);
-    if (!isNumeric(argTypes[1]!)) throw planError(`The weight argument for ${name} does not support inputs of type ${typeName(argTypes[1]!)}.`);
+    if (!isNumeric(argTypes[1]!))
+      throw planError(`The weight argument for ${name} does not support inputs of type ${typeName(argTypes[1]!)}.`);
     percentileOf(name, argTypes[2]!, constants[2]);
     return { argTypes: [argTypes[0]!, argTypes[0]!, FLOAT64], returnType: argTypes[0]! };
   },
@@ -187,4 +212,9 @@ const approxMedian: AggregateFunction = {
   },
 };
 
-export const PERCENTILE_AGGREGATES: readonly AggregateFunction[] = [median, approxMedian, approxPercentileCont, approxPercentileContWithWeight];
+export const PERCENTILE_AGGREGATES: readonly AggregateFunction[] = [
+  median,
+  approxMedian,
+  approxPercentileCont,
+  approxPercentileContWithWeight,
+];

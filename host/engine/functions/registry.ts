@@ -27,7 +27,19 @@ import { WINDOW_FUNCTIONS } from './window-functions.js';
 export type AnyFunction = ScalarFunction | AggregateFunction | WindowFunction;
 
 const SCALARS = new Map<string, ScalarFunction>();
-for (const f of [...ARRAY_FUNCTIONS, ...MATH_FUNCTIONS, ...STRING_FUNCTIONS, ...HASH_FUNCTIONS, ...REGEX_FUNCTIONS, ...TIME_FUNCTIONS, ...CONDITIONAL_FUNCTIONS, ...GAUGE_ACCESSORS, ...STATE_ACCESSORS, ...GAPFILL_MARKERS]) SCALARS.set(f.name, f);
+for (const f of [
+  ...ARRAY_FUNCTIONS,
+  ...MATH_FUNCTIONS,
+  ...STRING_FUNCTIONS,
+  ...HASH_FUNCTIONS,
+  ...REGEX_FUNCTIONS,
+  ...TIME_FUNCTIONS,
+  ...CONDITIONAL_FUNCTIONS,
+  ...GAUGE_ACCESSORS,
+  ...STATE_ACCESSORS,
+  ...GAPFILL_MARKERS,
+])
+  SCALARS.set(f.name, f);
 SCALARS.set('time_window', TIME_WINDOW);
 // CnosDB's UDFs keep their mixed-case names (`ST_Area`) in errors and columns; calls match any case.
 for (const f of GEOMETRY_FUNCTIONS) SCALARS.set(f.name.toLowerCase(), f);
@@ -46,7 +58,14 @@ for (const [alias, canonical] of Object.entries(SCALAR_ALIASES)) SCALARS.set(ali
 for (const f of SESSION_FUNCTIONS) SCALARS.set(f.name, f);
 
 const AGGREGATES = new Map<string, AggregateFunction>(
-  [...AGGREGATE_FUNCTIONS, ...STATISTICAL_AGGREGATES, ...PERCENTILE_AGGREGATES, ...COLLECTION_AGGREGATES, ...TIME_SERIES_AGGREGATES, ...DATA_REPAIR_AGGREGATES].map((f) => [f.name, f]),
+  [
+    ...AGGREGATE_FUNCTIONS,
+    ...STATISTICAL_AGGREGATES,
+    ...PERCENTILE_AGGREGATES,
+    ...COLLECTION_AGGREGATES,
+    ...TIME_SERIES_AGGREGATES,
+    ...DATA_REPAIR_AGGREGATES,
+  ].map((f) => [f.name, f]),
 );
 const WINDOWS = new Map<string, WindowFunction>(WINDOW_FUNCTIONS.map((f) => [f.name, f]));
 
@@ -89,7 +108,8 @@ function levenshtein(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length]!;

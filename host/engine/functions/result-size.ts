@@ -52,7 +52,10 @@ export class ResultBudget {
   /** Throws 422 010011 naming the function unless a string of `units` UTF-16 units fits. */
   string(units: number): void {
     if (units > MAX_STRING_UNITS) {
-      throw new UserError('queryMemory', `query memory limit exceeded: ${this.#fn} would build a string of ${units} characters, more than the ${MAX_STRING_UNITS} a string can hold`);
+      throw new UserError(
+        'queryMemory',
+        `query memory limit exceeded: ${this.#fn} would build a string of ${units} characters, more than the ${MAX_STRING_UNITS} a string can hold`,
+      );
     }
     this.#check(stringUnitsBytes(units), `a string of ${units} characters`);
   }
@@ -60,7 +63,10 @@ export class ResultBudget {
   /** Throws 422 010011 naming the function unless a list of `elements` elements fits. */
   list(elements: number): void {
     if (elements > MAX_LIST_ELEMENTS) {
-      throw new UserError('queryMemory', `query memory limit exceeded: ${this.#fn} would build a list of ${elements} elements, more than the ${MAX_LIST_ELEMENTS} a list can hold`);
+      throw new UserError(
+        'queryMemory',
+        `query memory limit exceeded: ${this.#fn} would build a list of ${elements} elements, more than the ${MAX_LIST_ELEMENTS} a list can hold`,
+      );
     }
     this.#check(listBytes(elements), `a list of ${elements} elements`);
   }
@@ -69,7 +75,10 @@ export class ResultBudget {
   add(v: Scalar): void {
     const bytes = builtBytes(v);
     if (bytes === 0) return;
-    this.#check(bytes, typeof v === 'string' ? `a string of ${v.length} characters` : `a list of ${(v as unknown[]).length} elements`);
+    this.#check(
+      bytes,
+      typeof v === 'string' ? `a string of ${v.length} characters` : `a list of ${(v as unknown[]).length} elements`,
+    );
     this.#batchBytes += bytes;
   }
 
@@ -99,7 +108,11 @@ export class ResultBudget {
  */
 export function sizeRefusal(fn: string, e: unknown): unknown {
   if (e instanceof RangeError && /^Invalid (string|array|typed array) length/.test(e.message)) {
-    return new UserError('queryMemory', `query memory limit exceeded: ${fn} would build a value larger than the engine can hold (${e.message})`, { cause: e });
+    return new UserError(
+      'queryMemory',
+      `query memory limit exceeded: ${fn} would build a value larger than the engine can hold (${e.message})`,
+      { cause: e },
+    );
   }
   return e;
 }

@@ -51,12 +51,16 @@ export function syntaxError(pattern: string, start: number, end: number, message
   let notated = '';
   lines.forEach((line, k) => {
     notated += (width > 0 ? `${String(k + 1).padStart(width)}: ` : '    ') + line + '\n';
-    if (from.line === to.line && from.line === k + 1) notated += ' '.repeat(padding + from.column - 1) + '^'.repeat(Math.max(1, to.column - from.column)) + '\n';
+    if (from.line === to.line && from.line === k + 1)
+      notated += ' '.repeat(padding + from.column - 1) + '^'.repeat(Math.max(1, to.column - from.column)) + '\n';
   });
   let text: string;
   if (pattern.includes('\n')) {
     const divider = '~'.repeat(79);
-    const spanNote = from.line === to.line ? '' : `on line ${from.line} (column ${from.column}) through line ${to.line} (column ${to.column - 1})\n`;
+    const spanNote =
+      from.line === to.line
+        ? ''
+        : `on line ${from.line} (column ${from.column}) through line ${to.line} (column ${to.column - 1})\n`;
     text = `regex parse error:\n${divider}\n${notated}${divider}\n${spanNote}error: ${message}`;
   } else {
     text = `regex parse error:\n${notated}error: ${message}`;
@@ -82,9 +86,15 @@ export function fromRe2(pattern: string, error: string, input: string | null): R
     if (min > max) message = 'invalid repetition count range, the start must be <= the end';
     else if (max > 1000) message = 'repetition counts above 1000 are not supported by this engine';
     else message = 'nested repetitions whose counts multiply past 1000 are not supported by this engine';
-  } else if (error.startsWith('missing argument to repetition operator')) message = 'repetition operator missing expression';
-  else if (error.startsWith('invalid nested repetition operator')) message = 'a repetition of a repetition (such as a**) is not supported by this engine';
-  else if (error.startsWith('invalid character class range')) message = input?.startsWith('\\p') || input?.startsWith('\\P') ? 'invalid Unicode character class' : 'invalid character class range, the start must be <= the end';
+  } else if (error.startsWith('missing argument to repetition operator'))
+    message = 'repetition operator missing expression';
+  else if (error.startsWith('invalid nested repetition operator'))
+    message = 'a repetition of a repetition (such as a**) is not supported by this engine';
+  else if (error.startsWith('invalid character class range'))
+    message =
+      input?.startsWith('\\p') || input?.startsWith('\\P')
+        ? 'invalid Unicode character class'
+        : 'invalid character class range, the start must be <= the end';
   else if (error.startsWith('invalid escape sequence')) message = 'unrecognized escape sequence';
   else if (error.startsWith('invalid named capture')) message = 'invalid capture group character';
   else if (error.startsWith('invalid or unsupported Perl syntax')) message = 'unrecognized flag';

@@ -36,21 +36,50 @@ const MAX_ESTIMATED_SIZE = 250_000;
 /** Rust's White_Space, as class content. */
 const SPACE = '\\t-\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}';
 /** Rust's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control), as class content. */
-const WORD = '\\p{L}\\p{M}\\p{Nd}\\p{Pc}\\p{Nl}\\x{200C}\\x{200D}\\x{24B6}-\\x{24E9}\\x{1F130}-\\x{1F149}\\x{1F150}-\\x{1F169}\\x{1F170}-\\x{1F189}';
+const WORD =
+  '\\p{L}\\p{M}\\p{Nd}\\p{Pc}\\p{Nl}\\x{200C}\\x{200D}\\x{24B6}-\\x{24E9}\\x{1F130}-\\x{1F149}\\x{1F150}-\\x{1F169}\\x{1F170}-\\x{1F189}';
 /** Estimated class ranges, for the size estimate. */
 const RANGES = { property: 700, word: 800, space: 12, digit: 70 } as const;
 
 /** Rust's general category names, loosely matched (case, spaces, `_` and `-` ignored), to RE2's. */
 const CATEGORIES: Readonly<Record<string, string>> = (() => {
   const pairs: Array<[string, string]> = [
-    ['L', 'letter'], ['Lu', 'uppercaseletter'], ['Ll', 'lowercaseletter'], ['Lt', 'titlecaseletter'], ['Lm', 'modifierletter'], ['Lo', 'otherletter'],
-    ['M', 'mark'], ['Mn', 'nonspacingmark'], ['Mc', 'spacingmark'], ['Me', 'enclosingmark'],
-    ['N', 'number'], ['Nd', 'decimalnumber'], ['Nl', 'letternumber'], ['No', 'othernumber'],
-    ['P', 'punctuation'], ['Pc', 'connectorpunctuation'], ['Pd', 'dashpunctuation'], ['Ps', 'openpunctuation'], ['Pe', 'closepunctuation'],
-    ['Pi', 'initialpunctuation'], ['Pf', 'finalpunctuation'], ['Po', 'otherpunctuation'],
-    ['S', 'symbol'], ['Sm', 'mathsymbol'], ['Sc', 'currencysymbol'], ['Sk', 'modifiersymbol'], ['So', 'othersymbol'],
-    ['Z', 'separator'], ['Zs', 'spaceseparator'], ['Zl', 'lineseparator'], ['Zp', 'paragraphseparator'],
-    ['C', 'other'], ['Cc', 'control'], ['Cf', 'format'], ['Co', 'privateuse'], ['Cs', 'surrogate'],
+    ['L', 'letter'],
+    ['Lu', 'uppercaseletter'],
+    ['Ll', 'lowercaseletter'],
+    ['Lt', 'titlecaseletter'],
+    ['Lm', 'modifierletter'],
+    ['Lo', 'otherletter'],
+    ['M', 'mark'],
+    ['Mn', 'nonspacingmark'],
+    ['Mc', 'spacingmark'],
+    ['Me', 'enclosingmark'],
+    ['N', 'number'],
+    ['Nd', 'decimalnumber'],
+    ['Nl', 'letternumber'],
+    ['No', 'othernumber'],
+    ['P', 'punctuation'],
+    ['Pc', 'connectorpunctuation'],
+    ['Pd', 'dashpunctuation'],
+    ['Ps', 'openpunctuation'],
+    ['Pe', 'closepunctuation'],
+    ['Pi', 'initialpunctuation'],
+    ['Pf', 'finalpunctuation'],
+    ['Po', 'otherpunctuation'],
+    ['S', 'symbol'],
+    ['Sm', 'mathsymbol'],
+    ['Sc', 'currencysymbol'],
+    ['Sk', 'modifiersymbol'],
+    ['So', 'othersymbol'],
+    ['Z', 'separator'],
+    ['Zs', 'spaceseparator'],
+    ['Zl', 'lineseparator'],
+    ['Zp', 'paragraphseparator'],
+    ['C', 'other'],
+    ['Cc', 'control'],
+    ['Cf', 'format'],
+    ['Co', 'privateuse'],
+    ['Cs', 'surrogate'],
   ];
   const map: Record<string, string> = { any: 'Any', digit: 'Nd' };
   for (const [short, long] of pairs) {
@@ -99,7 +128,10 @@ class Translator {
     while (this.#i < p.length) {
       const c = p[this.#i]!;
       if (this.#verbose && this.#skipSpace()) continue;
-      if (this.#afterFlags && (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d/.test(p.slice(this.#i, this.#i + 2))))) {
+      if (
+        this.#afterFlags &&
+        (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d/.test(p.slice(this.#i, this.#i + 2))))
+      ) {
         throw syntaxError(p, this.#i, this.#i + 1, 'repetition operator missing expression');
       }
       this.#afterFlags = false;
@@ -184,7 +216,13 @@ class Translator {
   #group(): void {
     const p = this.#p;
     const start = this.#i;
-    if (this.#frames.length >= NEST_LIMIT) throw syntaxError(p, start, start + 1, `exceed the maximum number of nested parentheses/brackets (${NEST_LIMIT})`);
+    if (this.#frames.length >= NEST_LIMIT)
+      throw syntaxError(
+        p,
+        start,
+        start + 1,
+        `exceed the maximum number of nested parentheses/brackets (${NEST_LIMIT})`,
+      );
     if (p[start + 1] !== '?') {
       this.#push(start);
       this.#out += '(';
@@ -192,8 +230,10 @@ class Translator {
       return;
     }
     const after = p.slice(start + 2, start + 4);
-    if (after.startsWith('=') || after.startsWith('!')) throw syntaxError(p, start, start + 3, 'look-around, including look-ahead and look-behind, is not supported');
-    if (after === '<=' || after === '<!') throw syntaxError(p, start, start + 4, 'look-around, including look-ahead and look-behind, is not supported');
+    if (after.startsWith('=') || after.startsWith('!'))
+      throw syntaxError(p, start, start + 3, 'look-around, including look-ahead and look-behind, is not supported');
+    if (after === '<=' || after === '<!')
+      throw syntaxError(p, start, start + 4, 'look-around, including look-ahead and look-behind, is not supported');
     if (after === 'P<' || after.startsWith('<')) {
       const nameAt = start + (after === 'P<' ? 4 : 3);
       const close = p.indexOf('>', nameAt);
@@ -253,7 +293,8 @@ class Translator {
       any = true;
       j++;
     }
-    if (negated && negationAt === j - 1) throw syntaxError(p, negationAt, negationAt + 1, 'dangling flag negation operator');
+    if (negated && negationAt === j - 1)
+      throw syntaxError(p, negationAt, negationAt + 1, 'dangling flag negation operator');
     const end = p[j]!;
     if (end === ')' && !any) throw syntaxError(p, start + 1, start + 2, 'repetition operator missing expression');
     // RE2 refuses `(?-i)` spelled with nothing after the `-` once x and u are taken out.
@@ -302,7 +343,8 @@ class Translator {
   #readEscape(): { kind: 'class'; content: string; negated: boolean; ranges: number } | { kind: 'text'; text: string } {
     const p = this.#p;
     const at = this.#i;
-    if (at + 1 >= p.length) throw syntaxError(p, at, at + 1, 'incomplete escape sequence, reached end of pattern prematurely');
+    if (at + 1 >= p.length)
+      throw syntaxError(p, at, at + 1, 'incomplete escape sequence, reached end of pattern prematurely');
     const c = p[at + 1]!;
     this.#i = at + 2;
     if (c >= '0' && c <= '9') throw syntaxError(p, at, at + 2, 'backreferences are not supported');
@@ -354,7 +396,8 @@ class Translator {
     let hex: string;
     if (p[this.#i] === '{') {
       const close = p.indexOf('}', this.#i);
-      if (close < 0) throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
+      if (close < 0)
+        throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
       hex = p.slice(this.#i + 1, close);
       if (hex === '') throw syntaxError(p, at, close + 1, 'hexadecimal literal empty');
       const bad = [...hex].findIndex((h) => !isHex(h));
@@ -362,13 +405,15 @@ class Translator {
       this.#i = close + 1;
     } else {
       hex = p.slice(this.#i, this.#i + digits);
-      if (hex.length < digits) throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
+      if (hex.length < digits)
+        throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
       const bad = [...hex].findIndex((h) => !isHex(h));
       if (bad >= 0) throw syntaxError(p, this.#i + bad, this.#i + bad + 1, 'invalid hexadecimal digit');
       this.#i += digits;
     }
     const cp = hex.length > 8 ? Infinity : parseInt(hex, 16);
-    if (!(cp <= 0x10ffff) || (cp >= 0xd800 && cp <= 0xdfff)) throw syntaxError(p, at, this.#i, 'hexadecimal literal is not a Unicode scalar value');
+    if (!(cp <= 0x10ffff) || (cp >= 0xd800 && cp <= 0xdfff))
+      throw syntaxError(p, at, this.#i, 'hexadecimal literal is not a Unicode scalar value');
     return `\\x{${cp.toString(16)}}`;
   }
 
@@ -378,11 +423,13 @@ class Translator {
     let name: string;
     if (p[this.#i] === '{') {
       const close = p.indexOf('}', this.#i);
-      if (close < 0) throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
+      if (close < 0)
+        throw syntaxError(p, at, p.length, 'incomplete escape sequence, reached end of pattern prematurely');
       name = p.slice(this.#i + 1, close);
       this.#i = close + 1;
     } else {
-      if (this.#i >= p.length) throw syntaxError(p, at, at + 2, 'incomplete escape sequence, reached end of pattern prematurely');
+      if (this.#i >= p.length)
+        throw syntaxError(p, at, at + 2, 'incomplete escape sequence, reached end of pattern prematurely');
       name = String.fromCodePoint(p.codePointAt(this.#i)!);
       this.#i += name.length;
     }
@@ -395,7 +442,8 @@ class Translator {
     const kv = /^([^=:]*)[=:](.*)$/.exec(name);
     if (kv !== null) {
       const key = kv[1]!.toLowerCase().replace(/[\s_-]/g, '');
-      if (!['gc', 'generalcategory', 'sc', 'script', 'scx', 'scriptextensions'].includes(key)) throw syntaxError(p, at, this.#i, 'invalid Unicode character class');
+      if (!['gc', 'generalcategory', 'sc', 'script', 'scx', 'scriptextensions'].includes(key))
+        throw syntaxError(p, at, this.#i, 'invalid Unicode character class');
       name = kv[2]!;
     }
     const re2Name = CATEGORIES[name.toLowerCase().replace(/[\s_-]/g, '')] ?? name.trim();
@@ -435,14 +483,21 @@ class Translator {
       first = false;
       if (c === '[') {
         const posix = /^\[:\^?[a-z]+:\]/.exec(p.slice(this.#i, this.#i + 16));
-        if (posix === null) throw syntaxError(p, this.#i, this.#i + 1, 'nested character classes are not supported by this engine');
+        if (posix === null)
+          throw syntaxError(p, this.#i, this.#i + 1, 'nested character classes are not supported by this engine');
         content += posix[0];
         ranges += 8;
         this.#i += posix[0].length;
         continue;
       }
       const two = p.slice(this.#i, this.#i + 2);
-      if (two === '&&' || two === '--' || two === '~~') throw syntaxError(p, this.#i, this.#i + 2, `character class set operations (${two}) are not supported by this engine`);
+      if (two === '&&' || two === '--' || two === '~~')
+        throw syntaxError(
+          p,
+          this.#i,
+          this.#i + 2,
+          `character class set operations (${two}) are not supported by this engine`,
+        );
       if (c === '\\') {
         const escapeAt = this.#i;
         const e = this.#readEscape();
@@ -453,7 +508,12 @@ class Translator {
           content += e.content;
           ranges += e.ranges;
         } else if (negated) {
-          throw syntaxError(p, escapeAt, this.#i, 'a negated perl class (\\W, \\S) inside a negated class is not supported by this engine; name the characters to keep, e.g. [\\p{L}\\p{Nd}]');
+          throw syntaxError(
+            p,
+            escapeAt,
+            this.#i,
+            'a negated perl class (\\W, \\S) inside a negated class is not supported by this engine; name the characters to keep, e.g. [\\p{L}\\p{Nd}]',
+          );
         } else {
           negatives.push(e.content);
           ranges += e.ranges;
@@ -484,7 +544,10 @@ class Translator {
 export function compileRustRegex(pattern: string, flags?: string): RE2JS {
   const full = flags === undefined || flags === '' ? pattern : `(?${flags})${pattern}`;
   const { re2, size } = new Translator(full).translate();
-  if (size > MAX_ESTIMATED_SIZE) throw tooBig(`the pattern would compile to about ${size} instructions and class ranges, at most ${MAX_ESTIMATED_SIZE}`);
+  if (size > MAX_ESTIMATED_SIZE)
+    throw tooBig(
+      `the pattern would compile to about ${size} instructions and class ranges, at most ${MAX_ESTIMATED_SIZE}`,
+    );
   let re: RE2JS;
   try {
     re = RE2JS.compile(re2);
@@ -493,7 +556,8 @@ export function compileRustRegex(pattern: string, flags?: string): RE2JS {
     throw fromRe2(full, x.error ?? x.message, x.input ?? null);
   }
   const instructions = re.programSize();
-  if (instructions > MAX_PROGRAM_INSTRUCTIONS) throw tooBig(`the pattern compiles to ${instructions} instructions, at most ${MAX_PROGRAM_INSTRUCTIONS}`);
+  if (instructions > MAX_PROGRAM_INSTRUCTIONS)
+    throw tooBig(`the pattern compiles to ${instructions} instructions, at most ${MAX_PROGRAM_INSTRUCTIONS}`);
   return re;
 }
 
@@ -501,7 +565,8 @@ export function compileRustRegex(pattern: string, flags?: string): RE2JS {
 export function compileBuiltRegex(re2: string, flags: number): RE2JS {
   const re = RE2JS.compile(re2, flags);
   const instructions = re.programSize();
-  if (instructions > MAX_PROGRAM_INSTRUCTIONS) throw tooBig(`the pattern compiles to ${instructions} instructions, at most ${MAX_PROGRAM_INSTRUCTIONS}`);
+  if (instructions > MAX_PROGRAM_INSTRUCTIONS)
+    throw tooBig(`the pattern compiles to ${instructions} instructions, at most ${MAX_PROGRAM_INSTRUCTIONS}`);
   return re;
 }
 
@@ -543,7 +608,8 @@ export function requiredLiteral(pattern: string, flags?: string): string | undef
       let j = i + 1;
       if (p[j] === '^') j++;
       if (p[j] === ']') j++;
-      while (j < p.length && p[j] !== ']') j += p[j] === '\\' ? 2 : p.startsWith('[:', j) ? Math.max(2, p.indexOf(':]', j + 2) + 2 - j) : 1;
+      while (j < p.length && p[j] !== ']')
+        j += p[j] === '\\' ? 2 : p.startsWith('[:', j) ? Math.max(2, p.indexOf(':]', j + 2) + 2 - j) : 1;
       i = j + 1;
     } else if (c === '(') {
       if (/^\(\?[a-zA-Z-]*[ix][a-zA-Z-]*[):]/.test(p.slice(i, i + 16))) return undefined;
@@ -585,7 +651,10 @@ export function requiredLiteral(pattern: string, flags?: string): string | undef
     }
   }
   end();
-  return runs.reduce<string | undefined>((best, r) => (best === undefined || r.length > best.length ? r : best), undefined);
+  return runs.reduce<string | undefined>(
+    (best, r) => (best === undefined || r.length > best.length ? r : best),
+    undefined,
+  );
 }
 
 /** A pattern of literal characters only (escaped punctuation included), after optional flags. */

@@ -5,7 +5,18 @@
 // dimensions count from 1, as DataFusion's do; lengths are BIGINT UNSIGNED. A list value is a
 // JavaScript array of its elements (NULL elements are null).
 
-import { BOOLEAN, commonType, type DataType, INT64, isValid, type Scalar, typeName, UINT64, UTF8, vectorFrom } from '../types/index.js';
+import {
+  BOOLEAN,
+  commonType,
+  type DataType,
+  INT64,
+  isValid,
+  type Scalar,
+  typeName,
+  UINT64,
+  UTF8,
+  vectorFrom,
+} from '../types/index.js';
 import { planError } from '../errors.js';
 import type { ScalarFunction } from './function-types.js';
 import { expectArgs, rowwise } from './signature.js';
@@ -18,12 +29,16 @@ const listOf = (item: DataType): ListType => ({ id: 'List', item });
 function listArg(name: string, argTypes: readonly DataType[], i: number): ListType {
   const t = argTypes[i];
   if (t?.id === 'Null') return listOf(t); // a NULL list: the result is NULL (or, in array_concat, left out)
-  if (t === undefined || t.id !== 'List') throw planError(`The ${name} function can only accept list as the ${i === 0 ? 'first' : 'second'} argument, got ${t === undefined ? 'nothing' : typeName(t)}`);
+  if (t === undefined || t.id !== 'List')
+    throw planError(
+      `The ${name} function can only accept list as the ${i === 0 ? 'first' : 'second'} argument, got ${t === undefined ? 'nothing' : typeName(t)}`,
+    );
   return t;
 }
 
 /** DataFusion's arity error, the function's name quoted (signature.ts expectArgs). */
-const arity = (name: string, argTypes: readonly DataType[], min: number, max = min): void => expectArgs(`"${name}"`, argTypes, min, max);
+const arity = (name: string, argTypes: readonly DataType[], min: number, max = min): void =>
+  expectArgs(`"${name}"`, argTypes, min, max);
 
 /** The type an element argument is cast to: the list's item type (the element's own for a NULL list). */
 const elementType = (list: ListType, element: DataType): DataType => (list.item.id === 'Null' ? element : list.item);
@@ -65,7 +80,8 @@ const makeArray = rowwise({
   bind(argTypes) {
     if (argTypes.length === 0) return { argTypes: [], returnType: listOf({ id: 'Null' }) };
     const item = commonType(argTypes);
-    if (item === undefined) throw planError(`Unsupported argument types for make_array: ${argTypes.map(typeName).join(', ')}`);
+    if (item === undefined)
+      throw planError(`Unsupported argument types for make_array: ${argTypes.map(typeName).join(', ')}`);
     return { argTypes: argTypes.map(() => item), returnType: listOf(item.id === 'Null' ? INT64 : item) };
   },
   row: (args) => [...args],
@@ -102,7 +118,14 @@ const arrayConcat = rowwise({
     const lists = argTypes.map((_, i) => listArg('array_concat', argTypes, i));
     const item = commonType(lists.map((t) => t.item));
     // One level of numbers only: a cast of whole lists does not exist here.
-    const ok = item !== undefined && lists.every((t) => t.item.id === 'Null' || t.item.id === item.id || (item.id === 'Float64' && (t.item.id === 'Int64' || t.item.id === 'UInt64')));
+    const ok =
+      item !== undefined &&
+      lists.every(
+        (t) =>
+          t.item.id === 'Null' ||
+          t.item.id === item.id ||
+          (item.id === 'Float64' && (t.item.id === 'Int64' || t.item.id === 'UInt64')),
+      );
     if (!ok) throw planError(`Unsupported argument types for array_concat: ${argTypes.map(typeName).join(', ')}`);
     return { argTypes: lists, returnType: listOf(item!) };
   },
@@ -116,7 +139,11 @@ const arrayConcat = rowwise({
 });
 
 /** A function of one list (and, for array_length, a dimension) to a BIGINT UNSIGNED. */
-function listMeasure(name: string, measure: (list: readonly Scalar[], dim: bigint) => bigint | null, withDim = false): ScalarFunction {
+function listMeasure(
+  name: string,
+  measure: (list: readonly Scalar[], dim: bigint) => bigint | null,
+  withDim = false,
+): ScalarFunction {
   return rowwise({
     name,
     bind(argTypes) {
@@ -185,7 +212,10 @@ function positions(name: 'array_position' | 'array_positions'): ScalarFunction {
       arity(name, argTypes, 2, all ? 2 : 3);
       const list = listArg(name, argTypes, 0);
       const item = elementType(list, argTypes[1]!);
-      return { argTypes: argTypes.length === 3 ? [list, item, INT64] : [list, item], returnType: all ? listOf(UINT64) : UINT64 };
+      return {
+        argTypes: argTypes.length === 3 ? [list, item, INT64] : [list, item],
+        returnType: all ? listOf(UINT64) : UINT64,
+      };
     },
     row(args) {
       const list = args[0] as Scalar[];

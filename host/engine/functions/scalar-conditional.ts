@@ -53,7 +53,8 @@ const coalesce: ScalarFunction = {
   bind(argTypes): BoundSignature {
     if (argTypes.length === 0) throw planError('coalesce must have at least one argument');
     const t = commonType(argTypes);
-    if (t === undefined) throw planError(`Coalesce could not find a common type for the arguments ${argTypes.map(typeName).join(', ')}`);
+    if (t === undefined)
+      throw planError(`Coalesce could not find a common type for the arguments ${argTypes.map(typeName).join(', ')}`);
     return { argTypes: argTypes.map(() => t), returnType: t };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -76,7 +77,8 @@ const nullif: ScalarFunction = {
   bind(argTypes): BoundSignature {
     expectArgs('nullif', argTypes, 2);
     const t = commonType(argTypes);
-    if (t === undefined) throw planError(`nullif could not find a common type for ${argTypes.map(typeName).join(', ')}`);
+    if (t === undefined)
+      throw planError(`nullif could not find a common type for ${argTypes.map(typeName).join(', ')}`);
     return { argTypes: [t, t], returnType: t };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -99,7 +101,8 @@ function extreme(name: 'greatest' | 'least'): ScalarFunction {
     bind(argTypes): BoundSignature {
       if (argTypes.length === 0) throw planError(`${name} was called without any arguments. It requires at least 1.`);
       const t = commonType(argTypes);
-      if (t === undefined) throw planError(`${name} could not find a common type for the arguments ${argTypes.map(typeName).join(', ')}`);
+      if (t === undefined)
+        throw planError(`${name} could not find a common type for the arguments ${argTypes.map(typeName).join(', ')}`);
       return { argTypes: argTypes.map(() => t), returnType: t };
     },
     evaluate(args: readonly Vector[], n: number, _ctx, returnType: DataType): Vector {
@@ -123,6 +126,12 @@ function extreme(name: 'greatest' | 'least'): ScalarFunction {
   };
 }
 
-export const CONDITIONAL_FUNCTIONS: readonly ScalarFunction[] = [coalesce, nullif, { ...coalesce, name: 'nvl' }, extreme('greatest'), extreme('least')];
+export const CONDITIONAL_FUNCTIONS: readonly ScalarFunction[] = [
+  coalesce,
+  nullif,
+  { ...coalesce, name: 'nvl' },
+  extreme('greatest'),
+  extreme('least'),
+];
 
 export { choose };

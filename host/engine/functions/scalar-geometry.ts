@@ -18,7 +18,8 @@ import { noMatchingSignature, rowwise } from './signature.js';
 
 /** DataFusion's arity check of a UDF: `The function "ST_Area" expects 1 arguments, but 0 were provided`. */
 function expectUdfArgs(name: string, argTypes: readonly DataType[], n: number): void {
-  if (argTypes.length !== n) throw planError(`The function "${name}" expects ${n} arguments, but ${argTypes.length} were provided`);
+  if (argTypes.length !== n)
+    throw planError(`The function "${name}" expects ${n} arguments, but ${argTypes.length} were provided`);
 }
 
 const failure = (message: string): Error => executionError(`Datafusion: Execution error: ${message}`);
@@ -53,7 +54,11 @@ function unary(name: string, returnType: DataType, row: (g: Geometry) => number 
   });
 }
 
-function binary(name: string, returnType: DataType, row: (a: Geometry, b: Geometry) => number | boolean): ScalarFunction {
+function binary(
+  name: string,
+  returnType: DataType,
+  row: (a: Geometry, b: Geometry) => number | boolean,
+): ScalarFunction {
   return rowwise({
     name,
     bind(argTypes) {

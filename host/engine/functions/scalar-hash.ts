@@ -59,7 +59,10 @@ const digest = rowwise({
   },
   row(args) {
     const algorithm = ALGORITHMS[(args[1] as string).toLowerCase()];
-    if (algorithm === undefined) throw executionError(`Datafusion: Error during planning: There is no built-in digest algorithm named '${args[1] as string}'`);
+    if (algorithm === undefined)
+      throw executionError(
+        `Datafusion: Error during planning: There is no built-in digest algorithm named '${args[1] as string}'`,
+      );
     return hex(algorithm, args[0] as string);
   },
 });

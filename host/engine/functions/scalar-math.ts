@@ -60,7 +60,10 @@ const round = rowwise({
 const power = rowwise({
   name: 'power',
   bind(argTypes) {
-    const sig = matchSignature('power', argTypes, [[INT64, INT64], [FLOAT64, FLOAT64]]);
+    const sig = matchSignature('power', argTypes, [
+      [INT64, INT64],
+      [FLOAT64, FLOAT64],
+    ]);
     return { argTypes: sig, returnType: sig[0]! };
   },
   row(args: Scalar[], _ctx, returnType): Scalar {
@@ -69,7 +72,8 @@ const power = rowwise({
       // A negative exponent has no integer result: NULL, as CnosDB answers power(2, -2).
       if (e < 0n) return null;
       const v = (args[0] as bigint) ** e;
-      if (v > 2n ** 63n - 1n || v < -(2n ** 63n)) throw executionError(`Arrow error: Compute error: Overflow happened on: ${String(args[0])} ^ ${String(e)}`);
+      if (v > 2n ** 63n - 1n || v < -(2n ** 63n))
+        throw executionError(`Arrow error: Compute error: Overflow happened on: ${String(args[0])} ^ ${String(e)}`);
       return v;
     }
     return (args[0] as number) ** (args[1] as number);
@@ -96,10 +100,14 @@ const log = rowwise({
 const atan2 = rowwise({
   name: 'atan2',
   bind(argTypes) {
-    const sig = matchSignature('atan2', argTypes, [[FLOAT32, FLOAT32], [FLOAT64, FLOAT64]]);
+    const sig = matchSignature('atan2', argTypes, [
+      [FLOAT32, FLOAT32],
+      [FLOAT64, FLOAT64],
+    ]);
     return { argTypes: sig, returnType: sig[0]! };
   },
-  row: (args, _ctx, returnType) => (returnType.id === 'Float32' ? Math.fround : Number)(Math.atan2(args[0] as number, args[1] as number)),
+  row: (args, _ctx, returnType) =>
+    (returnType.id === 'Float32' ? Math.fround : Number)(Math.atan2(args[0] as number, args[1] as number)),
 });
 
 /**
@@ -150,7 +158,6 @@ function gcd(a: bigint, b: bigint): bigint {
 
 const I64_MAX = 2n ** 63n - 1n;
 
-
 export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   abs,
   round,
@@ -198,7 +205,7 @@ export const MATH_FUNCTIONS: readonly ScalarFunction[] = [
   integerFunction('gcd', 2, ([a, b]) => gcd(a!, b!)),
   integerFunction('lcm', 2, ([a, b]) => {
     if (a === 0n || b === 0n) return 0n;
-    const r = (a! < 0n ? -a! : a!) / gcd(a!, b!) * (b! < 0n ? -b! : b!);
+    const r = ((a! < 0n ? -a! : a!) / gcd(a!, b!)) * (b! < 0n ? -b! : b!);
     if (r > I64_MAX) throw executionError(`Arrow error: Compute error: Signed integer overflow in LCM(${a}, ${b})`);
     return r;
   }),

@@ -53,7 +53,8 @@ function compile(pattern: string, flags: string | undefined, failure: (e: RegexE
 /** Whether `s` can hold a match at all: a row without the needed literal is skipped unsearched. */
 const mayMatch = (c: Compiled, s: string): boolean => c.needed === undefined || s.includes(c.needed);
 
-const arrowFailure = (e: RegexError): Error => executionError(`Arrow error: Compute error: Regular expression did not compile: ${e.debug}`);
+const arrowFailure = (e: RegexError): Error =>
+  executionError(`Arrow error: Compute error: Regular expression did not compile: ${e.debug}`);
 const externalFailure = (e: RegexError): Error => executionError(`Datafusion: External error: ${e.message}`);
 
 const regexpMatch = rowwise({
@@ -70,7 +71,8 @@ const regexpMatch = rowwise({
   },
   row(args): Scalar {
     const flags = args.length > 2 ? (args[2] as string) : undefined;
-    if (flags?.includes('g')) throw executionError('Arrow error: Compute error: regexp_match() does not support the "global" option');
+    if (flags?.includes('g'))
+      throw executionError('Arrow error: Compute error: regexp_match() does not support the "global" option');
     const c = compile(args[1] as string, flags, arrowFailure);
     const s = args[0] as string;
     if (!mayMatch(c, s)) return null;
@@ -118,7 +120,12 @@ function replace(s: string, re: RE2JS, replacement: string, all: boolean, budget
     const end = m.end();
     if (at === end && matched && at === last) continue;
     matched = true;
-    const text = fixed ?? expand(replacement, Array.from({ length: groups }, (_, g) => m.group(g) ?? undefined));
+    const text =
+      fixed ??
+      expand(
+        replacement,
+        Array.from({ length: groups }, (_, g) => m.group(g) ?? undefined),
+      );
     units += at - last + text.length;
     // Only growth can pass the budget: the input is already held.
     if (units + s.length - end > s.length) budget.string(units + s.length - end);

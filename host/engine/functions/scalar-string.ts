@@ -18,7 +18,14 @@ import type { BoundSignature, ScalarFunction } from './function-types.js';
 import type { ResultBudget } from './result-size.js';
 import { ChunkedString, codePointCount, codePointOffset, unitsAt, unitsBefore, utf8Length } from './chunked-string.js';
 import { graphemesUpTo } from './graphemes.js';
-import { expectArgs, matchSignature, matchUniform, noMatchingSignature, rowwise, type RowwiseSpec } from './signature.js';
+import {
+  expectArgs,
+  matchSignature,
+  matchUniform,
+  noMatchingSignature,
+  rowwise,
+  type RowwiseSpec,
+} from './signature.js';
 
 const LARGE_UTF8: DataType = { id: 'LargeUtf8' } as unknown as DataType;
 const STRINGS_SHOWN = ['Utf8', 'LargeUtf8'];
@@ -32,7 +39,13 @@ export function requireString(name: string, t: DataType): void {
 const plain = (types: readonly DataType[]): DataType[] => types.map((t) => (t === LARGE_UTF8 ? UTF8 : t));
 
 /** A function of signature `candidates` whose first argument must be a string. */
-function stringFunction(name: string, candidates: readonly (readonly DataType[])[], returnType: DataType, row: RowwiseSpec['row'], checkString = true): ScalarFunction {
+function stringFunction(
+  name: string,
+  candidates: readonly (readonly DataType[])[],
+  returnType: DataType,
+  row: RowwiseSpec['row'],
+  checkString = true,
+): ScalarFunction {
   return rowwise({
     name,
     bind(argTypes) {
@@ -80,7 +93,9 @@ function trimChars(s: string, chars: string, left: boolean, right: boolean): str
 }
 
 function trimFunction(name: string, left: boolean, right: boolean): ScalarFunction {
-  return stringFunction(name, [[UTF8], [UTF8, UTF8]], UTF8, (args) => trimChars(args[0] as string, args.length > 1 ? (args[1] as string) : ' ', left, right));
+  return stringFunction(name, [[UTF8], [UTF8, UTF8]], UTF8, (args) =>
+    trimChars(args[0] as string, args.length > 1 ? (args[1] as string) : ' ', left, right),
+  );
 }
 
 /**
@@ -122,7 +137,8 @@ const concat: ScalarFunction = rowwise({
   name: 'concat',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)'], 'Variadic([Utf8])');
+    if (argTypes.length === 0)
+      throw noMatchingSignature('concat', argTypes, [], ['concat(Utf8, ..)'], 'Variadic([Utf8])');
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row(args, _ctx, _type, budget) {
@@ -137,11 +153,13 @@ const concatWs: ScalarFunction = rowwise({
   name: 'concat_ws',
   nullSafe: true,
   bind(argTypes) {
-    if (argTypes.length === 0) throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)'], 'Variadic([Utf8])');
+    if (argTypes.length === 0)
+      throw noMatchingSignature('concat_ws', argTypes, [], ['concat_ws(Utf8, ..)'], 'Variadic([Utf8])');
     return { argTypes: argTypes.map(() => UTF8), returnType: UTF8 };
   },
   row(args, _ctx, _type, budget) {
-    if (args.length < 2) throw internalError(`concat_ws was called with ${args.length} arguments. It requires at least 2.`);
+    if (args.length < 2)
+      throw internalError(`concat_ws was called with ${args.length} arguments. It requires at least 2.`);
     if (args[0] === null) return null;
     const parts = args.slice(1).filter((a) => a !== null) as string[];
     const separator = args[0] as string;
@@ -153,20 +171,33 @@ const concatWs: ScalarFunction = rowwise({
 });
 
 /** substr(s, start[, count]): 1-based, characters; start may be < 1 as in PostgreSQL. */
-const substr = stringFunction('substr', [[UTF8, INT64], [LARGE_UTF8, INT64], [UTF8, INT64, INT64], [LARGE_UTF8, INT64, INT64]], UTF8, (args) => {
-  const s = args[0] as string;
-  const start = Number(args[1] as bigint);
-  let end = Infinity;
-  if (args.length > 2) {
-    const count = Number(args[2] as bigint);
-    if (count < 0) throw executionError(`Datafusion: Execution error: negative substring length not allowed: substr(<str>, ${start}, ${count})`);
-    end = start + count;
-  }
-  const from = Math.max(start, 1);
-  if (end <= from) return '';
-  const a = codePointOffset(s, from - 1);
-  return end === Infinity ? s.slice(a) : s.slice(a, codePointOffset(s, end - from, a));
-});
+const substr = stringFunction(
+  'substr',
+  [
+    [UTF8, INT64],
+    [LARGE_UTF8, INT64],
+    [UTF8, INT64, INT64],
+    [LARGE_UTF8, INT64, INT64],
+  ],
+  UTF8,
+  (args) => {
+    const s = args[0] as string;
+    const start = Number(args[1] as bigint);
+    let end = Infinity;
+    if (args.length > 2) {
+      const count = Number(args[2] as bigint);
+      if (count < 0)
+        throw executionError(
+          `Datafusion: Execution error: negative substring length not allowed: substr(<str>, ${start}, ${count})`,
+        );
+      end = start + count;
+    }
+    const from = Math.max(start, 1);
+    if (end <= from) return '';
+    const a = codePointOffset(s, from - 1);
+    return end === Infinity ? s.slice(a) : s.slice(a, codePointOffset(s, end - from, a));
+  },
+);
 
 const PAIRS = [
   [UTF8, UTF8],
@@ -269,7 +300,9 @@ const translate = stringFunction('translate', [[UTF8, UTF8, UTF8]], UTF8, (args,
   const from = Array.from(args[1] as string);
   const to = Array.from(args[2] as string);
   const map = new Map<string, string>();
-  from.forEach((c, i) => { map.set(c, to[i] ?? ''); });
+  from.forEach((c, i) => {
+    map.set(c, to[i] ?? '');
+  });
   if (map.size === 0 || s === '') return s;
   let grows = false;
   for (const [c, r] of map) if (r.length > c.length) grows = true;
@@ -302,7 +335,8 @@ function integerToString(name: string, f: (v: bigint) => string, typedFromArg = 
     name,
     bind(argTypes) {
       const sig = matchUniform(name, argTypes, 1, [INT64]);
-      if (typedFromArg && argTypes[0]!.id === 'Null') throw internalError(`The ${name} function can only accept integers.`);
+      if (typedFromArg && argTypes[0]!.id === 'Null')
+        throw internalError(`The ${name} function can only accept integers.`);
       return { argTypes: sig, returnType: UTF8 };
     },
     row: (args) => f(args[0] as bigint),
@@ -337,22 +371,46 @@ const uuid: ScalarFunction = {
   },
 };
 
-const repeatFn = stringFunction('repeat', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args, _ctx, _type, budget) => {
-  const s = args[0] as string;
-  const n = s === '' ? 0 : Math.max(0, Number(args[1] as bigint));
-  budget.string(s.length * n);
-  return s.repeat(n);
-});
-const left = stringFunction('left', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args) => {
-  const s = args[0] as string;
-  const k = Number(args[1] as bigint);
-  return s.slice(0, codePointOffset(s, k < 0 ? codePointCount(s) + k : k));
-});
-const right = stringFunction('right', [[UTF8, INT64], [LARGE_UTF8, INT64]], UTF8, (args) => {
-  const s = args[0] as string;
-  const k = Number(args[1] as bigint);
-  return s.slice(codePointOffset(s, k < 0 ? -k : Math.max(0, codePointCount(s) - k)));
-});
+const repeatFn = stringFunction(
+  'repeat',
+  [
+    [UTF8, INT64],
+    [LARGE_UTF8, INT64],
+  ],
+  UTF8,
+  (args, _ctx, _type, budget) => {
+    const s = args[0] as string;
+    const n = s === '' ? 0 : Math.max(0, Number(args[1] as bigint));
+    budget.string(s.length * n);
+    return s.repeat(n);
+  },
+);
+const left = stringFunction(
+  'left',
+  [
+    [UTF8, INT64],
+    [LARGE_UTF8, INT64],
+  ],
+  UTF8,
+  (args) => {
+    const s = args[0] as string;
+    const k = Number(args[1] as bigint);
+    return s.slice(0, codePointOffset(s, k < 0 ? codePointCount(s) + k : k));
+  },
+);
+const right = stringFunction(
+  'right',
+  [
+    [UTF8, INT64],
+    [LARGE_UTF8, INT64],
+  ],
+  UTF8,
+  (args) => {
+    const s = args[0] as string;
+    const k = Number(args[1] as bigint);
+    return s.slice(codePointOffset(s, k < 0 ? -k : Math.max(0, codePointCount(s) - k)));
+  },
+);
 
 /** The characters of `s` in reverse order, walked from the end (no array of them). */
 function reverse(s: string): string {
@@ -386,7 +444,8 @@ function replaceRuns(s: string, re: RegExp, f: (run: string) => string): string 
 const asciiLower = (s: string): string => replaceRuns(s, /[A-Z]+/g, (m) => m.toLowerCase());
 const asciiUpper = (s: string): string => replaceRuns(s, /[a-z]+/g, (m) => m.toUpperCase());
 /** DataFusion 27's initcap: a letter after an ASCII letter or digit is lowered, any other raised (ASCII only). */
-const asciiInitcap = (s: string): string => replaceRuns(s, /[A-Za-z0-9]+/g, (run) => run[0]!.toUpperCase() + run.slice(1).toLowerCase());
+const asciiInitcap = (s: string): string =>
+  replaceRuns(s, /[A-Za-z0-9]+/g, (run) => run[0]!.toUpperCase() + run.slice(1).toLowerCase());
 
 export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   stringUnary('lower', UTF8, asciiLower),
@@ -418,7 +477,9 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   concatWs,
   substr,
   strpos,
-  stringFunction('replace', [[UTF8, UTF8, UTF8]], UTF8, (args, _ctx, _type, budget) => replaceAll(args[0] as string, args[1] as string, args[2] as string, budget)),
+  stringFunction('replace', [[UTF8, UTF8, UTF8]], UTF8, (args, _ctx, _type, budget) =>
+    replaceAll(args[0] as string, args[1] as string, args[2] as string, budget),
+  ),
   translate,
   splitPart,
   repeatFn,
@@ -426,7 +487,8 @@ export const STRING_FUNCTIONS: readonly ScalarFunction[] = [
   right,
   integerToString('chr', (v) => {
     if (v === 0n) throw executionError('Datafusion: Execution error: null character not permitted.');
-    if (v < 0n || v > 0x10ffffn || (v >= 0xd800n && v <= 0xdfffn)) throw executionError('Datafusion: Execution error: requested character too large for encoding.');
+    if (v < 0n || v > 0x10ffffn || (v >= 0xd800n && v <= 0xdfffn))
+      throw executionError('Datafusion: Execution error: requested character too large for encoding.');
     return String.fromCodePoint(Number(v));
   }),
   integerToString('to_hex', (v) => BigInt.asUintN(64, v).toString(16), true),

@@ -3,7 +3,31 @@
 // in nanoseconds with exact integer arithmetic. date_bin floors for instants before the origin
 // (DataFusion 27 puts an exact multiple below the origin one bin too low; that is not copied).
 
-import { addInterval, civilFromDays, type DataType, DATE32, daysFromCivil, FLOAT64, floorDiv, fromNanos, inI64, INT64, INTERVAL, intervalNanos, type IntervalValue, NS_PER_DAY, NS_PER_SECOND, parseTimestampNanos, TIME64, timestamp, timestampParseFailure, type TimeUnit, unitNanos, UTF8, type Vector } from '../types/index.js';
+import {
+  addInterval,
+  civilFromDays,
+  type DataType,
+  DATE32,
+  daysFromCivil,
+  FLOAT64,
+  floorDiv,
+  fromNanos,
+  inI64,
+  INT64,
+  INTERVAL,
+  intervalNanos,
+  type IntervalValue,
+  NS_PER_DAY,
+  NS_PER_SECOND,
+  parseTimestampNanos,
+  TIME64,
+  timestamp,
+  timestampParseFailure,
+  type TimeUnit,
+  unitNanos,
+  UTF8,
+  type Vector,
+} from '../types/index.js';
 import { executionError, planError } from '../errors.js';
 import { PhysicalPlanError, type BoundSignature, type EvalContext, type ScalarFunction } from './function-types.js';
 import { expectArgs, matchSignature, noMatchingSignature, rowwise } from './signature.js';
@@ -29,7 +53,8 @@ export function binNanos(ns: bigint, stride: IntervalValue, originNs: bigint): b
   // A negative stride truncates toward the origin, as DataFusion 27's compute_distance does.
   if (fixed !== undefined && fixed < 0n) return originNs + ((ns - originNs) / fixed) * fixed;
   if (fixed !== undefined) return originNs + floorDiv(ns - originNs, fixed) * fixed;
-  if (stride.days !== 0 || stride.nanos !== 0n) throw executionError('DATE_BIN stride does not support combination of month, day and nanosecond intervals');
+  if (stride.days !== 0 || stride.nanos !== 0n)
+    throw executionError('DATE_BIN stride does not support combination of month, day and nanosecond intervals');
   // Months: count calendar months from the origin.
   const [oy, om] = civilFromDays(Number(floorDiv(originNs, NS_PER_DAY)));
   const [y, m] = civilFromDays(Number(floorDiv(ns, NS_PER_DAY)));
@@ -48,7 +73,12 @@ function checkStride(stride: IntervalValue): void {
 const DATE_BIN_CANDIDATES = (['Nanosecond', 'Microsecond', 'Millisecond', 'Second'] as const).flatMap((u) => {
   const t = `Timestamp(${u}, None)`;
   const n = 'Timestamp(Nanosecond, None)';
-  return [`date_bin(Interval(MonthDayNano), ${t}, ${n})`, `date_bin(Interval(DayTime), ${t}, ${n})`, `date_bin(Interval(MonthDayNano), ${t})`, `date_bin(Interval(DayTime), ${t})`];
+  return [
+    `date_bin(Interval(MonthDayNano), ${t}, ${n})`,
+    `date_bin(Interval(DayTime), ${t}, ${n})`,
+    `date_bin(Interval(MonthDayNano), ${t})`,
+    `date_bin(Interval(DayTime), ${t})`,
+  ];
 });
 
 const dateBin: ScalarFunction = {
@@ -60,7 +90,10 @@ const dateBin: ScalarFunction = {
     const ts = timestamp(unit);
     let sig: readonly DataType[];
     try {
-      sig = matchSignature('date_bin', argTypes, [[INTERVAL, ts], [INTERVAL, ts, ts]]);
+      sig = matchSignature('date_bin', argTypes, [
+        [INTERVAL, ts],
+        [INTERVAL, ts, ts],
+      ]);
     } catch {
       throw noMatchingSignature('date_bin', argTypes, [], DATE_BIN_CANDIDATES);
     }
@@ -74,7 +107,9 @@ const dateBin: ScalarFunction = {
     const out = new BigInt64Array(n);
     let validity: Uint8Array | undefined;
     for (let i = 0; i < n; i++) {
-      const ok = [strideV, args[1]!, ...(args[2] ? [args[2]] : [])].every((a) => a.type.id !== 'Null' && (a.validity === undefined || a.validity[i] === 1));
+      const ok = [strideV, args[1]!, ...(args[2] ? [args[2]] : [])].every(
+        (a) => a.type.id !== 'Null' && (a.validity === undefined || a.validity[i] === 1),
+      );
       if (!ok) {
         (validity ??= new Uint8Array(n).fill(1))[i] = 0;
         continue;
@@ -88,7 +123,18 @@ const dateBin: ScalarFunction = {
   },
 };
 
-const TRUNC_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'];
+const TRUNC_UNITS = [
+  'year',
+  'quarter',
+  'month',
+  'week',
+  'day',
+  'hour',
+  'minute',
+  'second',
+  'millisecond',
+  'microsecond',
+];
 
 /** date_trunc of one instant in nanoseconds. */
 export function truncNanos(ns: bigint, granularity: string): bigint {
@@ -143,7 +189,10 @@ const dateTrunc: ScalarFunction = {
         continue;
       }
       const granularity = (g.values as string[])[i]!.toLowerCase();
-      if (!TRUNC_UNITS.includes(granularity)) throw executionError(`Datafusion: Execution error: Unsupported date_trunc granularity: ${(g.values as string[])[i]}`);
+      if (!TRUNC_UNITS.includes(granularity))
+        throw executionError(
+          `Datafusion: Execution error: Unsupported date_trunc granularity: ${(g.values as string[])[i]}`,
+        );
       out[i] = fromNanos(truncNanos((src.values as BigInt64Array)[i]! * per, granularity), unit);
     }
     return { type: returnType, length: n, values: out, validity };
@@ -268,7 +317,8 @@ function toTimestamp(name: string, unit: TimeUnit): ScalarFunction {
       const v = args[0]!;
       if (typeof v === 'string') {
         const ns = parseTimestampNanos(v);
-        if (ns === undefined) throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
+        if (ns === undefined)
+          throw executionError(`Arrow: Parser error: Error parsing timestamp from '${v}': ${timestampParseFailure(v)}`);
         return fromNanos(ns, unit);
       }
       return v as bigint;

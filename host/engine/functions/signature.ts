@@ -2,7 +2,20 @@
 // order, coercing arguments implicitly where that loses nothing (integers to DOUBLE, strings to
 // TIMESTAMP, NULL to anything); when none fits, the error lists the candidates.
 
-import { type DataType, FLOAT64, getValue, INT64, isValid, type Scalar, typeEquals, typeName, UINT64, UTF8, type Vector, vectorFrom } from '../types/index.js';
+import {
+  type DataType,
+  FLOAT64,
+  getValue,
+  INT64,
+  isValid,
+  type Scalar,
+  typeEquals,
+  typeName,
+  UINT64,
+  UTF8,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import type { BoundSignature, EvalContext, ScalarFunction } from './function-types.js';
@@ -78,7 +91,9 @@ export function noMatchingSignature(
     const inner = text.slice(text.indexOf('(') + 1, -1);
     return inner === '' ? [] : inner.split(/, (?![^(]*\))/);
   };
-  const debug = signatureDebug ?? exactDebug(shownCandidates !== undefined ? shownCandidates.map(argsOf) : candidates.map((c) => c.map(typeName)));
+  const debug =
+    signatureDebug ??
+    exactDebug(shownCandidates !== undefined ? shownCandidates.map(argsOf) : candidates.map((c) => c.map(typeName)));
   return new SignatureMismatch(
     `No function matches the given name and argument types '${shown(argTypes)}'. You might need to add explicit type casts.\n\tCandidate functions:\n\t${(shownCandidates ?? candidates.map(shown)).join('\n\t')}`,
     `Coercion from [${argTypes.map(typeName).join(', ')}] to the signature ${debug} failed.`,
@@ -90,7 +105,12 @@ export function noMatchingSignature(
  * a Float32 argument keeps the Float32 candidate even when a Float64 one comes first), or the
  * no-match error.
  */
-export function matchSignature(name: string, argTypes: readonly DataType[], candidates: readonly (readonly DataType[])[], signatureDebug?: string): readonly DataType[] {
+export function matchSignature(
+  name: string,
+  argTypes: readonly DataType[],
+  candidates: readonly (readonly DataType[])[],
+  signatureDebug?: string,
+): readonly DataType[] {
   const exact = candidates.find((c) => c.length === argTypes.length && c.every((t, i) => typeEquals(t, argTypes[i]!)));
   if (exact !== undefined) return exact;
   for (const c of candidates) {
@@ -103,12 +123,24 @@ export function matchSignature(name: string, argTypes: readonly DataType[], cand
  * DataFusion's uniform signature: `arity` arguments, all of one of `types` (tried in order);
  * the candidate is shown as `name(Float64/Float32)`.
  */
-export function matchUniform(name: string, argTypes: readonly DataType[], arity: number, types: readonly DataType[], shownTypes: readonly string[] = types.map(typeName)): readonly DataType[] {
+export function matchUniform(
+  name: string,
+  argTypes: readonly DataType[],
+  arity: number,
+  types: readonly DataType[],
+  shownTypes: readonly string[] = types.map(typeName),
+): readonly DataType[] {
   if (argTypes.length === arity) {
     for (const t of types) if (argTypes.every((a) => typeEquals(a, t))) return argTypes.map(() => t);
     for (const t of types) if (argTypes.every((a) => canCoerceArg(a, t))) return argTypes.map(() => t);
   }
-  throw noMatchingSignature(name, argTypes, [], [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`], `Uniform(${arity}, [${shownTypes.join(', ')}])`);
+  throw noMatchingSignature(
+    name,
+    argTypes,
+    [],
+    [`${name}(${Array.from({ length: arity }, () => shownTypes.join('/')).join(', ')})`],
+    `Uniform(${arity}, [${shownTypes.join(', ')}])`,
+  );
 }
 
 /** DataFusion's math signature: one DOUBLE argument (integers are cast). */
@@ -116,7 +148,8 @@ export const NUMERIC_UNARY = [[FLOAT64]] as const;
 /** How DataFusion shows the math functions' uniform signature (it also accepts Float32). */
 export const MATH_TYPES_SHOWN = ['Float64', 'Float32'];
 
-export const isNumericType = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
+export const isNumericType = (t: DataType): boolean =>
+  t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
 
 export interface RowwiseSpec {
   name: string;
@@ -175,7 +208,9 @@ export function rowwise(spec: RowwiseSpec): ScalarFunction {
  */
 export function expectAggregateArity(debugName: string, argTypes: readonly DataType[], min: number, max = min): void {
   if (argTypes.length < min || argTypes.length > max) {
-    throw planError(`The function ${debugName} expects ${min === max ? min : `${min} to ${max}`} arguments, but ${argTypes.length} were provided`);
+    throw planError(
+      `The function ${debugName} expects ${min === max ? min : `${min} to ${max}`} arguments, but ${argTypes.length} were provided`,
+    );
   }
 }
 

@@ -105,7 +105,8 @@ class CoMomentsAccumulator implements GroupsAccumulator {
     const m2X = (this.#m2X = grow(this.#m2X, numGroups));
     const m2Y = (this.#m2Y = grow(this.#m2Y, numGroups));
     const c = (this.#c = grow(this.#c, numGroups));
-    const second = args[1]!.type.id === 'Float64' || args[1]!.type.id === 'Null' ? args[1]! : castVector(args[1]!, FLOAT64, true);
+    const second =
+      args[1]!.type.id === 'Float64' || args[1]!.type.id === 'Null' ? args[1]! : castVector(args[1]!, FLOAT64, true);
     const mask = validRows([args[0]!, second], n);
     const ys = args[0]!.values as Float64Array;
     const xs = second.values as Float64Array;
@@ -144,8 +145,19 @@ class CoMomentsAccumulator implements GroupsAccumulator {
       );
     }
     const validity = Uint8Array.from(values, (v) => (v === null ? 0 : 1));
-    if (this.#type.id === 'UInt64') return { type: UINT64, length: numGroups, values: BigUint64Array.from(values, (v) => (v === null ? 0n : BigInt(v))), validity };
-    return { type: FLOAT64, length: numGroups, values: Float64Array.from(values, (v) => (v === null ? 0 : Number(v))), validity };
+    if (this.#type.id === 'UInt64')
+      return {
+        type: UINT64,
+        length: numGroups,
+        values: BigUint64Array.from(values, (v) => (v === null ? 0n : BigInt(v))),
+        validity,
+      };
+    return {
+      type: FLOAT64,
+      length: numGroups,
+      values: Float64Array.from(values, (v) => (v === null ? 0 : Number(v))),
+      validity,
+    };
   }
 
   sizeBytes(): number {
@@ -162,7 +174,12 @@ interface CoMoments {
   c: number;
 }
 
-function moments(name: string, displayName: string, debugName: string, result: (count: number, m2: number) => number | null): AggregateFunction {
+function moments(
+  name: string,
+  displayName: string,
+  debugName: string,
+  result: (count: number, m2: number) => number | null,
+): AggregateFunction {
   return {
     kind: 'aggregate',
     name,
@@ -180,7 +197,14 @@ function moments(name: string, displayName: string, debugName: string, result: (
  * the accumulator, which casts them to DOUBLE as arrow's cast does (a string that is not a number
  * is NULL: covar(f, 'text') is NULL); regr_* check both.
  */
-function coMoments(name: string, displayName: string, debugName: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64, firstOnly = false): AggregateFunction {
+function coMoments(
+  name: string,
+  displayName: string,
+  debugName: string,
+  result: (s: CoMoments) => number | bigint | null,
+  returnType: DataType = FLOAT64,
+  firstOnly = false,
+): AggregateFunction {
   return {
     kind: 'aggregate',
     name,
@@ -194,7 +218,8 @@ function coMoments(name: string, displayName: string, debugName: string, result:
       if (!isNumeric(argTypes[0]!)) throw unsupportedInput(debugName, argTypes[0]!);
       const second = argTypes[1]!;
       if (isNumeric(second)) return { argTypes: [FLOAT64, FLOAT64], returnType };
-      if (second.id === 'Utf8' || second.id === 'Boolean' || second.id === 'Null') return { argTypes: [FLOAT64, second], returnType };
+      if (second.id === 'Utf8' || second.id === 'Boolean' || second.id === 'Null')
+        return { argTypes: [FLOAT64, second], returnType };
       throw unsupportedInput(debugName, second);
     },
     createAccumulator: () => new CoMomentsAccumulator(returnType, result),
@@ -202,15 +227,27 @@ function coMoments(name: string, displayName: string, debugName: string, result:
 }
 
 const sampleVariance = (count: number, m2: number): number | null => (count <= 1 ? null : m2 / (count - 1));
-const populationVariance = (count: number, m2: number): number | null => (count === 0 ? null : count === 1 ? 0 : m2 / count);
+const populationVariance = (count: number, m2: number): number | null =>
+  count === 0 ? null : count === 1 ? 0 : m2 / count;
 const sqrtOrNull = (v: number | null): number | null => (v === null ? null : Math.sqrt(v));
 
 const variance = moments('var', 'VARIANCE', 'Variance', sampleVariance);
 const stddev = moments('stddev', 'STDDEV', 'Stddev', (c, m) => sqrtOrNull(sampleVariance(c, m)));
-const covariance = coMoments('covar', 'COVARIANCE', 'Covariance', (s) => (s.count <= 1 ? null : s.c / (s.count - 1)), FLOAT64, true);
+const covariance = coMoments(
+  'covar',
+  'COVARIANCE',
+  'Covariance',
+  (s) => (s.count <= 1 ? null : s.c / (s.count - 1)),
+  FLOAT64,
+  true,
+);
 
 /** regr_*: y is the first argument. Undefined where the slope is (fewer than 2 rows, constant x). */
-function regr(suffix: string, result: (s: CoMoments) => number | bigint | null, returnType: DataType = FLOAT64): AggregateFunction {
+function regr(
+  suffix: string,
+  result: (s: CoMoments) => number | bigint | null,
+  returnType: DataType = FLOAT64,
+): AggregateFunction {
   const camel = suffix.replace(/^./, (c) => c.toUpperCase());
   return coMoments(`regr_${suffix}`, `REGR_${suffix.toUpperCase()}`, `Regr${camel}`, result, returnType);
 }
@@ -225,14 +262,28 @@ export const STATISTICAL_AGGREGATES: readonly AggregateFunction[] = [
   moments('stddev_pop', 'STDDEV_POP', 'StddevPop', (c, m) => sqrtOrNull(populationVariance(c, m))),
   covariance,
   { ...covariance, name: 'covar_samp' },
-  coMoments('covar_pop', 'COVARIANCE_POP', 'CovariancePop', (s) => (s.count === 0 ? null : s.c / s.count), FLOAT64, true),
-  coMoments('corr', 'CORRELATION', 'Correlation', (s) => {
-    if (s.count === 0) return null;
-    const sx = Math.sqrt(s.count === 1 ? 0 : s.m2X / s.count);
-    const sy = Math.sqrt(s.count === 1 ? 0 : s.m2Y / s.count);
-    const cov = s.c / s.count;
-    return sx === 0 || sy === 0 ? 0 : cov / sx / sy;
-  }, FLOAT64, true),
+  coMoments(
+    'covar_pop',
+    'COVARIANCE_POP',
+    'CovariancePop',
+    (s) => (s.count === 0 ? null : s.c / s.count),
+    FLOAT64,
+    true,
+  ),
+  coMoments(
+    'corr',
+    'CORRELATION',
+    'Correlation',
+    (s) => {
+      if (s.count === 0) return null;
+      const sx = Math.sqrt(s.count === 1 ? 0 : s.m2X / s.count);
+      const sy = Math.sqrt(s.count === 1 ? 0 : s.m2Y / s.count);
+      const cov = s.c / s.count;
+      return sx === 0 || sy === 0 ? 0 : cov / sx / sy;
+    },
+    FLOAT64,
+    true,
+  ),
   regr('slope', slope),
   regr('intercept', (s) => {
     const b = slope(s);

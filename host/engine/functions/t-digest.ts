@@ -49,7 +49,8 @@ export class TDigest {
     let c = 0;
     let v = 0;
     while (c < this.centroids.length || v < sorted.length) {
-      if (c < this.centroids.length && (v >= sorted.length || this.centroids[c]!.mean < sorted[v]!)) stream.push({ ...this.centroids[c++]! });
+      if (c < this.centroids.length && (v >= sorted.length || this.centroids[c]!.mean < sorted[v]!))
+        stream.push({ ...this.centroids[c++]! });
       else stream.push({ mean: sorted[v++]!, weight: 1 });
     }
     return new TDigest(this.maxSize, compress(stream, count, this.maxSize, 2), count, min, max);

@@ -4,7 +4,23 @@
 // planning that it is the right struct, failing as CnosDB's analyzer does ("Expected GaugeData,
 // got Int64(NULL)"). A NULL struct (a group without points) gives NULL.
 
-import { addInterval, type DataType, FLOAT64, getValue, INTERVAL, type IntervalValue, isValid, literalName, type Scalar, timestamp, type TimeUnit, typeName, unitNanos, type Vector, vectorFrom } from '../types/index.js';
+import {
+  addInterval,
+  type DataType,
+  FLOAT64,
+  getValue,
+  INTERVAL,
+  type IntervalValue,
+  isValid,
+  literalName,
+  type Scalar,
+  timestamp,
+  type TimeUnit,
+  typeName,
+  unitNanos,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
@@ -36,12 +52,17 @@ function gaugeUnit(t: DataType): TimeUnit {
 }
 
 /** An accessor of gauge_agg's struct: `read` gives the value (or null) of one gauge. */
-function gaugeAccessor(name: string, returnType: (unit: TimeUnit) => DataType, read: (g: GaugeData, unit: TimeUnit) => Scalar): ScalarFunction {
+function gaugeAccessor(
+  name: string,
+  returnType: (unit: TimeUnit) => DataType,
+  read: (g: GaugeData, unit: TimeUnit) => Scalar,
+): ScalarFunction {
   return {
     kind: 'scalar',
     name,
     bind(argTypes): BoundSignature {
-      if (argTypes.length !== 1) throw planError(`The function "${name}" expects 1 arguments, but ${argTypes.length} were provided`);
+      if (argTypes.length !== 1)
+        throw planError(`The function "${name}" expects 1 arguments, but ${argTypes.length} were provided`);
       const t = argTypes[0]!;
       if (!isStructWith(t, GAUGE_FIELDS)) throw analyzeError(`Expected GaugeData, got ${literalName(null, t)}`);
       return { argTypes, returnType: returnType(gaugeUnit(t)) };
@@ -49,8 +70,13 @@ function gaugeAccessor(name: string, returnType: (unit: TimeUnit) => DataType, r
     evaluate(args: readonly Vector[], n: number, _ctx, type: DataType): Vector {
       const unit = gaugeUnit(args[0]!.type);
       const out: Scalar[] = [];
-      for (let i = 0; i < n; i++) out.push(isValid(args[0]!, i) ? read(getValue(args[0]!, i) as unknown as GaugeData, unit) : null);
-      return vectorFrom(type, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+      for (let i = 0; i < n; i++)
+        out.push(isValid(args[0]!, i) ? read(getValue(args[0]!, i) as unknown as GaugeData, unit) : null);
+      return vectorFrom(
+        type,
+        out,
+        Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+      );
     },
   };
 }
@@ -63,7 +89,11 @@ const difference = (a: number, b: number): number | null => {
 
 export const GAUGE_ACCESSORS: readonly ScalarFunction[] = [
   gaugeAccessor('delta', double, (g) => difference(g.last.val, g.first.val)),
-  gaugeAccessor('time_delta', () => INTERVAL, (g, unit) => instantDiff(g.last.ts * unitNanos(unit), g.first.ts * unitNanos(unit))),
+  gaugeAccessor(
+    'time_delta',
+    () => INTERVAL,
+    (g, unit) => instantDiff(g.last.ts * unitNanos(unit), g.first.ts * unitNanos(unit)),
+  ),
   gaugeAccessor('rate', double, (g) => {
     // Per unit of the time column (per nanosecond for a nanosecond table), as CnosDB divides.
     const dt = g.last.ts - g.first.ts;
@@ -75,8 +105,16 @@ export const GAUGE_ACCESSORS: readonly ScalarFunction[] = [
   gaugeAccessor('idelta_right', double, (g) => difference(g.last.val, g.penultimate.val)),
   gaugeAccessor('first_val', double, (g) => g.first.val),
   gaugeAccessor('last_val', double, (g) => g.last.val),
-  gaugeAccessor('first_time', (unit) => timestamp(unit), (g) => g.first.ts),
-  gaugeAccessor('last_time', (unit) => timestamp(unit), (g) => g.last.ts),
+  gaugeAccessor(
+    'first_time',
+    (unit) => timestamp(unit),
+    (g) => g.first.ts,
+  ),
+  gaugeAccessor(
+    'last_time',
+    (unit) => timestamp(unit),
+    (g) => g.last.ts,
+  ),
 ];
 
 // ------------------------------------------------------------------------------------------
@@ -91,11 +129,15 @@ function stateShape(t: DataType): { unit: TimeUnit; state: DataType } | undefine
   if (!isStructWith(t, STATE_FIELDS)) return undefined;
   const periods = t.fields[1]!.type as Extract<DataType, { id: 'List' }>;
   const entry = periods.item as Extract<DataType, { id: 'Struct' }>;
-  const period = (entry.fields[1]!.type as Extract<DataType, { id: 'List' }>).item as Extract<DataType, { id: 'Struct' }>;
+  const period = (entry.fields[1]!.type as Extract<DataType, { id: 'List' }>).item as Extract<
+    DataType,
+    { id: 'Struct' }
+  >;
   return { unit: (period.fields[0]!.type as { unit: TimeUnit }).unit, state: entry.fields[0]!.type };
 }
 
-const sameState = (a: Scalar, b: Scalar): boolean => a === b || (typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
+const sameState = (a: Scalar, b: Scalar): boolean =>
+  a === b || (typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
 const ZERO: IntervalValue = { months: 0, days: 0, nanos: 0n };
 const isCompact = (s: StateAggData): boolean => s.state_periods.length === 0 && s.state_duration.length > 0;
 
@@ -103,11 +145,15 @@ const durationIn: ScalarFunction = {
   kind: 'scalar',
   name: 'duration_in',
   bind(argTypes): BoundSignature {
-    if (argTypes.length < 2 || argTypes.length > 4) throw planError(`The function "duration_in" expects 2 to 4 arguments, but ${argTypes.length} were provided`);
+    if (argTypes.length < 2 || argTypes.length > 4)
+      throw planError(`The function "duration_in" expects 2 to 4 arguments, but ${argTypes.length} were provided`);
     const shape = stateShape(argTypes[0]!);
-    if (shape === undefined) throw new UserError('sqlExecute', 'Datafusion: Execution error: Get duration_in ReturnTypeFunction error');
-    if (argTypes.length >= 3 && argTypes[2]!.id !== 'Timestamp' && argTypes[2]!.id !== 'Utf8') throw analyzeError(`Expect Timestamp type, but found ${typeName(argTypes[2]!)} type.`);
-    if (argTypes.length === 4 && argTypes[3]!.id !== 'Interval' && argTypes[3]!.id !== 'Utf8') throw analyzeError(`Expect Interval type, but found ${typeName(argTypes[3]!)} type.`);
+    if (shape === undefined)
+      throw new UserError('sqlExecute', 'Datafusion: Execution error: Get duration_in ReturnTypeFunction error');
+    if (argTypes.length >= 3 && argTypes[2]!.id !== 'Timestamp' && argTypes[2]!.id !== 'Utf8')
+      throw analyzeError(`Expect Timestamp type, but found ${typeName(argTypes[2]!)} type.`);
+    if (argTypes.length === 4 && argTypes[3]!.id !== 'Interval' && argTypes[3]!.id !== 'Utf8')
+      throw analyzeError(`Expect Interval type, but found ${typeName(argTypes[3]!)} type.`);
     const types: DataType[] = [argTypes[0]!, shape.state];
     if (argTypes.length >= 3) types.push(timestamp('Nanosecond'));
     if (argTypes.length === 4) types.push(INTERVAL);
@@ -129,7 +175,9 @@ const durationIn: ScalarFunction = {
         continue;
       }
       if (isCompact(agg)) {
-        throw analyzeError(`duration_in(state_agg, state, start_time${args.length === 4 ? ', interval' : ''}) doesn't support compact_agg`);
+        throw analyzeError(
+          `duration_in(state_agg, state, start_time${args.length === 4 ? ', interval' : ''}) doesn't support compact_agg`,
+        );
       }
       const start = getValue(args[2]!, i) as bigint | null;
       const interval = args.length === 4 ? (getValue(args[3]!, i) as IntervalValue | null) : null;
@@ -152,7 +200,11 @@ const durationIn: ScalarFunction = {
       }
       out.push({ months: 0, days, nanos });
     }
-    return vectorFrom(INTERVAL, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      INTERVAL,
+      out,
+      Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+    );
   },
 };
 
@@ -160,10 +212,12 @@ const stateAt: ScalarFunction = {
   kind: 'scalar',
   name: 'state_at',
   bind(argTypes): BoundSignature {
-    if (argTypes.length !== 2) throw planError(`The function "state_at" expects 2 arguments, but ${argTypes.length} were provided`);
+    if (argTypes.length !== 2)
+      throw planError(`The function "state_at" expects 2 arguments, but ${argTypes.length} were provided`);
     const shape = stateShape(argTypes[0]!);
     if (shape === undefined) throw analyzeError(`Expected StateAggData, got ${literalName(null, argTypes[0]!)}`);
-    if (argTypes[1]!.id !== 'Timestamp' && argTypes[1]!.id !== 'Utf8' && argTypes[1]!.id !== 'Null') throw analyzeError(`Expect Timestamp type, but found ${typeName(argTypes[1]!)} type.`);
+    if (argTypes[1]!.id !== 'Timestamp' && argTypes[1]!.id !== 'Utf8' && argTypes[1]!.id !== 'Null')
+      throw analyzeError(`Expect Timestamp type, but found ${typeName(argTypes[1]!)} type.`);
     return { argTypes: [argTypes[0]!, timestamp('Nanosecond')], returnType: shape.state };
   },
   evaluate(args: readonly Vector[], n: number, _ctx, type: DataType): Vector {
@@ -176,12 +230,19 @@ const stateAt: ScalarFunction = {
         continue;
       }
       const agg = getValue(args[0]!, i) as unknown as StateAggData;
-      if (isCompact(agg)) throw analyzeError("duration_in(state_agg, state, start_time, interval) doesn't support compact_agg");
+      if (isCompact(agg))
+        throw analyzeError("duration_in(state_agg, state, start_time, interval) doesn't support compact_agg");
       const at = getValue(args[1]!, i) as bigint;
-      const hit = agg.state_periods.find((e) => e.periods.some((p) => p.start_time * per <= at && at < p.end_time * per));
+      const hit = agg.state_periods.find((e) =>
+        e.periods.some((p) => p.start_time * per <= at && at < p.end_time * per),
+      );
       out.push(hit === undefined ? null : hit.state);
     }
-    return vectorFrom(type, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+    return vectorFrom(
+      type,
+      out,
+      Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+    );
   },
 };
 

@@ -8,7 +8,17 @@
 // here (CnosDB needs it for increase). Signatures follow CnosDB's: a timestamp of any unit
 // (a string is read as a nanosecond timestamp) and a value whose types each function lists.
 
-import { type DataType, FLOAT64, type IntervalValue, type Scalar, timestamp, type TimeUnit, typeName, UINT64, unitNanos } from '../types/index.js';
+import {
+  type DataType,
+  FLOAT64,
+  type IntervalValue,
+  type Scalar,
+  timestamp,
+  type TimeUnit,
+  typeName,
+  UINT64,
+  unitNanos,
+} from '../types/index.js';
 import { planError } from '../errors.js';
 import { CollectingAccumulator } from './collecting-accumulator.js';
 import { dataQualityRatio, type DataQualityKind } from './data-quality.js';
@@ -27,7 +37,8 @@ export function timeArg(t: DataType): DataType | undefined {
 }
 
 export function arity(name: string, argTypes: readonly DataType[], n: number): void {
-  if (argTypes.length !== n) throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
+  if (argTypes.length !== n)
+    throw planError(`The function "${name}" does not accept ${argTypes.length} function arguments.`);
 }
 
 function candidates(name: string, values: readonly string[], argTypes: readonly DataType[]): Error {
@@ -62,7 +73,8 @@ const increase: AggregateFunction = {
     arity('increase', argTypes, 2);
     const time = timeArg(argTypes[0]!);
     const v = argTypes[1]!;
-    if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64')) throw candidates('increase', NUMERIC_NAMES, argTypes);
+    if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64'))
+      throw candidates('increase', NUMERIC_NAMES, argTypes);
     return { argTypes: [time, v], returnType: v };
   },
   createAccumulator(sig): GroupsAccumulator {
@@ -116,7 +128,8 @@ const gaugeAgg: AggregateFunction = {
     arity('gauge_agg', argTypes, 2);
     const time = timeArg(argTypes[0]!);
     const v = argTypes[1]!;
-    if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64' && v.id !== 'Null')) throw candidates('gauge_agg', ['Float64'], argTypes);
+    if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64' && v.id !== 'Null'))
+      throw candidates('gauge_agg', ['Float64'], argTypes);
     const unit = (time as { unit: TimeUnit }).unit;
     return { argTypes: [time, FLOAT64], returnType: gaugeType(unit) };
   },
@@ -156,12 +169,30 @@ export function stateAggType(unit: TimeUnit, state: DataType): DataType {
     fields: [
       {
         name: 'state_duration',
-        type: { id: 'List', item: { id: 'Struct', fields: [{ name: 'state', type: state, nullable: true }, { name: 'duration', type: { id: 'Interval' }, nullable: true }] } },
+        type: {
+          id: 'List',
+          item: {
+            id: 'Struct',
+            fields: [
+              { name: 'state', type: state, nullable: true },
+              { name: 'duration', type: { id: 'Interval' }, nullable: true },
+            ],
+          },
+        },
         nullable: true,
       },
       {
         name: 'state_periods',
-        type: { id: 'List', item: { id: 'Struct', fields: [{ name: 'state', type: state, nullable: true }, { name: 'periods', type: { id: 'List', item: period }, nullable: true }] } },
+        type: {
+          id: 'List',
+          item: {
+            id: 'Struct',
+            fields: [
+              { name: 'state', type: state, nullable: true },
+              { name: 'periods', type: { id: 'List', item: period }, nullable: true },
+            ],
+          },
+        },
         nullable: true,
       },
     ],
@@ -179,7 +210,8 @@ function stateAgg(name: 'state_agg' | 'compact_state_agg'): AggregateFunction {
       arity(name, argTypes, 2);
       const time = timeArg(argTypes[0]!);
       const state = argTypes[1]!;
-      if (time === undefined || state.id === 'Struct' || state.id === 'List' || state.id === 'Interval') throw noMatchingSignature(name, argTypes, []);
+      if (time === undefined || state.id === 'Struct' || state.id === 'List' || state.id === 'Interval')
+        throw noMatchingSignature(name, argTypes, []);
       const unit = (time as { unit: TimeUnit }).unit;
       return { argTypes: [time, state], returnType: stateAggType(unit, state) };
     },
@@ -212,7 +244,9 @@ function stateAgg(name: 'state_agg' | 'compact_state_agg'): AggregateFunction {
         const list = [...entries.values()];
         return {
           state_duration: list.map((e) => ({ state: e.state, duration: { months: 0, days: e.days, nanos: e.nanos } })),
-          state_periods: compact ? [] : list.filter((e) => e.periods.length > 0).map((e) => ({ state: e.state, periods: e.periods })),
+          state_periods: compact
+            ? []
+            : list.filter((e) => e.periods.length > 0).map((e) => ({ state: e.state, periods: e.periods })),
         };
       });
     },
@@ -231,7 +265,8 @@ function dataQuality(name: DataQualityKind): AggregateFunction {
       arity(name, argTypes, 2);
       const time = timeArg(argTypes[0]!);
       const v = argTypes[1]!;
-      if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64')) throw candidates(name, ['Int64', 'Float64'], argTypes);
+      if (time === undefined || (v.id !== 'Int64' && v.id !== 'UInt64' && v.id !== 'Float64'))
+        throw candidates(name, ['Int64', 'Float64'], argTypes);
       return { argTypes: [time, v], returnType: FLOAT64 };
     },
     createAccumulator(sig): GroupsAccumulator {

@@ -5,7 +5,19 @@
 // least 1 ms and at most 365 days, the slide no larger than the window; origin defaults to
 // 1970-01-01T00:00:00Z.
 
-import { type DataType, floorDiv, intervalNanos, type IntervalValue, parseInterval, parseTimestampNanos, type Scalar, timestamp, type TimeUnit, unitNanos, type Vector } from '../types/index.js';
+import {
+  type DataType,
+  floorDiv,
+  intervalNanos,
+  type IntervalValue,
+  parseInterval,
+  parseTimestampNanos,
+  type Scalar,
+  timestamp,
+  type TimeUnit,
+  unitNanos,
+  type Vector,
+} from '../types/index.js';
 import { bug, UserError } from '../../core/errors.js';
 import { planError } from '../errors.js';
 import type { BoundSignature, ScalarFunction } from './function-types.js';
@@ -34,23 +46,35 @@ function durationOf(v: Scalar | undefined, type: DataType, what: string): bigint
   if (type.id === 'Interval' && v !== undefined && v !== null) iv = v as IntervalValue;
   else if (type.id === 'Utf8' && typeof v === 'string') iv = parseInterval(v);
   const ns = iv === undefined ? undefined : intervalNanos(iv);
-  if (ns === undefined) throw planError(`Invalid time_window parameter: the ${what} must be a constant interval or duration text without months`);
-  if (ns < MIN_NS || ns > MAX_NS) throw planError(`Invalid time_window parameter: the ${what} must be between 1ms and 365d`);
+  if (ns === undefined)
+    throw planError(
+      `Invalid time_window parameter: the ${what} must be a constant interval or duration text without months`,
+    );
+  if (ns < MIN_NS || ns > MAX_NS)
+    throw planError(`Invalid time_window parameter: the ${what} must be between 1ms and 365d`);
   return ns;
 }
 
 /** Checks the arguments of a time_window call (types and constant values). */
 export function windowParams(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[]): WindowParams {
-  if (argTypes.length < 2 || argTypes.length > 4) throw planError(`The function time_window expects 2 to 4 arguments, but ${argTypes.length} were provided`);
-  if (argTypes[0]!.id !== 'Timestamp') throw planError(`The first argument of time_window must be a timestamp, got ${argTypes[0]!.id}`);
+  if (argTypes.length < 2 || argTypes.length > 4)
+    throw planError(`The function time_window expects 2 to 4 arguments, but ${argTypes.length} were provided`);
+  if (argTypes[0]!.id !== 'Timestamp')
+    throw planError(`The first argument of time_window must be a timestamp, got ${argTypes[0]!.id}`);
   const windowNs = durationOf(constants[1], argTypes[1]!, 'window');
   const slideNs = argTypes.length > 2 ? durationOf(constants[2], argTypes[2]!, 'slide') : windowNs;
-  if (slideNs > windowNs) throw planError('Invalid time_window parameter: the slide must not be larger than the window');
+  if (slideNs > windowNs)
+    throw planError('Invalid time_window parameter: the slide must not be larger than the window');
   let originNs = 0n;
   if (argTypes.length > 3) {
     const o = constants[3];
     const t = argTypes[3]!;
-    const parsed = t.id === 'Utf8' && typeof o === 'string' ? parseTimestampNanos(o) : t.id === 'Timestamp' && typeof o === 'bigint' ? o * unitNanos(t.unit) : undefined;
+    const parsed =
+      t.id === 'Utf8' && typeof o === 'string'
+        ? parseTimestampNanos(o)
+        : t.id === 'Timestamp' && typeof o === 'bigint'
+          ? o * unitNanos(t.unit)
+          : undefined;
     if (parsed === undefined) throw planError('Invalid time_window parameter: the origin must be a constant timestamp');
     originNs = parsed;
   }
@@ -71,8 +95,15 @@ export const TIME_WINDOW: ScalarFunction = {
     const t = args[0]!;
     const unit = (t.type as { unit: TimeUnit }).unit;
     const per = unitNanos(unit);
-    const constants = args.map((a) => (a.length > 0 && (a.validity === undefined || a.validity[0] === 1) && a.values !== null ? (a.values as ArrayLike<Scalar>)[0] : undefined));
-    const p = windowParams(args.map((a) => a.type), constants);
+    const constants = args.map((a) =>
+      a.length > 0 && (a.validity === undefined || a.validity[0] === 1) && a.values !== null
+        ? (a.values as ArrayLike<Scalar>)[0]
+        : undefined,
+    );
+    const p = windowParams(
+      args.map((a) => a.type),
+      constants,
+    );
     const src = t.values as BigInt64Array;
     const start = new BigInt64Array(n);
     const end = new BigInt64Array(n);
@@ -103,7 +134,8 @@ function fillMarker(name: string): ScalarFunction {
     kind: 'scalar',
     name,
     bind(argTypes): BoundSignature {
-      if (argTypes.length !== 1) throw planError(`The function ${name} expects 1 arguments, but ${argTypes.length} were provided`);
+      if (argTypes.length !== 1)
+        throw planError(`The function ${name} expects 1 arguments, but ${argTypes.length} were provided`);
       return { argTypes, returnType: argTypes[0]! };
     },
     evaluate(): Vector {
@@ -112,15 +144,19 @@ function fillMarker(name: string): ScalarFunction {
   };
 }
 
-export const GAPFILL_MARKERS: readonly ScalarFunction[] = [fillMarker('locf'), fillMarker('interpolate')];/** CnosDB copies each row into every window it falls in and refuses more than this many. */
+export const GAPFILL_MARKERS: readonly ScalarFunction[] = [
+  fillMarker('locf'),
+  fillMarker('interpolate'),
+]; /** CnosDB copies each row into every window it falls in and refuses more than this many. */
 const MAX_OVERLAPPING_WINDOWS = 100n;
 
 /** Refuses a sliding window that would copy each row into more than 100 windows (CnosDB's limit). */
 export function checkWindowOverlap(windowNs: bigint, slideNs: bigint): void {
   const overlap = (windowNs + slideNs - 1n) / slideNs;
   if (overlap > MAX_OVERLAPPING_WINDOWS) {
-    throw new UserError('sqlPlan', `Datafusion: transform_time_window\ncaused by\nError during planning: Too many overlapping windows: ${windowNs / slideNs}`);
+    throw new UserError(
+      'sqlPlan',
+      `Datafusion: transform_time_window\ncaused by\nError during planning: Too many overlapping windows: ${windowNs / slideNs}`,
+    );
   }
 }
-
-

@@ -4,7 +4,8 @@
 
 import { executionError } from '../errors.js';
 
-const fail = (message: string): Error => executionError(`Datafusion: Execution error: Fail to parse argument: ${message}`);
+const fail = (message: string): Error =>
+  executionError(`Datafusion: Execution error: Fail to parse argument: ${message}`);
 
 /** serde's list of expected fields: `a`, `a` or `b`, one of `a`, `b`, `c`. */
 function expected(fields: readonly string[]): string {
@@ -50,7 +51,8 @@ export function integerOption(text: string): bigint {
 
 /** A float option, as Rust's f64::from_str reads it. */
 export function floatOption(text: string): number {
-  if (!/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$/i.test(text)) throw fail('invalid float literal');
+  if (!/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$/i.test(text))
+    throw fail('invalid float literal');
   const t = text.toLowerCase().replace(/^\+/, '');
   if (t.endsWith('nan')) return NaN;
   if (t.endsWith('inf') || t.endsWith('infinity')) return t.startsWith('-') ? -Infinity : Infinity;

@@ -3,7 +3,19 @@
 // equal ORDER BY keys), which is what separates rank from row_number. The ranking functions,
 // ntile, lag and lead ignore the frame; first_value, last_value and nth_value read it.
 
-import { type DataType, FLOAT64, formatRustF64, getValue, INT64, isValid, type Scalar, typeName, UINT64, type Vector, vectorFrom } from '../types/index.js';
+import {
+  type DataType,
+  FLOAT64,
+  formatRustF64,
+  getValue,
+  INT64,
+  isValid,
+  type Scalar,
+  typeName,
+  UINT64,
+  type Vector,
+  vectorFrom,
+} from '../types/index.js';
 import { castError, planError } from '../errors.js';
 import { PhysicalPlanError, type BoundSignature, type WindowFrames, type WindowFunction } from './function-types.js';
 
@@ -102,11 +114,20 @@ const cumeDist: WindowFunction = {
 };
 
 /** The integer literal at `index` of a window call's arguments, or `fallback` when absent. */
-function integerArg(name: string, argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[] | undefined, index: number, fallback: bigint): bigint {
+function integerArg(
+  name: string,
+  argTypes: readonly DataType[],
+  constants: readonly (Scalar | undefined)[] | undefined,
+  index: number,
+  fallback: bigint,
+): bigint {
   if (argTypes.length <= index) return fallback;
   const v = constants?.[index];
   if (typeof v !== 'bigint') {
-    throw new PhysicalPlanError('sqlPlan', `Datafusion: Error during planning: The ${index === 0 ? 'first' : 'second'} argument of ${name} must be an integer literal, got ${typeName(argTypes[index]!)}`);
+    throw new PhysicalPlanError(
+      'sqlPlan',
+      `Datafusion: Error during planning: The ${index === 0 ? 'first' : 'second'} argument of ${name} must be an integer literal, got ${typeName(argTypes[index]!)}`,
+    );
   }
   return v;
 }
@@ -116,7 +137,8 @@ const ntile: WindowFunction = {
   name: 'ntile',
   bind(argTypes, constants): BoundSignature {
     expectAny(1, argTypes);
-    if (integerArg('ntile', argTypes, constants, 0, 0n) <= 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: NTILE requires a positive integer');
+    if (integerArg('ntile', argTypes, constants, 0, 0n) <= 0n)
+      throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: NTILE requires a positive integer');
     return { argTypes: [INT64], returnType: UINT64 };
   },
   evaluatePartition(args, n): Vector {
@@ -140,7 +162,9 @@ function shifted(name: 'lag' | 'lead'): WindowFunction {
     name,
     bind(argTypes, constants): BoundSignature {
       if (argTypes.length < 1 || argTypes.length > 3) {
-        throw planError(`Coercion from [${argTypes.map(typeName).join(', ')}] to the signature OneOf([Any(1), Any(2), Any(3)]) failed.`);
+        throw planError(
+          `Coercion from [${argTypes.map(typeName).join(', ')}] to the signature OneOf([Any(1), Any(2), Any(3)]) failed.`,
+        );
       }
       literalArg(argTypes, constants, 1);
       const t = argTypes[0]!;
@@ -160,13 +184,18 @@ function shifted(name: 'lag' | 'lead'): WindowFunction {
       const value = args[0]!;
       const written = args.length > 1 && isValid(args[1]!, 0) ? getValue(args[1]!, 0) : null;
       const offset = typeof written === 'bigint' ? Number(written) : 1;
-      const fallback = args.length > 2 && isValid(args[2]!, 0) ? castDefault(getValue(args[2]!, 0) as bigint, sig.returnType) : null;
+      const fallback =
+        args.length > 2 && isValid(args[2]!, 0) ? castDefault(getValue(args[2]!, 0) as bigint, sig.returnType) : null;
       const out: Scalar[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const j = i + sign * offset;
         out[i] = j >= 0 && j < n ? (isValid(value, j) ? getValue(value, j) : null) : fallback;
       }
-      return vectorFrom(sig.returnType, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+      return vectorFrom(
+        sig.returnType,
+        out,
+        Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+      );
     },
   };
 }
@@ -192,14 +221,25 @@ function castDefault(v: bigint, type: DataType): Scalar {
 }
 
 /** A window call's argument at `index` must be a literal (DataFusion reads it from the plan). */
-function literalArg(argTypes: readonly DataType[], constants: readonly (Scalar | undefined)[] | undefined, index: number): void {
+function literalArg(
+  argTypes: readonly DataType[],
+  constants: readonly (Scalar | undefined)[] | undefined,
+  index: number,
+): void {
   if (argTypes.length > index && constants?.[index] === undefined) {
-    throw new PhysicalPlanError('sqlPlan', `Datafusion: This feature is not implemented: There is only support Literal types for field at idx: ${index} in Window Function`);
+    throw new PhysicalPlanError(
+      'sqlPlan',
+      `Datafusion: This feature is not implemented: There is only support Literal types for field at idx: ${index} in Window Function`,
+    );
   }
 }
 
 /** first_value / last_value / nth_value: a row picked from the frame, NULL for an empty frame. */
-function framePick(name: string, arity: number, pick: (start: number, end: number, nth: number) => number): WindowFunction {
+function framePick(
+  name: string,
+  arity: number,
+  pick: (start: number, end: number, nth: number) => number,
+): WindowFunction {
   return {
     kind: 'window',
     name,
@@ -210,9 +250,18 @@ function framePick(name: string, arity: number, pick: (start: number, end: numbe
       const k = constants?.[1];
       const fallback = { argTypes: [argTypes[0]!, INT64], returnType: argTypes[0]! };
       if (typeof k !== 'bigint') {
-        throw new PhysicalPlanError('sqlExecute', `Datafusion: Execution error: Internal("Cannot convert ${scalarDebug(argTypes[1]!, k).replaceAll('"', '\\"')} to i64")`, fallback);
+        throw new PhysicalPlanError(
+          'sqlExecute',
+          `Datafusion: Execution error: Internal("Cannot convert ${scalarDebug(argTypes[1]!, k).replaceAll('"', '\\"')} to i64")`,
+          fallback,
+        );
       }
-      if (k === 0n) throw new PhysicalPlanError('sqlExecute', 'Datafusion: Execution error: nth_value expect n to be > 0', fallback);
+      if (k === 0n)
+        throw new PhysicalPlanError(
+          'sqlExecute',
+          'Datafusion: Execution error: nth_value expect n to be > 0',
+          fallback,
+        );
       return fallback;
     },
     evaluatePartition(args, n, _peers, sig, frames: WindowFrames): Vector {
@@ -227,7 +276,11 @@ function framePick(name: string, arity: number, pick: (start: number, end: numbe
         const j = e > s ? pick(s, e, nth) : -1;
         out[i] = j >= s && j < e && isValid(value, j) ? getValue(value, j) : null;
       }
-      return vectorFrom(sig.returnType, out, Uint8Array.from(out, (v) => (v === null ? 0 : 1)));
+      return vectorFrom(
+        sig.returnType,
+        out,
+        Uint8Array.from(out, (v) => (v === null ? 0 : 1)),
+      );
     },
   };
 }
@@ -245,4 +298,3 @@ export const WINDOW_FUNCTIONS: readonly WindowFunction[] = [
   framePick('last_value', 1, (_s, e) => e - 1),
   framePick('nth_value', 2, (s, _e, nth) => s + nth - 1),
 ];
-

@@ -108,7 +108,8 @@ function partsDistance(a: Parts, b: Parts): number {
   }
   for (const [s, e] of a.segments) {
     for (const q of b.points) best = Math.min(best, pointSegment(q, s, e));
-    for (const [t, u] of b.segments) best = Math.min(best, pointSegment(s, t, u), pointSegment(e, t, u), pointSegment(t, s, e), pointSegment(u, s, e));
+    for (const [t, u] of b.segments)
+      best = Math.min(best, pointSegment(s, t, u), pointSegment(e, t, u), pointSegment(t, s, e), pointSegment(u, s, e));
   }
   return best === Infinity ? 0 : best;
 }

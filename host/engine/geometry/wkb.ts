@@ -104,7 +104,8 @@ class ByteReader {
   }
 
   need(n: number): void {
-    if (this.pos + n > this.view.byteLength) throw new RangeError(`WKB too short: ${n} bytes wanted at offset ${this.pos}`);
+    if (this.pos + n > this.view.byteLength)
+      throw new RangeError(`WKB too short: ${n} bytes wanted at offset ${this.pos}`);
   }
 }
 
@@ -160,7 +161,10 @@ function readGeometry(r: ByteReader, depth: number): Geometry {
     case 6:
       return { kind: 'MultiPolygon', polygons: members('Polygon').map((p) => p.rings) };
     case 7:
-      return { kind: 'GeometryCollection', geometries: Array.from({ length: count(5) }, () => readGeometry(r, depth + 1)) };
+      return {
+        kind: 'GeometryCollection',
+        geometries: Array.from({ length: count(5) }, () => readGeometry(r, depth + 1)),
+      };
     default:
       throw new RangeError(`WKB geometry type ${code} is not a two-dimensional OGC type`);
   }

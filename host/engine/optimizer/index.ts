@@ -7,7 +7,13 @@ import { pushDownLimit } from './push-down-limit.js';
 import { pushDownProjection } from './push-down-projection.js';
 import { simplifyExpressions } from './simplify-expressions.js';
 
-export const RULES: readonly OptimizerRule[] = [simplifyExpressions, pushDownFilter, simplifyExpressions, pushDownLimit, pushDownProjection];
+export const RULES: readonly OptimizerRule[] = [
+  simplifyExpressions,
+  pushDownFilter,
+  simplifyExpressions,
+  pushDownLimit,
+  pushDownProjection,
+];
 
 export function optimizePlan(plan: LogicalPlan, ctx: OptimizerContext): LogicalPlan {
   return optimize(plan, RULES, ctx);

@@ -44,12 +44,14 @@ export function optimize(plan: LogicalPlan, rules: readonly OptimizerRule[], ctx
       try {
         result = rule.rewrite(current, ctx);
       } catch (e) {
-        if (e instanceof Error && e.message.startsWith('BUG:')) throw bug(`optimizer rule ${rule.name}: ${e.message.slice(5)}`);
+        if (e instanceof Error && e.message.startsWith('BUG:'))
+          throw bug(`optimizer rule ${rule.name}: ${e.message.slice(5)}`);
         throw e;
       }
       if (!result.changed) continue;
       const got = schemaText(result.plan);
-      if (got !== expected) throw bug(`optimizer rule ${rule.name} changed the output schema from [${expected}] to [${got}]`);
+      if (got !== expected)
+        throw bug(`optimizer rule ${rule.name} changed the output schema from [${expected}] to [${got}]`);
       current = result.plan;
       changed = true;
     }

@@ -21,7 +21,10 @@ function substitute(e: LExpr, map: ReadonlyMap<string, LExpr>): LExpr {
 }
 
 function unsafe(e: LExpr): boolean {
-  return anyExpr(e, (x) => x.kind === 'windowFn' || x.kind === 'aggregate' || (x.kind === 'scalarFn' && x.fn.volatile === true));
+  return anyExpr(
+    e,
+    (x) => x.kind === 'windowFn' || x.kind === 'aggregate' || (x.kind === 'scalarFn' && x.fn.volatile === true),
+  );
 }
 
 /**
@@ -65,7 +68,10 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
   switch (plan.kind) {
     case 'filter':
       // A conjunct that is the constant TRUE filters nothing.
-      return push(plan.input, [...preds, ...splitConjunction(plan.predicate).filter((c) => !(c.kind === 'literal' && c.value === true))]);
+      return push(plan.input, [
+        ...preds,
+        ...splitConjunction(plan.predicate).filter((c) => !(c.kind === 'literal' && c.value === true)),
+      ]);
     case 'scan':
       if (preds.length === 0) return plan;
       return { ...plan, filters: [...plan.filters, ...preds] };
@@ -81,7 +87,13 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
         const s = substitute(p, map);
         // A subquery's outer references name this projection's fields, which substitute does
         // not rewrite inside subquery plans: such a predicate stays above.
-        if (unsafe(s) || (anyExpr(s, (x) => x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') && s !== p) || correlated(p, plan.schema).length > 0) up.push(p);
+        if (
+          unsafe(s) ||
+          (anyExpr(s, (x) => x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') &&
+            s !== p) ||
+          correlated(p, plan.schema).length > 0
+        )
+          up.push(p);
         else down.push(s);
       }
       return keep({ ...plan, input: push(plan.input, down) }, up);
@@ -109,7 +121,12 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
       const up: LExpr[] = [];
       for (const p of preds) {
         const cols = columnsOf(p);
-        if (cols.length > 0 && cols.every((c) => map.has(fieldKey(c.qualifier, c.name))) && correlated(p, plan.schema).length === 0) down.push(substitute(p, map));
+        if (
+          cols.length > 0 &&
+          cols.every((c) => map.has(fieldKey(c.qualifier, c.name))) &&
+          correlated(p, plan.schema).length === 0
+        )
+          down.push(substitute(p, map));
         else up.push(p);
       }
       return keep({ ...plan, input: push(plan.input, down) }, up);
@@ -130,7 +147,12 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
       const windowField = plan.schema.field(plan.schema.length - 1);
       const down: LExpr[] = [];
       const up: LExpr[] = [];
-      for (const p of preds) (columnsOf(p).some((c) => c.name === windowField.name && c.qualifier === windowField.qualifier) || correlated(p, plan.schema).length > 0 ? up : down).push(p);
+      for (const p of preds)
+        (columnsOf(p).some((c) => c.name === windowField.name && c.qualifier === windowField.qualifier) ||
+        correlated(p, plan.schema).length > 0
+          ? up
+          : down
+        ).push(p);
       return keep({ ...plan, input: push(plan.input, down) }, up);
     }
     case 'join': {
@@ -146,16 +168,36 @@ function push(plan: LogicalPlan, preds: LExpr[]): LogicalPlan {
         const l = resolvesIn(p, plan.left.schema, scope);
         const r = resolvesIn(p, plan.right.schema, scope);
         const hasCols = columnsOf(p).length > 0 || correlated(p, scope).length > 0;
-        if (hasCols && l && (innerish || joinType === 'LEFT' || joinType === 'SEMI' || joinType === 'ANTI')) left.push(p);
+        if (hasCols && l && (innerish || joinType === 'LEFT' || joinType === 'SEMI' || joinType === 'ANTI'))
+          left.push(p);
         else if (hasCols && r && (innerish || joinType === 'RIGHT')) right.push(p);
         else if (innerish && hasCols) {
-          if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.left, plan.left.schema, scope) && resolvesIn(p.right, plan.right.schema, scope)) on = [...on, [p.left, p.right]];
-          else if (p.kind === 'binary' && p.op === '=' && resolvesIn(p.right, plan.left.schema, scope) && resolvesIn(p.left, plan.right.schema, scope)) on = [...on, [p.right, p.left]];
+          if (
+            p.kind === 'binary' &&
+            p.op === '=' &&
+            resolvesIn(p.left, plan.left.schema, scope) &&
+            resolvesIn(p.right, plan.right.schema, scope)
+          )
+            on = [...on, [p.left, p.right]];
+          else if (
+            p.kind === 'binary' &&
+            p.op === '=' &&
+            resolvesIn(p.right, plan.left.schema, scope) &&
+            resolvesIn(p.left, plan.right.schema, scope)
+          )
+            on = [...on, [p.right, p.left]];
           else joinFilter = [...joinFilter, p];
           joinType = 'INNER';
         } else up.push(p);
       }
-      const next = { ...plan, left: push(plan.left, left), right: push(plan.right, right), on, filter: conjunction(joinFilter), joinType };
+      const next = {
+        ...plan,
+        left: push(plan.left, left),
+        right: push(plan.right, right),
+        on,
+        filter: conjunction(joinFilter),
+        joinType,
+      };
       return keep(next, up);
     }
     default:

@@ -55,10 +55,20 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
       addColumns(r, plan.windowExprs);
       // The window's input columns pass through; keep those required above.
       const input = prune(plan.input, r);
-      return { ...plan, input, schema: new PlanSchema([...input.schema.fields, ...plan.schema.fields.slice(plan.input.schema.length)]) };
+      return {
+        ...plan,
+        input,
+        schema: new PlanSchema([...input.schema.fields, ...plan.schema.fields.slice(plan.input.schema.length)]),
+      };
     }
     case 'sort': {
-      const input = prune(plan.input, addColumns(new Set(req), plan.orderBy.map((o) => o.expr)));
+      const input = prune(
+        plan.input,
+        addColumns(
+          new Set(req),
+          plan.orderBy.map((o) => o.expr),
+        ),
+      );
       return { ...plan, input, schema: input.schema };
     }
     case 'limit': {
@@ -68,8 +78,20 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
     case 'join': {
       const r = addColumns(new Set(req), [...plan.on.flat(), ...(plan.filter ? [plan.filter] : [])]);
       const left = prune(plan.left, r);
-      const right = plan.joinType === 'SEMI' || plan.joinType === 'ANTI' ? prune(plan.right, addColumns(new Set(), plan.on.map(([, x]) => x))) : prune(plan.right, r);
-      const fields = plan.joinType === 'SEMI' || plan.joinType === 'ANTI' ? left.schema.fields : [...left.schema.fields, ...right.schema.fields];
+      const right =
+        plan.joinType === 'SEMI' || plan.joinType === 'ANTI'
+          ? prune(
+              plan.right,
+              addColumns(
+                new Set(),
+                plan.on.map(([, x]) => x),
+              ),
+            )
+          : prune(plan.right, r);
+      const fields =
+        plan.joinType === 'SEMI' || plan.joinType === 'ANTI'
+          ? left.schema.fields
+          : [...left.schema.fields, ...right.schema.fields];
       const nullable = (f: (typeof fields)[number], side: 'l' | 'r'): typeof f => {
         const outer = plan.joinType === 'FULL' || (side === 'l' ? plan.joinType === 'RIGHT' : plan.joinType === 'LEFT');
         return outer ? { ...f, nullable: true } : f;
@@ -95,7 +117,11 @@ function prune(plan: LogicalPlan, req: Required): LogicalPlan {
       return { ...plan, input: prune(plan.input, all(plan.input.schema)) };
     case 'timeWindow': {
       const input = prune(plan.input, addColumns(new Set(req), [plan.time]));
-      return { ...plan, input, schema: new PlanSchema([...input.schema.fields, plan.schema.field(plan.schema.length - 1)]) };
+      return {
+        ...plan,
+        input,
+        schema: new PlanSchema([...input.schema.fields, plan.schema.field(plan.schema.length - 1)]),
+      };
     }
     case 'unnestSeries':
     case 'gapFill':
@@ -121,7 +147,14 @@ function scanShapes(p: LogicalPlan): string {
   const parts: string[] = [];
   const walk = (n: LogicalPlan): void => {
     if (n.kind === 'scan') parts.push(`${n.qualifier}[${n.projection.join(',')}]`);
-    for (const k of n.kind === 'join' ? [n.left, n.right] : n.kind === 'union' ? n.inputs : 'input' in n ? [n.input] : []) walk(k);
+    for (const k of n.kind === 'join'
+      ? [n.left, n.right]
+      : n.kind === 'union'
+        ? n.inputs
+        : 'input' in n
+          ? [n.input]
+          : [])
+      walk(k);
   };
   walk(p);
   return parts.join(';');

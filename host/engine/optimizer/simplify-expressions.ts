@@ -54,10 +54,16 @@ function isBool(e: LExpr, v: boolean): boolean {
   return e.kind === 'literal' && e.value === v;
 }
 
-let cachedContext: { nowNs: bigint; memoryLimitBytes: number | undefined; ctx: ReturnType<typeof constantContext> } | undefined;
+let cachedContext:
+  | { nowNs: bigint; memoryLimitBytes: number | undefined; ctx: ReturnType<typeof constantContext> }
+  | undefined;
 
 function evalContext(nowNs: bigint, memoryLimitBytes: number | undefined): ReturnType<typeof constantContext> {
-  if (cachedContext === undefined || cachedContext.nowNs !== nowNs || cachedContext.memoryLimitBytes !== memoryLimitBytes) {
+  if (
+    cachedContext === undefined ||
+    cachedContext.nowNs !== nowNs ||
+    cachedContext.memoryLimitBytes !== memoryLimitBytes
+  ) {
     cachedContext = { nowNs, memoryLimitBytes, ctx: constantContext(nowNs, memoryLimitBytes) };
   }
   return cachedContext.ctx;
@@ -80,7 +86,10 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
     if (!foldable(x)) return x;
     // A CAST arrow cannot do, of a constant: DataFusion's folding fails on it (not implemented).
     if (x.kind === 'cast' && !canCast(x.expr.type, x.type)) {
-      throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nThis feature is not implemented: Unsupported CAST from ${typeName(x.expr.type)} to ${typeName(x.type)}`);
+      throw new UserError(
+        'sqlExecute',
+        `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\nThis feature is not implemented: Unsupported CAST from ${typeName(x.expr.type)} to ${typeName(x.type)}`,
+      );
     }
     try {
       const v = compileExpr(x, PlanSchema.empty(), evalContext(ctx.nowNs, ctx.memoryLimitBytes)).evaluate(ONE_ROW);
@@ -91,11 +100,18 @@ export function simplifyExpr(e: LExpr, ctx: OptimizerContext): LExpr {
       // A function of literals that fails (lpad('x', 2^63), substr('x', 1, -5)) fails the query
       // now, in DataFusion's words; operators (1 / 0 in a CASE branch) wait for their rows.
       // An internal error a function raises on its arguments (concat_ws('x')) is wrapped the same way.
-      const raised = err instanceof UserError && (err.kind === 'sqlExecute' || err.kind === 'sqlArrow' || err.message.startsWith('Datafusion: Internal error: '));
+      const raised =
+        err instanceof UserError &&
+        (err.kind === 'sqlExecute' ||
+          err.kind === 'sqlArrow' ||
+          err.message.startsWith('Datafusion: Internal error: '));
       if ((x.kind === 'scalarFn' || x.kind === 'cast') && raised) {
         // Inside the rule the error is arrow's own ("Arrow error: ..."), not CnosDB's "Arrow: ".
         const inner = (err as UserError).message.replace(/^Datafusion: /, '').replace(/^Arrow: /, 'Arrow error: ');
-        throw new UserError('sqlExecute', `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${inner}`);
+        throw new UserError(
+          'sqlExecute',
+          `Datafusion: Optimizer rule 'simplify_expressions' failed\ncaused by\n${inner}`,
+        );
       }
       return x;
     }

@@ -15,7 +15,9 @@ export const bucketLimit: PhysicalRule = {
   rewrite(plan) {
     if (plan.kind !== 'sort') return UNCHANGED;
     const limited = bucketLimitInput(plan);
-    return limited === undefined ? UNCHANGED : { changed: true, plan: new SortExec(limited, plan.orderBy, plan.input.schema, plan.fetch) };
+    return limited === undefined
+      ? UNCHANGED
+      : { changed: true, plan: new SortExec(limited, plan.orderBy, plan.input.schema, plan.fetch) };
   },
 };
 

@@ -10,7 +10,12 @@ import { applyPhysicalRules, type PhysicalRule, type PlanInput } from './physica
 import { timeBucketAggregation } from './time-bucket-aggregate.js';
 
 /** bucket_limit before ordered_aggregate (as before they had files): with a LIMIT on the bucket order only k buckets are aggregated. */
-export const PHYSICAL_RULES: readonly PhysicalRule[] = [partitionTopK, timeBucketAggregation, bucketLimit, orderedAggregate];
+export const PHYSICAL_RULES: readonly PhysicalRule[] = [
+  partitionTopK,
+  timeBucketAggregation,
+  bucketLimit,
+  orderedAggregate,
+];
 
 /** The operators a physical rule gives for `plan`, or undefined: the plain operator applies. */
 export function rewritePhysical(plan: LogicalPlan, planInput: PlanInput): ExecNode | undefined {

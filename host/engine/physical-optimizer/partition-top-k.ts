@@ -23,7 +23,10 @@ export const partitionTopK: PhysicalRule = {
     const name = w.schema.field(w.schema.length - 1).name;
     const k = we.kind === 'windowFn' && we.fn.name === 'row_number' ? rowNumberBound(plan.predicate, name) : undefined;
     if (k === undefined) return UNCHANGED;
-    return { changed: true, plan: new PartitionTopKExec(topKInput(w.input, we, k, planInput), we, k, w.input.schema, plan.schema.toSchema()) };
+    return {
+      changed: true,
+      plan: new PartitionTopKExec(topKInput(w.input, we, k, planInput), we, k, w.input.schema, plan.schema.toSchema()),
+    };
   },
 };
 
@@ -58,7 +61,10 @@ function topKInput(input: LogicalPlan, we: LExpr, k: number, planInput: PlanInpu
   if (scan.kind === 'projection') {
     for (let i = 0; i < scan.exprs.length; i++) {
       const f = scan.schema.field(i);
-      mapping.set(`${f.qualifier ?? ''}|${f.name}`, scan.exprs[i]!.kind === 'alias' ? (scan.exprs[i] as { expr: LExpr }).expr : scan.exprs[i]!);
+      mapping.set(
+        `${f.qualifier ?? ''}|${f.name}`,
+        scan.exprs[i]!.kind === 'alias' ? (scan.exprs[i] as { expr: LExpr }).expr : scan.exprs[i]!,
+      );
     }
     scan = scan.input;
   }
@@ -73,13 +79,26 @@ function topKInput(input: LogicalPlan, we: LExpr, k: number, planInput: PlanInpu
       return u !== undefined && u.kind === 'column' && kinds.get(u.name) === 'tag';
     });
     const o = we.orderBy[0];
-    const timeDesc = we.orderBy.length === 1 && o !== undefined && !o.asc && (() => {
-      const u = underlying(o.expr);
-      return u !== undefined && u.kind === 'column' && kinds.get(u.name) === 'time';
-    })();
+    const timeDesc =
+      we.orderBy.length === 1 &&
+      o !== undefined &&
+      !o.asc &&
+      (() => {
+        const u = underlying(o.expr);
+        return u !== undefined && u.kind === 'column' && kinds.get(u.name) === 'time';
+      })();
     if (partsAreTags && timeDesc) {
-      const node = new ScanExec({ database: scan.database, table: scan.table, qualifier: scan.qualifier, projection: scan.projection, filters: scan.filters, fetch: undefined, lastPerSeries: k });
-      if (input.kind === 'projection') return new ProjectionExec(node, input.exprs, input.input.schema, input.schema.toSchema());
+      const node = new ScanExec({
+        database: scan.database,
+        table: scan.table,
+        qualifier: scan.qualifier,
+        projection: scan.projection,
+        filters: scan.filters,
+        fetch: undefined,
+        lastPerSeries: k,
+      });
+      if (input.kind === 'projection')
+        return new ProjectionExec(node, input.exprs, input.input.schema, input.schema.toSchema());
       return node;
     }
   }

@@ -30,13 +30,18 @@ function schemaText(s: Schema): string {
  * The operators the first rule that applies gives for `plan`, or undefined when none does. The
  * operators must produce the node's columns; an internal error names the rule.
  */
-export function applyPhysicalRules(plan: LogicalPlan, rules: readonly PhysicalRule[], planInput: PlanInput): ExecNode | undefined {
+export function applyPhysicalRules(
+  plan: LogicalPlan,
+  rules: readonly PhysicalRule[],
+  planInput: PlanInput,
+): ExecNode | undefined {
   for (const rule of rules) {
     let result: PhysicalRuleResult;
     try {
       result = rule.rewrite(plan, planInput);
     } catch (e) {
-      if (e instanceof Error && e.message.startsWith('BUG:')) throw bug(`physical rule ${rule.name}: ${e.message.slice(5)}`);
+      if (e instanceof Error && e.message.startsWith('BUG:'))
+        throw bug(`physical rule ${rule.name}: ${e.message.slice(5)}`);
       throw e;
     }
     if (!result.changed) continue;

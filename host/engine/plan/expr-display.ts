@@ -13,7 +13,10 @@ function sortText(o: SortExpr, show: (e: LExpr) => string): string {
 }
 
 function frameText(frame: WindowFrameSpec | undefined, ordered: boolean): string {
-  if (frame === undefined) return ordered ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW' : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+  if (frame === undefined)
+    return ordered
+      ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
+      : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
   const bound = (b: FrameBoundSpec, isStart: boolean): string => {
     if (b.kind === 'unbounded') return isStart ? 'UNBOUNDED PRECEDING' : 'UNBOUNDED FOLLOWING';
     if (b.kind === 'current') return 'CURRENT ROW';
@@ -100,31 +103,65 @@ export function exprName(e: LExpr): string {
 /** DataFusion's derived Debug form of an expression, shown inside IN-list names. */
 /** DataFusion 27's Operator Debug names. */
 const OPERATOR_DEBUG: Readonly<Record<string, string>> = {
-  '=': 'Eq', '!=': 'NotEq', '<': 'Lt', '<=': 'LtEq', '>': 'Gt', '>=': 'GtEq', '+': 'Plus', '-': 'Minus',
-  '*': 'Multiply', '/': 'Divide', '%': 'Modulo', AND: 'And', OR: 'Or', 'IS DISTINCT FROM': 'IsDistinctFrom',
-  'IS NOT DISTINCT FROM': 'IsNotDistinctFrom', '~': 'RegexMatch', '~*': 'RegexIMatch', '!~': 'RegexNotMatch',
-  '!~*': 'RegexNotIMatch', '&': 'BitwiseAnd', '|': 'BitwiseOr', '^': 'BitwiseXor', '>>': 'BitwiseShiftRight',
-  '<<': 'BitwiseShiftLeft', '||': 'StringConcat',
+  '=': 'Eq',
+  '!=': 'NotEq',
+  '<': 'Lt',
+  '<=': 'LtEq',
+  '>': 'Gt',
+  '>=': 'GtEq',
+  '+': 'Plus',
+  '-': 'Minus',
+  '*': 'Multiply',
+  '/': 'Divide',
+  '%': 'Modulo',
+  AND: 'And',
+  OR: 'Or',
+  'IS DISTINCT FROM': 'IsDistinctFrom',
+  'IS NOT DISTINCT FROM': 'IsNotDistinctFrom',
+  '~': 'RegexMatch',
+  '~*': 'RegexIMatch',
+  '!~': 'RegexNotMatch',
+  '!~*': 'RegexNotIMatch',
+  '&': 'BitwiseAnd',
+  '|': 'BitwiseOr',
+  '^': 'BitwiseXor',
+  '>>': 'BitwiseShiftRight',
+  '<<': 'BitwiseShiftLeft',
+  '||': 'StringConcat',
 };
 
 /** DataFusion 27's BuiltinScalarFunction variants whose names are not the SQL name in PascalCase. */
 const BUILTIN_VARIANTS: Readonly<Record<string, string>> = {
-  concat_ws: 'ConcatWithSeparator', initcap: 'InitCap', nullif: 'NullIf', md5: 'MD5', sha224: 'SHA224',
-  sha256: 'SHA256', sha384: 'SHA384', sha512: 'SHA512',
+  concat_ws: 'ConcatWithSeparator',
+  initcap: 'InitCap',
+  nullif: 'NullIf',
+  md5: 'MD5',
+  sha224: 'SHA224',
+  sha256: 'SHA256',
+  sha384: 'SHA384',
+  sha512: 'SHA512',
 };
 
 /** The SQL names of DataFusion 27's built-in scalar functions (CnosDB's own are UDFs). */
 const BUILTIN_SCALARS = new Set(
-  ('abs acos asin atan atan2 acosh asinh atanh cbrt ceil cos cot cosh degrees exp factorial floor gcd lcm ln log log10 ' +
+  (
+    'abs acos asin atan atan2 acosh asinh atanh cbrt ceil cos cot cosh degrees exp factorial floor gcd lcm ln log log10 ' +
     'log2 nanvl pi power radians round signum sin sinh sqrt tan tanh trunc isnan iszero random uuid ascii bit_length ' +
     'btrim character_length chr concat concat_ws date_bin date_part date_trunc from_unixtime initcap left lpad lower ' +
     'ltrim md5 nullif octet_length regexp_match regexp_replace repeat replace reverse right rpad rtrim sha224 sha256 ' +
     'sha384 sha512 split_part starts_with strpos substr to_hex to_timestamp to_timestamp_millis to_timestamp_micros ' +
-    'to_timestamp_seconds now current_date current_time translate trim upper coalesce digest arrow_typeof struct encode decode').split(' '),
+    'to_timestamp_seconds now current_date current_time translate trim upper coalesce digest arrow_typeof struct encode decode'
+  ).split(' '),
 );
 
 function builtinVariant(name: string): string {
-  return BUILTIN_VARIANTS[name] ?? name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return (
+    BUILTIN_VARIANTS[name] ??
+    name
+      .split('_')
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('')
+  );
 }
 
 /**
@@ -146,7 +183,11 @@ function exprDebug(e: LExpr): string {
     case 'column': {
       const parts = inner.qualifier === undefined ? [] : inner.qualifier.split('.');
       const relation =
-        parts.length === 0 ? 'None' : parts.length === 1 ? `Some(Bare { table: "${parts[0]}" })` : `Some(Partial { schema: "${parts[0]}", table: "${parts[1]}" })`;
+        parts.length === 0
+          ? 'None'
+          : parts.length === 1
+            ? `Some(Bare { table: "${parts[0]}" })`
+            : `Some(Partial { schema: "${parts[0]}", table: "${parts[1]}" })`;
       return `Column(Column { relation: ${relation}, name: "${inner.name}" })`;
     }
     case 'binary': {

@@ -130,10 +130,20 @@ export function transformExpr(e: LExpr, f: (e: LExpr) => LExpr): LExpr {
       out = { ...e, args: e.args.map(t) };
       break;
     case 'aggregate':
-      out = { ...e, args: e.args.map(t), filter: e.filter && t(e.filter), orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })) };
+      out = {
+        ...e,
+        args: e.args.map(t),
+        filter: e.filter && t(e.filter),
+        orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })),
+      };
       break;
     case 'windowFn':
-      out = { ...e, args: e.args.map(t), partitionBy: e.partitionBy.map(t), orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })) };
+      out = {
+        ...e,
+        args: e.args.map(t),
+        partitionBy: e.partitionBy.map(t),
+        orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })),
+      };
       break;
   }
   return f(out);
@@ -204,9 +214,19 @@ function transformChildren(e: LExpr, t: (e: LExpr) => LExpr): LExpr {
     case 'scalarFn':
       return { ...e, args: e.args.map(t) };
     case 'aggregate':
-      return { ...e, args: e.args.map(t), filter: e.filter && t(e.filter), orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })) };
+      return {
+        ...e,
+        args: e.args.map(t),
+        filter: e.filter && t(e.filter),
+        orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })),
+      };
     case 'windowFn':
-      return { ...e, args: e.args.map(t), partitionBy: e.partitionBy.map(t), orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })) };
+      return {
+        ...e,
+        args: e.args.map(t),
+        partitionBy: e.partitionBy.map(t),
+        orderBy: e.orderBy.map((o) => ({ ...o, expr: t(o.expr) })),
+      };
   }
 }
 

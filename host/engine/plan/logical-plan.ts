@@ -11,13 +11,43 @@ import { exprName } from './expr-display.js';
 import { columnsOf, visitExpr, type LExpr, type SortExpr } from './expr.js';
 import { flatName, PlanSchema, type PlanField } from './plan-schema.js';
 import type {
-  Aggregate, Distinct, EmptyRelation, Filter, Join, JoinType, Limit, LogicalPlan, Projection, Sort, SubqueryAlias, TimeWindow,
-  Union, UnnestSeries, Window,
+  Aggregate,
+  Distinct,
+  EmptyRelation,
+  Filter,
+  Join,
+  JoinType,
+  Limit,
+  LogicalPlan,
+  Projection,
+  Sort,
+  SubqueryAlias,
+  TimeWindow,
+  Union,
+  UnnestSeries,
+  Window,
 } from './plan-nodes.js';
 
 export type {
-  Aggregate, Distinct, EmptyRelation, FilledColumn, Filter, GapFill, Join, JoinType, Limit, LogicalPlan, Projection, Sort,
-  SubqueryAlias, TableScan, TimeWindow, Union, UnnestSeries, Values, Window,
+  Aggregate,
+  Distinct,
+  EmptyRelation,
+  FilledColumn,
+  Filter,
+  GapFill,
+  Join,
+  JoinType,
+  Limit,
+  LogicalPlan,
+  Projection,
+  Sort,
+  SubqueryAlias,
+  TableScan,
+  TimeWindow,
+  Union,
+  UnnestSeries,
+  Values,
+  Window,
 } from './plan-nodes.js';
 
 /** The output field of an expression evaluated over `input`. */
@@ -54,15 +84,32 @@ export function projection(input: LogicalPlan, exprs: readonly LExpr[]): Project
 
 export function filter(input: LogicalPlan, predicate: LExpr): Filter {
   if (predicate.type.id !== 'Boolean' && predicate.type.id !== 'Null') {
-    throw planError(`Cannot create filter with non-boolean predicate '${exprName(predicate)}' returning ${predicate.type.id}`);
+    throw planError(
+      `Cannot create filter with non-boolean predicate '${exprName(predicate)}' returning ${predicate.type.id}`,
+    );
   }
   return { kind: 'filter', input, predicate, schema: input.schema };
 }
 
-export function aggregate(input: LogicalPlan, groupBy: readonly LExpr[], aggregates: readonly LExpr[], groupingSets?: readonly (readonly number[])[]): Aggregate {
+export function aggregate(
+  input: LogicalPlan,
+  groupBy: readonly LExpr[],
+  aggregates: readonly LExpr[],
+  groupingSets?: readonly (readonly number[])[],
+): Aggregate {
   const keys = groupBy.map((e) => exprField(e, input.schema));
-  const fields = [...(groupingSets === undefined ? keys : keys.map((f) => ({ ...f, nullable: true }))), ...aggregates.map((e) => exprField(e, input.schema))];
-  return { kind: 'aggregate', input, groupBy, aggregates, ...(groupingSets === undefined ? {} : { groupingSets }), schema: new PlanSchema(fields) };
+  const fields = [
+    ...(groupingSets === undefined ? keys : keys.map((f) => ({ ...f, nullable: true }))),
+    ...aggregates.map((e) => exprField(e, input.schema)),
+  ];
+  return {
+    kind: 'aggregate',
+    input,
+    groupBy,
+    aggregates,
+    ...(groupingSets === undefined ? {} : { groupingSets }),
+    schema: new PlanSchema(fields),
+  };
 }
 
 export function windowNode(input: LogicalPlan, windowExprs: readonly LExpr[]): Window {
@@ -82,8 +129,24 @@ export function limit(input: LogicalPlan, skip: number, fetch: number | undefine
  * A join node. `using`: the pairs of (left, right) field indexes a JOIN ... USING joins on, which
  * name resolution and `SELECT *` treat as one column (PlanSchema.using).
  */
-export function join(left: LogicalPlan, right: LogicalPlan, joinType: JoinType, on: readonly (readonly [LExpr, LExpr])[], filterExpr: LExpr | undefined, using: readonly (readonly [number, number])[] = []): Join {
-  if (joinType === 'SEMI' || joinType === 'ANTI') return { kind: 'join', left, right, joinType, on, filter: filterExpr, schema: new PlanSchema([...left.schema.fields], left.schema.using) };
+export function join(
+  left: LogicalPlan,
+  right: LogicalPlan,
+  joinType: JoinType,
+  on: readonly (readonly [LExpr, LExpr])[],
+  filterExpr: LExpr | undefined,
+  using: readonly (readonly [number, number])[] = [],
+): Join {
+  if (joinType === 'SEMI' || joinType === 'ANTI')
+    return {
+      kind: 'join',
+      left,
+      right,
+      joinType,
+      on,
+      filter: filterExpr,
+      schema: new PlanSchema([...left.schema.fields], left.schema.using),
+    };
   const nullableLeft = joinType === 'RIGHT' || joinType === 'FULL';
   const nullableRight = joinType === 'LEFT' || joinType === 'FULL';
   const fields = [
@@ -115,7 +178,15 @@ export function subqueryAlias(input: LogicalPlan, alias: string): SubqueryAlias 
   return { kind: 'subqueryAlias', input, alias, schema: input.schema.requalify(alias) };
 }
 
-export function timeWindow(input: LogicalPlan, time: LExpr, windowNs: bigint, slideNs: bigint, originNs: bigint, name: string, structType: DataType): TimeWindow {
+export function timeWindow(
+  input: LogicalPlan,
+  time: LExpr,
+  windowNs: bigint,
+  slideNs: bigint,
+  originNs: bigint,
+  name: string,
+  structType: DataType,
+): TimeWindow {
   const fields = [...input.schema.fields, { qualifier: undefined, name, type: structType, nullable: false }];
   return { kind: 'timeWindow', input, time, windowNs, slideNs, originNs, schema: new PlanSchema(fields) };
 }
@@ -125,7 +196,12 @@ export function unnestSeries(input: LogicalPlan, column: number): UnnestSeries {
   const [time, value] = f.type.id === 'Struct' ? f.type.fields.map((x) => x.type) : [];
   if (time?.id !== 'List' || value?.id !== 'List') throw bug(`unnestSeries over ${f.name}, not a struct of two lists`);
   const fields = [...input.schema.fields];
-  fields.splice(column, 1, { qualifier: undefined, name: 'time', type: time.item, nullable: false }, { qualifier: f.qualifier, name: f.name, type: value.item, nullable: true });
+  fields.splice(
+    column,
+    1,
+    { qualifier: undefined, name: 'time', type: time.item, nullable: false },
+    { qualifier: f.qualifier, name: f.name, type: value.item, nullable: true },
+  );
   return { kind: 'unnestSeries', input, column, schema: new PlanSchema(fields) };
 }
 
@@ -152,7 +228,11 @@ export function inputsOf(p: LogicalPlan): LogicalPlan[] {
 
 /** The same node over new inputs (schemas recomputed where they depend on the inputs). */
 export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
-  const one = (): LogicalPlan => inputs[0] ?? (() => { throw bug(`${p.kind} without input`); })();
+  const one = (): LogicalPlan =>
+    inputs[0] ??
+    (() => {
+      throw bug(`${p.kind} without input`);
+    })();
   switch (p.kind) {
     case 'scan':
     case 'externalScan':
@@ -229,7 +309,8 @@ export function outerReferencesOf(plan: LogicalPlan): ColumnName[] {
   const walk = (p: LogicalPlan): void => {
     for (const e of expressionsOf(p)) {
       visitExpr(e, (x) => {
-        if (x.kind === 'outerColumn') seen.set(`${x.qualifier ?? ''}|${x.name}`, { qualifier: x.qualifier, name: x.name });
+        if (x.kind === 'outerColumn')
+          seen.set(`${x.qualifier ?? ''}|${x.name}`, { qualifier: x.qualifier, name: x.name });
         if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') walk(x.plan);
       });
     }
@@ -243,7 +324,8 @@ export function outerReferencesOf(plan: LogicalPlan): ColumnName[] {
 export function subqueryOuterReferences(e: LExpr): ColumnName[] {
   const out: ColumnName[] = [];
   visitExpr(e, (x) => {
-    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') out.push(...outerReferencesOf(x.plan));
+    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery')
+      out.push(...outerReferencesOf(x.plan));
   });
   return out;
 }
@@ -257,4 +339,9 @@ export function columnsRead(e: LExpr): ColumnName[] {
   return [...columnsOf(e), ...subqueryOuterReferences(e)];
 }
 
-export const BOOLEAN_FIELD = (name: string): PlanField => ({ qualifier: undefined, name, type: BOOLEAN, nullable: true });
+export const BOOLEAN_FIELD = (name: string): PlanField => ({
+  qualifier: undefined,
+  name,
+  type: BOOLEAN,
+  nullable: true,
+});

@@ -11,7 +11,15 @@ function sortText(o: SortExpr): string {
   return `${exprDisplay(o.expr)} ${o.asc ? 'ASC' : 'DESC'} ${o.nullsFirst ? 'NULLS FIRST' : 'NULLS LAST'}`;
 }
 
-const JOIN_NAMES = { INNER: 'Inner', LEFT: 'Left', RIGHT: 'Right', FULL: 'Full', CROSS: 'Cross', SEMI: 'LeftSemi', ANTI: 'LeftAnti' } as const;
+const JOIN_NAMES = {
+  INNER: 'Inner',
+  LEFT: 'Left',
+  RIGHT: 'Right',
+  FULL: 'Full',
+  CROSS: 'Cross',
+  SEMI: 'LeftSemi',
+  ANTI: 'LeftAnti',
+} as const;
 
 /** One line describing `p` without its inputs. */
 export function nodeText(p: LogicalPlan): string {
@@ -34,7 +42,9 @@ export function nodeText(p: LogicalPlan): string {
       return `Filter: ${exprDisplay(p.predicate)}`;
     case 'aggregate':
       if (p.groupingSets !== undefined) {
-        const sets = p.groupingSets.map((set) => `(${set.map((i) => exprDisplay(p.groupBy[i]!)).join(', ')})`).join(', ');
+        const sets = p.groupingSets
+          .map((set) => `(${set.map((i) => exprDisplay(p.groupBy[i]!)).join(', ')})`)
+          .join(', ');
         return `Aggregate: groupBy=[[GROUPING SETS (${sets})]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
       }
       return `Aggregate: groupBy=[[${p.groupBy.map(exprDisplay).join(', ')}]], aggr=[[${p.aggregates.map(exprDisplay).join(', ')}]]`;
@@ -45,7 +55,8 @@ export function nodeText(p: LogicalPlan): string {
     case 'limit':
       return `Limit: skip=${p.skip}, fetch=${p.fetch === undefined ? 'None' : p.fetch}`;
     case 'join': {
-      if (p.joinType === 'CROSS' || (p.on.length === 0 && p.filter === undefined && p.joinType === 'INNER')) return 'CrossJoin:';
+      if (p.joinType === 'CROSS' || (p.on.length === 0 && p.filter === undefined && p.joinType === 'INNER'))
+        return 'CrossJoin:';
       const keys = p.on.map(([l, r]) => `${exprDisplay(l)} = ${exprDisplay(r)}`).join(', ');
       return `${JOIN_NAMES[p.joinType]} Join: ${keys}${p.filter === undefined ? '' : `${keys ? ' ' : ''}Filter: ${exprDisplay(p.filter)}`}`;
     }

@@ -32,7 +32,12 @@ export interface WindowFrameSpec {
 export type LExpr =
   | { readonly kind: 'column'; readonly qualifier: string | undefined; readonly name: string; readonly type: DataType }
   /** A column of an enclosing query, inside a correlated subquery. */
-  | { readonly kind: 'outerColumn'; readonly qualifier: string | undefined; readonly name: string; readonly type: DataType }
+  | {
+      readonly kind: 'outerColumn';
+      readonly qualifier: string | undefined;
+      readonly name: string;
+      readonly type: DataType;
+    }
   | { readonly kind: 'literal'; readonly value: Scalar; readonly type: DataType }
   | { readonly kind: 'alias'; readonly expr: LExpr; readonly name: string; readonly type: DataType }
   /** `implicit`: added by type coercion, not written (names, built before coercion, omit it). */
@@ -45,13 +50,38 @@ export type LExpr =
       /** A CAST to a narrow integer type, computed as BIGINT: the range its values must lie in (planner/sql-types.ts). */
       readonly range?: IntegerRange;
     }
-  | { readonly kind: 'binary'; readonly op: BinaryOperator; readonly left: LExpr; readonly right: LExpr; readonly type: DataType }
+  | {
+      readonly kind: 'binary';
+      readonly op: BinaryOperator;
+      readonly left: LExpr;
+      readonly right: LExpr;
+      readonly type: DataType;
+    }
   | { readonly kind: 'not'; readonly expr: LExpr; readonly type: DataType }
   | { readonly kind: 'negative'; readonly expr: LExpr; readonly type: DataType }
   | { readonly kind: 'isNull'; readonly expr: LExpr; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'isBool'; readonly expr: LExpr; readonly test: 'TRUE' | 'FALSE' | 'UNKNOWN'; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'inList'; readonly expr: LExpr; readonly list: readonly LExpr[]; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'between'; readonly expr: LExpr; readonly low: LExpr; readonly high: LExpr; readonly negated: boolean; readonly type: DataType }
+  | {
+      readonly kind: 'isBool';
+      readonly expr: LExpr;
+      readonly test: 'TRUE' | 'FALSE' | 'UNKNOWN';
+      readonly negated: boolean;
+      readonly type: DataType;
+    }
+  | {
+      readonly kind: 'inList';
+      readonly expr: LExpr;
+      readonly list: readonly LExpr[];
+      readonly negated: boolean;
+      readonly type: DataType;
+    }
+  | {
+      readonly kind: 'between';
+      readonly expr: LExpr;
+      readonly low: LExpr;
+      readonly high: LExpr;
+      readonly negated: boolean;
+      readonly type: DataType;
+    }
   | {
       readonly kind: 'like';
       readonly caseInsensitive: boolean;
@@ -98,7 +128,13 @@ export type LExpr =
     }
   | { readonly kind: 'scalarSubquery'; readonly plan: LogicalPlan; readonly type: DataType }
   | { readonly kind: 'exists'; readonly plan: LogicalPlan; readonly negated: boolean; readonly type: DataType }
-  | { readonly kind: 'inSubquery'; readonly expr: LExpr; readonly plan: LogicalPlan; readonly negated: boolean; readonly type: DataType }
+  | {
+      readonly kind: 'inSubquery';
+      readonly expr: LExpr;
+      readonly plan: LogicalPlan;
+      readonly negated: boolean;
+      readonly type: DataType;
+    }
   | { readonly kind: 'getField'; readonly expr: LExpr; readonly field: string; readonly type: DataType };
 
 export type ColumnExpr = Extract<LExpr, { kind: 'column' }>;

@@ -74,7 +74,12 @@ export class PlanSchema {
       }
       if (found >= 0) {
         const other = this.fields[found]!;
-        if (qualifier === undefined && other.qualifier !== f.qualifier && !this.using.some((g) => g.includes(found) && g.includes(i))) ambiguous = true;
+        if (
+          qualifier === undefined &&
+          other.qualifier !== f.qualifier &&
+          !this.using.some((g) => g.includes(found) && g.includes(i))
+        )
+          ambiguous = true;
         continue;
       }
       found = i;
@@ -137,7 +142,10 @@ export class PlanSchema {
       for (const g of meeting) groups.splice(groups.indexOf(g), 1);
       groups.push(merged);
     }
-    return new PlanSchema(this.fields, groups.map((g) => [...g].sort((x, y) => x - y)));
+    return new PlanSchema(
+      this.fields,
+      groups.map((g) => [...g].sort((x, y) => x - y)),
+    );
   }
 
   /**
@@ -146,7 +154,8 @@ export class PlanSchema {
    */
   usingColumnsToSkip(): Set<number> {
     const skip = new Set<number>();
-    const key = (i: number): string => `${this.fields[i]!.qualifier === undefined ? '0' : '1' + this.fields[i]!.qualifier}\u0000${this.fields[i]!.name}`;
+    const key = (i: number): string =>
+      `${this.fields[i]!.qualifier === undefined ? '0' : '1' + this.fields[i]!.qualifier}\u0000${this.fields[i]!.name}`;
     for (const g of this.using) {
       const sorted = [...g].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
       for (const i of sorted.slice(1)) skip.add(i);

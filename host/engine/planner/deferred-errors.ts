@@ -14,7 +14,15 @@
 // arguments, the select list, ORDER BY.
 
 /** Where in a SELECT an expression sits, in the analyzer's order. */
-export const Clause = { Where: 1, GroupBy: 2, AggregateArgs: 3, Having: 4, WindowArgs: 5, Select: 6, OrderBy: 7 } as const;
+export const Clause = {
+  Where: 1,
+  GroupBy: 2,
+  AggregateArgs: 3,
+  Having: 4,
+  WindowArgs: 5,
+  Select: 6,
+  OrderBy: 7,
+} as const;
 export type Clause = (typeof Clause)[keyof typeof Clause];
 
 interface Entry {

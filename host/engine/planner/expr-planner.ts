@@ -4,10 +4,37 @@
 // numeric literal, coerces operands (types/coercion.ts) by inserting casts, and types function calls
 // through the registry.
 
-import { arrowCastType, type BinaryOperator, binarySignature, BOOLEAN, checkCast, commonType, comparisonCoercion, type DataType, DATE32, FLOAT64, INT64, type IntegerRange, INTERVAL, type IntervalValue, NULL, parseInterval, type Scalar, typeEquals, typeName, UINT64, UTF8 } from '../types/index.js';
+import {
+  arrowCastType,
+  type BinaryOperator,
+  binarySignature,
+  BOOLEAN,
+  checkCast,
+  commonType,
+  comparisonCoercion,
+  type DataType,
+  DATE32,
+  FLOAT64,
+  INT64,
+  type IntegerRange,
+  INTERVAL,
+  type IntervalValue,
+  NULL,
+  parseInterval,
+  type Scalar,
+  typeEquals,
+  typeName,
+  UINT64,
+  UTF8,
+} from '../types/index.js';
 import { bug, UserError } from '../../core/errors.js';
 import { analyzerError, internalError, notImplemented, planError, schemaError } from '../errors.js';
-import { PhysicalPlanError, type AggregateFunction, type BoundSignature, type ScalarFunction } from '../functions/function-types.js';
+import {
+  PhysicalPlanError,
+  type AggregateFunction,
+  type BoundSignature,
+  type ScalarFunction,
+} from '../functions/function-types.js';
 import { SignatureMismatch } from '../functions/signature.js';
 import { Clause, type BlockErrors } from './deferred-errors.js';
 import { aggregateFunction, scalarFunction, unknownFunction, windowFunction } from '../functions/registry.js';
@@ -112,7 +139,18 @@ export function constantOf(e: LExpr): Scalar | undefined {
 
 /** Whether an expression reads no column, row or subquery (DataFusion's simplifier folds it). */
 function isConstantExpr(e: LExpr): boolean {
-  return !anyExpr(e, (x) => x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'aggregate' || x.kind === 'windowFn' || x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery' || (x.kind === 'scalarFn' && x.fn.volatile === true));
+  return !anyExpr(
+    e,
+    (x) =>
+      x.kind === 'column' ||
+      x.kind === 'outerColumn' ||
+      x.kind === 'aggregate' ||
+      x.kind === 'windowFn' ||
+      x.kind === 'scalarSubquery' ||
+      x.kind === 'exists' ||
+      x.kind === 'inSubquery' ||
+      (x.kind === 'scalarFn' && x.fn.volatile === true),
+  );
 }
 
 function isBooleanLike(t: DataType): boolean {
@@ -229,7 +267,12 @@ export class ExprPlanner {
       case 'interval':
         return intervalLiteral(e, false);
       case 'typedString': {
-        const target = e.dataType.name === 'DATE' ? DATE32 : e.dataType.name === 'TIMESTAMP' ? castTargetType(e.dataType) : undefined;
+        const target =
+          e.dataType.name === 'DATE'
+            ? DATE32
+            : e.dataType.name === 'TIMESTAMP'
+              ? castTargetType(e.dataType)
+              : undefined;
         if (target === undefined) throw notImplemented(`Unsupported SQL type ${e.dataType.name}`);
         return coerce(lit(e.value, UTF8), target);
       }
@@ -253,15 +296,23 @@ export class ExprPlanner {
       case 'is':
         return this.is(e);
       case 'isDistinctFrom':
-        return this.binary(e.negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM', this.plan(e.left), this.plan(e.right));
+        return this.binary(
+          e.negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM',
+          this.plan(e.left),
+          this.plan(e.right),
+        );
       case 'inList':
         return this.inList(e);
       case 'inSubquery': {
         const expr = this.hidden(e.expr);
         const plan = this.scope.planSubquery(e.query, this.scope);
-        if (plan.schema.length !== 1) throw planError(`IN subquery should only return one column, but found ${plan.schema.length}`);
+        if (plan.schema.length !== 1)
+          throw planError(`IN subquery should only return one column, but found ${plan.schema.length}`);
         const t = comparisonCoercion(expr.type, plan.schema.field(0).type);
-        if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(expr.type)} = ${typeName(plan.schema.field(0).type)}`);
+        if (t === undefined)
+          throw planError(
+            `Cannot infer common argument type for comparison operation ${typeName(expr.type)} = ${typeName(plan.schema.field(0).type)}`,
+          );
         return { kind: 'inSubquery', expr: coerce(expr, t), plan, negated: e.negated, type: BOOLEAN };
       }
       case 'between': {
@@ -269,32 +320,57 @@ export class ExprPlanner {
         const low = this.hidden(e.low);
         const high = this.hidden(e.high);
         const t = commonType([x.type, low.type, high.type]);
-        if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(x.type)} BETWEEN ${typeName(low.type)} AND ${typeName(high.type)}`);
-        return { kind: 'between', expr: coerce(x, t), low: coerce(low, t), high: coerce(high, t), negated: e.negated, type: BOOLEAN };
+        if (t === undefined)
+          throw planError(
+            `Cannot infer common argument type for comparison operation ${typeName(x.type)} BETWEEN ${typeName(low.type)} AND ${typeName(high.type)}`,
+          );
+        return {
+          kind: 'between',
+          expr: coerce(x, t),
+          low: coerce(low, t),
+          high: coerce(high, t),
+          negated: e.negated,
+          type: BOOLEAN,
+        };
       }
       case 'like':
         return this.like(e);
       case 'case':
         return this.caseExpr(e);
       case 'cast': {
-        return withIntegerRange(this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try), narrowIntegerRange(e.dataType), e.try);
+        return withIntegerRange(
+          this.explicitCast(this.hidden(e.expr), castTargetType(e.dataType), e.try),
+          narrowIntegerRange(e.dataType),
+          e.try,
+        );
       }
       case 'function':
         return this.call(e);
       case 'subquery': {
         const plan = this.scope.planSubquery(e.query, this.scope);
-        if (plan.schema.length !== 1) throw planError(`Scalar subquery should only return one column, but found ${plan.schema.length}: ${plan.schema.fields.map((f) => f.name).join(', ')}`);
+        if (plan.schema.length !== 1)
+          throw planError(
+            `Scalar subquery should only return one column, but found ${plan.schema.length}: ${plan.schema.fields.map((f) => f.name).join(', ')}`,
+          );
         return { kind: 'scalarSubquery', plan, type: plan.schema.field(0).type };
       }
       case 'exists':
-        return { kind: 'exists', plan: this.scope.planSubquery(e.query, this.scope), negated: e.negated, type: BOOLEAN };
+        return {
+          kind: 'exists',
+          plan: this.scope.planSubquery(e.query, this.scope),
+          negated: e.negated,
+          type: BOOLEAN,
+        };
       case 'fieldAccess':
         return this.field(this.plan(e.expr), e.field);
       case 'index':
         throw notImplemented('indexing into arrays');
       case 'array':
         // `[a, b]` is make_array(a, b), as in DataFusion (display-name.ts names it so).
-        return this.callScalar('make_array', e.items.map((x) => this.plan(x)));
+        return this.callScalar(
+          'make_array',
+          e.items.map((x) => this.plan(x)),
+        );
       case 'extract':
         return this.callScalar('date_part', [lit(e.field.toLowerCase(), UTF8), this.plan(e.expr)]);
       case 'position':
@@ -305,8 +381,12 @@ export class ExprPlanner {
         return this.callScalar('substr', args);
       }
       case 'trim': {
-        const fn = e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : e.where === 'BOTH' ? 'btrim' : 'trim';
-        return this.callScalar(fn, e.chars === undefined ? [this.plan(e.expr)] : [this.plan(e.expr), this.plan(e.chars)]);
+        const fn =
+          e.where === 'LEADING' ? 'ltrim' : e.where === 'TRAILING' ? 'rtrim' : e.where === 'BOTH' ? 'btrim' : 'trim';
+        return this.callScalar(
+          fn,
+          e.chars === undefined ? [this.plan(e.expr)] : [this.plan(e.expr), this.plan(e.chars)],
+        );
       }
       case 'rollup':
       case 'cube':
@@ -345,7 +425,8 @@ export class ExprPlanner {
     if (here !== undefined) return here;
     for (let outer = this.scope.outer; outer !== undefined; outer = outer.outer) {
       const found = tryScope(outer);
-      if (found !== undefined && found.kind === 'column') return { kind: 'outerColumn', qualifier: found.qualifier, name: found.name, type: found.type };
+      if (found !== undefined && found.kind === 'column')
+        return { kind: 'outerColumn', qualifier: found.qualifier, name: found.name, type: found.type };
       if (found !== undefined) return found;
     }
     const name = parts[parts.length - 1]!;
@@ -372,14 +453,21 @@ export class ExprPlanner {
       if (e.expr.kind === 'number' && e.parenthesized !== true) return numberLiteral(e.expr.text, true);
       if (e.expr.kind === 'interval' && e.parenthesized !== true) return intervalLiteral(e.expr, true);
       const x = this.plan(e.expr);
-      if (x.type.id !== 'Int64' && x.type.id !== 'Float64' && x.type.id !== 'Interval' && x.type.id !== 'Null' && x.type.id !== 'UInt64') {
+      if (
+        x.type.id !== 'Int64' &&
+        x.type.id !== 'Float64' &&
+        x.type.id !== 'Interval' &&
+        x.type.id !== 'Null' &&
+        x.type.id !== 'UInt64'
+      ) {
         throw planError(`Negation only supports numeric, interval and timestamp types`);
       }
       const type = x.type.id === 'UInt64' ? INT64 : x.type;
       return { kind: 'negative', expr: coerce(x, type), type };
     }
     const x = this.hidden(e.expr);
-    if (!isBooleanLike(x.type)) throw planError(`Cannot infer common argument type for logical boolean operation NOT ${typeName(x.type)}`);
+    if (!isBooleanLike(x.type))
+      throw planError(`Cannot infer common argument type for logical boolean operation NOT ${typeName(x.type)}`);
     return { kind: 'not', expr: coerce(x, BOOLEAN), type: BOOLEAN };
   }
 
@@ -401,9 +489,18 @@ export class ExprPlanner {
     const t = commonType([x.type, ...list.map((i) => i.type)]);
     if (t === undefined) {
       // DataFusion 27 coerces IN lists in its type_coercion analyzer rule.
-      throw analyzerError('type_coercion', `Can not find compatible types to compare ${typeName(x.type)} with [${list.map((i) => typeName(i.type)).join(', ')}]`);
+      throw analyzerError(
+        'type_coercion',
+        `Can not find compatible types to compare ${typeName(x.type)} with [${list.map((i) => typeName(i.type)).join(', ')}]`,
+      );
     }
-    return { kind: 'inList', expr: coerce(x, t), list: list.map((i) => coerce(i, t)), negated: e.negated, type: BOOLEAN };
+    return {
+      kind: 'inList',
+      expr: coerce(x, t),
+      list: list.map((i) => coerce(i, t)),
+      negated: e.negated,
+      type: BOOLEAN,
+    };
   }
 
   like(e: ast.Like): LExpr {
@@ -424,31 +521,51 @@ export class ExprPlanner {
       this.#hidden = hidden;
     }
     for (const t of [x.type, p.type]) {
-      if (t.id !== 'Utf8' && t.id !== 'Null') throw planError(`There isn't a common type to coerce ${typeName(x.type)} and ${typeName(p.type)} in LIKE expression`);
+      if (t.id !== 'Utf8' && t.id !== 'Null')
+        throw planError(
+          `There isn't a common type to coerce ${typeName(x.type)} and ${typeName(p.type)} in LIKE expression`,
+        );
     }
     let escapeChar: string | undefined;
     if (e.escape !== undefined) {
-      if (e.escape.kind !== 'string' || Array.from(e.escape.value).length !== 1) throw planError('Invalid escape character in LIKE expression');
+      if (e.escape.kind !== 'string' || Array.from(e.escape.value).length !== 1)
+        throw planError('Invalid escape character in LIKE expression');
       escapeChar = e.escape.value;
     }
-    return { kind: 'like', caseInsensitive: e.op === 'ILIKE', expr: coerce(x, UTF8), pattern: coerce(p, UTF8), escape: escapeChar, negated: e.negated, type: BOOLEAN };
+    return {
+      kind: 'like',
+      caseInsensitive: e.op === 'ILIKE',
+      expr: coerce(x, UTF8),
+      pattern: coerce(p, UTF8),
+      escape: escapeChar,
+      negated: e.negated,
+      type: BOOLEAN,
+    };
   }
 
   caseExpr(e: ast.CaseExpr): LExpr {
     // A CASE's type is its first THEN's: only that one is typed with it.
     const operand = e.operand === undefined ? undefined : this.hidden(e.operand);
-    let whens = e.whens.map((w, k) => ({ when: this.hidden(w.when), then: k === 0 ? this.plan(w.then) : this.hidden(w.then) }));
+    let whens = e.whens.map((w, k) => ({
+      when: this.hidden(w.when),
+      then: k === 0 ? this.plan(w.then) : this.hidden(w.then),
+    }));
     const elseResult = e.elseResult === undefined ? undefined : this.hidden(e.elseResult);
     const resultType = commonType([...whens.map((w) => w.then.type), ...(elseResult ? [elseResult.type] : [])]);
-    if (resultType === undefined) throw planError(`There isn't a common type to coerce the CASE results: ${whens.map((w) => typeName(w.then.type)).join(', ')}`);
+    if (resultType === undefined)
+      throw planError(
+        `There isn't a common type to coerce the CASE results: ${whens.map((w) => typeName(w.then.type)).join(', ')}`,
+      );
     let op = operand;
     if (operand !== undefined) {
       const t = commonType([operand.type, ...whens.map((w) => w.when.type)]);
-      if (t === undefined) throw planError('There isn\'t a common type to coerce the CASE operand and WHEN values');
+      if (t === undefined) throw planError("There isn't a common type to coerce the CASE operand and WHEN values");
       op = coerce(operand, t);
       whens = whens.map((w) => ({ when: coerce(w.when, t), then: w.then }));
     } else {
-      for (const w of whens) if (!isBooleanLike(w.when.type)) throw planError(`CASE WHEN condition must be boolean, got ${typeName(w.when.type)}`);
+      for (const w of whens)
+        if (!isBooleanLike(w.when.type))
+          throw planError(`CASE WHEN condition must be boolean, got ${typeName(w.when.type)}`);
       whens = whens.map((w) => ({ when: coerce(w.when, BOOLEAN), then: w.then }));
     }
     return {
@@ -465,8 +582,13 @@ export class ExprPlanner {
     if (e.args.length !== 2) throw planError(`arrow_cast needs 2 arguments, ${e.args.length} provided`);
     const x = this.hidden(e.args[0]!);
     const target = e.args[1]!;
-    if (target.kind !== 'string') throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
-    return withIntegerRange(this.explicitCast(x, arrowCastType(target.value), false), arrowIntegerRange(target.value), false);
+    if (target.kind !== 'string')
+      throw planError(`arrow_cast requires its second argument to be a constant string, got ${target.kind}`);
+    return withIntegerRange(
+      this.explicitCast(x, arrowCastType(target.value), false),
+      arrowIntegerRange(target.value),
+      false,
+    );
   }
 
   /**
@@ -500,13 +622,23 @@ export class ExprPlanner {
       if (err instanceof PhysicalPlanError && err.fallback !== undefined && late !== undefined) {
         late.addPhysical(err);
         const fb = err.fallback;
-        return { kind: 'scalarFn', fn: failedCall(fn, err), args: args.map((a, i) => coerce(a, fb.argTypes[i] ?? a.type)), type: fb.returnType };
+        return {
+          kind: 'scalarFn',
+          fn: failedCall(fn, err),
+          args: args.map((a, i) => coerce(a, fb.argTypes[i] ?? a.type)),
+          type: fb.returnType,
+        };
       }
       if (!(err instanceof SignatureMismatch) || late === undefined || !this.analyzedHere()) throw err;
       late.add(this.scope.clause ?? Clause.Select, analyzerError('type_coercion', err.coercion));
       return { kind: 'scalarFn', fn: failedCall(fn, err), args, type: NULL };
     }
-    return { kind: 'scalarFn', fn, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), type: sig.returnType };
+    return {
+      kind: 'scalarFn',
+      fn,
+      args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)),
+      type: sig.returnType,
+    };
   }
 
   call(e: ast.FunctionCall): LExpr {
@@ -526,7 +658,11 @@ export class ExprPlanner {
 
   aggregateCall(fn: AggregateFunction, e: ast.FunctionCall): LExpr {
     if (!this.scope.allowAggregates) throw planError(`Aggregate functions are not allowed here: ${fn.displayName}`);
-    const star = (fn.name === 'count' || fn.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard' && e.args[0]!.qualifier === undefined;
+    const star =
+      (fn.name === 'count' || fn.name === 'exact_count') &&
+      e.args.length === 1 &&
+      e.args[0]!.kind === 'wildcard' &&
+      e.args[0]!.qualifier === undefined;
     let args: LExpr[];
     // A window function in an aggregate's argument would have to run before the aggregate it
     // feeds, which runs first: refused, as in the aggregate's FILTER and ORDER BY.
@@ -535,7 +671,8 @@ export class ExprPlanner {
     else {
       args = e.args.map((a) => {
         if (a.kind !== 'wildcard') return argPlanner.plan(a);
-        if (fn.name === 'min' || fn.name === 'max' || fn.name === 'mode') throw internalError('Create physical name does not support wildcard');
+        if (fn.name === 'min' || fn.name === 'max' || fn.name === 'mode')
+          throw internalError('Create physical name does not support wildcard');
         return lit(null, NULL);
       });
     }
@@ -575,7 +712,11 @@ export class ExprPlanner {
     if (spec.baseName !== undefined) {
       const base = this.scope.windows?.get(spec.baseName);
       if (base === undefined) throw planError(`The window ${spec.baseName} is not defined!`);
-      spec = { partitionBy: [...base.partitionBy, ...spec.partitionBy], orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy, frame: spec.frame ?? base.frame };
+      spec = {
+        partitionBy: [...base.partitionBy, ...spec.partitionBy],
+        orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy,
+        frame: spec.frame ?? base.frame,
+      };
     }
     const inner = this.nested(Clause.WindowArgs, { allowWindows: false });
     const partitionBy = spec.partitionBy.map((p) => inner.plan(p));
@@ -598,12 +739,22 @@ export class ExprPlanner {
           constants.map((c) => (typeof c === 'bigint' && c > 0n ? c : 1n)),
         );
       }
-      return { kind: 'windowFn', fn: wf, args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)), partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes };
+      return {
+        kind: 'windowFn',
+        fn: wf,
+        args: args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type)),
+        partitionBy,
+        orderBy,
+        frame,
+        type: sig.returnType,
+        argTypes: sig.argTypes,
+      };
     }
     const agg = aggregateFunction(e.name);
     if (agg !== undefined) {
       // An aggregate over a window frame: count(*) counts rows, as in a GROUP BY.
-      const star = (agg.name === 'count' || agg.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard';
+      const star =
+        (agg.name === 'count' || agg.name === 'exact_count') && e.args.length === 1 && e.args[0]!.kind === 'wildcard';
       const args = star ? [lit(1n, INT64)] : e.args.map((a) => inner.plan(a));
       const sig = agg.bind(
         args.map((a) => a.type),
@@ -613,7 +764,18 @@ export class ExprPlanner {
       // An aggregate in the argument (sum(count(x)) OVER (...)) is computed by the GROUP BY
       // below the window, as in its PARTITION BY and ORDER BY.
       const coerced = args.map((a, i) => coerce(a, sig.argTypes[i] ?? a.type));
-      return { kind: 'windowFn', fn: agg, args: coerced, partitionBy, orderBy, frame, type: sig.returnType, argTypes: sig.argTypes, ...(e.distinct ? { distinct: true } : {}), ...(star ? { star: true } : {}) };
+      return {
+        kind: 'windowFn',
+        fn: agg,
+        args: coerced,
+        partitionBy,
+        orderBy,
+        frame,
+        type: sig.returnType,
+        argTypes: sig.argTypes,
+        ...(e.distinct ? { distinct: true } : {}),
+        ...(star ? { star: true } : {}),
+      };
     }
     throw unknownFunction(e.name);
   }
@@ -627,22 +789,33 @@ function frameSpec(f: ast.WindowFrame, orderBy: readonly SortExpr[], planner: Ex
     const planned = planner.plan(b.offset);
     const v = constantOf(planned);
     if (f.units !== 'RANGE') {
-      if (typeof v !== 'bigint' || v < 0n) throw planError(`Window frame bound of ${f.units} must be a non-negative integer literal, got ${exprName(planned)}`);
+      if (typeof v !== 'bigint' || v < 0n)
+        throw planError(
+          `Window frame bound of ${f.units} must be a non-negative integer literal, got ${exprName(planned)}`,
+        );
       return { kind: b.kind, offset: Number(v) };
     }
     let offset: number | IntervalValue | undefined;
     if (typeof v === 'bigint' || typeof v === 'number') offset = Number(v);
     else if (typeof v === 'string') offset = /^\s*[0-9.]+\s*$/.test(v) ? Number(v) : parseInterval(v);
     else if (v !== null && v !== undefined && typeof v === 'object' && 'nanos' in v) offset = v as IntervalValue;
-    if (offset === undefined || (typeof offset === 'number' && !(offset >= 0))) throw planError(`Invalid window frame bound ${exprName(planned)}: a RANGE offset must be a non-negative number or an interval`);
+    if (offset === undefined || (typeof offset === 'number' && !(offset >= 0)))
+      throw planError(
+        `Invalid window frame bound ${exprName(planned)}: a RANGE offset must be a non-negative number or an interval`,
+      );
     return { kind: b.kind, offset };
   };
   const start = bound(f.start);
   const end = f.end === undefined ? ({ kind: 'current' } as const) : bound(f.end);
-  if (f.start.kind === 'following' && start.kind === 'unbounded') throw planError('Invalid window frame: start bound cannot be UNBOUNDED FOLLOWING');
-  if (f.end !== undefined && f.end.kind === 'preceding' && end.kind === 'unbounded') throw planError('Invalid window frame: end bound cannot be UNBOUNDED PRECEDING');
+  if (f.start.kind === 'following' && start.kind === 'unbounded')
+    throw planError('Invalid window frame: start bound cannot be UNBOUNDED FOLLOWING');
+  if (f.end !== undefined && f.end.kind === 'preceding' && end.kind === 'unbounded')
+    throw planError('Invalid window frame: end bound cannot be UNBOUNDED PRECEDING');
   const offsets = [start, end].some((b) => b.kind === 'preceding' || b.kind === 'following');
-  if (f.units === 'RANGE' && offsets && orderBy.length !== 1) throw planError(`With window frame of type RANGE, the order by expression must be of length 1, got ${orderBy.length}`);
+  if (f.units === 'RANGE' && offsets && orderBy.length !== 1)
+    throw planError(
+      `With window frame of type RANGE, the order by expression must be of length 1, got ${orderBy.length}`,
+    );
   if (f.units === 'GROUPS' && orderBy.length === 0) throw planError('GROUPS mode requires an ORDER BY clause');
   return { units: f.units, start, end };
 }
@@ -658,5 +831,3 @@ export function containsAggregate(e: LExpr): boolean {
       return children(e).some(containsAggregate);
   }
 }
-
-

@@ -17,7 +17,9 @@ import type { Ctes, StatementPlanner } from './statement-planner.js';
 export function renameColumns(plan: LogicalPlan, names: readonly string[], what: string): LogicalPlan {
   if (names.length === 0) return plan;
   if (names.length > plan.schema.length) {
-    throw planError(`Source table contains ${plan.schema.length} columns but only ${names.length} names given as column alias for ${what}`);
+    throw planError(
+      `Source table contains ${plan.schema.length} columns but only ${names.length} names given as column alias for ${what}`,
+    );
   }
   const exprs: LExpr[] = plan.schema.fields.map((f, i) => {
     const c: LExpr = { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type };
@@ -26,7 +28,12 @@ export function renameColumns(plan: LogicalPlan, names: readonly string[], what:
   return projection(plan, exprs);
 }
 
-export function planFrom(qp: StatementPlanner, from: readonly ast.TableWithJoins[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+export function planFrom(
+  qp: StatementPlanner,
+  from: readonly ast.TableWithJoins[],
+  outer: Scope | undefined,
+  ctes: Ctes,
+): LogicalPlan {
   let plan: LogicalPlan | undefined;
   for (const item of from) {
     const p = planTableWithJoins(qp, item, outer, ctes);
@@ -35,7 +42,12 @@ export function planFrom(qp: StatementPlanner, from: readonly ast.TableWithJoins
   return plan!;
 }
 
-function planTableWithJoins(qp: StatementPlanner, t: ast.TableWithJoins, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+function planTableWithJoins(
+  qp: StatementPlanner,
+  t: ast.TableWithJoins,
+  outer: Scope | undefined,
+  ctes: Ctes,
+): LogicalPlan {
   let plan = planTableFactor(qp, t.relation, outer, ctes);
   for (const j of t.joins) plan = planJoin(qp, plan, j, outer, ctes);
   return plan;
@@ -76,7 +88,11 @@ function sideOf(e: LExpr, left: PlanSchema, right: PlanSchema): 'left' | 'right'
 }
 
 /** Splits a join condition into equi-join keys and the rest. */
-export function splitJoinCondition(cond: LExpr, left: PlanSchema, right: PlanSchema): { keys: [LExpr, LExpr][]; rest: LExpr | undefined } {
+export function splitJoinCondition(
+  cond: LExpr,
+  left: PlanSchema,
+  right: PlanSchema,
+): { keys: [LExpr, LExpr][]; rest: LExpr | undefined } {
   const keys: [LExpr, LExpr][] = [];
   const rest: LExpr[] = [];
   for (const c of splitConjunction(cond)) {
@@ -97,7 +113,13 @@ export function splitJoinCondition(cond: LExpr, left: PlanSchema, right: PlanSch
   return { keys, rest: conjunction(rest) };
 }
 
-function planJoin(qp: StatementPlanner, left: LogicalPlan, j: ast.Join, outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+function planJoin(
+  qp: StatementPlanner,
+  left: LogicalPlan,
+  j: ast.Join,
+  outer: Scope | undefined,
+  ctes: Ctes,
+): LogicalPlan {
   const right = planTableFactor(qp, j.relation, outer, ctes);
   const type: JoinType = j.type;
   if (type === 'CROSS' || (j.on === undefined && j.using === undefined)) {
@@ -113,7 +135,11 @@ function planJoin(qp: StatementPlanner, left: LogicalPlan, j: ast.Join, outer: S
       const col = (f: PlanField): LExpr => ({ kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type });
       const lf = left.schema.field(li);
       const rf = right.schema.field(ri);
-      const eq = new ExprPlanner(qp.scope(left.schema.concat(right.schema), outer, ctes, false)).binary('=', col(lf), col(rf));
+      const eq = new ExprPlanner(qp.scope(left.schema.concat(right.schema), outer, ctes, false)).binary(
+        '=',
+        col(lf),
+        col(rf),
+      );
       if (eq.kind !== 'binary') throw new UserError('sqlPlan', 'BUG: USING key is not a comparison');
       return [eq.left, eq.right];
     });
@@ -121,7 +147,8 @@ function planJoin(qp: StatementPlanner, left: LogicalPlan, j: ast.Join, outer: S
   }
   const combined = left.schema.concat(right.schema);
   const cond = new ExprPlanner(qp.scope(combined, outer, ctes, false)).plan(j.on!);
-  if (cond.type.id !== 'Boolean' && cond.type.id !== 'Null') throw planError(`Join condition must be boolean, got ${cond.type.id}`);
+  if (cond.type.id !== 'Boolean' && cond.type.id !== 'Null')
+    throw planError(`Join condition must be boolean, got ${cond.type.id}`);
   const { keys, rest } = splitJoinCondition(cond, left.schema, right.schema);
   return join(left, right, type, keys, rest);
 }

@@ -6,7 +6,18 @@
 // windows of each series between the time bounds the WHERE clause gives (an upper bound is
 // required, as in CnosDB and IOx; without a lower bound each series starts at its first window).
 
-import { BOOLEAN, type DataType, floorDiv, intervalNanos, parseInterval, parseTimestampNanos, type Scalar, timestamp, type TimeUnit, unitNanos } from '../types/index.js';
+import {
+  BOOLEAN,
+  type DataType,
+  floorDiv,
+  intervalNanos,
+  parseInterval,
+  parseTimestampNanos,
+  type Scalar,
+  timestamp,
+  type TimeUnit,
+  unitNanos,
+} from '../types/index.js';
 import { planError } from '../errors.js';
 import { exprName } from '../plan/expr-display.js';
 import { exprKey, replaceExpr, splitConjunction, type LExpr } from '../plan/expr.js';
@@ -43,25 +54,41 @@ function findCalls(e: unknown, out: ast.FunctionCall[]): void {
 }
 
 function durationNs(v: Scalar | undefined, t: DataType, what: string): bigint {
-  const iv = t.id === 'Interval' && v !== undefined && v !== null ? v : t.id === 'Utf8' && typeof v === 'string' ? parseInterval(v) : undefined;
+  const iv =
+    t.id === 'Interval' && v !== undefined && v !== null
+      ? v
+      : t.id === 'Utf8' && typeof v === 'string'
+        ? parseInterval(v)
+        : undefined;
   const ns = iv === undefined ? undefined : intervalNanos(iv as never);
-  if (ns === undefined || ns <= 0n) throw planError(`Invalid time_window_gapfill parameter: the ${what} must be a positive constant interval without months`);
+  if (ns === undefined || ns <= 0n)
+    throw planError(
+      `Invalid time_window_gapfill parameter: the ${what} must be a positive constant interval without months`,
+    );
   return ns;
 }
 
 /** The expansion for a query with time_window_gapfill, or undefined when it has none. */
-export function planGapfillWindows(sel: ast.Select, input: LogicalPlan, where: LExpr | undefined, scope: Scope): GapfillWindows | undefined {
+export function planGapfillWindows(
+  sel: ast.Select,
+  input: LogicalPlan,
+  where: LExpr | undefined,
+  scope: Scope,
+): GapfillWindows | undefined {
   const calls: ast.FunctionCall[] = [];
   findCalls(sel.items, calls);
   findCalls(sel.groupBy, calls);
   if (calls.length === 0) return undefined;
   const planner = new ExprPlanner(scope);
   const planned = calls.map((c) => c.args.map((a) => planner.plan(a)));
-  if (new Set(planned.map((args) => args.map(exprKey).join('|'))).size > 1) throw planError('Only one time_window_gapfill is allowed in a query');
+  if (new Set(planned.map((args) => args.map(exprKey).join('|'))).size > 1)
+    throw planError('Only one time_window_gapfill is allowed in a query');
   const args = planned[0]!;
-  if (args.length < 2 || args.length > 4) throw planError(`The function time_window_gapfill expects 2 to 4 arguments, but ${args.length} were provided`);
+  if (args.length < 2 || args.length > 4)
+    throw planError(`The function time_window_gapfill expects 2 to 4 arguments, but ${args.length} were provided`);
   const time = args[0]!;
-  if (time.type.id !== 'Timestamp') throw planError(`The first argument of time_window_gapfill must be a timestamp, got ${time.type.id}`);
+  if (time.type.id !== 'Timestamp')
+    throw planError(`The first argument of time_window_gapfill must be a timestamp, got ${time.type.id}`);
   const unit = (time.type as { unit: TimeUnit }).unit;
   const windowNs = durationNs(constantOf(args[1]!), args[1]!.type, 'window');
   const slideNs = args.length > 2 ? durationNs(constantOf(args[2]!), args[2]!.type, 'slide') : windowNs;
@@ -69,14 +96,21 @@ export function planGapfillWindows(sel: ast.Select, input: LogicalPlan, where: L
   if (args.length > 3) {
     const o = constantOf(args[3]!);
     const t = args[3]!.type;
-    const parsed = typeof o === 'string' ? parseTimestampNanos(o) : typeof o === 'bigint' && t.id === 'Timestamp' ? o * unitNanos(t.unit) : undefined;
-    if (parsed === undefined) throw planError('Invalid time_window_gapfill parameter: the origin must be a constant timestamp');
+    const parsed =
+      typeof o === 'string'
+        ? parseTimestampNanos(o)
+        : typeof o === 'bigint' && t.id === 'Timestamp'
+          ? o * unitNanos(t.unit)
+          : undefined;
+    if (parsed === undefined)
+      throw planError('Invalid time_window_gapfill parameter: the origin must be a constant timestamp');
     originNs = parsed;
   }
   checkWindowOverlap(windowNs, slideNs);
 
   const range = timeRange(where, time);
-  if (range.upper === undefined) throw planError('time_window_gapfill needs an upper time bound in WHERE (time < ... or time <= ...)');
+  if (range.upper === undefined)
+    throw planError('time_window_gapfill needs an upper time bound in WHERE (time < ... or time <= ...)');
   // Window starts on the grid: the first window that can hold a row at or after the lower bound,
   // the last one starting at or before the upper bound.
   const onGrid = (ns: bigint): bigint => originNs + floorDiv(ns - originNs, slideNs) * slideNs;
@@ -86,13 +120,27 @@ export function planGapfillWindows(sel: ast.Select, input: LogicalPlan, where: L
   const name = `time_window_gapfill(${args.map(exprName).join(',')})`;
   const columnName = `__gapfill_window(${args.map(exprName).join(',')})`;
   const type = windowStructType(unit);
-  let expanded: LogicalPlan = timeWindow(input, time, windowNs, windowNs >= slideNs ? slideNs : windowNs, originNs, columnName, type);
+  let expanded: LogicalPlan = timeWindow(
+    input,
+    time,
+    windowNs,
+    windowNs >= slideNs ? slideNs : windowNs,
+    originNs,
+    columnName,
+    type,
+  );
   const windowCol: LExpr = { kind: 'column', qualifier: undefined, name: columnName, type };
   const startOf: LExpr = { kind: 'getField', expr: windowCol, field: 'start', type: timestamp(unit) };
   if (slideNs > windowNs) {
     // Windows shorter than their slide: a row between two windows belongs to none.
     expanded = timeWindow(input, time, slideNs, slideNs, originNs, columnName, type);
-    const endOfShort: LExpr = { kind: 'binary', op: '+', left: startOf, right: { kind: 'literal', value: { months: 0, days: 0, nanos: windowNs }, type: { id: 'Interval' } }, type: timestamp(unit) };
+    const endOfShort: LExpr = {
+      kind: 'binary',
+      op: '+',
+      left: startOf,
+      right: { kind: 'literal', value: { months: 0, days: 0, nanos: windowNs }, type: { id: 'Interval' } },
+      type: timestamp(unit),
+    };
     expanded = filter(expanded, { kind: 'binary', op: '<', left: time, right: endOfShort, type: BOOLEAN });
   }
   const start: LExpr = { kind: 'alias', expr: startOf, name, type: timestamp(unit) };
@@ -154,7 +202,10 @@ function timeRange(where: LExpr | undefined, time: LExpr): { lower?: bigint; upp
  * and the items with each call replaced by a reference to its copy. `columns` are the
  * aggregate's output fields; the copies come after them.
  */
-export function gapfillStrategies(items: readonly LExpr[], columns: readonly PlanField[]): { fills: FilledColumn[]; fields: PlanField[]; items: LExpr[] } {
+export function gapfillStrategies(
+  items: readonly LExpr[],
+  columns: readonly PlanField[],
+): { fills: FilledColumn[]; fields: PlanField[]; items: LExpr[] } {
   const fills: FilledColumn[] = [];
   const fields: PlanField[] = [];
   const rewritten = items.map((item) =>
@@ -162,8 +213,12 @@ export function gapfillStrategies(items: readonly LExpr[], columns: readonly Pla
       if (e.kind !== 'scalarFn' || (e.fn.name !== 'locf' && e.fn.name !== 'interpolate')) return undefined;
       const arg = e.args[0]!;
       const target = arg.kind === 'cast' ? arg.expr : arg;
-      const source = target.kind === 'column' ? columns.findIndex((c) => c.name === target.name && c.qualifier === target.qualifier) : -1;
-      if (source < 0) throw planError(`${e.fn.name} must be called on an aggregate of the gap-filling query, got ${exprName(arg)}`);
+      const source =
+        target.kind === 'column'
+          ? columns.findIndex((c) => c.name === target.name && c.qualifier === target.qualifier)
+          : -1;
+      if (source < 0)
+        throw planError(`${e.fn.name} must be called on an aggregate of the gap-filling query, got ${exprName(arg)}`);
       const name = exprName(e);
       if (!fills.some((f) => f.name === name)) {
         fills.push({ source, strategy: e.fn.name as FilledColumn['strategy'], name });

@@ -77,7 +77,9 @@ export class QueryPlanner implements StatementPlanner {
       windows: undefined,
       variable: (name) => {
         this.cacheable = false;
-        return this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name) ? this.ctx.variables[name] : undefined;
+        return this.ctx.variables !== undefined && Object.hasOwn(this.ctx.variables, name)
+          ? this.ctx.variables[name]
+          : undefined;
       },
       lateErrors: undefined,
       clause: undefined,
@@ -96,7 +98,10 @@ export class QueryPlanner implements StatementPlanner {
   }
 
   /** Resolves `[db.]table` to its database and TableInfo, or throws CnosDB's error. */
-  resolveTable(name: readonly string[], need: 'read' | 'write' | 'all' = 'read'): { database: string; table: TableInfo } {
+  resolveTable(
+    name: readonly string[],
+    need: 'read' | 'write' | 'all' = 'read',
+  ): { database: string; table: TableInfo } {
     let db = this.ctx.database;
     let t: string;
     if (name.length === 1) t = name[0]!;
@@ -109,10 +114,14 @@ export class QueryPlanner implements StatementPlanner {
     if (this.ctx.catalog.database(db) === undefined) throw databaseNotFound(db);
     const table = this.ctx.catalog.table(db, t);
     if (table === undefined && this.ctx.catalog.externalTable?.(db, t) !== undefined) {
-      throw notImplemented(`the external table ${db}.${t} in this statement: it is read-only, and has no series or time column`);
+      throw notImplemented(
+        `the external table ${db}.${t} in this statement: it is read-only, and has no series or time column`,
+      );
     }
     if (table === undefined && this.ctx.catalog.streamTable?.(db, t) !== undefined) {
-      throw notImplemented(`the stream table ${db}.${t} in this statement: it is read by INSERT ... SELECT (a stream query) or SELECT only`);
+      throw notImplemented(
+        `the stream table ${db}.${t} in this statement: it is read by INSERT ... SELECT (a stream query) or SELECT only`,
+      );
     }
     if (table === undefined) throw tableNotFound(this.ctx.tenant, db, t);
     return { database: db, table };
@@ -144,33 +153,72 @@ export class QueryPlanner implements StatementPlanner {
     const type = field.type;
     const per = type.id === 'Timestamp' ? unitNanos(type.unit) : 1n;
     const column: LExpr = { kind: 'column', qualifier, name: stream.eventTimeColumn, type };
-    const bound = (op: '>=' | '<', ns: bigint): LExpr => ({ kind: 'binary', op, left: column, right: { kind: 'literal', value: ns / per, type }, type: BOOLEAN });
+    const bound = (op: '>=' | '<', ns: bigint): LExpr => ({
+      kind: 'binary',
+      op,
+      left: column,
+      right: { kind: 'literal', value: ns / per, type },
+      type: BOOLEAN,
+    });
     const upper = bound('<', range.toNs);
-    return filter(plan, range.fromNs === null ? upper : { kind: 'binary', op: 'AND', left: bound('>=', range.fromNs), right: upper, type: BOOLEAN });
+    return filter(
+      plan,
+      range.fromNs === null
+        ? upper
+        : { kind: 'binary', op: 'AND', left: bound('>=', range.fromNs), right: upper, type: BOOLEAN },
+    );
   }
 
   /** A full scan of a table under its qualifier (the alias, else the name as written). */
   scan(name: readonly string[], alias: string | undefined): LogicalPlan {
     const qualifier = alias ?? name.join('.');
-    const view = planSystemView({ catalog: this.ctx.catalog, tenant: this.ctx.tenant, canRead: (db) => this.canRead(db), system: this.ctx.system }, name, qualifier);
+    const view = planSystemView(
+      {
+        catalog: this.ctx.catalog,
+        tenant: this.ctx.tenant,
+        canRead: (db) => this.canRead(db),
+        system: this.ctx.system,
+      },
+      name,
+      qualifier,
+    );
     if (view !== undefined) {
       this.cacheable = false;
       return view;
     }
     // Another tenant's cluster_schema is a database of its own when it created one.
-    if (isForeignClusterView(name, this.ctx.tenant) && this.ctx.catalog.database(name[name.length - 2]!) === undefined) {
+    if (
+      isForeignClusterView(name, this.ctx.tenant) &&
+      this.ctx.catalog.database(name[name.length - 2]!) === undefined
+    ) {
       throw tableNotFound(this.ctx.tenant, 'cluster_schema', name[name.length - 1]!);
     }
     const stream = this.#stream(name);
     if (stream !== undefined) return this.#streamScan(stream, qualifier);
     const external = this.#external(name);
     if (external !== undefined) {
-      const schema = new PlanSchema(external.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true })));
+      const schema = new PlanSchema(
+        external.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: true })),
+      );
       return { kind: 'externalScan', table: external, qualifier, schema };
     }
     const { database, table } = this.resolveTable(name);
-    const fields: PlanField[] = table.columns.map((c) => ({ qualifier, name: c.name, type: c.type, nullable: c.kind !== 'time' }));
-    return { kind: 'scan', database, table, qualifier, projection: table.columns.map((c) => c.name), filters: [], fetch: undefined, schema: new PlanSchema(fields) };
+    const fields: PlanField[] = table.columns.map((c) => ({
+      qualifier,
+      name: c.name,
+      type: c.type,
+      nullable: c.kind !== 'time',
+    }));
+    return {
+      kind: 'scan',
+      database,
+      table,
+      qualifier,
+      projection: table.columns.map((c) => c.name),
+      filters: [],
+      fetch: undefined,
+      schema: new PlanSchema(fields),
+    };
   }
 
   /** Plans a query; at the statement's top, then throws the first late type error (deferred-errors.ts). */
@@ -194,7 +242,8 @@ export class QueryPlanner implements StatementPlanner {
       if (q.with.recursive) throw planError('Recursive CTEs are not supported');
       const m = new Map(parentCtes);
       for (const cte of q.with.ctes) {
-        if (m.has(cte.name) && !parentCtes.has(cte.name)) throw planError(`WITH query name "${cte.name}" specified more than once`);
+        if (m.has(cte.name) && !parentCtes.has(cte.name))
+          throw planError(`WITH query name "${cte.name}" specified more than once`);
         m.set(cte.name, renameColumns(this.planQuery(cte.query, outer, m), cte.columns, cte.name));
       }
       ctes = m;
@@ -220,14 +269,20 @@ export class QueryPlanner implements StatementPlanner {
   }
 
   /** ORDER BY on a body other than SELECT: output columns, positions, or expressions over them. */
-  orderByOutput(plan: LogicalPlan, orderBy: readonly ast.OrderByExpr[], outer: Scope | undefined, ctes: Ctes): LogicalPlan {
+  orderByOutput(
+    plan: LogicalPlan,
+    orderBy: readonly ast.OrderByExpr[],
+    outer: Scope | undefined,
+    ctes: Ctes,
+  ): LogicalPlan {
     const planner = new ExprPlanner(this.scope(plan.schema, outer, ctes, false));
     const keys: SortExpr[] = orderBy.map((o) => {
       const asc = o.asc ?? true;
       const nullsFirst = o.nullsFirst ?? !asc;
       if (o.expr.kind === 'number' && /^\d+$/.test(o.expr.text)) {
         const k = Number(o.expr.text);
-        if (k < 1 || k > plan.schema.length) throw planError(`Order by column out of bounds, specified: ${k}, max: ${plan.schema.length}`);
+        if (k < 1 || k > plan.schema.length)
+          throw planError(`Order by column out of bounds, specified: ${k}, max: ${plan.schema.length}`);
         const f = plan.schema.field(k - 1);
         return { expr: { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type }, asc, nullsFirst };
       }
@@ -254,8 +309,17 @@ export class QueryPlanner implements StatementPlanner {
     const planner = new ExprPlanner(this.scope(PlanSchema.empty(), outer, ctes, false));
     const rows = v.rows.map((r) => r.map((e) => planner.plan(e)));
     const types = valuesColumnTypes(rows.map((r) => r.map((e) => e.type)));
-    const fields: PlanField[] = types.map((type, c) => ({ qualifier: undefined, name: `column${c + 1}`, type, nullable: true }));
-    return { kind: 'values', rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))), schema: new PlanSchema(fields) };
+    const fields: PlanField[] = types.map((type, c) => ({
+      qualifier: undefined,
+      name: `column${c + 1}`,
+      type,
+      nullable: true,
+    }));
+    return {
+      kind: 'values',
+      rows: rows.map((r) => r.map((e, c) => coerce(e, types[c]!))),
+      schema: new PlanSchema(fields),
+    };
   }
 
   /** Casts the columns of a plan to `types` where they differ. */
@@ -263,7 +327,9 @@ export class QueryPlanner implements StatementPlanner {
     if (plan.schema.fields.every((f, i) => typeEquals(f.type, types[i]!))) return plan;
     const exprs: LExpr[] = plan.schema.fields.map((f, i) => {
       const c: LExpr = { kind: 'column', qualifier: f.qualifier, name: f.name, type: f.type };
-      return typeEquals(f.type, types[i]!) ? c : { kind: 'alias', expr: coerce(c, types[i]!), name: f.name, type: types[i]! };
+      return typeEquals(f.type, types[i]!)
+        ? c
+        : { kind: 'alias', expr: coerce(c, types[i]!), name: f.name, type: types[i]! };
     });
     return projection(plan, exprs);
   }
@@ -272,11 +338,16 @@ export class QueryPlanner implements StatementPlanner {
     const left = this.planBody(s.left, outer, ctes);
     const right = this.planBody(s.right, outer, ctes);
     if (left.schema.length !== right.schema.length) {
-      throw planError(`${s.op} queries must have the same number of columns, (left is ${left.schema.length}, (right is ${right.schema.length})`);
+      throw planError(
+        `${s.op} queries must have the same number of columns, (left is ${left.schema.length}, (right is ${right.schema.length})`,
+      );
     }
     const types = left.schema.fields.map((f, i) => {
       const t = commonType([f.type, right.schema.field(i).type]);
-      if (t === undefined) throw planError(`${s.op} Column ${f.name} (type: ${typeName(f.type)}) is not compatible with column ${right.schema.field(i).name} (type: ${typeName(right.schema.field(i).type)})`);
+      if (t === undefined)
+        throw planError(
+          `${s.op} Column ${f.name} (type: ${typeName(f.type)}) is not compatible with column ${right.schema.field(i).name} (type: ${typeName(right.schema.field(i).type)})`,
+        );
       return t;
     });
     const l = this.castColumns(left, types);
@@ -311,7 +382,8 @@ export function valuesColumnTypes(rows: readonly (readonly DataType[])[]): DataT
     row.forEach((t, j) => {
       if (t.id === 'Null') return;
       const prev = types[j];
-      if (prev !== undefined && !typeEquals(prev, t)) throw planError(`Inconsistent data type across values list at row ${i} column ${j}`);
+      if (prev !== undefined && !typeEquals(prev, t))
+        throw planError(`Inconsistent data type across values list at row ${i} column ${j}`);
       types[j] = t;
     });
   });
@@ -322,6 +394,9 @@ export function valuesColumnTypes(rows: readonly (readonly DataType[])[]): DataT
 export function checkValuesWidth(rows: readonly (readonly unknown[])[]): void {
   const width = rows[0]!.length;
   rows.forEach((r, i) => {
-    if (r.length !== width) throw planError(`Inconsistent data length across values list: got ${r.length} values in row ${i} but expected ${width}`);
+    if (r.length !== width)
+      throw planError(
+        `Inconsistent data length across values list: got ${r.length} values in row ${i} but expected ${width}`,
+      );
   });
 }

@@ -47,12 +47,13 @@ export function collectDistinct(exprs: readonly LExpr[], pred: (e: LExpr) => boo
   return out;
 }
 
-
 /** Throws DataFusion's error when a rebased select item still reads a column the node lacks. */
 export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema, input?: PlanSchema): void {
   const unresolved = (qualifier: string | undefined, name: string): never => {
     const available = schema.fields.map((f) => flatName(f.qualifier, f.name)).join(', ');
-    throw planError(`Projection references non-aggregate values: Expression ${flatName(qualifier, name)} could not be resolved from available columns: ${available}`);
+    throw planError(
+      `Projection references non-aggregate values: Expression ${flatName(qualifier, name)} could not be resolved from available columns: ${available}`,
+    );
   };
   for (const e of exprs) {
     for (const c of columnsOf(e)) {
@@ -61,6 +62,7 @@ export function checkResolved(exprs: readonly LExpr[], schema: PlanSchema, input
     // A subquery's outer reference to a column of the aggregate's input reads it from the
     // aggregate's rows, so it too must be a group key (else nothing binds it at run time).
     if (input === undefined) continue;
-    for (const r of subqueryOuterReferences(e)) if (input.has(r.qualifier, r.name) && !schema.has(r.qualifier, r.name)) unresolved(r.qualifier, r.name);
+    for (const r of subqueryOuterReferences(e))
+      if (input.has(r.qualifier, r.name) && !schema.has(r.qualifier, r.name)) unresolved(r.qualifier, r.name);
   }
 }

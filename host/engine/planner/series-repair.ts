@@ -27,7 +27,9 @@ export function findRepairItem(items: readonly Item[], aggregates: readonly LExp
   if (calls.length === 0) return undefined;
   const at = items.flatMap((it, k) => (isRepair(it.expr) ? [k] : []));
   if (calls.length > 1 || at.length !== 1) {
-    throw planError(`${calls.map(exprName).join(', ')}: a data repair function must be a select item of its own, one per query`);
+    throw planError(
+      `${calls.map(exprName).join(', ')}: a data repair function must be a select item of its own, one per query`,
+    );
   }
   return at[0];
 }
@@ -47,7 +49,10 @@ export function unnestRepairItem(pre: LogicalPlan, items: Item[], k: number): Lo
     k,
     1,
     { expr: { kind: 'column', qualifier: time.qualifier, name: time.name, type: time.type }, alias: undefined },
-    { expr: { kind: 'column', qualifier: value.qualifier, name: value.name, type: value.type }, alias: items[k]!.alias },
+    {
+      expr: { kind: 'column', qualifier: value.qualifier, name: value.name, type: value.type },
+      alias: items[k]!.alias,
+    },
   );
   return node;
 }

@@ -5,16 +5,36 @@
 
 import type { DataType as AstType } from '../sql/ast.js';
 import { notImplemented, semanticError } from '../errors.js';
-import { BOOLEAN, type DataType, DATE32, FLOAT32, FLOAT64, INT64, type IntegerRange, INTERVAL, TIME64, timestamp, UINT64, UTF8 } from '../types/index.js';
+import {
+  BOOLEAN,
+  type DataType,
+  DATE32,
+  FLOAT32,
+  FLOAT64,
+  INT64,
+  type IntegerRange,
+  INTERVAL,
+  TIME64,
+  timestamp,
+  UINT64,
+  UTF8,
+} from '../types/index.js';
 import { ValueType } from '../../core/write-batch.js';
 import { GEOMETRY_SUB_TYPES, geometryTypeName, type GeometryColumnType } from '../../core/geometry/geometry.js';
 
 const INTEGERS = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
 
-const NARROW: Readonly<Record<string, [bits: bigint, name: string]>> = { TINYINT: [8n, 'Int8'], SMALLINT: [16n, 'Int16'], INT: [32n, 'Int32'], INTEGER: [32n, 'Int32'] };
+const NARROW: Readonly<Record<string, [bits: bigint, name: string]>> = {
+  TINYINT: [8n, 'Int8'],
+  SMALLINT: [16n, 'Int16'],
+  INT: [32n, 'Int32'],
+  INTEGER: [32n, 'Int32'],
+};
 
 function rangeOf(bits: bigint, unsigned: boolean, arrow: string): IntegerRange {
-  return unsigned ? { min: 0n, max: 2n ** bits - 1n, arrow } : { min: -(2n ** (bits - 1n)), max: 2n ** (bits - 1n) - 1n, arrow };
+  return unsigned
+    ? { min: 0n, max: 2n ** bits - 1n, arrow }
+    : { min: -(2n ** (bits - 1n)), max: 2n ** (bits - 1n) - 1n, arrow };
 }
 
 /**
@@ -83,18 +103,28 @@ export interface FieldColumnType {
  * its order: two parameters, a known sub type, srid 0; each error shows the type as written.
  */
 function geometryColumnType(t: AstType, column: string): FieldColumnType {
-  const bad = (why: string): Error => semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, ${why}`, 'columnDataType');
+  const bad = (why: string): Error =>
+    semanticError(`Unexpected data type ${t.written ?? t.name} of ${column}, ${why}`, 'columnDataType');
   if (t.params.length !== 2) throw bad('format: GEOMETRY(<sub_type>, <srid>)');
   const [subType, srid] = t.params as [string, string];
-  if (GEOMETRY_SUB_TYPES[subType] === undefined) throw bad(`sub_type must be ${Object.keys(GEOMETRY_SUB_TYPES).join(', ')}`);
+  if (GEOMETRY_SUB_TYPES[subType] === undefined)
+    throw bad(`sub_type must be ${Object.keys(GEOMETRY_SUB_TYPES).join(', ')}`);
   if (srid !== '0') throw bad('currently only supports 0, Cartesian coordinate system');
-  return { type: UTF8, valueType: ValueType.String, sqlName: geometryTypeName({ subType, srid: 0 }), geometry: { subType, srid: 0 } };
+  return {
+    type: UTF8,
+    valueType: ValueType.String,
+    sqlName: geometryTypeName({ subType, srid: 0 }),
+    geometry: { subType, srid: 0 },
+  };
 }
 
 /** The type of a CREATE TABLE / ADD FIELD column, or CnosDB's "Unexpected data type" error. */
 export function fieldColumnType(t: AstType, column: string): FieldColumnType {
   if (!t.custom && t.params.length === 0) {
-    if (t.name === 'BIGINT') return t.unsigned ? { type: UINT64, valueType: ValueType.Unsigned, sqlName: 'BIGINT UNSIGNED' } : { type: INT64, valueType: ValueType.BigInt, sqlName: 'BIGINT' };
+    if (t.name === 'BIGINT')
+      return t.unsigned
+        ? { type: UINT64, valueType: ValueType.Unsigned, sqlName: 'BIGINT UNSIGNED' }
+        : { type: INT64, valueType: ValueType.BigInt, sqlName: 'BIGINT' };
     if (t.name === 'DOUBLE') return { type: FLOAT64, valueType: ValueType.Double, sqlName: 'DOUBLE' };
     if (t.name === 'STRING') return { type: UTF8, valueType: ValueType.String, sqlName: 'STRING' };
     if (t.name === 'BOOLEAN') return { type: BOOLEAN, valueType: ValueType.Boolean, sqlName: 'BOOLEAN' };

@@ -99,10 +99,29 @@ export interface UnaryExpr extends Node {
 }
 /** `<>` is read as `!=`. */
 export type BinaryOp =
-  | 'OR' | 'AND'
-  | '=' | '!=' | '<' | '<=' | '>' | '>=' | '~' | '~*' | '!~' | '!~*'
-  | '||' | '+' | '-' | '*' | '/' | '%'
-  | '&' | '|' | '^' | '<<' | '>>';
+  | 'OR'
+  | 'AND'
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '~'
+  | '~*'
+  | '!~'
+  | '!~*'
+  | '||'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '&'
+  | '|'
+  | '^'
+  | '<<'
+  | '>>';
 /** `pos` is the operator's position. */
 export interface BinaryExpr extends Node {
   readonly kind: 'binary';

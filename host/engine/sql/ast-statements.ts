@@ -49,7 +49,9 @@ export interface CopyIntoTable extends Node, CopyOptionLists {
 /** `COPY INTO 'location' FROM t | (query) ...`: a table or a query written to a new file. */
 export interface CopyIntoLocation extends Node, CopyOptionLists {
   readonly kind: 'copyIntoLocation';
-  readonly source: { readonly kind: 'table'; readonly name: ObjectName } | { readonly kind: 'query'; readonly query: Query };
+  readonly source:
+    | { readonly kind: 'table'; readonly name: ObjectName }
+    | { readonly kind: 'query'; readonly query: Query };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -63,8 +65,17 @@ export type OptionValue =
   | { readonly kind: 'null' };
 
 export const DATABASE_OPTIONS = [
-  'TTL', 'SHARD', 'VNODE_DURATION', 'REPLICA', 'PRECISION', 'MAX_MEMCACHE_SIZE',
-  'MEMCACHE_PARTITIONS', 'WAL_MAX_FILE_SIZE', 'WAL_SYNC', 'STRICT_WRITE', 'MAX_CACHE_READERS',
+  'TTL',
+  'SHARD',
+  'VNODE_DURATION',
+  'REPLICA',
+  'PRECISION',
+  'MAX_MEMCACHE_SIZE',
+  'MEMCACHE_PARTITIONS',
+  'WAL_MAX_FILE_SIZE',
+  'WAL_SYNC',
+  'STRICT_WRITE',
+  'MAX_CACHE_READERS',
 ] as const;
 export type DatabaseOptionName = (typeof DATABASE_OPTIONS)[number];
 /** The options ALTER DATABASE may change (CnosDB 2.4.3). */
@@ -112,8 +123,18 @@ export interface CheckDatabase extends Node {
 
 /** Codec names accepted in CODEC(...), upper case (CnosDB's `Encoding`). */
 export const CODECS: ReadonlySet<string> = new Set([
-  'DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE', 'GORILLA', 'GZIP', 'BZIP', 'ZSTD', 'SNAPPY',
-  'ZLIB', 'BITPACK',
+  'DEFAULT',
+  'NULL',
+  'DELTA',
+  'DELTATS',
+  'QUANTILE',
+  'GORILLA',
+  'GZIP',
+  'BZIP',
+  'ZSTD',
+  'SNAPPY',
+  'ZLIB',
+  'BITPACK',
 ]);
 
 /** A field column of CREATE TABLE or ALTER TABLE ADD FIELD; `codec` upper case when written. */

@@ -18,28 +18,78 @@ export interface DisplayNameHooks {
 /** DataFusion 27's AggregateFunction Display (its `name()`): upper case with underscores, as CnosDB's
  *  sqlancer case shows (`Valid fields are "BIT_AND((- m3.t0))"`). */
 const AGGREGATES: Readonly<Record<string, string>> = {
-  count: 'COUNT', sum: 'SUM', min: 'MIN', max: 'MAX', avg: 'AVG', mean: 'AVG', median: 'MEDIAN',
-  approx_distinct: 'APPROX_DISTINCT', array_agg: 'ARRAY_AGG', var: 'VARIANCE', var_samp: 'VARIANCE',
-  var_pop: 'VARIANCE_POP', stddev: 'STDDEV', stddev_samp: 'STDDEV', stddev_pop: 'STDDEV_POP',
-  covar: 'COVARIANCE', covar_samp: 'COVARIANCE', covar_pop: 'COVARIANCE_POP', corr: 'CORRELATION',
+  count: 'COUNT',
+  sum: 'SUM',
+  min: 'MIN',
+  max: 'MAX',
+  avg: 'AVG',
+  mean: 'AVG',
+  median: 'MEDIAN',
+  approx_distinct: 'APPROX_DISTINCT',
+  array_agg: 'ARRAY_AGG',
+  var: 'VARIANCE',
+  var_samp: 'VARIANCE',
+  var_pop: 'VARIANCE_POP',
+  stddev: 'STDDEV',
+  stddev_samp: 'STDDEV',
+  stddev_pop: 'STDDEV_POP',
+  covar: 'COVARIANCE',
+  covar_samp: 'COVARIANCE',
+  covar_pop: 'COVARIANCE_POP',
+  corr: 'CORRELATION',
   approx_percentile_cont: 'APPROX_PERCENTILE_CONT',
-  approx_percentile_cont_with_weight: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT', approx_median: 'APPROX_MEDIAN',
-  grouping: 'GROUPING', bit_and: 'BIT_AND', bit_or: 'BIT_OR', bit_xor: 'BIT_XOR', bool_and: 'BOOL_AND',
-  bool_or: 'BOOL_OR', regr_slope: 'REGR_SLOPE', regr_intercept: 'REGR_INTERCEPT', regr_count: 'REGR_COUNT',
-  regr_r2: 'REGR_R2', regr_avgx: 'REGR_AVGX', regr_avgy: 'REGR_AVGY', regr_sxx: 'REGR_SXX',
-  regr_syy: 'REGR_SYY', regr_sxy: 'REGR_SXY',
+  approx_percentile_cont_with_weight: 'APPROX_PERCENTILE_CONT_WITH_WEIGHT',
+  approx_median: 'APPROX_MEDIAN',
+  grouping: 'GROUPING',
+  bit_and: 'BIT_AND',
+  bit_or: 'BIT_OR',
+  bit_xor: 'BIT_XOR',
+  bool_and: 'BOOL_AND',
+  bool_or: 'BOOL_OR',
+  regr_slope: 'REGR_SLOPE',
+  regr_intercept: 'REGR_INTERCEPT',
+  regr_count: 'REGR_COUNT',
+  regr_r2: 'REGR_R2',
+  regr_avgx: 'REGR_AVGX',
+  regr_avgy: 'REGR_AVGY',
+  regr_sxx: 'REGR_SXX',
+  regr_syy: 'REGR_SYY',
+  regr_sxy: 'REGR_SXY',
 };
 /** Built-in window functions display their SQL name upper case. */
 const WINDOW_FUNCTIONS = new Set([
-  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead',
-  'first_value', 'last_value', 'nth_value',
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
 ]);
 /** Arrow type names for CAST inside Display forms. */
 const ARROW_TYPES: Readonly<Record<string, string>> = {
-  BIGINT: 'Int64', INT: 'Int32', INTEGER: 'Int32', SMALLINT: 'Int16', TINYINT: 'Int8', DOUBLE: 'Float64',
-  FLOAT: 'Float32', REAL: 'Float32', STRING: 'Utf8', VARCHAR: 'Utf8', CHAR: 'Utf8', TEXT: 'Utf8',
-  BOOLEAN: 'Boolean', TIMESTAMP: 'Timestamp(Nanosecond, None)', DATE: 'Date32',
-  TIME: 'Time64(Nanosecond)', INTERVAL: 'Interval(MonthDayNano)', GEOMETRY: 'Utf8',
+  BIGINT: 'Int64',
+  INT: 'Int32',
+  INTEGER: 'Int32',
+  SMALLINT: 'Int16',
+  TINYINT: 'Int8',
+  DOUBLE: 'Float64',
+  FLOAT: 'Float32',
+  REAL: 'Float32',
+  STRING: 'Utf8',
+  VARCHAR: 'Utf8',
+  CHAR: 'Utf8',
+  TEXT: 'Utf8',
+  BOOLEAN: 'Boolean',
+  TIMESTAMP: 'Timestamp(Nanosecond, None)',
+  DATE: 'Date32',
+  TIME: 'Time64(Nanosecond)',
+  INTERVAL: 'Interval(MonthDayNano)',
+  GEOMETRY: 'Utf8',
 };
 
 const I64_MIN = -(2n ** 63n);
@@ -51,14 +101,25 @@ export { formatRustF64 };
 
 /** Months, days, nanoseconds per unit of arrow-cast 42's interval parser. */
 const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
-  century: [1200, 0, 0], decade: [120, 0, 0], year: [12, 0, 0], month: [1, 0, 0], week: [0, 7, 0],
-  day: [0, 1, 0], hour: [0, 0, 3.6e12], minute: [0, 0, 6e10], second: [0, 0, 1e9],
-  millisecond: [0, 0, 1e6], microsecond: [0, 0, 1e3], nanosecond: [0, 0, 1],
+  century: [1200, 0, 0],
+  decade: [120, 0, 0],
+  year: [12, 0, 0],
+  month: [1, 0, 0],
+  week: [0, 7, 0],
+  day: [0, 1, 0],
+  hour: [0, 0, 3.6e12],
+  minute: [0, 0, 6e10],
+  second: [0, 0, 1e9],
+  millisecond: [0, 0, 1e6],
+  microsecond: [0, 0, 1e3],
+  nanosecond: [0, 0, 1],
 };
 
 function intervalUnit(word: string): readonly [number, number, number] | undefined {
   const w = word.toLowerCase();
-  return INTERVAL_UNITS[w] ?? INTERVAL_UNITS[w.replace(/s$/, '')] ?? (w === 'centuries' ? INTERVAL_UNITS.century : undefined);
+  return (
+    INTERVAL_UNITS[w] ?? INTERVAL_UNITS[w.replace(/s$/, '')] ?? (w === 'centuries' ? INTERVAL_UNITS.century : undefined)
+  );
 }
 
 /**
@@ -120,7 +181,12 @@ export function defaultLiteralName(literal: Literal, negated = false): string {
     case 'null':
       return 'NULL';
     case 'interval': {
-      const value = literal.value.kind === 'string' || literal.value.kind === 'number' ? (literal.value.kind === 'string' ? literal.value.value : literal.value.text) : undefined;
+      const value =
+        literal.value.kind === 'string' || literal.value.kind === 'number'
+          ? literal.value.kind === 'string'
+            ? literal.value.value
+            : literal.value.text
+          : undefined;
       const packed = value === undefined ? undefined : intervalMonthDayNano(value, literal.unit ?? 'second', negated);
       return packed === undefined ? printExpr(literal) : `IntervalMonthDayNano("${packed}")`;
     }
@@ -128,7 +194,14 @@ export function defaultLiteralName(literal: Literal, negated = false): string {
 }
 
 function isLiteral(e: Expr): e is Literal {
-  return e.kind === 'number' || e.kind === 'string' || e.kind === 'boolean' || e.kind === 'null' || e.kind === 'interval' || e.kind === 'typedString';
+  return (
+    e.kind === 'number' ||
+    e.kind === 'string' ||
+    e.kind === 'boolean' ||
+    e.kind === 'null' ||
+    e.kind === 'interval' ||
+    e.kind === 'typedString'
+  );
 }
 
 class Namer {
@@ -153,7 +226,8 @@ class Namer {
       case 'unary':
         if (e.op === '+') return this.name(e.expr);
         if (e.op === 'NOT') return `NOT ${this.name(e.expr)}`;
-        if (e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return this.#literal(e.expr, true);
+        if (e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval'))
+          return this.#literal(e.expr, true);
         return `(- ${this.name(e.expr)})`;
       case 'binary':
         return `${this.name(e.left)} ${operatorText(e.op)} ${this.name(e.right)}`;
@@ -177,7 +251,10 @@ class Namer {
         return `${this.name(e.expr)} ${e.negated ? 'NOT ' : ''}BETWEEN ${this.name(e.low)} AND ${this.name(e.high)}`;
       case 'like': {
         const op = `${e.negated ? 'NOT ' : ''}${e.op}`;
-        const escapeClause = e.escape === undefined ? '' : `CHAR '${e.escape.kind === 'string' ? e.escape.value : this.display(e.escape)}'`;
+        const escapeClause =
+          e.escape === undefined
+            ? ''
+            : `CHAR '${e.escape.kind === 'string' ? e.escape.value : this.display(e.escape)}'`;
         return `${this.display(e.expr)} ${op} ${this.display(e.pattern)} ${escapeClause}`;
       }
       case 'case': {
@@ -196,7 +273,8 @@ class Namer {
         return `${this.name(e.expr)}[${e.field}]`;
       case 'index': {
         // GetIndexedField shows its key with ScalarValue's Display: `x[1]`, not `x[Int64(1)]`.
-        const key = e.index.kind === 'number' ? e.index.text : e.index.kind === 'string' ? e.index.value : this.display(e.index);
+        const key =
+          e.index.kind === 'number' ? e.index.text : e.index.kind === 'string' ? e.index.value : this.display(e.index);
         return `${this.name(e.expr)}[${key}]`;
       }
       case 'array':
@@ -219,7 +297,10 @@ class Namer {
       }
       case 'rollup':
       case 'cube':
-        return `${e.kind.toUpperCase()} (${e.sets.flat().map((x) => this.name(x)).join(', ')})`;
+        return `${e.kind.toUpperCase()} (${e.sets
+          .flat()
+          .map((x) => this.name(x))
+          .join(', ')})`;
       case 'groupingSets':
         return `GROUPING SETS (${e.sets.map((set) => `(${set.map((x) => this.name(x)).join(', ')})`).join(', ')})`;
     }
@@ -230,7 +311,9 @@ class Namer {
     const window = WINDOW_FUNCTIONS.has(f.name);
     const display = aggregate ?? (window && f.over !== undefined ? f.name.toUpperCase() : f.name);
     // count(*) and count(<number>) read as COUNT(UInt8(1)) (COUNT_STAR_EXPANSION).
-    const args = f.args.map((a) => (aggregate === 'COUNT' && (a.kind === 'wildcard' || a.kind === 'number') ? 'UInt8(1)' : this.name(a)));
+    const args = f.args.map((a) =>
+      aggregate === 'COUNT' && (a.kind === 'wildcard' || a.kind === 'number') ? 'UInt8(1)' : this.name(a),
+    );
     let text = `${display}(${f.distinct ? 'DISTINCT ' : ''}${args.join(',')})`;
     if (f.filter !== undefined) text += ` FILTER (WHERE ${this.display(f.filter)})`;
     if (f.orderBy.length > 0) text += ` ORDER BY [${f.orderBy.map((o) => this.sort(o)).join(', ')}]`;
@@ -248,7 +331,9 @@ class Namer {
 
   frame(frame: WindowFrame | undefined, ordered: boolean): string {
     if (frame === undefined) {
-      return ordered ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW' : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+      return ordered
+        ? 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'
+        : 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
     }
     const bound = (b: WindowFrame['start']): string => {
       if (b.kind === 'currentRow') return 'CURRENT ROW';
@@ -293,11 +378,22 @@ class Namer {
   /** Expr's derived Debug form, which DataFusion 27 prints inside IN-list names. */
   debug(e: Expr): string {
     if (isLiteral(e)) return `Literal(${this.#literal(e, false)})`;
-    if (e.kind === 'unary' && e.op === '-' && e.parenthesized !== true && (e.expr.kind === 'number' || e.expr.kind === 'interval')) return `Literal(${this.#literal(e.expr, true)})`;
+    if (
+      e.kind === 'unary' &&
+      e.op === '-' &&
+      e.parenthesized !== true &&
+      (e.expr.kind === 'number' || e.expr.kind === 'interval')
+    )
+      return `Literal(${this.#literal(e.expr, true)})`;
     if (e.kind === 'column') {
       const parts = this.#column(e).split('.');
       const name = parts.pop()!;
-      const relation = parts.length === 0 ? 'None' : parts.length === 1 ? `Some(Bare { table: "${parts[0]}" })` : `Some(Partial { schema: "${parts[0]}", table: "${parts[1]}" })`;
+      const relation =
+        parts.length === 0
+          ? 'None'
+          : parts.length === 1
+            ? `Some(Bare { table: "${parts[0]}" })`
+            : `Some(Partial { schema: "${parts[0]}", table: "${parts[1]}" })`;
       return `Column(Column { relation: ${relation}, name: "${name}" })`;
     }
     return this.display(e);
@@ -306,7 +402,8 @@ class Namer {
 
 function arrowType(t: DataType): string {
   if (t.name === 'BIGINT' && t.unsigned) return 'UInt64';
-  if ((t.name === 'DECIMAL' || t.name === 'NUMERIC') && t.params.length > 0) return `Decimal128(${t.params[0]}, ${t.params[1] ?? '0'})`;
+  if ((t.name === 'DECIMAL' || t.name === 'NUMERIC') && t.params.length > 0)
+    return `Decimal128(${t.params[0]}, ${t.params[1] ?? '0'})`;
   return ARROW_TYPES[t.name] ?? t.name;
 }
 

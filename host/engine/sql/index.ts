@@ -8,4 +8,10 @@ export { parseExpression, parseStatement, parseStatements } from './parser.js';
 export { MAX_DEPTH } from './parser-base.js';
 export { printExpr as printExpression, quoteIdent } from './printer-expressions.js';
 export { printStatement } from './printer.js';
-export { defaultLiteralName, exprDisplayName, formatRustF64, intervalMonthDayNano, type DisplayNameHooks } from './display-name.js';
+export {
+  defaultLiteralName,
+  exprDisplayName,
+  formatRustF64,
+  intervalMonthDayNano,
+  type DisplayNameHooks,
+} from './display-name.js';

@@ -44,7 +44,16 @@ class SourceToken implements Token {
   readonly #start: number;
   readonly #end: number;
 
-  constructor(sql: string, kind: TokenKind, value: string, upper: string, start: number, end: number, line: number, column: number) {
+  constructor(
+    sql: string,
+    kind: TokenKind,
+    value: string,
+    upper: string,
+    start: number,
+    end: number,
+    line: number,
+    column: number,
+  ) {
     this.#sql = sql;
     this.kind = kind;
     this.value = value;
@@ -208,7 +217,9 @@ export class Lexer {
         case 0x7e: // ~
           return this.#op(sql.charCodeAt(i + 1) === 0x2a ? 2 : 1);
         case 0x3c: // <, <=, <>, <<
-          return this.#op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e || sql.charCodeAt(i + 1) === 0x3c ? 2 : 1);
+          return this.#op(
+            sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e || sql.charCodeAt(i + 1) === 0x3c ? 2 : 1,
+          );
         case 0x3e: // >, >=, >>
           return this.#op(sql.charCodeAt(i + 1) === 0x3d || sql.charCodeAt(i + 1) === 0x3e ? 2 : 1);
         case 0x3a: // :: and a lone : (a token to sqlparser too, which its parser rejects)
@@ -234,7 +245,10 @@ export class Lexer {
   #emit(kind: TokenKind): TokenKind {
     this.#kind = kind;
     const last = this.#sql.charCodeAt(this.#i - 1);
-    this.#prevEndsOperand = kind === 'word' || kind === 'quoted' || (kind === 'op' && (last === 0x29 || last === 0x5d) && this.#i - this.#start === 1);
+    this.#prevEndsOperand =
+      kind === 'word' ||
+      kind === 'quoted' ||
+      (kind === 'op' && (last === 0x29 || last === 0x5d) && this.#i - this.#start === 1);
     return kind;
   }
 
@@ -258,12 +272,18 @@ export class Lexer {
   }
 
   #isIdentPart(c: number): boolean {
-    return isAsciiIdentStart(c) || isDigit(c) || c === 0x24 || (c >= 0x80 && IDENT_PART.test(String.fromCodePoint(this.#sql.codePointAt(this.#i) ?? c)));
+    return (
+      isAsciiIdentStart(c) ||
+      isDigit(c) ||
+      c === 0x24 ||
+      (c >= 0x80 && IDENT_PART.test(String.fromCodePoint(this.#sql.codePointAt(this.#i) ?? c)))
+    );
   }
 
   #skipIdentPart(): void {
     const sql = this.#sql;
-    while (this.#i < this.#n && this.#isIdentPart(sql.charCodeAt(this.#i))) this.#i += sql.codePointAt(this.#i)! > 0xffff ? 2 : 1;
+    while (this.#i < this.#n && this.#isIdentPart(sql.charCodeAt(this.#i)))
+      this.#i += sql.codePointAt(this.#i)! > 0xffff ? 2 : 1;
   }
 
   /** Skips a quoted run up to the closing `quote`, where a doubled quote stands for one. */

@@ -86,7 +86,11 @@ export class Parser {
 
   mark(): Mark {
     this.peek();
-    return { index: this.#index, depth: this.#depth, state: this.#states[Math.min(this.#index - this.#base, this.#states.length - 1)]! };
+    return {
+      index: this.#index,
+      depth: this.#depth,
+      state: this.#states[Math.min(this.#index - this.#base, this.#states.length - 1)]!,
+    };
   }
 
   reset(mark: Mark): void {

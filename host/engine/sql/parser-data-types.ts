@@ -9,14 +9,45 @@ import { RESERVED } from './tokens.js';
 const INTEGER_TYPES = new Set(['BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT']);
 /** Types that take an optional parenthesised parameter list. */
 const PARAMETERISED = new Set([
-  'BIGINT', 'INT', 'INTEGER', 'SMALLINT', 'TINYINT', 'FLOAT', 'DECIMAL', 'NUMERIC', 'VARCHAR',
-  'CHAR', 'TIMESTAMP', 'TIME', 'GEOMETRY', 'BINARY', 'VARBINARY',
+  'BIGINT',
+  'INT',
+  'INTEGER',
+  'SMALLINT',
+  'TINYINT',
+  'FLOAT',
+  'DECIMAL',
+  'NUMERIC',
+  'VARCHAR',
+  'CHAR',
+  'TIMESTAMP',
+  'TIME',
+  'GEOMETRY',
+  'BINARY',
+  'VARBINARY',
 ]);
-const PLAIN = new Set(['DOUBLE', 'REAL', 'STRING', 'TEXT', 'BOOLEAN', 'DATE', 'INTERVAL', 'BYTEA', 'BLOB', ...PARAMETERISED]);
+const PLAIN = new Set([
+  'DOUBLE',
+  'REAL',
+  'STRING',
+  'TEXT',
+  'BOOLEAN',
+  'DATE',
+  'INTERVAL',
+  'BYTEA',
+  'BLOB',
+  ...PARAMETERISED,
+]);
 /** Spellings read as another type's canonical name. */
 const SYNONYMS: Readonly<Record<string, string>> = { BOOL: 'BOOLEAN', DEC: 'DECIMAL', CHARACTER: 'CHAR' };
 
-function makeType(name: string, custom: boolean, unsigned: boolean, params: string[], timeZone?: 'WITH' | 'WITHOUT', written?: string): DataType {
+function makeType(
+  name: string,
+  custom: boolean,
+  unsigned: boolean,
+  params: string[],
+  timeZone?: 'WITH' | 'WITHOUT',
+  written?: string,
+): DataType {
   const t: { -readonly [K in keyof DataType]: DataType[K] } = { name, custom, unsigned, params };
   if (timeZone !== undefined) t.timeZone = timeZone;
   if (written !== undefined) t.written = written;
@@ -45,7 +76,8 @@ function parseTypeParams(p: Parser, raw: string[] = []): string[] {
 }
 
 /** sqlparser's Display of a custom type: `geometry(point, 0)`, or the bare name without parameters. */
-const writtenType = (name: string, raw: readonly string[]): string => (raw.length === 0 ? name : `${name}(${raw.join(', ')})`);
+const writtenType = (name: string, raw: readonly string[]): string =>
+  raw.length === 0 ? name : `${name}(${raw.join(', ')})`;
 
 /** `WITH TIME ZONE` / `WITHOUT TIME ZONE` after TIMESTAMP or TIME. */
 function parseTimeZone(p: Parser): 'WITH' | 'WITHOUT' | undefined {

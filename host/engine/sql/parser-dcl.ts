@@ -33,7 +33,10 @@ function parseNewName(p: Parser): string {
 function parseSqlOption(p: Parser): SqlOption {
   const name = p.parseIdentifier();
   const next = p.peek();
-  const valueFollows = next.kind === 'string' || next.kind === 'number' || (next.kind === 'word' && ['TRUE', 'FALSE', 'NULL'].includes(next.upper));
+  const valueFollows =
+    next.kind === 'string' ||
+    next.kind === 'number' ||
+    (next.kind === 'word' && ['TRUE', 'FALSE', 'NULL'].includes(next.upper));
   if (!valueFollows && !p.consumeOp('=')) return p.expected('a value');
   return { name, value: parseOptionValue(p, true) };
 }
@@ -42,8 +45,23 @@ function parseWithOptions(p: Parser): SqlOption[] {
   return p.parseKeyword('WITH') ? p.parseCommaSeparated(parseSqlOption) : [];
 }
 
-const OBJECT_LIMITS = ['max_users_number', 'max_databases', 'max_shard_number', 'max_replicate_number', 'max_retention_time'];
-const REQUEST_BUCKETS = ['coord_data_in', 'coord_data_out', 'coord_queries', 'coord_writes', 'http_data_in', 'http_data_out', 'http_queries', 'http_writes'];
+const OBJECT_LIMITS = [
+  'max_users_number',
+  'max_databases',
+  'max_shard_number',
+  'max_replicate_number',
+  'max_retention_time',
+];
+const REQUEST_BUCKETS = [
+  'coord_data_in',
+  'coord_data_out',
+  'coord_queries',
+  'coord_writes',
+  'http_data_in',
+  'http_data_out',
+  'http_queries',
+  'http_writes',
+];
 const BUCKET_KEYS = ['remote_max', 'remote_initial', 'remote_refill', 'remote_interval', 'local_max', 'local_initial'];
 
 /**
@@ -61,7 +79,8 @@ function parseLimiterGroup(p: Parser, group: string): Record<string, unknown> {
     if (!keys.includes(k)) throw parseErrorAt(`Expected one of ${keys.join(', ')} in ${group}, found ${key}`);
     p.expectOp('=');
     const v = parseOptionValue(p, true);
-    let json: unknown = v.kind === 'null' ? null : v.kind === 'boolean' ? v.value : v.kind === 'string' ? v.value : Number(v.text);
+    let json: unknown =
+      v.kind === 'null' ? null : v.kind === 'boolean' ? v.value : v.kind === 'string' ? v.value : Number(v.text);
     if (v.kind === 'number' && v.text.startsWith('-')) {
       if (Number(v.text) !== 0) throw parseErrorAt(`${key} cannot be negative`);
       json = 0;
@@ -70,7 +89,9 @@ function parseLimiterGroup(p: Parser, group: string): Record<string, unknown> {
   }
   if (group === 'object_config') return values;
   const bucket = (side: string): Record<string, unknown> =>
-    Object.fromEntries(Object.entries(values).flatMap(([k, v]) => (k.startsWith(side + '_') ? [[k.slice(side.length + 1), v]] : [])));
+    Object.fromEntries(
+      Object.entries(values).flatMap(([k, v]) => (k.startsWith(side + '_') ? [[k.slice(side.length + 1), v]] : [])),
+    );
   return { remote_bucket: bucket('remote'), local_bucket: bucket('local') };
 }
 
@@ -138,7 +159,8 @@ export function parseAlterTenant(p: Parser): AlterTenant {
     if (!p.parseKeyword('USER')) {
       // One option at a time (CnosDB's alter_parse_limiter); the limiter groups make one.
       const options = parseTenantOptions(p);
-      if (options.length > 1) parseErrorAt('Cannot set multiple options (comment, drop_after, _limiter) at the same time');
+      if (options.length > 1)
+        parseErrorAt('Cannot set multiple options (comment, drop_after, _limiter) at the same time');
       return alter({ kind: 'set', option: options[0]! });
     }
     const user = p.parseIdentifier();
@@ -181,7 +203,8 @@ export function parseAlterUser(p: Parser): AlterUser {
     p.expectKeyword('TO');
     return { kind: 'alterUser', pos, name, action: { kind: 'rename', newName: parseNewName(p) } };
   }
-  if (p.parseKeyword('SET')) return { kind: 'alterUser', pos, name, action: { kind: 'set', option: parseSqlOption(p) } };
+  if (p.parseKeyword('SET'))
+    return { kind: 'alterUser', pos, name, action: { kind: 'set', option: parseSqlOption(p) } };
   return p.expected('RENAME,SET');
 }
 
@@ -212,7 +235,8 @@ export function parseDropRole(p: Parser): DropRole {
 function parsePrivilege(p: Parser): Privilege {
   const token = p.peek();
   const action = token.kind === 'word' ? token.upper : '';
-  if (action !== 'READ' && action !== 'WRITE' && action !== 'ALL') return p.expected('a privilege keyword [Read, Write, All]');
+  if (action !== 'READ' && action !== 'WRITE' && action !== 'ALL')
+    return p.expected('a privilege keyword [Read, Write, All]');
   p.next();
   p.expectKeywords('ON', 'DATABASE');
   return { action, database: p.parseIdentifier() };

@@ -92,8 +92,15 @@ export function parseAlterDatabase(p: Parser): AlterDatabase {
   const name = p.parseIdentifier();
   p.expectKeyword('SET');
   const token = p.peek();
-  if (token.kind === 'word' && DATABASE_OPTION_SET.has(token.upper) && !ALTERABLE_DATABASE_OPTIONS.includes(token.upper as DatabaseOptionName)) {
-    p.fail(`database config is unmodifiable, only can modify database option: ${ALTERABLE_DATABASE_OPTIONS.join(', ')}`, token);
+  if (
+    token.kind === 'word' &&
+    DATABASE_OPTION_SET.has(token.upper) &&
+    !ALTERABLE_DATABASE_OPTIONS.includes(token.upper as DatabaseOptionName)
+  ) {
+    p.fail(
+      `database config is unmodifiable, only can modify database option: ${ALTERABLE_DATABASE_OPTIONS.join(', ')}`,
+      token,
+    );
   }
   const option = parseDatabaseOption(p) ?? p.expected('database option');
   return { kind: 'alterDatabase', pos, name, option };
@@ -221,7 +228,17 @@ export function parseCreateExternalTable(p: Parser): CreateExternalTable {
         const key = p.parseIdentifier();
         p.consumeOp('=');
         const value = parseOptionValue(p, true);
-        options.push({ key, value: value.kind === 'string' ? value.value : value.kind === 'number' ? value.text : value.kind === 'boolean' ? String(value.value) : 'NULL' });
+        options.push({
+          key,
+          value:
+            value.kind === 'string'
+              ? value.value
+              : value.kind === 'number'
+                ? value.text
+                : value.kind === 'boolean'
+                  ? String(value.value)
+                  : 'NULL',
+        });
       } while (p.consumeOp(','));
       p.expectOp(')');
     } else break;

@@ -13,7 +13,8 @@ export function parseInsert(p: Parser): Insert {
   p.parseKeyword('TABLE');
   const table = p.parseObjectName();
   // `(SELECT ...)` or `(VALUES (...))` is the source; `(values, x)` is a column list.
-  const opensQuery = p.peekKeyword('SELECT', 1) || p.peekKeyword('WITH', 1) || (p.peekKeyword('VALUES', 1) && p.peekOp('(', 2));
+  const opensQuery =
+    p.peekKeyword('SELECT', 1) || p.peekKeyword('WITH', 1) || (p.peekKeyword('VALUES', 1) && p.peekOp('(', 2));
   const columns = p.peekOp('(') && !opensQuery ? p.parseIdentifierList() : [];
   const source = parseQuery(p);
   return { kind: 'insert', pos, table, columns, source };
@@ -25,7 +26,8 @@ export function parseDelete(p: Parser): Delete {
   p.expectKeyword('FROM');
   const table = p.parseObjectName();
   const alias = parseOptionalTableAlias(p);
-  const head = alias === undefined ? { kind: 'delete' as const, pos, table } : { kind: 'delete' as const, pos, table, alias };
+  const head =
+    alias === undefined ? { kind: 'delete' as const, pos, table } : { kind: 'delete' as const, pos, table, alias };
   if (!p.parseKeyword('WHERE')) return head;
   return { ...head, where: parseExpr(p) };
 }

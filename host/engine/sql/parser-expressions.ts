@@ -61,9 +61,30 @@ const NEGATABLE = new Set(['IN', 'BETWEEN', 'LIKE', 'ILIKE', 'SIMILAR']);
 const BARE_FUNCTIONS = new Set(['CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_TIMESTAMP', 'LOCALTIME', 'LOCALTIMESTAMP']);
 /** Units accepted after INTERVAL 'n' (kept upper case, as written). */
 const INTERVAL_UNITS = new Set([
-  'CENTURY', 'CENTURIES', 'DECADE', 'DECADES', 'YEAR', 'YEARS', 'MONTH', 'MONTHS', 'WEEK', 'WEEKS',
-  'DAY', 'DAYS', 'HOUR', 'HOURS', 'MINUTE', 'MINUTES', 'SECOND', 'SECONDS', 'MILLISECOND',
-  'MILLISECONDS', 'MICROSECOND', 'MICROSECONDS', 'NANOSECOND', 'NANOSECONDS',
+  'CENTURY',
+  'CENTURIES',
+  'DECADE',
+  'DECADES',
+  'YEAR',
+  'YEARS',
+  'MONTH',
+  'MONTHS',
+  'WEEK',
+  'WEEKS',
+  'DAY',
+  'DAYS',
+  'HOUR',
+  'HOURS',
+  'MINUTE',
+  'MINUTES',
+  'SECOND',
+  'SECONDS',
+  'MILLISECOND',
+  'MILLISECONDS',
+  'MICROSECOND',
+  'MICROSECONDS',
+  'NANOSECOND',
+  'NANOSECONDS',
 ]);
 const WINDOW_CLAUSE_WORDS = new Set(['PARTITION', 'ORDER', 'ROWS', 'RANGE', 'GROUPS']);
 
@@ -232,7 +253,13 @@ function parsePrefix(p: Parser): Expr {
           p.next();
           const parenthesized = p.peekOp('(');
           const expr = parseSubexpr(p, PREC.UNARY);
-          return { kind: 'unary', pos, op: token.value as '-' | '+', expr, ...(parenthesized ? { parenthesized } : {}) };
+          return {
+            kind: 'unary',
+            pos,
+            op: token.value as '-' | '+',
+            expr,
+            ...(parenthesized ? { parenthesized } : {}),
+          };
         }
       }
       return p.expected('an expression:');
@@ -419,7 +446,8 @@ export function parseFunctionCall(p: Parser, name: string, pos: Pos): FunctionCa
 export function parseWindowSpec(p: Parser): WindowSpec {
   const token = p.peek();
   let baseName: string | undefined;
-  if (token.kind === 'quoted' || (token.kind === 'word' && !WINDOW_CLAUSE_WORDS.has(token.upper))) baseName = p.parseIdentifier();
+  if (token.kind === 'quoted' || (token.kind === 'word' && !WINDOW_CLAUSE_WORDS.has(token.upper)))
+    baseName = p.parseIdentifier();
   const partitionBy = p.parseKeywords('PARTITION', 'BY') ? p.parseCommaSeparated(parseExpr) : [];
   const orderBy = p.parseKeywords('ORDER', 'BY') ? p.parseCommaSeparated(parseOrderByExpr) : [];
   const units = p.peek().upper;
@@ -467,7 +495,8 @@ export function parseOrderByExpr(p: Parser): OrderByExpr {
 /** `( expr )` or a scalar subquery `( SELECT ... )`. */
 function parseParenthesized(p: Parser): Expr {
   const pos = p.pos();
-  if (p.peekKeyword('SELECT', 1) || p.peekKeyword('WITH', 1)) return { kind: 'subquery', pos, query: parseParenthesizedQuery(p) };
+  if (p.peekKeyword('SELECT', 1) || p.peekKeyword('WITH', 1))
+    return { kind: 'subquery', pos, query: parseParenthesizedQuery(p) };
   p.expectOp('(');
   const expr = parseExpr(p);
   p.expectOp(')');

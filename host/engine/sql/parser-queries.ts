@@ -92,7 +92,14 @@ function parseQueryBody(p: Parser, minPrec: number): QueryBody {
     p.enter();
     folds++;
     const right = parseQueryBody(p, prec);
-    left = { kind: 'setOperation', pos: { line: token.line, column: token.column }, op: token.upper as 'UNION', all, left, right };
+    left = {
+      kind: 'setOperation',
+      pos: { line: token.line, column: token.column },
+      op: token.upper as 'UNION',
+      all,
+      left,
+      right,
+    };
   }
   p.leave(folds);
   return left;
@@ -184,7 +191,9 @@ function parseGroupByItem(p: Parser): Expr {
   }
   if (p.parseKeywords('GROUPING', 'SETS')) {
     p.expectOp('(');
-    const sets = p.parseCommaSeparated((q) => (q.peekOp('(') && q.peekOp(')', 1) ? (q.next(), q.next(), []) : parseGroupingElement(q)));
+    const sets = p.parseCommaSeparated((q) =>
+      q.peekOp('(') && q.peekOp(')', 1) ? (q.next(), q.next(), []) : parseGroupingElement(q),
+    );
     p.expectOp(')');
     return { kind: 'groupingSets', pos, sets };
   }

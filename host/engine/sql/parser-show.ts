@@ -37,7 +37,8 @@ function parseWithKey(p: Parser): TagKeyFilter {
   p.expectKeywords('WITH', 'KEY');
   const token = p.next();
   if (token.kind === 'op' && token.value === '=') return { op: '=', keys: [p.parseIdentifier()] };
-  if (token.kind === 'op' && (token.value === '!=' || token.value === '<>')) return { op: '!=', keys: [p.parseIdentifier()] };
+  if (token.kind === 'op' && (token.value === '!=' || token.value === '<>'))
+    return { op: '!=', keys: [p.parseIdentifier()] };
   if (token.kind === 'word' && token.upper === 'IN') return { op: 'IN', keys: p.parseIdentifierList() };
   if (token.kind === 'word' && token.upper === 'NOT') {
     p.expectKeyword('IN');
@@ -62,7 +63,8 @@ export function parseShow(p: Parser): Statement {
     const { extra: withKey, ...body } = parseShowTagBody(p, parseWithKey);
     return { kind: 'showTagValues', pos, ...body, withKey };
   }
-  if (p.peekKeyword('REPLICAS')) throw new UserError('notImplemented', 'This feature is not implemented: SHOW REPLICAS');
+  if (p.peekKeyword('REPLICAS'))
+    throw new UserError('notImplemented', 'This feature is not implemented: SHOW REPLICAS');
   return p.expected('TABLES or DATABASES or SERIES or TAG or QUERIES or STREAMS');
 }
 

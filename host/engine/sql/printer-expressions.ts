@@ -2,7 +2,19 @@
 // into each other): keywords upper case, identifiers quoted only when needed, parentheses only
 // where precedence needs them (the AST keeps none), so that parse(print(e)) equals e. The precedence levels are the parser's (parser-expressions.ts PREC).
 
-import type { BinaryOp, Expr, FrameBound, FunctionCall, OrderByExpr, Query, QueryBody, TableAlias, TableFactor, TableWithJoins, WindowSpec } from './ast.js';
+import type {
+  BinaryOp,
+  Expr,
+  FrameBound,
+  FunctionCall,
+  OrderByExpr,
+  Query,
+  QueryBody,
+  TableAlias,
+  TableFactor,
+  TableWithJoins,
+  WindowSpec,
+} from './ast.js';
 import { formatDataType } from './parser-data-types.js';
 import { PREC } from './parser-expressions.js';
 import { RESERVED } from './tokens.js';
@@ -107,7 +119,8 @@ export function printExpr(e: Expr): string {
     case 'null':
       return 'NULL';
     case 'interval': {
-      const value = e.value.kind === 'string' || e.value.kind === 'number' ? printExpr(e.value) : `(${printExpr(e.value)})`;
+      const value =
+        e.value.kind === 'string' || e.value.kind === 'number' ? printExpr(e.value) : `(${printExpr(e.value)})`;
       return e.unit === undefined ? `INTERVAL ${value}` : `INTERVAL ${value} ${e.unit}`;
     }
     case 'typedString':
@@ -214,12 +227,17 @@ export function printOrderByExpr(o: OrderByExpr): string {
 /** The inside of a window's parentheses. */
 export function printWindowSpec(w: WindowSpec): string {
   const parts: string[] = [];
-  if (w.baseName !== undefined) parts.push(WINDOW_CLAUSE_NAMES.has(w.baseName) ? quote(w.baseName) : quoteIdent(w.baseName));
+  if (w.baseName !== undefined)
+    parts.push(WINDOW_CLAUSE_NAMES.has(w.baseName) ? quote(w.baseName) : quoteIdent(w.baseName));
   if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${list(w.partitionBy)}`);
   if (w.orderBy.length > 0) parts.push(`ORDER BY ${w.orderBy.map(printOrderByExpr).join(', ')}`);
   if (w.frame !== undefined) {
     const { units, start, end } = w.frame;
-    parts.push(end === undefined ? `${units} ${printFrameBound(start)}` : `${units} BETWEEN ${printFrameBound(start)} AND ${printFrameBound(end)}`);
+    parts.push(
+      end === undefined
+        ? `${units} ${printFrameBound(start)}`
+        : `${units} BETWEEN ${printFrameBound(start)} AND ${printFrameBound(end)}`,
+    );
   }
   return parts.join(' ');
 }
@@ -284,19 +302,24 @@ function printQueryBody(b: QueryBody): string {
 }
 
 function printSelect(s: Extract<QueryBody, { kind: 'select' }>): string {
-  const items = s.items.map((item) => (item.alias === undefined ? printExpr(item.expr) : `${printExpr(item.expr)} AS ${quoteIdent(item.alias)}`));
+  const items = s.items.map((item) =>
+    item.alias === undefined ? printExpr(item.expr) : `${printExpr(item.expr)} AS ${quoteIdent(item.alias)}`,
+  );
   let text = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`;
   if (s.from.length > 0) text += ` FROM ${s.from.map(printTableWithJoins).join(', ')}`;
   if (s.where !== undefined) text += ` WHERE ${printExpr(s.where)}`;
   if (s.groupBy.length > 0) text += ` GROUP BY ${exprs(s.groupBy)}`;
   if (s.having !== undefined) text += ` HAVING ${printExpr(s.having)}`;
-  if (s.windows.length > 0) text += ` WINDOW ${s.windows.map((w) => `${quoteIdent(w.name)} AS (${printWindowSpec(w.spec)})`).join(', ')}`;
+  if (s.windows.length > 0)
+    text += ` WINDOW ${s.windows.map((w) => `${quoteIdent(w.name)} AS (${printWindowSpec(w.spec)})`).join(', ')}`;
   return text;
 }
 
 function printAlias(alias: TableAlias | undefined): string {
   if (alias === undefined) return '';
-  return alias.columns.length > 0 ? ` AS ${quoteIdent(alias.name)} (${printNames(alias.columns)})` : ` AS ${quoteIdent(alias.name)}`;
+  return alias.columns.length > 0
+    ? ` AS ${quoteIdent(alias.name)} (${printNames(alias.columns)})`
+    : ` AS ${quoteIdent(alias.name)}`;
 }
 
 function printTableFactor(t: TableFactor): string {

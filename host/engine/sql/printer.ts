@@ -2,15 +2,7 @@
 // parseStatement(printStatement(s)) equals s ignoring positions. Optional words that leave no
 // trace in the AST (INTO, OUTER, AS before aliases, `=` in options) are printed one fixed way.
 
-import type {
-  AlterTable,
-  AlterTenant,
-  DatabaseOption,
-  Expr,
-  OptionValue,
-  SqlOption,
-  Statement,
-} from './ast.js';
+import type { AlterTable, AlterTenant, DatabaseOption, Expr, OptionValue, SqlOption, Statement } from './ast.js';
 import { formatDataType } from './parser-data-types.js';
 import {
   printExpr,
@@ -125,7 +117,8 @@ export function printStatement(s: Statement): string {
     }
     case 'copyIntoTable':
     case 'copyIntoLocation': {
-      const lists = (name: string, options: readonly SqlOption[]): string => (options.length === 0 ? '' : ` ${name} = (${options.map(printSqlOption).join(', ')})`);
+      const lists = (name: string, options: readonly SqlOption[]): string =>
+        options.length === 0 ? '' : ` ${name} = (${options.map(printSqlOption).join(', ')})`;
       const tail = `${lists('CONNECTION', s.connection)}${lists('FILE_FORMAT', s.fileFormat)}${lists('COPY_OPTIONS', s.copyOptions)}`;
       if (s.kind === 'copyIntoLocation') {
         const source = s.source.kind === 'table' ? printObjectName(s.source.name) : `(${printQuery(s.source.query)})`;
@@ -149,7 +142,10 @@ export function printStatement(s: Statement): string {
     case 'checkDatabase':
       return `CHECK DATABASE ${quoteIdent(s.name)}${s.repair ? ' REPAIR' : ''}`;
     case 'createTable': {
-      const columns = s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}${c.codec === undefined ? '' : ` CODEC(${c.codec})`}`);
+      const columns = s.columns.map(
+        (c) =>
+          `${quoteIdent(c.name)} ${formatDataType(c.dataType)}${c.codec === undefined ? '' : ` CODEC(${c.codec})`}`,
+      );
       if (s.tags.length > 0) columns.push(`TAGS(${printNames(s.tags)})`);
       return `CREATE TABLE ${ifNotExists(s.ifNotExists)}${printObjectName(s.name)} (${columns.join(', ')})`;
     }
@@ -163,11 +159,15 @@ export function printStatement(s: Statement): string {
       if (s.delimiter !== undefined) text += ` DELIMITER ${printString(s.delimiter)}`;
       if (s.partitionedBy.length > 0) text += ` PARTITIONED BY (${printNames(s.partitionedBy)})`;
       if (s.compression !== undefined) text += ` COMPRESSION TYPE ${printWord(s.compression)}`;
-      if (s.options.length > 0) text += ` OPTIONS (${s.options.map((o) => `${printString(o.key)} ${printString(o.value)}`).join(', ')})`;
+      if (s.options.length > 0)
+        text += ` OPTIONS (${s.options.map((o) => `${printString(o.key)} ${printString(o.value)}`).join(', ')})`;
       return `${text} LOCATION ${printString(s.location)}`;
     }
     case 'createStreamTable': {
-      const columns = s.columns.length === 0 ? '' : ` (${s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}`).join(', ')})`;
+      const columns =
+        s.columns.length === 0
+          ? ''
+          : ` (${s.columns.map((c) => `${quoteIdent(c.name)} ${formatDataType(c.dataType)}`).join(', ')})`;
       const options = s.options.length === 0 ? '' : ` WITH (${s.options.map(printSqlOption).join(', ')})`;
       return `CREATE STREAM TABLE ${ifNotExists(s.ifNotExists)}${printObjectName(s.name)}${columns}${options} engine = ${printWord(s.engine)}`;
     }
@@ -188,7 +188,10 @@ export function printStatement(s: Statement): string {
       text += ` FROM ${quoteIdent(s.table)}`;
       if (s.kind === 'showTagValues') {
         const { op, keys } = s.withKey;
-        text += op === 'IN' || op === 'NOT IN' ? ` WITH KEY ${op} (${printNames(keys)})` : ` WITH KEY ${op} ${quoteIdent(keys[0]!)}`;
+        text +=
+          op === 'IN' || op === 'NOT IN'
+            ? ` WITH KEY ${op} (${printNames(keys)})`
+            : ` WITH KEY ${op} ${quoteIdent(keys[0]!)}`;
       }
       return text + printShowTail(s);
     }

@@ -5,12 +5,39 @@
 // floor(random() * 1e9) to 'Int64' this way.
 
 import { planError } from '../errors.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, NULL, TIME64, UINT64, UTF8, type DataType, type TimeUnit } from './data-types.js';
+import {
+  BOOLEAN,
+  DATE32,
+  FLOAT32,
+  FLOAT64,
+  INT64,
+  INTERVAL,
+  NULL,
+  TIME64,
+  UINT64,
+  UTF8,
+  type DataType,
+  type TimeUnit,
+} from './data-types.js';
 
 const SIMPLE: Readonly<Record<string, DataType>> = {
-  Null: NULL, Boolean: BOOLEAN, Int8: INT64, Int16: INT64, Int32: INT64, Int64: INT64, UInt8: UINT64, UInt16: UINT64,
-  UInt32: UINT64, UInt64: UINT64, Float32: FLOAT32, Float64: FLOAT64, Utf8: UTF8, LargeUtf8: UTF8, Date32: DATE32,
-  'Time64(Nanosecond)': TIME64, 'Interval(MonthDayNano)': INTERVAL,
+  Null: NULL,
+  Boolean: BOOLEAN,
+  Int8: INT64,
+  Int16: INT64,
+  Int32: INT64,
+  Int64: INT64,
+  UInt8: UINT64,
+  UInt16: UINT64,
+  UInt32: UINT64,
+  UInt64: UINT64,
+  Float32: FLOAT32,
+  Float64: FLOAT64,
+  Utf8: UTF8,
+  LargeUtf8: UTF8,
+  Date32: DATE32,
+  'Time64(Nanosecond)': TIME64,
+  'Interval(MonthDayNano)': INTERVAL,
 };
 
 const TIMESTAMP = /^Timestamp\((Second|Millisecond|Microsecond|Nanosecond), (None|Some\("([^"]*)"\))\)$/;
@@ -25,5 +52,7 @@ export function arrowCastType(text: string): DataType {
     const unit = m[1] as TimeUnit;
     return m[3] === undefined ? { id: 'Timestamp', unit } : { id: 'Timestamp', unit, tz: m[3] };
   }
-  throw planError(`Unsupported type '${text}'. Must be a supported arrow type name such as 'Int32' or 'Timestamp(Nanosecond, None)'. Error unrecognized word: ${name}`);
+  throw planError(
+    `Unsupported type '${text}'. Must be a supported arrow type name such as 'Int32' or 'Timestamp(Nanosecond, None)'. Error unrecognized word: ${name}`,
+  );
 }

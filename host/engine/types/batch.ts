@@ -72,7 +72,9 @@ export function getValue(v: Vector, i: number): Scalar {
     case 'Struct': {
       const out: { [field: string]: Scalar } = {};
       const children = v.values as Vector[];
-      v.type.fields.forEach((f, k) => { out[f.name] = getValue(children[k]!, i); });
+      v.type.fields.forEach((f, k) => {
+        out[f.name] = getValue(children[k]!, i);
+      });
       return out;
     }
     default:
@@ -177,8 +179,10 @@ export function vectorFrom(type: DataType, values: readonly Scalar[], validity?:
       const children = type.fields.map((f) =>
         vectorFrom(
           f.type,
-          values.map((v, i) => (valid(i) && v !== null ? (v as { [k: string]: Scalar })[f.name] ?? null : null)),
-          Uint8Array.from(values, (v, i) => (valid(i) && v !== null && (v as { [k: string]: Scalar })[f.name] != null ? 1 : 0)),
+          values.map((v, i) => (valid(i) && v !== null ? ((v as { [k: string]: Scalar })[f.name] ?? null) : null)),
+          Uint8Array.from(values, (v, i) =>
+            valid(i) && v !== null && (v as { [k: string]: Scalar })[f.name] != null ? 1 : 0,
+          ),
         ),
       );
       return { type, length: n, values: children, validity };
@@ -200,21 +204,57 @@ export function constantVector(type: DataType, value: Scalar, n: number): Vector
       return { type, length: n, values: null };
     case 'Utf8':
     case 'Binary':
-      return { type, length: n, values: new Array<string>(n).fill(value === null ? '' : (value as string)), validity, constant };
+      return {
+        type,
+        length: n,
+        values: new Array<string>(n).fill(value === null ? '' : (value as string)),
+        validity,
+        constant,
+      };
     case 'Float64':
-      return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : (value as number)), validity, constant };
+      return {
+        type,
+        length: n,
+        values: new Float64Array(n).fill(value === null ? 0 : (value as number)),
+        validity,
+        constant,
+      };
     case 'Float32':
-      return { type, length: n, values: new Float64Array(n).fill(value === null ? 0 : Math.fround(value as number)), validity, constant };
+      return {
+        type,
+        length: n,
+        values: new Float64Array(n).fill(value === null ? 0 : Math.fround(value as number)),
+        validity,
+        constant,
+      };
     case 'Int64':
     case 'Timestamp':
     case 'Time64':
-      return { type, length: n, values: new BigInt64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };
+      return {
+        type,
+        length: n,
+        values: new BigInt64Array(n).fill(value === null ? 0n : (value as bigint)),
+        validity,
+        constant,
+      };
     case 'UInt64':
-      return { type, length: n, values: new BigUint64Array(n).fill(value === null ? 0n : (value as bigint)), validity, constant };
+      return {
+        type,
+        length: n,
+        values: new BigUint64Array(n).fill(value === null ? 0n : (value as bigint)),
+        validity,
+        constant,
+      };
     case 'Boolean':
       return { type, length: n, values: new Uint8Array(n).fill(value === true ? 1 : 0), validity, constant };
     default:
-      if (value === null) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null), validity).values, validity };
+      if (value === null)
+        return {
+          type,
+          length: n,
+          values: vectorFrom(type, new Array<Scalar>(n).fill(null), validity).values,
+          validity,
+        };
       return vectorFrom(type, new Array<Scalar>(n).fill(value));
   }
 }
@@ -229,7 +269,9 @@ export function sliceVector(v: Vector, start: number, end: number): Vector {
     return { type: v.type, length, values: (v.values as Vector[]).map((c) => sliceVector(c, start, end)), validity };
   }
   const values = Array.isArray(v.values) ? v.values.slice(start, end) : (v.values as Uint8Array).subarray(start, end);
-  return v.constant === true ? { type: v.type, length, values: values as VectorValues, validity, constant: true } : { type: v.type, length, values: values as VectorValues, validity };
+  return v.constant === true
+    ? { type: v.type, length, values: values as VectorValues, validity, constant: true }
+    : { type: v.type, length, values: values as VectorValues, validity };
 }
 
 /** The rows of `v` at `indices`, in that order. */
@@ -241,7 +283,8 @@ export function takeVector(v: Vector, indices: ArrayLike<number>): Vector {
     for (let i = 0; i < n; i++) validity[i] = v.validity[indices[i]!]!;
   }
   if (v.values === null) return { type: v.type, length: n, values: null };
-  if (v.type.id === 'Struct') return { type: v.type, length: n, values: (v.values as Vector[]).map((c) => takeVector(c, indices)), validity };
+  if (v.type.id === 'Struct')
+    return { type: v.type, length: n, values: (v.values as Vector[]).map((c) => takeVector(c, indices)), validity };
   const src = v.values;
   let out: VectorValues;
   if (Array.isArray(src)) {
@@ -288,11 +331,22 @@ export function concatVectors(type: DataType, parts: readonly Vector[]): Vector 
   }
   if (type.id === 'Null') return { type, length: n, values: null };
   if (type.id === 'Struct') {
-    const children = type.fields.map((f, k) => concatVectors(f.type, parts.map((p) => (p.values === null ? constantVector(f.type, null, p.length) : (p.values as Vector[])[k]!))));
+    const children = type.fields.map((f, k) =>
+      concatVectors(
+        f.type,
+        parts.map((p) => (p.values === null ? constantVector(f.type, null, p.length) : (p.values as Vector[])[k]!)),
+      ),
+    );
     return { type, length: n, values: children, validity };
   }
   const first = parts.find((p) => p.values !== null);
-  if (first === undefined) return { type, length: n, values: vectorFrom(type, new Array<Scalar>(n).fill(null)).values, validity: new Uint8Array(n) };
+  if (first === undefined)
+    return {
+      type,
+      length: n,
+      values: vectorFrom(type, new Array<Scalar>(n).fill(null)).values,
+      validity: new Uint8Array(n),
+    };
   if (Array.isArray(first.values)) {
     const out: unknown[] = [];
     for (const p of parts) {

@@ -9,7 +9,18 @@ import { executionError, castError, datafusionNotImplemented } from '../errors.j
 import { canCast } from './coercion.js';
 import { formatArrowF32, formatArrowF64, formatRustF64 } from './float-text.js';
 import { timeOfDayText } from './display-text.js';
-import { formatTimestamp, fromNanos, inI64, NS_PER_DAY, parseInterval, parseTimestampNanos, civilFromDays, floorDiv, daysFromCivil, timestampParseFailure } from './time.js';
+import {
+  formatTimestamp,
+  fromNanos,
+  inI64,
+  NS_PER_DAY,
+  parseInterval,
+  parseTimestampNanos,
+  civilFromDays,
+  floorDiv,
+  daysFromCivil,
+  timestampParseFailure,
+} from './time.js';
 import { typeEquals, typeName, unitNanos, type DataType } from './data-types.js';
 
 const I64_MIN = -(2n ** 63n);
@@ -103,7 +114,8 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
         if (!INTEGER.test(v)) return fail(`Cannot cast string '${v}' to value of ${to.id} type`);
         n = BigInt(v.trim());
       } else return fail(`Unsupported CAST from ${typeName(from)} to ${typeName(to)}`);
-      if (n < lo || n > hi) return fail(`Can't cast value ${typeof v === 'number' ? formatRustF64(v) : String(v)} to type ${to.id}`);
+      if (n < lo || n > hi)
+        return fail(`Can't cast value ${typeof v === 'number' ? formatRustF64(v) : String(v)} to type ${to.id}`);
       return n;
     }
     case 'Float64':
@@ -116,7 +128,9 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
       if (typeof v === 'string') {
         if (!FLOAT.test(v)) return fail(`Cannot cast string '${v}' to value of ${to.id} type`);
         const t = v.trim().toLowerCase();
-        return single(t.endsWith('inf') || t.endsWith('infinity') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t));
+        return single(
+          t.endsWith('inf') || t.endsWith('infinity') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t),
+        );
       }
       return fail(`Unsupported CAST from ${typeName(from)} to ${to.id}`);
     }
@@ -135,7 +149,8 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
       if (from.id === 'Timestamp') {
         const ns = (v as bigint) * unitNanos(from.unit);
         const out = fromNanos(ns, to.unit);
-        if (!inI64(out) || (unitNanos(from.unit) > unitNanos(to.unit) && !inI64(ns))) return fail(`Overflow converting ${String(v)} to ${typeName(to)}`);
+        if (!inI64(out) || (unitNanos(from.unit) > unitNanos(to.unit) && !inI64(ns)))
+          return fail(`Overflow converting ${String(v)} to ${typeName(to)}`);
         return out;
       }
       if (typeof v === 'bigint') {
@@ -174,8 +189,12 @@ export function castScalar(v: Scalar, from: DataType, to: DataType, safe = false
       if (typeof v === 'string') {
         // HH:MM[:SS[.fraction]], as arrow parses a time of day.
         const m = /^\s*(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*$/.exec(v);
-        if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) return fail(`Cannot cast string '${v}' to value of Time64(Nanosecond) type`);
-        return (BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0)) * 1_000_000_000n) + BigInt((m[4] ?? '').padEnd(9, '0'));
+        if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)
+          return fail(`Cannot cast string '${v}' to value of Time64(Nanosecond) type`);
+        return (
+          BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0)) * 1_000_000_000n +
+          BigInt((m[4] ?? '').padEnd(9, '0'))
+        );
       }
       return fail(`Unsupported CAST from ${typeName(from)} to Time64(Nanosecond)`);
     default:
@@ -202,7 +221,8 @@ export function castVector(v: Vector, to: DataType, safe = false): Vector {
     return { type: to, length: n, values: v.values, validity: v.validity };
   }
   // A Float32's values are doubles already: widening keeps them.
-  if (from.id === 'Float32' && to.id === 'Float64') return { type: to, length: n, values: v.values, validity: v.validity };
+  if (from.id === 'Float32' && to.id === 'Float64')
+    return { type: to, length: n, values: v.values, validity: v.validity };
   if ((from.id === 'Int64' || from.id === 'UInt64') && to.id === 'Float64') {
     // Through the two 32-bit halves, no BigInt per row: hi * 2^32 is exact and adding the low
     // half rounds once, to the double nearest the value, as Number(bigint) does.

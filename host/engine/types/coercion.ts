@@ -7,7 +7,22 @@
 
 import { planError } from '../errors.js';
 import { operatorText, type BinaryOperator } from './operators.js';
-import { BOOLEAN, DATE32, FLOAT32, FLOAT64, INT64, INTERVAL, isInteger, isNumeric, typeEquals, typeName, UINT64, UTF8, type DataType, type TimeUnit } from './data-types.js';
+import {
+  BOOLEAN,
+  DATE32,
+  FLOAT32,
+  FLOAT64,
+  INT64,
+  INTERVAL,
+  isInteger,
+  isNumeric,
+  typeEquals,
+  typeName,
+  UINT64,
+  UTF8,
+  type DataType,
+  type TimeUnit,
+} from './data-types.js';
 
 const UNIT_RANK: Record<TimeUnit, number> = { Second: 0, Millisecond: 1, Microsecond: 2, Nanosecond: 3 };
 
@@ -68,7 +83,16 @@ export interface BinarySignature {
   result: DataType;
 }
 
-const COMPARISON = new Set<BinaryOperator>(['=', '!=', '<', '<=', '>', '>=', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
+const COMPARISON = new Set<BinaryOperator>([
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'IS DISTINCT FROM',
+  'IS NOT DISTINCT FROM',
+]);
 const ARITHMETIC = new Set<BinaryOperator>(['+', '-', '*', '/', '%']);
 const BITWISE = new Set<BinaryOperator>(['&', '|', '^', '<<', '>>']);
 
@@ -76,12 +100,16 @@ const BITWISE = new Set<BinaryOperator>(['&', '|', '^', '<<', '>>']);
 export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): BinarySignature {
   if (COMPARISON.has(op)) {
     const t = comparisonCoercion(l, r);
-    if (t === undefined) throw planError(`Cannot infer common argument type for comparison operation ${typeName(l)} ${op} ${typeName(r)}`);
+    if (t === undefined)
+      throw planError(`Cannot infer common argument type for comparison operation ${typeName(l)} ${op} ${typeName(r)}`);
     return { left: t, right: t, result: BOOLEAN };
   }
   if (op === 'AND' || op === 'OR') {
     const ok = (t: DataType): boolean => t.id === 'Boolean' || t.id === 'Null';
-    if (!ok(l) || !ok(r)) throw planError(`Cannot infer common argument type for logical boolean operation ${typeName(l)} ${op} ${typeName(r)}`);
+    if (!ok(l) || !ok(r))
+      throw planError(
+        `Cannot infer common argument type for logical boolean operation ${typeName(l)} ${op} ${typeName(r)}`,
+      );
     return { left: BOOLEAN, right: BOOLEAN, result: BOOLEAN };
   }
   if (op === '||') {
@@ -93,19 +121,22 @@ export function binarySignature(op: BinaryOperator, l: DataType, r: DataType): B
   }
   if (op === '~' || op === '~*' || op === '!~' || op === '!~*') {
     const ok = (t: DataType): boolean => t.id === 'Utf8' || t.id === 'Null';
-    if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
+    if (!ok(l) || !ok(r))
+      throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
     return { left: UTF8, right: UTF8, result: BOOLEAN };
   }
   if (BITWISE.has(op)) {
     // DataFusion 27's bitwise_coercion over the integers this engine has: UInt64 wins.
     const ok = (t: DataType): boolean => isInteger(t) || t.id === 'Null';
-    if (!ok(l) || !ok(r)) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${operatorText(op)} ${typeName(r)}`);
+    if (!ok(l) || !ok(r))
+      throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${operatorText(op)} ${typeName(r)}`);
     const t = l.id === 'UInt64' || r.id === 'UInt64' ? UINT64 : INT64;
     return { left: t, right: t, result: t };
   }
   if (ARITHMETIC.has(op)) {
     const sig = arithmeticSignature(op, l, r);
-    if (sig === undefined) throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
+    if (sig === undefined)
+      throw planError(`Unsupported argument types. Can not evaluate ${typeName(l)} ${op} ${typeName(r)}`);
     return sig;
   }
   throw planError(`Unsupported operator ${op}`);
@@ -118,17 +149,22 @@ function arithmeticSignature(op: BinaryOperator, l: DataType, r: DataType): Bina
   const num = numericCoercion(ln, rn);
   if (num !== undefined) return { left: num, right: num, result: num };
   // Time arithmetic: timestamp +/- interval, interval + timestamp, timestamp - timestamp.
-  if (ln.id === 'Timestamp' && rn.id === 'Interval' && (op === '+' || op === '-')) return { left: ln, right: INTERVAL, result: ln };
+  if (ln.id === 'Timestamp' && rn.id === 'Interval' && (op === '+' || op === '-'))
+    return { left: ln, right: INTERVAL, result: ln };
   if (ln.id === 'Interval' && rn.id === 'Timestamp' && op === '+') return { left: INTERVAL, right: rn, result: rn };
   // date +/- interval, interval + date: a date (arrow's add_month_day_nano: whole days only).
-  if (ln.id === 'Date32' && rn.id === 'Interval' && (op === '+' || op === '-')) return { left: DATE32, right: INTERVAL, result: DATE32 };
-  if (ln.id === 'Interval' && rn.id === 'Date32' && op === '+') return { left: INTERVAL, right: DATE32, result: DATE32 };
+  if (ln.id === 'Date32' && rn.id === 'Interval' && (op === '+' || op === '-'))
+    return { left: DATE32, right: INTERVAL, result: DATE32 };
+  if (ln.id === 'Interval' && rn.id === 'Date32' && op === '+')
+    return { left: INTERVAL, right: DATE32, result: DATE32 };
   if (ln.id === 'Timestamp' && rn.id === 'Timestamp' && op === '-') {
     const t = temporalCoercion(ln, rn)!;
     return { left: t, right: t, result: INTERVAL };
   }
-  if (ln.id === 'Interval' && rn.id === 'Interval' && (op === '+' || op === '-')) return { left: INTERVAL, right: INTERVAL, result: INTERVAL };
-  if (ln.id === 'Interval' && isNumeric(rn) && (op === '*' || op === '/')) return { left: INTERVAL, right: INT64, result: INTERVAL };
+  if (ln.id === 'Interval' && rn.id === 'Interval' && (op === '+' || op === '-'))
+    return { left: INTERVAL, right: INTERVAL, result: INTERVAL };
+  if (ln.id === 'Interval' && isNumeric(rn) && (op === '*' || op === '/'))
+    return { left: INTERVAL, right: INT64, result: INTERVAL };
   return undefined;
 }
 
@@ -146,7 +182,14 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'Float32':
       return isNumeric(to) || to.id === 'Boolean';
     case 'Utf8':
-      return isNumeric(to) || to.id === 'Boolean' || to.id === 'Timestamp' || to.id === 'Date32' || to.id === 'Interval' || to.id === 'Time64';
+      return (
+        isNumeric(to) ||
+        to.id === 'Boolean' ||
+        to.id === 'Timestamp' ||
+        to.id === 'Date32' ||
+        to.id === 'Interval' ||
+        to.id === 'Time64'
+      );
     case 'Timestamp':
       return to.id === 'Timestamp' || to.id === 'Int64' || to.id === 'Date32';
     case 'Date32':

@@ -51,7 +51,8 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
   const out = new Uint8Array(n);
   const validity = andValidity(validityOf(a), validityOf(b), n);
   const t = a.type.id === 'Null' ? b.type.id : a.type.id;
-  if (t === 'Null' || a.values === null || b.values === null) return { type: BOOLEAN, length: n, values: out, validity: new Uint8Array(n) };
+  if (t === 'Null' || a.values === null || b.values === null)
+    return { type: BOOLEAN, length: n, values: out, validity: new Uint8Array(n) };
   const av = a.values as ArrayLike<unknown>;
   const bv = b.values as ArrayLike<unknown>;
   if (t === 'Int64' || t === 'UInt64' || t === 'Timestamp') {
@@ -61,7 +62,14 @@ export function compare(op: CmpOp, a: Vector, b: Vector): Vector {
       const flipped = a.constant === true && b.constant !== true;
       const [x, y] = flipped ? [bv, av] : [av, bv];
       const o = flipped ? FLIP[op] : op;
-      const values = k.compare(o, x as BigInt64Array, y as BigInt64Array, (flipped ? a : b).constant === true, t === 'UInt64', n);
+      const values = k.compare(
+        o,
+        x as BigInt64Array,
+        y as BigInt64Array,
+        (flipped ? a : b).constant === true,
+        t === 'UInt64',
+        n,
+      );
       return { type: BOOLEAN, length: n, values, validity };
     }
   }

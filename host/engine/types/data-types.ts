@@ -49,13 +49,17 @@ export const BINARY: DataType = { id: 'Binary' };
 export const INTERVAL: DataType = { id: 'Interval' };
 export const DATE32: DataType = { id: 'Date32' };
 export const TIME64: DataType = { id: 'Time64' };
-export const timestamp = (unit: TimeUnit = 'Nanosecond', tz?: string): DataType => (tz === undefined ? { id: 'Timestamp', unit } : { id: 'Timestamp', unit, tz });
+export const timestamp = (unit: TimeUnit = 'Nanosecond', tz?: string): DataType =>
+  tz === undefined ? { id: 'Timestamp', unit } : { id: 'Timestamp', unit, tz };
 
 export function typeEquals(a: DataType, b: DataType): boolean {
   if (a.id !== b.id) return false;
   if (a.id === 'Timestamp' && b.id === 'Timestamp') return a.unit === b.unit && a.tz === b.tz;
   if (a.id === 'Struct' && b.id === 'Struct') {
-    return a.fields.length === b.fields.length && a.fields.every((f, i) => f.name === b.fields[i]!.name && typeEquals(f.type, b.fields[i]!.type));
+    return (
+      a.fields.length === b.fields.length &&
+      a.fields.every((f, i) => f.name === b.fields[i]!.name && typeEquals(f.type, b.fields[i]!.type))
+    );
   }
   if (a.id === 'List' && b.id === 'List') return typeEquals(a.item, b.item);
   return true;
@@ -99,7 +103,8 @@ export function sqlTypeName(t: DataType): string {
   }
 }
 
-export const isNumeric = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
+export const isNumeric = (t: DataType): boolean =>
+  t.id === 'Int64' || t.id === 'UInt64' || t.id === 'Float64' || t.id === 'Float32';
 /** DOUBLE or Float32: both held as a Float64Array. */
 export const isFloat = (t: DataType): boolean => t.id === 'Float64' || t.id === 'Float32';
 export const isInteger = (t: DataType): boolean => t.id === 'Int64' || t.id === 'UInt64';

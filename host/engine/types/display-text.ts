@@ -55,7 +55,13 @@ export function timeOfDayText(nanos: bigint): string {
   const secs = nanos / 1_000_000_000n;
   const frac = nanos % 1_000_000_000n;
   let text = `${pad(secs / 3600n, 2)}:${pad((secs / 60n) % 60n, 2)}:${pad(secs % 60n, 2)}`;
-  if (frac !== 0n) text += frac % 1_000_000n === 0n ? `.${pad(frac / 1_000_000n, 3)}` : frac % 1000n === 0n ? `.${pad(frac / 1000n, 6)}` : `.${pad(frac, 9)}`;
+  if (frac !== 0n)
+    text +=
+      frac % 1_000_000n === 0n
+        ? `.${pad(frac / 1_000_000n, 3)}`
+        : frac % 1000n === 0n
+          ? `.${pad(frac / 1000n, 6)}`
+          : `.${pad(frac, 9)}`;
   return text;
 }
 

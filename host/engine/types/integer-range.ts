@@ -23,5 +23,11 @@ export function checkIntegerRange(v: Vector, range: IntegerRange, tryCast: boole
     out ??= Array.from({ length: v.length }, (_, k) => (isValid(v, k) ? getValue(v, k) : null));
     out[i] = null;
   }
-  return out === undefined ? v : vectorFrom(v.type, out, Uint8Array.from(out, (x) => (x === null ? 0 : 1)));
+  return out === undefined
+    ? v
+    : vectorFrom(
+        v.type,
+        out,
+        Uint8Array.from(out, (x) => (x === null ? 0 : 1)),
+      );
 }

@@ -41,7 +41,9 @@ export class Int64Kernels {
   }
 
   #put(ptr: number, v: Ints, n: number): void {
-    new BigInt64Array(this.#core.exports.memory.buffer, ptr, n).set(v instanceof BigUint64Array ? new BigInt64Array(v.buffer, v.byteOffset, n) : v.subarray(0, n));
+    new BigInt64Array(this.#core.exports.memory.buffer, ptr, n).set(
+      v instanceof BigUint64Array ? new BigInt64Array(v.buffer, v.byteOffset, n) : v.subarray(0, n),
+    );
   }
 
   /** a[i] op b[i] (or b[0] when `scalar`) as 0/1 bytes. */
@@ -78,7 +80,15 @@ export class Int64Kernels {
     this.#put(pa, a, n);
     this.#put(pb, b, scalar ? 1 : n);
     if (validity !== undefined) new Uint8Array(this.#core.exports.memory.buffer, pv, n).set(validity.subarray(0, n));
-    const rc = this.#k.k_arith_i64(pa, pb, n, ARITH_OPS[op], (scalar ? F_SCALAR : 0) | (unsigned ? F_UNSIGNED : 0), validity === undefined ? 0 : pv, po);
+    const rc = this.#k.k_arith_i64(
+      pa,
+      pb,
+      n,
+      ARITH_OPS[op],
+      (scalar ? F_SCALAR : 0) | (unsigned ? F_UNSIGNED : 0),
+      validity === undefined ? 0 : pv,
+      po,
+    );
     if (rc === -2) throw new Error(`BUG: k_arith_i64 refused op ${op}`);
     if (rc >= 0) return { failure: { row: rc >>> 2, kind: (rc & 3) === 2 ? 'divideByZero' : 'overflow' } };
     const out = new BigInt64Array(n);

@@ -7,11 +7,19 @@ import { formatRustF32, formatRustF64 } from './float-text.js';
 
 /** The packed i128 of an IntervalMonthDayNano as DataFusion prints it. */
 export function packInterval(v: IntervalValue): bigint {
-  const packed = (BigInt.asUintN(32, BigInt(v.months)) << 96n) | (BigInt.asUintN(32, BigInt(v.days)) << 64n) | BigInt.asUintN(64, v.nanos);
+  const packed =
+    (BigInt.asUintN(32, BigInt(v.months)) << 96n) |
+    (BigInt.asUintN(32, BigInt(v.days)) << 64n) |
+    BigInt.asUintN(64, v.nanos);
   return BigInt.asIntN(128, packed);
 }
 
-const TIMESTAMP_NAMES = { Second: 'TimestampSecond', Millisecond: 'TimestampMillisecond', Microsecond: 'TimestampMicrosecond', Nanosecond: 'TimestampNanosecond' } as const;
+const TIMESTAMP_NAMES = {
+  Second: 'TimestampSecond',
+  Millisecond: 'TimestampMillisecond',
+  Microsecond: 'TimestampMicrosecond',
+  Nanosecond: 'TimestampNanosecond',
+} as const;
 
 /** ScalarValue's Debug form: `Int64(1)`, `Utf8("x")`, `Utf8(NULL)`, `Boolean(true)`, `NULL`. */
 export function literalName(value: Scalar, type: DataType): string {
@@ -38,7 +46,9 @@ export function literalName(value: Scalar, type: DataType): string {
     case 'Time64':
       return `Time64Nanosecond(${inner(String(value))})`;
     case 'Interval':
-      return value === null ? 'IntervalMonthDayNano(NULL)' : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
+      return value === null
+        ? 'IntervalMonthDayNano(NULL)'
+        : `IntervalMonthDayNano("${packInterval(value as IntervalValue)}")`;
     default:
       return `${typeName(type)}(${inner(JSON.stringify(value, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)))})`;
   }

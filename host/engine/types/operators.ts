@@ -3,13 +3,31 @@
 // (plan/expr-display.ts) print them.
 
 export type BinaryOperator =
-  | 'AND' | 'OR'
-  | '=' | '!=' | '<' | '<=' | '>' | '>='
-  | 'IS DISTINCT FROM' | 'IS NOT DISTINCT FROM'
-  | '+' | '-' | '*' | '/' | '%'
+  | 'AND'
+  | 'OR'
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'IS DISTINCT FROM'
+  | 'IS NOT DISTINCT FROM'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
   | '||'
-  | '~' | '~*' | '!~' | '!~*'
-  | '&' | '|' | '^' | '<<' | '>>';
+  | '~'
+  | '~*'
+  | '!~'
+  | '!~*'
+  | '&'
+  | '|'
+  | '^'
+  | '<<'
+  | '>>';
 
 /** DataFusion's Operator Display: its bitwise XOR prints as PostgreSQL's `#`, however it was written. */
 export function operatorText(op: string): string {
@@ -24,8 +42,21 @@ export function operatorText(op: string): string {
  * parses, not how DataFusion prints.
  */
 const DISPLAY_PRECEDENCE: Readonly<Record<string, number>> = {
-  OR: 5, AND: 10, '=': 20, '!=': 20, '<': 20, '<=': 20, '>': 20, '>=': 20,
-  'IS DISTINCT FROM': 20, 'IS NOT DISTINCT FROM': 20, '+': 30, '-': 30, '*': 40, '/': 40, '%': 40,
+  OR: 5,
+  AND: 10,
+  '=': 20,
+  '!=': 20,
+  '<': 20,
+  '<=': 20,
+  '>': 20,
+  '>=': 20,
+  'IS DISTINCT FROM': 20,
+  'IS NOT DISTINCT FROM': 20,
+  '+': 30,
+  '-': 30,
+  '*': 40,
+  '/': 40,
+  '%': 40,
 };
 
 export function displayPrecedence(op: string): number {

@@ -16,7 +16,12 @@ import type { ByteSink } from './byte-sink.js';
 
 export type TimestampStyle = 'csv' | 'display';
 
-const UNITS_PER_SECOND: Readonly<Record<TimeUnit, number>> = { Second: 1, Millisecond: 1e3, Microsecond: 1e6, Nanosecond: 1e9 };
+const UNITS_PER_SECOND: Readonly<Record<TimeUnit, number>> = {
+  Second: 1,
+  Millisecond: 1e3,
+  Microsecond: 1e6,
+  Nanosecond: 1e9,
+};
 
 /**
  * The seconds chrono's NaiveDateTime holds: years -262144 to 262143 (MIN_YEAR and MAX_YEAR are
@@ -61,7 +66,16 @@ export function zoneOffset(tz: string): ZoneOffset {
   }
   let dtf: Intl.DateTimeFormat;
   try {
-    dtf = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    dtf = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
   } catch {
     return () => 0;
   }
@@ -101,7 +115,10 @@ export class TimestampWriter {
 
   /** CnosDB's answer when Arrow cannot write the value (HttpError::FetchResult around its CastError). */
   #outOfRange(value: bigint): UserError {
-    return new UserError('fetchResult', `Fetch result: Cast error: Failed to convert ${value} to datetime for ${this.#typeName}`);
+    return new UserError(
+      'fetchResult',
+      `Fetch result: Cast error: Failed to convert ${value} to datetime for ${this.#typeName}`,
+    );
   }
 
   /** Writes value `i` of `values`; `words` is an Int32Array over the same memory. */

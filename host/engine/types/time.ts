@@ -100,13 +100,37 @@ export function daysInMonth(y: number, m: number): number {
 
 /** Months, days, nanoseconds per unit of arrow-cast 42's interval parser. */
 const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
-  century: [1200, 0, 0], decade: [120, 0, 0], year: [12, 0, 0], month: [1, 0, 0], week: [0, 7, 0],
-  day: [0, 1, 0], hour: [0, 0, 3.6e12], minute: [0, 0, 6e10], second: [0, 0, 1e9],
-  millisecond: [0, 0, 1e6], microsecond: [0, 0, 1e3], nanosecond: [0, 0, 1],
+  century: [1200, 0, 0],
+  decade: [120, 0, 0],
+  year: [12, 0, 0],
+  month: [1, 0, 0],
+  week: [0, 7, 0],
+  day: [0, 1, 0],
+  hour: [0, 0, 3.6e12],
+  minute: [0, 0, 6e10],
+  second: [0, 0, 1e9],
+  millisecond: [0, 0, 1e6],
+  microsecond: [0, 0, 1e3],
+  nanosecond: [0, 0, 1],
 };
 const INTERVAL_ALIASES: Readonly<Record<string, string>> = {
-  centuries: 'century', ms: 'millisecond', us: 'microsecond', ns: 'nanosecond', s: 'second', sec: 'second', secs: 'second',
-  min: 'minute', mins: 'minute', h: 'hour', hr: 'hour', hrs: 'hour', d: 'day', w: 'week', y: 'year', yr: 'year', yrs: 'year',
+  centuries: 'century',
+  ms: 'millisecond',
+  us: 'microsecond',
+  ns: 'nanosecond',
+  s: 'second',
+  sec: 'second',
+  secs: 'second',
+  min: 'minute',
+  mins: 'minute',
+  h: 'hour',
+  hr: 'hour',
+  hrs: 'hour',
+  d: 'day',
+  w: 'week',
+  y: 'year',
+  yr: 'year',
+  yrs: 'year',
 };
 
 function intervalUnit(word: string): readonly [number, number, number] | undefined {
@@ -140,7 +164,8 @@ export function parseInterval(text: string, defaultUnit = 'second'): IntervalVal
     day = Math.trunc(day);
     months += Math.trunc(month);
     days += day;
-    nanos += /^[+-]?\d+$/.test(amountText) && unit[2] !== 0 ? BigInt(amountText) * BigInt(unit[2]) : BigInt(Math.trunc(nano));
+    nanos +=
+      /^[+-]?\d+$/.test(amountText) && unit[2] !== 0 ? BigInt(amountText) * BigInt(unit[2]) : BigInt(Math.trunc(nano));
   }
   return { months, days, nanos };
 }

@@ -17,9 +17,16 @@ export interface Status {
   tables: Array<{ database: string; table: string }>;
 }
 
-export type Result = SqlAnswer | LoadSummary | { table: string; rows: number; format: string } | { rows: number } | Status;
+export type Result =
+  | SqlAnswer
+  | LoadSummary
+  | { table: string; rows: number; format: string }
+  | { rows: number }
+  | Status;
 
-export type Answer = { id: number; ok: true; result: Result; ms: number } | { id: number; ok: false; error: SandboxError };
+export type Answer =
+  | { id: number; ok: true; result: Result; ms: number }
+  | { id: number; ok: false; error: SandboxError };
 
 /** The first message: the worker is ready, or why it is not. */
 export type Ready = { id: 0; ok: true } | { id: 0; ok: false; error: SandboxError };

@@ -39,7 +39,8 @@ async function answer(sandbox: Sandbox, r: Request): Promise<Result> {
       return { rows: sandbox.loadDemo({ hosts: r.hosts, durationS: r.hours * 3600 }, r.database) };
     case 'status': {
       const status: Status = { bytes: sandbox.store.bytes, limitBytes: sandbox.store.limitBytes, tables: [] };
-      for (const db of sandbox.store.catalog.databases('cnosdb')) for (const t of db.tables.keys()) status.tables.push({ database: db.name, table: t });
+      for (const db of sandbox.store.catalog.databases('cnosdb'))
+        for (const t of db.tables.keys()) status.tables.push({ database: db.name, table: t });
       return status;
     }
   }
@@ -66,7 +67,17 @@ scope.onmessage = (e) => {
       scope.postMessage({ id: r.id, ok: true, result, ms: performance.now() - started });
     } catch (err) {
       const code = (err as { sandboxCode?: string }).sandboxCode;
-      const error = code !== undefined ? { code, message: (err as Error).message } : err instanceof RangeError && /memory|allocation/i.test(err.message) ? sandboxError(new UserError('queryMemory', `the page ran out of memory (${err.message}): load less data, or reload the page to start empty`)) : sandboxError(err);
+      const error =
+        code !== undefined
+          ? { code, message: (err as Error).message }
+          : err instanceof RangeError && /memory|allocation/i.test(err.message)
+            ? sandboxError(
+                new UserError(
+                  'queryMemory',
+                  `the page ran out of memory (${err.message}): load less data, or reload the page to start empty`,
+                ),
+              )
+            : sandboxError(err);
       scope.postMessage({ id: r.id, ok: false, error });
     }
   });

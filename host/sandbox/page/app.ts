@@ -12,7 +12,10 @@ import type { LoadSummary } from '../sandbox-store.js';
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 class SandboxError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -58,7 +61,9 @@ async function refreshStatus(): Promise<void> {
   const s = await call<Status>({ kind: 'status' });
   $('memory').textContent = `${mib(s.bytes)} of ${mib(s.limitBytes)}`;
   const list = $('tables');
-  list.replaceChildren(...s.tables.map((t) => Object.assign(document.createElement('li'), { textContent: `${t.database}.${t.table}` })));
+  list.replaceChildren(
+    ...s.tables.map((t) => Object.assign(document.createElement('li'), { textContent: `${t.database}.${t.table}` })),
+  );
 }
 
 function showLoad(text: string, failed = false): void {
@@ -93,14 +98,37 @@ function exportUrl(p: { tenant?: string; db: string; table: string; start?: stri
 
 const api = {
   ready,
-  loadTable(p: { tenant?: string; db: string; table: string; start?: string; end?: string }, auth = authorization()): Promise<LoadSummary> {
-    return loading(`loading ${p.db}.${p.table}`, () => call<LoadSummary>({ kind: 'export', url: exportUrl(p), authorization: auth }), (r, ms) => `loaded ${r.database}.${r.table}: ${r.rows.toLocaleString()} rows in ${r.segments} segment files (${mib(r.bytes)}) in ${ms.toFixed(0)} ms`);
+  loadTable(
+    p: { tenant?: string; db: string; table: string; start?: string; end?: string },
+    auth = authorization(),
+  ): Promise<LoadSummary> {
+    return loading(
+      `loading ${p.db}.${p.table}`,
+      () => call<LoadSummary>({ kind: 'export', url: exportUrl(p), authorization: auth }),
+      (r, ms) =>
+        `loaded ${r.database}.${r.table}: ${r.rows.toLocaleString()} rows in ${r.segments} segment files (${mib(r.bytes)}) in ${ms.toFixed(0)} ms`,
+    );
   },
-  loadFile(name: string, bytes: Uint8Array, database = value('db') || 'public'): Promise<{ table: string; rows: number }> {
-    return loading(`loading ${name}`, () => call<{ table: string; rows: number; format: string }>({ kind: 'file', name, bytes, database }, [bytes.buffer as ArrayBuffer]), (r, ms) => `loaded ${name} into ${database}.${r.table}: ${r.rows.toLocaleString()} rows in ${ms.toFixed(0)} ms`);
+  loadFile(
+    name: string,
+    bytes: Uint8Array,
+    database = value('db') || 'public',
+  ): Promise<{ table: string; rows: number }> {
+    return loading(
+      `loading ${name}`,
+      () =>
+        call<{ table: string; rows: number; format: string }>({ kind: 'file', name, bytes, database }, [
+          bytes.buffer as ArrayBuffer,
+        ]),
+      (r, ms) => `loaded ${name} into ${database}.${r.table}: ${r.rows.toLocaleString()} rows in ${ms.toFixed(0)} ms`,
+    );
   },
   loadDemo(hosts: number, hours: number, database = value('db') || 'public'): Promise<{ rows: number }> {
-    return loading('generating the demo set', () => call<{ rows: number }>({ kind: 'demo', hosts, hours, database }), (r, ms) => `loaded the demo set into ${database}.cpu: ${r.rows.toLocaleString()} rows in ${ms.toFixed(0)} ms`);
+    return loading(
+      'generating the demo set',
+      () => call<{ rows: number }>({ kind: 'demo', hosts, hours, database }),
+      (r, ms) => `loaded the demo set into ${database}.cpu: ${r.rows.toLocaleString()} rows in ${ms.toFixed(0)} ms`,
+    );
   },
   sql(text: string, database = 'public'): Promise<SqlAnswer> {
     return call<SqlAnswer>({ kind: 'sql', sql: text, database });
@@ -133,7 +161,15 @@ function remember(text: string): void {
 function drawHistory(): void {
   const select = $<HTMLSelectElement>('history');
   const first = select.options[0]!;
-  select.replaceChildren(first, ...history().map((h) => Object.assign(document.createElement('option'), { value: h, textContent: h.length > 80 ? h.slice(0, 80) + '…' : h })));
+  select.replaceChildren(
+    first,
+    ...history().map((h) =>
+      Object.assign(document.createElement('option'), {
+        value: h,
+        textContent: h.length > 80 ? h.slice(0, 80) + '…' : h,
+      }),
+    ),
+  );
 }
 
 let chart: uPlot | undefined;
@@ -182,13 +218,22 @@ function draw(r: SqlAnswer, plan: boolean): void {
   }
   const table = document.createElement('table');
   const head = table.createTHead().insertRow();
-  for (const c of r.columns) head.appendChild(Object.assign(document.createElement('th'), { textContent: c.name, title: c.type }));
+  for (const c of r.columns)
+    head.appendChild(Object.assign(document.createElement('th'), { textContent: c.name, title: c.type }));
   const body = table.createTBody();
   for (const row of rows.slice(0, TABLE_ROWS)) {
     const tr = body.insertRow();
-    for (const v of Object.values(row)) tr.insertCell().textContent = v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    for (const v of Object.values(row))
+      tr.insertCell().textContent = v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
-  const more = rows.length > TABLE_ROWS ? [Object.assign(document.createElement('p'), { textContent: `first ${TABLE_ROWS} of ${rows.length} rows shown` })] : [];
+  const more =
+    rows.length > TABLE_ROWS
+      ? [
+          Object.assign(document.createElement('p'), {
+            textContent: `first ${TABLE_ROWS} of ${rows.length} rows shown`,
+          }),
+        ]
+      : [];
   $('result').replaceChildren(table, ...more);
   drawChart(r, rows);
 }
@@ -210,10 +255,18 @@ function drawChart(r: SqlAnswer, rows: Array<Record<string, unknown>>): void {
   const keyOf = (row: unknown[]): string => (gi < 0 ? '' : String(row[gi]));
   const lines: Array<{ label: string; col: number; group: string }> = [];
   const groups = gi < 0 ? [''] : [...new Set(rows.map((row) => keyOf(Object.values(row))))];
-  for (const g of groups) for (const c of numeric) if (lines.length < COLORS.length) lines.push({ label: g === '' ? names[c]! : `${names[c]} ${g}`, col: c, group: g });
-  const times = [...new Set(rows.map((row) => Date.parse(String(Object.values(row)[ti]) + 'Z') / 1000))].sort((a, b) => a - b);
+  for (const g of groups)
+    for (const c of numeric)
+      if (lines.length < COLORS.length)
+        lines.push({ label: g === '' ? names[c]! : `${names[c]} ${g}`, col: c, group: g });
+  const times = [...new Set(rows.map((row) => Date.parse(String(Object.values(row)[ti]) + 'Z') / 1000))].sort(
+    (a, b) => a - b,
+  );
   const at = new Map(times.map((t, i) => [t, i]));
-  const data: Array<Array<number | null>> = [times, ...lines.map(() => new Array<number | null>(times.length).fill(null))];
+  const data: Array<Array<number | null>> = [
+    times,
+    ...lines.map(() => new Array<number | null>(times.length).fill(null)),
+  ];
   for (const row of rows) {
     const v = Object.values(row);
     const x = at.get(Date.parse(String(v[ti]) + 'Z') / 1000)!;
@@ -253,7 +306,15 @@ $<HTMLSelectElement>('history').addEventListener('change', (e) => {
 });
 $('server-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  void api.loadTable({ tenant: value('tenant'), db: value('server-db'), table: value('server-table'), start: value('start'), end: value('end') }).catch(() => undefined);
+  void api
+    .loadTable({
+      tenant: value('tenant'),
+      db: value('server-db'),
+      table: value('server-table'),
+      start: value('start'),
+      end: value('end'),
+    })
+    .catch(() => undefined);
 });
 $('demo-form').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -274,7 +335,10 @@ drop.addEventListener('drop', (e) => {
   drop.classList.remove('over');
   void loadFiles(e.dataTransfer?.files ?? []);
 });
-$<HTMLInputElement>('file-input').addEventListener('change', (e) => void loadFiles((e.target as HTMLInputElement).files ?? []));
+$<HTMLInputElement>('file-input').addEventListener(
+  'change',
+  (e) => void loadFiles((e.target as HTMLInputElement).files ?? []),
+);
 
 drawHistory();
 ready.then(

@@ -10,9 +10,13 @@ import type { Metrics } from '../../core/metrics.js';
  * Request latency, seconds: from half a millisecond (a small write or a point query answers in
  * about that on loopback, docs/performance.md) to the 10-minute query timeout.
  */
-const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+const REQUEST_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600,
+];
 /** fsync latency, seconds: tens of microseconds on NVMe or tmpfs to the 100 ms of a busy disk and beyond. */
-const FSYNC_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const FSYNC_BUCKETS = [
+  0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
 /** Records per WAL group commit: one per write request waiting for the same fsync. */
 const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /** Flushes and compactions, seconds: a tiny memtable to a merge of gigabytes. */
@@ -59,27 +63,128 @@ export class ServerMetrics implements Metrics {
 
   constructor(options: ServerMetricsOptions = {}) {
     const registers = [this.registry];
-    this.#requests = new Counter({ name: 'sundial_http_requests_total', help: 'HTTP requests answered, by route, method and status (499: the client went away before the answer).', labelNames: ['route', 'method', 'status'], registers });
-    this.#requestsInFlight = new Gauge({ name: 'sundial_http_requests_in_flight', help: 'HTTP requests whose headers have arrived and whose answer is not sent yet (the scrape itself is one).', registers });
-    this.#requestSeconds = new Histogram({ name: 'sundial_http_request_duration_seconds', help: 'Time from a request\'s headers to the last byte of its answer.', labelNames: ['route', 'method'], buckets: REQUEST_BUCKETS, registers });
-    this.#rows = new Counter({ name: 'sundial_written_rows_total', help: 'Rows stored by write requests, by body format.', labelNames: ['format'], registers });
-    this.#bytes = new Counter({ name: 'sundial_written_bytes_total', help: 'Body bytes (after decompression) of the write requests stored, by format.', labelNames: ['format'], registers });
-    this.#limited = new Counter({ name: 'sundial_http_limited_total', help: 'Requests answered 429, by the limit reached.', labelNames: ['reason'], registers });
-    this.#diskFull = new Counter({ name: 'sundial_disk_full_refusals_total', help: 'Requests refused with 507 because the data directory\'s file system is full.', registers });
-    this.#fsyncSeconds = new Histogram({ name: 'sundial_wal_fsync_duration_seconds', help: 'Duration of each WAL group commit\'s fsync.', buckets: FSYNC_BUCKETS, registers });
-    this.#groupRecords = new Histogram({ name: 'sundial_wal_group_commit_records', help: 'Records (write requests) per WAL group commit.', buckets: GROUP_BUCKETS, registers });
-    this.#flushSeconds = new Histogram({ name: 'sundial_flush_duration_seconds', help: 'Memtable flushes to segment files, by result (ok, failed).', labelNames: ['result'], buckets: BACKGROUND_BUCKETS, registers });
-    this.#compactionSeconds = new Histogram({ name: 'sundial_compaction_duration_seconds', help: 'Compactions, by result (ok, failed).', labelNames: ['result'], buckets: BACKGROUND_BUCKETS, registers });
-    this.#skipped = new Counter({ name: 'sundial_damaged_segments_skipped_total', help: 'Damaged segment files left out of reads (storage.skip_damaged_segments), counted per read.', registers });
-    this.#querySeconds = new Histogram({ name: 'sundial_query_duration_seconds', help: 'SQL statements from admission to the last byte of the answer (HTTP, InfluxQL and PostgreSQL).', buckets: REQUEST_BUCKETS, registers });
-    this.#queryPeakBytes = new Histogram({ name: 'sundial_query_peak_memory_bytes', help: 'The most memory each SQL statement held at once (its pool, limits.query_memory_bytes).', buckets: MEMORY_BUCKETS, registers });
-    this.#objectUploads = new Counter({ name: 'sundial_object_uploads_total', help: 'Segment files uploaded to the object store (storage.object_store).', registers });
-    this.#objectUploadBytes = new Counter({ name: 'sundial_object_upload_bytes_total', help: 'Bytes of the segment files uploaded to the object store.', registers });
-    this.#objectUploadSeconds = new Histogram({ name: 'sundial_object_upload_duration_seconds', help: 'Duration of each successful upload of a segment file.', buckets: BACKGROUND_BUCKETS, registers });
-    this.#objectDownloads = new Counter({ name: 'sundial_object_downloads_total', help: 'Byte ranges of evicted segment files fetched from the object store.', registers });
-    this.#objectDownloadBytes = new Counter({ name: 'sundial_object_download_bytes_total', help: 'Bytes fetched from the object store.', registers });
-    this.#objectCacheReads = new Counter({ name: 'sundial_object_cache_reads_total', help: 'Reads of segment files through the local object cache, by result (hit, miss).', labelNames: ['result'], registers });
-    this.#objectRetries = new Counter({ name: 'sundial_object_store_retries_total', help: 'Uploads and deletes that failed and are tried again, by operation (upload, delete).', labelNames: ['op'], registers });
+    this.#requests = new Counter({
+      name: 'sundial_http_requests_total',
+      help: 'HTTP requests answered, by route, method and status (499: the client went away before the answer).',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.#requestsInFlight = new Gauge({
+      name: 'sundial_http_requests_in_flight',
+      help: 'HTTP requests whose headers have arrived and whose answer is not sent yet (the scrape itself is one).',
+      registers,
+    });
+    this.#requestSeconds = new Histogram({
+      name: 'sundial_http_request_duration_seconds',
+      help: "Time from a request's headers to the last byte of its answer.",
+      labelNames: ['route', 'method'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.#rows = new Counter({
+      name: 'sundial_written_rows_total',
+      help: 'Rows stored by write requests, by body format.',
+      labelNames: ['format'],
+      registers,
+    });
+    this.#bytes = new Counter({
+      name: 'sundial_written_bytes_total',
+      help: 'Body bytes (after decompression) of the write requests stored, by format.',
+      labelNames: ['format'],
+      registers,
+    });
+    this.#limited = new Counter({
+      name: 'sundial_http_limited_total',
+      help: 'Requests answered 429, by the limit reached.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.#diskFull = new Counter({
+      name: 'sundial_disk_full_refusals_total',
+      help: "Requests refused with 507 because the data directory's file system is full.",
+      registers,
+    });
+    this.#fsyncSeconds = new Histogram({
+      name: 'sundial_wal_fsync_duration_seconds',
+      help: "Duration of each WAL group commit's fsync.",
+      buckets: FSYNC_BUCKETS,
+      registers,
+    });
+    this.#groupRecords = new Histogram({
+      name: 'sundial_wal_group_commit_records',
+      help: 'Records (write requests) per WAL group commit.',
+      buckets: GROUP_BUCKETS,
+      registers,
+    });
+    this.#flushSeconds = new Histogram({
+      name: 'sundial_flush_duration_seconds',
+      help: 'Memtable flushes to segment files, by result (ok, failed).',
+      labelNames: ['result'],
+      buckets: BACKGROUND_BUCKETS,
+      registers,
+    });
+    this.#compactionSeconds = new Histogram({
+      name: 'sundial_compaction_duration_seconds',
+      help: 'Compactions, by result (ok, failed).',
+      labelNames: ['result'],
+      buckets: BACKGROUND_BUCKETS,
+      registers,
+    });
+    this.#skipped = new Counter({
+      name: 'sundial_damaged_segments_skipped_total',
+      help: 'Damaged segment files left out of reads (storage.skip_damaged_segments), counted per read.',
+      registers,
+    });
+    this.#querySeconds = new Histogram({
+      name: 'sundial_query_duration_seconds',
+      help: 'SQL statements from admission to the last byte of the answer (HTTP, InfluxQL and PostgreSQL).',
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.#queryPeakBytes = new Histogram({
+      name: 'sundial_query_peak_memory_bytes',
+      help: 'The most memory each SQL statement held at once (its pool, limits.query_memory_bytes).',
+      buckets: MEMORY_BUCKETS,
+      registers,
+    });
+    this.#objectUploads = new Counter({
+      name: 'sundial_object_uploads_total',
+      help: 'Segment files uploaded to the object store (storage.object_store).',
+      registers,
+    });
+    this.#objectUploadBytes = new Counter({
+      name: 'sundial_object_upload_bytes_total',
+      help: 'Bytes of the segment files uploaded to the object store.',
+      registers,
+    });
+    this.#objectUploadSeconds = new Histogram({
+      name: 'sundial_object_upload_duration_seconds',
+      help: 'Duration of each successful upload of a segment file.',
+      buckets: BACKGROUND_BUCKETS,
+      registers,
+    });
+    this.#objectDownloads = new Counter({
+      name: 'sundial_object_downloads_total',
+      help: 'Byte ranges of evicted segment files fetched from the object store.',
+      registers,
+    });
+    this.#objectDownloadBytes = new Counter({
+      name: 'sundial_object_download_bytes_total',
+      help: 'Bytes fetched from the object store.',
+      registers,
+    });
+    this.#objectCacheReads = new Counter({
+      name: 'sundial_object_cache_reads_total',
+      help: 'Reads of segment files through the local object cache, by result (hit, miss).',
+      labelNames: ['result'],
+      registers,
+    });
+    this.#objectRetries = new Counter({
+      name: 'sundial_object_store_retries_total',
+      help: 'Uploads and deletes that failed and are tried again, by operation (upload, delete).',
+      labelNames: ['op'],
+      registers,
+    });
     for (const result of ['hit', 'miss']) this.#objectCacheReads.inc({ result }, 0);
     for (const op of ['upload', 'delete']) this.#objectRetries.inc({ op }, 0);
     for (const reason of LIMIT_REASONS) this.#limited.inc({ reason }, 0);

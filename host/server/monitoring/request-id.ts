@@ -61,7 +61,11 @@ export function withRequestIds(listener: Server): Server {
   listener.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'request') {
       const req = args[0] as IncomingMessage;
-      const context: RequestContext = { id: requestIdFor(req.headers['x-request-id']), startedMs: performance.now(), log: undefined };
+      const context: RequestContext = {
+        id: requestIdFor(req.headers['x-request-id']),
+        startedMs: performance.now(),
+        log: undefined,
+      };
       byRequest.set(req, context);
       (args[1] as ServerResponse).setHeader(REQUEST_ID_HEADER, context.id);
     }

@@ -6,7 +6,10 @@ import type { QueryResult } from '../../engine/query.js';
 import type { RunningQuery } from '../query-registry.js';
 
 /** The result's batches, counted into `query.rows` as they are pulled; `query.memory` is its pool. */
-export function trackResult(query: RunningQuery, result: Extract<QueryResult, { kind: 'rows' }>): AsyncIterator<RecordBatch> {
+export function trackResult(
+  query: RunningQuery,
+  result: Extract<QueryResult, { kind: 'rows' }>,
+): AsyncIterator<RecordBatch> {
   query.memory = result.memory;
   query.rows = 0;
   const it = result.batches[Symbol.asyncIterator]();

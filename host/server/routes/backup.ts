@@ -39,7 +39,8 @@ function parseHave(body: Buffer): Map<string, string> {
   if (!Array.isArray(list)) throw new UserError('bodyDecode', 'the backup request\'s "have" is not an array');
   for (const f of list) {
     const { path, identity } = (f ?? {}) as { path?: unknown; identity?: unknown };
-    if (typeof path !== 'string' || typeof identity !== 'string') throw new UserError('bodyDecode', 'each entry of "have" needs a string "path" and "identity"');
+    if (typeof path !== 'string' || typeof identity !== 'string')
+      throw new UserError('bodyDecode', 'each entry of "have" needs a string "path" and "identity"');
     have.set(path, identity);
   }
   return have;
@@ -47,7 +48,11 @@ function parseHave(body: Buffer): Map<string, string> {
 
 const line = (o: unknown): Buffer => Buffer.from(JSON.stringify(o) + '\n');
 
-async function* frames(checkpoint: Checkpoint, have: ReadonlyMap<string, string>, time: string): AsyncGenerator<Buffer | Uint8Array> {
+async function* frames(
+  checkpoint: Checkpoint,
+  have: ReadonlyMap<string, string>,
+  time: string,
+): AsyncGenerator<Buffer | Uint8Array> {
   try {
     yield line({ format: 'sundial-backup', version: 1, time, databases: checkpoint.databases });
     const sha256: Record<string, string> = {};
@@ -87,15 +92,25 @@ export function backupRoutes(ctx: ServerContext): ServerRoute[] {
         const services = ctx.services();
         requireSystemMaintainer(userOf(request));
         const encoding = checkContentEncoding(request.headers['content-encoding'] as string | undefined);
-        const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
+        const body = await readBody(
+          request.payload as never,
+          encoding,
+          ctx.config['limits.sql_body_bytes'],
+          contentLength(request),
+        );
         const have = parseHave(body);
         const checkpoint = services.storage.checkpoint();
         const time = new Date(services.nowMs()).toISOString();
-        ctx.logger.info({ databases: checkpoint.databases, files: checkpoint.files.length, held: have.size }, 'backup checkpoint taken');
+        ctx.logger.info(
+          { databases: checkpoint.databases, files: checkpoint.files.length, held: have.size },
+          'backup checkpoint taken',
+        );
         const stream = Readable.from(frames(checkpoint, have, time), { objectMode: false });
         // A client gone before the first read never starts the generator (whose finally releases).
         stream.once('close', () => checkpoint.release());
-        stream.on('error', (err) => ctx.logger.error({ err }, 'backup stream failed; the client keeps its previous backup'));
+        stream.on('error', (err) =>
+          ctx.logger.error({ err }, 'backup stream failed; the client keeps its previous backup'),
+        );
         return h.response(stream).type(BACKUP_MEDIA_TYPE);
       },
     },

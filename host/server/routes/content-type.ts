@@ -14,7 +14,11 @@ export function mediaTypeParameter(request: Request, name: string): string | und
   if (v === undefined) return undefined;
   for (const part of String(v).split(';').slice(1)) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim().toLowerCase() === name) return part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (eq > 0 && part.slice(0, eq).trim().toLowerCase() === name)
+      return part
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
   }
   return undefined;
 }

@@ -40,12 +40,24 @@ function logTypeOf(request: Request): LogType {
  * none, text, and the form type curl sends by default (CnosDB's examples post with curl). Anything
  * else is some other payload sent here by mistake (protobuf, XML, a form upload): 400.
  */
-const JSON_LINES = new Set(['application/json', 'application/x-ndjson', 'application/ndjson', 'application/nd-json', 'application/vnd.elasticsearch+json', 'application/vnd.elasticsearch+x-ndjson', 'text/plain', 'application/x-www-form-urlencoded']);
+const JSON_LINES = new Set([
+  'application/json',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/nd-json',
+  'application/vnd.elasticsearch+json',
+  'application/vnd.elasticsearch+x-ndjson',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+]);
 
 function checkJsonLines(request: Request, logType: LogType): void {
   const type = mediaType(request);
   if (type === undefined || JSON_LINES.has(type)) return;
-  throw new UserError('badHeader', `unsupported Content-Type '${type}' for log_type ${logType}: want application/x-ndjson or application/json`);
+  throw new UserError(
+    'badHeader',
+    `unsupported Content-Type '${type}' for log_type ${logType}: want application/x-ndjson or application/json`,
+  );
 }
 
 /**
@@ -98,7 +110,11 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     const index = request.params.index as string | undefined;
     const table = tableParam ?? index ?? '';
     const logType = logTypeOf(request);
-    if (logType !== 'bulk' && table === '') throw new UserError('logParse', `the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ${logType}`);
+    if (logType !== 'bulk' && table === '')
+      throw new UserError(
+        'logParse',
+        `the 'table' parameter (or an index in the path, /api/v1/es/{index}/_bulk) is required for log_type ${logType}`,
+      );
     // Called as Elasticsearch, the time is `@timestamp`, as shippers name it, or else `time`.
     const esStyle = logType === 'bulk' && tableParam === undefined;
     const timeParam = paramOrHeader(request, 'time_column');
@@ -107,17 +123,40 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     const tagColumns = [...parseTagColumns(paramOrHeader(request, 'tag_columns'))];
     const target = { tenant: tenantOf(request), database: databaseOf(request) };
     if (logType === 'loki') {
-      await writeLokiPush(ctx, request, target, { table, timeColumn, tagColumns, protobuf: mediaType(request) === 'application/x-protobuf' });
-      return h.response().code(200).header(...ELASTIC_PRODUCT);
+      await writeLokiPush(ctx, request, target, {
+        table,
+        timeColumn,
+        tagColumns,
+        protobuf: mediaType(request) === 'application/x-protobuf',
+      });
+      return h
+        .response()
+        .code(200)
+        .header(...ELASTIC_PRODUCT);
     }
     checkJsonLines(request, logType);
-    const out = await runWrite(ctx, request, target, { format: logType, bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
-      // Documents without a time take the request's, from a clock that never gives one out twice.
-      const now = services.logClock.reserve(dbUnit, lineCount(body));
-      return services.parsers.parse({ format: logType, table, indexTables: esStyle, timeColumn, fallbackTimeColumn, tagColumns, dbUnit, now }, body);
-    });
-    if (logType !== 'bulk') return h.response().code(200).header(...ELASTIC_PRODUCT);
-    return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(...ELASTIC_PRODUCT);
+    const out = await runWrite(
+      ctx,
+      request,
+      target,
+      { format: logType, bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+      ({ body, dbUnit, services }) => {
+        // Documents without a time take the request's, from a clock that never gives one out twice.
+        const now = services.logClock.reserve(dbUnit, lineCount(body));
+        return services.parsers.parse(
+          { format: logType, table, indexTables: esStyle, timeColumn, fallbackTimeColumn, tagColumns, dbUnit, now },
+          body,
+        );
+      },
+    );
+    if (logType !== 'bulk')
+      return h
+        .response()
+        .code(200)
+        .header(...ELASTIC_PRODUCT);
+    return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(
+      ...ELASTIC_PRODUCT,
+    );
   };
   // Called with CnosDB's `table` parameter or its NDJSON and Loki forms, errors are CnosDB's
   // (CONTRACT.md statuses and body); called as Elasticsearch (a bulk body, no `table`), its own.
@@ -126,5 +165,10 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
     return paramOrHeader(request, 'table') === undefined && logType === 'bulk' ? 'es' : 'json';
   };
   const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors } } };
-  return [...esPaths('/api/v1/es/_bulk'), ...esPaths('/api/v1/es/{index}/_bulk')].map((path) => ({ method: ['POST', 'PUT'], path, options, handler }));
+  return [...esPaths('/api/v1/es/_bulk'), ...esPaths('/api/v1/es/{index}/_bulk')].map((path) => ({
+    method: ['POST', 'PUT'],
+    path,
+    options,
+    handler,
+  }));
 }

@@ -37,35 +37,69 @@ function oneLine(body: Buffer): Buffer {
 /** A 400 in Elasticsearch's error shape, for what Elasticsearch refuses with its own type. */
 function esFailure(h: ResponseToolkit, type: string, reason: string): ResponseObject {
   const cause = { type, reason };
-  return jsonBody(h, JSON.stringify({ error: { root_cause: [cause], ...cause }, status: 400 })).code(400).header(...ELASTIC_PRODUCT);
+  return jsonBody(h, JSON.stringify({ error: { root_cause: [cause], ...cause }, status: 400 }))
+    .code(400)
+    .header(...ELASTIC_PRODUCT);
 }
 
 export function esDocRoutes(ctx: ServerContext): ServerRoute[] {
   const handler = async (request: Request, h: ResponseToolkit) => {
     const index = String(request.params.index);
-    if (/^[_+-]/.test(index)) return esFailure(h, 'invalid_index_name_exception', `Invalid index name [${index}], must not start with '_', '-', '+'`);
+    if (/^[_+-]/.test(index))
+      return esFailure(
+        h,
+        'invalid_index_name_exception',
+        `Invalid index name [${index}], must not start with '_', '-', '+'`,
+      );
     const given = request.params.id as string | undefined;
     if (given !== undefined && Buffer.byteLength(given) > MAX_ID_BYTES) {
-      return esFailure(h, 'action_request_validation_exception', `Validation Failed: 1: id [${given}] is too long, must be no longer than ${MAX_ID_BYTES} bytes but was: ${Buffer.byteLength(given)};`);
+      return esFailure(
+        h,
+        'action_request_validation_exception',
+        `Validation Failed: 1: id [${given}] is too long, must be no longer than ${MAX_ID_BYTES} bytes but was: ${Buffer.byteLength(given)};`,
+      );
     }
     const id = given ?? newId();
     const timeParam = paramOrHeader(request, 'time_column');
     const tagColumns = [...parseTagColumns(paramOrHeader(request, 'tag_columns'))];
     const target = { tenant: tenantOf(request), database: databaseOf(request) };
     const action = Buffer.from(`${JSON.stringify({ create: { _index: index } })}\n`);
-    const out = await runWrite(ctx, request, target, { format: 'bulk', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => {
-      if (body.length === 0) throw new UserError('logParse', 'request body is required');
-      const bulk = Buffer.concat([action, oneLine(body), Buffer.from('\n')]);
-      const now = services.logClock.reserve(dbUnit, 1);
-      return services.parsers.parse(
-        { format: 'bulk', table: index, indexTables: true, timeColumn: timeParam ?? ES_TIME_COLUMN, fallbackTimeColumn: timeParam === undefined ? 'time' : undefined, tagColumns, dbUnit, now },
-        bulk,
-      );
-    });
+    const out = await runWrite(
+      ctx,
+      request,
+      target,
+      { format: 'bulk', bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+      ({ body, dbUnit, services }) => {
+        if (body.length === 0) throw new UserError('logParse', 'request body is required');
+        const bulk = Buffer.concat([action, oneLine(body), Buffer.from('\n')]);
+        const now = services.logClock.reserve(dbUnit, 1);
+        return services.parsers.parse(
+          {
+            format: 'bulk',
+            table: index,
+            indexTables: true,
+            timeColumn: timeParam ?? ES_TIME_COLUMN,
+            fallbackTimeColumn: timeParam === undefined ? 'time' : undefined,
+            tagColumns,
+            dbUnit,
+            now,
+          },
+          bulk,
+        );
+      },
+    );
     const failure = out.failures?.[0];
     // The bulk parser names the document "line 2" (after its action line); alone, it has no line.
     if (failure !== undefined) return esFailure(h, failure.type, failure.reason.replace(/^line 2: /, ''));
-    const reply = { _index: index, _id: id, _version: 1, result: 'created', _shards: { total: 1, successful: 1, failed: 0 }, _seq_no: 0, _primary_term: 1 };
+    const reply = {
+      _index: index,
+      _id: id,
+      _version: 1,
+      result: 'created',
+      _shards: { total: 1, successful: 1, failed: 0 },
+      _seq_no: 0,
+      _primary_term: 1,
+    };
     return jsonBody(h, JSON.stringify(reply))
       .code(201)
       .header('Location', `/${encodeURIComponent(index)}/_doc/${encodeURIComponent(id)}`)
@@ -73,13 +107,30 @@ export function esDocRoutes(ctx: ServerContext): ServerRoute[] {
   };
   const options = { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'es' as const } } };
   const wrongMethod = (request: Request, h: ResponseToolkit) =>
-    jsonBody(h, JSON.stringify({ error: `Incorrect HTTP method for uri [${request.path.replace(/^\/api\/v1\/es/, '')}] and method [${request.method.toUpperCase()}], allowed: [POST]`, status: 405 }))
+    jsonBody(
+      h,
+      JSON.stringify({
+        error: `Incorrect HTTP method for uri [${request.path.replace(/^\/api\/v1\/es/, '')}] and method [${request.method.toUpperCase()}], allowed: [POST]`,
+        status: 405,
+      }),
+    )
       .code(405)
       .header('Allow', 'POST')
       .header(...ELASTIC_PRODUCT);
   return [
     ...esPaths('/api/v1/es/{index}/_doc').map((path): ServerRoute => ({ method: 'POST', path, options, handler })),
-    ...esPaths('/api/v1/es/{index}/_doc').map((path): ServerRoute => ({ method: 'PUT', path, options: { payload: UNREAD_PAYLOAD, plugins: { sundial: { errors: 'es' as const } } }, handler: wrongMethod })),
-    ...['_doc', '_create'].flatMap((api) => esPaths(`/api/v1/es/{index}/${api}/{id}`).map((path): ServerRoute => ({ method: ['PUT', 'POST'], path, options, handler }))),
+    ...esPaths('/api/v1/es/{index}/_doc').map(
+      (path): ServerRoute => ({
+        method: 'PUT',
+        path,
+        options: { payload: UNREAD_PAYLOAD, plugins: { sundial: { errors: 'es' as const } } },
+        handler: wrongMethod,
+      }),
+    ),
+    ...['_doc', '_create'].flatMap((api) =>
+      esPaths(`/api/v1/es/{index}/${api}/{id}`).map(
+        (path): ServerRoute => ({ method: ['PUT', 'POST'], path, options, handler }),
+      ),
+    ),
   ];
 }

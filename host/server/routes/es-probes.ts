@@ -27,7 +27,9 @@ const CLUSTER = 'sundial';
 const NO_UUID = '_na_';
 
 function esJson(h: ResponseToolkit, value: unknown, status = 200): ResponseObject {
-  return jsonBody(h, JSON.stringify(value)).code(status).header(...ELASTIC_PRODUCT);
+  return jsonBody(h, JSON.stringify(value))
+    .code(status)
+    .header(...ELASTIC_PRODUCT);
 }
 
 /** Elasticsearch's error object, for the answers that are not Sundial errors (a template not found). */
@@ -73,12 +75,36 @@ const LICENSE = {
  * (`undefined`: an empty object, as Elasticsearch lists policies, pipelines and legacy
  * templates), and what Elasticsearch calls a missing one.
  */
-const SETUP_APIS: ReadonlyArray<{ path: string; list: string | undefined; missing: (name: string) => [type: string, reason: string] }> = [
-  { path: '_index_template', list: 'index_templates', missing: (n) => ['resource_not_found_exception', `index template matching [${n}] not found`] },
-  { path: '_component_template', list: 'component_templates', missing: (n) => ['resource_not_found_exception', `component template matching [${n}] not found`] },
-  { path: '_template', list: undefined, missing: (n) => ['resource_not_found_exception', `index template matching [${n}] not found`] },
-  { path: '_ilm/policy', list: undefined, missing: (n) => ['resource_not_found_exception', `Lifecycle policy not found: ${n}`] },
-  { path: '_ingest/pipeline', list: undefined, missing: (n) => ['resource_not_found_exception', `pipeline [${n}] is missing`] },
+const SETUP_APIS: ReadonlyArray<{
+  path: string;
+  list: string | undefined;
+  missing: (name: string) => [type: string, reason: string];
+}> = [
+  {
+    path: '_index_template',
+    list: 'index_templates',
+    missing: (n) => ['resource_not_found_exception', `index template matching [${n}] not found`],
+  },
+  {
+    path: '_component_template',
+    list: 'component_templates',
+    missing: (n) => ['resource_not_found_exception', `component template matching [${n}] not found`],
+  },
+  {
+    path: '_template',
+    list: undefined,
+    missing: (n) => ['resource_not_found_exception', `index template matching [${n}] not found`],
+  },
+  {
+    path: '_ilm/policy',
+    list: undefined,
+    missing: (n) => ['resource_not_found_exception', `Lifecycle policy not found: ${n}`],
+  },
+  {
+    path: '_ingest/pipeline',
+    list: undefined,
+    missing: (n) => ['resource_not_found_exception', `pipeline [${n}] is missing`],
+  },
   { path: '_data_stream', list: 'data_streams', missing: (n) => ['index_not_found_exception', `no such index [${n}]`] },
   { path: '_alias', list: undefined, missing: (n) => ['aliases_not_found_exception', `aliases [${n}] missing`] },
 ];
@@ -105,16 +131,33 @@ export function esProbeRoutes(ctx: ServerContext): ServerRoute[] {
   const open = { plugins: { sundial: { auth: false, errors: 'es' as const } } };
   // Any body, never read: a template a shipper PUTs is not JSON hapi must parse.
   const openAnyBody = { ...open, payload: UNREAD_PAYLOAD };
-  const route = (method: ServerRoute['method'], path: string, options: RouteOptions, handler: ServerRoute['handler']): ServerRoute[] =>
-    esPaths(path).map((p) => ({ method, path: p, options, handler }));
+  const route = (
+    method: ServerRoute['method'],
+    path: string,
+    options: RouteOptions,
+    handler: ServerRoute['handler'],
+  ): ServerRoute[] => esPaths(path).map((p) => ({ method, path: p, options, handler }));
 
   /** The request's database, with Read (a look) or Write (a create) on it. */
   const databaseFor = (request: Request, need: 'read' | 'write'): DatabaseDef =>
-    requireDatabaseAccess(ctx.services().storage.catalog, userOf(request), tenantOf(request), databaseOf(request), need);
+    requireDatabaseAccess(
+      ctx.services().storage.catalog,
+      userOf(request),
+      tenantOf(request),
+      databaseOf(request),
+      need,
+    );
   const noSuchIndex = (index: string) => new UserError('tableNotFound', `no such index [${index}]`);
   /** Elasticsearch's rule for the first character; `_` starts its own APIs, which `/{index}` must not take for an index. */
   const badIndex = (h: ResponseToolkit, index: string): ResponseObject | undefined =>
-    /^[_+-]/.test(index) ? esError(h, 400, 'invalid_index_name_exception', `Invalid index name [${index}], must not start with '_', '-', '+'`) : undefined;
+    /^[_+-]/.test(index)
+      ? esError(
+          h,
+          400,
+          'invalid_index_name_exception',
+          `Invalid index name [${index}], must not start with '_', '-', '+'`,
+        )
+      : undefined;
   const indexOptions = { plugins: { sundial: { errors: 'es' as const } } };
 
   return [
@@ -124,10 +167,28 @@ export function esProbeRoutes(ctx: ServerContext): ServerRoute[] {
     ...route('GET', '/api/v1/es/_cat/health', open, (request, h) => {
       ctx.services();
       const now = new Date();
-      const row = { epoch: String(Math.floor(now.getTime() / 1000)), timestamp: now.toISOString().slice(11, 19), cluster: CLUSTER, status: 'green', 'node.total': '1', 'node.data': '1', shards: '0', pri: '0', relo: '0', init: '0', unassign: '0', pending_tasks: '0', max_task_wait_time: '-', active_shards_percent: '100.0%' };
+      const row = {
+        epoch: String(Math.floor(now.getTime() / 1000)),
+        timestamp: now.toISOString().slice(11, 19),
+        cluster: CLUSTER,
+        status: 'green',
+        'node.total': '1',
+        'node.data': '1',
+        shards: '0',
+        pri: '0',
+        relo: '0',
+        init: '0',
+        unassign: '0',
+        pending_tasks: '0',
+        max_task_wait_time: '-',
+        active_shards_percent: '100.0%',
+      };
       if (request.query.format === 'json') return esJson(h, [row]);
       const header = request.query.v !== undefined ? `${Object.keys(row).join(' ')}\n` : '';
-      return h.response(`${header}${Object.values(row).join(' ')}\n`).type('text/plain; charset=UTF-8').header(...ELASTIC_PRODUCT);
+      return h
+        .response(`${header}${Object.values(row).join(' ')}\n`)
+        .type('text/plain; charset=UTF-8')
+        .header(...ELASTIC_PRODUCT);
     }),
     ...route('GET', '/api/v1/es/_license', open, (_r, h) => esJson(h, { license: LICENSE })),
     ...route('GET', '/api/v1/es/_xpack', open, (_r, h) =>
@@ -147,9 +208,12 @@ export function esProbeRoutes(ctx: ServerContext): ServerRoute[] {
       ...route('POST', path, openAnyBody, (_r, h) => esJson(h, REFRESHED)),
     ]),
     ...SETUP_APIS.flatMap((api) => [
-      ...route('GET', `/api/v1/es/${api.path}`, open, (_r, h) => esJson(h, api.list === undefined ? {} : { [api.list]: [] })),
+      ...route('GET', `/api/v1/es/${api.path}`, open, (_r, h) =>
+        esJson(h, api.list === undefined ? {} : { [api.list]: [] }),
+      ),
       ...route('*', `/api/v1/es/${api.path}/{name}`, openAnyBody, (request, h) => {
-        if (request.method === 'get' || request.method === 'head') return esError(h, 404, ...api.missing(String(request.params.name)));
+        if (request.method === 'get' || request.method === 'head')
+          return esError(h, 404, ...api.missing(String(request.params.name)));
         return esJson(h, { acknowledged: true });
       }),
     ]),
@@ -161,14 +225,21 @@ export function esProbeRoutes(ctx: ServerContext): ServerRoute[] {
       if (table === undefined) throw noSuchIndex(index);
       const properties: Record<string, { type: string }> = { time: { type: 'date_nanos' } };
       for (const c of [...table.tags, ...table.fields]) properties[c.name] = { type: mappingType(c) };
-      return esJson(h, { [index]: { aliases: {}, mappings: { properties }, settings: { index: { number_of_shards: '1', number_of_replicas: '0', provided_name: index } } } });
+      return esJson(h, {
+        [index]: {
+          aliases: {},
+          mappings: { properties },
+          settings: { index: { number_of_shards: '1', number_of_replicas: '0', provided_name: index } },
+        },
+      });
     }),
     ...route('PUT', '/api/v1/es/{index}', { ...indexOptions, payload: UNREAD_PAYLOAD }, (request, h) => {
       const index = String(request.params.index);
       const bad = badIndex(h, index);
       if (bad !== undefined) return bad;
       // A table is created by its first write (its columns are not known before).
-      if (databaseFor(request, 'write').tables.has(index)) return esError(h, 400, 'resource_already_exists_exception', `index [${index}] already exists`);
+      if (databaseFor(request, 'write').tables.has(index))
+        return esError(h, 400, 'resource_already_exists_exception', `index [${index}] already exists`);
       return esJson(h, { acknowledged: true, shards_acknowledged: true, index });
     }),
   ];

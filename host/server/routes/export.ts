@@ -27,8 +27,10 @@ function timeParam(request: Request, name: 'start' | 'end'): bigint | undefined 
   let ns: bigint | string;
   if (/^-?\d+$/.test(v)) ns = BigInt(v);
   else ns = parseRfc3339Ns(v);
-  if (typeof ns === 'string') throw new UserError('badParameter', `invalid ${name}: ${ns}, or integer nanoseconds since the epoch`);
-  if (ns < I64_MIN || ns > I64_MAX) throw new UserError('badParameter', `invalid ${name} '${v}': outside the 64-bit nanosecond range`);
+  if (typeof ns === 'string')
+    throw new UserError('badParameter', `invalid ${name}: ${ns}, or integer nanoseconds since the epoch`);
+  if (ns < I64_MIN || ns > I64_MAX)
+    throw new UserError('badParameter', `invalid ${name} '${v}': outside the 64-bit nanosecond range`);
   return ns;
 }
 
@@ -42,10 +44,15 @@ export function exportRoutes(ctx: ServerContext): ServerRoute[] {
         const tenant = tenantOf(request);
         const database = databaseOf(request);
         const table = paramOrHeader(request, 'table');
-        if (table === undefined || table === '') throw new UserError('badParameter', "the 'table' parameter is required");
+        if (table === undefined || table === '')
+          throw new UserError('badParameter', "the 'table' parameter is required");
         const start = timeParam(request, 'start');
         const end = timeParam(request, 'end');
-        if (start !== undefined && end !== undefined && start >= end) throw new UserError('badParameter', `empty range: start ${start} is not before end ${end} (the range is [start, end))`);
+        if (start !== undefined && end !== undefined && start >= end)
+          throw new UserError(
+            'badParameter',
+            `empty range: start ${start} is not before end ${end} (the range is [start, end))`,
+          );
         const s = ctx.services();
         const db = requireDatabaseAccess(s.storage.catalog, userOf(request), tenant, database, 'read');
         const def = db.tables.get(table);
@@ -69,7 +76,11 @@ export function exportRoutes(ctx: ServerContext): ServerRoute[] {
         }
         const stream = Readable.from(body(), { objectMode: false, highWaterMark: 64 * 1024 });
         const name = `${database}.${table}.sdxp`.replace(/[^\w.-]/g, '_');
-        return h.response(stream).code(200).type(EXPORT_MEDIA_TYPE).header('Content-Disposition', `attachment; filename="${name}"`);
+        return h
+          .response(stream)
+          .code(200)
+          .type(EXPORT_MEDIA_TYPE)
+          .header('Content-Disposition', `attachment; filename="${name}"`);
       },
     },
   ];

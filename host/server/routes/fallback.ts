@@ -24,7 +24,13 @@ function allowedMethods(request: Request): string[] {
  * it), and reads no Content-Type either (`override`: hapi refuses a multipart type without a
  * boundary with 400 even when it does not parse the body).
  */
-export const UNREAD_PAYLOAD = { output: 'stream', parse: false, maxBytes: Number.MAX_SAFE_INTEGER, timeout: false, override: 'application/octet-stream' } as const;
+export const UNREAD_PAYLOAD = {
+  output: 'stream',
+  parse: false,
+  maxBytes: Number.MAX_SAFE_INTEGER,
+  timeout: false,
+  override: 'application/octet-stream',
+} as const;
 
 export function fallbackRoute(): ServerRoute {
   return {

@@ -10,7 +10,16 @@ import { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
 import { PlanCache } from '../../engine/plan-cache.js';
-import { EPOCH_UNITS, executeInfluxQL, InfluxQLParseError, parseInfluxQL, resultsJson, type InfluxQLHost, type JsonOptions, type StatementResult } from '../../influxql/index.js';
+import {
+  EPOCH_UNITS,
+  executeInfluxQL,
+  InfluxQLParseError,
+  parseInfluxQL,
+  resultsJson,
+  type InfluxQLHost,
+  type JsonOptions,
+  type StatementResult,
+} from '../../influxql/index.js';
 import { requireMembership, requirePasswordChanged } from '../../meta/index.js';
 import { authenticateInflux } from '../influx-auth.js';
 import { influxHeaders } from '../influx-errors.js';
@@ -32,10 +41,22 @@ async function readParams(ctx: ServerContext, request: Request): Promise<(name: 
   let form: URLSearchParams | undefined;
   if (request.method === 'post') {
     const encoding = checkContentEncoding(request.headers['content-encoding'] as string | undefined);
-    const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
-    const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const body = await readBody(
+      request.payload as never,
+      encoding,
+      ctx.config['limits.sql_body_bytes'],
+      contentLength(request),
+    );
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     if (type === 'application/x-www-form-urlencoded') form = new URLSearchParams(decoder.decode(body));
-    else if (body.length > 0 && type !== '') throw new UserError('badHeader', `Content-Type '${type}' is not supported: send the parameters in the URL or as application/x-www-form-urlencoded`);
+    else if (body.length > 0 && type !== '')
+      throw new UserError(
+        'badHeader',
+        `Content-Type '${type}' is not supported: send the parameters in the URL or as application/x-www-form-urlencoded`,
+      );
   }
   return (name) => {
     const v = request.query[name] as unknown;
@@ -67,12 +88,17 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     const q = param('q');
     if (q === undefined || q.trim() === '') throw new UserError('badParameter', 'missing required parameter "q"');
     const epoch = param('epoch');
-    if (epoch !== undefined && epoch !== '' && EPOCH_UNITS[epoch] === undefined) throw new UserError('badParameter', `invalid epoch '${epoch}': want ns (or n), u (or us), ms, s, m or h`);
+    if (epoch !== undefined && epoch !== '' && EPOCH_UNITS[epoch] === undefined)
+      throw new UserError('badParameter', `invalid epoch '${epoch}': want ns (or n), u (or us), ms, s, m or h`);
     const chunked = flag(param('chunked'), 'chunked');
     const sizeText = param('chunk_size');
     const chunkSize = sizeText === undefined || sizeText === '' ? DEFAULT_CHUNK_SIZE : Number(sizeText);
-    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new UserError('badParameter', `invalid chunk_size '${sizeText}': want a positive integer`);
-    const json: JsonOptions = { ...(epoch === undefined || epoch === '' ? {} : { epoch }), pretty: flag(param('pretty'), 'pretty') };
+    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0)
+      throw new UserError('badParameter', `invalid chunk_size '${sizeText}': want a positive integer`);
+    const json: JsonOptions = {
+      ...(epoch === undefined || epoch === '' ? {} : { epoch }),
+      pretty: flag(param('pretty'), 'pretty'),
+    };
     let statements: ReturnType<typeof parseInfluxQL>;
     try {
       statements = parseInfluxQL(q);
@@ -82,7 +108,14 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
     }
     const db = param('db');
 
-    const running = startStatement(ctx.config, ctx.version, s, { user, tenant: t, database: db ?? '', sql: q, api: 'query', bytesIn: q.length });
+    const running = startStatement(ctx.config, ctx.version, s, {
+      user,
+      tenant: t,
+      database: db ?? '',
+      sql: q,
+      api: 'query',
+      bytesIn: q.length,
+    });
     // The response's 'close' before it finished is a disconnect (as in /api/v1/sql).
     const res = request.raw.res;
     res.once('close', () => {
@@ -99,8 +132,11 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
       authorize: session.authorize!,
       run: (statement, database) => engine.runStatement(statement, { ...session, database }),
       users: () => {
-        if (!user.admin) throw new UserError('privilege', 'Insufficient privileges, expected [maintainer for all users]');
-        return [...catalog.users.values()].map((u) => ({ name: u.name, admin: u.admin })).sort((a, b) => (a.name < b.name ? -1 : 1));
+        if (!user.admin)
+          throw new UserError('privilege', 'Insufficient privileges, expected [maintainer for all users]');
+        return [...catalog.users.values()]
+          .map((u) => ({ name: u.name, admin: u.admin }))
+          .sort((a, b) => (a.name < b.name ? -1 : 1));
       },
     };
     running.query.state = 'SCHEDULING';
@@ -130,7 +166,8 @@ export function influxdbQueryRoutes(ctx: ServerContext): ServerRoute[] {
           }
         } catch (e) {
           const message = e instanceof UserError ? e.message : 'internal error; see the server log';
-          if (!(e instanceof UserError)) requestLog(ctx.logger, request).error({ err: e, path: request.path }, 'internal error');
+          if (!(e instanceof UserError))
+            requestLog(ctx.logger, request).error({ err: e, path: request.path }, 'internal error');
           yield JSON.stringify({ error: message }) + '\n';
         } finally {
           done();

@@ -40,18 +40,34 @@ function influxLineProtocolParser(precision: RequestUnit): (input: WriteInput) =
     } catch (e) {
       const at = e instanceof UserError && e.kind === 'lineProtocol' ? /^line (\d+)/.exec(e.message) : null;
       if (at === null) throw e;
-      throw new UserError('lineProtocol', `unable to parse '${lineOf(input.body, Number(at[1]))}': ${(e as UserError).message}`, { cause: e });
+      throw new UserError(
+        'lineProtocol',
+        `unable to parse '${lineOf(input.body, Number(at[1]))}': ${(e as UserError).message}`,
+        { cause: e },
+      );
     }
   };
 }
 
 /** Writes line protocol to `target`; an unknown database is InfluxDB's 404 `database not found: "x"`. */
-async function writeLineProtocol(ctx: ServerContext, request: Request, target: WriteTarget, notFound: (db: string) => string): Promise<void> {
+async function writeLineProtocol(
+  ctx: ServerContext,
+  request: Request,
+  target: WriteTarget,
+  notFound: (db: string) => string,
+): Promise<void> {
   const precision = precisionOf(request);
   try {
-    await runWrite(ctx, request, target, { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, influxLineProtocolParser(precision));
+    await runWrite(
+      ctx,
+      request,
+      target,
+      { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+      influxLineProtocolParser(precision),
+    );
   } catch (e) {
-    if (e instanceof UserError && e.kind === 'databaseNotFound') throw new UserError('databaseNotFound', notFound(target.database), { cause: e });
+    if (e instanceof UserError && e.kind === 'databaseNotFound')
+      throw new UserError('databaseNotFound', notFound(target.database), { cause: e });
     throw e;
   }
 }
@@ -65,7 +81,8 @@ export function influxdbRoutes(ctx: ServerContext): ServerRoute[] {
       handler: (request: Request, h: ResponseToolkit) => {
         // Starting up or shutting down: 503 (ServerContext.services throws it).
         ctx.services();
-        if (booleanParam(request, 'verbose', false)) return influxHeaders(jsonBody(h, JSON.stringify({ version: INFLUXDB_VERSION }))).code(200);
+        if (booleanParam(request, 'verbose', false))
+          return influxHeaders(jsonBody(h, JSON.stringify({ version: INFLUXDB_VERSION }))).code(200);
         return influxHeaders(h.response().code(204));
       },
     },
@@ -77,7 +94,12 @@ export function influxdbRoutes(ctx: ServerContext): ServerRoute[] {
         await authenticateInflux(ctx, request);
         const db = queryParam(request, 'db');
         if (db === undefined || db === '') throw new UserError('badParameter', 'database is required');
-        await writeLineProtocol(ctx, request, { tenant: tenantOf(request), database: db }, (name) => `database not found: "${name}"`);
+        await writeLineProtocol(
+          ctx,
+          request,
+          { tenant: tenantOf(request), database: db },
+          (name) => `database not found: "${name}"`,
+        );
         return influxHeaders(h.response().code(204));
       },
     },

@@ -58,10 +58,14 @@ export const JAEGER_SPAN_KIND: Record<string, string> = {
   SPAN_KIND_CONSUMER: 'consumer',
 };
 
-const EVENT = /^ResourceSpans\/ScopeSpans\/Span\/Event_(\d+)\/(time_unix_nano|name|dropped_attributes_count|attributes\/(.*))$/s;
-const LINK = /^ResourceSpans\/ScopeSpans\/Span\/Link_(\d+)\/(trace_id|span_id|trace_state|flags|dropped_attributes_count|attributes\/(.*))$/s;
+const EVENT =
+  /^ResourceSpans\/ScopeSpans\/Span\/Event_(\d+)\/(time_unix_nano|name|dropped_attributes_count|attributes\/(.*))$/s;
+const LINK =
+  /^ResourceSpans\/ScopeSpans\/Span\/Link_(\d+)\/(trace_id|span_id|trace_state|flags|dropped_attributes_count|attributes\/(.*))$/s;
 
-type Slot = { kind: 'resource' | 'scope' | 'span'; key: string } | { kind: 'event' | 'link'; index: number; part: string; key?: string };
+type Slot =
+  | { kind: 'resource' | 'scope' | 'span'; key: string }
+  | { kind: 'event' | 'link'; index: number; part: string; key?: string };
 
 /** How each field column of a traces table maps into the model; computed once per request. */
 export class SpanColumnPlan {
@@ -98,7 +102,8 @@ export class SpanColumnPlan {
     const parent = tag(C.parentSpanId);
     if (parent !== '') span.references.push({ refType: 'CHILD_OF', traceID, spanID: parent });
     const types = attributeTypes(str(C.attributeTypes));
-    const text = (key: string, column: string, v: string | number | bigint): JaegerKeyValue => typed(key, v, types?.[column]);
+    const text = (key: string, column: string, v: string | number | bigint): JaegerKeyValue =>
+      typed(key, v, types?.[column]);
     const events = new Map<number, { timestamp: number; fields: JaegerKeyValue[] }>();
     const links = new Map<number, { traceID: string; spanID: string }>();
     for (const [name, column] of chunk.fields) {
@@ -130,10 +135,12 @@ export class SpanColumnPlan {
     if (scopeName !== '') span.tags.push({ key: 'otel.scope.name', type: 'string', value: scopeName });
     if (scopeVersion !== '') span.tags.push({ key: 'otel.scope.version', type: 'string', value: scopeVersion });
     const status = tag(C.statusCode);
-    if (status === 'STATUS_CODE_OK' || status === 'STATUS_CODE_ERROR') span.tags.push({ key: 'otel.status_code', type: 'string', value: status.slice('STATUS_CODE_'.length) });
+    if (status === 'STATUS_CODE_OK' || status === 'STATUS_CODE_ERROR')
+      span.tags.push({ key: 'otel.status_code', type: 'string', value: status.slice('STATUS_CODE_'.length) });
     if (status === 'STATUS_CODE_ERROR') span.tags.push({ key: 'error', type: 'bool', value: true });
     const message = str(C.statusMessage);
-    if (message !== undefined && message !== '') span.tags.push({ key: 'otel.status_description', type: 'string', value: message });
+    if (message !== undefined && message !== '')
+      span.tags.push({ key: 'otel.status_description', type: 'string', value: message });
     const traceState = tag(C.traceState);
     if (traceState !== '') span.tags.push({ key: 'w3c.tracestate', type: 'string', value: traceState });
     return { span, process };
@@ -145,9 +152,11 @@ function classify(name: string): Slot | undefined {
   if (name.startsWith(C.resourceAttributes)) return { kind: 'resource', key: name.slice(C.resourceAttributes.length) };
   if (name.startsWith(C.scopeAttributes)) return { kind: 'scope', key: name.slice(C.scopeAttributes.length) };
   const e = EVENT.exec(name);
-  if (e !== null) return { kind: 'event', index: Number(e[1]), part: e[3] !== undefined ? 'attribute' : e[2]!, key: e[3] };
+  if (e !== null)
+    return { kind: 'event', index: Number(e[1]), part: e[3] !== undefined ? 'attribute' : e[2]!, key: e[3] };
   const l = LINK.exec(name);
-  if (l !== null) return { kind: 'link', index: Number(l[1]), part: l[3] !== undefined ? 'attribute' : l[2]!, key: l[3] };
+  if (l !== null)
+    return { kind: 'link', index: Number(l[1]), part: l[3] !== undefined ? 'attribute' : l[2]!, key: l[3] };
   return undefined;
 }
 
@@ -194,7 +203,11 @@ export function assembleTraces(rows: readonly SpanRow[]): JaegerTrace[] {
   }
   const traces: JaegerTrace[] = [];
   for (const [traceID, list] of byTrace) {
-    list.sort((a, b) => a.span.startTime - b.span.startTime || (a.span.spanID < b.span.spanID ? -1 : a.span.spanID > b.span.spanID ? 1 : 0));
+    list.sort(
+      (a, b) =>
+        a.span.startTime - b.span.startTime ||
+        (a.span.spanID < b.span.spanID ? -1 : a.span.spanID > b.span.spanID ? 1 : 0),
+    );
     const processes: Record<string, JaegerProcess> = {};
     const ids = new Map<string, string>();
     for (const r of list) {

@@ -76,17 +76,33 @@ async function asQuery<T>(ctx: ServerContext, request: Request, run: () => Promi
 function traceTable(ctx: ServerContext, request: Request): TraceTable {
   const table = requiredTable(request);
   const services = ctx.services();
-  const db = requireDatabaseAccess(services.storage.catalog, userOf(request), tenantOf(request), databaseOf(request), 'read');
+  const db = requireDatabaseAccess(
+    services.storage.catalog,
+    userOf(request),
+    tenantOf(request),
+    databaseOf(request),
+    'read',
+  );
   tableFields(db, table);
   return { db, table, unit: dbUnit(db.options.precision), ctx };
 }
 
-function envelope(h: ResponseToolkit, data: unknown, total: number, code = 200, errors: unknown = null): ReturnType<ResponseToolkit['response']> {
+function envelope(
+  h: ResponseToolkit,
+  data: unknown,
+  total: number,
+  code = 200,
+  errors: unknown = null,
+): ReturnType<ResponseToolkit['response']> {
   return jsonBody(h, JSON.stringify({ data, total, limit: 0, offset: 0, errors })).code(code);
 }
 
 /** Distinct values of `pick` over every row, sorted. */
-async function distinct<T>(t: TraceTable, request: ScanRequest, pick: (tags: ReadonlyMap<string, string>, kind: string | undefined) => T | undefined): Promise<T[]> {
+async function distinct<T>(
+  t: TraceTable,
+  request: ScanRequest,
+  pick: (tags: ReadonlyMap<string, string>, kind: string | undefined) => T | undefined,
+): Promise<T[]> {
   const seen = new Map<string, T>();
   for await (const chunk of readTable(t.ctx.services().storage, t.db, t.table, request)) {
     const kinds = chunk.fields.get(C.kind);
@@ -113,7 +129,8 @@ async function readSpans(t: TraceTable, request: Omit<ScanRequest, 'fields'>): P
 /** Lowercase, zero-padded to 32 digits (some clients drop leading zeros). */
 function normalizeTraceId(id: string): string {
   const v = id.trim().toLowerCase();
-  if (!/^[0-9a-f]{1,32}$/.test(v)) throw new UserError('badParameter', `invalid trace id '${id.slice(0, 64)}': want up to 32 hex digits`);
+  if (!/^[0-9a-f]{1,32}$/.test(v))
+    throw new UserError('badParameter', `invalid trace id '${id.slice(0, 64)}': want up to 32 hex digits`);
   return v.padStart(32, '0');
 }
 
@@ -125,7 +142,16 @@ function integerParam(request: Request, name: string): number | undefined {
 }
 
 /** Go's duration units in nanoseconds: `us` and both micro signs (U+00B5, U+03BC) are microseconds. */
-const DURATION_UNITS_NS: Record<string, bigint> = { ns: 1n, us: 1000n, '\u00b5s': 1000n, '\u03bcs': 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const DURATION_UNITS_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1000n,
+  '\u00b5s': 1000n,
+  '\u03bcs': 1000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 const GO_DURATION_MAX_NS = 2n ** 63n - 1n;
 
 /**
@@ -135,7 +161,11 @@ const GO_DURATION_MAX_NS = 2n ** 63n - 1n;
  * nanosecond (Go truncates, as here).
  */
 export function parseGoDuration(text: string, name: string): number {
-  const bad = (): UserError => new UserError('badParameter', `invalid ${name} '${text.slice(0, 40)}': want a Go duration such as 1.5s, 100ms or 1h30m`);
+  const bad = (): UserError =>
+    new UserError(
+      'badParameter',
+      `invalid ${name} '${text.slice(0, 40)}': want a Go duration such as 1.5s, 100ms or 1h30m`,
+    );
   let s = text;
   let negative = false;
   if (s.startsWith('-') || s.startsWith('+')) {
@@ -153,7 +183,9 @@ export function parseGoDuration(text: string, name: string): number {
     if (m === null || (m[1] === '' && (m[2] ?? '') === '')) throw bad();
     const unit = DURATION_UNITS_NS[m[3]!]!;
     const fraction = m[2] ?? '';
-    total += BigInt(m[1] === '' ? 0 : m[1]!) * unit + (fraction === '' ? 0n : (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length));
+    total +=
+      BigInt(m[1] === '' ? 0 : m[1]!) * unit +
+      (fraction === '' ? 0n : (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length));
     if (total > GO_DURATION_MAX_NS) throw bad();
     pos = re.lastIndex;
   }
@@ -171,7 +203,8 @@ function tagFilter(request: Request): Map<string, string> {
     } catch {
       throw new UserError('badParameter', `invalid tags '${json.slice(0, 60)}': want a JSON object of strings`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError('badParameter', 'invalid tags: want a JSON object of strings');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UserError('badParameter', 'invalid tags: want a JSON object of strings');
     for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) out.set(k, String(v));
   }
   const raw = request.query.tag as string | string[] | undefined;
@@ -185,7 +218,9 @@ function tagFilter(request: Request): Map<string, string> {
 
 function spanHasTags(row: SpanRow, wanted: ReadonlyMap<string, string>): boolean {
   for (const [k, v] of wanted) {
-    const hit = row.span.tags.some((t) => t.key === k && String(t.value) === v) || row.process.tags.some((t) => t.key === k && String(t.value) === v);
+    const hit =
+      row.span.tags.some((t) => t.key === k && String(t.value) === v) ||
+      row.process.tags.some((t) => t.key === k && String(t.value) === v);
     if (!hit) return false;
   }
   return true;
@@ -215,7 +250,15 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
         asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const service = request.params.service as string;
-          const data = await distinct(t, { fields: [], seriesFilter: (tags) => tags.get(C.serviceName) === service, seriesTags: [{ tag: C.serviceName, values: [service] }] }, (tags) => tags.get(C.name));
+          const data = await distinct(
+            t,
+            {
+              fields: [],
+              seriesFilter: (tags) => tags.get(C.serviceName) === service,
+              seriesTags: [{ tag: C.serviceName, values: [service] }],
+            },
+            (tags) => tags.get(C.name),
+          );
           return envelope(h, data, data.length);
         }),
     },
@@ -227,13 +270,22 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
         asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const service = queryParam(request, 'service');
-          if (service === undefined || service === '') throw new UserError('badParameter', "the 'service' parameter is required");
+          if (service === undefined || service === '')
+            throw new UserError('badParameter', "the 'service' parameter is required");
           const spanKind = queryParam(request, 'spanKind') ?? '';
-          const data = await distinct(t, { fields: [C.kind], seriesFilter: (tags) => tags.get(C.serviceName) === service, seriesTags: [{ tag: C.serviceName, values: [service] }] }, (tags, kind) => {
-            const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
-            if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
-            return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
-          });
+          const data = await distinct(
+            t,
+            {
+              fields: [C.kind],
+              seriesFilter: (tags) => tags.get(C.serviceName) === service,
+              seriesTags: [{ tag: C.serviceName, values: [service] }],
+            },
+            (tags, kind) => {
+              const jaegerKind = JAEGER_SPAN_KIND[kind ?? ''] ?? 'unspecified';
+              if (spanKind !== '' && jaegerKind !== spanKind) return undefined;
+              return { name: tags.get(C.name) ?? '', spanKind: jaegerKind };
+            },
+          );
           return envelope(h, data, data.length);
         }),
     },
@@ -261,7 +313,12 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
         asQuery(ctx, request, async () => {
           const t = traceTable(ctx, request);
           const id = normalizeTraceId(request.params.traceId as string);
-          const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => tags.get(C.traceId) === id, seriesTags: [{ tag: C.traceId, values: [id] }] }));
+          const traces = assembleTraces(
+            await readSpans(t, {
+              seriesFilter: (tags) => tags.get(C.traceId) === id,
+              seriesTags: [{ tag: C.traceId, values: [id] }],
+            }),
+          );
           if (traces.length === 0) return envelope(h, null, 0, 404, [{ code: 404, msg: 'trace not found' }]);
           return envelope(h, traces, 0);
         }),
@@ -275,8 +332,18 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
           const t = traceTable(ctx, request);
           const ids = request.query.traceID as string | string[] | undefined;
           if (ids !== undefined) {
-            const wanted = new Set((Array.isArray(ids) ? ids : [ids]).flatMap((s) => s.split(',')).filter((s) => s !== '').map(normalizeTraceId));
-            const traces = assembleTraces(await readSpans(t, { seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? ''), seriesTags: [{ tag: C.traceId, values: [...wanted] }] }));
+            const wanted = new Set(
+              (Array.isArray(ids) ? ids : [ids])
+                .flatMap((s) => s.split(','))
+                .filter((s) => s !== '')
+                .map(normalizeTraceId),
+            );
+            const traces = assembleTraces(
+              await readSpans(t, {
+                seriesFilter: (tags) => wanted.has(tags.get(C.traceId) ?? ''),
+                seriesTags: [{ tag: C.traceId, values: [...wanted] }],
+              }),
+            );
             return envelope(h, traces, traces.length);
           }
           const service = queryParam(request, 'service');
@@ -287,25 +354,51 @@ export function jaegerRoutes(ctx: ServerContext): ServerRoute[] {
           const minDuration = queryParam(request, 'minDuration');
           const maxDuration = queryParam(request, 'maxDuration');
           // An empty parameter is not given (jaeger-query's form sends them empty); `0` is a duration.
-          const minUs = minDuration !== undefined && minDuration !== '' ? parseGoDuration(minDuration, 'minDuration') / 1000 : undefined;
-          const maxUs = maxDuration !== undefined && maxDuration !== '' ? parseGoDuration(maxDuration, 'maxDuration') / 1000 : undefined;
+          const minUs =
+            minDuration !== undefined && minDuration !== ''
+              ? parseGoDuration(minDuration, 'minDuration') / 1000
+              : undefined;
+          const maxUs =
+            maxDuration !== undefined && maxDuration !== ''
+              ? parseGoDuration(maxDuration, 'maxDuration') / 1000
+              : undefined;
           const tags = tagFilter(request);
           const candidates = await readSpans(t, {
             minTime: microsToUnit(start, t.unit),
             maxTime: microsToUnit(end, t.unit),
-            seriesFilter: (s) => (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
-            seriesTags: [...(service ? [{ tag: C.serviceName, values: [service] }] : []), ...(operation ? [{ tag: C.name, values: [operation] }] : [])],
+            seriesFilter: (s) =>
+              (!service || s.get(C.serviceName) === service) && (!operation || s.get(C.name) === operation),
+            seriesTags: [
+              ...(service ? [{ tag: C.serviceName, values: [service] }] : []),
+              ...(operation ? [{ tag: C.name, values: [operation] }] : []),
+            ],
           });
           // The most recent `limit` traces with a matching span, returned whole.
           const latest = new Map<string, number>();
           for (const row of candidates) {
             const d = row.span.duration;
-            if ((minUs !== undefined && d < minUs) || (maxUs !== undefined && d > maxUs) || !spanHasTags(row, tags)) continue;
+            if ((minUs !== undefined && d < minUs) || (maxUs !== undefined && d > maxUs) || !spanHasTags(row, tags))
+              continue;
             latest.set(row.span.traceID, Math.max(latest.get(row.span.traceID) ?? -Infinity, row.span.startTime));
           }
-          const chosen = new Set([...latest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, Math.max(0, limit)).map(([id]) => id));
-          const traces = chosen.size === 0 ? [] : assembleTraces(await readSpans(t, { seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? ''), seriesTags: [{ tag: C.traceId, values: [...chosen] }] }));
-          traces.sort((a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1));
+          const chosen = new Set(
+            [...latest]
+              .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+              .slice(0, Math.max(0, limit))
+              .map(([id]) => id),
+          );
+          const traces =
+            chosen.size === 0
+              ? []
+              : assembleTraces(
+                  await readSpans(t, {
+                    seriesFilter: (s) => chosen.has(s.get(C.traceId) ?? ''),
+                    seriesTags: [{ tag: C.traceId, values: [...chosen] }],
+                  }),
+                );
+          traces.sort(
+            (a, b) => (latest.get(b.traceID) ?? 0) - (latest.get(a.traceID) ?? 0) || (a.traceID < b.traceID ? -1 : 1),
+          );
           return envelope(h, traces, traces.length);
         }),
     },

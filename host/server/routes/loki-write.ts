@@ -16,18 +16,32 @@ export interface LokiWrite {
 }
 
 /** Stores one push; resolves once it is durable, throws UserError for every rejection. */
-export async function writeLokiPush(ctx: ServerContext, request: Request, target: WriteTarget, w: LokiWrite): Promise<void> {
+export async function writeLokiPush(
+  ctx: ServerContext,
+  request: Request,
+  target: WriteTarget,
+  w: LokiWrite,
+): Promise<void> {
   let stored: (() => void) | undefined;
   try {
     const format = w.protobuf ? 'loki-protobuf' : 'loki-json';
-    await runWrite(ctx, request, target, { format, bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: w.protobuf }, ({ body, db, dbUnit, services }) => {
-      const placing = services.lokiTables.place(lokiPlacementKey(target.tenant, target.database, w.table), (settle) =>
-        parseLokiBeside(services.storage, db, w.table, body, settle, (b, seed) =>
-          services.parsers.parse({ format, table: w.table, timeColumn: w.timeColumn, tagColumns: w.tagColumns, dbUnit, now: 0n, seed }, b),
-        ),
-      );
-      return placing.then((p) => ((stored = p.stored), p.out));
-    });
+    await runWrite(
+      ctx,
+      request,
+      target,
+      { format, bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: w.protobuf },
+      ({ body, db, dbUnit, services }) => {
+        const placing = services.lokiTables.place(lokiPlacementKey(target.tenant, target.database, w.table), (settle) =>
+          parseLokiBeside(services.storage, db, w.table, body, settle, (b, seed) =>
+            services.parsers.parse(
+              { format, table: w.table, timeColumn: w.timeColumn, tagColumns: w.tagColumns, dbUnit, now: 0n, seed },
+              b,
+            ),
+          ),
+        );
+        return placing.then((p) => ((stored = p.stored), p.out));
+      },
+    );
   } finally {
     stored?.();
   }

@@ -31,7 +31,10 @@ function isProtobuf(request: Request): boolean {
   const type = mediaType(request);
   if (type === undefined || type === 'application/x-protobuf') return true;
   if (type === 'application/json') return false;
-  throw new UserError('badHeader', `unsupported Content-Type '${type}': a Loki push is application/x-protobuf (snappy) or application/json`);
+  throw new UserError(
+    'badHeader',
+    `unsupported Content-Type '${type}': a Loki push is application/x-protobuf (snappy) or application/json`,
+  );
 }
 
 export function lokiRoutes(ctx: ServerContext): ServerRoute[] {
@@ -42,7 +45,10 @@ export function lokiRoutes(ctx: ServerContext): ServerRoute[] {
       options: { payload: WRITE_PAYLOAD, plugins: { sundial: { errors: 'loki' } } },
       handler: async (request: Request, h: ResponseToolkit) => {
         const protobuf = isProtobuf(request);
-        const target = { tenant: tenantOf(ctx, request), database: paramOrHeader(request, 'db') ?? ctx.config['ingest.loki_database'] };
+        const target = {
+          tenant: tenantOf(ctx, request),
+          database: paramOrHeader(request, 'db') ?? ctx.config['ingest.loki_database'],
+        };
         const table = paramOrHeader(request, 'table') ?? ctx.config['ingest.loki_table'];
         if (table === '') throw new UserError('logParse', "the 'table' parameter is empty");
         const timeColumn = paramOrHeader(request, 'time_column') ?? 'time';

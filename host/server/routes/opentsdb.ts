@@ -33,9 +33,15 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const precision = optionalPrecision(request);
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { format: 'opentsdb-text', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) => ({
-          batches: parseOpenTsdbText(body, { precision, dbUnit, core: services.core }),
-        }));
+        await runWrite(
+          ctx,
+          request,
+          target,
+          { format: 'opentsdb-text', bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+          ({ body, dbUnit, services }) => ({
+            batches: parseOpenTsdbText(body, { precision, dbUnit, core: services.core }),
+          }),
+        );
         return h.response().code(200);
       },
     },
@@ -48,8 +54,12 @@ export function openTsdbRoutes(ctx: ServerContext): ServerRoute[] {
         const details = flag(request, 'details');
         const summary = flag(request, 'summary');
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        const out = await runWrite(ctx, request, target, { format: 'opentsdb-json', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
-          services.parsers.parse({ format: 'opentsdb-json', precision, dbUnit }, body),
+        const out = await runWrite(
+          ctx,
+          request,
+          target,
+          { format: 'opentsdb-json', bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+          ({ body, dbUnit, services }) => services.parsers.parse({ format: 'opentsdb-json', precision, dbUnit }, body),
         );
         if (details) return jsonBody(h, JSON.stringify({ success: out.rows, failed: 0, errors: [] }));
         if (summary) return jsonBody(h, JSON.stringify({ success: out.rows, failed: 0 }));

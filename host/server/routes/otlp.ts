@@ -35,18 +35,30 @@ function encodingOf(request: Request): 'json' | 'protobuf' {
   const type = mediaType(request);
   if (type === 'application/x-protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
-  throw new UserError('badHeader', `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send OTLP as application/x-protobuf or application/json`);
+  throw new UserError(
+    'badHeader',
+    `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send OTLP as application/x-protobuf or application/json`,
+  );
 }
 
 /** The success reply: an empty response message, or one with `partial_success`. */
-function reply(h: ResponseToolkit, signal: Signal, encoding: 'json' | 'protobuf', rejected: number, message: string | undefined): ResponseObject {
+function reply(
+  h: ResponseToolkit,
+  signal: Signal,
+  encoding: 'json' | 'protobuf',
+  rejected: number,
+  message: string | undefined,
+): ResponseObject {
   const { type, rejectedField } = responseOf(signal);
   const value = rejected > 0 ? { partialSuccess: { [rejectedField]: rejected, errorMessage: message ?? '' } } : {};
   if (encoding === 'json') {
     // proto3's JSON mapping: int64 as a decimal string.
     return jsonBody(h, JSON.stringify(type.toObject(type.fromObject(value), { longs: String }))).code(200);
   }
-  return h.response(Buffer.from(type.encode(type.fromObject(value)).finish())).type('application/x-protobuf').code(200);
+  return h
+    .response(Buffer.from(type.encode(type.fromObject(value)).finish()))
+    .type('application/x-protobuf')
+    .code(200);
 }
 
 function tableOr(request: Request, fallback: string): string {
@@ -67,7 +79,9 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
         const table = tableOr(request, ctx.config['otlp.traces_table']);
         const encoding = encodingOf(request);
         const format = encoding === 'json' ? 'otlp-json' : 'otlp-protobuf';
-        await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) => services.parsers.parse({ format, table, dbUnit }, body));
+        await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) =>
+          services.parsers.parse({ format, table, dbUnit }, body),
+        );
         return reply(h, 'traces', encoding, 0, undefined);
       },
     },
@@ -78,7 +92,9 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const encoding = encodingOf(request);
         const format = encoding === 'json' ? 'otlp-metrics-json' : 'otlp-metrics-protobuf';
-        const out = await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) => services.parsers.parse({ format, dbUnit }, body));
+        const out = await runWrite(ctx, request, target(request), limits(format), ({ body, dbUnit, services }) =>
+          services.parsers.parse({ format, dbUnit }, body),
+        );
         return reply(h, 'metrics', encoding, out.rejected ?? 0, out.rejectedMessage);
       },
     },
@@ -100,7 +116,9 @@ export function otlpRoutes(ctx: ServerContext): ServerRoute[] {
             const key = `${where.tenant}\u0000${where.database}\u0000${table}`;
             const nowNs = BigInt(nowMs) * 1_000_000n;
             const placing = services.lokiTables.place(key, (settle) =>
-              parseLokiBeside(services.storage, db, table, body, settle, (b, seed) => services.parsers.parse({ format, table, dbUnit, nowNs, seed }, b)),
+              parseLokiBeside(services.storage, db, table, body, settle, (b, seed) =>
+                services.parsers.parse({ format, table, dbUnit, nowNs, seed }, b),
+              ),
             );
             return placing.then((p) => ((stored = p.stored), p.out));
           });

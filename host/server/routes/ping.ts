@@ -13,11 +13,15 @@ export function pingRoutes(ctx: ServerContext): ServerRoute[] {
       path: '/api/v1/ping',
       options: { plugins: { sundial: { auth: false, errors: 'json', answersWhileStopping: true } } },
       handler: (_request, h) => {
-        if (ctx.phase() !== 'ready') return jsonBody(h, JSON.stringify({ version: ctx.version, status: 'unavailable' })).code(503);
+        if (ctx.phase() !== 'ready')
+          return jsonBody(h, JSON.stringify({ version: ctx.version, status: 'unavailable' })).code(503);
         // Degraded is still 200: the server is alive and serves reads (a liveness probe that
         // restarted it would not free disk space); the status and reason say what is wrong.
         const health = ctx.services().storage.health();
-        const body = health.status === 'healthy' ? { version: ctx.version, status: 'healthy' } : { version: ctx.version, status: 'degraded', reason: health.reasons.join('; ') };
+        const body =
+          health.status === 'healthy'
+            ? { version: ctx.version, status: 'healthy' }
+            : { version: ctx.version, status: 'degraded', reason: health.reasons.join('; ') };
         return jsonBody(h, JSON.stringify(body)).code(200);
       },
     },

@@ -32,11 +32,17 @@ import { contentLength, runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 function checkProtobufType(request: Request, message: string): void {
   const type = mediaType(request);
   if (type !== undefined && type !== 'application/x-protobuf') {
-    throw new UserError('badHeader', `Content-Type '${request.headers['content-type']}' is not supported; send application/x-protobuf`);
+    throw new UserError(
+      'badHeader',
+      `Content-Type '${request.headers['content-type']}' is not supported; send application/x-protobuf`,
+    );
   }
   const proto = mediaTypeParameter(request, 'proto');
   if (proto !== undefined && proto !== message) {
-    throw new UserError('badHeader', `protobuf message '${proto}' is not supported; send ${message} (remote write 1.0)`);
+    throw new UserError(
+      'badHeader',
+      `protobuf message '${proto}' is not supported; send ${message} (remote write 1.0)`,
+    );
   }
 }
 
@@ -49,8 +55,12 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         checkProtobufType(request, 'prometheus.WriteRequest');
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { format: 'prom-write', bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true }, ({ body, dbUnit: unit, services }) =>
-          services.parsers.parse({ format: 'prom-write', dbUnit: unit }, body),
+        await runWrite(
+          ctx,
+          request,
+          target,
+          { format: 'prom-write', bodyLimitBytes: ctx.config['limits.write_body_bytes'], snappy: true },
+          ({ body, dbUnit: unit, services }) => services.parsers.parse({ format: 'prom-write', dbUnit: unit }, body),
         );
         return h.response().code(200);
       },
@@ -63,7 +73,13 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
         checkProtobufType(request, 'prometheus.ReadRequest');
         const services = ctx.services();
         const tenant = tenantOf(request);
-        const db = requireDatabaseAccess(services.storage.catalog, userOf(request), tenant, databaseOf(request), 'read');
+        const db = requireDatabaseAccess(
+          services.storage.catalog,
+          userOf(request),
+          tenant,
+          databaseOf(request),
+          'read',
+        );
         const tenantDef = services.storage.catalog.tenants.get(tenant)!;
         const header = request.headers['content-encoding'] as string | undefined;
         const encoding = header?.trim().toLowerCase() === 'snappy' ? 'identity' : checkContentEncoding(header);
@@ -83,10 +99,7 @@ export function prometheusRoutes(ctx: ServerContext): ServerRoute[] {
         }
         const out = compressSync(Buffer.from(encodePromReadResponse(results)));
         services.tenantLimits.chargeDataOut(tenantDef, out.length);
-        return h
-          .response(out)
-          .type('application/x-protobuf')
-          .header('Content-Encoding', 'snappy');
+        return h.response(out).type('application/x-protobuf').header('Content-Encoding', 'snappy');
       },
     },
   ];
@@ -102,14 +115,17 @@ async function runQuery(storage: Storage, db: DatabaseDef, q: PromQuery): Promis
   for (const table of tables) {
     const def = db.tables.get(table)!;
     if (!def.fields.some((f) => f.name === PROM_VALUE_FIELD && f.type === ValueType.Double)) continue;
-    const labelOf = (tags: ReadonlyMap<string, string>, name: string): string => (name === PROM_NAME_LABEL ? (tags.get(name) ?? table) : (tags.get(name) ?? ''));
+    const labelOf = (tags: ReadonlyMap<string, string>, name: string): string =>
+      name === PROM_NAME_LABEL ? (tags.get(name) ?? table) : (tags.get(name) ?? '');
     const chunks = readTable(storage, db, table, {
       fields: [PROM_VALUE_FIELD],
       minTime: (q.startMs * NANOS_PER.ms) / NANOS_PER[unit],
       maxTime: (q.endMs * NANOS_PER.ms) / NANOS_PER[unit],
       seriesFilter: (tags) => q.matchers.every((m) => matches(m, labelOf(tags, m.name))),
       // An equality to a non-empty value needs the label as a tag ('' also matches a missing one).
-      seriesTags: q.matchers.filter((m) => m.type === 'EQ' && m.value !== '' && m.name !== PROM_NAME_LABEL).map((m) => ({ tag: m.name, values: [m.value] })),
+      seriesTags: q.matchers
+        .filter((m) => m.type === 'EQ' && m.value !== '' && m.name !== PROM_NAME_LABEL)
+        .map((m) => ({ tag: m.name, values: [m.value] })),
     });
     for await (const chunk of chunks) addSamples(series, table, chunk, unit);
   }

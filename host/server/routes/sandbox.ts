@@ -23,7 +23,9 @@ const FILES: Readonly<Record<string, string>> = {
 /** dist/sandbox/: beside this module's dist/host/ when built, under the package root from the sources. */
 function sandboxDir(): string {
   const built = fileURLToPath(new URL('../../../sandbox/', import.meta.url));
-  return existsSync(join(built, 'index.html')) ? built : fileURLToPath(new URL('../../../dist/sandbox/', import.meta.url));
+  return existsSync(join(built, 'index.html'))
+    ? built
+    : fileURLToPath(new URL('../../../dist/sandbox/', import.meta.url));
 }
 
 export function sandboxRoutes(): ServerRoute[] {
@@ -35,15 +37,27 @@ export function sandboxRoutes(): ServerRoute[] {
     try {
       bytes = await readFile(join(dir, name));
     } catch {
-      return name === 'index.html' ? h.response('the sandbox is not built: run `npm run build`\n').code(404).type('text/plain') : h.response().code(404);
+      return name === 'index.html'
+        ? h.response('the sandbox is not built: run `npm run build`\n').code(404).type('text/plain')
+        : h.response().code(404);
     }
     // The page and its scripts change with every build: revalidate rather than cache for a day.
     return h.response(bytes).type(type).header('Cache-Control', 'no-cache');
   };
   const options = { plugins: { sundial: { auth: false, errors: 'json' as const } } };
   return [
-    { method: 'GET', path: '/sandbox', options, handler: (_r: Request, h: ResponseToolkit) => h.redirect('/sandbox/').code(301) },
+    {
+      method: 'GET',
+      path: '/sandbox',
+      options,
+      handler: (_r: Request, h: ResponseToolkit) => h.redirect('/sandbox/').code(301),
+    },
     { method: 'GET', path: '/sandbox/', options, handler: (_r: Request, h: ResponseToolkit) => serve('index.html', h) },
-    { method: 'GET', path: '/sandbox/{file}', options, handler: (r: Request, h: ResponseToolkit) => serve(String(r.params.file), h) },
+    {
+      method: 'GET',
+      path: '/sandbox/{file}',
+      options,
+      handler: (r: Request, h: ResponseToolkit) => serve(String(r.params.file), h),
+    },
   ];
 }

@@ -19,8 +19,13 @@ function declaredLength(block: Uint8Array): number {
 /** Decodes one snappy block; 400 040013 when corrupt, 413 040014 when it would pass `limit`. */
 export function decodeSnappyBlock(block: Buffer, limit: number): Buffer {
   const n = declaredLength(block);
-  if (n < 0) throw new UserError('bodyDecode', 'cannot decode snappy request body: the block does not start with a valid length');
-  if (n > limit) throw new UserError('bodyTooLarge', `request body exceeds the limit of ${limit} bytes after decompression`);
+  if (n < 0)
+    throw new UserError(
+      'bodyDecode',
+      'cannot decode snappy request body: the block does not start with a valid length',
+    );
+  if (n > limit)
+    throw new UserError('bodyTooLarge', `request body exceeds the limit of ${limit} bytes after decompression`);
   try {
     return uncompressSync(block, { asBuffer: true }) as Buffer;
   } catch (e) {

@@ -19,7 +19,13 @@ import { booleanParam, databaseOf, tenantOf } from '../params.js';
 import { checkContentEncoding, readBody } from '../request-body.js';
 import { userOf, type ServerContext } from '../context.js';
 import { requireOnlyPasswordChange, startStatement } from '../statement.js';
-import { createResultWriter, negotiateFormat, streamErrorTrailer, type ResultFormat, type ResultWriter } from '../../engine/format/index.js';
+import {
+  createResultWriter,
+  negotiateFormat,
+  streamErrorTrailer,
+  type ResultFormat,
+  type ResultWriter,
+} from '../../engine/format/index.js';
 import { Reservation } from '../../engine/memory/index.js';
 import { contentLength, WRITE_PAYLOAD } from './write-pipeline.js';
 import { requestIdOf, requestLog, trackResult } from '../monitoring/index.js';
@@ -117,7 +123,13 @@ class ResultStream extends Readable {
         return;
       }
     } catch (e) {
-      const err = e instanceof UserError ? e : new UserError('internal', e instanceof Error && e.message.startsWith('BUG:') ? e.message : 'internal error; see the server log');
+      const err =
+        e instanceof UserError
+          ? e
+          : new UserError(
+              'internal',
+              e instanceof Error && e.message.startsWith('BUG:') ? e.message : 'internal error; see the server log',
+            );
       this.#log(err);
       const trailer = streamErrorTrailer(this.#format, err.code, err.message);
       if (trailer === undefined) {
@@ -161,10 +173,27 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         const t = requireMembership(catalog, user, tenant);
         const { format, contentType } = negotiateFormat(request.headers.accept as string | undefined);
         const encoding = checkContentEncoding(request.headers['content-encoding'] as string | undefined);
-        const body = await readBody(request.payload as never, encoding, ctx.config['limits.sql_body_bytes'], contentLength(request));
+        const body = await readBody(
+          request.payload as never,
+          encoding,
+          ctx.config['limits.sql_body_bytes'],
+          contentLength(request),
+        );
         const sql = decoder.decode(body);
         if (user.mustChangePassword) requireOnlyPasswordChange(sql, user);
-        const { session, abort, query, done: finish } = startStatement(ctx.config, ctx.version, s, { user, tenant: t, database, sql, api: 'api/v1/sql', bytesIn: body.length });
+        const {
+          session,
+          abort,
+          query,
+          done: finish,
+        } = startStatement(ctx.config, ctx.version, s, {
+          user,
+          tenant: t,
+          database,
+          sql,
+          api: 'api/v1/sql',
+          bytesIn: body.length,
+        });
         // The response's 'close' before it finished is a disconnect (hapi's request.events would
         // build an event emitter per request for the same thing).
         const res = request.raw.res;
@@ -178,7 +207,9 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
         // Damaged segment files the reads left out (storage.skip_damaged_segments), for the warning header.
         const skipped = new Set<string>();
         const warn = (res: ResponseObject): ResponseObject =>
-          skipped.size === 0 ? res : res.header('X-Sundial-Warning', headerSafe(`skipped damaged segment files: ${[...skipped].join(', ')}`));
+          skipped.size === 0
+            ? res
+            : res.header('X-Sundial-Warning', headerSafe(`skipped damaged segment files: ${[...skipped].join(', ')}`));
         const engine = s.sql.engine(planCache, skipped);
         try {
           const result = await engine.run(sql, session);
@@ -189,7 +220,11 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
           const writer = createResultWriter(format, result.schema, result.memory);
           const it = trackResult(query, result);
           const log = (err: UserError): void => {
-            if (err.status >= 500) requestLog(ctx.logger, request).warn({ code: err.code, msg: err.message }, 'query failed while streaming');
+            if (err.status >= 500)
+              requestLog(ctx.logger, request).warn(
+                { code: err.code, msg: err.message },
+                'query failed while streaming',
+              );
           };
           const sent = (n: number): void => void (sentBytes += n);
           if (!chunked) {
@@ -217,7 +252,12 @@ export function sqlRoutes(ctx: ServerContext): ServerRoute[] {
               done();
             };
             // Only files skipped while the answer was held: the header goes out with its first bytes.
-            return warn(h.response(new ResultStream(it, parts, false, writer, format, release, log, sent)).code(200).type(contentType)).charset();
+            return warn(
+              h
+                .response(new ResultStream(it, parts, false, writer, format, release, log, sent))
+                .code(200)
+                .type(contentType),
+            ).charset();
           }
           // Pull the first batch before answering, so that an early error still gets its status.
           const first = await it.next();

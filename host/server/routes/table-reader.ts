@@ -19,7 +19,12 @@ export function tableFields(db: DatabaseDef, table: string): string[] {
 }
 
 /** Streams the series of `table` that pass `request.seriesFilter`, restricted to the time range. */
-export async function* readTable(storage: Storage, db: DatabaseDef, table: string, request: ScanRequest): AsyncIterable<SeriesChunk> {
+export async function* readTable(
+  storage: Storage,
+  db: DatabaseDef,
+  table: string,
+  request: ScanRequest,
+): AsyncIterable<SeriesChunk> {
   tableFields(db, table);
   yield* storage.scan(db, table, request);
 }

@@ -13,7 +13,8 @@ import { runWrite, WRITE_PAYLOAD } from './write-pipeline.js';
 /** `table` from the query or the header; 400 when absent (CnosDB: "table param is None"). */
 export function requiredTable(request: Request): string {
   const table = paramOrHeader(request, 'table');
-  if (table === undefined || table === '') throw new UserError('logParse', "the 'table' parameter (or header) is required");
+  if (table === undefined || table === '')
+    throw new UserError('logParse', "the 'table' parameter (or header) is required");
   return table;
 }
 
@@ -27,12 +28,19 @@ export function traceRoutes(ctx: ServerContext): ServerRoute[] {
         const table = requiredTable(request);
         const type = mediaType(request);
         if (type !== 'application/x-protobuf' && type !== 'application/json') {
-          throw new UserError('badHeader', `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send OTLP as application/x-protobuf or application/json`);
+          throw new UserError(
+            'badHeader',
+            `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send OTLP as application/x-protobuf or application/json`,
+          );
         }
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
         const format = type === 'application/json' ? 'otlp-json' : 'otlp-protobuf';
-        await runWrite(ctx, request, target, { format, bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, ({ body, dbUnit, services }) =>
-          services.parsers.parse({ format, table, dbUnit }, body),
+        await runWrite(
+          ctx,
+          request,
+          target,
+          { format, bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+          ({ body, dbUnit, services }) => services.parsers.parse({ format, table, dbUnit }, body),
         );
         return h.response().code(200);
       },

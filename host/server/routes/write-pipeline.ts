@@ -18,7 +18,12 @@ import { decodeSnappyBlock } from './snappy-body.js';
 import { writeBatchRowCount } from '../../core/write-batch.js';
 
 /** Route payload settings for write routes: the raw stream, read by readBody. */
-export const WRITE_PAYLOAD = { output: 'stream', parse: false, maxBytes: Number.MAX_SAFE_INTEGER, timeout: false } as const;
+export const WRITE_PAYLOAD = {
+  output: 'stream',
+  parse: false,
+  maxBytes: Number.MAX_SAFE_INTEGER,
+  timeout: false,
+} as const;
 
 export interface WriteTarget {
   tenant: string;
@@ -74,7 +79,13 @@ export async function runWrite<T>(
   const encoding = snappyHeader ? 'identity' : checkContentEncoding(header);
   let body = await readBody(request.payload as never, encoding, options.bodyLimitBytes, contentLength(request));
   if (options.snappy === true && body.length > 0) body = decodeSnappyBlock(body, options.bodyLimitBytes);
-  return storeWrite(services, admitted, { api: request.path.slice(1), user: user.name, format: options.format }, body, parse);
+  return storeWrite(
+    services,
+    admitted,
+    { api: request.path.slice(1), user: user.name, format: options.format },
+    body,
+    parse,
+  );
 }
 
 /** A write admitted by admitWrite: its database and tenant. */
@@ -127,7 +138,11 @@ export async function storeWrite<T>(
     const out = parsed instanceof Promise ? await parsed : parsed;
     await services.storage.write(db, out.batches);
     services.metrics.written(source.format, batchRows(out.batches), body.length);
-    services.usage.write({ api: source.api, tenant: target.tenant, database: target.database, user: source.user }, body.length, out.batches.reduce((n, b) => n + b.length, 0));
+    services.usage.write(
+      { api: source.api, tenant: target.tenant, database: target.database, user: source.user },
+      body.length,
+      out.batches.reduce((n, b) => n + b.length, 0),
+    );
     return out;
   } finally {
     release();

@@ -15,7 +15,9 @@ export function lineProtocolParser(precision: RequestUnit): (input: WriteInput) 
   return ({ body, dbUnit, nowMs, services }) => {
     const conv = unitConversion(precision, dbUnit);
     const defaultTs = (nowIn(precision, nowMs) * conv.multiplier) / conv.divisor;
-    return { batches: services.lineProtocol.scan(body, { tsMultiplier: conv.multiplier, tsDivisor: conv.divisor, defaultTs }) };
+    return {
+      batches: services.lineProtocol.scan(body, { tsMultiplier: conv.multiplier, tsDivisor: conv.divisor, defaultTs }),
+    };
   };
 }
 
@@ -31,7 +33,13 @@ export function writeRoutes(ctx: ServerContext): ServerRoute[] {
       handler: async (request: Request, h: ResponseToolkit) => {
         const precision = precisionOf(request);
         const target = { tenant: tenantOf(request), database: databaseOf(request) };
-        await runWrite(ctx, request, target, { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] }, lineProtocolParser(precision));
+        await runWrite(
+          ctx,
+          request,
+          target,
+          { format: 'line-protocol', bodyLimitBytes: ctx.config['limits.write_body_bytes'] },
+          lineProtocolParser(precision),
+        );
         return h.response().code(200);
       },
     },

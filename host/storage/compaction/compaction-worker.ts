@@ -7,7 +7,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CorruptionError } from '../../core/errors.js';
 import { settleTypedArrayAssumptions } from '../../core/v8-typed-arrays.js';
 import { Core } from '../../core/wasm.js';
-import { BlockCache, type CachedBlock, nodeSegmentStore, SegmentReader, type SegmentSlot, storageCodecs } from '../segment/index.js';
+import {
+  BlockCache,
+  type CachedBlock,
+  nodeSegmentStore,
+  SegmentReader,
+  type SegmentSlot,
+  storageCodecs,
+} from '../segment/index.js';
 import { writeCompaction } from './compaction.js';
 import type { CompactionReply, CompactionRequest, CompactionWorkerData } from './compactor.js';
 
@@ -27,12 +34,25 @@ port.postMessage({ ready: true } satisfies CompactionReply);
 async function run({ id, job }: CompactionRequest): Promise<CompactionReply> {
   const inputs: SegmentSlot[] = [];
   try {
-    for (const i of job.inputs) inputs.push({ record: i.record, reader: await SegmentReader.open(nodeSegmentStore, i.path, i.record.fileId, codecs, cache) });
+    for (const i of job.inputs)
+      inputs.push({
+        record: i.record,
+        reader: await SegmentReader.open(nodeSegmentStore, i.path, i.record.fileId, codecs, cache),
+      });
     const out = await writeCompaction(nodeSegmentStore, job, inputs, codecs);
     return { id, ok: true, out };
   } catch (e) {
-    if (e instanceof CorruptionError) return { id, ok: false, error: { message: e.message, corrupt: { source: e.source, offset: e.offset, check: e.check } } };
-    return { id, ok: false, error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined } };
+    if (e instanceof CorruptionError)
+      return {
+        id,
+        ok: false,
+        error: { message: e.message, corrupt: { source: e.source, offset: e.offset, check: e.check } },
+      };
+    return {
+      id,
+      ok: false,
+      error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined },
+    };
   } finally {
     for (const s of inputs) s.reader!.retire();
   }

@@ -78,7 +78,12 @@ function isolated(db: SegmentSet, run: readonly SegmentSlot[]): boolean {
     if (s.record.maxTs > maxTs) maxTs = s.record.maxTs;
   }
   return !db.slots.some(
-    (s) => !run.includes(s) && s.record.maxLsn > minLsn && s.record.minLsn < maxLsn && s.record.minTs <= maxTs && minTs <= s.record.maxTs,
+    (s) =>
+      !run.includes(s) &&
+      s.record.maxLsn > minLsn &&
+      s.record.minLsn < maxLsn &&
+      s.record.minTs <= maxTs &&
+      minTs <= s.record.maxTs,
   );
 }
 
@@ -126,7 +131,8 @@ function onlyPacked(
   if (entry.groups.length !== 1) return undefined;
   const group = entry.groups[0]!;
   if (group.pack === undefined || (expiredBefore !== null && entry.minTs < expiredBefore)) return undefined;
-  if (tombs.length > 0 && applicable(tombs, entry.key, input.record.cleanLsn, entry.minTs, entry.maxTs).length > 0) return undefined;
+  if (tombs.length > 0 && applicable(tombs, entry.key, input.record.cleanLsn, entry.minTs, entry.maxTs).length > 0)
+    return undefined;
   const reader = input.reader!;
   const source = reader.packSource(entry, group, ids);
   if (source !== undefined) return source;
@@ -180,7 +186,12 @@ export class SeriesMerge {
         continue;
       }
       const after = list[++this.#at[i]!];
-      if (after !== undefined && after.key <= key) throw new CorruptionError(this.#inputs[i]!.reader!.name, 0, `index: series '${after.key}' after '${key}', not in key order`);
+      if (after !== undefined && after.key <= key)
+        throw new CorruptionError(
+          this.#inputs[i]!.reader!.name,
+          0,
+          `index: series '${after.key}' after '${key}', not in key order`,
+        );
       this.entries[i] = e;
       this.count++;
       this.last = i;
@@ -293,7 +304,10 @@ export async function writeCompaction(
       while (merge.next()) {
         check();
         const key = merge.key;
-        let packed = merge.count === 1 ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, job.expiredBefore) : undefined;
+        let packed =
+          merge.count === 1
+            ? onlyPacked(inputs[merge.last]!, merge.entries[merge.last]!, ids, ttombs, job.expiredBefore)
+            : undefined;
         if (packed instanceof Promise) packed = await packed;
         const rows = packed ?? (await mergedRows(inputs, merge.entries, key, ids, ttombs, job.expiredBefore));
         if (rows.length > 0) {
@@ -329,7 +343,11 @@ export async function writeCompaction(
  * Merges `inputs` (one partition, LSN order) into one file and swaps it in. The file is written
  * on the compaction thread when the storage has one (`compactor`), else here between requests.
  */
-export async function compact(db: SegmentSet, inputs: readonly SegmentSlot[], compactor: CompactionThread | undefined): Promise<void> {
+export async function compact(
+  db: SegmentSet,
+  inputs: readonly SegmentSlot[],
+  compactor: CompactionThread | undefined,
+): Promise<void> {
   const started = performance.now();
   db.log.info({ db: db.def.name, inputs: inputs.map((s) => s.record.fileId) }, 'compacting');
   const fileId = db.allocateFileId();
@@ -351,7 +369,10 @@ export async function compact(db: SegmentSet, inputs: readonly SegmentSlot[], co
     if (out !== undefined) {
       await db.syncSegmentDir();
       const { meta, bytes, keys } = out;
-      slot = await db.openSegment(segmentRecord(fileId, Math.max(...inputs.map((s) => s.record.level)) + 1, meta, bytes), keys);
+      slot = await db.openSegment(
+        segmentRecord(fileId, Math.max(...inputs.map((s) => s.record.level)) + 1, meta, bytes),
+        keys,
+      );
     }
     committing = true;
     await db.commit({ add: slot ? [slot] : [], remove: inputs, require: inputs, fault: 'compact:manifest-temp' });

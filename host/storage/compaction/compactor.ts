@@ -26,7 +26,11 @@ export interface CompactionRequest {
 export type CompactionReply =
   | { ready: true }
   | { id: number; ok: true; out: CompactionOutput | undefined }
-  | { id: number; ok: false; error: { message: string; stack?: string; corrupt?: { source: string; offset: number; check: string } } };
+  | {
+      id: number;
+      ok: false;
+      error: { message: string; stack?: string; corrupt?: { source: string; offset: number; check: string } };
+    };
 
 /** What StorageOptions.compactionThread gives the thread. */
 export interface CompactionThreadOptions {
@@ -44,7 +48,10 @@ export class Compactor implements CompactionThread {
   readonly #script: URL;
   #worker: Worker | undefined;
   #next = 1;
-  readonly #pending = new Map<number, { resolve: (out: CompactionOutput | undefined) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve: (out: CompactionOutput | undefined) => void; reject: (e: Error) => void }
+  >();
   #closed = false;
   #failedToStart = false;
 
@@ -87,7 +94,10 @@ export class Compactor implements CompactionThread {
         return;
       }
       const { message, stack, corrupt } = reply.error;
-      const e = corrupt !== undefined ? new CorruptionError(corrupt.source, corrupt.offset, corrupt.check) : new Error(`compaction thread: ${message}`);
+      const e =
+        corrupt !== undefined
+          ? new CorruptionError(corrupt.source, corrupt.offset, corrupt.check)
+          : new Error(`compaction thread: ${message}`);
       if (corrupt === undefined && stack !== undefined) e.stack = stack;
       p.reject(e);
     });

@@ -118,7 +118,14 @@ interface ColumnsMemo {
  * Adds items [from, ...) to the writer until one needs awaiting (a pack to close, a slice used
  * up: `slicer`), or all are added.
  */
-function addItems(db: SegmentSet, w: SegmentWriter, items: readonly Item[], from: number, memo: ColumnsMemo, slicer: TimeSlicer): Progress {
+function addItems(
+  db: SegmentSet,
+  w: SegmentWriter,
+  items: readonly Item[],
+  from: number,
+  memo: ColumnsMemo,
+  slicer: TimeSlicer,
+): Progress {
   for (let i = from; i < items.length; i++) {
     if (db.closing) throw new FlushAborted(`database ${db.def.name} is closing`);
     const it = items[i]!;
@@ -161,7 +168,14 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
   try {
     for (const [start, items] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const fileId = db.allocateFileId();
-      const w = await SegmentWriter.create(db.segmentStore, db.segmentPath(fileId), fileId, db.codecs, step, unitsPerSecond(db.def.options.precision));
+      const w = await SegmentWriter.create(
+        db.segmentStore,
+        db.segmentPath(fileId),
+        fileId,
+        db.codecs,
+        step,
+        unitsPerSecond(db.def.options.precision),
+      );
       try {
         w.expectSeries(items.length, keyChars(items));
         const memo: ColumnsMemo = { table: undefined, columns: [] };
@@ -175,7 +189,13 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
           continue;
         }
         const { meta, bytes, keys } = await w.finish(
-          { partitionStart: start, partitionEnd: start + units, minLsn: m.minLsn, maxLsn: m.maxLsn, cleanLsn: m.cleanLsn },
+          {
+            partitionStart: start,
+            partitionEnd: start + units,
+            minLsn: m.minLsn,
+            maxLsn: m.maxLsn,
+            cleanLsn: m.cleanLsn,
+          },
           { written: 'flush:segment-written', renamed: 'flush:segment-renamed' },
         );
         records.push(segmentRecord(fileId, 0, meta, bytes));
@@ -210,7 +230,14 @@ export async function flushMemtable(db: SegmentSet): Promise<void> {
   await db.trimWal(flushedLsn);
   faultPoint('flush:wal-trimmed');
   db.log.info(
-    { db: db.def.name, rows: m.rows, files: records.length, bytes: records.reduce((n, r) => n + r.bytes, 0), flushedLsn, ms: Math.round(performance.now() - started) },
+    {
+      db: db.def.name,
+      rows: m.rows,
+      files: records.length,
+      bytes: records.reduce((n, r) => n + r.bytes, 0),
+      flushedLsn,
+      ms: Math.round(performance.now() - started),
+    },
     'flushed',
   );
 }

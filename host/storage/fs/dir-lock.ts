@@ -17,7 +17,9 @@ export class DataDirLockedError extends Error {
   readonly pid: number;
   constructor(dir: string, pid: number) {
     const who = pid === process.pid ? 'this process already has it open' : `process ${pid} has it open`;
-    super(`data directory ${dir} is in use: ${who} (${join(dir, LOCK_FILE)}); stop or close that first, or use another directory`);
+    super(
+      `data directory ${dir} is in use: ${who} (${join(dir, LOCK_FILE)}); stop or close that first, or use another directory`,
+    );
     this.name = 'DataDirLockedError';
     this.pid = pid;
   }
@@ -66,7 +68,8 @@ export async function lockDataDir(dir: string): Promise<DirLock> {
           released = true;
           held.delete(path);
           const text = await readFile(path, 'utf8').catch(() => undefined);
-          if (text !== undefined && Number.parseInt(text, 10) === process.pid) await unlink(path).catch(() => undefined);
+          if (text !== undefined && Number.parseInt(text, 10) === process.pid)
+            await unlink(path).catch(() => undefined);
         },
       };
     } catch (e) {

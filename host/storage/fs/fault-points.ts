@@ -56,7 +56,8 @@ let failure: Failure | undefined = parseFailure(process.env.SUNDIAL_TEST_FAIL);
 function parseFailure(spec: string | undefined): Failure | undefined {
   if (spec === undefined || spec === '') return undefined;
   const m = /^([a-z:-]+)(?:#(\d+))?(?:\*(\d+))?(?::([A-Z]+))?$/.exec(spec);
-  if (m === null) throw new Error(`SUNDIAL_TEST_FAIL: cannot read ${JSON.stringify(spec)} (want <point>[#<n>][*<times>][:<CODE>])`);
+  if (m === null)
+    throw new Error(`SUNDIAL_TEST_FAIL: cannot read ${JSON.stringify(spec)} (want <point>[#<n>][*<times>][:<CODE>])`);
   return { point: m[1]!, from: Number(m[2] ?? 1), times: Number(m[3] ?? 1), code: m[4] ?? 'EIO', hits: 0 };
 }
 

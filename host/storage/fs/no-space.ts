@@ -1,7 +1,8 @@
 // A full file system as the storage reports it: the test for ENOSPC (or a used-up quota) through
 // an error's causes, and what a client is told (core/errors.ts noSpace: 507, code 020058).
 
-export const NO_SPACE_MESSAGE = "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
+export const NO_SPACE_MESSAGE =
+  "no space left on the data directory's file system; writes are refused until space is freed (reads go on)";
 
 /** Retry-After of a request refused for want of space: a failed WAL is probed about once a second. */
 export const NO_SPACE_RETRY_S = 5;

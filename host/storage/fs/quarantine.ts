@@ -75,7 +75,10 @@ export class Quarantine {
       await fsyncDir(dirname(target));
       return this.name(target);
     } catch (err) {
-      this.#logger.error({ err, file: this.name(source), start, end }, 'could not copy damaged bytes to the quarantine folder');
+      this.#logger.error(
+        { err, file: this.name(source), start, end },
+        'could not copy damaged bytes to the quarantine folder',
+      );
       return undefined;
     }
   }

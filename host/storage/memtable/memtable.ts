@@ -92,7 +92,13 @@ export class TableMemtable {
       const first = area.append(t, ids, runStart, runEnd - runStart);
       for (let i = 0; i < runSb.length; i++) {
         const s = runS[i]!;
-        seriesDelta += runSb[i]!.addAreaRows(first + s.rowStart - runStart, s.rowCount, s.minTs, s.maxTs, runInc[i] === 1);
+        seriesDelta += runSb[i]!.addAreaRows(
+          first + s.rowStart - runStart,
+          s.rowCount,
+          s.minTs,
+          s.maxTs,
+          runInc[i] === 1,
+        );
       }
       runSb.length = runS.length = runInc.length = 0;
       runStart = runEnd = -1;
@@ -117,7 +123,8 @@ export class TableMemtable {
         let increasing = true;
         if (s.rowCount > 1) {
           t32 ??= new Int32Array(t.timestamps.buffer, t.timestamps.byteOffset, t.timestamps.length * 2);
-          for (let i = s.rowStart + 1; i < s.rowStart + s.rowCount && increasing; i++) increasing = compareI64(t32, i - 1, t32, i) < 0;
+          for (let i = s.rowStart + 1; i < s.rowStart + s.rowCount && increasing; i++)
+            increasing = compareI64(t32, i - 1, t32, i) < 0;
         }
         if (runEnd !== s.rowStart) {
           endRun();

@@ -99,7 +99,10 @@ export class RowArea implements RowSource {
         if (col.kind !== ColumnKind.Field || id === 0) continue;
         let buf = page.columns.get(id);
         if (buf === undefined) {
-          buf = col.type === ValueType.String ? new Utf8Column(page.ts.length, at) : new ColumnBuffer(col.type, page.ts.length, at);
+          buf =
+            col.type === ValueType.String
+              ? new Utf8Column(page.ts.length, at)
+              : new ColumnBuffer(col.type, page.ts.length, at);
           page.columns.set(id, buf);
           this.bytes += heldBytes(buf) + 64;
         } else if (buf.type !== col.type) {
@@ -108,7 +111,8 @@ export class RowArea implements RowSource {
         }
         carried++;
         const hadValidity = buf.validity !== undefined;
-        this.bytes += buf instanceof Utf8Column ? copyUtf8Column(buf, col, start, take, at) : copyColumn(buf, col, start, take, at);
+        this.bytes +=
+          buf instanceof Utf8Column ? copyUtf8Column(buf, col, start, take, at) : copyColumn(buf, col, start, take, at);
         if (!hadValidity && buf.validity !== undefined) this.bytes += buf.capacity;
       }
       // Columns of the page this batch does not carry are absent for the new rows.
@@ -174,7 +178,11 @@ export class RowArea implements RowSource {
       for (const [id, c] of cols) {
         if (c.validity !== undefined && c.validity[o] === 0) continue;
         let out = columns.get(id);
-        if (out === undefined) columns.set(id, (out = { type: c.type, values: allocValues(c.type, n), validity: new Uint8Array(n), present: 0 }));
+        if (out === undefined)
+          columns.set(
+            id,
+            (out = { type: c.type, values: allocValues(c.type, n), validity: new Uint8Array(n), present: 0 }),
+          );
         if (c instanceof Utf8Column) (out.values as string[])[i] = c.data.get(o);
         else (out.values as Float64Array)[i] = (c.values as Float64Array)[o]!;
         out.validity[i] = 1;
@@ -182,7 +190,8 @@ export class RowArea implements RowSource {
       }
     }
     const result = new Map<number, ColumnData>();
-    for (const [id, c] of columns) result.set(id, { type: c.type, values: c.values, validity: c.present === n ? undefined : c.validity });
+    for (const [id, c] of columns)
+      result.set(id, { type: c.type, values: c.values, validity: c.present === n ? undefined : c.validity });
     return { length: n, ts, columns: result };
   }
 
@@ -227,7 +236,8 @@ export class RowArea implements RowSource {
         const to = runFrom[r + 1]!;
         const c = runPage[r]!.columns.get(id);
         if (c === undefined) {
-          if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, base + from);
+          if (target.validity[k] === undefined)
+            target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, base + from);
           continue;
         }
         // Rows absent in the page column need a validity vector in the pack, made at the first one.
@@ -286,7 +296,15 @@ function offsets(n: number): Int32Array {
  * absent ones are left out (`validity`, when the pack has one, marks the present). Returns how
  * many were present.
  */
-function copyUtf8Run(c: Utf8Column, off: Int32Array, from: number, to: number, dst: Utf8Buffer, base: number, validity: Uint8Array | undefined): number {
+function copyUtf8Run(
+  c: Utf8Column,
+  off: Int32Array,
+  from: number,
+  to: number,
+  dst: Utf8Buffer,
+  base: number,
+  validity: Uint8Array | undefined,
+): number {
   const cv = c.validity;
   const bytes = c.data.bytes;
   const offs = c.data.offsets;
@@ -302,7 +320,15 @@ function copyUtf8Run(c: Utf8Column, off: Int32Array, from: number, to: number, d
 }
 
 /** copyUtf8Run for the typed columns; 64-bit values move as two 32-bit words (no BigInt each). */
-function copyTypedRun(c: ColumnBuffer, off: Int32Array, from: number, to: number, dst: Exclude<PackValues, Utf8Buffer>, base: number, validity: Uint8Array | undefined): number {
+function copyTypedRun(
+  c: ColumnBuffer,
+  off: Int32Array,
+  from: number,
+  to: number,
+  dst: Exclude<PackValues, Utf8Buffer>,
+  base: number,
+  validity: Uint8Array | undefined,
+): number {
   const cv = c.validity;
   let present = 0;
   if (dst instanceof BigInt64Array || dst instanceof BigUint64Array) {

@@ -167,7 +167,14 @@ export class SeriesBuffer implements PackSource {
    * Appends rows [start, start + count) of a batch table whose columns map to `ids` (0 = skip)
    * to the series' own arrays (promote first). Returns the change in bytes held.
    */
-  append(table: BatchTable, ids: ArrayLike<number>, start: number, count: number, minTs: bigint, maxTs: bigint): number {
+  append(
+    table: BatchTable,
+    ids: ArrayLike<number>,
+    start: number,
+    count: number,
+    minTs: bigint,
+    maxTs: bigint,
+  ): number {
     const own = this.#own;
     if (own === undefined) throw bug('append to a series without its own arrays');
     const at = this.length;
@@ -278,7 +285,12 @@ export class SeriesBuffer implements PackSource {
       columns.set(id, ColumnBuffer.of(c.type, c.values, c.validity));
       if (Array.isArray(c.values)) for (const s of c.values) if (s.length > 0) strings += stringBytes(s);
     }
-    this.#own = { ts: rows.ts, ts32: new Int32Array(rows.ts.buffer, rows.ts.byteOffset, rows.ts.length * 2), columns, stringBytes: strings };
+    this.#own = {
+      ts: rows.ts,
+      ts32: new Int32Array(rows.ts.buffer, rows.ts.byteOffset, rows.ts.length * 2),
+      columns,
+      stringBytes: strings,
+    };
     this.length = rows.length;
     this.normalized = true;
     if (rows.length > 0) {

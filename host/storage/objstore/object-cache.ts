@@ -113,7 +113,8 @@ export class ObjectCache {
 
   /** Drops the cached chunks of object `name`, `size` bytes long. */
   async dropChunks(name: string, size: number): Promise<void> {
-    for (let i = 0; i * CHUNK_BYTES < size; i++) if (this.has(this.chunkPath(name, i))) await this.drop(this.chunkPath(name, i));
+    for (let i = 0; i * CHUNK_BYTES < size; i++)
+      if (this.has(this.chunkPath(name, i))) await this.drop(this.chunkPath(name, i));
   }
 
   /** Deletes least recently used unpinned entries until the cache fits its bound. */

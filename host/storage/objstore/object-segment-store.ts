@@ -15,7 +15,12 @@ import type { Logger } from 'pino';
 import { UserError } from '../../core/errors.js';
 import type { Metrics } from '../../core/metrics.js';
 import { DIR_MODE, faultPoint, fsyncDir } from '../fs/index.js';
-import { nodeSegmentStore, type SegmentFileReader, type SegmentFileWriter, type SegmentStore } from '../segment/index.js';
+import {
+  nodeSegmentStore,
+  type SegmentFileReader,
+  type SegmentFileWriter,
+  type SegmentStore,
+} from '../segment/index.js';
 import { CHUNK_BYTES, ObjectCache } from './object-cache.js';
 import { type BucketOptions, ObjectStoreError, S3Bucket } from './s3-bucket.js';
 
@@ -37,7 +42,8 @@ export class ObjectStoreClosed extends Error {
   override readonly name = 'ObjectStoreClosed';
 }
 
-const enoent = (op: string, path: string): Error => Object.assign(new Error(`ENOENT: no such file, ${op} '${path}'`), { code: 'ENOENT' });
+const enoent = (op: string, path: string): Error =>
+  Object.assign(new Error(`ENOENT: no such file, ${op} '${path}'`), { code: 'ENOENT' });
 
 export class ObjectSegmentStore implements SegmentStore {
   readonly #o: ObjectStoreOptions;
@@ -70,7 +76,11 @@ export class ObjectSegmentStore implements SegmentStore {
       store.#bucket.close();
       const err = e as ObjectStoreError;
       const hint =
-        err.status === 403 ? 'check storage.object_store.s3_access_key_id and s3_secret_access_key' : err.status === 404 ? 'check storage.object_store.s3_bucket (it must exist)' : 'check storage.object_store.s3_endpoint and that the store is running';
+        err.status === 403
+          ? 'check storage.object_store.s3_access_key_id and s3_secret_access_key'
+          : err.status === 404
+            ? 'check storage.object_store.s3_bucket (it must exist)'
+            : 'check storage.object_store.s3_endpoint and that the store is running';
       throw new Error(`the object store is unusable: ${err.message}; ${hint}`, { cause: e });
     }
     await store.#cache.open();
@@ -113,13 +123,15 @@ export class ObjectSegmentStore implements SegmentStore {
     await this.#adoptLocalFiles(dir);
     const names = new Set(await nodeSegmentStore.list(this.#local(dir)));
     const prefix = relative(this.#o.dataDir, dir).split(sep).join('/') + '/';
-    for (const n of await this.#bucket.list(prefix)) if (!n.slice(prefix.length).includes('/')) names.add(n.slice(prefix.length));
+    for (const n of await this.#bucket.list(prefix))
+      if (!n.slice(prefix.length).includes('/')) names.add(n.slice(prefix.length));
     return [...names];
   }
 
   async openRead(path: string): Promise<SegmentFileReader> {
     const name = this.#name(path);
-    if (name === undefined || name.endsWith('.tmp')) return nodeSegmentStore.openRead(name === undefined ? path : this.#local(path));
+    if (name === undefined || name.endsWith('.tmp'))
+      return nodeSegmentStore.openRead(name === undefined ? path : this.#local(path));
     const local = this.#local(path);
     let size: number | undefined;
     if (!this.#cache.has(local)) {
@@ -184,7 +196,10 @@ export class ObjectSegmentStore implements SegmentStore {
     try {
       names = await this.#bucket.list(prefix);
     } catch (e) {
-      this.#o.logger.error({ err: e, prefix: this.#bucket.describe(prefix) }, 'could not list the objects of a dropped database; they stay in the bucket');
+      this.#o.logger.error(
+        { err: e, prefix: this.#bucket.describe(prefix) },
+        'could not list the objects of a dropped database; they stay in the bucket',
+      );
       return;
     }
     for (const n of names) await this.#delete(n);
@@ -245,7 +260,10 @@ export class ObjectSegmentStore implements SegmentStore {
       if (file.endsWith('.seg')) {
         const name = this.#name(path)!;
         await this.#upload(name, path, (await stat(path)).size);
-        this.#o.logger.info({ file: name, object: this.#bucket.describe(name) }, 'uploaded a segment file written before storage.object_store was set');
+        this.#o.logger.info(
+          { file: name, object: this.#bucket.describe(name) },
+          'uploaded a segment file written before storage.object_store was set',
+        );
       }
       await unlink(path);
     }
@@ -269,16 +287,22 @@ export class ObjectSegmentStore implements SegmentStore {
       await fh.close();
     }
     for (let pause = RETRY_MIN_MS; ; pause = Math.min(RETRY_MAX_MS, pause * 2)) {
-      if (this.#closed) throw new ObjectStoreClosed(`the object store closed before ${this.#bucket.describe(name)} was uploaded`);
+      if (this.#closed)
+        throw new ObjectStoreClosed(`the object store closed before ${this.#bucket.describe(name)} was uploaded`);
       const started = performance.now();
       try {
         await this.#bucket.put(name, body);
         this.#o.metrics.objectUploaded(size, (performance.now() - started) / 1000);
-        if (this.failure !== undefined) this.#o.logger.info({ object: this.#bucket.describe(name) }, 'the object store is reachable again');
+        if (this.failure !== undefined)
+          this.#o.logger.info({ object: this.#bucket.describe(name) }, 'the object store is reachable again');
         this.failure = undefined;
         return;
       } catch (e) {
-        if (this.failure === undefined) this.#o.logger.error({ err: e }, 'uploading a segment file failed; retrying until the object store answers (the data stays in memory and the WAL)');
+        if (this.failure === undefined)
+          this.#o.logger.error(
+            { err: e },
+            'uploading a segment file failed; retrying until the object store answers (the data stays in memory and the WAL)',
+          );
         this.failure = e as ObjectStoreError;
         this.#o.metrics.objectStoreRetried('upload');
       }
@@ -304,7 +328,8 @@ export class ObjectSegmentStore implements SegmentStore {
 
   /** Bytes [position, position + length) of object `name` (`size` bytes), from the cache or the bucket. */
   async #read(name: string, local: string, size: number, position: number, length: number): Promise<Uint8Array> {
-    if (position + length > size) throw new Error(`file ends after ${size} bytes, ${position + length - size} more wanted`);
+    if (position + length > size)
+      throw new Error(`file ends after ${size} bytes, ${position + length - size} more wanted`);
     const whole = await this.#cache.use(local, () => readRange(local, position, length));
     if (whole !== undefined) {
       this.#o.metrics.objectCacheRead(true);
@@ -345,7 +370,11 @@ export class ObjectSegmentStore implements SegmentStore {
           throw this.#unavailable(e);
         }
         this.#o.metrics.objectDownloaded(bytes.length);
-        await this.#cache.writeChunk(path, bytes).catch((err: unknown) => this.#o.logger.warn({ err, path }, 'could not keep a downloaded chunk in the cache'));
+        await this.#cache
+          .writeChunk(path, bytes)
+          .catch((err: unknown) =>
+            this.#o.logger.warn({ err, path }, 'could not keep a downloaded chunk in the cache'),
+          );
         return bytes;
       })().finally(() => this.#fetching.delete(path));
       this.#fetching.set(path, f);
@@ -357,7 +386,10 @@ export class ObjectSegmentStore implements SegmentStore {
   #unavailable(e: unknown): UserError {
     if (!(e instanceof ObjectStoreError)) return e as UserError;
     this.failure = e;
-    return new UserError('unavailable', `the object store is unavailable: ${e.message}; retry later`, { retryAfterS: 5, cause: e });
+    return new UserError('unavailable', `the object store is unavailable: ${e.message}; retry later`, {
+      retryAfterS: 5,
+      cause: e,
+    });
   }
 }
 

@@ -47,8 +47,12 @@ export class ObjectStoreError extends Error {
   constructor(op: string, object: string, cause: unknown) {
     const c = cause as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
     const status = c.$metadata?.httpStatusCode;
-    const what = c.code ?? (c.name !== undefined && c.name !== 'Error' && c.name !== 'UnknownError' ? c.name : undefined);
-    super(`${op} ${object} failed: ${what ?? ''}${what !== undefined && status !== undefined ? ' ' : ''}${status !== undefined ? `(HTTP ${status})` : ''}${what === undefined && status === undefined ? (c.message ?? String(cause)) : ''}`, { cause });
+    const what =
+      c.code ?? (c.name !== undefined && c.name !== 'Error' && c.name !== 'UnknownError' ? c.name : undefined);
+    super(
+      `${op} ${object} failed: ${what ?? ''}${what !== undefined && status !== undefined ? ' ' : ''}${status !== undefined ? `(HTTP ${status})` : ''}${what === undefined && status === undefined ? (c.message ?? String(cause)) : ''}`,
+      { cause },
+    );
     this.status = status;
     this.object = object;
   }
@@ -66,7 +70,9 @@ export class S3Bucket {
       region: o.region,
       ...(o.endpoint === '' ? {} : { endpoint: o.endpoint }),
       forcePathStyle: o.pathStyle,
-      ...(o.accessKeyId === '' ? {} : { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }),
+      ...(o.accessKeyId === ''
+        ? {}
+        : { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }),
       // Checksums only where S3 demands them: the flexible-checksum trailers of newer SDKs are
       // not understood by every S3-compatible store (s3rver, older MinIO); segment blocks carry
       // their own CRCs (FORMAT.md §5), which every read checks.
@@ -101,29 +107,63 @@ export class S3Bucket {
   async put(name: string, body: Uint8Array): Promise<void> {
     const Key = this.key(name);
     if (body.length <= PART_BYTES) {
-      await this.#run('PutObject', name, () => this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: body })));
+      await this.#run('PutObject', name, () =>
+        this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: body })),
+      );
       return;
     }
-    const { UploadId } = await this.#run('CreateMultipartUpload', name, () => this.#client.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key })));
+    const { UploadId } = await this.#run('CreateMultipartUpload', name, () =>
+      this.#client.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key })),
+    );
     try {
       const parts: Array<{ ETag: string; PartNumber: number }> = [];
       for (let at = 0, n = 1; at < body.length; at += PART_BYTES, n++) {
-        const part = await this.#run('UploadPart', name, () => this.#client.send(new UploadPartCommand({ Bucket: this.#bucket, Key, UploadId, PartNumber: n, Body: body.subarray(at, at + PART_BYTES) })));
+        const part = await this.#run('UploadPart', name, () =>
+          this.#client.send(
+            new UploadPartCommand({
+              Bucket: this.#bucket,
+              Key,
+              UploadId,
+              PartNumber: n,
+              Body: body.subarray(at, at + PART_BYTES),
+            }),
+          ),
+        );
         parts.push({ ETag: part.ETag!, PartNumber: n });
       }
-      await this.#run('CompleteMultipartUpload', name, () => this.#client.send(new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+      await this.#run('CompleteMultipartUpload', name, () =>
+        this.#client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.#bucket,
+            Key,
+            UploadId,
+            MultipartUpload: { Parts: parts },
+          }),
+        ),
+      );
     } catch (e) {
       // Parts of an abandoned upload cost storage until aborted (or a bucket lifecycle rule).
-      await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key, UploadId })).catch(() => undefined);
+      await this.#client
+        .send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key, UploadId }))
+        .catch(() => undefined);
       throw e;
     }
   }
 
   /** Bytes [start, end) of `name`. */
   async get(name: string, start: number, end: number): Promise<Uint8Array> {
-    const out = await this.#run('GetObject', name, () => this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.key(name), Range: `bytes=${start}-${end - 1}` })));
+    const out = await this.#run('GetObject', name, () =>
+      this.#client.send(
+        new GetObjectCommand({ Bucket: this.#bucket, Key: this.key(name), Range: `bytes=${start}-${end - 1}` }),
+      ),
+    );
     const bytes = await out.Body!.transformToByteArray();
-    if (bytes.length !== end - start) throw new ObjectStoreError('GetObject', this.describe(name), new Error(`asked for bytes ${start}-${end - 1}, got ${bytes.length} bytes`));
+    if (bytes.length !== end - start)
+      throw new ObjectStoreError(
+        'GetObject',
+        this.describe(name),
+        new Error(`asked for bytes ${start}-${end - 1}, got ${bytes.length} bytes`),
+      );
     return bytes;
   }
 
@@ -144,7 +184,11 @@ export class S3Bucket {
     const strip = this.key('').length;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.#run('ListObjectsV2', namePrefix + '*', () => this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.key(namePrefix), ContinuationToken })));
+      const page = await this.#run('ListObjectsV2', namePrefix + '*', () =>
+        this.#client.send(
+          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.key(namePrefix), ContinuationToken }),
+        ),
+      );
       for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push(o.Key.slice(strip));
       ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (ContinuationToken !== undefined);
@@ -153,7 +197,9 @@ export class S3Bucket {
 
   /** Deletes `name`; a missing object is no error (S3 answers 204 either way). */
   async delete(name: string): Promise<void> {
-    await this.#run('DeleteObject', name, () => this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.key(name) })));
+    await this.#run('DeleteObject', name, () =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.key(name) })),
+    );
   }
 
   close(): void {

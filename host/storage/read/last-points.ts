@@ -51,7 +51,11 @@ export class LastPointCache {
           const have = entry.get(id);
           if (have !== null && have !== undefined && have[0] > ts) return;
           const value =
-            col.type === ValueType.String ? batchString(col.strings!, best) : col.type === ValueType.Boolean ? (col.values as Uint8Array)[best] : col.values![best];
+            col.type === ValueType.String
+              ? batchString(col.strings!, best)
+              : col.type === ValueType.Boolean
+                ? (col.values as Uint8Array)[best]
+                : col.values![best];
           entry.set(id, [ts, value]);
         });
       }

@@ -32,17 +32,24 @@ interface Piece {
   segment: { reader: SegmentReader; entry: SegmentSeries; group: RowGroup } | undefined;
 }
 
-const overlaps = (minTs: bigint, maxTs: bigint, b: Bounds): boolean => (b.lo === undefined || maxTs >= b.lo) && (b.hi === undefined || minTs <= b.hi);
+const overlaps = (minTs: bigint, maxTs: bigint, b: Bounds): boolean =>
+  (b.lo === undefined || maxTs >= b.lo) && (b.hi === undefined || minTs <= b.hi);
 
 /**
  * The series of a table with data in the bounds (by the sources' time bounds), sorted by their
  * canonical key (table name and tags by name), and passing `filter`.
  */
-export async function listSeries(view: ReadView, table: TableDef, b: Bounds, filter?: (tags: ReadonlyMap<string, string>) => boolean): Promise<SeriesInfo[]> {
+export async function listSeries(
+  view: ReadView,
+  table: TableDef,
+  b: Bounds,
+  filter?: (tags: ReadonlyMap<string, string>) => boolean,
+): Promise<SeriesInfo[]> {
   const found = new Map<string, SeriesTags>();
   for (const seg of view.segments) {
     if (!overlaps(seg.meta.minTs, seg.meta.maxTs, b)) continue;
-    for (const e of await seg.tableSeries(table.id)) if (overlaps(e.minTs, e.maxTs, b) && !found.has(e.key)) found.set(e.key, e.tags);
+    for (const e of await seg.tableSeries(table.id))
+      if (overlaps(e.minTs, e.maxTs, b) && !found.has(e.key)) found.set(e.key, e.tags);
   }
   for (const { memtable } of view.memtables) {
     for (const s of memtable.tables.get(table.id)?.series.values() ?? []) {
@@ -77,7 +84,12 @@ type SegmentEntries = ReadonlyArray<ReadonlyMap<string, SegmentSeries> | undefin
  */
 const BULK_SERIES = 512;
 
-async function bulkEntries(view: ReadView, tableId: number, b: Bounds, count: number): Promise<SegmentEntries | undefined> {
+async function bulkEntries(
+  view: ReadView,
+  tableId: number,
+  b: Bounds,
+  count: number,
+): Promise<SegmentEntries | undefined> {
   if (count < BULK_SERIES) return undefined;
   const out: Array<Map<string, SegmentSeries> | undefined> = [];
   for (const reader of view.segments) {
@@ -97,7 +109,14 @@ async function bulkEntries(view: ReadView, tableId: number, b: Bounds, count: nu
  * columns `columnIds` (at least). A promise only when an index block must be read first (a v4
  * file's block not in the index cache): the common case stays without a turn of the event loop.
  */
-function pieces(view: ReadView, tableId: number, key: string, b: Bounds, columnIds: readonly number[], byKey?: SegmentEntries): Piece[] | Promise<Piece[]> {
+function pieces(
+  view: ReadView,
+  tableId: number,
+  key: string,
+  b: Bounds,
+  columnIds: readonly number[],
+  byKey?: SegmentEntries,
+): Piece[] | Promise<Piece[]> {
   let entries: Array<SegmentSeries | undefined> | undefined;
   let pending: Array<Promise<void>> | undefined;
   for (let i = 0; i < view.segments.length; i++) {
@@ -113,11 +132,19 @@ function pieces(view: ReadView, tableId: number, key: string, b: Bounds, columnI
       entries[i] = e;
     }
   }
-  if (pending !== undefined) return Promise.all(pending).then(() => piecesOf(view, entries, tableId, key, b, columnIds));
+  if (pending !== undefined)
+    return Promise.all(pending).then(() => piecesOf(view, entries, tableId, key, b, columnIds));
   return piecesOf(view, entries, tableId, key, b, columnIds);
 }
 
-function piecesOf(view: ReadView, entries: ReadonlyArray<SegmentSeries | undefined> | undefined, tableId: number, key: string, b: Bounds, columnIds: readonly number[]): Piece[] {
+function piecesOf(
+  view: ReadView,
+  entries: ReadonlyArray<SegmentSeries | undefined> | undefined,
+  tableId: number,
+  key: string,
+  b: Bounds,
+  columnIds: readonly number[],
+): Piece[] {
   const out: Piece[] = [];
   let rank = 0;
   for (let i = 0; i < view.segments.length; i++) {
@@ -127,7 +154,14 @@ function piecesOf(view: ReadView, entries: ReadonlyArray<SegmentSeries | undefin
     if (entry === undefined || !overlaps(entry.minTs, entry.maxTs, b)) continue;
     for (const group of entry.groups) {
       if (!overlaps(group.minTs, group.maxTs, b)) continue;
-      out.push({ rank, cleanLsn: reader.meta.cleanLsn, minTs: group.minTs, maxTs: group.maxTs, rows: undefined, segment: { reader, entry, group } });
+      out.push({
+        rank,
+        cleanLsn: reader.meta.cleanLsn,
+        minTs: group.minTs,
+        maxTs: group.maxTs,
+        rows: undefined,
+        segment: { reader, entry, group },
+      });
     }
   }
   for (const { memtable, cleanLsn } of view.memtables) {
@@ -166,7 +200,13 @@ async function load(p: Piece, columnIds: readonly number[]): Promise<SeriesRows>
 }
 
 /** Sorted, deduplicated rows of one cluster within the bounds, tombstones applied. */
-async function materialize(cluster: readonly Piece[], key: string, columnIds: readonly number[], b: Bounds, tombs: readonly TableTombstones[]): Promise<SeriesRows> {
+async function materialize(
+  cluster: readonly Piece[],
+  key: string,
+  columnIds: readonly number[],
+  b: Bounds,
+  tombs: readonly TableTombstones[],
+): Promise<SeriesRows> {
   const parts: SeriesRows[] = [];
   for (const p of cluster) {
     let rows = sliceByTime(await load(p, columnIds), b.lo, b.hi);
@@ -177,14 +217,22 @@ async function materialize(cluster: readonly Piece[], key: string, columnIds: re
 }
 
 /** A chunk whose arrays hold exactly its rows (memtable arrays are longer than their rows). */
-function toChunk(rows: SeriesRows, tags: ReadonlyMap<string, string>, fields: ReadonlyArray<readonly [number, string]>): SeriesChunk {
+function toChunk(
+  rows: SeriesRows,
+  tags: ReadonlyMap<string, string>,
+  fields: ReadonlyArray<readonly [number, string]>,
+): SeriesChunk {
   const n = rows.length;
   const out = new Map<string, ChunkColumn>();
   for (const [id, name] of fields) {
     const c = rows.columns.get(id);
     if (c === undefined) continue;
-    const values = c.values.length === n ? c.values : Array.isArray(c.values) ? c.values.slice(0, n) : c.values.subarray(0, n);
-    out.set(name, { values, validity: c.validity === undefined || c.validity.length === n ? c.validity : c.validity.subarray(0, n) });
+    const values =
+      c.values.length === n ? c.values : Array.isArray(c.values) ? c.values.slice(0, n) : c.values.subarray(0, n);
+    out.set(name, {
+      values,
+      validity: c.validity === undefined || c.validity.length === n ? c.validity : c.validity.subarray(0, n),
+    });
   }
   return { tags, length: n, time: rows.ts.length === n ? rows.ts : rows.ts.subarray(0, n), fields: out };
 }
@@ -200,7 +248,10 @@ function requestedFields(table: TableDef, names: readonly string[]): Array<[numb
 }
 
 /** [column id, min, max] of the value bounds; undefined when some bound names no column (no row can match). */
-function valueBounds(table: TableDef, request: ScanRequest): Array<[number, number | bigint | undefined, number | bigint | undefined]> | undefined {
+function valueBounds(
+  table: TableDef,
+  request: ScanRequest,
+): Array<[number, number | bigint | undefined, number | bigint | undefined]> | undefined {
   const out: Array<[number, number | bigint | undefined, number | bigint | undefined]> = [];
   for (const v of request.valueBounds ?? []) {
     const c = table.fields.find((f) => f.name === v.field);
@@ -214,7 +265,10 @@ function valueBounds(table: TableDef, request: ScanRequest): Array<[number, numb
  * A lone stored block none of whose rows can meet the value bounds, by its statistics (for a
  * share of a pack, the pack's: bounds of the series' values, so the test stays sound).
  */
-function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefined, number | bigint | undefined]>): boolean {
+function excluded(
+  p: Piece,
+  vb: ReadonlyArray<[number, number | bigint | undefined, number | bigint | undefined]>,
+): boolean {
   if (p.segment === undefined || vb.length === 0) return false;
   const { entry, group } = p.segment;
   for (const [id, min, max] of vb) {
@@ -228,13 +282,24 @@ function excluded(p: Piece, vb: ReadonlyArray<[number, number | bigint | undefin
 }
 
 /** The series to scan: from `listed` (every series of the view, series-list.ts) when given. */
-async function seriesOf(view: ReadView, table: TableDef, b: Bounds, request: ScanRequest, listed: readonly SeriesInfo[] | undefined): Promise<readonly SeriesInfo[]> {
+async function seriesOf(
+  view: ReadView,
+  table: TableDef,
+  b: Bounds,
+  request: ScanRequest,
+  listed: readonly SeriesInfo[] | undefined,
+): Promise<readonly SeriesInfo[]> {
   const filter = request.seriesFilter;
   if (listed === undefined) return listSeries(view, table, b, filter);
   return filter === undefined ? listed : seriesWithTags(listed, request.seriesTags).filter((s) => filter(s.names));
 }
 
-export async function* scanTable(view: ReadView, table: TableDef, request: ScanRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<SeriesChunk> {
+export async function* scanTable(
+  view: ReadView,
+  table: TableDef,
+  request: ScanRequest,
+  listed?: readonly SeriesInfo[],
+): AsyncGenerator<SeriesChunk> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const vb = valueBounds(table, request);
@@ -262,7 +327,12 @@ export async function* scanTable(view: ReadView, table: TableDef, request: ScanR
  * series' runs (its clusters) in time order. Every field column is read. The export route
  * (storage/export.ts) writes these into segment files, a run at a time, in bounded memory.
  */
-export async function* tableRuns(view: ReadView, table: TableDef, minTime: bigint | undefined, maxTime: bigint | undefined): AsyncGenerator<{ key: string; rows: SeriesRows }> {
+export async function* tableRuns(
+  view: ReadView,
+  table: TableDef,
+  minTime: bigint | undefined,
+  maxTime: bigint | undefined,
+): AsyncGenerator<{ key: string; rows: SeriesRows }> {
   const b = bounds(view, minTime, maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const ids = table.fields.map((f) => f.id);
@@ -287,13 +357,19 @@ const STATS_BATCH = 256;
  * Statistics for whole blocks (or pages of them) that need no merge, no tombstone and lie within
  * the range (and one bucket); rows otherwise. Items come in batches, in time order per series.
  */
-export async function* scanTableStats(view: ReadView, table: TableDef, request: StatsRequest, listed?: readonly SeriesInfo[]): AsyncGenerator<StatsOrChunk[]> {
+export async function* scanTableStats(
+  view: ReadView,
+  table: TableDef,
+  request: StatsRequest,
+  listed?: readonly SeriesInfo[],
+): AsyncGenerator<StatsOrChunk[]> {
   const b = bounds(view, request.minTime, request.maxTime);
   if (b.lo !== undefined && b.hi !== undefined && b.lo > b.hi) return;
   const fields = requestedFields(table, request.fields);
   const ids = fields.map(([id]) => id);
   const tombs = tableTombstones(view.tombstones, table.id);
-  const bucketOf = (t: bigint): bigint | undefined => (request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width));
+  const bucketOf = (t: bigint): bigint | undefined =>
+    request.bucket === undefined ? undefined : floorDiv(t - request.bucket.origin, request.bucket.width);
   let out: StatsOrChunk[] = [];
   const series = await seriesOf(view, table, b, request, listed);
   const byKey = await bulkEntries(view, table.id, b, series.length);
@@ -302,14 +378,22 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
     if (ps instanceof Promise) ps = await ps;
     for (const c of clusters(ps)) {
       const p = c[0]!;
-      const alone = c.length === 1 && p.segment !== undefined && applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
+      const alone =
+        c.length === 1 &&
+        p.segment !== undefined &&
+        applicable(tombs, s.key, p.cleanLsn, p.minTs, p.maxTs).length === 0;
       // A share of a pack: the block statistics are the pack's, not the series'. Its row count
       // and time bounds are its own, which is all a request without fields (count(*)) reads: a
       // span table's series are nearly all such shares, and reading each one's rows to count them
       // was most of a count(*) of spans.
       const lone = alone && p.segment!.group.pack === undefined;
       const counted = lone || (alone && request.fields.length === 0);
-      if (counted && (b.lo === undefined || p.minTs >= b.lo) && (b.hi === undefined || p.maxTs <= b.hi) && bucketOf(p.minTs) === bucketOf(p.maxTs)) {
+      if (
+        counted &&
+        (b.lo === undefined || p.minTs >= b.lo) &&
+        (b.hi === undefined || p.maxTs <= b.hi) &&
+        bucketOf(p.minTs) === bucketOf(p.maxTs)
+      ) {
         const { entry, group } = p.segment!;
         const stats = new Map<string, FieldStats>();
         for (const name of request.fields) stats.set(name, NO_VALUES);
@@ -317,8 +401,17 @@ export async function* scanTableStats(view: ReadView, table: TableDef, request: 
           const i = entry.columns.findIndex((col) => col.id === id);
           if (i >= 0) stats.set(name, { ...group.columns[i]!.stats });
         }
-        out.push({ kind: 'stats', stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats } });
-      } else if (!(lone && p.segment!.group.pages !== undefined && (await pageItems(p.segment!, s, request, fields, ids, b, out)))) {
+        out.push({
+          kind: 'stats',
+          stats: { tags: s.names, rows: group.rows, minTime: group.minTs, maxTime: group.maxTs, fields: stats },
+        });
+      } else if (
+        !(
+          lone &&
+          p.segment!.group.pages !== undefined &&
+          (await pageItems(p.segment!, s, request, fields, ids, b, out))
+        )
+      ) {
         const rows = await materialize(c, s.key, ids, b, tombs);
         if (rows.length > 0) out.push({ kind: 'chunk', chunk: toChunk(rows, s.names, fields) });
       }
@@ -351,7 +444,8 @@ async function pageItems(
   const pages = await reader.readPages(group, entry.columns.length);
   if (pages === undefined) return false;
   const w = pages.width;
-  if (request.bucket !== undefined && (request.bucket.width % w !== 0n || request.bucket.origin % w !== 0n)) return false;
+  if (request.bucket !== undefined && (request.bucket.width % w !== 0n || request.bucket.origin % w !== 0n))
+    return false;
   // The listed pages wholly inside the bounds: page numbers (relative to the first) in
   // [loPage, hiPage], compared as numbers (a group holds at most BLOCK_ROWS / MIN_PAGE_ROWS pages).
   const loPage = b.lo === undefined ? -Infinity : Number(-floorDiv(-b.lo, w) - pages.first);
@@ -397,7 +491,12 @@ async function pageItems(
  * The newest present value of each of `columnIds` in one series, reading clusters from the
  * newest back until every column is found (or the data ends). Values are [time, value].
  */
-export async function lastValues(view: ReadView, table: TableDef, series: SeriesInfo, columnIds: readonly number[]): Promise<Map<number, [bigint, unknown] | null>> {
+export async function lastValues(
+  view: ReadView,
+  table: TableDef,
+  series: SeriesInfo,
+  columnIds: readonly number[],
+): Promise<Map<number, [bigint, unknown] | null>> {
   const b = bounds(view);
   const tombs = tableTombstones(view.tombstones, table.id);
   const out = new Map<number, [bigint, unknown] | null>();

@@ -83,7 +83,8 @@ const memtableLists = new WeakMap<TableMemtable, { naming: string; count: number
 /** The series a memtable table gained since the last call, sorted (kept in its tail too). */
 function memtableAdded(tm: TableMemtable, naming: Naming): Listed[] {
   let state = memtableLists.get(tm);
-  if (state === undefined || state.naming !== naming.key) memtableLists.set(tm, (state = { naming: naming.key, count: 0, list: [], tail: [] }));
+  if (state === undefined || state.naming !== naming.key)
+    memtableLists.set(tm, (state = { naming: naming.key, count: 0, list: [], tail: [] }));
   if (state.count === tm.series.size) return [];
   const added: Listed[] = [];
   let i = 0;
@@ -284,11 +285,20 @@ export function namingOf(table: TableDef): Naming {
   let key = table.name + '\u0001';
   for (const t of table.tags) key += `${t.id}=${t.name}\u0000`;
   const written = (name: string): string => escapeKeyPart(name) + '=';
-  const ranked = [...table.tags].sort((x, y) => (written(x.name) < written(y.name) ? -1 : written(x.name) > written(y.name) ? 1 : 0));
+  const ranked = [...table.tags].sort((x, y) =>
+    written(x.name) < written(y.name) ? -1 : written(x.name) > written(y.name) ? 1 : 0,
+  );
   const width = ranked.length <= 255 ? 1 : ranked.length <= 255 * 255 ? 2 : 3;
   const code = new Map(ranked.map((t, i) => [t.id, rankCode(i, width)]));
-  const byName = [...table.tags].sort((x, y) => compareBytes(x.name, y.name)).map((t) => ({ id: t.id, prefix: ',' + code.get(t.id)! }));
-  return { key, names: new Map(table.tags.map((c) => [c.id, c.name])), ids: new Map(table.tags.map((c) => [c.name, c.id])), byName };
+  const byName = [...table.tags]
+    .sort((x, y) => compareBytes(x.name, y.name))
+    .map((t) => ({ id: t.id, prefix: ',' + code.get(t.id)! }));
+  return {
+    key,
+    names: new Map(table.tags.map((c) => [c.id, c.name])),
+    ids: new Map(table.tags.map((c) => [c.name, c.id])),
+    byName,
+  };
 }
 
 /**
@@ -325,7 +335,10 @@ function indexTag(list: readonly SeriesInfo[], tag: string): Map<string, number[
  * fewest, once there is one (TagIndex); else all of `list`. The caller still applies its series
  * filter. A trace looked up by id among 393,216 spans tested every series: 270 ms a query.
  */
-export function seriesWithTags(list: readonly SeriesInfo[], tags: readonly TagValues[] | undefined): readonly SeriesInfo[] {
+export function seriesWithTags(
+  list: readonly SeriesInfo[],
+  tags: readonly TagValues[] | undefined,
+): readonly SeriesInfo[] {
   if (tags === undefined || tags.length === 0 || list.length < INDEX_MIN_SERIES) return list;
   let byTag = tagIndexes.get(list);
   if (byTag === undefined) tagIndexes.set(list, (byTag = new Map()));

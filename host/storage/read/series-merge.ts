@@ -94,7 +94,13 @@ export function tableTombstones(all: readonly Tombstone[], tableId: number): Tab
 }
 
 /** The tombstones that hide rows of series `key` in a source clean up to `cleanLsn` within [minTs, maxTs]. */
-export function applicable(tombs: readonly TableTombstones[], key: string, cleanLsn: number, minTs: bigint, maxTs: bigint): TableTombstones[] {
+export function applicable(
+  tombs: readonly TableTombstones[],
+  key: string,
+  cleanLsn: number,
+  minTs: bigint,
+  maxTs: bigint,
+): TableTombstones[] {
   const out: TableTombstones[] = [];
   for (const t of tombs) {
     if (t.lsn <= cleanLsn || t.maxTs < minTs || t.minTs > maxTs) continue;

@@ -20,7 +20,11 @@ interface Hint {
   test: ((value: string) => boolean) | undefined;
 }
 
-function hintsOf(table: TableDef, tags: readonly TagValues[] | undefined, tests: readonly TagTest[] | undefined): Hint[] | undefined {
+function hintsOf(
+  table: TableDef,
+  tags: readonly TagValues[] | undefined,
+  tests: readonly TagTest[] | undefined,
+): Hint[] | undefined {
   const ids = new Map(table.tags.map((c) => [c.name, c.id]));
   const out: Hint[] = [];
   for (const { tag, values } of tags ?? []) {
@@ -93,7 +97,12 @@ export function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
  * SeriesListCache.list sorts (a superset of what the read's series filter keeps; the caller
  * still applies it). Undefined when a hint names no tag of the table: then no series can meet it.
  */
-export async function seriesByPostings(view: ReadView, table: TableDef, tags: readonly TagValues[] | undefined, tests: readonly TagTest[] | undefined): Promise<SeriesInfo[]> {
+export async function seriesByPostings(
+  view: ReadView,
+  table: TableDef,
+  tags: readonly TagValues[] | undefined,
+  tests: readonly TagTest[] | undefined,
+): Promise<SeriesInfo[]> {
   const hints = hintsOf(table, tags, tests);
   if (hints === undefined) return [];
   const naming = namingOf(table);
@@ -133,7 +142,8 @@ export async function seriesByPostings(view: ReadView, table: TableDef, tags: re
   for (const { memtable } of view.memtables) {
     const tm = memtable.tables.get(table.id);
     if (tm === undefined) continue;
-    for (const sb of tm.series.values()) if (sb.length > 0 && !seen.has(sb.key) && meets(hints, sb.tags)) add(sb.key, sb.tags);
+    for (const sb of tm.series.values())
+      if (sb.length > 0 && !seen.has(sb.key) && meets(hints, sb.tags)) add(sb.key, sb.tags);
   }
   // Stable: among equal sort keys (series that differ only in dropped tags) in source order, as
   // the merged list has them.

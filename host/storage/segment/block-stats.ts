@@ -18,11 +18,21 @@ const U64_MAX = 2n ** 64n - 1n;
  * Statistics in one shape, every field present (undefined when not known): blocks of different
  * kinds otherwise had up to four hidden classes, and the code folding them was polymorphic.
  */
-export function blockStats(count: number, min?: number | bigint, max?: number | bigint, sum?: number | bigint): BlockStats {
+export function blockStats(
+  count: number,
+  min?: number | bigint,
+  max?: number | bigint,
+  sum?: number | bigint,
+): BlockStats {
   return { count, min, max, sum };
 }
 
-export function computeStats(type: ValueType, values: FieldValues, validity: Uint8Array | undefined, rows: number): BlockStats {
+export function computeStats(
+  type: ValueType,
+  values: FieldValues,
+  validity: Uint8Array | undefined,
+  rows: number,
+): BlockStats {
   let count = 0;
   switch (type) {
     case ValueType.Double: {
@@ -42,7 +52,11 @@ export function computeStats(type: ValueType, values: FieldValues, validity: Uin
           if (x > max || (x === 0 && max === 0 && Object.is(max, -0))) max = x;
         }
       }
-      return count === 0 ? blockStats(0) : nan ? blockStats(count, undefined, undefined, sum) : blockStats(count, min, max, sum);
+      return count === 0
+        ? blockStats(0)
+        : nan
+          ? blockStats(count, undefined, undefined, sum)
+          : blockStats(count, min, max, sum);
     }
     case ValueType.BigInt:
     case ValueType.Unsigned: {
@@ -93,7 +107,12 @@ export function presentStats(validity: Uint8Array | undefined, rows: number): Bl
  * case: the profile of a TSBS flush showed BigInt compares as its largest JavaScript cost).
  * Reads the low and high words through an Int32Array alias; undefined when a value is wider.
  */
-function smallIntStats(type: ValueType, values: BigInt64Array, validity: Uint8Array | undefined, rows: number): BlockStats | undefined {
+function smallIntStats(
+  type: ValueType,
+  values: BigInt64Array,
+  validity: Uint8Array | undefined,
+  rows: number,
+): BlockStats | undefined {
   const w = new Int32Array(values.buffer, values.byteOffset, rows * 2);
   const unsigned = type === ValueType.Unsigned;
   let count = 0;
@@ -143,5 +162,10 @@ export function getStats(dv: DataView, p: number, type: ValueType): BlockStats {
         : type === ValueType.Boolean
           ? Number(dv.getBigUint64(at, true))
           : dv.getBigUint64(at, true);
-  return blockStats(count, flags & 1 ? get(p + 5) : undefined, flags & 1 ? get(p + 13) : undefined, flags & 2 ? get(p + 21) : undefined);
+  return blockStats(
+    count,
+    flags & 1 ? get(p + 5) : undefined,
+    flags & 1 ? get(p + 13) : undefined,
+    flags & 2 ? get(p + 21) : undefined,
+  );
 }

@@ -54,7 +54,8 @@ function checkUtf8(d: DecodedUtf8): void {
   const { dictOffsets, dictBytes } = d;
   if (!isUtf8(dictBytes)) throw new CorruptionError(SOURCE, 0, 'string dictionary is not valid UTF-8');
   for (let j = 0; j < dictOffsets.length - 1; j++) {
-    if ((dictBytes[dictOffsets[j]!]! & 0xc0) === 0x80) throw new CorruptionError(SOURCE, 0, `string ${j} of the dictionary is not valid UTF-8`);
+    if ((dictBytes[dictOffsets[j]!]! & 0xc0) === 0x80)
+      throw new CorruptionError(SOURCE, 0, `string ${j} of the dictionary is not valid UTF-8`);
   }
 }
 

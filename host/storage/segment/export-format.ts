@@ -71,7 +71,8 @@ export function decodeExport(bytes: Uint8Array, source = 'export stream'): Decod
   const fail = (offset: number, check: string): never => {
     throw new CorruptionError(source, offset, check);
   };
-  if (bytes.length < PREAMBLE_BYTES || new TextDecoder().decode(bytes.subarray(0, 4)) !== EXPORT_MAGIC) fail(0, `no ${EXPORT_MAGIC} magic: not a Sundial export`);
+  if (bytes.length < PREAMBLE_BYTES || new TextDecoder().decode(bytes.subarray(0, 4)) !== EXPORT_MAGIC)
+    fail(0, `no ${EXPORT_MAGIC} magic: not a Sundial export`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = dv.getUint32(4, true);
   if (version !== EXPORT_VERSION) fail(4, `export version ${version}, this reader reads ${EXPORT_VERSION}`);
@@ -102,7 +103,8 @@ export function decodeExport(bytes: Uint8Array, source = 'export stream'): Decod
   }
   if (schema === undefined) fail(at, 'no schema frame');
   if (end === undefined) fail(at, 'no end frame: the export was cut short');
-  if (end!.segments !== segments.length) fail(at, `the end frame counts ${end!.segments} segments, the stream has ${segments.length}`);
+  if (end!.segments !== segments.length)
+    fail(at, `the end frame counts ${end!.segments} segments, the stream has ${segments.length}`);
   return { schema: schema!, segments, end: end! };
 }
 

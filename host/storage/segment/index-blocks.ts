@@ -110,7 +110,13 @@ const utf8d = new TextDecoder('utf-8', { fatal: true });
  * checksums them, returning where) and returns the raw directory. `keys` are the series' keys
  * in index order; `dataEnd` is where the first of these blocks goes.
  */
-export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: readonly string[], dataEnd: number, put: (raw: Uint8Array) => StoredRef): Uint8Array {
+export function encodeIndexV4(
+  builder: IndexBuilder,
+  meta: SegmentMeta,
+  keys: readonly string[],
+  dataEnd: number,
+  put: (raw: Uint8Array) => StoredRef,
+): Uint8Array {
   const entries = builder.seriesBytes();
   const starts = builder.entryStarts;
   const tablesOf = builder.entryTables;
@@ -122,7 +128,16 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
   while (i < n) {
     const tableId = tablesOf[i]!;
     const columnIds = [...(builder.tableColumns.get(tableId) ?? [])].sort((a, b) => a - b);
-    const table: TableDir = { tableId, seriesCount: 0, firstBlock: blocks.length, blockCount: 0, minTs: 0n, maxTs: 0n, columnIds, postings: new Map() };
+    const table: TableDir = {
+      tableId,
+      seriesCount: 0,
+      firstBlock: blocks.length,
+      blockCount: 0,
+      minTs: 0n,
+      maxTs: 0n,
+      columnIds,
+      postings: new Map(),
+    };
     const tableStart = i;
     while (i < n && tablesOf[i] === tableId) {
       const from = i;
@@ -130,7 +145,12 @@ export function encodeIndexV4(builder: IndexBuilder, meta: SegmentMeta, keys: re
       i++;
       while (i < n && tablesOf[i] === tableId && starts[i]! - start < INDEX_BLOCK_BYTES) i++;
       const end = i < n ? starts[i]! : entries.length;
-      blocks.push({ ref: put(entries.subarray(start, end)), count: i - from, firstOrdinal: from - tableStart, firstKey: utf8.encode(keys[from]!) });
+      blocks.push({
+        ref: put(entries.subarray(start, end)),
+        count: i - from,
+        firstOrdinal: from - tableStart,
+        firstKey: utf8.encode(keys[from]!),
+      });
       table.blockCount++;
     }
     table.seriesCount = i - tableStart;
@@ -199,7 +219,12 @@ function putStored(dv: DataView, p: number, r: StoredRef): void {
 }
 
 function getStored(dv: DataView, p: number): StoredRef {
-  return { offset: Number(dv.getBigUint64(p, true)), length: dv.getUint32(p + 8, true), crc: dv.getUint32(p + 12, true), rawLength: dv.getUint32(p + 16, true) };
+  return {
+    offset: Number(dv.getBigUint64(p, true)),
+    length: dv.getUint32(p + 8, true),
+    crc: dv.getUint32(p + 12, true),
+    rawLength: dv.getUint32(p + 16, true),
+  };
 }
 
 /**
@@ -314,7 +339,8 @@ export function decodePostings(raw: Uint8Array, seriesCount: number): Postings {
       const at = p;
       const d = varint('ordinal');
       o += d;
-      if (d === 0 || o >= seriesCount) throw new IndexError(at, `postings: ordinal ${o} out of order or past ${seriesCount} series`);
+      if (d === 0 || o >= seriesCount)
+        throw new IndexError(at, `postings: ordinal ${o} out of order or past ${seriesCount} series`);
       ordinals[n++] = o;
     }
     starts[v + 1] = n;
@@ -340,11 +366,16 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
   const tableCount = dv.getUint32(p, true);
   const blockCount = dv.getUint32(p + 4, true);
   const dataEnd = Number(dv.getBigUint64(p + 8, true));
-  if (dataEnd > indexOffset) throw new IndexError(p + 8, `data region end ${dataEnd} lies past the directory at ${indexOffset}`);
+  if (dataEnd > indexOffset)
+    throw new IndexError(p + 8, `data region end ${dataEnd} lies past the directory at ${indexOffset}`);
   const { meta, packs } = decodeHeadAndPacks(raw, 4, dataEnd);
   p += 16;
   const inIndexRegion = (r: StoredRef, at: number): void => {
-    if (r.offset < dataEnd || r.offset + r.length > indexOffset || r.length === 0) throw new IndexError(at, `index block at ${r.offset} of ${r.length} bytes lies outside the index region [${dataEnd}, ${indexOffset})`);
+    if (r.offset < dataEnd || r.offset + r.length > indexOffset || r.length === 0)
+      throw new IndexError(
+        at,
+        `index block at ${r.offset} of ${r.length} bytes lies outside the index region [${dataEnd}, ${indexOffset})`,
+      );
   };
   const tables = new Map<number, TableDir>();
   let nextBlock = 0;
@@ -365,7 +396,11 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
       columnIds: [],
       postings: new Map(),
     };
-    if (dir.firstBlock !== nextBlock || dir.blockCount === 0) throw new IndexError(p + 8, `table ${tableId}: blocks from ${dir.firstBlock} (${dir.blockCount}), ${nextBlock} expected`);
+    if (dir.firstBlock !== nextBlock || dir.blockCount === 0)
+      throw new IndexError(
+        p + 8,
+        `table ${tableId}: blocks from ${dir.firstBlock} (${dir.blockCount}), ${nextBlock} expected`,
+      );
     const columnCount = dv.getUint32(p + 32, true);
     const tagCount = dv.getUint32(p + 36, true);
     p += TABLE_ENTRY_BYTES;
@@ -386,7 +421,8 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
     total += dir.seriesCount;
     tables.set(tableId, dir);
   }
-  if (nextBlock !== blockCount) throw new IndexError(p, `tables cover ${nextBlock} index blocks, the directory has ${blockCount}`);
+  if (nextBlock !== blockCount)
+    throw new IndexError(p, `tables cover ${nextBlock} index blocks, the directory has ${blockCount}`);
   if (total !== seriesCount) throw new IndexError(p, `tables hold ${total} series, the trailer says ${seriesCount}`);
   const blocks: BlockDir = {
     offset: new Float64Array(blockCount),
@@ -413,7 +449,8 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
         throw new IndexError(p + BLOCK_ENTRY_HEAD_BYTES, 'first key of an index block is not valid UTF-8');
       }
       if (count === 0) throw new IndexError(p + 20, 'index block of 0 series');
-      if (b > t.firstBlock && !(blocks.firstKey[b - 1]! < key)) throw new IndexError(p + BLOCK_ENTRY_HEAD_BYTES, `index block keys out of order in table ${t.tableId}`);
+      if (b > t.firstBlock && !(blocks.firstKey[b - 1]! < key))
+        throw new IndexError(p + BLOCK_ENTRY_HEAD_BYTES, `index block keys out of order in table ${t.tableId}`);
       blocks.offset[b] = ref.offset;
       blocks.length[b] = ref.length;
       blocks.crc[b] = ref.crc;
@@ -424,7 +461,8 @@ export function decodeDirectory(raw: Uint8Array, indexOffset: number, seriesCoun
       ordinal += count;
       p += BLOCK_ENTRY_HEAD_BYTES + keyLength;
     }
-    if (ordinal !== t.seriesCount) throw new IndexError(p, `index blocks of table ${t.tableId} hold ${ordinal} series, the table ${t.seriesCount}`);
+    if (ordinal !== t.seriesCount)
+      throw new IndexError(p, `index blocks of table ${t.tableId} hold ${ordinal} series, the table ${t.seriesCount}`);
   }
   if (p !== raw.length) throw new IndexError(p, `unexpected tail of ${raw.length - p} bytes after the directory`);
   return { meta, packs, dataEnd, tables, blocks };

@@ -16,8 +16,22 @@ export {
   type SegmentRecord,
   type Tombstone,
 } from './manifest.js';
-export { partitionOverflows, partitionStart, partitionUnits, retentionCutoff, unitsPerSecond, vnodeUnits } from './partition.js';
-export { PACK_SERIES_ROWS, type RowGroup, TRAILER_BYTES, type SegmentMeta, type SeriesColumn, type SeriesEntry } from './segment-format.js';
+export {
+  partitionOverflows,
+  partitionStart,
+  partitionUnits,
+  retentionCutoff,
+  unitsPerSecond,
+  vnodeUnits,
+} from './partition.js';
+export {
+  PACK_SERIES_ROWS,
+  type RowGroup,
+  TRAILER_BYTES,
+  type SegmentMeta,
+  type SeriesColumn,
+  type SeriesEntry,
+} from './segment-format.js';
 export { type CachedBlock, segmentDisplayName, SegmentReader, type SegmentSeries } from './segment-reader.js';
 export { MemorySegmentStore } from './memory-segment-store.js';
 export { nodeSegmentStore } from './node-segment-store.js';

@@ -65,7 +65,13 @@ export interface ManifestState {
   tombstones: Tombstone[];
 }
 
-export const EMPTY_MANIFEST: Readonly<ManifestState> = { flushedLsn: 0, nextFileId: 1, expiredBefore: null, segments: [], tombstones: [] };
+export const EMPTY_MANIFEST: Readonly<ManifestState> = {
+  flushedLsn: 0,
+  nextFileId: 1,
+  expiredBefore: null,
+  segments: [],
+  tombstones: [],
+};
 
 export const segmentFileName = (fileId: number): string => String(fileId).padStart(12, '0') + '.seg';
 
@@ -80,8 +86,14 @@ export async function loadManifest(store: SegmentStore, dir: string): Promise<Ma
   } catch (e) {
     throw new CorruptionError(path, 0, `not valid JSON: ${(e as Error).message}`);
   }
-  if (raw?.format !== FORMAT) throw new CorruptionError(path, 0, `format is ${JSON.stringify(raw?.format)}, want "${FORMAT}"`);
-  if (raw.version !== VERSION) throw new CorruptionError(path, 0, `unsupported manifest version ${String(raw.version)}, this server reads ${VERSION}`);
+  if (raw?.format !== FORMAT)
+    throw new CorruptionError(path, 0, `format is ${JSON.stringify(raw?.format)}, want "${FORMAT}"`);
+  if (raw.version !== VERSION)
+    throw new CorruptionError(
+      path,
+      0,
+      `unsupported manifest version ${String(raw.version)}, this server reads ${VERSION}`,
+    );
   try {
     const segments = (raw.segments as Array<Record<string, unknown>>).map((s) => ({
       fileId: num(s.fileId),
@@ -116,7 +128,8 @@ export async function loadManifest(store: SegmentStore, dir: string): Promise<Ma
 }
 
 function num(v: unknown): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new Error(`expected a non-negative integer, found ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new Error(`expected a non-negative integer, found ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -150,7 +163,12 @@ export function encodeManifest(state: ManifestState): string {
 }
 
 /** Replaces the manifest in `dir` atomically; on return the new state is durable. `fault`: the crash-test point between the fsync and the rename. */
-export async function saveManifest(store: SegmentStore, dir: string, state: ManifestState, fault?: FaultPoint): Promise<void> {
+export async function saveManifest(
+  store: SegmentStore,
+  dir: string,
+  state: ManifestState,
+  fault?: FaultPoint,
+): Promise<void> {
   const path = `${dir}/${FILE}`;
   const tmp = path + '.tmp';
   try {

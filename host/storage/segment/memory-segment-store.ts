@@ -26,7 +26,8 @@ export class MemorySegmentStore implements SegmentStore {
   async list(dir: string): Promise<string[]> {
     const prefix = dir + '/';
     const out: string[] = [];
-    for (const path of this.#files.keys()) if (path.startsWith(prefix) && !path.includes('/', prefix.length)) out.push(path.slice(prefix.length));
+    for (const path of this.#files.keys())
+      if (path.startsWith(prefix) && !path.includes('/', prefix.length)) out.push(path.slice(prefix.length));
     return out;
   }
 

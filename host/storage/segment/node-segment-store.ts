@@ -30,7 +30,8 @@ export const nodeSegmentStore: SegmentStore = {
           let got = 0;
           while (got < length) {
             const { bytesRead } = await fh.read(out, got, length - got, position + got);
-            if (bytesRead === 0) throw new Error(`file ends after ${position + got} bytes, ${length - got} more wanted`);
+            if (bytesRead === 0)
+              throw new Error(`file ends after ${position + got} bytes, ${length - got} more wanted`);
             got += bytesRead;
           }
           return out;

@@ -43,7 +43,12 @@ export function pageWidth(ts: BigInt64Array, n: number, unitsPerSecond: bigint):
  * ends on page boundaries (whole hours) reads statistics only, no rows. Returns `bounds` as it
  * is when a moved cut would leave a group empty or over `maxRows`.
  */
-export function pageAlignedBounds(bounds: Array<[number, number]>, ts: BigInt64Array, w: bigint, maxRows: number): Array<[number, number]> {
+export function pageAlignedBounds(
+  bounds: Array<[number, number]>,
+  ts: BigInt64Array,
+  w: bigint,
+  maxRows: number,
+): Array<[number, number]> {
   if (bounds.length < 2) return bounds;
   const out: Array<[number, number]> = [];
   let lo = 0;
@@ -105,7 +110,12 @@ export class PageStats {
  *   pageCount x (page u32, rowEnd u32), then columnCount x pageCount statistics records.
  * `columns` are the group's present columns in entry order.
  */
-export function encodePages(rows: SeriesRows, n: number, w: bigint, columns: ReadonlyArray<{ id: number; type: ValueType }>): Uint8Array {
+export function encodePages(
+  rows: SeriesRows,
+  n: number,
+  w: bigint,
+  columns: ReadonlyArray<{ id: number; type: ValueType }>,
+): Uint8Array {
   const ts = rows.ts;
   const first = floorDiv(ts[0]!, w);
   // Page boundaries by binary search: a few dozen reads instead of a division per row.
@@ -142,7 +152,13 @@ export function encodePages(rows: SeriesRows, n: number, w: bigint, columns: Rea
   return out;
 }
 
-function rangeStats(type: ValueType, values: FieldValues, validity: Uint8Array | undefined, from: number, to: number): BlockStats {
+function rangeStats(
+  type: ValueType,
+  values: FieldValues,
+  validity: Uint8Array | undefined,
+  from: number,
+  to: number,
+): BlockStats {
   const v = Array.isArray(values) ? values.slice(from, to) : values.subarray(from, to);
   return computeStats(type, v, validity?.subarray(from, to), to - from);
 }
@@ -151,7 +167,13 @@ function rangeStats(type: ValueType, values: FieldValues, validity: Uint8Array |
  * Decodes and checks the page block of a group of `rows` rows spanning [minTs, maxTs] with
  * `columnCount` columns; returns why it is malformed instead when it is.
  */
-export function decodePages(b: Uint8Array, rows: number, minTs: bigint, maxTs: bigint, columnCount: number): PageStats | string {
+export function decodePages(
+  b: Uint8Array,
+  rows: number,
+  minTs: bigint,
+  maxTs: bigint,
+  columnCount: number,
+): PageStats | string {
   if (b.length < HEAD_BYTES) return `page block of ${b.length} bytes is shorter than its header`;
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const width = dv.getBigInt64(0, true);
@@ -160,16 +182,19 @@ export function decodePages(b: Uint8Array, rows: number, minTs: bigint, maxTs: b
   const cols = dv.getUint32(20, true);
   if (width <= 0n) return `page width ${width} is not positive`;
   if (cols !== columnCount) return `page block of ${cols} columns, the group has ${columnCount}`;
-  if (count === 0 || b.length !== HEAD_BYTES + count * 8 + cols * count * STATS_BYTES) return `page block of ${b.length} bytes does not hold ${count} pages of ${cols} columns`;
+  if (count === 0 || b.length !== HEAD_BYTES + count * 8 + cols * count * STATS_BYTES)
+    return `page block of ${b.length} bytes does not hold ${count} pages of ${cols} columns`;
   if (floorDiv(minTs, width) !== first) return `first page ${first} does not hold the group's first time ${minTs}`;
   const page = new Uint32Array(count);
   const rowEnd = new Uint32Array(count);
   for (let i = 0, p = HEAD_BYTES; i < count; i++, p += 8) {
     page[i] = dv.getUint32(p, true);
     rowEnd[i] = dv.getUint32(p + 4, true);
-    if (i === 0 ? page[i] !== 0 || rowEnd[i] === 0 : page[i]! <= page[i - 1]! || rowEnd[i]! <= rowEnd[i - 1]!) return `page ${i} is out of order`;
+    if (i === 0 ? page[i] !== 0 || rowEnd[i] === 0 : page[i]! <= page[i - 1]! || rowEnd[i]! <= rowEnd[i - 1]!)
+      return `page ${i} is out of order`;
   }
   if (rowEnd[count - 1] !== rows) return `pages hold ${rowEnd[count - 1]} rows, the group ${rows}`;
-  if (floorDiv(maxTs, width) !== first + BigInt(page[count - 1]!)) return `last page does not hold the group's last time ${maxTs}`;
+  if (floorDiv(maxTs, width) !== first + BigInt(page[count - 1]!))
+    return `last page does not hold the group's last time ${maxTs}`;
   return new PageStats(width, first, page, rowEnd, cols, dv, HEAD_BYTES + count * 8);
 }

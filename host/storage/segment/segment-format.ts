@@ -194,7 +194,8 @@ export function decodeTrailer(b: Uint8Array, fileSize: number): Trailer | string
   const magic = dv.getUint32(32, true);
   if (magic !== SEGMENT_MAGIC) return `bad trailer magic 0x${magic.toString(16)}, want 0x${SEGMENT_MAGIC.toString(16)}`;
   const version = dv.getUint16(24, true);
-  if (!SEGMENT_VERSIONS_READ.includes(version)) return `unsupported segment version ${version}, this server reads ${SEGMENT_VERSIONS_READ.join(' and ')}`;
+  if (!SEGMENT_VERSIONS_READ.includes(version))
+    return `unsupported segment version ${version}, this server reads ${SEGMENT_VERSIONS_READ.join(' and ')}`;
   const t: Trailer = {
     version,
     indexOffset: Number(dv.getBigUint64(0, true)),
@@ -209,8 +210,9 @@ export function decodeTrailer(b: Uint8Array, fileSize: number): Trailer | string
     return `index at ${t.indexOffset} of ${t.indexLength} bytes does not end at the trailer (file of ${fileSize} bytes)`;
   }
   if ((t.flags & ~INDEX_ZSTD) !== 0) return `unknown trailer flags 0x${t.flags.toString(16)}`;
-  if (t.indexRawLength < INDEX_HEADER_BYTES || t.indexRawLength > MAX_INDEX_BYTES) return `index of ${t.indexRawLength} bytes is out of range`;
-  if (!(t.flags & INDEX_ZSTD) && t.indexRawLength !== t.indexLength) return `uncompressed index: stored ${t.indexLength} bytes, ${t.indexRawLength} expected`;
+  if (t.indexRawLength < INDEX_HEADER_BYTES || t.indexRawLength > MAX_INDEX_BYTES)
+    return `index of ${t.indexRawLength} bytes is out of range`;
+  if (!(t.flags & INDEX_ZSTD) && t.indexRawLength !== t.indexLength)
+    return `uncompressed index: stored ${t.indexLength} bytes, ${t.indexRawLength} expected`;
   return t;
 }
-

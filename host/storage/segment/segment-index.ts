@@ -129,7 +129,17 @@ export class IndexBuilder {
     this.#addColumns(tableId, columns);
     let rows = 0;
     for (const g of groups) rows += g.rows;
-    let p = this.#head(tableId, key, rows, groups[0]!.minTs, groups.at(-1)!.maxTs, columns.length, NO_PACK, 0, columns.length * 5 + groups.length * (GROUP_HEAD_BYTES + 2 * TIME_REF_BYTES + columns.length * COLUMN_REF_BYTES));
+    let p = this.#head(
+      tableId,
+      key,
+      rows,
+      groups[0]!.minTs,
+      groups.at(-1)!.maxTs,
+      columns.length,
+      NO_PACK,
+      0,
+      columns.length * 5 + groups.length * (GROUP_HEAD_BYTES + 2 * TIME_REF_BYTES + columns.length * COLUMN_REF_BYTES),
+    );
     const dv = this.#series.dv;
     for (const c of columns) {
       dv.setUint32(p, c.id, true);
@@ -156,7 +166,15 @@ export class IndexBuilder {
    * A series whose rows are [packRow, packRow + rows) of pack `pack`. Returns where its entry
    * starts, for setPackRow.
    */
-  addPackedSeries(tableId: number, key: string, rows: number, minTs: bigint, maxTs: bigint, pack: number, packRow: number): number {
+  addPackedSeries(
+    tableId: number,
+    key: string,
+    rows: number,
+    minTs: bigint,
+    maxTs: bigint,
+    pack: number,
+    packRow: number,
+  ): number {
     const at = this.#series.len;
     this.#series.len = this.#head(tableId, key, rows, minTs, maxTs, 0, pack, packRow, 0);
     return at;
@@ -172,7 +190,17 @@ export class IndexBuilder {
    * each; building the tag list first was a fifth of a flush of one-row series), reserving
    * `rest` more bytes; returns where the rest goes.
    */
-  #head(tableId: number, key: string, rows: number, minTs: bigint, maxTs: bigint, columnCount: number, pack: number, packRow: number, rest: number): number {
+  #head(
+    tableId: number,
+    key: string,
+    rows: number,
+    minTs: bigint,
+    maxTs: bigint,
+    columnCount: number,
+    pack: number,
+    packRow: number,
+    rest: number,
+  ): number {
     // The key's bytes in one native call; as many bytes as characters means all ASCII (then the
     // UTF-16 lengths in the key are the UTF-8 lengths the entry stores). Reading bytes, not the
     // string: keys opened from a file are slices of one string, slower to index character by
@@ -180,7 +208,8 @@ export class IndexBuilder {
     if (keyBytes.length < key.length * 3) keyBytes = new Uint8Array(Math.max(key.length * 3, keyBytes.length * 2));
     const kb = keyBytes;
     const n = utf8.encodeInto(key, kb).written;
-    if (n !== key.length) return this.#headUtf8(tableId, parseSeriesIdKey(key), rows, minTs, maxTs, columnCount, pack, packRow, rest);
+    if (n !== key.length)
+      return this.#headUtf8(tableId, parseSeriesIdKey(key), rows, minTs, maxTs, columnCount, pack, packRow, rest);
     // Pass 1: the size.
     let size = V2_SERIES_HEAD_BYTES + rest;
     let tagCount = 0;
@@ -218,7 +247,17 @@ export class IndexBuilder {
     return p;
   }
 
-  #headUtf8(tableId: number, tags: SeriesTags, rows: number, minTs: bigint, maxTs: bigint, columnCount: number, pack: number, packRow: number, rest: number): number {
+  #headUtf8(
+    tableId: number,
+    tags: SeriesTags,
+    rows: number,
+    minTs: bigint,
+    maxTs: bigint,
+    columnCount: number,
+    pack: number,
+    packRow: number,
+    rest: number,
+  ): number {
     const tagBytes = tags.map(([, v]) => utf8.encode(v));
     let size = V2_SERIES_HEAD_BYTES + rest;
     for (const t of tagBytes) size += 8 + t.length;
@@ -272,7 +311,19 @@ export class IndexBuilder {
   }
 }
 
-function writeHead(dv: DataView, p: number, size: number, tableId: number, tagCount: number, rows: number, minTs: bigint, maxTs: bigint, columnCount: number, pack: number, packRow: number): void {
+function writeHead(
+  dv: DataView,
+  p: number,
+  size: number,
+  tableId: number,
+  tagCount: number,
+  rows: number,
+  minTs: bigint,
+  maxTs: bigint,
+  columnCount: number,
+  pack: number,
+  packRow: number,
+): void {
   dv.setUint32(p, size, true);
   dv.setUint32(p + 4, tableId, true);
   dv.setUint32(p + 8, rows, true);
@@ -306,7 +357,13 @@ export class IndexError extends Error {
  * when given, are the series' keys in index order as the writer of the file had them (they are
  * taken instead of being decoded again; the entries are checked all the same).
  */
-export function decodeIndex(index: Uint8Array, version: number, seriesCount: number, dataEnd: number, keys?: readonly string[]): { meta: SegmentMeta; series: SeriesEntry[] } {
+export function decodeIndex(
+  index: Uint8Array,
+  version: number,
+  seriesCount: number,
+  dataEnd: number,
+  keys?: readonly string[],
+): { meta: SegmentMeta; series: SeriesEntry[] } {
   const { meta, packs, end } = decodeHeadAndPacks(index, version, dataEnd);
   const series = decodeSeriesEntries(index, end, index.length, seriesCount, version, packs, dataEnd, keys);
   return { meta, series };
@@ -325,7 +382,11 @@ export function checkBlockRef(b: BlockRef, at: number, dataEnd: number): void {
 }
 
 /** The index header and (v2 on) the packs; `end`: where what follows them starts. */
-export function decodeHeadAndPacks(index: Uint8Array, version: number, dataEnd: number): { meta: SegmentMeta; packs: PackEntry[]; end: number } {
+export function decodeHeadAndPacks(
+  index: Uint8Array,
+  version: number,
+  dataEnd: number,
+): { meta: SegmentMeta; packs: PackEntry[]; end: number } {
   const dv = new DataView(index.buffer, index.byteOffset, index.byteLength);
   const need = (at: number, n: number, what: string): void => needIn(index, at, n, what);
   const checkRef = (b: BlockRef, at: number): void => checkBlockRef(b, at, dataEnd);
@@ -352,7 +413,8 @@ export function decodeHeadAndPacks(index: Uint8Array, version: number, dataEnd: 
       const size = dv.getUint32(p, true);
       const columnCount = dv.getUint16(p + 12, true);
       const want = PACK_HEAD_BYTES + columnCount * 5 + TIME_REF_BYTES + columnCount * COLUMN_REF_BYTES;
-      if (size !== want) throw new IndexError(p, `pack entry of ${size} bytes, ${want} expected for ${columnCount} columns`);
+      if (size !== want)
+        throw new IndexError(p, `pack entry of ${size} bytes, ${want} expected for ${columnCount} columns`);
       need(p, size, 'pack entry');
       const rows = dv.getUint32(p + 8, true);
       if (rows === 0) throw new IndexError(p + 8, 'pack of 0 rows');
@@ -368,7 +430,15 @@ export function decodeHeadAndPacks(index: Uint8Array, version: number, dataEnd: 
         blocks.push(columnBlock(ref, getStats(dv, q + 16, c.type)));
         q += COLUMN_REF_BYTES;
       }
-      packs.push({ tableId: dv.getUint32(p + 4, true), rows, minTs: dv.getBigInt64(p + 16, true), maxTs: dv.getBigInt64(p + 24, true), columns, time, blocks });
+      packs.push({
+        tableId: dv.getUint32(p + 4, true),
+        rows,
+        minTs: dv.getBigInt64(p + 16, true),
+        maxTs: dv.getBigInt64(p + 24, true),
+        columns,
+        time,
+        blocks,
+      });
       p += size;
     }
   }
@@ -379,7 +449,16 @@ export function decodeHeadAndPacks(index: Uint8Array, version: number, dataEnd: 
  * Decodes `seriesCount` series entries from `from`, which must end exactly at `to` (a v1-v3
  * index's tail, or a v4 index block); throws IndexError.
  */
-export function decodeSeriesEntries(index: Uint8Array, from: number, to: number, seriesCount: number, version: number, packs: readonly PackEntry[], dataEnd: number, keys?: readonly string[]): SeriesEntry[] {
+export function decodeSeriesEntries(
+  index: Uint8Array,
+  from: number,
+  to: number,
+  seriesCount: number,
+  version: number,
+  packs: readonly PackEntry[],
+  dataEnd: number,
+  keys?: readonly string[],
+): SeriesEntry[] {
   const dv = new DataView(index.buffer, index.byteOffset, index.byteLength);
   const need = (at: number, n: number, what: string): void => needIn(index, at, n, what);
   const checkRef = (b: BlockRef, at: number): void => checkBlockRef(b, at, dataEnd);
@@ -390,7 +469,8 @@ export function decodeSeriesEntries(index: Uint8Array, from: number, to: number,
   // 100 k one-row series). Latin-1 is the identity on ASCII bytes, and Node's Buffer decodes it
   // four times as fast as a windows-1252 TextDecoder (a third of that open's time).
   const latin = seriesCount > 0 && keys === undefined ? latin1(index) : '';
-  if (keys !== undefined && keys.length !== seriesCount) throw new IndexError(0, `the index holds ${seriesCount} series, the writer added ${keys.length}`);
+  if (keys !== undefined && keys.length !== seriesCount)
+    throw new IndexError(0, `the index holds ${seriesCount} series, the writer added ${keys.length}`);
   const fastKeys = keys ?? asciiKeys(index, dv, p, head, seriesCount);
   const series: SeriesEntry[] = [];
   for (let s = 0; s < seriesCount; s++) {
@@ -445,9 +525,14 @@ export function decodeSeriesEntries(index: Uint8Array, from: number, to: number,
     if (packNo !== NO_PACK) {
       const pack = packs[packNo];
       if (pack === undefined) throw new IndexError(p + 32, `series refers to pack ${packNo} of ${packs.length}`);
-      if (pack.tableId !== tableId) throw new IndexError(p + 4, `series of table ${tableId} in pack ${packNo} of table ${pack.tableId}`);
+      if (pack.tableId !== tableId)
+        throw new IndexError(p + 4, `series of table ${tableId} in pack ${packNo} of table ${pack.tableId}`);
       if (columnCount !== 0 || q !== end) throw new IndexError(q, 'a packed series entry holds columns or row groups');
-      if (rows === 0 || packRow + rows > pack.rows) throw new IndexError(p + 8, `rows [${packRow}, ${packRow + rows}) lie outside pack ${packNo} of ${pack.rows} rows`);
+      if (rows === 0 || packRow + rows > pack.rows)
+        throw new IndexError(
+          p + 8,
+          `rows [${packRow}, ${packRow + rows}) lie outside pack ${packNo} of ${pack.rows} rows`,
+        );
       const group: RowGroup = { rows, minTs, maxTs, time: pack.time, columns: pack.blocks, pack, packRow };
       series.push(new SeriesEntry(tableId, fast ?? key.join(''), rows, minTs, maxTs, pack.columns, [group]));
       p = end;
@@ -459,7 +544,8 @@ export function decodeSeriesEntries(index: Uint8Array, from: number, to: number,
     const withPages = version >= 3;
     const groupBytes = GROUP_HEAD_BYTES + (withPages ? 2 : 1) * TIME_REF_BYTES + columnCount * COLUMN_REF_BYTES;
     const rest = end - q;
-    if (rest % groupBytes !== 0 || rest === 0) throw new IndexError(q, `${rest} bytes of row groups is not a multiple of ${groupBytes}`);
+    if (rest % groupBytes !== 0 || rest === 0)
+      throw new IndexError(q, `${rest} bytes of row groups is not a multiple of ${groupBytes}`);
     const groups = decodeGroups(dv, q, rest / groupBytes, columns, withPages);
     // Check the groups now: a corrupt index must fail when the file opens, not mid-query.
     let sum = 0;
@@ -485,7 +571,13 @@ export function decodeSeriesEntries(index: Uint8Array, from: number, to: number,
  * entries, guarded against reading past the index; decodeIndex checks them, and builds the keys
  * of any entry left out here, or all of them when this returns undefined.
  */
-function asciiKeys(index: Uint8Array, dv: DataView, at: number, head: number, seriesCount: number): Array<string | undefined> | undefined {
+function asciiKeys(
+  index: Uint8Array,
+  dv: DataView,
+  at: number,
+  head: number,
+  seriesCount: number,
+): Array<string | undefined> | undefined {
   if (seriesCount === 0) return undefined;
   let out = new Uint8Array(Math.max(1024, index.length * 2));
   const ends = new Int32Array(seriesCount); // end of each key in `out`, -1 for one left out
@@ -548,7 +640,13 @@ function decodeColumns(dv: DataView, at: number, count: number): SeriesColumn[] 
   return columns;
 }
 
-function decodeGroups(dv: DataView, at: number, count: number, cols: readonly SeriesColumn[], withPages: boolean): RowGroup[] {
+function decodeGroups(
+  dv: DataView,
+  at: number,
+  count: number,
+  cols: readonly SeriesColumn[],
+  withPages: boolean,
+): RowGroup[] {
   const out: RowGroup[] = [];
   let p = at;
   for (let g = 0; g < count; g++) {
@@ -576,15 +674,24 @@ function decodeGroups(dv: DataView, at: number, count: number, cols: readonly Se
 }
 
 function getRef(dv: DataView, p: number): BlockRef {
-  return { offset: Number(dv.getBigUint64(p, true)), length: dv.getUint32(p + 8, true), crc: dv.getUint32(p + 12, true) };
+  return {
+    offset: Number(dv.getBigUint64(p, true)),
+    length: dv.getUint32(p + 8, true),
+    crc: dv.getUint32(p + 12, true),
+  };
 }
 
 /** Node's Buffer when the runtime has one (the server); the browser sandbox decodes without it. */
-const NodeBuffer = (globalThis as { Buffer?: { from(b: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'latin1'): string } } }).Buffer;
+const NodeBuffer = (
+  globalThis as {
+    Buffer?: { from(b: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'latin1'): string } };
+  }
+).Buffer;
 
 /** Bytes as Latin-1 text: one character per byte, its code the byte's value. */
 function latin1(bytes: Uint8Array): string {
-  if (NodeBuffer !== undefined) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  if (NodeBuffer !== undefined)
+    return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let out = '';
   for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
   return out;

@@ -13,10 +13,28 @@ import { bug, CorruptionError, UserError } from '../../core/errors.js';
 import { ValueType, type FieldType } from '../../core/write-batch.js';
 import type { BlockCache } from './block-cache.js';
 import type { ColumnCodecs, DecodedColumn, DecodedUtf8 } from './column-codecs.js';
-import { decodeTrailer, INDEX_ZSTD, TRAILER_BYTES, type BlockRef, type PackEntry, type RowGroup, type SegmentMeta, type SeriesEntry } from './segment-format.js';
+import {
+  decodeTrailer,
+  INDEX_ZSTD,
+  TRAILER_BYTES,
+  type BlockRef,
+  type PackEntry,
+  type RowGroup,
+  type SegmentMeta,
+  type SeriesEntry,
+} from './segment-format.js';
 import { decodePages, type PageStats } from './page-stats.js';
 import { decodeIndex, decodeSeriesEntries, IndexError } from './segment-index.js';
-import { blockOfKey, blockOfOrdinal, decodeDirectory, decodePostings, type Directory, NO_POSTINGS, type Postings, type StoredRef } from './index-blocks.js';
+import {
+  blockOfKey,
+  blockOfOrdinal,
+  decodeDirectory,
+  decodePostings,
+  type Directory,
+  NO_POSTINGS,
+  type Postings,
+  type StoredRef,
+} from './index-blocks.js';
 import type { SegmentFileReader, SegmentStore } from './segment-store.js';
 import {
   type ColumnData,
@@ -152,10 +170,18 @@ export class SegmentReader {
       if (typeof trailer === 'string') fail(size - TRAILER_BYTES, trailer);
       const t = trailer as Exclude<typeof trailer, string>;
       const tcrc = crc32(tb.subarray(0, 28));
-      if (tcrc !== t.trailerCrc) fail(size - TRAILER_BYTES, `trailer checksum mismatch: stored 0x${t.trailerCrc.toString(16)}, computed 0x${tcrc.toString(16)}`);
+      if (tcrc !== t.trailerCrc)
+        fail(
+          size - TRAILER_BYTES,
+          `trailer checksum mismatch: stored 0x${t.trailerCrc.toString(16)}, computed 0x${tcrc.toString(16)}`,
+        );
       const stored = await fh.read(t.indexOffset, t.indexLength);
       const icrc = crc32(stored);
-      if (icrc !== t.indexCrc) fail(t.indexOffset, `index checksum mismatch: stored 0x${t.indexCrc.toString(16)}, computed 0x${icrc.toString(16)}`);
+      if (icrc !== t.indexCrc)
+        fail(
+          t.indexOffset,
+          `index checksum mismatch: stored 0x${t.indexCrc.toString(16)}, computed 0x${icrc.toString(16)}`,
+        );
       let index = stored;
       if (t.flags & INDEX_ZSTD) {
         try {
@@ -163,7 +189,8 @@ export class SegmentReader {
         } catch (e) {
           fail(t.indexOffset, `index does not decompress: ${(e as Error).message}`);
         }
-        if (index.length !== t.indexRawLength) fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
+        if (index.length !== t.indexRawLength)
+          fail(t.indexOffset, `index decompresses to ${index.length} bytes, the trailer says ${t.indexRawLength}`);
       }
       if (t.version >= 4) {
         let directory: Directory;
@@ -173,7 +200,19 @@ export class SegmentReader {
           if (e instanceof IndexError) fail(t.indexOffset + e.offset, `index directory: ${e.message}`);
           throw e;
         }
-        return new SegmentReader(store, path, fileId, fh, size, directory!.meta, t.version, directory!, codecs, cache, indexCache);
+        return new SegmentReader(
+          store,
+          path,
+          fileId,
+          fh,
+          size,
+          directory!.meta,
+          t.version,
+          directory!,
+          codecs,
+          cache,
+          indexCache,
+        );
       }
       let dir: ReturnType<typeof decodeIndex>;
       try {
@@ -285,7 +324,8 @@ export class SegmentReader {
     try {
       return decodePostings(raw, seriesCount);
     } catch (e) {
-      if (e instanceof IndexError) throw new CorruptionError(this.name, ref.offset, `postings block (raw offset ${e.offset}): ${e.message}`);
+      if (e instanceof IndexError)
+        throw new CorruptionError(this.name, ref.offset, `postings block (raw offset ${e.offset}): ${e.message}`);
       throw e;
     }
   }
@@ -318,22 +358,38 @@ export class SegmentReader {
   async #loadIndexBlock(b: number, cache: boolean): Promise<readonly SegmentSeries[]> {
     const dir = this.#dir!;
     const blocks = dir.blocks;
-    const ref: StoredRef = { offset: blocks.offset[b]!, length: blocks.length[b]!, crc: blocks.crc[b]!, rawLength: blocks.rawLength[b]! };
+    const ref: StoredRef = {
+      offset: blocks.offset[b]!,
+      length: blocks.length[b]!,
+      crc: blocks.crc[b]!,
+      rawLength: blocks.rawLength[b]!,
+    };
     const raw = await this.#readIndexBytes(ref, 'index block');
     let list: SeriesEntry[];
     try {
       list = decodeSeriesEntries(raw, 0, raw.length, blocks.seriesCount[b]!, this.version, dir.packs, dir.dataEnd);
     } catch (e) {
-      if (e instanceof IndexError) throw new CorruptionError(this.name, ref.offset, `index block (raw offset ${e.offset}): ${e.message}`);
+      if (e instanceof IndexError)
+        throw new CorruptionError(this.name, ref.offset, `index block (raw offset ${e.offset}): ${e.message}`);
       throw e;
     }
     const tableId = list[0]!.tableId;
     const t = dir.tables.get(tableId);
-    if (t === undefined || b < t.firstBlock || b >= t.firstBlock + t.blockCount || list[0]!.key !== blocks.firstKey[b]) {
-      throw new CorruptionError(this.name, ref.offset, `index block ${b} does not start with the series the directory names`);
+    if (
+      t === undefined ||
+      b < t.firstBlock ||
+      b >= t.firstBlock + t.blockCount ||
+      list[0]!.key !== blocks.firstKey[b]
+    ) {
+      throw new CorruptionError(
+        this.name,
+        ref.offset,
+        `index block ${b} does not start with the series the directory names`,
+      );
     }
     for (let i = 1; i < list.length; i++) {
-      if (list[i]!.tableId !== tableId || !(list[i - 1]!.key < list[i]!.key)) throw new CorruptionError(this.name, ref.offset, `index block ${b}: series ${i} out of order`);
+      if (list[i]!.tableId !== tableId || !(list[i - 1]!.key < list[i]!.key))
+        throw new CorruptionError(this.name, ref.offset, `index block ${b}: series ${i} out of order`);
     }
     if (cache) this.#indexCache.set(this.#uid + ':x' + b, list, raw.length * INDEX_HEAP_PER_BYTE + 64);
     return list;
@@ -348,7 +404,12 @@ export class SegmentReader {
     } catch (e) {
       throw new CorruptionError(this.name, ref.offset, `${what} does not decompress: ${(e as Error).message}`);
     }
-    if (raw.length !== ref.rawLength) throw new CorruptionError(this.name, ref.offset, `${what} decompresses to ${raw.length} bytes, the directory says ${ref.rawLength}`);
+    if (raw.length !== ref.rawLength)
+      throw new CorruptionError(
+        this.name,
+        ref.offset,
+        `${what} decompresses to ${raw.length} bytes, the directory says ${ref.rawLength}`,
+      );
     return raw;
   }
 
@@ -401,7 +462,11 @@ export class SegmentReader {
     });
     const crc = crc32(b);
     if (crc !== ref.crc) {
-      throw new CorruptionError(this.name, ref.offset, `${what} checksum mismatch: stored 0x${ref.crc.toString(16)}, computed 0x${crc.toString(16)}`);
+      throw new CorruptionError(
+        this.name,
+        ref.offset,
+        `${what} checksum mismatch: stored 0x${ref.crc.toString(16)}, computed 0x${crc.toString(16)}`,
+      );
     }
     return b;
   }
@@ -424,7 +489,12 @@ export class SegmentReader {
     } catch (e) {
       throw decodeFailure(this.name, group.time.offset, 'time block', e);
     }
-    if (ts.length !== rows) throw new CorruptionError(this.name, group.time.offset, `time block holds ${ts.length} rows, the index says ${rows}`);
+    if (ts.length !== rows)
+      throw new CorruptionError(
+        this.name,
+        group.time.offset,
+        `time block holds ${ts.length} rows, the index says ${rows}`,
+      );
     if (cache) this.#cache.set(key, ts, ts.byteLength + 64);
     if (memo !== undefined) {
       memo.time = ts;
@@ -444,7 +514,12 @@ export class SegmentReader {
     const hit = cache ? this.#cache.get(key) : undefined;
     if (hit !== undefined) return hit as DecodedColumn;
     const b = await this.#readBlock(ref, 'column block', cache);
-    const col = this.#decodeColumn(ref, rows, () => this.#codecs.decodeValues(type, b, rows), (c) => c.values.length);
+    const col = this.#decodeColumn(
+      ref,
+      rows,
+      () => this.#codecs.decodeValues(type, b, rows),
+      (c) => c.values.length,
+    );
     if (cache) this.#cache.set(key, col, estimateBytes(col, rows));
     memo?.columns.set(index, col);
     return col;
@@ -505,7 +580,15 @@ export class SegmentReader {
     const rows = group.pack!.rows;
     const ref = group.columns[index]!;
     const b = await this.#readBlock(ref, 'column block', false);
-    memo.utf8.set(index, this.#decodeColumn(ref, rows, () => this.#codecs.decodeUtf8(b, rows), (c) => c.index.length));
+    memo.utf8.set(
+      index,
+      this.#decodeColumn(
+        ref,
+        rows,
+        () => this.#codecs.decodeUtf8(b, rows),
+        (c) => c.index.length,
+      ),
+    );
   }
 
   /**
@@ -519,7 +602,8 @@ export class SegmentReader {
     } catch (e) {
       throw decodeFailure(this.name, ref.offset, 'column block', e);
     }
-    if (count(col) !== rows) throw new CorruptionError(this.name, ref.offset, `column block holds ${count(col)} rows, the index says ${rows}`);
+    if (count(col) !== rows)
+      throw new CorruptionError(this.name, ref.offset, `column block holds ${count(col)} rows, the index says ${rows}`);
     return col;
   }
 
@@ -554,7 +638,10 @@ export class SegmentReader {
       minTs: series.minTs,
       maxTs: series.maxTs,
       copyTo(target: PackTarget): void {
-        if (target.ids !== columnIds && (target.ids.length !== columnIds.length || target.ids.some((id, k) => id !== columnIds[k]))) {
+        if (
+          target.ids !== columnIds &&
+          (target.ids.length !== columnIds.length || target.ids.some((id, k) => id !== columnIds[k]))
+        ) {
           throw bug('pack source: the target pack has other columns than were loaded');
         }
         for (let i = 0; i < series.rows; i++) {
@@ -570,7 +657,8 @@ export class SegmentReader {
             const at = target.at + i;
             const o = from + i;
             if (type === undefined || (validity !== undefined && validity[o] === 0)) {
-              if (target.validity[k] === undefined) target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
+              if (target.validity[k] === undefined)
+                target.validity[k] = new Uint8Array(target.ts.length).fill(1, 0, at);
               continue;
             }
             if (u !== undefined) {
@@ -604,7 +692,17 @@ export class SegmentReader {
   async verify(): Promise<CorruptionError[]> {
     if (this.#closed) throw bug(`segment ${this.path} verified after it was closed`);
     try {
-      (await SegmentReader.open(this.#store, this.path, this.fileId, this.#codecs, this.#cache, undefined, this.#indexCache)).retire();
+      (
+        await SegmentReader.open(
+          this.#store,
+          this.path,
+          this.fileId,
+          this.#codecs,
+          this.#cache,
+          undefined,
+          this.#indexCache,
+        )
+      ).retire();
     } catch (e) {
       if (e instanceof CorruptionError) return [e];
       throw e;
@@ -658,7 +756,12 @@ export class SegmentReader {
   }
 
   /** Rows of one group with the given columns (those the series lacks are left out). */
-  async readRows(series: SeriesEntry, group: RowGroup, columnIds: readonly number[], cache = true): Promise<SeriesRows> {
+  async readRows(
+    series: SeriesEntry,
+    group: RowGroup,
+    columnIds: readonly number[],
+    cache = true,
+  ): Promise<SeriesRows> {
     const ts = await this.readTime(group, cache);
     const columns = new Map<number, ColumnData>();
     for (const id of columnIds) {
@@ -693,7 +796,8 @@ function findKey(list: readonly SegmentSeries[], key: string): SegmentSeries | u
 
 /** A codec's failure, as a CorruptionError naming the file and the offset in it (the codecs report offsets within the block). */
 function decodeFailure(path: string, blockAt: number, what: string, e: unknown): CorruptionError {
-  if (e instanceof CorruptionError) return new CorruptionError(path, blockAt + e.offset, `${what}: ${e.check}`, { cause: e });
+  if (e instanceof CorruptionError)
+    return new CorruptionError(path, blockAt + e.offset, `${what}: ${e.check}`, { cause: e });
   return new CorruptionError(path, blockAt, `${what} does not decode: ${(e as Error).message}`, { cause: e });
 }
 

@@ -203,9 +203,18 @@ export class SegmentWriter {
    * synchronously (a small series into an open pack: a flush of 100,000 spans adds that many
    * series, and a promise each was a fifth of its allocations).
    */
-  addSeries(tableId: number, key: string, rows: SeriesRows | PackSource, columns: readonly WriteColumn[], timeCodec: string): Promise<void> | undefined {
+  addSeries(
+    tableId: number,
+    key: string,
+    rows: SeriesRows | PackSource,
+    columns: readonly WriteColumn[],
+    timeCodec: string,
+  ): Promise<void> | undefined {
     if (rows.length === 0) throw bug('segment writer: empty series');
-    if (this.#lastKey !== undefined && (tableId < this.#lastTable || (tableId === this.#lastTable && key <= this.#lastKey))) {
+    if (
+      this.#lastKey !== undefined &&
+      (tableId < this.#lastTable || (tableId === this.#lastTable && key <= this.#lastKey))
+    ) {
       throw bug(`segment writer: series out of order (${tableId}/${key} after ${this.#lastTable}/${this.#lastKey})`);
     }
     this.#lastTable = tableId;
@@ -222,16 +231,28 @@ export class SegmentWriter {
   }
 
   /** A series with blocks of its own, in row groups. */
-  async #addGroups(tableId: number, key: string, rows: SeriesRows, columns: readonly WriteColumn[], timeCodec: string): Promise<void> {
+  async #addGroups(
+    tableId: number,
+    key: string,
+    rows: SeriesRows,
+    columns: readonly WriteColumn[],
+    timeCodec: string,
+  ): Promise<void> {
     const present = columns.filter((c) => rows.columns.has(c.id));
     const groups: RowGroup[] = [];
     // One page width for the series, its groups cut on page boundaries (page-stats.ts).
-    const width = this.#unitsPerSecond === undefined ? undefined : pageWidth(rows.ts, rows.length, this.#unitsPerSecond);
-    const bounds = width === undefined ? groupBounds(rows.length) : pageAlignedBounds(groupBounds(rows.length), rows.ts, width, BLOCK_ROWS);
+    const width =
+      this.#unitsPerSecond === undefined ? undefined : pageWidth(rows.ts, rows.length, this.#unitsPerSecond);
+    const bounds =
+      width === undefined
+        ? groupBounds(rows.length)
+        : pageAlignedBounds(groupBounds(rows.length), rows.ts, width, BLOCK_ROWS);
     for (const [lo, hi] of bounds) {
       const part = sliceRows(rows, lo, hi);
       const n = part.length;
-      const time = this.#block(this.#codecs.encodeTime(part.ts.length === n ? part.ts : part.ts.subarray(0, n), timeCodec));
+      const time = this.#block(
+        this.#codecs.encodeTime(part.ts.length === n ? part.ts : part.ts.subarray(0, n), timeCodec),
+      );
       const blocks: ColumnBlock[] = [];
       for (const c of present) {
         const col = part.columns.get(c.id)!;
@@ -240,12 +261,20 @@ export class SegmentWriter {
           blocks.push(columnBlock(NO_BLOCK, stats));
           continue;
         }
-        const values = col.values.length === n ? col.values : Array.isArray(col.values) ? col.values.slice(0, n) : col.values.subarray(0, n);
+        const values =
+          col.values.length === n
+            ? col.values
+            : Array.isArray(col.values)
+              ? col.values.slice(0, n)
+              : col.values.subarray(0, n);
         const validity = stats.count === n ? undefined : col.validity?.subarray(0, n);
         blocks.push(columnBlock(this.#block(this.#codecs.encodeValues(c.type, values, validity, c.codec)), stats));
       }
       // Pages only when the group spans two or more: a group within one page has its own statistics.
-      const pages = width === undefined || floorDiv(part.ts[0]!, width) === floorDiv(part.ts[n - 1]!, width) ? undefined : this.#block(compress(encodePages(part, n, width, present), { compressionLevel: PAGES_ZSTD_LEVEL }));
+      const pages =
+        width === undefined || floorDiv(part.ts[0]!, width) === floorDiv(part.ts[n - 1]!, width)
+          ? undefined
+          : this.#block(compress(encodePages(part, n, width, present), { compressionLevel: PAGES_ZSTD_LEVEL }));
       groups.push({ rows: n, minTs: part.ts[0]!, maxTs: part.ts[n - 1]!, time, columns: blocks, pages });
       await this.#step?.();
     }
@@ -259,9 +288,23 @@ export class SegmentWriter {
    * Adds a small series to the open pack of its table, synchronously; when a full or other pack
    * must be closed first, returns the promise of closing it and adding the series.
    */
-  #addPacked(tableId: number, key: string, rows: SeriesRows | PackSource, minTs: bigint, maxTs: bigint, columns: readonly WriteColumn[], timeCodec: string): Promise<void> | undefined {
+  #addPacked(
+    tableId: number,
+    key: string,
+    rows: SeriesRows | PackSource,
+    minTs: bigint,
+    maxTs: bigint,
+    columns: readonly WriteColumn[],
+    timeCodec: string,
+  ): Promise<void> | undefined {
     let pack = this.#pack;
-    if (pack !== undefined && (pack.tableId !== tableId || !sameColumns(pack.columns, columns) || pack.timeCodec !== timeCodec || pack.rows + rows.length > PACK_ROWS)) {
+    if (
+      pack !== undefined &&
+      (pack.tableId !== tableId ||
+        !sameColumns(pack.columns, columns) ||
+        pack.timeCodec !== timeCodec ||
+        pack.rows + rows.length > PACK_ROWS)
+    ) {
       return this.#closePack().then(() => this.#addPacked(tableId, key, rows, minTs, maxTs, columns, timeCodec));
     }
     if (pack === undefined) {
@@ -357,7 +400,8 @@ export class SegmentWriter {
     for (const i of order) {
       const source = deferred[i]!;
       this.#index.setPackRow(pack.deferredEntries[i]!, at);
-      if (source.rowSource === undefined || source.rowIds === undefined) throw bug('segment writer: a source with a sourceOrder but no row source');
+      if (source.rowSource === undefined || source.rowIds === undefined)
+        throw bug('segment writer: a source with a sourceOrder but no row source');
       if (source.rowSource !== shared) {
         copyRun();
         shared = source.rowSource;
@@ -399,7 +443,15 @@ export class SegmentWriter {
       cols.push({ id: c.id, type: c.type });
       blocks.push(columnBlock(this.#block(block), stats));
     });
-    const number = this.#index.addPack({ tableId: pack.tableId, rows: n, minTs: pack.minTs, maxTs: pack.maxTs, columns: cols, time, blocks });
+    const number = this.#index.addPack({
+      tableId: pack.tableId,
+      rows: n,
+      minTs: pack.minTs,
+      maxTs: pack.maxTs,
+      columns: cols,
+      time,
+      blocks,
+    });
     if (number !== pack.number) throw bug(`segment writer: pack ${pack.number} became number ${number}`);
     for (const v of pack.values) if (v instanceof Utf8Buffer) v.clear();
     this.#spare = { columns: pack.columns, values: pack.values };
@@ -416,7 +468,10 @@ export class SegmentWriter {
    * series keys in index order, which the file's reader can take instead of decoding its own
    * copies (SegmentReader.open): the keys of a file of spans are most of its index.
    */
-  async finish(meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>, fault: { written: FaultPoint; renamed: FaultPoint }): Promise<{ meta: SegmentMeta; bytes: number; keys: readonly string[] }> {
+  async finish(
+    meta: Omit<SegmentMeta, 'minTs' | 'maxTs' | 'rows'>,
+    fault: { written: FaultPoint; renamed: FaultPoint },
+  ): Promise<{ meta: SegmentMeta; bytes: number; keys: readonly string[] }> {
     if (this.#minTs === undefined || this.#maxTs === undefined) throw bug('segment writer: no series');
     await this.#closePack();
     const full: SegmentMeta = {
@@ -475,7 +530,8 @@ export class SegmentWriter {
 function sameColumns(a: readonly WriteColumn[], b: readonly WriteColumn[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || a[i]!.type !== b[i]!.type || a[i]!.codec !== b[i]!.codec) return false;
+  for (let i = 0; i < a.length; i++)
+    if (a[i]!.id !== b[i]!.id || a[i]!.type !== b[i]!.type || a[i]!.codec !== b[i]!.codec) return false;
   return true;
 }
 

@@ -72,7 +72,8 @@ export class Utf8Buffer {
   }
 
   #checkRow(row: number): void {
-    if (row < this.length || row >= this.capacity) throw bug(`utf8 buffer: row ${row} set out of order (length ${this.length}, capacity ${this.capacity})`);
+    if (row < this.length || row >= this.capacity)
+      throw bug(`utf8 buffer: row ${row} set out of order (length ${this.length}, capacity ${this.capacity})`);
   }
 
   /** Sets row `row` (at or past `length`) to src[from, to). Returns the growth of `allocated`. */

@@ -27,7 +27,8 @@ export class MemoryWalFiles implements WalFiles {
     if (!this.#dirs.has(dir)) throw notFound('scandir', dir);
     const prefix = dir + '/';
     const out: string[] = [];
-    for (const path of this.#files.keys()) if (path.startsWith(prefix) && !path.includes('/', prefix.length)) out.push(path.slice(prefix.length));
+    for (const path of this.#files.keys())
+      if (path.startsWith(prefix) && !path.includes('/', prefix.length)) out.push(path.slice(prefix.length));
     return out;
   }
 

@@ -12,7 +12,10 @@ const utf8 = new TextEncoder();
 const utf8d = new TextDecoder('utf-8', { fatal: true });
 
 /** The parts of a StampedWrite payload: the stamp section, then the encoded batches as given. */
-export function encodeStampedWrite(stamps: ReadonlyArray<readonly TableStamp[]>, batches: readonly Uint8Array[]): Uint8Array[] {
+export function encodeStampedWrite(
+  stamps: ReadonlyArray<readonly TableStamp[]>,
+  batches: readonly Uint8Array[],
+): Uint8Array[] {
   let words = 2;
   for (const b of stamps) {
     words += 1;
@@ -49,7 +52,8 @@ export function decodeStampedWrite(payload: Uint8Array, source: string): Stamped
   const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const bytes = dv.getUint32(0, true);
   const count = dv.getUint32(4, true);
-  if (bytes % 8 !== 0 || bytes > payload.length) fail(0, `stamp length ${bytes} invalid for a payload of ${payload.length} bytes`);
+  if (bytes % 8 !== 0 || bytes > payload.length)
+    fail(0, `stamp length ${bytes} invalid for a payload of ${payload.length} bytes`);
   let pos = 8;
   const word = (): number => {
     if (pos + 4 > bytes) fail(pos, 'stamp section truncated');
@@ -74,9 +78,11 @@ export function decodeStampedWrite(payload: Uint8Array, source: string): Stamped
   const batches = splitBatches(payload.subarray(bytes), source);
   if (batches.length !== stamps.length) fail(bytes, `${stamps.length} stamps for ${batches.length} batches`);
   batches.forEach((batch, i) => {
-    if (batch.tables.length !== stamps[i]!.length) fail(bytes, `batch ${i} has ${batch.tables.length} tables, its stamp ${stamps[i]!.length}`);
+    if (batch.tables.length !== stamps[i]!.length)
+      fail(bytes, `batch ${i} has ${batch.tables.length} tables, its stamp ${stamps[i]!.length}`);
     batch.tables.forEach((t, j) => {
-      if (t.columns.length !== stamps[i]![j]!.columnIds.length) fail(bytes, `table ${t.name} has ${t.columns.length} columns, its stamp ${stamps[i]![j]!.columnIds.length}`);
+      if (t.columns.length !== stamps[i]![j]!.columnIds.length)
+        fail(bytes, `table ${t.name} has ${t.columns.length} columns, its stamp ${stamps[i]![j]!.columnIds.length}`);
     });
   });
   return { stamps, batches };
@@ -148,5 +154,10 @@ export function decodeDelete(payload: Uint8Array, source: string): DeleteRecord 
     series.push(utf8d.decode(payload.subarray(pos + 4, pos + 4 + len)));
     pos += 4 + len;
   }
-  return { tableId: dv.getUint32(0, true), minTs: dv.getBigInt64(8, true), maxTs: dv.getBigInt64(16, true), series: all ? null : series };
+  return {
+    tableId: dv.getUint32(0, true),
+    minTs: dv.getBigInt64(8, true),
+    maxTs: dv.getBigInt64(16, true),
+    series: all ? null : series,
+  };
 }

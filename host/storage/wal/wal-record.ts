@@ -35,7 +35,11 @@ export function encodeSegmentHeader(firstLsn: number): Uint8Array {
  * that follows the payload. The CRC covers the length field, the rest of the header and the
  * payload, so a corrupt length is detected like a corrupt payload.
  */
-export function encodeRecordHeader(lsn: number, type: RecordType, parts: readonly Uint8Array[]): { header: Uint8Array; padding: Uint8Array } {
+export function encodeRecordHeader(
+  lsn: number,
+  type: RecordType,
+  parts: readonly Uint8Array[],
+): { header: Uint8Array; padding: Uint8Array } {
   let length = 0;
   for (const p of parts) length += p.length;
   const header = new Uint8Array(RECORD_HEADER_BYTES);
@@ -69,19 +73,31 @@ export interface RecordDefect {
 /** Decodes the record at `offset`, or describes why it cannot (never reads past `buf`). */
 export function decodeRecord(buf: Uint8Array, offset: number): DecodedRecord | RecordDefect {
   if (offset + RECORD_HEADER_BYTES > buf.length) {
-    return { offset, torn: true, reason: `record header truncated: ${buf.length - offset} of ${RECORD_HEADER_BYTES} bytes` };
+    return {
+      offset,
+      torn: true,
+      reason: `record header truncated: ${buf.length - offset} of ${RECORD_HEADER_BYTES} bytes`,
+    };
   }
   const dv = new DataView(buf.buffer, buf.byteOffset + offset, RECORD_HEADER_BYTES);
   const length = dv.getUint32(0, true);
   const stored = dv.getUint32(4, true);
   const end = offset + RECORD_HEADER_BYTES + length;
   if (end > buf.length) {
-    return { offset, torn: true, reason: `record payload truncated: have ${buf.length - offset - RECORD_HEADER_BYTES} of ${length} bytes` };
+    return {
+      offset,
+      torn: true,
+      reason: `record payload truncated: have ${buf.length - offset - RECORD_HEADER_BYTES} of ${length} bytes`,
+    };
   }
   let crc = crc32(buf.subarray(offset, offset + 4));
   crc = crc32(buf.subarray(offset + 8, end), crc);
   if (crc !== stored) {
-    return { offset, torn: false, reason: `checksum mismatch: stored 0x${stored.toString(16)}, computed 0x${crc.toString(16)}` };
+    return {
+      offset,
+      torn: false,
+      reason: `checksum mismatch: stored 0x${stored.toString(16)}, computed 0x${crc.toString(16)}`,
+    };
   }
   const lsn = Number(dv.getBigUint64(8, true));
   return { lsn, type: dv.getUint8(16), payload: buf.subarray(offset + RECORD_HEADER_BYTES, end), next: pad8(end) };
@@ -93,11 +109,13 @@ export function isDefect(r: DecodedRecord | RecordDefect): r is RecordDefect {
 
 /** Checks a segment header; returns its first LSN or a reason. */
 export function decodeSegmentHeader(buf: Uint8Array): number | string {
-  if (buf.length < SEGMENT_HEADER_BYTES) return `segment header truncated: ${buf.length} of ${SEGMENT_HEADER_BYTES} bytes`;
+  if (buf.length < SEGMENT_HEADER_BYTES)
+    return `segment header truncated: ${buf.length} of ${SEGMENT_HEADER_BYTES} bytes`;
   const dv = new DataView(buf.buffer, buf.byteOffset, SEGMENT_HEADER_BYTES);
   const magic = dv.getUint32(0, true);
   if (magic !== SEGMENT_MAGIC) return `bad magic 0x${magic.toString(16)}, want 0x${SEGMENT_MAGIC.toString(16)}`;
   const version = dv.getUint32(4, true);
-  if (version !== SEGMENT_VERSION) return `unsupported WAL segment version ${version}, this server reads ${SEGMENT_VERSION}`;
+  if (version !== SEGMENT_VERSION)
+    return `unsupported WAL segment version ${version}, this server reads ${SEGMENT_VERSION}`;
   return Number(dv.getBigUint64(8, true));
 }

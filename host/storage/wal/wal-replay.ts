@@ -10,7 +10,15 @@
 
 import type { Logger } from 'pino';
 import { ColumnKind, ValueType, type BatchTable } from '../../core/write-batch.js';
-import { type Catalog, columnById, type ColumnDef, type DatabaseDef, findColumn, tableById, type TableDef } from '../../meta/index.js';
+import {
+  type Catalog,
+  columnById,
+  type ColumnDef,
+  type DatabaseDef,
+  findColumn,
+  tableById,
+  type TableDef,
+} from '../../meta/index.js';
 import type { TableStamp } from '../memtable/index.js';
 
 export function reconcileStamps(
@@ -44,7 +52,8 @@ export function reconcileStamps(
       const kind = col.kind === ColumnKind.Tag ? 'tag' : 'field';
       const have = columnById(def, id);
       if (have !== undefined) {
-        if (have.kind !== kind || have.type !== col.type) return skip(`column id ${id} is ${have.kind} type ${have.type}, the record has ${kind} type ${col.type}`, t);
+        if (have.kind !== kind || have.type !== col.type)
+          return skip(`column id ${id} is ${have.kind} type ${have.type}, the record has ${kind} type ${col.type}`, t);
         ids[ci] = id;
         continue;
       }
@@ -53,8 +62,15 @@ export function reconcileStamps(
         if (kind === 'tag') return skip(`tag column id ${id} is gone`, t);
         continue;
       }
-      if (findColumn(def, col.name) !== undefined) return skip(`column id ${id} unknown and the name ${col.name} is taken`, t);
-      restoreColumn(def, { id, name: col.name, kind, type: kind === 'tag' ? ValueType.Tag : col.type, codec: 'DEFAULT' });
+      if (findColumn(def, col.name) !== undefined)
+        return skip(`column id ${id} unknown and the name ${col.name} is taken`, t);
+      restoreColumn(def, {
+        id,
+        name: col.name,
+        kind,
+        type: kind === 'tag' ? ValueType.Tag : col.type,
+        codec: 'DEFAULT',
+      });
       catalog.reserveIds(id);
       catalog.changed();
       ids[ci] = id;

@@ -5,7 +5,13 @@
 // do with the damage (quarantine, cut a torn tail) and with LSN gaps.
 
 import { crc32 } from 'node:zlib';
-import { decodeRecord, decodeSegmentHeader, isDefect, RECORD_HEADER_BYTES, SEGMENT_HEADER_BYTES } from './wal-record.js';
+import {
+  decodeRecord,
+  decodeSegmentHeader,
+  isDefect,
+  RECORD_HEADER_BYTES,
+  SEGMENT_HEADER_BYTES,
+} from './wal-record.js';
 
 /** Record types a resynchronising walk accepts as a record start (wal-record.ts RecordType). */
 const MAX_RECORD_TYPE = 3;
@@ -25,11 +31,22 @@ export type SegmentEvent =
  */
 export function* walkSegment(buf: Uint8Array, firstLsn: number): Generator<SegmentEvent> {
   if (buf.length < SEGMENT_HEADER_BYTES) {
-    yield { kind: 'damage', start: 0, end: buf.length, reason: `segment header truncated: ${buf.length} of ${SEGMENT_HEADER_BYTES} bytes`, tail: true };
+    yield {
+      kind: 'damage',
+      start: 0,
+      end: buf.length,
+      reason: `segment header truncated: ${buf.length} of ${SEGMENT_HEADER_BYTES} bytes`,
+      tail: true,
+    };
     return;
   }
   const header = decodeSegmentHeader(buf);
-  const headerDefect = typeof header === 'string' ? header : header !== firstLsn ? `header says first LSN ${header}, file name says ${firstLsn}` : undefined;
+  const headerDefect =
+    typeof header === 'string'
+      ? header
+      : header !== firstLsn
+        ? `header says first LSN ${header}, file name says ${firstLsn}`
+        : undefined;
   let offset = SEGMENT_HEADER_BYTES;
   if (headerDefect !== undefined) {
     const next = resync(buf, offset, firstLsn - 1);
@@ -67,7 +84,16 @@ function resync(buf: Uint8Array, from: number, last: number): number | undefined
     if (off + RECORD_HEADER_BYTES + length > buf.length) continue;
     const type = buf[off + 16]!;
     if (type === 0 || type > MAX_RECORD_TYPE) continue;
-    if (buf[off + 17]! | buf[off + 18]! | buf[off + 19]! | buf[off + 20]! | buf[off + 21]! | buf[off + 22]! | buf[off + 23]!) continue;
+    if (
+      buf[off + 17]! |
+      buf[off + 18]! |
+      buf[off + 19]! |
+      buf[off + 20]! |
+      buf[off + 21]! |
+      buf[off + 22]! |
+      buf[off + 23]!
+    )
+      continue;
     const lsn = dv.getBigUint64(off + 8, true);
     if (lsn <= BigInt(last) || lsn > BigInt(last) + 0x1_0000_0000n) continue;
     let crc = crc32(buf.subarray(off, off + 4));

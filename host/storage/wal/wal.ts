@@ -164,7 +164,10 @@ export class Wal {
       if (to < lo) return;
       report.damaged = true;
       q.counts.walRecordsLost += to - lo + 1;
-      log.error({ file, offset: at, fromLsn: lo, toLsn: to, records: to - lo + 1 }, 'WAL: records lost to damage; every intact record after them is replayed');
+      log.error(
+        { file, offset: at, fromLsn: lo, toLsn: to, records: to - lo + 1 },
+        'WAL: records lost to damage; every intact record after them is replayed',
+      );
     };
 
     for (let i = 0; i < segments.length; i++) {
@@ -199,7 +202,10 @@ export class Wal {
         if (ev.tail && isLast) {
           // A write cut short by a crash: it was never acknowledged. Cut it off so that appends follow the last intact record.
           q.counts.walTornTails++;
-          log.warn({ file, offset: ev.start, bytes: ev.end - ev.start, reason: ev.reason }, 'WAL: cut the torn tail of the last segment');
+          log.warn(
+            { file, offset: ev.start, bytes: ev.end - ev.start, reason: ev.reason },
+            'WAL: cut the torn tail of the last segment',
+          );
           await truncateFile(files, seg.path, ev.start);
           size = ev.start;
           continue;
@@ -207,7 +213,10 @@ export class Wal {
         if (ev.tail && bound <= expected) {
           // The end of a segment the log left after a failed write: the next segment goes on from
           // the LSN that follows the last intact record here, so nothing is missing.
-          log.warn({ file, offset: ev.start, bytes: ev.end - ev.start, nextSegmentLsn: bound }, 'WAL: ignored the unreadable end of a segment a failed write left (the next segment goes on from there)');
+          log.warn(
+            { file, offset: ev.start, bytes: ev.end - ev.start, nextSegmentLsn: bound },
+            'WAL: ignored the unreadable end of a segment a failed write left (the next segment goes on from there)',
+          );
           continue;
         }
         report.damaged = true;
@@ -221,7 +230,10 @@ export class Wal {
       }
       if (voided > 0) {
         q.counts.walFailedWriteRecords += voided;
-        log.warn({ file, records: voided, nextSegmentLsn: bound }, 'WAL: skipped the records of writes that failed (they were answered with an error)');
+        log.warn(
+          { file, records: voided, nextSegmentLsn: bound },
+          'WAL: skipped the records of writes that failed (they were answered with an error)',
+        );
       }
       if (isLast) lastSize = size;
     }
@@ -265,7 +277,9 @@ export class Wal {
       if (this.#failure === undefined) return this.#enqueue(p);
       // Refused while the log is failed, unless a probe (at most one a PROBE_INTERVAL_MS, shared
       // by the appends that arrive meanwhile) finds it writable again.
-      void this.probe().then((ok) => (ok && !this.#closed ? this.#enqueue(p) : reject(this.#failure?.error ?? bug('append to a closed WAL'))));
+      void this.probe().then((ok) =>
+        ok && !this.#closed ? this.#enqueue(p) : reject(this.#failure?.error ?? bug('append to a closed WAL')),
+      );
     });
   }
 
@@ -284,7 +298,11 @@ export class Wal {
     const f = this.#failure;
     if (f === undefined) return Promise.resolve(true);
     if (this.#probing !== undefined) return this.#probing;
-    if (performance.now() - f.triedMs < (this.#opts.probeIntervalMs ?? PROBE_INTERVAL_MS) || this.#flushing !== undefined) return Promise.resolve(false);
+    if (
+      performance.now() - f.triedMs < (this.#opts.probeIntervalMs ?? PROBE_INTERVAL_MS) ||
+      this.#flushing !== undefined
+    )
+      return Promise.resolve(false);
     const run = (async () => {
       try {
         if (f.roll) {
@@ -297,7 +315,10 @@ export class Wal {
           await fh.datasync();
         }
         this.#failure = undefined;
-        this.#opts.logger.info({ dir: this.#opts.quarantine.name(this.#opts.dir) }, 'WAL writable again; writes are accepted');
+        this.#opts.logger.info(
+          { dir: this.#opts.quarantine.name(this.#opts.dir) },
+          'WAL writable again; writes are accepted',
+        );
         return true;
       } catch (err) {
         if (!f.roll) f.roll = !(await this.#cutBack());
@@ -433,9 +454,16 @@ export class Wal {
   #fail(err: unknown, step: 'write' | 'fsync' | 'segment', roll: boolean): void {
     const dir = this.#opts.quarantine.name(this.#opts.dir);
     const code = (err as NodeJS.ErrnoException).code;
-    const error = new WalFailure(`WAL ${step} in ${dir} failed (${code ?? (err as Error).message}); writes are refused until it is writable again`, err);
+    const error = new WalFailure(
+      `WAL ${step} in ${dir} failed (${code ?? (err as Error).message}); writes are refused until it is writable again`,
+      err,
+    );
     this.#opts.quarantine.counts.walWriteFailures++;
-    if (this.#failure === undefined) this.#opts.logger.error({ err, dir, step, nextLsn: this.#nextLsn, roll }, 'WAL write failed; the writes of the group were answered with an error and cut off the log');
+    if (this.#failure === undefined)
+      this.#opts.logger.error(
+        { err, dir, step, nextLsn: this.#nextLsn, roll },
+        'WAL write failed; the writes of the group were answered with an error and cut off the log',
+      );
     this.#failure = { error, roll: roll || (this.#failure?.roll ?? false), triedMs: performance.now() };
   }
 
@@ -531,7 +559,10 @@ export class Wal {
     for (let i = 0; i < all.length; i++) {
       const next = all[i + 1];
       if (next !== undefined && next.firstLsn <= afterLsn + 1) continue; // all of its records are in segment files
-      segments.push({ path: all[i]!.path, bytes: next === undefined && this.#fh !== undefined ? this.#size : undefined });
+      segments.push({
+        path: all[i]!.path,
+        bytes: next === undefined && this.#fh !== undefined ? this.#size : undefined,
+      });
     }
     let released = false;
     return {
@@ -543,7 +574,9 @@ export class Wal {
         if (--this.#holds > 0 || this.#heldTrim === undefined || this.#closed) return;
         const lsn = this.#heldTrim;
         this.#heldTrim = undefined;
-        this.removeSegmentsBefore(lsn).catch((err: unknown) => this.#opts.logger.error({ err }, 'WAL: removing flushed segments failed'));
+        this.removeSegmentsBefore(lsn).catch((err: unknown) =>
+          this.#opts.logger.error({ err }, 'WAL: removing flushed segments failed'),
+        );
       },
     };
   }
@@ -553,7 +586,9 @@ export class Wal {
    * to its durable size. Records of failed writes that a later segment voids are not problems.
    */
   async verify(): Promise<WalProblem[]> {
-    return verifySegments(this.#opts.files, [...this.#segments], this.#size, (path) => this.#opts.quarantine.name(path));
+    return verifySegments(this.#opts.files, [...this.#segments], this.#size, (path) =>
+      this.#opts.quarantine.name(path),
+    );
   }
 
   /** Flushes and closes; later appends fail. */
@@ -579,7 +614,12 @@ export async function listSegments(files: WalFiles, dir: string): Promise<Array<
  * last one up to `durable` bytes when given (the live log's). Records of failed writes that a
  * later segment voids are not problems; `name` gives a file's name as reports show it.
  */
-export async function verifySegments(files: WalFiles, segments: ReadonlyArray<{ firstLsn: number; path: string }>, durable: number | undefined, name: (path: string) => string): Promise<WalProblem[]> {
+export async function verifySegments(
+  files: WalFiles,
+  segments: ReadonlyArray<{ firstLsn: number; path: string }>,
+  durable: number | undefined,
+  name: (path: string) => string,
+): Promise<WalProblem[]> {
   const out: WalProblem[] = [];
   let expected: number | undefined;
   for (let i = 0; i < segments.length; i++) {
@@ -594,16 +634,21 @@ export async function verifySegments(files: WalFiles, segments: ReadonlyArray<{ 
     }
     if (i === segments.length - 1 && durable !== undefined) buf = buf.subarray(0, durable);
     const bound = segments[i + 1]?.firstLsn ?? Infinity;
-    if (expected !== undefined && seg.firstLsn > expected) out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
+    if (expected !== undefined && seg.firstLsn > expected)
+      out.push({ file, offset: 0, problem: `LSN ${expected} to ${seg.firstLsn - 1} missing before this segment` });
     expected = seg.firstLsn;
     for (const ev of walkSegment(buf, seg.firstLsn)) {
       if (ev.kind === 'record') {
         if (ev.lsn >= bound) continue;
-        if (ev.lsn > expected) out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
+        if (ev.lsn > expected)
+          out.push({ file, offset: ev.offset, problem: `LSN ${expected} to ${ev.lsn - 1} missing` });
         expected = ev.lsn + 1;
       } else if (!(ev.tail && bound <= expected)) {
         // (The live log's is checked to its durable size: a tail there is damage too.)
-        const torn = ev.tail && bound === Infinity && durable === undefined ? '; a torn tail (a write a crash cut short, never acknowledged): the next start cuts it' : '';
+        const torn =
+          ev.tail && bound === Infinity && durable === undefined
+            ? '; a torn tail (a write a crash cut short, never acknowledged): the next start cuts it'
+            : '';
         out.push({ file, offset: ev.start, problem: `bytes ${ev.start} to ${ev.end}: ${ev.reason}${torn}` });
       }
     }

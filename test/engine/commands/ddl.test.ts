@@ -7,10 +7,26 @@ import { testDb } from '../support/run-sql.js';
 describe('database statements', () => {
   it('creates a database with every option and describes it as CnosDB does', async () => {
     const db = testDb();
-    await db.run("CREATE DATABASE d WITH TTL 'inf' SHARD 6 VNODE_DURATION '2y1M' REPLICA 1 PRECISION 'us' MAX_MEMCACHE_SIZE '128MiB' MEMCACHE_PARTITIONS 10 WAL_MAX_FILE_SIZE '300M' WAL_SYNC 'true' STRICT_WRITE 'true' MAX_CACHE_READERS 100");
+    await db.run(
+      "CREATE DATABASE d WITH TTL 'inf' SHARD 6 VNODE_DURATION '2y1M' REPLICA 1 PRECISION 'us' MAX_MEMCACHE_SIZE '128MiB' MEMCACHE_PARTITIONS 10 WAL_MAX_FILE_SIZE '300M' WAL_SYNC 'true' STRICT_WRITE 'true' MAX_CACHE_READERS 100",
+    );
     const r = await db.run('DESCRIBE DATABASE d');
-    expect(r.columns).toEqual(['ttl', 'shard', 'vnode_duration', 'replica', 'precision', 'max_memcache_size', 'memcache_partitions', 'wal_max_file_size', 'wal_sync', 'strict_write', 'max_cache_readers']);
-    expect(r.rows).toEqual(['INF | 6 | 2years 1month | 1 | US | 128 MiB | 10 | 286.102294921875 MiB | true | true | 100']);
+    expect(r.columns).toEqual([
+      'ttl',
+      'shard',
+      'vnode_duration',
+      'replica',
+      'precision',
+      'max_memcache_size',
+      'memcache_partitions',
+      'wal_max_file_size',
+      'wal_sync',
+      'strict_write',
+      'max_cache_readers',
+    ]);
+    expect(r.rows).toEqual([
+      'INF | 6 | 2years 1month | 1 | US | 128 MiB | 10 | 286.102294921875 MiB | true | true | 100',
+    ]);
   });
 
   it('reads a bare TTL number as days and alters the alterable options', async () => {
@@ -19,10 +35,16 @@ describe('database statements', () => {
     await db.run("ALTER DATABASE d SET TTL '30d'");
     await db.run("ALTER DATABASE d SET VNODE_DURATION '100d'");
     await db.run('ALTER DATABASE d SET SHARD 6');
-    expect((await db.run('DESCRIBE DATABASE d')).rows[0]).toMatch(/^30days \| 6 \| 3months 8days 16h 19m 12s \| 1 \| NS/);
-    expect(await db.error("ALTER DATABASE d SET PRECISION 'ms'")).toBe('sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at Line: 1, Column 22');
+    expect((await db.run('DESCRIBE DATABASE d')).rows[0]).toMatch(
+      /^30days \| 6 \| 3months 8days 16h 19m 12s \| 1 \| NS/,
+    );
+    expect(await db.error("ALTER DATABASE d SET PRECISION 'ms'")).toBe(
+      'sql parser error: database config is unmodifiable, only can modify database option: TTL, SHARD, VNODE_DURATION, REPLICA at Line: 1, Column 22',
+    );
     expect(await db.error('ALTER DATABASE nope SET SHARD 2')).toBe('Meta: Database not found: "nope"');
-    expect(await db.error('CREATE DATABASE e WITH SHARD 0')).toBe('Datafusion: Error during planning: SHARD must be greater than 0, got 0');
+    expect(await db.error('CREATE DATABASE e WITH SHARD 0')).toBe(
+      'Datafusion: Error during planning: SHARD must be greater than 0, got 0',
+    );
   });
 
   it('creates IF NOT EXISTS, drops IF EXISTS, and keeps public', async () => {
@@ -41,7 +63,9 @@ describe('database statements', () => {
 describe('table statements', () => {
   it('creates a table with tags and codecs: time, tags, then fields', async () => {
     const db = testDb();
-    await db.run('CREATE TABLE t (a BIGINT CODEC(DELTA), b STRING CODEC(GZIP), c BIGINT UNSIGNED CODEC(NULL), d BOOLEAN, e DOUBLE CODEC(GORILLA), TAGS(x, y))');
+    await db.run(
+      'CREATE TABLE t (a BIGINT CODEC(DELTA), b STRING CODEC(GZIP), c BIGINT UNSIGNED CODEC(NULL), d BOOLEAN, e DOUBLE CODEC(GORILLA), TAGS(x, y))',
+    );
     expect((await db.run('DESCRIBE TABLE t')).rows).toEqual([
       'time | TIMESTAMP(NANOSECOND) | TIME | DEFAULT',
       'x | STRING | TAG | DEFAULT',
@@ -71,15 +95,21 @@ describe('table statements', () => {
     });
   }
 
-  it('alters a table: add, codec, rename, drop, with CnosDB\'s refusals', async () => {
+  it("alters a table: add, codec, rename, drop, with CnosDB's refusals", async () => {
     const db = testDb();
     await db.run('CREATE TABLE t (f0 BIGINT CODEC(NULL), TAGS(t0))');
     expect(await db.error('ALTER TABLE t DROP f0')).toBe('Semantic error: There must be at least one field column.');
     expect(await db.error('ALTER TABLE t DROP t0')).toBe("Semantic error: Can't drop tag column t0.");
     expect(await db.error('ALTER TABLE t ADD TAG t0')).toBe('Semantic error: column t0 already exists in table t');
-    expect(await db.error('ALTER TABLE t ALTER t0 SET CODEC(NULL)')).toBe('Semantic error: Tag does not support compression');
-    expect(await db.error('ALTER TABLE t ALTER time SET CODEC(NULL)')).toBe('Semantic error: Column time does not support modification');
-    expect(await db.error('ALTER TABLE t RENAME COLUMN time TO t2')).toBe('This feature is not implemented: rename time column');
+    expect(await db.error('ALTER TABLE t ALTER t0 SET CODEC(NULL)')).toBe(
+      'Semantic error: Tag does not support compression',
+    );
+    expect(await db.error('ALTER TABLE t ALTER time SET CODEC(NULL)')).toBe(
+      'Semantic error: Column time does not support modification',
+    );
+    expect(await db.error('ALTER TABLE t RENAME COLUMN time TO t2')).toBe(
+      'This feature is not implemented: rename time column',
+    );
     await db.run('ALTER TABLE t ADD TAG t1');
     await db.run('ALTER TABLE t ADD FIELD f1 DOUBLE CODEC(GORILLA)');
     await db.run('ALTER TABLE t ALTER f0 SET CODEC(DELTA)');

@@ -11,7 +11,11 @@ const MIN = 60_000_000_000n;
 /** Three series (one without region) of 23 rows a minute apart, with NULLs, a NaN and a newest row lacking fields. */
 function setup(): string {
   const rows: string[] = [];
-  for (const [h, host, region] of [[0, "'h0'", "'eu'"], [1, "'h1'", "'eu'"], [2, "'h2'", 'NULL']] as const) {
+  for (const [h, host, region] of [
+    [0, "'h0'", "'eu'"],
+    [1, "'h1'", "'eu'"],
+    [2, "'h2'", 'NULL'],
+  ] as const) {
     for (let k = 0; k < 23; k++) {
       const t = BigInt(k) * MIN + BigInt(h);
       const d = h === 1 && k === 9 ? "CAST('NaN' AS DOUBLE)" : k % 7 === 3 ? 'NULL' : `${(k * 1.5 - h).toFixed(1)}`;
@@ -26,7 +30,8 @@ function setup(): string {
 INSERT INTO m (time, host, region, d, i, s, b) VALUES ${rows.join(', ')}`;
 }
 
-const ALL = 'count(*), count(d), count(i), count(s), count(b), count(host), count(region), sum(d), sum(i), avg(d), avg(i), min(d), max(d), min(i), max(i)';
+const ALL =
+  'count(*), count(d), count(i), count(s), count(b), count(host), count(region), sum(d), sum(i), avg(d), avg(i), min(d), max(d), min(i), max(i)';
 
 const aggregates = [
   `SELECT ${ALL} FROM m`,
@@ -60,17 +65,21 @@ describe('aggregates from block statistics', () => {
   }
 
   it('folds counts, sums and extremes of whole blocks', async () => {
-    expect((await stats.run("SELECT count(*), count(d), sum(i), min(d), max(i) FROM m WHERE host = 'h0'")).rows).toEqual(['24 | 20 | 207005 | 0.0 | 22000']);
+    expect(
+      (await stats.run("SELECT count(*), count(d), sum(i), min(d), max(i) FROM m WHERE host = 'h0'")).rows,
+    ).toEqual(['24 | 20 | 207005 | 0.0 | 22000']);
   });
 
   it('reads the rows of a block whose statistics are not exact (a NaN)', async () => {
     const scansBefore = stats.catalog.scans.length;
-    expect((await stats.run("SELECT min(d), max(d), count(d) FROM m WHERE host = 'h1'")).rows).toEqual(['-1.0 | NaN | 20']);
+    expect((await stats.run("SELECT min(d), max(d), count(d) FROM m WHERE host = 'h1'")).rows).toEqual([
+      '-1.0 | NaN | 20',
+    ]);
     expect(stats.catalog.scans.length).toBeGreaterThan(scansBefore);
   });
 
   it('reads rows for first/last and for aggregates over expressions', async () => {
-    const sql = "SELECT host, first(time, d), last(time, i), sum(i * 2) FROM m GROUP BY host ORDER BY host";
+    const sql = 'SELECT host, first(time, d), last(time, i), sum(i * 2) FROM m GROUP BY host ORDER BY host';
     const before = stats.catalog.statsServed;
     expect(await stats.run(sql)).toEqual(await plain.run(sql));
     expect(stats.catalog.statsServed).toBe(before);
@@ -102,7 +111,8 @@ describe('the last row per series from the last-point index', () => {
   }
 
   it('takes the newest row even when it lacks the projected fields', async () => {
-    const sql = "SELECT host, d, i FROM (SELECT host, d, i, row_number() OVER (PARTITION BY host ORDER BY time DESC) AS rn FROM m) WHERE rn = 1 AND host = 'h0'";
+    const sql =
+      "SELECT host, d, i FROM (SELECT host, d, i, row_number() OVER (PARTITION BY host ORDER BY time DESC) AS rn FROM m) WHERE rn = 1 AND host = 'h0'";
     expect((await last.run(sql)).rows).toEqual(['h0 | NULL | 5']);
   });
 

@@ -25,14 +25,32 @@ INSERT INTO cpu (time, host, u, n) VALUES ${rows.join(', ')}`;
 const RANGE = `time >= 0 AND time < ${2000n * MIN}`;
 
 const queries: Array<[string, number]> = [
-  [`SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`, 5],
-  [`SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`, 8],
-  [`SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`, 40],
+  [
+    `SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`,
+    5,
+  ],
+  [
+    `SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`,
+    8,
+  ],
+  [
+    `SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u), count(*) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC`,
+    40,
+  ],
   [`SELECT date_bin(INTERVAL '1 minute', time) AS t, sum(n) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t ASC`, 3],
   [`SELECT date_bin(INTERVAL '1 minute', time) AS t, sum(n) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t ASC`, 12],
-  [`SELECT date_bin(INTERVAL '5 minutes', time) AS t, host, avg(u) FROM cpu WHERE ${RANGE} GROUP BY t, host ORDER BY t DESC, host`, 3],
-  [`SELECT date_bin(INTERVAL '1 minute', time) AS t, min(n) FROM cpu WHERE time < ${300n * MIN} GROUP BY t ORDER BY t DESC`, 4],
-  [`SELECT date_bin(INTERVAL '1 minute', time) AS t, min(n) FROM cpu WHERE time >= ${5n * MIN} GROUP BY t ORDER BY t`, 4],
+  [
+    `SELECT date_bin(INTERVAL '5 minutes', time) AS t, host, avg(u) FROM cpu WHERE ${RANGE} GROUP BY t, host ORDER BY t DESC, host`,
+    3,
+  ],
+  [
+    `SELECT date_bin(INTERVAL '1 minute', time) AS t, min(n) FROM cpu WHERE time < ${300n * MIN} GROUP BY t ORDER BY t DESC`,
+    4,
+  ],
+  [
+    `SELECT date_bin(INTERVAL '1 minute', time) AS t, min(n) FROM cpu WHERE time >= ${5n * MIN} GROUP BY t ORDER BY t`,
+    4,
+  ],
 ];
 
 describe('ORDER BY bucket LIMIT k over a time-bucket aggregate', () => {
@@ -62,7 +80,11 @@ describe('ORDER BY bucket LIMIT k over a time-bucket aggregate', () => {
   });
 
   it('names the shortcut in EXPLAIN', async () => {
-    const plan = (await db.run(`EXPLAIN SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC LIMIT 2`)).rows.join('\n');
+    const plan = (
+      await db.run(
+        `EXPLAIN SELECT date_bin(INTERVAL '1 minute', time) AS t, max(u) FROM cpu WHERE ${RANGE} GROUP BY t ORDER BY t DESC LIMIT 2`,
+      )
+    ).rows.join('\n');
     expect(plan).toContain('buckets=last 2');
   });
 });

@@ -33,12 +33,25 @@ const cases: [string, string[]][] = [
   // Without a lower bound each series starts at its own first window.
   [
     "SELECT s, time_window_gapfill(time, INTERVAL '10 seconds') AS w, count(v) FROM gf WHERE time <= '2024-01-01T00:00:30' GROUP BY s, w",
-    ['s1 | 2024-01-01T00:00:00 | 1', 's1 | 2024-01-01T00:00:10 | NULL', 's1 | 2024-01-01T00:00:20 | NULL', 's1 | 2024-01-01T00:00:30 | 1', 's2 | 2024-01-01T00:00:20 | 2', 's2 | 2024-01-01T00:00:30 | NULL'],
+    [
+      's1 | 2024-01-01T00:00:00 | 1',
+      's1 | 2024-01-01T00:00:10 | NULL',
+      's1 | 2024-01-01T00:00:20 | NULL',
+      's1 | 2024-01-01T00:00:30 | 1',
+      's2 | 2024-01-01T00:00:20 | 2',
+      's2 | 2024-01-01T00:00:30 | NULL',
+    ],
   ],
   // Sliding windows of 20 s every 10 s: a row is in two windows; the first one starts before the bound.
   [
     `SELECT time_window_gapfill(time, INTERVAL '20 seconds', INTERVAL '10 seconds') AS w, sum(v) FROM gf WHERE s = 's1' AND time >= '2024-01-01T00:00:00' AND time <= '2024-01-01T00:00:30' GROUP BY w`,
-    ['2023-12-31T23:59:50 | 10.0', '2024-01-01T00:00:00 | 10.0', '2024-01-01T00:00:10 | NULL', '2024-01-01T00:00:20 | 40.0', '2024-01-01T00:00:30 | 40.0'],
+    [
+      '2023-12-31T23:59:50 | 10.0',
+      '2024-01-01T00:00:00 | 10.0',
+      '2024-01-01T00:00:10 | NULL',
+      '2024-01-01T00:00:20 | 40.0',
+      '2024-01-01T00:00:30 | 40.0',
+    ],
   ],
 ];
 
@@ -59,20 +72,30 @@ describe('gap filling', () => {
   });
 
   it('names the filled columns after the calls', async () => {
-    const r = await db.run(`SELECT time_window_gapfill(time, INTERVAL '10 seconds'), locf(max(v)) FROM gf ${RANGE} GROUP BY 1`);
+    const r = await db.run(
+      `SELECT time_window_gapfill(time, INTERVAL '10 seconds'), locf(max(v)) FROM gf ${RANGE} GROUP BY 1`,
+    );
     expect(r.columns).toEqual(['time_window_gapfill(gf.time,IntervalMonthDayNano("10000000000"))', 'locf(MAX(gf.v))']);
     expect(r.types).toEqual(['Timestamp(Nanosecond, None)', 'Float64']);
   });
 
   it('needs an upper time bound', async () => {
-    expect(await db.error("SELECT s, time_window_gapfill(time, INTERVAL '10 seconds') AS w, count(v) FROM gf GROUP BY s, w")).toMatch(/time_window_gapfill needs an upper time bound/);
+    expect(
+      await db.error("SELECT s, time_window_gapfill(time, INTERVAL '10 seconds') AS w, count(v) FROM gf GROUP BY s, w"),
+    ).toMatch(/time_window_gapfill needs an upper time bound/);
   });
 
   it('refuses locf and interpolate outside a gap-filling query', async () => {
-    expect(await db.error('SELECT locf(max(v)) FROM gf')).toMatch(/locf must be called on an aggregate in a query grouped by time_window_gapfill/);
+    expect(await db.error('SELECT locf(max(v)) FROM gf')).toMatch(
+      /locf must be called on an aggregate in a query grouped by time_window_gapfill/,
+    );
   });
 
   it('refuses too many overlapping windows', async () => {
-    expect(await db.error(`SELECT time_window_gapfill(time, INTERVAL '100 days', INTERVAL '1 millisecond') AS w, count(v) FROM gf ${RANGE} GROUP BY w`)).toMatch(/Too many overlapping windows: 8640000000/);
+    expect(
+      await db.error(
+        `SELECT time_window_gapfill(time, INTERVAL '100 days', INTERVAL '1 millisecond') AS w, count(v) FROM gf ${RANGE} GROUP BY w`,
+      ),
+    ).toMatch(/Too many overlapping windows: 8640000000/);
   });
 });

@@ -60,7 +60,10 @@ const CASES: Array<[pattern: string, s: string, expected: boolean, escapeChar?: 
 
 describe('LIKE matching (issue 24)', () => {
   it('answers the named cases', () => {
-    for (const [pattern, s, expected, escapeChar] of CASES) expect(compileLike(pattern, escapeChar, false)(s), `${JSON.stringify(s)} LIKE ${JSON.stringify(pattern)}`).toBe(expected);
+    for (const [pattern, s, expected, escapeChar] of CASES)
+      expect(compileLike(pattern, escapeChar, false)(s), `${JSON.stringify(s)} LIKE ${JSON.stringify(pattern)}`).toBe(
+        expected,
+      );
   });
 
   it('matches ILIKE by simple case folding, KELVIN SIGN and LONG S included', () => {
@@ -80,7 +83,10 @@ describe('LIKE matching (issue 24)', () => {
       const s = Array.from({ length: Math.floor(random() * 12) }, () => pick(textChars)).join('');
       const escapeChar = random() < 0.3 ? '\\' : undefined;
       const fold = random() < 0.4;
-      expect(compileLike(pattern, escapeChar, fold)(s), `${JSON.stringify(s)} ${fold ? 'ILIKE' : 'LIKE'} ${JSON.stringify(pattern)}${escapeChar ? ' ESCAPE \\' : ''}`).toBe(reference(pattern, s, escapeChar, fold));
+      expect(
+        compileLike(pattern, escapeChar, fold)(s),
+        `${JSON.stringify(s)} ${fold ? 'ILIKE' : 'LIKE'} ${JSON.stringify(pattern)}${escapeChar ? ' ESCAPE \\' : ''}`,
+      ).toBe(reference(pattern, s, escapeChar, fold));
     }
   });
 

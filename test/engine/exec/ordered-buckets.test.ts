@@ -16,7 +16,9 @@ function setup(): string {
     x = (x * 1103515245 + 12345) % 2147483648;
     const host = `h${x % 7}`;
     const region = x % 5 === 0 ? 'NULL' : `'r${x % 3}'`;
-    rows.push(`(${BigInt(x % 3000) * 1_000_000_000n}, '${host}', ${region}, ${x % 1000}, ${((x % 977) / 10).toFixed(1)})`);
+    rows.push(
+      `(${BigInt(x % 3000) * 1_000_000_000n}, '${host}', ${region}, ${x % 1000}, ${((x % 977) / 10).toFixed(1)})`,
+    );
   }
   return `CREATE TABLE cpu (n BIGINT, u DOUBLE, TAGS(host, region));
 INSERT INTO cpu (time, host, region, n, u) VALUES ${rows.join(', ')}`;

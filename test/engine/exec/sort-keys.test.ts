@@ -18,16 +18,25 @@ function column(type: DataType, n: number, r: () => number, nulls: boolean): Vec
   let values: Vector['values'];
   switch (type.id) {
     case 'Float64':
-      values = Float64Array.from({ length: n }, () => pick([NaN, -0, 0, 1.5, -1.5, Infinity, -Infinity, 2 ** 60, 1e-300, r()]));
+      values = Float64Array.from({ length: n }, () =>
+        pick([NaN, -0, 0, 1.5, -1.5, Infinity, -Infinity, 2 ** 60, 1e-300, r()]),
+      );
       break;
     case 'Int64':
-      values = BigInt64Array.from({ length: n }, () => pick([-(2n ** 51n), -1n, 0n, 7n, 2n ** 51n, BigInt(Math.floor(r() * 1e6))]));
+      values = BigInt64Array.from({ length: n }, () =>
+        pick([-(2n ** 51n), -1n, 0n, 7n, 2n ** 51n, BigInt(Math.floor(r() * 1e6))]),
+      );
       break;
     case 'UInt64':
-      values = BigUint64Array.from({ length: n }, () => pick([0n, 1n, 2n ** 52n, 2n ** 52n + 3n, BigInt(Math.floor(r() * 1e6))]));
+      values = BigUint64Array.from({ length: n }, () =>
+        pick([0n, 1n, 2n ** 52n, 2n ** 52n + 3n, BigInt(Math.floor(r() * 1e6))]),
+      );
       break;
     case 'Timestamp':
-      values = BigInt64Array.from({ length: n }, () => 1_451_606_400_000_000_000n + BigInt(Math.floor(r() * 40)) * 3_600_000_000_000n);
+      values = BigInt64Array.from(
+        { length: n },
+        () => 1_451_606_400_000_000_000n + BigInt(Math.floor(r() * 40)) * 3_600_000_000_000n,
+      );
       break;
     case 'Date32':
       values = Int32Array.from({ length: n }, () => Math.floor(r() * 20) - 10);

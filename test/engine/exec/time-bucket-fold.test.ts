@@ -34,11 +34,33 @@ function oracle(time: BigInt64Array, origin: bigint, stride: bigint): Array<[num
 }
 
 describe('bucketRuns', () => {
-  const cases: Array<{ name: string; start: bigint; step: () => bigint; n: number; origin: bigint; stride: bigint }> = [];
+  const cases: Array<{ name: string; start: bigint; step: () => bigint; n: number; origin: bigint; stride: bigint }> =
+    [];
   const r = rng(7);
-  cases.push({ name: 'regular 10 s rows, 1 h buckets (ns)', start: 1_451_606_400_000_000_000n, step: () => 10_000_000_000n, n: 4320, origin: 0n, stride: 3_600_000_000_000n });
-  cases.push({ name: 'jittered rows with gaps, 1 min buckets', start: 1_451_606_400_000_000_000n, step: () => (r() < 0.05 ? 900_000_000_000n : BigInt(Math.floor(1 + r() * 20_000_000_000))), n: 3000, origin: 0n, stride: 60_000_000_000n });
-  cases.push({ name: 'negative times and an origin off the grid', start: -5_000_000n, step: () => BigInt(1 + Math.floor(r() * 3000)), n: 2000, origin: 1234n, stride: 777n });
+  cases.push({
+    name: 'regular 10 s rows, 1 h buckets (ns)',
+    start: 1_451_606_400_000_000_000n,
+    step: () => 10_000_000_000n,
+    n: 4320,
+    origin: 0n,
+    stride: 3_600_000_000_000n,
+  });
+  cases.push({
+    name: 'jittered rows with gaps, 1 min buckets',
+    start: 1_451_606_400_000_000_000n,
+    step: () => (r() < 0.05 ? 900_000_000_000n : BigInt(Math.floor(1 + r() * 20_000_000_000))),
+    n: 3000,
+    origin: 0n,
+    stride: 60_000_000_000n,
+  });
+  cases.push({
+    name: 'negative times and an origin off the grid',
+    start: -5_000_000n,
+    step: () => BigInt(1 + Math.floor(r() * 3000)),
+    n: 2000,
+    origin: 1234n,
+    stride: 777n,
+  });
   cases.push({ name: 'every row its own bucket', start: 0n, step: () => 100n, n: 500, origin: 0n, stride: 7n });
   cases.push({ name: 'one row', start: 99n, step: () => 1n, n: 1, origin: 0n, stride: 10n });
   cases.push({ name: 'one bucket for all rows', start: 3n, step: () => 1n, n: 300, origin: 0n, stride: 1_000_000n });
@@ -69,7 +91,11 @@ describe('the Wasm bucket kernels', () => {
 
   it('cut the same runs as the row-by-row oracle', () => {
     const r = rng(3);
-    for (const [origin, stride, step] of [[0n, 60_000_000_000n, 20_000_000_000], [1234n, 777n, 3000], [0n, 7n, 100]] as const) {
+    for (const [origin, stride, step] of [
+      [0n, 60_000_000_000n, 20_000_000_000],
+      [1234n, 777n, 3000],
+      [0n, 7n, 100],
+    ] as const) {
       const time = new BigInt64Array(2500);
       let t = 1_451_606_400_000_000_000n;
       for (let i = 0; i < time.length; i++) {
@@ -88,7 +114,7 @@ describe('the Wasm bucket kernels', () => {
   // The same chunks and block statistics through the Wasm accumulators and through the
   // TypeScript ones must give identical columns: doubles are summed in the same order, integer
   // sums are exact, NaN is the largest double, NULLs are skipped.
-  it('give the TypeScript accumulators\' columns for every aggregate, type and NULL pattern', () => {
+  it("give the TypeScript accumulators' columns for every aggregate, type and NULL pattern", () => {
     const r = rng(11);
     const double = (): number => (r() < 0.03 ? NaN : r() < 0.03 ? -0 : (r() - 0.5) * 10 ** Math.floor(r() * 30 - 10));
     const int = (): bigint => BigInt.asIntN(64, BigInt(Math.floor(r() * 2 ** 32)) << BigInt(Math.floor(r() * 25)));
@@ -102,16 +128,28 @@ describe('the Wasm bucket kernels', () => {
         time[i] = t;
         t += BigInt(1 + Math.floor(r() * 30_000_000_000));
       }
-      const nulls = (): Uint8Array | undefined => (r() < 0.5 ? undefined : Uint8Array.from({ length: n }, () => (r() < 0.15 ? 0 : 1)));
+      const nulls = (): Uint8Array | undefined =>
+        r() < 0.5 ? undefined : Uint8Array.from({ length: n }, () => (r() < 0.15 ? 0 : 1));
       const fields = new Map([
         ['d', { values: Float64Array.from({ length: n }, double), validity: nulls() }],
         ['i', { values: BigInt64Array.from({ length: n }, int), validity: nulls() }],
         ['u', { values: BigUint64Array.from({ length: n }, uint), validity: nulls() }],
       ]);
-      const tags = new Map(c % 3 === 2 ? [['host', `h${c % 4}`]] : [['host', `h${c % 4}`], ['dc', 'x']]);
+      const tags = new Map(
+        c % 3 === 2
+          ? [['host', `h${c % 4}`]]
+          : [
+              ['host', `h${c % 4}`],
+              ['dc', 'x'],
+            ],
+      );
       chunks.push({ tags, length: n, time, fields });
     }
-    const types = new Map([['d', FLOAT64], ['i', INT64], ['u', UINT64]]);
+    const types = new Map([
+      ['d', FLOAT64],
+      ['i', INT64],
+      ['u', UINT64],
+    ]);
     const aggs: AggSpec[] = [
       { kind: 'count', column: undefined, columnKind: undefined, type: INT64, returnType: INT64 },
       { kind: 'count', column: 'dc', columnKind: 'tag', type: INT64, returnType: INT64 },
@@ -119,16 +157,46 @@ describe('the Wasm bucket kernels', () => {
     for (const [column, type] of types) {
       for (const kind of ['count', 'sum', 'avg', 'min', 'max'] as const) {
         if (kind === 'sum' && type.id !== 'Float64') continue; // overflow: below
-        aggs.push({ kind, column, columnKind: 'field', type: kind === 'count' ? INT64 : type, returnType: kind === 'count' ? INT64 : kind === 'avg' ? FLOAT64 : type });
+        aggs.push({
+          kind,
+          column,
+          columnKind: 'field',
+          type: kind === 'count' ? INT64 : type,
+          returnType: kind === 'count' ? INT64 : kind === 'avg' ? FLOAT64 : type,
+        });
       }
       aggs.push({ kind: 'first', column, columnKind: 'field', type, returnType: type });
     }
-    const stats: SeriesStats = { tags: new Map([['host', 'h1'], ['dc', 'x']]), rows: 40, minTime: 86_400_000_000_000n + 5n, maxTime: 86_400_000_000_000n + 9n, fields: new Map([['d', { count: 30, min: -2.5, max: 7, sum: 12.25 }], ['i', { count: 40, min: -9n, max: 2n ** 40n, sum: 2n ** 41n }], ['u', { count: 0 }]]) };
-    const groups = [{ kind: 'tag' as const, tag: 'host', type: UTF8 }, { kind: 'bucket' as const, type: { id: 'Timestamp', unit: 'Nanosecond' } as DataType }];
+    const stats: SeriesStats = {
+      tags: new Map([
+        ['host', 'h1'],
+        ['dc', 'x'],
+      ]),
+      rows: 40,
+      minTime: 86_400_000_000_000n + 5n,
+      maxTime: 86_400_000_000_000n + 9n,
+      fields: new Map([
+        ['d', { count: 30, min: -2.5, max: 7, sum: 12.25 }],
+        ['i', { count: 40, min: -9n, max: 2n ** 40n, sum: 2n ** 41n }],
+        ['u', { count: 0 }],
+      ]),
+    };
+    const groups = [
+      { kind: 'tag' as const, tag: 'host', type: UTF8 },
+      { kind: 'bucket' as const, type: { id: 'Timestamp', unit: 'Nanosecond' } as DataType },
+    ];
     // Statistics only come when no aggregate needs rows (first/last).
     const run = (kernels: ReturnType<typeof bucketKernels>, withStats: boolean): RecordBatch => {
       const ctx = { memory: new MemoryPool(1 << 30) } as unknown as ExecContext;
-      const g = new BucketGroups(groups, withStats ? aggs.filter((a) => a.kind !== 'first') : aggs, types, ctx, 1000n, 600_000_000_000n, kernels);
+      const g = new BucketGroups(
+        groups,
+        withStats ? aggs.filter((a) => a.kind !== 'first') : aggs,
+        types,
+        ctx,
+        1000n,
+        600_000_000_000n,
+        kernels,
+      );
       try {
         chunks.forEach((c, i) => {
           g.addChunk(c);
@@ -147,7 +215,12 @@ describe('the Wasm bucket kernels', () => {
   });
 
   it('report an integer SUM that leaves its type as the TypeScript accumulator does, and keep one that comes back', () => {
-    const chunk = (values: BigInt64Array): SeriesChunk => ({ tags: new Map(), length: values.length, time: BigInt64Array.from(values, (_, i) => BigInt(i)), fields: new Map([['i', { values, validity: undefined }]]) });
+    const chunk = (values: BigInt64Array): SeriesChunk => ({
+      tags: new Map(),
+      length: values.length,
+      time: BigInt64Array.from(values, (_, i) => BigInt(i)),
+      fields: new Map([['i', { values, validity: undefined }]]),
+    });
     const aggs: AggSpec[] = [{ kind: 'sum', column: 'i', columnKind: 'field', type: INT64, returnType: INT64 }];
     const sum = (kernels: ReturnType<typeof bucketKernels>, values: BigInt64Array): unknown => {
       const ctx = { memory: new MemoryPool(1 << 30) } as unknown as ExecContext;
@@ -195,7 +268,8 @@ describe('the time-bucket aggregate with the Wasm fold', () => {
 INSERT INTO m (time, host, d, i, u) VALUES ${rows.join(', ')}`);
   });
 
-  const AGGS = 'count(*), count(d), count(i), count(u), sum(d), sum(i), sum(u), avg(d), avg(i), avg(u), min(d), max(d), min(i), max(i), min(u), max(u)';
+  const AGGS =
+    'count(*), count(d), count(i), count(u), sum(d), sum(i), sum(u), avg(d), avg(i), avg(u), min(d), max(d), min(i), max(i), min(u), max(u)';
   const queries = [
     `SELECT host, date_bin(INTERVAL '1 minute', time) AS t, ${AGGS} FROM m GROUP BY host, t ORDER BY host, t`,
     `SELECT date_bin(INTERVAL '7 minutes', time, TIMESTAMP '2023-11-14T22:00:00Z') AS t, ${AGGS} FROM m GROUP BY t ORDER BY t`,
@@ -205,7 +279,9 @@ INSERT INTO m (time, host, d, i, u) VALUES ${rows.join(', ')}`);
   for (const sql of queries) {
     it(`gives the hash aggregate's rows: ${sql.slice(0, 80)}`, async () => {
       expect(bucketKernels()).toBeDefined();
-      const general = sql.includes('WHERE') ? sql.replace('WHERE', 'WHERE (i IS NULL OR i IS NOT NULL) AND') : sql.replace(' FROM m ', ' FROM m WHERE (i IS NULL OR i IS NOT NULL) ');
+      const general = sql.includes('WHERE')
+        ? sql.replace('WHERE', 'WHERE (i IS NULL OR i IS NOT NULL) AND')
+        : sql.replace(' FROM m ', ' FROM m WHERE (i IS NULL OR i IS NOT NULL) ');
       const expected = await db.run(general);
       expect(expected.rows.length).toBeGreaterThan(0);
       expect(await db.run(sql)).toEqual(expected);
@@ -218,8 +294,14 @@ INSERT INTO big (time, host, i) VALUES ${Array.from({ length: 100 }, (_, k) => `
     const folded = await db.run("SELECT date_bin(INTERVAL '1 hour', time) AS t, sum(i) FROM big GROUP BY t");
     // 100 * 9223372036854775000 modulo 2^64, as a signed 64-bit integer.
     expect(folded.rows).toEqual([`1970-01-01T00:00:00 | ${BigInt.asIntN(64, 100n * 9223372036854775000n)}`]);
-    expect(folded).toEqual(await db.run("SELECT date_bin(INTERVAL '1 hour', time) AS t, sum(i) FROM big WHERE i IS NOT NULL OR i IS NULL GROUP BY t"));
+    expect(folded).toEqual(
+      await db.run(
+        "SELECT date_bin(INTERVAL '1 hour', time) AS t, sum(i) FROM big WHERE i IS NOT NULL OR i IS NULL GROUP BY t",
+      ),
+    );
     // The exact mean 9223372036854775000 is the double 9223372036854774784.
-    expect((await db.run("SELECT date_bin(INTERVAL '1 hour', time) AS t, avg(i) FROM big GROUP BY t")).rows).toEqual(['1970-01-01T00:00:00 | 9.223372036854775e18']);
+    expect((await db.run("SELECT date_bin(INTERVAL '1 hour', time) AS t, avg(i) FROM big GROUP BY t")).rows).toEqual([
+      '1970-01-01T00:00:00 | 9.223372036854775e18',
+    ]);
   });
 });

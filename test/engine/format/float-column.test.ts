@@ -28,8 +28,44 @@ function samples(n: number, seed: number): Float64Array {
   const bits = new Float64Array(1);
   const words = new Uint32Array(bits.buffer);
   const out = new Float64Array(n);
-  // biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
-  const special = [0, -0, NaN, -NaN, Infinity, -Infinity, 1, -1, 0.5, 9.5, 0.1, 0.3, 2 / 3, 1e-5, 1e-6, 1e10, 1e16, 1e15, 2 ** 53, 2 ** 53 + 2, 2 ** 63, 2 ** 64, 5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, Number.MAX_VALUE, 1e21, 1e22, 1e23, 9007199254740993, 123456789.12345679, 4.35, 0.000015, 1.5e-7];
+  const special = [
+    0,
+    -0,
+    NaN,
+    -NaN,
+    Infinity,
+    -Infinity,
+    1,
+    -1,
+    0.5,
+    9.5,
+    0.1,
+    0.3,
+    2 / 3,
+    1e-5,
+    1e-6,
+    1e10,
+    1e16,
+    1e15,
+    2 ** 53,
+    2 ** 53 + 2,
+    2 ** 63,
+    2 ** 64,
+    5e-324,
+    -5e-324,
+    2.2250738585072014e-308,
+    2.225073858507201e-308,
+    Number.MAX_VALUE,
+    1e21,
+    1e22,
+    1e23,
+    // biome-ignore lint/correctness/noPrecisionLoss: literals that round are the cases under test
+    9007199254740993,
+    123456789.12345679,
+    4.35,
+    0.000015,
+    1.5e-7,
+  ];
   for (let i = 0; i < n; i++) {
     switch (i % 6) {
       case 0:

@@ -34,9 +34,19 @@ const ACCEPTED: ReadonlyArray<readonly [string | undefined, string, string]> = [
   ['application/vnd.apache.arrow.stream;q=0.5, application/json', 'json', 'application/json'],
 ];
 
-const REFUSED: readonly string[] = ['*', 'xx', 'text/html', 'application/xml, image/*', 'application/json;q=0', 'text/csv;q=2', 'application/arrow', '*/json', 'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, */*',
+const REFUSED: readonly string[] = [
+  '*',
+  'xx',
+  'text/html',
+  'application/xml, image/*',
+  'application/json;q=0',
+  'text/csv;q=2',
+  'application/arrow',
+  '*/json',
+  'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, */*',
   // Arrow's binary stream only when named, never for a wildcard.
-  'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, application/*'];
+  'text/csv;q=0, application/csv;q=0, application/json;q=0, application/nd-json;q=0, text/tsv;q=0, text/table;q=0, application/*',
+];
 
 describe('negotiateFormat', () => {
   for (const [accept, format, contentType] of ACCEPTED) {
@@ -45,7 +55,9 @@ describe('negotiateFormat', () => {
     });
   }
   it('shortens a long header in the message', () => {
-    expect(() => negotiateFormat('x/' + 'y'.repeat(5000))).toThrow(new RegExp(`^unsupported Accept header "x/${'y'.repeat(198)}\\.\\.\\.": want`));
+    expect(() => negotiateFormat('x/' + 'y'.repeat(5000))).toThrow(
+      new RegExp(`^unsupported Accept header "x/${'y'.repeat(198)}\\.\\.\\.": want`),
+    );
   });
   for (const accept of REFUSED) {
     it(`refuses ${JSON.stringify(accept)} with 040005`, () => {

@@ -35,6 +35,10 @@ export function render(format: ResultFormat, schema: Schema, batches: readonly R
 /** One column, one value per row, rendered. */
 export function renderColumn(format: ResultFormat, type: DataType, values: readonly Scalar[], name = 'v'): string {
   const schema = schemaOf([[name, type]]);
-  return render(format, schema, [batchOf(schema, values.map((v) => [v]))]);
+  return render(format, schema, [
+    batchOf(
+      schema,
+      values.map((v) => [v]),
+    ),
+  ]);
 }
-

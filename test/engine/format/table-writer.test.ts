@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createResultWriter } from '../../../host/engine/format/index.js';
 import { displayWidth } from '../../../host/engine/format/table-writer.js';
-import { BOOLEAN, DATE32, FLOAT64, INT64, INTERVAL, NULL, UINT64, UTF8, timestamp, type DataType } from '../../../host/engine/types/data-types.js';
+import {
+  BOOLEAN,
+  DATE32,
+  FLOAT64,
+  INT64,
+  INTERVAL,
+  NULL,
+  UINT64,
+  UTF8,
+  timestamp,
+  type DataType,
+} from '../../../host/engine/types/data-types.js';
 import { batchOf, render, schemaOf } from './support.js';
 
 const WINDOW: DataType = {
@@ -14,9 +25,32 @@ const WINDOW: DataType = {
 
 describe('text/table writer', () => {
   it('draws Arrow pretty_format_batches boxes, NULL as an empty cell, no final newline', () => {
-    const schema = schemaOf([['a', UTF8], ['b', INT64]]);
-    const body = render('table', schema, [batchOf(schema, [['a', 1n], ['b', null]]), batchOf(schema, [[null, 10n], ['d', 100n]])]);
-    expect(body).toBe(['+---+-----+', '| a | b   |', '+---+-----+', '| a | 1   |', '| b |     |', '|   | 10  |', '| d | 100 |', '+---+-----+'].join('\n'));
+    const schema = schemaOf([
+      ['a', UTF8],
+      ['b', INT64],
+    ]);
+    const body = render('table', schema, [
+      batchOf(schema, [
+        ['a', 1n],
+        ['b', null],
+      ]),
+      batchOf(schema, [
+        [null, 10n],
+        ['d', 100n],
+      ]),
+    ]);
+    expect(body).toBe(
+      [
+        '+---+-----+',
+        '| a | b   |',
+        '+---+-----+',
+        '| a | 1   |',
+        '| b |     |',
+        '|   | 10  |',
+        '| d | 100 |',
+        '+---+-----+',
+      ].join('\n'),
+    );
   });
 
   it('shows every type as Arrow displays it, as the .slt files expect', () => {
@@ -31,7 +65,18 @@ describe('text/table writer', () => {
       ['l', { id: 'List', item: INT64 }],
     ]);
     const body = render('table', schema, [
-      batchOf(schema, [[946598400010000000n, 1e-6, 2n ** 64n - 1n, true, null, { months: 0, days: 0, nanos: 10_000_000n }, { start: 946598400000n, end: 946598400010n }, [1n, 2n]]]),
+      batchOf(schema, [
+        [
+          946598400010000000n,
+          1e-6,
+          2n ** 64n - 1n,
+          true,
+          null,
+          { months: 0, days: 0, nanos: 10_000_000n },
+          { start: 946598400000n, end: 946598400010n },
+          [1n, 2n],
+        ],
+      ]),
     ]);
     expect(body.split('\n')).toEqual([
       '+-------------------------+--------+----------------------+------+---+-------------------------------------------------------+------------------------------------------------------------+--------+',
@@ -43,8 +88,18 @@ describe('text/table writer', () => {
   });
 
   it('shows dates, zoned timestamps, integers and strings as Arrow displays them', () => {
-    const schema = schemaOf([['d', DATE32], ['now()', timestamp('Nanosecond', '+00:00')], ['i', INT64], ['s', UTF8]]);
-    const body = render('table', schema, [batchOf(schema, [[19000, 1690510331001000000n, -(2n ** 63n), 'héllo'], [null, null, 0n, '']])]);
+    const schema = schemaOf([
+      ['d', DATE32],
+      ['now()', timestamp('Nanosecond', '+00:00')],
+      ['i', INT64],
+      ['s', UTF8],
+    ]);
+    const body = render('table', schema, [
+      batchOf(schema, [
+        [19000, 1690510331001000000n, -(2n ** 63n), 'héllo'],
+        [null, null, 0n, ''],
+      ]),
+    ]);
     expect(body.split('\n')).toEqual([
       '+------------+--------------------------+----------------------+-------+',
       '| d          | now()                    | i                    | s     |',
@@ -56,11 +111,23 @@ describe('text/table writer', () => {
   });
 
   it('draws the header and two closing borders for zero rows, as comfy-table does', () => {
-    expect(render('table', schemaOf([['key', UTF8], ['value', UTF8]]), [])).toBe(['+-----+-------+', '| key | value |', '+-----+-------+', '+-----+-------+'].join('\n'));
+    expect(
+      render(
+        'table',
+        schemaOf([
+          ['key', UTF8],
+          ['value', UTF8],
+        ]),
+        [],
+      ),
+    ).toBe(['+-----+-------+', '| key | value |', '+-----+-------+', '+-----+-------+'].join('\n'));
   });
 
   it('lays a cell with newlines over several lines (EXPLAIN plans)', () => {
-    const schema = schemaOf([['plan_type', UTF8], ['plan', UTF8]]);
+    const schema = schemaOf([
+      ['plan_type', UTF8],
+      ['plan', UTF8],
+    ]);
     const body = render('table', schema, [batchOf(schema, [['logical_plan', 'Projection: a\n  TableScan: t']])]);
     expect(body).toBe(
       [
@@ -77,8 +144,16 @@ describe('text/table writer', () => {
   it('counts East Asian wide characters as two columns and combining marks as none', () => {
     const schema = schemaOf([['name', UTF8]]);
     const body = render('table', schema, [batchOf(schema, [['日本'], ['e\u0301'], ['abcde']])]);
-    expect(body).toBe(['+-------+', '| name  |', '+-------+', '| 日本  |', '| e\u0301     |', '| abcde |', '+-------+'].join('\n'));
-    expect([displayWidth('abc'), displayWidth('日本語'), displayWidth('😀'), displayWidth('a\u200bb'), displayWidth('\t')]).toEqual([3, 6, 2, 2, 0]);
+    expect(body).toBe(
+      ['+-------+', '| name  |', '+-------+', '| 日本  |', '| e\u0301     |', '| abcde |', '+-------+'].join('\n'),
+    );
+    expect([
+      displayWidth('abc'),
+      displayWidth('日本語'),
+      displayWidth('😀'),
+      displayWidth('a\u200bb'),
+      displayWidth('\t'),
+    ]).toEqual([3, 6, 2, 2, 0]);
   });
 
   it('returns nothing until end(), which returns the whole table', () => {

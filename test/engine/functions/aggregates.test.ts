@@ -16,13 +16,28 @@ CREATE TABLE empty (v BIGINT, TAGS(g))`;
 
 const cases: [string, string[]][] = [
   ['SELECT count(*), count(v), count(d), count(g), count(v, d) FROM t', ['5 | 4 | 4 | 5 | 3']],
-  ['SELECT sum(v), avg(v), min(v), max(v), sum(d), avg(d), min(d), max(d) FROM t', ['24 | 6.0 | 1 | 10 | 3.25 | 0.8125 | -1.0 | 2.5']],
-  ['SELECT min(s), max(s), min(b), max(b), min(time), max(time), sum(u), max(u) FROM t', ['x | z | false | true | 1970-01-01T00:00:00.000000001 | 1970-01-01T00:00:00.000000005 | 40 | 20']],
+  [
+    'SELECT sum(v), avg(v), min(v), max(v), sum(d), avg(d), min(d), max(d) FROM t',
+    ['24 | 6.0 | 1 | 10 | 3.25 | 0.8125 | -1.0 | 2.5'],
+  ],
+  [
+    'SELECT min(s), max(s), min(b), max(b), min(time), max(time), sum(u), max(u) FROM t',
+    ['x | z | false | true | 1970-01-01T00:00:00.000000001 | 1970-01-01T00:00:00.000000005 | 40 | 20'],
+  ],
   ['SELECT g, count(*), sum(v) FROM t GROUP BY g ORDER BY g', ['a | 3 | 4', 'b | 2 | 20']],
-  ['SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(DISTINCT s) FROM t', ['3 | 14 | 4.666666666666667 | 3']],
-  ['SELECT count(*) FILTER (WHERE g = \'b\'), sum(v) FILTER (WHERE v > 1) FROM t', ['2 | 23']],
-  ['SELECT first(time, v), last(time, v), first(time, d), last(time, s), first(time, b) FROM t', ['1 | 10 | 1.5 | z | 1']],
-  ['SELECT g, first(time, v), last(time, d), last(time, v) FROM t GROUP BY g ORDER BY g', ['a | 1 | 2.5 | 3', 'b | 10 | 0.25 | 10']],
+  [
+    'SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(DISTINCT s) FROM t',
+    ['3 | 14 | 4.666666666666667 | 3'],
+  ],
+  ["SELECT count(*) FILTER (WHERE g = 'b'), sum(v) FILTER (WHERE v > 1) FROM t", ['2 | 23']],
+  [
+    'SELECT first(time, v), last(time, v), first(time, d), last(time, s), first(time, b) FROM t',
+    ['1 | 10 | 1.5 | z | 1'],
+  ],
+  [
+    'SELECT g, first(time, v), last(time, d), last(time, v) FROM t GROUP BY g ORDER BY g',
+    ['a | 1 | 2.5 | 3', 'b | 10 | 0.25 | 10'],
+  ],
   ['SELECT count(*), sum(v), avg(v), min(v), max(v) FROM empty', ['0 | NULL | NULL | NULL | NULL']],
   ['SELECT g, count(*) FROM empty GROUP BY g', []],
   ['SELECT sum(v) FROM t WHERE v IS NULL', ['NULL']],
@@ -47,7 +62,9 @@ describe('aggregates', () => {
 
   it('wraps a BIGINT sum that overflows, as DataFusion 27 does', async () => {
     const o = testDb();
-    await o.exec("CREATE TABLE o (v BIGINT, u BIGINT UNSIGNED, TAGS(g));\nINSERT INTO o (time, g, v, u) VALUES (1, 'a', 9223372036854775807, 18446744073709551615);\nINSERT INTO o (time, g, v, u) VALUES (2, 'a', 1, 2)");
+    await o.exec(
+      "CREATE TABLE o (v BIGINT, u BIGINT UNSIGNED, TAGS(g));\nINSERT INTO o (time, g, v, u) VALUES (1, 'a', 9223372036854775807, 18446744073709551615);\nINSERT INTO o (time, g, v, u) VALUES (2, 'a', 1, 2)",
+    );
     expect((await o.run('SELECT sum(v), sum(u) FROM o')).rows).toEqual(['-9223372036854775808 | 1']);
     // Back in range after wrapping twice: the exact sum is kept until the end.
     await o.exec("INSERT INTO o (time, g, v) VALUES (3, 'a', -1)");
@@ -64,10 +81,15 @@ describe('the time-bucket aggregate and the hash aggregate agree', () => {
     const db = testDb();
     await db.run('CREATE TABLE m (v BIGINT, d DOUBLE, TAGS(h))');
     const rows: string[] = [];
-    for (let h = 0; h < 5; h++) for (let i = 0; i < 300; i++) rows.push(`(${i * 7_000_000_000 + h}, 'h${h}', ${(i * 37 + h) % 101 - 50}, ${i % 13 === 0 ? 'NULL' : ((i * 1.25) % 17).toFixed(2)})`);
+    for (let h = 0; h < 5; h++)
+      for (let i = 0; i < 300; i++)
+        rows.push(
+          `(${i * 7_000_000_000 + h}, 'h${h}', ${((i * 37 + h) % 101) - 50}, ${i % 13 === 0 ? 'NULL' : ((i * 1.25) % 17).toFixed(2)})`,
+        );
     await db.run(`INSERT INTO m (time, h, v, d) VALUES ${rows.join(', ')}`);
     db.catalog.chunkRows = 37;
-    const fused = "SELECT h, date_bin(INTERVAL '1 minute', time) AS t, count(*), count(d), sum(v), avg(v), min(v), max(v), sum(d), min(d), max(d), first(time, v), last(time, d) FROM m WHERE time >= 100000000000 GROUP BY h, t ORDER BY h, t";
+    const fused =
+      "SELECT h, date_bin(INTERVAL '1 minute', time) AS t, count(*), count(d), sum(v), avg(v), min(v), max(v), sum(d), min(d), max(d), first(time, v), last(time, d) FROM m WHERE time >= 100000000000 GROUP BY h, t ORDER BY h, t";
     // A residual predicate on a field makes the operator fall back to the hash aggregate.
     const hashed = fused.replace('WHERE time >= 100000000000', 'WHERE time >= 100000000000 AND v > -1000');
     const a = await db.run(fused);
@@ -81,9 +103,17 @@ describe('the time-bucket aggregate and the hash aggregate agree', () => {
   it('before 1970 and up to the largest timestamp', async () => {
     const db = testDb();
     await db.run('CREATE TABLE e (v BIGINT, TAGS(h))');
-    await db.run("INSERT INTO e (time, h, v) VALUES (-10, 'a', 1), (-5, 'a', 2), (0, 'a', 3), (3600000000000, 'a', 6), (9223372036854775000, 'a', 4), (9223372036854775807, 'a', 5)");
-    const run = async (stride: string, where: string): Promise<string[]> => (await db.run(`SELECT date_bin(INTERVAL '${stride}', time) AS t, sum(v), count(*) FROM e ${where} GROUP BY t ORDER BY t`)).rows;
-    for (const stride of ['1 hour', '7 nanoseconds']) expect(await run(stride, '')).toEqual(await run(stride, 'WHERE v > -1'));
+    await db.run(
+      "INSERT INTO e (time, h, v) VALUES (-10, 'a', 1), (-5, 'a', 2), (0, 'a', 3), (3600000000000, 'a', 6), (9223372036854775000, 'a', 4), (9223372036854775807, 'a', 5)",
+    );
+    const run = async (stride: string, where: string): Promise<string[]> =>
+      (
+        await db.run(
+          `SELECT date_bin(INTERVAL '${stride}', time) AS t, sum(v), count(*) FROM e ${where} GROUP BY t ORDER BY t`,
+        )
+      ).rows;
+    for (const stride of ['1 hour', '7 nanoseconds'])
+      expect(await run(stride, '')).toEqual(await run(stride, 'WHERE v > -1'));
     expect(await run('7 nanoseconds', '')).toEqual([
       '1969-12-31T23:59:59.999999986 | 1 | 1',
       '1969-12-31T23:59:59.999999993 | 2 | 1',

@@ -22,45 +22,87 @@ INSERT INTO pw (time, v, w) VALUES (1, 10.0, 2.0), (2, 20.0, 1.0), (3, NULL, 1.0
 
 const cases: [string, string[]][] = [
   // a: 64.5 64.7 64.9 65.0 65.1. q = 0.1: rank 0.5 in the first centroid, 64.5 + (0.5 - 0.5) * 0.2.
-  ['SELECT approx_percentile_cont(v, 0.1) AS p10, approx_percentile_cont(v, 0.5) AS p50, approx_percentile_cont(v, 0.9, 100) AS p90 FROM p WHERE g = \'a\'', ['64.5 | 64.9 | 65.1']],
-  ['SELECT approx_percentile_cont(v, 0.0) AS lo, approx_percentile_cont(v, 1.0) AS hi, approx_median(v), median(v) FROM p WHERE g = \'a\'', ['64.5 | 65.1 | 64.9 | 64.9']],
+  [
+    "SELECT approx_percentile_cont(v, 0.1) AS p10, approx_percentile_cont(v, 0.5) AS p50, approx_percentile_cont(v, 0.9, 100) AS p90 FROM p WHERE g = 'a'",
+    ['64.5 | 64.9 | 65.1'],
+  ],
+  [
+    "SELECT approx_percentile_cont(v, 0.0) AS lo, approx_percentile_cont(v, 1.0) AS hi, approx_median(v), median(v) FROM p WHERE g = 'a'",
+    ['64.5 | 65.1 | 64.9 | 64.9'],
+  ],
   // b: 1 and 3 -> 2; integers 5 and 6: the mean 5.5 truncated to the input type.
-  ['SELECT g, median(v), median(i), approx_median(v), approx_median(i) FROM p GROUP BY g ORDER BY g', ['a | 64.9 | 3 | 64.9 | 3', 'b | 2.0 | 5 | 2.0 | 5']],
+  [
+    'SELECT g, median(v), median(i), approx_median(v), approx_median(i) FROM p GROUP BY g ORDER BY g',
+    ['a | 64.9 | 3 | 64.9 | 3', 'b | 2.0 | 5 | 2.0 | 5'],
+  ],
   ['SELECT median(i) FROM p', ['4']],
-  ['SELECT approx_percentile_cont_with_weight(v, 1, 0.5) FROM p WHERE g = \'a\'', ['64.9']],
+  ["SELECT approx_percentile_cont_with_weight(v, 1, 0.5) FROM p WHERE g = 'a'", ['64.9']],
   // A NULL value or weight is a 0 (DataFusion reads the value buffers): centroids 0 (1), 10 (2),
   // 20 (1) and -4 with weight 0, whose mean 0/0 sorts last; q = 0.1: 0 + (0.4 - 0.5) * (10 - 0).
-  ['SELECT approx_percentile_cont_with_weight(v, w, 0.5) AS p50, approx_percentile_cont_with_weight(v, w, 0.1) AS p10 FROM pw', ['10.0 | -0.9999999999999998']],
+  [
+    'SELECT approx_percentile_cont_with_weight(v, w, 0.5) AS p50, approx_percentile_cont_with_weight(v, w, 0.1) AS p10 FROM pw',
+    ['10.0 | -0.9999999999999998'],
+  ],
   ['SELECT median(v), approx_median(v), approx_percentile_cont(v, 0.5) FROM empty', ['NULL | NULL | NULL']],
   // array_agg keeps NULLs and honours ORDER BY; DISTINCT drops repeats.
-  ['SELECT array_agg(i ORDER BY time DESC) FROM p WHERE g = \'a\'', ['[10, 4, 3, 2, 1]']],
-  ['SELECT array_agg(s ORDER BY time) FROM p WHERE g = \'a\'', ['[x, y, x, NULL, x]']],
-  ['SELECT array_agg(DISTINCT s ORDER BY s) FROM p WHERE g = \'a\'', ['[x, y, NULL]']],
-  ['SELECT g, array_agg(v ORDER BY v DESC) FROM p GROUP BY g ORDER BY g', ['a | [65.1, 65.0, 64.9, 64.7, 64.5]', 'b | [3.0, 1.0]']],
+  ["SELECT array_agg(i ORDER BY time DESC) FROM p WHERE g = 'a'", ['[10, 4, 3, 2, 1]']],
+  ["SELECT array_agg(s ORDER BY time) FROM p WHERE g = 'a'", ['[x, y, x, NULL, x]']],
+  ["SELECT array_agg(DISTINCT s ORDER BY s) FROM p WHERE g = 'a'", ['[x, y, NULL]']],
+  [
+    'SELECT g, array_agg(v ORDER BY v DESC) FROM p GROUP BY g ORDER BY g',
+    ['a | [65.1, 65.0, 64.9, 64.7, 64.5]', 'b | [3.0, 1.0]'],
+  ],
   ['SELECT approx_distinct(s), approx_distinct(i), approx_distinct(g) FROM p', ['3 | 7 | 2']],
   ['SELECT approx_distinct(i) FROM empty', ['0']],
   // NULLs do not count; a group of only NULLs gives NULL.
   ['SELECT g, bool_and(b), bool_or(b) FROM p GROUP BY g ORDER BY g', ['a | false | true', 'b | NULL | NULL']],
   // 1 & 2 & 3 & 4 & 10 = 0, 1 | 2 | 3 | 4 | 10 = 15, 1 ^ 2 ^ 3 ^ 4 ^ 10 = 14.
-  ['SELECT bit_and(i), bit_or(i), bit_xor(i), bit_xor(DISTINCT i) FROM p WHERE g = \'a\'', ['0 | 15 | 14 | 14']],
+  ["SELECT bit_and(i), bit_or(i), bit_xor(i), bit_xor(DISTINCT i) FROM p WHERE g = 'a'", ['0 | 15 | 14 | 14']],
   ['SELECT g, mode(s), mode(b) FROM p GROUP BY g ORDER BY g', ['a | x | true', 'b | q | NULL']],
   ['SELECT mode(NULL)', ['NULL']],
-  ['SELECT sample(i, 10) FROM p WHERE g = \'b\'', ['[5, 6]']],
+  ["SELECT sample(i, 10) FROM p WHERE g = 'b'", ['[5, 6]']],
   ['SELECT sample(i, 3) FROM empty', ['NULL']],
   // max_n: the n largest non-NULL values, largest first, duplicates kept; fewer when fewer exist.
-  ['SELECT g, max_n(v, 2), max_n(s, 3), max_n(time, 1) FROM p GROUP BY g ORDER BY g', ['a | [65.1, 65.0] | [y, x, x] | [1970-01-01T00:00:00.000000005]', 'b | [3.0, 1.0] | [q, q] | [1970-01-01T00:00:00.000000007]']],
+  [
+    'SELECT g, max_n(v, 2), max_n(s, 3), max_n(time, 1) FROM p GROUP BY g ORDER BY g',
+    [
+      'a | [65.1, 65.0] | [y, x, x] | [1970-01-01T00:00:00.000000005]',
+      'b | [3.0, 1.0] | [q, q] | [1970-01-01T00:00:00.000000007]',
+    ],
+  ],
   ['SELECT max_n(i, 3) FROM empty', ['NULL']],
 ];
 
 const failures: [string, RegExp][] = [
   ['SELECT median(s) FROM p', /The function Median does not support inputs of type Utf8\./],
-  ['SELECT approx_percentile_cont(v, 1.5) FROM p', /Error during planning: Percentile value must be between 0\.0 and 1\.0 inclusive, 1\.5 is invalid$/],
-  ['SELECT approx_percentile_cont(v, 1) FROM p', /The percentile argument for ApproxPercentileCont must be Float64, not Int64\./],
-  ['SELECT approx_percentile_cont(v, v) FROM p', /This feature is not implemented: Percentile value for 'APPROX_PERCENTILE_CONT' must be a literal/],
-  ['SELECT approx_percentile_cont(v, 0.5, -10) FROM p', /Tdigest max_size value for 'APPROX_PERCENTILE_CONT' must be UInt > 0 literal \(got data type Int64\)\./],
-  ['SELECT approx_percentile_cont(v) FROM p', /The function ApproxPercentileCont does not accept 1 function arguments\./],
-  ['SELECT approx_percentile_cont_with_weight(v, 1) FROM p', /The function ApproxPercentileContWithWeight does not accept 2 function arguments\./],
-  ['SELECT approx_distinct(v) FROM p', /Datafusion: This feature is not implemented: Support for 'approx_distinct' for data type Float64 is not implemented/],
+  [
+    'SELECT approx_percentile_cont(v, 1.5) FROM p',
+    /Error during planning: Percentile value must be between 0\.0 and 1\.0 inclusive, 1\.5 is invalid$/,
+  ],
+  [
+    'SELECT approx_percentile_cont(v, 1) FROM p',
+    /The percentile argument for ApproxPercentileCont must be Float64, not Int64\./,
+  ],
+  [
+    'SELECT approx_percentile_cont(v, v) FROM p',
+    /This feature is not implemented: Percentile value for 'APPROX_PERCENTILE_CONT' must be a literal/,
+  ],
+  [
+    'SELECT approx_percentile_cont(v, 0.5, -10) FROM p',
+    /Tdigest max_size value for 'APPROX_PERCENTILE_CONT' must be UInt > 0 literal \(got data type Int64\)\./,
+  ],
+  [
+    'SELECT approx_percentile_cont(v) FROM p',
+    /The function ApproxPercentileCont does not accept 1 function arguments\./,
+  ],
+  [
+    'SELECT approx_percentile_cont_with_weight(v, 1) FROM p',
+    /The function ApproxPercentileContWithWeight does not accept 2 function arguments\./,
+  ],
+  [
+    'SELECT approx_distinct(v) FROM p',
+    /Datafusion: This feature is not implemented: Support for 'approx_distinct' for data type Float64 is not implemented/,
+  ],
   ['SELECT bool_and(i) FROM p', /The function BoolAnd does not support inputs of type Int64\./],
   ['SELECT bit_or(v) FROM p', /The function BitOr does not support inputs of type Float64\./],
   ['SELECT mode() FROM p', /The function "mode" expects 1 arguments, but 0 were provided/],
@@ -87,9 +129,31 @@ describe('median, percentiles and collection aggregates', () => {
   });
 
   it('names and types results as DataFusion 27 does', async () => {
-    const r = await db.run('SELECT median(i), approx_median(v), approx_percentile_cont(i, 0.5), array_agg(s), approx_distinct(s), bool_or(b), bit_and(i), mode(s), sample(v, 2) FROM p');
-    expect(r.columns).toEqual(['MEDIAN(p.i)', 'APPROX_MEDIAN(p.v)', 'APPROX_PERCENTILE_CONT(p.i,Float64(0.5))', 'ARRAY_AGG(p.s)', 'APPROX_DISTINCT(p.s)', 'BOOL_OR(p.b)', 'BIT_AND(p.i)', 'mode(p.s)', 'sample(p.v,Int64(2))']);
-    expect(r.types).toEqual(['Int64', 'Float64', 'Int64', 'List(Utf8)', 'UInt64', 'Boolean', 'Int64', 'Utf8', 'List(Float64)']);
+    const r = await db.run(
+      'SELECT median(i), approx_median(v), approx_percentile_cont(i, 0.5), array_agg(s), approx_distinct(s), bool_or(b), bit_and(i), mode(s), sample(v, 2) FROM p',
+    );
+    expect(r.columns).toEqual([
+      'MEDIAN(p.i)',
+      'APPROX_MEDIAN(p.v)',
+      'APPROX_PERCENTILE_CONT(p.i,Float64(0.5))',
+      'ARRAY_AGG(p.s)',
+      'APPROX_DISTINCT(p.s)',
+      'BOOL_OR(p.b)',
+      'BIT_AND(p.i)',
+      'mode(p.s)',
+      'sample(p.v,Int64(2))',
+    ]);
+    expect(r.types).toEqual([
+      'Int64',
+      'Float64',
+      'Int64',
+      'List(Utf8)',
+      'UInt64',
+      'Boolean',
+      'Int64',
+      'Utf8',
+      'List(Float64)',
+    ]);
   });
 });
 

@@ -2,11 +2,22 @@
 // strings, and the SQL shape (one row per point of the repaired series, per group).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { timestampRepair, valueFill, valueRepair, type ValueRepairOptions } from '../../../host/engine/functions/data-repair.js';
+import {
+  timestampRepair,
+  valueFill,
+  valueRepair,
+  type ValueRepairOptions,
+} from '../../../host/engine/functions/data-repair.js';
 import { parseUrlOptions } from '../../../host/engine/functions/url-options.js';
 import { testDb, type TestDb } from '../support/run-sql.js';
 
-const screen: ValueRepairOptions = { method: 'screen', minSpeed: undefined, maxSpeed: undefined, center: 0, sigma: undefined };
+const screen: ValueRepairOptions = {
+  method: 'screen',
+  minSpeed: undefined,
+  maxSpeed: undefined,
+  center: 0,
+  sigma: undefined,
+};
 
 describe('timestampRepair', () => {
   // Gaps 1000 1100 900 900 2100: median 1000; every time but one is 0 modulo 1000, so the grid
@@ -34,13 +45,20 @@ describe('timestampRepair', () => {
   });
 
   it('takes the most frequent gap as the mode', () => {
-    const r = timestampRepair([0n, 500n, 1000n, 1700n, 2000n], [1, 2, 3, 4, 5], { method: 'mode', interval: undefined, startMode: 'mode' });
+    const r = timestampRepair([0n, 500n, 1000n, 1700n, 2000n], [1, 2, 3, 4, 5], {
+      method: 'mode',
+      interval: undefined,
+      startMode: 'mode',
+    });
     expect(r.time).toEqual([0n, 500n, 1000n, 1500n, 2000n]);
     expect(r.values).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('leaves two points or fewer alone', () => {
-    expect(timestampRepair([5n, 17n], [1, 2], { method: 'median', interval: 10n, startMode: 'mode' })).toEqual({ time: [5n, 17n], values: [1, 2] });
+    expect(timestampRepair([5n, 17n], [1, 2], { method: 'median', interval: 10n, startMode: 'mode' })).toEqual({
+      time: [5n, 17n],
+      values: [1, 2],
+    });
   });
 });
 
@@ -84,7 +102,11 @@ describe('valueRepair', () => {
   });
 
   it('eases the largest speed change first with lsgreedy, until all are within 3 sigma', () => {
-    const r = valueRepair([0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 30, 4, 5, 6, 7], { ...screen, method: 'lsgreedy', sigma: 1 });
+    const r = valueRepair([0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 30, 4, 5, 6, 7], {
+      ...screen,
+      method: 'lsgreedy',
+      sigma: 1,
+    });
     expect(r[3]!).toBeLessThan(5);
     expect(r[3]!).toBeGreaterThan(3);
     expect(r.filter((_x, i) => i !== 3)).toEqual([0, 1, 2, 4, 5, 6, 7]);
@@ -117,7 +139,14 @@ INSERT INTO s (time, g, v, n) VALUES
   it('shows the repaired series as rows of time and value', async () => {
     const r = await db.run("SELECT timestamp_repair(time, v, 'interval=1000') FROM s WHERE g = 'a'");
     expect(r.columns).toEqual(['time', 'timestamp_repair(s.time,s.v,Utf8("interval=1000"))']);
-    expect(r.rows).toEqual(['2020-05-01T00:00:00 | 1.5', '2020-05-01T00:00:01 | NaN', '2020-05-01T00:00:02 | 2.5', '2020-05-01T00:00:03 | 3.5', '2020-05-01T00:00:04 | NaN', '2020-05-01T00:00:05 | 5.5']);
+    expect(r.rows).toEqual([
+      '2020-05-01T00:00:00 | 1.5',
+      '2020-05-01T00:00:01 | NaN',
+      '2020-05-01T00:00:02 | 2.5',
+      '2020-05-01T00:00:03 | 3.5',
+      '2020-05-01T00:00:04 | NaN',
+      '2020-05-01T00:00:05 | 5.5',
+    ]);
   });
 
   it('repairs each group on its own', async () => {
@@ -135,11 +164,23 @@ INSERT INTO s (time, g, v, n) VALUES
   });
 
   it('refuses bad options when the query runs and misplaced calls when it is planned', async () => {
-    expect(await db.error("SELECT value_repair(time, v, 'method=x') FROM s")).toMatch(/^Datafusion: Execution error: Invalid method: x$/);
-    expect(await db.error("SELECT timestamp_repair(time, v, 'interval=0') FROM s")).toMatch(/interval must be positive$/);
-    expect(await db.error("SELECT timestamp_repair(time, v, 'interval=1s') FROM s")).toMatch(/Fail to parse argument: invalid digit found in string$/);
-    expect(await db.error('SELECT value_fill(time, v, 1, 2) FROM s')).toMatch(/The function "value_fill" does not accept 4 function arguments\.$/);
-    expect(await db.error('SELECT value_fill(time, v, v) FROM s')).toMatch(/No function matches the given name and argument types 'value_fill\(Timestamp\(Nanosecond, None\), Float64, Float64\)'/);
-    expect(await db.error('SELECT value_fill(time, v), value_repair(time, v) FROM s')).toMatch(/a data repair function must be a select item of its own/);
+    expect(await db.error("SELECT value_repair(time, v, 'method=x') FROM s")).toMatch(
+      /^Datafusion: Execution error: Invalid method: x$/,
+    );
+    expect(await db.error("SELECT timestamp_repair(time, v, 'interval=0') FROM s")).toMatch(
+      /interval must be positive$/,
+    );
+    expect(await db.error("SELECT timestamp_repair(time, v, 'interval=1s') FROM s")).toMatch(
+      /Fail to parse argument: invalid digit found in string$/,
+    );
+    expect(await db.error('SELECT value_fill(time, v, 1, 2) FROM s')).toMatch(
+      /The function "value_fill" does not accept 4 function arguments\.$/,
+    );
+    expect(await db.error('SELECT value_fill(time, v, v) FROM s')).toMatch(
+      /No function matches the given name and argument types 'value_fill\(Timestamp\(Nanosecond, None\), Float64, Float64\)'/,
+    );
+    expect(await db.error('SELECT value_fill(time, v), value_repair(time, v) FROM s')).toMatch(
+      /a data repair function must be a select item of its own/,
+    );
   });
 });

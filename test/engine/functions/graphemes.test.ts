@@ -19,14 +19,33 @@ function reference(s: string, limit: number): { count: number; end: number } {
   return { count, end };
 }
 
-const PIECES = ['a', 'é', 'e\u0301', '\r\n', '👍🏽', '👨‍👩‍👧', '🇫🇷', '🇫', '한', '\u1100\u1161', 'x', '\u0600a', ' ', 'e' + '\u0301'.repeat(30)];
+const PIECES = [
+  'a',
+  'é',
+  'e\u0301',
+  '\r\n',
+  '👍🏽',
+  '👨‍👩‍👧',
+  '🇫🇷',
+  '🇫',
+  '한',
+  '\u1100\u1161',
+  'x',
+  '\u0600a',
+  ' ',
+  'e' + '\u0301'.repeat(30),
+];
 
 describe('graphemes counted in chunks (issue 24)', () => {
   it('agrees with Intl.Segmenter over the whole text', () => {
     const random = rng(2024);
     for (let k = 0; k < 120; k++) {
-      const s = Array.from({ length: Math.floor(random() * 2500) }, () => PIECES[Math.floor(random() * PIECES.length)]).join('');
-      for (const limit of [0, 5, 700, Infinity]) expect(graphemesUpTo(s, limit), `text ${k}, limit ${limit}`).toEqual(reference(s, limit));
+      const s = Array.from(
+        { length: Math.floor(random() * 2500) },
+        () => PIECES[Math.floor(random() * PIECES.length)],
+      ).join('');
+      for (const limit of [0, 5, 700, Infinity])
+        expect(graphemesUpTo(s, limit), `text ${k}, limit ${limit}`).toEqual(reference(s, limit));
     }
   });
 

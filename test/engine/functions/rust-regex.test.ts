@@ -4,7 +4,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { testDb } from '../support/run-sql.js';
-import { compileRustRegex, compileRustTest, RegexError, requiredLiteral } from '../../../host/engine/functions/rust-regex.js';
+import {
+  compileRustRegex,
+  compileRustTest,
+  RegexError,
+  requiredLiteral,
+} from '../../../host/engine/functions/rust-regex.js';
 import { mulberry32 as rng } from '../../support/rng.js';
 
 const MATCHES: Array<[pattern: string, flags: string | undefined, input: string, expected: boolean]> = [
@@ -46,33 +51,72 @@ const TILDES = '~'.repeat(79);
 
 const REFUSED: Array<[pattern: string, flags: string | undefined, display: string]> = [
   ['(a)\\1', undefined, 'regex parse error:\n    (a)\\1\n       ^^\nerror: backreferences are not supported'],
-  ['a(?=b)', undefined, 'regex parse error:\n    a(?=b)\n     ^^^\nerror: look-around, including look-ahead and look-behind, is not supported'],
-  ['a(?<!b)', undefined, 'regex parse error:\n    a(?<!b)\n     ^^^^\nerror: look-around, including look-ahead and look-behind, is not supported'],
+  [
+    'a(?=b)',
+    undefined,
+    'regex parse error:\n    a(?=b)\n     ^^^\nerror: look-around, including look-ahead and look-behind, is not supported',
+  ],
+  [
+    'a(?<!b)',
+    undefined,
+    'regex parse error:\n    a(?<!b)\n     ^^^^\nerror: look-around, including look-ahead and look-behind, is not supported',
+  ],
   ['(a', undefined, 'regex parse error:\n    (a\n    ^\nerror: unclosed group'],
   ['a)', undefined, 'regex parse error:\n    a)\n     ^\nerror: unopened group'],
   ['[a', undefined, 'regex parse error:\n    [a\n    ^\nerror: unclosed character class'],
   ['\\q', undefined, 'regex parse error:\n    \\q\n    ^^\nerror: unrecognized escape sequence'],
   ['\\<', undefined, 'regex parse error:\n    \\<\n    ^^\nerror: unrecognized escape sequence'],
-  ['a{2,1}', undefined, 'regex parse error:\n    a{2,1}\n     ^^^^^\nerror: invalid repetition count range, the start must be <= the end'],
+  [
+    'a{2,1}',
+    undefined,
+    'regex parse error:\n    a{2,1}\n     ^^^^^\nerror: invalid repetition count range, the start must be <= the end',
+  ],
   ['*a', undefined, 'regex parse error:\n    *a\n    ^\nerror: repetition operator missing expression'],
   // RE2 would repeat the `c` before the flags; Rust has no atom to repeat.
   ['c(?s)?', undefined, 'regex parse error:\n    c(?s)?\n         ^\nerror: repetition operator missing expression'],
   ['abc', 'z', 'regex parse error:\n    (?z)abc\n      ^\nerror: unrecognized flag'],
   ['(?i-)a', undefined, 'regex parse error:\n    (?i-)a\n       ^\nerror: dangling flag negation operator'],
-  ['\\x{110000}', undefined, 'regex parse error:\n    \\x{110000}\n    ^^^^^^^^^^\nerror: hexadecimal literal is not a Unicode scalar value'],
+  [
+    '\\x{110000}',
+    undefined,
+    'regex parse error:\n    \\x{110000}\n    ^^^^^^^^^^\nerror: hexadecimal literal is not a Unicode scalar value',
+  ],
   ['a\nb(', undefined, `regex parse error:\n${TILDES}\n1: a\n2: b(\n    ^\n${TILDES}\nerror: unclosed group`],
   // Rust runs these; RE2 cannot, so they are refused naming the construct.
-  ['[a[bc]]', undefined, 'regex parse error:\n    [a[bc]]\n      ^\nerror: nested character classes are not supported by this engine'],
-  ['[a-z&&[^aeiou]]', undefined, 'regex parse error:\n    [a-z&&[^aeiou]]\n        ^^\nerror: character class set operations (&&) are not supported by this engine'],
-  ['[^\\W_]', undefined, 'regex parse error:\n    [^\\W_]\n      ^^\nerror: a negated perl class (\\W, \\S) inside a negated class is not supported by this engine; name the characters to keep, e.g. [\\p{L}\\p{Nd}]'],
-  ['a{1001}', undefined, 'regex parse error:\n    a{1001}\n     ^^^^^^\nerror: repetition counts above 1000 are not supported by this engine'],
-  ['(?R)a', undefined, 'regex parse error:\n    (?R)a\n      ^\nerror: CRLF mode (the R flag) is not supported by this engine'],
+  [
+    '[a[bc]]',
+    undefined,
+    'regex parse error:\n    [a[bc]]\n      ^\nerror: nested character classes are not supported by this engine',
+  ],
+  [
+    '[a-z&&[^aeiou]]',
+    undefined,
+    'regex parse error:\n    [a-z&&[^aeiou]]\n        ^^\nerror: character class set operations (&&) are not supported by this engine',
+  ],
+  [
+    '[^\\W_]',
+    undefined,
+    'regex parse error:\n    [^\\W_]\n      ^^\nerror: a negated perl class (\\W, \\S) inside a negated class is not supported by this engine; name the characters to keep, e.g. [\\p{L}\\p{Nd}]',
+  ],
+  [
+    'a{1001}',
+    undefined,
+    'regex parse error:\n    a{1001}\n     ^^^^^^\nerror: repetition counts above 1000 are not supported by this engine',
+  ],
+  [
+    '(?R)a',
+    undefined,
+    'regex parse error:\n    (?R)a\n      ^\nerror: CRLF mode (the R flag) is not supported by this engine',
+  ],
 ];
 
 describe('CnosDB regular expressions on RE2JS (issue 24)', () => {
   it('matches as Rust does', () => {
     for (const [pattern, flags, input, expected] of MATCHES) {
-      expect(compileRustRegex(pattern, flags).test(input), `${JSON.stringify(pattern)} ${flags ?? ''} on ${JSON.stringify(input)}`).toBe(expected);
+      expect(
+        compileRustRegex(pattern, flags).test(input),
+        `${JSON.stringify(pattern)} ${flags ?? ''} on ${JSON.stringify(input)}`,
+      ).toBe(expected);
       expect(compileRustTest(pattern, flags)(input), `test of ${JSON.stringify(pattern)}`).toBe(expected);
     }
   });
@@ -92,8 +136,12 @@ describe('CnosDB regular expressions on RE2JS (issue 24)', () => {
   });
 
   it('refuses programs too large to run on one shared thread', () => {
-    expect(() => compileRustRegex('\\pL{1000}')).toThrow(/^Compiled regex exceeds size limit: the pattern would compile to about \d+ instructions and class ranges, at most 250000$/);
-    expect(() => compileRustRegex('a'.repeat(20_000))).toThrow(/^Compiled regex exceeds size limit: the pattern compiles to \d+ instructions, at most 10000$/);
+    expect(() => compileRustRegex('\\pL{1000}')).toThrow(
+      /^Compiled regex exceeds size limit: the pattern would compile to about \d+ instructions and class ranges, at most 250000$/,
+    );
+    expect(() => compileRustRegex('a'.repeat(20_000))).toThrow(
+      /^Compiled regex exceeds size limit: the pattern compiles to \d+ instructions, at most 10000$/,
+    );
     expect(() => compileRustRegex('\\pL{100}')).not.toThrow();
   });
 
@@ -130,7 +178,31 @@ describe('CnosDB regular expressions on RE2JS (issue 24)', () => {
     // Whatever a random pattern matches contains its literal.
     const random = rng(24);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-    const tokens = ['a', 'b', 'ab', 'c', '.', '*', '+', '?', '{0,2}', '{1}', '(', ')', '(?:', '[ab]', '[^a]', '|', '\\.', '\\d', '^', '$', '(?s)', '(?i)', '😀'];
+    const tokens = [
+      'a',
+      'b',
+      'ab',
+      'c',
+      '.',
+      '*',
+      '+',
+      '?',
+      '{0,2}',
+      '{1}',
+      '(',
+      ')',
+      '(?:',
+      '[ab]',
+      '[^a]',
+      '|',
+      '\\.',
+      '\\d',
+      '^',
+      '$',
+      '(?s)',
+      '(?i)',
+      '😀',
+    ];
     for (let n = 0; n < 3000; n++) {
       const pattern = Array.from({ length: 1 + Math.floor(random() * 8) }, () => pick(tokens)).join('');
       let re: ReturnType<typeof compileRustRegex>;
@@ -142,14 +214,22 @@ describe('CnosDB regular expressions on RE2JS (issue 24)', () => {
       const needed = requiredLiteral(pattern);
       if (needed === undefined) continue;
       for (let k = 0; k < 10; k++) {
-        const s = Array.from({ length: Math.floor(random() * 8) }, () => pick(['a', 'b', 'c', '.', '1', '😀', '\n'])).join('');
-        if (re.test(s)) expect(s.includes(needed), `${JSON.stringify(pattern)} matched ${JSON.stringify(s)} without ${JSON.stringify(needed)}`).toBe(true);
+        const s = Array.from({ length: Math.floor(random() * 8) }, () =>
+          pick(['a', 'b', 'c', '.', '1', '😀', '\n']),
+        ).join('');
+        if (re.test(s))
+          expect(
+            s.includes(needed),
+            `${JSON.stringify(pattern)} matched ${JSON.stringify(s)} without ${JSON.stringify(needed)}`,
+          ).toBe(true);
       }
     }
   });
 
   it('gives regexp_match the groups of the first match, an unmatched group as NULL', async () => {
-    const r = await testDb().run("SELECT regexp_match('b', '(a)?b'), regexp_match('abc', '[a-z]+'), regexp_match('abc', 'x'), regexp_match('a1b2', '([a-z])(\\d)')");
+    const r = await testDb().run(
+      "SELECT regexp_match('b', '(a)?b'), regexp_match('abc', '[a-z]+'), regexp_match('abc', 'x'), regexp_match('a1b2', '([a-z])(\\d)')",
+    );
     expect(r.rows).toEqual(['[NULL] | [abc] | NULL | [a, 1]']);
   });
 });

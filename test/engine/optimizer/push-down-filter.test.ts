@@ -32,7 +32,7 @@ const cases = [
   },
   {
     name: 'only the left side of a LEFT JOIN',
-    sql: "SELECT cpu.host FROM cpu LEFT JOIN mem ON cpu.host = mem.host WHERE cpu.usage > 1 AND mem.used > 2",
+    sql: 'SELECT cpu.host FROM cpu LEFT JOIN mem ON cpu.host = mem.host WHERE cpu.usage > 1 AND mem.used > 2',
     plan: `Projection: cpu.host
   Filter: mem.used > Int64(2)
     Left Join: cpu.host = mem.host

@@ -3,7 +3,13 @@
 
 import { expect } from 'vitest';
 import type { Expr } from '../../../host/engine/sql/ast.js';
-import { parseExpression, parseStatements, printExpression, printStatement, SqlParseError } from '../../../host/engine/sql/index.js';
+import {
+  parseExpression,
+  parseStatements,
+  printExpression,
+  printStatement,
+  SqlParseError,
+} from '../../../host/engine/sql/index.js';
 
 /**
  * A deep copy of `value` without the source spellings the printer does not keep: every `pos`, and
@@ -13,7 +19,8 @@ export function stripPositions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripPositions);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) if (key !== 'pos' && key !== 'written') out[key] = stripPositions(child);
+  for (const [key, child] of Object.entries(value))
+    if (key !== 'pos' && key !== 'written') out[key] = stripPositions(child);
   return out;
 }
 

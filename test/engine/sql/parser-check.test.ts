@@ -13,14 +13,26 @@ const cases: { name: string; sql: string; printed: string }[] = [
 
 const errors: { name: string; sql: string; message: RegExp }[] = [
   { name: 'no name', sql: 'CHECK DATABASE', message: /^sql parser error: Expected identifier, found: EOF/ },
-  { name: 'another object', sql: 'CHECK TABLE t', message: /^sql parser error: Expected DATABASE after CHECK, found: TABLE/ },
-  { name: 'words after REPAIR', sql: 'CHECK DATABASE db REPAIR now', message: /^sql parser error: Expected end of statement, found: now/ },
+  {
+    name: 'another object',
+    sql: 'CHECK TABLE t',
+    message: /^sql parser error: Expected DATABASE after CHECK, found: TABLE/,
+  },
+  {
+    name: 'words after REPAIR',
+    sql: 'CHECK DATABASE db REPAIR now',
+    message: /^sql parser error: Expected end of statement, found: now/,
+  },
 ];
 
 describe('CHECK DATABASE', () => {
   for (const c of cases) it(`round-trips ${c.name}`, () => expectRoundTrip(c.sql, c.printed));
   it('parses to its statement', () => {
-    expect(parseStatement('check database db repair')).toMatchObject({ kind: 'checkDatabase', name: 'db', repair: true });
+    expect(parseStatement('check database db repair')).toMatchObject({
+      kind: 'checkDatabase',
+      name: 'db',
+      repair: true,
+    });
     expect(parseStatement('check database db')).toMatchObject({ kind: 'checkDatabase', name: 'db', repair: false });
   });
   for (const c of errors) it(`refuses ${c.name}`, () => expect(() => parseStatement(c.sql)).toThrow(c.message));

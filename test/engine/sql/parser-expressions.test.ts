@@ -22,10 +22,10 @@ const precedence: [string, string][] = [
   ['1 | 2 ^ 3 & 6', '(| 1 (^ 2 (& 3 6)))'],
   ['a ^ b << c', '(<< (^ a b) c)'],
   ['a = b | c', '(= a (| b c))'],
-  ["a || b & c", '(& (|| a b) c)'],
+  ['a || b & c', '(& (|| a b) c)'],
   ["a || 'x' = b", "(= (|| a 'x') b)"],
   ["'a' || 1 + 2", "(|| 'a' (+ 1 2))"],
-  ["a || b || c", '(|| (|| a b) c)'],
+  ['a || b || c', '(|| (|| a b) c)'],
   ['-a * b', '(* (- a) b)'],
   ['-a::int', '(- (CAST a INT))'],
   ['- - a', '(- (- a))'],
@@ -113,10 +113,22 @@ const printed: [string, string][] = [
   ['rank() OVER (w ORDER BY a)', 'rank() OVER (w ORDER BY a)'],
   ['sum(v) OVER (PARTITION BY a, b ORDER BY t ASC)', 'sum(v) OVER (PARTITION BY a, b ORDER BY t ASC)'],
   ['sum(v) OVER (ORDER BY t ROWS UNBOUNDED PRECEDING)', 'sum(v) OVER (ORDER BY t ROWS UNBOUNDED PRECEDING)'],
-  ['sum(v) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING)', 'sum(v) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING)'],
-  ['sum(v) OVER (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)', 'sum(v) OVER (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'],
-  ['sum(v) OVER (GROUPS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)', 'sum(v) OVER (GROUPS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)'],
-  ["sum(v) OVER (ORDER BY t RANGE INTERVAL '1' DAY PRECEDING)", "sum(v) OVER (ORDER BY t RANGE INTERVAL '1' DAY PRECEDING)"],
+  [
+    'sum(v) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING)',
+    'sum(v) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING)',
+  ],
+  [
+    'sum(v) OVER (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)',
+    'sum(v) OVER (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)',
+  ],
+  [
+    'sum(v) OVER (GROUPS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)',
+    'sum(v) OVER (GROUPS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)',
+  ],
+  [
+    "sum(v) OVER (ORDER BY t RANGE INTERVAL '1' DAY PRECEDING)",
+    "sum(v) OVER (ORDER BY t RANGE INTERVAL '1' DAY PRECEDING)",
+  ],
   ['sum(v) OVER ("partition")', 'sum(v) OVER partition'],
   ['sum(v) OVER ("rows" ORDER BY t)', 'sum(v) OVER ("rows" ORDER BY t)'],
   ['CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END', 'CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END'],
@@ -166,7 +178,7 @@ const printed: [string, string][] = [
   ['a IS DISTINCT FROM (b IS NULL)', 'a IS DISTINCT FROM (b IS NULL)'],
   ["a LIKE (b LIKE 'c')", "a LIKE (b LIKE 'c')"],
   ['(a = b) IN (TRUE)', 'a = b IN (TRUE)'],
-  ["POSITION((a IN (b)) IN s)", 'POSITION((a IN (b)) IN s)'],
+  ['POSITION((a IN (b)) IN s)', 'POSITION((a IN (b)) IN s)'],
   ['(a OR b)::int', 'CAST(a OR b AS INT)'],
   // sqlparser's ARRAY[...] (named) beside the bare [...]; `array` alone stays an identifier.
   ['ARRAY[1, 2 + 3]', 'ARRAY[1, 2 + 3]'],
@@ -174,7 +186,10 @@ const printed: [string, string][] = [
   ['[1, 2]', '[1, 2]'],
   ['array[1]', 'ARRAY[1]'],
   ['array', 'array'],
-  ['sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)', 'sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)'],
+  [
+    'sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)',
+    'sum(v) OVER (ROWS BETWEEN (unbounded) PRECEDING AND CURRENT ROW)',
+  ],
 ];
 
 describe('parseExpression', () => {
@@ -196,16 +211,23 @@ describe('parseExpression', () => {
 
   it('records the position of each node, the operator for binary expressions', () => {
     const e = parseExpression('a +\n  f(b)');
-    expect(e).toMatchObject({ kind: 'binary', pos: { line: 1, column: 3 }, left: { pos: { line: 1, column: 1 } }, right: { kind: 'function', pos: { line: 2, column: 3 } } });
+    expect(e).toMatchObject({
+      kind: 'binary',
+      pos: { line: 1, column: 3 },
+      left: { pos: { line: 1, column: 1 } },
+      right: { kind: 'function', pos: { line: 2, column: 3 } },
+    });
   });
 
-  it("refuses TRIM forms sqlparser 0.35 refuses: a comma, a side without characters", () => {
+  it('refuses TRIM forms sqlparser 0.35 refuses: a comma, a side without characters', () => {
     expect(() => parseExpression("trim(s, 'x')")).toThrow(/Expected \), found: ,/);
     expect(() => parseExpression("trim(leading from 'dog')")).toThrow(/Expected \), found: 'dog'/);
   });
 
   it('reads anything else in a window specification as a frame, as sqlparser does', () => {
-    expect(() => parseExpression("rank() OVER ('')")).toThrow(/^sql parser error: Expected ROWS, RANGE, GROUPS, found: '' at Line: 1, Column 14$/);
+    expect(() => parseExpression("rank() OVER ('')")).toThrow(
+      /^sql parser error: Expected ROWS, RANGE, GROUPS, found: '' at Line: 1, Column 14$/,
+    );
     expect(() => parseExpression('rank() OVER (ORDER BY a b)')).toThrow(/Expected ROWS, RANGE, GROUPS, found: b/);
   });
 

@@ -26,7 +26,8 @@ describe.skipIf(SLT_ROOT === undefined)("CnosDB's conformance statements", () =>
       } catch (e) {
         const message = (e as Error).message;
         if (s.parserError === undefined && s.expect === 'ok') wrong.push(`${s.file}:${s.line} failed: ${message}`);
-        else if (s.parserError !== undefined && !message.includes(s.parserError)) wrong.push(`${s.file}:${s.line}: ${message}, CnosDB says: ${s.parserError}`);
+        else if (s.parserError !== undefined && !message.includes(s.parserError))
+          wrong.push(`${s.file}:${s.line}: ${message}, CnosDB says: ${s.parserError}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -6,7 +6,22 @@
 // Optionally (MemoryCatalogOptions) it also serves block statistics and last points the way the
 // storage engine does: each series cut into blocks of a fixed number of rows.
 
-import type { ColumnInfo, DatabaseInfo, DeleteRequest, EngineCatalog, FieldStats, LastRequest, LastValue, ScanRequest, SeriesChunk, SeriesLast, StatsOrChunk, StatsRequest, TableChange, TableInfo } from '../../../host/engine/catalog.js';
+import type {
+  ColumnInfo,
+  DatabaseInfo,
+  DeleteRequest,
+  EngineCatalog,
+  FieldStats,
+  LastRequest,
+  LastValue,
+  ScanRequest,
+  SeriesChunk,
+  SeriesLast,
+  StatsOrChunk,
+  StatsRequest,
+  TableChange,
+  TableInfo,
+} from '../../../host/engine/catalog.js';
 import { ColumnKind, batchString, readWriteBatch, ValueType } from '../../../host/core/write-batch.js';
 import type { DatabaseOptions } from '../../../host/core/schema.js';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
@@ -62,11 +77,17 @@ export class MemoryCatalog implements EngineCatalog {
       const blockRows = options.statsBlockRows;
       this.scanStats = (database, table, request) => this.#scanStats(database, table, request, blockRows);
     }
-    if (options.lastPoints === true) this.lastPoints = async (database, table, request) => this.#lastPoints(database, table, request);
+    if (options.lastPoints === true)
+      this.lastPoints = async (database, table, request) => this.#lastPoints(database, table, request);
   }
 
   /** Blocks within the request's range (and one bucket) as statistics; the rest as rows (a batch of one item each). */
-  async *#scanStats(database: string, table: string, request: StatsRequest, blockRows: number): AsyncIterable<StatsOrChunk[]> {
+  async *#scanStats(
+    database: string,
+    table: string,
+    request: StatsRequest,
+    blockRows: number,
+  ): AsyncIterable<StatsOrChunk[]> {
     const t = this.#db(database).tables.get(table);
     if (t === undefined) return;
     const bucketOf = (ts: bigint): bigint | undefined => {
@@ -83,18 +104,32 @@ export class MemoryCatalog implements EngineCatalog {
         const block = times.slice(start, start + blockRows);
         const lo = block[0]!;
         const hi = block[block.length - 1]!;
-        const inRange = (request.minTime === undefined || lo >= request.minTime) && (request.maxTime === undefined || hi <= request.maxTime);
+        const inRange =
+          (request.minTime === undefined || lo >= request.minTime) &&
+          (request.maxTime === undefined || hi <= request.maxTime);
         if (inRange && bucketOf(lo) === bucketOf(hi)) {
           const fields = new Map<string, FieldStats>();
           for (const f of request.fields) {
             const col = t.info.columns.find((c) => c.name === f);
-            if (col?.kind === 'field') fields.set(f, blockStats(col.type.id, block.map((ts) => s.rows.get(ts)!.get(f))));
+            if (col?.kind === 'field')
+              fields.set(
+                f,
+                blockStats(
+                  col.type.id,
+                  block.map((ts) => s.rows.get(ts)!.get(f)),
+                ),
+              );
           }
           this.statsServed++;
           yield [{ kind: 'stats', stats: { tags: s.tags, rows: block.length, minTime: lo, maxTime: hi, fields } }];
           continue;
         }
-        for await (const chunk of this.scan(database, table, { ...request, seriesFilter: (tags) => tags === s.tags, minTime: max(lo, request.minTime), maxTime: min(hi, request.maxTime) })) {
+        for await (const chunk of this.scan(database, table, {
+          ...request,
+          seriesFilter: (tags) => tags === s.tags,
+          minTime: max(lo, request.minTime),
+          maxTime: min(hi, request.maxTime),
+        })) {
           yield [{ kind: 'chunk', chunk }];
         }
       }
@@ -152,11 +187,21 @@ export class MemoryCatalog implements EngineCatalog {
       const s = t.series.get(key)!;
       if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
       const times = [...s.rows.keys()]
-        .filter((ts) => (request.minTime === undefined || ts >= request.minTime) && (request.maxTime === undefined || ts <= request.maxTime))
+        .filter(
+          (ts) =>
+            (request.minTime === undefined || ts >= request.minTime) &&
+            (request.maxTime === undefined || ts <= request.maxTime),
+        )
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       for (let start = 0; start < times.length; start += this.chunkRows) {
         const part = times.slice(start, start + this.chunkRows);
-        const fields = new Map<string, { values: Float64Array | BigInt64Array | BigUint64Array | Uint8Array | string[]; validity: Uint8Array | undefined }>();
+        const fields = new Map<
+          string,
+          {
+            values: Float64Array | BigInt64Array | BigUint64Array | Uint8Array | string[];
+            validity: Uint8Array | undefined;
+          }
+        >();
         for (const f of request.fields) {
           const col = t.info.columns.find((c) => c.name === f);
           if (col === undefined || col.kind !== 'field') continue;
@@ -246,11 +291,47 @@ export class MemoryCatalog implements EngineCatalog {
       for (const bt of batch.tables) {
         let t = db.tables.get(bt.name);
         if (t === undefined) {
-          const unit = db.info.options.precision === 'MS' ? 'Millisecond' : db.info.options.precision === 'US' ? 'Microsecond' : 'Nanosecond';
+          const unit =
+            db.info.options.precision === 'MS'
+              ? 'Millisecond'
+              : db.info.options.precision === 'US'
+                ? 'Microsecond'
+                : 'Nanosecond';
           const byName = [...bt.columns].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-          const tags = byName.filter((c) => c.kind === ColumnKind.Tag).map((c): ColumnInfo => ({ name: c.name, kind: 'tag', type: typeOfValueType(0), valueType: ValueType.Tag, codec: 'DEFAULT' }));
-          const fields = byName.filter((c) => c.kind === ColumnKind.Field).map((c): ColumnInfo => ({ name: c.name, kind: 'field', type: typeOfValueType(c.type), valueType: c.type, codec: 'DEFAULT' }));
-          t = { info: { database, name: bt.name, columns: [{ name: 'time', kind: 'time', type: timestamp(unit) as DataType, codec: 'DEFAULT' }, ...tags, ...fields] }, series: new Map() };
+          const tags = byName
+            .filter((c) => c.kind === ColumnKind.Tag)
+            .map(
+              (c): ColumnInfo => ({
+                name: c.name,
+                kind: 'tag',
+                type: typeOfValueType(0),
+                valueType: ValueType.Tag,
+                codec: 'DEFAULT',
+              }),
+            );
+          const fields = byName
+            .filter((c) => c.kind === ColumnKind.Field)
+            .map(
+              (c): ColumnInfo => ({
+                name: c.name,
+                kind: 'field',
+                type: typeOfValueType(c.type),
+                valueType: c.type,
+                codec: 'DEFAULT',
+              }),
+            );
+          t = {
+            info: {
+              database,
+              name: bt.name,
+              columns: [
+                { name: 'time', kind: 'time', type: timestamp(unit) as DataType, codec: 'DEFAULT' },
+                ...tags,
+                ...fields,
+              ],
+            },
+            series: new Map(),
+          };
           db.tables.set(bt.name, t);
         }
         for (const s of bt.series) {
@@ -264,7 +345,12 @@ export class MemoryCatalog implements EngineCatalog {
             for (const c of bt.columns) {
               if (c.kind !== ColumnKind.Field) continue;
               if (c.validity !== undefined && c.validity[r] === 0) continue;
-              const v: Value = c.strings !== undefined ? batchString(c.strings, r) : c.type === ValueType.Boolean ? (c.values as Uint8Array)[r] === 1 : (c.values as Float64Array)[r]!;
+              const v: Value =
+                c.strings !== undefined
+                  ? batchString(c.strings, r)
+                  : c.type === ValueType.Boolean
+                    ? (c.values as Uint8Array)[r] === 1
+                    : (c.values as Float64Array)[r]!;
               row.set(c.name, v);
             }
           }
@@ -279,7 +365,11 @@ export class MemoryCatalog implements EngineCatalog {
     for (const [key, s] of t.series) {
       if (request.seriesFilter !== undefined && !request.seriesFilter(s.tags)) continue;
       for (const ts of [...s.rows.keys()]) {
-        if ((request.minTime === undefined || ts >= request.minTime) && (request.maxTime === undefined || ts <= request.maxTime)) s.rows.delete(ts);
+        if (
+          (request.minTime === undefined || ts >= request.minTime) &&
+          (request.maxTime === undefined || ts <= request.maxTime)
+        )
+          s.rows.delete(ts);
       }
       if (s.rows.size === 0) t.series.delete(key);
     }
@@ -303,7 +393,9 @@ function blockStats(type: string, values: (Value | undefined)[]): FieldStats {
     case 'Float64': {
       const xs = present as number[];
       const sum = xs.reduce((a, b) => a + b, 0);
-      return xs.some((x) => Number.isNaN(x)) ? { count, sum } : { count, min: Math.min(...xs), max: Math.max(...xs), sum };
+      return xs.some((x) => Number.isNaN(x))
+        ? { count, sum }
+        : { count, min: Math.min(...xs), max: Math.max(...xs), sum };
     }
     case 'Int64':
     case 'UInt64': {

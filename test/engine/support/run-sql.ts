@@ -2,7 +2,15 @@
 // comparisons: one line per row, cells separated by " | ", NULL as NULL, timestamps and
 // doubles as CnosDB shows them in .slt results.
 
-import { getValue, isValid, vectorFrom, type IntervalValue, type RecordBatch, type Scalar, type Vector } from '../../../host/engine/types/batch.js';
+import {
+  getValue,
+  isValid,
+  vectorFrom,
+  type IntervalValue,
+  type RecordBatch,
+  type Scalar,
+  type Vector,
+} from '../../../host/engine/types/batch.js';
 import { SqlEngine } from '../../../host/engine/engine.js';
 import type { PlanCache } from '../../../host/engine/plan-cache.js';
 import { formatFloat } from '../../../host/engine/types/cast.js';
@@ -75,12 +83,19 @@ export function testDb(options: MemoryCatalogOptions = {}, planCache?: PlanCache
     nowNs: TEST_NOW_NS,
     ...o,
   });
-  const run = async (sql: string, o?: Partial<QuerySession>): Promise<{ columns: string[]; types: string[]; rows: string[] }> => {
+  const run = async (
+    sql: string,
+    o?: Partial<QuerySession>,
+  ): Promise<{ columns: string[]; types: string[]; rows: string[] }> => {
     const r = await engine.run(sql, session(o));
     if (r.kind === 'done') return { columns: [], types: [], rows: [] };
     const batches: RecordBatch[] = [];
     for await (const b of r.batches) batches.push(b);
-    return { columns: r.schema.fields.map((f) => f.name), types: r.schema.fields.map((f) => typeName(f.type)), rows: renderBatches(batches) };
+    return {
+      columns: r.schema.fields.map((f) => f.name),
+      types: r.schema.fields.map((f) => typeName(f.type)),
+      rows: renderBatches(batches),
+    };
   };
   return {
     catalog,

@@ -12,7 +12,9 @@ import type { SeriesEntry } from '../../../host/storage/segment/segment-format.j
 function input(path: string, keys: string[]): SegmentSlot {
   const entries = keys.map((key) => ({ key }) as SeriesEntry);
   const tables = new Map([[1, entries]]);
-  return { reader: { path, name: path, tableSeries: async (id: number) => tables.get(id) ?? [] } } as unknown as SegmentSlot;
+  return {
+    reader: { path, name: path, tableSeries: async (id: number) => tables.get(id) ?? [] },
+  } as unknown as SegmentSlot;
 }
 
 function walk(merge: SeriesMerge): Array<[string, number, Array<string | undefined>]> {

@@ -36,7 +36,15 @@ function batches(): Row[][] {
       if (r() < 0.5) fields.push(int('n', BigInt(Math.floor(r() * 1000) - 500)));
       if (r() < 0.7) fields.push(str('s', r() < 0.1 ? '' : `GET /items/${Math.floor(r() * 100)}`));
       if (r() < 0.1) fields.push(str('note', r() < 0.5 ? 'café ☕' : '日本語のテキスト'));
-      rows.push(['spans', [['trace', `t${id >> 3}`], ['span', `s${id}`]], BigInt(1000 + (id % 97)), fields]);
+      rows.push([
+        'spans',
+        [
+          ['trace', `t${id >> 3}`],
+          ['span', `s${id}`],
+        ],
+        BigInt(1000 + (id % 97)),
+        fields,
+      ]);
     }
     out.push(rows);
   }
@@ -54,7 +62,10 @@ async function load(s: TestStore, all: Row[][]): Promise<void> {
 describe('compaction on its own thread', () => {
   it('writes what a compaction on the storage thread writes', async () => {
     const here = await openStore({ compactionFanIn: 3 });
-    const there = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: THREAD } });
+    const there = await openStore({
+      compactionFanIn: 3,
+      compactionThread: { wasm: (await loadCore()).module, script: THREAD },
+    });
     stores.push(here, there);
     const data = batches();
     await load(here, data);
@@ -82,25 +93,40 @@ describe('compaction on its own thread', () => {
     const dir = join(s.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
     const table = s.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
-    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(
+      nodeSegmentStore,
+      file,
+      1,
+      storageCodecs(await loadCore()),
+      new BlockCache(1 << 20),
+    );
     const entry = (await reader.tableSeries(table.id))[0]!;
-    const sAt = entry.groups[0]!.columns[entry.columns.findIndex((c) => c.id === table.fields.find((f) => f.name === 's')!.id)]!.offset;
+    const sAt =
+      entry.groups[0]!.columns[entry.columns.findIndex((c) => c.id === table.fields.find((f) => f.name === 's')!.id)]!
+        .offset;
     reader.retire();
     await s.reopen();
     flip(file, sAt + 1);
-    await s.storage.write(s.storage.catalog.requireDatabase('cnosdb', 'public'), [batch([['m', [['h', 'b']], 5n, [dbl('v', 5)]]])]);
+    await s.storage.write(s.storage.catalog.requireDatabase('cnosdb', 'public'), [
+      batch([['m', [['h', 'b']], 5n, [dbl('v', 5)]]]),
+    ]);
     await s.storage.flushAll();
     await s.storage.compactAll();
     await s.storage.compactAll();
     const failures = s.logs.filter((l) => l.msg === 'compaction failed');
     expect(failures).toHaveLength(1);
-    expect((failures[0]!.err as { message: string }).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${sAt}: column block checksum mismatch`));
+    expect((failures[0]!.err as { message: string }).message).toMatch(
+      new RegExp(`^corrupt ${rel(file)} at offset ${sAt}: column block checksum mismatch`),
+    );
     // The other column is still read from both files.
     expect(await dump(s.storage, 'm', { fields: ['v'] })).toHaveLength(101);
   });
 
   it('falls back to the storage thread when the thread cannot start', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: new URL('./no-such-compaction-worker.js', THREAD) } });
+    const s = await openStore({
+      compactionFanIn: 3,
+      compactionThread: { wasm: (await loadCore()).module, script: new URL('./no-such-compaction-worker.js', THREAD) },
+    });
     stores.push(s);
     const data = batches();
     await load(s, data);
@@ -112,7 +138,13 @@ describe('compaction on its own thread', () => {
   });
 
   it('fails only the job when the thread dies during it, losing nothing, and starts a new thread for the next', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: new URL('./dying-compaction-worker.mjs', import.meta.url) } });
+    const s = await openStore({
+      compactionFanIn: 3,
+      compactionThread: {
+        wasm: (await loadCore()).module,
+        script: new URL('./dying-compaction-worker.mjs', import.meta.url),
+      },
+    });
     stores.push(s);
     await load(s, batches());
     const before = await dump(s.storage, 'spans', { fields: FIELDS });
@@ -124,14 +156,18 @@ describe('compaction on its own thread', () => {
     await s.storage.compactDatabase(db);
     const failures = s.logs.filter((l) => l.msg === 'compaction failed');
     expect(failures.length).toBeGreaterThanOrEqual(files.length);
-    for (const f of failures) expect((f.err as { message: string }).message).toBe('compaction thread exited with code 3');
+    for (const f of failures)
+      expect((f.err as { message: string }).message).toBe('compaction thread exited with code 3');
     expect(s.logs.filter((l) => l.msg === 'compacted')).toEqual([]);
     expect(readdirSync(dir).sort()).toEqual(files);
     expect(await dump(s.storage, 'spans', { fields: FIELDS })).toEqual(before);
   });
 
   it('is abandoned when the storage closes, losing nothing and leaving no file behind', async () => {
-    const s = await openStore({ compactionFanIn: 3, compactionThread: { wasm: (await loadCore()).module, script: THREAD } });
+    const s = await openStore({
+      compactionFanIn: 3,
+      compactionThread: { wasm: (await loadCore()).module, script: THREAD },
+    });
     stores.push(s);
     await load(s, batches());
     const before = await dump(s.storage, 'spans', { fields: FIELDS });

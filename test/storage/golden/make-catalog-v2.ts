@@ -7,7 +7,13 @@
 
 import { rmSync } from 'node:fs';
 import { DEFAULT_DATABASE_OPTIONS } from '../../../host/core/schema.js';
-import { addMemberDef, changePrivileges, createRoleDef, createTenantDef, createUserDef } from '../../../host/meta/catalog-dcl.js';
+import {
+  addMemberDef,
+  changePrivileges,
+  createRoleDef,
+  createTenantDef,
+  createUserDef,
+} from '../../../host/meta/catalog-dcl.js';
 import { createDatabaseDef } from '../../../host/meta/catalog-ddl.js';
 import { CatalogStore } from '../../../host/meta/catalog-store.js';
 import { catalogFile } from '../../../host/storage/catalog-file.js';
@@ -15,7 +21,9 @@ import { parseLimiterConfig } from '../../../host/meta/limiter-config.js';
 
 const dir = new URL('./catalog-v2', import.meta.url).pathname;
 rmSync(`${dir}/catalog.json`, { force: true });
-const store = await CatalogStore.open(catalogFile(dir), { rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
+const store = await CatalogStore.open(catalogFile(dir), {
+  rootPasswordHash: 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+});
 const c = store.catalog;
 const hash = 'scrypt$16384$8$1$AQEBAQEBAQEBAQEBAQEBAQ==$AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=';
 createTenantDef(c, 'acme', {
@@ -23,9 +31,18 @@ createTenantDef(c, 'acme', {
   dropAfter: '7d',
   limiter: parseLimiterConfig(
     JSON.stringify({
-      object_config: { max_users_number: 5, max_databases: 3, max_shard_number: 2, max_replicate_number: 1, max_retention_time: 30 },
+      object_config: {
+        max_users_number: 5,
+        max_databases: 3,
+        max_shard_number: 2,
+        max_replicate_number: 1,
+        max_retention_time: 30,
+      },
       request_config: {
-        http_writes: { remote_bucket: { max: 10, initial: 10, refill: 10, interval: 1000 }, local_bucket: { max: 10, initial: 0 } },
+        http_writes: {
+          remote_bucket: { max: 10, initial: 10, refill: 10, interval: 1000 },
+          local_bucket: { max: 10, initial: 0 },
+        },
         http_concurrent_queries: 2,
       },
     }),
@@ -40,7 +57,10 @@ createUserDef(c, 'dave', { passwordHash: hash, admin: true, mustChangePassword: 
 createRoleDef(c, 'acme', 'writer', 'member');
 createRoleDef(c, 'acme', 'nothing', null);
 changePrivileges(c, 'acme', 'writer', 'grant', [{ level: 'write', database: 'metrics' }]);
-changePrivileges(c, 'acme', 'nothing', 'grant', [{ level: 'read', database: 'logs' }, { level: 'all', database: 'metrics' }]);
+changePrivileges(c, 'acme', 'nothing', 'grant', [
+  { level: 'read', database: 'logs' },
+  { level: 'all', database: 'metrics' },
+]);
 addMemberDef(c, 'acme', 'alice', 'owner');
 addMemberDef(c, 'acme', 'bob', 'writer');
 addMemberDef(c, 'acme', 'carol', 'nothing');

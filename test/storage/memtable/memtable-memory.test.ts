@@ -57,7 +57,13 @@ function spanBatch(first: number): Uint8Array {
 
 it('accounts for the heap that 100 k one-row series take', () => {
   const catalog = new Catalog();
-  const db: DatabaseDef = { id: catalog.nextId(), tenant: 't', name: 'd', options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() };
+  const db: DatabaseDef = {
+    id: catalog.nextId(),
+    tenant: 't',
+    name: 'd',
+    options: { ...DEFAULT_DATABASE_OPTIONS },
+    tables: new Map(),
+  };
   const encoded: Uint8Array[] = [];
   for (let i = 0; i < SERIES; i += PER_BATCH) encoded.push(spanBatch(i));
   const before = retained();

@@ -19,7 +19,13 @@ const f = (name: string, value: number): FieldInput => ({ name, type: ValueType.
 
 // The memtable keys tables, series and columns by catalog id: a catalog resolves them here.
 const catalog = new Catalog();
-const db: DatabaseDef = { id: catalog.nextId(), tenant: 't', name: 'd', options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() };
+const db: DatabaseDef = {
+  id: catalog.nextId(),
+  tenant: 't',
+  name: 'd',
+  options: { ...DEFAULT_DATABASE_OPTIONS },
+  tables: new Map(),
+};
 let lsn = 0;
 beforeEach(() => db.tables.clear());
 
@@ -55,7 +61,13 @@ function only(m: Memtable, table = 'm'): SeriesRows {
 describe('Memtable', () => {
   it('appends in-order batches without normalising', () => {
     const m = new Memtable();
-    apply(m, batch('m', [[[['h', 'a']], 1n, [f('x', 1)]], [[['h', 'a']], 2n, [f('x', 2)]]]));
+    apply(
+      m,
+      batch('m', [
+        [[['h', 'a']], 1n, [f('x', 1)]],
+        [[['h', 'a']], 2n, [f('x', 2)]],
+      ]),
+    );
     apply(m, batch('m', [[[['h', 'a']], 3n, [f('x', 3)]]]));
     const s = [...m.tables.get(tableId('m'))!.series.values()][0]!;
     expect(s.normalized).toBe(true);
@@ -70,8 +82,21 @@ describe('Memtable', () => {
 
   it('sorts out-of-order rows and merges equal timestamps field by field, last write wins', () => {
     const m = new Memtable();
-    apply(m, batch('m', [[[], 5n, [f('x', 1), f('y', 10)]], [[], 3n, [f('x', 2)]]]));
-    apply(m, batch('m', [[[], 5n, [f('x', 7)]], [[], 4n, [f('y', 40)]], [[], 3n, [f('y', 30)]]]));
+    apply(
+      m,
+      batch('m', [
+        [[], 5n, [f('x', 1), f('y', 10)]],
+        [[], 3n, [f('x', 2)]],
+      ]),
+    );
+    apply(
+      m,
+      batch('m', [
+        [[], 5n, [f('x', 7)]],
+        [[], 4n, [f('y', 40)]],
+        [[], 3n, [f('y', 30)]],
+      ]),
+    );
     expect(rows(only(m))).toEqual([
       { ts: 3n, x: 2, y: 30 },
       { ts: 4n, x: null, y: 40 },
@@ -81,7 +106,13 @@ describe('Memtable', () => {
 
   it('detects a duplicate timestamp at the boundary of two appends', () => {
     const m = new Memtable();
-    apply(m, batch('m', [[[], 1n, [f('x', 1)]], [[], 2n, [f('x', 2)]]]));
+    apply(
+      m,
+      batch('m', [
+        [[], 1n, [f('x', 1)]],
+        [[], 2n, [f('x', 2)]],
+      ]),
+    );
     apply(m, batch('m', [[[], 2n, [f('x', 20)]]]));
     expect(rows(only(m))).toEqual([
       { ts: 1n, x: 1 },
@@ -92,21 +123,34 @@ describe('Memtable', () => {
   it('orders negative and huge timestamps correctly', () => {
     const m = new Memtable();
     const big = 9_000_000_000_000_000_000n;
-    apply(m, batch('m', [[[], big, [f('x', 1)]], [[], -5n, [f('x', 2)]], [[], 0n, [f('x', 3)]], [[], -(2n ** 40n), [f('x', 4)]]]));
+    apply(
+      m,
+      batch('m', [
+        [[], big, [f('x', 1)]],
+        [[], -5n, [f('x', 2)]],
+        [[], 0n, [f('x', 3)]],
+        [[], -(2n ** 40n), [f('x', 4)]],
+      ]),
+    );
     expect(rows(only(m)).map((r) => r.ts)).toEqual([-(2n ** 40n), -5n, 0n, big]);
   });
 
   it('keeps every value type and marks columns missing from a batch as absent', () => {
     const m = new Memtable();
-    apply(m, 
+    apply(
+      m,
       batch('m', [
-        [[], 1n, [
-          { name: 'd', type: ValueType.Double, value: -0 },
-          { name: 'i', type: ValueType.BigInt, value: -(2n ** 63n) },
-          { name: 'u', type: ValueType.Unsigned, value: 2n ** 64n - 1n },
-          { name: 'b', type: ValueType.Boolean, value: true },
-          { name: 's', type: ValueType.String, value: 'héllo' },
-        ]],
+        [
+          [],
+          1n,
+          [
+            { name: 'd', type: ValueType.Double, value: -0 },
+            { name: 'i', type: ValueType.BigInt, value: -(2n ** 63n) },
+            { name: 'u', type: ValueType.Unsigned, value: 2n ** 64n - 1n },
+            { name: 'b', type: ValueType.Boolean, value: true },
+            { name: 's', type: ValueType.String, value: 'héllo' },
+          ],
+        ],
       ]),
     );
     apply(m, batch('m', [[[], 2n, [{ name: 's', type: ValueType.String, value: '' }]]]));
@@ -129,8 +173,24 @@ describe('Memtable', () => {
 
   it('keeps one series per distinct tag set', () => {
     const m = new Memtable();
-    apply(m, batch('m', [[[['a', '1']], 1n, [f('x', 1)]], [[['a', '2']], 1n, [f('x', 2)]], [[['a', '1'], ['b', '1']], 1n, [f('x', 3)]]]));
-    const tags = [...m.tables.get(tableId('m'))!.series.values()].map((s) => s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(',')).sort();
+    apply(
+      m,
+      batch('m', [
+        [[['a', '1']], 1n, [f('x', 1)]],
+        [[['a', '2']], 1n, [f('x', 2)]],
+        [
+          [
+            ['a', '1'],
+            ['b', '1'],
+          ],
+          1n,
+          [f('x', 3)],
+        ],
+      ]),
+    );
+    const tags = [...m.tables.get(tableId('m'))!.series.values()]
+      .map((s) => s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(','))
+      .sort();
     expect(tags).toEqual(['a=1', 'a=1,b=1', 'a=2']);
     m.dropTable(tableId('m'));
     expect(m.tables.size).toBe(0);
@@ -143,14 +203,15 @@ describe('Memtable', () => {
     // Each batch: the growing series among one-row series, in and out of order, with duplicates.
     for (let b = 0; b < 8; b++) {
       const rs: Row[] = [];
-      for (let i = 0; i < 10; i++) rs.push([[['h', 'grow']], BigInt(b * 100 + (i * 7) % 10), [f('x', b * 10 + i)]]);
+      for (let i = 0; i < 10; i++) rs.push([[['h', 'grow']], BigInt(b * 100 + ((i * 7) % 10)), [f('x', b * 10 + i)]]);
       for (let i = 0; i < 5; i++) rs.push([[['h', `one${b}-${i}`]], 1n, [f('y', i)]]);
       apply(m, batch('m', rs));
     }
     const grow = m.tables.get(tableId('m'))!.series.get(`${db.tables.get('m')!.tags[0]!.id}:4:grow`)!;
     expect(grow.small).toBe(false);
     expect(grow.length).toBe(80);
-    for (let b = 0; b < 8; b++) for (let i = 0; i < 10; i++) want.push({ ts: BigInt(b * 100 + i), x: b * 10 + ((i * 3) % 10) });
+    for (let b = 0; b < 8; b++)
+      for (let i = 0; i < 10; i++) want.push({ ts: BigInt(b * 100 + i), x: b * 10 + ((i * 3) % 10) });
     want.sort((p, q) => (p.ts! < q.ts! ? -1 : 1));
     expect(rows(grow.snapshot())).toEqual(want);
     const one = [...m.tables.get(tableId('m'))!.series.values()].filter((s) => s !== grow);
@@ -162,13 +223,16 @@ describe('Memtable', () => {
 
   it('finds a known series by its batch key only while tag names keep their ids (RENAME)', () => {
     const m = new Memtable();
-    const many = (tag: string, from: number, n: number): Row[] => Array.from({ length: n }, (_, i) => [[[tag, '1']], BigInt(from + i), [f('x', from + i)]]);
+    const many = (tag: string, from: number, n: number): Row[] =>
+      Array.from({ length: n }, (_, i) => [[[tag, '1']], BigInt(from + i), [f('x', from + i)]]);
     apply(m, batch('m', many('a', 0, 40))); // arrays of its own: in the batch-key cache
     alterTableDef(catalog, db, 'm', { kind: 'renameColumn', from: 'a', to: 'b' });
     apply(m, batch('m', many('a', 100, 40))); // a new tag column named a: a new series
     apply(m, batch('m', many('b', 200, 1))); // the renamed one
     const t = m.tables.get(tableId('m'))!;
-    const sizes = [...t.series.values()].map((s) => `${s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(',')}:${s.length}`).sort();
+    const sizes = [...t.series.values()]
+      .map((s) => `${s.tags.map(([id, v]) => `${columnName(id)}=${v}`).join(',')}:${s.length}`)
+      .sort();
     expect(sizes).toEqual(['a=1:40', 'b=1:41']);
   });
 });
@@ -184,7 +248,10 @@ describe('Memtable with series without keys', () => {
     for (const t of read.tables) {
       t.series = t.series.map((s) => {
         expect(s.keyed).toBe(false);
-        return new Proxy(s, { get: (o, p) => (p === 'key' ? expect.fail('the memtable read the key of a series without one') : Reflect.get(o, p, o)) });
+        return new Proxy(s, {
+          get: (o, p) =>
+            p === 'key' ? expect.fail('the memtable read the key of a series without one') : Reflect.get(o, p, o),
+        });
       });
     }
     return read;
@@ -192,14 +259,49 @@ describe('Memtable with series without keys', () => {
 
   it('keeps one series for a span sent again and again, past the small-series limit', () => {
     const m = new Memtable();
-    const span: Array<[string, string]> = [['span_id', 'ab12'], ['name', 'GET /x']];
+    const span: Array<[string, string]> = [
+      ['span_id', 'ab12'],
+      ['name', 'GET /x'],
+    ];
     // A keyed batch first fills the memtable's key cache, so that it is in use.
-    apply(m, batch('spans', Array.from({ length: SMALL_SERIES_ROWS + 2 }, (_, i): Row => [[['span_id', 'keyed'], ['name', 'a']], BigInt(i), [f('d', i)]])));
-    for (let i = 0; i < SMALL_SERIES_ROWS + 8; i++) apply(m, keylessBatch([[span, BigInt(i), [f('d', i)]], [[['span_id', `other-${i}`], ['name', 'y']], 1n, [f('d', -1)]]]));
+    apply(
+      m,
+      batch(
+        'spans',
+        Array.from(
+          { length: SMALL_SERIES_ROWS + 2 },
+          (_, i): Row => [
+            [
+              ['span_id', 'keyed'],
+              ['name', 'a'],
+            ],
+            BigInt(i),
+            [f('d', i)],
+          ],
+        ),
+      ),
+    );
+    for (let i = 0; i < SMALL_SERIES_ROWS + 8; i++)
+      apply(
+        m,
+        keylessBatch([
+          [span, BigInt(i), [f('d', i)]],
+          [
+            [
+              ['span_id', `other-${i}`],
+              ['name', 'y'],
+            ],
+            1n,
+            [f('d', -1)],
+          ],
+        ]),
+      );
     const t = m.tables.get(tableId('spans'))!;
     expect(t.series.size).toBe(2 + SMALL_SERIES_ROWS + 8);
     const grown = [...t.series.values()].filter((s) => s.length === SMALL_SERIES_ROWS + 8);
     expect(grown).toHaveLength(1);
-    expect(rows(grown[0]!.snapshot()).map((r) => r.d)).toEqual(Array.from({ length: SMALL_SERIES_ROWS + 8 }, (_, i) => i));
+    expect(rows(grown[0]!.snapshot()).map((r) => r.d)).toEqual(
+      Array.from({ length: SMALL_SERIES_ROWS + 8 }, (_, i) => i),
+    );
   });
 });

@@ -20,14 +20,25 @@ afterEach(async () => {
 
 /** A view over one fake memtable with the given series (id key -> tag value of tag id 7). */
 function fakeView(series: Array<[string, string]>, segments: number[] = []): ReadView {
-  const table = { series: new Map(series.map(([key, host]) => [key, { key, tags: [[7, host]], length: 1, minTs: 0n, maxTs: 0n }])) };
+  const table = {
+    series: new Map(series.map(([key, host]) => [key, { key, tags: [[7, host]], length: 1, minTs: 0n, maxTs: 0n }])),
+  };
   const memtable = { tables: new Map([[1, table]]) } as unknown as Memtable;
-  return { segments: segments.map((fileId) => fakeReader(fileId, [])), memtables: [{ memtable, cleanLsn: Infinity }], tombstones: [], expiredBefore: null };
+  return {
+    segments: segments.map((fileId) => fakeReader(fileId, [])),
+    memtables: [{ memtable, cleanLsn: Infinity }],
+    tombstones: [],
+    expiredBefore: null,
+  };
 }
 
 /** A segment reader holding `entries` of table 1 (what the series lists read of one). */
 function fakeReader(fileId: number, entries: readonly unknown[]): SegmentReader {
-  return { fileId, meta: { minTs: 0n, maxTs: 0n }, tableSeries: async (id: number) => (id === 1 ? entries : []) } as unknown as SegmentReader;
+  return {
+    fileId,
+    meta: { minTs: 0n, maxTs: 0n },
+    tableSeries: async (id: number) => (id === 1 ? entries : []),
+  } as unknown as SegmentReader;
 }
 
 describe('SeriesListCache', () => {
@@ -35,11 +46,20 @@ describe('SeriesListCache', () => {
 
   it('keeps the list while nothing changes and rebuilds it when a series, a segment or a tag name does', async () => {
     const cache = new SeriesListCache();
-    const view = fakeView([['7:1:b', 'b'], ['7:1:a', 'a']]);
+    const view = fakeView([
+      ['7:1:b', 'b'],
+      ['7:1:a', 'a'],
+    ]);
     const first = await cache.list(view, table);
     expect(first.map((s) => s.names.get('host'))).toEqual(['a', 'b']);
     expect(await cache.list(view, table)).toBe(first);
-    (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('7:1:c', { key: '7:1:c', tags: [[7, 'c']], length: 1, minTs: 0n, maxTs: 0n });
+    (view.memtables[0]!.memtable.tables.get(1)!.series as Map<string, unknown>).set('7:1:c', {
+      key: '7:1:c',
+      tags: [[7, 'c']],
+      length: 1,
+      minTs: 0n,
+      maxTs: 0n,
+    });
     expect((await cache.list(view, table)).map((s) => s.names.get('host'))).toEqual(['a', 'b', 'c']);
     const withSegment = { ...view, segments: fakeView([], [5]).segments };
     expect(await cache.list(withSegment, table)).not.toBe(await cache.list(view, table));
@@ -56,7 +76,12 @@ describe('SeriesListCache against listing from scratch', () => {
   const table = {
     id: 1,
     name: 'm',
-    tags: [{ id: 7, name: 'host' }, { id: 8, name: 'rack' }, { id: 10, name: 'ho st' }, { id: 11, name: 'h=' }],
+    tags: [
+      { id: 7, name: 'host' },
+      { id: 8, name: 'rack' },
+      { id: 10, name: 'ho st' },
+      { id: 11, name: 'h=' },
+    ],
     fields: [],
   } as unknown as TableDef;
   type Entry = { key: string; tags: Array<[number, string]>; length: number; minTs: bigint; maxTs: bigint };
@@ -69,7 +94,13 @@ describe('SeriesListCache against listing from scratch', () => {
     if (r() < 0.2) tags.push([9, `x${Math.floor(r() * 2)}`]);
     if (r() < 0.3) tags.push([10, pick()]);
     if (r() < 0.3) tags.push([11, pick()]);
-    return { key: tags.map(([id, v]) => `${id}:${v.length}:${v}`).join(''), tags, length: r() < 0.1 ? 0 : 1, minTs: 0n, maxTs: 0n };
+    return {
+      key: tags.map(([id, v]) => `${id}:${v.length}:${v}`).join(''),
+      tags,
+      length: r() < 0.1 ? 0 : 1,
+      minTs: 0n,
+      maxTs: 0n,
+    };
   };
 
   for (const seed of [1, 2, 3, 4, 5]) {
@@ -80,7 +111,10 @@ describe('SeriesListCache against listing from scratch', () => {
       const memtables: Array<Map<string, Entry>> = [new Map()];
       const view = (): ReadView => ({
         segments,
-        memtables: memtables.map((series) => ({ memtable: { tables: new Map([[1, { series }]]) } as unknown as Memtable, cleanLsn: Infinity })),
+        memtables: memtables.map((series) => ({
+          memtable: { tables: new Map([[1, { series }]]) } as unknown as Memtable,
+          cleanLsn: Infinity,
+        })),
         tombstones: [],
         expiredBefore: null,
       });
@@ -103,8 +137,15 @@ describe('SeriesListCache against listing from scratch', () => {
           if (all.length > 0) all[Math.floor(r() * all.length)]!.length = 0; // a delete emptied it
         } else if (op < 0.85) {
           // A flush: the memtable becomes a segment; a new memtable starts.
-          const entries = [...memtables.pop()!.values()].filter((e) => e.length > 0).sort((a, b) => (a.key < b.key ? -1 : 1));
-          segments.push(fakeReader(step, entries.map((e) => ({ ...e }))));
+          const entries = [...memtables.pop()!.values()]
+            .filter((e) => e.length > 0)
+            .sort((a, b) => (a.key < b.key ? -1 : 1));
+          segments.push(
+            fakeReader(
+              step,
+              entries.map((e) => ({ ...e })),
+            ),
+          );
           memtables.push(new Map());
           v = view();
         } else {
@@ -119,8 +160,11 @@ describe('SeriesListCache against listing from scratch', () => {
         if (got === previous) continue;
         previous = got;
         rebuilt++;
-        const inSegment = new Set((await Promise.all(segments.map((seg) => seg.tableSeries(1)))).flat().map((e) => e.key));
-        const live = (key: string): boolean => inSegment.has(key) || memtables.some((m) => (m.get(key)?.length ?? 0) > 0);
+        const inSegment = new Set(
+          (await Promise.all(segments.map((seg) => seg.tableSeries(1)))).flat().map((e) => e.key),
+        );
+        const live = (key: string): boolean =>
+          inSegment.has(key) || memtables.some((m) => (m.get(key)?.length ?? 0) > 0);
         const want = await listSeries(v, table, { lo: undefined, hi: undefined });
         const kept = got.filter((x) => live(x.key));
         expect(kept.map((x) => x.key)).toEqual(want.map((x) => x.key));
@@ -138,9 +182,14 @@ describe('SeriesListCache with more tags than one rank character holds', () => {
     const table = { id: 1, name: 'm', tags, fields: [] } as unknown as TableDef;
     const r = mulberry32(9);
     const values = ['a', 'b', '', 'é', 'h,x', 'h\\'];
-    const series = new Map<string, { key: string; tags: Array<[number, string]>; length: number; minTs: bigint; maxTs: bigint }>();
+    const series = new Map<
+      string,
+      { key: string; tags: Array<[number, string]>; length: number; minTs: bigint; maxTs: bigint }
+    >();
     for (let n = 0; n < 600; n++) {
-      const ids = [...new Set(Array.from({ length: 1 + Math.floor(r() * 3) }, () => 100 + Math.floor(r() * 300)))].sort((x, y) => x - y);
+      const ids = [...new Set(Array.from({ length: 1 + Math.floor(r() * 3) }, () => 100 + Math.floor(r() * 300)))].sort(
+        (x, y) => x - y,
+      );
       const kv: Array<[number, string]> = ids.map((id) => [id, values[Math.floor(r() * values.length)]!]);
       const key = kv.map(([id, v]) => `${id}:${v.length}:${v}`).join('');
       series.set(key, { key, tags: kv, length: 1, minTs: 0n, maxTs: 0n });
@@ -159,7 +208,12 @@ describe('SeriesListCache with more tags than one rank character holds', () => {
 });
 
 describe('scans over the kept series list', () => {
-  const row = (host: string, t: bigint, v: number): Parameters<typeof batch>[0][number] => ['m', [['host', host]], t, [dbl('v', v)]];
+  const row = (host: string, t: bigint, v: number): Parameters<typeof batch>[0][number] => [
+    'm',
+    [['host', host]],
+    t,
+    [dbl('v', v)],
+  ];
 
   it('see series written after an earlier scan, through flushes and a tag rename', async () => {
     store = await openStore();
@@ -171,7 +225,13 @@ describe('scans over the kept series list', () => {
     expect((await dump(s, 'm')).map((l) => l.split(' |')[0])).toEqual(['host=a', 'host=b', 'host=c']);
     await s.flushAll(db);
     await s.write(db, [batch([row('0', 4n, 4), row('c', 5n, 5)])]);
-    expect((await dump(s, 'm')).map((l) => l.split(' | ').slice(0, 2).join(' '))).toEqual(['host=0 4', 'host=a 2', 'host=b 1', 'host=c 3', 'host=c 5']);
+    expect((await dump(s, 'm')).map((l) => l.split(' | ').slice(0, 2).join(' '))).toEqual([
+      'host=0 4',
+      'host=a 2',
+      'host=b 1',
+      'host=c 3',
+      'host=c 5',
+    ]);
     await s.alterTable(db, 'm', { kind: 'renameColumn', from: 'host', to: 'node' });
     expect((await dump(s, 'm'))[0]).toBe(`node=0 | 4 | v=${f64(4)}`);
     const last = await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: (tags) => tags.get('node') !== 'a' });

@@ -52,7 +52,14 @@ describe('seriesWithTags', () => {
     seriesWithTags(list, both);
     expect(hosts(seriesWithTags(list, both))).toEqual(['h12']);
     // h12 is in rack r5; the caller's filter, not the hint, rules out what the other hint would.
-    expect(hosts(seriesWithTags(list, [{ tag: 'rack', values: ['r0'] }, { tag: 'host', values: ['h12'] }]))).toEqual(['h12']);
+    expect(
+      hosts(
+        seriesWithTags(list, [
+          { tag: 'rack', values: ['r0'] },
+          { tag: 'host', values: ['h12'] },
+        ]),
+      ),
+    ).toEqual(['h12']);
   });
 
   it('keeps no index for a short list, and none across lists', () => {
@@ -69,7 +76,17 @@ describe('seriesWithTags', () => {
 });
 
 describe('scans with tag-value hints', () => {
-  const row = (host: string, rack: string | undefined, t: bigint, v: number): Row => ['m', rack === undefined ? [['host', host]] : [['host', host], ['rack', rack]], t, [dbl('v', v)]];
+  const row = (host: string, rack: string | undefined, t: bigint, v: number): Row => [
+    'm',
+    rack === undefined
+      ? [['host', host]]
+      : [
+          ['host', host],
+          ['rack', rack],
+        ],
+    t,
+    [dbl('v', v)],
+  ];
 
   for (const seed of [1, 2, 3]) {
     it(`give what the series filter alone gives, through writes, flushes and deletes (seed ${seed})`, async () => {
@@ -105,16 +122,31 @@ describe('scans with tag-value hints', () => {
         const cases: Array<{ filter: (tags: ReadonlyMap<string, string>) => boolean; tags: TagValues[] }> = [
           { filter: (tags) => tags.get('rack') === racks[0], tags: [{ tag: 'rack', values: [racks[0]!] }] },
           { filter: (tags) => racks.includes(tags.get('rack') ?? ''), tags: [{ tag: 'rack', values: racks }] },
-          { filter: (tags) => tags.get('host') === host && tags.get('rack') !== undefined, tags: [{ tag: 'host', values: [host] }] },
-          { filter: (tags) => tags.get('host') === host && tags.get('rack') === racks[1], tags: [{ tag: 'rack', values: [racks[1]!] }, { tag: 'host', values: [host] }] },
+          {
+            filter: (tags) => tags.get('host') === host && tags.get('rack') !== undefined,
+            tags: [{ tag: 'host', values: [host] }],
+          },
+          {
+            filter: (tags) => tags.get('host') === host && tags.get('rack') === racks[1],
+            tags: [
+              { tag: 'rack', values: [racks[1]!] },
+              { tag: 'host', values: [host] },
+            ],
+          },
         ];
         for (const c of cases) {
           const want = await dump(s, 'm', { seriesFilter: c.filter });
-          const wantLast = (await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: c.filter })).map((l) => [...l.tags].join());
+          const wantLast = (await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: c.filter })).map((l) =>
+            [...l.tags].join(),
+          );
           // The first query of a list tests every series; the second builds the index; the third uses it.
           for (let k = 0; k < 3; k++) {
             expect(await dump(s, 'm', { seriesFilter: c.filter, seriesTags: c.tags })).toEqual(want);
-            expect((await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: c.filter, seriesTags: c.tags })).map((l) => [...l.tags].join())).toEqual(wantLast);
+            expect(
+              (await s.lastPoints(db, 'm', { fields: ['v'], seriesFilter: c.filter, seriesTags: c.tags })).map((l) =>
+                [...l.tags].join(),
+              ),
+            ).toEqual(wantLast);
           }
           checked += want.length;
         }

@@ -56,7 +56,14 @@ describe('BlockCache under scans larger than itself', () => {
     c.beginScan();
     c.set('2:0', 0, 10);
     c.set('2:1', 1, 10);
-    expect([c.get('1:0'), c.get('1:1'), c.get('1:2'), c.get('2:0'), c.get('2:1'), c.bytes]).toEqual([undefined, undefined, 2, 0, 1, 100]);
+    expect([c.get('1:0'), c.get('1:1'), c.get('1:2'), c.get('2:0'), c.get('2:1'), c.bytes]).toEqual([
+      undefined,
+      undefined,
+      2,
+      0,
+      1,
+      100,
+    ]);
   });
 });
 

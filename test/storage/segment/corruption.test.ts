@@ -38,7 +38,9 @@ async function setup(s: TestStore): Promise<string[]> {
   await s.storage.write(db, [batch(rows)]);
   await s.storage.flushAll();
   const dir = join(s.dir, 'db', String(db.id), 'seg');
-  return readdirSync(dir).sort().map((n) => join(dir, n));
+  return readdirSync(dir)
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 describe('corrupt segment files', () => {
@@ -47,7 +49,13 @@ describe('corrupt segment files', () => {
     const [week0] = await setup(store);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
     const vId = table.fields.find((f) => f.name === 'v')!.id;
-    const reader = await SegmentReader.open(nodeSegmentStore, week0!, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(
+      nodeSegmentStore,
+      week0!,
+      1,
+      storageCodecs(await loadCore()),
+      new BlockCache(1 << 20),
+    );
     const a = (await reader.tableSeries(table.id)).find((e) => e.tags[0]![1] === 'a')!;
     const vAt = a.groups[0]!.columns[a.columns.findIndex((c) => c.id === vId)]!.offset;
     reader.retire();
@@ -57,17 +65,24 @@ describe('corrupt segment files', () => {
     expect(rel(week0!)).toMatch(/^db\/\d+\/seg\/\d{12}\.seg$/);
     // Compaction of that partition fails once, names the file, and is not retried (the file is
     // known damaged from then on: ping reports it).
-    await store.storage.write(store.storage.catalog.requireDatabase('cnosdb', 'public'), [batch([['m', [['h', 'b']], 500n, [dbl('v', 5)]]])]);
+    await store.storage.write(store.storage.catalog.requireDatabase('cnosdb', 'public'), [
+      batch([['m', [['h', 'b']], 500n, [dbl('v', 5)]]]),
+    ]);
     await store.storage.flushAll();
     await store.storage.compactAll();
     await store.storage.compactAll();
     const failures = store.logs.filter((l) => l.msg === 'compaction failed');
     expect(failures).toHaveLength(1);
     expect((failures[0]!.err as { message: string }).message).toContain(`corrupt ${rel(week0!)} at offset ${vAt}`);
-    expect(store.storage.health()).toEqual({ status: 'degraded', reasons: ['1 damaged segment file in database cnosdb.public (CHECK DATABASE public lists them)'] });
+    expect(store.storage.health()).toEqual({
+      status: 'degraded',
+      reasons: ['1 damaged segment file in database cnosdb.public (CHECK DATABASE public lists them)'],
+    });
     const err = await dump(store.storage, 'm', { fields: [v] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toBe(`corrupt ${rel(week0!)} at offset ${vAt}: column block checksum mismatch: ${(err as Error).message.split('mismatch: ')[1]}`);
+    expect((err as Error).message).toBe(
+      `corrupt ${rel(week0!)} at offset ${vAt}: column block checksum mismatch: ${(err as Error).message.split('mismatch: ')[1]}`,
+    );
     expect((err as Error).message).toMatch(/stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$/);
     // The other field of the same series, the other series, the other partition: all readable.
     expect(await dump(store.storage, 'm', { fields: [other] })).toHaveLength(301);
@@ -85,8 +100,14 @@ describe('corrupt segment files', () => {
     const dir = join(store.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
     const table = store.storage.catalog.requireDatabase('cnosdb', 'public').tables.get('m')!;
-    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
-    const series = (await reader.tableSeries(table.id));
+    const reader = await SegmentReader.open(
+      nodeSegmentStore,
+      file,
+      1,
+      storageCodecs(await loadCore()),
+      new BlockCache(1 << 20),
+    );
+    const series = await reader.tableSeries(table.id);
     const vId = table.fields.find((f) => f.name === 'v')!.id;
     const group = series[0]!.groups[0]!;
     expect(group.pack?.rows).toBe(50); // every series shares one pack
@@ -94,9 +115,15 @@ describe('corrupt segment files', () => {
     reader.retire();
     await store.reopen();
     flip(file, vAt + 2);
-    const err = await dump(store.storage, 'm', { fields: ['v'], seriesFilter: (t) => t.get('h') === 'h7' }).catch((e: unknown) => e);
+    const err = await dump(store.storage, 'm', { fields: ['v'], seriesFilter: (t) => t.get('h') === 'h7' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${vAt}: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^corrupt ${rel(file)} at offset ${vAt}: column block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`,
+      ),
+    );
     expect(await dump(store.storage, 'm', { fields: ['w'] })).toHaveLength(50);
   });
 
@@ -110,17 +137,31 @@ describe('corrupt segment files', () => {
     await store.storage.flushAll();
     const dir = join(store.dir, 'db', String(db.id), 'seg');
     const file = join(dir, readdirSync(dir)[0]!);
-    const reader = await SegmentReader.open(nodeSegmentStore, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20));
+    const reader = await SegmentReader.open(
+      nodeSegmentStore,
+      file,
+      1,
+      storageCodecs(await loadCore()),
+      new BlockCache(1 << 20),
+    );
     const pages = (await reader.tableSeries(reader.tableIds()[0]!))[0]!.groups[0]!.pages!;
     reader.retire();
     await store.reopen();
     flip(file, pages.offset + 30);
     const hourly = { fields: ['v'], bucket: { origin: 0n, width: HOUR } };
     const err = await (async () => {
-      for await (const _ of store!.storage.scanStats(store!.storage.catalog.requireDatabase('cnosdb', 'public'), 'm', hourly));
+      for await (const _ of store!.storage.scanStats(
+        store!.storage.catalog.requireDatabase('cnosdb', 'public'),
+        'm',
+        hourly,
+      ));
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorruptionError);
-    expect((err as Error).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${pages.offset}: page block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^corrupt ${rel(file)} at offset ${pages.offset}: page block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`,
+      ),
+    );
     expect(await dump(store.storage, 'm', { fields: ['v'] })).toHaveLength(1000);
   });
 
@@ -141,8 +182,14 @@ describe('corrupt segment files', () => {
     await store.close();
     flip(week0!, statSync(week0!).size - 40); // inside the index, just before the trailer
     await store.reopen();
-    expect(store.logs.some((l) => l.msg === 'segment file unreadable; queries over its time range fail until it is repaired')).toBe(true);
-    await expect(dump(store.storage, 'm')).rejects.toThrow(new RegExp(`^corrupt ${rel(week0!)}: ?|^corrupt ${rel(week0!)} at offset \\d+: index checksum mismatch`));
+    expect(
+      store.logs.some(
+        (l) => l.msg === 'segment file unreadable; queries over its time range fail until it is repaired',
+      ),
+    ).toBe(true);
+    await expect(dump(store.storage, 'm')).rejects.toThrow(
+      new RegExp(`^corrupt ${rel(week0!)}: ?|^corrupt ${rel(week0!)} at offset \\d+: index checksum mismatch`),
+    );
     expect(await dump(store.storage, 'm', { minTime: WEEK })).toHaveLength(100);
     const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
     await store.storage.write(db, [batch([['m', [['h', 'c']], 2n * WEEK, [dbl('v', 1)]]])]);
@@ -162,7 +209,11 @@ describe('corrupt segment files', () => {
     flip(file, statSync(file).size - 40);
     const server = await startServer({ dataDir: first.dataDir });
     try {
-      expect(server.logs.some((l) => l.msg === 'segment file unreadable; queries over its time range fail until it is repaired')).toBe(true);
+      expect(
+        server.logs.some(
+          (l) => l.msg === 'segment file unreadable; queries over its time range fail until it is repaired',
+        ),
+      ).toBe(true);
       expect((await writeLp(server.url, 'm,h=z v=1 1')).status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);

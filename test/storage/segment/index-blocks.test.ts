@@ -14,7 +14,12 @@ import { BlockCache } from '../../../host/storage/segment/block-cache.js';
 import { storageCodecs } from '../../../host/storage/segment/codecs.js';
 import { decodeDirectory, type Directory, type Postings } from '../../../host/storage/segment/index-blocks.js';
 import { nodeSegmentStore } from '../../../host/storage/segment/node-segment-store.js';
-import { decodeTrailer, SEGMENT_VERSION, TRAILER_BYTES, type Trailer } from '../../../host/storage/segment/segment-format.js';
+import {
+  decodeTrailer,
+  SEGMENT_VERSION,
+  TRAILER_BYTES,
+  type Trailer,
+} from '../../../host/storage/segment/segment-format.js';
 import { segmentDisplayName as rel, SegmentReader } from '../../../host/storage/segment/segment-reader.js';
 import type { SegmentStore } from '../../../host/storage/segment/segment-store.js';
 import { loadCore } from '../../support/core.js';
@@ -33,7 +38,16 @@ async function setup(s: TestStore): Promise<string> {
   const db = s.storage.catalog.requireDatabase('cnosdb', 'public');
   const rows: Parameters<typeof batch>[0][number][] = [];
   for (let i = 0; i < SERIES; i++) {
-    for (let r = 0; r < 2; r++) rows.push(['m', [['h', `h${i % 7}`], ['pod', `pod-${String(i).padStart(5, '0')}-${'x'.repeat(40)}`]], BigInt(r * 1000 + i), [dbl('v', i + r)]]);
+    for (let r = 0; r < 2; r++)
+      rows.push([
+        'm',
+        [
+          ['h', `h${i % 7}`],
+          ['pod', `pod-${String(i).padStart(5, '0')}-${'x'.repeat(40)}`],
+        ],
+        BigInt(r * 1000 + i),
+        [dbl('v', i + r)],
+      ]);
   }
   for (let i = 0; i < 3; i++) rows.push(['n', [['h', `n${i}`]], BigInt(i), [dbl('v', i)]]);
   await s.storage.write(db, [batch(rows)]);
@@ -73,7 +87,15 @@ describe('v4 series index', () => {
       },
     };
     const indexCache = new BlockCache<never>(1 << 30);
-    const reader = await SegmentReader.open(counting, file, 1, storageCodecs(await loadCore()), new BlockCache(1 << 20), undefined, indexCache);
+    const reader = await SegmentReader.open(
+      counting,
+      file,
+      1,
+      storageCodecs(await loadCore()),
+      new BlockCache(1 << 20),
+      undefined,
+      indexCache,
+    );
     try {
       expect(reads.length).toBeGreaterThan(0);
       for (const [at] of reads) expect(at).toBeGreaterThanOrEqual(trailer.indexOffset);
@@ -108,7 +130,9 @@ describe('v4 series index', () => {
           want.get(id)!.set(v, list);
         }
       });
-      expect(new Map([...postings].map(([id, p]) => [id, new Map(p.values.map((v, i) => [v, [...p.at(i)]]))]))).toEqual(want);
+      expect(new Map([...postings].map(([id, p]) => [id, new Map(p.values.map((v, i) => [v, [...p.at(i)]]))]))).toEqual(
+        want,
+      );
       const hosts = postings.get(m.tags.find((c) => c.name === 'h')!.id)!;
       expect(hosts.values).toEqual(['h0', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
       expect([...hosts.get('h3')!]).toEqual(want.get(m.tags.find((c) => c.name === 'h')!.id)!.get('h3'));
@@ -127,7 +151,9 @@ describe('v4 series index', () => {
     expect(store.storage.indexCache.bytes).toBe(0); // nothing read at open
     expect(await dump(store.storage, 'm')).toEqual(want);
     expect(store.storage.indexCache.bytes).toBeLessThanOrEqual(64 * 1024);
-    expect(await dump(store.storage, 'm', { seriesFilter: (t) => t.get('h') === 'h3' })).toEqual(want.filter((l) => l.startsWith('h=h3,')));
+    expect(await dump(store.storage, 'm', { seriesFilter: (t) => t.get('h') === 'h3' })).toEqual(
+      want.filter((l) => l.startsWith('h=h3,')),
+    );
     expect(store.storage.indexCache.bytes).toBeLessThanOrEqual(64 * 1024);
     const db = store.storage.catalog.requireDatabase('cnosdb', 'public');
     expect([...(await store.storage.series(db, 'm'))]).toHaveLength(SERIES);
@@ -141,7 +167,10 @@ describe('v4 series index', () => {
       const m = db.tables.get('m')!;
       const { dir } = directoryOf(file);
       const t = dir.tables.get(m.id)!;
-      const at = part === 'index block' ? dir.blocks.offset[t.firstBlock + 1]! : t.postings.get(m.tags.find((c) => c.name === 'pod')!.id)!.offset;
+      const at =
+        part === 'index block'
+          ? dir.blocks.offset[t.firstBlock + 1]!
+          : t.postings.get(m.tags.find((c) => c.name === 'pod')!.id)!.offset;
       const wantN = await dump(store.storage, 'n');
       await store.close();
       flip(file, at + 5);
@@ -152,12 +181,21 @@ describe('v4 series index', () => {
       if (part === 'index block') {
         const err = await dump(store.storage, 'm').catch((e: unknown) => e);
         expect(err).toBeInstanceOf(CorruptionError);
-        expect((err as Error).message).toMatch(new RegExp(`^corrupt ${rel(file)} at offset ${at}: index block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`));
+        expect((err as Error).message).toMatch(
+          new RegExp(
+            `^corrupt ${rel(file)} at offset ${at}: index block checksum mismatch: stored 0x[0-9a-f]+, computed 0x[0-9a-f]+$`,
+          ),
+        );
         expect(store.storage.health().status).toBe('degraded');
         expect(await dump(store.storage, 'n')).toEqual(wantN);
       }
-      const problems = await store.storage.checkDatabase(store.storage.catalog.requireDatabase('cnosdb', 'public'), false);
-      expect(problems.map((p) => [p.offset, p.problem.replace(/: stored .*/, '')])).toEqual([[at, `${part} checksum mismatch`]]);
+      const problems = await store.storage.checkDatabase(
+        store.storage.catalog.requireDatabase('cnosdb', 'public'),
+        false,
+      );
+      expect(problems.map((p) => [p.offset, p.problem.replace(/: stored .*/, '')])).toEqual([
+        [at, `${part} checksum mismatch`],
+      ]);
     });
   }
 });

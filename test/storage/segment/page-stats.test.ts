@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { ValueType } from '../../../host/core/write-batch.js';
 import { computeStats } from '../../../host/storage/segment/block-stats.js';
 import { floorDiv } from '../../../host/core/precision.js';
-import { decodePages, encodePages, MIN_PAGE_ROWS, pageAlignedBounds, pageWidth } from '../../../host/storage/segment/page-stats.js';
+import {
+  decodePages,
+  encodePages,
+  MIN_PAGE_ROWS,
+  pageAlignedBounds,
+  pageWidth,
+} from '../../../host/storage/segment/page-stats.js';
 import { BLOCK_ROWS, groupBounds } from '../../../host/storage/segment/segment-format.js';
 import type { SeriesRows } from '../../../host/storage/series/series-data.js';
 
@@ -14,7 +20,8 @@ const S = 1_000_000_000n; // a second in nanoseconds
 const HOUR = 3600n * S;
 
 /** n times `step` apart from `start`. */
-const times = (start: bigint, step: bigint, n: number): BigInt64Array => BigInt64Array.from({ length: n }, (_, i) => start + BigInt(i) * step);
+const times = (start: bigint, step: bigint, n: number): BigInt64Array =>
+  BigInt64Array.from({ length: n }, (_, i) => start + BigInt(i) * step);
 
 describe('pageWidth', () => {
   const cases: Array<[string, BigInt64Array, bigint, bigint | undefined]> = [
@@ -49,11 +56,32 @@ describe('pageAlignedBounds', () => {
 
   it('keeps the equal cuts when a moved one would empty a group or overfill one', () => {
     const sparse = times(0n, HOUR, 3);
-    expect(pageAlignedBounds([[0, 1], [1, 2], [2, 3]], sparse, 24n * HOUR, 10)).toEqual([[0, 1], [1, 2], [2, 3]]);
+    expect(
+      pageAlignedBounds(
+        [
+          [0, 1],
+          [1, 2],
+          [2, 3],
+        ],
+        sparse,
+        24n * HOUR,
+        10,
+      ),
+    ).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+    ]);
     const ts = times(0n, 10n * S, 2000);
-    const equal: Array<[number, number]> = [[0, 1000], [1000, 2000]];
+    const equal: Array<[number, number]> = [
+      [0, 1000],
+      [1000, 2000],
+    ];
     expect(pageAlignedBounds(equal, ts, HOUR, 1000)).toEqual(equal); // the second group would hold 1280 rows
-    expect(pageAlignedBounds(equal, ts, HOUR, 2000)).toEqual([[0, 720], [720, 2000]]);
+    expect(pageAlignedBounds(equal, ts, HOUR, 2000)).toEqual([
+      [0, 720],
+      [720, 2000],
+    ]);
   });
 });
 
@@ -64,7 +92,7 @@ describe('page blocks', () => {
     const d = Float64Array.from({ length: n }, (_, i) => (i === 100 ? NaN : Math.sin(i) * 100));
     const dv = Uint8Array.from({ length: n }, (_, i) => (i % 7 === 0 ? 0 : 1));
     const big = BigInt64Array.from({ length: n }, (_, i) => (i < 400 ? 2n ** 62n : BigInt(i - 1000)));
-    const bool = Uint8Array.from({ length: n }, (_, i) => i % 3 & 1);
+    const bool = Uint8Array.from({ length: n }, (_, i) => (i % 3) & 1);
     const str = Array.from({ length: n }, (_, i) => `s${i}`);
     return {
       length: n,
@@ -101,7 +129,9 @@ describe('page blocks', () => {
       columns.forEach((c, ci) => {
         const col = r.columns.get(c.id)!;
         const values = Array.isArray(col.values) ? col.values.slice(from, to) : col.values.subarray(from, to);
-        expect(pages.stats(ci, i, c.type), `page ${i} column ${c.id}`).toEqual(computeStats(c.type, values, col.validity?.subarray(from, to), to - from));
+        expect(pages.stats(ci, i, c.type), `page ${i} column ${c.id}`).toEqual(
+          computeStats(c.type, values, col.validity?.subarray(from, to), to - from),
+        );
       });
     }
     expect(pages.stats(0, 1, ValueType.Double).min).toBeUndefined(); // the NaN's page: no min/max
@@ -112,7 +142,8 @@ describe('page blocks', () => {
   it('refuse a malformed block with the check that failed', () => {
     const ts = times(0n, 10n * S, 1000);
     const good = encodePages(rows(ts), ts.length, HOUR, columns);
-    const decode = (b: Uint8Array, rowCount = ts.length, minTs = ts[0]!, maxTs = ts.at(-1)!, cols = columns.length) => decodePages(b, rowCount, minTs, maxTs, cols);
+    const decode = (b: Uint8Array, rowCount = ts.length, minTs = ts[0]!, maxTs = ts.at(-1)!, cols = columns.length) =>
+      decodePages(b, rowCount, minTs, maxTs, cols);
     const edit = (f: (dv: DataView) => void): Uint8Array => {
       const b = good.slice();
       f(new DataView(b.buffer));
@@ -122,11 +153,15 @@ describe('page blocks', () => {
     expect(decode(good.subarray(0, 10))).toBe('page block of 10 bytes is shorter than its header');
     expect(decode(edit((dv) => dv.setBigInt64(0, 0n, true)))).toBe('page width 0 is not positive');
     expect(decode(good, ts.length, ts[0]!, ts.at(-1)!, 3)).toBe('page block of 4 columns, the group has 3');
-    expect(decode(good.subarray(0, good.length - 1))).toBe(`page block of ${good.length - 1} bytes does not hold 3 pages of 4 columns`);
+    expect(decode(good.subarray(0, good.length - 1))).toBe(
+      `page block of ${good.length - 1} bytes does not hold 3 pages of 4 columns`,
+    );
     expect(decode(good, ts.length, ts[0]! - 1n)).toBe(`first page 0 does not hold the group's first time -1`);
     expect(decode(edit((dv) => dv.setUint32(24 + 8, 0, true)))).toBe('page 1 is out of order');
     expect(decode(edit((dv) => dv.setUint32(24 + 4, 0, true)))).toBe('page 0 is out of order');
     expect(decode(good, ts.length + 1)).toBe(`pages hold ${ts.length} rows, the group ${ts.length + 1}`);
-    expect(decode(good, ts.length, ts[0]!, ts.at(-1)! + HOUR)).toBe(`last page does not hold the group's last time ${ts.at(-1)! + HOUR}`);
+    expect(decode(good, ts.length, ts[0]!, ts.at(-1)! + HOUR)).toBe(
+      `last page does not hold the group's last time ${ts.at(-1)! + HOUR}`,
+    );
   });
 });

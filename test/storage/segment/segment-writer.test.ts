@@ -24,14 +24,28 @@ import { dbl, int, str, type Row } from '../support.js';
 
 /** Rows as plain values per column id (null: absent), for comparing; a column absent throughout is left out (a pack's columns are its series'). */
 function plain(r: SeriesRows): unknown {
-  const columns = [...r.columns].sort(([a], [b]) => a - b).map(([id, c]) => [id, [...c.values].slice(0, r.length).map((v, i) => (c.validity === undefined || c.validity[i] === 1 ? v : null))] as const);
+  const columns = [...r.columns]
+    .sort(([a], [b]) => a - b)
+    .map(
+      ([id, c]) =>
+        [
+          id,
+          [...c.values].slice(0, r.length).map((v, i) => (c.validity === undefined || c.validity[i] === 1 ? v : null)),
+        ] as const,
+    );
   return { ts: [...r.ts].slice(0, r.length), columns: columns.filter(([, values]) => values.some((v) => v !== null)) };
 }
 
 describe('segment writer', () => {
   it('packs small series of two row sources, interleaved, each with its own rows', async () => {
     const catalog = new Catalog();
-    const db: DatabaseDef = { id: catalog.nextId(), tenant: 't', name: 'd', options: { ...DEFAULT_DATABASE_OPTIONS }, tables: new Map() };
+    const db: DatabaseDef = {
+      id: catalog.nextId(),
+      tenant: 't',
+      name: 'd',
+      options: { ...DEFAULT_DATABASE_OPTIONS },
+      tables: new Map(),
+    };
     const memtables = [new Memtable(), new Memtable()];
     let lsn = 0;
     const rows: Row[] = [];
@@ -41,7 +55,8 @@ describe('segment writer', () => {
       if (i % 2 === 0) fields.push(str('s', i % 4 === 0 ? `é${i}` : ''));
       rows.push(['spans', [['span', `s${String(i).padStart(2, '0')}`]], BigInt(1000 + (i % 7)), fields]);
       // A second row for some series: rows of a series that are not one area range.
-      if (i % 5 === 0) rows.push(['spans', [['span', `s${String(i).padStart(2, '0')}`]], BigInt(2000 + i), [dbl('x', -i)]]);
+      if (i % 5 === 0)
+        rows.push(['spans', [['span', `s${String(i).padStart(2, '0')}`]], BigInt(2000 + i), [dbl('x', -i)]]);
     }
     // Series of even number to the first memtable, odd to the second, a batch per row.
     for (const row of rows) {
@@ -52,7 +67,9 @@ describe('segment writer', () => {
       memtables[Number(row[1][0]![1].slice(1)) % 2]!.apply(batch, stampsOf(db, batch.tables), ++lsn, 0);
     }
     const table = db.tables.get('spans')!;
-    const series = memtables.flatMap((m) => [...m.tables.get(table.id)!.series.values()]).sort((a, b) => (a.key < b.key ? -1 : 1));
+    const series = memtables
+      .flatMap((m) => [...m.tables.get(table.id)!.series.values()])
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
     expect(series.every((sb) => sb.packable)).toBe(true);
 
     const codecs = storageCodecs(await loadCore());
@@ -62,9 +79,19 @@ describe('segment writer', () => {
       const w = await SegmentWriter.create(nodeSegmentStore, path, 1, codecs);
       const columns = writeColumns(table);
       for (const sb of series) await w.addSeries(table.id, sb.key, sb, columns, table.timeCodec);
-      const { keys } = await w.finish({ partitionStart: 0n, partitionEnd: 1n << 60n, minLsn: 1, maxLsn: lsn, cleanLsn: lsn }, { written: 'flush:segment-written', renamed: 'flush:segment-renamed' });
-      const reader = await SegmentReader.open(nodeSegmentStore, path, 1, codecs, new BlockCache<CachedBlock>(1 << 20), keys);
-      const entries = (await reader.tableSeries(table.id));
+      const { keys } = await w.finish(
+        { partitionStart: 0n, partitionEnd: 1n << 60n, minLsn: 1, maxLsn: lsn, cleanLsn: lsn },
+        { written: 'flush:segment-written', renamed: 'flush:segment-renamed' },
+      );
+      const reader = await SegmentReader.open(
+        nodeSegmentStore,
+        path,
+        1,
+        codecs,
+        new BlockCache<CachedBlock>(1 << 20),
+        keys,
+      );
+      const entries = await reader.tableSeries(table.id);
       expect(entries.length).toBe(series.length);
       expect(new Set(entries.map((e) => e.groups[0]!.pack)).size).toBe(1);
       const ids = columns.map((c) => c.id);

@@ -16,9 +16,13 @@ const WORDS = ['', 'a', 'span-7f3a', 'é', '日本語', '🦀 crab', 'x'.repeat(
 function batchColumn(values: string[]): { offsets: Uint32Array; bytes: Uint8Array } {
   const parts = values.map((v) => utf8.encode(v));
   const offsets = new Uint32Array(values.length + 1);
-  parts.forEach((p, i) => { offsets[i + 1] = offsets[i]! + p.length; });
+  parts.forEach((p, i) => {
+    offsets[i + 1] = offsets[i]! + p.length;
+  });
   const bytes = new Uint8Array(offsets[values.length]!);
-  parts.forEach((p, i) => { bytes.set(p, offsets[i]!); });
+  parts.forEach((p, i) => {
+    bytes.set(p, offsets[i]!);
+  });
   return { offsets, bytes };
 }
 
@@ -71,8 +75,12 @@ describe('Utf8Buffer', () => {
     const buf = new Utf8Buffer(4);
     // The last grows the array between its ASCII head and the rest.
     const values = ['plain', 'mixé🦀', 'a\ud800b', 'a'.repeat(60) + 'é'.repeat(30)];
-    values.forEach((v, i) => { buf.setString(i, v); });
-    values.forEach((v, i) => { expect([...buf.bytes.subarray(buf.offsets[i]!, buf.offsets[i + 1]!)]).toEqual([...utf8.encode(v)]); });
+    values.forEach((v, i) => {
+      buf.setString(i, v);
+    });
+    values.forEach((v, i) => {
+      expect([...buf.bytes.subarray(buf.offsets[i]!, buf.offsets[i + 1]!)]).toEqual([...utf8.encode(v)]);
+    });
   });
 });
 
@@ -96,6 +104,8 @@ describe('STRING blocks read as UTF-8 (compaction)', () => {
     good.setString(0, 'é');
     good.setString(1, 'b');
     const d = codecs.decodeUtf8(codecs.encodeUtf8(good, 2, undefined, 'DEFAULT'), 2);
-    expect([...d.index].map((j) => new TextDecoder().decode(d.dictBytes.subarray(d.dictOffsets[j]!, d.dictOffsets[j + 1]!)))).toEqual(['é', 'b']);
+    expect(
+      [...d.index].map((j) => new TextDecoder().decode(d.dictBytes.subarray(d.dictOffsets[j]!, d.dictOffsets[j + 1]!))),
+    ).toEqual(['é', 'b']);
   });
 });

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +15,12 @@ import { injectFailure } from '../../../host/storage/fs/fault-points.js';
 import { Quarantine } from '../../../host/storage/fs/quarantine.js';
 import { nodeWalFiles } from '../../../host/storage/wal/node-wal-files.js';
 import { Wal, WalFailure } from '../../../host/storage/wal/wal.js';
-import { encodeRecordHeader, encodeSegmentHeader, RecordType, SEGMENT_HEADER_BYTES } from '../../../host/storage/wal/wal-record.js';
+import {
+  encodeRecordHeader,
+  encodeSegmentHeader,
+  RecordType,
+  SEGMENT_HEADER_BYTES,
+} from '../../../host/storage/wal/wal-record.js';
 import { recordingLogger } from '../../support/logger.js';
 
 let root: string;
@@ -39,8 +53,11 @@ async function openWal(segmentBytes = 1 << 20, afterLsn = 0): Promise<Opened> {
   const { logger, lines } = recordingLogger();
   const seen: Opened['seen'] = [];
   const quarantine = new Quarantine(root, logger);
-  const wal = await Wal.open({ dir, files: nodeWalFiles, segmentBytes, sync: true, logger, quarantine, probeIntervalMs: 0 }, afterLsn, (lsn, _type, p) =>
-    seen.push({ lsn, first: new DataView(p.buffer, p.byteOffset).getUint32(0, true), length: p.length }),
+  const wal = await Wal.open(
+    { dir, files: nodeWalFiles, segmentBytes, sync: true, logger, quarantine, probeIntervalMs: 0 },
+    afterLsn,
+    (lsn, _type, p) =>
+      seen.push({ lsn, first: new DataView(p.buffer, p.byteOffset).getUint32(0, true), length: p.length }),
   );
   return { wal, seen, lines, counts: quarantine.counts };
 }
@@ -49,14 +66,18 @@ const firsts = (o: Opened): number[] => o.seen.map((s) => s.first);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 function segments(): string[] {
-  return readdirSync(dir).filter((n) => n.endsWith('.wal')).sort();
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.wal'))
+    .sort();
 }
 
 describe('Wal', () => {
   it('replays every appended record in LSN order after reopening', async () => {
     const { wal } = await openWal();
     const lsns: number[] = [];
-    const appends = Array.from({ length: 50 }, (_, i) => wal.append(RecordType.Write, [payload(i, 8 * (1 + (i % 5)))], (lsn) => lsns.push(lsn)));
+    const appends = Array.from({ length: 50 }, (_, i) =>
+      wal.append(RecordType.Write, [payload(i, 8 * (1 + (i % 5)))], (lsn) => lsns.push(lsn)),
+    );
     await Promise.all(appends);
     expect(lsns).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     await wal.close();
@@ -111,8 +132,14 @@ describe('Wal', () => {
     const kept = readFileSync(join(dir, segments()[0]!));
     rmSync(dir, { recursive: true, force: true }); // the new segment cannot be created
     await wal.rollover();
-    expect(wal.failure?.message).toBe('WAL segment in wal failed (ENOENT); writes are refused until it is writable again');
-    expect(lines.some((l) => l.msg === 'WAL write failed; the writes of the group were answered with an error and cut off the log')).toBe(true);
+    expect(wal.failure?.message).toBe(
+      'WAL segment in wal failed (ENOENT); writes are refused until it is writable again',
+    );
+    expect(
+      lines.some(
+        (l) => l.msg === 'WAL write failed; the writes of the group were answered with an error and cut off the log',
+      ),
+    ).toBe(true);
     mkdirSync(dir);
     writeFileSync(join(dir, '00000000000000000001.wal'), kept);
     await wal.append(RecordType.Write, [payload(1, 64)]); // the probe makes the new segment
@@ -137,7 +164,10 @@ describe('Wal', () => {
     ['truncated inside the last record payload', (f, s, size) => truncateSync(f, s + Math.floor((size - s) / 2))],
     ['a flipped byte in the last payload', (f, _s, size) => flip(f, size - 3)],
     ['a flipped byte in the last length field', (f, s) => flip(f, s + 1)],
-    ['zeros appended after the last record', (f, _s, size) => writeFileSync(f, Buffer.concat([readFileSync(f), Buffer.alloc(40)]), { flag: 'w' }) ?? size],
+    [
+      'zeros appended after the last record',
+      (f, _s, size) => writeFileSync(f, Buffer.concat([readFileSync(f), Buffer.alloc(40)]), { flag: 'w' }) ?? size,
+    ],
   ];
   for (const [name, damage] of damages) {
     it(`cuts a torn tail (${name}) and keeps everything before it`, async () => {
@@ -196,7 +226,14 @@ describe('Wal replay of damaged segments', () => {
     file: join(dir, segments()[Math.floor(i / perSegment)]!),
     offset: SEGMENT_HEADER_BYTES + (i % perSegment) * RECORD,
   });
-  const cases: Array<{ name: string; segmentBytes: number; damage: (perSegment: number) => void; replayed: number[]; lost: number; ranges: Array<[number, number]> }> = [
+  const cases: Array<{
+    name: string;
+    segmentBytes: number;
+    damage: (perSegment: number) => void;
+    replayed: number[];
+    lost: number;
+    ranges: Array<[number, number]>;
+  }> = [
     {
       name: 'a flipped payload byte in the middle of a segment',
       segmentBytes: 1 << 20,
@@ -253,7 +290,11 @@ describe('Wal replay of damaged segments', () => {
       await wal.close();
       const perSegment = c.segmentBytes === 200 ? 3 : 20;
       const files = segments();
-      const damagedFile = c.name.includes('header') ? files[1]! : c.name.includes('first') || c.name.includes('older') ? files[0]! : files[0]!;
+      const damagedFile = c.name.includes('header')
+        ? files[1]!
+        : c.name.includes('first') || c.name.includes('older')
+          ? files[0]!
+          : files[0]!;
       const before = readFileSync(join(dir, damagedFile));
       c.damage(perSegment);
       const damaged = readFileSync(join(dir, damagedFile));
@@ -262,15 +303,27 @@ describe('Wal replay of damaged segments', () => {
       const again = await openWal(c.segmentBytes);
       expect(firsts(again)).toEqual(c.replayed);
       expect(segments()).toEqual(expect.arrayContaining(files)); // nothing deleted or set aside
-      const errors = again.lines.filter((l) => l.msg === 'WAL: damaged bytes skipped and copied to the quarantine folder; every intact record after them is replayed');
-      expect(errors.map((l) => [l.file, l.start, l.end])).toEqual(c.ranges.map(([s, e]) => [`wal/${damagedFile}`, s, e]));
+      const errors = again.lines.filter(
+        (l) =>
+          l.msg ===
+          'WAL: damaged bytes skipped and copied to the quarantine folder; every intact record after them is replayed',
+      );
+      expect(errors.map((l) => [l.file, l.start, l.end])).toEqual(
+        c.ranges.map(([s, e]) => [`wal/${damagedFile}`, s, e]),
+      );
       expect(errors.every((l) => l.level === 50)).toBe(true);
       for (const [s, e] of c.ranges) {
-        expect(readFileSync(join(root, 'quarantine', 'wal', `${damagedFile}.${s}-${e}`))).toEqual(damaged.subarray(s, e));
+        expect(readFileSync(join(root, 'quarantine', 'wal', `${damagedFile}.${s}-${e}`))).toEqual(
+          damaged.subarray(s, e),
+        );
       }
       expect(again.counts.walDamagedRanges).toBe(c.ranges.length);
       expect(again.counts.walRecordsLost).toBe(c.lost);
-      expect(again.lines.filter((l) => l.msg === 'WAL: records lost to damage; every intact record after them is replayed').reduce((n, l) => n + Number(l.records), 0)).toBe(c.lost);
+      expect(
+        again.lines
+          .filter((l) => l.msg === 'WAL: records lost to damage; every intact record after them is replayed')
+          .reduce((n, l) => n + Number(l.records), 0),
+      ).toBe(c.lost);
       expect(again.wal.report.damaged).toBe(true);
       // Appends go on after the last LSN, in a segment of their own.
       await again.wal.append(RecordType.Write, [payload(100, 40)]);
@@ -302,7 +355,11 @@ describe('Wal replay of damaged segments', () => {
     const again = await openWal(200);
     expect(firsts(again)).toEqual([0, 1, 2, ...range(6, 11)]);
     expect(again.counts.walRecordsLost).toBe(3);
-    expect(again.lines.find((l) => String(l.msg).startsWith('WAL: records lost'))).toMatchObject({ fromLsn: 4, toLsn: 6, level: 50 });
+    expect(again.lines.find((l) => String(l.msg).startsWith('WAL: records lost'))).toMatchObject({
+      fromLsn: 4,
+      toLsn: 6,
+      level: 50,
+    });
     await again.wal.close();
   });
 });
@@ -330,7 +387,11 @@ describe('Wal write failures', () => {
       expect(statSync(join(dir, segments()[0]!)).size).toBe(size); // cut back to the last durable byte
       expect(wal.failure).toBe(err);
       expect(counts.walWriteFailures).toBe(1);
-      expect(lines.find((l) => l.msg === 'WAL write failed; the writes of the group were answered with an error and cut off the log')).toMatchObject({ level: 50, roll: rolls });
+      expect(
+        lines.find(
+          (l) => l.msg === 'WAL write failed; the writes of the group were answered with an error and cut off the log',
+        ),
+      ).toMatchObject({ level: 50, roll: rolls });
       // The next append probes first and is written (its LSN is the failed one's).
       await append(3);
       expect(applied).toEqual([1, 2, 3]);
@@ -339,7 +400,11 @@ describe('Wal write failures', () => {
       if (rolls) expect(segments()[1]).toBe('00000000000000000003.wal');
       await wal.close();
       const again = await openWal();
-      expect(again.seen.map((s) => [s.lsn, s.first])).toEqual([[1, 0], [2, 1], [3, 3]]);
+      expect(again.seen.map((s) => [s.lsn, s.first])).toEqual([
+        [1, 0],
+        [2, 1],
+        [3, 3],
+      ]);
       expect(again.counts.walDamagedRanges + again.counts.walRecordsLost).toBe(0);
       await again.wal.close();
     });
@@ -359,7 +424,12 @@ describe('Wal write failures', () => {
     await again.wal.append(RecordType.Write, [payload(4, 40)]);
     await again.wal.close();
     const third = await openWal();
-    expect(third.seen.map((s) => [s.lsn, s.first])).toEqual([[1, 0], [2, 1], [3, 2], [4, 4]]);
+    expect(third.seen.map((s) => [s.lsn, s.first])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 4],
+    ]);
     await third.wal.close();
   });
 
@@ -377,8 +447,18 @@ describe('Wal write failures', () => {
     });
     writeFileSync(next, Buffer.concat([encodeSegmentHeader(4), ...records]));
     const again = await openWal();
-    expect(again.seen.map((s) => [s.lsn, s.first])).toEqual([[1, 0], [2, 1], [3, 2], [4, 54], [5, 55]]);
-    expect(again.lines.find((l) => l.msg === 'WAL: skipped the records of writes that failed (they were answered with an error)')).toMatchObject({ records: 2 });
+    expect(again.seen.map((s) => [s.lsn, s.first])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 54],
+      [5, 55],
+    ]);
+    expect(
+      again.lines.find(
+        (l) => l.msg === 'WAL: skipped the records of writes that failed (they were answered with an error)',
+      ),
+    ).toMatchObject({ records: 2 });
     expect(again.counts.walFailedWriteRecords).toBe(2);
     expect(again.counts.walDamagedRanges + again.counts.walRecordsLost).toBe(0);
     await again.wal.close();
