@@ -12,6 +12,8 @@ const BINARY = process.env.NATS_SERVER ?? 'nats-server';
 
 export interface NatsNode {
   url: string;
+  /** The running process's id (benchmarks read its CPU time). */
+  readonly pid: number | undefined;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
   /** Start it again on the same ports and store; resolves once it accepts clients. */
@@ -98,6 +100,9 @@ export async function startNats(size: 1 | 3 = 1): Promise<TestNats> {
     };
     return {
       url: `nats://127.0.0.1:${p.client}`,
+      get pid() {
+        return child?.pid;
+      },
       start,
       kill: () => stop('SIGKILL'),
       stop: () => stop('SIGTERM'),
