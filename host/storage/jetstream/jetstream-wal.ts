@@ -9,7 +9,7 @@
 // messages are in flight at once, and JetStream's acknowledgements come back in order.
 
 import { randomInt, randomUUID } from 'node:crypto';
-import { open as openFile, readFile } from 'node:fs/promises';
+import { mkdir, open as openFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeliverPolicy, type JsMsg, RetentionPolicy, StorageType } from 'nats';
 import { bug } from '../../core/errors.js';
@@ -206,7 +206,8 @@ export class JetStreamWal implements WriteLog {
     const { link, dbId, vnodes } = this.#opts;
     if (link.down !== undefined) return Promise.reject(this.#failed(link.down));
     const request = ++this.#request;
-    const shares = vnodes > 1 && split !== undefined ? split(vnodes) : [{ vnode: 0, parts }];
+    const divided = vnodes > 1 && split !== undefined ? split(vnodes) : [];
+    const shares = divided.length > 0 ? divided : [{ vnode: 0, parts }];
     const acks = shares.map((s, index) =>
       this.#publish(
         vnodeSubject(dbId, s.vnode),
@@ -317,6 +318,7 @@ async function streamToken(dir: string): Promise<string> {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   const token = randomUUID();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const fh = await openFile(path, 'wx', 0o600);
   try {
     await fh.writeFile(token + '\n');
