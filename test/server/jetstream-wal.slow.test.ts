@@ -4,6 +4,7 @@
 // writes loses nothing acknowledged, NATS down means 503 `000003` with nothing of the refused write
 // visible, and writes resume when NATS is back. Needs the Debian package nats-server.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'nats';
@@ -12,6 +13,8 @@ import { http, writeLp } from '../support/http.js';
 import { startNats, type TestNats } from '../support/nats.js';
 import { startServer } from '../support/server.js';
 
+const BIN = new URL('../../bin/sundial.js', import.meta.url).pathname;
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SUNDIAL_')));
 const LINES = 50;
 /** Request `seq`'s rows: LINES series over 7 hosts, each row's value unique. */
 const body = (seq: number): string =>
@@ -72,6 +75,9 @@ describe('one NATS server', () => {
     const state = await streamState(nats.urls);
     const flushedLsn = publicManifest(server.dataDir).flushedLsn;
     expect(flushedLsn, 'some requests were flushed').toBeGreaterThan(0);
+    // `sundial check` reads a data directory whose WAL is in NATS (no wal/ folder) without complaint.
+    const check = spawnSync(BIN, ['check', '--data-dir', server.dataDir], { encoding: 'utf8', env: CLEAN_ENV });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
     expect(state.first_seq, 'flushed records were purged from the stream').toBeGreaterThan(1);
 
     const again = await startServer({ dataDir: server.dataDir, args });
