@@ -157,7 +157,7 @@ async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_RO
       throw e;
     },
   );
-  const natsPid = nats?.nodes[0]!.pid;
+  const natsPid = nats?.nodes[0]?.pid;
   const nats0 = natsPid === undefined ? 0 : cpuSeconds(natsPid);
   try {
     const main0 = cpuSeconds(server.pid, true);
