@@ -38,6 +38,19 @@ function publicManifest(dataDir: string): { flushedLsn: number } {
   return manifests.sort((a, b) => b.flushedLsn - a.flushedLsn)[0]!;
 }
 
+/** The names of the WAL streams. */
+async function streamNames(urls: string): Promise<string[]> {
+  const nc = await connect({ servers: urls.split(',') });
+  try {
+    const names: string[] = [];
+    for await (const s of (await nc.jetstreamManager()).streams.list())
+      if (s.config.name.startsWith('sundial_')) names.push(s.config.name);
+    return names.sort();
+  } finally {
+    await nc.close();
+  }
+}
+
 /** The state of the WAL stream of database public: the longest (usage_schema's has a few reports). */
 async function streamState(urls: string): Promise<{ first_seq: number; last_seq: number; messages: number }> {
   const nc = await connect({ servers: urls.split(',') });
@@ -148,6 +161,27 @@ describe('one NATS server', () => {
       );
     } finally {
       second.cleanup();
+    }
+  });
+
+  it('makes a stream per database and deletes it with DROP DATABASE', async () => {
+    const server = await startServer({ inProcess: true, args: ['--nats-urls', nats.urls] });
+    const sql = async (body: string, db = 'public'): Promise<void> => {
+      const r = await http(server.url, `/api/v1/sql?db=${db}`, { body });
+      expect(r.status, r.text).toBe(200);
+    };
+    try {
+      await sql('CREATE DATABASE other');
+      expect((await writeLp(server.url, body(0), 'db=other')).status).toBe(200);
+      const before = await streamNames(nats.urls);
+      expect(before.length, before.join(', ')).toBe(3); // public, usage_schema, other
+      await sql('DROP DATABASE other');
+      const after = await streamNames(nats.urls);
+      expect(after.length, after.join(', ')).toBe(2);
+      expect(before.filter((n) => !after.includes(n))).toHaveLength(1);
+    } finally {
+      await server.stop();
+      server.cleanup();
     }
   });
 
