@@ -17,6 +17,9 @@
 //          --probe-sql (a third connection sends SELECT 1 every 5 ms during each format's load;
 //          its latency is printed: how much the ingest holds up the server's event loop)
 //          --pg-rows 100000 (rows of the big result of the query row; 0 leaves the query row out)
+//          --nats (also load Sundial with its WAL in NATS JetStream, server.cluster.nats_urls, on a
+//          nats-server -js of its own, alternated with the file WAL; NATS's CPU is printed apart)
+//          --vnodes 1 (storage.vnodes of that run)
 // The servers take the environment, so SUNDIAL_PARSE_WORKERS=0 measures parsing in the server's
 // thread.
 // Needs `npm run build` first (npm run bench:ingest does it).
@@ -25,6 +28,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startNats, type TestNats } from '../test/support/nats.js';
 import { startServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 import {
@@ -59,6 +63,8 @@ const { values: opts } = parseArgs({
     'cpu-prof': { type: 'string' },
     'probe-sql': { type: 'boolean', default: false },
     'pg-rows': { type: 'string', default: '100000' },
+    nats: { type: 'boolean', default: false },
+    vnodes: { type: 'string', default: '1' },
   },
 });
 
@@ -129,18 +135,30 @@ interface Row {
   rowsPerMainCpuSecond?: number;
   peakRssMiB: number;
   failedRows: number;
+  /** CPU seconds of nats-server during the load (the JetStream WAL only). */
+  natsCpuSeconds?: number;
 }
 
 /** Sundial's routes for the line-protocol load: its own, and InfluxDB's /write (the same parser and pipeline). */
-const SUNDIAL_ROUTES = [
+const SUNDIAL_ROUTES: ReadonlyArray<{ name: string; path: string; nats?: boolean }> = [
   { name: 'Sundial', path: '/api/v1/write?db=public' },
   { name: 'Sundial, InfluxDB /write', path: '/write?db=public' },
-] as const;
+  ...(opts.nats ? [{ name: 'Sundial, JetStream WAL', path: '/api/v1/write?db=public', nats: true }] : []),
+];
 
 async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_ROUTES)[number]): Promise<Row> {
   const dataDir = join(RUN, 'sundial-data');
   rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir, nodeArgs: profArgs(), waitWarm: true });
+  const nats: TestNats | undefined = route.nats === true ? await startNats(1) : undefined;
+  const args = nats === undefined ? [] : ['--nats-urls', nats.urls, '--vnodes', opts.vnodes!];
+  const server = await startServer({ dataDir, args, nodeArgs: profArgs(), waitWarm: true }).catch(
+    async (e: unknown) => {
+      await nats?.close();
+      throw e;
+    },
+  );
+  const natsPid = nats?.nodes[0]?.pid;
+  const nats0 = natsPid === undefined ? 0 : cpuSeconds(natsPid);
   try {
     const main0 = cpuSeconds(server.pid, true);
     const res = load(
@@ -152,9 +170,14 @@ async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_RO
     );
     const main = cpuSeconds(server.pid, true) - main0;
     const rss = peakRss(server.pid);
-    return { ...row(route.name, res, rss), rowsPerMainCpuSecond: res.rows / main };
+    return {
+      ...row(route.name, res, rss),
+      rowsPerMainCpuSecond: res.rows / main,
+      ...(natsPid === undefined ? {} : { natsCpuSeconds: cpuSeconds(natsPid) - nats0 }),
+    };
   } finally {
     await server.stop();
+    await nats?.close();
   }
 }
 
@@ -327,6 +350,11 @@ async function runAll(): Promise<void> {
       `| ${r.name} | ${Math.round(r.rowsPerSec).toLocaleString('en')} | ${r.cpuSeconds.toFixed(1)} | ${Math.round(r.rowsPerCpuSecond).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.failedRows} |`,
     );
   }
+  for (const r of rows)
+    if (r.natsCpuSeconds !== undefined)
+      console.log(
+        `\n${r.name}: nats-server used ${r.natsCpuSeconds.toFixed(1)} CPU s besides (Sundial and NATS: ${Math.round((r.rowsPerCpuSecond * r.cpuSeconds) / (r.cpuSeconds + r.natsCpuSeconds)).toLocaleString('en')} rows per CPU s)`,
+      );
   const own = rows.filter((r) => r.name === 'Sundial');
   const influx = rows.filter((r) => r.name === 'Sundial, InfluxDB /write');
   if (own.length > 0 && influx.length > 0) {

@@ -99,6 +99,7 @@ const STORAGE_MAY_IMPORT: Record<string, readonly string[]> = {
   series: [],
   fs: [],
   objstore: ['segment', 'fs'],
+  jetstream: ['wal', 'memtable', 'fs'],
 };
 const STORAGE_TOP = new Set([
   'host/storage/index.ts',

@@ -249,6 +249,24 @@ export const SETTINGS = [
     doc: 'Folder of that cache; empty: `<data_dir>/object-cache`.',
   },
   {
+    key: 'server.cluster.nats_urls',
+    kind: 'string',
+    default: '',
+    doc: 'Keep the write-ahead logs in NATS JetStream at these URLs (comma-separated, `nats://host:4222`), a stream per database; empty: off, WAL files in the data directory.',
+  },
+  {
+    key: 'server.cluster.nats_replicas',
+    kind: 'int',
+    default: 1,
+    doc: 'Replicas of each WAL stream (3 across a three-server NATS cluster); streams are made with it.',
+  },
+  {
+    key: 'storage.vnodes',
+    kind: 'int',
+    default: 1,
+    doc: "Vnodes of a database: a series goes to one by the hash of its key; with the JetStream WAL each is a subject of the database's stream.",
+  },
+  {
     key: 'usage.report_interval',
     kind: 'duration',
     zero: true,

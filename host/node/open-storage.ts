@@ -19,6 +19,8 @@ export interface StorageTarget {
 /** Opens (or creates) the storage; call `recover` next. The caller holds the directory's lock (lockDataDir). */
 export async function openStorage(config: Config, core: Core, logger: Logger, target: StorageTarget): Promise<Storage> {
   const memory = target.memory === true;
+  for (const key of ['storage.vnodes', 'server.cluster.nats_replicas'] as const)
+    if (config[key] < 1) throw new Error(`${key} must be at least 1, got ${config[key]}`);
   return Storage.open({
     dataDir: target.dataDir,
     memory,
@@ -50,6 +52,14 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
             pathStyle: config['storage.object_store.s3_path_style'],
             cacheBytes: config['storage.object_store.cache_bytes'],
             cacheDir: config['storage.object_store.cache_dir'],
+          },
+    jetStream:
+      memory || config['server.cluster.nats_urls'] === ''
+        ? undefined
+        : {
+            urls: config['server.cluster.nats_urls'].split(',').map((u) => u.trim()),
+            replicas: config['server.cluster.nats_replicas'],
+            vnodes: config['storage.vnodes'],
           },
     codecs: storageCodecs(core),
     ...(target.metrics === undefined ? {} : { metrics: target.metrics }),

@@ -52,10 +52,13 @@ import {
   encodeStampedWrite,
   reconcileStamps,
   RecordType,
+  type ReplayFn,
   splitBatches,
   Wal,
   type WalFiles,
+  type WriteLog,
 } from './wal/index.js';
+import { splitByVnode } from './jetstream/index.js';
 
 export interface DatabaseEnv {
   dataDir: string;
@@ -78,6 +81,11 @@ export interface DatabaseEnv {
   quarantine: Quarantine;
   /** Told of WAL group commits and flushes (/metrics). */
   metrics: Metrics;
+  /**
+   * Opens the database's log elsewhere than in WAL files under `dir` (the JetStream WAL), replaying
+   * the records after `afterLsn`; default: `Wal.open`.
+   */
+  openLog?: (dir: string, afterLsn: number, replay: ReplayFn) => Promise<WriteLog>;
 }
 
 /** Background work retried after a failure no sooner than this, doubling up to FAILURE_BACKOFF_MAX_MS. */
@@ -89,7 +97,7 @@ export class DatabaseStore implements SegmentSet {
   readonly dir: string;
   readonly segDir: string;
   readonly env: DatabaseEnv;
-  wal!: Wal;
+  wal!: WriteLog;
   active = new Memtable();
   /** Oldest first; flushed in this order. */
   frozen: Memtable[] = [];
@@ -180,51 +188,52 @@ export class DatabaseStore implements SegmentSet {
     let records = 0;
     let rows = 0;
     const source = (lsn: number): string => `WAL record ${lsn} of database ${def.name}`;
-    db.wal = await Wal.open(
-      {
-        dir: join(db.dir, 'wal'),
-        files: env.walFiles,
-        segmentBytes: env.walSegmentBytes,
-        sync: env.walSync,
-        logger: env.logger,
-        quarantine: env.quarantine,
-        metrics: env.metrics,
-      },
-      m.flushedLsn,
-      (lsn, type, payload) => {
-        records++;
-        if (type === RecordType.StampedWrite) {
-          const { stamps, batches } = decodeStampedWrite(payload, source(lsn));
-          batches.forEach((b, i) => {
-            const effective = reconcileStamps(env.catalog, def, b.tables, stamps[i]!, watermark, env.logger, lsn);
-            db.active.apply(b, effective, lsn, env.nowMs());
-            rows += b.rowCount;
-          });
-        } else if (type === RecordType.Write) {
-          // Written before records carried ids: applied by name (version 1 data directories).
-          for (const b of splitBatches(payload, source(lsn))) {
-            try {
-              env.catalog.applyBatchSchema(def, b.tables);
-            } catch (err) {
-              env.logger.warn(
-                { db: def.name, lsn, err },
-                'WAL: skipping a batch that conflicts with the current schema',
-              );
-              continue;
-            }
-            db.active.apply(b, stampsOf(def, b.tables), lsn, env.nowMs());
-            rows += b.rowCount;
+    const replay: ReplayFn = (lsn, type, payload) => {
+      records++;
+      if (type === RecordType.StampedWrite) {
+        const { stamps, batches } = decodeStampedWrite(payload, source(lsn));
+        batches.forEach((b, i) => {
+          const effective = reconcileStamps(env.catalog, def, b.tables, stamps[i]!, watermark, env.logger, lsn);
+          db.active.apply(b, effective, lsn, env.nowMs());
+          rows += b.rowCount;
+        });
+      } else if (type === RecordType.Write) {
+        // Written before records carried ids: applied by name (version 1 data directories).
+        for (const b of splitBatches(payload, source(lsn))) {
+          try {
+            env.catalog.applyBatchSchema(def, b.tables);
+          } catch (err) {
+            env.logger.warn({ db: def.name, lsn, err }, 'WAL: skipping a batch that conflicts with the current schema');
+            continue;
           }
-        } else if (type === RecordType.Delete) {
-          const d = decodeDelete(payload, source(lsn));
-          db.#applyDelete(lsn, d.tableId, d.series, d.minTs, d.maxTs);
-        } else {
-          env.logger.warn({ db: def.name, lsn, type }, 'WAL: skipping a record of unknown type');
+          db.active.apply(b, stampsOf(def, b.tables), lsn, env.nowMs());
+          rows += b.rowCount;
         }
-        // Keep memory bounded during a long replay: freeze, and flush once open.
-        if (db.active.bytes >= env.flushBytes) db.#freeze();
-      },
-    );
+      } else if (type === RecordType.Delete) {
+        const d = decodeDelete(payload, source(lsn));
+        db.#applyDelete(lsn, d.tableId, d.series, d.minTs, d.maxTs);
+      } else {
+        env.logger.warn({ db: def.name, lsn, type }, 'WAL: skipping a record of unknown type');
+      }
+      // Keep memory bounded during a long replay: freeze, and flush once open.
+      if (db.active.bytes >= env.flushBytes) db.#freeze();
+    };
+    db.wal =
+      env.openLog === undefined
+        ? await Wal.open(
+            {
+              dir: join(db.dir, 'wal'),
+              files: env.walFiles,
+              segmentBytes: env.walSegmentBytes,
+              sync: env.walSync,
+              logger: env.logger,
+              quarantine: env.quarantine,
+              metrics: env.metrics,
+            },
+            m.flushedLsn,
+            replay,
+          )
+        : await env.openLog(db.dir, m.flushedLsn, replay);
     if (records > 0) env.logger.info({ db: def.name, records, rows }, 'WAL replayed');
     if (db.wal.report.damaged) {
       // The damaged segments go once what was replayed from them is in segment files (the WAL
@@ -290,17 +299,26 @@ export class DatabaseStore implements SegmentSet {
     this.#inFlight.add(entry);
     this.#pendingBytes += bytes;
     let applied = false;
-    const durable = this.wal.append(RecordType.StampedWrite, encodeStampedWrite(stamps, encoded), (lsn) => {
-      this.#inFlight.delete(entry);
-      this.#pendingBytes -= bytes;
-      applied = true;
-      const now = this.env.nowMs();
-      for (let i = 0; i < batches.length; i++) {
-        this.active.apply(batches[i]!, stamps[i]!, lsn, now);
-        this.last.onWrite(batches[i]!, stamps[i]!);
-      }
-      if (this.active.bytes >= this.env.flushBytes) this.rotate();
-    });
+    const durable = this.wal.append(
+      RecordType.StampedWrite,
+      encodeStampedWrite(stamps, encoded),
+      (lsn) => {
+        this.#inFlight.delete(entry);
+        this.#pendingBytes -= bytes;
+        applied = true;
+        const now = this.env.nowMs();
+        for (let i = 0; i < batches.length; i++) {
+          this.active.apply(batches[i]!, stamps[i]!, lsn, now);
+          this.last.onWrite(batches[i]!, stamps[i]!);
+        }
+        if (this.active.bytes >= this.env.flushBytes) this.rotate();
+      },
+      (vnodes) =>
+        splitByVnode(batches, encoded, stamps, vnodes).map((p) => ({
+          vnode: p.vnode,
+          parts: encodeStampedWrite(p.stamps, p.encoded),
+        })),
+    );
     return durable.catch((e: unknown) => {
       this.#inFlight.delete(entry);
       if (!applied) this.#pendingBytes -= bytes;
@@ -323,8 +341,13 @@ export class DatabaseStore implements SegmentSet {
 
   /** Logs a DELETE of rows of `series` (null = all) of a table and applies it once durable. Resolves after both. */
   delete(tableId: number, series: string[] | null, minTs: bigint, maxTs: bigint): Promise<void> {
-    return this.wal.append(RecordType.Delete, [encodeDelete({ tableId, series, minTs, maxTs })], (lsn) =>
-      this.#applyDelete(lsn, tableId, series, minTs, maxTs),
+    const parts = [encodeDelete({ tableId, series, minTs, maxTs })];
+    return this.wal.append(
+      RecordType.Delete,
+      parts,
+      (lsn) => this.#applyDelete(lsn, tableId, series, minTs, maxTs),
+      // Every vnode gets the whole delete: its series may live in any of them.
+      (vnodes) => Array.from({ length: vnodes }, (_, vnode) => ({ vnode, parts })),
     );
   }
 
@@ -531,6 +554,7 @@ export class DatabaseStore implements SegmentSet {
   /** Closes and deletes every file of the database (DROP DATABASE). */
   async destroy(): Promise<void> {
     await this.close();
+    await this.wal.destroy();
     await this.segmentStore.removeDir(this.dir);
     await this.env.walFiles.removeDir(this.dir); // the WAL, and the folder itself
   }

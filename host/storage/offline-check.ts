@@ -144,7 +144,11 @@ export async function checkDataDir(
       for (const r of damaged) await unlink(join(dir, 'seg', segmentFileName(r.fileId))).catch(() => undefined);
       await fsyncDir(join(dir, 'seg')).catch(() => undefined);
     }
-    const segments = await listSegments(nodeWalFiles, join(dir, 'wal'));
+    // A database whose WAL is in NATS JetStream (server.cluster.nats_urls) has no wal/ folder.
+    const segments = await listSegments(nodeWalFiles, join(dir, 'wal')).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return [];
+      throw e;
+    });
     out.walSegments += segments.length;
     for (const p of await verifySegments(nodeWalFiles, segments, undefined, (path) => q.name(path)))
       problem(p.file, p.offset, p.problem, repair ? WAL_REPAIR : '');

@@ -89,7 +89,7 @@ import {
 import { catalogFile, memoryCatalogFile } from './catalog-file.js';
 import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, type CompactionThreadOptions, Compactor, planCompaction } from './compaction/index.js';
-import { DatabaseStore } from './database.js';
+import { type DatabaseEnv, DatabaseStore } from './database.js';
 import { exportChunks, type ExportRange } from './export.js';
 import { type Forget, ProvisionalSchema } from './provisional-schema.js';
 import { databaseNotFound } from '../core/meta-errors.js';
@@ -104,6 +104,7 @@ import {
 } from './fs/index.js';
 import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
+import { JetStreamLink, JetStreamWal, refuseFileWal } from './jetstream/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -162,6 +163,11 @@ export interface StorageOptions {
    * the storage's thread (the compaction thread reads files from the file system).
    */
   objectStore?: Omit<ObjectStoreOptions, 'dataDir' | 'logger' | 'metrics'>;
+  /**
+   * Keep the WALs in NATS JetStream (`server.cluster.nats_urls`; jetstream/): a stream per
+   * database with `vnodes` subjects. Off: a WAL of segment files per database in the data directory.
+   */
+  jetStream?: { urls: readonly string[]; replicas: number; vnodes: number; timeoutMs?: number };
   /**
    * Keeps the catalog, the WALs and the segment files in memory (library mode's in-memory store):
    * nothing is read from or written to `dataDir`, which only names the store in messages, and
@@ -231,13 +237,21 @@ export class Storage {
   #compactionRetryAtMs = 0;
   #compactionBackoffMs = 0;
   readonly #objectStore: ObjectSegmentStore | undefined;
+  /** The connection of the JetStream WALs, when they are on (StorageOptions.jetStream). */
+  readonly #jetStream: JetStreamLink | undefined;
   /** Tables and columns made by writes whose WAL record is not durable yet (provisional-schema.ts). */
   readonly #provisional = new ProvisionalSchema();
   /** Set while a DDL changes and saves the catalog (#changeSchema); writes wait for it before touching the schema. */
   #schemaChange: Promise<void> | undefined;
 
-  private constructor(opts: StorageOptions, store: CatalogStore, objectStore: ObjectSegmentStore | undefined) {
+  private constructor(
+    opts: StorageOptions,
+    store: CatalogStore,
+    objectStore: ObjectSegmentStore | undefined,
+    jetStream?: JetStreamLink,
+  ) {
     this.#objectStore = objectStore;
+    this.#jetStream = jetStream;
     if (objectStore !== undefined) opts = { ...opts, segmentStore: objectStore, compactionThread: undefined };
     this.#opts = opts;
     this.#store = store;
@@ -298,7 +312,14 @@ export class Storage {
             logger: opts.logger,
             metrics: opts.metrics ?? NO_METRICS,
           });
-    return new Storage(opts, store, objectStore);
+    const jetStream =
+      opts.jetStream === undefined
+        ? undefined
+        : await JetStreamLink.connect({ ...opts.jetStream, logger: opts.logger }).catch((e: unknown) => {
+            objectStore?.close();
+            throw e;
+          });
+    return new Storage(opts, store, objectStore, jetStream);
   }
 
   /** Opens every database (replaying its WAL), removes what dropped databases left, starts the background work. */
@@ -327,6 +348,19 @@ export class Storage {
   }
 
   async #openDatabase(def: DatabaseDef): Promise<DatabaseStore> {
+    const link = this.#jetStream;
+    const vnodes = this.#opts.jetStream?.vnodes ?? 1;
+    const openLog: DatabaseEnv['openLog'] =
+      link === undefined
+        ? undefined
+        : async (dir, afterLsn, replay) => {
+            await refuseFileWal(this.#walFiles, join(dir, 'wal'), afterLsn, `${def.tenant}.${def.name}`);
+            return JetStreamWal.open(
+              { link, dbId: def.id, dir, dbName: `${def.tenant}.${def.name}`, vnodes, quarantine: this.#quarantine },
+              afterLsn,
+              replay,
+            );
+          };
     const state = await DatabaseStore.open(
       {
         dataDir: this.#opts.dataDir,
@@ -343,6 +377,7 @@ export class Storage {
         flushBytes: this.#opts.flushBytes ?? STORAGE_DEFAULTS.flushBytes,
         quarantine: this.#quarantine,
         metrics: this.#opts.metrics ?? NO_METRICS,
+        ...(openLog === undefined ? {} : { openLog }),
       },
       def,
       this.#watermark,
@@ -1184,6 +1219,7 @@ export class Storage {
     await this.idle();
     for (const s of this.#dbs.values()) await s.close();
     this.#objectStore?.close();
+    await this.#jetStream?.close();
     await this.#store.save();
   }
 }
@@ -1220,6 +1256,7 @@ async function checkModes(dataDir: string, logger: Logger): Promise<void> {
 function rethrowWalFailure(e: unknown): never {
   if (!(e instanceof WalFailure)) throw e;
   if (isNoSpace(e)) throw new UserError('noSpace', NO_SPACE_MESSAGE, { retryAfterS: NO_SPACE_RETRY_S, cause: e });
+  if (e.unavailable) throw new UserError('unavailable', e.message, { retryAfterS: 1, cause: e });
   throw new UserError(
     'internal',
     `the write-ahead log could not be written (${e.code ?? 'I/O error'}); nothing of the request was stored`,

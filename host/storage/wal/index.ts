@@ -3,7 +3,16 @@
 
 export { MemoryWalFiles } from './memory-wal-files.js';
 export { nodeWalFiles } from './node-wal-files.js';
-export { listSegments, verifySegments, Wal, WalFailure, type WalHold, type WalProblem } from './wal.js';
+export { listSegments, verifySegments, Wal } from './wal.js';
+export {
+  type ReplayFn,
+  type ReplayReport,
+  type VnodeSplit,
+  WalFailure,
+  type WalHold,
+  type WalProblem,
+  type WriteLog,
+} from './write-log.js';
 export type { WalFile, WalFiles } from './wal-files.js';
 export { decodeDelete, decodeStampedWrite, encodeDelete, encodeStampedWrite, splitBatches } from './wal-payloads.js';
 export { RecordType } from './wal-record.js';

@@ -18,6 +18,14 @@ import type { Metrics } from '../../core/metrics.js';
 import { failurePoint, type Quarantine } from '../fs/index.js';
 import type { WalFile, WalFiles } from './wal-files.js';
 import { walkSegment } from './wal-scan.js';
+import {
+  type ReplayFn,
+  type ReplayReport,
+  WalFailure,
+  type WalHold,
+  type WalProblem,
+  type WriteLog,
+} from './write-log.js';
 import { encodeRecordHeader, encodeSegmentHeader, SEGMENT_HEADER_BYTES, type RecordType } from './wal-record.js';
 
 export interface WalOptions {
@@ -37,39 +45,6 @@ export interface WalOptions {
   metrics?: Metrics;
 }
 
-/** Called for every intact record, in LSN order. `payload` is only valid during the call. */
-export type ReplayFn = (lsn: number, type: number, payload: Uint8Array) => void;
-
-/** A failed write or fsync of the log, as its appends see it; `code` is the file system's (ENOSPC, EIO). */
-export class WalFailure extends Error {
-  override readonly name = 'WalFailure';
-  readonly code: string | undefined;
-
-  constructor(message: string, cause: unknown) {
-    super(message, { cause });
-    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  }
-}
-
-/** A defect `verify` (CHECK DATABASE) found in a segment file. */
-export interface WalProblem {
-  file: string;
-  offset: number | null;
-  problem: string;
-}
-
-/**
- * A backup checkpoint's hold on the log (`Wal.hold`): the segments holding the records after an
- * LSN, as they were when it was taken. Until `release`, no segment is deleted.
- */
-export interface WalHold {
-  /** The last record that was durable, and so applied, when the hold was taken. */
-  lastLsn: number;
-  /** Oldest first. `bytes`: the durable length of the segment being written; undefined for a closed segment (all of it). */
-  segments: Array<{ path: string; bytes: number | undefined }>;
-  release(): void;
-}
-
 interface Pending {
   type: RecordType;
   parts: readonly Uint8Array[];
@@ -84,12 +59,6 @@ interface Segment {
   path: string;
 }
 
-/** What the replay found, for the database (a flush after damage retires the damaged segments). */
-export interface ReplayReport {
-  /** Damaged bytes or lost records were found (not just a torn tail). */
-  damaged: boolean;
-}
-
 /** Longest stretch of replay without giving the event loop a turn. */
 const REPLAY_SLICE_MS = 20;
 /** After a failure, the least time between two attempts to make the log writable again. */
@@ -99,7 +68,7 @@ const PROBE_BYTES = 64 * 1024;
 
 const segmentName = (firstLsn: number): string => String(firstLsn).padStart(20, '0') + '.wal';
 
-export class Wal {
+export class Wal implements WriteLog {
   readonly #opts: WalOptions;
   #segments: Segment[] = [];
   #fh: WalFile | undefined;
@@ -589,6 +558,11 @@ export class Wal {
     return verifySegments(this.#opts.files, [...this.#segments], this.#size, (path) =>
       this.#opts.quarantine.name(path),
     );
+  }
+
+  /** Deletes the segment files (DROP DATABASE), after `close`. */
+  async destroy(): Promise<void> {
+    await this.#opts.files.removeDir(this.#opts.dir);
   }
 
   /** Flushes and closes; later appends fail. */

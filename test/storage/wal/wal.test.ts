@@ -14,7 +14,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { injectFailure } from '../../../host/storage/fs/fault-points.js';
 import { Quarantine } from '../../../host/storage/fs/quarantine.js';
 import { nodeWalFiles } from '../../../host/storage/wal/node-wal-files.js';
-import { Wal, WalFailure } from '../../../host/storage/wal/wal.js';
+import { Wal } from '../../../host/storage/wal/wal.js';
+import { WalFailure } from '../../../host/storage/wal/write-log.js';
 import {
   encodeRecordHeader,
   encodeSegmentHeader,

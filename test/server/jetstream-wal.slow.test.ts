@@ -1,0 +1,255 @@
+// The WAL in NATS JetStream (server.cluster.nats_urls) against real nats-server processes: every
+// acknowledged row survives a SIGKILL of Sundial exactly once (flushed records are purged from the
+// stream and not replayed again), a SIGKILL of one server of a three-server NATS cluster under
+// writes loses nothing acknowledged, NATS down means 503 `000003` with nothing of the refused write
+// visible, and writes resume when NATS is back. Needs the Debian package nats-server.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { http, writeLp } from '../support/http.js';
+import { startNats, type TestNats } from '../support/nats.js';
+import { startServer } from '../support/server.js';
+
+const BIN = new URL('../../bin/sundial.js', import.meta.url).pathname;
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SUNDIAL_')));
+const LINES = 50;
+/** Request `seq`'s rows: LINES series over 7 hosts, each row's value unique. */
+const body = (seq: number): string =>
+  Array.from({ length: LINES }, (_, k) => `load,host=h${k % 7} n=${seq * LINES + k}i ${seq * LINES + k}`).join('\n');
+
+async function rowsBySeq(url: string): Promise<{ bySeq: Map<number, number>; rows: number; distinct: number }> {
+  const r = await http(url, '/api/v1/sql?db=public', { body: 'SELECT n FROM load' });
+  expect(r.status, r.text).toBe(200);
+  const values = r.text.trim().split('\n').slice(1).map(Number);
+  const bySeq = new Map<number, number>();
+  for (const n of values) bySeq.set(Math.floor(n / LINES), (bySeq.get(Math.floor(n / LINES)) ?? 0) + 1);
+  return { bySeq, rows: values.length, distinct: new Set(values).size };
+}
+
+/** The manifest of database public (the only database with a segment file). */
+function publicManifest(dataDir: string): { flushedLsn: number } {
+  const dirs = readdirSync(join(dataDir, 'db')).filter((id) => existsSync(join(dataDir, 'db', id, 'seg')));
+  const manifests = dirs
+    .filter((id) => existsSync(join(dataDir, 'db', id, 'manifest.json')))
+    .map((id) => JSON.parse(readFileSync(join(dataDir, 'db', id, 'manifest.json'), 'utf8')) as { flushedLsn: number });
+  return manifests.sort((a, b) => b.flushedLsn - a.flushedLsn)[0]!;
+}
+
+/** The names of the WAL streams. */
+async function streamNames(urls: string): Promise<string[]> {
+  const nc = await connect({ servers: urls.split(',') });
+  try {
+    const names: string[] = [];
+    for await (const s of (await nc.jetstreamManager()).streams.list())
+      if (s.config.name.startsWith('sundial_')) names.push(s.config.name);
+    return names.sort();
+  } finally {
+    await nc.close();
+  }
+}
+
+/** The state of the WAL stream of database public: the longest (usage_schema's has a few reports). */
+async function streamState(urls: string): Promise<{ first_seq: number; last_seq: number; messages: number }> {
+  const nc = await connect({ servers: urls.split(',') });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const states: Array<{ first_seq: number; last_seq: number; messages: number }> = [];
+    for await (const s of jsm.streams.list()) if (s.config.name.startsWith('sundial_')) states.push(s.state);
+    return states.sort((a, b) => b.last_seq - a.last_seq)[0]!;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe('one NATS server', () => {
+  // A NATS of its own per test: a stream belongs to one data directory.
+  let nats: TestNats;
+  beforeEach(async () => {
+    nats = await startNats(1);
+  });
+  afterEach(async () => {
+    await nats?.close();
+  });
+
+  it('keeps every acknowledged row exactly once across a SIGKILL, replaying only what is not flushed', async () => {
+    // Small memtables: most requests are flushed (and purged from the stream) before the kill.
+    const args = ['--nats-urls', nats.urls, '--vnodes', '3', '--flush-bytes', '16KiB'];
+    const server = await startServer({ args });
+    const acked: number[] = [];
+    for (let seq = 0; seq < 120; seq++) {
+      const r = await writeLp(server.url, body(seq));
+      expect(r.status, r.text).toBe(200);
+      acked.push(seq);
+    }
+    await server.kill();
+    const state = await streamState(nats.urls);
+    const flushedLsn = publicManifest(server.dataDir).flushedLsn;
+    expect(flushedLsn, 'some requests were flushed').toBeGreaterThan(0);
+    // `sundial check` reads a data directory whose WAL is in NATS (no wal/ folder) without complaint.
+    const check = spawnSync(BIN, ['check', '--data-dir', server.dataDir], { encoding: 'utf8', env: CLEAN_ENV });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    expect(state.first_seq, 'flushed records were purged from the stream').toBeGreaterThan(1);
+
+    const again = await startServer({ dataDir: server.dataDir, args });
+    try {
+      const replayed = again.logs.find((l) => l.msg === 'WAL replayed' && l.db === 'public');
+      // Exactly the messages after the manifest's flushed sequence are replayed (a message of a
+      // split write is a record of its own): none that a segment file already holds.
+      expect(Number(replayed?.records ?? 0), 'records replayed').toBe(state.last_seq - flushedLsn);
+      const { bySeq, rows, distinct } = await rowsBySeq(again.url);
+      expect(distinct, 'every row once').toBe(rows);
+      for (const seq of acked) expect(bySeq.get(seq), `acknowledged request ${seq}`).toBe(LINES);
+      expect(rows).toBe(acked.length * LINES);
+      // Writes go on after the restart, with sequences after the replayed ones.
+      expect((await writeLp(again.url, body(500))).status).toBe(200);
+      expect((await rowsBySeq(again.url)).rows).toBe((acked.length + 1) * LINES);
+    } finally {
+      await again.stop();
+      again.cleanup();
+    }
+  });
+
+  it('answers 503 000003 while NATS is down, stores nothing of the refused write, and resumes when it is back', async () => {
+    const server = await startServer({ inProcess: true, args: ['--nats-urls', nats.urls] });
+    try {
+      expect((await writeLp(server.url, body(0))).status).toBe(200);
+      await nats.nodes[0]!.kill();
+      // The client notices the lost connection at once (the socket closes): bounded loop.
+      let refused: Awaited<ReturnType<typeof writeLp>> | undefined;
+      for (let i = 0; i < 50 && refused === undefined; i++) {
+        const r = await writeLp(server.url, body(1));
+        if (r.status !== 200) refused = r;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(refused?.status, JSON.stringify(refused)).toBe(503);
+      expect(refused!.headers['x-sundial-error-code']).toBe('000003');
+      expect(refused!.headers['retry-after']).toBe('1');
+      expect(refused!.headers['x-sundial-error']).toContain(`NATS JetStream at ${nats.nodes[0]!.url} is unavailable`);
+      const down = await rowsBySeq(server.url);
+      expect(down.bySeq.get(1) ?? 0, 'the refused write is not visible').toBe(0);
+
+      await nats.nodes[0]!.start();
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await writeLp(server.url, body(2))).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status, 'writes resume once NATS is back').toBe(200);
+      const after = await rowsBySeq(server.url);
+      expect(after.bySeq.get(0)).toBe(LINES);
+      expect(after.bySeq.get(2)).toBe(LINES);
+    } finally {
+      await server.stop();
+      server.cleanup();
+    }
+  });
+
+  it("refuses to start on another data directory's stream rather than replay its records", async () => {
+    const first = await startServer({ inProcess: true, args: ['--nats-urls', nats.urls] });
+    expect((await writeLp(first.url, body(0))).status).toBe(200);
+    await first.stop();
+    first.cleanup();
+    // The streams are opened after the server listens (it answers 503 meanwhile): it exits then.
+    const second = await startServer({ args: ['--nats-urls', nats.urls], waitReady: false });
+    try {
+      expect(await second.exited).toBe(1);
+      expect(JSON.stringify(second.logs)).toMatch(
+        /the JetStream stream sundial_\d+ at nats:\/\/127\.0\.0\.1:\d+ holds the WAL of another data directory/,
+      );
+    } finally {
+      second.cleanup();
+    }
+  });
+
+  it('makes a stream per database and deletes it with DROP DATABASE', async () => {
+    const server = await startServer({ inProcess: true, args: ['--nats-urls', nats.urls] });
+    const sql = async (body: string, db = 'public'): Promise<void> => {
+      const r = await http(server.url, `/api/v1/sql?db=${db}`, { body });
+      expect(r.status, r.text).toBe(200);
+    };
+    try {
+      await sql('CREATE DATABASE other');
+      expect((await writeLp(server.url, body(0), 'db=other')).status).toBe(200);
+      const before = await streamNames(nats.urls);
+      expect(before.length, before.join(', ')).toBe(3); // public, usage_schema, other
+      await sql('DROP DATABASE other');
+      const after = await streamNames(nats.urls);
+      expect(after.length, after.join(', ')).toBe(2);
+      expect(before.filter((n) => !after.includes(n))).toHaveLength(1);
+    } finally {
+      await server.stop();
+      server.cleanup();
+    }
+  });
+
+  it('stops the server at start when NATS cannot be reached, naming the URL', async () => {
+    const url = 'nats://127.0.0.1:1';
+    const failed = await startServer({ args: ['--nats-urls', url], waitReady: false }).then(
+      async (s) => {
+        await s.stop();
+        s.cleanup();
+        return undefined;
+      },
+      (e: Error) => e.message,
+    );
+    expect(failed).toMatch(/server exited with 1 before the expected log line/);
+    expect(failed).toContain(`cannot connect to NATS at ${url} (server.cluster.nats_urls)`);
+  });
+});
+
+describe('a three-server NATS cluster with three replicas', () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startNats(3);
+  });
+  afterAll(async () => {
+    await nats?.close();
+  });
+
+  it('loses nothing acknowledged when one NATS server is SIGKILLed under writes', async () => {
+    const args = ['--nats-urls', nats.urls, '--nats-replicas', '3', '--vnodes', '2'];
+    const server = await startServer({ args });
+    const acked = new Set<number>();
+    const refused: number[] = [];
+    let seq = 0;
+    const writer = async (until: () => boolean): Promise<void> => {
+      while (!until()) {
+        const n = seq++;
+        const r = await writeLp(server.url, body(n));
+        if (r.status === 200) acked.add(n);
+        else {
+          expect(r.status, r.text).toBe(503);
+          refused.push(n);
+        }
+      }
+    };
+    let stop = false;
+    const load = Promise.all([writer(() => stop), writer(() => stop)]);
+    while (acked.size < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+    await nats.nodes[0]!.kill();
+    const killedAt = acked.size;
+    // Writes are acknowledged again by the two servers left (bounded: 600 requests at most).
+    while (acked.size < killedAt + 40 && seq < 600) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop = true;
+    await load;
+    expect(acked.size, `acknowledged after the kill (refused: ${refused.length})`).toBeGreaterThanOrEqual(
+      killedAt + 40,
+    );
+    await server.kill();
+
+    const again = await startServer({ dataDir: server.dataDir, args });
+    try {
+      const { bySeq, rows, distinct } = await rowsBySeq(again.url);
+      expect(distinct, 'every row once').toBe(rows);
+      for (const n of acked) expect(bySeq.get(n), `acknowledged request ${n}`).toBe(LINES);
+      for (const n of refused) expect([0, LINES], `refused request ${n}`).toContain(bySeq.get(n) ?? 0);
+    } finally {
+      await again.stop();
+      again.cleanup();
+      await nats.nodes[0]!.start();
+    }
+  });
+});
