@@ -19,6 +19,10 @@
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 5 --rounds 1
 //          --only a,b,... (Sundial only) --check --profile DIR (Sundial under node --cpu-prof)
 //          --node-args '...' (options for Sundial's node, e.g. V8 flags)
+//          --idle S (seconds of nothing between settling and the queries; the shared harness,
+//          bench-peer.sh, waits 70 or more; --runs 9 is its count)
+//          --load-at-ready (load Sundial once it is ready, during its warm-ups, as a server
+//          started by hand for bench-peer.sh is; default: once the warm-ups are over)
 // Needs `npm run build` first (npm run bench:query does it).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -48,6 +52,8 @@ const { values: opts } = parseArgs({
     check: { type: 'boolean', default: false },
     profile: { type: 'string' },
     'node-args': { type: 'string' },
+    idle: { type: 'string', default: '0' },
+    'load-at-ready': { type: 'boolean', default: false },
   },
 });
 
@@ -162,6 +168,11 @@ async function settle(name: string, pid: number): Promise<void> {
     last = now;
   }
   console.error(`${name}: settled ${((Date.now() - start) / 1000).toFixed(1)} s after the load`);
+  // --idle: then nothing for that long, as ../shared/bench/bench-peer.sh waits 70 s or more for the
+  // disk size to settle before its queries (an idle server is another server: V8 shrinks its
+  // young generation, and its memory reducer collects, at the next activity).
+  const idleMs = Number(opts.idle) * 1000;
+  if (idleMs > 0) await new Promise((done) => setTimeout(done, idleMs));
 }
 
 function writeQueries(name: string, list: BenchQuery[]): string {
@@ -225,7 +236,7 @@ async function benchSundial(file: string): Promise<RoundResult> {
   const nodeArgs =
     opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
   if (opts['node-args'] !== undefined) nodeArgs.push(...opts['node-args'].split(' ').filter((a) => a !== ''));
-  const server = await startServer({ dataDir, nodeArgs, waitWarm: true });
+  const server = await startServer({ dataDir, nodeArgs, waitWarm: !opts['load-at-ready'] });
   try {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
     await settle('Sundial', server.pid);

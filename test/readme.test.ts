@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envName, flagName, SETTINGS } from '../host/node/config.js';
 import { ERRORS } from '../host/core/errors.js';
-import { LAUNCH_ENV } from './support/server.js';
+import { LAUNCH_ENV, LAUNCH_NODE_ARGS } from './support/server.js';
 
 const root = new URL('..', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
@@ -55,12 +55,14 @@ describe('README library example', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('documents the environment npm start gives the server, the one tests and benches start it with', () => {
+  it('documents the environment and node options npm start gives the server, the ones tests and benches start it with', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
     for (const [name, value] of Object.entries(LAUNCH_ENV)) {
       expect(start).toContain(`${name}=\${${name}:-${value}}`);
       expect(configuration).toContain(`\`${name}=${value}\``);
     }
+    expect(start).toContain(`node ${LAUNCH_NODE_ARGS.join(' ')} dist/host/cli/main.js serve`);
+    for (const arg of LAUNCH_NODE_ARGS) expect(configuration).toContain(`\`${arg}\``);
   });
 
   for (const s of SETTINGS) {
