@@ -180,20 +180,24 @@ export class CatalogStore {
     this.#shared?.watch(changed);
   }
 
-  /** Adopts what another node changed since this one last saw the catalog; false when nothing was. */
-  async refresh(): Promise<boolean> {
+  /** What another node changed since this one last saw the catalog, decoded (to `adopt`); undefined when nothing. */
+  async pull(): Promise<Catalog | undefined> {
     const text = await this.#shared?.refresh();
-    if (text === undefined) return false;
-    this.adopt(text);
-    return true;
+    return text === undefined ? undefined : this.decode(text);
+  }
+
+  /** A document of this catalog (a CatalogConflict's) decoded, to `adopt`. */
+  decode(text: string): Catalog {
+    return decode(text, this.#file.name);
   }
 
   /**
-   * Makes the catalog in memory `text`, the shared document as it is now (after a refresh, or a
-   * save that lost a race: CatalogConflict), in place as `revert` does; unsaved changes are dropped.
+   * Makes the catalog in memory `snap`, the shared document as it is now (pulled, or carried by a
+   * CatalogConflict), in place as `revert` does: objects of ids new to this node are `snap`'s own
+   * (so a database store opened with one before holds the live object). Unsaved changes are dropped.
    */
-  adopt(text: string): void {
-    this.catalog.revertTo(decode(text, this.#file.name));
+  adopt(snap: Catalog): void {
+    this.catalog.revertTo(snap);
     this.#savedVersion = this.catalog.version;
   }
 

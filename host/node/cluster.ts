@@ -18,6 +18,11 @@ const LEASE_TTL_S = 10;
 const CALL_TIMEOUT_MS = 3000;
 /** A lost lease (etcd away longer than its TTL) is taken again this often until etcd answers. */
 const REJOIN_MS = 1000;
+/**
+ * The live nodes are counted again this often as well as on every change the watch reports: a
+ * watch that is reconnecting after etcd was away reports nothing for a while.
+ */
+const RECOUNT_MS = 2000;
 
 /** etcd did not answer at start: the message names the endpoints and the setting. */
 export class ClusterUnreachable extends Error {}
@@ -31,6 +36,7 @@ export class Cluster {
   #lease: Lease | undefined;
   #closed = false;
   #rejoin: NodeJS.Timeout | undefined;
+  #recount: NodeJS.Timeout | undefined;
   #stopWatch: (() => Promise<void>) | undefined;
 
   private constructor(client: Etcd3, prefix: string, endpoints: string, logger: Logger) {
@@ -107,6 +113,8 @@ export class Cluster {
       () => undefined,
     );
     this.#stopWatch = async () => (await creating).cancel();
+    this.#recount = setInterval(() => void count().catch(() => undefined), RECOUNT_MS);
+    this.#recount.unref();
     this.#logger.info({ node: id, cluster: this.#prefix, etcd: this.endpoints }, 'joined the cluster');
     return id;
   }
@@ -115,6 +123,7 @@ export class Cluster {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#rejoin !== undefined) clearTimeout(this.#rejoin);
+    if (this.#recount !== undefined) clearInterval(this.#recount);
     await this.#stopWatch?.().catch(() => undefined);
     await this.catalog.close();
     await this.#lease?.revoke().catch(() => undefined);

@@ -569,8 +569,10 @@ export class Storage {
           }
           // Another node changed the shared catalog first: take its change, then try again,
           // which ends as on one node (done, or the same error: "database already exists").
-          this.#store.adopt(e.text);
-          await this.#reconcile(shape!);
+          // Back to what was saved first: the change's ids may be the winner's too (both took them
+          // from the same counter), and must not stand for the winner's objects.
+          this.#store.revert(before);
+          await this.#adopt(this.#store.decode(e.text), shape!);
           if (attempt === SHARED_CATALOG_ATTEMPTS)
             throw new UserError(
               'unavailable',
@@ -611,25 +613,27 @@ export class Storage {
       this.#pullAgain = false;
       if (this.#closed) return;
       await this.#schemaLocked(async () => {
-        const before = catalogShape(this.catalog);
-        if (await this.#store.refresh()) await this.#reconcile(before);
+        const snap = await this.#store.pull();
+        if (snap !== undefined) await this.#adopt(snap, catalogShape(this.catalog));
       }).catch((err: unknown) => this.#opts.logger.warn({ err }, 'adopting the shared catalog failed'));
     });
   }
 
   /**
-   * The data side of catalog changes another node made: stores opened for new databases, the
-   * files of dropped ones deleted, dropped tables' rows and dropped columns' values let go, as
-   * the DDL does on the node that ran it.
+   * Makes the catalog `snap` (the shared one as another node left it; `before`: this node's
+   * before, as saved) with the data side following, as the DDL does on the node that ran it:
+   * stores opened for new databases first (so that no request finds a database without its store),
+   * dropped tables' rows and dropped columns' values let go, dropped databases' files deleted.
    */
-  async #reconcile(before: CatalogShape): Promise<void> {
-    const live = new Map(this.catalog.allDatabases().map((d) => [d.id, d]));
+  async #adopt(snap: Catalog, before: CatalogShape): Promise<void> {
     const opened: string[] = [];
-    for (const def of live.values()) {
+    for (const def of snap.allDatabases()) {
       if (this.#dbs.has(def.id)) continue;
       await this.#openDatabase(def);
       opened.push(`${def.tenant}.${def.name}`);
     }
+    this.#store.adopt(snap);
+    const live = new Set(this.catalog.allDatabases().map((d) => d.id));
     const changes = shapeChanges(before, this.catalog);
     for (const [dbId, tableId] of changes.droppedTables) this.#dbs.get(dbId)?.dropTable(tableId);
     for (const [dbId, tableId, columnId] of changes.droppedColumns) this.#dbs.get(dbId)?.dropColumn(tableId, columnId);

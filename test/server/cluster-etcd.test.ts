@@ -89,7 +89,14 @@ describe('two nodes sharing a catalog in etcd', () => {
   });
 
   it('bootstraps one catalog and counts both nodes', async () => {
-    expect(await catalogOf(a.url)).toBe(await catalogOf(b.url));
+    // usage_schema's tables, made at start by either node, reach the other within a watch round-trip.
+    const fromA = await catalogOf(a.url);
+    expect(
+      await eventually(
+        () => catalogOf(b.url),
+        (t) => t === fromA,
+      ),
+    ).toBe(fromA);
     expect((await ok(a.url, 'SELECT user_name FROM cluster_schema.users')).trim().split('\n')).toEqual([
       'user_name',
       'root',
