@@ -8,11 +8,11 @@ import { bug, UserError } from '../core/errors.js';
 import { CatalogConflict, joinCatalog, META_KEY, type SharedCatalogFile, splitCatalog } from '../meta/index.js';
 
 /** etcd's answers as a 503 that names it; CatalogConflict and UserErrors go through. */
-export function etcdUnavailable(endpoints: string, what: string, e: unknown): unknown {
+function etcdUnavailable(endpoints: string, what: string, e: unknown): unknown {
   if (e instanceof CatalogConflict || e instanceof UserError) return e;
   return new UserError(
     'unavailable',
-    `etcd at ${endpoints} is unreachable (${(e as Error).message}): ${what} waits until it is back`,
+    `etcd at ${endpoints} is unreachable (${(e as Error).message}): ${what} until it is back`,
     { retryAfterS: 1 },
   );
 }
@@ -45,7 +45,7 @@ export class EtcdCatalogFile implements SharedCatalogFile {
       .prefix(this.#prefix)
       .exec()
       .catch((e: unknown) => {
-        throw etcdUnavailable(this.#endpoints, 'the catalog', e);
+        throw etcdUnavailable(this.#endpoints, 'the catalog cannot be read', e);
       });
     this.#take(res.kvs, res.header.revision);
     return joinCatalog(this.#seen);
@@ -57,7 +57,7 @@ export class EtcdCatalogFile implements SharedCatalogFile {
       .prefix(this.#prefix)
       .exec()
       .catch((e: unknown) => {
-        throw etcdUnavailable(this.#endpoints, 'adopting catalog changes', e);
+        throw etcdUnavailable(this.#endpoints, "other nodes' catalog changes are not seen", e);
       });
     const meta = res.kvs.find((kv) => this.#key(kv) === META_KEY);
     if (meta === undefined || meta.mod_revision === this.#metaRevision) return undefined;
@@ -79,7 +79,7 @@ export class EtcdCatalogFile implements SharedCatalogFile {
       .else(this.#client.getAll().prefix(this.#prefix))
       .commit()
       .catch((e: unknown) => {
-        throw etcdUnavailable(this.#endpoints, 'DDL and DCL', e);
+        throw etcdUnavailable(this.#endpoints, 'DDL and DCL are refused', e);
       });
     if (!res.succeeded) {
       this.#take(res.responses[0]!.response_range.kvs, res.header.revision);

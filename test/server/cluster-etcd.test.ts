@@ -262,7 +262,8 @@ describe('two nodes sharing a catalog in etcd', () => {
     expect(down.status, down.text).toBe(503);
     const body = JSON.parse(down.text) as { error_code: string; error_message: string };
     expect(body.error_code).toBe('000003');
-    expect(body.error_message).toContain(`etcd at ${etcd.endpoint} is unreachable`);
+    expect(body.error_message.startsWith(`etcd at ${etcd.endpoint} is unreachable (`), body.error_message).toBe(true);
+    expect(body.error_message.endsWith('): DDL and DCL are refused until it is back'), body.error_message).toBe(true);
     // Nothing of the refused statement stays: not in memory either.
     expect(await ok(a.url, 'SHOW DATABASES')).not.toContain('while_down');
     // Queries and writes of tables that exist go on meanwhile.
