@@ -812,10 +812,13 @@ export class Storage {
 
   /** Carries out the pending drops that are due (from maintain()). */
   async #dropDue(nowMs: number): Promise<void> {
-    const due = dueDrops(this.catalog, nowMs);
-    if (due.length === 0) return;
-    await this.#changeSchema(() => {
-      for (const p of due) completeDrop(this.catalog, p, nowMs);
+    if (dueDrops(this.catalog, nowMs).length === 0) return;
+    // Found again inside the change: with a shared catalog, a change that lost the race runs again
+    // on the winner's catalog, where another node may have carried these drops out already.
+    const due = await this.#changeSchema(() => {
+      const found = dueDrops(this.catalog, nowMs);
+      for (const p of found) completeDrop(this.catalog, p, nowMs);
+      return found;
     });
     for (const p of due) {
       this.#opts.logger.info({ drop: p.kind, name: resourceName(p.names) }, 'carried out a scheduled drop');

@@ -256,6 +256,33 @@ describe('two nodes sharing a catalog in etcd', () => {
     ).toBe(401);
   });
 
+  it('carries out a scheduled drop once, on whichever node is first, keeping the other pending drops', async () => {
+    await ok(a.url, 'CREATE DATABASE soon');
+    await ok(a.url, 'CREATE DATABASE later_db');
+    await ok(a.url, "DROP DATABASE later_db AFTER '1h'");
+    await ok(a.url, "DROP DATABASE soon AFTER '2s'");
+    const status = (url: string): Promise<string> =>
+      ok(
+        url,
+        "SELECT name, try_count, status FROM information_schema.resource_status WHERE name IN ('cnosdb-soon', 'cnosdb-later_db')",
+      );
+    const done = 'name,try_count,status\ncnosdb-later_db,0,Schedule\ncnosdb-soon,1,Successed\n';
+    for (const s of [a, b])
+      expect(
+        await eventually(
+          () => status(s.url),
+          (t) => t === done,
+        ),
+      ).toBe(done);
+    await ok(b.url, 'RECOVER DATABASE later_db');
+    expect(
+      await eventually(
+        () => ok(a.url, 'SHOW DATABASES'),
+        (t) => t.includes('later_db'),
+      ),
+    ).not.toContain('soon');
+  });
+
   it('answers DDL with 503 000003 while etcd is down, and resumes once it is back', async () => {
     await etcd.stop();
     const down = await sql(a.url, 'CREATE DATABASE while_down');
