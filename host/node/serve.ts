@@ -84,7 +84,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       throw new StartRefused(e.message, EXIT_FAILURE);
     });
   }
-  const storage = await openStorage(config, core, logger, { dataDir, metrics, sharedCatalog: cluster?.catalog });
+  const storage = await openStorage(config, core, logger, { dataDir, metrics, sharedCatalog: cluster?.catalog }).catch(
+    async (e: unknown) => {
+      // Nothing is open yet but the lock and etcd's client: a caller that starts again (tests,
+      // one process) finds the directory free.
+      await cluster?.close();
+      if (cluster !== undefined) await lock.release();
+      throw e;
+    },
+  );
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
     // auth.root_password is read only when the catalog is made: on an existing one, setting it

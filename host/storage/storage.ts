@@ -309,6 +309,7 @@ export class Storage {
     if (opts.sharedCatalog !== undefined && opts.memory !== true) {
       await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
       await checkModes(opts.dataDir, opts.logger);
+      await checkClusterDir(opts.dataDir, opts.sharedCatalog);
     }
     if (opts.memory === true || opts.sharedCatalog !== undefined) {
       const store = await CatalogStore.open(
@@ -1338,6 +1339,24 @@ export class Storage {
     await this.#pulling;
     await this.#store.save();
   }
+}
+
+/**
+ * A cluster node's directory must hold only what its cluster's catalog names: recover deletes the
+ * database directories the catalog does not know (as dropped while the node was away), so a single
+ * node's directory (catalog.json), or any databases when the cluster has no catalog yet (a new
+ * name, an emptied etcd), would lose them. Refused instead, naming both.
+ */
+async function checkClusterDir(dataDir: string, shared: SharedCatalogFile): Promise<void> {
+  if ((await catalogFile(dataDir).read()) !== undefined)
+    throw new Error(
+      `the data directory ${dataDir} holds a single node's catalog (catalog.json), and its databases are not in the cluster's catalog (${shared.name}): a cluster node needs a directory of its own`,
+    );
+  const dbs = await readdir(join(dataDir, 'db'));
+  if (dbs.length > 0 && (await shared.read()) === undefined)
+    throw new Error(
+      `the data directory ${dataDir} holds ${dbs.length} database(s) (db/), but the cluster's catalog (${shared.name}) is empty: a start would delete them; start this node with the cluster it belongs to (server.cluster.name), or on a directory of its own`,
+    );
 }
 
 /**

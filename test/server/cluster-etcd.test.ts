@@ -337,3 +337,43 @@ describe('a node whose etcd does not answer', () => {
     );
   });
 });
+
+describe("a cluster node's data directory", () => {
+  let etcd: TestEtcd;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+  });
+  afterAll(async () => {
+    await etcd?.close();
+  });
+
+  it("refuses a single node's directory, whose databases the cluster's catalog does not name", async () => {
+    const single = await startServer({ inProcess: true, env: QUIET });
+    await ok(single.url, 'CREATE DATABASE mine');
+    await single.stop();
+    try {
+      await expect(
+        startServer({ inProcess: true, dataDir: single.dataDir, env: nodeEnv(etcd, 'dirs', 'a') }),
+      ).rejects.toThrow(`the data directory ${single.dataDir} holds a single node's catalog (catalog.json)`);
+    } finally {
+      single.cleanup();
+    }
+  });
+
+  it('refuses to start on an empty cluster catalog with databases on disk, and keeps them', async () => {
+    const first = await startServer({ inProcess: true, env: nodeEnv(etcd, 'kept', 'a') });
+    await ok(first.url, 'CREATE DATABASE rows_here');
+    expect((await writeLp(first.url, 'm v=7 1000', 'db=rows_here')).status).toBe(200);
+    await first.stop();
+    try {
+      await expect(
+        startServer({ inProcess: true, dataDir: first.dataDir, env: nodeEnv(etcd, 'other_name', 'a') }),
+      ).rejects.toThrow(/holds \d+ database\(s\) \(db\/\), but the cluster's catalog \(.*other_name.*\) is empty/);
+      const again = await startServer({ inProcess: true, dataDir: first.dataDir, env: nodeEnv(etcd, 'kept', 'a') });
+      expect(await ok(again.url, 'SELECT v FROM m', 'rows_here')).toBe('v\n7.0\n');
+      await again.stop();
+    } finally {
+      first.cleanup();
+    }
+  });
+});
