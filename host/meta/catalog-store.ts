@@ -38,6 +38,7 @@ import { ValueType } from '../core/write-batch.js';
 import { checkLimiterConfig } from './limiter-config.js';
 import { externalTableProblem } from './external-tables.js';
 import { streamTableProblem } from './stream-tables.js';
+import { CatalogConflict, type SharedCatalogFile } from './shared-catalog.js';
 
 const FORMAT = 'sundial-catalog';
 const VERSION = 6;
@@ -129,27 +130,75 @@ export class CatalogStore {
   /** Whether `open` made the catalog (from the bootstrap) rather than loading one. */
   readonly created: boolean;
   readonly #file: CatalogFile;
+  /** The same file when several nodes share it (a cluster's etcd), else undefined. */
+  readonly #shared: SharedCatalogFile | undefined;
   #savedVersion: number;
   #saving: Promise<void> = Promise.resolve();
 
   /** `savedVersion` is the catalog version already on disk (-1: nothing is). */
-  private constructor(file: CatalogFile, catalog: Catalog, savedVersion: number) {
+  private constructor(file: CatalogFile, shared: boolean, catalog: Catalog, savedVersion: number) {
     this.#file = file;
+    this.#shared = shared ? (file as SharedCatalogFile) : undefined;
     this.catalog = catalog;
     this.#savedVersion = savedVersion;
     this.created = savedVersion === -1;
   }
 
-  /** Loads the catalog from `file`, or creates and saves the initial one (tenant cnosdb, database public, user root). */
-  static async open(file: CatalogFile, bootstrap: CatalogBootstrap): Promise<CatalogStore> {
+  /**
+   * Loads the catalog from `file`, or creates and saves the initial one (tenant cnosdb, database
+   * public, user root). With a `shared` file, a node that loses the race to create it loads the
+   * winner's: one root user, one system tenant.
+   */
+  static async open(
+    file: CatalogFile | SharedCatalogFile,
+    bootstrap: CatalogBootstrap,
+    shared = false,
+  ): Promise<CatalogStore> {
     const text = await file.read();
     if (text === undefined) {
-      const store = new CatalogStore(file, initialCatalog(bootstrap), -1);
-      await store.save();
-      return store;
+      const store = new CatalogStore(file, shared, initialCatalog(bootstrap), -1);
+      try {
+        await store.save();
+        return store;
+      } catch (e) {
+        if (!(e instanceof CatalogConflict)) throw e;
+        const catalog = decode(e.text, file.name);
+        return new CatalogStore(file, shared, catalog, catalog.version);
+      }
     }
     const catalog = decode(text, file.name);
-    return new CatalogStore(file, catalog, catalog.version);
+    return new CatalogStore(file, shared, catalog, catalog.version);
+  }
+
+  /** Whether other nodes change this catalog too (a cluster: docs/cluster.md). */
+  get shared(): boolean {
+    return this.#shared !== undefined;
+  }
+
+  /** Calls `changed` whenever another node may have changed the catalog (shared only); `refresh` then. */
+  watch(changed: () => void): void {
+    this.#shared?.watch(changed);
+  }
+
+  /** What another node changed since this one last saw the catalog, decoded (to `adopt`); undefined when nothing. */
+  async pull(): Promise<Catalog | undefined> {
+    const text = await this.#shared?.refresh();
+    return text === undefined ? undefined : this.decode(text);
+  }
+
+  /** A document of this catalog (a CatalogConflict's) decoded, to `adopt`. */
+  decode(text: string): Catalog {
+    return decode(text, this.#file.name);
+  }
+
+  /**
+   * Makes the catalog in memory `snap`, the shared document as it is now (pulled, or carried by a
+   * CatalogConflict), in place as `revert` does: objects of ids new to this node are `snap`'s own
+   * (so a database store opened with one before holds the live object). Unsaved changes are dropped.
+   */
+  adopt(snap: Catalog): void {
+    this.catalog.revertTo(snap);
+    this.#savedVersion = this.catalog.version;
   }
 
   /**

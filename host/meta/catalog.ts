@@ -434,6 +434,16 @@ function checkGeometryColumn(geometry: GeometryColumnType, c: BatchColumn, rowCo
   }
 }
 
+/** Whether a write of `tables` would create a table or a column (applyBatchSchema), without changing anything. */
+export function lacksSchema(db: DatabaseDef, tables: readonly BatchTable[]): boolean {
+  for (const t of tables) {
+    const def = db.tables.get(t.name);
+    if (def === undefined) return true;
+    for (const c of t.columns) if (findColumn(def, c.name) === undefined) return true;
+  }
+  return false;
+}
+
 export function findColumn(table: TableDef, name: string): ColumnDef | undefined {
   return table.tags.find((c) => c.name === name) ?? table.fields.find((c) => c.name === name);
 }

@@ -47,6 +47,7 @@ export {
   requireTable,
 } from './catalog-ddl.js';
 export { type CatalogFile, CatalogStore } from './catalog-store.js';
+export { CatalogConflict, joinCatalog, META_KEY, type SharedCatalogFile, splitCatalog } from './shared-catalog.js';
 export { createExternalTableDef, dropExternalTableDef, EXTERNAL_COLUMN_TYPE } from './external-tables.js';
 export { addStreamQueryDef, createStreamTableDef, dropStreamTableDef, setStreamProgress } from './stream-tables.js';
 export {
@@ -61,6 +62,7 @@ export {
   type DropKind,
   type ExternalTableDef,
   findColumn,
+  lacksSchema,
   type StreamQueryDef,
   type StreamTableDef,
   type PendingDrop,

@@ -42,6 +42,24 @@ export const SETTINGS = [
     doc: 'TCP port of the PostgreSQL wire protocol, on `server.host` (off unless set; 0 picks a free one and logs it).',
   },
   {
+    key: 'server.cluster.etcd_endpoints',
+    kind: 'string',
+    default: '',
+    doc: 'etcd endpoints (`http://host:2379`, comma-separated) that hold the catalog and membership of a cluster; empty: a single node with `catalog.json`.',
+  },
+  {
+    key: 'server.cluster.node_id',
+    kind: 'string',
+    default: '',
+    doc: "This node's id in the cluster, unique in it; empty: `<host name>:<port>`.",
+  },
+  {
+    key: 'server.cluster.name',
+    kind: 'string',
+    default: 'sundial',
+    doc: "The cluster's name: the prefix of its keys in etcd (`/<name>/`), so that clusters can share one etcd.",
+  },
+  {
     key: 'server.headers_timeout',
     kind: 'duration',
     default: 10_000,
@@ -516,6 +534,10 @@ export function loadConfig({ argv = process.argv.slice(2), env = process.env }: 
     throw new ConfigError(`invalid storage.compaction_fan_in: ${out['storage.compaction_fan_in']} (want 2 or more)`);
   if ((out['server.port'] as number) > 65535)
     throw new ConfigError(`invalid server.port: ${out['server.port']} (want 0-65535)`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(out['server.cluster.name'] as string))
+    throw new ConfigError(
+      `invalid server.cluster.name: ${JSON.stringify(out['server.cluster.name'])} (want letters, digits, '_', '.' or '-': it is a key prefix in etcd)`,
+    );
   return out as Config;
 }
 

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../core/metrics.js';
 import type { Core } from '../core/wasm.js';
-import { hashPassword, scramVerifier } from '../meta/index.js';
+import { hashPassword, type SharedCatalogFile, scramVerifier } from '../meta/index.js';
 import { Storage, storageCodecs } from '../storage/index.js';
 import type { Config } from './config.js';
 
@@ -14,6 +14,8 @@ export interface StorageTarget {
   /** An in-memory store (StorageOptions.memory): nothing on disk, nothing kept after close. */
   memory?: boolean;
   metrics?: Metrics;
+  /** A cluster's catalog (server.cluster: node/cluster.ts) in place of catalog.json. */
+  sharedCatalog?: SharedCatalogFile;
 }
 
 /** Opens (or creates) the storage; call `recover` next. The caller holds the directory's lock (lockDataDir). */
@@ -63,5 +65,6 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
           },
     codecs: storageCodecs(core),
     ...(target.metrics === undefined ? {} : { metrics: target.metrics }),
+    ...(target.sharedCatalog === undefined ? {} : { sharedCatalog: target.sharedCatalog }),
   });
 }

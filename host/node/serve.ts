@@ -17,6 +17,7 @@ import { PgListener } from '../pgwire/index.js';
 import { createServices } from './services.js';
 import { faultPointArmed, lockDataDir } from '../storage/index.js';
 import { openStorage } from './open-storage.js';
+import { Cluster, ClusterUnreachable } from './cluster.js';
 import type { Config } from './config.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
@@ -74,7 +75,24 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const core = await Core.load(coreWasmBytes());
   const lock = await lockDataDir(dataDir);
-  const storage = await openStorage(config, core, logger, { dataDir, metrics });
+  let cluster: Cluster | undefined;
+  if (config['server.cluster.etcd_endpoints'] !== '') {
+    cluster = await Cluster.connect(config, logger).catch(async (e: unknown) => {
+      if (!(e instanceof ClusterUnreachable)) throw e;
+      logger.fatal({ etcd: config['server.cluster.etcd_endpoints'] }, e.message);
+      await lock.release();
+      throw new StartRefused(e.message, EXIT_FAILURE);
+    });
+  }
+  const storage = await openStorage(config, core, logger, { dataDir, metrics, sharedCatalog: cluster?.catalog }).catch(
+    async (e: unknown) => {
+      // Nothing is open yet but the lock and etcd's client: a caller that starts again (tests,
+      // one process) finds the directory free.
+      await cluster?.close();
+      if (cluster !== undefined) await lock.release();
+      throw e;
+    },
+  );
   const root = storage.catalog.users.get('root');
   if (!isLoopback(config['server.host']) && (root === undefined || (await verifyPassword('', root.passwordHash)))) {
     // auth.root_password is read only when the catalog is made: on an existing one, setting it
@@ -108,6 +126,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         });
   const pgPort = pg === undefined ? undefined : await pg.listen(config['server.host'], pgPortSetting!);
   logger.info({ url, dataDir, version, pgPort }, 'listening');
+  await cluster?.join(config['server.cluster.node_id'], url, metrics);
 
   const warmup = new AbortController();
   let warming: Promise<void> = Promise.resolve();
@@ -125,7 +144,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await stopUsage();
       await stopStreams();
       await parsers.close();
-      await storage.close();
+      try {
+        await storage.close();
+      } finally {
+        // Out of the membership at once (its lease revoked), even when the close failed.
+        await cluster?.close();
+      }
       await lock.release();
       logger.info('stopped');
       logger.flush();

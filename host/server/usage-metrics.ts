@@ -13,6 +13,7 @@
 // engine (WAL, memtable), so the rows survive a crash like any other.
 
 import type { Logger } from 'pino';
+import { UserError } from '../core/errors.js';
 import { ValueType } from '../core/write-batch.js';
 import { WriteBatchBuilder } from '../core/write-batch-builder.js';
 import { DEFAULT_DATABASE_OPTIONS, type DatabaseOptions } from '../core/schema.js';
@@ -225,15 +226,28 @@ export const USAGE_SCHEMA_OPTIONS: Readonly<DatabaseOptions> = {
  * has them from its first start (so DESCRIBE TABLE answers before the first report).
  */
 export async function ensureUsageSchema(storage: Storage): Promise<void> {
+  // Nodes of a cluster start at once: the one that loses the race to create an object finds it made.
+  const made = (e: unknown, kind: 'databaseExists' | 'tableExists'): boolean =>
+    e instanceof UserError && e.kind === kind;
   const db =
     storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE) ??
-    (await storage.createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...USAGE_SCHEMA_OPTIONS }, true));
+    (await storage
+      .createDatabase(DEFAULT_TENANT, USAGE_DATABASE, { ...USAGE_SCHEMA_OPTIONS }, true)
+      .catch((e: unknown) => {
+        const found = storage.catalog.database(DEFAULT_TENANT, USAGE_DATABASE);
+        if (found === undefined || !made(e, 'databaseExists')) throw e;
+        return found;
+      }));
   for (const [name, tags] of USAGE_TABLES) {
     if (db.tables.has(name)) continue;
-    await storage.createTable(db, {
-      name,
-      tags: tags.map((t) => ({ name: t })),
-      fields: [{ name: 'value', type: ValueType.Unsigned }],
-    });
+    await storage
+      .createTable(db, {
+        name,
+        tags: tags.map((t) => ({ name: t })),
+        fields: [{ name: 'value', type: ValueType.Unsigned }],
+      })
+      .catch((e: unknown) => {
+        if (!made(e, 'tableExists')) throw e;
+      });
   }
 }

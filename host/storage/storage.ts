@@ -85,7 +85,11 @@ import {
   scheduleDrop,
   stampsOf,
   type TableDef,
+  CatalogConflict,
+  lacksSchema,
+  type SharedCatalogFile,
 } from '../meta/index.js';
+import { type CatalogShape, catalogShape, shapeChanges } from './catalog-shape.js';
 import { catalogFile, memoryCatalogFile } from './catalog-file.js';
 import { type Checkpoint, takeCheckpoint } from './checkpoint.js';
 import { compact, type CompactionThreadOptions, Compactor, planCompaction } from './compaction/index.js';
@@ -174,6 +178,12 @@ export interface StorageOptions {
    * nothing survives `close`. The format and the write path stay the ones on disk.
    */
   memory?: boolean;
+  /**
+   * The catalog shared by the nodes of a cluster (server.cluster, node/etcd-catalog.ts) in place
+   * of catalog.json: DDL and DCL are compare-and-puts on it, retried after adopting what another
+   * node changed, and other nodes' changes are adopted as they come (docs/cluster.md).
+   */
+  sharedCatalog?: SharedCatalogFile;
 }
 
 /** Told the names (relative to the data directory) of the damaged segment files a read left out. */
@@ -184,6 +194,11 @@ const COMPACTION_BACKOFF_MIN_MS = 1000;
 const COMPACTION_BACKOFF_MAX_MS = 30_000;
 /** compactAll gives up after this many failures in a row. */
 const COMPACT_ALL_ATTEMPTS = 3;
+/**
+ * A DDL that keeps losing the race for the shared catalog gives up with 503 after this many tries
+ * (each loser adopts the winner's change first, so it takes this many other changes in a row).
+ */
+const SHARED_CATALOG_ATTEMPTS = 20;
 
 /** The storage's state as ping reports it: healthy, or degraded with the reasons. */
 export interface StorageHealth {
@@ -243,6 +258,9 @@ export class Storage {
   readonly #provisional = new ProvisionalSchema();
   /** Set while a DDL changes and saves the catalog (#changeSchema); writes wait for it before touching the schema. */
   #schemaChange: Promise<void> | undefined;
+  /** The adoption of other nodes' catalog changes in progress (a shared catalog: #pullRemote). */
+  #pulling: Promise<void> = Promise.resolve();
+  #pullAgain = false;
 
   private constructor(
     opts: StorageOptions,
@@ -288,12 +306,19 @@ export class Storage {
    * replay the WALs (the server already answers 503 meanwhile).
    */
   static async open(opts: StorageOptions): Promise<Storage> {
-    if (opts.memory === true) {
-      const store = await CatalogStore.open(memoryCatalogFile(opts.dataDir), {
-        rootPasswordHash: opts.rootPasswordHash,
-        rootScramVerifier: opts.rootScramVerifier ?? '',
-      });
-      return new Storage(opts, store, undefined);
+    if (opts.sharedCatalog !== undefined && opts.memory !== true) {
+      await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
+      await checkModes(opts.dataDir, opts.logger);
+      await checkClusterDir(opts.dataDir, opts.sharedCatalog);
+    }
+    if (opts.memory === true || opts.sharedCatalog !== undefined) {
+      const store = await CatalogStore.open(
+        opts.sharedCatalog ?? memoryCatalogFile(opts.dataDir),
+        { rootPasswordHash: opts.rootPasswordHash, rootScramVerifier: opts.rootScramVerifier ?? '' },
+        opts.sharedCatalog !== undefined,
+      );
+      if (opts.memory === true) return new Storage(opts, store, undefined);
+      return Storage.#withBackends(opts, store);
     }
     await mkdir(join(opts.dataDir, 'db'), { recursive: true, mode: DIR_MODE });
     const file = catalogFile(opts.dataDir);
@@ -303,6 +328,11 @@ export class Storage {
       rootPasswordHash: opts.rootPasswordHash,
       rootScramVerifier: opts.rootScramVerifier ?? '',
     });
+    return Storage.#withBackends(opts, store);
+  }
+
+  /** The Storage over `store`, with its object store and JetStream link when the options ask for them. */
+  static async #withBackends(opts: StorageOptions, store: CatalogStore): Promise<Storage> {
     const objectStore =
       opts.objectStore === undefined
         ? undefined
@@ -340,6 +370,9 @@ export class Storage {
     // WAL still holds their records, and the next save (any DDL, any write that adds a column) retries.
     if (this.#store.dirty)
       await this.#store.save().catch((err: unknown) => this.#opts.logger.error({ err }, 'saving the catalog failed'));
+    // From here on other nodes' changes are adopted; the watch starts where the catalog was read,
+    // so that none made during the recovery is missed.
+    if (this.#store.shared) this.#store.watch(() => this.#pullRemote());
     const every = this.#opts.maintenanceIntervalMs ?? STORAGE_DEFAULTS.maintenanceIntervalMs;
     if (every > 0) {
       this.#timer = setInterval(() => void this.maintain(), every);
@@ -482,8 +515,13 @@ export class Storage {
     const batches = encoded.map((b) => readWriteBatch(b));
     if (batches.every((b) => b.rowCount === 0)) return;
     this.#checkRetention(state, batches);
-    while (this.#schemaChange !== undefined) await this.#schemaChange;
     const tables = batches.flatMap((b) => b.tables);
+    // With a shared catalog, a write's new tables and columns are committed to it first, as a
+    // DDL is (so that two nodes creating the same table agree on its ids); they stay when the
+    // write then fails, as after a CREATE TABLE.
+    if (this.#store.shared && lacksSchema(db, tables))
+      await this.#changeSchema(() => this.catalog.applyBatchSchema(db, tables));
+    while (this.#schemaChange !== undefined) await this.#schemaChange;
     const created = this.catalog.applyBatchSchema(db, tables);
     if (created.length > 0) this.#provisional.add(db, created);
     const claimed = this.#provisional.claim(db, tables);
@@ -518,24 +556,99 @@ export class Storage {
    * rethrows. `after` runs once the save is durable, before writes go on.
    */
   async #changeSchema<T>(change: () => T, after?: (out: T) => Promise<void> | void): Promise<T> {
+    return this.#schemaLocked(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const shape = this.#store.shared ? catalogShape(this.catalog) : undefined;
+        const before = this.#store.text();
+        const out = change();
+        try {
+          await this.#store.save();
+        } catch (e) {
+          if (!(e instanceof CatalogConflict)) {
+            this.#store.revert(before);
+            throw e;
+          }
+          // Another node changed the shared catalog first: take its change, then try again,
+          // which ends as on one node (done, or the same error: "database already exists").
+          // Back to what was saved first: the change's ids may be the winner's too (both took them
+          // from the same counter), and must not stand for the winner's objects.
+          this.#store.revert(before);
+          await this.#adopt(this.#store.decode(e.text), shape!);
+          if (attempt === SHARED_CATALOG_ATTEMPTS)
+            throw new UserError(
+              'unavailable',
+              `the shared catalog changed ${attempt} times while this statement tried to change it; try again`,
+              { retryAfterS: 1 },
+            );
+          continue;
+        }
+        await after?.(out);
+        return out;
+      }
+    });
+  }
+
+  /** Runs `fn` with the schema to itself: one DDL or adoption at a time, writes waiting. */
+  async #schemaLocked<T>(fn: () => Promise<T>): Promise<T> {
     while (this.#schemaChange !== undefined) await this.#schemaChange;
     let release!: () => void;
     this.#schemaChange = new Promise((resolve) => (release = resolve));
     try {
-      const before = this.#store.text();
-      const out = change();
-      try {
-        await this.#store.save();
-      } catch (e) {
-        this.#store.revert(before);
-        throw e;
-      }
-      await after?.(out);
-      return out;
+      return await fn();
     } finally {
       this.#schemaChange = undefined;
       release();
     }
+  }
+
+  /**
+   * Adopts what other nodes changed in the shared catalog (told by its watch): one pull at a time,
+   * one more after it when told again meanwhile. A failure (etcd unreachable) is logged; the
+   * watch tells again once etcd is back.
+   */
+  #pullRemote(): void {
+    if (this.#closed) return;
+    if (this.#pullAgain) return;
+    this.#pullAgain = true;
+    this.#pulling = this.#pulling.then(async () => {
+      this.#pullAgain = false;
+      if (this.#closed) return;
+      await this.#schemaLocked(async () => {
+        const snap = await this.#store.pull();
+        if (snap !== undefined) await this.#adopt(snap, catalogShape(this.catalog));
+      }).catch((err: unknown) => this.#opts.logger.warn({ err }, 'adopting the shared catalog failed'));
+    });
+  }
+
+  /**
+   * Makes the catalog `snap` (the shared one as another node left it; `before`: this node's
+   * before, as saved) with the data side following, as the DDL does on the node that ran it:
+   * stores opened for new databases first (so that no request finds a database without its store),
+   * dropped tables' rows and dropped columns' values let go, dropped databases' files deleted.
+   */
+  async #adopt(snap: Catalog, before: CatalogShape): Promise<void> {
+    const opened: string[] = [];
+    for (const def of snap.allDatabases()) {
+      if (this.#dbs.has(def.id)) continue;
+      await this.#openDatabase(def);
+      opened.push(`${def.tenant}.${def.name}`);
+    }
+    this.#store.adopt(snap);
+    const live = new Set(this.catalog.allDatabases().map((d) => d.id));
+    const changes = shapeChanges(before, this.catalog);
+    for (const [dbId, tableId] of changes.droppedTables) this.#dbs.get(dbId)?.dropTable(tableId);
+    for (const [dbId, tableId, columnId] of changes.droppedColumns) this.#dbs.get(dbId)?.dropColumn(tableId, columnId);
+    const dropped: string[] = [];
+    for (const [id, state] of [...this.#dbs]) {
+      if (live.has(id)) continue;
+      dropped.push(`${state.def.tenant}.${state.def.name}`);
+      await this.#destroyDatabase(state.def);
+    }
+    if (opened.length + dropped.length + changes.droppedTables.length > 0)
+      this.#opts.logger.info(
+        { opened, dropped, droppedTables: changes.droppedTables.length },
+        'followed catalog changes of another node',
+      );
   }
 
   /** Counts of the storage faults found in this run (quarantine.ts). */
@@ -700,10 +813,13 @@ export class Storage {
 
   /** Carries out the pending drops that are due (from maintain()). */
   async #dropDue(nowMs: number): Promise<void> {
-    const due = dueDrops(this.catalog, nowMs);
-    if (due.length === 0) return;
-    await this.#changeSchema(() => {
-      for (const p of due) completeDrop(this.catalog, p, nowMs);
+    if (dueDrops(this.catalog, nowMs).length === 0) return;
+    // Found again inside the change: with a shared catalog, a change that lost the race runs again
+    // on the winner's catalog, where another node may have carried these drops out already.
+    const due = await this.#changeSchema(() => {
+      const found = dueDrops(this.catalog, nowMs);
+      for (const p of found) completeDrop(this.catalog, p, nowMs);
+      return found;
     });
     for (const p of due) {
       this.#opts.logger.info({ drop: p.kind, name: resourceName(p.names) }, 'carried out a scheduled drop');
@@ -1220,8 +1336,27 @@ export class Storage {
     for (const s of this.#dbs.values()) await s.close();
     this.#objectStore?.close();
     await this.#jetStream?.close();
+    await this.#pulling;
     await this.#store.save();
   }
+}
+
+/**
+ * A cluster node's directory must hold only what its cluster's catalog names: recover deletes the
+ * database directories the catalog does not know (as dropped while the node was away), so a single
+ * node's directory (catalog.json), or any databases when the cluster has no catalog yet (a new
+ * name, an emptied etcd), would lose them. Refused instead, naming both.
+ */
+async function checkClusterDir(dataDir: string, shared: SharedCatalogFile): Promise<void> {
+  if ((await catalogFile(dataDir).read()) !== undefined)
+    throw new Error(
+      `the data directory ${dataDir} holds a single node's catalog (catalog.json), and its databases are not in the cluster's catalog (${shared.name}): a cluster node needs a directory of its own`,
+    );
+  const dbs = await readdir(join(dataDir, 'db'));
+  if (dbs.length > 0 && (await shared.read()) === undefined)
+    throw new Error(
+      `the data directory ${dataDir} holds ${dbs.length} database(s) (db/), but the cluster's catalog (${shared.name}) is empty: a start would delete them; start this node with the cluster it belongs to (server.cluster.name), or on a directory of its own`,
+    );
 }
 
 /**

@@ -60,6 +60,7 @@ export class ServerMetrics implements Metrics {
   readonly #objectRetries: Counter<'op'>;
   readonly #querySeconds: Histogram;
   readonly #queryPeakBytes: Histogram;
+  readonly #clusterNodes: Gauge;
 
   constructor(options: ServerMetricsOptions = {}) {
     const registers = [this.registry];
@@ -185,6 +186,11 @@ export class ServerMetrics implements Metrics {
       labelNames: ['op'],
       registers,
     });
+    this.#clusterNodes = new Gauge({
+      name: 'sundial_cluster_nodes',
+      help: "Live nodes of the cluster, as etcd's membership keys show them (server.cluster; 0 on a single node).",
+      registers,
+    });
     for (const result of ['hit', 'miss']) this.#objectCacheReads.inc({ result }, 0);
     for (const op of ['upload', 'delete']) this.#objectRetries.inc({ op }, 0);
     for (const reason of LIMIT_REASONS) this.#limited.inc({ reason }, 0);
@@ -237,6 +243,11 @@ export class ServerMetrics implements Metrics {
   // ---- The HTTP edge's events.
 
   /** A request's headers arrived; `requestClosed` when its answer is sent or abandoned. */
+  /** server.cluster: the live nodes registered in etcd (node/cluster.ts). */
+  clusterNodes(count: number): void {
+    this.#clusterNodes.set(count);
+  }
+
   requestOpened(): void {
     this.#requestsInFlight.inc();
   }
