@@ -26,6 +26,7 @@ import { flagName, loadConfig, SETTINGS, type Config } from './config.js';
 import { openStorage } from './open-storage.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
 import { InThreadParsers } from './parse-pool.js';
+import { SecretBox } from './secret-box.js';
 import { createServices } from './services.js';
 import { startStreamRunner } from './stream-runner.js';
 
@@ -100,6 +101,7 @@ export async function open(options: OpenOptions = {}): Promise<Sundial> {
     usage: new UsageMetrics('library'),
     allowEmptyPassword: true,
     logger,
+    secrets: memory ? SecretBox.inMemory() : SecretBox.forDir(dataDir),
   });
   // Stream tables' queries run while the handle is open, as they do while `sundial serve` runs
   // (the timer is unref'd: an open handle alone does not keep the program alive).
