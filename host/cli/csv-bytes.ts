@@ -40,11 +40,6 @@ export class CsvScanner {
 
   /** Adds input; the unconsumed rest moves to the start (a record never spans two buffers). */
   append(chunk: Buffer): void {
-    if (this.#first) {
-      this.#first = false;
-      // A UTF-8 byte order mark, which the text decoder used to drop.
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-    }
     this.buf = this.#at < this.buf.length ? Buffer.concat([this.buf.subarray(this.#at), chunk]) : chunk;
     this.#at = 0;
   }
@@ -83,6 +78,18 @@ export class CsvScanner {
     const d = this.delimiter;
     this.count = 0;
     this.#newlines = 0;
+    if (this.#first) {
+      // A UTF-8 byte order mark, which the text decoder used to drop (its bytes may come in
+      // more than one chunk).
+      if (
+        n - this.#at < 3 &&
+        !final &&
+        [0xef, 0xbb, 0xbf].slice(0, n - this.#at).every((b, k) => buf[this.#at + k] === b)
+      )
+        return -1;
+      this.#first = false;
+      if (buf[this.#at] === 0xef && buf[this.#at + 1] === 0xbb && buf[this.#at + 2] === 0xbf) this.#at += 3;
+    }
     let i = this.#at;
     if (i >= n) return -1;
     for (;;) {
