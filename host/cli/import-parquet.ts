@@ -109,8 +109,6 @@ function planOf(metadata: FileMetaData, shape: TableShape, builder: LineBuilder,
   return { time, tags, fields };
 }
 
-const SAFE = 2n ** 53n;
-
 function rejectRow(batcher: LpBatcher, line: number, reason: string): void {
   batcher.cancel();
   batcher.reject(line, reason, `row ${line}`);
@@ -230,13 +228,10 @@ export async function* parquetBatches(
         // The common values as digits; the rest (and every error) through fieldOfValue.
         if (f.type === 'bigint' || f.type === 'unsigned') {
           const suffix = f.type === 'bigint' ? 105 : 117;
-          if (typeof v === 'bigint' && v < SAFE && v > -SAFE && (v >= 0n || f.type === 'bigint')) {
-            batcher.int(Number(v));
-            batcher.byte(suffix);
-            continue;
-          }
-          if (typeof v === 'number' && Number.isSafeInteger(v) && (v >= 0 || f.type === 'bigint')) {
-            batcher.int(v);
+          // Number() of a bigint beyond 2^53 rounds to an unsafe integer: those take the text path.
+          const x = typeof v === 'bigint' ? Number(v) : v;
+          if (typeof x === 'number' && Number.isSafeInteger(x) && (x >= 0 || f.type === 'bigint')) {
+            batcher.int(x);
             batcher.byte(suffix);
             continue;
           }
