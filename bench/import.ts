@@ -3,8 +3,9 @@
 // into a fresh server, against bench:ingest's own loader on the same file (the target: the
 // import at >= 90% of its rows/s) and the peers' import tools in the same run: `influx -import`
 // (Debian influxdb-client) into InfluxDB 1.6, and the same CSV POSTed to VictoriaMetrics'
-// /api/v1/import/csv. Rows/s is over the whole run of each tool, start-up included (what a user
-// waits for); client and server CPU seconds beside it.
+// /api/v1/import/csv; and COPY INTO from the Parquet and CSV files (server-side reading, one
+// statement). Rows/s is over the whole run of each tool, start-up included (what a user waits
+// for); client and server CPU seconds beside it.
 //
 // Options: --hosts 100 --duration 1d --peers influxdb,vm (or none) --runs 1
 //          --ndjson (also: NDJSON through sundial import, against the same NDJSON POSTed to the
@@ -47,6 +48,8 @@ import { SHARED_DIR } from '../test/support/shared-dir.js';
 import { cpuSeconds } from './ingest-formats.js';
 
 const SHARED = join(SHARED_DIR, 'bench') + '/';
+/** The CSV copy of the data (its header names the fields for COPY INTO's table). */
+let csvPath = '';
 const WORK = '/tmp/sundial-bench';
 const RUN = join(WORK, `import-run-${process.pid}`);
 const MAIN = new URL('../dist/host/cli/main.js', import.meta.url).pathname;
@@ -170,6 +173,25 @@ const csvFile = (lp: string): Promise<string> =>
       lp,
       (p) => ['time', ...TAGS, ...p.fieldNames].join(',') + '\n',
       (p) => [p.time, ...p.tags, ...p.fields].join(',') + '\n',
+    ),
+  );
+
+/** The nanoseconds of a time as RFC 3339 text, as Sundial's CSV answers it (what COPY INTO casts). */
+function rfc3339(ns: string): string {
+  const t = BigInt(ns);
+  const s = t / 1_000_000_000n;
+  const frac = (t % 1_000_000_000n).toString().padStart(9, '0');
+  return `${new Date(Number(s) * 1000).toISOString().slice(0, 19)}.${frac}`;
+}
+
+/** The CSV with RFC 3339 times: COPY INTO casts a time text as a date-time, not as a number. */
+const copyCsvFile = (lp: string): Promise<string> =>
+  derived(lp.replace(/\.lp$/, '.rfc3339.csv'), (tmp) =>
+    writeText(
+      tmp,
+      lp,
+      (p) => ['time', ...TAGS, ...p.fieldNames].join(',') + '\n',
+      (p) => [rfc3339(p.time), ...p.tags, ...p.fields].join(',') + '\n',
     ),
   );
 
@@ -399,6 +421,54 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
   }
 }
 
+/**
+ * COPY INTO cpu FROM the CSV or Parquet file, one statement into a fresh server whose
+ * storage.external_dir is the bench's directory: the server reads the whole file (the memory
+ * limit raised for it) and stores it in one write. Timed from the statement to its answer.
+ */
+async function copyRun(name: string, file: string, type: 'CSV' | 'PARQUET', rows: number): Promise<Result> {
+  const dataDir = join(RUN, 'sundial-data');
+  rmSync(dataDir, { recursive: true, force: true });
+  const server = await startServer({
+    dataDir,
+    waitWarm: true,
+    args: ['--external-dir', WORK, '--query-memory-bytes', String(8 * 2 ** 30)],
+  });
+  try {
+    const fields = csvFieldNames(csvPath);
+    const sql = async (statement: string): Promise<string> => {
+      const r = await fetch(`${server.url}/api/v1/sql?db=public`, {
+        method: 'POST',
+        headers: { authorization: 'Basic cm9vdDo=', accept: 'application/csv' },
+        body: statement,
+      });
+      const text = await r.text();
+      if (r.status !== 200) throw new Error(`${name}: ${r.status} ${text}`);
+      return text;
+    };
+    await sql(`CREATE TABLE cpu (${fields.map((f) => `${f} BIGINT`).join(', ')}, TAGS(${TAGS.join(', ')}))`);
+    const columns = ['time', ...TAGS, ...fields].join(', ');
+    const cpu0 = cpuSeconds(server.pid);
+    const start = performance.now();
+    const answer = await sql(
+      `COPY INTO cpu (${columns}) FROM '${file.slice(file.lastIndexOf('/') + 1)}' FILE_FORMAT = (TYPE = '${type}')`,
+    );
+    const seconds = (performance.now() - start) / 1000;
+    const written = Number(/\d+/.exec(answer.split('\n')[1] ?? '')?.[0] ?? 0);
+    return {
+      name,
+      rows: written,
+      seconds,
+      clientCpu: NaN,
+      serverCpu: cpuSeconds(server.pid) - cpu0,
+      peakRssMiB: peakRssMiB(server.pid),
+      failed: rows - written,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 function peer(
   which: 'influxdb' | 'vm',
   run: () => Promise<Omit<Result, 'serverCpu' | 'peakRssMiB'>>,
@@ -516,6 +586,8 @@ async function main(): Promise<void> {
     console.log('preparing CSV, Parquet and influx -import copies of', lp, '(once)');
     const [csv, parquet, influx] = [await csvFile(lp), await parquetFile(lp), await influxFile(lp)];
     const ndjson = opts.ndjson ? await ndjsonFile(lp) : undefined;
+    csvPath = csv;
+    const copyCsv = await copyCsvFile(lp);
     const rows = Number(execFileSync('wc', ['-l', lp], { encoding: 'utf8' }).trim().split(' ')[0]);
     const tagFlags = ['--table', 'cpu', '--tag-columns', TAGS.join(',')];
     const results: Result[] = [];
@@ -524,6 +596,8 @@ async function main(): Promise<void> {
       results.push(await sundialRun('sundial import, line protocol', [lp], rows));
       results.push(await sundialRun('sundial import, CSV', [...tagFlags, csv], rows));
       results.push(await sundialRun('sundial import, Parquet', [...tagFlags, parquet], rows));
+      results.push(await copyRun('COPY INTO from Parquet', parquet, 'PARQUET', rows));
+      results.push(await copyRun('COPY INTO from CSV (RFC 3339 times)', copyCsv, 'CSV', rows));
       if (ndjson !== undefined) {
         results.push(await sundialRun('sundial import, NDJSON (converted on the client)', [...tagFlags, ndjson], rows));
         results.push(await ndjsonRoute(ndjson, rows));
@@ -557,10 +631,16 @@ async function main(): Promise<void> {
       `\nsundial import of line protocol: ${((lpImport / loader) * 100).toFixed(0)}% of the loader's rows/s (target: >= 90%)`,
     );
     const peers = Math.max(rate('InfluxDB'), rate('VictoriaMetrics'));
-    for (const f of ['line protocol', 'CSV', 'Parquet']) {
-      const own = rate(`sundial import, ${f}`);
+    for (const f of [
+      'sundial import, line protocol',
+      'sundial import, CSV',
+      'sundial import, Parquet',
+      'COPY INTO from Parquet',
+      'COPY INTO from CSV',
+    ]) {
+      const own = rate(f);
       console.log(
-        `sundial import of ${f}: ${n(own)} rows/s, ${peers > 0 ? `${(own / peers).toFixed(2)}x the faster peer's import (target: > 1)` : 'no peer run'}`,
+        `${f}: ${n(own)} rows/s, ${peers > 0 ? `${(own / peers).toFixed(2)}x the faster peer's import (target: > 1)` : 'no peer run'}`,
       );
     }
   } finally {

@@ -1,29 +1,16 @@
-// npm run bench:parquet-libs — the two maintained Parquet libraries on the import/export bench's
-// shape (TSBS cpu: time, 10 string tags, 10 BIGINT fields; 100 hosts x 1 day = 864,000 rows):
-// hyparquet-writer + hyparquet (JavaScript) against parquet-wasm (Rust arrow-rs in Wasm, fed
-// Arrow IPC), write and read, in one process. `sundial export` and `import` use parquet-wasm:
-// about equal at writing, 2 to 4 times faster at reading (bench/RESULTS.md, "Parquet libraries").
+// npm run bench:parquet-libs — Sundial's Parquet library, hyparquet-writer + hyparquet (used by
+// `sundial import`/`export`, COPY INTO and external tables), on the import/export bench's shape
+// (TSBS cpu: time, 10 string tags, 10 BIGINT fields; 100 hosts x 1 day = 864,000 rows): write and
+// read, CPU seconds and the process's peak RSS. parquet-wasm, measured against it on 2026-11-29
+// and then removed, is in bench/RESULTS.md ("Parquet libraries: one kept").
 // Options: --rows 864000
 
-import { unlinkSync, writeFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  makeVector,
-  type RecordBatch,
-  Schema,
-  Field,
-  Int64,
-  Utf8,
-  TimestampNanosecond,
-  tableToIPC,
-  Table as ArrowTable,
-  vectorFromArray,
-} from 'apache-arrow';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetRead } from 'hyparquet';
-import * as pw from 'parquet-wasm';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '864000' } } });
 const ROWS = Number(values.rows);
@@ -61,26 +48,35 @@ for (let i = 0; i < ROWS; i++) {
   for (let f = 0; f < FIELDS.length; f++) fields[f]![i] = BigInt((i * (f + 7)) % 100);
 }
 
+/** Wall and CPU seconds: on a shared machine the CPU is what compares. */
+function report(name: string, t0: number, c0: NodeJS.CpuUsage): void {
+  const s = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  console.log(
+    `${name.padEnd(40)} ${s.toFixed(2)} s wall  ${cpu.toFixed(2)} s CPU  ${Math.round(ROWS / cpu).toLocaleString('en')} rows per CPU s`,
+  );
+}
+
 function timed<T>(name: string, fn: () => T): T {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = fn();
-  const s = (performance.now() - t0) / 1000;
-  console.log(`${name.padEnd(44)} ${s.toFixed(2)} s  ${Math.round(ROWS / s).toLocaleString('en')} rows/s`);
+  report(name, t0, c0);
   return r;
 }
 async function timedAsync<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = await fn();
-  const s = (performance.now() - t0) / 1000;
-  console.log(`${name.padEnd(44)} ${s.toFixed(2)} s  ${Math.round(ROWS / s).toLocaleString('en')} rows/s`);
+  report(name, t0, c0);
   return r;
 }
 
 const BATCH = 65536; // rows per Arrow batch, as the server sends them (about)
 const hyFile = join(tmpdir(), `parquet-libs-${process.pid}-hy.parquet`);
-const pwFile = join(tmpdir(), `parquet-libs-${process.pid}-pw.parquet`);
 
-// hyparquet-writer: columns in batches, as export hands them over.
+// hyparquet-writer: columns in batches of 64 Ki rows, as export hands them over.
 timed('hyparquet-writer write', () => {
   const writer = new ByteWriter();
   const schema = [
@@ -115,70 +111,28 @@ timed('hyparquet-writer write', () => {
   writeFileSync(hyFile, new Uint8Array(writer.getBuffer()));
 });
 
-// parquet-wasm: Arrow batches (as the server's Arrow IPC answer holds them) through IPC into Wasm.
-const arrowSchema = new Schema([
-  new Field('time', new TimestampNanosecond(), true),
-  ...TAGS.map((n) => new Field(n, new Utf8(), true)),
-  ...FIELDS.map((n) => new Field(n, new Int64(), true)),
-]);
-const batches: RecordBatch[] = [];
-for (let at = 0; at < ROWS; at += BATCH) {
-  const end = Math.min(ROWS, at + BATCH);
-  const cols = [
-    makeVector(time.subarray(at, end)),
-    ...tags.map((t) => vectorFromArray(t.slice(at, end), new Utf8())),
-    ...fields.map((f) => makeVector(f.subarray(at, end))),
-  ];
-  const table = new ArrowTable(Object.fromEntries(arrowSchema.fields.map((f, i) => [f.name, cols[i]!])));
-  batches.push(...table.batches);
-}
-timed('parquet-wasm write (Arrow IPC in)', () => {
-  const ipc = tableToIPC(new ArrowTable(batches), 'stream');
-  const t = pw.Table.fromIPCStream(ipc);
-  const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).build();
-  writeFileSync(pwFile, pw.writeParquet(t, props));
-});
-console.log(
-  `sizes: hyparquet-writer ${(statSync(hyFile).size / 2 ** 20).toFixed(1)} MiB, parquet-wasm ${(statSync(pwFile).size / 2 ** 20).toFixed(1)} MiB`,
-);
+console.log(`size: ${(statSync(hyFile).size / 2 ** 20).toFixed(1)} MiB`);
 
-for (const [lib, file] of [
-  ['hyparquet-writer', hyFile],
-  ['parquet-wasm', pwFile],
-] as const) {
-  await timedAsync(`hyparquet read of ${lib}'s file`, async () => {
-    const buf = await asyncBufferFromFile(file);
-    const meta = await parquetMetadataAsync(buf);
-    let n = 0;
-    let at = 0;
-    for (const rg of meta.row_groups) {
-      const end = at + Number(rg.num_rows);
-      await parquetRead({
-        file: buf,
-        metadata: meta,
-        rowStart: at,
-        rowEnd: end,
-        onChunk: (c) => {
-          if (c.columnName === 'time') n += c.rowEnd - c.rowStart;
-        },
-      });
-      at = end;
-    }
-    if (n !== ROWS) throw new Error(`read ${n} rows`);
-  });
-  await timedAsync(`parquet-wasm read of ${lib}'s file`, async () => {
-    const blob = await (await import('node:fs')).openAsBlob(file);
-    const pf = await pw.ParquetFile.fromFile(blob);
-    const groups = pf.metadata().numRowGroups();
-    let n = 0;
-    for (let g = 0; g < groups; g++) {
-      const t = await pf.read({ rowGroups: [g] });
-      const ipc = t.intoIPCStream();
-      const { tableFromIPC } = await import('apache-arrow');
-      n += tableFromIPC(ipc).numRows;
-    }
-    if (n !== ROWS) throw new Error(`read ${n} rows`);
-  });
-}
+await timedAsync('hyparquet read, a row group at a time', async () => {
+  const buf = await asyncBufferFromFile(hyFile);
+  const meta = await parquetMetadataAsync(buf);
+  let n = 0;
+  let at = 0;
+  for (const rg of meta.row_groups) {
+    const end = at + Number(rg.num_rows);
+    await parquetRead({
+      file: buf,
+      metadata: meta,
+      rowStart: at,
+      rowEnd: end,
+      onChunk: (c) => {
+        if (c.columnName === 'time') n += c.rowEnd - c.rowStart;
+      },
+    });
+    at = end;
+  }
+  if (n !== ROWS) throw new Error(`read ${n} rows`);
+});
 unlinkSync(hyFile);
-unlinkSync(pwFile);
+const peak = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
+console.log(`peak RSS ${peak.toFixed(0)} MiB`);

@@ -1,7 +1,6 @@
-// Values of Arrow columns for `sundial import` (Parquet, read through parquet-wasm as Arrow) and
-// `sundial export` (the server's Arrow IPC answer): 64-bit integers and timestamps as BigInt from
-// the raw buffers, because apache-arrow's get() turns a nanosecond timestamp into a millisecond
-// double and drops the rest.
+// Values of Arrow columns for `sundial export` (the server's Arrow IPC answer): 64-bit integers
+// and timestamps as BigInt from the raw buffers, because apache-arrow's get() turns a nanosecond
+// timestamp into a millisecond double and drops the rest.
 
 import { DataType, type Data, type Vector } from 'apache-arrow';
 import type { ColumnType } from './lp-text.js';

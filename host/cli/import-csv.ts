@@ -3,144 +3,33 @@
 // (import-convert.ts says why). Column types: `--types`, else inferred from the first 1000 rows
 // (all integers: BIGINT; all numbers: DOUBLE; all true/false: BOOLEAN; else STRING), so that
 // Sundial's own CSV export (DOUBLE always with a decimal point) reads back with its types.
+// The conversion works on the input's bytes: an unquoted cell is checked and copied as it is,
+// and a row's tags are looked up whole (csv-bytes.ts), so no string is made per cell; quoted cells,
+// rare, take the text path. That made it 4 to 5 times cheaper (bench/RESULTS.md).
 
 import type { Batch } from './import-lines.js';
 import { LineBuilder, LpBatcher, type TableShape } from './import-convert.js';
+import { CsvScanner, HeadCache, isDecimal, isInteger, isNsTime } from './csv-bytes.js';
 import { clip, fieldText, inferType, timeNs, type ColumnType } from './lp-text.js';
 import { UsageError } from './usage.js';
-
-/** An integer without leading zeros, of at most 19 digits (int64's): taken as it is when in range. */
-const NS_TEXT = /^-?[1-9]\d{0,18}$/;
-const I64_MAX_TEXT = '9223372036854775807';
-
-function nsText(t: string): boolean {
-  if (!NS_TEXT.test(t)) return false;
-  const digits = t[0] === '-' ? t.slice(1) : t;
-  return digits.length < 19 || digits <= I64_MAX_TEXT; // the same length: text order is number order
-}
 
 /** Rows whose values decide the inferred column types. */
 const SAMPLE_ROWS = 1000;
 
-interface CsvRecord {
-  line: number;
-  fields: string[];
-  text: string;
-}
-
-/** Parses a quoted record starting at `at`; undefined when it does not end within `buf` (and more may come). */
-function parseRecord(
-  buf: string,
-  at: number,
-  delim: string,
-  final: boolean,
-): { fields: string[]; end: number; newlines: number } | undefined {
-  const fields: string[] = [];
-  let i = at;
-  let newlines = 0;
-  for (;;) {
-    let value: string;
-    if (buf[i] === '"') {
-      value = '';
-      let j = i + 1;
-      for (;;) {
-        const k = buf.indexOf('"', j);
-        if (k < 0) {
-          if (!final) return undefined;
-          value += buf.slice(j); // an unterminated quote takes the rest, as most readers do
-          i = buf.length;
-          break;
-        }
-        if (k + 1 >= buf.length && !final) return undefined;
-        for (let n = buf.indexOf('\n', j); n >= 0 && n < k; n = buf.indexOf('\n', n + 1)) newlines++;
-        if (buf[k + 1] === '"') {
-          value += buf.slice(j, k + 1);
-          j = k + 2;
-          continue;
-        }
-        value += buf.slice(j, k);
-        i = k + 1;
-        break;
-      }
-      // Text after the closing quote up to the delimiter is kept (lenient, like Python's csv).
-      let stop = i;
-      while (stop < buf.length && buf[stop] !== delim && buf[stop] !== '\n' && buf[stop] !== '\r') stop++;
-      value += buf.slice(i, stop);
-      i = stop;
-    } else {
-      let stop = i;
-      while (stop < buf.length && buf[stop] !== delim && buf[stop] !== '\n') stop++;
-      if (stop >= buf.length && !final) return undefined;
-      value = buf.slice(i, stop);
-      if (value.endsWith('\r') && buf[stop] !== delim) value = value.slice(0, -1);
-      i = stop;
-    }
-    fields.push(value);
-    if (buf[i] === '\r' && buf[i + 1] === '\n') i++;
-    if (i >= buf.length) {
-      if (!final) return undefined;
-      return { fields, end: buf.length, newlines };
-    }
-    if (buf[i] === '\n') return { fields, end: i, newlines };
-    i++; // the delimiter
-  }
-}
-
-/** The records of a CSV text stream, a chunk's worth at a time; blank lines are skipped. */
-export async function* csvRecords(chunks: AsyncIterable<Buffer>, delim: string): AsyncGenerator<CsvRecord[]> {
-  const decoder = new TextDecoder('utf-8');
-  let buf = '';
-  let line = 1;
-  const parse = (final: boolean): CsvRecord[] => {
-    const out: CsvRecord[] = [];
-    let at = 0;
-    // The next quote, searched again only once passed: searching from each line scanned the rest
-    // of the chunk per line (quadratic; 2.3 of 3.9 s converting 100,000 rows of the bench's CSV).
-    let quote = -1;
-    while (at < buf.length) {
-      let nl = buf.indexOf('\n', at);
-      if (nl < 0) {
-        if (!final) break;
-        nl = buf.length;
-      }
-      if (quote !== Infinity && quote < at) {
-        quote = buf.indexOf('"', at);
-        if (quote < 0) quote = Infinity;
-      }
-      if (quote > nl) {
-        let raw = buf.slice(at, nl);
-        if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-        if (raw !== '') out.push({ line, fields: raw.split(delim), text: raw });
-        line++;
-        at = nl + 1;
-        continue;
-      }
-      const r = parseRecord(buf, at, delim, final);
-      if (r === undefined) break;
-      out.push({ line, fields: r.fields, text: buf.slice(at, r.end) });
-      line += r.newlines + 1;
-      at = r.end + 1;
-    }
-    buf = buf.slice(at);
-    return out;
-  };
-  for await (const chunk of chunks) {
-    buf += decoder.decode(chunk, { stream: true });
-    const records = parse(false);
-    if (records.length > 0) yield records;
-  }
-  buf += decoder.decode();
-  const records = parse(true);
-  if (records.length > 0) yield records;
-}
-
 interface Columns {
   time: number;
-  tags: Array<{ name: string; at: number }>;
-  fields: Array<{ name: string; at: number; type: ColumnType }>;
+  tags: number[];
+  tagNames: string[];
+  fields: Array<{ name: string; at: number; type: ColumnType; first: Buffer; next: Buffer }>;
 }
 
-function columnsOf(header: string[], shape: TableShape, sample: CsvRecord[], source: string): Columns {
+function columnsOf(
+  header: string[],
+  shape: TableShape,
+  sample: string[][],
+  builder: LineBuilder,
+  source: string,
+): Columns {
   const time = header.indexOf(shape.timeColumn);
   if (time < 0)
     throw new UsageError(
@@ -151,17 +40,25 @@ function columnsOf(header: string[], shape: TableShape, sample: CsvRecord[], sou
       throw new UsageError(`${source} has no tag column '${t}' (its header: ${clip(header.join(','))})`);
   for (const t of shape.types.keys())
     if (!header.includes(t)) throw new UsageError(`${source} has no column '${t}' named in --types`);
-  const tags: Columns['tags'] = [];
-  const fields: Columns['fields'] = [];
+  const c: Columns = { time, tags: [], tagNames: [], fields: [] };
   header.forEach((name, at) => {
     if (at === time) return;
-    if (shape.tags.has(name)) tags.push({ name, at });
-    else {
-      const values = sample.map((r) => r.fields[at] ?? '').filter((v) => v !== '');
-      fields.push({ name, at, type: shape.types.get(name) ?? inferType(values) ?? 'string' });
+    if (shape.tags.has(name)) {
+      c.tags.push(at);
+      c.tagNames.push(name);
+    } else {
+      const values = sample.map((r) => r[at] ?? '').filter((v) => v !== '');
+      const key = builder.key(name);
+      c.fields.push({
+        name,
+        at,
+        type: shape.types.get(name) ?? inferType(values) ?? 'string',
+        first: Buffer.from(`${key}=`),
+        next: Buffer.from(`,${key}=`),
+      });
     }
   });
-  return { time, tags, fields };
+  return c;
 }
 
 /** CSV converted to line-protocol batches. */
@@ -172,80 +69,171 @@ export async function* csvBatches(
 ): AsyncGenerator<Batch> {
   const batcher = new LpBatcher(o.batchLines, o.maxBytes);
   const builder = new LineBuilder(shape);
-  let header: string[] | undefined;
-  let columns: Columns | undefined;
-  let sample: CsvRecord[] = [];
-
-  const convert = (r: CsvRecord): Batch | undefined => {
-    const c = columns!;
-    if (r.fields.length !== header!.length) {
-      batcher.reject(r.line, `${r.fields.length} fields, the header has ${header!.length}`, r.text);
-      return undefined;
+  const scan = new CsvScanner(o.delimiter.charCodeAt(0));
+  const heads = new HeadCache();
+  const it = chunks[Symbol.asyncIterator]();
+  let final = false;
+  /** Reads the next chunk into the scanner; false at the end of the input. */
+  const more = async (): Promise<boolean> => {
+    const r = await it.next();
+    if (r.done === true) {
+      final = true;
+      return false;
     }
-    const t = r.fields[c.time]!;
-    // The common case, integer nanoseconds, is the text itself: no BigInt round trip.
-    const time = shape.timeFactor === 1n && nsText(t) ? t : timeNs(t, shape.timeFactor);
-    if (time instanceof Error) {
-      batcher.reject(r.line, `column '${shape.timeColumn}': ${time.message}`, r.text);
-      return undefined;
-    }
-    let head = builder.prefix;
-    for (const tag of c.tags) {
-      const s = builder.tag(tag.name, r.fields[tag.at]!);
-      if (s instanceof Error) {
-        batcher.reject(r.line, s.message, r.text);
-        return undefined;
-      }
-      head += s;
-    }
-    let fields = '';
-    for (const f of c.fields) {
-      const v = r.fields[f.at]!;
-      if (v === '') continue;
-      const text = fieldText(f.type, v);
-      if (text instanceof Error) {
-        batcher.reject(r.line, `column '${f.name}': ${text.message}`, r.text);
-        return undefined;
-      }
-      fields += builder.field(fields, f.name, text);
-    }
-    const lp = builder.finish(head, fields, typeof time === 'string' ? time : time.toString());
-    if (lp instanceof Error) {
-      batcher.reject(r.line, lp.message, r.text);
-      return undefined;
-    }
-    return batcher.add(r.line, lp);
+    scan.append(r.value);
+    return true;
   };
 
-  for await (const records of csvRecords(chunks, o.delimiter)) {
-    let from = 0;
-    if (header === undefined) {
-      header = records[0]!.fields;
-      from = 1;
-    }
-    if (columns === undefined) {
-      for (let i = from; i < records.length; i++) sample.push(records[i]!);
-      if (sample.length < SAMPLE_ROWS) continue;
-      columns = columnsOf(header, shape, sample, o.source);
-      for (const r of sample) {
-        const b = convert(r);
-        if (b !== undefined) yield b;
+  // The header: the first record.
+  let header: string[] | undefined;
+  while (header === undefined) {
+    const end = scan.record(final);
+    if (end >= 0) {
+      if (scan.blank) {
+        scan.consume(end);
+        continue;
       }
-      sample = [];
-      continue;
-    }
-    for (let i = from; i < records.length; i++) {
-      const b = convert(records[i]!);
-      if (b !== undefined) yield b;
-    }
+      header = scan.strings();
+      scan.consume(end);
+    } else if (!(await more()) && scan.pending() === 0) return;
   }
-  if (header === undefined) return;
-  if (columns === undefined) {
-    columns = columnsOf(header, shape, sample, o.source);
-    for (const r of sample) {
-      const b = convert(r);
+
+  // The sample, read ahead without consuming (read again from the start when more input is needed).
+  let sample: string[][] = [];
+  for (;;) {
+    sample = [];
+    const cursor = scan.mark();
+    let needMore = false;
+    while (sample.length < SAMPLE_ROWS) {
+      const end = scan.record(final);
+      if (end < 0) {
+        needMore = !final;
+        break;
+      }
+      if (!scan.blank) sample.push(scan.strings());
+      scan.consume(end);
+    }
+    scan.reset(cursor);
+    if (!needMore) break;
+    await more();
+  }
+  const c = columnsOf(header, shape, sample, builder, o.source);
+  const width = header.length;
+
+  /** The head (table and tags) of the current record through the string path; an Error for a bad tag. */
+  const slowHead = (): string | Error => {
+    let head = builder.prefix;
+    for (let k = 0; k < c.tags.length; k++) {
+      const s = builder.tag(c.tagNames[k]!, scan.cell(c.tags[k]!));
+      if (s instanceof Error) return s;
+      head += s;
+    }
+    return head;
+  };
+
+  const convert = (line: number): Batch | undefined => {
+    const buf = scan.buf;
+    if (scan.count !== width) {
+      batcher.reject(line, `${scan.count} fields, the header has ${width}`, scan.text());
+      return undefined;
+    }
+    // Time first (its error is the one reported): integer nanoseconds are the text itself, no
+    // BigInt round trip.
+    const ts = scan.start(c.time);
+    const te = scan.end(c.time);
+    let timeText: string | undefined;
+    if (!(shape.timeFactor === 1n && !scan.isQuoted(c.time) && isNsTime(buf, ts, te))) {
+      const time = timeNs(scan.cell(c.time), shape.timeFactor);
+      if (time instanceof Error) {
+        batcher.reject(line, `column '${shape.timeColumn}': ${time.message}`, scan.text());
+        return undefined;
+      }
+      timeText = time.toString();
+    }
+    batcher.begin();
+    // Head.
+    let quotedTag = false;
+    for (const k of c.tags) if (scan.isQuoted(k)) quotedTag = true;
+    const head = quotedTag ? undefined : heads.find(buf, scan, c.tags);
+    if (head !== undefined) batcher.bytes(head, 0, head.length);
+    else {
+      const h = slowHead();
+      if (h instanceof Error) {
+        batcher.cancel();
+        batcher.reject(line, h.message, scan.text());
+        return undefined;
+      }
+      const bytes = Buffer.from(h);
+      if (!quotedTag) heads.add(buf, scan, c.tags, bytes);
+      batcher.bytes(bytes, 0, bytes.length);
+    }
+    batcher.byte(32);
+    // Fields.
+    let any = false;
+    let newlines = 0;
+    for (const f of c.fields) {
+      const k = f.at;
+      const start = scan.start(k);
+      const end = scan.end(k);
+      if (scan.isQuoted(k) ? scan.cell(k) === '' : start === end) continue;
+      const sep = any ? f.next : f.first;
+      batcher.bytes(sep, 0, sep.length);
+      any = true;
+      if (!scan.isQuoted(k)) {
+        // The common cells are copied as they are once checked; the others take fieldText's path.
+        if (f.type === 'string') {
+          batcher.quoted(buf, start, end);
+          continue;
+        }
+        if (f.type === 'bigint' && isInteger(buf, start, end, false, 19)) {
+          batcher.bytes(buf, start, end);
+          batcher.byte(105); // i
+          continue;
+        }
+        if (f.type === 'unsigned' && isInteger(buf, start, end, true, 20)) {
+          batcher.bytes(buf, start, end);
+          batcher.byte(117); // u
+          continue;
+        }
+        if (f.type === 'double' && isDecimal(buf, start, end)) {
+          batcher.bytes(buf, start, end);
+          continue;
+        }
+      }
+      const v = scan.cell(k);
+      const text = fieldText(f.type, v);
+      if (text instanceof Error) {
+        batcher.cancel();
+        batcher.reject(line, `column '${f.name}': ${text.message}`, scan.text());
+        return undefined;
+      }
+      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) newlines++;
+      batcher.text(text);
+    }
+    if (!any) {
+      batcher.cancel();
+      batcher.reject(line, 'no field values (every field column is empty)', scan.text());
+      return undefined;
+    }
+    batcher.byte(32);
+    if (timeText === undefined) batcher.bytes(buf, ts, te);
+    else batcher.text(timeText);
+    return batcher.end(line, newlines);
+  };
+
+  for (;;) {
+    const end = scan.record(final);
+    if (end < 0) {
+      if (await more()) continue;
+      if (scan.pending() === 0) break;
+      continue; // final now: the last record ends at the end of the input
+    }
+    const line = scan.line;
+    if (!scan.blank) {
+      const b = convert(line);
       if (b !== undefined) yield b;
     }
+    scan.consume(end);
   }
   const last = batcher.flush();
   if (last !== undefined) yield last;

@@ -1,65 +1,117 @@
-// Parquet for `sundial import`, through parquet-wasm (arrow-rs compiled to Wasm; it read the
-// bench's file 2 to 4 times faster than hyparquet: bench/parquet-libs.ts): the file streamed as
-// Arrow record batches of 64 Ki rows, each converted to line protocol. Parquet carries the column
-// types, so only the time and tag columns need flags; "line" N in a report is row N of the file.
+// Parquet for `sundial import`, through hyparquet (the one Parquet library, which COPY INTO and
+// external tables read with too: bench/RESULTS.md, "Parquet libraries"): the file read in slices
+// of 64 Ki rows (its memory bounded by the slice, not the file), each column as hyparquet's array,
+// written straight into the batch's bytes: integers as digits without a BigInt string, a repeated
+// time's text reused, tag fragments cached as bytes. Parquet carries the column types, so only
+// the time and tag columns need flags; "line" N in a report is row N of the file.
 
-import { openAsBlob } from 'node:fs';
-import { tableFromIPC, type RecordBatch } from 'apache-arrow';
-import * as parquet from 'parquet-wasm';
-import { getter, kindOf, type Getter } from './arrow-values.js';
+import {
+  asyncBufferFromFile,
+  type FileMetaData,
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+  type SchemaElement,
+} from 'hyparquet';
 import type { Batch } from './import-lines.js';
 import { fieldOfValue, LineBuilder, LpBatcher, type TableShape } from './import-convert.js';
 import { timeNs, type ColumnType } from './lp-text.js';
 import { UsageError } from './usage.js';
 
-const ARROW_BATCH_ROWS = 65536;
+const SLICE_ROWS = 65536;
 
-interface Plan {
-  time: { at: number; factor: bigint };
-  tags: Array<{ name: string; at: number }>;
-  fields: Array<{ name: string; at: number; type: ColumnType }>;
+/** Time values as raw counts of their unit (hyparquet's defaults would build Date objects). */
+const PARSERS = {
+  timestampFromMilliseconds: (v: bigint) => v,
+  timestampFromMicroseconds: (v: bigint) => v,
+  timestampFromNanoseconds: (v: bigint) => v,
+};
+
+type Kind = { column: ColumnType } | { time: bigint } | undefined;
+
+/** What a Parquet column holds for line protocol: a field type, a time (ns per unit), or nothing importable. */
+function kindOf(e: SchemaElement): Kind {
+  const lt = e.logical_type;
+  if (lt?.type === 'TIMESTAMP') return { time: lt.unit === 'MILLIS' ? 1_000_000n : lt.unit === 'MICROS' ? 1000n : 1n };
+  if (e.converted_type === 'TIMESTAMP_MILLIS') return { time: 1_000_000n };
+  if (e.converted_type === 'TIMESTAMP_MICROS') return { time: 1000n };
+  if (e.converted_type === 'DATE' || lt?.type === 'DATE' || e.converted_type === 'DECIMAL' || lt?.type === 'DECIMAL')
+    return undefined;
+  switch (e.type) {
+    case 'BOOLEAN':
+      return { column: 'boolean' };
+    case 'INT32':
+      return { column: 'bigint' };
+    case 'INT64':
+      return {
+        column: e.converted_type === 'UINT_64' || (lt?.type === 'INTEGER' && !lt.isSigned) ? 'unsigned' : 'bigint',
+      };
+    case 'INT96':
+      return { time: 1n };
+    case 'FLOAT':
+    case 'DOUBLE':
+      return { column: 'double' };
+    case 'BYTE_ARRAY':
+      return { column: 'string' };
+    default:
+      return undefined;
+  }
 }
 
-function planOf(batch: RecordBatch, shape: TableShape, source: string): Plan {
-  const names = batch.schema.fields.map((f) => f.name);
-  const timeAt = names.indexOf(shape.timeColumn);
-  if (timeAt < 0)
+function typeText(e: SchemaElement): string {
+  return [e.type, e.converted_type, e.logical_type?.type].filter((x) => x !== undefined).join(' ');
+}
+
+interface Plan {
+  time: { name: string; factor: bigint; text: boolean };
+  tags: string[];
+  fields: Array<{ name: string; type: ColumnType; first: Buffer; next: Buffer }>;
+}
+
+function planOf(metadata: FileMetaData, shape: TableShape, builder: LineBuilder, source: string): Plan {
+  const columns = parquetSchema(metadata).children.map((c) => ({ e: c.element, flat: c.children.length === 0 }));
+  const names = columns.map((c) => c.e.name);
+  const timeColumn = columns.find((c) => c.e.name === shape.timeColumn);
+  if (timeColumn === undefined)
     throw new UsageError(
       `${source} has no column '${shape.timeColumn}' (its columns: ${names.join(', ')}); name the time column with --time-column`,
     );
-  const timeKind = kindOf(batch.schema.fields[timeAt]!.type);
+  const timeKind = timeColumn.flat ? kindOf(timeColumn.e) : undefined;
   let time: Plan['time'];
-  if (timeKind !== undefined && 'time' in timeKind) time = { at: timeAt, factor: timeKind.time };
-  else if (timeKind?.column === 'bigint') time = { at: timeAt, factor: shape.timeFactor };
-  else if (timeKind?.column === 'string') time = { at: timeAt, factor: shape.timeFactor };
+  if (timeKind !== undefined && 'time' in timeKind)
+    time = { name: shape.timeColumn, factor: timeKind.time, text: false };
+  else if (timeKind?.column === 'bigint') time = { name: shape.timeColumn, factor: shape.timeFactor, text: false };
+  else if (timeKind?.column === 'string') time = { name: shape.timeColumn, factor: shape.timeFactor, text: true };
   else
     throw new UsageError(
-      `${source}: time column '${shape.timeColumn}' is ${batch.schema.fields[timeAt]!.type}, not a timestamp, an integer or a date-time string`,
+      `${source}: time column '${shape.timeColumn}' is ${typeText(timeColumn.e)}, not a timestamp, an integer or a date-time string`,
     );
   for (const t of shape.tags)
     if (!names.includes(t))
       throw new UsageError(`${source} has no tag column '${t}' (its columns: ${names.join(', ')})`);
-  const tags: Plan['tags'] = [];
+  const tags: string[] = [];
   const fields: Plan['fields'] = [];
-  for (const [at, f] of batch.schema.fields.entries()) {
-    if (at === timeAt) continue;
-    if (shape.tags.has(f.name)) {
-      tags.push({ name: f.name, at });
+  for (const { e, flat } of columns) {
+    if (e.name === shape.timeColumn) continue;
+    if (shape.tags.has(e.name)) {
+      tags.push(e.name);
       continue;
     }
-    const kind = kindOf(f.type);
-    const given = shape.types.get(f.name);
-    if (given !== undefined) {
-      fields.push({ name: f.name, at, type: given });
-      continue;
-    }
-    if (kind === undefined || 'time' in kind)
+    const kind = flat ? kindOf(e) : undefined;
+    const type = shape.types.get(e.name) ?? (kind !== undefined && 'column' in kind ? kind.column : undefined);
+    if (type === undefined)
       throw new UsageError(
-        `${source}: column '${f.name}' is ${f.type}, which line protocol cannot hold; give it a type with --types`,
+        `${source}: column '${e.name}' is ${flat ? typeText(e) : 'nested'}, which line protocol cannot hold; give it a type with --types`,
       );
-    fields.push({ name: f.name, at, type: kind.column });
+    const key = builder.key(e.name);
+    fields.push({ name: e.name, type, first: Buffer.from(`${key}=`), next: Buffer.from(`,${key}=`) });
   }
   return { time, tags, fields };
+}
+
+function rejectRow(batcher: LpBatcher, line: number, reason: string): void {
+  batcher.cancel();
+  batcher.reject(line, reason, `row ${line}`);
 }
 
 export async function* parquetBatches(
@@ -69,73 +121,146 @@ export async function* parquetBatches(
 ): AsyncGenerator<Batch> {
   if (path === '-')
     throw new UsageError('Parquet cannot be read from stdin (its index is at the end of the file); give a file');
-  let file: parquet.ParquetFile;
+  const file = await asyncBufferFromFile(path);
+  let metadata: FileMetaData;
   try {
-    file = await parquet.ParquetFile.fromFile(await openAsBlob(path));
+    metadata = await parquetMetadataAsync(file);
   } catch (e) {
     throw new UsageError(`cannot read ${path} as Parquet: ${(e as Error).message ?? String(e)}`);
   }
   const batcher = new LpBatcher(o.batchLines, o.maxBytes);
   const builder = new LineBuilder(shape);
-  let plan: Plan | undefined;
-  let row = 0;
-  const total = file.metadata().fileMetadata().numRows();
-  const stream = await file.stream({ batchSize: ARROW_BATCH_ROWS });
-  for await (const wasmBatch of stream as unknown as AsyncIterable<parquet.RecordBatch>) {
-    const table = tableFromIPC(wasmBatch.intoIPCStream());
-    for (const batch of table.batches) {
-      plan ??= planOf(batch, shape, path);
-      const time: Getter = getter(batch.getChildAt(plan.time.at)!);
-      const tags = plan.tags.map((t) => ({ name: t.name, get: getter(batch.getChildAt(t.at)!) }));
-      const fields = plan.fields.map((f) => ({ name: f.name, type: f.type, get: getter(batch.getChildAt(f.at)!) }));
-      for (let i = 0; i < batch.numRows; i++) {
-        row++;
-        const b = convertRow(i, row);
-        if (b !== undefined) yield b;
-      }
-      o.onProgress(total > 0 ? row / total : 0);
+  const plan = planOf(metadata, shape, builder, path);
+  const wanted = [plan.time.name, ...plan.tags, ...plan.fields.map((f) => f.name)];
+  /** `,tag=value` as bytes by column and value (tag values repeat). */
+  const fragments = plan.tags.map(() => new Map<unknown, Buffer | Error>());
+  const prefix = Buffer.from(builder.prefix);
+  const total = Number(metadata.num_rows);
+  let lastTime: unknown;
+  let lastTimeText = '';
 
-      function convertRow(i: number, line: number): Batch | undefined {
-        const t = time(i);
-        const text = (): string => `row ${line}`;
-        let ns: bigint;
-        if (t === null) {
-          batcher.reject(line, `no time value in '${shape.timeColumn}'`, text());
-          return undefined;
-        } else if (typeof t === 'bigint') ns = t * plan!.time.factor;
-        else if (typeof t === 'number') ns = BigInt(t) * plan!.time.factor;
-        else {
-          const parsed = timeNs(String(t), plan!.time.factor);
-          if (parsed instanceof Error) {
-            batcher.reject(line, parsed.message, text());
-            return undefined;
+  for (let sliceStart = 0; sliceStart < total; sliceStart += SLICE_ROWS) {
+    const sliceEnd = Math.min(total, sliceStart + SLICE_ROWS);
+    const n = sliceEnd - sliceStart;
+    const data = new Map<string, ArrayLike<unknown>>();
+    try {
+      await parquetRead({
+        file,
+        metadata,
+        columns: wanted,
+        rowStart: sliceStart,
+        rowEnd: sliceEnd,
+        parsers: PARSERS,
+        utf8: true,
+        onChunk: (chunk) => {
+          const values = chunk.columnData as ArrayLike<unknown>;
+          // A chunk covering the slice exactly is used as it is; others (pages) are copied in.
+          if (chunk.rowStart === sliceStart && chunk.rowEnd === sliceEnd) {
+            data.set(chunk.columnName, values);
+            return;
           }
-          ns = parsed;
-        }
-        const tagValues: Array<[string, string]> = [];
-        for (const tag of tags) {
-          const v = tag.get(i);
-          if (v !== null) tagValues.push([tag.name, String(v)]);
-        }
-        const fieldValues: Array<[string, string]> = [];
-        for (const f of fields) {
-          const v = f.get(i);
-          if (v === null) continue;
-          const s = fieldOfValue(f.type, v);
-          if (s instanceof Error) {
-            batcher.reject(line, `column '${f.name}': ${s.message}`, text());
-            return undefined;
-          }
-          fieldValues.push([f.name, s]);
-        }
-        const lp = builder.line(tagValues, fieldValues, ns);
-        if (lp instanceof Error) {
-          batcher.reject(line, lp.message, text());
-          return undefined;
-        }
-        return batcher.add(line, lp);
-      }
+          let out = data.get(chunk.columnName) as unknown[] | undefined;
+          if (out === undefined) data.set(chunk.columnName, (out = new Array<unknown>(n).fill(null)));
+          const from = Math.max(chunk.rowStart, sliceStart);
+          const to = Math.min(chunk.rowEnd, sliceEnd);
+          for (let r = from; r < to; r++) out[r - sliceStart] = values[r - chunk.rowStart];
+        },
+      });
+    } catch (e) {
+      throw new UsageError(`cannot read ${path} as Parquet: ${(e as Error).message ?? String(e)}`);
     }
+    const column = (name: string): ArrayLike<unknown> => data.get(name) ?? new Array<unknown>(n).fill(null);
+    const times = column(plan.time.name);
+    const tagValues = plan.tags.map(column);
+    const fieldValues = plan.fields.map((f) => column(f.name));
+
+    for (let i = 0; i < n; i++) {
+      const line = sliceStart + i + 1;
+      // Time: a repeated value (rows of one instant) reuses its text.
+      const t = times[i];
+      if (t === null || t === undefined) {
+        rejectRow(batcher, line, `no time value in '${shape.timeColumn}'`);
+        continue;
+      }
+      if (t !== lastTime) {
+        let ns: bigint | Error;
+        if (typeof t === 'bigint') ns = t * plan.time.factor;
+        else if (typeof t === 'number') ns = BigInt(t) * plan.time.factor;
+        else ns = timeNs(String(t), plan.time.factor);
+        if (ns instanceof Error) {
+          rejectRow(batcher, line, ns.message);
+          continue;
+        }
+        lastTime = t;
+        lastTimeText = ns.toString();
+      }
+      batcher.begin();
+      batcher.bytes(prefix, 0, prefix.length);
+      let tagError: Error | undefined;
+      for (let k = 0; k < tagValues.length; k++) {
+        const v = tagValues[k]![i];
+        if (v === null || v === undefined) continue;
+        const cache = fragments[k]!;
+        let f = cache.get(v);
+        if (f === undefined) {
+          const s = builder.tag(plan.tags[k]!, String(v));
+          f = s instanceof Error ? s : Buffer.from(s);
+          if (cache.size < 10_000) cache.set(v, f);
+        }
+        if (f instanceof Error) {
+          // Reported after a bad field, as the line builder did.
+          tagError = f;
+          break;
+        }
+        batcher.bytes(f, 0, f.length);
+      }
+      batcher.byte(32);
+      let any = false;
+      let newlines = 0;
+      let bad: Error | undefined;
+      for (let k = 0; k < fieldValues.length; k++) {
+        const v = fieldValues[k]![i];
+        if (v === null || v === undefined) continue;
+        const f = plan.fields[k]!;
+        const sep = any ? f.next : f.first;
+        batcher.bytes(sep, 0, sep.length);
+        any = true;
+        // The common values as digits; the rest (and every error) through fieldOfValue.
+        if (f.type === 'bigint' || f.type === 'unsigned') {
+          const suffix = f.type === 'bigint' ? 105 : 117;
+          // Number() of a bigint beyond 2^53 rounds to an unsafe integer: those take the text path.
+          const x = typeof v === 'bigint' ? Number(v) : v;
+          if (typeof x === 'number' && Number.isSafeInteger(x) && (x >= 0 || f.type === 'bigint')) {
+            batcher.int(x);
+            batcher.byte(suffix);
+            continue;
+          }
+        } else if (f.type === 'double' && typeof v === 'number' && Number.isFinite(v)) {
+          batcher.text(String(v));
+          continue;
+        }
+        const s = fieldOfValue(f.type, v);
+        if (s instanceof Error) {
+          bad = new Error(`column '${f.name}': ${s.message}`);
+          break;
+        }
+        if (f.type === 'string') for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) newlines++;
+        batcher.text(s);
+      }
+      if (bad !== undefined || tagError !== undefined) {
+        rejectRow(batcher, line, (bad ?? tagError)!.message);
+        continue;
+      }
+      if (!any) {
+        rejectRow(batcher, line, 'no field values (every field column is empty)');
+        continue;
+      }
+      batcher.byte(32);
+      batcher.text(lastTimeText);
+      const b = batcher.end(line, newlines);
+      if (b !== undefined) yield b;
+    }
+    o.onProgress(total > 0 ? sliceEnd / total : 0);
   }
   const last = batcher.flush();
   if (last !== undefined) yield last;

@@ -4,7 +4,7 @@
 // the server's reason, and `--resume` skips what an interrupted run had acknowledged
 // (import-state.ts). Line protocol and OpenTSDB go to the server as they are; the other formats are
 // converted on the client (import-convert.ts). Summary on stderr; exit 3 when lines were rejected.
-// Parquet's modules (parquet-wasm, apache-arrow) load only for a Parquet file.
+// Parquet's module (hyparquet) loads only for a Parquet file.
 
 import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -92,8 +92,8 @@ export interface ExternalTableDef {
   /** Columns in file order; `type` is Arrow's display of the type (`Int64`, `Timestamp(Nanosecond, None)`). */
   columns: { name: string; type: string }[];
   /**
-   * An object store location's connection options (engine/external/connection.ts), the secret
-   * key included, in clear: whoever reads catalog.json (it holds password hashes too) reads it.
+   * An object store location's connection options (engine/external/connection.ts); the key id,
+   * secret key and token sealed by the node layer (node/secret-box.ts), never in clear here.
    */
   connection?: { kind: 's3'; region: string; [option: string]: string | boolean };
 }

@@ -44,20 +44,24 @@ import { parseTypeName } from '../engine/external/column-types.js';
 import type { ObjectStoreConnection } from '../engine/external/external-files.js';
 import { typeName } from '../engine/types/index.js';
 import type { SkippedFiles, Storage } from '../storage/index.js';
+import { type SecretBox, SEALED_OPTIONS } from './secret-box.js';
 
 export class StorageCatalog implements EngineCatalog {
   readonly tenant: string;
   readonly #storage: Storage;
   readonly #usage: UsageMetrics | undefined;
   readonly #skipped: SkippedFiles | undefined;
+  /** Seals an external table's secret options in the catalog; none where no table is created (the warm-up, tests). */
+  readonly #secrets: SecretBox | undefined;
 
   /**
    * `usage`: where SQL writes (INSERT) are counted (usage_schema's sql_data_in and coord_*).
    * `skipped`: collects the damaged segment files reads left out (storage.skip_damaged_segments),
    * for the response's warning header.
    */
-  constructor(storage: Storage, tenant: string, usage?: UsageMetrics, skipped?: Set<string>) {
+  constructor(storage: Storage, tenant: string, usage?: UsageMetrics, skipped?: Set<string>, secrets?: SecretBox) {
     this.#storage = storage;
+    this.#secrets = secrets;
     this.tenant = tenant;
     this.#usage = usage;
     if (skipped !== undefined)
@@ -128,13 +132,15 @@ export class StorageCatalog implements EngineCatalog {
 
   externalTables(database: string): ExternalTableInfo[] {
     const d = this.#def(database);
-    return d?.externalTables === undefined ? [] : [...d.externalTables.values()].map((t) => externalInfo(d, t));
+    return d?.externalTables === undefined
+      ? []
+      : [...d.externalTables.values()].map((t) => externalInfo(d, t, this.#secrets));
   }
 
   externalTable(database: string, name: string): ExternalTableInfo | undefined {
     const d = this.#def(database);
     const t = d?.externalTables?.get(name);
-    return d === undefined || t === undefined ? undefined : externalInfo(d, t);
+    return d === undefined || t === undefined ? undefined : externalInfo(d, t, this.#secrets);
   }
 
   async createExternalTable(database: string, t: ExternalTableInfo): Promise<void> {
@@ -143,7 +149,7 @@ export class StorageCatalog implements EngineCatalog {
     const connection =
       t.connection === undefined
         ? {}
-        : { connection: { ...t.connection } as NonNullable<ExternalTableDef['connection']> };
+        : { connection: sealed({ ...t.connection }, this.#secrets) as NonNullable<ExternalTableDef['connection']> };
     await this.#storage.changeCatalog((c) =>
       createExternalTableDef(c, db, {
         name: t.name,
@@ -342,9 +348,29 @@ function storedType(c: ColumnInfo): FieldType {
   return c.valueType;
 }
 
-function externalInfo(d: DatabaseDef, t: ExternalTableDef): ExternalTableInfo {
-  const connection =
-    t.connection === undefined ? {} : { connection: { ...t.connection } as unknown as ObjectStoreConnection };
+/** The connection as the catalog stores it: the secret options sealed (secret-box.ts). */
+function sealed(c: Record<string, unknown>, secrets: SecretBox | undefined): Record<string, unknown> {
+  for (const k of SEALED_OPTIONS) {
+    const v = c[k];
+    if (typeof v !== 'string') continue;
+    if (secrets === undefined) throw new Error('BUG: an external table with secrets created without a SecretBox');
+    c[k] = secrets.seal(v);
+  }
+  return c;
+}
+
+function externalInfo(d: DatabaseDef, t: ExternalTableDef, secrets: SecretBox | undefined): ExternalTableInfo {
+  let connection = {};
+  if (t.connection !== undefined) {
+    const c: Record<string, unknown> = { ...t.connection };
+    for (const k of SEALED_OPTIONS) {
+      const v = c[k];
+      if (typeof v !== 'string') continue;
+      if (secrets === undefined) throw new Error('BUG: an external table with secrets read without a SecretBox');
+      c[k] = secrets.open(v, `external table ${d.name}.${t.name}`);
+    }
+    connection = { connection: c as unknown as ObjectStoreConnection };
+  }
   return {
     database: d.name,
     name: t.name,

@@ -86,7 +86,7 @@ export class LocalExternalFiles implements ExternalFiles {
     } catch {
       throw refused(`location '${location}' not found`);
     }
-    if (info.isFile()) return [{ name: location, sizeBytes: info.size, realPath: path }];
+    if (info.isFile()) return [{ name: location, sizeBytes: info.size, version: String(info.mtimeMs), realPath: path }];
     if (!info.isDirectory()) throw refused(`location '${location}' is neither a file nor a directory`);
     const out: LocalFile[] = [];
     const names = (await readdir(path)).filter((n) => !n.startsWith('.')).sort();
@@ -96,7 +96,7 @@ export class LocalExternalFiles implements ExternalFiles {
       if (!within(this.#realRoot, real))
         throw refused(`location '${name}' leads out of storage.external_dir through a symbolic link`);
       const s = await stat(real);
-      if (s.isFile()) out.push({ name, sizeBytes: s.size, realPath: real });
+      if (s.isFile()) out.push({ name, sizeBytes: s.size, version: String(s.mtimeMs), realPath: real });
     }
     return out;
   }

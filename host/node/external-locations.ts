@@ -6,6 +6,7 @@
 import { UserError } from '../core/errors.js';
 import type { ExternalFile, ExternalFiles, ObjectStoreConnection } from '../engine/external/external-files.js';
 import { locationScheme } from '../engine/external/connection.js';
+import { ExternalFileCache } from '../engine/external/file-cache.js';
 import type { LocalExternalFiles } from './external-files.js';
 import { S3Files } from './s3-files.js';
 
@@ -14,6 +15,7 @@ const NO_DIR = 'object store error: local locations need storage.external_dir, w
 export class ExternalLocations implements ExternalFiles {
   readonly #local: LocalExternalFiles | undefined;
   readonly #s3 = new S3Files();
+  readonly cache = new ExternalFileCache();
 
   constructor(local: LocalExternalFiles | undefined) {
     this.#local = local;

@@ -26,7 +26,9 @@ import { flagName, loadConfig, SETTINGS, type Config } from './config.js';
 import { openStorage } from './open-storage.js';
 import { coreWasmBytes, packageVersion } from './package-info.js';
 import { InThreadParsers } from './parse-pool.js';
+import { SecretBox } from './secret-box.js';
 import { createServices } from './services.js';
+import { startStreamRunner } from './stream-runner.js';
 
 export { UserError as SundialError } from '../core/errors.js';
 export { DataDirLockedError } from '../storage/index.js';
@@ -99,11 +101,16 @@ export async function open(options: OpenOptions = {}): Promise<Sundial> {
     usage: new UsageMetrics('library'),
     allowEmptyPassword: true,
     logger,
+    secrets: memory ? SecretBox.inMemory() : SecretBox.forDir(dataDir),
   });
+  // Stream tables' queries run while the handle is open, as they do while `sundial serve` runs
+  // (the timer is unref'd: an open handle alone does not keep the program alive).
+  const stopStreams = startStreamRunner(storage, services.sql, logger, config['limits.query_memory_bytes']);
   return new Sundial(config, services, lock, {
     tenant: options.tenant ?? 'cnosdb',
     database: options.database ?? 'public',
     memory,
+    stopStreams,
   });
 }
 
@@ -123,7 +130,7 @@ export class Sundial {
   readonly #config: Config;
   readonly #services: Services;
   readonly #lock: DirLock | undefined;
-  readonly #defaults: { tenant: string; database: string; memory: boolean };
+  readonly #defaults: { tenant: string; database: string; memory: boolean; stopStreams: () => Promise<void> };
   readonly #planCache = new PlanCache();
   readonly #version = packageVersion();
   /** Statements whose batches are not all pulled yet, each with what lets it go: close() stops them. */
@@ -135,7 +142,7 @@ export class Sundial {
     config: Config,
     services: Services,
     lock: DirLock | undefined,
-    defaults: { tenant: string; database: string; memory: boolean },
+    defaults: { tenant: string; database: string; memory: boolean; stopStreams: () => Promise<void> },
   ) {
     this.#config = config;
     this.#services = services;
@@ -280,6 +287,8 @@ export class Sundial {
       }
       const storage = this.#services.storage;
       try {
+        // Before the flush: a turn still running writes its windows into what is flushed.
+        await this.#defaults.stopStreams();
         if (!this.#defaults.memory) await storage.flushAll();
       } finally {
         await storage.close();

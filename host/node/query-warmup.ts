@@ -35,6 +35,7 @@ import { StorageCatalog } from './engine-catalog.js';
 import { InThreadParsers } from './parse-pool.js';
 import { SundialServer, UsageMetrics } from '../server/index.js';
 import { createServices } from './services.js';
+import { SecretBox } from './secret-box.js';
 import { warmWritePath } from './write-warmup.js';
 
 /** The generated table: HOSTS series, a row every STEP_S seconds for ROWS rows each. */
@@ -112,6 +113,7 @@ async function scratchServer(
       usage,
       allowEmptyPassword: true,
       logger,
+      secrets: SecretBox.inMemory(),
     }),
   );
   await server.hapi.initialize();

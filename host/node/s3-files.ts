@@ -79,14 +79,21 @@ function storeError(location: string, e: unknown): UserError {
   return refused(`'${location}': ${err.name ?? 'Error'}: ${err.message ?? String(e)}`);
 }
 
+/** An object's version for the parsed-file cache: its ETag (LastModified has whole seconds only). */
+const version = (etag: string | undefined): { version?: string } => (etag === undefined ? {} : { version: etag });
+
 const isMissing = (e: unknown): boolean => {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
   return err.name === 'NotFound' || err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404;
 };
 
-async function listPrefix(client: S3Client, bucket: string, prefix: string): Promise<{ key: string; size: number }[]> {
+async function listPrefix(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+): Promise<{ key: string; size: number; etag: string | undefined }[]> {
   const { ListObjectsV2Command } = await loadS3();
-  const out: { key: string; size: number }[] = [];
+  const out: { key: string; size: number; etag: string | undefined }[] = [];
   let token: string | undefined;
   do {
     const page: ListObjectsV2CommandOutput = await client.send(
@@ -100,7 +107,7 @@ async function listPrefix(client: S3Client, bucket: string, prefix: string): Pro
     for (const o of page.Contents ?? []) {
       const name = o.Key!.slice(prefix.length);
       if (name === '' || name.startsWith('.')) continue;
-      out.push({ key: o.Key!, size: o.Size ?? 0 });
+      out.push({ key: o.Key!, size: o.Size ?? 0, etag: o.ETag });
     }
     token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
@@ -119,17 +126,34 @@ export class S3Files {
       if (key !== '' && !key.endsWith('/')) {
         try {
           const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-          return [{ name: location, sizeBytes: head.ContentLength ?? 0, client, bucket, key }];
+          return [
+            {
+              name: location,
+              sizeBytes: head.ContentLength ?? 0,
+              ...version(head.ETag),
+              client,
+              bucket,
+              key,
+            },
+          ];
         } catch (e) {
           if (!isMissing(e)) throw e;
         }
         const under = await listPrefix(client, bucket, `${key}/`);
         if (under.length === 0) throw refused(`location '${location}' not found`);
-        return under.map((o) => ({ name: `s3://${bucket}/${o.key}`, sizeBytes: o.size, client, bucket, key: o.key }));
+        return under.map((o) => ({
+          name: `s3://${bucket}/${o.key}`,
+          sizeBytes: o.size,
+          ...version(o.etag),
+          client,
+          bucket,
+          key: o.key,
+        }));
       }
       return (await listPrefix(client, bucket, key)).map((o) => ({
         name: `s3://${bucket}/${o.key}`,
         sizeBytes: o.size,
+        ...version(o.etag),
         client,
         bucket,
         key: o.key,

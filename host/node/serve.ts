@@ -15,6 +15,7 @@ import { startStreamRunner } from './stream-runner.js';
 import { verifyPassword } from '../meta/index.js';
 import { PgListener } from '../pgwire/index.js';
 import { createServices } from './services.js';
+import { SecretBox } from './secret-box.js';
 import { faultPointArmed, lockDataDir } from '../storage/index.js';
 import { openStorage } from './open-storage.js';
 import { Cluster, ClusterUnreachable } from './cluster.js';
@@ -169,6 +170,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       allowEmptyPassword: isLoopback(config['server.host']),
       logger,
       metrics,
+      secrets: SecretBox.forDir(dataDir),
     });
     server.ready(services);
     stopStreams = startStreamRunner(storage, services.sql, logger, config['limits.query_memory_bytes']);

@@ -20,6 +20,7 @@ import {
   type UsageMetrics,
 } from '../server/index.js';
 import { sqlServices } from './sql-services.js';
+import type { SecretBox } from './secret-box.js';
 
 /** What the services are built around; the rest comes from `config`. */
 export interface ServiceParts {
@@ -30,6 +31,8 @@ export interface ServiceParts {
   /** Whether a user without a password may log in (a loopback listener, serve.ts). */
   allowEmptyPassword: boolean;
   logger: Logger;
+  /** Seals the secrets the catalog keeps (secret-box.ts). */
+  secrets: SecretBox;
   /** The server's metrics (serve.ts); default a registry of its own that nobody scrapes (the warm-up's). */
   metrics?: ServerMetrics;
 }
@@ -60,6 +63,7 @@ export function createServices(config: Config, parts: ServiceParts): Services {
       parts.usage,
       authenticator,
       runningQueries,
+      parts.secrets,
       config['storage.external_dir'],
     ),
   };

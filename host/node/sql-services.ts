@@ -10,6 +10,7 @@ import { StorageCatalog } from './engine-catalog.js';
 import { LocalExternalFiles } from './external-files.js';
 import { ExternalLocations } from './external-locations.js';
 import type { QueryRegistry, SqlServices, UsageMetrics } from '../server/index.js';
+import type { SecretBox } from './secret-box.js';
 import { systemInfo } from './system-info.js';
 
 /** `externalDir`: storage.external_dir, where COPY INTO reads and writes local files ('' for nowhere; object stores still). */
@@ -19,14 +20,15 @@ export function sqlServices(
   usage: UsageMetrics,
   authenticator: Authenticator,
   runningQueries: QueryRegistry,
+  secrets: SecretBox,
   externalDir = '',
 ): SqlServices {
   const files = new ExternalLocations(externalDir === '' ? undefined : new LocalExternalFiles(externalDir));
   return {
-    catalog: (tenant) => new StorageCatalog(storage, tenant, usage),
+    catalog: (tenant) => new StorageCatalog(storage, tenant, usage, undefined, secrets),
     engine: (planCache, skipped) =>
       new SqlEngine({
-        catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped),
+        catalogFor: (name) => new StorageCatalog(storage, name, usage, skipped, secrets),
         core,
         planCache,
         ...(files === undefined ? {} : { files }),

@@ -26,11 +26,12 @@ export interface RunningQuery extends QueryStart {
 }
 
 /**
- * Passwords in DCL text (`PASSWORD = '...'`) are masked before anyone can list them: when they
+ * Passwords in DCL text (`PASSWORD = '...'`) and the secrets of a CONNECTION or OPTIONS list
+ * (`secret_key = '...'`, `token = '...'`) are masked before anyone can list them: when they
  * are listed, not when registered (the case-insensitive scan cost 25 µs a statement, a fiftieth
  * of a short query, for the rare listing).
  */
-const PASSWORD = /(password\s*=?\s*)'(?:[^']|'')*'/gi;
+const PASSWORD = /((?:password|secret_key|\btoken)\s*=?\s*)'(?:[^']|'')*'/gi;
 
 export function maskSecrets(sql: string): string {
   return sql.replace(PASSWORD, "$1'*****'");

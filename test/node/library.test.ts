@@ -249,3 +249,50 @@ describe('open() a data directory', () => {
     await back.close();
   });
 });
+
+describe('stream tables in library mode', () => {
+  const T0 = 1_704_067_200; // 2024-01-01T00:00:00Z in seconds
+  const bin = "date_bin(INTERVAL '1' MINUTE, time, TIMESTAMP '2024-01-01T00:00:00')";
+  const SINK = 'SELECT time, station, max_pressure, n FROM air_1m ORDER BY time, station';
+  /** The sink's rows once it has `rows` of them (the stream runner turns every second; generous bound). */
+  const eventually = async (db: Awaited<ReturnType<typeof open>>, rows: number): Promise<unknown[]> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const got = await db.sql(SINK);
+      if (got.length >= rows || Date.now() > deadline) return got;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const minute = (m: number): bigint => BigInt(T0 + m * 60) * 1_000_000_000n;
+
+  it('runs the continuous queries while the handle is open, and again after a reopen', async () => {
+    const dir = freshDir();
+    let db = await open({ dataDir: dir });
+    try {
+      await db.sql('CREATE TABLE air (pressure DOUBLE, TAGS(station))');
+      await db.sql(
+        "CREATE STREAM TABLE air_stream (time TIMESTAMP, station STRING, pressure DOUBLE) WITH (db = 'public', table = 'air', event_time_column = 'time') engine = tskv",
+      );
+      await db.sql('CREATE TABLE air_1m (max_pressure DOUBLE, n BIGINT, TAGS(station))');
+      await db.sql(
+        `INSERT INTO air_1m (time, station, max_pressure, n) SELECT ${bin} AS time, station, max(pressure), count(pressure) FROM air_stream GROUP BY ${bin}, station`,
+      );
+      await db.write(
+        `air,station=a pressure=10 ${T0 + 5}\nair,station=a pressure=12 ${T0 + 40}\nair,station=a pressure=1 ${T0 + 70}\n`,
+        {
+          precision: 's',
+        },
+      );
+      expect(await eventually(db, 1)).toEqual([{ time: minute(0), station: 'a', max_pressure: 12, n: 2n }]);
+      await db.close();
+      db = await open({ dataDir: dir });
+      await db.write(`air,station=a pressure=3 ${T0 + 125}\n`, { precision: 's' });
+      expect(await eventually(db, 2)).toEqual([
+        { time: minute(0), station: 'a', max_pressure: 12, n: 2n },
+        { time: minute(1), station: 'a', max_pressure: 1, n: 1n },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -128,6 +128,15 @@ describe('maskSecrets', () => {
       "CREATE USER u WITH password '*****', comment = 'password'",
     ],
     ["SELECT 'password'", "SELECT 'password'"],
+    [
+      "COPY INTO t FROM 's3://b/k' CONNECTION = (region = 'r', access_key_id = 'AK', secret_key = 'SK', token = 'TK')",
+      "COPY INTO t FROM 's3://b/k' CONNECTION = (region = 'r', access_key_id = 'AK', secret_key = '*****', token = '*****')",
+    ],
+    [
+      "CREATE EXTERNAL TABLE e STORED AS CSV LOCATION 's3://b/' OPTIONS (region 'r', SECRET_KEY 'SK')",
+      "CREATE EXTERNAL TABLE e STORED AS CSV LOCATION 's3://b/' OPTIONS (region 'r', SECRET_KEY '*****')",
+    ],
+    ["SELECT my_token FROM t WHERE x = 'token'", "SELECT my_token FROM t WHERE x = 'token'"],
   ];
   for (const [sql, want] of cases) {
     it(`masks ${JSON.stringify(sql)}`, () => {

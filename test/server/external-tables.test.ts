@@ -2,7 +2,16 @@
 // of storage.external_dir, queried and joined with tskv tables, listed and described, kept across
 // a restart, dropped without touching their files, and every refusal with its status and code.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  utimesSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,6 +219,20 @@ describe('external tables over CSV, JSON and Parquet', () => {
     );
     rmSync(join(dir, 'gone.csv'));
     await refused('SELECT * FROM gone', 422, '010047', /^object store error: location 'gone\.csv' not found$/);
+  });
+
+  it('answers an unchanged file the same from the parsed-file cache, and reads a changed one again', async () => {
+    const file = join(dir, 'cached.csv');
+    writeFileSync(file, 'a,b\n1,x\n2,y\n');
+    await csv("CREATE EXTERNAL TABLE cached (a BIGINT, b STRING) STORED AS CSV WITH HEADER ROW LOCATION 'cached.csv'");
+    for (let i = 0; i < 2; i++) expect(await csv('SELECT * FROM cached ORDER BY a')).toBe('a,b\n1,x\n2,y\n');
+    // The same size, a later modification time: the cache must not answer with the old rows.
+    writeFileSync(file, 'a,b\n3,z\n4,w\n');
+    const later = new Date(Date.now() + 10_000);
+    utimesSync(file, later, later);
+    expect(await csv('SELECT * FROM cached ORDER BY a')).toBe('a,b\n3,z\n4,w\n');
+    expect(await csv("SELECT sum(a) AS s FROM cached WHERE b <> 'z'")).toBe('s\n4\n');
+    await csv('DROP TABLE cached');
   });
 
   it('keeps every definition across a restart', async () => {

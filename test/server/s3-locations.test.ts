@@ -3,6 +3,8 @@
 // refusal (options, a missing object or bucket, a store that does not answer) with its code.
 
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http } from '../support/http.js';
 import { startS3, type TestS3 } from '../support/s3rver.js';
@@ -117,6 +119,17 @@ describe('COPY INTO and external tables on s3://', () => {
     );
     const views = await csv("SELECT * FROM information_schema.tables WHERE table_name = 'cpu_s3'");
     expect(views).not.toContain('S3RVER');
+  });
+
+  it('keeps the table credentials sealed in catalog.json, and opens them after a restart', async () => {
+    const catalog = readFileSync(join(server.dataDir, 'catalog.json'), 'utf8');
+    expect(catalog).toContain('cpu_s3');
+    expect(catalog).not.toContain('S3RVER');
+    expect(catalog).toMatch(/"secretKey": ?"sealed:v1:/);
+    expect(statSync(join(server.dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+    await server.stop();
+    server = await startServer({ dataDir: server.dataDir });
+    expect(await csv('SELECT count(*) AS n FROM cpu_s3')).toBe('n\n4\n');
   });
 
   const refusals: [string, () => string, string, RegExp][] = [

@@ -4,6 +4,7 @@
 // touches no file system or network, so it still runs in a browser.
 
 import type { ObjectStoreConnection } from '../catalog.js';
+import type { ExternalFileCache } from './file-cache.js';
 
 export type { ObjectStoreConnection };
 
@@ -12,9 +13,16 @@ export interface ExternalFile {
   /** The location text the user wrote, or for a file found in a directory, that text plus its name. */
   readonly name: string;
   readonly sizeBytes: number;
+  /**
+   * What changes whenever its content does, as the host knows it (a local file's modification
+   * time, an object's ETag); absent: it cannot tell, and the file is never cached.
+   */
+  readonly version?: string;
 }
 
 export interface ExternalFiles {
+  /** Parsed files kept between statements (file-cache.ts); none: every read parses. */
+  readonly cache?: ExternalFileCache;
   /**
    * The files `location` names: the file itself, or the files directly inside a directory (sorted
    * by name; hidden ones left out). Throws UserError externalLocation when the location is refused

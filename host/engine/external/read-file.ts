@@ -1,6 +1,7 @@
 // One file of a location read into a batch by its format: what COPY INTO a table and an external
 // table's scan share. The file's bytes are charged to the query's memory pool while they are
-// parsed, and the batch's for as long as the caller holds the reservation.
+// parsed, and the batch's for as long as the caller holds the reservation. An unchanged file read
+// again comes from the files' cache (file-cache.ts), charged the same.
 
 import type { ExternalTableInfo } from '../catalog.js';
 import type { MemoryPool } from '../memory/index.js';
@@ -29,6 +30,13 @@ export async function readExternalFile(
   memory: MemoryPool,
   held: Reservation,
 ): Promise<RecordBatch> {
+  const cache = files.cache;
+  const key = cache?.key(file, format, schema);
+  const cached = key === undefined ? undefined : cache!.get(key);
+  if (cached !== undefined) {
+    held.grow(batchBytes(cached));
+    return cached;
+  }
   const parsing = new Reservation(memory, `reading ${file.name}`);
   try {
     // Charged before the read, from the size the listing saw: a file past the limit is never loaded.
@@ -47,6 +55,7 @@ export async function readExternalFile(
         break;
     }
     held.grow(batchBytes(batch));
+    if (key !== undefined) cache!.set(key, batch);
     return batch;
   } finally {
     parsing.release();
