@@ -9,17 +9,14 @@
 //
 // Options: --hosts 20 --duration 1d --block 1000 --runs 5
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import * as zstd from 'zstd-napi';
 import { BlockCodecs, Encoding, type ColumnValues } from '../host/core/codecs.js';
 import { Core } from '../host/core/wasm.js';
 import { ValueType } from '../host/core/write-batch.js';
-import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
+import { cpuLpFile } from './support/tsbs-data.js';
 
-const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
 
 const { values: opts } = parseArgs({
@@ -32,29 +29,6 @@ const { values: opts } = parseArgs({
 });
 const BLOCK = Number(opts.block);
 const RUNS = Number(opts.runs);
-
-function dataFile(types: 'int' | 'float'): string {
-  mkdirSync(WORK, { recursive: true });
-  const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${types === 'float' ? '-float' : ''}.lp`);
-  if (!existsSync(file)) {
-    execFileSync(
-      process.execPath,
-      [
-        join(SHARED, 'gen-cpu.mjs'),
-        '--hosts',
-        opts.hosts!,
-        '--duration',
-        opts.duration!,
-        '--types',
-        types,
-        '--out',
-        file,
-      ],
-      { stdio: 'inherit' },
-    );
-  }
-  return file;
-}
 
 interface HostSeries {
   ts: bigint[];
@@ -176,8 +150,8 @@ function best(fn: () => void): number {
 const M = (v: number): string => (v / 1e6).toFixed(0).padStart(6);
 
 async function main(): Promise<void> {
-  const ints = parse(dataFile('int'));
-  const floats = parse(dataFile('float'));
+  const ints = parse(cpuLpFile(WORK, opts.hosts!, opts.duration!, 'int'));
+  const floats = parse(cpuLpFile(WORK, opts.hosts!, opts.duration!, 'float'));
   const core = await Core.load(readFileSync(new URL('../build/sundial.wasm', import.meta.url)));
   const codecs = BlockCodecs.create(core, zstd);
   const x = core.exports as unknown as Exports;

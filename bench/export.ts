@@ -4,12 +4,12 @@
 // nothing; printed: the export's size and time, and the server's RSS before and at most during
 // it (sampled every 10 ms). Needs `npm run build`.
 
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { demoLineProtocol } from '../host/sandbox/demo-data.js';
 import { http } from '../test/support/http.js';
 import { startServer } from '../test/support/server.js';
+import { rssMiB } from './support/proc.js';
 
 const { values: opts } = parseArgs({ options: { hosts: { type: 'string', default: '10,300' } } });
 
@@ -22,8 +22,7 @@ for (const hosts of opts.hosts!.split(',').map(Number)) {
     }
     await http(s.url, '/api/v1/sql', { body: 'COMPACT DATABASE public' });
     await new Promise((r) => setTimeout(r, 2000));
-    const rss = (): number =>
-      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024;
+    const rss = (): number => rssMiB(s.pid);
     const idle = rss();
     let peak = idle;
     const timer = setInterval(() => (peak = Math.max(peak, rss())), 10);

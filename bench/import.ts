@@ -43,9 +43,10 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 import { parquetStream } from '../host/cli/export-writers.js';
-import { startServer } from '../test/support/server.js';
 import { SHARED_DIR } from '../test/support/shared-dir.js';
-import { cpuSeconds } from './ingest-formats.js';
+import { cpuSeconds, peakRssMiB } from './support/proc.js';
+import { withFreshServer } from './support/sundial.js';
+import { cpuLpFile, loaderArgs } from './support/tsbs-data.js';
 
 const SHARED = join(SHARED_DIR, 'bench') + '/';
 /** The CSV copy of the data (its header names the fields for COPY INTO's table). */
@@ -88,28 +89,6 @@ interface Result {
 }
 
 // ---- data: bench:ingest's line-protocol file, and the same rows as CSV, NDJSON and Parquet ----
-
-function lpFile(): string {
-  mkdirSync(WORK, { recursive: true });
-  const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}.lp`);
-  if (!existsSync(file))
-    execFileSync(
-      process.execPath,
-      [
-        join(SHARED, 'gen-cpu.mjs'),
-        '--hosts',
-        opts.hosts!,
-        '--duration',
-        opts.duration!,
-        '--types',
-        'int',
-        '--out',
-        file,
-      ],
-      { stdio: 'inherit' },
-    );
-  return file;
-}
 
 interface Parsed {
   tags: string[];
@@ -266,10 +245,6 @@ const influxFile = (lp: string): Promise<string> =>
 
 // ---- measuring ----
 
-function peakRssMiB(pid: number): number {
-  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
-
 /** Runs a command to its end; wall seconds and its CPU seconds (sampled from /proc until it exits). */
 function runTool(
   cmd: string,
@@ -297,28 +272,13 @@ function runTool(
 }
 
 async function sundialRun(name: string, args: string[], rows: number): Promise<Result> {
-  const dataDir = join(RUN, 'sundial-data');
-  rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir, waitWarm: true });
-  try {
+  return withFreshServer(join(RUN, 'sundial-data'), {}, async (server) => {
     const cpu0 = cpuSeconds(server.pid);
     let r: Awaited<ReturnType<typeof runTool>>;
     if (args[0] === 'loader') {
       const json = join(RUN, 'load.json');
-      r = await runTool(process.execPath, [
-        join(SHARED, 'load-lp.mjs'),
-        args[1]!,
-        `${server.url}/api/v1/write?db=public`,
-        '--batch',
-        '5000',
-        '--workers',
-        '2',
-        '--auth',
-        'root:',
-        '--json',
-        json,
-        '--quiet',
-      ]);
+      const url = `${server.url}/api/v1/write?db=public`;
+      r = await runTool(process.execPath, loaderArgs(args[1]!, url, { auth: 'root:', json }));
       const res = JSON.parse(readFileSync(json, 'utf8')) as {
         rows: number;
         elapsedSeconds: number;
@@ -347,17 +307,12 @@ async function sundialRun(name: string, args: string[], rows: number): Promise<R
       peakRssMiB: peakRssMiB(server.pid),
       failed: rows - written,
     };
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 /** NDJSON POSTed to the server's NDJSON route in 5000-line bodies over 2 connections (cut before the clock starts). */
 async function ndjsonRoute(file: string, rows: number): Promise<Result> {
-  const dataDir = join(RUN, 'sundial-data');
-  rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({ dataDir, waitWarm: true });
-  try {
+  return withFreshServer(join(RUN, 'sundial-data'), {}, async (server) => {
     const all = readFileSync(file);
     const bodies: Buffer[] = [];
     for (let at = 0, n = 0, start = 0; at < all.length; ) {
@@ -416,9 +371,7 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
       peakRssMiB: peakRssMiB(server.pid),
       failed,
     };
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 /**
@@ -582,7 +535,7 @@ function csvFieldNames(csv: string): string[] {
 async function main(): Promise<void> {
   mkdirSync(RUN, { recursive: true });
   try {
-    const lp = lpFile();
+    const lp = cpuLpFile(WORK, opts.hosts!, opts.duration!, 'int');
     console.log('preparing CSV, Parquet and influx -import copies of', lp, '(once)');
     const [csv, parquet, influx] = [await csvFile(lp), await parquetFile(lp), await influxFile(lp)];
     const ndjson = opts.ndjson ? await ndjsonFile(lp) : undefined;

@@ -4,11 +4,11 @@
 // With `probeSql`, a third connection sends `SELECT 1` every 5 ms meanwhile and reports its
 // latency: what a dashboard querying the server feels while it ingests.
 
-import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { startServer } from '../test/support/server.js';
 import type { Workload } from './ingest-bodies.js';
+import { cpuSeconds, peakRssMiB } from './support/proc.js';
+import { cpuProfArgs, withFreshServer } from './support/sundial.js';
 
 export interface FormatResult {
   name: string;
@@ -33,17 +33,6 @@ export interface FormatResult {
 }
 
 const AUTH = 'Basic ' + Buffer.from('root:').toString('base64');
-
-/** CPU seconds of a process (all threads), or of its main thread with `mainThread`. */
-export function cpuSeconds(pid: number, mainThread = false): number {
-  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) / 100;
-}
-
-function peakRssMiB(pid: number): number {
-  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
 
 function post(url: string, agent: Agent, w: Pick<Workload, 'path' | 'headers'>, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -89,53 +78,50 @@ export async function benchFormat(
   withProbe = false,
 ): Promise<FormatResult> {
   const dataDir = join(workDir, 'format-data');
-  rmSync(dataDir, { recursive: true, force: true });
-  const nodeArgs = cpuProfDir === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
-  const server = await startServer({ dataDir, nodeArgs, waitWarm: true });
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  let failed = 0;
-  let stored = 0;
-  try {
-    const cpu0 = cpuSeconds(server.pid);
-    const main0 = cpuSeconds(server.pid, true);
-    const t0 = performance.now();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < w.bodies.length) {
-        const i = next++;
-        const status = await post(server.url, agent, w, w.bodies[i]!);
-        if (status === 200) stored += w.bodyRows[i]!;
-        else if (++failed === 1) console.error(`${w.name}: HTTP ${status} (bodies refused are not counted)`);
-      }
-    };
-    let loading = true;
-    const probe = withProbe ? probeSql(server.url, () => !loading) : undefined;
-    await Promise.all(Array.from({ length: connections }, worker));
-    loading = false;
-    const seconds = (performance.now() - t0) / 1000;
-    const probeMs = await probe;
-    const cpu = cpuSeconds(server.pid) - cpu0;
-    const mainCpu = cpuSeconds(server.pid, true) - main0;
-    const rss = peakRssMiB(server.pid);
-    const rowsPerSec = stored / seconds;
-    return {
-      name: w.name,
-      unit: w.unit,
-      rows: stored,
-      sent: w.rows,
-      seconds,
-      rowsPerSec,
-      valuesPerSec: rowsPerSec * w.valuesPerRow,
-      cpuSeconds: cpu,
-      mainCpuSeconds: mainCpu,
-      peakRssMiB: rss,
-      failed,
-      bodyMiB: w.bodies.reduce((n, b) => n + b.length, 0) / 2 ** 20,
-      probeMs,
-    };
-  } finally {
-    agent.destroy();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return withFreshServer(dataDir, { nodeArgs: cpuProfArgs(cpuProfDir) }, async (server) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: connections });
+    let failed = 0;
+    let stored = 0;
+    try {
+      const cpu0 = cpuSeconds(server.pid);
+      const main0 = cpuSeconds(server.pid, true);
+      const t0 = performance.now();
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < w.bodies.length) {
+          const i = next++;
+          const status = await post(server.url, agent, w, w.bodies[i]!);
+          if (status === 200) stored += w.bodyRows[i]!;
+          else if (++failed === 1) console.error(`${w.name}: HTTP ${status} (bodies refused are not counted)`);
+        }
+      };
+      let loading = true;
+      const probe = withProbe ? probeSql(server.url, () => !loading) : undefined;
+      await Promise.all(Array.from({ length: connections }, worker));
+      loading = false;
+      const seconds = (performance.now() - t0) / 1000;
+      const probeMs = await probe;
+      const cpu = cpuSeconds(server.pid) - cpu0;
+      const mainCpu = cpuSeconds(server.pid, true) - main0;
+      const rss = peakRssMiB(server.pid);
+      const rowsPerSec = stored / seconds;
+      return {
+        name: w.name,
+        unit: w.unit,
+        rows: stored,
+        sent: w.rows,
+        seconds,
+        rowsPerSec,
+        valuesPerSec: rowsPerSec * w.valuesPerRow,
+        cpuSeconds: cpu,
+        mainCpuSeconds: mainCpu,
+        peakRssMiB: rss,
+        failed,
+        bodyMiB: w.bodies.reduce((n, b) => n + b.length, 0) / 2 ** 20,
+        probeMs,
+      };
+    } finally {
+      agent.destroy();
+    }
+  });
 }

@@ -29,7 +29,6 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startNats, type TestNats } from '../test/support/nats.js';
-import { startServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
 import {
   bulkWorkload,
@@ -42,8 +41,11 @@ import {
   promWorkload,
   type Workload,
 } from './ingest-bodies.js';
-import { benchFormat, cpuSeconds, type FormatResult } from './ingest-formats.js';
+import { benchFormat, type FormatResult } from './ingest-formats.js';
 import { pgRoundTrips, printRoundTrips } from './pg-round-trips.js';
+import { cpuSeconds, peakRssMiB } from './support/proc.js';
+import { cpuProfArgs, withFreshServer } from './support/sundial.js';
+import { cpuLpFile, loaderArgs } from './support/tsbs-data.js';
 
 const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
@@ -76,54 +78,12 @@ interface LoadResult {
   failedRows?: number;
 }
 
-function dataFile(): string {
-  mkdirSync(WORK, { recursive: true });
-  const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${opts.types === 'float' ? '-float' : ''}.lp`);
-  if (!existsSync(file)) {
-    execFileSync(
-      process.execPath,
-      [
-        join(SHARED, 'gen-cpu.mjs'),
-        '--hosts',
-        opts.hosts!,
-        '--duration',
-        opts.duration!,
-        '--types',
-        opts.types!,
-        '--out',
-        file,
-      ],
-      { stdio: 'inherit' },
-    );
-  }
-  return file;
-}
-
 function load(file: string, url: string, pid: number, tag: string, auth?: string): LoadResult {
   const out = join(RUN, `load-${tag}.json`);
-  const args = [
-    join(SHARED, 'load-lp.mjs'),
-    file,
-    url,
-    '--batch',
-    '5000',
-    '--workers',
-    '2',
-    '--pid',
-    String(pid),
-    '--json',
-    out,
-    '--quiet',
-  ];
-  if (auth) args.push('--auth', auth);
+  const args = loaderArgs(file, url, { pid, json: out, auth });
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) console.error(`loader exited with ${r.status} for ${tag}`);
   return JSON.parse(readFileSync(out, 'utf8')) as LoadResult;
-}
-
-function peakRss(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 interface Row {
@@ -147,42 +107,32 @@ const SUNDIAL_ROUTES: ReadonlyArray<{ name: string; path: string; nats?: boolean
 ];
 
 async function benchSundial(file: string, run: number, route: (typeof SUNDIAL_ROUTES)[number]): Promise<Row> {
-  const dataDir = join(RUN, 'sundial-data');
-  rmSync(dataDir, { recursive: true, force: true });
   const nats: TestNats | undefined = route.nats === true ? await startNats(1) : undefined;
-  const args = nats === undefined ? [] : ['--nats-urls', nats.urls, '--vnodes', opts.vnodes!];
-  const server = await startServer({ dataDir, args, nodeArgs: profArgs(), waitWarm: true }).catch(
-    async (e: unknown) => {
-      await nats?.close();
-      throw e;
-    },
-  );
-  const natsPid = nats?.nodes[0]?.pid;
-  const nats0 = natsPid === undefined ? 0 : cpuSeconds(natsPid);
   try {
-    const main0 = cpuSeconds(server.pid, true);
-    const res = load(
-      file,
-      `${server.url}${route.path}`,
-      server.pid,
-      `sundial-${run}-${route.path.split('?')[0]!.replaceAll('/', '_')}`,
-      'root:',
-    );
-    const main = cpuSeconds(server.pid, true) - main0;
-    const rss = peakRss(server.pid);
-    return {
-      ...row(route.name, res, rss),
-      rowsPerMainCpuSecond: res.rows / main,
-      ...(natsPid === undefined ? {} : { natsCpuSeconds: cpuSeconds(natsPid) - nats0 }),
-    };
+    const args = nats === undefined ? [] : ['--nats-urls', nats.urls, '--vnodes', opts.vnodes!];
+    const options = { args, nodeArgs: cpuProfArgs(opts['cpu-prof']) };
+    return await withFreshServer(join(RUN, 'sundial-data'), options, async (server) => {
+      const natsPid = nats?.nodes[0]?.pid;
+      const nats0 = natsPid === undefined ? 0 : cpuSeconds(natsPid);
+      const main0 = cpuSeconds(server.pid, true);
+      const res = load(
+        file,
+        `${server.url}${route.path}`,
+        server.pid,
+        `sundial-${run}-${route.path.split('?')[0]!.replaceAll('/', '_')}`,
+        'root:',
+      );
+      const main = cpuSeconds(server.pid, true) - main0;
+      const rss = peakRssMiB(server.pid);
+      return {
+        ...row(route.name, res, rss),
+        rowsPerMainCpuSecond: res.rows / main,
+        ...(natsPid === undefined ? {} : { natsCpuSeconds: cpuSeconds(natsPid) - nats0 }),
+      };
+    });
   } finally {
-    await server.stop();
     await nats?.close();
   }
-}
-
-function profArgs(): string[] | undefined {
-  return opts['cpu-prof'] === undefined ? undefined : ['--cpu-prof', `--cpu-prof-dir=${opts['cpu-prof']}`];
 }
 
 function row(name: string, res: LoadResult, rss: number): Row {
@@ -211,7 +161,7 @@ function benchPeer(peer: 'influxdb' | 'vm', file: string, run: number): Row | un
     const url =
       peer === 'influxdb' ? 'http://127.0.0.1:8086/write?db=bench&precision=ns' : 'http://127.0.0.1:8428/write';
     const res = load(file, url, pid, `${peer}-${run}`);
-    return row(peer === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', res, peakRss(pid));
+    return row(peer === 'influxdb' ? 'InfluxDB 1.6' : 'VictoriaMetrics', res, peakRssMiB(pid));
   } finally {
     execFileSync(join(SHARED, 'stop-peers.sh'), [peer], { stdio: 'inherit' });
   }
@@ -326,7 +276,7 @@ async function runAll(): Promise<void> {
     await benchFormats(undefined);
     return;
   }
-  const file = dataFile();
+  const file = cpuLpFile(WORK, opts.hosts!, opts.duration!, opts.types!);
   const rows: Row[] = [];
   for (let run = 1; run <= Number(opts.runs); run++) {
     // Every other run takes the routes in the other order, so that neither is always second.

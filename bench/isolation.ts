@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer, type ProcessServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
+import { rssMiB as procRssMiB, settle } from './support/proc.js';
 
 const SHARED = SHARED_BENCH_DIR;
 const MONITOR = new URL('./loop-monitor.mjs', import.meta.url).pathname;
@@ -292,8 +293,7 @@ async function dataDir(rows: number): Promise<string> {
 
 function rssMiB(pid: number): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? 0 : Number(m[1]) / 1024;
+    return procRssMiB(pid);
   } catch {
     return 0;
   }
@@ -385,24 +385,6 @@ const holds = (h: Holds | undefined): string => (h === undefined ? '-' : `${h.cp
 const lat = (l: Latency | undefined): string =>
   l === undefined ? '-' : `${fmt(l.p50)} / ${fmt(l.p99)} / ${fmt(l.max)}`;
 
-/** CPU seconds a process has used so far (/proc, Linux; USER_HZ 100). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Waits until the server used under 5% of a core for a second (a flush or compaction after the start is over), at most a minute. */
-async function settle(pid: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const before = cpuSeconds(pid);
-    await new Promise((r) => setTimeout(r, 1000));
-    if (cpuSeconds(pid) - before < 0.05) return;
-  }
-}
-
 /**
  * A server on the data directory, settled, with a probe client. The probes write to a database of
  * their own, dropped and made again at every start, so that its WAL stays small and its flushes
@@ -427,7 +409,8 @@ async function serve(dir: string, args: string[]): Promise<{ server: ProcessServ
   if (first.status !== 200) throw new Error(`probe write: ${first.status} ${first.text}`);
   const probe = new Probe(server.url);
   await probe.ready();
-  await settle(server.pid);
+  // Under 5% of a core for a second: a flush or compaction after the start is over.
+  await settle(server.pid, 0.05);
   return { server, probe, monitor };
 }
 

@@ -28,14 +28,16 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../test/support/server.js';
 import type { RecordedAnswer } from './http-floor.js';
 import { checkAnswers, fetchAnswers, substitute, type Answers } from './query-check.js';
 import { influxQueries, sundialQueries, TSBS_NAMES, vmQueries, windows, type BenchQuery } from './tsbs-queries.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
+import { childrenCpuSeconds, cpuSeconds, machineBusySeconds, settle as settleProcess } from './support/proc.js';
+import { cpuProfArgs, withFreshServer } from './support/sundial.js';
+import { cpuLpFile, loaderArgs } from './support/tsbs-data.js';
 
 const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
@@ -100,57 +102,10 @@ function parseDuration(s: string): number {
 const durationS = parseDuration(opts.duration!);
 const win = windows(START, durationS);
 
-function dataFile(): string {
-  mkdirSync(WORK, { recursive: true });
-  const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}.lp`);
-  if (!existsSync(file)) {
-    execFileSync(
-      process.execPath,
-      [join(SHARED, 'gen-cpu.mjs'), '--hosts', opts.hosts!, '--duration', opts.duration!, '--out', file],
-      { stdio: 'inherit' },
-    );
-  }
-  return file;
-}
-
 function load(file: string, url: string, pid: number, auth?: string): void {
-  const args = [
-    join(SHARED, 'load-lp.mjs'),
-    file,
-    url,
-    '--batch',
-    '5000',
-    '--workers',
-    '2',
-    '--pid',
-    String(pid),
-    '--quiet',
-  ];
-  if (auth) args.push('--auth', auth);
+  const args = loaderArgs(file, url, { pid, auth });
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`loader exited with ${r.status}`);
-}
-
-/** CPU seconds a process has used so far (/proc, Linux; USER_HZ 100). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds of this process's waited-for children (the query clients). */
-function childrenCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100;
-}
-
-/** Busy CPU seconds of the whole machine (/proc/stat), kernel interrupt time included. */
-function machineBusySeconds(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) / 100;
 }
 
 /**
@@ -159,15 +114,8 @@ function machineBusySeconds(): number {
  * measured on settled data, the same way for every system. Gives up after a minute.
  */
 async function settle(name: string, pid: number): Promise<void> {
-  const start = Date.now();
-  let last = cpuSeconds(pid);
-  while (Date.now() - start < 60_000) {
-    await new Promise((done) => setTimeout(done, 1000));
-    const now = cpuSeconds(pid);
-    if (now - last < 0.02) break;
-    last = now;
-  }
-  console.error(`${name}: settled ${((Date.now() - start) / 1000).toFixed(1)} s after the load`);
+  const seconds = await settleProcess(pid, 0.02);
+  console.error(`${name}: settled ${seconds.toFixed(1)} s after the load`);
   // --idle: then nothing for that long, as ../shared/bench/bench-peer.sh waits 70 s or more for the
   // disk size to settle before its queries (an idle server is another server: V8 shrinks its
   // young generation, and its memory reducer collects, at the next activity).
@@ -231,13 +179,12 @@ function sundialQueryList(): BenchQuery[] {
 }
 
 async function benchSundial(file: string): Promise<RoundResult> {
-  mkdirSync(WORK, { recursive: true });
-  const dataDir = mkdtempSync(join(WORK, 'sundial-query-data-'));
-  const nodeArgs =
-    opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`, '--cpu-prof-interval=100'];
-  if (opts['node-args'] !== undefined) nodeArgs.push(...opts['node-args'].split(' ').filter((a) => a !== ''));
-  const server = await startServer({ dataDir, nodeArgs, waitWarm: !opts['load-at-ready'] });
-  try {
+  const nodeArgs = [
+    ...(cpuProfArgs(opts.profile, 100) ?? []),
+    ...(opts['node-args'] ?? '').split(' ').filter((a) => a !== ''),
+  ];
+  const options = { nodeArgs, waitWarm: !opts['load-at-ready'] };
+  return withFreshServer(join(WORK, `sundial-query-data-${process.pid}`), options, async (server) => {
     load(file, `${server.url}/api/v1/write?db=public`, server.pid, 'root:');
     await settle('Sundial', server.pid);
     const list = sundialQueryList();
@@ -251,10 +198,7 @@ async function benchSundial(file: string): Promise<RoundResult> {
     result.recorded = await record(server.url, list, 'Basic ' + Buffer.from('root:').toString('base64'));
     rmSync(qfile, { force: true });
     return result;
-  } finally {
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Sends each query as query-bench.mjs does (placeholders filled, no Accept: CSV) and keeps the answer. */
@@ -370,7 +314,7 @@ const NAMES: Record<string, string> = {
 };
 
 async function main(): Promise<void> {
-  const file = dataFile();
+  const file = cpuLpFile(WORK, opts.hosts!, opts.duration!, 'int');
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   const systems: System[] = ['sundial', 'floor', ...peers];
   const rounds = new Map<System, RoundResult[]>(systems.map((s) => [s, []]));

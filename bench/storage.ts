@@ -11,7 +11,7 @@
 // Needs `npm run build` first (npm run bench:storage does it).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -21,8 +21,10 @@ import { storageCodecs } from '../host/storage/segment/codecs.js';
 import type { FieldValues } from '../host/storage/series/series-data.js';
 import { Storage } from '../host/storage/storage.js';
 import { loadCore } from '../test/support/core.js';
-import { startServer } from '../test/support/server.js';
 import { SHARED_BENCH_DIR } from '../test/support/shared-dir.js';
+import { peakRssMiB } from './support/proc.js';
+import { startFresh } from './support/sundial.js';
+import { cpuLpFile, loaderArgs } from './support/tsbs-data.js';
 
 const SHARED = SHARED_BENCH_DIR;
 const WORK = '/tmp/sundial-bench';
@@ -37,29 +39,6 @@ const { values: opts } = parseArgs({
     'codec-only': { type: 'boolean', default: false },
   },
 });
-
-function dataFile(types: string): string {
-  mkdirSync(WORK, { recursive: true });
-  const file = join(WORK, `cpu-${opts.hosts}h-${opts.duration}${types === 'float' ? '-float' : ''}.lp`);
-  if (!existsSync(file)) {
-    execFileSync(
-      process.execPath,
-      [
-        join(SHARED, 'gen-cpu.mjs'),
-        '--hosts',
-        opts.hosts!,
-        '--duration',
-        opts.duration!,
-        '--types',
-        types,
-        '--out',
-        file,
-      ],
-      { stdio: 'inherit' },
-    );
-  }
-  return file;
-}
 
 /** Allocated bytes of every file under `dir` (what du --block-size=1 counts). */
 function allocated(dir: string): number {
@@ -97,12 +76,11 @@ interface LoadResult {
 /** Loads `file` into a fresh server; `flushBytes` undefined: nothing leaves memory (the baseline). */
 async function benchSundial(file: string, tag: string, flushBytes: string | undefined): Promise<Result> {
   const dataDir = join(WORK, `sundial-storage-${tag}`);
-  rmSync(dataDir, { recursive: true, force: true });
   const args =
     flushBytes === undefined
       ? ['--flush-bytes', '4GiB', '--memtable-bytes', '4GiB', '--flush-age', '1h']
       : ['--flush-bytes', flushBytes];
-  const server = await startServer({ dataDir, args, waitWarm: true });
+  const server = await startFresh(dataDir, { args });
   let res: LoadResult;
   let rss: number;
   try {
@@ -110,28 +88,13 @@ async function benchSundial(file: string, tag: string, flushBytes: string | unde
     // Asynchronously: the server's log lines (flushes, compactions) are read meanwhile.
     const loader = spawn(
       process.execPath,
-      [
-        join(SHARED, 'load-lp.mjs'),
-        file,
-        `${server.url}/api/v1/write?db=public`,
-        '--batch',
-        '5000',
-        '--workers',
-        '2',
-        '--pid',
-        String(server.pid),
-        '--json',
-        out,
-        '--quiet',
-        '--auth',
-        'root:',
-      ],
+      loaderArgs(file, `${server.url}/api/v1/write?db=public`, { pid: server.pid, json: out, auth: 'root:' }),
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     const status = await new Promise<number | null>((resolve) => loader.once('exit', resolve));
     if (status !== 0) console.error(`loader exited with ${status}`);
     res = JSON.parse(readFileSync(out, 'utf8')) as LoadResult;
-    rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
+    rss = peakRssMiB(server.pid);
     // Let the background work started by the load finish (as the peers get to settle).
     const count = (msg: string): number => server.logs.filter((l) => l.msg === msg).length;
     const busy = (): boolean => count('compacting') > count('compacted') + count('compaction failed');
@@ -302,7 +265,7 @@ async function main(): Promise<void> {
   if (opts['codec-only']) return;
   const peers = opts.peers === 'none' ? [] : (opts.peers!.split(',') as Array<'influxdb' | 'vm'>);
   for (const types of opts.types!.split(',')) {
-    const file = dataFile(types);
+    const file = cpuLpFile(WORK, opts.hosts!, opts.duration!, types);
     const results: Result[] = [
       await benchSundial(file, types, opts['flush-bytes']),
       await benchSundial(file, `${types}-baseline`, undefined),

@@ -48,7 +48,7 @@ describe('conformance runner', () => {
   let result: RunResult;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ inProcess: true });
     dir = mkdtempSync(join(tmpdir(), 'slt-runner-'));
     mkdirSync(join(dir, 'sub'));
     for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { http, writeLp } from '../support/http.js';
-import { startServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 const QUIET = {
   SUNDIAL_WARMUP: 'false',
@@ -28,8 +28,8 @@ async function check(
 
 describe('CHECK DATABASE and the saved documents', () => {
   it('names a damaged catalog.json and manifest.json; REPAIR rewrites them, and the server starts again on them', async () => {
-    const server = await startServer({ env: QUIET });
-    let restarted: Awaited<ReturnType<typeof startServer>> | undefined;
+    const server = await startServer({ inProcess: true, env: QUIET });
+    let restarted: TestServer | undefined;
     try {
       expect((await writeLp(server.url, 'm v=1 1')).status).toBe(200);
       expect((await http(server.url, '/api/v1/sql', { method: 'POST', body: 'COMPACT DATABASE public' })).status).toBe(
@@ -53,7 +53,7 @@ describe('CHECK DATABASE and the saved documents', () => {
       ]);
       expect(await check(server.url, 'CHECK DATABASE public')).toEqual([]);
       expect(await server.stop()).toBe(0);
-      restarted = await startServer({ env: QUIET, dataDir: server.dataDir });
+      restarted = await startServer({ inProcess: true, env: QUIET, dataDir: server.dataDir });
       const r = await http(restarted.url, '/api/v1/sql', { method: 'POST', body: 'SELECT v FROM m' });
       expect([r.status, r.text]).toEqual([200, 'v\n1.0\n']);
     } finally {

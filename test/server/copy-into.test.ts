@@ -20,7 +20,7 @@ beforeAll(async () => {
     join(outside, 'secret.csv'),
     'time,tag1,tag2,bigint_c,string_c,ubigint_c,boolean_c,double_c\n2022-01-01 00:00:00,a,b,1,s,1,true,1.0\n',
   );
-  server = await startServer({ args: ['--external-dir', dir] });
+  server = await startServer({ inProcess: true, args: ['--external-dir', dir] });
 });
 afterAll(async () => {
   await server.stop();
@@ -369,7 +369,7 @@ describe('COPY INTO refusals', () => {
 describe('COPY INTO without storage.external_dir', () => {
   let plain: TestServer;
   beforeAll(async () => {
-    plain = await startServer();
+    plain = await startServer({ inProcess: true });
   });
   afterAll(async () => {
     await plain.stop();
@@ -396,7 +396,10 @@ describe('COPY INTO within limits.query_memory_bytes', () => {
   const q = (sql: string) => http(small.url, '/api/v1/sql?db=public', { method: 'POST', body: sql });
   beforeAll(async () => {
     smallDir = mkdtempSync(join(tmpdir(), 'sundial-external-small-'));
-    small = await startServer({ args: ['--external-dir', smallDir, '--query-memory-bytes', String(LIMIT)] });
+    small = await startServer({
+      inProcess: true,
+      args: ['--external-dir', smallDir, '--query-memory-bytes', String(LIMIT)],
+    });
     // 3 MB of CSV: three times the limit before it is even parsed.
     const line = (i: number): string =>
       `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0')},h${i % 10},${'x'.repeat(40)},${i}\n`;

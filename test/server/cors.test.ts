@@ -48,7 +48,7 @@ function preflight(
 describe('CORS off (the default)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: NO_WARMUPS });
+    server = await startServer({ inProcess: true, args: NO_WARMUPS });
   });
   afterAll(async () => {
     await server.stop();
@@ -73,7 +73,7 @@ describe('CORS off (the default)', () => {
 describe('CORS with listed origins', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: [...NO_WARMUPS, '--cors-origins', `${APP}, ${DEV}`] });
+    server = await startServer({ inProcess: true, args: [...NO_WARMUPS, '--cors-origins', `${APP}, ${DEV}`] });
   });
   afterAll(async () => {
     await server.stop();
@@ -211,7 +211,7 @@ describe('CORS with listed origins', () => {
 describe('CORS with *', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: [...NO_WARMUPS, '--cors-origins', `*,${APP}`] });
+    server = await startServer({ inProcess: true, args: [...NO_WARMUPS, '--cors-origins', `*,${APP}`] });
   });
   afterAll(async () => {
     await server.stop();

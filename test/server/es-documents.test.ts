@@ -16,7 +16,7 @@ async function sql(statement: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 }, 60_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { startServer, type TestServer } from '../support/server.js';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 }, 60_000);
 
 afterAll(async () => {

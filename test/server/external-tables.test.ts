@@ -26,7 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sundial-external-'));
   outside = mkdtempSync(join(tmpdir(), 'sundial-outside-'));
   writeFileSync(join(outside, 'secret.csv'), 'a,b\n1,2\n');
-  server = await startServer({ args: ['--external-dir', dir] });
+  server = await startServer({ inProcess: true, args: ['--external-dir', dir] });
 });
 afterAll(async () => {
   await server.stop();
@@ -238,7 +238,7 @@ describe('external tables over CSV, JSON and Parquet', () => {
   it('keeps every definition across a restart', async () => {
     const before = await csv('SHOW TABLES');
     await server.stop();
-    server = await startServer({ dataDir: server.dataDir, args: ['--external-dir', dir] });
+    server = await startServer({ inProcess: true, dataDir: server.dataDir, args: ['--external-dir', dir] });
     expect(await csv('SHOW TABLES')).toBe(before);
     expect(await csv('SELECT * FROM events ORDER BY at')).toBe(
       'host,at,n,ok\nh1,2024-01-01T00:00:00.000000000,1,true\nh2,2024-01-01T00:00:01.500000000,-2,\n',
@@ -392,7 +392,7 @@ describe('CREATE EXTERNAL TABLE refusals', () => {
 describe('external tables without storage.external_dir', () => {
   let plain: TestServer;
   beforeAll(async () => {
-    plain = await startServer();
+    plain = await startServer({ inProcess: true });
   });
   afterAll(async () => {
     await plain.stop();

@@ -122,7 +122,7 @@ describe('on a full file system', () => {
   for (const [name, statement] of cases) {
     it(`${name} answers 507 and keeps none of its change, in memory, on disk or after a restart`, async () => {
       const dataDir = `${fs.dir}/${name.replace(/ /g, '-')}`;
-      const server = await startServer({ dataDir, env: QUIET });
+      const server = await startServer({ inProcess: true, dataDir, env: QUIET });
       let restarted: TestServer | undefined;
       try {
         expect((await writeLp(server.url, 'kept,h=a v=1,v2=2 1')).status).toBe(200);
@@ -135,7 +135,7 @@ describe('on a full file system', () => {
         expect(saved(dataDir)).toEqual(names);
         fs.free();
         expect(await server.stop()).toBe(0);
-        restarted = await startServer({ dataDir, env: QUIET });
+        restarted = await startServer({ inProcess: true, dataDir, env: QUIET });
         expect([await schema(restarted.url), await rows(restarted.url), await users(restarted.url)]).toEqual(before);
         // With space, the same statement goes through: the checks above see its change.
         await ok(restarted.url, statement);
@@ -147,7 +147,7 @@ describe('on a full file system', () => {
         expect(after).not.toEqual(before);
       } finally {
         fs.free();
-        await server.kill();
+        await server.stop();
         if (restarted !== undefined) expect(await restarted.stop()).toBe(0);
       }
     });

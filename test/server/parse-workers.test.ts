@@ -288,7 +288,7 @@ const tables = new Map<string, string>();
 
 beforeAll(async () => {
   for (const mode of modes) {
-    const server = await startServer({ args: [...mode.args] });
+    const server = await startServer({ inProcess: true, args: [...mode.args] });
     servers.set(mode.name, server);
     for (const c of ACCEPTED) accepted.set(`${mode.name}/${c.name}`, await send(server, c.send));
     for (const c of REJECTED) rejected.set(`${mode.name}/${c.name}`, await send(server, c.send));
@@ -369,7 +369,7 @@ describe('parse warm-up', () => {
   });
 
   it('is skipped with --parse-warmup false: workers start on demand', async () => {
-    const server = await startServer({ args: ['--parse-workers', '2', '--parse-warmup', 'false'] });
+    const server = await startServer({ inProcess: true, args: ['--parse-workers', '2', '--parse-warmup', 'false'] });
     try {
       expect(server.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 2, parseWarmup: false });
       expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(0);

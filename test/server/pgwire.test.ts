@@ -1,7 +1,7 @@
 // The PostgreSQL port with real clients: Debian's psql (postgresql-client, installed by .ci/run)
 // and npm's pg. Each answer is checked against what /api/v1/sql returns for the same query.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -21,17 +21,25 @@ function requirePsql(): void {
     );
 }
 
-function psql(
+/** psql as a child process, awaited: spawnSync would block the server, which runs in this process. */
+async function psql(
   server: TestServer,
   args: string[],
   env: Record<string, string> = {},
-): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(PSQL, ['-X', '-h', '127.0.0.1', '-p', String(server.pgPort), ...args], {
-    encoding: 'utf8',
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(PSQL, ['-X', '-h', '127.0.0.1', '-p', String(server.pgPort), ...args], {
     env: { PATH: process.env.PATH, PGCONNECT_TIMEOUT: '10', ...env },
     timeout: 30_000,
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  return { status, stdout, stderr };
 }
 
 /** Text of every value, as the server sent it (no client-side parsing). */
@@ -73,7 +81,7 @@ describe('PostgreSQL port: psql', () => {
   let server: TestServer;
   beforeAll(async () => {
     requirePsql();
-    server = await startServer({ args: ['--pg-port', '0'] });
+    server = await startServer({ inProcess: true, args: ['--pg-port', '0'] });
     expect((await writeLp(server.url, LINES)).status).toBe(200);
     await sqlOk(server, "CREATE USER alice WITH PASSWORD = 'secret'");
     await sqlOk(server, 'ALTER TENANT cnosdb ADD USER alice AS member');
@@ -83,8 +91,8 @@ describe('PostgreSQL port: psql', () => {
     server?.cleanup();
   });
 
-  it('runs a SELECT with -c and prints rows as psql prints them', () => {
-    const r = psql(server, [
+  it('runs a SELECT with -c and prints rows as psql prints them', async () => {
+    const r = await psql(server, [
       '-U',
       'root',
       '-c',
@@ -105,13 +113,13 @@ describe('PostgreSQL port: psql', () => {
     );
   });
 
-  it('lists databases (\\l), tables (\\dt), schemas (\\dn) and a table (\\d cpu)', () => {
-    const l = psql(server, ['-U', 'root', '-c', '\\l']);
+  it('lists databases (\\l), tables (\\dt), schemas (\\dn) and a table (\\d cpu)', async () => {
+    const l = await psql(server, ['-U', 'root', '-c', '\\l']);
     expect(l.status, l.stderr).toBe(0);
     expect(l.stdout).toMatch(/^ public\s+\| root\s+\| UTF8\s+\| C\s+\| C\s+\|/m);
     expect(l.stdout).toMatch(/^ usage_schema\s+\| root/m);
     expect(l.stdout).toContain('(2 rows)');
-    const dt = psql(server, ['-U', 'root', '-c', '\\dt']);
+    const dt = await psql(server, ['-U', 'root', '-c', '\\dt']);
     expect(dt.status, dt.stderr).toBe(0);
     expect(dt.stdout).toBe(
       [
@@ -124,9 +132,9 @@ describe('PostgreSQL port: psql', () => {
         '',
       ].join('\n'),
     );
-    const dn = psql(server, ['-U', 'root', '-c', '\\dn']);
+    const dn = await psql(server, ['-U', 'root', '-c', '\\dn']);
     expect(dn.stdout).toMatch(/^ public\s+\| root$/m);
-    const d = psql(server, ['-U', 'root', '-c', '\\d cpu']);
+    const d = await psql(server, ['-U', 'root', '-c', '\\d cpu']);
     expect(d.status, d.stderr).toBe(0);
     expect(d.stdout).toBe(
       [
@@ -143,32 +151,32 @@ describe('PostgreSQL port: psql', () => {
         '',
       ].join('\n'),
     );
-    const missing = psql(server, ['-U', 'root', '-c', '\\d nosuch']);
+    const missing = await psql(server, ['-U', 'root', '-c', '\\d nosuch']);
     expect(missing.stderr).toBe('Did not find any relation named "nosuch".\n');
   });
 
-  it('reports a syntax error with its SQLSTATE class and Sundial code, exit status 1', () => {
-    const r = psql(server, ['-U', 'root', '-v', 'VERBOSITY=verbose', '-c', 'SELEC 1']);
+  it('reports a syntax error with its SQLSTATE class and Sundial code, exit status 1', async () => {
+    const r = await psql(server, ['-U', 'root', '-v', 'VERBOSITY=verbose', '-c', 'SELEC 1']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('ERROR:  42601: sql parser error: Expected an SQL statement, found: SELEC');
     expect(r.stderr).toContain('DETAIL:  Sundial error code 010009');
   });
 
-  it('logs in with a password (SCRAM-SHA-256) and refuses a wrong one', () => {
-    const ok = psql(server, ['-U', 'alice', '-d', 'public', '-t', '-c', 'SELECT count(*) FROM cpu'], {
+  it('logs in with a password (SCRAM-SHA-256) and refuses a wrong one', async () => {
+    const ok = await psql(server, ['-U', 'alice', '-d', 'public', '-t', '-c', 'SELECT count(*) FROM cpu'], {
       PGPASSWORD: 'secret',
     });
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('3');
-    const bad = psql(server, ['-U', 'alice', '-d', 'public', '-c', 'SELECT 1'], { PGPASSWORD: 'wrong' });
+    const bad = await psql(server, ['-U', 'alice', '-d', 'public', '-c', 'SELECT 1'], { PGPASSWORD: 'wrong' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('FATAL:  password authentication failed for user "alice"');
-    const unknown = psql(server, ['-U', 'mallory', '-c', 'SELECT 1'], { PGPASSWORD: 'x' });
+    const unknown = await psql(server, ['-U', 'mallory', '-c', 'SELECT 1'], { PGPASSWORD: 'x' });
     expect(unknown.stderr).toContain('FATAL:  password authentication failed for user "mallory"');
   });
 
-  it('checks privileges as HTTP does: a member may read but not create', () => {
-    const r = psql(server, ['-U', 'alice', '-d', 'public', '-c', 'CREATE TABLE t (v BIGINT)'], {
+  it('checks privileges as HTTP does: a member may read but not create', async () => {
+    const r = await psql(server, ['-U', 'alice', '-d', 'public', '-c', 'CREATE TABLE t (v BIGINT)'], {
       PGPASSWORD: 'secret',
     });
     expect(r.status).toBe(1);
@@ -178,16 +186,20 @@ describe('PostgreSQL port: psql', () => {
 
   it('names the tenant with tenant/database or options and refuses a tenant the user is not in', async () => {
     await sqlOk(server, 'CREATE TENANT other');
-    const own = psql(server, ['-U', 'root', '-d', 'cnosdb/public', '-t', '-c', 'SELECT count(*) FROM cpu']);
+    const own = await psql(server, ['-U', 'root', '-d', 'cnosdb/public', '-t', '-c', 'SELECT count(*) FROM cpu']);
     expect(own.stdout.trim()).toBe('3');
     const created = await http(server.url, '/api/v1/sql?tenant=other', { method: 'POST', body: 'CREATE DATABASE odb' });
     expect(created.status, created.text).toBe(200);
-    const viaOptions = psql(server, ['-U', 'root', '-d', 'odb', '-t', '-c', '\\dt'], { PGOPTIONS: '-c tenant=other' });
+    const viaOptions = await psql(server, ['-U', 'root', '-d', 'odb', '-t', '-c', '\\dt'], {
+      PGOPTIONS: '-c tenant=other',
+    });
     expect(viaOptions.stderr).toBe('Did not find any relations.\n');
-    expect(psql(server, ['-U', 'root', '-d', 'odb', '-c', 'SELECT 1']).stderr).toContain(
+    expect((await psql(server, ['-U', 'root', '-d', 'odb', '-c', 'SELECT 1'])).stderr).toContain(
       'FATAL:  Meta: Database not found: "odb"',
     );
-    const outsider = psql(server, ['-U', 'alice', '-d', 'other/public', '-c', 'SELECT 1'], { PGPASSWORD: 'secret' });
+    const outsider = await psql(server, ['-U', 'alice', '-d', 'other/public', '-c', 'SELECT 1'], {
+      PGPASSWORD: 'secret',
+    });
     expect(outsider.status).toBe(2);
     expect(outsider.stderr).toContain('FATAL:  The tenant other not found');
   });
@@ -197,7 +209,7 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
   let server: TestServer;
   const ROWS = 100_000;
   beforeAll(async () => {
-    server = await startServer({ args: ['--pg-port', '0'] });
+    server = await startServer({ inProcess: true, args: ['--pg-port', '0'] });
     expect((await writeLp(server.url, LINES)).status).toBe(200);
     const base = 1_700_000_000_000_000_000n;
     const lines: string[] = [];
@@ -441,7 +453,7 @@ describe('PostgreSQL port: pg (node-postgres)', () => {
     doc.version = 4;
     for (const u of doc.users) delete (u as Partial<typeof u>).scramVerifier;
     writeFileSync(path, JSON.stringify(doc));
-    server = await startServer({ dataDir: server.dataDir, args: ['--pg-port', '0'] });
+    server = await startServer({ inProcess: true, dataDir: server.dataDir, args: ['--pg-port', '0'] });
     const clear = client(server, { user: 'olduser', password: 'pw1' });
     await clear.connect();
     expect((await clear.query('SELECT current_user AS u')).rows).toEqual([{ u: 'olduser' }]);
@@ -456,6 +468,7 @@ describe('PostgreSQL port: limits', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer({
+      inProcess: true,
       args: ['--pg-port', '0', '--query-timeout', '500ms', '--query-memory-bytes', '1MiB'],
     });
     const lines: string[] = [];
@@ -490,7 +503,7 @@ describe('PostgreSQL port: limits', () => {
 describe('PostgreSQL port: connection cap (server.pg_max_connections)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ args: ['--pg-port', '0', '--pg-max-connections', '1'] });
+    server = await startServer({ inProcess: true, args: ['--pg-port', '0', '--pg-max-connections', '1'] });
     const lines: string[] = [];
     for (let i = 0; i < 30_000; i++) lines.push(`m,host=h${i % 10} v=${i} ${1_700_000_000_000_000_000n + BigInt(i)}`);
     expect((await writeLp(server.url, lines.join('\n'))).status).toBe(200);
@@ -514,7 +527,7 @@ describe('PostgreSQL port: connection cap (server.pg_max_connections)', () => {
         'sorry, too many clients already',
       ]);
       // psql says it as PostgreSQL's own refusal reads.
-      const r = psql(server, ['-U', 'root', '-d', 'public', '-c', 'SELECT 1']);
+      const r = await psql(server, ['-U', 'root', '-d', 'public', '-c', 'SELECT 1']);
       expect(r.status).toBe(2);
       expect(r.stderr).toContain('FATAL:  sorry, too many clients already');
       // HTTP has its own cap: it serves on.

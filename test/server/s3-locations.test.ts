@@ -23,7 +23,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   // No storage.external_dir: object stores do not need it.
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 afterAll(async () => {
   await server?.stop();

@@ -14,7 +14,7 @@ let server: TestServer;
 const FLUSH_BYTES = 65536;
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--flush-bytes', String(FLUSH_BYTES)] });
+  server = await startServer({ inProcess: true, args: ['--flush-bytes', String(FLUSH_BYTES)] });
 });
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { sqlChecks } from '../support/sql.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ inProcess: true });
 });
 afterAll(async () => {
   await server.stop();
@@ -89,7 +89,7 @@ describe('a continuous downsampling through a stream table', () => {
 
   it('goes on after a restart where it stopped', async () => {
     await server.stop();
-    server = await startServer({ dataDir: server.dataDir });
+    server = await startServer({ inProcess: true, dataDir: server.dataDir });
     await write(`air,station=a pressure=2,temperature=2 ${at(4, 1)}`);
     const text = await eventually(SINK.replace('%s', 'air_1m'), 5);
     // Minute 0 still without the late row: the windows before minute 3 were not computed again.

@@ -1,8 +1,10 @@
 // Runs once before the vitest suite: makes sure build/sundial.wasm and dist/ are current, so that
-// tests which spawn the real server (dist/host/cli/main.js) never run stale code.
+// tests which spawn the real server (dist/host/cli/main.js) never run stale code; then gives the
+// run a TMPDIR of its own, removed when the run ends (run-tmpdir.ts).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { useRunTmpdir } from './run-tmpdir.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -18,7 +20,7 @@ function mtime(file: string): number {
   return existsSync(join(root, file)) ? statSync(join(root, file)).mtimeMs : 0;
 }
 
-export default function setup(): void {
+export default function setup(): () => void {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   if (newest('assembly') > mtime('build/sundial.wasm') || mtime('asconfig.json') > mtime('build/sundial.wasm')) {
     execFileSync(npm, ['run', '--silent', 'build:wasm'], { cwd: root, stdio: 'inherit' });
@@ -41,4 +43,6 @@ export default function setup(): void {
   if (Math.max(newest('host'), page, mtime('build/sundial.wasm')) > mtime('dist/sandbox/worker.js')) {
     execFileSync(process.execPath, [join(root, 'bin', 'build-sandbox.js')], { cwd: root, stdio: 'inherit' });
   }
+  // The tests' temporary folders: under one of this run's, removed by the teardown returned.
+  return useRunTmpdir();
 }

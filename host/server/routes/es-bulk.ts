@@ -5,7 +5,8 @@
 // request is atomic and its errors are CnosDB's; called as Elasticsearch (an index names the
 // table), a failed document is a failed item (es-bulk.ts in ingest) and errors take
 // Elasticsearch's shape and statuses (log-errors.ts) with `X-Elastic-Product: Elasticsearch`,
-// which the official clients require on every reply, as every 2xx carries it.
+// which the official clients require on every reply, as every 2xx carries it. `filter_path`
+// trims the reply as Elasticsearch does (filter-path.ts).
 
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { UserError } from '../../core/errors.js';
@@ -16,6 +17,7 @@ import { jsonBody } from '../json-body.js';
 import { lineCount } from '../log-clock.js';
 import { databaseOf, paramOrHeader, tenantOf } from '../params.js';
 import type { ServerContext } from '../context.js';
+import { filterJson } from '../filter-path.js';
 import { mediaType } from './content-type.js';
 import { ELASTIC_PRODUCT, esPaths } from './es-paths.js';
 import { writeLokiPush } from './loki-write.js';
@@ -103,6 +105,12 @@ function bulkReply(out: ParseResult, table: string, tookMs: number): string {
   return `{"took":${tookMs},"errors":${failures.length > 0},"items":[${parts.join(',')}]}`;
 }
 
+/** `filter_path`, given once or more (its lists joined). */
+function filterPathOf(request: Request): string | undefined {
+  const v = request.query.filter_path as string | string[] | undefined;
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
 export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
   const handler = async (request: Request, h: ResponseToolkit) => {
     const tableParam = paramOrHeader(request, 'table');
@@ -154,9 +162,9 @@ export function esBulkRoutes(ctx: ServerContext): ServerRoute[] {
         .response()
         .code(200)
         .header(...ELASTIC_PRODUCT);
-    return jsonBody(h, bulkReply(out, table, Math.max(0, Date.now() - request.info.received))).header(
-      ...ELASTIC_PRODUCT,
-    );
+    const reply = bulkReply(out, table, Math.max(0, Date.now() - request.info.received));
+    const filter = filterPathOf(request);
+    return jsonBody(h, filter === undefined ? reply : filterJson(reply, filter)).header(...ELASTIC_PRODUCT);
   };
   // Called with CnosDB's `table` parameter or its NDJSON and Loki forms, errors are CnosDB's
   // (CONTRACT.md statuses and body); called as Elasticsearch (a bulk body, no `table`), its own.
