@@ -380,14 +380,8 @@ async function ndjsonRoute(file: string, rows: number): Promise<Result> {
  * limit raised for it) and stores it in one write. Timed from the statement to its answer.
  */
 async function copyRun(name: string, file: string, type: 'CSV' | 'PARQUET', rows: number): Promise<Result> {
-  const dataDir = join(RUN, 'sundial-data');
-  rmSync(dataDir, { recursive: true, force: true });
-  const server = await startServer({
-    dataDir,
-    waitWarm: true,
-    args: ['--external-dir', WORK, '--query-memory-bytes', String(8 * 2 ** 30)],
-  });
-  try {
+  const args = ['--external-dir', WORK, '--query-memory-bytes', String(8 * 2 ** 30)];
+  return withFreshServer(join(RUN, 'sundial-data'), { args }, async (server) => {
     const fields = csvFieldNames(csvPath);
     const sql = async (statement: string): Promise<string> => {
       const r = await fetch(`${server.url}/api/v1/sql?db=public`, {
@@ -417,9 +411,7 @@ async function copyRun(name: string, file: string, type: 'CSV' | 'PARQUET', rows
       peakRssMiB: peakRssMiB(server.pid),
       failed: rows - written,
     };
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 function peer(
