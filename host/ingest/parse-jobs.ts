@@ -1,15 +1,19 @@
 // The write formats whose parsing may leave the event loop (host/node/parse-pool.ts), each as a
 // job of plain data, so that the very same call runs in the server's thread or in a worker and
-// every status, code and message stays the same. Line protocol and OpenTSDB text stay out: the
-// Wasm scanners already parse them at several hundred thousand rows per second. Bulk and NDJSON
-// logs go through the Wasm JSON log scanner of the thread's core first (log-scan.ts).
+// every status, code and message stays the same. Line protocol comes here too, for big bodies
+// (with the worker's own Wasm scanner): with many series a body the server's thread, which
+// stores every request, limits ingest, and the scan was a good part of its time (bench/RESULTS.md).
+// OpenTSDB text stays out. Bulk and NDJSON logs go
+// through the Wasm JSON log scanner of the thread's core first (log-scan.ts).
 // Node only, as otlp-proto.ts (it reads the OTLP .proto files).
 
+import { bug } from '../core/errors.js';
 import type { RequestUnit, TimeUnit } from '../core/precision.js';
 import { parseBulk, parseNdjson, type BulkFailure } from './es-bulk.js';
 import type { LogOptions } from './log-documents.js';
 import type { LogScanner } from './log-scan.js';
 import type { SeriesRange, Slot } from './loki-entry-times.js';
+import type { LineProtocolScanner } from './line-protocol.js';
 import { parseLokiJson, parseLokiProtobuf } from './loki-push.js';
 import { parseOpenTsdbJson } from './opentsdb-json.js';
 import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, otlpLogsToBatches } from './otlp-logs.js';
@@ -25,7 +29,9 @@ export type ParseJob =
   | { format: 'otlp-logs-protobuf' | 'otlp-logs-json'; table: string; dbUnit: TimeUnit; nowNs: bigint; seed?: Slot[] }
   | LogJob
   | { format: 'opentsdb-json'; precision: RequestUnit | undefined; dbUnit: TimeUnit }
-  | { format: 'prom-write'; dbUnit: TimeUnit };
+  | { format: 'prom-write'; dbUnit: TimeUnit }
+  /** LineProtocolOptions: timestamps become ts * tsMultiplier / tsDivisor; `defaultTs` for lines without one. */
+  | { format: 'line-protocol'; tsMultiplier: bigint; tsDivisor: bigint; defaultTs: bigint };
 
 /** The log bodies of `/api/v1/es/_bulk` (LogOptions with `tagColumns` as an array). */
 export interface LogJob {
@@ -83,10 +89,19 @@ export interface Parsers {
 
 /**
  * Parses `body` as `job` says. Throws UserError for a bad body, as the format's parser does.
- * `logs`, the Wasm core's JSON log scanner of this thread, is the fast path for bulk and NDJSON.
+ * `logs`, the Wasm core's JSON log scanner of this thread, is the fast path for bulk and NDJSON;
+ * `lineProtocol`, the line-protocol scanner of this thread's core, is needed for line protocol.
  */
-export function runParseJob(job: ParseJob, body: Uint8Array, logs?: LogScanner): ParseResult {
+export function runParseJob(
+  job: ParseJob,
+  body: Uint8Array,
+  logs?: LogScanner,
+  lineProtocol?: LineProtocolScanner,
+): ParseResult {
   switch (job.format) {
+    case 'line-protocol':
+      if (lineProtocol === undefined) throw bug('a line-protocol parse job without a scanner');
+      return { batches: lineProtocol.scan(body, job) };
     case 'otlp-protobuf':
     case 'otlp-json': {
       const message = job.format === 'otlp-json' ? decodeOtlpJson(body) : decodeOtlpProtobuf(body);

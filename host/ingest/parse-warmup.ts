@@ -310,5 +310,12 @@ export function warmupJobs(nowMs: number): WarmupJob[] {
       job: { format: 'otlp-logs-json', table: TABLE, dbUnit: 'ns', nowNs: BigInt(Math.trunc(nowMs)) * 1_000_000n },
       body: utf8.encode(JSON.stringify(otlpLogs())),
     },
+    {
+      job: { format: 'line-protocol', tsMultiplier: 1n, tsDivisor: 1n, defaultTs: 0n },
+      body: lines(
+        (i) =>
+          `${TABLE},host=web-${i % 4},region=eu usage_user=${i}i,usage_idle=${i / 8},up=true,note="n${i}" ${(T0_S + i) * 1e9}`,
+      ),
+    },
   ];
 }

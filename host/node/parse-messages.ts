@@ -34,4 +34,6 @@ export interface WarmupReport {
 /** The options a worker starts with (its workerData). */
 export interface ParseWorkerData {
   warmup: boolean;
+  /** `ingest.scan_window_bytes`, for the worker's line-protocol scanner. */
+  scanWindowBytes?: number;
 }

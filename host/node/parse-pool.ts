@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { UserError } from '../core/errors.js';
 import type { Core } from '../core/wasm.js';
+import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob, type ParseJob, type Parsers, type ParseResult } from '../ingest/parse-jobs.js';
 import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './parse-messages.js';
@@ -25,14 +26,20 @@ import type { ParseReply, ParseRequest, ParseWorkerData, WarmupReport } from './
 export class InThreadParsers implements Parsers {
   readonly workers = 0;
   readonly #logs: LogScanner | undefined;
+  readonly #lineProtocol: LineProtocolScanner | undefined;
 
-  /** `core`: the server's Wasm core, for the JSON log scanner (without it the reference parses logs). */
-  constructor(core?: Core) {
+  /**
+   * `core`: the server's Wasm core, for the JSON log scanner (without it the reference parses
+   * logs) and the line-protocol scanner (with `scanWindowBytes`).
+   */
+  constructor(core?: Core, scanWindowBytes?: number) {
     this.#logs = core === undefined ? undefined : new LogScanner(core);
+    this.#lineProtocol =
+      core === undefined ? undefined : new LineProtocolScanner(core, { windowBytes: scanWindowBytes });
   }
 
   parse(job: ParseJob, body: Uint8Array): ParseResult {
-    return runParseJob(job, body, this.#logs);
+    return runParseJob(job, body, this.#logs, this.#lineProtocol);
   }
 
   async close(): Promise<void> {}
@@ -75,14 +82,19 @@ export class ParsePool implements Parsers {
   /**
    * `warmup`: each worker parses generated bodies before its first job (see the file header).
    * `script`: the worker's module (tests running the TypeScript sources point it at dist/).
+   * `scanWindowBytes`: `ingest.scan_window_bytes`, for the workers' line-protocol scanners.
    */
-  constructor(workers: number, logger: Logger, options: { warmup?: boolean; script?: URL } = {}) {
+  constructor(
+    workers: number,
+    logger: Logger,
+    options: { warmup?: boolean; script?: URL; scanWindowBytes?: number } = {},
+  ) {
     if (!Number.isSafeInteger(workers) || workers < 1)
       throw new Error(`BUG: a parse pool needs at least one worker, got ${workers}`);
     this.workers = workers;
     this.#logger = logger;
     this.#script = options.script ?? WORKER_SCRIPT;
-    this.#data = { warmup: options.warmup === true };
+    this.#data = { warmup: options.warmup === true, scanWindowBytes: options.scanWindowBytes };
   }
 
   /** Worker threads running now (they start on demand, or all at once with startAll). */

@@ -10,6 +10,7 @@ import { coreWasmBytes } from './package-info.js';
 import { UserError } from '../core/errors.js';
 import { settleTypedArrayAssumptions } from '../core/v8-typed-arrays.js';
 import { Core } from '../core/wasm.js';
+import { LineProtocolScanner } from '../ingest/line-protocol.js';
 import { LogScanner } from '../ingest/log-scan.js';
 import { runParseJob } from '../ingest/parse-jobs.js';
 import { WARMUP_ROUNDS, warmupJobs } from '../ingest/parse-warmup.js';
@@ -23,11 +24,18 @@ const port = parentPort;
 if (port === null) throw new Error('BUG: parse-worker.js runs only as a worker thread');
 settleTypedArrayAssumptions(); // before anything is compiled: core/v8-typed-arrays.ts
 
-// The thread's own Wasm core, for the JSON log scanner (jobs wait in the port meanwhile). Without
-// it (a core that does not load) every log body goes to the TypeScript reference: slower, same rows.
+// The thread's own Wasm core, for the JSON log scanner and the line-protocol scanner (jobs wait in
+// the port meanwhile). Without it (a core that does not load) every log body goes to the
+// TypeScript reference: slower, same rows; line protocol then fails with a 500, as it would in
+// the server's thread, which loads the same core before it listens.
 let logs: LogScanner | undefined;
+let lineProtocol: LineProtocolScanner | undefined;
 try {
-  logs = new LogScanner(await Core.load(coreWasmBytes()));
+  const core = await Core.load(coreWasmBytes());
+  logs = new LogScanner(core);
+  lineProtocol = new LineProtocolScanner(core, {
+    windowBytes: (workerData as ParseWorkerData | undefined)?.scanWindowBytes,
+  });
 } catch {
   logs = undefined;
 }
@@ -47,7 +55,7 @@ port.on('message', (msg: ParseRequest) => {
     // decodes strings and bytes in JavaScript instead of natively, and ids become Uint8Arrays
     // whose hex is built character by character (parsing spans took three times as long).
     const body = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength);
-    const result = runParseJob(msg.job, body, logs);
+    const result = runParseJob(msg.job, body, logs, lineProtocol);
     reply = { id: msg.id, ok: true, result };
     // Batches of one request never share a buffer (each is encoded on its own), but a repeated
     // entry in a transfer list is an error, so collect them through a Set.
@@ -83,7 +91,7 @@ async function warmUp(): Promise<void> {
     for (let round = 0; round < WARMUP_ROUNDS; round++) {
       for (const { job, body } of jobs) {
         // A copy each time: a parser may keep views of its body in the batches it returns.
-        runParseJob(job, Buffer.from(body), logs);
+        runParseJob(job, Buffer.from(body), logs, lineProtocol);
         report.jobs++;
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -110,8 +110,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const workers = config['ingest.parse_workers'];
-  const pool = workers === 0 ? undefined : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'] });
-  const parsers: Parsers = pool ?? new InThreadParsers(core);
+  const scanWindowBytes = config['ingest.scan_window_bytes'];
+  const pool =
+    workers === 0
+      ? undefined
+      : new ParsePool(workers, logger, { warmup: config['ingest.parse_warmup'], scanWindowBytes });
+  const parsers: Parsers = pool ?? new InThreadParsers(core, scanWindowBytes);
   const server = new SundialServer(config, logger, version, metrics);
   const url = await server.listen();
   const pgPortSetting = config['server.pg_port'];

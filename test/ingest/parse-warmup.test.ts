@@ -5,15 +5,19 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readWriteBatch } from '../../host/core/write-batch.js';
+import { LineProtocolScanner } from '../../host/ingest/line-protocol.js';
 import { LogScanner } from '../../host/ingest/log-scan.js';
 import { runParseJob, type ParseJob } from '../../host/ingest/parse-jobs.js';
 import { warmupJobs } from '../../host/ingest/parse-warmup.js';
 import { loadCore } from '../support/core.js';
 
 let scanner: LogScanner;
+let lineProtocol: LineProtocolScanner;
 
 beforeAll(async () => {
-  scanner = new LogScanner(await loadCore());
+  const core = await loadCore();
+  scanner = new LogScanner(core);
+  lineProtocol = new LineProtocolScanner(core);
 });
 
 /** Every format of ParseJob; a format added there without a warm-up body fails the first test. */
@@ -30,6 +34,7 @@ const FORMATS: ReadonlyArray<ParseJob['format']> = [
   'otlp-metrics-json',
   'otlp-logs-protobuf',
   'otlp-logs-json',
+  'line-protocol',
 ];
 
 const rowsOf = (batches: Uint8Array[]): number => batches.reduce((n, b) => n + readWriteBatch(b).rowCount, 0);
@@ -43,9 +48,9 @@ describe('parse warm-up bodies', () => {
     it(`each parse to rows, with ${withScanner ? 'the Wasm log scanner' : 'the reference log parser'}`, () => {
       const rows = warmupJobs(Date.now()).map(({ job, body }) => [
         job.format,
-        rowsOf(runParseJob(job, Buffer.from(body), withScanner ? scanner : undefined).batches),
+        rowsOf(runParseJob(job, Buffer.from(body), withScanner ? scanner : undefined, lineProtocol).batches),
       ]);
-      // 128 spans, documents, Loki lines, OpenTSDB points, metric data points and log records a
+      // 128 spans, documents, Loki lines, OpenTSDB points, metric data points, log records and lines a
       // body; 32 Prometheus series of 4 samples.
       expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(FORMATS.map((f) => [f, 128])));
     });

@@ -64,6 +64,19 @@ function promBody(): Buffer {
   return compressSync(Buffer.from(PROM_TYPES.WriteRequest.encode(m).finish()));
 }
 
+/**
+ * `rows` lines of line protocol into `table`, past the 64 KiB from which a parse worker scans it
+ * (host/server/routes/write.ts); line `bad` (1-based), when given, has a field value that does not parse.
+ */
+function lineProtocol(table: string, rows: number, bad?: number): string {
+  const lines: string[] = [];
+  for (let i = 1; i <= rows; i++)
+    lines.push(
+      `${table},host=host_${i % 100},region=eu-west-1 usage_user=${i === bad ? '12x' : `${i}i`},usage_idle=${i / 8} ${T0 + BigInt(i)}`,
+    );
+  return lines.join('\n') + '\n';
+}
+
 interface Send {
   path: string;
   headers?: Record<string, string>;
@@ -71,7 +84,7 @@ interface Send {
 }
 
 /** One body of every format the workers parse, each into a table of its own. */
-const ACCEPTED: Array<{ name: string; send: Send; table: string; count: number }> = [
+const ACCEPTED: Array<{ name: string; send: Send; table: string; count: number; status?: number }> = [
   { name: 'OTLP protobuf spans', send: otlpBody('pw_spans'), table: 'pw_spans', count: 3 },
   {
     name: 'OTLP JSON spans',
@@ -136,6 +149,19 @@ const ACCEPTED: Array<{ name: string; send: Send; table: string; count: number }
     },
     table: 'pw_prom',
     count: 1,
+  },
+  {
+    name: 'line protocol of 2,000 lines',
+    send: { path: '/api/v1/write?db=public', body: lineProtocol('pw_lp', 2000) },
+    table: 'pw_lp',
+    count: 2000,
+  },
+  {
+    name: "line protocol of 2,000 lines through InfluxDB's /write",
+    send: { path: '/write?db=public', body: lineProtocol('pw_lp_influx', 2000) },
+    table: 'pw_lp_influx',
+    count: 2000,
+    status: 204,
   },
 ];
 
@@ -255,6 +281,22 @@ const REJECTED: Rejected[] = [
     code: '040017',
     message: /^cannot decode the body as a Prometheus WriteRequest: /,
   },
+  {
+    name: 'line protocol of 2,000 lines with a bad value on line 1,500',
+    send: { path: '/api/v1/write?db=public', body: lineProtocol('bad_lp', 2000, 1500) },
+    table: 'bad_lp',
+    status: 400,
+    code: '040004',
+    message: "line 1500, column 48: invalid number, found '12x'",
+  },
+  {
+    name: "the same through InfluxDB's /write, which quotes the line",
+    send: { path: '/write?db=public', body: lineProtocol('bad_lp_influx', 2000, 1500) },
+    table: 'bad_lp_influx',
+    status: 400,
+    code: '040004',
+    message: `unable to parse 'bad_lp_influx,host=host_0,region=eu-west-1 usage_user=12x,usage_idle=187.5 ${T0 + 1500n}': line 1500, column 55: invalid number, found '12x'`,
+  },
 ];
 
 function send(server: TestServer, s: Send): Promise<HttpResponse> {
@@ -311,7 +353,7 @@ describe('ingest.parse_workers', () => {
       for (const c of ACCEPTED) {
         it(`stores ${c.name} and SQL reads the rows back`, () => {
           const r = accepted.get(`${mode.name}/${c.name}`)!;
-          expect(r.status, r.text).toBe(200);
+          expect(r.status, r.text).toBe(c.status ?? 200);
           expect(counts.get(`${mode.name}/${c.name}`)).toBe(`n\n${c.count}\n`);
         });
       }
@@ -362,8 +404,8 @@ describe('parse warm-up', () => {
     const warmed = () => server.logs.filter((l) => l.msg === 'parse worker warmed up');
     await server.waitForLog((l) => l.msg === 'parse worker warmed up' && warmed().length === 2, 60_000);
     expect(new Set(warmed().map((l) => l.threadId))).toEqual(workers);
-    // 12 formats x WARMUP_ROUNDS (12), every one parsed: a body that fails logs a BUG instead.
-    for (const l of warmed()) expect(l.jobs).toBe(144);
+    // 13 formats x WARMUP_ROUNDS (12), every one parsed: a body that fails logs a BUG instead.
+    for (const l of warmed()) expect(l.jobs).toBe(156);
     expect(server.logs.some((l) => typeof l.msg === 'string' && l.msg.includes('warm-up body failed'))).toBe(false);
     expect((await sql(server, 'SHOW TABLES')).text.split('\n')).not.toContain('warmup');
   });
@@ -373,7 +415,7 @@ describe('parse warm-up', () => {
     try {
       expect(server.logs.find((l) => l.msg === 'ready')).toMatchObject({ parseWorkers: 2, parseWarmup: false });
       expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(0);
-      for (const c of ACCEPTED) expect((await send(server, c.send)).status, c.name).toBe(200);
+      for (const c of ACCEPTED) expect((await send(server, c.send)).status, c.name).toBe(c.status ?? 200);
       // One request at a time: the first worker is idle again for each next one.
       expect(server.logs.filter((l) => l.msg === 'parse worker started')).toHaveLength(1);
       expect(await server.stop()).toBe(0);

@@ -13,7 +13,7 @@ import { influxHeaders, INFLUXDB_VERSION } from '../influx-errors.js';
 import { jsonBody } from '../json-body.js';
 import { booleanParam, paramOrHeader, precisionOf, queryParam, tenantOf } from '../params.js';
 import type { ServerContext } from '../context.js';
-import { lineProtocolParser } from './write.js';
+import { lineProtocolParser, scansInWorker } from './write.js';
 import { runWrite, WRITE_PAYLOAD, type WriteInput, type WriteOutput, type WriteTarget } from './write-pipeline.js';
 
 const MAX_QUOTED_LINE = 200;
@@ -32,19 +32,28 @@ function lineOf(body: Buffer, n: number): string {
 }
 
 /** The line-protocol parser with InfluxDB's wording of a parse error: `unable to parse '<line>': <why>`. */
-function influxLineProtocolParser(precision: RequestUnit): (input: WriteInput) => WriteOutput<object> {
+function influxLineProtocolParser(
+  precision: RequestUnit,
+): (input: WriteInput) => WriteOutput<object> | Promise<WriteOutput<object>> {
   const parse = lineProtocolParser(precision);
   return (input) => {
-    try {
-      return parse(input);
-    } catch (e) {
+    // A parse worker takes the body's buffer: keep a copy to quote the failing line from (one
+    // memcpy, small beside storing the body's rows).
+    const body = scansInWorker(input) ? Buffer.from(input.body) : input.body;
+    const reword = (e: unknown): never => {
       const at = e instanceof UserError && e.kind === 'lineProtocol' ? /^line (\d+)/.exec(e.message) : null;
       if (at === null) throw e;
       throw new UserError(
         'lineProtocol',
-        `unable to parse '${lineOf(input.body, Number(at[1]))}': ${(e as UserError).message}`,
+        `unable to parse '${lineOf(body, Number(at[1]))}': ${(e as UserError).message}`,
         { cause: e },
       );
+    };
+    try {
+      const out = parse(input);
+      return out instanceof Promise ? out.catch(reword) : out;
+    } catch (e) {
+      return reword(e);
     }
   };
 }

@@ -10,14 +10,30 @@ import { runWrite, WRITE_PAYLOAD, type WriteInput, type WriteOutput } from './wr
 
 export { WRITE_PAYLOAD };
 
+/**
+ * Bodies from this size on are scanned by a parse worker when there is one: the server's thread,
+ * which stores every request, is then free for the WAL and the memtable (it was busy all through
+ * a load of 1,000 series a body while the worker idled, bench/RESULTS.md). Smaller bodies are
+ * scanned here: their scan takes less than the trip to a worker and back.
+ */
+const WORKER_SCAN_MIN_BYTES = 64 * 1024;
+
+/** Whether lineProtocolParser hands this body to a parse worker (which takes its buffer). */
+export function scansInWorker(input: WriteInput): boolean {
+  return input.services.parsers.workers > 0 && input.body.length >= WORKER_SCAN_MIN_BYTES;
+}
+
 /** The line-protocol parser of a request in `precision` (a point without a time gets the request's clock). */
-export function lineProtocolParser(precision: RequestUnit): (input: WriteInput) => WriteOutput<object> {
-  return ({ body, dbUnit, nowMs, services }) => {
+export function lineProtocolParser(
+  precision: RequestUnit,
+): (input: WriteInput) => WriteOutput<object> | Promise<WriteOutput<object>> {
+  return (input) => {
+    const { body, dbUnit, nowMs, services } = input;
     const conv = unitConversion(precision, dbUnit);
     const defaultTs = (nowIn(precision, nowMs) * conv.multiplier) / conv.divisor;
-    return {
-      batches: services.lineProtocol.scan(body, { tsMultiplier: conv.multiplier, tsDivisor: conv.divisor, defaultTs }),
-    };
+    const options = { tsMultiplier: conv.multiplier, tsDivisor: conv.divisor, defaultTs };
+    if (scansInWorker(input)) return services.parsers.parse({ format: 'line-protocol', ...options }, body);
+    return { batches: services.lineProtocol.scan(body, options) };
   };
 }
 

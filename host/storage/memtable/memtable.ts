@@ -1,8 +1,9 @@
 // The memtable of one database: per table id, per series (tags by column id), the rows written
 // since the last rotation. Series start small, their rows in the table's shared row area, and
-// move to arrays of their own once they hold more than SMALL_SERIES_ROWS rows (series-buffer.ts
-// says why). The write batch groups rows by series, so an append costs O(series + columns)
-// typed-array copies; consecutive series that stay small are copied into the area as one slice.
+// move to arrays of their own once they hold more than SMALL_SERIES_ROWS rows and a batch brings
+// them OWN_ARRAYS_MIN_SLICE rows or more (series-buffer.ts says why). The write batch groups rows
+// by series, so an append costs O(series + columns) typed-array copies; consecutive series that
+// stay small are copied into the area as one slice.
 //
 // LSNs: `cleanLsn` is the LSN of the last WAL record (write or delete) applied. Every delete up
 // to it has been applied physically, so only tombstones newer than it concern this memtable
@@ -26,6 +27,15 @@ export interface TableStamp {
   columnIds: ArrayLike<number>;
 }
 
+/**
+ * A small series moves to arrays of its own only when a batch brings it this many rows or more.
+ * Series that come a few rows a batch (1,000 hosts in a 5,000-line body: 5 rows each) stay in
+ * the row area, whose append copies each column of the whole batch once: with arrays of their
+ * own, every series cost a copy per column per batch, which made the memtable the biggest part
+ * of the server thread's time at 1,000 hosts (bench/RESULTS.md).
+ */
+const OWN_ARRAYS_MIN_SLICE = 16;
+
 /** Estimated bytes of an entry of the batch-key cache beyond the key's characters. */
 const CACHE_ENTRY_BYTES = 80;
 
@@ -38,9 +48,10 @@ export class TableMemtable {
   bytes = 0;
   rows = 0;
   /**
-   * Series with arrays of their own by the write batch's series key (names, not ids), so that a
-   * known series is found without reading its tags (10 tags a series of OpenTSDB points: the
-   * id key cost a fifth of a write). Valid while every tag name keeps its column id: `#tagIds`
+   * Series seen in two batches or more (or with arrays of their own) by the write batch's series
+   * key (names, not ids), so that a known series is found without reading its tags (10 tags a
+   * series of OpenTSDB points: the id key cost a fifth of a write); a series seen once (a span)
+   * is not kept here. Valid while every tag name keeps its column id: `#tagIds`
    * remembers the ids seen, and a batch that maps a name to another id (after a RENAME) clears both.
    */
   readonly #byBatchKey = new Map<string, SeriesBuffer>();
@@ -109,7 +120,7 @@ export class TableMemtable {
       // microsecond a span: look only when it holds something. A series its batch gave no key,
       // a span's, is never looked up by one: making the key from its tags costs more.)
       let sb = this.#byBatchKey.size > 0 && s.keyed ? this.#byBatchKey.get(s.key) : undefined;
-      const cached = sb !== undefined;
+      let cached = sb !== undefined;
       if (sb === undefined) {
         const key = batchSeriesIdKey(s, ids);
         sb = this.series.get(key);
@@ -117,9 +128,15 @@ export class TableMemtable {
           sb = new SeriesBuffer(key, area);
           this.series.set(key, sb);
           seriesDelta += sb.bytes;
+        } else if (s.keyed) {
+          // Seen before: a series that comes back batch after batch (a host's metrics), found
+          // by its batch key from now on instead of building its id key again.
+          this.#byBatchKey.set(s.key, sb);
+          seriesDelta += CACHE_ENTRY_BYTES + 2 * s.key.length;
+          cached = true;
         }
       }
-      if (sb.small && sb.length + s.rowCount <= SMALL_SERIES_ROWS) {
+      if (sb.small && (sb.length + s.rowCount <= SMALL_SERIES_ROWS || s.rowCount < OWN_ARRAYS_MIN_SLICE)) {
         let increasing = true;
         if (s.rowCount > 1) {
           t32 ??= new Int32Array(t.timestamps.buffer, t.timestamps.byteOffset, t.timestamps.length * 2);

@@ -1,5 +1,6 @@
 // The shared row area of one memtable table: the rows of its small series (memtable.ts keeps a
-// series here until it holds more than SMALL_SERIES_ROWS rows), appended in arrival order into
+// series here until it holds more than SMALL_SERIES_ROWS rows and a batch brings it many at
+// once; a series that comes a few rows a batch stays here however long), appended in arrival order into
 // pages of columns. High-cardinality data is the reason: with a span id among the tags every
 // span is a series of its own, and giving each series its own typed arrays cost about 13 KB a
 // span (a BigInt64Array of 32 rows and a typed array per column); here a one-row series costs
@@ -10,8 +11,8 @@
 // widen every row of the table. STRING columns keep their values as UTF-8 (utf8-column.ts says
 // why), copied from the write batch and into the flush's packs without decoding; `gather`, the
 // read path, decodes them. Rows are only appended: rows a series left behind (when it
-// moved to arrays of its own, or was deleted) stay until the memtable is flushed, which bounds
-// the waste by SMALL_SERIES_ROWS rows per series that grew.
+// moved to arrays of its own, or was deleted) stay until the memtable is flushed; they stay
+// counted in `bytes`, so the memtable's limit still bounds the heap.
 
 import { bug } from '../../core/errors.js';
 import { ColumnKind, ValueType, type BatchTable } from '../../core/write-batch.js';
@@ -39,6 +40,12 @@ interface Page {
   readonly ts32: Int32Array;
   length: number;
   readonly columns: Map<number, PageColumn>;
+  /**
+   * The BIGINT and BIGINT UNSIGNED columns' values as 32-bit words, made with the column (page
+   * columns never grow): gather and copyRowsTo move 64-bit values as two words, no BigInt each,
+   * and a view made per run of rows cost a typed array per column per run.
+   */
+  readonly words: Map<number, Int32Array>;
 }
 
 type PageColumn = ColumnBuffer | Utf8Column;
@@ -59,7 +66,14 @@ export class RowArea implements RowSource {
     const last = this.#pages.at(-1);
     const cap = last === undefined ? FIRST_PAGE_ROWS : Math.min(MAX_PAGE_ROWS, last.ts.length * 2);
     const ts = new BigInt64Array(cap);
-    const page: Page = { start: this.rows, ts, ts32: new Int32Array(ts.buffer), length: 0, columns: new Map() };
+    const page: Page = {
+      start: this.rows,
+      ts,
+      ts32: new Int32Array(ts.buffer),
+      length: 0,
+      columns: new Map(),
+      words: new Map(),
+    };
     this.#pages.push(page);
     this.bytes += cap * 8 + 64;
     return page;
@@ -104,6 +118,9 @@ export class RowArea implements RowSource {
               ? new Utf8Column(page.ts.length, at)
               : new ColumnBuffer(col.type, page.ts.length, at);
           page.columns.set(id, buf);
+          const v = buf instanceof ColumnBuffer ? buf.values : undefined;
+          if (v instanceof BigInt64Array || v instanceof BigUint64Array)
+            page.words.set(id, new Int32Array(v.buffer, v.byteOffset, v.length * 2));
           this.bytes += heldBytes(buf) + 64;
         } else if (buf.type !== col.type) {
           // The catalog rejects type changes before anything is appended.
@@ -165,28 +182,51 @@ export class RowArea implements RowSource {
       }
       return { length: 1, ts, columns: one };
     }
-    let page = this.#pageOf(list === undefined ? first : list[0]!);
-    let cols = pageColumns(page, ids);
+    // Column by column over runs of rows in one page, as copyRowsTo: a series that stays in the
+    // area while it grows (memtable.ts, OWN_ARRAYS_MIN_SLICE) has thousands of rows here, and row
+    // by row every value paid for iterating its page's columns.
+    const runPage: Page[] = [];
+    const runFrom: number[] = [];
+    const off = offsets(n);
+    let page: Page | undefined;
+    const ts32 = new Int32Array(ts.buffer);
     for (let i = 0; i < n; i++) {
       const row = list === undefined ? first + i : list[i]!;
-      if (row < page.start || row >= page.start + page.length) {
+      if (page === undefined || row < page.start || row >= page.start + page.length) {
         page = this.#pageOf(row);
-        cols = pageColumns(page, ids);
+        runPage.push(page);
+        runFrom.push(i);
       }
       const o = row - page.start;
-      ts[i] = page.ts[o]!;
-      for (const [id, c] of cols) {
-        if (c.validity !== undefined && c.validity[o] === 0) continue;
+      off[i] = o;
+      ts32[2 * i] = page.ts32[2 * o]!;
+      ts32[2 * i + 1] = page.ts32[2 * o + 1]!;
+    }
+    runFrom.push(n);
+    const words = new Map<number, Int32Array>();
+    for (let r = 0; r < runPage.length; r++) {
+      const from = runFrom[r]!;
+      const to = runFrom[r + 1]!;
+      const p = runPage[r]!;
+      for (const [id, c] of pageColumns(p, ids)) {
         let out = columns.get(id);
-        if (out === undefined)
-          columns.set(
-            id,
-            (out = { type: c.type, values: allocValues(c.type, n), validity: new Uint8Array(n), present: 0 }),
-          );
-        if (c instanceof Utf8Column) (out.values as string[])[i] = c.data.get(o);
-        else (out.values as Float64Array)[i] = (c.values as Float64Array)[o]!;
-        out.validity[i] = 1;
-        out.present++;
+        const cv = c.validity;
+        for (let i = from; i < to; i++) {
+          const o = off[i]!;
+          if (cv !== undefined && cv[o] === 0) continue;
+          if (out === undefined) {
+            const values = allocValues(c.type, n);
+            columns.set(id, (out = { type: c.type, values, validity: new Uint8Array(n), present: 0 }));
+            if (values instanceof BigInt64Array || values instanceof BigUint64Array)
+              words.set(id, new Int32Array(values.buffer, values.byteOffset, values.length * 2));
+          }
+          const src32 = p.words.get(id);
+          out.present +=
+            src32 === undefined
+              ? gatherRun(c, off, i, to, out.values, out.validity)
+              : gatherWords(src32, cv, off, i, to, words.get(id)!, out.validity);
+          break;
+        }
       }
     }
     const result = new Map<number, ColumnData>();
@@ -266,6 +306,7 @@ export class RowArea implements RowSource {
       const c = p.columns.get(id);
       if (c === undefined) continue;
       p.columns.delete(id);
+      p.words.delete(id);
       delta -= heldBytes(c) + 64;
     }
     this.bytes += delta;
@@ -314,6 +355,65 @@ function copyUtf8Run(
     if (cv !== undefined && cv[o] === 0) continue;
     dst.setBytes(base + i, bytes, offs[o]!, offs[o + 1]!);
     if (validity !== undefined) validity[base + i] = 1;
+    present++;
+  }
+  return present;
+}
+
+/**
+ * Copies the values of page column `c` at offsets `off[from, to)` to rows `from` onward of
+ * `values` and marks them in `validity`; absent ones are left out. Returns how many were present.
+ */
+function gatherRun(
+  c: PageColumn,
+  off: Int32Array,
+  from: number,
+  to: number,
+  values: ColumnData['values'],
+  validity: Uint8Array,
+): number {
+  const cv = c.validity;
+  let present = 0;
+  if (c instanceof Utf8Column) {
+    const dst = values as string[];
+    for (let i = from; i < to; i++) {
+      const o = off[i]!;
+      if (cv !== undefined && cv[o] === 0) continue;
+      dst[i] = c.data.get(o);
+      validity[i] = 1;
+      present++;
+    }
+    return present;
+  }
+  const src = c.values as Float64Array | Uint8Array;
+  const dst = values as Float64Array | Uint8Array;
+  for (let i = from; i < to; i++) {
+    const o = off[i]!;
+    if (cv !== undefined && cv[o] === 0) continue;
+    dst[i] = src[o]!;
+    validity[i] = 1;
+    present++;
+  }
+  return present;
+}
+
+/** gatherRun for 64-bit values, as two 32-bit words each (`src32`: Page.words; `dst32`: the values'). */
+function gatherWords(
+  src32: Int32Array,
+  cv: Uint8Array | undefined,
+  off: Int32Array,
+  from: number,
+  to: number,
+  dst32: Int32Array,
+  validity: Uint8Array,
+): number {
+  let present = 0;
+  for (let i = from; i < to; i++) {
+    const o = off[i]!;
+    if (cv !== undefined && cv[o] === 0) continue;
+    dst32[2 * i] = src32[2 * o]!;
+    dst32[2 * i + 1] = src32[2 * o + 1]!;
+    validity[i] = 1;
     present++;
   }
   return present;
