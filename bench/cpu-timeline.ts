@@ -19,7 +19,7 @@ interface CpuProfile {
 }
 
 /** Functions counted as flush work: the flush and the segment writer it drives. */
-const FLUSH = /\/storage\/(flush|segment-writer|segment-index)\.js$/;
+const FLUSH = /\/storage\/(compaction\/flush|segment\/(segment-writer|segment-index|index-blocks))\.js$/;
 
 const { values: opts, positionals: files } = parseArgs({
   allowPositionals: true,
