@@ -21,6 +21,8 @@
 //          --timeout-ms 2000 --probe-ms 10 --main PATH --json OUT --isolation-memory 16GiB
 //          --data NAME (the data directory under /tmp/sundial-isolation: a build that cannot read
 //          a newer build's catalog needs one of its own)
+//          --node-args='--cpu-prof --cpu-prof-dir=DIR' (the server's; bench/long-holds.ts reads
+//          them with the holds kept in /tmp/sundial-isolation/holds-PHASE-QUERY.json)
 
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -51,6 +53,7 @@ const { values: opts } = parseArgs({
     data: { type: 'string' },
     json: { type: 'string' },
     probe: { type: 'string' },
+    'node-args': { type: 'string' },
   },
 });
 
@@ -363,11 +366,15 @@ function latency(xs: number[]): Latency {
   };
 }
 
-/** The event loop's longest hold while a query ran: CPU ms (the server's own work), wall ms, and how many holds passed 50 ms of CPU. */
+/** The event loop's longest hold while a query ran: CPU ms (the server's own work), wall ms, how many holds passed 50 ms of CPU; its longest GC pause. */
 interface Holds {
   cpuMs: number;
   wallMs: number;
   over50: number;
+  /** The longest garbage collection pauses of the thread (scavenge, mark-compact), and how many passed 20 ms. */
+  gcMinorMs: number;
+  gcMajorMs: number;
+  gcOver20: number;
 }
 
 interface Row {
@@ -381,7 +388,8 @@ interface Row {
 }
 
 const fmt = (x: number): string => (Number.isNaN(x) ? '-' : x < 10 ? x.toFixed(1) : x.toFixed(0));
-const holds = (h: Holds | undefined): string => (h === undefined ? '-' : `${h.cpuMs} (${h.wallMs}), ${h.over50}`);
+const holds = (h: Holds | undefined): string =>
+  h === undefined ? '-' : `${h.cpuMs} (${h.wallMs}), ${h.over50}; GC ${h.gcMinorMs} / ${h.gcMajorMs}, ${h.gcOver20}`;
 const lat = (l: Latency | undefined): string =>
   l === undefined ? '-' : `${fmt(l.p50)} / ${fmt(l.p99)} / ${fmt(l.max)}`;
 
@@ -398,7 +406,7 @@ async function serve(dir: string, args: string[]): Promise<{ server: ProcessServ
     main: opts.main,
     args,
     waitWarm: true,
-    nodeArgs: ['--import', MONITOR],
+    nodeArgs: ['--import', MONITOR, ...(opts['node-args']?.split(' ').filter((a) => a !== '') ?? [])],
     env: { SUNDIAL_LOOP_MONITOR: monitor },
   });
   for (const sql of ['DROP DATABASE IF EXISTS probe', 'CREATE DATABASE probe']) {
@@ -415,11 +423,18 @@ async function serve(dir: string, args: string[]): Promise<{ server: ProcessServ
 }
 
 /** The longest holds of the event loop between `fromUs` and `toUs` (bench/loop-monitor.mjs), once the server has exited. */
-function loopHolds(monitor: string, fromUs: number, toUs: number): Holds {
+function loopHolds(monitor: string, fromUs: number, toUs: number, keepAs: string): Holds {
   const events = (JSON.parse(readFileSync(monitor, 'utf8')) as Array<[number, number, number]>).filter(
     ([t, wall]) => t >= fromUs && t - wall * 1000 <= toUs,
   );
+  // Beside the server's CPU profiles, for bench/long-holds.ts.
+  if (opts['node-args']?.includes('--cpu-prof') === true)
+    writeFileSync(join(WORK, `holds-${keepAs}.json`), JSON.stringify(events));
+  const gcs = (JSON.parse(readFileSync(`${monitor}.gc`, 'utf8')) as Array<[number, number, number]>).filter(
+    ([t, ms]) => t >= fromUs && t - ms * 1000 <= toUs,
+  );
   rmSync(monitor, { force: true });
+  rmSync(`${monitor}.gc`, { force: true });
   let cpuMs = 0;
   let wallMs = 0;
   let over50 = 0;
@@ -428,7 +443,15 @@ function loopHolds(monitor: string, fromUs: number, toUs: number): Holds {
     wallMs = Math.max(wallMs, wall);
     if (cpu > 50) over50++;
   }
-  return { cpuMs, wallMs, over50 };
+  const longest = (kind: number): number => gcs.reduce((m, [, ms, k]) => (k === kind ? Math.max(m, ms) : m), 0);
+  return {
+    cpuMs,
+    wallMs,
+    over50,
+    gcMinorMs: longest(1),
+    gcMajorMs: longest(2),
+    gcOver20: gcs.filter(([, ms]) => ms > 20).length,
+  };
 }
 
 /** Each query on a fresh server (so that its peak RSS is its own), ping and writes probed while it runs. */
@@ -454,7 +477,7 @@ async function phase(name: string, dir: string, args: string[], queries: HeavyQu
       probe.close();
       await server.stop();
     }
-    row.holds = loopHolds(monitor, from, us());
+    row.holds = loopHolds(monitor, from, us(), `${name}-idle`);
     rows.push(row);
   }
   for (const q of queries) {
@@ -473,11 +496,11 @@ async function phase(name: string, dir: string, args: string[], queries: HeavyQu
       probe.close();
       await server.stop();
     }
-    row.holds = loopHolds(monitor, from, to);
+    row.holds = loopHolds(monitor, from, to, `${name}-${q.name}`);
     rows.push(row);
     const { run } = row;
     process.stderr.write(
-      `${name} ${q.name}: ${run.status} ${run.code} ${(run.ms / 1000).toFixed(1)} s, RSS ${run.peakRssMiB.toFixed(0)} MiB, ping ${lat(row.ping)}, write ${lat(row.write)}, loop held ${row.holds.cpuMs} ms CPU (${row.holds.wallMs} wall)\n`,
+      `${name} ${q.name}: ${run.status} ${run.code} ${(run.ms / 1000).toFixed(1)} s, RSS ${run.peakRssMiB.toFixed(0)} MiB, ping ${lat(row.ping)}, write ${lat(row.write)}, loop held ${row.holds.cpuMs} ms CPU (${row.holds.wallMs} wall), GC pauses ${row.holds.gcMinorMs} ms minor, ${row.holds.gcMajorMs} major\n`,
     );
   }
 }
@@ -507,7 +530,7 @@ async function main(): Promise<void> {
       `\nisolation (query memory ${opts['isolation-memory']}): ping and write latency p50 / p99 / max ms while the query runs`,
     );
     console.log(
-      "loop held: the longest the event loop waited on the server's own work, CPU ms (wall ms), and how many waits passed 50 ms of CPU",
+      "loop held: the longest the event loop waited on the server's own work, CPU ms (wall ms), and how many waits passed 50 ms of CPU; the longest GC pauses, scavenge / mark-compact ms, and how many passed 20 ms",
     );
     console.log('| query | answer | s | peak RSS MiB | ping ms | write ms | loop held ms | probes (failed) |');
     console.log('|---|---|---|---|---|---|---|---|');

@@ -5,8 +5,11 @@
 // spent about all of it, so the CPU figure is what the code under test controls (on 2 shared
 // cores with a load of 15, an idle server's ping p99 was 70-250 ms). At exit the events are written
 // to $SUNDIAL_LOOP_MONITOR as JSON: [hrtime µs when it fired, wall ms late, CPU ms late], for
-// every firing more than 10 ms late.
+// every firing more than 10 ms late. Garbage collection pauses of the thread over 5 ms go to
+// $SUNDIAL_LOOP_MONITOR.gc: [hrtime µs when it ended, ms, kind (1 minor, 2 major, 4 incremental,
+// 8 weak callbacks)].
 import { writeFileSync } from 'node:fs';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 
 const out = process.env.SUNDIAL_LOOP_MONITOR;
 if (out !== undefined) {
@@ -29,5 +32,16 @@ if (out !== undefined) {
     setTimeout(tick, EVERY_MS).unref();
   };
   setTimeout(tick, EVERY_MS).unref();
-  process.on('exit', () => writeFileSync(out, JSON.stringify(events)));
+  const gcs = [];
+  // performance.now() is on the same monotonic clock as hrtime, from timeOrigin.
+  const originUs = now() - performance.now() * 1000;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.duration > 5)
+        gcs.push([Math.round(originUs + (e.startTime + e.duration) * 1000), Math.round(e.duration), e.detail?.kind ?? 0]);
+  }).observe({ entryTypes: ['gc'] });
+  process.on('exit', () => {
+    writeFileSync(out, JSON.stringify(events));
+    writeFileSync(`${out}.gc`, JSON.stringify(gcs));
+  });
 }

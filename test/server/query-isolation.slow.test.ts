@@ -123,7 +123,10 @@ describe('issue 24: the query memory budget holds in every operator', () => {
 
 // Statements whose old code held the thread from the end of the scan to the end: the join's build
 // side keyed by 1,600-character strings (its probe side is a hundred rows), and sorts by keys that
-// share a 200-character prefix.
+// share a 200-character prefix. Then the other heavy statements of bench/isolation.ts: a DISTINCT
+// and a GROUP BY whose tables hold every row, and a regular expression and a LIKE over computed
+// strings that match no row (a scan yielded only when a batch went out, so a filter that kept
+// nothing held the thread for the whole scan: no ping answered in its second half).
 const FREEZES: { name: string; sql: string }[] = [
   {
     name: 'a join build',
@@ -134,6 +137,16 @@ const FREEZES: { name: string; sql: string }[] = [
     name: 'a window function',
     sql: "SELECT max(w) FROM (SELECT row_number() OVER (ORDER BY concat(repeat('x', 200), s)) AS w FROM cpu)",
   },
+  { name: 'a count(DISTINCT ...)', sql: "SELECT count(DISTINCT concat(repeat(s, 20), '/', host, '/', time)) FROM cpu" },
+  {
+    name: 'a GROUP BY of a group a row',
+    sql: "SELECT count(*) FROM (SELECT concat(repeat(s, 20), '/', time) AS k, count(*) FROM cpu GROUP BY k)",
+  },
+  {
+    name: 'a regular expression scan',
+    sql: "SELECT count(*) FROM cpu WHERE concat(repeat(s, 40), host) ~ '(x[0-9]+v)+[0-9]*7x'",
+  },
+  { name: 'a LIKE scan', sql: "SELECT count(*) FROM cpu WHERE concat(repeat(s, 200), host) LIKE '%1%2%3%4%5%6%9%_'" },
 ];
 const FREEZE_ROWS = 100_000;
 

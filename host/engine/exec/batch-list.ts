@@ -13,12 +13,20 @@ import {
   type VectorValues,
 } from '../types/index.js';
 
+/** Rows of the row index a page holds: it grows a page at a time, never by copying. */
+const PAGE_BITS = 16;
+const PAGE_ROWS = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE_ROWS - 1;
+
 export class BatchList {
   readonly batches: RecordBatch[] = [];
   /** The first row number of each batch. */
   readonly #starts: number[] = [];
-  /** The batch of each row number. */
-  #batchOf = new Int32Array(1024);
+  /**
+   * The batch of each row number, in pages: one array doubled as it grew took 50-160 ms of one
+   * step to copy at 10 million rows (bench/long-holds.ts, a sort's and a window's input).
+   */
+  readonly #pages: Int32Array[] = [];
   #length = 0;
   /** Each column's vectors, one per batch, as gather last read them. */
   readonly #columns: (Vector[] | undefined)[] = [];
@@ -29,21 +37,36 @@ export class BatchList {
 
   /** The bytes of the row index (the batches are the caller's to count). */
   get indexBytes(): number {
-    return this.#batchOf.byteLength;
+    return this.#pages.reduce((sum, p) => sum + p.byteLength, 0);
+  }
+
+  /** Room for `need` rows: the first page doubles from 1,024 rows (most lists are small), then pages are added. */
+  #reserve(need: number): void {
+    const pages = this.#pages;
+    if (pages.length <= 1) {
+      const first = pages[0];
+      const want = Math.min(PAGE_ROWS, need);
+      if (first === undefined || first.length < want) {
+        let size = first?.length ?? 1024;
+        while (size < want) size *= 2;
+        const page = new Int32Array(size);
+        if (first !== undefined) page.set(first);
+        pages[0] = page;
+      }
+    }
+    while (pages.length * PAGE_ROWS < need) pages.push(new Int32Array(PAGE_ROWS));
   }
 
   /** Appends a batch; its rows get the next row numbers. */
   add(batch: RecordBatch): void {
-    const n = batch.length;
-    const need = this.#length + n;
-    if (need > this.#batchOf.length) {
-      let size = this.#batchOf.length * 2;
-      while (size < need) size *= 2;
-      const next = new Int32Array(size);
-      next.set(this.#batchOf.subarray(0, this.#length));
-      this.#batchOf = next;
+    const b = this.batches.length;
+    const need = this.#length + batch.length;
+    this.#reserve(need);
+    for (let at = this.#length; at < need; ) {
+      const end = Math.min(need, (at | PAGE_MASK) + 1);
+      this.#pages[at >>> PAGE_BITS]!.fill(b, at & PAGE_MASK, ((end - 1) & PAGE_MASK) + 1);
+      at = end;
     }
-    this.#batchOf.fill(this.batches.length, this.#length, need);
     this.#starts.push(this.#length);
     this.batches.push(batch);
     this.#length = need;
@@ -51,7 +74,7 @@ export class BatchList {
 
   /** The batch number and the row within it of row number `row`. */
   batchOf(row: number): number {
-    return this.#batchOf[row]!;
+    return this.#pages[row >>> PAGE_BITS]![row & PAGE_MASK]!;
   }
 
   startOf(batch: number): number {
@@ -73,7 +96,7 @@ export class BatchList {
         batches[k] = -1;
         continue;
       }
-      const b = this.#batchOf[g]!;
+      const b = this.#pages[g >>> PAGE_BITS]![g & PAGE_MASK]!;
       batches[k] = b;
       local[k] = g - this.#starts[b]!;
     }

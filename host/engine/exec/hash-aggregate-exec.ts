@@ -1,7 +1,8 @@
 // GROUP BY with a hash table: each row's group key maps to a dense group id, and every
 // aggregate's GroupsAccumulator folds whole batches given the ids (no per-row calls into the
 // aggregate). One key column uses its values directly as Map keys; several are joined into one
-// string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0).
+// string. Without GROUP BY there is exactly one group, also over empty input (COUNT = 0). The
+// table is a ShardedMap: millions of groups grow it without one long rehash on the thread.
 
 import {
   getValue,
@@ -20,7 +21,7 @@ import { exprDisplay } from '../plan/expr-display.js';
 import type { PlanSchema } from '../plan/plan-schema.js';
 import { compileExprs, type CompiledExprs } from './evaluate.js';
 import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exec-plan.js';
-import { HASH_ENTRY_BYTES, Reservation, scalarBytes, SLOT_BYTES, stringBytes } from '../memory/index.js';
+import { HASH_ENTRY_BYTES, Reservation, scalarBytes, ShardedMap, SLOT_BYTES, stringBytes } from '../memory/index.js';
 
 const NULL_KEY = Symbol('null');
 
@@ -95,7 +96,7 @@ export class HashAggregateExec implements ExecNode {
       a.fn.createAccumulator({ argTypes: a.argTypes, returnType: a.type, orderBy: a.orderBy }, a.distinct),
     );
     const grouped = this.#groupBy.length > 0;
-    const table = new Map<unknown, number>();
+    const table = new ShardedMap<unknown, number>();
     const keyValues: Scalar[][] = this.#groupBy.map(() => []);
     let numGroups = grouped ? 0 : 1;
     // The table's entries with their keys and the key values kept for the output (a GROUP BY of
@@ -116,10 +117,9 @@ export class HashAggregateExec implements ExecNode {
           let added = 0;
           for (let i = 0; i < n; i++) {
             const k = single !== undefined ? keyPart(single, i) : compositeKey(keys, i);
-            let g = table.get(k);
-            if (g === undefined) {
-              g = numGroups++;
-              table.set(k, g);
+            const g = table.getOrSet(k, numGroups);
+            if (g === numGroups) {
+              numGroups++;
               // A composite key is a concatenated string (a cons node over its flat text).
               added += HASH_ENTRY_BYTES + (single !== undefined ? 0 : 32 + stringBytes(k as string));
               for (let c = 0; c < keys.length; c++) {

@@ -21,8 +21,8 @@ import { BATCH_ROWS, describeNode, type ExecContext, type ExecNode } from './exe
 import { batchBytes, Reservation, vectorBytes } from '../memory/index.js';
 import { hashKey, keyEquals, keyMode, keysValid, keyView, type KeyMode, type KeyView } from './row-hash.js';
 
-/** Rows hashed or linked between two looks at the clock. */
-const ROWS_PER_SLICE = 1 << 14;
+/** Buckets set to empty between two looks at the clock (4 MB). */
+const BUCKETS_PER_SLICE = 1 << 20;
 
 export interface JoinSpec {
   readonly joinType: JoinType;
@@ -45,27 +45,23 @@ function grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer>
   return next;
 }
 
-/** The build side: its rows, each batch's key views, and the chained hash table over them. */
+/**
+ * The build side: its rows, each batch's key views, and the chained hash table over them. Each
+ * batch's hashes and NULL marks are kept apart while the input comes, and the table's arrays are
+ * made once at its end: arrays doubled as the rows came took 20-60 ms of one step each to copy at
+ * 10 million rows, and the V8 heap a full collection (up to 700 ms) for the external memory they
+ * dropped at once (bench/long-holds.ts).
+ */
 class JoinTable {
   readonly rows = new BatchList();
   readonly keys: KeyView[][] = [];
+  /** Each batch's key hashes and (undefined: all) which rows may match, until the table is linked. */
+  batchHashes: Int32Array[] = [];
+  batchUsable: (Uint8Array | undefined)[] = [];
   hashes = new Int32Array(0);
-  /** 1 where the row's keys may match (no NULL, or NULLs compare equal). */
-  usable = new Uint8Array(0);
   heads = new Int32Array(0);
   next = new Int32Array(0);
   mask = 0;
-
-  /** Bytes of the table's arrays (the batches and keys are counted as they come). */
-  get bytes(): number {
-    return (
-      this.rows.indexBytes +
-      this.hashes.byteLength +
-      this.usable.byteLength +
-      this.heads.byteLength +
-      this.next.byteLength
-    );
-  }
 }
 
 export class HashJoinExec implements ExecNode {
@@ -106,36 +102,30 @@ export class HashJoinExec implements ExecNode {
     const t = new JoinTable();
     const keysC = compileExprs(s.rightKeys, s.rightSchema, ctx);
     const keyed = s.leftKeys.length > 0;
-    let counted = 0;
+    let index = 0;
     for await (const batch of this.#right.execute(ctx)) {
       ctx.checkAbort();
       const n = batch.length;
       if (n === 0) continue;
       mem.grow(batchBytes(batch));
-      const at = t.rows.length;
       t.rows.add(batch);
+      mem.grow(t.rows.indexBytes - index);
+      index = t.rows.indexBytes;
       if (keyed) {
         if (keysC.needsPrepare) await keysC.prepare(batch);
         const keys = keysC.exprs.map((e) => e.evaluate(batch));
         // A key that is a column of the batch costs nothing more; a computed one does.
         for (const k of keys) if (!batch.columns.includes(k)) mem.grow(vectorBytes(k));
         t.keys.push(keys.map((k, i) => keyView(k, modes[i]!)));
-        t.hashes = grow(t.hashes, at + n);
-        const h = t.hashes.subarray(at, at + n);
+        const h = new Int32Array(n);
         keys.forEach((k, i) => {
           hashKey(k, modes[i]!, n, h, i === 0);
         });
-        if (t.usable.length < t.hashes.length) {
-          const u = new Uint8Array(t.hashes.length);
-          u.set(t.usable);
-          t.usable = u;
-        }
+        t.batchHashes.push(h);
         const valid = s.nullEqualsNull ? undefined : keysValid(keys, n);
-        if (valid === undefined) t.usable.fill(1, at, at + n);
-        else t.usable.set(valid, at);
+        t.batchUsable.push(valid);
+        mem.grow(h.byteLength + (valid?.byteLength ?? 0));
       }
-      mem.grow(t.bytes - counted);
-      counted = t.bytes;
       await ctx.maybeYield();
     }
     if (!keyed) return t;
@@ -144,22 +134,36 @@ export class HashJoinExec implements ExecNode {
     const total = t.rows.length;
     let size = 1;
     while (size < total) size *= 2;
-    mem.grow(4 * size + 4 * total);
-    t.heads = new Int32Array(size).fill(-1);
-    t.next = new Int32Array(total);
-    t.mask = size - 1;
-    counted = t.bytes;
-    const { heads, next, hashes, usable, mask } = t;
-    for (let r = total - 1; r >= 0; ) {
-      const stop = Math.max(-1, r - ROWS_PER_SLICE);
-      for (; r > stop; r--) {
-        if (usable[r] === 0) continue;
-        const b = hashes[r]! & mask;
-        next[r] = heads[b]!;
-        heads[b] = r;
+    mem.grow(4 * size + 8 * total);
+    const heads = new Int32Array(size);
+    for (let at = 0; at < size; at += BUCKETS_PER_SLICE) {
+      heads.fill(-1, at, at + BUCKETS_PER_SLICE);
+      await ctx.maybeYield();
+    }
+    const next = new Int32Array(total);
+    const hashes = new Int32Array(total);
+    const mask = size - 1;
+    for (let b = t.batchHashes.length - 1; b >= 0; b--) {
+      ctx.checkAbort();
+      const h = t.batchHashes[b]!;
+      const usable = t.batchUsable[b];
+      const start = t.rows.startOf(b);
+      hashes.set(h, start);
+      for (let i = h.length - 1; i >= 0; i--) {
+        if (usable !== undefined && usable[i] === 0) continue;
+        const r = start + i;
+        const bucket = h[i]! & mask;
+        next[r] = heads[bucket]!;
+        heads[bucket] = r;
       }
       await ctx.maybeYield();
     }
+    t.batchHashes = [];
+    t.batchUsable = [];
+    t.heads = heads;
+    t.next = next;
+    t.hashes = hashes;
+    t.mask = mask;
     return t;
   }
 

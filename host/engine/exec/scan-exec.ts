@@ -287,7 +287,12 @@ export class ScanExec implements ExecNode {
           return await rethrowScanFilterError(e, storageConjuncts(preds.residual, table), readSchema, probe, ctx);
         }
         const selected = selection(mask, chunk.length);
-        if (selected !== undefined && selected.length === 0) continue;
+        if (selected !== undefined && selected.length === 0) {
+          // Nothing goes out, so the loop below never yields: a filter that kept no row of a
+          // 100,000-row table held the thread for the whole scan (storage's awaits are microtasks).
+          await ctx.maybeYield();
+          continue;
+        }
         let batch: RecordBatch = {
           schema: batchSchema,
           length: selected === undefined ? chunk.length : selected.length,

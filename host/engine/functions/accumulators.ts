@@ -16,7 +16,7 @@ import {
   vectorFrom,
 } from '../types/index.js';
 import { executionError } from '../errors.js';
-import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES } from '../memory/index.js';
+import { HASH_ENTRY_BYTES, MAP_BYTES, scalarBytes, SET_BYTES, ShardedMap, ShardedSet } from '../memory/index.js';
 import type { GroupsAccumulator } from './function-types.js';
 
 const TWO32 = 4294967296;
@@ -490,13 +490,13 @@ export class FirstLastAccumulator implements GroupsAccumulator {
 
 /** Any aggregate with DISTINCT: a set of seen values per group feeding `inner` once per value. */
 export class CountDistinctAccumulator implements GroupsAccumulator {
-  #sets: Set<unknown>[] = [];
+  #sets: ShardedSet<unknown>[] = [];
   /** The sets and the values they keep (memory/memory-size.ts: count(DISTINCT concat(...)) of 10 million rows held 2 GB). */
   #bytes = 0;
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     while (this.#sets.length < numGroups) {
-      this.#sets.push(new Set());
+      this.#sets.push(new ShardedSet());
       this.#bytes += SET_BYTES;
     }
     const mask = rowMask(args, n);
@@ -506,15 +506,12 @@ export class CountDistinctAccumulator implements GroupsAccumulator {
         args.length === 1
           ? keyOf(getValue(args[0]!, i))
           : args.map((a) => String(keyOf(getValue(a, i)))).join('\u0000');
-      const set = this.#sets[groups[i]!]!;
-      const before = set.size;
-      set.add(key);
-      if (set.size > before) this.#bytes += HASH_ENTRY_BYTES + scalarBytes(key as Scalar);
+      if (this.#sets[groups[i]!]!.add(key)) this.#bytes += HASH_ENTRY_BYTES + scalarBytes(key as Scalar);
     }
   }
 
   merge(other: GroupsAccumulator, src: number, dst: number): void {
-    while (this.#sets.length <= dst) this.#sets.push(new Set());
+    while (this.#sets.length <= dst) this.#sets.push(new ShardedSet());
     for (const k of (other as CountDistinctAccumulator).#sets[src] ?? []) this.#sets[dst]!.add(k);
   }
 
@@ -536,7 +533,7 @@ function keyOf(v: Scalar): unknown {
 
 /** SUM / AVG / MIN / MAX with DISTINCT: distinct values per group, folded at the end. */
 export class DistinctAccumulator implements GroupsAccumulator {
-  #values: Map<unknown, Scalar>[] = [];
+  #values: ShardedMap<unknown, Scalar>[] = [];
   #bytes = 0;
   readonly #make: () => GroupsAccumulator;
   readonly #type: DataType;
@@ -548,7 +545,7 @@ export class DistinctAccumulator implements GroupsAccumulator {
 
   update(args: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     while (this.#values.length < numGroups) {
-      this.#values.push(new Map());
+      this.#values.push(new ShardedMap());
       this.#bytes += MAP_BYTES;
     }
     const a = args[0]!;
@@ -558,7 +555,7 @@ export class DistinctAccumulator implements GroupsAccumulator {
       const m = this.#values[groups[i]!]!;
       const before = m.size;
       const key = keyOf(v);
-      m.set(key, v);
+      m.getOrSet(key, v);
       if (m.size > before)
         this.#bytes += HASH_ENTRY_BYTES + scalarBytes(v) + (key === v ? 0 : scalarBytes(key as Scalar));
     }
