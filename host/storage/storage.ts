@@ -171,7 +171,7 @@ export interface StorageOptions {
    * Keep the WALs in NATS JetStream (`server.cluster.nats_urls`; jetstream/): a stream per
    * database with `vnodes` subjects. Off: a WAL of segment files per database in the data directory.
    */
-  jetStream?: { urls: readonly string[]; replicas: number; vnodes: number; timeoutMs?: number };
+  jetStream?: { urls: readonly string[]; replicas: number; vnodes: number; prefix?: string; timeoutMs?: number };
   /**
    * Keeps the catalog, the WALs and the segment files in memory (library mode's in-memory store):
    * nothing is read from or written to `dataDir`, which only names the store in messages, and

@@ -38,13 +38,13 @@ function publicManifest(dataDir: string): { flushedLsn: number } {
   return manifests.sort((a, b) => b.flushedLsn - a.flushedLsn)[0]!;
 }
 
-/** The names of the WAL streams. */
-async function streamNames(urls: string): Promise<string[]> {
+/** The names of the WAL streams (of `server.cluster.nats_stream_prefix` `prefix`). */
+async function streamNames(urls: string, prefix = 'sundial'): Promise<string[]> {
   const nc = await connect({ servers: urls.split(',') });
   try {
     const names: string[] = [];
     for await (const s of (await nc.jetstreamManager()).streams.list())
-      if (s.config.name.startsWith('sundial_')) names.push(s.config.name);
+      if (s.config.name.startsWith(`${prefix}_`)) names.push(s.config.name);
     return names.sort();
   } finally {
     await nc.close();
@@ -162,6 +162,54 @@ describe('one NATS server', () => {
     } finally {
       second.cleanup();
     }
+  });
+
+  it('runs two servers on one NATS with their own stream prefixes, each replaying only its own records', async () => {
+    const a = await startServer({ args: ['--nats-urls', nats.urls] });
+    const bArgs = ['--nats-urls', nats.urls, '--nats-stream-prefix', 'other-1'];
+    const b = await startServer({ args: bArgs });
+    try {
+      for (let seq = 0; seq < 3; seq++) expect((await writeLp(a.url, body(seq))).status).toBe(200);
+      for (let seq = 10; seq < 12; seq++) expect((await writeLp(b.url, body(seq))).status).toBe(200);
+      expect((await streamNames(nats.urls)).length, 'public and usage_schema of the first').toBe(2);
+      expect((await streamNames(nats.urls, 'other-1')).length, 'public and usage_schema of the second').toBe(2);
+      await b.kill();
+      const again = await startServer({ dataDir: b.dataDir, args: bArgs });
+      try {
+        expect([...(await rowsBySeq(again.url)).bySeq]).toEqual([
+          [10, LINES],
+          [11, LINES],
+        ]);
+      } finally {
+        await again.stop();
+      }
+      expect([...(await rowsBySeq(a.url)).bySeq]).toEqual([
+        [0, LINES],
+        [1, LINES],
+        [2, LINES],
+      ]);
+    } finally {
+      await a.stop();
+      a.cleanup();
+      b.cleanup();
+    }
+  });
+
+  it('refuses a stream prefix that cannot name a stream', async () => {
+    const failed = await startServer({
+      args: ['--nats-urls', nats.urls, '--nats-stream-prefix', 'a.b'],
+      waitReady: false,
+    }).then(
+      async (s) => {
+        await s.stop();
+        s.cleanup();
+        return undefined;
+      },
+      (e: Error) => e.message,
+    );
+    expect(failed).toContain(
+      "server.cluster.nats_stream_prefix must be 1 to 32 letters, digits, '-' or '_', got 'a.b'",
+    );
   });
 
   it('makes a stream per database and deletes it with DROP DATABASE', async () => {

@@ -9,6 +9,8 @@ export interface JetStreamLinkOptions {
   urls: readonly string[];
   /** Stream replicas (`server.cluster.nats_replicas`): 3 across a three-server NATS cluster. */
   replicas: number;
+  /** Names this server's streams and subjects (`server.cluster.nats_stream_prefix`): servers sharing a NATS differ in it. */
+  prefix?: string;
   logger: Logger;
   /** How long a publish waits for JetStream's acknowledgement before the write fails. */
   timeoutMs?: number;
@@ -22,6 +24,7 @@ export class JetStreamLink {
   readonly jsm: JetStreamManager;
   readonly urls: readonly string[];
   readonly replicas: number;
+  readonly prefix: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
   /** Set while the connection is down (between NATS's disconnect and reconnect events). */
@@ -32,6 +35,7 @@ export class JetStreamLink {
     this.jsm = jsm;
     this.urls = opts.urls;
     this.replicas = opts.replicas;
+    this.prefix = opts.prefix ?? 'sundial';
     this.logger = opts.logger;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     void this.#watch();

@@ -1,5 +1,5 @@
 // The write-ahead log of one database in a NATS JetStream stream (docs/cluster.md, FORMAT.md §2 "In
-// NATS JetStream"): stream `sundial_<db id>`, one subject per vnode (`sundial.<db id>.<vnode>`),
+// NATS JetStream"): stream `<prefix>_<db id>`, one subject per vnode (`<prefix>.<db id>.<vnode>`),
 // the stream sequence as the LSN. A record is acknowledged once JetStream acknowledged each of its
 // messages; records reach the memtable in the order they were appended (each with the highest
 // sequence of its messages, which is below every sequence of the next record: one connection
@@ -52,8 +52,9 @@ const decoder = new TextDecoder();
 /** Ties a process's request numbers together across the messages of one request. */
 const WRITER = randomInt(2 ** 32);
 
-export const streamName = (dbId: number): string => `sundial_${dbId}`;
-export const vnodeSubject = (dbId: number, vnode: number): string => `sundial.${dbId}.${vnode}`;
+/** `prefix`: `server.cluster.nats_stream_prefix`, so that servers sharing one NATS keep apart. */
+export const streamName = (prefix: string, dbId: number): string => `${prefix}_${dbId}`;
+export const vnodeSubject = (prefix: string, dbId: number, vnode: number): string => `${prefix}.${dbId}.${vnode}`;
 
 export class JetStreamWal implements WriteLog {
   readonly #opts: JetStreamWalOptions;
@@ -69,7 +70,7 @@ export class JetStreamWal implements WriteLog {
 
   private constructor(opts: JetStreamWalOptions, lastLsn: number) {
     this.#opts = opts;
-    this.#stream = streamName(opts.dbId);
+    this.#stream = streamName(opts.link.prefix, opts.dbId);
     this.#lastLsn = lastLsn;
   }
 
@@ -87,7 +88,7 @@ export class JetStreamWal implements WriteLog {
   static async open(opts: JetStreamWalOptions, afterLsn: number, replay: ReplayFn): Promise<JetStreamWal> {
     const { link } = opts;
     const log = link.logger;
-    const name = streamName(opts.dbId);
+    const name = streamName(link.prefix, opts.dbId);
     const token = await streamToken(opts.dir);
     const description = `sundial WAL of database ${opts.dbId}, data directory token ${token}`;
     let info = await link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
@@ -98,7 +99,7 @@ export class JetStreamWal implements WriteLog {
       info = await link.jsm.streams.add({
         name,
         description,
-        subjects: [`sundial.${opts.dbId}.*`],
+        subjects: [`${link.prefix}.${opts.dbId}.*`],
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
         num_replicas: link.replicas,
@@ -108,7 +109,7 @@ export class JetStreamWal implements WriteLog {
       // Another data directory's stream (another server on the same NATS, or this directory made
       // anew): replaying its records here would mix two databases' data.
       throw new Error(
-        `the JetStream stream ${name} at ${link.urls.join(', ')} holds the WAL of another data directory (${info.config.description ?? 'no description'}), not of database ${opts.dbName} here; give each server a NATS of its own, or delete the stream if its data is not needed`,
+        `the JetStream stream ${name} at ${link.urls.join(', ')} holds the WAL of another data directory (${info.config.description ?? 'no description'}), not of database ${opts.dbName} here; give each server sharing this NATS its own server.cluster.nats_stream_prefix, or delete the stream if its data is not needed`,
       );
     }
     if (info.state.last_seq < afterLsn) {
@@ -210,7 +211,7 @@ export class JetStreamWal implements WriteLog {
     const shares = divided.length > 0 ? divided : [{ vnode: 0, parts }];
     const acks = shares.map((s, index) =>
       this.#publish(
-        vnodeSubject(dbId, s.vnode),
+        vnodeSubject(link.prefix, dbId, s.vnode),
         encodeJsRecord({ type, parts: shares.length, index, writer: WRITER, request }, s.parts),
       ),
     );
