@@ -108,7 +108,7 @@ import {
 } from './fs/index.js';
 import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
-import { JetStreamLink, JetStreamWal, refuseFileWal } from './jetstream/index.js';
+import { deleteOrphanStream, JetStreamLink, JetStreamWal, refuseFileWal } from './jetstream/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -362,6 +362,9 @@ export class Storage {
     // A DROP DATABASE saves the catalog before deleting files; a crash in between leaves them.
     for (const name of this.#opts.memory === true ? [] : await readdir(join(this.#opts.dataDir, 'db'))) {
       if (live.has(name)) continue;
+      // Its stream first: a stream is known to be ours only while the folder's token file is there.
+      if (this.#jetStream !== undefined && /^\d+$/.test(name))
+        await deleteOrphanStream(this.#jetStream, join(this.#opts.dataDir, 'db', name), Number(name));
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
     }

@@ -5,7 +5,7 @@
 // visible, and writes resume when NATS is back. Needs the Debian package nats-server.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -230,6 +230,57 @@ describe('one NATS server', () => {
     } finally {
       await server.stop();
       server.cleanup();
+    }
+  });
+
+  it("deletes at start the streams of databases a crash in DROP DATABASE left, and only this directory's", async () => {
+    const args = ['--nats-urls', nats.urls];
+    const first = await startServer({ inProcess: true, args });
+    await first.stop();
+    const before = readFileSync(join(first.dataDir, 'catalog.json'), 'utf8');
+    const second = await startServer({ inProcess: true, dataDir: first.dataDir, args });
+    const r = await http(second.url, '/api/v1/sql?db=public', { body: 'CREATE DATABASE other' });
+    expect(r.status, r.text).toBe(200);
+    expect((await writeLp(second.url, body(0), 'db=other')).status).toBe(200);
+    await second.stop();
+    const made = await streamNames(nats.urls);
+    expect(made).toHaveLength(3);
+    // The state a crash after DROP DATABASE saved the catalog leaves: the catalog names no
+    // database `other`, while its folder (with its token file) and its stream are still there.
+    writeFileSync(join(first.dataDir, 'catalog.json'), before);
+    const ids = readdirSync(join(first.dataDir, 'db'));
+    // Streams of the prefix this directory did not make: one whose folder is missing, one whose
+    // folder's token differs (a data directory made anew on the same NATS).
+    mkdirSync(join(first.dataDir, 'db', '998'));
+    writeFileSync(join(first.dataDir, 'db', '998', 'wal-stream'), 'mine\n');
+    const nc = await connect({ servers: nats.urls.split(',') });
+    try {
+      const jsm = await nc.jetstreamManager();
+      for (const id of [998, 999])
+        await jsm.streams.add({
+          name: `sundial_${id}`,
+          subjects: [`sundial.${id}.*`],
+          description: `sundial WAL of database ${id}, data directory token theirs`,
+        });
+    } finally {
+      await nc.close();
+    }
+    const third = await startServer({ inProcess: true, dataDir: first.dataDir, args });
+    try {
+      const left = await streamNames(nats.urls);
+      const gone = made.filter((n) => !left.includes(n));
+      expect(gone, left.join(', ')).toHaveLength(1);
+      expect(ids, 'the folder of the dropped database was there').toContain(gone[0]!.slice('sundial_'.length));
+      expect(left).toEqual([...made.filter((n) => n !== gone[0]), 'sundial_998', 'sundial_999'].sort());
+      expect(readdirSync(join(first.dataDir, 'db')).sort(), 'its folder is removed too').toEqual(
+        ids.filter((id) => `sundial_${id}` !== gone[0]).sort(),
+      );
+      expect(
+        third.logs.some((l) => l.msg === 'deleted the WAL stream of a dropped database' && l.stream === gone[0]),
+      ).toBe(true);
+    } finally {
+      await third.stop();
+      third.cleanup();
     }
   });
 

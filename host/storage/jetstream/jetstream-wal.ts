@@ -90,7 +90,7 @@ export class JetStreamWal implements WriteLog {
     const log = link.logger;
     const name = streamName(link.prefix, opts.dbId);
     const token = await streamToken(opts.dir);
-    const description = `sundial WAL of database ${opts.dbId}, data directory token ${token}`;
+    const description = streamDescription(opts.dbId, token);
     let info = await link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
       if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
       throw e;
@@ -306,6 +306,10 @@ export class JetStreamWal implements WriteLog {
     });
   }
 }
+
+/** The stream's description: ties it to the database folder whose `wal-stream` holds `token`. */
+export const streamDescription = (dbId: number, token: string): string =>
+  `sundial WAL of database ${dbId}, data directory token ${token}`;
 
 /**
  * The random token that ties the database's folder to its stream (in the stream's description),
