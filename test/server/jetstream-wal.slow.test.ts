@@ -38,6 +38,17 @@ function publicManifest(dataDir: string): { flushedLsn: number } {
   return manifests.sort((a, b) => b.flushedLsn - a.flushedLsn)[0]!;
 }
 
+/** The highest flushed sequence of the data directory's manifests. */
+function flushedTo(dataDir: string): number {
+  let most = 0;
+  for (const id of readdirSync(join(dataDir, 'db'))) {
+    const path = join(dataDir, 'db', id, 'manifest.json');
+    if (existsSync(path))
+      most = Math.max(most, (JSON.parse(readFileSync(path, 'utf8')) as { flushedLsn: number }).flushedLsn);
+  }
+  return most;
+}
+
 /** The names of the WAL streams (of `server.cluster.nats_stream_prefix` `prefix`). */
 async function streamNames(urls: string, prefix = 'sundial'): Promise<string[]> {
   const nc = await connect({ servers: urls.split(',') });
@@ -281,6 +292,70 @@ describe('one NATS server', () => {
     } finally {
       await third.stop();
       third.cleanup();
+    }
+  });
+
+  it('moves a stream younger than the manifest past the flushed sequence, so that new records replay', async () => {
+    const args = (urls: string): string[] => ['--nats-urls', urls, '--flush-age', '1s', '--report-interval', '0'];
+    const server = await startServer({ args: args(nats.urls) });
+    for (let seq = 0; seq < 5; seq++) expect((await writeLp(server.url, body(seq))).status).toBe(200);
+    // Bounded: the memtable is flushed within a few seconds of flush_age.
+    const last = (await streamState(nats.urls)).last_seq;
+    for (let i = 0; i < 100 && !(existsSync(join(server.dataDir, 'db')) && flushedTo(server.dataDir) >= last); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(flushedTo(server.dataDir), 'every record flushed').toBe(last);
+    await server.stop();
+    // NATS lost its store: the same data directory on a new, empty NATS.
+    const fresh = await startNats(1);
+    try {
+      const again = await startServer({ dataDir: server.dataDir, args: args(fresh.urls) });
+      try {
+        expect(
+          again.logs.some(
+            (l) => l.msg === 'the WAL stream is behind the manifest; moving its sequence past the flushed records',
+          ),
+        ).toBe(true);
+        for (let seq = 5; seq < 8; seq++) expect((await writeLp(again.url, body(seq))).status).toBe(200);
+      } finally {
+        await again.kill();
+      }
+      const third = await startServer({ dataDir: server.dataDir, args: args(fresh.urls) });
+      try {
+        const { bySeq, rows } = await rowsBySeq(third.url);
+        expect(rows).toBe(8 * LINES);
+        for (let seq = 0; seq < 8; seq++) expect(bySeq.get(seq), `request ${seq}`).toBe(LINES);
+      } finally {
+        await third.stop();
+        third.cleanup();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('refuses to start with NATS while WAL files hold unflushed records, and loses none of them', async () => {
+    const files = await startServer({ inProcess: true });
+    for (let seq = 0; seq < 3; seq++) expect((await writeLp(files.url, body(seq))).status).toBe(200);
+    await files.stop();
+    const refused = await startServer({ dataDir: files.dataDir, args: ['--nats-urls', nats.urls], waitReady: false });
+    // Bounded: a server that does not refuse is killed, and the test fails on its exit code.
+    const timer = setTimeout(() => void refused.kill(), 30_000);
+    const code = await refused.exited;
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(JSON.stringify(refused.logs)).toMatch(
+      /database cnosdb\.\w+ has \d+ unflushed records in its WAL files \([^)]*\); start the server once without server\.cluster\.nats_urls/,
+    );
+    const back = await startServer({ inProcess: true, dataDir: files.dataDir });
+    try {
+      expect([...(await rowsBySeq(back.url)).bySeq]).toEqual([
+        [0, LINES],
+        [1, LINES],
+        [2, LINES],
+      ]);
+    } finally {
+      await back.stop();
+      back.cleanup();
     }
   });
 
