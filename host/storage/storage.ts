@@ -1305,11 +1305,17 @@ export class Storage {
 
   /**
    * A backup's checkpoint (checkpoint.ts): the catalog, manifests, segment files and WAL tails of
-   * every database at this instant, held until the caller releases it.
+   * every database at this instant, held until the caller releases it. With the WAL in NATS
+   * JetStream, whose records a copy of the data directory cannot hold, every database is flushed
+   * first: the checkpoint then holds every write acknowledged before the call.
    */
-  checkpoint(): Checkpoint {
+  async checkpoint(): Promise<Checkpoint> {
     // Not #open: a full disk refuses writes, not copies of what is stored.
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    if (this.#jetStream !== undefined) {
+      await this.flushAll();
+      if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    }
     return takeCheckpoint(
       this.#store.text(),
       [...this.#dbs.values()].filter((s) => !s.closing),

@@ -5,7 +5,8 @@
 // visible, and writes resume when NATS is back. Needs the Debian package nats-server.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -356,6 +357,56 @@ describe('one NATS server', () => {
     } finally {
       await back.stop();
       back.cleanup();
+    }
+  });
+
+  it('backs up every row acknowledged before the backup, though unflushed, and restores it', async () => {
+    const server = await startServer({ args: ['--nats-urls', nats.urls] });
+    const dir = mkdtempSync(join(tmpdir(), 'sundial-js-backup-'));
+    try {
+      // Writes go on during the backup: those acknowledged before it began must be in it, whole.
+      let next = 0;
+      let stop = false;
+      const acked = new Set<number>();
+      const writer = (async () => {
+        while (!stop) {
+          const seq = next++;
+          const r = await writeLp(server.url, body(seq));
+          expect(r.status, r.text).toBe(200);
+          acked.add(seq);
+        }
+      })();
+      while (acked.size < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = [...acked];
+      const backup = spawnSync(BIN, ['backup', join(dir, 'backup'), '--url', server.url], {
+        encoding: 'utf8',
+        env: CLEAN_ENV,
+      });
+      stop = true;
+      await writer;
+      expect(backup.status, backup.stdout + backup.stderr).toBe(0);
+      const restore = spawnSync(BIN, ['restore', join(dir, 'backup'), '--data-dir', join(dir, 'restored')], {
+        encoding: 'utf8',
+        env: CLEAN_ENV,
+      });
+      expect(restore.status, restore.stdout + restore.stderr).toBe(0);
+      // The copy starts with NATS under a prefix of its own, and (then) with WAL files.
+      for (const args of [['--nats-urls', nats.urls, '--nats-stream-prefix', 'restored'], []]) {
+        const copy = await startServer({ inProcess: true, dataDir: join(dir, 'restored'), args });
+        try {
+          const { bySeq, rows, distinct } = await rowsBySeq(copy.url);
+          expect(distinct).toBe(rows);
+          for (const seq of before)
+            expect(bySeq.get(seq), `request ${seq}, acknowledged before the backup`).toBe(LINES);
+          for (const [seq, n] of bySeq) expect(n, `request ${seq} whole`).toBe(LINES);
+        } finally {
+          await copy.stop();
+        }
+      }
+    } finally {
+      await server.stop();
+      server.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -286,9 +286,12 @@ export class JetStreamWal implements WriteLog {
     return this.#tail;
   }
 
-  /** The log is not in the data directory: a backup holds no WAL segments (it has what is flushed). */
-  hold(_afterLsn: number): WalHold {
-    return { lastLsn: this.#lastLsn, segments: [], release: () => undefined };
+  /**
+   * The log is not in the data directory: a backup holds no WAL segments, only what is flushed
+   * (Storage.checkpoint flushes first), so its last record is `afterLsn`, the flushed one.
+   */
+  hold(afterLsn: number): WalHold {
+    return { lastLsn: afterLsn, segments: [], release: () => undefined };
   }
 
   verify(): Promise<WalProblem[]> {
