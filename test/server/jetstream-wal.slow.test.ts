@@ -410,6 +410,59 @@ describe('one NATS server', () => {
     }
   });
 
+  it('CHECK DATABASE finds the stream missing, behind the acknowledged records, or of another data directory', async () => {
+    const server = await startServer({ inProcess: true, args: ['--nats-urls', nats.urls, '--report-interval', '0'] });
+    const check = async (): Promise<Array<{ file: string; offset: number | null; problem: string }>> => {
+      const r = await http(server.url, '/api/v1/sql?db=public', {
+        body: 'CHECK DATABASE public',
+        headers: { accept: 'application/json' },
+      });
+      expect(r.status, r.text).toBe(200);
+      return JSON.parse(r.text) as Array<{ file: string; offset: number | null; problem: string }>;
+    };
+    const nc = await connect({ servers: nats.urls.split(',') });
+    try {
+      for (let seq = 0; seq < 3; seq++) expect((await writeLp(server.url, body(seq))).status).toBe(200);
+      expect(await check()).toEqual([]);
+      const jsm = await nc.jetstreamManager();
+      let stream: { name: string; subjects: string[]; description: string } | undefined;
+      for await (const s of jsm.streams.list())
+        if (s.state.messages > 0)
+          stream = { name: s.config.name, subjects: s.config.subjects, description: s.config.description ?? '' };
+      const file = `JetStream stream ${stream!.name}`;
+      const cases: Array<[string, (() => Promise<unknown>) | undefined, RegExp]> = [
+        [
+          'missing',
+          undefined,
+          /^the stream does not exist at nats:\/\/127\.0\.0\.1:\d+ \(deleted, or NATS lost its store\)/,
+        ],
+        [
+          'behind',
+          () => jsm.streams.add({ ...stream! }),
+          /^the stream ends at sequence 0, behind the last acknowledged 3: NATS lost records$/,
+        ],
+        [
+          'another directory',
+          () => jsm.streams.add({ ...stream!, description: 'sundial WAL of database 2, data directory token theirs' }),
+          /^the stream belongs to another data directory \(sundial WAL of database 2, data directory token theirs\), not to this one/,
+        ],
+      ];
+      await jsm.streams.delete(stream!.name);
+      for (const [name, make, problem] of cases) {
+        await make?.();
+        const rows = await check();
+        if (make !== undefined) await jsm.streams.delete(stream!.name);
+        expect(rows, name).toEqual([
+          { file, offset: null, problem: expect.stringMatching(problem) as string, action: '' },
+        ]);
+      }
+    } finally {
+      await nc.close();
+      await server.stop();
+      server.cleanup();
+    }
+  });
+
   it('stops the server at start when NATS cannot be reached, naming the URL', async () => {
     const url = 'nats://127.0.0.1:1';
     const failed = await startServer({ args: ['--nats-urls', url], waitReady: false }).then(

@@ -59,6 +59,8 @@ export const vnodeSubject = (prefix: string, dbId: number, vnode: number): strin
 export class JetStreamWal implements WriteLog {
   readonly #opts: JetStreamWalOptions;
   readonly #stream: string;
+  /** The stream's description when this server made or found it (its data directory's token). */
+  readonly #description: string;
   report: ReplayReport = { damaged: false };
   /** Settles when the last append has run its callback (or failed): appends apply in order. */
   #tail: Promise<void> = Promise.resolve();
@@ -68,9 +70,10 @@ export class JetStreamWal implements WriteLog {
   /** The last append's failure, until an append succeeds again. */
   #failure: WalFailure | undefined;
 
-  private constructor(opts: JetStreamWalOptions, lastLsn: number) {
+  private constructor(opts: JetStreamWalOptions, lastLsn: number, description: string) {
     this.#opts = opts;
     this.#stream = streamName(opts.link.prefix, opts.dbId);
+    this.#description = description;
     this.#lastLsn = lastLsn;
   }
 
@@ -126,7 +129,7 @@ export class JetStreamWal implements WriteLog {
           `the JetStream stream ${name} of database ${opts.dbName} ends at sequence ${info.state.last_seq}, below the manifest's flushed ${afterLsn}, and could not be moved past it`,
         );
     }
-    const wal = new JetStreamWal(opts, Math.max(afterLsn, info.state.last_seq));
+    const wal = new JetStreamWal(opts, Math.max(afterLsn, info.state.last_seq), description);
     const first = info.state.first_seq;
     const last = info.state.last_seq;
     if (first > afterLsn + 1 && last > afterLsn) {
@@ -294,8 +297,44 @@ export class JetStreamWal implements WriteLog {
     return { lastLsn: afterLsn, segments: [], release: () => undefined };
   }
 
-  verify(): Promise<WalProblem[]> {
-    return Promise.resolve([]);
+  /**
+   * CHECK DATABASE's look at the stream: it exists, carries this data directory's token, and has
+   * not lost records this server appended (its last sequence is not below the last acknowledged
+   * one, which is at least the manifest's flushed one). `file` names the stream.
+   */
+  async verify(): Promise<WalProblem[]> {
+    const { link } = this.#opts;
+    const file = `JetStream stream ${this.#stream}`;
+    let info: Awaited<ReturnType<typeof link.jsm.streams.info>>;
+    try {
+      info = await link.jsm.streams.info(this.#stream);
+    } catch (e) {
+      const err = e as { code?: string; api_error?: { err_code?: number }; message?: string };
+      const missing = err.api_error?.err_code === 10059 || err.code === '404';
+      return [
+        {
+          file,
+          offset: null,
+          problem: missing
+            ? `the stream does not exist at ${link.urls.join(', ')} (deleted, or NATS lost its store): the records not yet flushed are lost, and writes fail until a restart makes it again`
+            : `cannot read the stream at ${link.urls.join(', ')}: ${err.message ?? String(e)}`,
+        },
+      ];
+    }
+    const problems: WalProblem[] = [];
+    if (info.config.description !== this.#description)
+      problems.push({
+        file,
+        offset: null,
+        problem: `the stream belongs to another data directory (${info.config.description ?? 'no description'}), not to this one (${this.#description})`,
+      });
+    else if (info.state.last_seq < this.#lastLsn)
+      problems.push({
+        file,
+        offset: null,
+        problem: `the stream ends at sequence ${info.state.last_seq}, behind the last acknowledged ${this.#lastLsn}: NATS lost records`,
+      });
+    return problems;
   }
 
   async close(): Promise<void> {
