@@ -94,19 +94,23 @@ export class JetStreamWal implements WriteLog {
     const name = streamName(link.prefix, opts.dbId);
     const token = await streamToken(opts.dir);
     const description = streamDescription(opts.dbId, token);
-    let info = await link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
-      if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
-      throw e;
-    });
+    let info = await link.atStart(`stream info ${name}`, () =>
+      link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
+        if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
+        throw e;
+      }),
+    );
     if (info === undefined) {
-      info = await link.jsm.streams.add({
-        name,
-        description,
-        subjects: [`${link.prefix}.${opts.dbId}.*`],
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        num_replicas: link.replicas,
-      });
+      info = await link.atStart(`stream add ${name}`, () =>
+        link.jsm.streams.add({
+          name,
+          description,
+          subjects: [`${link.prefix}.${opts.dbId}.*`],
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          num_replicas: link.replicas,
+        }),
+      );
       log.info({ db: opts.dbName, stream: name, replicas: link.replicas }, 'made the JetStream stream of the WAL');
     } else if (info.config.description !== description) {
       // Another data directory's stream (another server on the same NATS, or this directory made
@@ -122,8 +126,8 @@ export class JetStreamWal implements WriteLog {
         { db: opts.dbName, stream: name, lastSeq: info.state.last_seq, flushedLsn: afterLsn },
         'the WAL stream is behind the manifest; moving its sequence past the flushed records',
       );
-      await link.jsm.streams.purge(name, { seq: afterLsn + 1 });
-      info = await link.jsm.streams.info(name);
+      await link.atStart(`stream purge ${name}`, () => link.jsm.streams.purge(name, { seq: afterLsn + 1 }));
+      info = await link.atStart(`stream info ${name}`, () => link.jsm.streams.info(name));
       if (info.state.last_seq < afterLsn)
         throw new Error(
           `the JetStream stream ${name} of database ${opts.dbName} ends at sequence ${info.state.last_seq}, below the manifest's flushed ${afterLsn}, and could not be moved past it`,
@@ -147,9 +151,11 @@ export class JetStreamWal implements WriteLog {
 
   async #replay(from: number, to: number, replay: ReplayFn): Promise<void> {
     const { link } = this.#opts;
-    const consumer = await link.nc
-      .jetstream({ timeout: link.timeoutMs })
-      .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
+    const consumer = await link.atStart(`consumer of ${this.#stream}`, () =>
+      link.nc
+        .jetstream({ timeout: link.timeoutMs })
+        .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }),
+    );
     const open = new Map<string, { parts: Uint8Array[]; got: number; type: number }>();
     const messages = await consumer.consume({ max_messages: 1024 });
     let skipped = 0;

@@ -22,10 +22,12 @@ export async function deleteOrphanStream(link: JetStreamLink, dir: string, id: n
     throw e;
   }
   const name = streamName(link.prefix, id);
-  const info = await link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
-    if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
-    throw e;
-  });
+  const info = await link.atStart(`stream info ${name}`, () =>
+    link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
+      if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
+      throw e;
+    }),
+  );
   if (info === undefined || info.config.description !== streamDescription(id, token)) return false;
   await link.jsm.streams.delete(name);
   link.logger.info({ stream: name }, 'deleted the WAL stream of a dropped database');
