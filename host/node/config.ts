@@ -279,6 +279,12 @@ export const SETTINGS = [
     doc: 'Replicas of each WAL stream (3 across a three-server NATS cluster); streams are made with it.',
   },
   {
+    key: 'server.cluster.nats_stream_prefix',
+    kind: 'string',
+    default: 'sundial',
+    doc: 'Names the WAL streams `<prefix>_<db id>` and subjects `<prefix>.<db id>.<vnode>`: servers that share one NATS each need their own.',
+  },
+  {
     key: 'storage.vnodes',
     kind: 'int',
     default: 1,

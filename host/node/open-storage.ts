@@ -23,6 +23,11 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
   const memory = target.memory === true;
   for (const key of ['storage.vnodes', 'server.cluster.nats_replicas'] as const)
     if (config[key] < 1) throw new Error(`${key} must be at least 1, got ${config[key]}`);
+  // A stream name takes letters, digits, `-` and `_`; a subject token no `.`, `*`, `>` or space.
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(config['server.cluster.nats_stream_prefix']))
+    throw new Error(
+      `server.cluster.nats_stream_prefix must be 1 to 32 letters, digits, '-' or '_', got '${config['server.cluster.nats_stream_prefix']}'`,
+    );
   return Storage.open({
     dataDir: target.dataDir,
     memory,
@@ -61,6 +66,7 @@ export async function openStorage(config: Config, core: Core, logger: Logger, ta
         : {
             urls: config['server.cluster.nats_urls'].split(',').map((u) => u.trim()),
             replicas: config['server.cluster.nats_replicas'],
+            prefix: config['server.cluster.nats_stream_prefix'],
             vnodes: config['storage.vnodes'],
           },
     codecs: storageCodecs(core),

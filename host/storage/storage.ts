@@ -108,7 +108,7 @@ import {
 } from './fs/index.js';
 import { MemoryWalFiles, nodeWalFiles, WalFailure, type WalFiles } from './wal/index.js';
 import { ObjectSegmentStore, type ObjectStoreOptions } from './objstore/index.js';
-import { JetStreamLink, JetStreamWal, refuseFileWal } from './jetstream/index.js';
+import { deleteOrphanStream, JetStreamLink, JetStreamWal, refuseFileWal } from './jetstream/index.js';
 
 export interface StorageOptions {
   dataDir: string;
@@ -171,7 +171,7 @@ export interface StorageOptions {
    * Keep the WALs in NATS JetStream (`server.cluster.nats_urls`; jetstream/): a stream per
    * database with `vnodes` subjects. Off: a WAL of segment files per database in the data directory.
    */
-  jetStream?: { urls: readonly string[]; replicas: number; vnodes: number; timeoutMs?: number };
+  jetStream?: { urls: readonly string[]; replicas: number; vnodes: number; prefix?: string; timeoutMs?: number };
   /**
    * Keeps the catalog, the WALs and the segment files in memory (library mode's in-memory store):
    * nothing is read from or written to `dataDir`, which only names the store in messages, and
@@ -362,6 +362,9 @@ export class Storage {
     // A DROP DATABASE saves the catalog before deleting files; a crash in between leaves them.
     for (const name of this.#opts.memory === true ? [] : await readdir(join(this.#opts.dataDir, 'db'))) {
       if (live.has(name)) continue;
+      // Its stream first: a stream is known to be ours only while the folder's token file is there.
+      if (this.#jetStream !== undefined && /^\d+$/.test(name))
+        await deleteOrphanStream(this.#jetStream, join(this.#opts.dataDir, 'db', name), Number(name));
       await rm(join(this.#opts.dataDir, 'db', name), { recursive: true, force: true });
       this.#opts.logger.info({ dir: name }, 'removed the files of a dropped database');
     }
@@ -1302,11 +1305,17 @@ export class Storage {
 
   /**
    * A backup's checkpoint (checkpoint.ts): the catalog, manifests, segment files and WAL tails of
-   * every database at this instant, held until the caller releases it.
+   * every database at this instant, held until the caller releases it. With the WAL in NATS
+   * JetStream, whose records a copy of the data directory cannot hold, every database is flushed
+   * first: the checkpoint then holds every write acknowledged before the call.
    */
-  checkpoint(): Checkpoint {
+  async checkpoint(): Promise<Checkpoint> {
     // Not #open: a full disk refuses writes, not copies of what is stored.
     if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    if (this.#jetStream !== undefined) {
+      await this.flushAll();
+      if (this.#closed) throw new UserError('unavailable', 'server is shutting down', { retryAfterS: 1 });
+    }
     return takeCheckpoint(
       this.#store.text(),
       [...this.#dbs.values()].filter((s) => !s.closing),

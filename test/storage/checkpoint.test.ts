@@ -37,7 +37,7 @@ describe('checkpoint', () => {
     await write(1);
     await s.storage.flushAll(); // a segment file
     await write(2); // the WAL tail
-    const cp = s.storage.checkpoint();
+    const cp = await s.storage.checkpoint();
     try {
       expect(cp.databases.find((d) => d.name === 'public')).toMatchObject({ lsn: 2, flushedLsn: 1 });
       expect(cp.files.map((f) => f.kind).sort()).toEqual(

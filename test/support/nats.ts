@@ -27,15 +27,27 @@ export interface TestNats {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be listened on now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port below Linux's ephemeral range (32768-60999), which port 0 and every outgoing
+ * connection draw from: a node killed and started again must get its port back, and an ephemeral
+ * one was taken meanwhile by a client's own end of a connection often enough to fail a run
+ * ("address already in use" on the restart, seen under load).
+ */
+async function freePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
 }
 
 /** Fails with the package to install when the binary is missing. */

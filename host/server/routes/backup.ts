@@ -99,7 +99,7 @@ export function backupRoutes(ctx: ServerContext): ServerRoute[] {
           contentLength(request),
         );
         const have = parseHave(body);
-        const checkpoint = services.storage.checkpoint();
+        const checkpoint = await services.storage.checkpoint();
         const time = new Date(services.nowMs()).toISOString();
         ctx.logger.info(
           { databases: checkpoint.databases, files: checkpoint.files.length, held: have.size },

@@ -4,4 +4,5 @@
 export { refuseFileWal } from './file-wal-check.js';
 export { JetStreamLink, type JetStreamLinkOptions } from './jetstream-link.js';
 export { JetStreamWal, streamName, vnodeSubject } from './jetstream-wal.js';
+export { deleteOrphanStream } from './orphan-streams.js';
 export { splitByVnode, vnodeOf } from './vnode-split.js';

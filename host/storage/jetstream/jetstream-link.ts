@@ -9,6 +9,8 @@ export interface JetStreamLinkOptions {
   urls: readonly string[];
   /** Stream replicas (`server.cluster.nats_replicas`): 3 across a three-server NATS cluster. */
   replicas: number;
+  /** Names this server's streams and subjects (`server.cluster.nats_stream_prefix`): servers sharing a NATS differ in it. */
+  prefix?: string;
   logger: Logger;
   /** How long a publish waits for JetStream's acknowledgement before the write fails. */
   timeoutMs?: number;
@@ -16,12 +18,43 @@ export interface JetStreamLinkOptions {
 
 const CONNECT_TIMEOUT_MS = 3000;
 const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * How long a request at start is retried while JetStream answers "not now". After a NATS server
+ * of a cluster is lost, the streams it led (and the meta group) elect a new leader; until then a
+ * stream's requests time out (5 s each), which under load outlasted one try (issue 31's
+ * three-server test failed its restart so).
+ */
+const START_RETRY_MS = 60_000;
+
+/**
+ * A JetStream answer that means "not now": no answer, or "temporarily unavailable" (no leader
+ * yet). Not "no responders" (503): that is a NATS without JetStream, which waiting does not mend.
+ */
+function transient(e: unknown): boolean {
+  const err = e as { code?: string; api_error?: { err_code?: number } };
+  return err.code === 'TIMEOUT' || err.api_error?.err_code === 10008;
+}
+
+/** `request`, retried with a pause while it fails transiently, for up to START_RETRY_MS; each retry logged. */
+async function retryTransient<T>(logger: Logger, what: string, request: () => Promise<T>): Promise<T> {
+  const until = Date.now() + START_RETRY_MS;
+  for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 2000)) {
+    try {
+      return await request();
+    } catch (e) {
+      if (!transient(e) || Date.now() + pauseMs > until) throw e;
+      logger.warn({ err: e, what, retryInMs: pauseMs }, 'JetStream did not answer (a leader election?); retrying');
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
 
 export class JetStreamLink {
   readonly nc: NatsConnection;
   readonly jsm: JetStreamManager;
   readonly urls: readonly string[];
   readonly replicas: number;
+  readonly prefix: string;
   readonly timeoutMs: number;
   readonly logger: Logger;
   /** Set while the connection is down (between NATS's disconnect and reconnect events). */
@@ -32,6 +65,7 @@ export class JetStreamLink {
     this.jsm = jsm;
     this.urls = opts.urls;
     this.replicas = opts.replicas;
+    this.prefix = opts.prefix ?? 'sundial';
     this.logger = opts.logger;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     void this.#watch();
@@ -56,7 +90,10 @@ export class JetStreamLink {
       });
     }
     try {
-      const jsm = await nc.jetstreamManager({ timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+      // (its account-info request needs the meta leader, which a new or just-broken cluster lacks a while)
+      const jsm = await retryTransient(opts.logger, 'JetStream account info', () =>
+        nc.jetstreamManager({ timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
+      );
       opts.logger.info({ nats: where, server: nc.info?.server_name }, 'connected to NATS JetStream (the WAL)');
       return new JetStreamLink(opts, nc, jsm);
     } catch (e) {
@@ -66,6 +103,14 @@ export class JetStreamLink {
         { cause: e },
       );
     }
+  }
+
+  /**
+   * A JetStream request made at start (stream info, add, purge, consumer): retried with a pause
+   * while the answer means "not now" (transient), for up to START_RETRY_MS, each retry logged.
+   */
+  atStart<T>(what: string, request: () => Promise<T>): Promise<T> {
+    return retryTransient(this.logger, what, request);
   }
 
   async #watch(): Promise<void> {

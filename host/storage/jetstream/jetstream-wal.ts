@@ -1,5 +1,5 @@
 // The write-ahead log of one database in a NATS JetStream stream (docs/cluster.md, FORMAT.md §2 "In
-// NATS JetStream"): stream `sundial_<db id>`, one subject per vnode (`sundial.<db id>.<vnode>`),
+// NATS JetStream"): stream `<prefix>_<db id>`, one subject per vnode (`<prefix>.<db id>.<vnode>`),
 // the stream sequence as the LSN. A record is acknowledged once JetStream acknowledged each of its
 // messages; records reach the memtable in the order they were appended (each with the highest
 // sequence of its messages, which is below every sequence of the next record: one connection
@@ -52,12 +52,15 @@ const decoder = new TextDecoder();
 /** Ties a process's request numbers together across the messages of one request. */
 const WRITER = randomInt(2 ** 32);
 
-export const streamName = (dbId: number): string => `sundial_${dbId}`;
-export const vnodeSubject = (dbId: number, vnode: number): string => `sundial.${dbId}.${vnode}`;
+/** `prefix`: `server.cluster.nats_stream_prefix`, so that servers sharing one NATS keep apart. */
+export const streamName = (prefix: string, dbId: number): string => `${prefix}_${dbId}`;
+export const vnodeSubject = (prefix: string, dbId: number, vnode: number): string => `${prefix}.${dbId}.${vnode}`;
 
 export class JetStreamWal implements WriteLog {
   readonly #opts: JetStreamWalOptions;
   readonly #stream: string;
+  /** The stream's description when this server made or found it (its data directory's token). */
+  readonly #description: string;
   report: ReplayReport = { damaged: false };
   /** Settles when the last append has run its callback (or failed): appends apply in order. */
   #tail: Promise<void> = Promise.resolve();
@@ -67,9 +70,10 @@ export class JetStreamWal implements WriteLog {
   /** The last append's failure, until an append succeeds again. */
   #failure: WalFailure | undefined;
 
-  private constructor(opts: JetStreamWalOptions, lastLsn: number) {
+  private constructor(opts: JetStreamWalOptions, lastLsn: number, description: string) {
     this.#opts = opts;
-    this.#stream = streamName(opts.dbId);
+    this.#stream = streamName(opts.link.prefix, opts.dbId);
+    this.#description = description;
     this.#lastLsn = lastLsn;
   }
 
@@ -87,28 +91,32 @@ export class JetStreamWal implements WriteLog {
   static async open(opts: JetStreamWalOptions, afterLsn: number, replay: ReplayFn): Promise<JetStreamWal> {
     const { link } = opts;
     const log = link.logger;
-    const name = streamName(opts.dbId);
+    const name = streamName(link.prefix, opts.dbId);
     const token = await streamToken(opts.dir);
-    const description = `sundial WAL of database ${opts.dbId}, data directory token ${token}`;
-    let info = await link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
-      if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
-      throw e;
-    });
+    const description = streamDescription(opts.dbId, token);
+    let info = await link.atStart(`stream info ${name}`, () =>
+      link.jsm.streams.info(name).catch((e: { code?: string; api_error?: { err_code?: number } }) => {
+        if (e.api_error?.err_code === 10059 || e.code === '404') return undefined;
+        throw e;
+      }),
+    );
     if (info === undefined) {
-      info = await link.jsm.streams.add({
-        name,
-        description,
-        subjects: [`sundial.${opts.dbId}.*`],
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        num_replicas: link.replicas,
-      });
+      info = await link.atStart(`stream add ${name}`, () =>
+        link.jsm.streams.add({
+          name,
+          description,
+          subjects: [`${link.prefix}.${opts.dbId}.*`],
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          num_replicas: link.replicas,
+        }),
+      );
       log.info({ db: opts.dbName, stream: name, replicas: link.replicas }, 'made the JetStream stream of the WAL');
     } else if (info.config.description !== description) {
       // Another data directory's stream (another server on the same NATS, or this directory made
       // anew): replaying its records here would mix two databases' data.
       throw new Error(
-        `the JetStream stream ${name} at ${link.urls.join(', ')} holds the WAL of another data directory (${info.config.description ?? 'no description'}), not of database ${opts.dbName} here; give each server a NATS of its own, or delete the stream if its data is not needed`,
+        `the JetStream stream ${name} at ${link.urls.join(', ')} holds the WAL of another data directory (${info.config.description ?? 'no description'}), not of database ${opts.dbName} here; give each server sharing this NATS its own server.cluster.nats_stream_prefix, or delete the stream if its data is not needed`,
       );
     }
     if (info.state.last_seq < afterLsn) {
@@ -118,14 +126,14 @@ export class JetStreamWal implements WriteLog {
         { db: opts.dbName, stream: name, lastSeq: info.state.last_seq, flushedLsn: afterLsn },
         'the WAL stream is behind the manifest; moving its sequence past the flushed records',
       );
-      await link.jsm.streams.purge(name, { seq: afterLsn + 1 });
-      info = await link.jsm.streams.info(name);
+      await link.atStart(`stream purge ${name}`, () => link.jsm.streams.purge(name, { seq: afterLsn + 1 }));
+      info = await link.atStart(`stream info ${name}`, () => link.jsm.streams.info(name));
       if (info.state.last_seq < afterLsn)
         throw new Error(
           `the JetStream stream ${name} of database ${opts.dbName} ends at sequence ${info.state.last_seq}, below the manifest's flushed ${afterLsn}, and could not be moved past it`,
         );
     }
-    const wal = new JetStreamWal(opts, Math.max(afterLsn, info.state.last_seq));
+    const wal = new JetStreamWal(opts, Math.max(afterLsn, info.state.last_seq), description);
     const first = info.state.first_seq;
     const last = info.state.last_seq;
     if (first > afterLsn + 1 && last > afterLsn) {
@@ -143,9 +151,11 @@ export class JetStreamWal implements WriteLog {
 
   async #replay(from: number, to: number, replay: ReplayFn): Promise<void> {
     const { link } = this.#opts;
-    const consumer = await link.nc
-      .jetstream({ timeout: link.timeoutMs })
-      .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
+    const consumer = await link.atStart(`consumer of ${this.#stream}`, () =>
+      link.nc
+        .jetstream({ timeout: link.timeoutMs })
+        .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }),
+    );
     const open = new Map<string, { parts: Uint8Array[]; got: number; type: number }>();
     const messages = await consumer.consume({ max_messages: 1024 });
     let skipped = 0;
@@ -210,7 +220,7 @@ export class JetStreamWal implements WriteLog {
     const shares = divided.length > 0 ? divided : [{ vnode: 0, parts }];
     const acks = shares.map((s, index) =>
       this.#publish(
-        vnodeSubject(dbId, s.vnode),
+        vnodeSubject(link.prefix, dbId, s.vnode),
         encodeJsRecord({ type, parts: shares.length, index, writer: WRITER, request }, s.parts),
       ),
     );
@@ -285,13 +295,52 @@ export class JetStreamWal implements WriteLog {
     return this.#tail;
   }
 
-  /** The log is not in the data directory: a backup holds no WAL segments (it has what is flushed). */
-  hold(_afterLsn: number): WalHold {
-    return { lastLsn: this.#lastLsn, segments: [], release: () => undefined };
+  /**
+   * The log is not in the data directory: a backup holds no WAL segments, only what is flushed
+   * (Storage.checkpoint flushes first), so its last record is `afterLsn`, the flushed one.
+   */
+  hold(afterLsn: number): WalHold {
+    return { lastLsn: afterLsn, segments: [], release: () => undefined };
   }
 
-  verify(): Promise<WalProblem[]> {
-    return Promise.resolve([]);
+  /**
+   * CHECK DATABASE's look at the stream: it exists, carries this data directory's token, and has
+   * not lost records this server appended (its last sequence is not below the last acknowledged
+   * one, which is at least the manifest's flushed one). `file` names the stream.
+   */
+  async verify(): Promise<WalProblem[]> {
+    const { link } = this.#opts;
+    const file = `JetStream stream ${this.#stream}`;
+    let info: Awaited<ReturnType<typeof link.jsm.streams.info>>;
+    try {
+      info = await link.jsm.streams.info(this.#stream);
+    } catch (e) {
+      const err = e as { code?: string; api_error?: { err_code?: number }; message?: string };
+      const missing = err.api_error?.err_code === 10059 || err.code === '404';
+      return [
+        {
+          file,
+          offset: null,
+          problem: missing
+            ? `the stream does not exist at ${link.urls.join(', ')} (deleted, or NATS lost its store): the records not yet flushed are lost, and writes fail until a restart makes it again`
+            : `cannot read the stream at ${link.urls.join(', ')}: ${err.message ?? String(e)}`,
+        },
+      ];
+    }
+    const problems: WalProblem[] = [];
+    if (info.config.description !== this.#description)
+      problems.push({
+        file,
+        offset: null,
+        problem: `the stream belongs to another data directory (${info.config.description ?? 'no description'}), not to this one (${this.#description})`,
+      });
+    else if (info.state.last_seq < this.#lastLsn)
+      problems.push({
+        file,
+        offset: null,
+        problem: `the stream ends at sequence ${info.state.last_seq}, behind the last acknowledged ${this.#lastLsn}: NATS lost records`,
+      });
+    return problems;
   }
 
   async close(): Promise<void> {
@@ -305,6 +354,10 @@ export class JetStreamWal implements WriteLog {
     });
   }
 }
+
+/** The stream's description: ties it to the database folder whose `wal-stream` holds `token`. */
+export const streamDescription = (dbId: number, token: string): string =>
+  `sundial WAL of database ${dbId}, data directory token ${token}`;
 
 /**
  * The random token that ties the database's folder to its stream (in the stream's description),
