@@ -533,5 +533,7 @@ describe('a three-server NATS cluster with three replicas', () => {
       again.cleanup();
       await nats.nodes[0]!.start();
     }
-  });
+    // Leader elections of the meta group and of each stream run on a loaded machine here: the
+    // restart's replay may wait out a stalled consumer (JetStreamWal.#replay) before it is ready.
+  }, 180_000);
 });

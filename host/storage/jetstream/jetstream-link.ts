@@ -24,13 +24,13 @@ const DEFAULT_TIMEOUT_MS = 5000;
  * stream's requests time out (5 s each), which under load outlasted one try (issue 31's
  * three-server test failed its restart so).
  */
-const START_RETRY_MS = 60_000;
+export const START_RETRY_MS = 60_000;
 
 /**
  * A JetStream answer that means "not now": no answer, or "temporarily unavailable" (no leader
  * yet). Not "no responders" (503): that is a NATS without JetStream, which waiting does not mend.
  */
-function transient(e: unknown): boolean {
+export function isTransient(e: unknown): boolean {
   const err = e as { code?: string; api_error?: { err_code?: number } };
   return err.code === 'TIMEOUT' || err.api_error?.err_code === 10008;
 }
@@ -42,7 +42,7 @@ async function retryTransient<T>(logger: Logger, what: string, request: () => Pr
     try {
       return await request();
     } catch (e) {
-      if (!transient(e) || Date.now() + pauseMs > until) throw e;
+      if (!isTransient(e) || Date.now() + pauseMs > until) throw e;
       logger.warn({ err: e, what, retryInMs: pauseMs }, 'JetStream did not answer (a leader election?); retrying');
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }

@@ -25,7 +25,7 @@ import {
 } from '../wal/index.js';
 import { RecordType } from '../wal/wal-record.js';
 import { decodeJsRecord, encodeJsRecord, jsRecordPayload } from './jetstream-record.js';
-import type { JetStreamLink } from './jetstream-link.js';
+import { isTransient, type JetStreamLink, START_RETRY_MS } from './jetstream-link.js';
 
 export interface JetStreamWalOptions {
   link: JetStreamLink;
@@ -149,53 +149,93 @@ export class JetStreamWal implements WriteLog {
     return wal;
   }
 
+  /**
+   * Replays messages `from`..`to` in batches of an ordered consumer's fetch. Each wait for NATS has
+   * a deadline: during a NATS leader election a consumer created at the wrong moment can deliver
+   * nothing, ever (issue 31's three-server test hung so in one run of three with `consume()`), so a
+   * batch that stalls is dropped and a new consumer starts at the next sequence, until
+   * START_RETRY_MS has passed without progress.
+   */
   async #replay(from: number, to: number, replay: ReplayFn): Promise<void> {
     const { link } = this.#opts;
-    const consumer = await link.atStart(`consumer of ${this.#stream}`, () =>
-      link.nc
-        .jetstream({ timeout: link.timeoutMs })
-        .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }),
-    );
     const open = new Map<string, { parts: Uint8Array[]; got: number; type: number }>();
-    const messages = await consumer.consume({ max_messages: 1024 });
     let skipped = 0;
-    let failed = false;
-    try {
-      for await (const m of messages as AsyncIterable<JsMsg>) {
-        const h = decodeJsRecord(m.data);
-        if (typeof h === 'string') {
-          skipped++;
-          link.logger.error(
-            { db: this.#opts.dbName, seq: m.seq, problem: h },
-            'WAL: skipped a message that is no record',
-          );
-        } else if (h.parts === 1) {
-          replay(m.seq, h.type, jsRecordPayload(m.data));
-        } else {
-          const key = `${h.writer}:${h.request}`;
-          let r = open.get(key);
-          if (r === undefined) {
-            r = { parts: new Array<Uint8Array>(h.parts), got: 0, type: h.type };
-            open.set(key, r);
-          }
-          if (r.parts[h.index] === undefined) r.got++;
-          r.parts[h.index] = jsRecordPayload(m.data);
-          if (r.got === h.parts) {
-            open.delete(key);
-            // Every part of a delete carries the whole delete (it goes to every vnode): apply it once.
-            const payloads = r.type === RecordType.Delete ? r.parts.slice(0, 1) : r.parts;
-            for (const p of payloads) replay(m.seq, r.type, p);
-          }
+    const apply = (m: JsMsg): void => {
+      const h = decodeJsRecord(m.data);
+      if (typeof h === 'string') {
+        skipped++;
+        link.logger.error(
+          { db: this.#opts.dbName, seq: m.seq, problem: h },
+          'WAL: skipped a message that is no record',
+        );
+      } else if (h.parts === 1) {
+        replay(m.seq, h.type, jsRecordPayload(m.data));
+      } else {
+        const key = `${h.writer}:${h.request}`;
+        let r = open.get(key);
+        if (r === undefined) {
+          r = { parts: new Array<Uint8Array>(h.parts), got: 0, type: h.type };
+          open.set(key, r);
         }
-        if (m.seq >= to) break;
+        if (r.parts[h.index] === undefined) r.got++;
+        r.parts[h.index] = jsRecordPayload(m.data);
+        if (r.got === h.parts) {
+          open.delete(key);
+          // Every part of a delete carries the whole delete (it goes to every vnode): apply it once.
+          const payloads = r.type === RecordType.Delete ? r.parts.slice(0, 1) : r.parts;
+          for (const p of payloads) replay(m.seq, r.type, p);
+        }
       }
-    } catch (e) {
-      failed = true;
-      throw e;
-    } finally {
-      // (close waits for the consumer's deletion, which an error in the replay need not wait for)
-      if (failed) messages.stop();
-      else await messages.close();
+    };
+    let next = from;
+    let progressAt = Date.now();
+    for (let pauseMs = 250; next <= to; pauseMs = Math.min(pauseMs * 2, 2000)) {
+      const before = next;
+      let stall: unknown;
+      try {
+        const consumer = await link.atStart(`consumer of ${this.#stream}`, () =>
+          link.nc
+            .jetstream({ timeout: link.timeoutMs })
+            .consumers.get(this.#stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next }),
+        );
+        for (;;) {
+          const batch = await deadline(
+            consumer.fetch({ max_messages: 1024, expires: FETCH_EXPIRES_MS }),
+            STALL_MS,
+            'a fetch',
+          );
+          const messages = batch[Symbol.asyncIterator]() as AsyncIterator<JsMsg>;
+          let n = 0;
+          try {
+            for (;;) {
+              const r = await deadline(messages.next(), STALL_MS, 'a message');
+              if (r.done === true) break;
+              n++;
+              apply(r.value);
+              next = r.value.seq + 1;
+              if (r.value.seq >= to) break;
+            }
+          } finally {
+            batch.stop();
+          }
+          if (next > to || n === 0) break;
+        }
+      } catch (e) {
+        if (!(e instanceof NatsStall) && !isTransient(e)) throw e;
+        stall = e;
+      }
+      if (next > to) break;
+      if (next > before) progressAt = Date.now();
+      if (Date.now() - progressAt > START_RETRY_MS) {
+        throw new Error(
+          `WAL: the JetStream stream ${this.#stream} stopped delivering at sequence ${next} of ${to} (${String(stall ?? 'no messages')})`,
+        );
+      }
+      link.logger.warn(
+        { db: this.#opts.dbName, stream: this.#stream, seq: next, to, err: stall, retryInMs: pauseMs },
+        'WAL: the JetStream replay stalled (a leader election?); starting a new consumer',
+      );
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
     if (open.size > 0 || skipped > 0) {
       this.#opts.quarantine.counts.walFailedWriteRecords += open.size;
@@ -386,4 +426,20 @@ async function streamToken(dir: string): Promise<string> {
     await d.close();
   }
   return token;
+}
+
+/** How long a replay fetch asks JetStream to wait for messages before it answers with fewer. */
+const FETCH_EXPIRES_MS = 2000;
+/** How long a replay waits for a fetch or a message before it takes the consumer for stalled. */
+const STALL_MS = 6000;
+
+class NatsStall extends Error {}
+
+/** `p`, or a NatsStall after `ms` (the pending wait is abandoned; its batch is stopped by the caller). */
+function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NatsStall(`no answer to ${what} in ${ms} ms`)), ms);
+  });
+  return Promise.race([p, stalled]).finally(() => clearTimeout(timer));
 }
