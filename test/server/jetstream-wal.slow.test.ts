@@ -497,7 +497,13 @@ describe('a three-server NATS cluster with three replicas', () => {
     const writer = async (until: () => boolean): Promise<void> => {
       while (!until()) {
         const n = seq++;
-        const r = await writeLp(server.url, body(n));
+        let r: Awaited<ReturnType<typeof writeLp>>;
+        try {
+          r = await writeLp(server.url, body(n));
+        } catch (e) {
+          unexpected.push(`request ${n}: no answer (${(e as Error).message}); did the server end?`);
+          return;
+        }
         if (r.status === 200) acked.add(n);
         else if (r.status !== 503) {
           // Not thrown here: the loops below would wait for a writer that stopped (the test hung so).

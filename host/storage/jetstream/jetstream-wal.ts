@@ -265,6 +265,10 @@ export class JetStreamWal implements WriteLog {
       ),
     );
     const all = Promise.all(acks);
+    // Handled through `turn`, but only once the records before it settle: a publish that fails
+    // sooner (no stream leader after a NATS failover) was an unhandled rejection meanwhile, which
+    // ends a Node process (issue 31's three-server test lost its server so, now and then).
+    all.catch(() => undefined);
     const turn = this.#tail.then(() =>
       all.then(
         (seqs) => {
