@@ -5,7 +5,7 @@
 // what was inferred and how sure it is).
 
 import type { ColumnRef, DataType, Expr, FunctionCall, Literal, OrderByExpr, WindowFrame, WindowSpec } from './ast.js';
-import { displayPrecedence, formatRustF64, operatorText } from '../types/index.js';
+import { displayPrecedence, formatRustF64, INTERVAL_UNITS, operatorText } from '../types/index.js';
 import { printExpr } from './printer-expressions.js';
 
 export interface DisplayNameHooks {
@@ -98,22 +98,6 @@ const U64_MAX = 2n ** 64n - 1n;
 
 // Rust's `{}` for f64 lives with the other float texts of the output formats.
 export { formatRustF64 };
-
-/** Months, days, nanoseconds per unit of arrow-cast 42's interval parser. */
-const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
-  century: [1200, 0, 0],
-  decade: [120, 0, 0],
-  year: [12, 0, 0],
-  month: [1, 0, 0],
-  week: [0, 7, 0],
-  day: [0, 1, 0],
-  hour: [0, 0, 3.6e12],
-  minute: [0, 0, 6e10],
-  second: [0, 0, 1e9],
-  millisecond: [0, 0, 1e6],
-  microsecond: [0, 0, 1e3],
-  nanosecond: [0, 0, 1],
-};
 
 function intervalUnit(word: string): readonly [number, number, number] | undefined {
   const w = word.toLowerCase();

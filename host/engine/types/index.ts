@@ -80,6 +80,7 @@ export {
   formatTimestamp,
   fromNanos,
   inI64,
+  INTERVAL_UNITS,
   intervalNanos,
   parseInterval,
   parseTimestampNanos,

@@ -99,7 +99,7 @@ export function daysInMonth(y: number, m: number): number {
 }
 
 /** Months, days, nanoseconds per unit of arrow-cast 42's interval parser. */
-const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
+export const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number, number]>> = {
   century: [1200, 0, 0],
   decade: [120, 0, 0],
   year: [12, 0, 0],
