@@ -117,6 +117,22 @@ function family(type: ValueType): Family {
   }
 }
 
+/** CnosDB's spelling of each codec name in messages ("Unsupported encoding type Snappy for F64"). */
+export const CODEC_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  DEFAULT: 'Default',
+  NULL: 'Null',
+  DELTA: 'Delta',
+  DELTATS: 'DeltaTs',
+  QUANTILE: 'Quantile',
+  GORILLA: 'Gorilla',
+  GZIP: 'Gzip',
+  BZIP: 'Bzip',
+  ZSTD: 'Zstd',
+  SNAPPY: 'Snappy',
+  ZLIB: 'Zlib',
+  BITPACK: 'BitPack',
+};
+
 /**
  * Whether CnosDB accepts CODEC(name) on a column of this type (`'time'` for the time column);
  * CREATE/ALTER TABLE reject the others. Names are upper case.

@@ -3,25 +3,9 @@
 // type takes is the codecs' business (host/core/codecs.ts codecAllowed); this file only words
 // the refusals as CnosDB does.
 
-import { codecAllowed } from '../core/codecs.js';
+import { CODEC_DISPLAY_NAMES, codecAllowed } from '../core/codecs.js';
 import { UserError } from '../core/errors.js';
 import { ValueType } from '../core/write-batch.js';
-
-/** CnosDB's spelling of each encoding in messages ("Unsupported encoding type Snappy for F64"). */
-const DISPLAY: Record<string, string> = {
-  DEFAULT: 'Default',
-  NULL: 'Null',
-  DELTA: 'Delta',
-  DELTATS: 'DeltaTs',
-  QUANTILE: 'Quantile',
-  GORILLA: 'Gorilla',
-  GZIP: 'Gzip',
-  BZIP: 'Bzip',
-  ZSTD: 'Zstd',
-  SNAPPY: 'Snappy',
-  ZLIB: 'Zlib',
-  BITPACK: 'BitPack',
-};
 
 /** CnosDB's names of the physical types in those messages. */
 const TYPE_NAMES: Record<number, string> = {
@@ -39,12 +23,12 @@ const TYPE_NAMES: Record<number, string> = {
 export function checkCodec(codec: string | undefined, type: ValueType | 'time'): string {
   if (codec === undefined) return 'DEFAULT';
   const name = codec.toUpperCase();
-  if (DISPLAY[name] === undefined) throw new UserError('sqlParse', `${codec} is not valid encoding`);
+  if (CODEC_DISPLAY_NAMES[name] === undefined) throw new UserError('sqlParse', `${codec} is not valid encoding`);
   if (type === ValueType.Tag) throw new UserError('sqlPlan', 'Tag does not support compression');
   if (!codecAllowed(type, name)) {
     throw new UserError(
       'sqlPlan',
-      `Unsupported encoding type ${DISPLAY[name]} for ${type === 'time' ? 'Timestamp' : TYPE_NAMES[type]}`,
+      `Unsupported encoding type ${CODEC_DISPLAY_NAMES[name]} for ${type === 'time' ? 'Timestamp' : TYPE_NAMES[type]}`,
     );
   }
   return name;

@@ -10,23 +10,10 @@ import { fieldColumnType } from '../planner/sql-types.js';
 import type * as ast from '../sql/ast.js';
 import { type DataType, precisionUnit, timestamp, UTF8 } from '../types/index.js';
 import { applyDatabaseOptions, defaultDatabaseOptions } from './database-options.js';
+import { CODEC_DISPLAY_NAMES } from '../../core/codecs.js';
 import { databaseExists, tableExists } from '../../core/meta-errors.js';
 
-/** Codec Debug names and the codecs each storage type accepts (CnosDB's Encoding rules). */
-const CODEC_NAMES: Readonly<Record<string, string>> = {
-  DEFAULT: 'Default',
-  NULL: 'Null',
-  DELTA: 'Delta',
-  DELTATS: 'DeltaTs',
-  QUANTILE: 'Quantile',
-  GORILLA: 'Gorilla',
-  GZIP: 'Gzip',
-  BZIP: 'Bzip',
-  ZSTD: 'Zstd',
-  SNAPPY: 'Snappy',
-  ZLIB: 'Zlib',
-  BITPACK: 'BitPack',
-};
+/** The codecs each storage type accepts (CnosDB's Encoding rules). */
 const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly string[] }>> = {
   Int64: { name: 'I64', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
   UInt64: { name: 'U64', codecs: ['DEFAULT', 'NULL', 'DELTA', 'DELTATS', 'QUANTILE'] },
@@ -39,7 +26,10 @@ const CODECS_BY_TYPE: Readonly<Record<string, { name: string; codecs: readonly s
 function checkCodec(codec: string, type: DataType): void {
   const rule = CODECS_BY_TYPE[type.id];
   if (rule !== undefined && !rule.codecs.includes(codec))
-    throw semanticError(`Unsupported encoding type ${CODEC_NAMES[codec] ?? codec} for ${rule.name}`, 'encodingType');
+    throw semanticError(
+      `Unsupported encoding type ${CODEC_DISPLAY_NAMES[codec] ?? codec} for ${rule.name}`,
+      'encodingType',
+    );
 }
 
 /**
